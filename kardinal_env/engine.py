@@ -283,7 +283,7 @@ class Game:
     def play(self, move: str) -> None:
         """Play one move in notation; :class:`IllegalMoveError` names the rule it breaks."""
         index = self._text_index
-        code = index.get(move) if index is not None else None
+        code = index.get(move) if index is not None and isinstance(move, str) else None
         if code is None:
             code = self._checked_code(move)
         self._apply(code)
