@@ -1,0 +1,52 @@
+"""The agent protocol shared by every player of Kardinal (baselines, MCTS, PPO, people).
+
+An agent is any object with
+
+* ``name: str`` — a short label used in tables and logs (e.g. ``"greedy"``, ``"mcts:200"``);
+* ``select_move(game) -> str`` — a legal move of ``game`` (a :class:`kardinal_env.Game` whose
+  ``current_player`` is the agent's seat) in RULES.md notation. The agent must not modify
+  ``game``; search agents work on ``game.clone()``;
+* optionally ``reset(seed)`` — start a new game with a fresh random stream.
+
+Agents own their randomness: the constructor takes ``seed`` and builds a private generator
+(``random.Random`` here); no agent touches the global ``random`` or ``numpy.random`` state, so a
+game between seeded agents is reproducible (the game itself has no chance element).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol, runtime_checkable
+
+__all__ = ["Agent", "BaseAgent"]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Structural type of an agent (see the module docstring)."""
+
+    name: str
+
+    def select_move(self, game) -> str:  # pragma: no cover - protocol
+        ...
+
+
+class BaseAgent:
+    """Convenience base class: a name and a private seeded ``random.Random``."""
+
+    name = "agent"
+
+    def __init__(self, seed: int | None = None):
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the private generator (call at the start of a game for reproducible play)."""
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    def select_move(self, game) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, seed={self.seed!r})"
