@@ -12,6 +12,20 @@ from .rules import PRESETS, Rules, RulesError
 
 __version__ = "0.1.0"
 
+
+def _register() -> None:
+    """Register ``kardinal/kardinal-v0`` (PettingZoo) and ``kardinal/KardinalVsBots-v0`` (Gymnasium)."""
+    import gymnasium
+    import pettingzoo
+
+    if "kardinal/kardinal-v0" not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", "kardinal/kardinal-v0", entry_point="kardinal_env.kardinal_v0:env")
+    if "kardinal/KardinalVsBots-v0" not in gymnasium.registry:
+        gymnasium.register(id="kardinal/KardinalVsBots-v0", entry_point="kardinal_env.single_agent:KardinalVsBots")
+
+
+_register()
+
 __all__ = [
     "Building",
     "Game",

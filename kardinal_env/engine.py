@@ -294,6 +294,12 @@ class Game:
             self._raise_illegal(code, format_move(code))
         self._apply(code)
 
+    def apply_legal_code(self, code: tuple) -> None:
+        """Play a move code the caller *knows* is legal (e.g. checked against a mask built from
+        :meth:`legal_move_codes` for this decision). Skips the legality check: the fast path for
+        environments and search. Anything else must use :meth:`play` or :meth:`play_code`."""
+        self._apply(code)
+
     def clone(self) -> "Game":
         """An independent copy (for search)."""
         g = Game.__new__(Game)

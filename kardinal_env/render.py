@@ -66,3 +66,80 @@ def game_text(game: Game, legend: bool = True) -> str:
     if game.is_over:
         lines.append(f"scores: {game.scores()}  winners: {game.winners()}")
     return "\n".join(lines)
+
+
+# RGB colours of the four edifice colours, the cathedral, the cardinal, sites and the background.
+_PALETTE = {
+    0: (230, 230, 230),  # white
+    1: (60, 60, 60),  # dark grey
+    2: (200, 150, 60),  # ochre
+    3: (70, 110, 200),  # blue
+}
+_BACKGROUND = (34, 85, 34)
+_CATHEDRAL = (150, 40, 160)
+_CARDINAL = (220, 20, 30)
+_SITE = (60, 120, 60)
+_GRID = (25, 65, 25)
+
+
+def game_image(game: Game, window: int = 53, cell: int = 12):
+    """An ``(window*cell, window*cell, 3)`` uint8 picture of the window (top row = highest ``y``).
+
+    Colour = edifice colour; shape: a house fills its square, a tower is a filled disc-like
+    diamond on a dark square, a yard fills both squares with a dark stripe along its length; the
+    cathedral is purple (the clock tower with a dark centre), the cardinal a red dot, sites a
+    lighter green.
+    """
+    import numpy as np
+
+    half = window // 2
+    img = np.empty((window * cell, window * cell, 3), dtype=np.uint8)
+    img[:] = _BACKGROUND
+    img[::cell, :] = _GRID
+    img[:, ::cell] = _GRID
+
+    def box(x: int, y: int, inset: int = 1):
+        r, c = (half - y) * cell, (x + half) * cell
+        return slice(r + inset, r + cell - inset + 1), slice(c + inset, c + cell - inset + 1)
+
+    yy, xx = np.mgrid[0:cell, 0:cell]
+    centre = (cell - 1) / 2
+    diamond = (np.abs(yy - centre) + np.abs(xx - centre)) <= cell * 0.42
+    disc = (yy - centre) ** 2 + (xx - centre) ** 2 <= (cell * 0.28) ** 2
+
+    def inside(x: int, y: int) -> bool:
+        return -half <= x <= half and -half <= y <= half
+
+    for x, y in game.sites():
+        if inside(x, y):
+            img[box(x, y, 3)] = _SITE
+    for b in game.buildings():
+        if b.colour is None:
+            colour = _CATHEDRAL
+        else:
+            colour = _PALETTE[b.colour]
+        for x, y in b.squares:
+            if not inside(x, y):
+                continue
+            rows, cols = box(x, y)
+            r0, c0 = (half - y) * cell, (x + half) * cell
+            if b.shape in ("tower", "clock tower"):
+                img[rows, cols] = (20, 20, 20)
+                patch = img[r0 : r0 + cell, c0 : c0 + cell]
+                patch[diamond] = colour
+            else:
+                img[rows, cols] = colour
+        if b.shape == "yard":
+            (xa, ya), (xb, yb) = b.squares
+            if inside(xa, ya) and inside(xb, yb):
+                r0, c0 = (half - max(ya, yb)) * cell, (min(xa, xb) + half) * cell
+                mid = cell // 2
+                if ya == yb:  # horizontal: stripe along the row
+                    img[r0 + mid - 1 : r0 + mid + 1, c0 + 2 : c0 + 2 * cell - 2] = (20, 20, 20)
+                else:
+                    img[r0 + 2 : r0 + 2 * cell - 2, c0 + mid - 1 : c0 + mid + 1] = (20, 20, 20)
+    if game.cardinal is not None and inside(*game.cardinal):
+        x, y = game.cardinal
+        r0, c0 = (half - y) * cell, (x + half) * cell
+        img[r0 : r0 + cell, c0 : c0 + cell][disc] = _CARDINAL
+    return img

@@ -1,0 +1,183 @@
+"""Action codec: one ``Discrete(A)`` action space over a fixed ``W x W`` window, ``A = 17·W² + 5``.
+
+The window holds the squares with ``|x| <= W // 2`` and ``|y| <= W // 2`` (the nave is ``(0, 0)``,
+the clock tower ``(1, 0)``). A square's index is ``row * W + col`` with ``row = W // 2 - y`` (top row
+is the highest ``y``) and ``col = x + W // 2`` — the same layout as the observation planes.
+
+Colours are ego-centric: colour *slot* ``j`` of the deciding seat is ``colour_order(rules, seat)[j]``
+(the seat's own colours first, then the following seats' colours in turn order, the neutral colour
+last; see :func:`colour_order`).
+
+====================  ==========================  ==============================================
+slice                 size                        meaning
+====================  ==========================  ==============================================
+``[0, 16·N)``         16 planes of ``N = W²``     build: plane ``p = kind * 4 + slot``; kind 0 house,
+                                                  1 tower, 2 yard horizontal (square, square+x),
+                                                  3 yard vertical (square, square+y); the square
+                                                  index is the yard's lower-left square
+``[16·N, 17·N)``      ``N``                       ``C@x,y``: place/move the cardinal to the square
+``[17·N, 17·N+4)``    4                           ``chip:{c}`` for colour slot 0..3
+``17·N + 4``          1                           ``C-``: leave the cardinal where it is
+====================  ==========================  ==============================================
+
+Every legal move of every decision has exactly one action (for ``W = 53`` because no legal game
+leaves that window, see ``kardinal_env.window``; for smaller windows because the engine then forbids
+moves outside it), so ``{decode(a) for a in mask.nonzero()} == set(game.legal_moves())``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .notation import BUILD, CARDINAL, CHIP, HOUSE, KEY_LIMIT, KEY_STRIDE, TOWER, YARD, format_move, parse_move, square_key
+from .rules import Rules
+
+__all__ = ["ActionCodec", "colour_order", "seat_order", "DEFAULT_WINDOW", "BUILD_PLANES"]
+
+#: Smallest window that holds every square any legal game can use (see kardinal_env.window).
+DEFAULT_WINDOW = 53
+#: House, tower, horizontal yard, vertical yard — times four colour slots.
+BUILD_PLANES = 16
+_KEEP_CODE = (CARDINAL, -1, -1, -1, -1)
+
+
+def colour_order(rules: Rules, seat: int) -> tuple[int, int, int, int]:
+    """Colours in slot order for ``seat``: its own first, then the next seats', neutral last.
+
+    * 4 players (and the 4-player shared pool): ``(seat, seat+1, seat+2, seat+3) mod 4``.
+    * 3 players (and the 3-player shared pool): ``(seat, seat+1 mod 3, seat+2 mod 3, 3)``.
+    * 2 players: ``(2·seat, 2·seat+1, 2·other, 2·other+1)``.
+    """
+    n = rules.players
+    if n == 2:
+        other = 1 - seat
+        return (2 * seat, 2 * seat + 1, 2 * other, 2 * other + 1)
+    if n == 3:
+        return (seat, (seat + 1) % 3, (seat + 2) % 3, 3)
+    return tuple((seat + k) % 4 for k in range(4))
+
+
+def seat_order(rules: Rules, seat: int) -> tuple[int, ...]:
+    """Seats in slot order for ``seat``: itself, then the following seats in turn order."""
+    n = rules.players
+    return tuple((seat + k) % n for k in range(n))
+
+
+class ActionCodec:
+    """Maps between engine move codes / notation and action integers for one window and rule set."""
+
+    def __init__(self, rules: Rules, window: int = DEFAULT_WINDOW):
+        if window % 2 == 0 or window < 3:
+            raise ValueError(f"window must be an odd integer >= 3, got {window!r}")
+        self.rules = rules
+        self.window = window
+        self.half = half = window // 2
+        self.num_squares = n = window * window
+        self.cardinal_offset = BUILD_PLANES * n
+        self.chip_offset = (BUILD_PLANES + 1) * n
+        self.keep_action = self.chip_offset + 4
+        self.num_actions = self.keep_action + 1
+        # key -> square index (-1 outside the window), and back.
+        key_to_square = np.full(KEY_LIMIT, -1, dtype=np.int64)
+        square_to_key = np.empty(n, dtype=np.int64)
+        for x in range(-half, half + 1):
+            for y in range(-half, half + 1):
+                idx = (half - y) * window + (x + half)
+                key = square_key(x, y)
+                key_to_square[key] = idx
+                square_to_key[idx] = key
+        self.key_to_square = key_to_square
+        self.square_to_key = square_to_key
+        self._k2s = key_to_square.tolist()  # list indexing is faster than numpy for scalars
+        self._s2k = square_to_key.tolist()
+        players = rules.players
+        self._colour_order = [colour_order(rules, s) for s in range(players)]
+        self._slot_of_colour = [[order.index(c) for c in range(4)] for order in self._colour_order]
+
+    # ------------------------------------------------------------------ codes <-> actions
+    def encode_code(self, code: tuple, seat: int) -> int:
+        """Action of an engine move code for the deciding ``seat``; ``ValueError`` if outside the window."""
+        kind, shape, colour, k1, k2 = code
+        if kind == CHIP:
+            return self.chip_offset + self._slot_of_colour[seat][colour]
+        if kind == CARDINAL:
+            if k1 < 0:
+                return self.keep_action
+            return self.cardinal_offset + self._square(k1)
+        slot = self._slot_of_colour[seat][colour]
+        if shape == YARD:
+            plane = 8 + slot if k2 - k1 == KEY_STRIDE else 12 + slot
+            self._square(k2)
+        else:
+            plane = shape * 4 + slot
+        return plane * self.num_squares + self._square(k1)
+
+    def _square(self, key: int) -> int:
+        idx = self._k2s[key]
+        if idx < 0:
+            raise ValueError(f"square {key} lies outside the {self.window}x{self.window} window")
+        return idx
+
+    def decode_code(self, action: int, seat: int) -> tuple:
+        """Engine move code of an action for the deciding ``seat``; ``ValueError`` if out of range."""
+        action = int(action)
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action} is outside Discrete({self.num_actions})")
+        if action == self.keep_action:
+            return _KEEP_CODE
+        if action >= self.chip_offset:
+            return (CHIP, -1, self._colour_order[seat][action - self.chip_offset], -1, -1)
+        plane, square = divmod(action, self.num_squares)
+        key = self._s2k[square]
+        if plane == BUILD_PLANES:
+            return (CARDINAL, -1, -1, key, -1)
+        kind, slot = divmod(plane, 4)
+        colour = self._colour_order[seat][slot]
+        if kind == 0:
+            return (BUILD, HOUSE, colour, key, -1)
+        if kind == 1:
+            return (BUILD, TOWER, colour, key, -1)
+        other = key + (KEY_STRIDE if kind == 2 else 1)
+        if not 0 <= other < KEY_LIMIT or self._k2s[other] < 0:
+            raise ValueError(f"action {action}: the yard's second square lies outside the window")
+        return (BUILD, YARD, colour, key, other)
+
+    # ------------------------------------------------------------------ notation
+    def encode_move(self, move: str, seat: int) -> int:
+        """Action of a notation string for ``seat`` (``MalformedMoveError`` / ``ValueError`` on bad input)."""
+        return self.encode_code(parse_move(move), seat)
+
+    def decode_action(self, action: int, seat: int) -> str:
+        """Notation string of an action for ``seat``."""
+        return format_move(self.decode_code(action, seat))
+
+    # ------------------------------------------------------------------ masks
+    def legal_actions(self, codes: list, seat: int) -> list[int]:
+        """Actions of the engine's legal move codes (``game.legal_move_codes()``) for ``seat``."""
+        n = self.num_squares
+        k2s = self._k2s
+        slot = self._slot_of_colour[seat]
+        out = []
+        append = out.append
+        for kind, shape, colour, k1, k2 in codes:
+            if kind == BUILD:
+                if shape == YARD:
+                    plane = (8 if k2 - k1 == KEY_STRIDE else 12) + slot[colour]
+                else:
+                    plane = shape * 4 + slot[colour]
+                append(plane * n + k2s[k1])
+            elif kind == CARDINAL:
+                append(self.keep_action if k1 < 0 else self.cardinal_offset + k2s[k1])
+            else:
+                append(self.chip_offset + slot[colour])
+        return out
+
+    def mask(self, codes: list, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """int8 mask of length ``num_actions`` with ones at the legal actions."""
+        if out is None:
+            out = np.zeros(self.num_actions, dtype=np.int8)
+        else:
+            out.fill(0)
+        if codes:
+            out[self.legal_actions(codes, seat)] = 1
+        return out

@@ -1,0 +1,113 @@
+"""``kardinal/KardinalVsBots-v0``: a single-agent Gymnasium view — the learner plays one seat
+against fixed opponent policies.
+
+``gymnasium.make("kardinal/KardinalVsBots-v0", players=2, learner_seat=0, opponents="random")``
+
+* Spaces: the same ``Dict(observation, action_mask)`` observation space and ``Discrete`` action
+  space as ``kardinal_v0`` (the learner's ego-centric view), so one network serves both.
+* ``action_masks()`` returns the learner's current mask as a bool array (the method sb3-contrib's
+  MaskablePPO looks for); the mask is in the observation too.
+* ``step(action)`` plays the learner's decision, then every opponent decision until the learner
+  decides again or the game ends. Reward: the learner's reward from ``kardinal_v0``'s scheme
+  (terminal ±1 by default, plus chip shaping if enabled). An illegal action raises
+  ``IllegalMoveError`` (no silent replacement).
+* ``learner_seat``: a seat number, or ``"random"`` to draw the seat from the reset seed.
+* ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator), one policy for
+  every other seat, or a list with one per other seat. A policy is an object with
+  ``select_move(game) -> str`` (every agent in ``agents/``) or a callable ``game -> str``.
+* Other keyword options are passed to ``kardinal_v0.raw_env``.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from .kardinal_v0 import raw_env
+
+__all__ = ["KardinalVsBots"]
+
+
+class KardinalVsBots(gym.Env):
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(self, learner_seat: int | str = 0, opponents="random", render_mode: str | None = None, **env_kwargs):
+        self.aec = raw_env(render_mode=render_mode, **env_kwargs)
+        self.render_mode = render_mode
+        players = self.aec.rules.players
+        if learner_seat != "random" and learner_seat not in range(players):
+            raise ValueError(f"learner_seat must be 0..{players - 1} or 'random', got {learner_seat!r}")
+        self.learner_seat_option = learner_seat
+        if isinstance(opponents, (list, tuple)):
+            if len(opponents) != players - 1:
+                raise ValueError(f"opponents: expected {players - 1} policies (one per other seat), got {len(opponents)}")
+            self._opponents = list(opponents)
+        else:
+            self._opponents = [opponents] * (players - 1)
+        for p in self._opponents:
+            if not (p == "random" or callable(p) or hasattr(p, "select_move")):
+                raise ValueError(f"opponents: {p!r} is neither 'random', a callable nor an agent with select_move")
+        agent0 = self.aec.possible_agents[0]
+        self.observation_space = self.aec.observation_space(agent0)
+        self.action_space = self.aec.action_space(agent0)
+        self.learner_seat = 0 if learner_seat == "random" else learner_seat
+
+    # ------------------------------------------------------------------
+    def _opponent_move(self, seat: int) -> str:
+        index = (seat - self.learner_seat - 1) % self.aec.rules.players
+        policy = self._opponents[index]
+        game = self.aec.game
+        if policy == "random":
+            moves = game.legal_moves()
+            return moves[int(self.np_random.integers(len(moves)))]
+        if hasattr(policy, "select_move"):
+            return policy.select_move(game)
+        return policy(game)
+
+    def _advance(self) -> float:
+        """Play opponents until the learner decides or the game ends; return the learner's reward."""
+        aec = self.aec
+        learner = aec.possible_agents[self.learner_seat]
+        reward = 0.0
+        while not aec.game.is_over and aec.game.current_player != self.learner_seat:
+            seat = aec.game.current_player
+            aec.step(aec.codec.encode_move(self._opponent_move(seat), seat))
+            reward += aec.rewards[learner]
+        return reward
+
+    def _obs(self) -> dict:
+        return self.aec.observe(self.aec.possible_agents[self.learner_seat])
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if self.learner_seat_option == "random":
+            self.learner_seat = int(self.np_random.integers(self.aec.rules.players))
+        for p in self._opponents:
+            if hasattr(p, "reset") and p != "random":
+                p.reset(None if seed is None else seed + 1)
+        self.aec.reset(seed=seed)
+        self._advance()
+        return self._obs(), {"learner_seat": self.learner_seat}
+
+    def step(self, action):
+        aec = self.aec
+        learner = aec.possible_agents[self.learner_seat]
+        if aec.game.is_over:
+            raise RuntimeError("step() called after the episode ended; call reset()")
+        if aec.game.current_player != self.learner_seat:  # pragma: no cover - guarded by _advance
+            raise RuntimeError("internal error: the learner is not on turn")
+        aec.step(int(action))
+        reward = aec.rewards[learner]
+        reward += self._advance()
+        terminated = aec.game.is_over
+        info = {"learner_seat": self.learner_seat}
+        if terminated:
+            info.update(scores=aec.game.scores(), winners=aec.game.winners())
+        return self._obs(), float(reward), terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal-action mask as bool (all False once the game is over)."""
+        return self._obs()["action_mask"].astype(bool)
+
+    def render(self):
+        return self.aec.render()

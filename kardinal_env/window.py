@@ -1,0 +1,41 @@
+"""Why the default window is 53 x 53: the bound on where any legal game can build.
+
+Claim. In every legal game (any player count, preset or option) every edifice square lies in
+``|x| <= 25, |y| <= 25`` and the cardinal always stands in ``|x| <= 26, |y| <= 26``. The smallest
+window centred on the nave that contains all of them is therefore ``W = 53`` (``|x|, |y| <= 26``),
+and no smaller centred square window is lossless, because the bounds are reached (see below).
+
+Proof (for the direction −x; the others are the same argument). Let the *frontier* ``f`` be the
+least ``x`` of any building square; initially ``f = 0`` (the nave). An edifice that lowers the
+frontier has a square in column ``f - 1`` and, being new, must touch an existing building; every
+existing building lies in columns ``>= f``, so what it touches lies in column ``f`` (a horizontal
+yard in columns ``f-1, f-2`` touches only through its square in ``f - 1``).
+
+* A house lowers the frontier by 1.
+* A tower or a yard must touch a house when it is built (rules II and III). The only buildings it
+  can touch are in column ``f``, so a house (the nave counts) must stand in the frontier column at
+  that moment. After the advance the frontier column is new and holds only the new edifice, so each
+  house serves at most one tower/yard advance. There are 8 houses plus the nave, hence at most 9
+  tower/yard advances, of which at most 8 are yards (advancing 2) and the rest towers (advancing 1).
+
+So the frontier can move at most ``8 (houses) + 8·2 (yards) + 1 (a tower) = 25`` columns: ``x >= -25``.
+Towards +x the frontier starts at column 1, which holds the clock tower and no house, so only the 8
+houses can serve: ``x <= 1 + 8 + 16 = 25``. Towards ±y the frontier row 0 holds the nave, as in the
+−x case: ``|y| <= 25``. The cardinal stands on a site, a square next to a building: one more.
+
+The bound is reached: going left from the nave, the line ``Y H Y H … Y H T`` (a yard on
+``-2,0:-1,0`` touching the nave, then house/yard pairs, then the last house and a tower) reaches
+``x = -25`` with all 8 yards and 8 houses and one tower, and the cardinal can then be placed on
+``-26,0``. ``tests/test_window_bound.py`` replays such a game (``tests/golden/``).
+
+A smaller odd ``window`` (``Rules(window=W)``, ``kardinal_v0.env(window=W)``) is offered as a
+*variant*: the engine then forbids building on or moving the cardinal to squares outside it
+(rule "window"), so the action mask and the engine still agree — but it is a different game.
+"""
+
+#: Every edifice square satisfies |x| <= EDIFICE_REACH and |y| <= EDIFICE_REACH.
+EDIFICE_REACH = 25
+#: The cardinal always satisfies |x| <= CARDINAL_REACH and |y| <= CARDINAL_REACH.
+CARDINAL_REACH = EDIFICE_REACH + 1
+#: Side of the smallest lossless window centred on the nave.
+LOSSLESS_WINDOW = 2 * CARDINAL_REACH + 1

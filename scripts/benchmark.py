@@ -1,0 +1,122 @@
+"""Speed benchmarks. Prints numbers; asserts nothing.
+
+    python scripts/benchmark.py engine [--players 4] [--seconds 2] [--repeats 5]
+        Engine decisions/s and games/s for uniformly random full games through the public API
+        (game.legal_moves() + game.play(str)); median (min-max) over the repeats.
+    python scripts/benchmark.py env [--players 4] [--seconds 2] [--repeats 5]
+        Random masked play through kardinal_v0.env() (agent_iter / last / step; observation and
+        mask built every step) side by side, in the same run, with PettingZoo's connect_four_v3
+        env(); prints both, and the ratio kardinal / connect_four.
+
+Run nothing else on the machine meanwhile: the box has 2 cores and figures move 10-40 % between
+runs; the side-by-side ratio is the stable number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+import numpy as np
+
+
+def _timed(fn, seconds: float, repeats: int) -> tuple[list[float], list[float]]:
+    """Run ``fn() -> (decisions, games)`` until ``seconds`` pass, ``repeats`` times; rates per repeat."""
+    fn()  # warm-up
+    per_step, per_game = [], []
+    for _ in range(repeats):
+        steps = games = 0
+        start = time.perf_counter()
+        while (elapsed := time.perf_counter() - start) < seconds:
+            s, g = fn()
+            steps += s
+            games += g
+        per_step.append(steps / elapsed)
+        per_game.append(games / elapsed)
+    return per_step, per_game
+
+
+def _fmt(rates: list[float]) -> str:
+    return f"{statistics.median(rates):,.0f} ({min(rates):,.0f}-{max(rates):,.0f})"
+
+
+def bench_engine(players: int, seconds: float, repeats: int, seed: int = 0) -> dict:
+    from kardinal_env import Game, Rules
+
+    rules = Rules(players=players)
+    rng = random.Random(seed)
+
+    def one_game():
+        game = Game(rules)
+        n = 0
+        while not game.is_over:
+            game.play(rng.choice(game.legal_moves()))
+            n += 1
+        return n, 1
+
+    steps, games = _timed(one_game, seconds, repeats)
+    print(f"engine, {players} players, random legal moves (legal_moves + play):")
+    print(f"  decisions/s  {_fmt(steps)}   median (min-max) of {repeats} x {seconds:g} s")
+    print(f"  games/s      {_fmt(games)}")
+    return {"decisions_per_s": statistics.median(steps), "games_per_s": statistics.median(games)}
+
+
+def _aec_game(env, rng):
+    env.reset()
+    n = 0
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.randrange(len(legal))]))
+        n += 1
+    return n, 1
+
+
+def bench_env(players: int, seconds: float, repeats: int, seed: int = 0) -> dict:
+    from pettingzoo.classic import connect_four_v3
+
+    from kardinal_env import kardinal_v0
+
+    rng = random.Random(seed)
+    kardinal = kardinal_v0.env(players=players)
+    connect4 = connect_four_v3.env()
+    results = {}
+    # Interleave the repeats so both see the same machine load.
+    k_steps, c_steps, k_games = [], [], []
+    for _ in range(repeats):
+        ks, kg = _timed(lambda: _aec_game(kardinal, rng), seconds, 1)
+        cs, _ = _timed(lambda: _aec_game(connect4, rng), seconds, 1)
+        k_steps += ks
+        k_games += kg
+        c_steps += cs
+    ratios = [k / c for k, c in zip(k_steps, c_steps)]
+    print(f"AEC loop through env() (agent_iter / last / step), random masked actions, {repeats} x {seconds:g} s:")
+    print(f"  kardinal_v0 ({players} players, {kardinal.unwrapped.codec.num_actions} actions, "
+          f"obs {kardinal.unwrapped.encoder.shape}): {_fmt(k_steps)} agent-steps/s, {_fmt(k_games)} games/s")
+    print(f"  connect_four_v3:                     {_fmt(c_steps)} agent-steps/s")
+    print(f"  ratio kardinal / connect_four: {statistics.median(ratios):.2f} (per-repeat {min(ratios):.2f}-{max(ratios):.2f})")
+    results.update(kardinal=statistics.median(k_steps), connect_four=statistics.median(c_steps),
+                   ratio=statistics.median(ratios))
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", nargs="?", default="engine", choices=["engine", "env"])
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    if args.what == "engine":
+        bench_engine(args.players, args.seconds, args.repeats)
+    else:
+        bench_env(args.players, args.seconds, args.repeats)
+
+
+if __name__ == "__main__":
+    main()
