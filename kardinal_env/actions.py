@@ -69,6 +69,13 @@ class ActionCodec:
     def __init__(self, rules: Rules, window: int = DEFAULT_WINDOW):
         if window % 2 == 0 or window < 3:
             raise ValueError(f"window must be an odd integer >= 3, got {window!r}")
+        if rules.window is None and window != DEFAULT_WINDOW:
+            raise ValueError(
+                f"window {window} with an unbounded rule set would lose squares; use window={DEFAULT_WINDOW} "
+                f"or Rules(window={window}) (the window variant)"
+            )
+        if rules.window is not None and rules.window != window:
+            raise ValueError(f"window {window} differs from the rules' window {rules.window}")
         self.rules = rules
         self.window = window
         self.half = half = window // 2
@@ -171,6 +178,20 @@ class ActionCodec:
             else:
                 append(self.chip_offset + slot[colour])
         return out
+
+    def cardinal_actions(self, game) -> np.ndarray:
+        """Actions of a cardinal decision of ``game`` (same set as ``legal_actions`` of its codes).
+
+        Reads the engine's site table directly: the hot path of environments.
+        """
+        sites = np.fromiter(game._sites, dtype=np.int64, count=len(game._sites))
+        card = game._cardinal
+        if card >= 0:
+            sites = sites[sites != card]
+        actions = self.key_to_square[sites] + self.cardinal_offset
+        if card >= 0:
+            actions = np.append(actions, self.keep_action)
+        return actions
 
     def mask(self, codes: list, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """int8 mask of length ``num_actions`` with ones at the legal actions."""

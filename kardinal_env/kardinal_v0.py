@@ -14,7 +14,7 @@ Rewards              terminal ±1 by default (see below)
 Keyword options: ``players`` (2–4), ``preset`` (``"english"``/``"german"``), ``shared_pool``,
 ``exhausted_colour``, ``neutral_build_chips``, ``neutral_touch_chips`` (see ``kardinal_env.rules``),
 ``window`` (odd, default 53), ``reward`` (``"win_loss"`` or ``"margin"``), ``chip_shaping``
-(float, default 0), ``render_mode`` (``"ansi"``, ``"rgb_array"`` or ``None``).
+(float, default 0), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"`` or ``None``).
 
 **Turns.** ``agent_selection`` always follows the engine: the seat that built acts again for its
 chip choice(s) and its cardinal decision, and seats that cannot build are skipped (never selected).
@@ -48,7 +48,7 @@ rule. ``env()`` wraps ``raw_env`` with PettingZoo's ``TerminateIllegalWrapper(il
 (the offender gets −1 and the game ends), ``AssertOutOfBoundsWrapper`` and
 ``OrderEnforcingWrapper``, like the classic games.
 
-**Rendering.** ``"ansi"`` returns the text board of ``kardinal_env.render.game_text`` with a
+**Rendering.** ``"human"`` prints the text board to stdout after every step; ``"ansi"`` returns the text board of ``kardinal_env.render.game_text`` with a
 legend; ``"rgb_array"`` a ``uint8`` H×W×3 picture (``kardinal_env.render.game_image``).
 
 Version history
@@ -89,7 +89,7 @@ class raw_env(AECEnv, EzPickle):
 
     metadata = {
         "name": "kardinal_v0",
-        "render_modes": ["ansi", "rgb_array"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "is_parallelizable": False,
         "render_fps": 2,
     }
@@ -144,6 +144,28 @@ class raw_env(AECEnv, EzPickle):
         self.game: Game | None = None
         self._mask_cache: tuple | None = None
 
+    # ------------------------------------------------------------------ pickling
+    _AEC_FIELDS = ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos", "agent_selection")
+
+    def __getstate__(self):
+        """Constructor arguments (EzPickle) plus the game so far: an unpickled env continues the game."""
+        state = EzPickle.__getstate__(self)
+        if self.game is not None:
+            state["game_moves"] = self.game.history
+            state["aec"] = {k: getattr(self, k) for k in self._AEC_FIELDS}
+            state["action_spaces"] = self.action_spaces
+        return state
+
+    def __setstate__(self, state):
+        EzPickle.__setstate__(self, state)
+        if "game_moves" in state:
+            self.game = Game(self.rules)
+            for move in state["game_moves"]:
+                self.game.play(move)
+            for k, v in state["aec"].items():
+                setattr(self, k, v)
+            self.action_spaces = state["action_spaces"]
+
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 
@@ -175,13 +197,25 @@ class raw_env(AECEnv, EzPickle):
 
     def _mask_for(self, seat: int) -> np.ndarray:
         """The int8 legal-action mask of ``seat`` (a fresh array; all zeros when not deciding)."""
+        mask = np.zeros(self.codec.num_actions, dtype=np.int8)
         game = self.game
-        if game.is_over or seat != game.current_player:
-            return np.zeros(self.codec.num_actions, dtype=np.int8)
+        if not game.is_over and seat == game.current_player:
+            mask[self._legal_mask()[1]] = 1
+        return mask
+
+    def _legal_mask(self) -> tuple:
+        """(move count, legal action indices, internal mask) for the current decision, cached."""
+        game = self.game
         cache = self._mask_cache
         if cache is None or cache[0] != game.move_count:
-            cache = self._mask_cache = (game.move_count, self.codec.mask(game.legal_move_codes(), seat))
-        return cache[1].copy()
+            if game.phase == "cardinal":  # every site but the cardinal's own, straight from the engine's site table
+                actions = self.codec.cardinal_actions(game)
+            else:
+                actions = np.array(self.codec.legal_actions(game.legal_move_codes(), game.current_player), dtype=np.intp)
+            mask = np.zeros(self.codec.num_actions, dtype=np.bool_)
+            mask[actions] = True
+            cache = self._mask_cache = (game.move_count, actions, mask)
+        return cache
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -212,20 +246,16 @@ class raw_env(AECEnv, EzPickle):
         else:
             self.agent_selection = self.possible_agents[game.current_player]
         self._accumulate_rewards()
-        if self.render_mode == "human":  # pragma: no cover - no human mode offered
+        if self.render_mode == "human":
             self.render()
 
     def _legal_code(self, action, seat: int) -> tuple:
         game = self.game
-        cache = self._mask_cache
         try:
             code = self.codec.decode_code(action, seat)
         except (ValueError, TypeError) as exc:
             raise IllegalMoveError(f"action: {exc}", "action", action) from None
-        if cache is not None and cache[0] == game.move_count:
-            if cache[1][action]:
-                return code
-        elif code in game.legal_move_codes():
+        if self._legal_mask()[2][int(action)]:
             return code
         game.play_code(code)  # raises IllegalMoveError naming the broken rule
         raise AssertionError("unreachable: an illegal action was accepted")  # pragma: no cover
@@ -262,6 +292,9 @@ class raw_env(AECEnv, EzPickle):
             raise RuntimeError("call reset() before render()")
         from . import render
 
+        if self.render_mode == "human":
+            print(render.game_text(self.game), flush=True)
+            return None
         if self.render_mode == "ansi":
             return render.game_text(self.game)
         return render.game_image(self.game, window=self.window)

@@ -81,9 +81,25 @@ assert len(CHANNEL_NAMES) == NUM_CHANNELS
 
 
 class ObservationEncoder:
-    """Encodes a :class:`Game` for one observing seat into a ``(NUM_CHANNELS, W, W)`` uint8 array."""
+    """Encodes a :class:`Game` for one observing seat into a ``(NUM_CHANNELS, W, W)`` uint8 array.
+
+    The encoder follows one game incrementally: the observer-independent spatial planes (buildings
+    by absolute colour, sites, cardinal, last built) live in a preallocated buffer that is updated
+    with the buildings added since the previous call, and each ``encode`` only permutes the colour
+    planes into the observer's slot order and writes the constant planes. Passing a different game
+    (or one that is not a continuation of the tracked one) rebuilds the buffer from scratch, so any
+    game may be encoded at any time; following one game is just faster. ``encode`` always returns a
+    new array: observations handed out are never changed later.
+    """
 
     def __init__(self, rules: Rules, window: int = DEFAULT_WINDOW):
+        if rules.window is None and window != DEFAULT_WINDOW:
+            raise ValueError(
+                f"window {window} with an unbounded rule set would lose squares; use window={DEFAULT_WINDOW} "
+                f"or Rules(window={window}) (the window variant)"
+            )
+        if rules.window is not None and rules.window != window:
+            raise ValueError(f"window {window} differs from the rules' window {rules.window}")
         self.rules = rules
         self.window = window
         self.half = half = window // 2
@@ -94,82 +110,116 @@ class ObservationEncoder:
         for x in range(-half, half + 1):
             for y in range(-half, half + 1):
                 key_to_square[square_key(x, y)] = (half - y) * window + (x + half)
-        self._k2s = key_to_square
+        self._k2s = key_to_square.tolist()
         players = rules.players
         orders = [colour_order(rules, s) for s in range(players)]
-        self._slot_of_colour = [[order.index(c) for c in range(4)] for order in orders]
         self._colour_of_slot = orders
-        # Constant part of the scalar block that never changes during a game.
-        static = np.zeros(NUM_CHANNELS - SPATIAL_CHANNELS, dtype=np.uint8)
-        static[_OPTIONS - SPATIAL_CHANNELS + 0] = rules.exhausted_colour == "substitute"
-        static[_OPTIONS - SPATIAL_CHANNELS + 1] = rules.has_neutral and rules.neutral_build_chips == "put_aside"
-        static[_OPTIONS - SPATIAL_CHANNELS + 2] = rules.has_neutral and rules.neutral_touch_chips == "none"
-        static[_OPTIONS - SPATIAL_CHANNELS + 3] = rules.shared_pool
+        # Absolute buffer: 0 nave, 1 clock tower, 2 + 4*shape + colour (absolute colour), 14 cardinal,
+        # 15 sites, 16 last built. Per observer, the colour planes are gathered in slot order.
+        self._gather = []
+        for order in orders:
+            idx = [0, 1] + [2 + 4 * s + c for s in range(3) for c in order] + [14, 15, 16]
+            self._gather.append(np.array(idx, dtype=np.intp))
+        static = [0] * (NUM_CHANNELS - SPATIAL_CHANNELS)
+        static[_OPTIONS - SPATIAL_CHANNELS + 0] = int(rules.exhausted_colour == "substitute")
+        static[_OPTIONS - SPATIAL_CHANNELS + 1] = int(rules.has_neutral and rules.neutral_build_chips == "put_aside")
+        static[_OPTIONS - SPATIAL_CHANNELS + 2] = int(rules.has_neutral and rules.neutral_touch_chips == "none")
+        static[_OPTIONS - SPATIAL_CHANNELS + 3] = int(rules.shared_pool)
         static[_PLAYERS - SPATIAL_CHANNELS + players - 2] = 1
         self._static = static
-        self._seat_colour_slots = []
+        self._mine = []
         for seat in range(players):
-            mine = [self._slot_of_colour[seat][c] for c in rules.seat_colours(seat)]
-            self._seat_colour_slots.append(mine)
+            mine = [0, 0, 0, 0]
+            for c in rules.seat_colours(seat):
+                mine[orders[seat].index(c)] = 1
+            self._mine.append(mine)
+        self._buffer = np.zeros((SPATIAL_CHANNELS, n), dtype=np.uint8)
+        self._game = None  # the game the buffer shows
+        self._drawn = 0  # buildings drawn into the buffer
+        self._drawn_cardinal = -1
 
     def encode(self, game: Game, observer: int) -> np.ndarray:
         """The observation of ``game`` from seat ``observer``'s point of view (a new array)."""
-        obs = np.zeros(self.shape, dtype=np.uint8)
+        self._sync(game)
+        obs = np.empty(self.shape, dtype=np.uint8)
         flat = obs.reshape(NUM_CHANNELS, -1)
-        self._spatial(game, observer, flat)
-        flat[SPATIAL_CHANNELS:] = self.scalars(game, observer)[:, None]
+        flat[:SPATIAL_CHANNELS] = self._buffer[self._gather[observer]]
+        flat[SPATIAL_CHANNELS:] = np.array(self.scalars(game, observer), dtype=np.uint8)[:, None]
         return obs
 
-    def _spatial(self, game: Game, observer: int, flat: np.ndarray) -> None:
-        k2s = self._k2s
-        slot = self._slot_of_colour[observer]
+    def _sync(self, game: Game) -> None:
+        """Bring the absolute buffer up to date with ``game`` (incrementally when possible)."""
+        buf = self._buffer
+        raw = buf.reshape(-1)
         plane = self._plane
-        shapes = game._bshape
-        colours = game._bcolour
+        k2s = self._k2s
         squares = game._bsquares
-        idx = []
-        for bid in range(len(shapes)):
-            if bid < 2:
-                ch = bid
-            else:
-                ch = 2 + 4 * shapes[bid] + slot[colours[bid]]
-            base = ch * plane
-            for k in squares[bid]:
-                idx.append(base + k2s[k])
-        last = len(shapes) - 1
-        if last >= 2:
-            for k in squares[last]:
-                idx.append(16 * plane + k2s[k])
-        if game._cardinal >= 0:
-            idx.append(14 * plane + k2s[game._cardinal])
-        raw = flat.reshape(-1)
-        raw[idx] = 1
-        sites = k2s[np.fromiter(game._sites, dtype=np.int64, count=len(game._sites))]
-        raw[15 * plane + sites[sites >= 0]] = 1
+        if game is not self._game or len(squares) < self._drawn:
+            buf.fill(0)
+            raw[k2s[squares[0][0]]] = 1
+            raw[plane + k2s[squares[1][0]]] = 1
+            self._game = game
+            self._drawn = 2
+            self._drawn_cardinal = -1
+            for k in game._sites:
+                raw[15 * plane + k2s[k]] = 1
+            start = 2
+            rebuilt = True
+        else:
+            start = self._drawn
+            rebuilt = False
+        total = len(squares)
+        if total > start:
+            shapes = game._bshape
+            colours = game._bcolour
+            sites = game._sites
+            last_plane = 16 * plane
+            if not rebuilt and start > 2:  # clear the previous "last built"
+                for k in squares[start - 1]:
+                    raw[last_plane + k2s[k]] = 0
+            site_plane = 15 * plane
+            for bid in range(start, total):
+                base = (2 + 4 * shapes[bid] + colours[bid]) * plane
+                for k in squares[bid]:
+                    sq = k2s[k]
+                    raw[base + sq] = 1
+                    raw[site_plane + sq] = 0
+                    if not rebuilt:
+                        for nb in (k + 1, k - 1, k + 128, k - 128):
+                            if nb in sites:
+                                raw[site_plane + k2s[nb]] = 1
+            for k in squares[total - 1]:
+                raw[last_plane + k2s[k]] = 1
+            self._drawn = total
+        card = game._cardinal
+        if card != self._drawn_cardinal:
+            if self._drawn_cardinal >= 0:
+                raw[14 * plane + k2s[self._drawn_cardinal]] = 0
+            if card >= 0:
+                raw[14 * plane + k2s[card]] = 1
+            self._drawn_cardinal = card
 
-    def scalars(self, game: Game, observer: int) -> np.ndarray:
-        """The values of the constant planes (channels 17..71) as a vector."""
-        v = self._static.copy()
+    def scalars(self, game: Game, observer: int) -> list[int]:
+        """The values of the constant planes (channels 17..71) as a list."""
+        v = list(self._static)
         o = SPATIAL_CHANNELS
         n = self.rules.players
         colours = self._colour_of_slot[observer]
         supply = game._supply
         inventory = game._inventory
+        left = _LEFT - o
         for j, c in enumerate(colours):
             v[_SUPPLY - o + j] = supply[c]
-            base = _LEFT - o + 3 * j
-            v[base : base + 3] = inventory[3 * c : 3 * c + 3]
+            v[left + 3 * j : left + 3 * j + 3] = inventory[3 * c : 3 * c + 3]
         held = game._held
         touch = game._cathedral_touch
         for k in range(n):
             seat = (observer + k) % n
             h = held[seat]
             base = _HELD - o + 4 * k
-            for j, c in enumerate(colours):
-                v[base + j] = h[c]
+            v[base : base + 4] = [h[c] for c in colours]
             v[_TOUCH - o + k] = touch[seat]
-        for j in self._seat_colour_slots[observer]:
-            v[_MINE - o + j] = 1
+        v[_MINE - o : _MINE - o + 4] = self._mine[observer]
         phase = game._phase
         if phase < 3:
             v[_TURN - o + (game._current - observer) % n] = 1

@@ -71,7 +71,7 @@ def _aec_game(env, rng):
         if term or trunc:
             env.step(None)
             continue
-        legal = np.flatnonzero(obs["action_mask"])
+        legal = np.flatnonzero(obs["action_mask"].view(np.bool_))
         env.step(int(legal[rng.randrange(len(legal))]))
         n += 1
     return n, 1
