@@ -223,7 +223,7 @@ def test_two_players_build_either_colour_in_any_order():
         game.play("T1@-2,1")  # touches Y1: rule V also between a player's own edifices
     assert info.value.rule == "rule V"
     game.play("T0@-2,1")  # colour 0 next to the player's own colour 1 (allowed: different colours)
-    assert game.chips()[0] == [0, 1, 1, 0]  # one chip for Y1 (own colour), one for H2, plus compensation 2
+    assert game.chips()[0] == [0, 1, 2, 0]  # one chip for Y1 (own colour), one for H2, plus compensation 2
 
 
 # ---------------------------------------------------------------- missed turns (2 players)
