@@ -475,7 +475,6 @@ def test_final_scoring(rules, seed):
     moves = _random_moves(rules, seed)
     game = Game(rules)
     held, supply, aside = _play_to_end(game, moves)
-    assert held == game.chips() or True  # the last move is a cardinal decision: no chips change in it
     n = rules.players
     expected = [list(h) for h in held]
     exp_supply = list(supply)
