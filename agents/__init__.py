@@ -1,0 +1,57 @@
+"""Agents that play Kardinal: baselines, search, and (lazily) the trained PPO policy.
+
+``load_agent(spec, **kw)`` builds an agent from a spec string:
+
+=================  ===========================================================================
+``random``         uniform over the legal moves (:class:`agents.random_agent.RandomAgent`)
+``greedy``         most chips this turn, blocking cardinal (:class:`agents.greedy.GreedyAgent`)
+``mcts:N``         UCT with ``N`` simulations per decision (:class:`agents.mcts.MCTSAgent`)
+``ppo:PATH``       a PPO checkpoint (``agents.ppo_agent.PPOAgent.from_checkpoint(PATH, **kw)``)
+=================  ===========================================================================
+
+Keyword arguments (e.g. ``seed=3``) go to the agent's constructor. Importing this package does not
+import torch; only ``ppo:`` specs do.
+"""
+
+from __future__ import annotations
+
+from .base import Agent, BaseAgent
+
+__all__ = ["Agent", "BaseAgent", "load_agent", "AgentSpecError", "SPEC_HELP"]
+
+SPEC_HELP = "agent specs: 'random', 'greedy', 'mcts:N' (N simulations, a positive integer), 'ppo:PATH'"
+
+
+class AgentSpecError(ValueError):
+    """An agent spec that :func:`load_agent` does not understand."""
+
+
+def load_agent(spec: str, **kw):
+    """Build the agent named by ``spec`` (see the module docstring); :class:`AgentSpecError` if bad."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentSpecError(f"bad agent spec {spec!r}; {SPEC_HELP}")
+    spec = spec.strip()
+    kind, sep, arg = spec.partition(":")
+    if kind == "random" and not sep:
+        from .random_agent import RandomAgent
+
+        return RandomAgent(**kw)
+    if kind == "greedy" and not sep:
+        from .greedy import GreedyAgent
+
+        return GreedyAgent(**kw)
+    if kind == "mcts":
+        if not sep or not arg.isdigit() or int(arg) < 1 or arg != str(int(arg)):
+            raise AgentSpecError(
+                f"bad agent spec {spec!r}: mcts needs a positive number of simulations, e.g. 'mcts:200'"
+            )
+        from .mcts import MCTSAgent
+
+        return MCTSAgent(int(arg), **kw)
+    if kind == "ppo":
+        if not sep or not arg:
+            raise AgentSpecError(f"bad agent spec {spec!r}: ppo needs a checkpoint path, e.g. 'ppo:runs/x/ckpt.pt'")
+        from .ppo_agent import PPOAgent  # imports torch; only here
+
+        return PPOAgent.from_checkpoint(arg, **kw)
+    raise AgentSpecError(f"unknown agent spec {spec!r}; {SPEC_HELP}")

@@ -1,0 +1,431 @@
+"""Play seeded games among agents and report win rates, scores, ranks and OpenSkill ratings.
+
+Usage::
+
+    python scripts/evaluate.py --agents mcts:200 greedy --players 2 --games 20 --seed 0 --out runs/eval
+    python scripts/evaluate.py --agents ppo:runs/x/ckpt.pt greedy random --players 3 --games 30
+
+**Lineup.** Each agent spec (see ``agents.load_agent``) is one *participant*. With fewer specs than
+players, the last spec is repeated to fill the seats (``--agents ppo:X greedy --players 4`` is one
+PPO agent against three independent greedy agents); more specs than players is an error. A spec
+that occurs more than once gets a label suffix (``greedy``, ``greedy#2``, ...) and each copy is
+scored on its own.
+
+**Seats.** Game ``g`` seats participant ``(s + g) % players`` at seat ``s``: every participant sits
+in every seat equally often when ``--games`` is a multiple of ``--players`` (a warning is printed
+otherwise). Kardinal has no chance element, so a game's course depends only on the agents; agent
+``i`` in game ``g`` is seeded with ``(seed * 1_000_003 + g) * 16 + i`` (``reset(seed)`` when the
+agent has it), so results do not depend on ``--workers``.
+
+**Statistics** per participant: wins (a shared win counts as a win), win rate with a 95% Wilson
+score interval, mean score, mean rank (1 = best; seats ordered by score, then the cathedral
+tie-break; tied seats share the better rank), mean seconds per game spent choosing moves, and an
+OpenSkill Plackett-Luce rating (mu, sigma, ordinal = mu - 3 sigma) updated over the games in order.
+
+``--out DIR`` writes ``DIR/results.json`` (options, versions, every game with its seed, seating,
+scores, winners, ranks and moves, and the summary) and ``DIR/ratings.png`` (rating history and
+final ratings). The functions :func:`evaluate`, :func:`format_table`, :func:`write_outputs` and
+:func:`plot_ratings` are importable (``from scripts.evaluate import evaluate`` from the repository
+root, or with ``scripts/`` on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parent.parent
+if str(_ROOT) not in sys.path:
+    sys.path.insert(0, str(_ROOT))
+
+from agents import AgentSpecError, load_agent  # noqa: E402
+from kardinal_env import Game, IllegalMoveError, Rules, RulesError  # noqa: E402
+
+__all__ = ["evaluate", "format_table", "write_outputs", "plot_ratings", "wilson_interval", "lineup", "main"]
+
+SEED_STRIDE = 1_000_003
+
+
+# ---------------------------------------------------------------------------------------- helpers
+def wilson_interval(successes: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """95% Wilson score interval of a binomial proportion (``(0, 1)`` when ``n == 0``)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def lineup(agent_specs, players: int) -> list:
+    """The participants of every game: the specs, the last one repeated up to ``players``."""
+    specs = list(agent_specs)
+    if not specs:
+        raise ValueError("give at least one agent spec")
+    if len(specs) > players:
+        raise ValueError(f"{len(specs)} agents do not fit in a {players}-player game (at most {players})")
+    return specs + [specs[-1]] * (players - len(specs))
+
+
+def _labels(participants) -> list[str]:
+    labels, seen = [], {}
+    for p in participants:
+        base = p if isinstance(p, str) else getattr(p, "name", type(p).__name__)
+        seen[base] = seen.get(base, 0) + 1
+        labels.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return labels
+
+
+def _agent_seed(seed: int, game_index: int, participant: int) -> int:
+    return (seed * SEED_STRIDE + game_index) * 16 + participant
+
+
+def _ranks(scores, touches) -> list[int]:
+    keys = list(zip(scores, touches))
+    return [1 + sum(1 for other in keys if other > k) for k in keys]
+
+
+# ---------------------------------------------------------------------------------------- games
+_WORKER: dict = {}  # per process: participants' agent objects
+
+
+def _init_worker(participants, agent_kwargs) -> None:
+    agents = []
+    for i, p in enumerate(participants):
+        if isinstance(p, str):
+            agents.append(load_agent(p, seed=i, **(agent_kwargs or {})))
+        else:
+            agents.append(p)
+    _WORKER["agents"] = agents
+
+
+def _play_one(task) -> dict:
+    g, seed, rules_dict, n_participants, keep_moves = task
+    agents = _WORKER["agents"]
+    rules = Rules.from_dict(rules_dict)
+    players = rules.players
+    seats = [(s + g) % n_participants for s in range(players)]
+    for i, agent in enumerate(agents):
+        reset = getattr(agent, "reset", None)
+        if callable(reset):
+            reset(_agent_seed(seed, g, i))
+    game = Game(rules)
+    think = [0.0] * players
+    decisions = [0] * players
+    while not game.is_over:
+        seat = game.current_player
+        t0 = time.perf_counter()
+        move = agents[seats[seat]].select_move(game)
+        think[seat] += time.perf_counter() - t0
+        decisions[seat] += 1
+        game.play(move)  # an illegal move raises IllegalMoveError naming the rule
+    scores = game.scores()
+    touches = game.cathedral_touches()
+    out = {
+        "game": g,
+        "seed": seed * SEED_STRIDE + g,
+        "agent_seeds": [_agent_seed(seed, g, i) for i in range(n_participants)],
+        "seats": seats,
+        "scores": scores,
+        "winners": game.winners(),
+        "ranks": _ranks(scores, touches),
+        "cathedral_touches": touches,
+        "chips": game.chips(),
+        "num_moves": game.move_count,
+        "decisions": decisions,
+        "seconds": [round(t, 4) for t in think],
+    }
+    if keep_moves:
+        out["moves"] = game.history
+    return out
+
+
+def _versions() -> dict:
+    import numpy
+
+    import kardinal_env
+
+    v = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "kardinal_env": kardinal_env.__version__,
+        "numpy": numpy.__version__,
+    }
+    try:
+        import openskill
+
+        v["openskill"] = getattr(openskill, "__version__", "?")
+    except ImportError:  # pragma: no cover
+        pass
+    if "torch" in sys.modules:
+        v["torch"] = sys.modules["torch"].__version__
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=_ROOT, capture_output=True, text=True, timeout=5
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=_ROOT, capture_output=True, text=True, timeout=5
+        ).stdout.strip()
+        if commit:
+            v["git_commit"] = commit + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):  # pragma: no cover
+        pass
+    return v
+
+
+def _ratings(games, labels, players):
+    """OpenSkill Plackett-Luce ratings over the games in order, with the history per participant."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=label) for label in labels]
+    history = [[(r.mu, r.sigma)] for r in ratings]
+    for game in games:
+        seats = game["seats"]
+        teams = [[ratings[seats[s]]] for s in range(players)]
+        new = model.rate(teams, ranks=list(game["ranks"]))
+        for s in range(players):
+            ratings[seats[s]] = new[s][0]
+        for i, r in enumerate(ratings):
+            history[i].append((r.mu, r.sigma))
+    return ratings, history
+
+
+def evaluate(
+    agent_specs,
+    players: int = 2,
+    games: int = 10,
+    seed: int = 0,
+    preset: str = "english",
+    shared_pool: bool = False,
+    workers: int = 1,
+    rules: Rules | None = None,
+    agent_kwargs: dict | None = None,
+    keep_moves: bool = True,
+    progress: bool = False,
+) -> dict:
+    """Play ``games`` games and return the results dict (``options``, ``versions``, ``labels``,
+    ``games``, ``summary``, ``rating_history``). ``agent_specs`` holds spec strings or ready agent
+    objects (objects need ``workers=1``). See the module docstring for seating and seeding."""
+    if rules is None:
+        rules = Rules(players=players, preset=preset, shared_pool=shared_pool)
+    players = rules.players
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    participants = lineup(agent_specs, players)
+    labels = _labels(participants)
+    if workers > 1 and not all(isinstance(p, str) for p in participants):
+        raise ValueError("agent objects can only be evaluated with workers=1; pass spec strings")
+    for p in participants:  # fail fast on a bad spec before starting workers
+        if isinstance(p, str):
+            if p.startswith("ppo:") and p[4:] and not Path(p[4:]).exists():
+                raise AgentSpecError(f"bad agent spec {p!r}: no checkpoint file {p[4:]!r}")
+            if not p.startswith("ppo:") or not p[4:]:
+                load_agent(p)
+    tasks = [(g, seed, rules.to_dict(), len(participants), keep_moves) for g in range(games)]
+    t0 = time.time()
+    results = []
+    if workers > 1:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        with ctx.Pool(workers, initializer=_init_worker, initargs=(participants, agent_kwargs)) as pool:
+            for r in pool.imap_unordered(_play_one, tasks):
+                results.append(r)
+                if progress:
+                    print(f"  game {len(results)}/{games}", file=sys.stderr, flush=True)
+        results.sort(key=lambda r: r["game"])
+    else:
+        saved = dict(_WORKER)
+        try:
+            _init_worker(participants, agent_kwargs)
+            for task in tasks:
+                results.append(_play_one(task))
+                if progress:
+                    print(f"  game {len(results)}/{games}", file=sys.stderr, flush=True)
+        finally:
+            _WORKER.clear()
+            _WORKER.update(saved)
+    elapsed = time.time() - t0
+    for r in results:
+        r["agents"] = [labels[i] for i in r["seats"]]
+    ratings, history = _ratings(results, labels, players)
+    summary = []
+    for i, label in enumerate(labels):
+        n = wins = 0
+        score_sum = rank_sum = secs = 0.0
+        for r in results:
+            for s, who in enumerate(r["seats"]):
+                if who != i:
+                    continue
+                n += 1
+                wins += s in r["winners"]
+                score_sum += r["scores"][s]
+                rank_sum += r["ranks"][s]
+                secs += r["seconds"][s]
+        lo, hi = wilson_interval(wins, n)
+        rt = ratings[i]
+        summary.append(
+            {
+                "agent": label,
+                "spec": participants[i] if isinstance(participants[i], str) else label,
+                "games": n,
+                "wins": wins,
+                "win_rate": wins / n if n else 0.0,
+                "win_ci95": [lo, hi],
+                "mean_score": score_sum / n if n else 0.0,
+                "mean_rank": rank_sum / n if n else 0.0,
+                "seconds_per_game": secs / n if n else 0.0,
+                "mu": rt.mu,
+                "sigma": rt.sigma,
+                "ordinal": rt.mu - 3 * rt.sigma,
+            }
+        )
+    balanced = games % players == 0
+    return {
+        "format": "kardinal-eval/1",
+        "options": {
+            "agents": [p if isinstance(p, str) else labels[i] for i, p in enumerate(participants)],
+            "players": players,
+            "games": games,
+            "seed": seed,
+            "rules": rules.to_dict(),
+            "workers": workers,
+            "seat_balanced": balanced,
+        },
+        "versions": _versions(),
+        "labels": labels,
+        "elapsed_seconds": elapsed,
+        "games": results,
+        "summary": summary,
+        "rating_history": {labels[i]: history[i] for i in range(len(labels))},
+    }
+
+
+# ---------------------------------------------------------------------------------------- output
+def format_table(results: dict) -> str:
+    """A plain-text table of the summary (one row per participant, best ordinal first)."""
+    opts = results["options"]
+    rules = opts["rules"]
+    head = (
+        f"{opts['games']} games, {opts['players']} players, preset {rules['preset']}"
+        f"{', shared pool' if rules.get('shared_pool') else ''}, seed {opts['seed']}"
+        f" ({results.get('elapsed_seconds', 0.0):.1f} s)"
+    )
+    cols = ["agent", "games", "wins", "win rate", "95% CI", "score", "rank", "s/game", "mu", "sigma", "ordinal"]
+    rows = []
+    for s in sorted(results["summary"], key=lambda s: -s["ordinal"]):
+        lo, hi = s["win_ci95"]
+        rows.append(
+            [
+                s["agent"],
+                str(s["games"]),
+                str(s["wins"]),
+                f"{s['win_rate']:.3f}",
+                f"[{lo:.3f}, {hi:.3f}]",
+                f"{s['mean_score']:.2f}",
+                f"{s['mean_rank']:.2f}",
+                f"{s['seconds_per_game']:.2f}",
+                f"{s['mu']:.2f}",
+                f"{s['sigma']:.2f}",
+                f"{s['ordinal']:.2f}",
+            ]
+        )
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+    line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731
+    out = [head, line(cols), line(["-" * w for w in widths])] + [line(r) for r in rows]
+    if not opts.get("seat_balanced", True):
+        out.append(f"warning: {opts['games']} games is not a multiple of {opts['players']}; seats are not balanced")
+    return "\n".join(out)
+
+
+def plot_ratings(results: dict, path) -> None:
+    """PNG of the OpenSkill rating history (mu with a +-sigma band) and the final ordinals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [2, 1]})
+    for label, hist in results["rating_history"].items():
+        mu = [m for m, _ in hist]
+        sg = [s for _, s in hist]
+        xs = range(len(hist))
+        ax1.plot(xs, mu, label=label)
+        ax1.fill_between(xs, [m - s for m, s in zip(mu, sg)], [m + s for m, s in zip(mu, sg)], alpha=0.15)
+    ax1.set_xlabel("games played")
+    ax1.set_ylabel("OpenSkill mu (band: +-sigma)")
+    ax1.set_title("Plackett-Luce rating history")
+    ax1.legend(fontsize=8)
+    summary = sorted(results["summary"], key=lambda s: -s["ordinal"])
+    names = [s["agent"] for s in summary]
+    ax2.barh(names[::-1], [s["mu"] for s in summary][::-1], xerr=[3 * s["sigma"] for s in summary][::-1], capsize=3)
+    ax2.set_xlabel("mu (error bar: 3 sigma)")
+    ax2.set_title("final ratings")
+    fig.suptitle(format_table(results).splitlines()[0], fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write_outputs(results: dict, out_dir) -> dict:
+    """Write ``results.json`` and ``ratings.png`` into ``out_dir``; return their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    json_path = out / "results.json"
+    png_path = out / "ratings.png"
+    with open(json_path, "w") as f:
+        json.dump(results, f, indent=1)
+    plot_ratings(results, png_path)
+    return {"json": str(json_path), "png": str(png_path)}
+
+
+# ---------------------------------------------------------------------------------------- CLI
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog="Agent specs: random, greedy, mcts:N, ppo:PATH")
+    parser.add_argument("--agents", nargs="+", required=True, help="agent specs; the last one fills remaining seats")
+    parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--preset", default="english", choices=["english", "german"])
+    parser.add_argument("--shared-pool", action="store_true", help="shared-pool variant (3-4 players)")
+    parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    parser.add_argument("--out", default=None, help="directory for results.json and ratings.png")
+    parser.add_argument("--no-moves", action="store_true", help="do not store each game's moves in the JSON")
+    parser.add_argument("--quiet", action="store_true", help="no per-game progress on stderr")
+    args = parser.parse_args(argv)
+    try:
+        results = evaluate(
+            args.agents,
+            players=args.players,
+            games=args.games,
+            seed=args.seed,
+            preset=args.preset,
+            shared_pool=args.shared_pool,
+            workers=args.workers,
+            keep_moves=not args.no_moves,
+            progress=not args.quiet,
+        )
+    except IllegalMoveError:
+        raise  # an agent bug: keep the traceback
+    except (AgentSpecError, RulesError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(format_table(results))
+    if args.out:
+        paths = write_outputs(results, args.out)
+        print(f"wrote {paths['json']} and {paths['png']}")
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    sys.exit(main())
