@@ -1,0 +1,182 @@
+"""A trained PPO policy as a Kardinal agent, and the batched inference that training shares with it.
+
+``PPOAgent.from_checkpoint(path, greedy=True, seed=None)`` loads a checkpoint written by
+``scripts/train.py`` (``torch.load(path, weights_only=True)``: a dict of tensors and plain Python
+values; see ``scripts/train.py``). ``select_move(game)`` encodes the observation of
+``game.current_player``, masks illegal actions and plays the most probable legal action
+(``greedy=True``) or samples one from the policy (``greedy=False``, seeded by ``seed``).
+``act(observation, action_mask)`` does the same on a PettingZoo observation and mask and returns the
+full action integer.
+
+:func:`prepare` / :func:`policy_step` are the batched path used by training and evaluation: many
+games' decisions in one forward pass on crops (see :mod:`agents.network`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from kardinal_env.actions import ActionCodec
+from kardinal_env.notation import format_move
+from kardinal_env.observation import ObservationEncoder
+from kardinal_env.rules import Rules
+
+from .base import BaseAgent
+from .network import (
+    PLANES,
+    KardinalNet,
+    MaskedCategorical,
+    collate,
+    crop_box,
+    crop_mask,
+    crop_obs,
+    crop_to_full,
+    padded_to_crop,
+)
+
+__all__ = ["PPOAgent", "Decision", "prepare", "policy_step", "rules_from_config", "net_from_checkpoint"]
+
+
+@dataclass
+class Decision:
+    """One prepared decision: the crop, its mask and what is needed to decode an action."""
+
+    seat: int
+    box: tuple
+    spatial: np.ndarray  # (17, h, w) uint8
+    scalars: np.ndarray  # (55,) uint8
+    mask: np.ndarray  # (17*h*w + 5,) bool
+    legal: np.ndarray  # full action indices of the legal moves
+    window: int
+
+
+def prepare(game, encoder: ObservationEncoder, codec: ActionCodec, margin: int = 1) -> Decision:
+    """Encode the current decision of ``game`` (for ``game.current_player``) as a crop."""
+    seat = game.current_player
+    obs = encoder.encode(game, seat)
+    box = crop_box(obs, margin)
+    spatial, scalars = crop_obs(obs, box)
+    legal = np.asarray(codec.legal_actions(game.legal_move_codes(), seat), dtype=np.int64)
+    return Decision(seat, box, spatial, scalars, _crop_mask_from_legal(legal, box, codec.window), legal, codec.window)
+
+
+def _crop_mask_from_legal(legal: np.ndarray, box, window: int) -> np.ndarray:
+    r0, c0, h, w = box
+    n = window * window
+    mask = np.zeros(PLANES * h * w + 5, dtype=bool)
+    spatial = legal < PLANES * n
+    a = legal[spatial]
+    plane, sq = np.divmod(a, n)
+    row, col = np.divmod(sq, window)
+    r, c = row - r0, col - c0
+    if a.size and (r.min() < 0 or c.min() < 0 or r.max() >= h or c.max() >= w):
+        raise AssertionError(f"a legal action lies outside the crop {box}")
+    mask[plane * h * w + r * w + c] = True
+    mask[PLANES * h * w + (legal[~spatial] - PLANES * n)] = True
+    return mask
+
+
+@torch.no_grad()
+def policy_step(net, decisions: list[Decision], greedy: bool = False, generator=None):
+    """One batched forward pass. Returns ``(crop_actions, full_actions, logprobs, values)`` as numpy
+    arrays; crop actions are in each decision's own crop layout (what training stores)."""
+    sp, sc, valid, mask = collate(
+        [d.spatial for d in decisions], [d.scalars for d in decisions], [d.mask for d in decisions]
+    )
+    logits, values = net(sp, sc, valid)
+    dist = MaskedCategorical(logits, mask)
+    actions = dist.mode() if greedy else dist.sample(generator)
+    logprobs = dist.log_prob(actions)
+    H, W = sp.shape[2], sp.shape[3]
+    crop_actions = np.empty(len(decisions), dtype=np.int64)
+    full_actions = np.empty(len(decisions), dtype=np.int64)
+    for i, (d, a) in enumerate(zip(decisions, actions.tolist())):
+        h, w = d.box[2], d.box[3]
+        ca = padded_to_crop(a, H, W, h, w)
+        crop_actions[i] = ca
+        full_actions[i] = crop_to_full(ca, d.box, d.window)
+    return crop_actions, full_actions, logprobs.numpy(), values.numpy()
+
+
+def rules_from_config(config: dict) -> Rules:
+    return Rules(players=int(config.get("players", 2)), preset=config.get("preset", "english"))
+
+
+def net_from_checkpoint(ckpt: dict) -> KardinalNet:
+    net = KardinalNet(**ckpt["model_config"])
+    net.load_state_dict(ckpt["model"])
+    net.eval()
+    return net
+
+
+class PPOAgent(BaseAgent):
+    """A policy network playing Kardinal (see the module docstring)."""
+
+    name = "ppo"
+
+    def __init__(self, net: KardinalNet, rules: Rules | None = None, greedy: bool = True, seed: int | None = None,
+                 window: int = 53, margin: int = 1, name: str = "ppo"):
+        super().__init__(seed)
+        self.net = net.eval()
+        self.greedy = greedy
+        self.window = window
+        self.margin = margin
+        self.name = name
+        self._rules = None
+        self._generator = torch.Generator().manual_seed(seed if seed is not None else 0)
+        if rules is not None:
+            self._setup(rules)
+
+    def _setup(self, rules: Rules) -> None:
+        self._rules = rules
+        self.encoder = ObservationEncoder(rules, self.window)
+        self.codec = ActionCodec(rules, self.window)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._generator = torch.Generator().manual_seed(seed if seed is not None else 0)
+
+    @classmethod
+    def from_checkpoint(cls, path, greedy: bool = True, seed: int | None = None, **kw) -> "PPOAgent":
+        ckpt = torch.load(path, weights_only=True, map_location="cpu")
+        net = net_from_checkpoint(ckpt)
+        config = ckpt.get("config", {})
+        kw.setdefault("margin", int(config.get("crop_margin", 1)))
+        kw.setdefault("name", f"ppo:{path}")
+        return cls(net, greedy=greedy, seed=seed, **kw)
+
+    def select_move(self, game) -> str:
+        if game.is_over:
+            raise ValueError("no legal move: the game is over")
+        codes = game.legal_move_codes()
+        if len(codes) == 1:
+            return format_move(codes[0])
+        if self._rules is not game.rules:
+            self._setup(game.rules)
+        d = prepare(game, self.encoder, self.codec, self.margin)
+        _, full, _, _ = policy_step(self.net, [d], greedy=self.greedy, generator=self._generator)
+        return format_move(self.codec.decode_code(int(full[0]), d.seat))
+
+    @torch.no_grad()
+    def act(self, observation, action_mask) -> int:
+        """Full action integer for a PettingZoo observation ``(72, W, W)`` and its ``action_mask``."""
+        if isinstance(observation, dict):
+            observation, action_mask = observation["observation"], observation["action_mask"]
+        obs = np.asarray(observation)
+        window = obs.shape[1]
+        box = crop_box(obs, self.margin)
+        spatial, scalars = crop_obs(obs, box)
+        mask_full = np.asarray(action_mask).astype(bool)
+        cm = crop_mask(mask_full, box, window)
+        if cm.sum() != mask_full.sum():  # a legal action outside the crop (should not happen): full window
+            box = (0, 0, window, window)
+            spatial, scalars = crop_obs(obs, box)
+            cm = mask_full
+        sp, sc, valid, mask = collate([spatial], [scalars], [cm])
+        logits, _ = self.net(sp, sc, valid)
+        dist = MaskedCategorical(logits, mask)
+        a = dist.mode() if self.greedy else dist.sample(self._generator)
+        return crop_to_full(int(a[0]), box, window)
