@@ -383,32 +383,37 @@ class Game:
             if inv[base + 2] and last_shape != YARD:
                 if pairs is None:
                     pairs = self._yard_squares()
-                forbid = _YARD_BIT | cbit
-                out += [(BUILD, YARD, c, a, b) for a, b, m in pairs if m & _HOUSE_BIT and not m & forbid]
+                out += [(BUILD, YARD, c, a, b) for a, b, m in pairs if not m & cbit]
         return out
 
     def _yard_squares(self) -> list[tuple[int, int, int]]:
-        """Every pair of adjacent free squares touching a building: ``(low key, high key, summary)``."""
+        """Pairs of adjacent free squares a yard may use under rules 0, I, III and IV, whatever its colour.
+
+        Returns ``(low key, high key, neighbour summary)``: at least one square is a site, neither
+        holds the cardinal, together they touch a house and no yard. Only rule V (colour) is left
+        to the caller.
+        """
         sites = self._sites
         cells = self._cells
         card = self._cardinal
         inside = self._inside
         out = []
         for a, ma in sites.items():
-            if a == card:
+            if ma & _YARD_BIT or a == card:
                 continue
             for step in (1, KEY_STRIDE):
                 b = a + step
                 mb = sites.get(b)
-                if mb is not None:
-                    if b != card:
-                        out.append((a, b, ma | mb))
-                elif b not in cells and (inside is None or inside[b]):
-                    out.append((a, b, ma))
-            for step in (-1, -KEY_STRIDE):
-                b = a + step
-                if b not in sites and b not in cells and (inside is None or inside[b]):
-                    out.append((b, a, ma))
+                if mb is None:
+                    if ma & _HOUSE_BIT and b not in cells and (inside is None or inside[b]):
+                        out.append((a, b, ma))
+                elif not mb & _YARD_BIT and b != card and (ma | mb) & _HOUSE_BIT:
+                    out.append((a, b, ma | mb))
+            if ma & _HOUSE_BIT:
+                for step in (-1, -KEY_STRIDE):
+                    b = a + step
+                    if b not in sites and b not in cells and (inside is None or inside[b]):
+                        out.append((b, a, ma))
         return out
 
     def _generate(self) -> list[tuple]:

@@ -83,10 +83,9 @@ assert len(CHANNEL_NAMES) == NUM_CHANNELS
 class ObservationEncoder:
     """Encodes a :class:`Game` for one observing seat into a ``(NUM_CHANNELS, W, W)`` uint8 array.
 
-    The encoder follows one game incrementally: the observer-independent spatial planes (buildings
-    by absolute colour, sites, cardinal, last built) live in a preallocated buffer that is updated
-    with the buildings added since the previous call, and each ``encode`` only permutes the colour
-    planes into the observer's slot order and writes the constant planes. Passing a different game
+    The encoder follows one game incrementally: each seat's spatial planes live in a preallocated
+    buffer that is updated with the buildings added since the previous call, and each ``encode``
+    copies that buffer and writes the constant planes. Passing a different game
     (or one that is not a continuation of the tracked one) rebuilds the buffer from scratch, so any
     game may be encoded at any time; following one game is just faster. ``encode`` always returns a
     new array: observations handed out are never changed later.
@@ -114,12 +113,12 @@ class ObservationEncoder:
         players = rules.players
         orders = [colour_order(rules, s) for s in range(players)]
         self._colour_of_slot = orders
-        # Absolute buffer: 0 nave, 1 clock tower, 2 + 4*shape + colour (absolute colour), 14 cardinal,
-        # 15 sites, 16 last built. Per observer, the colour planes are gathered in slot order.
-        self._gather = []
+        # One spatial buffer per observing seat. Updates are computed once in absolute terms (plane
+        # 2 + 4*shape + colour) and written to each seat's buffer at its slot plane.
+        self._plane_of = []
         for order in orders:
-            idx = [0, 1] + [2 + 4 * s + c for s in range(3) for c in order] + [14, 15, 16]
-            self._gather.append(np.array(idx, dtype=np.intp))
+            slot = [order.index(c) for c in range(4)]
+            self._plane_of.append([0, 1] + [2 + 4 * s + slot[c] for s in range(3) for c in range(4)] + [14, 15, 16])
         static = [0] * (NUM_CHANNELS - SPATIAL_CHANNELS)
         static[_OPTIONS - SPATIAL_CHANNELS + 0] = int(rules.exhausted_colour == "substitute")
         static[_OPTIONS - SPATIAL_CHANNELS + 1] = int(rules.has_neutral and rules.neutral_build_chips == "put_aside")
@@ -133,7 +132,7 @@ class ObservationEncoder:
             for c in rules.seat_colours(seat):
                 mine[orders[seat].index(c)] = 1
             self._mine.append(mine)
-        self._buffer = np.zeros((SPATIAL_CHANNELS, n), dtype=np.uint8)
+        self._buffers = [np.zeros((SPATIAL_CHANNELS, n), dtype=np.uint8) for _ in range(players)]
         self._game = None  # the game the buffer shows
         self._drawn = 0  # buildings drawn into the buffer
         self._drawn_cardinal = -1
@@ -143,26 +142,25 @@ class ObservationEncoder:
         self._sync(game)
         obs = np.empty(self.shape, dtype=np.uint8)
         flat = obs.reshape(NUM_CHANNELS, -1)
-        flat[:SPATIAL_CHANNELS] = self._buffer[self._gather[observer]]
+        flat[:SPATIAL_CHANNELS] = self._buffers[observer]
         flat[SPATIAL_CHANNELS:] = np.array(self.scalars(game, observer), dtype=np.uint8)[:, None]
         return obs
 
     def _sync(self, game: Game) -> None:
-        """Bring the absolute buffer up to date with ``game`` (incrementally when possible)."""
-        buf = self._buffer
-        raw = buf.reshape(-1)
+        """Bring every seat's spatial buffer up to date with ``game`` (incrementally when possible)."""
         plane = self._plane
         k2s = self._k2s
         squares = game._bsquares
+        writes = []  # (absolute flat index into a 17-plane buffer, value); colour planes absolute
         if game is not self._game or len(squares) < self._drawn:
-            buf.fill(0)
-            raw[k2s[squares[0][0]]] = 1
-            raw[plane + k2s[squares[1][0]]] = 1
+            for buf in self._buffers:
+                buf.fill(0)
+            writes.append((k2s[squares[0][0]], 1))
+            writes.append((plane + k2s[squares[1][0]], 1))
             self._game = game
             self._drawn = 2
             self._drawn_cardinal = -1
-            for k in game._sites:
-                raw[15 * plane + k2s[k]] = 1
+            writes += [(15 * plane + k2s[k], 1) for k in game._sites]
             start = 2
             rebuilt = True
         else:
@@ -174,30 +172,34 @@ class ObservationEncoder:
             colours = game._bcolour
             sites = game._sites
             last_plane = 16 * plane
-            if not rebuilt and start > 2:  # clear the previous "last built"
-                for k in squares[start - 1]:
-                    raw[last_plane + k2s[k]] = 0
             site_plane = 15 * plane
+            if not rebuilt and start > 2:  # clear the previous "last built"
+                writes += [(last_plane + k2s[k], 0) for k in squares[start - 1]]
             for bid in range(start, total):
                 base = (2 + 4 * shapes[bid] + colours[bid]) * plane
                 for k in squares[bid]:
                     sq = k2s[k]
-                    raw[base + sq] = 1
-                    raw[site_plane + sq] = 0
+                    writes.append((base + sq, 1))
+                    writes.append((site_plane + sq, 0))
                     if not rebuilt:
                         for nb in (k + 1, k - 1, k + 128, k - 128):
                             if nb in sites:
-                                raw[site_plane + k2s[nb]] = 1
-            for k in squares[total - 1]:
-                raw[last_plane + k2s[k]] = 1
+                                writes.append((site_plane + k2s[nb], 1))
+            writes += [(last_plane + k2s[k], 1) for k in squares[total - 1]]
             self._drawn = total
         card = game._cardinal
         if card != self._drawn_cardinal:
             if self._drawn_cardinal >= 0:
-                raw[14 * plane + k2s[self._drawn_cardinal]] = 0
+                writes.append((14 * plane + k2s[self._drawn_cardinal], 0))
             if card >= 0:
-                raw[14 * plane + k2s[card]] = 1
+                writes.append((14 * plane + k2s[card], 1))
             self._drawn_cardinal = card
+        if writes:
+            for buf, planes in zip(self._buffers, self._plane_of):
+                raw = buf.reshape(-1)
+                for index, value in writes:
+                    p, sq = divmod(index, plane)
+                    raw[planes[p] * plane + sq] = value
 
     def scalars(self, game: Game, observer: int) -> list[int]:
         """The values of the constant planes (channels 17..71) as a list."""
