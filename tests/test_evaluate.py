@@ -1,0 +1,120 @@
+"""scripts/evaluate.py (seat rotation, statistics, outputs, CLI) and scripts/play.py (terminal play)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scripts.evaluate import evaluate, format_table, lineup, wilson_interval, write_outputs  # noqa: E402
+
+
+def test_wilson_interval():
+    lo, hi = wilson_interval(5, 10)
+    assert lo == pytest.approx(0.2366, abs=1e-3) and hi == pytest.approx(0.7634, abs=1e-3)
+    assert wilson_interval(0, 10)[0] == pytest.approx(0.0) and wilson_interval(10, 10)[1] == pytest.approx(1.0)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_lineup_fills_with_last_spec():
+    assert lineup(["a", "b"], 4) == ["a", "b", "b", "b"]
+    assert lineup(["a"], 2) == ["a", "a"]
+    with pytest.raises(ValueError, match="do not fit"):
+        lineup(["a", "b", "c"], 2)
+
+
+def test_evaluate_two_players(tmp_path):
+    res = evaluate(["greedy", "random"], players=2, games=4, seed=3)
+    assert res["labels"] == ["greedy", "random"]
+    games = res["games"]
+    assert len(games) == 4
+    # rotation: each participant sits in each seat equally often
+    seat_counts = {(g["seats"][s], s) for g in games for s in range(2)}
+    assert seat_counts == {(0, 0), (0, 1), (1, 0), (1, 1)}
+    for g in games:
+        assert all(g["ranks"][w] == 1 for w in g["winners"])
+        assert len(g["moves"]) == g["num_moves"]
+    by = {s["agent"]: s for s in res["summary"]}
+    assert by["greedy"]["games"] == 4 and by["random"]["games"] == 4
+    assert by["greedy"]["wins"] >= 3
+    assert by["greedy"]["mu"] > by["random"]["mu"]
+    lo, hi = by["greedy"]["win_ci95"]
+    assert 0 <= lo <= by["greedy"]["win_rate"] <= hi <= 1
+    table = format_table(res)
+    assert "greedy" in table and "random" in table and "95% CI" in table
+    paths = write_outputs(res, tmp_path / "out")
+    data = json.loads(Path(paths["json"]).read_text())
+    assert data["format"] == "kardinal-eval/1"
+    assert data["options"]["seed"] == 3 and len(data["games"]) == 4
+    assert "kardinal_env" in data["versions"]
+    assert Path(paths["png"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_evaluate_is_reproducible_and_labels_duplicates():
+    a = evaluate(["mcts:4", "greedy"], players=3, games=3, seed=1, preset="german")
+    b = evaluate(["mcts:4", "greedy"], players=3, games=3, seed=1, preset="german")
+    assert a["labels"] == ["mcts:4", "greedy", "greedy#2"]
+    assert [g["moves"] for g in a["games"]] == [g["moves"] for g in b["games"]]
+    assert "warning" not in format_table(a)
+
+
+def test_evaluate_shared_pool_four_players():
+    res = evaluate(["random"], players=4, games=2, seed=0, shared_pool=True, keep_moves=False)
+    assert res["labels"] == ["random", "random#2", "random#3", "random#4"]
+    assert res["options"]["rules"]["shared_pool"] is True
+    assert "moves" not in res["games"][0]
+    assert "not a multiple" in format_table(res)
+
+
+def test_evaluate_accepts_agent_objects():
+    from agents.greedy import GreedyAgent
+
+    res = evaluate([GreedyAgent(seed=0), "random"], players=2, games=2)
+    assert res["labels"] == ["greedy", "random"]
+
+
+@pytest.mark.slow
+def test_evaluate_workers_match_serial():
+    a = evaluate(["greedy", "random"], players=2, games=4, seed=2)
+    b = evaluate(["greedy", "random"], players=2, games=4, seed=2, workers=2)
+    assert [g["moves"] for g in a["games"]] == [g["moves"] for g in b["games"]]
+
+
+def _run(args, stdin=None):
+    return subprocess.run([sys.executable, *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=60)
+
+
+def test_evaluate_cli(tmp_path):
+    out = _run(["scripts/evaluate.py", "--agents", "greedy", "random", "--games", "2", "--quiet", "--out", str(tmp_path)])
+    assert out.returncode == 0, out.stderr
+    assert "greedy" in out.stdout and (tmp_path / "results.json").exists() and (tmp_path / "ratings.png").exists()
+    bad = _run(["scripts/evaluate.py", "--agents", "mcts:abc", "--games", "2"])
+    assert bad.returncode == 2 and "mcts:abc" in bad.stderr
+
+
+def test_play_illegal_move_help_and_quit():
+    out = _run(["scripts/play.py", "--agents", "random"], stdin="help\nH0@5,5\nnonsense\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "legal moves:" in out.stdout and "H0@2,0" in out.stdout
+    assert "illegal move: rule 0 (placement)" in out.stdout
+    assert "illegal move: malformed move 'nonsense'" in out.stdout
+    assert "bye" in out.stdout
+
+
+def test_play_moves_then_agent_replies():
+    # Seat 0 opens, takes the compensation chip, places the cardinal; the agent replies.
+    out = _run(["scripts/play.py", "--agents", "greedy"], stdin="H0@2,0\nchip:2\nC@0,-1\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert "seat 1 (greedy) plays" in out.stdout
+    assert "illegal" not in out.stdout
+
+
+def test_play_bad_spec():
+    out = _run(["scripts/play.py", "--agents", "foo"], stdin="quit\n")
+    assert out.returncode == 2 and "unknown agent spec 'foo'" in out.stderr
