@@ -127,7 +127,7 @@ def _quick_block(g, codes, rng):
     values = _fast_values(g, builds, _ONES)
     best = max(values)
     counts = {}
-    for v, b in zip(values, builds):
+    for v, b in zip(values, builds, strict=False):
         if v == best:
             counts[b[3]] = counts.get(b[3], 0) + 1
             if b[4] >= 0:

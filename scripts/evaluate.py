@@ -89,7 +89,7 @@ def _agent_seed(seed: int, game_index: int, participant: int) -> int:
 
 
 def _ranks(scores, touches) -> list[int]:
-    keys = list(zip(scores, touches))
+    keys = list(zip(scores, touches, strict=False))
     return [1 + sum(1 for other in keys if other > k) for k in keys]
 
 
@@ -172,7 +172,11 @@ def _versions() -> dict:
             ["git", "rev-parse", "HEAD"], cwd=_ROOT, capture_output=True, text=True, timeout=5
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=_ROOT, capture_output=True, text=True, timeout=5
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=5,
         ).stdout.strip()
         if commit:
             v["git_commit"] = commit + ("-dirty" if dirty else "")
@@ -340,7 +344,12 @@ def format_table(results: dict) -> str:
             ]
         )
     widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
-    line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))  # noqa: E731
+
+    def line(cells):
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=False))
+        )
+
     out = [head, line(cols), line(["-" * w for w in widths])] + [line(r) for r in rows]
     if not opts.get("seat_balanced", True):
         out.append(f"warning: {opts['games']} games is not a multiple of {opts['players']}; seats are not balanced")
@@ -360,7 +369,9 @@ def plot_ratings(results: dict, path) -> None:
         sg = [s for _, s in hist]
         xs = range(len(hist))
         ax1.plot(xs, mu, label=label)
-        ax1.fill_between(xs, [m - s for m, s in zip(mu, sg)], [m + s for m, s in zip(mu, sg)], alpha=0.15)
+        ax1.fill_between(
+            xs, [m - s for m, s in zip(mu, sg, strict=False)], [m + s for m, s in zip(mu, sg, strict=False)], alpha=0.15
+        )
     ax1.set_xlabel("games played")
     ax1.set_ylabel("OpenSkill mu (band: +-sigma)")
     ax1.set_title("Plackett-Luce rating history")
@@ -390,7 +401,9 @@ def write_outputs(results: dict, out_dir) -> dict:
 
 # ---------------------------------------------------------------------------------------- CLI
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog="Agent specs: random, greedy, mcts:N, ppo:PATH")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], epilog="Agent specs: random, greedy, mcts:N, ppo:PATH"
+    )
     parser.add_argument("--agents", nargs="+", required=True, help="agent specs; the last one fills remaining seats")
     parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
     parser.add_argument("--games", type=int, default=20)

@@ -57,14 +57,16 @@ def main(argv=None) -> int:
             raise ValueError(f"--seat must be 0..{args.players - 1}")
         others = [s for s in range(args.players) if s != args.seat]
         specs = list(args.agents) + [args.agents[-1]] * max(0, len(others) - len(args.agents))
-        agents = {seat: load_agent(spec, seed=args.seed * 16 + seat) for seat, spec in zip(others, specs)}
+        agents = {seat: load_agent(spec, seed=args.seed * 16 + seat) for seat, spec in zip(others, specs, strict=False)}
     except (AgentSpecError, RulesError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
     game = Game(rules)
-    print(f"You are seat {args.seat} (colours {list(game.seat_colours(args.seat))}). "
-          + ", ".join(f"seat {s}: {a.name}" for s, a in agents.items()))
+    print(
+        f"You are seat {args.seat} (colours {list(game.seat_colours(args.seat))}). "
+        + ", ".join(f"seat {s}: {a.name}" for s, a in agents.items())
+    )
     print(HELP)
     shown = -1
     while not game.is_over:

@@ -91,7 +91,9 @@ def _run(args, stdin=None):
 
 
 def test_evaluate_cli(tmp_path):
-    out = _run(["scripts/evaluate.py", "--agents", "greedy", "random", "--games", "2", "--quiet", "--out", str(tmp_path)])
+    out = _run(
+        ["scripts/evaluate.py", "--agents", "greedy", "random", "--games", "2", "--quiet", "--out", str(tmp_path)]
+    )
     assert out.returncode == 0, out.stderr
     assert "greedy" in out.stdout and (tmp_path / "results.json").exists() and (tmp_path / "ratings.png").exists()
     bad = _run(["scripts/evaluate.py", "--agents", "mcts:abc", "--games", "2"])
