@@ -72,7 +72,7 @@ def test_every_listed_move_round_trips():
     for players in (2, 3, 4):
         game = Game(Rules(players=players))
         while not game.is_over:
-            for text, code in zip(game.legal_moves(), game.legal_move_codes()):
+            for text, code in zip(game.legal_moves(), game.legal_move_codes(), strict=True):
                 assert format_move(code) == text
                 assert parse_move(text) == code
             game.play(rng.choice(game.legal_moves()))

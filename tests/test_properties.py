@@ -81,7 +81,7 @@ def test_engine_matches_reference_and_invariants(options, rnd):
     assert game.scores() == ref.scores and game.winners() == ref.winners
     assert game.cathedral_touches() == ref.touch_cathedral
     assert game.scores() == [sum(h) + max(h) for h in game.chips()]
-    n = options["players"]
+    options["players"]
     # at most 24 edifices are built; every build is made by the seat on turn
     assert len(seats_on_turn) == len(game.buildings()) - 2 <= 24
     assert [b.builder for b in game.buildings()[2:]] == seats_on_turn

@@ -289,7 +289,7 @@ def test_building_touching_an_edifice_of_several_colours():
     game = new_game(4, PD)
     before = game.chips()[3]
     play(game, ["Y3@0,-2:1,-2"])
-    assert [a - b for a, b in zip(game.chips()[3], before)] == [1, 0, 1, 0]
+    assert [a - b for a, b in zip(game.chips()[3], before, strict=True)] == [1, 0, 1, 0]
     assert game.phase == "cardinal"
 
 
@@ -311,7 +311,7 @@ def test_exhausted_colour_gives_nothing(preset, option):
     assert game.current_player == 0
     before = game.chips()[0]
     play(game, ["Y0@-3,-3:-3,-2"])
-    assert [a - b for a, b in zip(game.chips()[0], before)] == [0, 0, 0, 1]  # colour 3 only
+    assert [a - b for a, b in zip(game.chips()[0], before, strict=True)] == [0, 0, 0, 1]  # colour 3 only
     assert game.phase == "cardinal"  # no chip decision
     assert game.supply() == [6, 9, 0, 4]
 
@@ -320,7 +320,7 @@ def test_exhausted_colour_substitute():
     game = new_game(4, EXHAUSTED_EN, exhausted_colour="substitute")
     before = game.chips()[0]
     play(game, ["Y0@-3,-3:-3,-2"])
-    assert [a - b for a, b in zip(game.chips()[0], before)] == [0, 0, 0, 1]  # regular chips first
+    assert [a - b for a, b in zip(game.chips()[0], before, strict=True)] == [0, 0, 0, 1]  # regular chips first
     assert game.phase == "chip" and game.pending_chips == 1 and game.current_player == 0
     assert sorted(game.legal_moves()) == ["chip:0", "chip:1", "chip:3"]  # colour 2 is empty
     with pytest.raises(IllegalMoveError) as info:
@@ -330,7 +330,7 @@ def test_exhausted_colour_substitute():
         game.play("C-")
     assert info.value.rule == "phase"
     play(game, ["chip:1"])
-    assert [a - b for a, b in zip(game.chips()[0], before)] == [0, 1, 0, 1]
+    assert [a - b for a, b in zip(game.chips()[0], before, strict=True)] == [0, 1, 0, 1]
     assert game.phase == "cardinal"
     assert game.supply() == [6, 8, 0, 4]
 
@@ -354,7 +354,7 @@ def test_substitute_after_regular_chips_german_preset():
     before = game.chips()[seat]
     supply = game.supply()
     play(game, ["H3@-3,1"])
-    delta = [a - b for a, b in zip(game.chips()[seat], before)]
+    delta = [a - b for a, b in zip(game.chips()[seat], before, strict=True)]
     assert delta == [0, 0, 2, 0]  # T2@-3,0 and Y2@-4,2:-3,2; T0@-2,1 is exhausted
     assert game.phase == "chip" and game.pending_chips == 1
     assert "chip:0" not in game.legal_moves()
