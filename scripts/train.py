@@ -223,11 +223,30 @@ def gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float) -> tu
     adv = np.zeros(T, dtype=np.float32)
     last = 0.0
     for t in reversed(range(T)):
-        next_value = values[t + 1] if t + 1 < T else 0.0
+        terminal = t + 1 == T
+        next_value = 0.0 if terminal else values[t + 1]
         delta = rewards[t] + gamma * next_value - values[t]
-        last = delta + gamma * lam * last * (1.0 if t + 1 < T else 0.0)
+        last = delta + (0.0 if terminal else gamma * lam * last)
         adv[t] = last
-    return adv, adv + values.astype(np.float32)
+    return adv, adv + np.asarray(values, dtype=np.float32)
+
+
+def per_seat_gae(seats, rewards, values, terminal, gamma: float, lam: float):
+    """Advantages and returns of one finished game's stored decisions, given in game order (seats
+    interleaved). ``rewards[i]`` is what decision ``i`` earned for its own seat; ``terminal[seat]`` is
+    added to that seat's last decision. GAE runs over each seat's own decisions separately."""
+    seats = np.asarray(seats)
+    rewards = np.asarray(rewards, dtype=np.float32).copy()
+    values = np.asarray(values, dtype=np.float32)
+    adv = np.zeros(len(seats), dtype=np.float32)
+    ret = np.zeros(len(seats), dtype=np.float32)
+    for seat in np.unique(seats):
+        idx = np.flatnonzero(seats == seat)
+        rewards[idx[-1]] += terminal[int(seat)]
+        a, r = gae(rewards[idx], values[idx], gamma, lam)
+        adv[idx] = a
+        ret[idx] = r
+    return adv, ret
 
 
 # ---------------------------------------------------------------------- opponents and evaluation
@@ -418,7 +437,7 @@ def main(argv=None):
         net.eval()
 
         # ------------------------------------------------------------ rollout: whole games
-        buf = {"spatial": [], "scalars": [], "mask": [], "action": [], "logprob": [], "value": [], "reward": []}
+        buf = {"spatial": [], "scalars": [], "mask": [], "action": [], "logprob": [], "value": [], "reward": [], "seat": []}
         adv_all: list = []
         ret_all: list = []
         ep_returns, ep_lengths, opp_results = [], [], {"greedy": [], "pool": [], "random": []}
@@ -472,6 +491,7 @@ def main(argv=None):
             buf["logprob"].append(logprob)
             buf["value"].append(value)
             buf["reward"].append(slot.pending[d.seat])
+            buf["seat"].append(d.seat)
             slot.pending[d.seat] = 0.0
             slot.traj[d.seat].append(idx)
 
@@ -479,16 +499,18 @@ def main(argv=None):
             game = slot.game
             final = terminal_rewards(game, rules, args.reward)
             winners = game.winners()
+            terminal = {}
             for seat, traj in slot.traj.items():
                 slot.returns[seat] += final[seat]
                 ep_returns.append(slot.returns[seat])
-                if not traj:
-                    continue
-                buf["reward"][traj[-1]] += final[seat] + slot.pending[seat]
-                rewards = np.array([buf["reward"][i] for i in traj], dtype=np.float32)
-                values = np.array([buf["value"][i] for i in traj], dtype=np.float32)
-                adv, ret = gae(rewards, values, args.gamma, args.gae_lambda)
-                for j, i in enumerate(traj):
+                terminal[seat] = final[seat] + slot.pending[seat]
+            order = sorted(i for traj in slot.traj.values() for i in traj)  # buffer order = game order
+            if order:
+                adv, ret = per_seat_gae(
+                    [buf["seat"][i] for i in order], [buf["reward"][i] for i in order],
+                    [buf["value"][i] for i in order], terminal, args.gamma, args.gae_lambda,
+                )
+                for j, i in enumerate(order):
                     adv_all[i] = adv[j]
                     ret_all[i] = ret[j]
             ep_lengths.append(game.move_count)
@@ -614,7 +636,7 @@ def main(argv=None):
         else:
             print(
                 f"iter {iteration} step {global_step} sps {sps:.0f} return {np.mean(ep_returns):.3f} "
-                f"entropy {entropy_loss.item():.3f} kl {approx_kl.item():.4f} ev {explained_var:.3f} "
+                f"entropy {entropy_loss.item():.3f} kl {approx_kl.item():.5f} ev {explained_var:.3f} "
                 f"roll {t_roll:.1f}s upd {t_upd:.1f}s",
                 flush=True,
             )
