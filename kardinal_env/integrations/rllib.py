@@ -1,0 +1,363 @@
+"""Ray RLlib (new API stack) for ``kardinal_v0``: masking RLModule, league self-play, env registration.
+
+Imports ray; install with ``pip install "kardinal-env[rllib]"``. Nothing else in ``kardinal_env``
+imports this module.
+
+* :func:`register_kardinal_env` — ``register_env("kardinal_v0", ...)`` so configs can name the
+  environment by string: ``config.environment("kardinal_v0", env_config={"players": 3, "window": 11})``.
+  The creator wraps ``kardinal_v0.env(**env_config)`` in RLlib's ``PettingZooEnv``. The observation
+  dict is passed through unchanged (keys ``"observation"`` and ``"action_mask"``; no renaming).
+* :class:`KardinalMaskedRLModule` — a small convolutional actor-critic (torch) that reads that
+  dict, sets the logits of illegal actions to ``FLOAT_MIN`` in every forward pass (exploration,
+  inference and training) and computes values for PPO's GAE. The policy head is
+  fully convolutional: one 1×1 convolution gives the 17 spatial action planes of
+  :mod:`kardinal_env.actions` (16 build planes + cardinal) square by square, and a pooled linear
+  layer gives the 5 non-spatial actions (4 chips, keep the cardinal). ``model_config`` keys:
+  ``channels`` (32), ``blocks`` (3 conv layers), ``value_hidden`` (64).
+* :class:`MaskedRandomRLModule` — a parameter-free module that plays uniformly among legal actions
+  (the league's first opponent).
+* :class:`LeagueMapping` — the agent→module mapping for 2–4 seats: in each episode one seat (chosen
+  from the episode id) plays the trained module ``"main"``; every other seat draws an opponent from
+  the league (``"random"`` at first, then frozen snapshots ``"main_v1"``, ``"main_v2"``, …).
+* :class:`KardinalLeagueCallback` — logs ``win_rate`` (share of episodes ``"main"`` wins, over the
+  last 100) and, when it passes ``win_rate_threshold``, freezes a copy of ``"main"`` with
+  ``Algorithm.add_module`` (weights copied in), makes it an opponent and reports ``league_size``.
+* :func:`kardinal_ppo_config` — a ``PPOConfig`` that puts these together (tiny defaults; scale with
+  the keyword arguments or the returned config).
+
+Rewards reach RLlib through ``PettingZooEnv``: each seat receives its own (cumulative) reward when
+it next observes and its final reward when the game ends, so ``"main"`` only ever learns from the
+seat it plays. Checkpoints are ordinary RLlib checkpoints; ``agents.rllib_agent.RLlibAgent`` plays
+from one without starting Ray.
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from collections.abc import Sequence
+
+import gymnasium as gym
+import numpy as np
+import torch
+from torch import nn
+
+from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
+from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS
+from ray.rllib.utils.torch_utils import FLOAT_MIN
+from ray.tune.registry import register_env
+
+from .. import kardinal_v0
+from ..actions import BUILD_PLANES
+
+__all__ = [
+    "ENV_NAME",
+    "KardinalLeagueCallback",
+    "KardinalMaskedRLModule",
+    "LeagueMapping",
+    "MaskedRandomRLModule",
+    "env_creator",
+    "kardinal_ppo_config",
+    "register_kardinal_env",
+    "split_obs",
+]
+
+ENV_NAME = "kardinal_v0"
+MAIN = "main"
+RANDOM = "random"
+#: Observation values are counts (at most 48); this brings them to roughly [0, 4].
+OBS_SCALE = 1.0 / 12.0
+_SPATIAL_PLANES = BUILD_PLANES + 1  # 16 build planes + the cardinal plane
+_SCALAR_ACTIONS = 5  # 4 chip colours + keep the cardinal
+
+
+# ---------------------------------------------------------------------- environment
+def env_creator(env_config: dict | None = None) -> PettingZooEnv:
+    """``PettingZooEnv(kardinal_v0.env(**env_config))`` (the creator behind :data:`ENV_NAME`)."""
+    return PettingZooEnv(kardinal_v0.env(**dict(env_config or {})))
+
+
+def register_kardinal_env(name: str = ENV_NAME) -> str:
+    """Register the environment with Ray Tune/RLlib under ``name`` and return the name.
+
+    Call it in the driver before building an algorithm (it is idempotent). Env runners on other
+    nodes receive the creator with the algorithm, so nothing needs to run there.
+    """
+    register_env(name, env_creator)
+    return name
+
+
+def split_obs(obs: dict) -> tuple:
+    """``(board, mask)`` of a (batched) observation dict; accepts ``"observation"`` or RLlib's ``"observations"``."""
+    board = obs["observation"] if "observation" in obs else obs["observations"]
+    return board, obs["action_mask"]
+
+
+def _apply_mask(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return torch.where(mask.to(torch.bool), logits, torch.full_like(logits, FLOAT_MIN))
+
+
+# ---------------------------------------------------------------------- modules
+class KardinalMaskedRLModule(TorchRLModule, ValueFunctionAPI):
+    """Masked convolutional actor-critic for ``kardinal_v0`` (see the module docstring)."""
+
+    def setup(self):
+        space = self.observation_space
+        if not isinstance(space, gym.spaces.Dict) or "action_mask" not in space.spaces:
+            raise ValueError(
+                "KardinalMaskedRLModule needs the kardinal_v0 observation space "
+                f"Dict(observation=Box(C, W, W), action_mask=Box(A)), got {space!r}"
+            )
+        board_space = space["observation"] if "observation" in space.spaces else space["observations"]
+        channels_in, height, width = board_space.shape
+        self.window = width
+        num_actions = int(self.action_space.n)
+        self.num_actions = num_actions
+        cfg = self.model_config or {}
+        ch = int(cfg.get("channels", 32))
+        blocks = int(cfg.get("blocks", 3))
+        hidden = int(cfg.get("value_hidden", 64))
+        layers: list[nn.Module] = []
+        c = channels_in
+        for _ in range(blocks):
+            layers += [nn.Conv2d(c, ch, 3, padding=1), nn.ReLU()]
+            c = ch
+        self.trunk = nn.Sequential(*layers)
+        # The action layout of kardinal_env.actions: plane * W*W + square, then 5 scalar actions.
+        self.spatial_head = num_actions == _SPATIAL_PLANES * height * width + _SCALAR_ACTIONS
+        if self.spatial_head:
+            self.plane_logits = nn.Conv2d(ch, _SPATIAL_PLANES, 1)
+            self.scalar_logits = nn.Linear(2 * ch, _SCALAR_ACTIONS)
+        else:  # some other action layout: a plain linear head on the pooled features
+            self.scalar_logits = nn.Linear(2 * ch, num_actions)
+        self.value_head = nn.Sequential(nn.Linear(2 * ch, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+
+    # -- helpers
+    def _features(self, board: torch.Tensor):
+        x = self.trunk(board.float() * OBS_SCALE)
+        pooled = torch.cat([x.mean(dim=(-2, -1)), x.amax(dim=(-2, -1))], dim=-1)
+        return x, pooled
+
+    def _logits(self, x: torch.Tensor, pooled: torch.Tensor) -> torch.Tensor:
+        if self.spatial_head:
+            return torch.cat([self.plane_logits(x).flatten(1), self.scalar_logits(pooled)], dim=-1)
+        return self.scalar_logits(pooled)
+
+    # -- RLModule API
+    def _forward(self, batch, **kwargs):
+        board, mask = split_obs(batch[Columns.OBS])
+        x, pooled = self._features(board)
+        return {Columns.ACTION_DIST_INPUTS: _apply_mask(self._logits(x, pooled), mask)}
+
+    def _forward_train(self, batch, **kwargs):
+        board, mask = split_obs(batch[Columns.OBS])
+        x, pooled = self._features(board)
+        return {
+            Columns.ACTION_DIST_INPUTS: _apply_mask(self._logits(x, pooled), mask),
+            Columns.EMBEDDINGS: pooled,
+        }
+
+    def compute_values(self, batch, embeddings=None):
+        if embeddings is None:
+            board, _ = split_obs(batch[Columns.OBS])
+            _, embeddings = self._features(board)
+        return self.value_head(embeddings).squeeze(-1)
+
+
+class MaskedRandomRLModule(TorchRLModule):
+    """Uniformly random legal actions: all-zero logits under the mask (no parameters to train)."""
+
+    def setup(self):
+        # One dummy parameter so that device placement and state handling behave as usual.
+        self._dummy = nn.Parameter(torch.zeros(1), requires_grad=False)
+
+    def _forward(self, batch, **kwargs):
+        _, mask = split_obs(batch[Columns.OBS])
+        logits = torch.zeros(mask.shape, dtype=torch.float32, device=mask.device)
+        return {Columns.ACTION_DIST_INPUTS: _apply_mask(logits, mask)}
+
+    _forward_train = _forward
+
+
+# ---------------------------------------------------------------------- league self-play
+def _stable_hash(*parts) -> int:
+    return zlib.crc32("/".join(str(p) for p in parts).encode())
+
+
+class LeagueMapping:
+    """Agent→module mapping for 2–4 seats (picklable, so env runners on other nodes can use it).
+
+    Per episode, seat ``crc32(episode.id_) % players`` plays ``main``; every other seat plays an
+    opponent drawn (deterministically from the episode id and seat) from ``opponents``. Agent ids
+    are ``kardinal_v0``'s ``player_<seat>``.
+    """
+
+    def __init__(self, players: int, opponents: Sequence[str] = (RANDOM,), main: str = MAIN):
+        if not opponents:
+            raise ValueError("LeagueMapping needs at least one opponent module id")
+        self.players = int(players)
+        self.opponents = tuple(opponents)
+        self.main = main
+
+    def main_seat(self, episode_id) -> int:
+        return _stable_hash(episode_id) % self.players
+
+    def __call__(self, agent_id, episode=None, **kwargs) -> str:
+        seat = int(str(agent_id).rsplit("_", 1)[-1])
+        eid = getattr(episode, "id_", None)
+        if seat == self.main_seat(eid):
+            return self.main
+        return self.opponents[_stable_hash(eid, seat) % len(self.opponents)]
+
+    def __repr__(self) -> str:
+        return f"LeagueMapping(players={self.players}, opponents={list(self.opponents)}, main={self.main!r})"
+
+
+class KardinalLeagueCallback(RLlibCallback):
+    """Win-rate logging and league growth (frozen snapshots of ``main``) for :class:`LeagueMapping`.
+
+    ``win_rate`` counts an episode as won when ``main``'s final reward is positive (it is among the
+    winners with ``reward="win_loss"``; it beat the best other score with ``reward="margin"``).
+    With ``players`` seats the chance level is about ``1 / players``. When the windowed win rate
+    exceeds ``win_rate_threshold`` (after at least ``min_episodes`` episodes since the last
+    snapshot), ``main`` is copied into a frozen module ``main_v<k>`` and the mapping's opponents
+    become all snapshots so far (plus ``"random"`` if ``keep_random``).
+    """
+
+    def __init__(self, players: int, win_rate_threshold: float = 0.6, min_episodes: int = 20, keep_random: bool = False):
+        super().__init__()
+        self.players = int(players)
+        self.win_rate_threshold = float(win_rate_threshold)
+        self.min_episodes = int(min_episodes)
+        self.keep_random = bool(keep_random)
+        self.snapshots: list[str] = []
+        self._episodes_since_snapshot = 0
+
+    def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
+        rewards = episode.get_rewards()
+        for agent_id in episode.agent_ids:
+            if episode.module_for(agent_id) != MAIN:
+                continue
+            r = rewards.get(agent_id)
+            if r is None or len(r) == 0:
+                continue
+            if metrics_logger is not None:
+                metrics_logger.log_value("win_rate", float(r[-1] > 0), reduce="mean", window=100)
+                metrics_logger.log_value("main_final_reward", float(r[-1]), reduce="mean", window=100)
+
+    def on_train_result(self, *, algorithm, result, metrics_logger=None, **kwargs) -> None:
+        env_results = result.get(ENV_RUNNER_RESULTS, {})
+        win_rate = env_results.get("win_rate")
+        self._episodes_since_snapshot += int(env_results.get("num_episodes", 0) or 0)
+        if (
+            win_rate is not None
+            and win_rate > self.win_rate_threshold
+            and self._episodes_since_snapshot >= self.min_episodes
+        ):
+            self.add_snapshot(algorithm)
+        result["league_size"] = len(self.snapshots) + 2  # main + random + snapshots
+        result["league"] = [MAIN, RANDOM, *self.snapshots]
+
+    def add_snapshot(self, algorithm) -> str:
+        """Freeze the current ``main`` as ``main_v<k>`` and make it an opponent; returns its id."""
+        module_id = f"{MAIN}_v{len(self.snapshots) + 1}"
+        main_module = algorithm.get_module(MAIN)
+        opponents = [*self.snapshots, module_id]
+        if self.keep_random:
+            opponents = [RANDOM, *opponents]
+        algorithm.add_module(
+            module_id=module_id,
+            module_spec=RLModuleSpec.from_module(main_module),
+            new_agent_to_module_mapping_fn=LeagueMapping(self.players, opponents),
+            new_should_module_be_updated=[MAIN],
+        )
+        algorithm.set_state({"learner_group": {"learner": {"rl_module": {module_id: main_module.get_state()}}}})
+        self.snapshots.append(module_id)
+        self._episodes_since_snapshot = 0
+        return module_id
+
+
+# ---------------------------------------------------------------------- config
+def kardinal_ppo_config(
+    players: int = 2,
+    window: int = 9,
+    env_config: dict | None = None,
+    league: bool = True,
+    win_rate_threshold: float = 0.6,
+    min_episodes: int = 20,
+    model_config: dict | None = None,
+    train_batch_size: int = 512,
+    minibatch_size: int = 128,
+    num_epochs: int = 2,
+    lr: float = 3e-4,
+    num_env_runners: int = 0,
+    num_envs_per_env_runner: int = 1,
+    seed: int | None = None,
+):
+    """A PPO config on the new API stack for self-play on ``kardinal_v0`` (registers the env).
+
+    ``league=True``: ``main`` against the league (:class:`LeagueMapping`, :class:`KardinalLeagueCallback`).
+    ``league=False``: every seat plays ``main`` (pure self-play with shared weights).
+    """
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    register_kardinal_env()
+    env_config = {"players": players, "window": window, **(env_config or {})}
+    model_config = {"channels": 32, "blocks": 3, "value_hidden": 64, **(model_config or {})}
+    main_spec = RLModuleSpec(module_class=KardinalMaskedRLModule, model_config=model_config)
+    config = (
+        PPOConfig()
+        # RLlib's env checker steps unmasked random actions, which kardinal_v0.env() punishes as
+        # illegal (TerminateIllegalWrapper prints a warning); the masked module never sends them.
+        .environment(ENV_NAME, env_config=env_config, disable_env_checking=True)
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=num_envs_per_env_runner,
+            rollout_fragment_length="auto",
+        )
+        .learners(num_learners=0)
+        .training(
+            train_batch_size_per_learner=train_batch_size,
+            minibatch_size=minibatch_size,
+            num_epochs=num_epochs,
+            lr=lr,
+        )
+        .debugging(seed=seed)
+    )
+    if league:
+        config = config.multi_agent(
+            policies={MAIN, RANDOM},
+            policy_mapping_fn=LeagueMapping(players, (RANDOM,)),
+            policies_to_train=[MAIN],
+        ).rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={MAIN: main_spec, RANDOM: RLModuleSpec(module_class=MaskedRandomRLModule)}
+            )
+        ).callbacks(
+            functools.partial(
+                KardinalLeagueCallback, players, win_rate_threshold=win_rate_threshold, min_episodes=min_episodes
+            )
+        )
+    else:
+        config = config.multi_agent(
+            policies={MAIN},
+            policy_mapping_fn=_all_main,
+            policies_to_train=[MAIN],
+        ).rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MAIN: main_spec}))
+    return config
+
+
+def _all_main(agent_id, episode=None, **kwargs) -> str:
+    return MAIN
+
+
+def legal_argmax(logits: np.ndarray, legal: Sequence[int]) -> int:
+    """The legal action with the largest logit (ties: the lowest action)."""
+    legal = np.asarray(legal, dtype=np.int64)
+    return int(legal[int(np.argmax(np.asarray(logits)[legal]))])
