@@ -29,7 +29,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .notation import BUILD, CARDINAL, CHIP, HOUSE, KEY_LIMIT, KEY_STRIDE, TOWER, YARD, format_move, parse_move, square_key
+from .notation import (
+    BUILD,
+    CARDINAL,
+    CHIP,
+    HOUSE,
+    KEY_LIMIT,
+    KEY_STRIDE,
+    TOWER,
+    YARD,
+    format_move,
+    parse_move,
+    square_key,
+)
 from .rules import Rules
 
 __all__ = ["ActionCodec", "colour_order", "seat_order", "DEFAULT_WINDOW", "BUILD_PLANES"]

@@ -300,7 +300,7 @@ class Game:
         environments and search. Anything else must use :meth:`play` or :meth:`play_code`."""
         self._apply(code)
 
-    def clone(self) -> "Game":
+    def clone(self) -> Game:
         """An independent copy (for search)."""
         g = Game.__new__(Game)
         g.rules = self.rules
@@ -340,7 +340,7 @@ class Game:
         return game_to_record(self)
 
     @classmethod
-    def from_record(cls, record: dict) -> "Game":
+    def from_record(cls, record: dict) -> Game:
         """Replay a ``kardinal-record/1`` dict; ``RecordError`` names the bad field or move index."""
         from .record import game_from_record
 
@@ -578,7 +578,6 @@ class Game:
         kind = code[0]
         if phase == _OVER:
             return "game over", "the game is over; no move is legal"
-        wanted = ("build", "chip", "cardinal")[phase]
         if kind != phase:
             hints = {
                 _BUILD_PHASE: "a build (H/T/Y)",

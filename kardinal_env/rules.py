@@ -118,7 +118,7 @@ class Rules:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict, where: str = "rules") -> "Rules":
+    def from_dict(cls, data: dict, where: str = "rules") -> Rules:
         """Inverse of :meth:`to_dict`; unknown or missing keys raise :class:`RulesError`."""
         if not isinstance(data, dict):
             raise RulesError(f"{where}: expected an object of rule options, got {type(data).__name__}")

@@ -66,7 +66,7 @@ def bench_engine(players: int, seconds: float, repeats: int, seed: int = 0) -> d
 def _aec_game(env, rng):
     env.reset()
     n = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         if term or trunc:
             env.step(None)
