@@ -7,7 +7,7 @@ Importing this package does not import torch or pygame.
 
 from .engine import Building, Game, IllegalMoveError
 from .notation import MalformedMoveError, format_move, parse_move
-from .record import RecordError
+from .errors import RecordError
 from .rules import PRESETS, Rules, RulesError
 
 __version__ = "0.1.0"

@@ -23,15 +23,12 @@ import json
 import sys
 
 from .engine import Game, IllegalMoveError
+from .errors import RecordError
 from .rules import Rules, RulesError
 
 __all__ = ["FORMAT", "RecordError", "game_to_record", "game_from_record", "load_record", "main"]
 
 FORMAT = "kardinal-record/1"
-
-
-class RecordError(ValueError):
-    """A malformed or inconsistent game record; the message says what and where."""
 
 
 def game_to_record(game: Game) -> dict:

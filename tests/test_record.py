@@ -166,7 +166,6 @@ def _cli(*args):
     return result
 
 
-@pytest.mark.xfail(strict=True, reason="kardinal_env/__init__.py imports .record, so runpy warns on `-m kardinal_env.record`")
 def test_cli_stderr_has_no_runpy_warning():
     result = subprocess.run(
         [sys.executable, "-m", "kardinal_env.record", "replay", str(GOLDEN_FILE)],
