@@ -6,8 +6,8 @@ Importing this package does not import torch or pygame.
 """
 
 from .engine import Building, Game, IllegalMoveError
-from .notation import MalformedMoveError, format_move, parse_move
 from .errors import RecordError
+from .notation import MalformedMoveError, format_move, parse_move
 from .rules import PRESETS, Rules, RulesError
 
 __version__ = "0.1.0"
