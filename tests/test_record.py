@@ -152,18 +152,10 @@ def test_load_record(tmp_path):
 
 # ---------------------------------------------------------------- command line
 
-RUNPY_WARNING = "<frozen runpy>:128: RuntimeWarning: 'kardinal_env.record' found in sys.modules"
-
-
 def _cli(*args):
-    result = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "kardinal_env.record", *args], capture_output=True, text=True, timeout=120,
     )
-    # kardinal_env/__init__.py imports kardinal_env.record, so `python -m kardinal_env.record` makes
-    # runpy warn on stderr before main() runs; see test_cli_stderr_has_no_runpy_warning.
-    lines = result.stderr.splitlines(keepends=True)
-    result.stderr = "".join(line for line in lines if not line.startswith(RUNPY_WARNING))
-    return result
 
 
 def test_cli_stderr_has_no_runpy_warning():
