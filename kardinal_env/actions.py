@@ -44,7 +44,7 @@ from .notation import (
 )
 from .rules import Rules
 
-__all__ = ["ActionCodec", "colour_order", "seat_order", "DEFAULT_WINDOW", "BUILD_PLANES"]
+__all__ = ["ActionCodec", "colour_order", "seat_order", "window_layout", "DEFAULT_WINDOW", "BUILD_PLANES"]
 
 #: Smallest window that holds every square any legal game can use (see kardinal_env.window).
 DEFAULT_WINDOW = 53
@@ -75,36 +75,47 @@ def seat_order(rules: Rules, seat: int) -> tuple[int, ...]:
     return tuple((seat + k) % n for k in range(n))
 
 
+def window_layout(rules: Rules, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """Square indexing of a ``window x window`` frame: ``(key -> square index or -1, square -> key)``.
+
+    Square ``(x, y)`` has index ``(W // 2 - y) * W + (x + W // 2)``. Raises ``ValueError`` for a
+    window that is not odd, or one that would lose squares of an unbounded game (only the lossless
+    default, or the rules' own window variant, are allowed).
+    """
+    if isinstance(window, bool) or not isinstance(window, int) or window % 2 == 0 or window < 3:
+        raise ValueError(f"window must be an odd integer >= 3, got {window!r}")
+    if rules.window is None and window != DEFAULT_WINDOW:
+        raise ValueError(
+            f"window {window} with an unbounded rule set would lose squares; use window={DEFAULT_WINDOW} "
+            f"or Rules(window={window}) (the window variant)"
+        )
+    if rules.window is not None and rules.window != window:
+        raise ValueError(f"window {window} differs from the rules' window {rules.window}")
+    half = window // 2
+    key_to_square = np.full(KEY_LIMIT, -1, dtype=np.int64)
+    square_to_key = np.empty(window * window, dtype=np.int64)
+    for x in range(-half, half + 1):
+        for y in range(-half, half + 1):
+            idx = (half - y) * window + (x + half)
+            key = square_key(x, y)
+            key_to_square[key] = idx
+            square_to_key[idx] = key
+    return key_to_square, square_to_key
+
+
 class ActionCodec:
     """Maps between engine move codes / notation and action integers for one window and rule set."""
 
     def __init__(self, rules: Rules, window: int = DEFAULT_WINDOW):
-        if window % 2 == 0 or window < 3:
-            raise ValueError(f"window must be an odd integer >= 3, got {window!r}")
-        if rules.window is None and window != DEFAULT_WINDOW:
-            raise ValueError(
-                f"window {window} with an unbounded rule set would lose squares; use window={DEFAULT_WINDOW} "
-                f"or Rules(window={window}) (the window variant)"
-            )
-        if rules.window is not None and rules.window != window:
-            raise ValueError(f"window {window} differs from the rules' window {rules.window}")
+        key_to_square, square_to_key = window_layout(rules, window)
         self.rules = rules
         self.window = window
-        self.half = half = window // 2
+        self.half = window // 2
         self.num_squares = n = window * window
         self.cardinal_offset = BUILD_PLANES * n
         self.chip_offset = (BUILD_PLANES + 1) * n
         self.keep_action = self.chip_offset + 4
         self.num_actions = self.keep_action + 1
-        # key -> square index (-1 outside the window), and back.
-        key_to_square = np.full(KEY_LIMIT, -1, dtype=np.int64)
-        square_to_key = np.empty(n, dtype=np.int64)
-        for x in range(-half, half + 1):
-            for y in range(-half, half + 1):
-                idx = (half - y) * window + (x + half)
-                key = square_key(x, y)
-                key_to_square[key] = idx
-                square_to_key[idx] = key
         self.key_to_square = key_to_square
         self.square_to_key = square_to_key
         self._k2s = key_to_square.tolist()  # list indexing is faster than numpy for scalars

@@ -50,9 +50,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .actions import DEFAULT_WINDOW, colour_order
+from .actions import DEFAULT_WINDOW, colour_order, window_layout
 from .engine import Game
-from .notation import KEY_LIMIT, square_key
 from .rules import Rules
 
 __all__ = ["ObservationEncoder", "NUM_CHANNELS", "SPATIAL_CHANNELS", "CHANNEL_NAMES"]
@@ -92,23 +91,13 @@ class ObservationEncoder:
     """
 
     def __init__(self, rules: Rules, window: int = DEFAULT_WINDOW):
-        if rules.window is None and window != DEFAULT_WINDOW:
-            raise ValueError(
-                f"window {window} with an unbounded rule set would lose squares; use window={DEFAULT_WINDOW} "
-                f"or Rules(window={window}) (the window variant)"
-            )
-        if rules.window is not None and rules.window != window:
-            raise ValueError(f"window {window} differs from the rules' window {rules.window}")
+        key_to_square, _ = window_layout(rules, window)
         self.rules = rules
         self.window = window
-        self.half = half = window // 2
+        self.half = window // 2
         self.shape = (NUM_CHANNELS, window, window)
         n = window * window
         self._plane = n
-        key_to_square = np.full(KEY_LIMIT, -1, dtype=np.int64)
-        for x in range(-half, half + 1):
-            for y in range(-half, half + 1):
-                key_to_square[square_key(x, y)] = (half - y) * window + (x + half)
         self._k2s = key_to_square.tolist()
         players = rules.players
         orders = [colour_order(rules, s) for s in range(players)]
