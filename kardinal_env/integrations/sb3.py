@@ -1,0 +1,271 @@
+"""Stable-Baselines3 / sb3-contrib ``MaskablePPO`` for Kardinal.
+
+Imports gymnasium, torch, stable_baselines3 and sb3_contrib; install with
+``pip install "kardinal-env[sb3]"``. Nothing else in ``kardinal_env`` imports this module.
+
+Two ways to train a ``MaskablePPO`` model:
+
+1. **Against fixed bots** — ``kardinal/KardinalVsBots-v0`` (the learner plays one seat, the others
+   are ``agents/`` baselines or ``"random"``) through sb3-contrib's ``ActionMasker``:
+   :func:`make_vs_bots_env`.
+2. **Self-play** — :class:`KardinalSelfPlayEnv`: every episode the learner takes a seat (random
+   by default, so it plays every seat) and each other seat is played by an opponent drawn from a
+   pool: ``"random"``, ``"self"`` (the live policy being trained) and frozen snapshots of it,
+   which :class:`SelfPlayCallback` adds while training. :func:`make_self_play_env` builds it.
+
+**Whose reward.** Every transition SB3 sees is a decision of the learner's seat, and its reward is
+that seat's reward (terminal ±1 by default, plus ``chip_shaping`` per chip that seat takes,
+including the final reward when an opponent's move ends the game). The opponents' moves happen
+inside ``step``. This is the fix for PettingZoo issue #1147 (the SB3 tutorial once trained on the
+opponent's reward) taken one step further: the tutorial's wrapper hands SB3 the seats' decisions
+interleaved in one trajectory, so GAE bootstraps a seat's value from the *opponent's* next state;
+here each trajectory belongs to one seat, so returns and advantages stay that seat's.
+
+Observation: the ``(72, W, W)`` uint8 board (``"observation"`` of ``kardinal_v0``); the mask is
+not part of the observation but comes from ``action_masks()`` (bool), where ``MaskablePPO`` looks
+for it. ``MlpPolicy`` flattens the board (fine for small windows such as ``window=9``); for large
+windows pass ``policy_kwargs=dict(features_extractor_class=KardinalCNN)`` (a small CNN that scales
+counts by 1/12).
+
+Playing a trained model: :class:`SB3Agent` (``select_move(game) -> str``, the ``agents`` protocol)
+from ``SB3Agent.load("model.zip")`` or ``SB3Agent.from_model(model)``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+
+import gymnasium as gym
+import numpy as np
+import torch
+from gymnasium import spaces
+from sb3_contrib.common.wrappers import ActionMasker
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from ..single_agent import KardinalVsBots
+from .common import GameFeaturizer
+
+__all__ = [
+    "KardinalCNN",
+    "KardinalSelfPlayEnv",
+    "ObservationOnly",
+    "SB3Agent",
+    "SelfPlayCallback",
+    "mask_fn",
+    "make_self_play_env",
+    "make_vs_bots_env",
+]
+
+OBS_SCALE = 1.0 / 12.0
+
+
+# ---------------------------------------------------------------------- wrappers and helpers
+class ObservationOnly(gym.ObservationWrapper):
+    """Dict(observation, action_mask) → the ``observation`` Box (the mask stays reachable via ``action_masks()``)."""
+
+    def __init__(self, env: gym.Env):
+        super().__init__(env)
+        self.observation_space = env.observation_space["observation"]
+
+    def observation(self, observation):
+        return observation["observation"]
+
+
+def mask_fn(env: gym.Env) -> np.ndarray:
+    """``ActionMasker`` mask function: the learner's legal actions as bool."""
+    return env.unwrapped.action_masks()
+
+
+def make_vs_bots_env(players: int = 2, window: int = 9, opponents="random", learner_seat="random", **env_kwargs) -> gym.Env:
+    """``ActionMasker(ObservationOnly(gym.make("kardinal/KardinalVsBots-v0", ...)), mask_fn)``."""
+    env = gym.make(
+        "kardinal/KardinalVsBots-v0", players=players, window=window, opponents=opponents,
+        learner_seat=learner_seat, **env_kwargs,
+    )
+    return ActionMasker(ObservationOnly(env), mask_fn)
+
+
+# ---------------------------------------------------------------------- playing a policy
+class SB3Agent:
+    """A (maskable) SB3 policy as an agent: ``select_move(game) -> str`` (``agents.base`` protocol).
+
+    ``greedy=True`` plays the most probable legal action; otherwise it samples (torch's generator,
+    seeded with ``seed`` when given). The observation is built for the game's window
+    (``Rules.window``; 53 for the unbounded game), which must be the window the policy was
+    trained on, since SB3 policies have fixed input shapes.
+    """
+
+    def __init__(self, policy, greedy: bool = False, name: str = "sb3", seed: int | None = None):
+        self.policy = policy
+        self.greedy = bool(greedy)
+        self.name = name
+        self.featurizer = GameFeaturizer()
+        self._gen = None
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.seed = seed
+        if seed is not None:
+            self._gen = torch.Generator().manual_seed(int(seed))
+
+    @classmethod
+    def from_model(cls, model, frozen: bool = True, **kw) -> SB3Agent:
+        """An agent for ``model.policy`` (a deep copy on the CPU if ``frozen``, else the live policy)."""
+        policy = model.policy
+        if frozen:
+            policy = copy.deepcopy(policy).to("cpu")
+            policy.set_training_mode(False)
+        return cls(policy, **kw)
+
+    @classmethod
+    def load(cls, path, **kw) -> SB3Agent:
+        """An agent for a saved ``MaskablePPO`` model (``model.save(path)``)."""
+        from sb3_contrib import MaskablePPO
+
+        return cls(MaskablePPO.load(path, device="cpu").policy, name=kw.pop("name", f"sb3:{path}"), **kw)
+
+    def select_move(self, game) -> str:
+        if game.is_over:
+            raise ValueError("no legal move: the game is over")
+        obs = self.featurizer.observation(game)
+        expected = self.policy.observation_space.shape
+        if obs.shape != expected:
+            raise ValueError(f"{self.name}: the policy expects observations {expected}, the game gives {obs.shape}")
+        mask = self.featurizer.action_mask(game).astype(bool)
+        policy = self.policy
+        with torch.no_grad():
+            obs_t, _ = policy.obs_to_tensor(obs)
+            dist = policy.get_distribution(obs_t, action_masks=mask[None])
+            if self.greedy:
+                action = int(dist.mode()[0])
+            else:
+                probs = dist.distribution.probs[0]
+                action = int(torch.multinomial(probs.cpu(), 1, generator=self._gen)[0])
+        return self.featurizer.decode(game, action)
+
+
+# ---------------------------------------------------------------------- self-play env
+class KardinalSelfPlayEnv(KardinalVsBots):
+    """Self-play as a single-agent env: the learner's seat against opponents drawn from a pool.
+
+    ``pool`` entries: ``"random"`` (uniform legal moves from the env's generator), ``"self"`` (the
+    live policy set with :meth:`set_live_policy`; random until then) or any agent with
+    ``select_move(game)`` / callable ``game -> str`` (e.g. a frozen :class:`SB3Agent`).
+    At each reset every other seat draws one entry (uniformly, from the env's seeded generator);
+    ``learner_seat`` defaults to ``"random"``. Other keyword arguments go to ``kardinal_v0.raw_env``.
+    The observation is the board only; the mask comes from ``action_masks()``.
+    """
+
+    def __init__(self, pool: Sequence = ("random",), learner_seat="random", max_pool: int | None = None, **env_kwargs):
+        self._pool = list(pool)
+        if not self._pool:
+            raise ValueError("pool must not be empty")
+        self.max_pool = max_pool
+        self._live = None
+        self._drawn: dict[int, object] = {}
+        players = int(env_kwargs.get("players", 4))
+        super().__init__(learner_seat=learner_seat, opponents=[self._seat_policy(k) for k in range(players - 1)], **env_kwargs)
+        self.observation_space = self.aec.observation_space(self.aec.possible_agents[0])["observation"]
+
+    # -- pool management (call through VecEnv.env_method)
+    @property
+    def pool(self) -> list:
+        return list(self._pool)
+
+    def add_opponent(self, opponent) -> int:
+        """Add an opponent; with ``max_pool`` the oldest non-string entry is dropped. Returns the pool size."""
+        self._pool.append(opponent)
+        if self.max_pool is not None:
+            while len(self._pool) > self.max_pool:
+                old = next((i for i, p in enumerate(self._pool) if not isinstance(p, str)), None)
+                if old is None:
+                    break
+                del self._pool[old]
+        return len(self._pool)
+
+    def set_live_policy(self, policy) -> None:
+        """The policy that ``"self"`` entries play (an ``SB3Agent`` or SB3 policy)."""
+        self._live = policy if (policy is None or hasattr(policy, "select_move")) else SB3Agent(policy)
+
+    # -- internals
+    def _seat_policy(self, index: int):
+        def play(game) -> str:
+            choice = self._drawn.get(index)
+            if choice is None:
+                choice = self._drawn[index] = self._pool[int(self.np_random.integers(len(self._pool)))]
+            if choice == "self":
+                choice = self._live if self._live is not None else "random"
+            if isinstance(choice, str):
+                if choice != "random":
+                    raise ValueError(f"unknown pool entry {choice!r}")
+                moves = game.legal_moves()
+                return moves[int(self.np_random.integers(len(moves)))]
+            if hasattr(choice, "select_move"):
+                return choice.select_move(game)
+            return choice(game)
+
+        return play
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self._drawn = {}
+        obs, info = super().reset(seed=seed, options=options)
+        return obs["observation"], info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = super().step(action)
+        return obs["observation"], reward, terminated, truncated, info
+
+
+def make_self_play_env(players: int = 2, window: int = 9, pool: Sequence = ("random", "self"), **kw) -> KardinalSelfPlayEnv:
+    """A :class:`KardinalSelfPlayEnv` (it has ``action_masks()`` itself, so no ``ActionMasker`` is needed)."""
+    return KardinalSelfPlayEnv(pool=pool, players=players, window=window, **kw)
+
+
+class SelfPlayCallback(BaseCallback):
+    """Keeps the self-play opponents current while ``MaskablePPO.learn`` runs.
+
+    At the start it points every env's ``"self"`` entries at the live policy (in-process vector
+    envs only: with ``SubprocVecEnv`` each worker gets a copy, i.e. a snapshot). Every
+    ``snapshot_every`` env steps (summed over envs) it adds a frozen copy of the policy to each
+    env's pool (the env's ``max_pool`` bounds the pool).
+    """
+
+    def __init__(self, snapshot_every: int = 10_000, verbose: int = 0):
+        super().__init__(verbose)
+        self.snapshot_every = int(snapshot_every)
+        self._next = self.snapshot_every
+        self.snapshots = 0
+
+    def _on_training_start(self) -> None:
+        self.training_env.env_method("set_live_policy", SB3Agent(self.model.policy, greedy=False, name="self"))
+
+    def _on_step(self) -> bool:
+        if self.snapshot_every > 0 and self.num_timesteps >= self._next:
+            self._next += self.snapshot_every
+            self.snapshots += 1
+            agent = SB3Agent.from_model(self.model, frozen=True, name=f"snapshot_{self.snapshots}")
+            self.training_env.env_method("add_opponent", agent)
+            if self.verbose:
+                print(f"self-play: snapshot {self.snapshots} at {self.num_timesteps} steps")
+        return True
+
+
+# ---------------------------------------------------------------------- features extractor
+class KardinalCNN(BaseFeaturesExtractor):
+    """Conv trunk on the ``(72, W, W)`` board, mean- and max-pooled: ``features_dim = 2 * channels``."""
+
+    def __init__(self, observation_space: spaces.Box, channels: int = 32, blocks: int = 3):
+        super().__init__(observation_space, features_dim=2 * channels)
+        layers: list[nn.Module] = []
+        c = observation_space.shape[0]
+        for _ in range(blocks):
+            layers += [nn.Conv2d(c, channels, 3, padding=1), nn.ReLU()]
+            c = channels
+        self.trunk = nn.Sequential(*layers)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        x = self.trunk(observations.float() * OBS_SCALE)
+        return torch.cat([x.mean(dim=(-2, -1)), x.amax(dim=(-2, -1))], dim=-1)

@@ -1,0 +1,296 @@
+"""Third-party RL libraries on kardinal_v0: SB3/sb3-contrib, TorchRL, Tianshou and Ray RLlib.
+
+Each library gets one tiny-budget training test marked ``integration`` (``pytest -m integration``
+runs exactly those). They need the extras (``pip install -e ".[integrations]"``); where a library
+is missing the test is skipped with ``importorskip``. CI installs every extra, so there they run.
+All use 2 players and a 9×9 window to stay fast on two CPU cores.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kardinal_env import Game, Rules, kardinal_v0
+
+ROOT = Path(__file__).resolve().parent.parent
+W = 9  # small window: observation (72, 9, 9), 17 * 81 + 5 = 1382 actions
+THIRD_PARTY = ("torch", "ray", "stable_baselines3", "sb3_contrib", "torchrl", "tensordict", "tianshou")
+
+
+def _play_full_game(agent, rules: Rules, agent_seat: int = 0, seed: int = 0) -> Game:
+    """Play ``agent`` in ``agent_seat`` against random moves; every move is checked by the engine."""
+    from agents.random_agent import RandomAgent
+
+    game = Game(rules)
+    other = RandomAgent(seed=seed)
+    while not game.is_over:
+        mover = agent if game.current_player == agent_seat else other
+        move = mover.select_move(game)
+        assert move in game.legal_moves()
+        game.play(move)
+    return game
+
+
+def test_importing_kardinal_env_imports_no_rl_library():
+    """The integrations are opt-in: the package, the env and the gym view import none of the libraries."""
+    code = (
+        "import sys, kardinal_env, kardinal_env.kardinal_v0, kardinal_env.single_agent, kardinal_env.integrations, "
+        "kardinal_env.integrations.common\n"
+        f"bad = sorted(m for m in {THIRD_PARTY!r} if m in sys.modules)\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+# ---------------------------------------------------------------------- Stable-Baselines3
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+def test_sb3_maskable_ppo_self_play_and_vs_bots(tmp_path):
+    pytest.importorskip("stable_baselines3")
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from kardinal_env.integrations.sb3 import (
+        KardinalCNN,
+        SB3Agent,
+        SelfPlayCallback,
+        make_self_play_env,
+        make_vs_bots_env,
+    )
+
+    # The self-play wrapper: every transition is the learner seat's decision and its own reward.
+    env = make_self_play_env(players=2, window=W, pool=("random",))
+    for episode in range(3):
+        obs, info = env.reset(seed=episode)
+        assert obs.shape == (72, W, W)
+        seat, total, done = info["learner_seat"], 0.0, False
+        while not done:
+            mask = env.action_masks()
+            assert mask.any() and env.aec.game.current_player == seat
+            obs, reward, done, _, info = env.step(int(np.flatnonzero(mask)[episode % mask.sum()]))
+            total += reward
+        assert total == (1.0 if seat in info["winners"] else -1.0)  # terminal ±1 of the learner's seat
+
+    env = make_self_play_env(players=2, window=W, pool=("random", "self"), max_pool=4)
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    callback = SelfPlayCallback(snapshot_every=128)
+    model.learn(total_timesteps=384, callback=callback)
+    assert model.num_timesteps >= 384
+    assert callback.snapshots >= 2 and len(env.pool) == 4  # "random", "self" + the 2 newest snapshots
+
+    # The other documented path: KardinalVsBots-v0 through ActionMasker (here with the CNN extractor).
+    from agents.greedy import GreedyAgent
+
+    vs_env = make_vs_bots_env(players=2, window=W, opponents=GreedyAgent(seed=0))
+    model2 = MaskablePPO(
+        "MlpPolicy", vs_env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu",
+        policy_kwargs=dict(features_extractor_class=KardinalCNN, features_extractor_kwargs=dict(channels=8, blocks=2)),
+    )
+    model2.learn(total_timesteps=256)
+    obs, _ = vs_env.reset(seed=1)
+    mask = vs_env.action_masks()
+    action, _ = model2.predict(obs, action_masks=mask, deterministic=True)
+    assert mask[int(action)]
+
+    path = tmp_path / "maskable_ppo.zip"
+    model2.save(path)
+    agent = SB3Agent.load(path, greedy=True)
+    game = _play_full_game(agent, Rules(players=2, window=W))
+    assert game.is_over and game.winners()
+
+
+# ---------------------------------------------------------------------- TorchRL
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+def test_torchrl_pettingzoo_wrapper_collector_and_ppo_loss():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("tensordict")
+    pytest.importorskip("torchrl")
+    from tensordict.nn import TensorDictModule
+    from torch import nn
+    from torchrl.collectors import Collector
+    from torchrl.envs import PettingZooWrapper
+    from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
+    from torchrl.objectives import ClipPPOLoss
+    from torchrl.objectives.value import GAE
+
+    agents = ["player_0", "player_1"]
+    env = PettingZooWrapper(
+        env=kardinal_v0.env(players=2, window=W), use_mask=True, group_map={"players": agents},
+        categorical_actions=True, seed=0,
+    )
+    obs_key, mask_key = ("players", "observation", "observation"), ("players", "action_mask")
+    n_actions = env.full_action_spec["players", "action"].space.n
+    assert n_actions == 17 * W * W + 5
+
+    # Reset and step with masked random actions. ("players", "mask") marks the acting seat; TorchRL
+    # gives the waiting seat an all-True action mask (its action is ignored in AEC envs).
+    td = env.reset()
+    assert td[obs_key].shape == (2, 72, W, W)
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(10):
+        acting = td["players", "mask"]
+        assert acting.sum() == 1
+        seat = int(acting.nonzero())
+        mask = td[mask_key]
+        assert 0 < mask[seat].sum() < n_actions and mask[1 - seat].all()
+        legal = mask[seat].nonzero().squeeze(-1)
+        action = torch.zeros(2, dtype=torch.long)
+        action[seat] = legal[torch.randint(len(legal), (), generator=gen)]
+        td["players", "action"] = action
+        td = env.step(td)["next"]
+
+    class Net(nn.Module):
+        def __init__(self, out: int):
+            super().__init__()
+            self.body = nn.Sequential(nn.Flatten(-3), nn.Linear(72 * W * W, 32), nn.Tanh(), nn.Linear(32, out))
+
+        def forward(self, obs):
+            return self.body(obs.float() / 12)
+
+    actor = ProbabilisticActor(
+        TensorDictModule(Net(n_actions), in_keys=[obs_key], out_keys=[("players", "logits")]),
+        in_keys={"logits": ("players", "logits"), "mask": mask_key},
+        out_keys=[("players", "action")],
+        distribution_class=MaskedCategorical,
+        return_log_prob=True,
+        log_prob_key=("players", "action_log_prob"),
+    )
+    critic = ValueOperator(Net(1), in_keys=[obs_key], out_keys=[("players", "state_value")])
+    collector = Collector(env, actor, frames_per_batch=64, total_frames=64)
+    data = next(iter(collector))
+    collector.shutdown()
+    assert data.batch_size == (64,)
+    acting = data["players", "mask"]  # (64, 2): which seat acted at each step
+    assert (acting.sum(-1) == 1).all()
+    chosen = data["players", "action"][acting]
+    assert data["players", "action_mask"][acting].gather(-1, chosen[:, None]).all()  # only legal moves
+
+    keys = dict(
+        reward=("players", "reward"), done=("players", "done"), terminated=("players", "terminated"),
+        value=("players", "state_value"), advantage=("players", "advantage"),
+        value_target=("players", "value_target"),
+    )
+    gae = GAE(gamma=0.99, lmbda=0.95, value_network=critic)
+    gae.set_keys(**keys)
+    loss = ClipPPOLoss(actor, critic)
+    loss.set_keys(action=("players", "action"), sample_log_prob=("players", "action_log_prob"), **keys)
+    with torch.no_grad():
+        gae(data)
+    out = loss(data)
+    total = out["loss_objective"] + out["loss_critic"] + out["loss_entropy"]
+    assert torch.isfinite(total)
+    total.backward()
+    grads = [p.grad for p in actor.parameters() if p.grad is not None]
+    assert grads and all(torch.isfinite(g).all() for g in grads)
+
+
+# ---------------------------------------------------------------------- Tianshou
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+def test_tianshou_pettingzoo_env_marl_collect_and_update():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("tianshou")
+    from tianshou.algorithm import DQN
+    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+    from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
+    from tianshou.algorithm.optim import AdamOptimizerFactory
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+    from tianshou.utils.torch_utils import policy_within_training_step
+    from torch import nn
+
+    def make():
+        return PettingZooEnv(kardinal_v0.env(players=2, window=W))
+
+    env = make()
+    assert env.agents == ["player_0", "player_1"]
+    obs, _ = env.reset()
+    assert obs["agent_id"] == "player_0" and obs["obs"].shape == (72, W, W) and any(obs["mask"])
+
+    class QNet(nn.Module):
+        def __init__(self, n: int):
+            super().__init__()
+            self.body = nn.Sequential(nn.Flatten(), nn.Linear(72 * W * W, 32), nn.ReLU(), nn.Linear(32, n))
+
+        def forward(self, obs, state=None, info=None):
+            return self.body(torch.as_tensor(np.asarray(obs), dtype=torch.float32) / 12), state
+
+    qnet = QNet(env.action_space.n)
+    dqn = DQN(
+        policy=DiscreteQLearningPolicy(
+            model=qnet, action_space=env.action_space, observation_space=env.observation_space["observation"],
+            eps_training=0.1,
+        ),
+        optim=AdamOptimizerFactory(lr=1e-3),
+        gamma=0.9,
+        target_update_freq=10,
+    )
+    # player_0 learns with DQN, player_1 plays uniformly random legal moves.
+    algo = MultiAgentOffPolicyAlgorithm(
+        algorithms=[dqn, MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space)], env=env
+    )
+    envs = DummyVectorEnv([make, make])
+    buffer = VectorReplayBuffer(1000, len(envs))
+    collector = Collector(algo, envs, buffer, exploration_noise=True)
+    collector.reset()
+    result = collector.collect(n_step=128)
+    assert result.n_collected_steps >= 128 and len(buffer) >= 128
+    # Every stored action was legal for the seat that made it (the env would have ended the game otherwise).
+    stored = buffer[buffer.sample_indices(0)]
+    masks = np.asarray(stored.obs.mask, dtype=bool)
+    assert masks[np.arange(len(stored.act)), np.asarray(stored.act, dtype=np.int64)].all()
+    before = [p.detach().clone() for p in qnet.parameters()]
+    with policy_within_training_step(algo.policy):
+        algo.update(sample_size=32, buffer=buffer)
+    assert any(not torch.equal(a, b) for a, b in zip(before, qnet.parameters()))
+
+
+# ---------------------------------------------------------------------- Ray RLlib
+@pytest.mark.integration
+@pytest.mark.timeout(400)
+def test_rllib_league_self_play_checkpoint_plays_via_rllib_agent(tmp_path, monkeypatch):
+    pytest.importorskip("ray.rllib")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import train_rllib
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    from agents.rllib_agent import RLlibAgent
+
+    out = tmp_path / "rllib"
+    # One iteration on a local Ray; threshold -1 so the league takes its first frozen snapshot.
+    rc = train_rllib.main([
+        "--players", "2", "--window", str(W), "--iterations", "1", "--train-batch-size", "256",
+        "--minibatch-size", "128", "--num-epochs", "1", "--channels", "8", "--blocks", "2",
+        "--win-rate-threshold", "-1", "--min-episodes", "0", "--object-store-mb", "128", "--out", str(out),
+    ])
+    assert rc == 0
+    progress = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines()]
+    assert progress[-1]["env_steps"] >= 256 and progress[-1]["league_size"] == 3
+    checkpoint = out / "checkpoint"
+    assert (checkpoint / "learner_group" / "learner" / "rl_module" / "main_v1").is_dir()
+
+    agent = RLlibAgent.from_checkpoint(checkpoint)
+    assert agent.window == W
+    for seat in (0, 1):
+        game = _play_full_game(agent, Rules(players=2, window=W), agent_seat=seat, seed=seat)
+        assert game.winners()
+    # The module is fully convolutional: it also plays the unbounded game of scripts/evaluate.py.
+    game = _play_full_game(agent, Rules(players=2), seed=5)
+    assert game.is_over
+
+    # The module's masked logits: every legal action finite, every illegal one at FLOAT_MIN.
+    from kardinal_env.integrations.common import GameFeaturizer
+
+    game = Game(Rules(players=2, window=W))
+    logits = agent.action_logits(game)
+    mask = GameFeaturizer().action_mask(game).astype(bool)
+    assert np.isfinite(logits).all() and logits[mask].min() > -1e30 and (logits[~mask] < -1e30).all()
