@@ -2,8 +2,8 @@
 
 **Input.** The ``(72, W, W)`` uint8 observation of :mod:`kardinal_env.observation`. Channels 0-16 are
 spatial (0/1 per square); channels 17-71 are constant planes (raw counts). The network takes them as
-two tensors: ``spatial`` ``(B, 17, h, w)`` and ``scalars`` ``(B, 55)`` (both divided by
-:data:`SCALE` = 12), plus ``valid`` ``(B, h, w)`` (1 on squares of the crop, 0 on batch padding).
+two tensors: ``spatial`` ``(B, 17, h, w)`` and ``scalars`` ``(B, 55)`` (raw; the network divides
+the counts by :data:`SCALE` = 12), plus ``valid`` ``(B, h, w)`` (1 on squares of the crop, 0 on batch padding).
 
 **Crop.** Every legal action of a decision lies in the bounding box of the sites plus one square of
 margin (builds and the cardinal stand on sites; a yard's anchor, its lower-left square, may be the
@@ -18,7 +18,9 @@ padded (zeros, ``valid = 0``) to the batch's largest crop. The action mask is cr
 maps a crop action back to the full action index and :func:`scatter_logits` writes crop logits into
 a full-size logit vector (everything outside the crop gets the masked value).
 
-**Architecture.** Stem: ``conv3x3(17 -> C)`` plus ``Linear(55 -> C)`` broadcast over the squares (the
+**Architecture.** Input: the 17 spatial planes as they are (0/1) plus 7 fixed 4-neighbour sums (how
+many squares of colour slot 0..3, of houses, towers and yards a new edifice on that square would
+touch); the constant planes divided by 12. Stem: ``conv3x3(24 -> C)`` plus ``Linear(55 -> C)`` broadcast over the squares (the
 constant planes enter as a per-channel bias, so zero padding never corrupts them). Then ``blocks``
 residual blocks (two 3x3 convolutions; each block also adds a linear map of the globally pooled
 features — mean and max over the valid squares — as a channel bias, so global information such as
@@ -61,6 +63,7 @@ SCALARS = 55  # observation channels 17..71 (constant planes)
 PLANES = 17  # policy planes per square: 16 build planes + the cardinal
 NON_SPATIAL = 5  # 4 chips + keep the cardinal
 SCALE = 12.0
+TOUCH_FEATURES = 7
 MASK_VALUE = -1e8
 SITES_CHANNEL = 15
 
@@ -240,7 +243,17 @@ class KardinalNet(nn.Module):
     def __init__(self, channels: int = 32, blocks: int = 3, hidden: int = 64):
         super().__init__()
         self.config = {"channels": channels, "blocks": blocks, "hidden": hidden}
-        self.stem = nn.Conv2d(SPATIAL, channels, 3, padding=1)
+        self.stem = nn.Conv2d(SPATIAL + TOUCH_FEATURES, channels, 3, padding=1)
+        # Fixed (not learned) 4-neighbour sums: how many squares of each colour slot / shape a new
+        # edifice on a square would touch -- what scoring and rules II-V are about.
+        groups = torch.zeros(TOUCH_FEATURES, SPATIAL)
+        for j in range(4):
+            groups[j, [2 + j, 6 + j, 10 + j]] = 1.0  # colour slot j: house, tower, yard
+        groups[4, [0, 2, 3, 4, 5]] = 1.0  # houses (nave included)
+        groups[5, [1, 6, 7, 8, 9]] = 1.0  # towers (clock tower included)
+        groups[6, [10, 11, 12, 13]] = 1.0  # yards
+        cross = torch.tensor([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+        self.register_buffer("touch_kernel", groups[:, :, None, None] * cross, persistent=False)
         self.stem_scalars = nn.Linear(SCALARS, channels)
         self.blocks = nn.ModuleList(_Block(channels) for _ in range(blocks))
         self.policy_conv = nn.Conv2d(channels, PLANES, 1)
@@ -252,11 +265,14 @@ class KardinalNet(nn.Module):
         nn.init.normal_(self.policy_global.weight, std=0.01)
         nn.init.zeros_(self.policy_global.bias)
 
+    def _touch_features(self, spatial: torch.Tensor) -> torch.Tensor:
+        return F.conv2d(spatial, self.touch_kernel, padding=1)
+
     def forward(self, spatial: torch.Tensor, scalars: torch.Tensor, valid: torch.Tensor):
         """``spatial (B,17,H,W)`` and ``scalars (B,55)`` raw counts (float); ``valid (B,H,W)``.
         Returns ``logits (B, 17*H*W + 5)`` in the padded crop layout and ``value (B,)``."""
-        spatial = spatial / SCALE
-        scalars = scalars / SCALE
+        scalars = scalars / SCALE  # raw counts; the spatial planes are already 0/1
+        spatial = torch.cat([spatial, self._touch_features(spatial)], dim=1)
         v = valid[:, None]
         count = valid.sum(dim=(1, 2))[:, None].clamp_min(1.0)
         x = F.relu((self.stem(spatial) + self.stem_scalars(scalars)[:, :, None, None]) * v)

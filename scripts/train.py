@@ -66,7 +66,7 @@ import yaml
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from agents.greedy import greedy_code  # noqa: E402
-from agents.network import MaskedCategorical, KardinalNet, collate, crop_to_padded  # noqa: E402
+from agents.network import MaskedCategorical, KardinalNet, collate, crop_to_padded, full_to_crop  # noqa: E402
 from agents.ppo_agent import policy_step, prepare  # noqa: E402
 from kardinal_env.actions import ActionCodec  # noqa: E402
 from kardinal_env.engine import Game  # noqa: E402
@@ -102,6 +102,11 @@ class Args:
     random_share: float = 0.0
     pool_size: int = 5
     snapshot_interval: int = 10
+    # optional warm start: imitate the greedy baseline before PPO (0 games: off)
+    bc_games: int = 0
+    bc_epsilon: float = 0.1  # share of random moves in the imitation games (more varied positions)
+    bc_epochs: int = 2
+    bc_learning_rate: float = 1e-3
     # PPO
     learning_rate: float = 5e-4
     anneal_lr: bool = True
@@ -323,6 +328,84 @@ def evaluate(net, rules, encoder, codec, opponent: str, games: int, seed: int, m
     return score / games
 
 
+def warm_start(net, args, rules, encoder, codec, rng_py, rng, log=print) -> dict:
+    """Behaviour cloning of the greedy baseline (policy: cross-entropy on its moves; value: the
+    discounted per-seat return of those games with the training rewards). Returns statistics."""
+    data = {"spatial": [], "scalars": [], "mask": [], "action": [], "ret": []}
+    t0 = time.time()
+    for _ in range(args.bc_games):
+        game = Game(rules)
+        seq = []  # (buffer index, seat, reward)
+        rewards = {}
+        while not game.is_over:
+            seat = game.current_player
+            codes = game.legal_move_codes()
+            if rng_py.random() < args.bc_epsilon:
+                code = codes[rng_py.randrange(len(codes))]
+                d = None
+            else:
+                code = greedy_code(game, rng_py)
+                d = prepare(game, encoder, codec, args.crop_margin) if len(codes) > 1 else None
+            before = projected_margins(game, rules)[seat] if args.score_shaping else 0.0
+            chips = sum(game._held[seat])
+            game.apply_legal_code(code)
+            r = 0.0
+            if args.score_shaping:
+                r += args.score_shaping * (projected_margins(game, rules)[seat] - before)
+            if args.chip_shaping and not game.is_over:
+                r += args.chip_shaping * (sum(game._held[seat]) - chips)
+            if d is not None:
+                i = len(data["action"])
+                data["spatial"].append(d.spatial)
+                data["scalars"].append(d.scalars)
+                data["mask"].append(d.mask)
+                data["action"].append(full_to_crop(codec.encode_code(code, seat), d.box, codec.window))
+                data["ret"].append(0.0)
+                seq.append([i, seat, r])
+            elif seq:  # credit to the seat's last stored decision
+                for item in reversed(seq):
+                    if item[1] == seat:
+                        item[2] += r
+                        break
+        final = terminal_rewards(game, rules, args.reward)
+        for seat in range(rules.players):
+            items = [it for it in seq if it[1] == seat]
+            g = final[seat]
+            for it in reversed(items):
+                g = it[2] + (g if it is items[-1] else args.gamma * g)
+                data["ret"][it[0]] = g
+    t_gen = time.time() - t0
+    n = len(data["action"])
+    opt = torch.optim.Adam(net.parameters(), lr=args.bc_learning_rate, eps=1e-5)
+    areas = np.array([sp.shape[1] * sp.shape[2] for sp in data["spatial"]])
+    mb = 256
+    net.train()
+    acc = []
+    for epoch in range(args.bc_epochs):
+        order = np.lexsort((rng.random(n), areas))
+        chunks = [order[i : i + mb] for i in range(0, n, mb)]
+        acc = []
+        for k in rng.permutation(len(chunks)):
+            idx = chunks[k]
+            sp, sc, valid, mask = collate([data["spatial"][i] for i in idx], [data["scalars"][i] for i in idx],
+                                          [data["mask"][i] for i in idx])
+            H, W = sp.shape[2], sp.shape[3]
+            actions = torch.tensor([crop_to_padded(data["action"][i], H, W, data["spatial"][i].shape[1],
+                                                   data["spatial"][i].shape[2]) for i in idx])
+            ret = torch.tensor([data["ret"][i] for i in idx], dtype=torch.float32)
+            logits, value = net(sp, sc, valid)
+            dist = MaskedCategorical(logits, mask)
+            loss = -dist.log_prob(actions).mean() + 0.5 * ((value - ret) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+            acc.append((dist.mode() == actions).float().mean().item())
+        log(f"warm start epoch {epoch + 1}: {n} greedy decisions, accuracy {np.mean(acc):.3f}")
+    return {"decisions": n, "accuracy": float(np.mean(acc)) if acc else 0.0, "seconds": time.time() - t0,
+            "generate_seconds": t_gen}
+
+
 # ---------------------------------------------------------------------- main
 def main(argv=None):
     ns, base, overrides = parse_cli(argv)
@@ -425,6 +508,14 @@ def main(argv=None):
             bar.set_postfix(sps=f"{sps:.0f}", wr_random=f"{latest['random']:.2f}", wr_greedy=f"{latest['greedy']:.2f}")
 
     start_time = time.time()
+    if ckpt is None and args.bc_games > 0:
+        info = warm_start(net, args, rules, encoder, codec, rng_py, rng, log=bar.write if bar is not None else print)
+        if writer:
+            writer.add_scalar("warmstart/accuracy", info["accuracy"], 0)
+            writer.add_scalar("warmstart/seconds", info["seconds"], 0)
+        run_eval(0, args.eval_games)
+        msg = f"after warm start ({info['seconds']:.0f}s): vs random {latest['random']:.3f} vs greedy {latest['greedy']:.3f}"
+        bar.write(msg) if bar is not None else print(msg, flush=True)
     start_step = global_step
     sps = 0.0
     iteration = start_iteration - 1
