@@ -163,7 +163,7 @@ def test_torchrl_pettingzoo_wrapper_collector_and_ppo_loss():
         log_prob_key=("players", "action_log_prob"),
     )
     critic = ValueOperator(Net(1), in_keys=[obs_key], out_keys=[("players", "state_value")])
-    collector = Collector(env, actor, frames_per_batch=64, total_frames=64)
+    collector = Collector(env, actor, frames_per_batch=64, total_frames=64, auto_register_policy_transforms=False)
     data = next(iter(collector))
     collector.shutdown()
     assert data.batch_size == (64,)
