@@ -7,6 +7,7 @@
 ``greedy``         most chips this turn, blocking cardinal (:class:`agents.greedy.GreedyAgent`)
 ``mcts:N``         UCT with ``N`` simulations per decision (:class:`agents.mcts.MCTSAgent`)
 ``ppo:PATH``       a PPO checkpoint (``agents.ppo_agent.PPOAgent.from_checkpoint(PATH, **kw)``)
+``rllib:PATH``     an RLlib checkpoint (``agents.rllib_agent.RLlibAgent.from_checkpoint(PATH, **kw)``)
 =================  ===========================================================================
 
 Keyword arguments (e.g. ``seed=3``) go to the agent's constructor. Importing this package does not
@@ -19,7 +20,7 @@ from .base import Agent, BaseAgent
 
 __all__ = ["Agent", "BaseAgent", "load_agent", "AgentSpecError", "SPEC_HELP"]
 
-SPEC_HELP = "agent specs: 'random', 'greedy', 'mcts:N' (N simulations, a positive integer), 'ppo:PATH'"
+SPEC_HELP = "agent specs: 'random', 'greedy', 'mcts:N' (N simulations, a positive integer), 'ppo:PATH', 'rllib:PATH'"
 
 
 class AgentSpecError(ValueError):
@@ -54,4 +55,10 @@ def load_agent(spec: str, **kw):
         from .ppo_agent import PPOAgent  # imports torch; only here
 
         return PPOAgent.from_checkpoint(arg, **kw)
+    if kind == "rllib":
+        if not sep or not arg:
+            raise AgentSpecError(f"bad agent spec {spec!r}: rllib needs a checkpoint path, e.g. 'rllib:runs/rllib/checkpoint'")
+        from .rllib_agent import RLlibAgent  # imports ray and torch; only here
+
+        return RLlibAgent.from_checkpoint(arg, **kw)
     raise AgentSpecError(f"unknown agent spec {spec!r}; {SPEC_HELP}")
