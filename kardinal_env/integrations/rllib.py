@@ -40,18 +40,17 @@ from collections.abc import Sequence
 import gymnasium as gym
 import numpy as np
 import torch
-from torch import nn
-
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
-from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env
+from torch import nn
 
 from .. import kardinal_v0
 from ..actions import BUILD_PLANES
