@@ -20,7 +20,8 @@ existing cluster (``auto`` or ``host:port``) and leaves it running.
 
 Checkpoints: ``OUT/checkpoint`` (the latest, overwritten every ``--checkpoint-every`` iterations
 and at the end) is an ordinary RLlib Algorithm checkpoint (``Algorithm.from_checkpoint`` resumes
-it; ``--resume OUT/checkpoint`` continues training). ``agents.rllib_agent.RLlibAgent`` plays its
+it; ``--resume OUT/checkpoint`` continues training with the league's frozen snapshots; the
+league callback's episode counter and the win-rate window start afresh). ``agents.rllib_agent.RLlibAgent`` plays its
 ``"main"`` module, so ``scripts/evaluate.py --agents rllib:OUT/checkpoint`` evaluates it. One JSON
 line per iteration goes to stdout and to ``OUT/progress.jsonl``.
 """
@@ -135,7 +136,9 @@ def main(argv=None) -> int:
     try:
         algo = build_config(args).build_algo()
         if args.resume:
-            algo.restore_from_path(str(Path(args.resume).resolve()))
+            from kardinal_env.integrations.rllib import restore_league
+
+            restore_league(algo, Path(args.resume).resolve())  # snapshots first, then all weights
         start = time.perf_counter()
         with open(out / "progress.jsonl", "a") as log:
             for it in range(1, args.iterations + 1):

@@ -287,6 +287,20 @@ def test_rllib_league_self_play_checkpoint_plays_via_rllib_agent(tmp_path, monke
     game = _play_full_game(agent, Rules(players=2), seed=5)
     assert game.is_over
 
+    # --resume brings the league back (snapshots re-added before the weights are restored).
+    rc = train_rllib.main([
+        "--players", "2", "--window", str(W), "--iterations", "1", "--train-batch-size", "128",
+        "--minibatch-size", "128", "--num-epochs", "1", "--channels", "8", "--blocks", "2",
+        "--win-rate-threshold", "-1", "--min-episodes", "0", "--object-store-mb", "128",
+        "--out", str(tmp_path / "resumed"), "--resume", str(checkpoint),
+    ])
+    assert rc == 0
+    resumed = tmp_path / "resumed" / "checkpoint"
+    assert json.loads((tmp_path / "resumed" / "progress.jsonl").read_text().splitlines()[-1])["league_size"] == 4
+    old = RLlibAgent.from_checkpoint(checkpoint, module_id="main_v1").module.state_dict()
+    new = RLlibAgent.from_checkpoint(resumed, module_id="main_v1").module.state_dict()
+    assert all(np.array_equal(old[k].numpy(), new[k].numpy()) for k in old)
+
     # The module's masked logits: every legal action finite, every illegal one at FLOAT_MIN.
     from kardinal_env.integrations.common import GameFeaturizer
 

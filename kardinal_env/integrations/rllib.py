@@ -63,7 +63,10 @@ __all__ = [
     "MaskedRandomRLModule",
     "env_creator",
     "kardinal_ppo_config",
+    "league_callback",
     "register_kardinal_env",
+    "restore_league",
+    "snapshot_ids",
     "split_obs",
 ]
 
@@ -263,9 +266,9 @@ class KardinalLeagueCallback(RLlibCallback):
         result["league_size"] = len(self.snapshots) + 2  # main + random + snapshots
         result["league"] = [MAIN, RANDOM, *self.snapshots]
 
-    def add_snapshot(self, algorithm) -> str:
-        """Freeze the current ``main`` as ``main_v<k>`` and make it an opponent; returns its id."""
-        module_id = f"{MAIN}_v{len(self.snapshots) + 1}"
+    def add_snapshot(self, algorithm, module_id: str | None = None) -> str:
+        """Freeze the current ``main`` as ``main_v<k>`` (or ``module_id``) and make it an opponent; returns its id."""
+        module_id = module_id or f"{MAIN}_v{len(self.snapshots) + 1}"
         main_module = algorithm.get_module(MAIN)
         opponents = [*self.snapshots, module_id]
         if self.keep_random:
@@ -280,6 +283,44 @@ class KardinalLeagueCallback(RLlibCallback):
         self.snapshots.append(module_id)
         self._episodes_since_snapshot = 0
         return module_id
+
+
+def league_callback(algorithm) -> KardinalLeagueCallback | None:
+    """The algorithm's :class:`KardinalLeagueCallback` (``None`` without a league)."""
+    callbacks = getattr(algorithm, "callbacks", None)
+    for cb in callbacks if isinstance(callbacks, (list, tuple)) else [callbacks]:
+        if isinstance(cb, KardinalLeagueCallback):
+            return cb
+    return None
+
+
+def snapshot_ids(checkpoint) -> list[str]:
+    """The frozen snapshots (``main_v<k>``) stored in an Algorithm checkpoint, in order."""
+    from pathlib import Path
+
+    modules = Path(checkpoint) / "learner_group" / "learner" / "rl_module"
+    found = [p.name for p in modules.glob(f"{MAIN}_v*") if p.is_dir() and p.name[len(MAIN) + 2 :].isdigit()]
+    return sorted(found, key=lambda name: int(name[len(MAIN) + 2 :]))
+
+
+def restore_league(algorithm, checkpoint) -> list[str]:
+    """Resume a league run: re-add the checkpoint's snapshots, then restore every module's weights.
+
+    RLlib's ``restore_from_path`` only fills modules the algorithm already has, and a fresh
+    algorithm has just ``main`` and ``random``; this adds ``main_v1``, ``main_v2``, … first (and
+    tells the league callback), then restores. Returns the snapshot ids.
+    """
+    from pathlib import Path
+
+    checkpoint = Path(checkpoint).resolve()
+    callback = league_callback(algorithm)
+    ids = snapshot_ids(checkpoint)
+    if callback is not None:
+        for module_id in ids:
+            if module_id not in callback.snapshots:
+                callback.add_snapshot(algorithm, module_id)
+    algorithm.restore_from_path(str(checkpoint))
+    return ids
 
 
 # ---------------------------------------------------------------------- config
