@@ -1,6 +1,20 @@
 #!/usr/bin/env bash
-# Command (1) of the README quick start: set up, then run the main job.
+# Command (1) of the README quick start: set up, train the default preset, evaluate the checkpoint.
+#
+#   1. setup (.venv, editable install)
+#   2. self-play PPO with configs/default.yaml (2 players, English rules, ~10-15 min on 2 CPU cores)
+#      -> runs/default/checkpoint.pt  (TensorBoard logs in runs/default/)
+#   3. evaluation table: the checkpoint vs random and vs greedy, 200 games each, seats alternated,
+#      2 players -> runs/default/eval_random/ and runs/default/eval_greedy/ (results.json, ratings.png)
+#
+# Extra arguments go to scripts/train.py (e.g. `bash scripts/main.sh --set total_steps=20000`).
+# The demo of the environment is still available as `.venv/bin/python scripts/demo.py`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/python scripts/demo.py "$@"
+CKPT=runs/default/checkpoint.pt
+.venv/bin/python scripts/train.py --config configs/default.yaml --set run_name=default "$@"
+for opponent in random greedy; do
+    .venv/bin/python scripts/evaluate.py --agents "ppo:$CKPT" "$opponent" --players 2 --games 200 \
+        --seed 0 --out "runs/default/eval_$opponent" --no-moves --quiet
+done
