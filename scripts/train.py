@@ -507,7 +507,7 @@ def main(argv=None):
         if bar is not None:
             bar.set_postfix(sps=f"{sps:.0f}", wr_random=f"{latest['random']:.2f}", wr_greedy=f"{latest['greedy']:.2f}")
 
-    start_time = time.time()
+    start_time = wall_start = time.time()
     if ckpt is None and args.bc_games > 0:
         info = warm_start(net, args, rules, encoder, codec, rng_py, rng, log=bar.write if bar is not None else print)
         if writer:
@@ -516,6 +516,7 @@ def main(argv=None):
         run_eval(0, args.eval_games)
         msg = f"after warm start ({info['seconds']:.0f}s): vs random {latest['random']:.3f} vs greedy {latest['greedy']:.3f}"
         bar.write(msg) if bar is not None else print(msg, flush=True)
+        start_time = time.time()  # SPS measures the PPO loop (rollouts, updates, evaluations)
     start_step = global_step
     sps = 0.0
     iteration = start_iteration - 1
@@ -742,7 +743,7 @@ def main(argv=None):
     if args.final_eval_games:
         run_eval(iteration + 1, args.final_eval_games)
         msg = (
-            f"final ({global_step} steps, {sps:.0f} steps/s): win rate vs random {latest['random']:.3f}, "
+            f"final ({global_step} steps, {sps:.0f} steps/s, {(time.time() - wall_start) / 60:.1f} min in all): win rate vs random {latest['random']:.3f}, "
             f"vs greedy {latest['greedy']:.3f} ({args.final_eval_games} games each, seats alternated)"
         )
         if bar is not None:
