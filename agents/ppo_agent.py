@@ -140,7 +140,7 @@ class PPOAgent(BaseAgent):
         self._generator = torch.Generator().manual_seed(seed if seed is not None else 0)
 
     @classmethod
-    def from_checkpoint(cls, path, greedy: bool = True, seed: int | None = None, **kw) -> "PPOAgent":
+    def from_checkpoint(cls, path, greedy: bool = True, seed: int | None = None, **kw) -> PPOAgent:
         ckpt = torch.load(path, weights_only=True, map_location="cpu")
         net = net_from_checkpoint(ckpt)
         config = ckpt.get("config", {})

@@ -66,7 +66,7 @@ import yaml
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from agents.greedy import greedy_code  # noqa: E402
-from agents.network import MaskedCategorical, KardinalNet, collate, crop_to_padded, full_to_crop  # noqa: E402
+from agents.network import KardinalNet, MaskedCategorical, collate, crop_to_padded, full_to_crop  # noqa: E402
 from agents.ppo_agent import policy_step, prepare  # noqa: E402
 from kardinal_env.actions import ActionCodec  # noqa: E402
 from kardinal_env.engine import Game  # noqa: E402
@@ -336,7 +336,6 @@ def warm_start(net, args, rules, encoder, codec, rng_py, rng, log=print) -> dict
     for _ in range(args.bc_games):
         game = Game(rules)
         seq = []  # (buffer index, seat, reward)
-        rewards = {}
         while not game.is_over:
             seat = game.current_player
             codes = game.legal_move_codes()
@@ -533,7 +532,6 @@ def main(argv=None):
         adv_all: list = []
         ret_all: list = []
         ep_returns, ep_lengths, opp_results = [], [], {"greedy": [], "pool": [], "random": []}
-        collected = 0
 
         def new_slot():
             control = ["learner"] * n
@@ -592,7 +590,7 @@ def main(argv=None):
             final = terminal_rewards(game, rules, args.reward)
             winners = game.winners()
             terminal = {}
-            for seat, traj in slot.traj.items():
+            for seat in slot.traj:
                 slot.returns[seat] += final[seat]
                 ep_returns.append(slot.returns[seat])
                 terminal[seat] = final[seat] + slot.pending[seat]
@@ -644,7 +642,7 @@ def main(argv=None):
         mb_size = max(1, math.ceil(batch / args.num_minibatches))
         clipfracs = []
         t_upd = time.time()
-        for epoch in range(args.update_epochs):
+        for _epoch in range(args.update_epochs):
             if args.bucket_minibatches:
                 order = np.lexsort((rng.random(batch), areas))  # by crop size, random among equals
                 chunks = [order[i : i + mb_size] for i in range(0, batch, mb_size)]

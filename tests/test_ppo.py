@@ -271,7 +271,7 @@ def test_ppo_agent_act_on_env_observation(tiny_run):
     agent = PPOAgent.from_checkpoint(path, greedy=False, seed=0)
     env = kardinal_v0.env(players=2)
     env.reset(seed=0)
-    for agent_name in env.agent_iter():
+    for _agent_name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
