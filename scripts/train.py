@@ -506,6 +506,7 @@ def main(argv=None):
         if bar is not None:
             bar.set_postfix(sps=f"{sps:.0f}", wr_random=f"{latest['random']:.2f}", wr_greedy=f"{latest['greedy']:.2f}")
 
+    sps = 0.0
     start_time = wall_start = time.time()
     if ckpt is None and args.bc_games > 0:
         info = warm_start(net, args, rules, encoder, codec, rng_py, rng, log=bar.write if bar is not None else print)

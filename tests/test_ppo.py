@@ -236,7 +236,9 @@ TINY = [
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("runs")
-    path = train.main(TINY + ["--set", f"runs_dir={out}", "--set", "run_name=tiny"])
+    # progress bar on and a small warm start: the code paths main.sh takes
+    path = train.main(TINY + ["--set", f"runs_dir={out}", "--set", "run_name=tiny", "--progress", "true",
+                              "--set", "bc_games=2", "--set", "bc_epochs=1"])
     return out, path
 
 
