@@ -310,6 +310,8 @@ def evaluate(net, rules, encoder, codec, opponent: str, games: int, seed: int, m
     """Win rate of the greedy (argmax) policy against ``opponent`` ("greedy" or "random"), seats
     alternated, shared wins counting one half; all games in lockstep."""
     n = rules.players
+    if games <= 0:
+        return float("nan")
     slots = []
     for i in range(games):
         seat = i % n
