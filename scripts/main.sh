@@ -11,7 +11,7 @@
 # The demo of the environment is still available as `.venv/bin/python scripts/demo.py`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh train
 CKPT=runs/default/checkpoint.pt
 .venv/bin/python scripts/train.py --config configs/default.yaml --set run_name=default "$@"
 for opponent in random greedy; do
