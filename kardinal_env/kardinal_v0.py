@@ -204,17 +204,21 @@ class raw_env(AECEnv, EzPickle):
         return mask
 
     def _legal_mask(self) -> tuple:
-        """(move count, legal action indices, internal mask) for the current decision, cached."""
+        """(move count, legal action indices, set of legal actions) for the current decision, cached."""
         game = self.game
         cache = self._mask_cache
         if cache is None or cache[0] != game.move_count:
-            if game.phase == "cardinal":  # every site but the cardinal's own, straight from the engine's site table
-                actions = self.codec.cardinal_actions(game)
+            if game.phase == "cardinal":  # every site but the cardinal's own, from the encoder's sites plane
+                squares = self.encoder.site_squares(game)
+                card = game._cardinal
+                if card >= 0:
+                    squares = squares[squares != self.codec.key_to_square[card]]
+                    actions = np.append(squares + self.codec.cardinal_offset, self.codec.keep_action)
+                else:
+                    actions = squares + self.codec.cardinal_offset
             else:
                 actions = np.array(self.codec.legal_actions(game.legal_move_codes(), game.current_player), dtype=np.intp)
-            mask = np.zeros(self.codec.num_actions, dtype=np.bool_)
-            mask[actions] = True
-            cache = self._mask_cache = (game.move_count, actions, mask)
+            cache = self._mask_cache = (game.move_count, actions, set(actions.tolist()))
         return cache
 
     def step(self, action) -> None:
@@ -255,7 +259,7 @@ class raw_env(AECEnv, EzPickle):
             code = self.codec.decode_code(action, seat)
         except (ValueError, TypeError) as exc:
             raise IllegalMoveError(f"action: {exc}", "action", action) from None
-        if self._legal_mask()[2][int(action)]:
+        if int(action) in self._legal_mask()[2]:
             return code
         game.play_code(code)  # raises IllegalMoveError naming the broken rule
         raise AssertionError("unreachable: an illegal action was accepted")  # pragma: no cover

@@ -82,9 +82,10 @@ assert len(CHANNEL_NAMES) == NUM_CHANNELS
 class ObservationEncoder:
     """Encodes a :class:`Game` for one observing seat into a ``(NUM_CHANNELS, W, W)`` uint8 array.
 
-    The encoder follows one game incrementally: each seat's spatial planes live in a preallocated
-    buffer that is updated with the buildings added since the previous call, and each ``encode``
-    copies that buffer and writes the constant planes. Passing a different game
+    The encoder follows one game incrementally: the spatial planes live in preallocated buffers (one
+    shared by all observers, plus each seat's 12 building planes in its colour-slot order) that are
+    updated with the buildings added since the previous call; each ``encode`` copies them and writes
+    the constant planes. Passing a different game
     (or one that is not a continuation of the tracked one) rebuilds the buffer from scratch, so any
     game may be encoded at any time; following one game is just faster. ``encode`` always returns a
     new array: observations handed out are never changed later.
@@ -102,12 +103,7 @@ class ObservationEncoder:
         players = rules.players
         orders = [colour_order(rules, s) for s in range(players)]
         self._colour_of_slot = orders
-        # One spatial buffer per observing seat. Updates are computed once in absolute terms (plane
-        # 2 + 4*shape + colour) and written to each seat's buffer at its slot plane.
-        self._plane_of = []
-        for order in orders:
-            slot = [order.index(c) for c in range(4)]
-            self._plane_of.append([0, 1] + [2 + 4 * s + slot[c] for s in range(3) for c in range(4)] + [14, 15, 16])
+        self._slot_of_colour = [[order.index(c) for c in range(4)] for order in orders]
         static = [0] * (NUM_CHANNELS - SPATIAL_CHANNELS)
         static[_OPTIONS - SPATIAL_CHANNELS + 0] = int(rules.exhausted_colour == "substitute")
         static[_OPTIONS - SPATIAL_CHANNELS + 1] = int(rules.has_neutral and rules.neutral_build_chips == "put_aside")
@@ -121,7 +117,8 @@ class ObservationEncoder:
             for c in rules.seat_colours(seat):
                 mine[orders[seat].index(c)] = 1
             self._mine.append(mine)
-        self._buffers = [np.zeros((SPATIAL_CHANNELS, n), dtype=np.uint8) for _ in range(players)]
+        self._shared = np.zeros((5, n), dtype=np.uint8)  # nave, clock tower, cardinal, sites, last built
+        self._colour_planes = [np.zeros((12, n), dtype=np.uint8) for _ in range(players)]
         self._game = None  # the game the buffer shows
         self._drawn = 0  # buildings drawn into the buffer
         self._drawn_cardinal = -1
@@ -131,25 +128,39 @@ class ObservationEncoder:
         self._sync(game)
         obs = np.empty(self.shape, dtype=np.uint8)
         flat = obs.reshape(NUM_CHANNELS, -1)
-        flat[:SPATIAL_CHANNELS] = self._buffers[observer]
+        shared = self._shared
+        flat[0:2] = shared[0:2]
+        flat[2:14] = self._colour_planes[observer]
+        flat[14:SPATIAL_CHANNELS] = shared[2:5]
         flat[SPATIAL_CHANNELS:] = np.array(self.scalars(game, observer), dtype=np.uint8)[:, None]
         return obs
 
+    def site_squares(self, game: Game) -> np.ndarray:
+        """Square indices of every site of ``game`` (ascending), read from the synced sites plane."""
+        self._sync(game)
+        return np.flatnonzero(self._shared[3])
+
     def _sync(self, game: Game) -> None:
-        """Bring every seat's spatial buffer up to date with ``game`` (incrementally when possible)."""
-        plane = self._plane
+        """Bring the buffers up to date with ``game`` (incrementally when it continues the tracked game).
+
+        ``_shared`` holds the observer-independent planes (nave, clock tower, cardinal, sites, last
+        built); ``_colour_planes[seat]`` the 12 building planes in that seat's colour-slot order.
+        """
         k2s = self._k2s
         squares = game._bsquares
-        writes = []  # (absolute flat index into a 17-plane buffer, value); colour planes absolute
+        shared = self._shared
         if game is not self._game or len(squares) < self._drawn:
-            for buf in self._buffers:
-                buf.fill(0)
-            writes.append((k2s[squares[0][0]], 1))
-            writes.append((plane + k2s[squares[1][0]], 1))
+            shared.fill(0)
+            for planes in self._colour_planes:
+                planes.fill(0)
+            shared[0, k2s[squares[0][0]]] = 1
+            shared[1, k2s[squares[1][0]]] = 1
+            sites = shared[3]
+            for k in game._sites:
+                sites[k2s[k]] = 1
             self._game = game
             self._drawn = 2
             self._drawn_cardinal = -1
-            writes += [(15 * plane + k2s[k], 1) for k in game._sites]
             start = 2
             rebuilt = True
         else:
@@ -159,36 +170,33 @@ class ObservationEncoder:
         if total > start:
             shapes = game._bshape
             colours = game._bcolour
-            sites = game._sites
-            last_plane = 16 * plane
-            site_plane = 15 * plane
+            game_sites = game._sites
+            sites = shared[3]
+            last = shared[4]
             if not rebuilt and start > 2:  # clear the previous "last built"
-                writes += [(last_plane + k2s[k], 0) for k in squares[start - 1]]
+                for k in squares[start - 1]:
+                    last[k2s[k]] = 0
             for bid in range(start, total):
-                base = (2 + 4 * shapes[bid] + colours[bid]) * plane
+                shape, colour = shapes[bid], colours[bid]
                 for k in squares[bid]:
                     sq = k2s[k]
-                    writes.append((base + sq, 1))
-                    writes.append((site_plane + sq, 0))
+                    for planes, slot in zip(self._colour_planes, self._slot_of_colour):
+                        planes[4 * shape + slot[colour], sq] = 1
+                    sites[sq] = 0
                     if not rebuilt:
                         for nb in (k + 1, k - 1, k + 128, k - 128):
-                            if nb in sites:
-                                writes.append((site_plane + k2s[nb], 1))
-            writes += [(last_plane + k2s[k], 1) for k in squares[total - 1]]
+                            if nb in game_sites:
+                                sites[k2s[nb]] = 1
+            for k in squares[total - 1]:
+                last[k2s[k]] = 1
             self._drawn = total
         card = game._cardinal
         if card != self._drawn_cardinal:
             if self._drawn_cardinal >= 0:
-                writes.append((14 * plane + k2s[self._drawn_cardinal], 0))
+                shared[2, k2s[self._drawn_cardinal]] = 0
             if card >= 0:
-                writes.append((14 * plane + k2s[card], 1))
+                shared[2, k2s[card]] = 1
             self._drawn_cardinal = card
-        if writes:
-            for buf, planes in zip(self._buffers, self._plane_of):
-                raw = buf.reshape(-1)
-                for index, value in writes:
-                    p, sq = divmod(index, plane)
-                    raw[planes[p] * plane + sq] = value
 
     def scalars(self, game: Game, observer: int) -> list[int]:
         """The values of the constant planes (channels 17..71) as a list."""
