@@ -202,20 +202,6 @@ class ActionCodec:
                 append(self.chip_offset + slot[colour])
         return out
 
-    def cardinal_actions(self, game) -> np.ndarray:
-        """Actions of a cardinal decision of ``game`` (same set as ``legal_actions`` of its codes).
-
-        Reads the engine's site table directly: the hot path of environments.
-        """
-        sites = np.fromiter(game._sites, dtype=np.int64, count=len(game._sites))
-        card = game._cardinal
-        if card >= 0:
-            sites = sites[sites != card]
-        actions = self.key_to_square[sites] + self.cardinal_offset
-        if card >= 0:
-            actions = np.append(actions, self.keep_action)
-        return actions
-
     def mask(self, codes: list, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """int8 mask of length ``num_actions`` with ones at the legal actions."""
         if out is None:

@@ -42,7 +42,9 @@ channel    meaning
 69 – 71    number of players one-hot: 2, 3, 4
 =========  =====================================================================
 
-Values are raw counts; a network should scale them (dividing by 12 is a good default).
+Channels 0–16 are 0/1 and should be fed as they are; channels 17–71 are raw counts (at most 48) and
+should be scaled (dividing *only these* by 12 is a good default — scaling the 0/1 planes too starves
+the network of its spatial input).
 ``encode`` returns a fresh array each call: observations handed out are never changed later.
 """
 
