@@ -112,13 +112,27 @@ class ObservationEncoder:
         static[_OPTIONS - SPATIAL_CHANNELS + 2] = int(rules.has_neutral and rules.neutral_touch_chips == "none")
         static[_OPTIONS - SPATIAL_CHANNELS + 3] = int(rules.shared_pool)
         static[_PLAYERS - SPATIAL_CHANNELS + players - 2] = 1
-        self._static = static
-        self._mine = []
+        # Gather tables for scalars(): the absolute vector is supply[4] + held[n][4] + inventory[12]
+        # + touch[n] + [0]; targets are the per-game-changing positions of the scalar block.
+        o = SPATIAL_CHANNELS
+        zero = 4 + 4 * players + 12 + players
+        targets = list(range(_SUPPLY - o, _SUPPLY - o + 4)) + list(range(_HELD - o, _HELD - o + 16))
+        targets += list(range(_LEFT - o, _LEFT - o + 12)) + list(range(_TOUCH - o, _TOUCH - o + 4))
+        self._targets = np.array(targets, dtype=np.intp)
+        self._templates, self._sources = [], []
         for seat in range(players):
-            mine = [0, 0, 0, 0]
+            colours = orders[seat]
+            seats = [(seat + k) % players for k in range(players)]
+            src = list(colours)
+            for k in range(4):
+                src += [4 + 4 * seats[k] + c for c in colours] if k < players else [zero] * 4
+            src += [4 + 4 * players + 3 * c + s for c in colours for s in range(3)]
+            src += [4 + 4 * players + 12 + seats[k] if k < players else zero for k in range(4)]
+            self._sources.append(np.array(src, dtype=np.intp))
+            template = np.array(static, dtype=np.uint8)
             for c in rules.seat_colours(seat):
-                mine[orders[seat].index(c)] = 1
-            self._mine.append(mine)
+                template[_MINE - o + colours.index(c)] = 1
+            self._templates.append(template)
         self._shared = np.zeros((5, n), dtype=np.uint8)  # nave, clock tower, cardinal, sites, last built
         self._colour_planes = [np.zeros((12, n), dtype=np.uint8) for _ in range(players)]
         self._game = None  # the game the buffer shows
@@ -134,7 +148,7 @@ class ObservationEncoder:
         flat[0:2] = shared[0:2]
         flat[2:14] = self._colour_planes[observer]
         flat[14:SPATIAL_CHANNELS] = shared[2:5]
-        flat[SPATIAL_CHANNELS:] = np.array(self.scalars(game, observer), dtype=np.uint8)[:, None]
+        flat[SPATIAL_CHANNELS:] = self.scalars(game, observer)[:, None]
         return obs
 
     def site_squares(self, game: Game) -> np.ndarray:
@@ -200,30 +214,21 @@ class ObservationEncoder:
                 shared[2, k2s[card]] = 1
             self._drawn_cardinal = card
 
-    def scalars(self, game: Game, observer: int) -> list[int]:
-        """The values of the constant planes (channels 17..71) as a list."""
-        v = list(self._static)
-        o = SPATIAL_CHANNELS
-        n = self.rules.players
-        colours = self._colour_of_slot[observer]
-        supply = game._supply
-        inventory = game._inventory
-        left = _LEFT - o
-        for j, c in enumerate(colours):
-            v[_SUPPLY - o + j] = supply[c]
-            v[left + 3 * j : left + 3 * j + 3] = inventory[3 * c : 3 * c + 3]
+    def scalars(self, game: Game, observer: int) -> np.ndarray:
+        """The values of the constant planes (channels 17..71) as a uint8 vector.
+
+        The engine's counts are concatenated into one absolute vector (supply, chips held per seat,
+        unbuilt edifices, cathedral touches, a trailing zero) and gathered into the observer's slot
+        order with one precomputed index array; turn, phase and pending chips are set last.
+        """
         held = game._held
-        touch = game._cathedral_touch
-        for k in range(n):
-            seat = (observer + k) % n
-            h = held[seat]
-            base = _HELD - o + 4 * k
-            v[base : base + 4] = [h[c] for c in colours]
-            v[_TOUCH - o + k] = touch[seat]
-        v[_MINE - o : _MINE - o + 4] = self._mine[observer]
+        absolute = game._supply + [c for h in held for c in h] + game._inventory + game._cathedral_touch + [0]
+        v = self._templates[observer].copy()
+        v[self._targets] = np.array(absolute, dtype=np.uint8)[self._sources[observer]]
         phase = game._phase
         if phase < 3:
-            v[_TURN - o + (game._current - observer) % n] = 1
+            o = SPATIAL_CHANNELS
+            v[_TURN - o + (game._current - observer) % self.rules.players] = 1
             v[_PHASE - o + phase] = 1
             v[_PENDING - o] = game._pending
         return v

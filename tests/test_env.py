@@ -382,3 +382,44 @@ def test_gym_single_agent_view_plays_full_games():
         assert total == (1.0 if info["learner_seat"] in info["winners"] else -1.0)
     with pytest.raises(ValueError, match="learner_seat"):
         gymnasium.make("kardinal/KardinalVsBots-v0", players=2, learner_seat=2)
+
+
+def test_constant_planes_match_the_public_game_state():
+    """Every constant plane equals the value computed from the engine's public accessors."""
+    rng = random.Random(9)
+    names = {n: i for i, n in enumerate(CHANNEL_NAMES)}
+    for kw in VARIANTS:
+        rules = Rules(**kw)
+        n = rules.players
+        game = Game(rules)
+        enc = ObservationEncoder(rules)
+        while True:
+            for seat in range(n):
+                obs = enc.encode(game, seat)
+                order = colour_order(rules, seat)
+
+                def value(name, obs=obs):
+                    plane = obs[names[name]]
+                    assert plane.min() == plane.max(), f"{name} is not constant"
+                    return int(plane[0, 0])
+
+                for j, c in enumerate(order):
+                    assert value(f"supply_slot{j}") == game.supply()[c]
+                    for s_index, shape in enumerate(("house", "tower", "yard")):
+                        assert value(f"left_slot{j}_{shape}") == game.edifices_left()[c][s_index]
+                    assert value(f"buildable_slot{j}") == (c in game.seat_colours(seat))
+                for k in range(4):
+                    other = (seat + k) % n
+                    for j, c in enumerate(order):
+                        assert value(f"held_seat{k}_slot{j}") == (game.chips()[other][c] if k < n else 0)
+                    assert value(f"cathedral_touch_seat{k}") == (game.cathedral_touches()[other] if k < n else 0)
+                    deciding = not game.is_over and k < n and other == game.current_player
+                    assert value(f"on_turn_seat{k}") == deciding
+                for phase in ("build", "chip", "cardinal"):
+                    assert value(f"phase_{phase}") == (game.phase == phase)
+                assert value("pending_chips") == game.pending_chips
+                assert value(f"players_{n}") == 1
+                assert value("opt_shared_pool") == rules.shared_pool
+            if game.is_over:
+                break
+            game.play(rng.choice(game.legal_moves()))
