@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .actions import DEFAULT_WINDOW, colour_order, window_layout
+from .actions import DEFAULT_WINDOW, colour_order, seat_order, window_layout
 from .engine import Game
 from .rules import Rules
 
@@ -122,7 +122,7 @@ class ObservationEncoder:
         self._templates, self._sources = [], []
         for seat in range(players):
             colours = orders[seat]
-            seats = [(seat + k) % players for k in range(players)]
+            seats = seat_order(rules, seat)
             src = list(colours)
             for k in range(4):
                 src += [4 + 4 * seats[k] + c for c in colours] if k < players else [zero] * 4
