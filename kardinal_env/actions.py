@@ -202,6 +202,17 @@ class ActionCodec:
                 append(self.chip_offset + slot[colour])
         return out
 
+    def cardinal_actions(self, site_keys, cardinal_key: int) -> list[int]:
+        """Actions of a cardinal decision without building move codes: the cardinal plane at every site
+        key except the cardinal's own, plus "keep" once the cardinal is on the table (``cardinal_key
+        >= 0``). The same set as ``legal_actions(game.legal_move_codes(), seat)`` in that phase."""
+        offset = self.cardinal_offset
+        k2s = self._k2s
+        out = [offset + k2s[k] for k in site_keys if k != cardinal_key]
+        if cardinal_key >= 0:
+            out.append(self.keep_action)
+        return out
+
     def mask(self, codes: list, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """int8 mask of length ``num_actions`` with ones at the legal actions."""
         if out is None:

@@ -131,7 +131,7 @@ class raw_env(AECEnv, EzPickle):
         self.encoder = ObservationEncoder(self.rules, window)
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        num_actions = self.codec.num_actions
+        num_actions = self._num_actions = self.codec.num_actions
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(0, 48, self.encoder.shape, dtype=np.uint8),
@@ -192,14 +192,13 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
-        game = self.game
-        return {"observation": self.encoder.encode(game, seat), "action_mask": self._mask_for(seat)}
+        return {"observation": self.encoder.encode(self.game, seat), "action_mask": self._mask_for(seat)}
 
     def _mask_for(self, seat: int) -> np.ndarray:
         """The int8 legal-action mask of ``seat`` (a fresh array; all zeros when not deciding)."""
-        mask = np.zeros(self.codec.num_actions, dtype=np.int8)
+        mask = np.zeros(self._num_actions, dtype=np.int8)
         game = self.game
-        if not game.is_over and seat == game.current_player:
+        if seat == game.current_player:  # None once the game is over
             mask[self._legal_mask()[1]] = 1
         return mask
 
@@ -207,18 +206,13 @@ class raw_env(AECEnv, EzPickle):
         """(move count, legal action indices, set of legal actions) for the current decision, cached."""
         game = self.game
         cache = self._mask_cache
-        if cache is None or cache[0] != game.move_count:
-            if game.phase == "cardinal":  # every site but the cardinal's own, from the encoder's sites plane
-                squares = self.encoder.site_squares(game)
-                card = game._cardinal
-                if card >= 0:
-                    squares = squares[squares != self.codec.key_to_square[card]]
-                    actions = np.append(squares + self.codec.cardinal_offset, self.codec.keep_action)
-                else:
-                    actions = squares + self.codec.cardinal_offset
+        count = game.move_count
+        if cache is None or cache[0] != count:
+            if game.phase == "cardinal":  # straight from the engine's site table, no move codes
+                actions = self.codec.cardinal_actions(game._sites, game._cardinal)
             else:
-                actions = np.array(self.codec.legal_actions(game.legal_move_codes(), game.current_player), dtype=np.intp)
-            cache = self._mask_cache = (game.move_count, actions, set(actions.tolist()))
+                actions = self.codec.legal_actions(game.legal_move_codes(), game.current_player)
+            cache = self._mask_cache = (count, np.array(actions, dtype=np.intp), set(actions))
         return cache
 
     def step(self, action) -> None:
@@ -249,7 +243,8 @@ class raw_env(AECEnv, EzPickle):
             }
         else:
             self.agent_selection = self.possible_agents[game.current_player]
-        self._accumulate_rewards()
+        if self.chip_shaping or game.is_over:  # otherwise every reward of this step is 0
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

@@ -50,19 +50,20 @@ the network of its spatial input).
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 import numpy as np
 
 from .actions import DEFAULT_WINDOW, colour_order, seat_order, window_layout
 from .engine import Game
+from .notation import KEY_STRIDE
 from .rules import Rules
 
 __all__ = ["ObservationEncoder", "NUM_CHANNELS", "SPATIAL_CHANNELS", "CHANNEL_NAMES"]
 
 SPATIAL_CHANNELS = 17
 NUM_CHANNELS = 72
-_SUPPLY, _HELD, _LEFT, _TOUCH, _MINE, _TURN, _PHASE, _PENDING, _OPTIONS, _PLAYERS = (
-    17, 21, 37, 49, 53, 57, 61, 64, 65, 69,
-)
+_NAVE, _CLOCK, _CARDINAL, _SITES, _LAST = 0, 1, 14, 15, 16
 
 CHANNEL_NAMES: tuple[str, ...] = (
     ("nave", "clock_tower")
@@ -100,41 +101,60 @@ class ObservationEncoder:
         self.half = window // 2
         self.shape = (NUM_CHANNELS, window, window)
         n = window * window
-        self._plane = n
         self._k2s = key_to_square.tolist()
         players = rules.players
         orders = [colour_order(rules, s) for s in range(players)]
-        self._colour_of_slot = orders
         self._slot_of_colour = [[order.index(c) for c in range(4)] for order in orders]
-        static = [0] * (NUM_CHANNELS - SPATIAL_CHANNELS)
-        static[_OPTIONS - SPATIAL_CHANNELS + 0] = int(rules.exhausted_colour == "substitute")
-        static[_OPTIONS - SPATIAL_CHANNELS + 1] = int(rules.has_neutral and rules.neutral_build_chips == "put_aside")
-        static[_OPTIONS - SPATIAL_CHANNELS + 2] = int(rules.has_neutral and rules.neutral_touch_chips == "none")
-        static[_OPTIONS - SPATIAL_CHANNELS + 3] = int(rules.shared_pool)
-        static[_PLAYERS - SPATIAL_CHANNELS + players - 2] = 1
-        # Gather tables for scalars(): the absolute vector is supply[4] + held[n][4] + inventory[12]
-        # + touch[n] + [0]; targets are the per-game-changing positions of the scalar block.
-        o = SPATIAL_CHANNELS
-        zero = 4 + 4 * players + 12 + players
-        targets = list(range(_SUPPLY - o, _SUPPLY - o + 4)) + list(range(_HELD - o, _HELD - o + 16))
-        targets += list(range(_LEFT - o, _LEFT - o + 12)) + list(range(_TOUCH - o, _TOUCH - o + 4))
-        self._targets = np.array(targets, dtype=np.intp)
-        self._templates, self._sources = [], []
+        # Gather tables for the constant planes. _absolute() lists the game's values in absolute
+        # order: supply[4] + held[n][4] + unbuilt[4][3] + touches[n] + on_turn[n] + phase[3]
+        # + pending + [0, 1]; _gathers[observer] picks channels 17..71 from it in ego-centric order.
+        supply_at, held_at = 0, 4
+        left_at = held_at + 4 * players
+        touch_at = left_at + 12
+        turn_at = touch_at + players
+        phase_at = turn_at + players
+        pending_at = phase_at + 3
+        zero, one = pending_at + 1, pending_at + 2
+        options = (
+            rules.exhausted_colour == "substitute",
+            rules.has_neutral and rules.neutral_build_chips == "put_aside",
+            rules.has_neutral and rules.neutral_touch_chips == "none",
+            rules.shared_pool,
+        )
+        self._gathers = []
         for seat in range(players):
             colours = orders[seat]
-            seats = seat_order(rules, seat)
-            src = list(colours)
-            for k in range(4):
-                src += [4 + 4 * seats[k] + c for c in colours] if k < players else [zero] * 4
-            src += [4 + 4 * players + 3 * c + s for c in colours for s in range(3)]
-            src += [4 + 4 * players + 12 + seats[k] if k < players else zero for k in range(4)]
-            self._sources.append(np.array(src, dtype=np.intp))
-            template = np.array(static, dtype=np.uint8)
-            for c in rules.seat_colours(seat):
-                template[_MINE - o + colours.index(c)] = 1
-            self._templates.append(template)
-        self._shared = np.zeros((5, n), dtype=np.uint8)  # nave, clock tower, cardinal, sites, last built
-        self._colour_planes = [np.zeros((12, n), dtype=np.uint8) for _ in range(players)]
+            seats = list(seat_order(rules, seat)) + [None] * (4 - players)
+            mine = rules.seat_colours(seat)
+            src = [supply_at + c for c in colours]
+            src += [held_at + 4 * s + c if s is not None else zero for s in seats for c in colours]
+            src += [left_at + 3 * c + shape for c in colours for shape in range(3)]
+            src += [touch_at + s if s is not None else zero for s in seats]
+            src += [one if c in mine else zero for c in colours]
+            src += [turn_at + s if s is not None else zero for s in seats]
+            src += [phase_at + p for p in range(3)] + [pending_at]
+            src += [one if flag else zero for flag in options]
+            src += [one if p == players else zero for p in (2, 3, 4)]
+            assert len(src) == NUM_CHANNELS - SPATIAL_CHANNELS
+            self._gathers.append(itemgetter(*src))
+        self._no_turn = [0] * (players + 3)  # on_turn and phase once the game is over
+        self._turn_phase = [
+            [[int(s == current) for s in range(players)] + [int(p == phase) for p in range(3)] for phase in range(3)]
+            for current in range(players)
+        ]
+        # Per-seat spatial blocks (17 planes in that seat's slot order) kept as bytearrays seen through
+        # numpy views: _sync writes single bytes through the bytearray (several times faster than numpy
+        # scalar assignment) into every seat's block, encode copies one block.
+        self._spatial_bytes = bytearray(players * SPATIAL_CHANNELS * n)
+        self._spatial = np.frombuffer(self._spatial_bytes, dtype=np.uint8).reshape(players, SPATIAL_CHANNELS, n)
+        block = SPATIAL_CHANNELS * n
+        # offsets of a plane in every seat's block: shared planes, and per (shape, colour) building planes
+        self._shared_offsets = [tuple(seat * block + channel * n for seat in range(players)) for channel in range(SPATIAL_CHANNELS)]
+        self._building_offsets = [
+            [tuple(seat * block + (2 + 4 * shape + self._slot_of_colour[seat][colour]) * n for seat in range(players))
+             for colour in range(4)]
+            for shape in range(3)
+        ]
         self._game = None  # the game the buffer shows
         self._drawn = 0  # buildings drawn into the buffer
         self._drawn_cardinal = -1
@@ -144,17 +164,14 @@ class ObservationEncoder:
         self._sync(game)
         obs = np.empty(self.shape, dtype=np.uint8)
         flat = obs.reshape(NUM_CHANNELS, -1)
-        shared = self._shared
-        flat[0:2] = shared[0:2]
-        flat[2:14] = self._colour_planes[observer]
-        flat[14:SPATIAL_CHANNELS] = shared[2:5]
-        flat[SPATIAL_CHANNELS:] = self.scalars(game, observer)[:, None]
+        flat[:SPATIAL_CHANNELS] = self._spatial[observer]
+        flat[SPATIAL_CHANNELS:] = np.frombuffer(self._scalar_bytes(game, observer), dtype=np.uint8)[:, None]
         return obs
 
-    def site_squares(self, game: Game) -> np.ndarray:
-        """Square indices of every site of ``game`` (ascending), read from the synced sites plane."""
-        self._sync(game)
-        return np.flatnonzero(self._shared[3])
+    def __reduce__(self):
+        # The numpy views share memory with the bytearrays, which pickling would not preserve:
+        # rebuild from the constructor arguments instead (the buffers refill on the next encode).
+        return (ObservationEncoder, (self.rules, self.window))
 
     def _sync(self, game: Game) -> None:
         """Bring the buffers up to date with ``game`` (incrementally when it continues the tracked game).
@@ -162,18 +179,21 @@ class ObservationEncoder:
         ``_shared`` holds the observer-independent planes (nave, clock tower, cardinal, sites, last
         built); ``_colour_planes[seat]`` the 12 building planes in that seat's colour-slot order.
         """
-        k2s = self._k2s
         squares = game._bsquares
-        shared = self._shared
+        if game is self._game and len(squares) == self._drawn and game._cardinal == self._drawn_cardinal:
+            return  # up to date (chip and cardinal decisions add no building)
+        k2s = self._k2s
+        buf = self._spatial_bytes
+        offsets = self._shared_offsets
+        nave, clock, cardinal, sites, last = offsets[_NAVE], offsets[_CLOCK], offsets[_CARDINAL], offsets[_SITES], offsets[_LAST]
         if game is not self._game or len(squares) < self._drawn:
-            shared.fill(0)
-            for planes in self._colour_planes:
-                planes.fill(0)
-            shared[0, k2s[squares[0][0]]] = 1
-            shared[1, k2s[squares[1][0]]] = 1
-            sites = shared[3]
+            self._spatial.fill(0)
+            for offsets, key in ((nave, squares[0][0]), (clock, squares[1][0])):
+                for offset in offsets:
+                    buf[offset + k2s[key]] = 1
             for k in game._sites:
-                sites[k2s[k]] = 1
+                for offset in sites:
+                    buf[offset + k2s[k]] = 1
             self._game = game
             self._drawn = 2
             self._drawn_cardinal = -1
@@ -187,48 +207,51 @@ class ObservationEncoder:
             shapes = game._bshape
             colours = game._bcolour
             game_sites = game._sites
-            sites = shared[3]
-            last = shared[4]
+            building_offsets = self._building_offsets
             if not rebuilt and start > 2:  # clear the previous "last built"
                 for k in squares[start - 1]:
-                    last[k2s[k]] = 0
+                    for offset in last:
+                        buf[offset + k2s[k]] = 0
             for bid in range(start, total):
-                shape, colour = shapes[bid], colours[bid]
+                offsets = building_offsets[shapes[bid]][colours[bid]]
                 for k in squares[bid]:
                     sq = k2s[k]
-                    for planes, slot in zip(self._colour_planes, self._slot_of_colour):
-                        planes[4 * shape + slot[colour], sq] = 1
-                    sites[sq] = 0
+                    for offset in offsets:
+                        buf[offset + sq] = 1
+                    for offset in sites:
+                        buf[offset + sq] = 0
                     if not rebuilt:
-                        for nb in (k + 1, k - 1, k + 128, k - 128):
+                        for nb in (k + 1, k - 1, k + KEY_STRIDE, k - KEY_STRIDE):
                             if nb in game_sites:
-                                sites[k2s[nb]] = 1
+                                for offset in sites:
+                                    buf[offset + k2s[nb]] = 1
             for k in squares[total - 1]:
-                last[k2s[k]] = 1
+                for offset in last:
+                    buf[offset + k2s[k]] = 1
             self._drawn = total
         card = game._cardinal
-        if card != self._drawn_cardinal:
-            if self._drawn_cardinal >= 0:
-                shared[2, k2s[self._drawn_cardinal]] = 0
-            if card >= 0:
-                shared[2, k2s[card]] = 1
+        drawn = self._drawn_cardinal
+        if card != drawn:
+            for offset in cardinal:
+                if drawn >= 0:
+                    buf[offset + k2s[drawn]] = 0
+                if card >= 0:
+                    buf[offset + k2s[card]] = 1
             self._drawn_cardinal = card
 
     def scalars(self, game: Game, observer: int) -> np.ndarray:
-        """The values of the constant planes (channels 17..71) as a uint8 vector.
+        """The values of the constant planes (channels 17..71) as a uint8 vector."""
+        return np.frombuffer(self._scalar_bytes(game, observer), dtype=np.uint8).copy()
 
-        The engine's counts are concatenated into one absolute vector (supply, chips held per seat,
-        unbuilt edifices, cathedral touches, a trailing zero) and gathered into the observer's slot
-        order with one precomputed index array; turn, phase and pending chips are set last.
-        """
-        held = game._held
-        absolute = game._supply + [c for h in held for c in h] + game._inventory + game._cathedral_touch + [0]
-        v = self._templates[observer].copy()
-        v[self._targets] = np.array(absolute, dtype=np.uint8)[self._sources[observer]]
+    def _scalar_bytes(self, game: Game, observer: int) -> bytes:
+        """Channels 17..71 as bytes: the game's values listed once in absolute order, then gathered
+        into the observer's slot order by one precomputed ``itemgetter``."""
         phase = game._phase
+        absolute = game._supply + [c for h in game._held for c in h] + game._inventory + game._cathedral_touch
         if phase < 3:
-            o = SPATIAL_CHANNELS
-            v[_TURN - o + (game._current - observer) % self.rules.players] = 1
-            v[_PHASE - o + phase] = 1
-            v[_PENDING - o] = game._pending
-        return v
+            absolute += self._turn_phase[game._current][phase]
+            absolute += (game._pending, 0, 1)
+        else:
+            absolute += self._no_turn
+            absolute += (0, 0, 1)
+        return bytes(self._gathers[observer](absolute))
