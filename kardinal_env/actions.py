@@ -133,16 +133,17 @@ class ActionCodec:
         if kind == CARDINAL:
             if k1 < 0:
                 return self.keep_action
-            return self.cardinal_offset + self._square(k1)
+            return self.cardinal_offset + self.square_index(k1)
         slot = self._slot_of_colour[seat][colour]
         if shape == YARD:
             plane = 8 + slot if k2 - k1 == KEY_STRIDE else 12 + slot
-            self._square(k2)
+            self.square_index(k2)
         else:
             plane = shape * 4 + slot
-        return plane * self.num_squares + self._square(k1)
+        return plane * self.num_squares + self.square_index(k1)
 
-    def _square(self, key: int) -> int:
+    def square_index(self, key: int) -> int:
+        """Window square index of an engine square key; ``ValueError`` if outside the window."""
         idx = self._k2s[key]
         if idx < 0:
             raise ValueError(f"square {key} lies outside the {self.window}x{self.window} window")
@@ -200,17 +201,6 @@ class ActionCodec:
                 append(self.keep_action if k1 < 0 else self.cardinal_offset + k2s[k1])
             else:
                 append(self.chip_offset + slot[colour])
-        return out
-
-    def cardinal_actions(self, site_keys, cardinal_key: int) -> list[int]:
-        """Actions of a cardinal decision without building move codes: the cardinal plane at every site
-        key except the cardinal's own, plus "keep" once the cardinal is on the table (``cardinal_key
-        >= 0``). The same set as ``legal_actions(game.legal_move_codes(), seat)`` in that phase."""
-        offset = self.cardinal_offset
-        k2s = self._k2s
-        out = [offset + k2s[k] for k in site_keys if k != cardinal_key]
-        if cardinal_key >= 0:
-            out.append(self.keep_action)
         return out
 
     def mask(self, codes: list, seat: int, out: np.ndarray | None = None) -> np.ndarray:

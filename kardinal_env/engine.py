@@ -79,6 +79,7 @@ NAVE, CLOCK_TOWER = 0, 1  # building ids of the cathedral's two parts
 _NAVE_KEY = square_key(0, 0)
 _CLOCK_KEY = square_key(1, 0)
 _KEEP_CARDINAL = (CARDINAL, -1, -1, -1, -1)
+_PLACE_CARDINAL = (CARDINAL, -1, -1)  # + (key, -1)
 _CHIP_CODES = tuple((CHIP, -1, c, -1, -1) for c in range(4))
 _ROMAN = ("0 (placement)", "I", "II", "III", "IV", "V", "VI", "VII")
 
@@ -288,9 +289,21 @@ class Game:
             code = self._checked_code(move)
         self._apply(code)
 
+    def is_legal_code(self, code: tuple) -> bool:
+        """Whether ``code`` is one of :meth:`legal_move_codes` (a cardinal decision is answered from
+        the site table without listing the moves)."""
+        if self._phase == _CARDINAL_PHASE:
+            if code == _KEEP_CARDINAL:
+                return self._cardinal >= 0
+            if not (isinstance(code, tuple) and len(code) == 5 and code[:3] == _PLACE_CARDINAL and code[4] == -1):
+                return False
+            key = code[3]
+            return key != self._cardinal and key in self._sites
+        return code in self.legal_move_codes()
+
     def play_code(self, code: tuple) -> None:
         """Play a legal move code (as listed by :meth:`legal_move_codes`). Checked like :meth:`play`."""
-        if code not in self.legal_move_codes():
+        if not self.is_legal_code(code):
             self._raise_illegal(code, format_move(code))
         self._apply(code)
 
@@ -394,26 +407,37 @@ class Game:
         to the caller.
         """
         sites = self._sites
+        site_summary = sites.get
         cells = self._cells
         card = self._cardinal
         inside = self._inside
         out = []
+        append = out.append
         for a, ma in sites.items():
             if ma & _YARD_BIT or a == card:
                 continue
-            for step in (1, KEY_STRIDE):
-                b = a + step
-                mb = sites.get(b)
-                if mb is None:
-                    if ma & _HOUSE_BIT and b not in cells and (inside is None or inside[b]):
-                        out.append((a, b, ma))
-                elif not mb & _YARD_BIT and b != card and (ma | mb) & _HOUSE_BIT:
-                    out.append((a, b, ma | mb))
-            if ma & _HOUSE_BIT:
-                for step in (-1, -KEY_STRIDE):
-                    b = a + step
-                    if b not in sites and b not in cells and (inside is None or inside[b]):
-                        out.append((b, a, ma))
+            # with a square to the right / above: the other square is a site or a free square
+            b = a + 1
+            mb = site_summary(b)
+            if mb is None:
+                if ma & _HOUSE_BIT and b not in cells and (inside is None or inside[b]):
+                    append((a, b, ma))
+            elif not mb & _YARD_BIT and b != card and (ma | mb) & _HOUSE_BIT:
+                append((a, b, ma | mb))
+            b = a + KEY_STRIDE
+            mb = site_summary(b)
+            if mb is None:
+                if ma & _HOUSE_BIT and b not in cells and (inside is None or inside[b]):
+                    append((a, b, ma))
+            elif not mb & _YARD_BIT and b != card and (ma | mb) & _HOUSE_BIT:
+                append((a, b, ma | mb))
+            if ma & _HOUSE_BIT:  # with a free non-site square to the left / below (site pairs come above)
+                b = a - 1
+                if b not in sites and b not in cells and (inside is None or inside[b]):
+                    append((b, a, ma))
+                b = a - KEY_STRIDE
+                if b not in sites and b not in cells and (inside is None or inside[b]):
+                    append((b, a, ma))
         return out
 
     def _generate(self) -> list[tuple]:

@@ -142,7 +142,7 @@ class raw_env(AECEnv, EzPickle):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.game: Game | None = None
-        self._mask_cache: tuple | None = None
+        self._actions_cache: tuple | None = None
 
     # ------------------------------------------------------------------ pickling
     _AEC_FIELDS = ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos", "agent_selection")
@@ -183,7 +183,7 @@ class raw_env(AECEnv, EzPickle):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self._mask_cache = None
+        self._actions_cache = None
         self.agent_selection = self.possible_agents[self.game.current_player]
 
     def _seed_spaces(self, seed: int) -> None:
@@ -199,21 +199,27 @@ class raw_env(AECEnv, EzPickle):
         mask = np.zeros(self._num_actions, dtype=np.int8)
         game = self.game
         if seat == game.current_player:  # None once the game is over
-            mask[self._legal_mask()[1]] = 1
+            if game.phase == "cardinal":  # every site but the cardinal's own: the encoder's sites plane
+                codec = self.codec
+                offset = codec.cardinal_offset
+                mask[offset:offset + codec.num_squares] = self.encoder.sites_plane(game)
+                card = game._cardinal
+                if card >= 0:
+                    mask[offset + codec.square_index(card)] = 0
+                    mask[codec.keep_action] = 1
+            else:
+                mask[self._legal_actions()] = 1
         return mask
 
-    def _legal_mask(self) -> tuple:
-        """(move count, legal action indices, set of legal actions) for the current decision, cached."""
+    def _legal_actions(self) -> np.ndarray:
+        """Legal actions of the current build or chip decision (cached per decision)."""
         game = self.game
-        cache = self._mask_cache
+        cache = self._actions_cache
         count = game.move_count
         if cache is None or cache[0] != count:
-            if game.phase == "cardinal":  # straight from the engine's site table, no move codes
-                actions = self.codec.cardinal_actions(game._sites, game._cardinal)
-            else:
-                actions = self.codec.legal_actions(game.legal_move_codes(), game.current_player)
-            cache = self._mask_cache = (count, np.array(actions, dtype=np.intp), set(actions))
-        return cache
+            actions = self.codec.legal_actions(game.legal_move_codes(), game.current_player)
+            cache = self._actions_cache = (count, np.array(actions, dtype=np.intp))
+        return cache[1]
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -254,7 +260,7 @@ class raw_env(AECEnv, EzPickle):
             code = self.codec.decode_code(action, seat)
         except (ValueError, TypeError) as exc:
             raise IllegalMoveError(f"action: {exc}", "action", action) from None
-        if int(action) in self._legal_mask()[2]:
+        if game.is_legal_code(code):
             return code
         game.play_code(code)  # raises IllegalMoveError naming the broken rule
         raise AssertionError("unreachable: an illegal action was accepted")  # pragma: no cover

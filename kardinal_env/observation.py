@@ -147,6 +147,9 @@ class ObservationEncoder:
         # scalar assignment) into every seat's block, encode copies one block.
         self._spatial_bytes = bytearray(players * SPATIAL_CHANNELS * n)
         self._spatial = np.frombuffer(self._spatial_bytes, dtype=np.uint8).reshape(players, SPATIAL_CHANNELS, n)
+        self._spatial_views = list(self._spatial)  # per seat, saves indexing on every encode
+        self._site_view = self._spatial[0, _SITES]
+        self._site_view.flags.writeable = False
         block = SPATIAL_CHANNELS * n
         # offsets of a plane in every seat's block: shared planes, and per (shape, colour) building planes
         self._shared_offsets = [tuple(seat * block + channel * n for seat in range(players)) for channel in range(SPATIAL_CHANNELS)]
@@ -164,9 +167,14 @@ class ObservationEncoder:
         self._sync(game)
         obs = np.empty(self.shape, dtype=np.uint8)
         flat = obs.reshape(NUM_CHANNELS, -1)
-        flat[:SPATIAL_CHANNELS] = self._spatial[observer]
+        flat[:SPATIAL_CHANNELS] = self._spatial_views[observer]
         flat[SPATIAL_CHANNELS:] = np.frombuffer(self._scalar_bytes(game, observer), dtype=np.uint8)[:, None]
         return obs
+
+    def sites_plane(self, game: Game) -> np.ndarray:
+        """The sites plane of ``game`` (0/1 per square, read-only view of the synced buffer)."""
+        self._sync(game)
+        return self._site_view
 
     def __reduce__(self):
         # The numpy views share memory with the bytearrays, which pickling would not preserve:

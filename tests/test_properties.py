@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from reference import RefGame
 
 from kardinal_env import Game, IllegalMoveError, Rules
+from kardinal_env.notation import parse_move
 
 VARIANTS = [
     dict(players=2),
@@ -111,6 +112,23 @@ def candidates(game: Game) -> list[str]:
             for c in range(4):
                 out += [f"H{c}@{x},{y}", f"T{c}@{x},{y}", f"Y{c}@{x},{y}:{x + 1},{y}", f"Y{c}@{x},{y}:{x},{y + 1}"]
     return out
+
+
+@pytest.mark.parametrize("options", VARIANTS[::2], ids=IDS[::2])
+@settings(max_examples=3, **SETTINGS)
+@given(rnd=st.randoms(use_true_random=False))
+def test_is_legal_code_iff_listed(options, rnd):
+    """The fast check the environment uses (cardinal decisions answered from the site table)
+    agrees with the listed move codes for every candidate, in every phase of a whole game."""
+    game = Game(Rules(**options))
+    while not game.is_over:
+        if rnd.random() < 0.3 or game.phase != "build":
+            listed = set(game.legal_move_codes())
+            for move in candidates(game):
+                code = parse_move(move)
+                assert game.is_legal_code(code) == (code in listed), (game.phase, move)
+        game.play(rnd.choice(game.legal_moves()))
+    assert not any(game.is_legal_code(parse_move(m)) for m in ("C-", "chip:0", "H0@2,0"))
 
 
 KNOWN_RULES = {
