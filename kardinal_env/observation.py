@@ -182,70 +182,74 @@ class ObservationEncoder:
         return (ObservationEncoder, (self.rules, self.window))
 
     def _sync(self, game: Game) -> None:
-        """Bring the buffers up to date with ``game`` (incrementally when it continues the tracked game).
+        """Bring every seat's spatial block up to date with ``game``: incrementally when it continues
+        the tracked game (new buildings, a moved cardinal), from scratch otherwise."""
+        if game is not self._game or len(game._bsquares) < self._drawn:
+            self._rebuild(game)
+        if len(game._bsquares) > self._drawn:
+            self._draw_buildings(game)
+        if game._cardinal != self._drawn_cardinal:
+            self._move_cardinal(game._cardinal)
 
-        ``_shared`` holds the observer-independent planes (nave, clock tower, cardinal, sites, last
-        built); ``_colour_planes[seat]`` the 12 building planes in that seat's colour-slot order.
-        """
+    def _set(self, offsets: tuple, square: int, value: int) -> None:
+        buf = self._spatial_bytes
+        for offset in offsets:
+            buf[offset + square] = value
+
+    def _rebuild(self, game: Game) -> None:
+        self._spatial.fill(0)
+        k2s = self._k2s
         squares = game._bsquares
-        if game is self._game and len(squares) == self._drawn and game._cardinal == self._drawn_cardinal:
-            return  # up to date (chip and cardinal decisions add no building)
+        self._set(self._shared_offsets[_NAVE], k2s[squares[0][0]], 1)
+        self._set(self._shared_offsets[_CLOCK], k2s[squares[1][0]], 1)
+        self._game = game
+        self._drawn = 2
+        self._drawn_cardinal = -1
+        self._draw_buildings(game)
+        sites = self._shared_offsets[_SITES]
+        for k in game._sites:  # all at once: the incremental site updates assume one game's order
+            self._set(sites, k2s[k], 1)
+
+    def _draw_buildings(self, game: Game) -> None:
+        """Draw the buildings added since the last call, update sites and the "last built" plane."""
         k2s = self._k2s
         buf = self._spatial_bytes
-        offsets = self._shared_offsets
-        nave, clock, cardinal, sites, last = offsets[_NAVE], offsets[_CLOCK], offsets[_CARDINAL], offsets[_SITES], offsets[_LAST]
-        if game is not self._game or len(squares) < self._drawn:
-            self._spatial.fill(0)
-            for offsets, key in ((nave, squares[0][0]), (clock, squares[1][0])):
+        squares = game._bsquares
+        start, total = self._drawn, len(squares)
+        if total <= start:
+            return
+        sites = self._shared_offsets[_SITES]
+        last = self._shared_offsets[_LAST]
+        game_sites = game._sites
+        building_offsets = self._building_offsets
+        shapes, colours = game._bshape, game._bcolour
+        if start > 2:  # clear the previous "last built"
+            for k in squares[start - 1]:
+                self._set(last, k2s[k], 0)
+        for bid in range(start, total):
+            offsets = building_offsets[shapes[bid]][colours[bid]]
+            for k in squares[bid]:
+                sq = k2s[k]
                 for offset in offsets:
-                    buf[offset + k2s[key]] = 1
-            for k in game._sites:
+                    buf[offset + sq] = 1
                 for offset in sites:
-                    buf[offset + k2s[k]] = 1
-            self._game = game
-            self._drawn = 2
-            self._drawn_cardinal = -1
-            start = 2
-            rebuilt = True
-        else:
-            start = self._drawn
-            rebuilt = False
-        total = len(squares)
-        if total > start:
-            shapes = game._bshape
-            colours = game._bcolour
-            game_sites = game._sites
-            building_offsets = self._building_offsets
-            if not rebuilt and start > 2:  # clear the previous "last built"
-                for k in squares[start - 1]:
-                    for offset in last:
-                        buf[offset + k2s[k]] = 0
-            for bid in range(start, total):
-                offsets = building_offsets[shapes[bid]][colours[bid]]
-                for k in squares[bid]:
-                    sq = k2s[k]
-                    for offset in offsets:
-                        buf[offset + sq] = 1
-                    for offset in sites:
-                        buf[offset + sq] = 0
-                    if not rebuilt:
-                        for nb in (k + 1, k - 1, k + KEY_STRIDE, k - KEY_STRIDE):
-                            if nb in game_sites:
-                                for offset in sites:
-                                    buf[offset + k2s[nb]] = 1
-            for k in squares[total - 1]:
-                for offset in last:
-                    buf[offset + k2s[k]] = 1
-            self._drawn = total
-        card = game._cardinal
-        drawn = self._drawn_cardinal
-        if card != drawn:
-            for offset in cardinal:
-                if drawn >= 0:
-                    buf[offset + k2s[drawn]] = 0
-                if card >= 0:
-                    buf[offset + k2s[card]] = 1
-            self._drawn_cardinal = card
+                    buf[offset + sq] = 0
+                for nb in (k + 1, k - 1, k + KEY_STRIDE, k - KEY_STRIDE):
+                    if nb in game_sites:
+                        nb_sq = k2s[nb]
+                        for offset in sites:
+                            buf[offset + nb_sq] = 1
+        for k in squares[total - 1]:
+            self._set(last, k2s[k], 1)
+        self._drawn = total
+
+    def _move_cardinal(self, card: int) -> None:
+        offsets = self._shared_offsets[_CARDINAL]
+        if self._drawn_cardinal >= 0:
+            self._set(offsets, self._k2s[self._drawn_cardinal], 0)
+        if card >= 0:
+            self._set(offsets, self._k2s[card], 1)
+        self._drawn_cardinal = card
 
     def scalars(self, game: Game, observer: int) -> np.ndarray:
         """The values of the constant planes (channels 17..71) as a uint8 vector."""
