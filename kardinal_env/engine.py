@@ -416,28 +416,17 @@ class Game:
         for a, ma in sites.items():
             if ma & _YARD_BIT or a == card:
                 continue
-            # with a square to the right / above: the other square is a site or a free square
-            b = a + 1
-            mb = site_summary(b)
-            if mb is None:
-                if ma & _HOUSE_BIT and b not in cells and (inside is None or inside[b]):
-                    append((a, b, ma))
-            elif not mb & _YARD_BIT and b != card and (ma | mb) & _HOUSE_BIT:
-                append((a, b, ma | mb))
-            b = a + KEY_STRIDE
-            mb = site_summary(b)
-            if mb is None:
-                if ma & _HOUSE_BIT and b not in cells and (inside is None or inside[b]):
-                    append((a, b, ma))
-            elif not mb & _YARD_BIT and b != card and (ma | mb) & _HOUSE_BIT:
-                append((a, b, ma | mb))
+            for b in (a + 1, a + KEY_STRIDE):  # the square to the right / above
+                mb = site_summary(b)
+                if mb is None:  # a free non-site square: the house must touch a
+                    if ma & _HOUSE_BIT and b not in cells and (inside is None or inside[b]):
+                        append((a, b, ma))
+                elif not mb & _YARD_BIT and b != card and (ma | mb) & _HOUSE_BIT:
+                    append((a, b, ma | mb))
             if ma & _HOUSE_BIT:  # with a free non-site square to the left / below (site pairs come above)
-                b = a - 1
-                if b not in sites and b not in cells and (inside is None or inside[b]):
-                    append((b, a, ma))
-                b = a - KEY_STRIDE
-                if b not in sites and b not in cells and (inside is None or inside[b]):
-                    append((b, a, ma))
+                for b in (a - 1, a - KEY_STRIDE):
+                    if b not in sites and b not in cells and (inside is None or inside[b]):
+                        append((b, a, ma))
         return out
 
     def _generate(self) -> list[tuple]:
