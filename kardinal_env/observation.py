@@ -85,11 +85,11 @@ assert len(CHANNEL_NAMES) == NUM_CHANNELS
 class ObservationEncoder:
     """Encodes a :class:`Game` for one observing seat into a ``(NUM_CHANNELS, W, W)`` uint8 array.
 
-    The encoder follows one game incrementally: the spatial planes live in preallocated buffers (one
-    shared by all observers, plus each seat's 12 building planes in its colour-slot order) that are
-    updated with the buildings added since the previous call; each ``encode`` copies them and writes
-    the constant planes. Passing a different game
-    (or one that is not a continuation of the tracked one) rebuilds the buffer from scratch, so any
+    The encoder follows one game incrementally: each seat has a preallocated block of the 17 spatial
+    planes in its own slot order, and the buildings added (and the cardinal moved) since the previous
+    call are drawn into every block; ``encode`` copies the observer's block and broadcasts the 55
+    constant values, gathered from the game in one ``itemgetter`` call. Passing a different game
+    (or one that is not a continuation of the tracked one) rebuilds the blocks from scratch, so any
     game may be encoded at any time; following one game is just faster. ``encode`` always returns a
     new array: observations handed out are never changed later.
     """

@@ -192,6 +192,49 @@ def test_incremental_observation_equals_fresh_encoding():
         np.testing.assert_array_equal(tracked.encode(game, 0), ObservationEncoder(rules).encode(game, 0))
 
 
+def test_encoder_follows_alternating_games_and_survives_pickling():
+    rng = random.Random(5)
+    rules = Rules(players=3)
+    games = [Game(rules), Game(rules)]
+    encoder = ObservationEncoder(rules)
+    for turn in range(80):
+        game = games[turn % 2]
+        if game.is_over:
+            continue
+        game.play(rng.choice(game.legal_moves()))
+        copy = pickle.loads(pickle.dumps(encoder))
+        for enc in (encoder, copy):
+            np.testing.assert_array_equal(enc.encode(game, turn % 3), ObservationEncoder(rules).encode(game, turn % 3))
+
+
+def test_raw_step_accepts_exactly_the_masked_cardinal_actions():
+    raw = kardinal_v0.raw_env(players=2)
+    raw.reset(seed=0)
+    rng = random.Random(3)
+    codec = raw.codec
+    checked = 0
+    while raw.game.phase != "over" and checked < 12:
+        agent = raw.agent_selection
+        mask = raw.observe(agent)["action_mask"]
+        if raw.game.phase == "cardinal":
+            seat = raw.game.current_player
+            for action in range(codec.cardinal_offset, codec.num_actions):
+                if codec.chip_offset <= action < codec.keep_action:
+                    continue
+                assert raw.game.is_legal_code(codec.decode_code(action, seat)) == bool(mask[action]), action
+            if raw.game.cardinal is not None:
+                own = codec.cardinal_offset + codec.square_index(raw.game._cardinal)
+                assert mask[own] == 0
+                with pytest.raises(IllegalMoveError) as info:
+                    pickle.loads(pickle.dumps(raw)).step(own)
+                assert info.value.rule == "cardinal"
+            else:
+                assert mask[codec.keep_action] == 0
+            checked += 1
+        raw.step(int(rng.choice(np.flatnonzero(mask))))
+    assert checked == 12
+
+
 def test_observation_contents_are_ego_centric():
     rules = Rules(players=2)
     game = Game(rules)
