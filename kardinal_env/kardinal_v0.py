@@ -64,7 +64,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import DEFAULT_WINDOW, ActionCodec
-from .engine import Game, IllegalMoveError
+from .engine import PHASES, Game, IllegalMoveError
 from .notation import format_move
 from .observation import ObservationEncoder
 from .rules import MAX_WINDOW, Rules
@@ -73,6 +73,7 @@ __all__ = ["env", "raw_env", "REWARD_SCHEMES"]
 
 REWARD_SCHEMES = ("win_loss", "margin")
 MARGIN_SCALE = 20.0
+_CARDINAL_PHASE = PHASES.index("cardinal")  # Game._phase of a cardinal decision
 
 
 def env(**kwargs) -> AECEnv:
@@ -199,7 +200,7 @@ class raw_env(AECEnv, EzPickle):
         mask = np.zeros(self._num_actions, dtype=np.int8)
         game = self.game
         if seat == game.current_player:  # None once the game is over
-            if game.phase == "cardinal":  # every site but the cardinal's own: the encoder's sites plane
+            if game._phase == _CARDINAL_PHASE:  # every site but the cardinal's own: the sites plane
                 codec = self.codec
                 offset = codec.cardinal_offset
                 mask[offset:offset + codec.num_squares] = self.encoder.sites_plane(game)
@@ -215,7 +216,7 @@ class raw_env(AECEnv, EzPickle):
         """Legal actions of the current build or chip decision (cached per decision)."""
         game = self.game
         cache = self._actions_cache
-        count = game.move_count
+        count = len(game._history)  # game.move_count without the property call
         if cache is None or cache[0] != count:
             actions = self.codec.legal_actions(game.legal_move_codes(), game.current_player)
             cache = self._actions_cache = (count, np.array(actions, dtype=np.intp))
@@ -230,8 +231,8 @@ class raw_env(AECEnv, EzPickle):
         seat = self.agent_name_mapping[agent]
         code = self._legal_code(action, seat)
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
         if self.chip_shaping:
+            self._clear_rewards()  # without shaping every reward stays 0 until the end: nothing to clear
             before = sum(game._held[seat])
             game.apply_legal_code(code)
             gained = sum(game._held[seat]) - before
