@@ -64,7 +64,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .actions import DEFAULT_WINDOW, ActionCodec
-from .engine import PHASES, Game, IllegalMoveError
+from .engine import Game, IllegalMoveError
 from .notation import format_move
 from .observation import ObservationEncoder
 from .rules import MAX_WINDOW, Rules
@@ -73,7 +73,6 @@ __all__ = ["env", "raw_env", "REWARD_SCHEMES"]
 
 REWARD_SCHEMES = ("win_loss", "margin")
 MARGIN_SCALE = 20.0
-_CARDINAL_PHASE = PHASES.index("cardinal")  # Game._phase of a cardinal decision
 
 
 def env(**kwargs) -> AECEnv:
@@ -132,7 +131,7 @@ class raw_env(AECEnv, EzPickle):
         self.encoder = ObservationEncoder(self.rules, window)
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        num_actions = self._num_actions = self.codec.num_actions
+        num_actions = self.codec.num_actions
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(0, 48, self.encoder.shape, dtype=np.uint8),
@@ -197,10 +196,10 @@ class raw_env(AECEnv, EzPickle):
 
     def _mask_for(self, seat: int) -> np.ndarray:
         """The int8 legal-action mask of ``seat`` (a fresh array; all zeros when not deciding)."""
-        mask = np.zeros(self._num_actions, dtype=np.int8)
+        mask = np.zeros(self.codec.num_actions, dtype=np.int8)
         game = self.game
         if seat == game.current_player:  # None once the game is over
-            if game._phase == _CARDINAL_PHASE:  # every site but the cardinal's own: the sites plane
+            if game.phase == "cardinal":  # every site but the cardinal's own: the sites plane
                 codec = self.codec
                 offset = codec.cardinal_offset
                 mask[offset:offset + codec.num_squares] = self.encoder.sites_plane(game)
@@ -216,7 +215,7 @@ class raw_env(AECEnv, EzPickle):
         """Legal actions of the current build or chip decision (cached per decision)."""
         game = self.game
         cache = self._actions_cache
-        count = len(game._history)  # game.move_count without the property call
+        count = game.move_count
         if cache is None or cache[0] != count:
             actions = self.codec.legal_actions(game.legal_move_codes(), game.current_player)
             cache = self._actions_cache = (count, np.array(actions, dtype=np.intp))

@@ -105,7 +105,7 @@ class ObservationEncoder:
         players = rules.players
         orders = [colour_order(rules, s) for s in range(players)]
         self._slot_of_colour = [[order.index(c) for c in range(4)] for order in orders]
-        # Gather tables for the constant planes. _absolute() lists the game's values in absolute
+        # Gather tables for the constant planes. _scalar_bytes lists the game's values in absolute
         # order: supply[4] + held[n][4] + unbuilt[4][3] + touches[n] + on_turn[n] + phase[3]
         # + pending + [0, 1]; _gathers[observer] picks channels 17..71 from it in ego-centric order.
         supply_at, held_at = 0, 4
@@ -207,7 +207,7 @@ class ObservationEncoder:
         self._drawn_cardinal = -1
         self._draw_buildings(game)
         sites = self._shared_offsets[_SITES]
-        for k in game._sites:  # all at once: the incremental site updates assume one game's order
+        for k in game._sites:  # the complete site table (drawing marks only sites next to new buildings)
             self._set(sites, k2s[k], 1)
 
     def _draw_buildings(self, game: Game) -> None:
