@@ -7,11 +7,13 @@
 ``greedy``         most chips this turn, blocking cardinal (:class:`agents.greedy.GreedyAgent`)
 ``mcts:N``         UCT with ``N`` simulations per decision (:class:`agents.mcts.MCTSAgent`)
 ``ppo:PATH``       a PPO checkpoint (``agents.ppo_agent.PPOAgent.from_checkpoint(PATH, **kw)``)
+``puct:N:PATH``    PUCT search with N simulations guided by the PPO checkpoint PATH
+                   (``agents.puct.PUCTAgent.from_checkpoint(PATH, N, **kw)``)
 ``rllib:PATH``     an RLlib checkpoint (``agents.rllib_agent.RLlibAgent.from_checkpoint(PATH, **kw)``)
 =================  ===========================================================================
 
 Keyword arguments (e.g. ``seed=3``) go to the agent's constructor. Importing this package does not
-import torch; only ``ppo:`` specs do.
+import torch; only ``ppo:`` and ``puct:`` specs do.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ from .base import Agent, BaseAgent
 
 __all__ = ["Agent", "BaseAgent", "load_agent", "AgentSpecError", "SPEC_HELP"]
 
-SPEC_HELP = "agent specs: 'random', 'greedy', 'mcts:N' (N simulations, a positive integer), 'ppo:PATH', 'rllib:PATH'"
+SPEC_HELP = (
+    "agent specs: 'random', 'greedy', 'mcts:N' (N simulations, a positive integer), 'ppo:PATH', "
+    "'puct:N:PATH' (N simulations guided by checkpoint PATH), 'rllib:PATH'"
+)
 
 
 class AgentSpecError(ValueError):
@@ -55,6 +60,16 @@ def load_agent(spec: str, **kw):
         from .ppo_agent import PPOAgent  # imports torch; only here
 
         return PPOAgent.from_checkpoint(arg, **kw)
+    if kind == "puct":
+        sims, sep2, path = arg.partition(":")
+        if not sep or not sep2 or not path or not sims.isdigit() or int(sims) < 1 or sims != str(int(sims)):
+            raise AgentSpecError(
+                f"bad agent spec {spec!r}: puct needs a positive number of simulations and a checkpoint path, "
+                "e.g. 'puct:64:runs/x/ckpt.pt'"
+            )
+        from .puct import PUCTAgent  # imports torch; only here
+
+        return PUCTAgent.from_checkpoint(path, int(sims), **kw)
     if kind == "rllib":
         if not sep or not arg:
             raise AgentSpecError(f"bad agent spec {spec!r}: rllib needs a checkpoint path, e.g. 'rllib:runs/rllib/checkpoint'")

@@ -37,7 +37,7 @@ from .network import (
     padded_to_crop,
 )
 
-__all__ = ["PPOAgent", "Decision", "prepare", "policy_step", "rules_from_config", "net_from_checkpoint"]
+__all__ = ["PPOAgent", "Decision", "prepare", "crop_indices", "policy_step", "rules_from_config", "net_from_checkpoint"]
 
 
 @dataclass
@@ -63,10 +63,13 @@ def prepare(game, encoder: ObservationEncoder, codec: ActionCodec, margin: int =
     return Decision(seat, box, spatial, scalars, _crop_mask_from_legal(legal, box, codec.window), legal, codec.window)
 
 
-def _crop_mask_from_legal(legal: np.ndarray, box, window: int) -> np.ndarray:
+def crop_indices(legal: np.ndarray, box, window: int) -> np.ndarray:
+    """Crop-layout indices (``17*h*w + 5`` entries, see :mod:`agents.network`) of the full action
+    indices ``legal``; ``AssertionError`` if one lies outside the crop (the crop holds every legal move)."""
     r0, c0, h, w = box
     n = window * window
-    mask = np.zeros(PLANES * h * w + 5, dtype=bool)
+    legal = np.asarray(legal, dtype=np.int64)
+    out = np.empty(legal.shape, dtype=np.int64)
     spatial = legal < PLANES * n
     a = legal[spatial]
     plane, sq = np.divmod(a, n)
@@ -74,8 +77,15 @@ def _crop_mask_from_legal(legal: np.ndarray, box, window: int) -> np.ndarray:
     r, c = row - r0, col - c0
     if a.size and (r.min() < 0 or c.min() < 0 or r.max() >= h or c.max() >= w):
         raise AssertionError(f"a legal action lies outside the crop {box}")
-    mask[plane * h * w + r * w + c] = True
-    mask[PLANES * h * w + (legal[~spatial] - PLANES * n)] = True
+    out[spatial] = plane * h * w + r * w + c
+    out[~spatial] = PLANES * h * w + (legal[~spatial] - PLANES * n)
+    return out
+
+
+def _crop_mask_from_legal(legal: np.ndarray, box, window: int) -> np.ndarray:
+    r0, c0, h, w = box
+    mask = np.zeros(PLANES * h * w + 5, dtype=bool)
+    mask[crop_indices(legal, box, window)] = True
     return mask
 
 

@@ -402,7 +402,7 @@ def write_outputs(results: dict, out_dir) -> dict:
 # ---------------------------------------------------------------------------------------- CLI
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], epilog="Agent specs: random, greedy, mcts:N, ppo:PATH"
+        description=__doc__.split("\n\n")[0], epilog="Agent specs: random, greedy, mcts:N, ppo:PATH, puct:N:PATH, rllib:PATH"
     )
     parser.add_argument("--agents", nargs="+", required=True, help="agent specs; the last one fills remaining seats")
     parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4])

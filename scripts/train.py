@@ -68,6 +68,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from agents.greedy import greedy_code  # noqa: E402
 from agents.network import KardinalNet, MaskedCategorical, collate, crop_to_padded, full_to_crop  # noqa: E402
 from agents.ppo_agent import policy_step, prepare  # noqa: E402
+from agents.rewards import projected_margins, terminal_rewards  # noqa: E402
 from kardinal_env.actions import ActionCodec  # noqa: E402
 from kardinal_env.engine import Game  # noqa: E402
 from kardinal_env.observation import ObservationEncoder  # noqa: E402
@@ -195,31 +196,6 @@ def git_revision() -> str:
         return out.stdout.strip() or "unknown" if out.returncode == 0 else "unknown"
     except Exception:
         return "unknown"
-
-
-# ---------------------------------------------------------------------- rewards
-def projected_margins(game: Game, rules: Rules) -> list[float]:
-    """Per seat: projected final score minus the best other projected score (see the docstring)."""
-    held = game._held
-    supply = game._supply
-    proj = []
-    for seat in range(rules.players):
-        h = list(held[seat])
-        for c in rules.owned_colours(seat):
-            h[c] += supply[c]
-        proj.append(sum(h) + max(h))
-    return [p - max(q for i, q in enumerate(proj) if i != s) for s, p in enumerate(proj)]
-
-
-def terminal_rewards(game: Game, rules: Rules, scheme: str) -> list[float]:
-    if scheme == "win_loss":
-        winners = set(game.winners())
-        return [1.0 if s in winners else -1.0 for s in range(rules.players)]
-    scores = game.scores()
-    return [
-        float(np.clip((own - max(v for i, v in enumerate(scores) if i != s)) / 20.0, -1.0, 1.0))
-        for s, own in enumerate(scores)
-    ]
 
 
 def gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
