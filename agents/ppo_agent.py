@@ -63,10 +63,12 @@ def prepare(game, encoder: ObservationEncoder, codec: ActionCodec, margin: int =
     return Decision(seat, box, spatial, scalars, _crop_mask_from_legal(legal, box, codec.window), legal, codec.window)
 
 
-def crop_indices(legal: np.ndarray, box, window: int) -> np.ndarray:
+def crop_indices(legal: np.ndarray, box, window: int, padded: tuple[int, int] | None = None) -> np.ndarray:
     """Crop-layout indices (``17*h*w + 5`` entries, see :mod:`agents.network`) of the full action
-    indices ``legal``; ``AssertionError`` if one lies outside the crop (the crop holds every legal move)."""
+    indices ``legal``; with ``padded=(H, W)`` the indices in the layout of a batch padded to ``H x W``.
+    ``AssertionError`` if one lies outside the crop (the crop holds every legal move)."""
     r0, c0, h, w = box
+    H, W = padded if padded is not None else (h, w)
     n = window * window
     legal = np.asarray(legal, dtype=np.int64)
     out = np.empty(legal.shape, dtype=np.int64)
@@ -77,8 +79,8 @@ def crop_indices(legal: np.ndarray, box, window: int) -> np.ndarray:
     r, c = row - r0, col - c0
     if a.size and (r.min() < 0 or c.min() < 0 or r.max() >= h or c.max() >= w):
         raise AssertionError(f"a legal action lies outside the crop {box}")
-    out[spatial] = plane * h * w + r * w + c
-    out[~spatial] = PLANES * h * w + (legal[~spatial] - PLANES * n)
+    out[spatial] = plane * H * W + r * W + c
+    out[~spatial] = PLANES * H * W + (legal[~spatial] - PLANES * n)
     return out
 
 

@@ -44,6 +44,9 @@ from .rewards import projected_margins, terminal_rewards
 
 __all__ = ["PUCTAgent"]
 
+VIRTUAL_LOSS = -1.0  # added to a pending path's values (for the deciding seat) until its leaf is valued
+_PENDING = object()  # placeholder child: a leaf that a descent of the current batch is evaluating
+
 
 class _Node:
     __slots__ = ("player", "codes", "prior", "child_visits", "child_value", "children", "visits", "value")
@@ -65,12 +68,14 @@ class PUCTAgent(BaseAgent):
 
     def __init__(self, net, simulations: int = 64, seed: int | None = None, c_puct: float = 1.5,
                  score_shaping: float = 0.0, reward: str = "win_loss", temperature: float = 0.0,
-                 window: int = 53, margin: int = 1, name: str | None = None):
+                 batch_size: int = 8, window: int = 53, margin: int = 1, name: str | None = None):
         super().__init__(seed)
         if not isinstance(simulations, int) or isinstance(simulations, bool) or simulations < 1:
             raise ValueError(f"puct: simulations must be a positive integer, got {simulations!r}")
         if c_puct <= 0:
             raise ValueError(f"puct: c_puct must be positive, got {c_puct!r}")
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"puct: batch_size must be a positive integer, got {batch_size!r}")
         if temperature < 0:
             raise ValueError(f"puct: temperature must be >= 0, got {temperature!r}")
         self.net = net.eval()
@@ -79,6 +84,7 @@ class PUCTAgent(BaseAgent):
         self.score_shaping = score_shaping
         self.reward = reward
         self.temperature = temperature
+        self.batch_size = batch_size
         self.window = window
         self.margin = margin
         self.name = name or f"puct:{simulations}"
@@ -117,8 +123,7 @@ class PUCTAgent(BaseAgent):
             self.encoder = ObservationEncoder(game.rules, self.window)
             self.codec = ActionCodec(game.rules, self.window)
         root = self._expand(game)
-        for _ in range(self.simulations):
-            self._simulate(game, root)
+        self._search(game, root, self.simulations)
         visits = root.child_visits
         if self.temperature > 0:
             weights = visits ** (1.0 / self.temperature)
@@ -128,26 +133,44 @@ class PUCTAgent(BaseAgent):
         return root.codes[i]
 
     # ------------------------------------------------------------------ search
-    def _simulate(self, root_game, root):
+    def _search(self, root_game, root, simulations: int) -> None:
+        """Run ``simulations`` simulations from ``root``, ``batch_size`` leaves per forward pass."""
+        left = simulations
+        while left > 0:
+            batch = min(self.batch_size, left)
+            left -= batch
+            descents = [self._descend(root_game, root) for _ in range(batch)]
+            new = [(parent, i, g) for parent, i, g, path in descents if g is not None]
+            for (parent, i, _), node in zip(new, self._expand_many([g for _, _, g in new]), strict=True):
+                parent.children[i] = node
+            for parent, i, _, path in descents:
+                values = parent.children[i].value
+                for nd, j in path:
+                    nd.child_value[j] += values[nd.player] - VIRTUAL_LOSS
+
+    def _descend(self, root_game, root):
+        """Select a path from ``root`` to a leaf, adding a virtual loss along it so that the next
+        descents of the same batch spread out. Returns ``(parent, index, game, path)``: ``game`` is
+        the position of a new leaf to evaluate, or ``None`` when the leaf is a finished game already
+        in the tree or a new leaf another descent of this batch is evaluating."""
         g = root_game.clone()
         node = root
         path = []
         while True:
             i = self._select(node)
             path.append((node, i))
-            _play_edge(g, node.codes[i])
+            node.visits += 1
+            node.child_visits[i] += 1
+            node.child_value[i] += VIRTUAL_LOSS
             child = node.children[i]
             if child is None:
-                child = node.children[i] = self._expand(g)
-                break
+                node.children[i] = _PENDING
+                _play_edge(g, node.codes[i])
+                return node, i, g, path
+            if child is _PENDING or child.player is None:
+                return node, i, None, path
+            _play_edge(g, node.codes[i])
             node = child
-            if node.player is None:
-                break
-        values = child.value
-        for nd, i in path:
-            nd.visits += 1
-            nd.child_visits[i] += 1
-            nd.child_value[i] += values[nd.player]
 
     def _select(self, node) -> int:
         p = node.player
@@ -157,25 +180,45 @@ class PUCTAgent(BaseAgent):
         return int(np.argmax(q + u))
 
     @torch.no_grad()
+    def _expand_many(self, games) -> list[_Node]:
+        """New nodes for ``games``: priors and values from one batched forward pass (finished games
+        get their exact values and no forward pass)."""
+        nodes: list = [None] * len(games)
+        decisions = []
+        for j, g in enumerate(games):
+            if g.is_over:
+                nodes[j] = self._terminal_node(g)
+            else:
+                decisions.append((j, g, prepare(g, self.encoder, self.codec, self.margin)))
+        if decisions:
+            sp, sc, valid = collate([d.spatial for _, _, d in decisions], [d.scalars for _, _, d in decisions])
+            logits, value = self.net(sp, sc, valid)
+            logits = logits.numpy().astype(np.float64)
+            padded = (sp.shape[2], sp.shape[3])
+            for row, (j, g, d) in enumerate(decisions):
+                legal_logits = logits[row, crop_indices(d.legal, d.box, d.window, padded)]
+                prior = np.exp(legal_logits - legal_logits.max())
+                nodes[j] = self._decision_node(g, d.seat, prior / prior.sum(), float(value[row]))
+        return nodes
+
     def _expand(self, g) -> _Node:
+        return self._expand_many([g])[0]
+
+    def _terminal_node(self, g) -> _Node:
+        rules = g.rules
+        k = self.score_shaping
+        margins = projected_margins(g, rules) if k else [0.0] * rules.players
+        final = terminal_rewards(g, rules, self.reward)
+        return _Node(None, [], np.zeros(0), [final[s] + k * margins[s] for s in range(rules.players)])
+
+    def _decision_node(self, g, seat: int, prior: np.ndarray, v: float) -> _Node:
         rules = g.rules
         n = rules.players
         k = self.score_shaping
         margins = projected_margins(g, rules) if k else [0.0] * n
-        if g.is_over:
-            final = terminal_rewards(g, rules, self.reward)
-            return _Node(None, [], np.zeros(0), [final[s] + k * margins[s] for s in range(n)])
-        d = prepare(g, self.encoder, self.codec, self.margin)
-        sp, sc, valid = collate([d.spatial], [d.scalars])
-        logits, value = self.net(sp, sc, valid)
-        legal_logits = logits[0].numpy().astype(np.float64)[crop_indices(d.legal, d.box, d.window)]
-        prior = np.exp(legal_logits - legal_logits.max())
-        prior /= prior.sum()
-        p = d.seat
-        v = float(value[0])
         others = (2.0 - n - v) / (n - 1)
-        values = [(v if s == p else others) + k * margins[s] for s in range(n)]
-        return _Node(p, g.legal_move_codes(), prior, values)
+        values = [(v if s == seat else others) + k * margins[s] for s in range(n)]
+        return _Node(seat, g.legal_move_codes(), prior, values)
 
 
 def _play_edge(g, code) -> None:

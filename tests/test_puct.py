@@ -54,20 +54,39 @@ def test_puct_plays_only_legal_moves(variant):
         game.play(move)
 
 
-def test_puct_visit_counts_add_up_and_game_is_untouched():
+@pytest.mark.parametrize("batch_size", [1, 8])
+def test_puct_visit_counts_add_up_and_game_is_untouched(batch_size):
     game = _midgame(Rules(players=3), seed=4)
     before = game.history
-    agent = PUCTAgent(_net(), simulations=25, seed=0, score_shaping=0.05)
+    agent = PUCTAgent(_net(), simulations=25, seed=0, score_shaping=0.05, batch_size=batch_size)
     agent.select_code(game)  # sets up the encoder and codec
     root = agent._expand(game)
-    for _ in range(25):
-        agent._simulate(game, root)
+    agent._search(game, root, 25)
     assert root.visits == 25 and root.child_visits.sum() == 25
     assert np.isclose(root.prior.sum(), 1.0) and (root.prior > 0).all()
     assert len(root.codes) == len(game.legal_move_codes())
     visited = [c for c in root.children if c is not None]
+    assert all(isinstance(c, type(root)) for c in visited)  # no placeholder is left behind
     assert sum(c.visits for c in visited) <= 25 - len(visited)  # each child's first visit expands it
     assert game.history == before
+
+
+@pytest.mark.parametrize("batch_size", [1, 4, 16])
+def test_virtual_losses_are_taken_back(batch_size):
+    """With a value head that says 0 everywhere and no shaping, every backed-up value in a 2-player
+    midgame is 0: a virtual loss left in the statistics would show as a negative sum."""
+    net = _net()
+    with torch.no_grad():
+        for param in net.value_head.parameters():
+            param.zero_()
+    game = _midgame(Rules(players=2), seed=6, moves=6)
+    agent = PUCTAgent(net, simulations=40, batch_size=batch_size)
+    agent.select_code(game)
+    root = agent._expand(game)
+    assert root.value == [0.0, 0.0]
+    agent._search(game, root, 40)
+    assert root.child_visits.sum() == 40
+    assert np.allclose(root.child_value, 0.0)
 
 
 def test_two_player_leaf_values_are_zero_sum_and_terminal_values_exact():
@@ -134,7 +153,7 @@ def test_load_agent_rejects_bad_puct_specs(spec):
         load_agent(spec)
 
 
-@pytest.mark.parametrize("kw", [dict(simulations=0), dict(c_puct=0.0), dict(temperature=-1.0)])
+@pytest.mark.parametrize("kw", [dict(simulations=0), dict(c_puct=0.0), dict(temperature=-1.0), dict(batch_size=0)])
 def test_puct_rejects_bad_arguments(kw):
     kw = {"simulations": 4, **kw}
     with pytest.raises(ValueError, match="puct"):
