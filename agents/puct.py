@@ -24,8 +24,12 @@ are exact: terminal reward plus ``k`` times the final margin.
 **Move.** The most visited root child (ties: the higher prior). ``temperature > 0`` samples the root
 move in proportion to ``visits ** (1 / temperature)`` with the agent's seeded generator instead.
 
-The network runs on one crop per leaf (:func:`agents.ppo_agent.prepare`); one simulation costs about
-one forward pass of batch size one, so ``puct:64`` is roughly 64 times slower than ``ppo:PATH``.
+**Batches.** Leaves are evaluated ``batch_size`` at a time (default 8) in one forward pass: each
+descent of a batch adds a virtual loss (``VIRTUAL_LOSS`` = -1 for the deciding seat, one visit) along
+its path so that the next descents spread out, and the loss is taken back when the leaf's values are
+backed up; two descents that reach the same new leaf share its evaluation. ``batch_size=1`` is the
+sequential algorithm. On one CPU core with the long presets' network, a simulation costs about 2 ms
+at ``batch_size=8`` (about 4 ms at 1), so ``puct:32`` takes about 0.1 s per decision.
 """
 
 from __future__ import annotations

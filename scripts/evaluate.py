@@ -97,7 +97,13 @@ def _ranks(scores, touches) -> list[int]:
 _WORKER: dict = {}  # per process: participants' agent objects
 
 
-def _init_worker(participants, agent_kwargs) -> None:
+def _set_torch_threads(threads: int | None) -> None:
+    """Limit torch's intra-op threads (only if a network agent has imported torch)."""
+    if threads and "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(threads)
+
+
+def _init_worker(participants, agent_kwargs, torch_threads=None) -> None:
     agents = []
     for i, p in enumerate(participants):
         if isinstance(p, str):
@@ -105,6 +111,7 @@ def _init_worker(participants, agent_kwargs) -> None:
         else:
             agents.append(p)
     _WORKER["agents"] = agents
+    _set_torch_threads(torch_threads)
 
 
 def _play_one(task) -> dict:
@@ -215,10 +222,14 @@ def evaluate(
     agent_kwargs: dict | None = None,
     keep_moves: bool = True,
     progress: bool = False,
+    torch_threads: int | None = None,
 ) -> dict:
     """Play ``games`` games and return the results dict (``options``, ``versions``, ``labels``,
     ``games``, ``summary``, ``rating_history``). ``agent_specs`` holds spec strings or ready agent
-    objects (objects need ``workers=1``). See the module docstring for seating and seeding."""
+    objects (objects need ``workers=1``). See the module docstring for seating and seeding.
+    ``torch_threads``: torch intra-op threads for network agents; worker processes use 1 unless
+    given (several processes with several threads each oversubscribe the cores), the calling
+    process is left as it is unless given."""
     if rules is None:
         rules = Rules(players=players, preset=preset, shared_pool=shared_pool)
     players = rules.players
@@ -241,7 +252,8 @@ def evaluate(
         import multiprocessing as mp
 
         ctx = mp.get_context("spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(participants, agent_kwargs)) as pool:
+        with ctx.Pool(workers, initializer=_init_worker,
+                      initargs=(participants, agent_kwargs, torch_threads or 1)) as pool:
             for r in pool.imap_unordered(_play_one, tasks):
                 results.append(r)
                 if progress:
@@ -250,7 +262,7 @@ def evaluate(
     else:
         saved = dict(_WORKER)
         try:
-            _init_worker(participants, agent_kwargs)
+            _init_worker(participants, agent_kwargs, torch_threads)
             for task in tasks:
                 results.append(_play_one(task))
                 if progress:
@@ -411,6 +423,8 @@ def main(argv=None) -> int:
     parser.add_argument("--preset", default="english", choices=["english", "german"])
     parser.add_argument("--shared-pool", action="store_true", help="shared-pool variant (3-4 players)")
     parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    parser.add_argument("--torch-threads", type=int, default=1,
+                        help="torch threads per process for network agents (default 1)")
     parser.add_argument("--out", default=None, help="directory for results.json and ratings.png")
     parser.add_argument("--no-moves", action="store_true", help="do not store each game's moves in the JSON")
     parser.add_argument("--quiet", action="store_true", help="no per-game progress on stderr")
@@ -426,6 +440,7 @@ def main(argv=None) -> int:
             workers=args.workers,
             keep_moves=not args.no_moves,
             progress=not args.quiet,
+            torch_threads=args.torch_threads,
         )
     except IllegalMoveError:
         raise  # an agent bug: keep the traceback

@@ -158,3 +158,18 @@ def test_puct_rejects_bad_arguments(kw):
     kw = {"simulations": 4, **kw}
     with pytest.raises(ValueError, match="puct"):
         PUCTAgent(_net(), **kw)
+
+
+def test_evaluate_puct_in_worker_processes_matches_serial(checkpoint):
+    """The spec travels to spawned workers (one torch thread each) and plays the same games."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from scripts.evaluate import evaluate
+
+    specs = [f"puct:3:{checkpoint}", "greedy"]
+    serial = evaluate(specs, players=2, games=2, seed=1, torch_threads=1)
+    parallel = evaluate(specs, players=2, games=2, seed=1, workers=2)
+    assert [g["moves"] for g in serial["games"]] == [g["moves"] for g in parallel["games"]]
+    assert torch.get_num_threads() == 1
