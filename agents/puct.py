@@ -39,12 +39,14 @@ import math
 import numpy as np
 import torch
 
+from kardinal_env.actions import ActionCodec
 from kardinal_env.notation import format_move
+from kardinal_env.observation import ObservationEncoder
 
 from .base import BaseAgent
 from .network import collate
 from .ppo_agent import crop_indices, net_from_checkpoint, prepare
-from .rewards import projected_margins, terminal_rewards
+from .rewards import REWARD_SCHEMES, projected_margins, terminal_rewards
 
 __all__ = ["PUCTAgent"]
 
@@ -80,6 +82,8 @@ class PUCTAgent(BaseAgent):
             raise ValueError(f"puct: c_puct must be positive, got {c_puct!r}")
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"puct: batch_size must be a positive integer, got {batch_size!r}")
+        if reward not in REWARD_SCHEMES:
+            raise ValueError(f"puct: reward must be one of {REWARD_SCHEMES}, got {reward!r}")
         if temperature < 0:
             raise ValueError(f"puct: temperature must be >= 0, got {temperature!r}")
         self.net = net.eval()
@@ -120,9 +124,6 @@ class PUCTAgent(BaseAgent):
         if len(codes) == 1:
             return codes[0]
         if self._rules is not game.rules:
-            from kardinal_env.actions import ActionCodec
-            from kardinal_env.observation import ObservationEncoder
-
             self._rules = game.rules
             self.encoder = ObservationEncoder(game.rules, self.window)
             self.codec = ActionCodec(game.rules, self.window)

@@ -153,7 +153,8 @@ def test_load_agent_rejects_bad_puct_specs(spec):
         load_agent(spec)
 
 
-@pytest.mark.parametrize("kw", [dict(simulations=0), dict(c_puct=0.0), dict(temperature=-1.0), dict(batch_size=0)])
+@pytest.mark.parametrize("kw", [dict(simulations=0), dict(c_puct=0.0), dict(temperature=-1.0), dict(batch_size=0),
+                                dict(reward="score")])
 def test_puct_rejects_bad_arguments(kw):
     kw = {"simulations": 4, **kw}
     with pytest.raises(ValueError, match="puct"):
