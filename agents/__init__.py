@@ -32,6 +32,13 @@ class AgentSpecError(ValueError):
     """An agent spec that :func:`load_agent` does not understand."""
 
 
+def _require_file(spec: str, path: str) -> None:
+    import os
+
+    if not os.path.isfile(path):
+        raise AgentSpecError(f"bad agent spec {spec!r}: no checkpoint file {path!r}")
+
+
 def load_agent(spec: str, **kw):
     """Build the agent named by ``spec`` (see the module docstring); :class:`AgentSpecError` if bad."""
     if not isinstance(spec, str) or not spec.strip():
@@ -57,6 +64,7 @@ def load_agent(spec: str, **kw):
     if kind == "ppo":
         if not sep or not arg:
             raise AgentSpecError(f"bad agent spec {spec!r}: ppo needs a checkpoint path, e.g. 'ppo:runs/x/ckpt.pt'")
+        _require_file(spec, arg)
         from .ppo_agent import PPOAgent  # imports torch; only here
 
         return PPOAgent.from_checkpoint(arg, **kw)
@@ -67,6 +75,7 @@ def load_agent(spec: str, **kw):
                 f"bad agent spec {spec!r}: puct needs a positive number of simulations and a checkpoint path, "
                 "e.g. 'puct:64:runs/x/ckpt.pt'"
             )
+        _require_file(spec, path)
         from .puct import PUCTAgent  # imports torch; only here
 
         return PUCTAgent.from_checkpoint(path, int(sims), **kw)

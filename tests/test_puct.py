@@ -174,3 +174,9 @@ def test_evaluate_puct_in_worker_processes_matches_serial(checkpoint):
     parallel = evaluate(specs, players=2, games=2, seed=1, workers=2)
     assert [g["moves"] for g in serial["games"]] == [g["moves"] for g in parallel["games"]]
     assert torch.get_num_threads() == 1
+
+
+@pytest.mark.parametrize("spec", ["ppo:no/such/checkpoint.pt", "puct:8:no/such/checkpoint.pt"])
+def test_load_agent_names_a_missing_checkpoint(spec):
+    with pytest.raises(AgentSpecError, match="no checkpoint file 'no/such/checkpoint.pt'"):
+        load_agent(spec)
