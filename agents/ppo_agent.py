@@ -37,7 +37,8 @@ from .network import (
     padded_to_crop,
 )
 
-__all__ = ["PPOAgent", "Decision", "prepare", "crop_indices", "policy_step", "rules_from_config", "net_from_checkpoint"]
+__all__ = ["PPOAgent", "Decision", "prepare", "crop_indices", "policy_step", "rules_from_config", "net_from_checkpoint",
+           "load_checkpoint"]
 
 
 @dataclass
@@ -85,7 +86,7 @@ def crop_indices(legal: np.ndarray, box, window: int, padded: tuple[int, int] | 
 
 
 def _crop_mask_from_legal(legal: np.ndarray, box, window: int) -> np.ndarray:
-    r0, c0, h, w = box
+    h, w = box[2], box[3]
     mask = np.zeros(PLANES * h * w + 5, dtype=bool)
     mask[crop_indices(legal, box, window)] = True
     return mask
@@ -124,6 +125,13 @@ def net_from_checkpoint(ckpt: dict) -> KardinalNet:
     return net
 
 
+def load_checkpoint(path) -> tuple[KardinalNet, dict]:
+    """``(network in eval mode, training config)`` of a checkpoint written by ``scripts/train.py``
+    (``torch.load(weights_only=True)``: tensors and plain Python values only)."""
+    ckpt = torch.load(path, weights_only=True, map_location="cpu")
+    return net_from_checkpoint(ckpt), ckpt.get("config", {})
+
+
 class PPOAgent(BaseAgent):
     """A policy network playing Kardinal (see the module docstring)."""
 
@@ -153,9 +161,7 @@ class PPOAgent(BaseAgent):
 
     @classmethod
     def from_checkpoint(cls, path, greedy: bool = True, seed: int | None = None, **kw) -> PPOAgent:
-        ckpt = torch.load(path, weights_only=True, map_location="cpu")
-        net = net_from_checkpoint(ckpt)
-        config = ckpt.get("config", {})
+        net, config = load_checkpoint(path)
         kw.setdefault("margin", int(config.get("crop_margin", 1)))
         kw.setdefault("name", f"ppo:{path}")
         return cls(net, greedy=greedy, seed=seed, **kw)

@@ -45,7 +45,7 @@ from kardinal_env.observation import ObservationEncoder
 
 from .base import BaseAgent
 from .network import collate
-from .ppo_agent import crop_indices, net_from_checkpoint, prepare
+from .ppo_agent import crop_indices, load_checkpoint, prepare
 from .rewards import REWARD_SCHEMES, projected_margins, terminal_rewards
 
 __all__ = ["PUCTAgent"]
@@ -105,13 +105,12 @@ class PUCTAgent(BaseAgent):
 
     @classmethod
     def from_checkpoint(cls, path, simulations: int = 64, seed: int | None = None, **kw) -> PUCTAgent:
-        ckpt = torch.load(path, weights_only=True, map_location="cpu")
-        config = ckpt.get("config", {})
+        net, config = load_checkpoint(path)
         kw.setdefault("margin", int(config.get("crop_margin", 1)))
         kw.setdefault("score_shaping", float(config.get("score_shaping", 0.0)))
         kw.setdefault("reward", config.get("reward", "win_loss"))
         kw.setdefault("name", f"puct:{simulations}:{path}")
-        return cls(net_from_checkpoint(ckpt), simulations, seed=seed, **kw)
+        return cls(net, simulations, seed=seed, **kw)
 
     # ------------------------------------------------------------------ public
     def select_move(self, game) -> str:
@@ -123,11 +122,7 @@ class PUCTAgent(BaseAgent):
             raise ValueError("no legal move: the game is over")
         if len(codes) == 1:
             return codes[0]
-        if self._rules is not game.rules:
-            self._rules = game.rules
-            self.encoder = ObservationEncoder(game.rules, self.window)
-            self.codec = ActionCodec(game.rules, self.window)
-        root = self._expand(game)
+        root = self._expand_root(game)
         self._search(game, root, self.simulations)
         visits = root.child_visits
         if self.temperature > 0:
@@ -206,24 +201,30 @@ class PUCTAgent(BaseAgent):
                 nodes[j] = self._decision_node(g, d.seat, prior / prior.sum(), float(value[row]))
         return nodes
 
-    def _expand(self, g) -> _Node:
-        return self._expand_many([g])[0]
+    def _expand_root(self, game) -> _Node:
+        """The root node of a search from ``game`` (encoder and codec follow ``game.rules``)."""
+        if self._rules is not game.rules:
+            self._rules = game.rules
+            self.encoder = ObservationEncoder(game.rules, self.window)
+            self.codec = ActionCodec(game.rules, self.window)
+        return self._expand_many([game])[0]
 
     def _terminal_node(self, g) -> _Node:
-        rules = g.rules
-        k = self.score_shaping
-        margins = projected_margins(g, rules) if k else [0.0] * rules.players
-        final = terminal_rewards(g, rules, self.reward)
-        return _Node(None, [], np.zeros(0), [final[s] + k * margins[s] for s in range(rules.players)])
+        final = terminal_rewards(g, g.rules, self.reward)
+        return _Node(None, [], np.zeros(0), self._plus_shaping_potential(g, final))
 
     def _decision_node(self, g, seat: int, prior: np.ndarray, v: float) -> _Node:
-        rules = g.rules
-        n = rules.players
-        k = self.score_shaping
-        margins = projected_margins(g, rules) if k else [0.0] * n
+        n = g.rules.players
         others = (2.0 - n - v) / (n - 1)
-        values = [(v if s == seat else others) + k * margins[s] for s in range(n)]
-        return _Node(seat, g.legal_move_codes(), prior, values)
+        values = [v if s == seat else others for s in range(n)]
+        return _Node(seat, g.legal_move_codes(), prior, self._plus_shaping_potential(g, values))
+
+    def _plus_shaping_potential(self, g, values: list[float]) -> list[float]:
+        """``values`` plus ``score_shaping`` times each seat's projected margin in ``g``."""
+        k = self.score_shaping
+        if not k:
+            return list(values)
+        return [v + k * m for v, m in zip(values, projected_margins(g, g.rules), strict=True)]
 
 
 def _play_edge(g, code) -> None:

@@ -45,7 +45,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 if str(_ROOT) not in sys.path:
     sys.path.insert(0, str(_ROOT))
 
-from agents import AgentSpecError, load_agent  # noqa: E402
+from agents import AgentSpecError, load_agent, parse_spec  # noqa: E402
 from kardinal_env import Game, IllegalMoveError, Rules, RulesError  # noqa: E402
 
 __all__ = ["evaluate", "format_table", "write_outputs", "plot_ratings", "wilson_interval", "lineup", "main"]
@@ -240,11 +240,8 @@ def evaluate(
     if workers > 1 and not all(isinstance(p, str) for p in participants):
         raise ValueError("agent objects can only be evaluated with workers=1; pass spec strings")
     for p in participants:  # fail fast on a bad spec before starting workers
-        if isinstance(p, str):
-            if p.startswith("ppo:") and p[4:] and not Path(p[4:]).exists():
-                raise AgentSpecError(f"bad agent spec {p!r}: no checkpoint file {p[4:]!r}")
-            if not p.startswith("ppo:") or not p[4:]:
-                load_agent(p)
+        if isinstance(p, str) and parse_spec(p)[0] != "ppo":  # ppo: checked without loading torch here
+            load_agent(p)
     tasks = [(g, seed, rules.to_dict(), len(participants), keep_moves) for g in range(games)]
     t0 = time.time()
     results = []
