@@ -1,0 +1,141 @@
+"""Replay the golden playthroughs (tests/golden/playthroughs/*.json) through ``kardinal_v0.raw_env``.
+
+Each file froze, per decision of one seeded random game, the selected seat, the phase, the sorted legal
+moves, the action mask's nonzero indices, the 72 per-channel sums of the observation, the action taken
+and its notation; and at the end the scores, winners and rewards (see tests/golden/make_playthroughs.py).
+Every frozen value must equal what the current code gives: a changed rule, action layout or observation
+layout fails here with the game, the decision and the channel or index that changed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kardinal_env import kardinal_v0
+
+PLAYTHROUGHS = Path(__file__).parent / "golden" / "playthroughs"
+FILES = sorted(PLAYTHROUGHS.glob("*.json"))
+
+
+def _load_generator():
+    spec = importlib.util.spec_from_file_location("make_playthroughs", PLAYTHROUGHS.parent / "make_playthroughs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _sums(obs: np.ndarray) -> list[int]:
+    return obs.reshape(obs.shape[0], -1).sum(axis=1, dtype=np.int64).tolist()
+
+
+def _check_obs(where: str, frozen: list[int], obs: np.ndarray) -> None:
+    assert obs.shape[0] == len(frozen), (
+        f"observation layout changed: {where}: {obs.shape[0]} channels, frozen {len(frozen)}"
+    )
+    now = _sums(obs)
+    changed = [(c, f, n) for c, (f, n) in enumerate(zip(frozen, now)) if f != n]
+    assert not changed, "observation layout changed: {}: {}".format(
+        where, "; ".join(f"channel {c} sum {n}, frozen {f}" for c, f, n in changed[:8])
+    )
+
+
+def _check_mask(where: str, frozen: list[int], mask: np.ndarray) -> None:
+    now = np.flatnonzero(mask).tolist()
+    if now != frozen:
+        added = sorted(set(now) - set(frozen))[:10]
+        removed = sorted(set(frozen) - set(now))[:10]
+        raise AssertionError(
+            f"action mask changed: {where}: {len(now)} legal actions, frozen {len(frozen)}; "
+            f"new indices {added}, missing indices {removed}"
+        )
+    assert set(np.unique(mask).tolist()) <= {0, 1}, f"action mask changed: {where}: values other than 0/1"
+
+
+def _check_other(where: str, env, other: dict) -> None:
+    ob = env.observe(other["agent"])
+    _check_obs(f"{where}, non-selected {other['agent']}", other["obs_sums"], ob["observation"])
+    nonzero = int(np.count_nonzero(ob["action_mask"]))
+    assert nonzero == other["mask_nonzero"] == 0, f"{where}: non-selected {other['agent']} has {nonzero} mask ones"
+
+
+def test_the_files_are_the_generators_games():
+    """Every game the generator lists has its file, and there is no stale file."""
+    gen = _load_generator()
+    expected = {name for name, _, _ in gen.all_games()}
+    assert {f.name for f in FILES} == expected
+    assert len(expected) >= 18
+
+
+def test_the_variants_are_covered():
+    records = [json.loads(f.read_text()) for f in FILES]
+    kinds = {json.dumps(r["env_kwargs"], sort_keys=True) for r in records}
+    for kwargs in (
+        {"players": 2},
+        {"players": 3, "preset": "german"},
+        {"players": 3, "shared_pool": True},
+        {"players": 4},
+        {"players": 4, "preset": "german", "shared_pool": True},
+        {"players": 3, "window": 9},
+    ):
+        assert json.dumps(kwargs, sort_keys=True) in kinds, kwargs
+    for r in records:  # each game decides in every phase and observes a non-selected agent in each
+        phases = {d["phase"] for d in r["decisions"]}
+        assert phases == {"build", "chip", "cardinal"}, (r["env_kwargs"], r["seed"], phases)
+        assert {d["phase"] for d in r["decisions"] if "other" in d} == phases
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
+def test_playthrough(path):
+    record = json.loads(path.read_text())
+    name = path.stem
+    env = kardinal_v0.raw_env(**record["env_kwargs"])
+    env.reset(seed=record["seed"])
+    decisions = record["decisions"]
+    for i, frozen in enumerate(decisions):
+        where = f"{name} decision {i} (seat {frozen['seat']}, {frozen['phase']})"
+        assert not any(env.terminations.values()), f"{where}: the game ended early"
+        agent = env.agent_selection
+        assert agent == frozen["agent"], f"turn order changed: {where}: {agent} is selected"
+        seat = env.agent_name_mapping[agent]
+        game = env.game
+        assert seat == frozen["seat"] == game.current_player, f"turn order changed: {where}: seat {seat}"
+        assert game.phase == frozen["phase"], f"phase changed: {where}: now {game.phase!r}"
+        moves = sorted(game.legal_moves())
+        if moves != frozen["legal_moves"]:
+            raise AssertionError(
+                f"legal moves changed: {where}: new {sorted(set(moves) - set(frozen['legal_moves']))[:10]}, "
+                f"missing {sorted(set(frozen['legal_moves']) - set(moves))[:10]}"
+            )
+        ob = env.observe(agent)
+        assert ob["action_mask"].dtype == np.int8, f"{where}: mask dtype {ob['action_mask'].dtype}"
+        _check_mask(where, frozen["mask"], ob["action_mask"])
+        _check_obs(where, frozen["obs_sums"], ob["observation"])
+        if "other" in frozen:
+            _check_other(where, env, frozen["other"])
+        action = frozen["action"]
+        move = env.decode_action(action)
+        assert move == frozen["move"], f"action layout changed: {where}: action {action} decodes to {move!r}"
+        assert move in moves, f"{where}: the recorded move {move!r} is not legal"
+        assert env.encode_move(move) == action, f"action layout changed: {where}: {move!r} encodes differently"
+        env.step(action)
+    assert all(env.terminations.values()), f"{name}: the game is not over after {len(decisions)} decisions"
+    game = env.game
+    assert game.scores() == record["scores"], f"{name}: final scores {game.scores()}"
+    assert game.winners() == record["winners"], f"{name}: winners {game.winners()}"
+    assert [env.rewards[a] for a in env.possible_agents] == record["rewards"], f"{name}: final rewards"
+    for agent, frozen in record["final_obs_sums"].items():
+        _check_obs(f"{name} final position, {agent}", frozen, env.observe(agent)["observation"])
+        assert not env.observe(agent)["action_mask"].any(), f"{name}: {agent} has mask ones after the end"
+
+
+def test_the_policy_is_reproducible():
+    """The recorded actions are what the generator's seeded random policy picks (so --check can regenerate)."""
+    gen = _load_generator()
+    path = FILES[0]
+    record = json.loads(path.read_text())
+    assert gen.play(record["env_kwargs"], record["seed"]) == record
