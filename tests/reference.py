@@ -20,8 +20,16 @@ def neighbours(sq):
 
 
 class RefGame:
-    def __init__(self, players, preset="english", shared_pool=False, exhausted_colour=None,
-                 neutral_build_chips=None, neutral_touch_chips=None, window=None):
+    def __init__(
+        self,
+        players,
+        preset="english",
+        shared_pool=False,
+        exhausted_colour=None,
+        neutral_build_chips=None,
+        neutral_touch_chips=None,
+        window=None,
+    ):
         presets = {
             "english": ("none", "put_aside", "score"),
             "german": ("substitute", "keep", "none"),

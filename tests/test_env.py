@@ -13,9 +13,11 @@ import numpy as np
 import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
+from reference import RefGame
 
 from kardinal_env import Game, IllegalMoveError, Rules, kardinal_v0
 from kardinal_env.actions import ActionCodec, colour_order
+from kardinal_env.notation import square_key
 from kardinal_env.observation import CHANNEL_NAMES, NUM_CHANNELS, ObservationEncoder
 
 VARIANTS = [
@@ -68,8 +70,11 @@ def test_pettingzoo_api_seed_and_render(kw):
     _check_warnings(caught)
 
 
-@pytest.mark.parametrize("kw", VARIANTS + [dict(players=2, window=9), dict(players=4, window=11)],
-                         ids=IDS + ["players=2-window=9", "players=4-window=11"])
+@pytest.mark.parametrize(
+    "kw",
+    VARIANTS + [dict(players=2, window=9), dict(players=4, window=11)],
+    ids=IDS + ["players=2-window=9", "players=4-window=11"],
+)
 def test_mask_equals_legal_moves_every_decision(kw):
     """At every decision the decoded mask is exactly game.legal_moves(), and the codec round-trips."""
     rng = random.Random(7)
@@ -99,37 +104,42 @@ def test_mask_equals_legal_moves_every_decision(kw):
 
 
 def test_same_agent_acts_for_chip_and_cardinal_and_skipped_seats_are_never_selected():
+    """After a cardinal decision the next seat in turn order that has a legal build is selected; seats
+    without one are skipped. The expected seat is derived independently: the naive reference
+    implementation (tests/reference.py) replays every move and lists each seat's builds by brute force."""
     rng = random.Random(3)
     env = kardinal_v0.raw_env(players=4, preset="german")
     saw_repeat = saw_skip = False
     for seed in range(6):
         env.reset(seed=seed)
-        previous_phase, previous_agent = None, None
+        ref = RefGame(4, preset="german")
+        previous_phase, previous_seat = None, None
         for agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
                 continue
             game = env.game
+            seat = env.agent_name_mapping[agent]
+            assert seat == game.current_player == ref.seat
             if game.phase in ("chip", "cardinal"):
-                assert agent == previous_agent, "the builder decides its chip and cardinal moves itself"
+                assert seat == previous_seat, "the builder decides its chip and cardinal moves itself"
                 saw_repeat = True
             if game.phase == "build" and previous_phase == "cardinal":
-                expected = None
-                for i in range(1, 5):
-                    seat = (int(previous_agent.split("_")[1]) + i) % 4
-                    probe = game.clone()
-                    probe._current = seat
-                    probe._moves = None
-                    if probe.legal_move_codes():
-                        expected = seat
-                        break
-                assert agent == f"player_{expected}", "the next seat with a legal build is selected"
-                if expected != (int(previous_agent.split("_")[1]) + 1) % 4:
+                can_build = [bool(ref.builds(s)) for s in range(4)]
+                assert can_build == [bool(game.builds_for(s)) for s in range(4)]
+                following = [(previous_seat + i) % 4 for i in range(1, 5)]
+                expected = next(s for s in following if can_build[s])
+                assert seat == expected, f"seat {expected} is the next with a legal build, {agent} was selected"
+                assert sorted(ref.builds(seat)) == sorted(game.legal_moves())
+                if expected != following[0]:
                     saw_skip = True
-            previous_phase, previous_agent = game.phase, agent
+            previous_phase, previous_seat = game.phase, seat
             legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.randrange(len(legal))]))
+            action = int(legal[rng.randrange(len(legal))])
+            ref.play(env.decode_action(action))
+            env.step(action)
+        assert ref.phase == "over" and ref.scores == env.game.scores()
     assert saw_repeat
     assert saw_skip, "random 4-player games should include missed turns"
 
@@ -223,7 +233,8 @@ def test_raw_step_accepts_exactly_the_masked_cardinal_actions():
                     continue
                 assert raw.game.is_legal_code(codec.decode_code(action, seat)) == bool(mask[action]), action
             if raw.game.cardinal is not None:
-                own = codec.cardinal_offset + codec.square_index(raw.game._cardinal)
+                own = raw.encode_move("C@{},{}".format(*raw.game.cardinal))
+                assert own == codec.cardinal_offset + codec.square_index(square_key(*raw.game.cardinal))
                 assert mask[own] == 0
                 with pytest.raises(IllegalMoveError) as info:
                     pickle.loads(pickle.dumps(raw)).step(own)
@@ -322,7 +333,8 @@ def test_illegal_actions_raw_raises_and_env_terminates_with_penalty():
         warnings.simplefilter("ignore")
         env.step(env.unwrapped.encode_move("H0@-1,0"))
     assert all(env.terminations.values())
-    assert env._cumulative_rewards["player_0"] == -1
+    assert env.rewards == {"player_0": -1.0, "player_1": 0}
+    assert env.agent_selection == "player_0" and env.last()[1] == -1.0  # the offender's accumulated reward
 
 
 @pytest.mark.parametrize("reward", ["win_loss", "margin"])

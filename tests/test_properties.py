@@ -82,7 +82,7 @@ def test_engine_matches_reference_and_invariants(options, rnd):
     assert game.scores() == ref.scores and game.winners() == ref.winners
     assert game.cathedral_touches() == ref.touch_cathedral
     assert game.scores() == [sum(h) + max(h) for h in game.chips()]
-    options["players"]
+    assert game.num_players == options["players"] == len(game.scores())
     # at most 24 edifices are built; every build is made by the seat on turn
     assert len(seats_on_turn) == len(game.buildings()) - 2 <= 24
     assert [b.builder for b in game.buildings()[2:]] == seats_on_turn
@@ -132,8 +132,19 @@ def test_is_legal_code_iff_listed(options, rnd):
 
 
 KNOWN_RULES = {
-    "rule 0 (placement)", "rule I", "rule II", "rule III", "rule IV", "rule V", "rule VI", "rule VII",
-    "window", "phase", "chip", "cardinal", "game over",
+    "rule 0 (placement)",
+    "rule I",
+    "rule II",
+    "rule III",
+    "rule IV",
+    "rule V",
+    "rule VI",
+    "rule VII",
+    "window",
+    "phase",
+    "chip",
+    "cardinal",
+    "game over",
 }
 
 
@@ -186,9 +197,20 @@ def test_records_round_trip(options, rnd, stop):
 
 def snapshot(game: Game):
     return (
-        game.history, game.legal_moves(), game.chips(), game.supply(), game.set_aside(), game.phase,
-        game.current_player, game.cardinal, game.edifices_left(), game.sites(), game.buildings(),
-        game.last_built, game.cathedral_touches(), game.pending_chips,
+        game.history,
+        game.legal_moves(),
+        game.chips(),
+        game.supply(),
+        game.set_aside(),
+        game.phase,
+        game.current_player,
+        game.cardinal,
+        game.edifices_left(),
+        game.sites(),
+        game.buildings(),
+        game.last_built,
+        game.cathedral_touches(),
+        game.pending_chips,
     )
 
 

@@ -37,13 +37,20 @@ def _midgame(rules, seed, moves=12):
 def checkpoint(tmp_path_factory):
     net = _net(1)
     path = tmp_path_factory.mktemp("ckpt") / "tiny.pt"
-    torch.save({"model": net.state_dict(), "model_config": net.config,
-                "config": {"score_shaping": 0.05, "reward": "win_loss", "crop_margin": 1}}, path)
+    torch.save(
+        {
+            "model": net.state_dict(),
+            "model_config": net.config,
+            "config": {"score_shaping": 0.05, "reward": "win_loss", "crop_margin": 1},
+        },
+        path,
+    )
     return str(path)
 
 
-@pytest.mark.parametrize("variant", [dict(players=2), dict(players=3, preset="german"),
-                                     dict(players=4, shared_pool=True)])
+@pytest.mark.parametrize(
+    "variant", [dict(players=2), dict(players=3, preset="german"), dict(players=4, shared_pool=True)]
+)
 def test_puct_plays_only_legal_moves(variant):
     rules = Rules(**variant)
     agent = PUCTAgent(_net(), simulations=4, seed=0, score_shaping=0.05, temperature=1.0)
@@ -143,14 +150,17 @@ def test_load_agent_puct_spec(checkpoint):
     assert agent.score_shaping == 0.05 and agent.name == f"puct:9:{checkpoint}"
 
 
-@pytest.mark.parametrize("spec", ["puct:", "puct:5", "puct:5:", "puct:x:a.pt", "puct:0:a.pt", "puct:-1:a.pt", "puct:05:a.pt"])
+@pytest.mark.parametrize(
+    "spec", ["puct:", "puct:5", "puct:5:", "puct:x:a.pt", "puct:0:a.pt", "puct:-1:a.pt", "puct:05:a.pt"]
+)
 def test_load_agent_rejects_bad_puct_specs(spec):
     with pytest.raises(AgentSpecError, match="puct needs"):
         load_agent(spec)
 
 
-@pytest.mark.parametrize("kw", [dict(simulations=0), dict(c_puct=0.0), dict(temperature=-1.0), dict(batch_size=0),
-                                dict(reward="score")])
+@pytest.mark.parametrize(
+    "kw", [dict(simulations=0), dict(c_puct=0.0), dict(temperature=-1.0), dict(batch_size=0), dict(reward="score")]
+)
 def test_puct_rejects_bad_arguments(kw):
     kw = {"simulations": 4, **kw}
     with pytest.raises(ValueError, match="puct"):

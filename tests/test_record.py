@@ -31,7 +31,13 @@ def test_to_record_shape_unfinished():
     assert record["format"] == FORMAT == "kardinal-record/1"
     assert record["rules"] == Rules(players=4).to_dict()
     assert set(record["rules"]) == {
-        "players", "preset", "shared_pool", "exhausted_colour", "neutral_build_chips", "neutral_touch_chips", "window",
+        "players",
+        "preset",
+        "shared_pool",
+        "exhausted_colour",
+        "neutral_build_chips",
+        "neutral_touch_chips",
+        "window",
     }
     assert record["moves"] == ["T0@-1,0", "chip:1", "C@2,0", "H1@-2,0", "C-", "T2@-2,1"]
     assert record["result"] is None
@@ -50,7 +56,9 @@ def test_round_trip_finished():
     assert back.chips() == game.chips()
 
 
-@pytest.mark.parametrize("options", [dict(players=2, window=9), dict(players=3, preset="german", neutral_touch_chips="score")])
+@pytest.mark.parametrize(
+    "options", [dict(players=2, window=9), dict(players=3, preset="german", neutral_touch_chips="score")]
+)
 def test_round_trip_keeps_every_option(options):
     game = Game(Rules(**options))
     game.play(game.legal_moves()[0])
@@ -67,23 +75,30 @@ def _mutated(change):
 def _set(key, value):
     def change(record):
         record[key] = value
+
     return change
 
 
 def _del(key):
     def change(record):
         del record[key]
+
     return change
 
 
 def _move(index, value):
     def change(record):
         record["moves"][index] = value
+
     return change
 
 
 BAD = [
-    ("wrong format version", _set("format", "kardinal-record/2"), "field 'format' must be 'kardinal-record/1', got 'kardinal-record/2'"),
+    (
+        "wrong format version",
+        _set("format", "kardinal-record/2"),
+        "field 'format' must be 'kardinal-record/1', got 'kardinal-record/2'",
+    ),
     ("format missing", _del("format"), "field 'format' must be 'kardinal-record/1', got None"),
     ("unknown top-level field", _set("comment", "hi"), "unknown field(s) ['comment']"),
     ("unknown rules option", lambda r: r["rules"].update(colours=5), "unknown option(s) ['colours']"),
@@ -99,11 +114,23 @@ BAD = [
     ("illegal phase", _move(1, "C@1,1"), "move 1 ('C@1,1') is illegal: phase"),
     ("malformed move", _move(2, "C@01,1"), "move 2 ('C@01,1') is illegal: malformed move 'C@01,1'"),
     ("non-string move", _move(2, 7), "move 2 must be a string, got 7"),
-    ("scores mismatch", lambda r: r["result"].update(scores=[19, 14, 22]), "result.scores [19, 14, 22] != replayed scores [19, 14, 21]"),
+    (
+        "scores mismatch",
+        lambda r: r["result"].update(scores=[19, 14, 22]),
+        "result.scores [19, 14, 22] != replayed scores [19, 14, 21]",
+    ),
     ("winners mismatch", lambda r: r["result"].update(winners=[0]), "result.winners [0] != replayed winners [2]"),
-    ("result wrong shape", lambda r: r["result"].pop("winners"), "must be an object with exactly 'scores' and 'winners'"),
+    (
+        "result wrong shape",
+        lambda r: r["result"].pop("winners"),
+        "must be an object with exactly 'scores' and 'winners'",
+    ),
     ("result null for a finished game", _set("result", None), "the moves end the game but field 'result' is null"),
-    ("result for an unfinished game", lambda r: r.update(moves=r["moves"][:10]), "field 'result' is given but the game is not over after 10 moves"),
+    (
+        "result for an unfinished game",
+        lambda r: r.update(moves=r["moves"][:10]),
+        "field 'result' is given but the game is not over after 10 moves",
+    ),
     ("move after the end", lambda r: r["moves"].append("C-"), "is illegal: game over"),
 ]
 
@@ -122,7 +149,9 @@ def test_record_error_for_the_rule_of_an_illegal_move():
     # the first build of this game was T3@0,-1; a house on the nave's side breaks rule IV
     assert record["moves"][0] == "T3@0,-1"
     record["moves"][0] = "H3@0,-1"
-    with pytest.raises(RecordError, match=r"move 0 \('H3@0,-1'\) is illegal: rule IV: house 3 at 0,-1 touches the nave"):
+    with pytest.raises(
+        RecordError, match=r"move 0 \('H3@0,-1'\) is illegal: rule IV: house 3 at 0,-1 touches the nave"
+    ):
         Game.from_record(record)
 
 
@@ -152,16 +181,22 @@ def test_load_record(tmp_path):
 
 # ---------------------------------------------------------------- command line
 
+
 def _cli(*args):
     return subprocess.run(
-        [sys.executable, "-m", "kardinal_env.record", *args], capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "kardinal_env.record", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
 def test_cli_stderr_has_no_runpy_warning():
     result = subprocess.run(
         [sys.executable, "-m", "kardinal_env.record", "replay", str(GOLDEN_FILE)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0
     assert "RuntimeWarning" not in result.stderr

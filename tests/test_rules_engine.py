@@ -44,9 +44,31 @@ PD = ["T0@0,-1", "chip:1", "C@2,0", "Y1@-1,-1:-1,0", "C-", "H2@-1,-2", "C-"]
 
 # PE: seat 0 has built both of its yards (Y0@-2,0:-1,0 and Y0@-2,4:-1,4); seat 0 to move.
 PE = [
-    "Y0@-2,0:-1,0", "chip:2", "C@1,-1", "T1@0,-1", "C-", "H2@2,0", "C-", "Y3@0,1:1,1", "C-",
-    "T0@2,1", "C-", "H1@1,2", "C-", "Y2@1,3:1,4", "C-", "H3@0,4", "C-", "Y0@-2,4:-1,4", "C-",
-    "H1@1,5", "C-", "Y2@0,6:1,6", "C-", "H3@1,7", "C-",
+    "Y0@-2,0:-1,0",
+    "chip:2",
+    "C@1,-1",
+    "T1@0,-1",
+    "C-",
+    "H2@2,0",
+    "C-",
+    "Y3@0,1:1,1",
+    "C-",
+    "T0@2,1",
+    "C-",
+    "H1@1,2",
+    "C-",
+    "Y2@1,3:1,4",
+    "C-",
+    "H3@0,4",
+    "C-",
+    "Y0@-2,4:-1,4",
+    "C-",
+    "H1@1,5",
+    "C-",
+    "Y2@0,6:1,6",
+    "C-",
+    "H3@1,7",
+    "C-",
 ]
 
 # (position, move, rule, fragment of the message)
@@ -231,10 +253,37 @@ def test_two_players_build_either_colour_in_any_order():
 # Seat 0 (colours 0, 1) has only towers left; seat 1 builds a tower, so seat 0 cannot build (VI)
 # and misses: seat 1 moves again, and VI/VII still refer to that tower of colour 3.
 MISS = [
-    "Y1@-2,0:-1,0", "chip:2", "C@-2,-1", "H2@1,1", "C-", "Y1@0,-1:1,-1", "C-", "H3@-2,1", "C-",
-    "Y0@-2,2:-2,3", "C-", "T2@-3,1", "C-", "H1@-3,2", "C-", "Y3@2,0:2,1", "C-", "H0@2,-1", "C-",
-    "Y3@2,-2:3,-2", "C-", "H0@2,2", "C-", "Y2@2,3:2,4", "C-", "H1@2,5", "C-", "T2@-1,1", "C-",
-    "Y0@-5,2:-4,2", "C-",
+    "Y1@-2,0:-1,0",
+    "chip:2",
+    "C@-2,-1",
+    "H2@1,1",
+    "C-",
+    "Y1@0,-1:1,-1",
+    "C-",
+    "H3@-2,1",
+    "C-",
+    "Y0@-2,2:-2,3",
+    "C-",
+    "T2@-3,1",
+    "C-",
+    "H1@-3,2",
+    "C-",
+    "Y3@2,0:2,1",
+    "C-",
+    "H0@2,-1",
+    "C-",
+    "Y3@2,-2:3,-2",
+    "C-",
+    "H0@2,2",
+    "C-",
+    "Y2@2,3:2,4",
+    "C-",
+    "H1@2,5",
+    "C-",
+    "T2@-1,1",
+    "C-",
+    "Y0@-5,2:-4,2",
+    "C-",
 ]
 
 
@@ -259,6 +308,7 @@ def test_missed_turn_keeps_rules_vi_and_vii():
 
 
 # ---------------------------------------------------------------- scoring
+
 
 def test_scoring_one_chip_per_distinct_touched_edifice():
     game = new_game(4, PA[:-2])
@@ -295,11 +345,53 @@ def test_building_touching_an_edifice_of_several_colours():
 
 # English exhausted colour: colour 2 is used up; seat 0's yard touches T3 (-2,-3) and H2 (-2,-2).
 EXHAUSTED_EN = [
-    "H0@1,1", "chip:2", "C@2,0", "T1@2,1", "C-", "Y2@-1,-1:0,-1", "C-", "H3@0,-2", "C-", "T0@-1,-2", "C-",
-    "Y1@0,2:1,2", "C-", "T2@1,-2", "C-", "H3@-1,2", "C-", "Y0@-2,1:-1,1", "C-", "H1@1,-1", "C-",
-    "Y2@-2,3:-1,3", "C-", "T3@-1,0", "C-", "H0@-1,4", "C-", "Y1@0,-3:1,-3", "C-", "H2@2,-3", "C-",
-    "Y3@3,-3:3,-2", "C-", "T0@2,-4", "C-", "H1@4,-3", "C-", "T2@2,-1", "C-", "Y3@-1,5:-1,6", "C-",
-    "T1@-2,2", "C-", "H2@-2,-2", "C-", "T3@-2,-3", "C-",
+    "H0@1,1",
+    "chip:2",
+    "C@2,0",
+    "T1@2,1",
+    "C-",
+    "Y2@-1,-1:0,-1",
+    "C-",
+    "H3@0,-2",
+    "C-",
+    "T0@-1,-2",
+    "C-",
+    "Y1@0,2:1,2",
+    "C-",
+    "T2@1,-2",
+    "C-",
+    "H3@-1,2",
+    "C-",
+    "Y0@-2,1:-1,1",
+    "C-",
+    "H1@1,-1",
+    "C-",
+    "Y2@-2,3:-1,3",
+    "C-",
+    "T3@-1,0",
+    "C-",
+    "H0@-1,4",
+    "C-",
+    "Y1@0,-3:1,-3",
+    "C-",
+    "H2@2,-3",
+    "C-",
+    "Y3@3,-3:3,-2",
+    "C-",
+    "T0@2,-4",
+    "C-",
+    "H1@4,-3",
+    "C-",
+    "T2@2,-1",
+    "C-",
+    "Y3@-1,5:-1,6",
+    "C-",
+    "T1@-2,2",
+    "C-",
+    "H2@-2,-2",
+    "C-",
+    "T3@-2,-3",
+    "C-",
 ]
 
 
@@ -338,11 +430,51 @@ def test_exhausted_colour_substitute():
 # German: colour 0 is used up; seat 3's house H3@-3,1 touches H0? no: touches T0, Y2, T2 ->
 # two chips of colour 2 and one substitute for the colour-0 tower.
 EXHAUSTED_DE = [
-    "T0@-1,0", "chip:0", "C@2,0", "H1@-2,0", "C-", "T2@-3,0", "C-", "Y3@0,-2:0,-1", "C-", "T0@-2,1", "C-",
-    "H1@-2,2", "C-", "Y2@-1,1:-1,2", "C-", "T3@-2,3", "C-", "H0@-3,-1", "C-", "T1@-3,-2", "C-",
-    "Y2@-4,2:-3,2", "C-", "T3@-4,-1", "C-", "H0@-3,3", "C-", "Y1@-4,4:-3,4", "C-", "H2@-5,4", "C-",
-    "Y3@-2,-2:-2,-1", "C-", "T1@0,1", "C-", "H2@-1,-1", "C-", "Y0@-6,4:-6,5", "C-", "H3@-7,5", "C-",
-    "Y0@-8,6:-7,6", "C-", "T2@-8,5", "C-",
+    "T0@-1,0",
+    "chip:0",
+    "C@2,0",
+    "H1@-2,0",
+    "C-",
+    "T2@-3,0",
+    "C-",
+    "Y3@0,-2:0,-1",
+    "C-",
+    "T0@-2,1",
+    "C-",
+    "H1@-2,2",
+    "C-",
+    "Y2@-1,1:-1,2",
+    "C-",
+    "T3@-2,3",
+    "C-",
+    "H0@-3,-1",
+    "C-",
+    "T1@-3,-2",
+    "C-",
+    "Y2@-4,2:-3,2",
+    "C-",
+    "T3@-4,-1",
+    "C-",
+    "H0@-3,3",
+    "C-",
+    "Y1@-4,4:-3,4",
+    "C-",
+    "H2@-5,4",
+    "C-",
+    "Y3@-2,-2:-2,-1",
+    "C-",
+    "T1@0,1",
+    "C-",
+    "H2@-1,-1",
+    "C-",
+    "Y0@-6,4:-6,5",
+    "C-",
+    "H3@-7,5",
+    "C-",
+    "Y0@-8,6:-7,6",
+    "C-",
+    "T2@-8,5",
+    "C-",
 ]
 
 
@@ -382,6 +514,7 @@ def test_compensation_chip_first_build_only():
 
 # ---------------------------------------------------------------- the cardinal
 
+
 def test_cardinal_first_turn_is_compulsory():
     game = new_game(4, ["T0@-1,0", "chip:1"])
     assert game.phase == "cardinal"
@@ -394,13 +527,16 @@ def test_cardinal_first_turn_is_compulsory():
         game.play("C-")
     assert info.value.rule == "cardinal"
     assert "must place the cardinal" in str(info.value)
-    for bad, fragment in (("C@0,0", "occupied by the nave"), ("C@-1,0", "occupied by tower 0"),
-                          ("C@5,5", "not a site"), ("C@-1,1", "")):
-        if bad in moves:
-            continue
+    for bad, fragment in (
+        ("C@0,0", "occupied by the nave"),
+        ("C@-1,0", "occupied by tower 0"),
+        ("C@5,5", "not a site"),
+    ):
+        assert bad not in moves
         with pytest.raises(IllegalMoveError) as info:
             game.play(bad)
-        assert info.value.rule == "cardinal" and fragment in str(info.value)
+        assert info.value.rule == "cardinal" and fragment in str(info.value), str(info.value)
+    assert "C@-1,1" in moves  # diagonal to the nave only, but next to the new tower: a site
     game.play("C@-1,1")
     assert game.cardinal == (-1, 1)
     assert game.current_player == 1
@@ -435,6 +571,7 @@ def test_cardinal_blocks_yards_on_its_square():
 
 
 # ---------------------------------------------------------------- end of game and final scoring
+
 
 def _play_to_end(game, moves):
     """Play ``moves``; return (held, supply, aside) just before the last move (which ends the game)."""
@@ -533,6 +670,7 @@ def test_game_ends_when_nobody_can_build():
 
 # ---------------------------------------------------------------- neutral colour options (3 players)
 
+
 @pytest.mark.parametrize(
     "opts,aside_after_first,seat0_after_first",
     [
@@ -559,8 +697,12 @@ def test_neutral_build_chips(opts, aside_after_first, seat0_after_first):
 
 @pytest.mark.parametrize(
     "opts,score",
-    [({}, True), ({"preset": "german"}, False), ({"neutral_touch_chips": "none"}, False),
-     ({"preset": "german", "neutral_touch_chips": "score"}, True)],
+    [
+        ({}, True),
+        ({"preset": "german"}, False),
+        ({"neutral_touch_chips": "none"}, False),
+        ({"preset": "german", "neutral_touch_chips": "score"}, True),
+    ],
     ids=["english", "german", "none-alone", "score-in-german"],
 )
 def test_neutral_touch_chips(opts, score):
@@ -570,12 +712,18 @@ def test_neutral_touch_chips(opts, score):
 
 
 @pytest.mark.parametrize("players", [2, 4])
-@pytest.mark.parametrize("opts", [{"neutral_build_chips": "keep"}, {"neutral_touch_chips": "none"}, {"preset": "german"}])
+@pytest.mark.parametrize(
+    "opts", [{"neutral_build_chips": "keep"}, {"neutral_touch_chips": "none"}, {"preset": "german"}]
+)
 def test_neutral_options_change_nothing_without_a_neutral_colour(players, opts):
+    """The german preset also switches the exhausted colour to "substitute"; with that held at "none",
+    the two neutral options (alone or through the preset) must leave a whole game unchanged."""
     moves = _random_moves(Rules(players=players, exhausted_colour="none"), 3)
-    a = new_game(players, moves)
-    b = new_game(players, moves, exhausted_colour="none", **{k: v for k, v in opts.items() if k != "preset"})
-    assert a.chips() == b.chips() and a.scores() == b.scores()
+    a = new_game(players, moves, exhausted_colour="none")
+    b = new_game(players, moves, exhausted_colour="none", **opts)
+    assert a.rules != b.rules  # the options really differ
+    assert a.chips() == b.chips() and a.set_aside() == b.set_aside() == [0, 0, 0, 0]
+    assert a.scores() == b.scores() and a.winners() == b.winners()
 
 
 def test_neutral_touch_none_in_shared_pool_changes_nothing():
@@ -593,6 +741,7 @@ def test_neutral_colour_usable_by_everybody():
 
 
 # ---------------------------------------------------------------- window variant
+
 
 def test_window_variant():
     game = Game(Rules(players=4, window=3))  # |x|, |y| <= 1
@@ -621,6 +770,7 @@ def test_window_53_is_the_unbounded_game():
 
 
 # ---------------------------------------------------------------- Rules validation
+
 
 @pytest.mark.parametrize(
     "kwargs,fragment",
