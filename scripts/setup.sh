@@ -1,16 +1,35 @@
 #!/usr/bin/env bash
-# Idempotent setup: a virtual environment in .venv with kardinal-env installed editable plus extras.
+# Idempotent setup of the project's virtual environments.
 #
-#   bash scripts/setup.sh [EXTRAS]     EXTRAS: comma-separated, default "train,dev"
+#   bash scripts/setup.sh [EXTRAS]     .venv: kardinal-env installed editable with EXTRAS
+#                                      (comma-separated, default "train,dev")
+#   bash scripts/setup.sh core         .venv-core: kardinal-env installed from a freshly built wheel
+#                                      with no extras (only the core dependencies of pyproject.toml),
+#                                      plus pytest and pytest-timeout: the core lane of .ci/run
 #
-# Installs torch==2.13.0 first where no torch is present (a CPU build lies on this machine kind's
-# disk; an unpinned torch could pull a multi-GB CUDA build). Records what it installed in
+# .venv: installs torch==2.13.0 first where no torch is present (a CPU build lies on this machine
+# kind's disk; an unpinned torch could pull a multi-GB CUDA build). Records what it installed in
 # .venv/.kardinal-setup and does nothing when pyproject.toml is unchanged and the requested extras
 # are already installed, so it is quick when already done.
+# .venv-core: never gets torch or any extra; the project itself is rebuilt and reinstalled on every
+# call (a wheel, not editable, so the core lane tests what a user installs), its dependencies only
+# when missing; pip's download cache makes a fresh one cheap.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 REQUESTED=${1:-train,dev}
+
+if [ "$REQUESTED" = core ]; then
+    if [ ! -x .venv-core/bin/python ]; then
+        "$PYTHON" -m venv .venv-core
+        .venv-core/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+    fi
+    echo "setup: installing kardinal-env (no extras) into .venv-core" >&2
+    .venv-core/bin/python -m pip install -q "pytest>=8" "pytest-timeout>=2"
+    .venv-core/bin/python -m pip install -q .
+    exit 0
+fi
+
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi

@@ -1,9 +1,42 @@
 #!/usr/bin/env bash
-# Command (2) of the README quick start: set up (all extras, so the RL-library integration tests
-# run too), lint with ruff, then run the default test suite. Extra arguments go to pytest
-# (e.g. `bash scripts/test.sh -m slow`, `bash scripts/test.sh -m integration`).
-set -euo pipefail
+# Command (2) of the README quick start: set up .venv (all extras, so the RL-library integration
+# tests run too), then the checks CI runs:
+#   ruff check · ruff format --check · mypy (kardinal_env, settings in pyproject.toml) · pytest
+# Every check runs even when an earlier one fails; the script exits non-zero when any failed and
+# names them. pytest collecting no test (its exit code 5) counts as a failure. Extra arguments go to
+# pytest (e.g. `bash scripts/test.sh -m slow`, `bash scripts/test.sh -m integration`).
+set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh train,dev,integrations
-.venv/bin/ruff check kardinal_env agents scripts tests
-exec .venv/bin/python -m pytest -q "$@"
+bash scripts/setup.sh train,dev,integrations || exit 1
+
+LINTED=(kardinal_env agents scripts tests configs)
+failed=()
+run() {  # run NAME COMMAND...: run a check, remember it when it fails
+    local name=$1
+    shift
+    echo "== $name" >&2
+    "$@"
+    local rc=$?
+    if [ "$rc" -ne 0 ]; then
+        failed+=("$name (exit $rc)")
+    fi
+    return 0
+}
+
+run "ruff check" .venv/bin/ruff check "${LINTED[@]}"
+run "ruff format --check" .venv/bin/ruff format --check "${LINTED[@]}"
+run "mypy" .venv/bin/mypy
+echo "== pytest" >&2
+.venv/bin/python -m pytest -q "$@"
+rc=$?
+if [ "$rc" -eq 5 ]; then
+    failed+=("pytest (exit 5: no test was collected)")
+elif [ "$rc" -ne 0 ]; then
+    failed+=("pytest (exit $rc)")
+fi
+
+if [ "${#failed[@]}" -ne 0 ]; then
+    printf 'test.sh: FAILED: %s\n' "${failed[@]}" >&2
+    exit 1
+fi
+echo "test.sh: all checks passed" >&2
