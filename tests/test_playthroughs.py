@@ -1,8 +1,9 @@
 """Replay the golden playthroughs (tests/golden/playthroughs/*.json) through ``kardinal_v0.raw_env``.
 
 Each file froze, per decision of one seeded random game, the selected seat, the phase, the sorted legal
-moves, the action mask's nonzero indices, the 72 per-channel sums of the observation, the action taken
-and its notation; and at the end the scores, winners and rewards (see tests/golden/make_playthroughs.py).
+moves, the action mask's nonzero indices, the 72 per-channel sums (plain and position-weighted) of the
+observation, the action taken and its notation; and at the end the scores, winners and rewards (see
+tests/golden/make_playthroughs.py).
 Every frozen value must equal what the current code gives: a changed rule, action layout or observation
 layout fails here with the game, the decision and the channel or index that changed.
 """
@@ -33,15 +34,28 @@ def _sums(obs: np.ndarray) -> list[int]:
     return obs.reshape(obs.shape[0], -1).sum(axis=1, dtype=np.int64).tolist()
 
 
-def _check_obs(where: str, frozen: list[int], obs: np.ndarray) -> None:
-    assert obs.shape[0] == len(frozen), (
-        f"observation layout changed: {where}: {obs.shape[0]} channels, frozen {len(frozen)}"
-    )
-    now = _sums(obs)
+def _moments(obs: np.ndarray) -> list[int]:
+    """Per channel: the sum of value x (1 + flat square index), as frozen by make_playthroughs."""
+    flat = obs.reshape(obs.shape[0], -1).astype(np.int64)
+    return (flat @ np.arange(1, flat.shape[1] + 1, dtype=np.int64)).tolist()
+
+
+def _compare_channels(where: str, what: str, frozen: list[int], now: list[int]) -> None:
     changed = [(c, f, n) for c, (f, n) in enumerate(zip(frozen, now)) if f != n]
     assert not changed, "observation layout changed: {}: {}".format(
-        where, "; ".join(f"channel {c} sum {n}, frozen {f}" for c, f, n in changed[:8])
+        where, "; ".join(f"channel {c} {what} {n}, frozen {f}" for c, f, n in changed[:8])
     )
+
+
+def _check_obs(where: str, frozen: dict, obs: np.ndarray) -> None:
+    """``frozen`` holds ``obs_sums`` and (except for final positions) ``obs_moments``."""
+    sums = frozen["obs_sums"]
+    assert obs.shape[0] == len(sums), (
+        f"observation layout changed: {where}: {obs.shape[0]} channels, frozen {len(sums)}"
+    )
+    _compare_channels(where, "sum", sums, _sums(obs))
+    if "obs_moments" in frozen:  # equal sums but moved squares
+        _compare_channels(where, "position-weighted sum", frozen["obs_moments"], _moments(obs))
 
 
 def _check_mask(where: str, frozen: list[int], mask: np.ndarray) -> None:
@@ -58,7 +72,7 @@ def _check_mask(where: str, frozen: list[int], mask: np.ndarray) -> None:
 
 def _check_other(where: str, env, other: dict) -> None:
     ob = env.observe(other["agent"])
-    _check_obs(f"{where}, non-selected {other['agent']}", other["obs_sums"], ob["observation"])
+    _check_obs(f"{where}, non-selected {other['agent']}", other, ob["observation"])
     nonzero = int(np.count_nonzero(ob["action_mask"]))
     assert nonzero == other["mask_nonzero"] == 0, f"{where}: non-selected {other['agent']} has {nonzero} mask ones"
 
@@ -114,7 +128,7 @@ def test_playthrough(path):
         ob = env.observe(agent)
         assert ob["action_mask"].dtype == np.int8, f"{where}: mask dtype {ob['action_mask'].dtype}"
         _check_mask(where, frozen["mask"], ob["action_mask"])
-        _check_obs(where, frozen["obs_sums"], ob["observation"])
+        _check_obs(where, frozen, ob["observation"])
         if "other" in frozen:
             _check_other(where, env, frozen["other"])
         action = frozen["action"]
@@ -129,7 +143,7 @@ def test_playthrough(path):
     assert game.winners() == record["winners"], f"{name}: winners {game.winners()}"
     assert [env.rewards[a] for a in env.possible_agents] == record["rewards"], f"{name}: final rewards"
     for agent, frozen in record["final_obs_sums"].items():
-        _check_obs(f"{name} final position, {agent}", frozen, env.observe(agent)["observation"])
+        _check_obs(f"{name} final position, {agent}", {"obs_sums": frozen}, env.observe(agent)["observation"])
         assert not env.observe(agent)["action_mask"].any(), f"{name}: {agent} has mask ones after the end"
 
 

@@ -6,9 +6,10 @@
 Each file is one full seeded game played through ``kardinal_v0.raw_env``: ``env.reset(seed=seed)``, then at
 every decision a ``random.Random(seed)`` picks uniformly among the nonzero indices of the selected agent's
 ``action_mask``. Per decision it freezes the selected seat, the phase, ``sorted(game.legal_moves())``, the
-mask's nonzero indices, the 72 per-channel sums of the observation, the action taken and its notation
-(``env.unwrapped.decode_action``); at a few decisions also the observation sums of a non-selected agent
-(whose mask must be all zeros). At the end: scores, winners and the final rewards.
+mask's nonzero indices, the 72 per-channel sums of the observation and 72 position-weighted sums (so a
+moved plane shows too), the action taken and its notation (``env.unwrapped.decode_action``); at a few
+decisions also the observation of a non-selected agent (whose mask must be all zeros). At the end:
+scores, winners and the final rewards.
 
 The files are the referee for refactors of the engine, the action codec and the observation encoder:
 ``tests/test_playthroughs.py`` replays them and names the first value that changed. Only regenerate
@@ -51,6 +52,13 @@ def channel_sums(obs: np.ndarray) -> list[int]:
     return obs.reshape(obs.shape[0], -1).sum(axis=1, dtype=np.int64).tolist()
 
 
+def channel_moments(obs: np.ndarray) -> list[int]:
+    """Per channel, the sum of value x (1 + flat square index): unlike the plain sum it changes when
+    a plane's squares move (a flipped or shifted layout), and still names the channel."""
+    flat = obs.reshape(obs.shape[0], -1).astype(np.int64)
+    return (flat @ np.arange(1, flat.shape[1] + 1, dtype=np.int64)).tolist()
+
+
 def decision_frame(env, agent: str) -> dict:
     """The frozen values of the decision now pending, without the action (see the module docstring)."""
     game = env.unwrapped.game
@@ -63,6 +71,7 @@ def decision_frame(env, agent: str) -> dict:
         "legal_moves": sorted(game.legal_moves()),
         "mask": np.flatnonzero(ob["action_mask"]).tolist(),
         "obs_sums": channel_sums(ob["observation"]),
+        "obs_moments": channel_moments(ob["observation"]),
     }
 
 
@@ -71,6 +80,7 @@ def other_frame(env, agent: str) -> dict:
     return {
         "agent": agent,
         "obs_sums": channel_sums(ob["observation"]),
+        "obs_moments": channel_moments(ob["observation"]),
         "mask_nonzero": int(np.count_nonzero(ob["action_mask"])),
     }
 
