@@ -29,7 +29,7 @@ def _pick_max(items, rng):
 
 
 def greedy_build(game, codes, rng):
-    seat = game._current
+    seat = game.current_player
     weights = {}
     scored = []
     for code in codes:
@@ -57,7 +57,7 @@ def greedy_code(game, rng) -> tuple:
     if kind == BUILD:
         return greedy_build(game, codes, rng)
     if kind == CHIP:
-        seat = game._current
+        seat = game.current_player
         return _pick_max([(chip_weight(game, seat, c[2]), c) for c in codes], rng)
     return _pick_max([((-best, -count), code) for code, best, count in cardinal_block_values(game)], rng)
 

@@ -76,37 +76,18 @@ _ONES = [1.0, 1.0, 1.0, 1.0, 1.0]
 
 
 def _fast_values(g, codes, w):
-    """Approximate chip value of each build for weights ``w`` (rollouts only: a colour whose last
-    chip two touched edifices compete for is counted twice). Cached per square within the call."""
-    cells = g._cells
-    bcolour = g._bcolour
-    supply = g._supply
-    rules = g.rules
-    neutral = rules.has_neutral
-    aside3 = neutral and rules.neutral_build_chips == "put_aside"
-    skip3 = neutral and rules.neutral_touch_chips == "none"
-    subst = w[4] if rules.exhausted_colour == "substitute" and any(supply) else 0.0
+    """Chip value of each build for weights ``w`` (index 4: a substitute chip), from the engine's
+    ``build_chips``; the chips a build takes depend only on its squares (and, for the neutral
+    put-aside rule, on whether its colour is the neutral one), so results are cached per key."""
     cache = {}
     out = []
     for code in codes:
-        k1 = code[3]
-        k2 = code[4]
-        key = k1 * 32768 + k2
+        key = (code[3], code[4], code[2] == 3)
         v = cache.get(key)
         if v is None:
-            touched = {cells.get(k1 + 1), cells.get(k1 - 1), cells.get(k1 + 128), cells.get(k1 - 128)}
-            if k2 >= 0:
-                touched.update((cells.get(k2 + 1), cells.get(k2 - 1), cells.get(k2 + 128), cells.get(k2 - 128)))
-            v = 0.0
-            for b in touched:
-                if b is not None and b > 1:
-                    c = bcolour[b]
-                    if skip3 and c == 3:
-                        continue
-                    v += w[c] if supply[c] else subst
+            gain = g.build_chips(code)
+            v = 0.0 if gain.set_aside else sum(w[c] for c in gain.colours) + w[4] * gain.substitutes
             cache[key] = v
-        if aside3 and code[2] == 3:
-            v = 0.0
         out.append(v)
     return out
 
@@ -135,7 +116,7 @@ def _quick_block(g, codes, rng):
     most = max(counts.values())
     squares = [k for k, m in counts.items() if m == most]
     target = squares[0] if len(squares) == 1 else squares[rng.randrange(len(squares))]
-    if target == g._cardinal:
+    if target == g.cardinal_key:
         return codes[0]  # C- is listed first whenever the cardinal stands somewhere
     for code in codes:
         if code[3] == target:
@@ -235,7 +216,7 @@ class MCTSAgent(BaseAgent):
                 base is None or not node.children or len(node.children) < base + math.sqrt(node.visits)
             ):
                 code = node.untried.pop()
-                g._apply(code)  # codes come from the engine's own legal list
+                g.apply_legal_code(code)  # codes come from the engine's own legal list
                 child = _Node(g, self, n)
                 node.children.append([code, child])
                 path.append(child)
@@ -251,7 +232,7 @@ class MCTSAgent(BaseAgent):
                 if v > best_value:
                     best_value = v
                     best = pair
-            g._apply(best[0])
+            g.apply_legal_code(best[0])
             node = best[1]
             path.append(node)
         self._rollout(g, rng)
@@ -266,7 +247,7 @@ class MCTSAgent(BaseAgent):
         if self.rollout == "random":
             while not g.is_over:
                 codes = g.legal_move_codes()
-                g._apply(codes[rng.randrange(len(codes))])
+                g.apply_legal_code(codes[rng.randrange(len(codes))])
             return
         eps = self.epsilon
         block = self.cardinal_block
@@ -286,7 +267,7 @@ class MCTSAgent(BaseAgent):
                     code = _quick_block(g, codes, rng)
                 else:
                     code = codes[rng.randrange(len(codes))]
-            g._apply(code)
+            g.apply_legal_code(code)
 
     def _rewards(self, g, n):
         scores = g.scores()

@@ -229,9 +229,9 @@ class PUCTAgent(BaseAgent):
 
 def _play_edge(g, code) -> None:
     """Play ``code`` and then every forced move that follows (a decision with one legal move)."""
-    g._apply(code)  # codes come from the engine's own legal list
+    g.apply_legal_code(code)  # codes come from the engine's own legal list
     while not g.is_over:
         codes = g.legal_move_codes()
         if len(codes) != 1:
             return
-        g._apply(codes[0])
+        g.apply_legal_code(codes[0])

@@ -1,35 +1,44 @@
 """kardinal-env: the Kardinal tile-laying game (Wolfgang Panning, 2000) as a rules engine and RL environment.
 
 ``from kardinal_env import Game, Rules, IllegalMoveError`` gives the pure rules engine
-(``kardinal_env.engine``); ``kardinal_env.kardinal_v0`` is the PettingZoo AEC environment.
-Importing this package does not import torch or pygame.
+(``kardinal_env.engine``), which needs only the standard library; ``kardinal_env.kardinal_v0`` is
+the PettingZoo AEC environment. Importing this package registers the environments
+(``kardinal_env.registration``) when gymnasium and pettingzoo are installed. It never imports
+torch or pygame.
 """
 
-from .engine import Building, Game, IllegalMoveError
-from .errors import RecordError
+from importlib.metadata import PackageNotFoundError, version
+
+from .engine import Building, BuildChips, Game, LiveView
+from .errors import IllegalMoveError, RecordError
 from .notation import MalformedMoveError, format_move, parse_move
 from .rules import PRESETS, Rules, RulesError
 
-__version__ = "0.1.0"
+try:
+    __version__ = version("kardinal-env")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
 
 
-def _register() -> None:
-    """Register ``kardinal/kardinal-v0`` (PettingZoo) and ``kardinal/KardinalVsBots-v0`` (Gymnasium)."""
-    import gymnasium
-    import pettingzoo
+def _register_if_available() -> None:
+    try:
+        import gymnasium  # noqa: F401
+        import pettingzoo  # noqa: F401
+    except ImportError:  # the engine alone: nothing to register with
+        return
+    from .registration import register
 
-    if "kardinal/kardinal-v0" not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", "kardinal/kardinal-v0", entry_point="kardinal_env.kardinal_v0:env")
-    if "kardinal/KardinalVsBots-v0" not in gymnasium.registry:
-        gymnasium.register(id="kardinal/KardinalVsBots-v0", entry_point="kardinal_env.single_agent:KardinalVsBots")
+    register()
 
 
-_register()
+_register_if_available()
 
 __all__ = [
     "Building",
+    "BuildChips",
     "Game",
     "IllegalMoveError",
+    "LiveView",
     "MalformedMoveError",
     "PRESETS",
     "RecordError",

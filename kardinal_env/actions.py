@@ -42,6 +42,7 @@ from .notation import (
     parse_move,
     square_key,
 )
+from .engine import Game
 from .rules import Rules
 
 __all__ = ["ActionCodec", "colour_order", "seat_order", "window_layout", "DEFAULT_WINDOW", "BUILD_PLANES"]
@@ -183,8 +184,8 @@ class ActionCodec:
         return format_move(self.decode_code(action, seat))
 
     # ------------------------------------------------------------------ masks
-    def legal_actions(self, codes: list, seat: int) -> list[int]:
-        """Actions of the engine's legal move codes (``game.legal_move_codes()``) for ``seat``."""
+    def actions_of_codes(self, codes: list, seat: int) -> list[int]:
+        """Actions of engine move codes (e.g. ``game.legal_move_codes()``) for the deciding ``seat``."""
         n = self.num_squares
         k2s = self._k2s
         slot = self._slot_of_colour[seat]
@@ -203,12 +204,29 @@ class ActionCodec:
                 append(self.chip_offset + slot[colour])
         return out
 
-    def mask(self, codes: list, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-        """int8 mask of length ``num_actions`` with ones at the legal actions."""
+    def legal_actions(self, game: Game) -> np.ndarray:
+        """The legal actions of ``game``'s current decision for the deciding seat, as an ``intp`` array
+        in the order of ``game.legal_move_codes()`` (empty once the game is over). The one mask
+        builder: the environment, the single-agent view, the integrations and the PPO agent all use
+        it. A cardinal decision is read from the engine's cardinal targets without building codes."""
+        seat = game.current_player
+        if seat is None:
+            return np.empty(0, dtype=np.intp)
+        if game.phase == "cardinal":
+            targets = self.key_to_square[game.cardinal_target_keys()] + self.cardinal_offset
+            if game.may_keep_cardinal():  # C- comes first, as in legal_move_codes()
+                targets = np.concatenate(([self.keep_action], targets))
+            return targets.astype(np.intp, copy=False)
+        return np.array(self.actions_of_codes(game.legal_move_codes(), seat), dtype=np.intp)
+
+    def action_mask(self, game: Game, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """int8 mask of length ``num_actions``: ones at :meth:`legal_actions` when ``seat`` (default:
+        the deciding seat) decides now, all zeros otherwise (PettingZoo's classic convention)."""
         if out is None:
             out = np.zeros(self.num_actions, dtype=np.int8)
         else:
             out.fill(0)
-        if codes:
-            out[self.legal_actions(codes, seat)] = 1
+        deciding = game.current_player
+        if deciding is not None and (seat is None or seat == deciding):
+            out[self.legal_actions(game)] = 1
         return out

@@ -1,4 +1,4 @@
-"""The Kardinal rules engine: a pure implementation of ``../shared/RULES.md`` (no RL imports).
+"""The Kardinal rules engine: a pure implementation of the rules in ``docs/rules.md`` (no RL imports).
 
 Usage::
 
@@ -43,6 +43,7 @@ is tested on the OR of its two squares' summaries.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .notation import (
     BUILD,
@@ -62,9 +63,20 @@ from .notation import (
     parse_move,
     square_key,
 )
+from .errors import IllegalMoveError, RecordError
+from .record import check_result, make_record, parse_record, read_record_file
 from .rules import Rules
 
-__all__ = ["Game", "IllegalMoveError", "Building", "PHASES", "TOTAL_CHIPS", "CHIPS_PER_COLOUR"]
+__all__ = [
+    "Game",
+    "IllegalMoveError",
+    "Building",
+    "BuildChips",
+    "LiveView",
+    "PHASES",
+    "TOTAL_CHIPS",
+    "CHIPS_PER_COLOUR",
+]
 
 PHASES = ("build", "chip", "cardinal", "over")
 _BUILD_PHASE, _CHIP_PHASE, _CARDINAL_PHASE, _OVER = 0, 1, 2, 3
@@ -84,15 +96,6 @@ _CHIP_CODES = tuple((CHIP, -1, c, -1, -1) for c in range(4))
 _ROMAN = ("0 (placement)", "I", "II", "III", "IV", "V", "VI", "VII")
 
 
-class IllegalMoveError(ValueError):
-    """A move the rules forbid (or a malformed one). ``rule`` names the rule; ``move`` is the input."""
-
-    def __init__(self, message: str, rule: str, move: object = None):
-        super().__init__(message)
-        self.rule = rule
-        self.move = move
-
-
 @dataclass(frozen=True)
 class Building:
     """One building on the table. The cathedral's parts have ``colour = None`` and ``builder = None``."""
@@ -102,6 +105,51 @@ class Building:
     colour: int | None
     squares: tuple[tuple[int, int], ...]
     builder: int | None
+
+
+class BuildChips(NamedTuple):
+    """What a build would score for its builder (:meth:`Game.build_chips`), RULES.md Scoring.
+
+    ``colours``: the colour of each regular chip it takes from the supply (one per touched edifice
+    whose colour still has chips; touches that score nothing are left out); ``substitutes``: the
+    substitute chips it earns (``exhausted_colour="substitute"``: one per touched edifice of an
+    exhausted colour, as far as the supply still holds chips; the builder chooses their colours);
+    ``set_aside``: the chips go to nobody (a neutral build under ``neutral_build_chips="put_aside"``);
+    ``touches_cathedral``: the build touches the cathedral (the tie-break count). The compensation
+    chip of the game's first build is not included.
+    """
+
+    colours: tuple[int, ...]
+    substitutes: int
+    set_aside: bool
+    touches_cathedral: bool
+
+    @property
+    def count(self) -> int:
+        """Chips the builder takes (0 when they are set aside)."""
+        return 0 if self.set_aside else len(self.colours) + self.substitutes
+
+
+class LiveView(NamedTuple):
+    """Read-only live references into a game's state: the one fast path for observation encoders.
+
+    The containers are the engine's own (no copies): never modify them, and call
+    :meth:`Game.live_view` again after every move (the integers are values at the time of the call).
+    Square keys as in ``kardinal_env.notation``; building ids as in :meth:`Game.buildings`.
+    """
+
+    building_squares: list[tuple[int, ...]]  # per building id: its square keys
+    building_shapes: list[int]  # per building id: HOUSE / TOWER / YARD (nave: HOUSE, clock tower: TOWER)
+    building_colours: list[int]  # per building id: colour 0..3, -1 for the cathedral
+    sites: dict[int, int]  # site key -> neighbour bit summary (see the module docstring)
+    cardinal: int  # key of the cardinal's square, -1 before it is placed
+    supply: list[int]  # per colour
+    held: list[list[int]]  # per seat, per colour
+    edifices_left: list[int]  # index colour * 3 + shape
+    cathedral_touches: list[int]  # per seat
+    phase: int  # index into PHASES
+    current: int  # seat deciding (meaningless once over)
+    pending: int  # chip choices owed
 
 
 def _window_mask(window: int | None) -> bytes | None:
@@ -165,7 +213,7 @@ class Game:
         self._scores = None
         self._winners = None
         self._text_index = None
-        self._moves = self._builds_for(0)  # never empty: the cathedral has six free sites
+        self._moves = self._builds_for(0, -1)  # never empty: the cathedral has six free sites
 
     # ------------------------------------------------------------------ public state
     @property
@@ -264,6 +312,92 @@ class Game:
             raise RuntimeError("winners() is only defined once the game is over")
         return list(self._winners)
 
+    def chips_held(self, seat: int) -> int:
+        """Total chips ``seat`` holds now."""
+        return sum(self._held[seat])
+
+    def projected_holdings(self, seat: int) -> list[int]:
+        """Chips per colour ``seat`` would hold if the game ended now: its chips plus the supply's
+        leftovers of its own colours (RULES.md final scoring)."""
+        held = list(self._held[seat])
+        supply = self._supply
+        for c in self.rules.owned_colours(seat):
+            held[c] += supply[c]
+        return held
+
+    def projected_scores(self) -> list[int]:
+        """Per seat, the final score if the game ended now: :meth:`projected_holdings` plus the best
+        colour once more. Equals :meth:`scores` once the game is over (final scoring uses it)."""
+        if self._scores is not None:
+            return list(self._scores)
+        out = []
+        for seat in range(self._n):
+            h = self.projected_holdings(seat)
+            out.append(sum(h) + max(h))
+        return out
+
+    @property
+    def cardinal_key(self) -> int:
+        """Square key of the cardinal (``kardinal_env.notation``), ``-1`` before it is placed."""
+        return self._cardinal
+
+    def may_keep_cardinal(self) -> bool:
+        """Whether ``C-`` is allowed in a cardinal decision: only once the cardinal stands somewhere."""
+        return self._cardinal >= 0
+
+    def is_cardinal_target(self, key: int) -> bool:
+        """Whether the cardinal may be moved to square ``key`` now: a site, not its own square."""
+        return key != self._cardinal and key in self._sites
+
+    def cardinal_target_keys(self) -> list[int]:
+        """Square keys the cardinal may be moved to now (ascending), whatever the phase."""
+        card = self._cardinal
+        return [k for k in sorted(self._sites) if k != card]
+
+    def builds_for(self, seat: int, ignore_cardinal: bool = False) -> list[tuple]:
+        """Every build ``seat`` could make in the current position (move codes), as if it were on turn
+        now; with ``ignore_cardinal`` as if the cardinal stood nowhere (rule I lifted). A new list."""
+        return self._builds_for(seat, -1 if ignore_cardinal else self._cardinal)
+
+    def next_builder(self, ignore_cardinal: bool = False) -> tuple[int | None, list[tuple]]:
+        """The seat that builds after the current seat's turn and its builds: the first following
+        seat (in turn order, wrapping round to the current seat itself) that has a legal build;
+        ``(None, [])`` if none has, which ends the game. Seats passed over are skipped. With
+        ``ignore_cardinal`` the cardinal is taken as standing nowhere (where will it hurt?)."""
+        n = self._n
+        seat = self._current
+        card = -1 if ignore_cardinal else self._cardinal
+        for i in range(1, n + 1):
+            nxt = (seat + i) % n
+            moves = self._builds_for(nxt, card)
+            if moves:
+                return nxt, moves
+        return None, []
+
+    def build_chips(self, code: tuple) -> BuildChips:
+        """What the build ``code`` (a build move code, legal or not) would score for the seat on turn
+        in the current position; see :class:`BuildChips`. The engine scores every build with it."""
+        _, _shape, colour, k1, k2 = code
+        return self._score(colour, self._touched((k1,) if k2 < 0 else (k1, k2)))
+
+    def live_view(self) -> LiveView:
+        """The game's state as live read-only references (:class:`LiveView`): for observation
+        encoders that must not copy. Everything else should use the other public methods."""
+        return LiveView(
+            self._bsquares,
+            self._bshape,
+            self._bcolour,
+            self._sites,
+            self._cardinal,
+            self._supply,
+            self._held,
+            self._inventory,
+            self._cathedral_touch,
+            self._phase,
+            self._current,
+            self._pending,
+        )
+
     # ------------------------------------------------------------------ moves
     def legal_move_codes(self) -> list[tuple]:
         """Legal moves of the current decision as internal codes (see ``kardinal_env.notation``).
@@ -294,11 +428,10 @@ class Game:
         the site table without listing the moves)."""
         if self._phase == _CARDINAL_PHASE:
             if code == _KEEP_CARDINAL:
-                return self._cardinal >= 0
+                return self.may_keep_cardinal()
             if not (isinstance(code, tuple) and len(code) == 5 and code[:3] == _PLACE_CARDINAL and code[4] == -1):
                 return False
-            key = code[3]
-            return key != self._cardinal and key in self._sites
+            return self.is_cardinal_target(code[3])
         return code in self.legal_move_codes()
 
     def play_code(self, code: tuple) -> None:
@@ -347,17 +480,31 @@ class Game:
 
     # ------------------------------------------------------------------ records
     def to_record(self) -> dict:
-        """This game as a ``kardinal-record/1`` dict (see ``kardinal_env.record``)."""
-        from .record import game_to_record
-
-        return game_to_record(self)
+        """This game so far as a ``kardinal-record/1`` dict (``result`` is None until it is over)."""
+        over = self.is_over
+        return make_record(
+            self.rules, self.history, self.scores() if over else None, self.winners() if over else None
+        )
 
     @classmethod
-    def from_record(cls, record: dict) -> Game:
-        """Replay a ``kardinal-record/1`` dict; ``RecordError`` names the bad field or move index."""
-        from .record import game_from_record
+    def from_record(cls, record: dict, source: str = "record") -> Game:
+        """Replay a ``kardinal-record/1`` dict (finished or partial) and return the game;
+        :class:`~kardinal_env.errors.RecordError` names the bad field, or the move index and rule."""
+        parts = parse_record(record, source)
+        game = cls(parts.rules)
+        for i, move in enumerate(parts.moves):
+            try:
+                game.play(move)
+            except IllegalMoveError as exc:
+                raise RecordError(f"{source}: move {i} ({move!r}) is illegal: {exc}") from None
+        over = game.is_over
+        check_result(parts, over, game.scores() if over else None, game.winners() if over else None, source)
+        return game
 
-        return game_from_record(record)
+    @classmethod
+    def load(cls, path: str) -> Game:
+        """Read a record file and replay it (:class:`~kardinal_env.errors.RecordError` on any problem)."""
+        return cls.from_record(read_record_file(path), source=path)
 
     # ------------------------------------------------------------------ text
     def __repr__(self) -> str:
@@ -370,12 +517,12 @@ class Game:
     def _is_inside(self, key: int) -> bool:
         return self._inside is None or bool(self._inside[key])
 
-    def _builds_for(self, seat: int) -> list[tuple]:
-        """Every legal build of ``seat`` in the current position (as move codes)."""
+    def _builds_for(self, seat: int, card: int) -> list[tuple]:
+        """Every legal build of ``seat`` in the current position (as move codes), the cardinal
+        standing on key ``card`` (``-1``: nowhere)."""
         last_shape, last_colour = self._last_shape, self._last_colour
         inv = self._inventory
         sites = self._sites
-        card = self._cardinal
         out = []
         pairs = None
         for c in self._seat_colours[seat]:
@@ -395,11 +542,11 @@ class Game:
                 ]
             if inv[base + 2] and last_shape != YARD:
                 if pairs is None:
-                    pairs = self._yard_squares()
+                    pairs = self._yard_squares(card)
                 out += [(BUILD, YARD, c, a, b) for a, b, m in pairs if not m & cbit]
         return out
 
-    def _yard_squares(self) -> list[tuple[int, int, int]]:
+    def _yard_squares(self, card: int) -> list[tuple[int, int, int]]:
         """Pairs of adjacent free squares a yard may use under rules 0, I, III and IV, whatever its colour.
 
         Returns ``(low key, high key, neighbour summary)``: at least one square is a site, neither
@@ -409,7 +556,6 @@ class Game:
         sites = self._sites
         site_summary = sites.get
         cells = self._cells
-        card = self._cardinal
         inside = self._inside
         out = []
         append = out.append
@@ -436,9 +582,8 @@ class Game:
         if phase == _CHIP_PHASE:
             return [_CHIP_CODES[c] for c in range(4) if self._supply[c]]
         if phase == _CARDINAL_PHASE:
-            card = self._cardinal
-            moves = [(CARDINAL, -1, -1, k, -1) for k in sorted(self._sites) if k != card]
-            if card >= 0:
+            moves = [(CARDINAL, -1, -1, k, -1) for k in self.cardinal_target_keys()]
+            if self.may_keep_cardinal():
                 moves.insert(0, _KEEP_CARDINAL)
             return moves
         return []
@@ -466,19 +611,54 @@ class Game:
             self._moves = None
         self._text_index = None
 
-    def _apply_build(self, code: tuple) -> None:
-        _, shape, colour, k1, k2 = code
-        rules = self.rules
+    def _touched(self, squares: tuple[int, ...]) -> set[int]:
+        """Ids of the buildings next to ``squares`` (the cathedral's parts included)."""
         cells = self._cells
-        sites = self._sites
-        bid = len(self._bshape)
-        squares = (k1,) if k2 < 0 else (k1, k2)
         touched = set()
         for k in squares:
             for step in NEIGHBOUR_STEPS:
                 b = cells.get(k + step)
                 if b is not None:
                     touched.add(b)
+        return touched
+
+    def _score(self, colour: int, touched: set[int]) -> BuildChips:
+        """RULES.md Scoring of a build of ``colour`` touching the buildings ``touched`` (the one place
+        this rule lives; :meth:`build_chips` and :meth:`_apply_build` both use it)."""
+        rules = self.rules
+        neutral = rules.has_neutral
+        skip_neutral_touch = neutral and rules.neutral_touch_chips == "none"
+        supply = self._supply
+        bcolour = self._bcolour
+        taken = [0, 0, 0, 0]
+        colours = []
+        exhausted = 0
+        touches_cathedral = False
+        for b in touched:
+            if b <= CLOCK_TOWER:
+                touches_cathedral = True
+                continue
+            c = bcolour[b]
+            if skip_neutral_touch and c == 3:
+                continue
+            if supply[c] > taken[c]:
+                taken[c] += 1
+                colours.append(c)
+            else:
+                exhausted += 1
+        substitutes = 0
+        if exhausted and rules.exhausted_colour == "substitute":
+            substitutes = min(exhausted, sum(supply) - len(colours))
+        set_aside = neutral and colour == 3 and rules.neutral_build_chips == "put_aside"
+        return BuildChips(tuple(colours), substitutes, set_aside, touches_cathedral)
+
+    def _apply_build(self, code: tuple) -> None:
+        _, shape, colour, k1, k2 = code
+        cells = self._cells
+        sites = self._sites
+        bid = len(self._bshape)
+        squares = (k1,) if k2 < 0 else (k1, k2)
+        gain = self._score(colour, self._touched(squares))
         for k in squares:
             cells[k] = bid
             sites.pop(k, None)
@@ -498,63 +678,41 @@ class Game:
         self._inventory[3 * colour + shape] -= 1
         self._last_shape = shape
         self._last_colour = colour
-        # Scoring.
-        neutral = rules.has_neutral
-        to_aside = neutral and colour == 3 and rules.neutral_build_chips == "put_aside"
-        dest = self._aside if to_aside else self._held[seat]
         supply = self._supply
-        substitutes = 0
-        substitute = rules.exhausted_colour == "substitute"
-        skip_neutral_touch = neutral and rules.neutral_touch_chips == "none"
-        bcolour = self._bcolour
-        touches_cathedral = False
-        for b in touched:
-            if b <= CLOCK_TOWER:
-                touches_cathedral = True
-                continue
-            c = bcolour[b]
-            if skip_neutral_touch and c == 3:
-                continue
-            if supply[c]:
-                supply[c] -= 1
-                dest[c] += 1
-            elif substitute:
-                substitutes += 1
-        if touches_cathedral:
+        dest = self._aside if gain.set_aside else self._held[seat]
+        for c in gain.colours:
+            supply[c] -= 1
+            dest[c] += 1
+        if gain.touches_cathedral:
             self._cathedral_touch[seat] += 1
-        pending = 1 if bid == 2 else substitutes  # bid 2 is the game's first edifice
+        pending = 1 if bid == 2 else gain.substitutes  # bid 2 is the game's first edifice
         if pending and any(supply):
             self._pending = pending
-            self._chip_dest = -1 if to_aside else seat  # who gets the chosen chips
+            self._chip_dest = -1 if gain.set_aside else seat  # who gets the chosen chips
             self._phase = _CHIP_PHASE
         else:
             self._phase = _CARDINAL_PHASE
 
     def _end_turn(self) -> None:
-        n = self._n
-        seat = self._current
-        for i in range(1, n + 1):
-            nxt = (seat + i) % n
-            moves = self._builds_for(nxt)
-            if moves:
-                self._current = nxt
-                self._phase = _BUILD_PHASE
-                self._moves = moves
-                return
-        self._finish()
+        seat, moves = self.next_builder()
+        if seat is None:
+            self._finish()
+            return
+        self._current = seat
+        self._phase = _BUILD_PHASE
+        self._moves = moves
 
     def _finish(self) -> None:
         rules = self.rules
         supply = self._supply
+        scores = self.projected_scores()
+        self._held = [self.projected_holdings(seat) for seat in range(self._n)]
         for seat in range(self._n):
-            held = self._held[seat]
             for c in rules.owned_colours(seat):
-                held[c] += supply[c]
                 supply[c] = 0
         if rules.has_neutral:
             self._aside[3] += supply[3]
             supply[3] = 0
-        scores = [sum(h) + max(h) for h in self._held]
         best = max(scores)
         tied = [s for s in range(self._n) if scores[s] == best]
         most = max(self._cathedral_touch[s] for s in tied)

@@ -1,9 +1,17 @@
-"""Error types shared by several modules (kept apart so ``python -m kardinal_env.record`` is not
-imported twice by the package ``__init__``)."""
+"""Error types shared by the engines, the record formats and the environments."""
 
 from __future__ import annotations
 
-__all__ = ["RecordError"]
+__all__ = ["IllegalMoveError", "RecordError"]
+
+
+class IllegalMoveError(ValueError):
+    """A move the rules forbid (or a malformed one). ``rule`` names the rule; ``move`` is the input."""
+
+    def __init__(self, message: str, rule: str, move: object = None):
+        super().__init__(message)
+        self.rule = rule
+        self.move = move
 
 
 class RecordError(ValueError):

@@ -44,15 +44,24 @@ mask and engine still agree.
 compensation and substitute chips; chips set aside give nothing). No truncation: every game ends.
 
 **Illegal actions.** ``raw_env.step`` raises ``kardinal_env.IllegalMoveError`` naming the broken
-rule. ``env()`` wraps ``raw_env`` with PettingZoo's ``TerminateIllegalWrapper(illegal_reward=-1)``
-(the offender gets −1 and the game ends), ``AssertOutOfBoundsWrapper`` and
-``OrderEnforcingWrapper``, like the classic games.
+rule; an action that is not an integer of the action space (``1.5``, ``"3"``, ``True``, ``-1``,
+``num_actions``) raises it with rule ``"action"`` — nothing is rounded or clipped. ``env()`` wraps
+``raw_env`` like the classic games (``kardinal_env.env_utils.wrap_classic``): an in-range action the
+mask forbids gives the offender −1 and ends the game (``TerminateIllegalWrapper``); a value outside
+the action space raises the same clear ``IllegalMoveError`` (our ``ActionCheckWrapper`` replaces
+``AssertOutOfBoundsWrapper``, whose bare ``AssertionError`` said nothing); ``OrderEnforcingWrapper``
+last.
+
+**Masks without observations.** ``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()``
+give the mask / the legal action indices without encoding an observation (both come from
+``ActionCodec.legal_actions``, the one mask builder every consumer uses).
 
 **Rendering.** ``"human"`` prints the text board to stdout after every step; ``"ansi"`` returns the text board of ``kardinal_env.render.game_text`` with a
 legend; ``"rgb_array"`` a ``uint8`` H×W×3 picture (``kardinal_env.render.game_image``).
 
 Version history
-* v0: initial release.
+* v0: initial release. (Later changes that keep observations, actions and rewards identical —
+  checked by the golden playthroughs in ``tests/golden/playthroughs`` — keep the version.)
 """
 
 from __future__ import annotations
@@ -61,27 +70,23 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from .actions import DEFAULT_WINDOW, ActionCodec
-from .engine import Game, IllegalMoveError
+from .engine import Game
+from .env_utils import check_action, wrap_classic
+from .errors import IllegalMoveError
 from .notation import format_move
 from .observation import ObservationEncoder
+from .rewards import REWARD_SCHEMES, check_scheme, chip_gain, terminal_rewards
 from .rules import MAX_WINDOW, Rules
+from .window import LOSSLESS_WINDOW
 
 __all__ = ["env", "raw_env", "REWARD_SCHEMES"]
 
-REWARD_SCHEMES = ("win_loss", "margin")
-MARGIN_SCALE = 20.0
-
 
 def env(**kwargs) -> AECEnv:
-    """``raw_env`` with the classic wrappers (illegal action: −1 and the game ends)."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    """``raw_env`` with the classic wrappers (``kardinal_env.env_utils.wrap_classic``)."""
+    return wrap_classic(raw_env(**kwargs))
 
 
 class raw_env(AECEnv, EzPickle):
@@ -114,14 +119,13 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         if isinstance(window, bool) or not isinstance(window, int) or window % 2 == 0 or not 3 <= window <= MAX_WINDOW:
             raise ValueError(f"window must be an odd integer from 3 to {MAX_WINDOW}, got {window!r}")
-        if reward not in REWARD_SCHEMES:
-            raise ValueError(f"reward must be one of {list(REWARD_SCHEMES)}, got {reward!r}")
+        check_scheme(reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.rules = Rules(
             players=players, preset=preset, shared_pool=shared_pool, exhausted_colour=exhausted_colour,
             neutral_build_chips=neutral_build_chips, neutral_touch_chips=neutral_touch_chips,
-            window=None if window == MAX_WINDOW else window,
+            window=None if window == LOSSLESS_WINDOW else window,
         )
         self.window = window
         self.reward_scheme = reward
@@ -197,29 +201,23 @@ class raw_env(AECEnv, EzPickle):
     def _mask_for(self, seat: int) -> np.ndarray:
         """The int8 legal-action mask of ``seat`` (a fresh array; all zeros when not deciding)."""
         mask = np.zeros(self.codec.num_actions, dtype=np.int8)
-        game = self.game
-        if seat == game.current_player:  # None once the game is over
-            if game.phase == "cardinal":  # every site but the cardinal's own: the sites plane
-                codec = self.codec
-                offset = codec.cardinal_offset
-                mask[offset:offset + codec.num_squares] = self.encoder.sites_plane(game)
-                card = game._cardinal
-                if card >= 0:
-                    mask[offset + codec.square_index(card)] = 0
-                    mask[codec.keep_action] = 1
-            else:
-                mask[self._legal_actions()] = 1
+        if seat == self.game.current_player:  # None once the game is over
+            mask[self.legal_actions()] = 1
         return mask
 
-    def _legal_actions(self) -> np.ndarray:
-        """Legal actions of the current build or chip decision (cached per decision)."""
+    def legal_actions(self) -> np.ndarray:
+        """Legal actions of the selected agent's decision (``ActionCodec.legal_actions``, cached per
+        decision; do not modify the array). Empty once the game is over."""
         game = self.game
         cache = self._actions_cache
         count = game.move_count
         if cache is None or cache[0] != count:
-            actions = self.codec.legal_actions(game.legal_move_codes(), game.current_player)
-            cache = self._actions_cache = (count, np.array(actions, dtype=np.intp))
+            cache = self._actions_cache = (count, self.codec.legal_actions(game))
         return cache[1]
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The int8 action mask of ``agent`` (default: the selected agent) without encoding an observation."""
+        return self._mask_for(self.agent_name_mapping[agent or self.agent_selection])
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -232,12 +230,9 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         if self.chip_shaping:
             self._clear_rewards()  # without shaping every reward stays 0 until the end: nothing to clear
-            before = sum(game._held[seat])
+            before = game.chips_held(seat)
             game.apply_legal_code(code)
-            gained = sum(game._held[seat]) - before
-            if game.is_over:  # leftover own chips taken at the end are not earned by this move
-                gained = 0
-            self.rewards[agent] = self.chip_shaping * gained
+            self.rewards[agent] = self.chip_shaping * chip_gain(game, seat, before)
         else:
             game.apply_legal_code(code)
         if game.is_over:
@@ -256,9 +251,10 @@ class raw_env(AECEnv, EzPickle):
 
     def _legal_code(self, action, seat: int) -> tuple:
         game = self.game
+        action = check_action(action, self.codec.num_actions)
         try:
             code = self.codec.decode_code(action, seat)
-        except (ValueError, TypeError) as exc:
+        except ValueError as exc:
             raise IllegalMoveError(f"action: {exc}", "action", action) from None
         if game.is_legal_code(code):
             return code
@@ -266,16 +262,7 @@ class raw_env(AECEnv, EzPickle):
         raise AssertionError("unreachable: an illegal action was accepted")  # pragma: no cover
 
     def _final_rewards(self) -> list[float]:
-        game = self.game
-        if self.reward_scheme == "win_loss":
-            winners = set(game.winners())
-            return [1.0 if s in winners else -1.0 for s in range(self.rules.players)]
-        scores = game.scores()
-        out = []
-        for s, own in enumerate(scores):
-            best_other = max(v for i, v in enumerate(scores) if i != s)
-            out.append(float(np.clip((own - best_other) / MARGIN_SCALE, -1.0, 1.0)))
-        return out
+        return terminal_rewards(self.game, self.reward_scheme)
 
     # ------------------------------------------------------------------ codec for the selected agent
     def decode_action(self, action: int) -> str:

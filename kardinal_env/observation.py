@@ -55,7 +55,7 @@ from operator import itemgetter
 import numpy as np
 
 from .actions import DEFAULT_WINDOW, colour_order, seat_order, window_layout
-from .engine import Game
+from .engine import Game, LiveView
 from .notation import KEY_STRIDE
 from .rules import Rules
 
@@ -148,8 +148,6 @@ class ObservationEncoder:
         self._spatial_bytes = bytearray(players * SPATIAL_CHANNELS * n)
         self._spatial = np.frombuffer(self._spatial_bytes, dtype=np.uint8).reshape(players, SPATIAL_CHANNELS, n)
         self._spatial_views = list(self._spatial)  # per seat, saves indexing on every encode
-        self._site_view = self._spatial[0, _SITES]
-        self._site_view.flags.writeable = False
         block = SPATIAL_CHANNELS * n
         # offsets of a plane in every seat's block: shared planes, and per (shape, colour) building planes
         self._shared_offsets = [tuple(seat * block + channel * n for seat in range(players)) for channel in range(SPATIAL_CHANNELS)]
@@ -164,65 +162,62 @@ class ObservationEncoder:
 
     def encode(self, game: Game, observer: int) -> np.ndarray:
         """The observation of ``game`` from seat ``observer``'s point of view (a new array)."""
-        self._sync(game)
+        view = game.live_view()
+        self._sync(game, view)
         obs = np.empty(self.shape, dtype=np.uint8)
         flat = obs.reshape(NUM_CHANNELS, -1)
         flat[:SPATIAL_CHANNELS] = self._spatial_views[observer]
-        flat[SPATIAL_CHANNELS:] = np.frombuffer(self._scalar_bytes(game, observer), dtype=np.uint8)[:, None]
+        flat[SPATIAL_CHANNELS:] = np.frombuffer(self._scalar_bytes(view, observer), dtype=np.uint8)[:, None]
         return obs
-
-    def sites_plane(self, game: Game) -> np.ndarray:
-        """The sites plane of ``game`` (0/1 per square, read-only view of the synced buffer)."""
-        self._sync(game)
-        return self._site_view
 
     def __reduce__(self):
         # The numpy views share memory with the bytearrays, which pickling would not preserve:
         # rebuild from the constructor arguments instead (the buffers refill on the next encode).
         return (ObservationEncoder, (self.rules, self.window))
 
-    def _sync(self, game: Game) -> None:
+    def _sync(self, game: Game, view: LiveView) -> None:
         """Bring every seat's spatial block up to date with ``game``: incrementally when it continues
         the tracked game (new buildings, a moved cardinal), from scratch otherwise."""
-        if game is not self._game or len(game._bsquares) < self._drawn:
-            self._rebuild(game)
-        if len(game._bsquares) > self._drawn:
-            self._draw_buildings(game)
-        if game._cardinal != self._drawn_cardinal:
-            self._move_cardinal(game._cardinal)
+        built = len(view.building_squares)
+        if game is not self._game or built < self._drawn:
+            self._rebuild(game, view)
+        if built > self._drawn:
+            self._draw_buildings(view)
+        if view.cardinal != self._drawn_cardinal:
+            self._move_cardinal(view.cardinal)
 
     def _set(self, offsets: tuple, square: int, value: int) -> None:
         buf = self._spatial_bytes
         for offset in offsets:
             buf[offset + square] = value
 
-    def _rebuild(self, game: Game) -> None:
+    def _rebuild(self, game: Game, view: LiveView) -> None:
         self._spatial.fill(0)
         k2s = self._k2s
-        squares = game._bsquares
+        squares = view.building_squares
         self._set(self._shared_offsets[_NAVE], k2s[squares[0][0]], 1)
         self._set(self._shared_offsets[_CLOCK], k2s[squares[1][0]], 1)
         self._game = game
         self._drawn = 2
         self._drawn_cardinal = -1
-        self._draw_buildings(game)
+        self._draw_buildings(view)
         sites = self._shared_offsets[_SITES]
-        for k in game._sites:  # the complete site table (drawing marks only sites next to new buildings)
+        for k in view.sites:  # the complete site table (drawing marks only sites next to new buildings)
             self._set(sites, k2s[k], 1)
 
-    def _draw_buildings(self, game: Game) -> None:
+    def _draw_buildings(self, view: LiveView) -> None:
         """Draw the buildings added since the last call, update sites and the "last built" plane."""
         k2s = self._k2s
         buf = self._spatial_bytes
-        squares = game._bsquares
+        squares = view.building_squares
         start, total = self._drawn, len(squares)
         if total <= start:
             return
         sites = self._shared_offsets[_SITES]
         last = self._shared_offsets[_LAST]
-        game_sites = game._sites
+        game_sites = view.sites
         building_offsets = self._building_offsets
-        shapes, colours = game._bshape, game._bcolour
+        shapes, colours = view.building_shapes, view.building_colours
         if start > 2:  # clear the previous "last built"
             for k in squares[start - 1]:
                 self._set(last, k2s[k], 0)
@@ -253,16 +248,16 @@ class ObservationEncoder:
 
     def scalars(self, game: Game, observer: int) -> np.ndarray:
         """The values of the constant planes (channels 17..71) as a uint8 vector."""
-        return np.frombuffer(self._scalar_bytes(game, observer), dtype=np.uint8).copy()
+        return np.frombuffer(self._scalar_bytes(game.live_view(), observer), dtype=np.uint8).copy()
 
-    def _scalar_bytes(self, game: Game, observer: int) -> bytes:
+    def _scalar_bytes(self, view: LiveView, observer: int) -> bytes:
         """Channels 17..71 as bytes: the game's values listed once in absolute order, then gathered
         into the observer's slot order by one precomputed ``itemgetter``."""
-        phase = game._phase
-        absolute = game._supply + [c for h in game._held for c in h] + game._inventory + game._cathedral_touch
+        phase = view.phase
+        absolute = view.supply + [c for h in view.held for c in h] + view.edifices_left + view.cathedral_touches
         if phase < 3:
-            absolute += self._turn_phase[game._current][phase]
-            absolute += (game._pending, 0, 1)
+            absolute += self._turn_phase[view.current][phase]
+            absolute += (view.pending, 0, 1)
         else:
             absolute += self._no_turn
             absolute += (0, 0, 1)

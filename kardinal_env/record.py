@@ -1,4 +1,4 @@
-"""Game records, format ``kardinal-record/1`` (RULES.md "Game record").
+"""Game records, format ``kardinal-record/1`` (``docs/rules.md``, "Game records").
 
 A record is JSON::
 
@@ -7,43 +7,56 @@ A record is JSON::
      "moves": ["H0@-1,0", "chip:2", "C@0,1", ...],
      "result": {"scores": [...], "winners": [...]}}     # null while the game is unfinished
 
-Replaying ``moves`` from ``rules`` must reproduce ``result`` exactly. :func:`game_from_record`
-checks everything and raises :class:`RecordError` naming the field, or the move index and the
-rule the move breaks.
-
-Command line::
-
-    python -m kardinal_env.record replay FILE     # verify a record, print the final position and scores
+Replaying ``moves`` from ``rules`` must reproduce ``result`` exactly. This module holds the format
+only (it imports no engine): :func:`make_record` writes one, :func:`parse_record` checks the fields
+and :func:`check_result` the replayed result, :func:`read_record_file` reads a file with clear
+errors. ``Game.to_record()`` / ``Game.from_record(data)`` (``kardinal_env.engine``) use them, and
+``python -m kardinal_env.replay FILE`` verifies a file from the command line. Every problem raises
+:class:`~kardinal_env.errors.RecordError` naming the field, or the move index and the rule the move
+breaks.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
+from typing import Any, NamedTuple
 
-from .engine import Game, IllegalMoveError
 from .errors import RecordError
 from .rules import Rules, RulesError
 
-__all__ = ["FORMAT", "RecordError", "game_to_record", "game_from_record", "load_record", "main"]
+__all__ = [
+    "FORMAT",
+    "RecordError",
+    "RecordParts",
+    "make_record",
+    "parse_record",
+    "check_result",
+    "read_record_file",
+]
 
 FORMAT = "kardinal-record/1"
+_FIELDS = {"format", "rules", "moves", "result"}
 
 
-def game_to_record(game: Game) -> dict:
-    """The record of ``game`` so far (``result`` is ``None`` until the game is over)."""
-    result = None
-    if game.is_over:
-        result = {"scores": game.scores(), "winners": game.winners()}
-    return {"format": FORMAT, "rules": game.rules.to_dict(), "moves": game.history, "result": result}
+class RecordParts(NamedTuple):
+    """The checked fields of a record: rules, the moves to replay, and the claimed result (or None)."""
+
+    rules: Rules
+    moves: list[str]
+    result: dict | None
 
 
-def game_from_record(record: dict, source: str = "record") -> Game:
-    """Replay a record and return the game; checks format, rules, every move and the result."""
+def make_record(rules: Rules, moves: list[str], scores: list[int] | None, winners: list[int] | None) -> dict:
+    """A ``kardinal-record/1`` dict; ``scores``/``winners`` are ``None`` for an unfinished game."""
+    result = None if scores is None else {"scores": list(scores), "winners": list(winners or [])}
+    return {"format": FORMAT, "rules": rules.to_dict(), "moves": list(moves), "result": result}
+
+
+def parse_record(record: Any, source: str = "record") -> RecordParts:
+    """Check a record's fields (not its moves) and return them; :class:`RecordError` names the problem."""
     if not isinstance(record, dict):
         raise RecordError(f"{source}: expected a JSON object, got {type(record).__name__}")
-    unknown = sorted(set(record) - {"format", "rules", "moves", "result"})
+    unknown = sorted(set(record) - _FIELDS)
     if unknown:
         raise RecordError(f"{source}: unknown field(s) {unknown}")
     fmt = record.get("format")
@@ -58,59 +71,48 @@ def game_from_record(record: dict, source: str = "record") -> Game:
     moves = record.get("moves")
     if not isinstance(moves, list):
         raise RecordError(f"{source}: field 'moves' must be a list of move strings, got {type(moves).__name__}")
-    game = Game(rules)
     for i, move in enumerate(moves):
         if not isinstance(move, str):
             raise RecordError(f"{source}: move {i} must be a string, got {move!r}")
-        try:
-            game.play(move)
-        except IllegalMoveError as exc:
-            raise RecordError(f"{source}: move {i} ({move!r}) is illegal: {exc}") from None
     if "result" not in record:
         raise RecordError(f"{source}: missing field 'result' (null for an unfinished game)")
     result = record["result"]
+    if result is not None and (not isinstance(result, dict) or set(result) != {"scores", "winners"}):
+        raise RecordError(f"{source}: field 'result' must be null or an object with exactly 'scores' and 'winners'")
+    return RecordParts(rules, moves, result)
+
+
+def check_result(parts: RecordParts, is_over: bool, scores: list[int] | None, winners: list[int] | None,
+                 source: str = "record") -> None:
+    """Compare the claimed result with the replayed game's (``scores``/``winners`` None while not over)."""
+    result = parts.result
     if result is None:
-        if game.is_over:
+        if is_over:
             raise RecordError(f"{source}: the moves end the game but field 'result' is null")
-        return game
-    if not game.is_over:
-        raise RecordError(f"{source}: field 'result' is given but the game is not over after {len(moves)} moves")
-    if not isinstance(result, dict) or set(result) != {"scores", "winners"}:
-        raise RecordError(f"{source}: field 'result' must be an object with exactly 'scores' and 'winners'")
-    if result["scores"] != game.scores():
-        raise RecordError(f"{source}: result.scores {result['scores']} != replayed scores {game.scores()}")
-    if result["winners"] != game.winners():
-        raise RecordError(f"{source}: result.winners {result['winners']} != replayed winners {game.winners()}")
-    return game
+        return
+    if not is_over:
+        raise RecordError(
+            f"{source}: field 'result' is given but the game is not over after {len(parts.moves)} moves"
+        )
+    if result["scores"] != scores:
+        raise RecordError(f"{source}: result.scores {result['scores']} != replayed scores {scores}")
+    if result["winners"] != winners:
+        raise RecordError(f"{source}: result.winners {result['winners']} != replayed winners {winners}")
 
 
-def load_record(path: str) -> Game:
-    """Read a record file and replay it (:class:`RecordError` on any problem)."""
+def read_record_file(path: str) -> Any:
+    """The JSON content of a record file; :class:`RecordError` (naming the file) when it cannot be
+    read, is not UTF-8 text, or is not valid JSON."""
     try:
         with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+            return json.load(fh)
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path}: not a text (UTF-8) JSON file: {exc.reason} at byte {exc.start}") from None
     except json.JSONDecodeError as exc:
         raise RecordError(f"{path}: not valid JSON: {exc}") from None
-    return game_from_record(data, source=path)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kardinal_env.record", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    replay = sub.add_parser("replay", help="verify a record and print the final position and scores")
-    replay.add_argument("file")
-    args = parser.parse_args(argv)
-    from .render import game_text
-
-    try:
-        game = load_record(args.file)
-    except (RecordError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(game_text(game))
-    print(f"record OK: {game.move_count} moves replayed")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    except IsADirectoryError:
+        raise RecordError(f"{path}: is a directory, not a record file") from None
+    except FileNotFoundError:
+        raise RecordError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot be read: {exc.strerror or exc}") from None

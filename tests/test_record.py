@@ -12,7 +12,7 @@ import pytest
 from helpers import new_game
 
 from kardinal_env import Game, RecordError, Rules
-from kardinal_env.record import FORMAT, load_record
+from kardinal_env.record import FORMAT
 
 GOLDEN = Path(__file__).parent / "golden"
 GOLDEN_FILE = GOLDEN / "german_3p.json"
@@ -123,7 +123,7 @@ BAD = [
     (
         "result wrong shape",
         lambda r: r["result"].pop("winners"),
-        "must be an object with exactly 'scores' and 'winners'",
+        "must be null or an object with exactly 'scores' and 'winners'",
     ),
     ("result null for a finished game", _set("result", None), "the moves end the game but field 'result' is null"),
     (
@@ -166,17 +166,17 @@ def test_record_error_is_value_error():
 
 
 def test_load_record(tmp_path):
-    assert load_record(str(GOLDEN_FILE)).scores() == [19, 14, 21]
+    assert Game.load(str(GOLDEN_FILE)).scores() == [19, 14, 21]
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     with pytest.raises(RecordError, match="not valid JSON"):
-        load_record(str(bad))
+        Game.load(str(bad))
     record = golden()
     record["format"] = "other"
     named = tmp_path / "named.json"
     named.write_text(json.dumps(record))
     with pytest.raises(RecordError, match=r"named\.json: field 'format'"):
-        load_record(str(named))
+        Game.load(str(named))
 
 
 # ---------------------------------------------------------------- command line
@@ -184,7 +184,7 @@ def test_load_record(tmp_path):
 
 def _cli(*args):
     return subprocess.run(
-        [sys.executable, "-m", "kardinal_env.record", *args],
+        [sys.executable, "-m", "kardinal_env.replay", *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -193,7 +193,7 @@ def _cli(*args):
 
 def test_cli_stderr_has_no_runpy_warning():
     result = subprocess.run(
-        [sys.executable, "-m", "kardinal_env.record", "replay", str(GOLDEN_FILE)],
+        [sys.executable, "-m", "kardinal_env.replay", str(GOLDEN_FILE)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -204,9 +204,9 @@ def test_cli_stderr_has_no_runpy_warning():
 
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.json"))[:3] + [GOLDEN_FILE], ids=lambda p: p.stem)
 def test_cli_replays_golden_files(path):
-    result = _cli("replay", str(path))
+    result = _cli(str(path))
     assert result.returncode == 0, result.stderr
-    game = load_record(str(path))
+    game = Game.load(str(path))
     out = result.stdout
     assert f"scores: {game.scores()}  winners: {game.winners()}" in out
     assert "phase: over" in out
@@ -218,7 +218,7 @@ def test_cli_replays_golden_files(path):
 def test_cli_unfinished_record(tmp_path):
     path = tmp_path / "open.json"
     path.write_text(json.dumps(unfinished()))
-    result = _cli("replay", str(path))
+    result = _cli(str(path))
     assert result.returncode == 0, result.stderr
     assert "phase: cardinal  seat on turn: 2" in result.stdout
 
@@ -235,7 +235,7 @@ def test_cli_unfinished_record(tmp_path):
 def test_cli_bad_file(tmp_path, change, fragment):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(_mutated(change)))
-    result = _cli("replay", str(path))
+    result = _cli(str(path))
     assert result.returncode != 0
     assert result.stderr.startswith("error: ")
     assert str(path) in result.stderr
@@ -243,12 +243,21 @@ def test_cli_bad_file(tmp_path, change, fragment):
     assert result.stdout == ""
 
 
+def test_cli_binary_file(tmp_path):
+    path = tmp_path / "game.bin"
+    path.write_bytes(bytes(range(256)) * 4)
+    result = _cli(str(path))
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"error: {path}: not a text (UTF-8) JSON file")
+    assert "Traceback" not in result.stderr
+
+
 def test_cli_missing_file_and_bad_json(tmp_path):
-    result = _cli("replay", str(tmp_path / "nope.json"))
+    result = _cli(str(tmp_path / "nope.json"))
     assert result.returncode != 0 and "error:" in result.stderr
     path = tmp_path / "broken.json"
     path.write_text("[1, 2")
-    result = _cli("replay", str(path))
+    result = _cli(str(path))
     assert result.returncode != 0 and "not valid JSON" in result.stderr
 
 
