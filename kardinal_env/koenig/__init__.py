@@ -1,0 +1,39 @@
+"""Kardinal & König (Michael Schacht, 2000; English edition *Web of Power*) — the second game of the suite.
+
+A pure rules engine, no RL imports::
+
+    from kardinal_env.koenig import Game, Rules, IllegalMoveError
+    rules = Rules(players=4, discard="one", board=None)   # None = the packaged default board
+    game = Game(rules, seed=0)
+    while not game.is_over:
+        game.play(game.legal_moves()[0])
+    game.scores(), game.winners()
+
+Modules: ``engine`` (the game), ``rules`` (options), ``board`` (board files: schema, validation,
+the move table), ``notation`` (move strings), ``scoring`` (the three scorings as pure functions),
+``record`` (game records and ``python -m kardinal_env.koenig.record replay FILE``), ``text``
+(a plain-text view). ``docs/rules-koenig.md`` states the rules as implemented.
+"""
+
+from ..errors import RecordError
+from .board import BOARD_FORMAT, Board, BoardError, board_names, load_board
+from .engine import PHASES, DeckError, Game, IllegalMoveError
+from .notation import MalformedMoveError, parse_move
+from .rules import Rules, RulesError
+
+__all__ = [
+    "BOARD_FORMAT",
+    "Board",
+    "BoardError",
+    "DeckError",
+    "Game",
+    "IllegalMoveError",
+    "MalformedMoveError",
+    "PHASES",
+    "RecordError",
+    "Rules",
+    "RulesError",
+    "board_names",
+    "load_board",
+    "parse_move",
+]

@@ -1,0 +1,390 @@
+"""Board files of Kardinal & König, format ``kardinal-koenig-board/1``: loading, validation, compilation.
+
+A board is data, never code. It is a JSON object::
+
+    {"format": "kardinal-koenig-board/1",
+     "name": "default",                        # a short name (records name packaged boards by it)
+     "source": "...",                          # optional: where the data comes from, what is reconstructed
+     "countries": [{"id": "FR", "name": "France", "sites": ["FR1", "FR2", ...]}, ...],
+     "cards": [{"type": 0, "countries": ["FN", "AR"], "count": 13}, ...],
+     "roads": [["FR1", "FR2"], ...],           # unordered pairs of sites
+     "alliances": [["AR", "IT"], ...],         # unordered pairs of countries, in their numeric order 1, 2, ...
+     "layout": {"FR1": [x, y], "FR": [x, y], ...}}   # optional: drawing positions of sites and seals
+
+Checked, with a :class:`BoardError` naming the problem and where it is:
+
+* ``format`` is exactly ``kardinal-koenig-board/1``; no unknown keys anywhere;
+* ids (countries and sites) are non-empty strings without ``/``, ``@``, ``:`` or whitespace, unique
+  across countries and sites together; every country has a name and at least one site;
+* card types are distinct single digits ``0``-``9``; counts are positive integers; every country is
+  named by exactly one card type (a type may name none: its cards then pay only as pairs);
+* roads join two different known sites, alliances two different known countries; neither repeats
+  (in either order);
+* ``layout``, when present, gives ``[x, y]`` numbers for every site and every country (the seal) and
+  names nothing else.
+
+The sea is not part of the data: that no road crosses it is a property of the board file, not
+something the loader can check.
+
+:func:`load_board` accepts ``None`` (the packaged ``default`` board), the name of a packaged board
+(``kardinal_env/koenig/boards/NAME.json``), a path to a JSON file, or a dict. It returns a
+validated deep copy. :func:`compile_board` turns a validated dict into a :class:`Board`: integer
+indices, adjacency, and the board's move table (every move string the engine can ever list, in a
+fixed order; see :class:`Board`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from pathlib import Path
+
+__all__ = [
+    "BOARD_FORMAT",
+    "BOARDS_DIR",
+    "Board",
+    "BoardError",
+    "board_names",
+    "compile_board",
+    "load_board",
+    "validate_board",
+]
+
+BOARD_FORMAT = "kardinal-koenig-board/1"
+BOARDS_DIR = Path(__file__).with_name("boards")
+_ID_RE = re.compile(r"[^/@:\s]+")
+_TOP_KEYS = {"format", "name", "source", "countries", "cards", "roads", "alliances", "layout"}
+_REQUIRED = ("format", "name", "countries", "cards", "roads", "alliances")
+
+
+class BoardError(ValueError):
+    """A malformed board (file); the message names the problem and where it is."""
+
+
+def board_names() -> list[str]:
+    """Names of the packaged boards (files in ``kardinal_env/koenig/boards``)."""
+    return sorted(p.stem for p in BOARDS_DIR.glob("*.json"))
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _check_id(value: object, where: str) -> str:
+    if not isinstance(value, str) or not _ID_RE.fullmatch(value):
+        raise BoardError(
+            f"{where}: an id must be a non-empty string without '/', '@', ':' or whitespace, got {value!r}"
+        )
+    return value
+
+
+def _pair(value: object, where: str, known: dict, what: str) -> tuple[str, str]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise BoardError(f"{where}: expected a pair [{what}, {what}], got {value!r}")
+    a, b = value
+    for x in (a, b):
+        if not isinstance(x, str) or x not in known:
+            raise BoardError(f"{where}: unknown {what} {x!r}")
+    if a == b:
+        raise BoardError(f"{where}: joins {what} {a!r} with itself")
+    return a, b
+
+
+def validate_board(data: object, where: str = "board") -> dict:
+    """Check a board dict against the schema; returns it unchanged or raises :class:`BoardError`."""
+    if not isinstance(data, dict):
+        raise BoardError(f"{where}: expected a JSON object, got {type(data).__name__}")
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise BoardError(f"{where}: unknown key(s) {unknown}; known: {sorted(_TOP_KEYS)}")
+    for key in _REQUIRED:
+        if key not in data:
+            raise BoardError(f"{where}: missing key {key!r}")
+    if data["format"] != BOARD_FORMAT:
+        raise BoardError(f"{where}: 'format' must be {BOARD_FORMAT!r}, got {data['format']!r}")
+    if not isinstance(data["name"], str) or not data["name"]:
+        raise BoardError(f"{where}: 'name' must be a non-empty string, got {data['name']!r}")
+    if "source" in data and not isinstance(data["source"], str):
+        raise BoardError(f"{where}: 'source' must be a string, got {type(data['source']).__name__}")
+
+    countries = data["countries"]
+    if not isinstance(countries, list) or not countries:
+        raise BoardError(f"{where}: 'countries' must be a non-empty list")
+    ids: dict[str, str] = {}  # id -> "country" | "site"
+    country_ids: dict[str, int] = {}
+    site_ids: dict[str, int] = {}
+    for i, country in enumerate(countries):
+        cw = f"{where}: countries[{i}]"
+        if not isinstance(country, dict):
+            raise BoardError(f"{cw}: expected an object with 'id', 'name' and 'sites'")
+        extra = sorted(set(country) - {"id", "name", "sites"})
+        if extra:
+            raise BoardError(f"{cw}: unknown key(s) {extra}")
+        for key in ("id", "name", "sites"):
+            if key not in country:
+                raise BoardError(f"{cw}: missing key {key!r}")
+        cid = _check_id(country["id"], f"{cw}.id")
+        if cid in ids:
+            raise BoardError(f"{cw}: id {cid!r} is used twice")
+        ids[cid] = "country"
+        country_ids[cid] = i
+        if not isinstance(country["name"], str) or not country["name"]:
+            raise BoardError(f"{cw}: 'name' must be a non-empty string")
+        sites = country["sites"]
+        if not isinstance(sites, list) or not sites:
+            raise BoardError(f"{cw}: country {cid!r} has no sites (needs a non-empty list)")
+        for j, site in enumerate(sites):
+            sid = _check_id(site, f"{cw}.sites[{j}]")
+            if sid in ids:
+                raise BoardError(f"{cw}.sites[{j}]: id {sid!r} is used twice")
+            ids[sid] = "site"
+            site_ids[sid] = len(site_ids)
+
+    cards = data["cards"]
+    if not isinstance(cards, list) or not cards:
+        raise BoardError(f"{where}: 'cards' must be a non-empty list of card types")
+    named_by: dict[str, int] = {}
+    types = set()
+    for i, card in enumerate(cards):
+        kw = f"{where}: cards[{i}]"
+        if not isinstance(card, dict):
+            raise BoardError(f"{kw}: expected an object with 'type', 'countries' and 'count'")
+        extra = sorted(set(card) - {"type", "countries", "count"})
+        if extra:
+            raise BoardError(f"{kw}: unknown key(s) {extra}")
+        for key in ("type", "countries", "count"):
+            if key not in card:
+                raise BoardError(f"{kw}: missing key {key!r}")
+        t = card["type"]
+        if not _is_int(t) or not 0 <= t <= 9:
+            raise BoardError(f"{kw}: 'type' must be a digit 0-9, got {t!r}")
+        if t in types:
+            raise BoardError(f"{kw}: card type {t} is listed twice")
+        types.add(t)
+        if not _is_int(card["count"]) or card["count"] < 1:
+            raise BoardError(f"{kw}: 'count' must be a positive integer, got {card['count']!r}")
+        if not isinstance(card["countries"], list):
+            raise BoardError(f"{kw}: 'countries' must be a list of country ids")
+        for cid in card["countries"]:
+            if not isinstance(cid, str) or cid not in country_ids:
+                raise BoardError(f"{kw}: unknown country {cid!r}")
+            if cid in named_by:
+                raise BoardError(f"{kw}: country {cid!r} is already named by card type {named_by[cid]}")
+            named_by[cid] = t
+    missing = [cid for cid in country_ids if cid not in named_by]
+    if missing:
+        raise BoardError(f"{where}: 'cards': no card type names country(ies) {missing}")
+
+    roads = data["roads"]
+    if not isinstance(roads, list):
+        raise BoardError(f"{where}: 'roads' must be a list of site pairs")
+    seen: set[frozenset] = set()
+    for i, road in enumerate(roads):
+        a, b = _pair(road, f"{where}: roads[{i}]", site_ids, "site")
+        key = frozenset((a, b))
+        if key in seen:
+            raise BoardError(f"{where}: roads[{i}]: road {a}-{b} is listed twice")
+        seen.add(key)
+
+    alliances = data["alliances"]
+    if not isinstance(alliances, list):
+        raise BoardError(f"{where}: 'alliances' must be a list of country pairs")
+    seen = set()
+    for i, alliance in enumerate(alliances):
+        a, b = _pair(alliance, f"{where}: alliances[{i}]", country_ids, "country")
+        key = frozenset((a, b))
+        if key in seen:
+            raise BoardError(f"{where}: alliances[{i}]: alliance {a}-{b} is listed twice")
+        seen.add(key)
+
+    if "layout" in data:
+        layout = data["layout"]
+        if not isinstance(layout, dict):
+            raise BoardError(f"{where}: 'layout' must be an object mapping ids to [x, y]")
+        for key, pos in layout.items():
+            if key not in ids:
+                raise BoardError(f"{where}: layout: unknown id {key!r}")
+            if (
+                not isinstance(pos, list)
+                or len(pos) != 2
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)
+            ):
+                raise BoardError(f"{where}: layout[{key!r}]: expected [x, y] numbers, got {pos!r}")
+        absent = [key for key in ids if key not in layout]
+        if absent:
+            raise BoardError(f"{where}: layout: no position for {absent[:5]}{' ...' if len(absent) > 5 else ''}")
+    return data
+
+
+def load_board(spec: object = None) -> dict:
+    """A validated deep copy of a board: ``None`` (default), a packaged board name, a path, or a dict."""
+    if spec is None:
+        spec = "default"
+    if isinstance(spec, dict):
+        return copy.deepcopy(validate_board(spec))
+    if isinstance(spec, (str, os.PathLike)):
+        text = os.fspath(spec)
+        packaged = BOARDS_DIR / f"{text}.json"
+        is_name = isinstance(spec, str) and _ID_RE.fullmatch(text) and "." not in text and "\\" not in text
+        path = packaged if is_name and packaged.is_file() else Path(text)
+        if is_name and not packaged.is_file() and not path.is_file():
+            raise BoardError(
+                f"board {text!r}: no packaged board of that name (known: {board_names()}) and no such file"
+            )
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except json.JSONDecodeError as exc:
+            raise BoardError(f"{path}: not valid JSON: {exc}") from None
+        except OSError as exc:
+            raise BoardError(f"board file {text!r}: {exc.strerror or exc}") from None
+        return validate_board(data, where=str(path))
+    raise BoardError(f"board must be None, a board name, a path or a dict, got {type(spec).__name__}")
+
+
+class Board:
+    """A validated board compiled for the engine (read-only; shared by every game on that board).
+
+    Indices follow the file: countries ``0..C-1`` in file order, sites ``0..S-1`` in file order
+    (country by country), card types ``0..T-1`` in ascending digit order (``types[i]`` is the digit).
+
+    The move table (:attr:`moves`, with :attr:`move_index` its inverse) lists every move string the
+    engine can ever offer on this board, in slices (``P = T + 1`` payments per target: the single
+    card type naming the target's country first, then the pair of each type in digit order):
+
+    ==================  =======================================  ==========================
+    slice               moves                                    id
+    ==================  =======================================  ==========================
+    cloisters           ``K@{site}/{pay}``                       ``site * P + j``
+    advisors            ``A@{country}/{pay}``                    ``advisor_base + c * P + j``
+    end                 ``end``                                  ``end_id``
+    discards            ``discard:{t}``                          ``discard_base + i``
+    display draws       ``draw:{t}``                             ``draw_base + i``
+    deck draw           ``draw:deck``                            ``deck_id`` (the last id)
+    ==================  =======================================  ==========================
+
+    ``j = 0`` is the single card, ``j = 1 + i`` the pair of type index ``i``.
+    """
+
+    __slots__ = (
+        "data",
+        "name",
+        "country_ids",
+        "country_names",
+        "country_index",
+        "site_ids",
+        "site_index",
+        "site_country",
+        "country_sites",
+        "types",
+        "type_index",
+        "type_countries",
+        "country_type",
+        "counts",
+        "adjacency",
+        "roads",
+        "alliances",
+        "pay_stride",
+        "advisor_base",
+        "end_id",
+        "discard_base",
+        "draw_base",
+        "deck_id",
+        "num_moves",
+        "moves",
+        "move_index",
+        "site_moves",
+    )
+
+    def __init__(self, data: dict):
+        self.data = data
+        self.name = data["name"]
+        self.country_ids = tuple(c["id"] for c in data["countries"])
+        self.country_names = tuple(c["name"] for c in data["countries"])
+        self.country_index = {cid: i for i, cid in enumerate(self.country_ids)}
+        site_ids, site_country, country_sites = [], [], []
+        for ci, country in enumerate(data["countries"]):
+            first = len(site_ids)
+            site_ids += country["sites"]
+            site_country += [ci] * len(country["sites"])
+            country_sites.append(tuple(range(first, len(site_ids))))
+        self.site_ids = tuple(site_ids)
+        self.site_index = {sid: i for i, sid in enumerate(site_ids)}
+        self.site_country = tuple(site_country)
+        self.country_sites = tuple(country_sites)
+        cards = sorted(data["cards"], key=lambda c: c["type"])
+        self.types = tuple(c["type"] for c in cards)
+        self.type_index = {t: i for i, t in enumerate(self.types)}
+        self.type_countries = tuple(tuple(self.country_index[cid] for cid in c["countries"]) for c in cards)
+        country_type = [0] * len(self.country_ids)
+        for i, cs in enumerate(self.type_countries):
+            for c in cs:
+                country_type[c] = i
+        self.country_type = tuple(country_type)
+        self.counts = tuple(c["count"] for c in cards)
+        adjacency = [[] for _ in site_ids]
+        roads = []
+        for a, b in data["roads"]:
+            ia, ib = self.site_index[a], self.site_index[b]
+            adjacency[ia].append(ib)
+            adjacency[ib].append(ia)
+            roads.append((ia, ib))
+        self.adjacency = tuple(tuple(sorted(n)) for n in adjacency)
+        self.roads = tuple(roads)
+        self.alliances = tuple((self.country_index[a], self.country_index[b]) for a, b in data["alliances"])
+        # The move table.
+        T = len(self.types)
+        P = self.pay_stride = T + 1
+        moves = []
+        for s, sid in enumerate(site_ids):
+            moves.append(f"K@{sid}/{self.types[country_type[site_country[s]]]}")
+            moves += [f"K@{sid}/{t}{t}" for t in self.types]
+        self.advisor_base = len(moves)
+        self.site_moves = tuple(tuple(range(s * P, s * P + P)) for s in range(len(site_ids)))
+        for c, cid in enumerate(self.country_ids):
+            moves.append(f"A@{cid}/{self.types[country_type[c]]}")
+            moves += [f"A@{cid}/{t}{t}" for t in self.types]
+        self.end_id = len(moves)
+        moves.append("end")
+        self.discard_base = len(moves)
+        moves += [f"discard:{t}" for t in self.types]
+        self.draw_base = len(moves)
+        moves += [f"draw:{t}" for t in self.types]
+        self.deck_id = len(moves)
+        moves.append("draw:deck")
+        self.num_moves = len(moves)
+        self.moves = tuple(moves)
+        self.move_index = {m: i for i, m in enumerate(moves)}
+        assert len(self.move_index) == len(moves) and P * len(site_ids) == self.advisor_base
+
+    @property
+    def num_countries(self) -> int:
+        return len(self.country_ids)
+
+    @property
+    def num_sites(self) -> int:
+        return len(self.site_ids)
+
+    @property
+    def num_types(self) -> int:
+        return len(self.types)
+
+    def __repr__(self) -> str:
+        return (
+            f"Board({self.name!r}: {len(self.country_ids)} countries, {len(self.site_ids)} sites, "
+            f"{len(self.roads)} roads, {len(self.alliances)} alliances, {sum(self.counts)} cards)"
+        )
+
+
+_COMPILED: dict[str, Board] = {}
+
+
+def compile_board(data: dict) -> Board:
+    """The :class:`Board` of a validated board dict (cached by content: equal dicts share one)."""
+    key = json.dumps(data, sort_keys=True)
+    board = _COMPILED.get(key)
+    if board is None:
+        board = _COMPILED[key] = Board(copy.deepcopy(data))
+    return board

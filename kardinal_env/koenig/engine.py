@@ -1,0 +1,873 @@
+"""The Kardinal & König rules engine: exact, fast, and free of RL imports.
+
+Usage::
+
+    from kardinal_env.koenig import Game, Rules, IllegalMoveError
+    game = Game(Rules(players=4), seed=0)
+    while not game.is_over:
+        game.play(game.legal_moves()[0])
+    game.scores(), game.winners()
+
+The engine knows everything (the deck order, every hand); hiding is the environment's job.
+
+Decisions
+---------
+A turn is a sequence of decisions by the seat on turn, each one move string
+(``kardinal_env.koenig.notation``):
+
+=========  ==============================================  ========================================
+phase      when                                            moves offered
+=========  ==============================================  ========================================
+place      start of a turn                                 ``K@{site}/{pay}``, ``A@{country}/{pay}``,
+                                                           ``discard:{t}``
+second     after a first piece in a country that held a    second pieces in the same country, and
+           cloister at the start of the turn, when a       ``end``
+           second piece is legal
+discard    ``discard="any"``, after a discard, while       ``discard:{t}`` and ``end``
+           fewer than 3 were made and cards are left
+draw       the hand holds fewer than 3 cards and the       ``draw:{t}`` per type in the display,
+           display or the deck has a card                  ``draw:deck`` while the deck has cards
+over       the game is over                                none
+=========  ==============================================  ========================================
+
+Everything else happens by itself: the turn goes on to drawing after a piece in a country that
+was empty, after the second piece, after the last possible discard, or when no second piece is
+legal; the display is refilled from the deck once the hand is full; a seat without cards at the
+start of its turn misses it.
+
+Placing: one country per turn, at most two pieces, at most three cards. A piece costs one card
+whose type names the country, or a pair of equal cards (a joker; offered as well when the type
+names the country). A cloister needs an empty site; an advisor needs the country's advisor count,
+after placing it, to be at most the largest cloister count any one seat has there (this turn's
+cloisters included). A country without cloisters at the start of the turn takes exactly one
+cloister. A seat without cloisters (advisors) left cannot place one. Discarding is always allowed
+instead of placing.
+
+Running out: the deck runs out when its last card is taken (a draw or a display refill). The
+first time, the interim scoring (cloisters only) is added at once and the discard pile is shuffled
+into a new deck; play goes on, the current draw or refill included. The second time, the deck is
+not replaced: the round is finished (the game ends when the turn of seat n-1 ends, the current
+one included) and the final scoring (cloisters, alliances, chains) is added. :meth:`Game.scores`
+are running totals.
+
+Errors
+------
+A move that is not legal raises :class:`IllegalMoveError` (a ``ValueError``) and changes nothing.
+Its message starts with the rule broken, also in its ``rule`` attribute: ``"malformed move"``,
+``"unknown id"``, ``"game over"``, ``"phase"``, ``"payment"``, ``"one country"``,
+``"two pieces"``, ``"three cards"``, ``"empty country"``, ``"advisor limit"``, ``"supply"``,
+``"site"``, ``"discard"``, ``"end"`` or ``"draw"``.
+
+Chance
+------
+``Game(rules, seed)`` shuffles the deck with ``random.Random(seed)`` and later shuffles the discard
+pile with the same generator. ``deck=`` (and ``reshuffle=``) fix the card orders instead (top
+first, as type digits): that is how records replay. The initial deck is :attr:`Game.initial_deck`
+and the order the discard pile took at the reshuffle :attr:`Game.reshuffle_order`.
+
+Speed: moves are integer ids into the board's move table (``Board.moves``); the legal ids of a
+decision are generated once and cached; the incremental state keeps per-country counts, maxima
+and free sites so that no decision rescans the board.
+"""
+
+from __future__ import annotations
+
+import random
+
+from . import scoring
+from .board import Board
+from .notation import MalformedMoveError, parse_move
+from .rules import ADVISORS, CLOISTERS, DISPLAY_SIZE, HAND_SIZE, Rules
+
+__all__ = ["Game", "IllegalMoveError", "DeckError", "PHASES"]
+
+PHASES = ("place", "second", "discard", "draw", "over")
+_PLACE, _SECOND, _DISCARD, _DRAW, _OVER = range(5)
+MAX_CARDS_PER_TURN = 3
+MAX_PIECES_PER_TURN = 2
+
+
+class IllegalMoveError(ValueError):
+    """A move the rules forbid (or a malformed one). ``rule`` names the rule; ``move`` is the input."""
+
+    def __init__(self, message: str, rule: str, move: object = None):
+        super().__init__(message)
+        self.rule = rule
+        self.move = move
+
+
+class DeckError(ValueError):
+    """A given deck or reshuffle order that does not hold the cards it must."""
+
+
+class Game:
+    """One game of Kardinal & König. See the module docstring for phases, rules and errors."""
+
+    __slots__ = (
+        "rules",
+        "board",
+        "_n",
+        "_T",
+        "_hands",
+        "_hand_size",
+        "_display",
+        "_deck",
+        "_pile",
+        "_owner",
+        "_free",
+        "_kids",
+        "_cl",
+        "_cl_total",
+        "_cl_max",
+        "_ad",
+        "_ad_total",
+        "_cl_left",
+        "_ad_left",
+        "_scores",
+        "_interim",
+        "_final",
+        "_runouts",
+        "_last_round",
+        "_current",
+        "_phase",
+        "_country",
+        "_pieces",
+        "_paid",
+        "_discards",
+        "_was_empty",
+        "_moves",
+        "_names",
+        "_history",
+        "_rng",
+        "_deck0",
+        "_plan",
+        "_reshuffled",
+        "_missed",
+        "_winners",
+    )
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        seed: int | str | None = None,
+        *,
+        deck: list[int] | None = None,
+        reshuffle: list[int] | None = None,
+        **options,
+    ):
+        if rules is None:
+            rules = Rules(**options)
+        elif options:
+            raise TypeError("pass either a Rules object or rule options by name, not both")
+        elif not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a kardinal_env.koenig.Rules, got {type(rules).__name__}")
+        self.rules = rules
+        b = self.board = rules.compiled
+        n = self._n = rules.players
+        T = self._T = len(b.types)
+        C = len(b.country_ids)
+        self._rng = random.Random(seed)
+        cards = sorted(rules.deck_cards)
+        if deck is None:
+            order = [b.type_index[t] for t in cards]
+            self._rng.shuffle(order)
+        else:
+            order = self._check_order(deck, cards, "deck")
+        self._deck0 = order  # top first, type indices; never mutated
+        self._plan = None if reshuffle is None else self._check_order(reshuffle, None, "reshuffle")
+        self._reshuffled = None
+        self._deck = order[::-1]  # top of the deck at the end
+        self._hands = [[0] * T for _ in range(n)]
+        self._hand_size = [0] * n
+        for seat in range(n):
+            for _ in range(HAND_SIZE):
+                self._hands[seat][self._deck.pop()] += 1
+            self._hand_size[seat] = HAND_SIZE
+        self._display = [self._deck.pop() for _ in range(DISPLAY_SIZE)]
+        self._pile = []
+        self._owner = [-1] * len(b.site_ids)
+        self._free = [list(sites) for sites in b.country_sites]
+        self._kids = [_site_ids(f, b) for f in self._free]
+        self._cl = [[0] * n for _ in range(C)]
+        self._cl_total = [0] * C
+        self._cl_max = [0] * C
+        self._ad = [[0] * n for _ in range(C)]
+        self._ad_total = [0] * C
+        self._cl_left = [CLOISTERS] * n
+        self._ad_left = [ADVISORS] * n
+        self._scores = [0] * n
+        self._interim = None
+        self._final = None
+        self._runouts = 0
+        self._last_round = False
+        self._current = 0
+        self._phase = _PLACE
+        self._country = -1
+        self._pieces = 0
+        self._paid = 0
+        self._discards = 0
+        self._was_empty = False
+        self._moves = None
+        self._names = None
+        self._history = []
+        self._missed = []
+        self._winners = None
+
+    def _check_order(self, given: object, cards: list[int] | None, what: str) -> list[int]:
+        b = self.board
+        if not isinstance(given, (list, tuple)) or not all(
+            isinstance(t, int) and not isinstance(t, bool) and t in b.type_index for t in given
+        ):
+            raise DeckError(f"{what}: expected a list of card types {list(b.types)}, got {given!r}")
+        if cards is not None and sorted(given) != cards:
+            raise DeckError(
+                f"{what}: holds {_census(given)} but the {self.rules.players}-player deck on board "
+                f"{b.name!r} is {_census(cards)}"
+            )
+        return [b.type_index[t] for t in given]
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def current_player(self) -> int | None:
+        """Seat that decides now; ``None`` once the game is over."""
+        return None if self._phase == _OVER else self._current
+
+    @property
+    def phase(self) -> str:
+        """``"place"``, ``"second"``, ``"discard"``, ``"draw"`` or ``"over"``."""
+        return PHASES[self._phase]
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase == _OVER
+
+    @property
+    def num_players(self) -> int:
+        return self._n
+
+    @property
+    def history(self) -> list[str]:
+        """Every move played so far, in notation."""
+        names = self.board.moves
+        return [names[m] for m in self._history]
+
+    @property
+    def move_count(self) -> int:
+        return len(self._history)
+
+    @property
+    def runouts(self) -> int:
+        """How often the deck has run out: 0, 1 (interim scoring done) or 2 (the last round)."""
+        return self._runouts
+
+    @property
+    def last_round(self) -> bool:
+        """True after the second run-out: the game ends when seat n-1's turn ends."""
+        return self._last_round
+
+    @property
+    def turn_country(self) -> str | None:
+        """The country of this turn's first piece, or ``None`` before one is placed."""
+        return None if self._country < 0 else self.board.country_ids[self._country]
+
+    @property
+    def pieces_this_turn(self) -> int:
+        return self._pieces
+
+    @property
+    def cards_this_turn(self) -> int:
+        """Cards played (to pay) or discarded so far this turn."""
+        return self._paid + self._discards
+
+    @property
+    def missed_turns(self) -> list[tuple[int, int]]:
+        """``(moves played before it, seat)`` for every turn missed for want of cards."""
+        return list(self._missed)
+
+    @property
+    def initial_deck(self) -> list[int]:
+        """The whole deck as shuffled before the deal (type digits, top first)."""
+        types = self.board.types
+        return [types[t] for t in self._deck0]
+
+    @property
+    def reshuffle_order(self) -> list[int] | None:
+        """The order the discard pile took at the first run-out (top first), or ``None`` before it."""
+        if self._reshuffled is None:
+            return None
+        types = self.board.types
+        return [types[t] for t in self._reshuffled]
+
+    def hand(self, seat: int) -> list[int]:
+        """Seat's cards as a sorted list of type digits."""
+        types = self.board.types
+        return [types[t] for t, k in enumerate(self._hands[seat]) for _ in range(k)]
+
+    def hand_counts(self, seat: int) -> list[int]:
+        """Seat's cards as counts per type index (``board.types`` order)."""
+        return list(self._hands[seat])
+
+    def hand_size(self, seat: int) -> int:
+        return self._hand_size[seat]
+
+    def display(self) -> list[int]:
+        """The face-up cards, as a sorted list of type digits."""
+        types = self.board.types
+        return sorted(types[t] for t in self._display)
+
+    def deck_size(self) -> int:
+        return len(self._deck)
+
+    def discard_pile(self) -> list[int]:
+        """The (public) discard pile, type digits in the order the cards were put on it."""
+        types = self.board.types
+        return [types[t] for t in self._pile]
+
+    def pieces_left(self, seat: int) -> tuple[int, int]:
+        """``(cloisters, advisors)`` seat still has in its supply."""
+        return self._cl_left[seat], self._ad_left[seat]
+
+    def owners(self) -> list[int | None]:
+        """Owner seat of every site (``board.site_ids`` order), ``None`` if empty."""
+        return [None if o < 0 else o for o in self._owner]
+
+    def owner(self, site: str) -> int | None:
+        """Owner seat of one site (by id), ``None`` if empty."""
+        o = self._owner[self.board.site_index[site]]
+        return None if o < 0 else o
+
+    def cloister_counts(self) -> list[list[int]]:
+        """``[country][seat]`` cloister counts (``board.country_ids`` order)."""
+        return [list(row) for row in self._cl]
+
+    def advisor_counts(self) -> list[list[int]]:
+        """``[country][seat]`` advisor counts."""
+        return [list(row) for row in self._ad]
+
+    def scores(self) -> list[int]:
+        """Running totals per seat: the interim scoring once it happened, the final one at the end."""
+        return list(self._scores)
+
+    def interim_scores(self) -> list[int] | None:
+        """Points of the interim scoring, or ``None`` before it."""
+        return None if self._interim is None else list(self._interim)
+
+    def final_breakdown(self) -> dict[str, list[int]] | None:
+        """Points of the final scoring by kind (``cloisters``, ``alliances``, ``chains``), once over."""
+        return None if self._final is None else {k: list(v) for k, v in self._final.items()}
+
+    def scoring_now(self) -> dict[str, list[int]]:
+        """What each scoring kind would give on the current board (for analysis and agents)."""
+        b = self.board
+        cl = [0] * self._n
+        for row in self._cl:
+            for s, p in enumerate(scoring.cloister_points(row)):
+                cl[s] += p
+        return {
+            "cloisters": cl,
+            "alliances": scoring.alliance_points(self._ad, b.alliances),
+            "chains": scoring.chain_points(self._owner, b.adjacency, self._n),
+        }
+
+    def projected_scores(self) -> list[int]:
+        """Scores if every scoring still to come happened on the current board (public information only).
+
+        Running totals, plus the cloister scoring again if the interim scoring is still to come,
+        plus the final scoring. Equals :meth:`scores` once the game is over.
+        """
+        if self._phase == _OVER:
+            return list(self._scores)
+        now = self.scoring_now()
+        times = 2 if self._runouts == 0 else 1
+        return [
+            self._scores[s] + times * now["cloisters"][s] + now["alliances"][s] + now["chains"][s]
+            for s in range(self._n)
+        ]
+
+    def winners(self) -> list[int]:
+        """Seats with the highest final score (all of them when tied); only once the game is over."""
+        if self._winners is None:
+            raise RuntimeError("winners() is only defined once the game is over")
+        return list(self._winners)
+
+    def snapshot(self) -> dict:
+        """Every piece of state (hidden cards included) as plain data; equal snapshots, equal games."""
+        types = self.board.types
+        return {
+            "current": self._current,
+            "phase": PHASES[self._phase],
+            "hands": [self.hand(s) for s in range(self._n)],
+            "display": [types[t] for t in self._display],
+            "deck": [types[t] for t in reversed(self._deck)],
+            "pile": self.discard_pile(),
+            "owners": self.owners(),
+            "advisors": self.advisor_counts(),
+            "pieces_left": [self.pieces_left(s) for s in range(self._n)],
+            "scores": self.scores(),
+            "runouts": self._runouts,
+            "last_round": self._last_round,
+            "turn": (self._country, self._pieces, self._paid, self._discards),
+            "history": list(self._history),
+            "missed": list(self._missed),
+            "reshuffled": self.reshuffle_order,
+            "winners": self._winners,
+        }
+
+    # ------------------------------------------------------------------ moves
+    def legal_move_ids(self) -> list[int]:
+        """Legal moves of the current decision as ids into ``board.moves``, each once.
+
+        The list is shared with the engine's cache: do not modify it.
+        """
+        moves = self._moves
+        if moves is None:
+            moves = self._moves = self._generate()
+        return moves
+
+    def legal_moves(self) -> list[str]:
+        """Legal moves of the current decision in notation, each once (empty once the game is over)."""
+        names = self._names
+        if names is None:
+            table = self.board.moves
+            names = self._names = [table[m] for m in self.legal_move_ids()]
+        return list(names)
+
+    def play(self, move: str) -> None:
+        """Play one move in notation; :class:`IllegalMoveError` names the rule it breaks."""
+        m = self.board.move_index.get(move) if isinstance(move, str) else None
+        if m is None or m not in self.legal_move_ids():
+            self._reject(move)
+        self._apply(m)
+
+    def play_id(self, move_id: int) -> None:
+        """Play a move by id (checked like :meth:`play`)."""
+        if move_id not in self.legal_move_ids():
+            if isinstance(move_id, int) and 0 <= move_id < self.board.num_moves:
+                self._reject(self.board.moves[move_id])
+            raise IllegalMoveError(f"malformed move: no move id {move_id!r} on this board", "malformed move", move_id)
+        self._apply(move_id)
+
+    def apply_legal_id(self, move_id: int) -> None:
+        """Play a move id the caller *knows* is legal now (e.g. from a mask of this decision); unchecked."""
+        self._apply(move_id)
+
+    def clone(self) -> Game:
+        """An independent copy (for search); it shuffles the same way this game would."""
+        g = Game.__new__(Game)
+        g.rules = self.rules
+        g.board = self.board
+        g._n = self._n
+        g._T = self._T
+        g._hands = [list(h) for h in self._hands]
+        g._hand_size = list(self._hand_size)
+        g._display = list(self._display)
+        g._deck = list(self._deck)
+        g._pile = list(self._pile)
+        g._owner = list(self._owner)
+        g._free = [list(f) for f in self._free]
+        g._kids = list(self._kids)  # tuples, replaced on change: safe to share
+        g._cl = [list(r) for r in self._cl]
+        g._cl_total = list(self._cl_total)
+        g._cl_max = list(self._cl_max)
+        g._ad = [list(r) for r in self._ad]
+        g._ad_total = list(self._ad_total)
+        g._cl_left = list(self._cl_left)
+        g._ad_left = list(self._ad_left)
+        g._scores = list(self._scores)
+        g._interim = self._interim
+        g._final = self._final
+        g._runouts = self._runouts
+        g._last_round = self._last_round
+        g._current = self._current
+        g._phase = self._phase
+        g._country = self._country
+        g._pieces = self._pieces
+        g._paid = self._paid
+        g._discards = self._discards
+        g._was_empty = self._was_empty
+        g._moves = self._moves  # cached lists are replaced, never mutated: safe to share
+        g._names = self._names
+        g._history = list(self._history)
+        g._rng = random.Random()
+        g._rng.setstate(self._rng.getstate())
+        g._deck0 = self._deck0
+        g._plan = self._plan
+        g._reshuffled = self._reshuffled
+        g._missed = list(self._missed)
+        g._winners = self._winners
+        return g
+
+    # ------------------------------------------------------------------ records
+    def to_record(self) -> dict:
+        """This game as a ``kardinal-koenig-record/1`` dict (see ``kardinal_env.koenig.record``)."""
+        from .record import game_to_record
+
+        return game_to_record(self)
+
+    @classmethod
+    def from_record(cls, record: dict) -> Game:
+        """Replay a ``kardinal-koenig-record/1`` dict; ``RecordError`` names the bad field or move."""
+        from .record import game_from_record
+
+        return game_from_record(record)
+
+    def __repr__(self) -> str:
+        return (
+            f"Game(players={self._n}, phase={self.phase!r}, current_player={self.current_player}, "
+            f"moves={len(self._history)}, deck={len(self._deck)}, runouts={self._runouts})"
+        )
+
+    # ================================================================== internals
+    def _pay_options(self, hand: list[int], country: int, budget: int) -> list[int]:
+        """Payment offsets ``j`` (0 = single, 1 + t = pair of t) affordable for ``country`` within ``budget`` cards."""
+        opts = [0] if hand[self.board.country_type[country]] else []
+        if budget >= 2:
+            opts += [1 + t for t, k in enumerate(hand) if k >= 2]
+        return opts
+
+    def _generate(self) -> list[int]:
+        phase = self._phase
+        b = self.board
+        if phase == _DRAW:
+            base = b.draw_base
+            out = [base + t for t in sorted(set(self._display))]
+            if self._deck:
+                out.append(b.deck_id)
+            return out
+        seat = self._current
+        hand = self._hands[seat]
+        P = b.pay_stride
+        if phase == _PLACE:
+            # Payment offsets per country: the single card (j = 0) if held, the pair held (j = 1 + t) if any.
+            pairs = tuple(1 + t for t, k in enumerate(hand) if k >= 2)
+            if pairs:
+                country_type = b.country_type
+                countries = range(len(country_type))
+                payable = [((0, *pairs) if hand[country_type[c]] else pairs) for c in countries]
+            else:
+                countries = [c for t, k in enumerate(hand) if k for c in b.type_countries[t]]
+                payable = None
+            out = []
+            if self._cl_left[seat]:
+                kids = self._kids
+                if payable is None:
+                    for c in countries:
+                        out += kids[c][0]
+                else:
+                    for c in countries:
+                        k = kids[c]
+                        for j in payable[c]:
+                            out += k[j]
+            if self._ad_left[seat]:
+                cl_max, ad_total = self._cl_max, self._ad_total
+                abase = b.advisor_base
+                for c in countries:
+                    if ad_total[c] < cl_max[c]:  # also excludes empty countries (cl_max 0)
+                        base = abase + c * P
+                        if payable is None:
+                            out.append(base)
+                        else:
+                            out += [base + j for j in payable[c]]
+            dbase = b.discard_base
+            out += [dbase + t for t, k in enumerate(hand) if k]
+            return out
+        if phase == _SECOND:
+            return self._second_moves()
+        if phase == _DISCARD:
+            dbase = b.discard_base
+            out = [b.end_id]
+            out += [dbase + t for t, k in enumerate(hand) if k]
+            return out
+        return []
+
+    def _second_moves(self) -> list[int]:
+        """Second-piece moves (with ``end``) in this turn's country; empty if no second piece is legal."""
+        b = self.board
+        seat = self._current
+        c = self._country
+        opts = self._pay_options(self._hands[seat], c, MAX_CARDS_PER_TURN - self._paid)
+        if not opts:
+            return []
+        P = b.pay_stride
+        out = []
+        if self._cl_left[seat]:
+            k = self._kids[c]
+            for j in opts:
+                out += k[j]
+        if self._ad_left[seat] and self._ad_total[c] < self._cl_max[c]:
+            base = b.advisor_base + c * P
+            out += [base + j for j in opts]
+        if out:
+            out.append(b.end_id)
+        return out
+
+    def _apply(self, m: int) -> None:
+        b = self.board
+        self._history.append(m)
+        self._names = None
+        if m < b.end_id:
+            P = b.pay_stride
+            seat = self._current
+            hand = self._hands[seat]
+            if m < b.advisor_base:
+                site, j = divmod(m, P)
+                c = b.site_country[site]
+            else:
+                c, j = divmod(m - b.advisor_base, P)
+                site = -1
+            # Pay.
+            if j:
+                t = j - 1
+                hand[t] -= 2
+                self._pile += (t, t)
+                self._hand_size[seat] -= 2
+                self._paid += 2
+            else:
+                t = b.country_type[c]
+                hand[t] -= 1
+                self._pile.append(t)
+                self._hand_size[seat] -= 1
+                self._paid += 1
+            was_empty = self._cl_total[c] == 0
+            if site >= 0:
+                self._owner[site] = seat
+                self._free[c].remove(site)
+                self._kids[c] = _site_ids(self._free[c], b)
+                row = self._cl[c]
+                row[seat] += 1
+                self._cl_total[c] += 1
+                if row[seat] > self._cl_max[c]:
+                    self._cl_max[c] = row[seat]
+                self._cl_left[seat] -= 1
+            else:
+                self._ad[c][seat] += 1
+                self._ad_total[c] += 1
+                self._ad_left[seat] -= 1
+            self._pieces += 1
+            if self._pieces == 1:
+                self._country = c
+                self._was_empty = was_empty
+                if not was_empty:
+                    moves = self._second_moves()
+                    if moves:
+                        self._phase = _SECOND
+                        self._moves = moves
+                        return
+            self._start_draw()
+        elif m == b.end_id:
+            self._start_draw()
+        elif m < b.draw_base:
+            seat = self._current
+            t = m - b.discard_base
+            self._hands[seat][t] -= 1
+            self._hand_size[seat] -= 1
+            self._pile.append(t)
+            self._discards += 1
+            if self.rules.discard == "one" or self._discards == MAX_CARDS_PER_TURN or not self._hand_size[seat]:
+                self._start_draw()
+            else:
+                self._phase = _DISCARD
+                self._moves = None
+        else:
+            seat = self._current
+            if m == b.deck_id:
+                t = self._deck.pop()
+                if not self._deck:
+                    self._runout()
+            else:
+                t = m - b.draw_base
+                self._display.remove(t)
+            self._hands[seat][t] += 1
+            self._hand_size[seat] += 1
+            if self._hand_size[seat] >= HAND_SIZE or not (self._display or self._deck):
+                self._end_turn()
+            else:
+                self._moves = None
+
+    def _start_draw(self) -> None:
+        if self._hand_size[self._current] < HAND_SIZE and (self._display or self._deck):
+            self._phase = _DRAW
+            self._moves = None
+        else:
+            self._end_turn()
+
+    def _runout(self) -> None:
+        """The deck's last card was just taken."""
+        self._runouts += 1
+        if self._runouts == 1:
+            points = [0] * self._n
+            for row in self._cl:
+                for s, p in enumerate(scoring.cloister_points(row)):
+                    points[s] += p
+            self._interim = points
+            for s in range(self._n):
+                self._scores[s] += points[s]
+            pile = self._pile
+            if self._plan is not None:
+                if sorted(self._plan) != sorted(pile):
+                    types = self.board.types
+                    raise DeckError(
+                        f"reshuffle: holds {_census([types[t] for t in self._plan])} but the discard pile is "
+                        f"{_census([types[t] for t in pile])}"
+                    )
+                order = list(self._plan)
+            else:
+                order = list(pile)
+                self._rng.shuffle(order)
+            self._reshuffled = order
+            self._pile = []
+            self._deck = order[::-1]
+            if not self._deck:  # cannot happen in play: the current turn's cards are on the pile
+                self._runout()
+        else:
+            self._last_round = True
+
+    def _end_turn(self) -> None:
+        """Refill the display, then hand the turn on (or end the game)."""
+        display = self._display
+        while len(display) < DISPLAY_SIZE and self._deck:
+            display.append(self._deck.pop())
+            if not self._deck:
+                self._runout()  # the first time the refill goes on from the new deck
+        n = self._n
+        seat = self._current
+        self._country = -1
+        self._pieces = self._paid = self._discards = 0
+        self._was_empty = False
+        while True:
+            if self._last_round and seat == n - 1:
+                self._finish()
+                return
+            seat = (seat + 1) % n
+            if self._hand_size[seat]:
+                break
+            self._missed.append((len(self._history), seat))
+            if not self._last_round and not any(self._hand_size):
+                raise AssertionError("engine bug: no seat holds a card before the last round")
+        self._current = seat
+        self._phase = _PLACE
+        self._moves = None
+
+    def _finish(self) -> None:
+        final = self.scoring_now()
+        self._final = final
+        for s in range(self._n):
+            self._scores[s] += final["cloisters"][s] + final["alliances"][s] + final["chains"][s]
+        self._winners = scoring.winners(self._scores)
+        self._phase = _OVER
+        self._moves = []
+
+    # ------------------------------------------------------------------ diagnosis
+    def _reject(self, move: object) -> None:
+        rule, reason = self._explain(move)
+        raise IllegalMoveError(f"{rule}: {reason} ({move!r})", rule, move)
+
+    def _explain(self, move: object) -> tuple[str, str]:
+        """(rule, reason) for a move string that is not legal now."""
+        b = self.board
+        try:
+            p = parse_move(move)
+        except MalformedMoveError as exc:
+            return "malformed move", str(exc)
+        phase = self._phase
+        if phase == _OVER:
+            return "game over", "the game is over; no move is legal"
+        seat = self._current
+        hand = self._hands[seat]
+        if p.kind in ("K", "A"):
+            if p.kind == "K":
+                if p.target not in b.site_index:
+                    return "unknown id", f"no site {p.target!r} on board {b.name!r}"
+                site = b.site_index[p.target]
+                c = b.site_country[site]
+            else:
+                if p.target not in b.country_index:
+                    return "unknown id", f"no country {p.target!r} on board {b.name!r}"
+                site = -1
+                c = b.country_index[p.target]
+            cname = b.country_ids[c]
+            if p.card not in b.type_index:
+                return "unknown id", f"no card type {p.card} on board {b.name!r} (types {list(b.types)})"
+            t = b.type_index[p.card]
+            cost = 2 if p.pair else 1
+            if phase == _DRAW:
+                if self._pieces == MAX_PIECES_PER_TURN:
+                    return "two pieces", f"seat {seat} placed two pieces this turn; it must now draw"
+                if self._pieces == 1 and self._was_empty:
+                    return "empty country", (
+                        f"{b.country_ids[self._country]} was empty at the start of the turn: it takes one "
+                        "cloister and the turn goes on to drawing"
+                    )
+                if self._pieces == 1:
+                    return "phase", f"no second piece is legal for seat {seat}; it must now draw"
+                return "phase", f"seat {seat} discarded this turn and must now draw (draw:{{t}} or draw:deck)"
+            if phase == _DISCARD:
+                return "discard", "discarding is instead of placing: after a discard no piece may be placed"
+            if phase == _SECOND and c != self._country:
+                return "one country", (
+                    f"this turn's pieces go to {b.country_ids[self._country]}; {cname} is another country"
+                )
+            if phase == _SECOND and self._paid + cost > MAX_CARDS_PER_TURN:
+                return "three cards", f"{self._paid} cards are paid this turn; {cost} more would exceed 3"
+            if not p.pair and c not in b.type_countries[t]:
+                named = b.types[b.country_type[c]]
+                return "payment", f"a type-{p.card} card does not name {cname}; pay with a type-{named} card or a pair"
+            if hand[t] < cost:
+                have = hand[t]
+                return "payment", f"seat {seat} holds {have} card(s) of type {p.card}, the payment needs {cost}"
+            if phase == _PLACE and self._cl_total[c] == 0 and site < 0:
+                return "empty country", f"{cname} holds no cloister: the first piece there must be a cloister"
+            if site >= 0:
+                if not self._cl_left[seat]:
+                    return "supply", f"seat {seat} has no cloister left"
+                if self._owner[site] >= 0:
+                    return "site", f"site {p.target} already holds a cloister of seat {self._owner[site]}"
+            else:
+                if not self._ad_left[seat]:
+                    return "supply", f"seat {seat} has no advisor left"
+                if self._ad_total[c] + 1 > self._cl_max[c]:
+                    return "advisor limit", (
+                        f"{cname} would hold {self._ad_total[c] + 1} advisors but no seat has more than "
+                        f"{self._cl_max[c]} cloister(s) there"
+                    )
+            raise AssertionError(f"engine bug: {move!r} is rejected but no rule explains why")
+        if p.kind == "end":
+            if phase in (_PLACE, _DRAW):
+                return "end", "'end' only stops after a first piece or during discarding (discard='any')"
+            raise AssertionError(f"engine bug: {move!r} is rejected but no rule explains why")
+        if p.kind == "discard":
+            if p.card not in b.type_index:
+                return "unknown id", f"no card type {p.card} on board {b.name!r} (types {list(b.types)})"
+            if phase == _SECOND:
+                return "discard", "a piece was placed this turn: discarding is instead of placing"
+            if phase == _DRAW:
+                return "phase", f"seat {seat} must now draw (draw:{{t}} or draw:deck)"
+            if not hand[b.type_index[p.card]]:
+                return "discard", f"seat {seat} holds no card of type {p.card}"
+            raise AssertionError(f"engine bug: {move!r} is rejected but no rule explains why")
+        # draw
+        if phase != _DRAW:
+            return (
+                "phase",
+                f"seat {seat} must now {('place or discard', 'place a second piece or end', 'discard or end')[phase]}",
+            )
+        if p.target is None:
+            return "draw", "the deck is empty; draw from the display"
+        if p.target not in b.type_index:
+            return "unknown id", f"no card type {p.target} on board {b.name!r} (types {list(b.types)})"
+        return "draw", f"the display holds no card of type {p.target} (display: {self.display()})"
+
+
+def _site_ids(free: list[int], board: Board) -> tuple[tuple[int, ...], ...]:
+    """Cloister move ids of the free sites of one country, one tuple per payment offset ``j``."""
+    if not free:
+        return ((),) * board.pay_stride
+    site_moves = board.site_moves
+    return tuple(zip(*[site_moves[s] for s in free]))
+
+
+def _census(cards: list[int]) -> str:
+    counts: dict[int, int] = {}
+    for t in cards:
+        counts[t] = counts.get(t, 0) + 1
+    return "{" + ", ".join(f"type {t}: {counts[t]}" for t in sorted(counts)) + "}"
