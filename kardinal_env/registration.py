@@ -32,4 +32,6 @@ def register() -> None:
             pettingzoo.register("aec", env_id, entry_point=entry_point)
     for env_id, entry_point in GYMNASIUM_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point)
+            # No OrderEnforcing / passive checker: they hide action_masks() (sb3-contrib calls it on
+            # the env), and the env checks the call order itself.
+            gymnasium.register(id=env_id, entry_point=entry_point, order_enforce=False, disable_env_checker=True)

@@ -1,12 +1,18 @@
 """``kardinal/KardinalVsBots-v0``: a single-agent Gymnasium view — the learner plays one seat
 against fixed opponent policies.
 
-``gymnasium.make("kardinal/KardinalVsBots-v0", players=2, learner_seat=0, opponents="random")``
+``gymnasium.make("kardinal/KardinalVsBots-v0", players=2, learner_seat=0, opponents="greedy")``
+
+Defaults: ``players=4`` (``kardinal_v0``'s default), ``learner_seat=0``, ``opponents="random"``.
 
 * Spaces: the same ``Dict(observation, action_mask)`` observation space and ``Discrete`` action
   space as ``kardinal_v0`` (the learner's ego-centric view), so one network serves both.
 * ``action_masks()`` returns the learner's current mask as a bool array (the method sb3-contrib's
-  MaskablePPO looks for); the mask is in the observation too.
+  MaskablePPO looks for) without encoding an observation; the mask is in the observation too.
+  The id is registered without Gymnasium's ``OrderEnforcing`` and passive-checker wrappers (this
+  class checks the call order itself: ``step`` before ``reset`` raises), so
+  ``gymnasium.make("kardinal/KardinalVsBots-v0").action_masks()`` works as it is. Through wrappers
+  of your own use ``env.get_wrapper_attr("action_masks")()``.
 * ``step(action)`` plays the learner's decision, then every opponent decision until the learner
   decides again or the game ends. Reward: the learner's reward from ``kardinal_v0``'s scheme
   (terminal ±1 by default, plus chip shaping if enabled). An illegal action raises
@@ -14,7 +20,9 @@ against fixed opponent policies.
 * ``learner_seat``: a seat number, or ``"random"`` to draw the seat from the reset seed.
 * ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator), one policy for
   every other seat, or a list with one per other seat. A policy is an object with
-  ``select_move(game) -> str`` (every agent in ``agents/``) or a callable ``game -> str``.
+  ``select_move(game) -> str`` (every agent in ``agents/``), a callable ``game -> str``, or an
+  agent spec string that ``agents.load_agent`` understands (``"greedy"``, ``"mcts:50"``,
+  ``"ppo:PATH"``, ...; loaded once, seeded at every ``reset``).
 * Other keyword options are passed to ``kardinal_v0.raw_env``.
 """
 
@@ -26,6 +34,24 @@ import numpy as np
 from .kardinal_v0 import raw_env
 
 __all__ = ["KardinalVsBots"]
+
+
+def _policy(p):
+    """An opponent as given, or the agent an agent spec string names (``agents.load_agent``)."""
+    if isinstance(p, str) and p != "random":
+        try:
+            from agents import AgentSpecError, load_agent
+        except ImportError:  # pragma: no cover - agents ships in the same distribution
+            raise ValueError(f"opponents: {p!r} needs the 'agents' package to load an agent spec") from None
+        try:
+            return load_agent(p)
+        except AgentSpecError as exc:
+            raise ValueError(f"opponents: {exc}") from None
+    if not (p == "random" or callable(p) or hasattr(p, "select_move")):
+        raise ValueError(
+            f"opponents: {p!r} is neither 'random', an agent spec string, a callable nor an agent with select_move"
+        )
+    return p
 
 
 class KardinalVsBots(gym.Env):
@@ -41,12 +67,10 @@ class KardinalVsBots(gym.Env):
         if isinstance(opponents, (list, tuple)):
             if len(opponents) != players - 1:
                 raise ValueError(f"opponents: expected {players - 1} policies (one per other seat), got {len(opponents)}")
-            self._opponents = list(opponents)
+            self.opponents = list(opponents)
         else:
-            self._opponents = [opponents] * (players - 1)
-        for p in self._opponents:
-            if not (p == "random" or callable(p) or hasattr(p, "select_move")):
-                raise ValueError(f"opponents: {p!r} is neither 'random', a callable nor an agent with select_move")
+            self.opponents = [opponents] * (players - 1)
+        self.opponents = [_policy(p) for p in self.opponents]
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)
         self.action_space = self.aec.action_space(agent0)
@@ -55,7 +79,7 @@ class KardinalVsBots(gym.Env):
     # ------------------------------------------------------------------
     def _opponent_move(self, seat: int) -> str:
         index = (seat - self.learner_seat - 1) % self.aec.rules.players
-        policy = self._opponents[index]
+        policy = self.opponents[index]
         game = self.aec.game
         if policy == "random":
             moves = game.legal_moves()
@@ -82,7 +106,7 @@ class KardinalVsBots(gym.Env):
         super().reset(seed=seed)
         if self.learner_seat_option == "random":
             self.learner_seat = int(self.np_random.integers(self.aec.rules.players))
-        for p in self._opponents:
+        for p in self.opponents:
             if hasattr(p, "reset") and p != "random":
                 p.reset(None if seed is None else seed + 1)
         self.aec.reset(seed=seed)
@@ -92,11 +116,13 @@ class KardinalVsBots(gym.Env):
     def step(self, action):
         aec = self.aec
         learner = aec.possible_agents[self.learner_seat]
+        if aec.game is None:
+            raise RuntimeError("step() called before reset(); call reset() first")
         if aec.game.is_over:
             raise RuntimeError("step() called after the episode ended; call reset()")
         if aec.game.current_player != self.learner_seat:  # pragma: no cover - guarded by _advance
             raise RuntimeError("internal error: the learner is not on turn")
-        aec.step(int(action))
+        aec.step(action)  # raw_env checks the type and range (IllegalMoveError, rule "action")
         reward = aec.rewards[learner]
         reward += self._advance()
         terminated = aec.game.is_over
@@ -107,7 +133,9 @@ class KardinalVsBots(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal-action mask as bool (all False once the game is over)."""
-        return self._obs()["action_mask"].astype(bool)
+        if self.aec.game is None:
+            raise RuntimeError("action_masks() called before reset(); call reset() first")
+        return self.aec.action_mask(self.aec.possible_agents[self.learner_seat]).view(np.bool_)
 
     def render(self):
         return self.aec.render()
