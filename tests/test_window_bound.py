@@ -46,7 +46,8 @@ def test_window_bound_game(path):
         replay.play(move)
     assert replay.cardinal == (26 * dx, 26 * dy)
     # the same game is legal in the 53 x 53 window, and breaks the 51 x 51 window at exactly that move
-    Game.from_record(dict(record, rules=dict(record["rules"], window=53)))
+    in_window = Game.from_record(dict(record, rules=dict(record["rules"], window=53)))
+    assert in_window.history == game.history and in_window.scores() == game.scores()
     with pytest.raises(RecordError, match=rf"move {i} \('{far}'\) is illegal: window"):
         Game.from_record(dict(record, rules=dict(record["rules"], window=51)))
     # and the 49 x 49 window already refuses the edifice on 25
