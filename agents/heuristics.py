@@ -89,4 +89,3 @@ def cardinal_block_values(game) -> list[tuple[tuple, int, int]]:
                 break
         out.append((code, best, count))
     return out
-

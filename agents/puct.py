@@ -72,9 +72,20 @@ class _Node:
 class PUCTAgent(BaseAgent):
     """PUCT search guided by a policy/value network (see the module docstring)."""
 
-    def __init__(self, net, simulations: int = 64, seed: int | None = None, c_puct: float = 1.5,
-                 score_shaping: float = 0.0, reward: str = "win_loss", temperature: float = 0.0,
-                 batch_size: int = 8, window: int = 53, margin: int = 1, name: str | None = None):
+    def __init__(
+        self,
+        net,
+        simulations: int = 64,
+        seed: int | None = None,
+        c_puct: float = 1.5,
+        score_shaping: float = 0.0,
+        reward: str = "win_loss",
+        temperature: float = 0.0,
+        batch_size: int = 8,
+        window: int = 53,
+        margin: int = 1,
+        name: str | None = None,
+    ):
         super().__init__(seed)
         if not isinstance(simulations, int) or isinstance(simulations, bool) or simulations < 1:
             raise ValueError(f"puct: simulations must be a positive integer, got {simulations!r}")

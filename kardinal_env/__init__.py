@@ -9,7 +9,7 @@ torch or pygame.
 
 from importlib.metadata import PackageNotFoundError, version
 
-from .engine import Building, BuildChips, Game, LiveView
+from .engine import BuildChips, Building, Game, LiveView
 from .errors import IllegalMoveError, RecordError
 from .notation import MalformedMoveError, format_move, parse_move
 from .rules import PRESETS, Rules, RulesError

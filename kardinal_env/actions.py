@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .engine import Game
 from .notation import (
     BUILD,
     CARDINAL,
@@ -42,13 +43,13 @@ from .notation import (
     parse_move,
     square_key,
 )
-from .engine import Game
 from .rules import Rules
+from .window import LOSSLESS_WINDOW, check_window
 
 __all__ = ["ActionCodec", "colour_order", "seat_order", "window_layout", "DEFAULT_WINDOW", "BUILD_PLANES"]
 
 #: Smallest window that holds every square any legal game can use (see kardinal_env.window).
-DEFAULT_WINDOW = 53
+DEFAULT_WINDOW = LOSSLESS_WINDOW
 #: House, tower, horizontal yard, vertical yard — times four colour slots.
 BUILD_PLANES = 16
 _KEEP_CODE = (CARDINAL, -1, -1, -1, -1)
@@ -83,8 +84,7 @@ def window_layout(rules: Rules, window: int) -> tuple[np.ndarray, np.ndarray]:
     window that is not odd, or one that would lose squares of an unbounded game (only the lossless
     default, or the rules' own window variant, are allowed).
     """
-    if isinstance(window, bool) or not isinstance(window, int) or window % 2 == 0 or window < 3:
-        raise ValueError(f"window must be an odd integer >= 3, got {window!r}")
+    check_window(window)
     if rules.window is None and window != DEFAULT_WINDOW:
         raise ValueError(
             f"window {window} with an unbounded rule set would lose squares; use window={DEFAULT_WINDOW} "

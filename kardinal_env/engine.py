@@ -8,7 +8,7 @@ Usage::
         game.play(game.legal_moves()[0])
     game.scores(), game.winners()
 
-A turn is a sequence of decisions by the same seat, each one string in RULES.md notation:
+A turn is a sequence of decisions by the same seat, each one string in docs/rules.md notation:
 
 ======== ============================================== =========================================
 phase    who decides                                    moves offered
@@ -45,6 +45,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from .errors import IllegalMoveError, RecordError
 from .notation import (
     BUILD,
     CARDINAL,
@@ -63,7 +64,6 @@ from .notation import (
     parse_move,
     square_key,
 )
-from .errors import IllegalMoveError, RecordError
 from .record import check_result, make_record, parse_record, read_record_file
 from .rules import Rules
 
@@ -108,7 +108,7 @@ class Building:
 
 
 class BuildChips(NamedTuple):
-    """What a build would score for its builder (:meth:`Game.build_chips`), RULES.md Scoring.
+    """What a build would score for its builder (:meth:`Game.build_chips`), docs/rules.md Scoring.
 
     ``colours``: the colour of each regular chip it takes from the supply (one per touched edifice
     whose colour still has chips; touches that score nothing are left out); ``substitutes``: the
@@ -167,10 +167,33 @@ class Game:
     """One game of Kardinal. See the module docstring for phases, notation and errors."""
 
     __slots__ = (
-        "rules", "_n", "_seat_colours", "_inside", "_cells", "_bshape", "_bcolour", "_bbuilder",
-        "_bsquares", "_sites", "_inventory", "_supply", "_held", "_aside", "_last_shape",
-        "_last_colour", "_cardinal", "_current", "_phase", "_pending", "_chip_dest", "_moves",
-        "_text_index", "_history", "_cathedral_touch", "_scores", "_winners",
+        "rules",
+        "_n",
+        "_seat_colours",
+        "_inside",
+        "_cells",
+        "_bshape",
+        "_bcolour",
+        "_bbuilder",
+        "_bsquares",
+        "_sites",
+        "_inventory",
+        "_supply",
+        "_held",
+        "_aside",
+        "_last_shape",
+        "_last_colour",
+        "_cardinal",
+        "_current",
+        "_phase",
+        "_pending",
+        "_chip_dest",
+        "_moves",
+        "_text_index",
+        "_history",
+        "_cathedral_touch",
+        "_scores",
+        "_winners",
     )
 
     def __init__(self, rules: Rules | None = None, **options):
@@ -301,7 +324,7 @@ class Game:
         return [key_xy(k) for k in sorted(self._sites)]
 
     def scores(self) -> list[int]:
-        """Final scores per seat (RULES.md: chips held plus the best colour once more)."""
+        """Final scores per seat (docs/rules.md: chips held plus the best colour once more)."""
         if self._scores is None:
             raise RuntimeError("scores() is only defined once the game is over")
         return list(self._scores)
@@ -318,7 +341,7 @@ class Game:
 
     def projected_holdings(self, seat: int) -> list[int]:
         """Chips per colour ``seat`` would hold if the game ended now: its chips plus the supply's
-        leftovers of its own colours (RULES.md final scoring)."""
+        leftovers of its own colours (docs/rules.md final scoring)."""
         held = list(self._held[seat])
         supply = self._supply
         for c in self.rules.owned_colours(seat):
@@ -409,7 +432,7 @@ class Game:
         return self._moves
 
     def legal_moves(self) -> list[str]:
-        """Legal moves of the current decision in RULES.md notation (empty once the game is over)."""
+        """Legal moves of the current decision in docs/rules.md notation (empty once the game is over)."""
         index = self._text_index
         if index is None:
             index = self._text_index = {format_move(c): c for c in self.legal_move_codes()}
@@ -482,9 +505,7 @@ class Game:
     def to_record(self) -> dict:
         """This game so far as a ``kardinal-record/1`` dict (``result`` is None until it is over)."""
         over = self.is_over
-        return make_record(
-            self.rules, self.history, self.scores() if over else None, self.winners() if over else None
-        )
+        return make_record(self.rules, self.history, self.scores() if over else None, self.winners() if over else None)
 
     @classmethod
     def from_record(cls, record: dict, source: str = "record") -> Game:
@@ -623,7 +644,7 @@ class Game:
         return touched
 
     def _score(self, colour: int, touched: set[int]) -> BuildChips:
-        """RULES.md Scoring of a build of ``colour`` touching the buildings ``touched`` (the one place
+        """docs/rules.md Scoring of a build of ``colour`` touching the buildings ``touched`` (the one place
         this rule lives; :meth:`build_chips` and :meth:`_apply_build` both use it)."""
         rules = self.rules
         neutral = rules.has_neutral
@@ -755,7 +776,10 @@ class Game:
                 _CHIP_PHASE: "a chip choice chip:{c}",
                 _CARDINAL_PHASE: "a cardinal decision C@x,y or C-",
             }
-            return "phase", f"seat {self._current} must now make {hints[phase]}, not a {('build', 'chip', 'cardinal')[kind]}"
+            return (
+                "phase",
+                f"seat {self._current} must now make {hints[phase]}, not a {('build', 'chip', 'cardinal')[kind]}",
+            )
         if phase == _CHIP_PHASE:
             return "chip", f"no chip of colour {code[2]} is left in the supply"
         if phase == _CARDINAL_PHASE:
@@ -780,7 +804,10 @@ class Game:
         what = f"{name} {colour} at {where}"
         placement = "rule " + _ROMAN[0]
         if colour not in self._seat_colours[seat]:
-            return placement, f"seat {seat} may not build colour {colour} (its colours: {list(self._seat_colours[seat])})"
+            return (
+                placement,
+                f"seat {seat} may not build colour {colour} (its colours: {list(self._seat_colours[seat])})",
+            )
         if not self._inventory[3 * colour + shape]:
             return placement, f"no {name} of colour {colour} is left to build"
         for k in squares:
@@ -814,4 +841,3 @@ class Game:
         if colour == self._last_colour:
             return "rule VII", f"the edifice built just before was colour {colour}; colour {colour} may not follow it"
         raise AssertionError(f"engine bug: {format_move(code)} is rejected but no rule explains why")
-

@@ -29,7 +29,7 @@ distribution from it.
 **Actions.** Contiguous slices documented in ``kardinal_env.actions``: 16 build planes (house,
 tower, horizontal yard, vertical yard × 4 ego-centric colour slots) over the window, one cardinal
 plane, four chip actions, and "keep the cardinal". ``raw_env.decode_action(a)`` and
-``raw_env.encode_move(move)`` translate to and from RULES.md notation for the selected agent; at
+``raw_env.encode_move(move)`` translate to and from docs/rules.md notation for the selected agent; at
 every decision ``{decode_action(a) for a with mask[a] == 1} == set(game.legal_moves())``.
 
 **Window.** The default ``W = 53`` (``|x|, |y| <= 26``) holds every square on which any legal game
@@ -56,8 +56,9 @@ last.
 give the mask / the legal action indices without encoding an observation (both come from
 ``ActionCodec.legal_actions``, the one mask builder every consumer uses).
 
-**Rendering.** ``"human"`` prints the text board to stdout after every step; ``"ansi"`` returns the text board of ``kardinal_env.render.game_text`` with a
-legend; ``"rgb_array"`` a ``uint8`` H×W×3 picture (``kardinal_env.render.game_image``).
+**Rendering.** ``"human"`` prints the text board to stdout after every step; ``"ansi"`` returns
+the text board of ``kardinal_env.render.game_text`` with a legend; ``"rgb_array"`` a ``uint8``
+H×W×3 picture (``kardinal_env.render.game_image``).
 
 Version history
 * v0: initial release. (Later changes that keep observations, actions and rewards identical —
@@ -78,8 +79,8 @@ from .errors import IllegalMoveError
 from .notation import format_move
 from .observation import ObservationEncoder
 from .rewards import REWARD_SCHEMES, check_scheme, chip_gain, terminal_rewards
-from .rules import MAX_WINDOW, Rules
-from .window import LOSSLESS_WINDOW
+from .rules import Rules
+from .window import LOSSLESS_WINDOW, check_window
 
 __all__ = ["env", "raw_env", "REWARD_SCHEMES"]
 
@@ -113,18 +114,30 @@ class raw_env(AECEnv, EzPickle):
         render_mode: str | None = None,
     ):
         EzPickle.__init__(
-            self, players, preset, shared_pool, exhausted_colour, neutral_build_chips,
-            neutral_touch_chips, window, reward, chip_shaping, render_mode,
+            self,
+            players,
+            preset,
+            shared_pool,
+            exhausted_colour,
+            neutral_build_chips,
+            neutral_touch_chips,
+            window,
+            reward,
+            chip_shaping,
+            render_mode,
         )
         super().__init__()
-        if isinstance(window, bool) or not isinstance(window, int) or window % 2 == 0 or not 3 <= window <= MAX_WINDOW:
-            raise ValueError(f"window must be an odd integer from 3 to {MAX_WINDOW}, got {window!r}")
+        check_window(window)
         check_scheme(reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.rules = Rules(
-            players=players, preset=preset, shared_pool=shared_pool, exhausted_colour=exhausted_colour,
-            neutral_build_chips=neutral_build_chips, neutral_touch_chips=neutral_touch_chips,
+            players=players,
+            preset=preset,
+            shared_pool=shared_pool,
+            exhausted_colour=exhausted_colour,
+            neutral_build_chips=neutral_build_chips,
+            neutral_touch_chips=neutral_touch_chips,
             window=None if window == LOSSLESS_WINDOW else window,
         )
         self.window = window
@@ -149,7 +162,15 @@ class raw_env(AECEnv, EzPickle):
         self._actions_cache: tuple | None = None
 
     # ------------------------------------------------------------------ pickling
-    _AEC_FIELDS = ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos", "agent_selection")
+    _AEC_FIELDS = (
+        "agents",
+        "rewards",
+        "_cumulative_rewards",
+        "terminations",
+        "truncations",
+        "infos",
+        "agent_selection",
+    )
 
     def __getstate__(self):
         """Constructor arguments (EzPickle) plus the game so far: an unpickled env continues the game."""
@@ -239,9 +260,7 @@ class raw_env(AECEnv, EzPickle):
             for a, r in zip(self.agents, self._final_rewards()):
                 self.rewards[a] += r
             self.terminations = {a: True for a in self.agents}
-            self.infos = {
-                a: {"scores": game.scores(), "winners": game.winners()} for a in self.agents
-            }
+            self.infos = {a: {"scores": game.scores(), "winners": game.winners()} for a in self.agents}
         else:
             self.agent_selection = self.possible_agents[game.current_player]
         if self.chip_shaping or game.is_over:  # otherwise every reward of this step is 0
@@ -266,7 +285,7 @@ class raw_env(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ codec for the selected agent
     def decode_action(self, action: int) -> str:
-        """RULES.md notation of ``action`` for the agent now selected."""
+        """docs/rules.md notation of ``action`` for the agent now selected."""
         return format_move(self.codec.decode_code(action, self.agent_name_mapping[self.agent_selection]))
 
     def encode_move(self, move: str) -> int:

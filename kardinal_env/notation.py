@@ -1,4 +1,4 @@
-"""Move notation of ``../shared/RULES.md`` and the integer square keys the engine uses.
+"""Move notation of ``docs/rules.md`` and the integer square keys the engine uses.
 
 Notation (the engine's public language, one string per decision):
 
@@ -70,7 +70,7 @@ MoveCode = tuple  # (kind, shape, colour, square1, square2)
 
 
 class MalformedMoveError(ValueError):
-    """A move string that is not in RULES.md notation."""
+    """A move string that is not in docs/rules.md notation."""
 
 
 def square_key(x: int, y: int) -> int:
@@ -86,9 +86,7 @@ def key_xy(key: int) -> tuple[int, int]:
 
 
 # Immutable lookup table: the "x,y" text of every key (built once; never written afterwards).
-_KEY_TEXT: tuple[str, ...] = tuple(
-    f"{(k >> 7) - KEY_OFFSET},{(k & 127) - KEY_OFFSET}" for k in range(KEY_LIMIT)
-)
+_KEY_TEXT: tuple[str, ...] = tuple(f"{(k >> 7) - KEY_OFFSET},{(k & 127) - KEY_OFFSET}" for k in range(KEY_LIMIT))
 
 
 def key_text(key: int) -> str:
@@ -150,9 +148,7 @@ def parse_move(move: str) -> MoveCode:
         k1 = _coord_key(x1, y1, move)
         if shape == YARD:
             if x2 is None:
-                raise MalformedMoveError(
-                    f"malformed move {move!r}: a yard names two squares, Y{{c}}@x1,y1:x2,y2"
-                )
+                raise MalformedMoveError(f"malformed move {move!r}: a yard names two squares, Y{{c}}@x1,y1:x2,y2")
             k2 = _coord_key(x2, y2, move)
             if k2 - k1 not in (1, KEY_STRIDE):
                 if k1 - k2 in (1, KEY_STRIDE):
@@ -165,9 +161,7 @@ def parse_move(move: str) -> MoveCode:
                 )
             return (BUILD, YARD, colour, k1, k2)
         if x2 is not None:
-            raise MalformedMoveError(
-                f"malformed move {move!r}: a {SHAPE_NAMES[shape]} stands on one square"
-            )
+            raise MalformedMoveError(f"malformed move {move!r}: a {SHAPE_NAMES[shape]} stands on one square")
         return (BUILD, shape, colour, k1, -1)
     m = _CHIP_RE.fullmatch(move)
     if m:

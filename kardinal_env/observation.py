@@ -59,10 +59,14 @@ from .engine import Game, LiveView
 from .notation import KEY_STRIDE
 from .rules import Rules
 
-__all__ = ["ObservationEncoder", "NUM_CHANNELS", "SPATIAL_CHANNELS", "CHANNEL_NAMES"]
+__all__ = ["ObservationEncoder", "NUM_CHANNELS", "SPATIAL_CHANNELS", "CHANNEL_NAMES", "COUNT_SCALE"]
 
+#: Channels 0..16: the 0/1 spatial planes.
 SPATIAL_CHANNELS = 17
+#: Every channel: spatial planes plus the constant (count) planes 17..71.
 NUM_CHANNELS = 72
+#: Recommended scale of the count planes (channels 17..71) before a network sees them.
+COUNT_SCALE = 1.0 / 12.0
 _NAVE, _CLOCK, _CARDINAL, _SITES, _LAST = 0, 1, 14, 15, 16
 
 CHANNEL_NAMES: tuple[str, ...] = (
@@ -150,10 +154,16 @@ class ObservationEncoder:
         self._spatial_views = list(self._spatial)  # per seat, saves indexing on every encode
         block = SPATIAL_CHANNELS * n
         # offsets of a plane in every seat's block: shared planes, and per (shape, colour) building planes
-        self._shared_offsets = [tuple(seat * block + channel * n for seat in range(players)) for channel in range(SPATIAL_CHANNELS)]
+        self._shared_offsets = [
+            tuple(seat * block + channel * n for seat in range(players)) for channel in range(SPATIAL_CHANNELS)
+        ]
         self._building_offsets = [
-            [tuple(seat * block + (2 + 4 * shape + self._slot_of_colour[seat][colour]) * n for seat in range(players))
-             for colour in range(4)]
+            [
+                tuple(
+                    seat * block + (2 + 4 * shape + self._slot_of_colour[seat][colour]) * n for seat in range(players)
+                )
+                for colour in range(4)
+            ]
             for shape in range(3)
         ]
         self._game = None  # the game the buffer shows

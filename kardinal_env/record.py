@@ -82,8 +82,9 @@ def parse_record(record: Any, source: str = "record") -> RecordParts:
     return RecordParts(rules, moves, result)
 
 
-def check_result(parts: RecordParts, is_over: bool, scores: list[int] | None, winners: list[int] | None,
-                 source: str = "record") -> None:
+def check_result(
+    parts: RecordParts, is_over: bool, scores: list[int] | None, winners: list[int] | None, source: str = "record"
+) -> None:
     """Compare the claimed result with the replayed game's (``scores``/``winners`` None while not over)."""
     result = parts.result
     if result is None:
@@ -91,9 +92,7 @@ def check_result(parts: RecordParts, is_over: bool, scores: list[int] | None, wi
             raise RecordError(f"{source}: the moves end the game but field 'result' is null")
         return
     if not is_over:
-        raise RecordError(
-            f"{source}: field 'result' is given but the game is not over after {len(parts.moves)} moves"
-        )
+        raise RecordError(f"{source}: field 'result' is given but the game is not over after {len(parts.moves)} moves")
     if result["scores"] != scores:
         raise RecordError(f"{source}: result.scores {result['scores']} != replayed scores {scores}")
     if result["winners"] != winners:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from .engine import Game
 from .notation import SHAPE_LETTERS
+from .window import LOSSLESS_WINDOW
 
 __all__ = ["game_text", "LEGEND"]
 
@@ -82,7 +83,7 @@ _SITE = (60, 120, 60)
 _GRID = (25, 65, 25)
 
 
-def game_image(game: Game, window: int = 53, cell: int = 12):
+def game_image(game: Game, window: int = LOSSLESS_WINDOW, cell: int = 12):
     """An ``(window*cell, window*cell, 3)`` uint8 picture of the window (top row = highest ``y``).
 
     Colour = edifice colour; shape: a house fills its square, a tower is a filled disc-like

@@ -1,4 +1,4 @@
-"""Rule options of ``../shared/RULES.md`` as one immutable value.
+"""Rule options of ``docs/rules.md`` as one immutable value.
 
 ``Rules(players=3, preset="german", shared_pool=False)`` — the preset fills in every option that is
 not given by name; an option given by name always wins over the preset.
@@ -18,7 +18,7 @@ The two ``neutral_*`` options only have an effect in the 3-player game without t
 (the only game with a neutral colour); elsewhere they are recorded but change nothing.
 
 ``window`` is this project's variant, not a rule of the game: ``None`` is the unbounded game of
-RULES.md; an odd ``W`` restricts building and the cardinal to the ``W x W`` squares with
+docs/rules.md; an odd ``W`` restricts building and the cardinal to the ``W x W`` squares with
 ``|x| <= W // 2`` and ``|y| <= W // 2`` (a move outside is illegal, "window"). Every legal
 unbounded game stays within ``W = 53`` (``kardinal_env.window``), so ``window=53`` is the same game
 as ``None``.
@@ -27,6 +27,8 @@ as ``None``.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+
+from .window import LOSSLESS_WINDOW, check_window
 
 __all__ = ["Rules", "PRESETS", "RulesError"]
 
@@ -49,8 +51,8 @@ _CHOICES = {
     "neutral_touch_chips": ("score", "none"),
 }
 
-#: Largest window that can matter: every legal game stays inside 53 x 53 (see kardinal_env.window).
-MAX_WINDOW = 53
+#: Largest window that can matter: every legal game stays inside it (see kardinal_env.window).
+MAX_WINDOW = LOSSLESS_WINDOW
 
 
 class RulesError(ValueError):
@@ -84,11 +86,7 @@ class Rules:
                 object.__setattr__(self, name, PRESETS[self.preset][name])
             elif value not in allowed:
                 raise RulesError(f"{name} must be one of {list(allowed)}, got {value!r}")
-        w = self.window
-        if w is not None and (
-            isinstance(w, bool) or not isinstance(w, int) or w < 3 or w > MAX_WINDOW or w % 2 == 0
-        ):
-            raise RulesError(f"window must be None or an odd integer from 3 to {MAX_WINDOW}, got {w!r}")
+        check_window(self.window, RulesError, allow_none=True)
 
     @property
     def has_neutral(self) -> bool:

@@ -66,7 +66,9 @@ class KardinalVsBots(gym.Env):
         self.learner_seat_option = learner_seat
         if isinstance(opponents, (list, tuple)):
             if len(opponents) != players - 1:
-                raise ValueError(f"opponents: expected {players - 1} policies (one per other seat), got {len(opponents)}")
+                raise ValueError(
+                    f"opponents: expected {players - 1} policies (one per other seat), got {len(opponents)}"
+                )
             self.opponents = list(opponents)
         else:
             self.opponents = [opponents] * (players - 1)

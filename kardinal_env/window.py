@@ -39,3 +39,15 @@ EDIFICE_REACH = 25
 CARDINAL_REACH = EDIFICE_REACH + 1
 #: Side of the smallest lossless window centred on the nave.
 LOSSLESS_WINDOW = 2 * CARDINAL_REACH + 1
+
+
+def check_window(window: object, error: type[Exception] = ValueError, allow_none: bool = False) -> int | None:
+    """``window`` if it is an odd integer from 3 to :data:`LOSSLESS_WINDOW` (or None when
+    ``allow_none``): the one window check of the package. ``error`` naming the value and the allowed
+    range otherwise."""
+    if window is None and allow_none:
+        return None
+    if isinstance(window, bool) or not isinstance(window, int) or window % 2 == 0 or not 3 <= window <= LOSSLESS_WINDOW:
+        allowed = "None or an odd integer" if allow_none else "an odd integer"
+        raise error(f"window must be {allowed} from 3 to {LOSSLESS_WINDOW}, got {window!r}")
+    return window
