@@ -32,7 +32,7 @@ ENTRY_POINTS = {
     "kardinal-train": "agents.train:main",
     "kardinal-evaluate": "agents.evaluation:main",
     "kardinal-play": "agents.play:main",
-    "kardinal-replay": "kardinal_env.record:main",
+    "kardinal-replay": "kardinal_env.replay:main",
 }
 CORE_DEPENDENCIES = {"numpy", "gymnasium", "pettingzoo"}
 
@@ -143,7 +143,7 @@ def test_replay_console_script_verifies_a_record():
     script = Path(sys.executable).parent / "kardinal-replay"
     assert script.exists(), f"{script} was not installed"
     result = subprocess.run(
-        [str(script), "replay", str(GOLDEN_RECORD)],
+        [str(script), str(GOLDEN_RECORD)],
         capture_output=True,
         text=True,
         timeout=120,
