@@ -1,0 +1,78 @@
+"""Helpers shared by the Kardinal & König tests (tests/test_koenig_*.py)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections import Counter
+
+from kardinal_env.koenig import Game, Rules
+from kardinal_env.koenig.board import BOARDS_DIR
+
+DEFAULT_BOARD = json.loads((BOARDS_DIR / "default.json").read_text(encoding="utf-8"))
+
+#: A tiny board for run-out scenarios: 16 cards with 3 players (5 left after the deal).
+SMALL_BOARD = {
+    "format": "kardinal-koenig-board/1",
+    "name": "small",
+    "source": "test board",
+    "countries": [
+        {"id": "X", "name": "Xland", "sites": ["X1", "X2", "X3", "X4"]},
+        {"id": "Y", "name": "Yland", "sites": ["Y1", "Y2"]},
+        {"id": "Z", "name": "Zland", "sites": ["Z1"]},
+    ],
+    "cards": [
+        {"type": 0, "countries": ["X"], "count": 6},
+        {"type": 1, "countries": ["Y"], "count": 6},
+        {"type": 2, "countries": ["Z"], "count": 6},
+        {"type": 3, "countries": [], "count": 6},
+    ],
+    "roads": [["X1", "X2"], ["X2", "X3"], ["X3", "X4"], ["X4", "Y1"], ["Y1", "Y2"]],
+    "alliances": [["X", "Y"], ["Y", "Z"]],
+}
+
+
+def small_board() -> dict:
+    return copy.deepcopy(SMALL_BOARD)
+
+
+def deck_with(rules: Rules, top: list[int]) -> list[int]:
+    """A full deck for ``rules`` that starts with ``top`` (top first); the rest in ascending type order."""
+    rest = Counter(rules.deck_cards)
+    rest.subtract(top)
+    assert all(v >= 0 for v in rest.values()), f"{top} is not part of the deck"
+    return list(top) + sorted(rest.elements())
+
+
+def game_with(top: list[int], players: int = 3, discard: str = "one", board=None) -> Game:
+    """A game whose deck starts with ``top``: seat 0's three cards, seat 1's, ..., the display, the draw pile."""
+    rules = Rules(players=players, discard=discard, board=board)
+    return Game(rules, deck=deck_with(rules, top))
+
+
+def finish_turn(game: Game) -> None:
+    """End the current turn: ``end`` where offered, then draw from the deck (else the display)."""
+    seat = game.current_player
+    while not game.is_over and game.current_player == seat:
+        moves = game.legal_moves()
+        if "end" in moves:
+            game.play("end")
+        elif game.phase == "draw":
+            game.play("draw:deck" if "draw:deck" in moves else moves[0])
+        else:
+            raise AssertionError(f"finish_turn: seat {seat} must still {game.phase}: {moves}")
+
+
+def discard_turn(game: Game) -> None:
+    """A turn of one discard (the lowest card) and drawing from the deck."""
+    game.play(f"discard:{game.hand(game.current_player)[0]}")
+    finish_turn(game)
+
+
+def random_game(players: int = 4, discard: str = "one", seed: int = 0, board=None) -> Game:
+    game = Game(Rules(players=players, discard=discard, board=board), seed=seed)
+    rng = random.Random(seed)
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    return game
