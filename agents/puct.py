@@ -133,8 +133,8 @@ class PUCTAgent(BaseAgent):
             raise ValueError("no legal move: the game is over")
         if len(codes) == 1:
             return codes[0]
-        root = self._expand_root(game)
-        self._search(game, root, self.simulations)
+        root = self.expand_root(game)
+        self.search(game, root, self.simulations)
         visits = root.child_visits
         if self.temperature > 0:
             weights = visits ** (1.0 / self.temperature)
@@ -144,8 +144,10 @@ class PUCTAgent(BaseAgent):
         return root.codes[i]
 
     # ------------------------------------------------------------------ search
-    def _search(self, root_game, root, simulations: int) -> None:
-        """Run ``simulations`` simulations from ``root``, ``batch_size`` leaves per forward pass."""
+    def search(self, root_game, root, simulations: int) -> None:
+        """Run ``simulations`` simulations from ``root`` (made by :meth:`expand_root` for ``root_game``),
+        ``batch_size`` leaves per forward pass; ``root`` then holds the visit counts and values. Public
+        so that tests and analysis tools can look at the tree; ``root_game`` is never modified."""
         left = simulations
         while left > 0:
             batch = min(self.batch_size, left)
@@ -212,8 +214,9 @@ class PUCTAgent(BaseAgent):
                 nodes[j] = self._decision_node(g, d.seat, prior / prior.sum(), float(value[row]))
         return nodes
 
-    def _expand_root(self, game) -> _Node:
-        """The root node of a search from ``game`` (encoder and codec follow ``game.rules``)."""
+    def expand_root(self, game) -> _Node:
+        """The root node of a search from ``game``: the network's prior over the legal moves and its
+        value for every seat (encoder and codec follow ``game.rules``). Public, see :meth:`search`."""
         if self._rules is not game.rules:
             self._rules = game.rules
             self.encoder = ObservationEncoder(game.rules, self.window)

@@ -66,8 +66,8 @@ def test_puct_visit_counts_add_up_and_game_is_untouched(batch_size):
     game = _midgame(Rules(players=3), seed=4)
     before = game.history
     agent = PUCTAgent(_net(), simulations=25, seed=0, score_shaping=0.05, batch_size=batch_size)
-    root = agent._expand_root(game)
-    agent._search(game, root, 25)
+    root = agent.expand_root(game)
+    agent.search(game, root, 25)
     assert root.visits == 25 and root.child_visits.sum() == 25
     assert np.isclose(root.prior.sum(), 1.0) and (root.prior > 0).all()
     assert len(root.codes) == len(game.legal_move_codes())
@@ -87,9 +87,9 @@ def test_virtual_losses_are_taken_back(batch_size):
             param.zero_()
     game = _midgame(Rules(players=2), seed=6, moves=6)
     agent = PUCTAgent(net, simulations=40, batch_size=batch_size)
-    root = agent._expand_root(game)
+    root = agent.expand_root(game)
     assert root.value == [0.0, 0.0]
-    agent._search(game, root, 40)
+    agent.search(game, root, 40)
     assert root.child_visits.sum() == 40
     assert np.allclose(root.child_value, 0.0)
 
@@ -98,13 +98,13 @@ def test_two_player_leaf_values_are_zero_sum_and_terminal_values_exact():
     rules = Rules(players=2)
     agent = PUCTAgent(_net(), simulations=2, score_shaping=0.05)
     game = _midgame(rules, seed=2)
-    node = agent._expand_root(game)
+    node = agent.expand_root(game)
     assert node.value[0] == pytest.approx(-node.value[1])
     rng = random.Random(5)
     while not game.is_over:
         codes = game.legal_move_codes()
         game.play_code(codes[rng.randrange(len(codes))])
-    end = agent._expand_root(game)
+    end = agent.expand_root(game)
     final, margins = terminal_rewards(game, rules, "win_loss"), projected_margins(game, rules)
     assert end.player is None
     assert end.value == pytest.approx([final[s] + 0.05 * margins[s] for s in range(2)])
@@ -114,7 +114,7 @@ def test_four_player_other_seats_share_the_rest():
     rules = Rules(players=4)
     agent = PUCTAgent(_net(), simulations=2, score_shaping=0.0)
     game = _midgame(rules, seed=3)
-    node = agent._expand_root(game)
+    node = agent.expand_root(game)
     others = [v for s, v in enumerate(node.value) if s != node.player]
     assert others == pytest.approx([others[0]] * 3)
     assert sum(node.value) == pytest.approx(2 - 4)  # one winner: +1, three losers: -1
