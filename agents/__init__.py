@@ -14,13 +14,23 @@
 
 Keyword arguments (e.g. ``seed=3``) go to the agent's constructor. Importing this package does not
 import torch; only ``ppo:`` and ``puct:`` specs do.
+
+A bad spec raises :class:`AgentSpecError` naming it: bad syntax, a missing checkpoint file, or a
+file that is not a kardinal-env checkpoint (``ppo:PATH: not a kardinal-env checkpoint (...)``,
+see :mod:`agents.checkpoint`). :func:`check_spec` runs the same checks without building the agent
+(the checkpoint is read once) and returns warnings, e.g. a checkpoint trained for another number of
+players than the game it will play.
+
+Library entry points: :func:`agents.train.train` / :func:`agents.train.main` (self-play PPO),
+:func:`agents.evaluation.evaluate` / :func:`agents.evaluation.main` (tournaments),
+:func:`agents.play.main` (terminal play).
 """
 
 from __future__ import annotations
 
 from .base import Agent, BaseAgent
 
-__all__ = ["Agent", "BaseAgent", "load_agent", "parse_spec", "AgentSpecError", "SPEC_HELP"]
+__all__ = ["Agent", "BaseAgent", "load_agent", "parse_spec", "check_spec", "AgentSpecError", "SPEC_HELP"]
 
 SPEC_HELP = (
     "agent specs: 'random', 'greedy', 'mcts:N' (N simulations, a positive integer), 'ppo:PATH', "
@@ -75,14 +85,47 @@ def parse_spec(spec: str) -> tuple[str, int | None, str | None]:
         return kind, int(sims), path
     if kind == "rllib":
         if not sep or not arg:
-            raise AgentSpecError(f"bad agent spec {spec!r}: rllib needs a checkpoint path, e.g. 'rllib:runs/rllib/checkpoint'")
+            raise AgentSpecError(
+                f"bad agent spec {spec!r}: rllib needs a checkpoint path, e.g. 'rllib:runs/rllib/checkpoint'"
+            )
         return kind, None, arg
     raise AgentSpecError(f"unknown agent spec {spec!r}; {SPEC_HELP}")
+
+
+def _read_checkpoint(spec: str, path: str):
+    from .checkpoint import CheckpointError, read_checkpoint  # imports torch; only here
+
+    try:
+        return read_checkpoint(path)
+    except CheckpointError as exc:
+        raise AgentSpecError(exc.named(spec.strip())) from None
+
+
+def check_spec(spec: str, players: int | None = None) -> list[str]:
+    """Check ``spec`` like :func:`load_agent` without building the agent: the syntax and, for
+    ``ppo:`` / ``puct:``, the checkpoint (read once; torch is imported only then). Returns warnings
+    (a checkpoint trained for another number of players than ``players``);
+    :class:`AgentSpecError` if the spec is bad."""
+    kind, _simulations, path = parse_spec(spec)
+    if kind not in ("ppo", "puct"):
+        return []
+    from .checkpoint import player_count_warning, trained_players
+
+    ckpt, _net = _read_checkpoint(spec, path)
+    msg = player_count_warning(spec.strip(), trained_players(ckpt), players) if players else None
+    return [msg] if msg else []
 
 
 def load_agent(spec: str, **kw):
     """Build the agent named by ``spec`` (see the module docstring); :class:`AgentSpecError` if bad."""
     kind, simulations, path = parse_spec(spec)
+    if kind in ("ppo", "puct"):
+        from .checkpoint import CheckpointError
+
+        try:
+            return _load_network_agent(kind, simulations, path, spec.strip(), kw)
+        except CheckpointError as exc:
+            raise AgentSpecError(exc.named(spec.strip())) from None
     if kind == "random":
         from .random_agent import RandomAgent
 
@@ -95,14 +138,16 @@ def load_agent(spec: str, **kw):
         from .mcts import MCTSAgent
 
         return MCTSAgent(simulations, **kw)
+    from .rllib_agent import RLlibAgent  # kind == "rllib"; imports ray and torch; only here
+
+    return RLlibAgent.from_checkpoint(path, **kw)
+
+
+def _load_network_agent(kind: str, simulations: int | None, path: str, spec: str, kw: dict):
     if kind == "ppo":
         from .ppo_agent import PPOAgent  # imports torch; only here
 
         return PPOAgent.from_checkpoint(path, **kw)
-    if kind == "puct":
-        from .puct import PUCTAgent  # imports torch; only here
+    from .puct import PUCTAgent  # imports torch; only here
 
-        return PUCTAgent.from_checkpoint(path, simulations, **kw)
-    from .rllib_agent import RLlibAgent  # kind == "rllib"; imports ray and torch; only here
-
-    return RLlibAgent.from_checkpoint(path, **kw)
+    return PUCTAgent.from_checkpoint(path, simulations, **kw)

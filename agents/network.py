@@ -20,13 +20,14 @@ a full-size logit vector (everything outside the crop gets the masked value).
 
 **Architecture.** Input: the 17 spatial planes as they are (0/1) plus 7 fixed 4-neighbour sums (how
 many squares of colour slot 0..3, of houses, towers and yards a new edifice on that square would
-touch); the constant planes divided by 12. Stem: ``conv3x3(24 -> C)`` plus ``Linear(55 -> C)`` broadcast over the squares (the
-constant planes enter as a per-channel bias, so zero padding never corrupts them). Then ``blocks``
-residual blocks (two 3x3 convolutions; each block also adds a linear map of the globally pooled
-features — mean and max over the valid squares — as a channel bias, so global information such as
-"where may the next player score" reaches every square). Policy: a 1x1 convolution to 17 logits per
-square (16 build planes + cardinal), flattened plane-major exactly like the codec; a small MLP on the
-pooled features gives the 5 non-spatial logits. Value: MLP on the pooled features -> one number.
+touch); the constant planes divided by 12. Stem: ``conv3x3(24 -> C)`` plus ``Linear(55 -> C)``
+broadcast over the squares (the constant planes enter as a per-channel bias, so zero padding never
+corrupts them). Then ``blocks`` residual blocks (two 3x3 convolutions; each block also adds a linear
+map of the globally pooled features — mean and max over the valid squares — as a channel bias, so
+global information such as "where may the next player score" reaches every square). Policy: a 1x1
+convolution to 17 logits per square (16 build planes + cardinal), flattened plane-major exactly like
+the codec; a small MLP on the pooled features gives the 5 non-spatial logits. Value: MLP on the
+pooled features -> one number.
 
 **Masked distribution.** :class:`MaskedCategorical`: masked logits are set to ``MASK_VALUE``
 (``-1e8``, finite, so no NaN even when all but one action is masked); masked actions get exactly

@@ -1,10 +1,13 @@
 """A trained PPO policy as a Kardinal agent, and the batched inference that training shares with it.
 
 ``PPOAgent.from_checkpoint(path, greedy=True, seed=None)`` loads a checkpoint written by
-``scripts/train.py`` (``torch.load(path, weights_only=True)``: a dict of tensors and plain Python
-values; see ``scripts/train.py``). ``select_move(game)`` encodes the observation of
-``game.current_player``, masks illegal actions and plays the most probable legal action
-(``greedy=True``) or samples one from the policy (``greedy=False``, seeded by ``seed``).
+:mod:`agents.train` (checked by :func:`agents.checkpoint.read_checkpoint`: a dict of tensors and
+plain Python values; :class:`agents.checkpoint.CheckpointError` names the path and what is wrong).
+Playing a game with another number of players than the checkpoint was trained for issues an
+:class:`agents.checkpoint.PlayerCountWarning` naming both counts (once per agent).
+``select_move(game)`` encodes the observation of ``game.current_player``, masks illegal actions
+and plays the most probable legal action (``greedy=True``) or samples one from the policy
+(``greedy=False``, seeded by ``seed``).
 ``act(observation, action_mask)`` does the same on a PettingZoo observation and mask and returns the
 full action integer.
 
@@ -14,6 +17,7 @@ games' decisions in one forward pass on crops (see :mod:`agents.network`).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +29,7 @@ from kardinal_env.observation import ObservationEncoder
 from kardinal_env.rules import Rules
 
 from .base import BaseAgent
+from .checkpoint import PlayerCountWarning, build_net, player_count_warning, read_checkpoint, trained_players
 from .network import (
     PLANES,
     KardinalNet,
@@ -37,8 +42,16 @@ from .network import (
     padded_to_crop,
 )
 
-__all__ = ["PPOAgent", "Decision", "prepare", "crop_indices", "policy_step", "rules_from_config", "net_from_checkpoint",
-           "load_checkpoint"]
+__all__ = [
+    "PPOAgent",
+    "Decision",
+    "prepare",
+    "crop_indices",
+    "policy_step",
+    "rules_from_config",
+    "net_from_checkpoint",
+    "load_checkpoint",
+]
 
 
 @dataclass
@@ -60,7 +73,7 @@ def prepare(game, encoder: ObservationEncoder, codec: ActionCodec, margin: int =
     obs = encoder.encode(game, seat)
     box = crop_box(obs, margin)
     spatial, scalars = crop_obs(obs, box)
-    legal = np.asarray(codec.legal_actions(game.legal_move_codes(), seat), dtype=np.int64)
+    legal = codec.legal_actions(game).astype(np.int64)
     return Decision(seat, box, spatial, scalars, _crop_mask_from_legal(legal, box, codec.window), legal, codec.window)
 
 
@@ -119,17 +132,21 @@ def rules_from_config(config: dict) -> Rules:
 
 
 def net_from_checkpoint(ckpt: dict) -> KardinalNet:
-    net = KardinalNet(**ckpt["model_config"])
-    net.load_state_dict(ckpt["model"])
-    net.eval()
-    return net
+    """The network of a checkpoint dict in eval mode (:class:`agents.checkpoint.CheckpointError` if
+    the weights do not fit its ``model_config``)."""
+    return build_net(ckpt)
 
 
 def load_checkpoint(path) -> tuple[KardinalNet, dict]:
-    """``(network in eval mode, training config)`` of a checkpoint written by ``scripts/train.py``
-    (``torch.load(weights_only=True)``: tensors and plain Python values only)."""
-    ckpt = torch.load(path, weights_only=True, map_location="cpu")
-    return net_from_checkpoint(ckpt), ckpt.get("config", {})
+    """``(network in eval mode, training config)`` of a checkpoint written by :mod:`agents.train`,
+    checked by :func:`agents.checkpoint.read_checkpoint` (:class:`agents.checkpoint.CheckpointError`
+    naming the path and the problem otherwise). The config also holds ``players`` as trained."""
+    ckpt, net = read_checkpoint(path)
+    config = dict(ckpt.get("config", {}))
+    players = trained_players(ckpt)
+    if players is not None:
+        config["players"] = players
+    return net, config
 
 
 class PPOAgent(BaseAgent):
@@ -137,10 +154,21 @@ class PPOAgent(BaseAgent):
 
     name = "ppo"
 
-    def __init__(self, net: KardinalNet, rules: Rules | None = None, greedy: bool = True, seed: int | None = None,
-                 window: int = 53, margin: int = 1, name: str = "ppo"):
+    def __init__(
+        self,
+        net: KardinalNet,
+        rules: Rules | None = None,
+        greedy: bool = True,
+        seed: int | None = None,
+        window: int = 53,
+        margin: int = 1,
+        name: str = "ppo",
+        trained_players: int | None = None,
+    ):
         super().__init__(seed)
         self.net = net.eval()
+        self.trained_players = trained_players
+        self._warned = False
         self.greedy = greedy
         self.window = window
         self.margin = margin
@@ -151,6 +179,10 @@ class PPOAgent(BaseAgent):
             self._setup(rules)
 
     def _setup(self, rules: Rules) -> None:
+        msg = player_count_warning(self.name, self.trained_players, rules.players)
+        if msg and not self._warned:
+            self._warned = True
+            warnings.warn(msg, PlayerCountWarning, stacklevel=3)
         self._rules = rules
         self.encoder = ObservationEncoder(rules, self.window)
         self.codec = ActionCodec(rules, self.window)
@@ -164,6 +196,7 @@ class PPOAgent(BaseAgent):
         net, config = load_checkpoint(path)
         kw.setdefault("margin", int(config.get("crop_margin", 1)))
         kw.setdefault("name", f"ppo:{path}")
+        kw.setdefault("trained_players", config.get("players"))
         return cls(net, greedy=greedy, seed=seed, **kw)
 
     def select_move(self, game) -> str:

@@ -1,43 +1,67 @@
-"""Reward terms shared by training (``scripts/train.py``) and the network-guided search (``agents.puct``).
+"""Reward terms of self-play training (:mod:`agents.train`) and the network-guided search
+(:mod:`agents.puct`). Torch-free.
+
+The terms themselves live in :mod:`kardinal_env.rewards` (shared with the environment, so the env,
+the trainer and the search compute them the same way); this module keeps the signatures the agents
+use and adds :class:`ShapingTracker`, the per-move shaping reward of training:
 
 * :func:`projected_margins` — per seat, the projected final score minus the best other projected
-  score. Projection: chips held, plus the leftovers of the seat's own colours, plus the best colour
-  once more — the final score if the game ended now. Training's ``score_shaping`` rewards the change
-  of this margin a move causes, so ``value + score_shaping * projected_margin`` is a seat's expected
-  total return from the start of the game (a potential-based shaping).
+  score (:meth:`Game.projected_scores`: chips held, plus the leftovers of the seat's own colours,
+  plus the best colour once more — the final score if the game ended now). Training's
+  ``score_shaping`` rewards the change of this margin a move causes, so
+  ``value + score_shaping * projected_margin`` is a seat's expected total return from the start of
+  the game (a potential-based shaping).
 * :func:`terminal_rewards` — ``win_loss``: +1 for every winner (shared wins included), −1 otherwise;
   ``margin``: ``clip((own score − best other score) / 20, −1, 1)``.
+* :class:`ShapingTracker` — the shaping reward of one move for the seat that made it:
+  ``chip_shaping`` per chip it took (chips handed out at the end of the game are not earned) plus
+  ``score_shaping`` times the change of its projected margin.
+
+Win rates are not rewards: see :mod:`agents.winrate` for how a shared win counts.
 """
 
 from __future__ import annotations
 
-__all__ = ["projected_margins", "terminal_rewards", "REWARD_SCHEMES"]
+from kardinal_env import rewards as _terms
+from kardinal_env.rewards import MARGIN_SCALE, REWARD_SCHEMES, check_scheme, chip_gain
 
-REWARD_SCHEMES = ("win_loss", "margin")
+__all__ = ["projected_margins", "terminal_rewards", "check_scheme", "ShapingTracker", "REWARD_SCHEMES", "MARGIN_SCALE"]
 
 
-def projected_margins(game, rules) -> list[float]:
-    """Per seat: projected final score minus the best other projected score (see the module docstring)."""
-    held = game._held
-    supply = game._supply
-    proj = []
-    for seat in range(rules.players):
-        h = list(held[seat])
-        for c in rules.owned_colours(seat):
-            h[c] += supply[c]
-        proj.append(sum(h) + max(h))
-    return [p - max(q for i, q in enumerate(proj) if i != s) for s, p in enumerate(proj)]
+def projected_margins(game, rules=None) -> list[float]:
+    """Per seat: projected final score minus the best other projected score (see the module docstring).
+    ``rules`` is accepted for compatibility and not needed."""
+    return _terms.projected_margins(game)
 
 
 def terminal_rewards(game, rules, scheme: str) -> list[float]:
-    """Terminal reward of every seat of a finished ``game`` under ``scheme`` (see the module docstring)."""
-    if scheme == "win_loss":
-        winners = set(game.winners())
-        return [1.0 if s in winners else -1.0 for s in range(rules.players)]
-    if scheme != "margin":
-        raise ValueError(f"unknown reward scheme {scheme!r}; expected one of {REWARD_SCHEMES}")
-    scores = game.scores()
-    return [
-        max(-1.0, min(1.0, (own - max(v for i, v in enumerate(scores) if i != s)) / 20.0))
-        for s, own in enumerate(scores)
-    ]
+    """Terminal reward of every seat of a finished ``game`` under ``scheme`` (see the module docstring);
+    ``rules`` is accepted for compatibility (the game's own rules are used)."""
+    return _terms.terminal_rewards(game, scheme)
+
+
+class ShapingTracker:
+    """Shaping reward of single moves: call :meth:`before` just before a move of ``seat`` and
+    :meth:`reward` just after it. Zero weights cost nothing (no projection is computed)."""
+
+    __slots__ = ("chip_shaping", "score_shaping", "_chips", "_margin")
+
+    def __init__(self, chip_shaping: float = 0.0, score_shaping: float = 0.0):
+        self.chip_shaping = float(chip_shaping)
+        self.score_shaping = float(score_shaping)
+        self._chips = 0
+        self._margin = 0.0
+
+    def before(self, game, seat: int) -> None:
+        if self.chip_shaping:
+            self._chips = game.chips_held(seat)
+        if self.score_shaping:
+            self._margin = projected_margins(game)[seat]
+
+    def reward(self, game, seat: int) -> float:
+        r = 0.0
+        if self.chip_shaping:
+            r += self.chip_shaping * chip_gain(game, seat, self._chips)
+        if self.score_shaping:
+            r += self.score_shaping * (projected_margins(game)[seat] - self._margin)
+        return r

@@ -1,4 +1,4 @@
-"""scripts/evaluate.py (seat rotation, statistics, outputs, CLI) and scripts/play.py (terminal play)."""
+"""agents.evaluation (seat rotation, statistics, outputs, records, CLI) and agents.play (terminal play)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,15 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from agents.evaluation import evaluate, format_table, lineup, wilson_interval, write_outputs
+from kardinal_env import Game
 
-from scripts.evaluate import evaluate, format_table, lineup, wilson_interval, write_outputs  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_record(path) -> Game:
+    """Replay a kardinal-record/1 file (every move and the result are checked)."""
+    return Game.from_record(json.loads(Path(path).read_text()), source=str(path))
 
 
 def test_wilson_interval():
@@ -54,6 +59,37 @@ def test_evaluate_two_players(tmp_path):
     assert data["options"]["seed"] == 3 and len(data["games"]) == 4
     assert "kardinal_env" in data["versions"]
     assert Path(paths["png"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert paths["records"] == [] and not (tmp_path / "out" / "games").exists()
+
+
+def test_shared_wins_count_one_over_k():
+    """One definition (agents.winrate): a shared win among k winners counts 1/k, so the win rates of the
+    seats of every game sum to 1 and wins equal the sum of the games' win shares."""
+    res = evaluate(["random"], players=3, games=12, seed=5, keep_moves=False)
+    total = sum(s["wins"] for s in res["summary"])
+    assert total == pytest.approx(12)
+    for s in res["summary"]:
+        mine = [
+            g
+            for g in res["games"]
+            for seat, who in enumerate(g["seats"])
+            if res["labels"][who] == s["agent"] and seat in g["winners"]
+        ]
+        assert s["shared_wins"] == sum(len(g["winners"]) > 1 for g in mine)
+    assert "a shared win among k winners counts 1/k" in format_table(res)
+
+
+def test_save_games_writes_replayable_records(tmp_path):
+    res = evaluate(["greedy", "random"], players=2, games=3, seed=1, save_games=2)
+    paths = write_outputs(res, tmp_path)
+    assert [Path(p).name for p in paths["records"]] == ["game_0000.json", "game_0001.json"]
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert [g.get("record_file") for g in data["games"]] == ["games/game_0000.json", "games/game_0001.json", None]
+    for g, path in zip(data["games"], paths["records"]):
+        game = load_record(path)  # replays every move and checks the result
+        assert game.is_over and game.scores() == g["scores"] and game.history == g["moves"]
+    replay = _run(["-m", "kardinal_env.replay", paths["records"][0]])
+    assert replay.returncode == 0 and "record OK" in replay.stdout, replay.stderr
 
 
 def test_evaluate_is_reproducible_and_labels_duplicates():
@@ -87,7 +123,7 @@ def test_evaluate_workers_match_serial():
 
 
 def _run(args, stdin=None):
-    return subprocess.run([sys.executable, *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=120)
 
 
 def test_evaluate_cli(tmp_path):
@@ -96,6 +132,23 @@ def test_evaluate_cli(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert "greedy" in out.stdout and (tmp_path / "results.json").exists() and (tmp_path / "ratings.png").exists()
+    rec = _run(
+        [
+            "scripts/evaluate.py",
+            "--agents",
+            "greedy",
+            "random",
+            "--games",
+            "2",
+            "--quiet",
+            "--save-games",
+            "1",
+            "--out",
+            str(tmp_path / "rec"),
+        ]
+    )
+    assert rec.returncode == 0, rec.stderr
+    assert load_record(tmp_path / "rec" / "games" / "game_0000.json").is_over
     bad = _run(["scripts/evaluate.py", "--agents", "mcts:abc", "--games", "2"])
     assert bad.returncode == 2 and "mcts:abc" in bad.stderr
 
@@ -120,3 +173,59 @@ def test_play_moves_then_agent_replies():
 def test_play_bad_spec():
     out = _run(["scripts/play.py", "--agents", "foo"], stdin="quit\n")
     assert out.returncode == 2 and "unknown agent spec 'foo'" in out.stderr
+
+
+def test_play_saves_finished_and_unfinished_games_as_records(tmp_path, monkeypatch, capsys):
+    import io
+    import random
+
+    from agents import load_agent
+    from agents.play import main
+    from kardinal_env import Rules
+
+    # the moves of a whole game: seat 0 random, seat 1 the same seeded greedy agent that play.py builds
+    game, opponent, rng = Game(Rules(players=2)), load_agent("greedy", seed=1), random.Random(0)
+    mine = []
+    while not game.is_over:
+        if game.current_player == 0:
+            move = rng.choice(game.legal_moves())
+            mine.append(move)
+        else:
+            move = opponent.select_move(game)
+        game.play(move)
+    finished = tmp_path / "finished.json"
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(mine) + "\n"))
+    assert main(["--agents", "greedy", "--save", str(finished)]) == 0
+    assert "saved the game (finished)" in capsys.readouterr().out
+    replayed = load_record(finished)
+    assert replayed.is_over and replayed.history == game.history and replayed.scores() == game.scores()
+
+    partial = tmp_path / "partial.json"
+    out = _run(["scripts/play.py", "--agents", "greedy", "--save", str(partial)], stdin="H0@2,0\nquit\n")
+    assert out.returncode == 0, out.stderr
+    assert load_record(partial).history[0] == "H0@2,0" and not load_record(partial).is_over
+
+
+def test_play_ctrl_c_exits_quietly_with_130():
+    import signal
+
+    proc = subprocess.Popen(
+        [sys.executable, "scripts/play.py", "--agents", "greedy"],
+        cwd=ROOT,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        # the help line is flushed when the prompt waits for input: the game loop is running
+        for _ in range(200):
+            line = proc.stdout.readline()
+            if not line or line.startswith("type a move"):
+                break
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stdout and "Traceback" not in stderr

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
-import sys
+import warnings
 
 import numpy as np
 import pytest
 import torch
 
+from agents import train
+from agents.checkpoint import PlayerCountWarning, current_layout
 from agents.network import (
     MASK_VALUE,
     PLANES,
@@ -26,23 +27,12 @@ from agents.network import (
     scatter_logits,
 )
 from agents.ppo_agent import PPOAgent, policy_step, prepare
+from agents.rewards import projected_margins
 from kardinal_env import Game, Rules
 from kardinal_env.actions import ActionCodec
 from kardinal_env.observation import ObservationEncoder
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 torch.set_num_threads(1)
-
-
-def _train_module():
-    spec = importlib.util.spec_from_file_location("kardinal_train", os.path.join(ROOT, "scripts", "train.py"))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["kardinal_train"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-train = _train_module()
 
 
 # ---------------------------------------------------------------------- masked distribution
@@ -130,7 +120,7 @@ def test_projected_margins_at_end_are_final_margins():
         codes = game.legal_move_codes()
         game.apply_legal_code(codes[rng.randrange(len(codes))])
     s = game.scores()
-    assert train.projected_margins(game, rules) == [s[0] - s[1], s[1] - s[0]]
+    assert projected_margins(game, rules) == [s[0] - s[1], s[1] - s[0]]
 
 
 # ---------------------------------------------------------------------- crop mapping
@@ -154,7 +144,7 @@ def test_every_legal_action_maps_inside_the_crop(players):
         seat = game.current_player
         obs = enc.encode(game, seat)
         box = crop_box(obs)
-        full_mask = codec.mask(game.legal_move_codes(), seat)
+        full_mask = codec.action_mask(game, seat)
         cm = crop_mask(full_mask, box, W)
         assert cm.sum() == full_mask.sum()  # nothing legal is cut off
         for a in np.flatnonzero(full_mask):
@@ -194,7 +184,7 @@ def test_crop_logits_match_full_window_where_unaffected():
     with torch.no_grad():
         logits, _ = net(sp, sc, valid)
     full = scatter_logits(logits[0], box, codec.window)
-    legal = np.flatnonzero(codec.mask(game.legal_move_codes(), seat))
+    legal = np.flatnonzero(codec.action_mask(game, seat))
     assert (full[legal] > MASK_VALUE).all()
     assert torch.equal(mask[0], torch.from_numpy(d.mask))
 
@@ -225,21 +215,63 @@ def test_masked_sampling_only_returns_legal_moves_batched():
 
 # ---------------------------------------------------------------------- training run, agent, resume
 TINY = [
-    "--set", "total_steps=300", "--set", "steps_per_iter=150", "--set", "num_envs=4",
-    "--set", "channels=8", "--set", "blocks=1", "--set", "hidden=16", "--set", "eval_interval=1",
-    "--set", "eval_games=2", "--set", "final_eval_games=2", "--set", "checkpoint_interval=1",
-    "--set", "greedy_share=0.3", "--set", "pool_share=0.3", "--set", "snapshot_interval=1",
-    "--set", "score_shaping=0.02", "--set", "chip_shaping=0.01", "--progress", "false",
+    "--set",
+    "total_steps=300",
+    "--set",
+    "steps_per_iter=150",
+    "--set",
+    "num_envs=4",
+    "--set",
+    "channels=8",
+    "--set",
+    "blocks=1",
+    "--set",
+    "hidden=16",
+    "--set",
+    "eval_interval=1",
+    "--set",
+    "eval_games=2",
+    "--set",
+    "final_eval_games=2",
+    "--set",
+    "checkpoint_interval=1",
+    "--set",
+    "greedy_share=0.3",
+    "--set",
+    "pool_share=0.3",
+    "--set",
+    "snapshot_interval=1",
+    "--set",
+    "score_shaping=0.02",
+    "--set",
+    "chip_shaping=0.01",
+    "--progress",
+    "false",
 ]
+TINY_CONFIG = {k: v for k, _, v in (item.partition("=") for item in TINY[1:-2:2])}
 
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("runs")
-    # progress bar on and a small warm start: the code paths main.sh takes
-    path = train.main(TINY + ["--set", f"runs_dir={out}", "--set", "run_name=tiny", "--progress", "true",
-                              "--set", "bc_games=2", "--set", "bc_epochs=1"])
-    return out, path
+    # through the command line, progress bar on and a small warm start: the code paths main.sh takes
+    rc = train.main(
+        TINY
+        + [
+            "--set",
+            f"runs_dir={out}",
+            "--set",
+            "run_name=tiny",
+            "--progress",
+            "true",
+            "--set",
+            "bc_games=2",
+            "--set",
+            "bc_epochs=1",
+        ]
+    )
+    assert rc == 0
+    return out, str(out / "tiny" / "checkpoint.pt")
 
 
 def test_tiny_training_run_checkpoint(tiny_run):
@@ -247,11 +279,25 @@ def test_tiny_training_run_checkpoint(tiny_run):
     assert os.path.exists(path)
     ckpt = torch.load(path, weights_only=True)
     assert ckpt["env"] == "kardinal_v0"
+    assert ckpt["layout"] == current_layout() and ckpt["layout"]["observation_channels"] == 72
+    assert ckpt["rules"]["players"] == 2
     assert ckpt["step"] >= 300
     assert isinstance(ckpt["revision"], str) and ckpt["revision"]
     assert ckpt["config"]["channels"] == 8
     assert set(ckpt["model"]) == set(KardinalNet(8, 1, 16).state_dict())
     assert any(f.startswith("events.out.tfevents") for f in os.listdir(os.path.join(out, "tiny")))
+
+
+def test_training_stops_with_the_iteration_that_reaches_total_steps(tiny_run):
+    """total_steps is rounded up to whole iterations: at least total_steps, less than one iteration more
+    than the first iteration boundary that reaches it; the final message states the count."""
+    out, path = tiny_run
+    ckpt = torch.load(path, weights_only=True)
+    numbered = sorted(
+        int(f[len("checkpoint_") : -3]) for f in os.listdir(os.path.join(out, "tiny")) if f.startswith("checkpoint_")
+    )
+    assert numbered[-1] == ckpt["step"] >= 300  # checkpoint every iteration: the last one is the final count
+    assert all(s < 300 for s in numbered[:-1])  # no iteration ran after the count was reached
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -260,10 +306,23 @@ def test_ppo_agent_plays_legal_games(tiny_run, players):
     for greedy in (True, False):
         agent = PPOAgent.from_checkpoint(path, greedy=greedy, seed=3)
         game = Game(Rules(players=players))
-        while not game.is_over:
-            move = agent.select_move(game)
-            assert move in game.legal_moves()
-            game.play(move)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            while not game.is_over:
+                move = agent.select_move(game)
+                assert move in game.legal_moves()
+                game.play(move)
+        # a 2-player checkpoint in a 4-player game: one warning naming both counts
+        msgs = [str(w.message) for w in caught if issubclass(w.category, PlayerCountWarning)]
+        assert msgs == (
+            []
+            if players == 2
+            else [
+                f"ppo:{path} was trained for 2-player games and is used in "
+                "4-player games (same observation layout, so it plays, but it "
+                "has never seen this game)"
+            ]
+        )
 
 
 def test_ppo_agent_act_on_env_observation(tiny_run):
@@ -286,8 +345,9 @@ def test_ppo_agent_act_on_env_observation(tiny_run):
 def test_resume_continues_from_checkpoint(tiny_run, tmp_path):
     out, path = tiny_run
     ckpt = torch.load(path, weights_only=True)
-    new = train.main(["--resume", path, "--set", f"total_steps={ckpt['step'] + 150}", "--set", f"runs_dir={tmp_path}",
-                      "--set", "run_name=resumed", "--progress", "false"])
+    new = train.train(
+        resume=path, total_steps=ckpt["step"] + 150, runs_dir=str(tmp_path), run_name="resumed", progress=False
+    )
     ck2 = torch.load(new, weights_only=True)
     assert ck2["step"] > ckpt["step"] >= 300
     assert ck2["iteration"] > ckpt["iteration"]
@@ -296,9 +356,18 @@ def test_resume_continues_from_checkpoint(tiny_run, tmp_path):
 
 
 def test_training_is_deterministic_under_a_seed(tmp_path):
-    args = TINY + ["--set", "total_steps=100", "--set", "steps_per_iter=60", "--set", "eval_games=0",
-                   "--set", "final_eval_games=0", "--set", "track=false", "--set", f"runs_dir={tmp_path}"]
-    a = torch.load(train.main(args + ["--set", "run_name=a"]), weights_only=True)
-    b = torch.load(train.main(args + ["--set", "run_name=b"]), weights_only=True)
+    cfg = dict(
+        TINY_CONFIG,
+        total_steps=100,
+        steps_per_iter=60,
+        eval_games=0,
+        final_eval_games=0,
+        track=False,
+        runs_dir=str(tmp_path),
+        progress=False,
+    )
+    a = torch.load(train.train(cfg, run_name="a"), weights_only=True)
+    b = torch.load(train.train(cfg, run_name="b"), weights_only=True)
+    assert a["step"] == b["step"]
     for k in a["model"]:
         assert torch.equal(a["model"][k], b["model"][k]), k

@@ -1,0 +1,200 @@
+"""PPO checkpoints: what they hold, how they are written, and the one check every loader runs.
+
+A checkpoint (``runs/{run_name}/checkpoint.pt``, written by :mod:`agents.train`) is a dict of
+tensors and plain Python values, so it loads with ``torch.load(path, weights_only=True)``:
+
+==============  ======================================================================================
+``model``       the network's ``state_dict``
+``model_config`` ``{"channels", "blocks", "hidden"}`` (:class:`agents.network.KardinalNet` arguments)
+``config``      the training config (:class:`agents.config.TrainConfig` as a dict)
+``env``         ``"kardinal_v0"``
+``layout``      the observation/action layout the network was trained on (:func:`current_layout`):
+                env, observation channels (72: 17 spatial + 55 constant), action planes (17) and
+                non-spatial actions (5), the encoder window (53)
+``rules``       the rules of the training games (``Rules.to_dict()``)
+``step``, ``iteration``, ``revision`` (git HEAD), ``winrates``; for ``--resume``: ``optimizer``,
+``pool`` (opponent snapshots) and ``rng`` (random states)
+==============  ======================================================================================
+
+:func:`read_checkpoint` is the check that ``agents.load_agent`` (``ppo:`` / ``puct:`` specs), the
+evaluator (once, before any worker starts) and ``kardinal-train --resume`` run: it raises
+:class:`CheckpointError` — ``PATH: not a kardinal-env checkpoint (what is wrong)`` — for a missing,
+empty, truncated or otherwise unreadable file, a file that is not such a dict, one made for another
+environment or layout, or weights that do not fit ``model_config``. Checkpoints written before the
+layout was recorded (no ``layout`` key, ``env == "kardinal_v0"``) are accepted: their layout is the
+current one (it has not changed since).
+
+:func:`player_count_warning` names a mismatch between the players a checkpoint was trained for and
+the game it is used in (the layout is the same for 2-4 players, so such a network plays, but it has
+never seen that game).
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = [
+    "ENV_NAME",
+    "CheckpointError",
+    "PlayerCountWarning",
+    "current_layout",
+    "read_checkpoint",
+    "build_net",
+    "trained_players",
+    "player_count_warning",
+]
+
+ENV_NAME = "kardinal_v0"
+ENCODER_WINDOW = 53  # the window training and PPOAgent encode observations with
+
+
+class CheckpointError(ValueError):
+    """A file that is not a usable kardinal-env PPO checkpoint; ``str()`` names the path and why."""
+
+    def __init__(self, path, reason: str):
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: not a kardinal-env checkpoint ({reason})")
+
+    def named(self, label: str) -> str:
+        """The message with ``label`` (e.g. ``ppo:PATH`` or ``--resume PATH``) in place of the path."""
+        return f"{label}: not a kardinal-env checkpoint ({self.reason})"
+
+
+class PlayerCountWarning(UserWarning):
+    """A checkpoint used in games with another number of players than it was trained for."""
+
+
+def current_layout(window: int = ENCODER_WINDOW) -> dict:
+    """The observation/action layout of this version (recorded in every new checkpoint)."""
+    from kardinal_env.observation import NUM_CHANNELS, SPATIAL_CHANNELS
+
+    from .network import NON_SPATIAL, PLANES
+
+    return {
+        "env": ENV_NAME,
+        "observation_channels": int(NUM_CHANNELS),
+        "spatial_channels": int(SPATIAL_CHANNELS),
+        "action_planes": int(PLANES),
+        "non_spatial_actions": int(NON_SPATIAL),
+        "window": int(window),
+    }
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def read_checkpoint(path, build: bool = True):
+    """``(checkpoint dict, network in eval mode or None)`` of the checkpoint at ``path`` after checking
+    it (see the module docstring); :class:`CheckpointError` otherwise. ``build=False`` skips building
+    the network (the weights are then not checked)."""
+    import pickle
+    import zipfile
+
+    import torch
+
+    path = str(path)
+    if not os.path.exists(path):
+        raise CheckpointError(path, "no such file")
+    if os.path.isdir(path):
+        raise CheckpointError(path, "a directory, not a file")
+    size = os.path.getsize(path)
+    if size == 0:
+        raise CheckpointError(path, "empty file")
+    try:
+        ckpt = torch.load(path, weights_only=True, map_location="cpu")
+    except (
+        RuntimeError,
+        pickle.UnpicklingError,
+        EOFError,
+        zipfile.BadZipFile,
+        ValueError,
+        OSError,
+        UnicodeDecodeError,
+        AttributeError,
+        ImportError,
+        IndexError,
+        KeyError,
+        TypeError,
+    ) as exc:
+        raise CheckpointError(
+            path, f"cannot be read by torch.load ({size} bytes, truncated or not a torch file?): {_short(exc)}"
+        ) from None
+    if not isinstance(ckpt, dict):
+        raise CheckpointError(path, f"holds a {type(ckpt).__name__}, expected a dict with 'model' and 'model_config'")
+    missing = [k for k in ("model", "model_config") if k not in ckpt]
+    if missing:
+        keys = ", ".join(repr(k) for k in list(ckpt)[:8]) or "none"
+        raise CheckpointError(path, f"no {' or '.join(repr(k) for k in missing)} key (keys: {keys})")
+    env = ckpt.get("env", ENV_NAME)
+    if env != ENV_NAME:
+        raise CheckpointError(path, f"made for env {env!r}, this is {ENV_NAME!r}")
+    layout = ckpt.get("layout")
+    if layout is not None:
+        if not isinstance(layout, dict):
+            raise CheckpointError(path, f"'layout' is a {type(layout).__name__}, expected a dict")
+        diffs = [
+            f"{k} {layout.get(k)!r} (checkpoint) vs {v!r} (this version)"
+            for k, v in current_layout().items()
+            if layout.get(k) != v
+        ]
+        if diffs:
+            raise CheckpointError(path, "made for another observation/action layout: " + "; ".join(diffs))
+    mc = ckpt["model_config"]
+    if (
+        not isinstance(mc, dict)
+        or set(mc) != {"channels", "blocks", "hidden"}
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in mc.values())
+    ):
+        raise CheckpointError(
+            path, f"'model_config' must be {{'channels', 'blocks', 'hidden'}} as integers, got {mc!r}"
+        )
+    if not isinstance(ckpt["model"], dict):
+        raise CheckpointError(path, f"'model' is a {type(ckpt['model']).__name__}, expected a state_dict")
+    config = ckpt.get("config", {})
+    if not isinstance(config, dict):
+        raise CheckpointError(path, f"'config' is a {type(config).__name__}, expected a dict")
+    net = build_net(ckpt, path) if build else None
+    return ckpt, net
+
+
+def build_net(ckpt: dict, path="checkpoint"):
+    """The network of a (checked) checkpoint in eval mode; :class:`CheckpointError` if the weights
+    do not fit its ``model_config``."""
+    from .network import KardinalNet
+
+    try:
+        net = KardinalNet(**ckpt["model_config"])
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise CheckpointError(
+            path, f"'model_config' {ckpt['model_config']!r} does not build a network: {_short(exc)}"
+        ) from None
+    try:
+        net.load_state_dict(ckpt["model"])
+    except (RuntimeError, TypeError, KeyError, AttributeError) as exc:
+        raise CheckpointError(
+            path, f"weights do not fit model_config {ckpt['model_config']!r}: {_short(exc)}"
+        ) from None
+    return net.eval()
+
+
+def trained_players(ckpt: dict) -> int | None:
+    """Players of the games a checkpoint was trained on (``None`` if it does not say)."""
+    rules = ckpt.get("rules")
+    if isinstance(rules, dict) and isinstance(rules.get("players"), int):
+        return rules["players"]
+    players = ckpt.get("config", {}).get("players") if isinstance(ckpt.get("config"), dict) else None
+    return players if isinstance(players, int) and not isinstance(players, bool) else None
+
+
+def player_count_warning(label: str, trained: int | None, players: int) -> str | None:
+    """A warning naming both counts when a network trained for ``trained`` players plays a
+    ``players``-player game; ``None`` when they agree or the checkpoint does not say."""
+    if trained is None or trained == players:
+        return None
+    return (
+        f"{label} was trained for {trained}-player games and is used in {players}-player games "
+        "(same observation layout, so it plays, but it has never seen this game)"
+    )
