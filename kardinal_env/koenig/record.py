@@ -92,10 +92,10 @@ def game_from_record(record: dict, source: str = "record") -> Game:
             raise RecordError(f"{source}: move {i} ({move!r}) is illegal: {exc}") from None
         except DeckError as exc:
             raise RecordError(f"{source}: field 'reshuffle' does not fit the game at move {i}: {exc}") from None
-    if reshuffle is None and game.reshuffle_order is not None:
-        raise RecordError(
-            f"{source}: field 'reshuffle' is null but the deck runs out (the first time) during the moves"
-        )
+        if reshuffle is None and game.runouts:
+            raise RecordError(
+                f"{source}: field 'reshuffle' is null but the deck runs out for the first time at move {i} ({move!r})"
+            )
     if reshuffle is not None and game.reshuffle_order is None:
         raise RecordError(f"{source}: field 'reshuffle' is given but the deck never runs out during the moves")
     result = record.get("result")
