@@ -168,7 +168,7 @@ class MCTSAgent(BaseAgent):
         self.cardinal_block = cardinal_block
         self.widen_base = widen_base
         self.name = f"mcts:{simulations}"
-        self._weights = None
+        self._weights: list[list[float]] = []
 
     # ------------------------------------------------------------------ public
     def select_move(self, game) -> str:

@@ -68,7 +68,7 @@ def colour_order(rules: Rules, seat: int) -> tuple[int, int, int, int]:
         return (2 * seat, 2 * seat + 1, 2 * other, 2 * other + 1)
     if n == 3:
         return (seat, (seat + 1) % 3, (seat + 2) % 3, 3)
-    return tuple((seat + k) % 4 for k in range(4))
+    return (seat, (seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4)
 
 
 def seat_order(rules: Rules, seat: int) -> tuple[int, ...]:
@@ -189,7 +189,7 @@ class ActionCodec:
         n = self.num_squares
         k2s = self._k2s
         slot = self._slot_of_colour[seat]
-        out = []
+        out: list[int] = []
         append = out.append
         for kind, shape, colour, k1, k2 in codes:
             if kind == BUILD:

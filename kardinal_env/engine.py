@@ -125,7 +125,7 @@ class BuildChips(NamedTuple):
     touches_cathedral: bool
 
     @property
-    def count(self) -> int:
+    def chips(self) -> int:
         """Chips the builder takes (0 when they are set aside)."""
         return 0 if self.set_aside else len(self.colours) + self.substitutes
 
@@ -209,12 +209,12 @@ class Game:
         self._seat_colours = tuple(rules.seat_colours(s) for s in range(n))
         self._inside = _window_mask(rules.window)
         # Buildings: id 0 the nave, id 1 the clock tower, then edifices in build order.
-        self._cells = {_NAVE_KEY: NAVE, _CLOCK_KEY: CLOCK_TOWER}
+        self._cells: dict[int, int] = {_NAVE_KEY: NAVE, _CLOCK_KEY: CLOCK_TOWER}
         self._bshape = [HOUSE, TOWER]
         self._bcolour = [-1, -1]
         self._bbuilder = [-1, -1]
-        self._bsquares = [(_NAVE_KEY,), (_CLOCK_KEY,)]
-        self._sites = {}
+        self._bsquares: list[tuple[int, ...]] = [(_NAVE_KEY,), (_CLOCK_KEY,)]
+        self._sites: dict[int, int] = {}
         for key, bit in ((_NAVE_KEY, _HOUSE_BIT), (_CLOCK_KEY, _TOWER_BIT)):
             for step in NEIGHBOUR_STEPS:
                 nb = key + step
@@ -230,13 +230,13 @@ class Game:
         self._current = 0
         self._phase = _BUILD_PHASE
         self._pending = 0
-        self._chip_dest = None
-        self._history = []
+        self._chip_dest = -1  # who gets the chips of a chip decision: a seat, or -1 (set aside)
+        self._history: list[tuple] = []
         self._cathedral_touch = [0] * n
-        self._scores = None
-        self._winners = None
-        self._text_index = None
-        self._moves = self._builds_for(0, -1)  # never empty: the cathedral has six free sites
+        self._scores: list[int] | None = None
+        self._winners: list[int] | None = None
+        self._text_index: dict[str, tuple] | None = None
+        self._moves: list[tuple] | None = self._builds_for(0, -1)  # never empty: the cathedral has six free sites
 
     # ------------------------------------------------------------------ public state
     @property
@@ -578,7 +578,7 @@ class Game:
         site_summary = sites.get
         cells = self._cells
         inside = self._inside
-        out = []
+        out: list[tuple[int, int, int]] = []
         append = out.append
         for a, ma in sites.items():
             if ma & _YARD_BIT or a == card:
@@ -599,7 +599,7 @@ class Game:
     def _generate(self) -> list[tuple]:
         phase = self._phase
         if phase == _BUILD_PHASE:
-            return self._builds_for(self._current)
+            return self._builds_for(self._current, self._cardinal)
         if phase == _CHIP_PHASE:
             return [_CHIP_CODES[c] for c in range(4) if self._supply[c]]
         if phase == _CARDINAL_PHASE:
@@ -621,7 +621,7 @@ class Game:
             self._pending -= 1
             if not self._pending or not any(self._supply):
                 self._pending = 0
-                self._chip_dest = None
+                self._chip_dest = -1
                 self._phase = _CARDINAL_PHASE
         else:
             if code[3] >= 0:
@@ -678,7 +678,7 @@ class Game:
         cells = self._cells
         sites = self._sites
         bid = len(self._bshape)
-        squares = (k1,) if k2 < 0 else (k1, k2)
+        squares: tuple[int, ...] = (k1,) if k2 < 0 else (k1, k2)
         gain = self._score(colour, self._touched(squares))
         for k in squares:
             cells[k] = bid

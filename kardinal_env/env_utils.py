@@ -29,7 +29,7 @@ def check_action(action: object, num_actions: int) -> int:
     if isinstance(action, bool) or not isinstance(action, numbers.Integral):
         shape = getattr(action, "shape", None)
         if shape == () and getattr(getattr(action, "dtype", None), "kind", "") in "iu":  # 0-d integer array
-            action = int(action)  # type: ignore[call-overload]
+            action = int(action.item())  # type: ignore[attr-defined]
         else:
             raise IllegalMoveError(
                 f"action: expected an integer in [0, {num_actions}), got {action!r} ({type(action).__name__})",

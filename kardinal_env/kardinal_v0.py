@@ -82,7 +82,9 @@ from .rewards import REWARD_SCHEMES, check_scheme, chip_gain, terminal_rewards
 from .rules import Rules
 from .window import LOSSLESS_WINDOW, check_window
 
-__all__ = ["env", "raw_env", "REWARD_SCHEMES"]
+__all__ = ["env", "raw_env", "REWARD_SCHEMES", "RENDER_MODES"]
+
+RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
 def env(**kwargs) -> AECEnv:
@@ -95,7 +97,7 @@ class raw_env(AECEnv, EzPickle):
 
     metadata = {
         "name": "kardinal_v0",
-        "render_modes": ["human", "ansi", "rgb_array"],
+        "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
         "render_fps": 2,
     }
@@ -129,8 +131,9 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         check_window(window)
         check_scheme(reward)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        modes = RENDER_MODES
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be one of {list(modes)} or None, got {render_mode!r}")
         self.rules = Rules(
             players=players,
             preset=preset,
@@ -155,10 +158,10 @@ class raw_env(AECEnv, EzPickle):
                 "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
             }
         )
-        act_space = spaces.Discrete(num_actions)
+        act_space: spaces.Discrete = spaces.Discrete(num_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
-        self.game: Game | None = None
+        self._game: Game | None = None
         self._actions_cache: tuple | None = None
 
     # ------------------------------------------------------------------ pickling
@@ -175,8 +178,8 @@ class raw_env(AECEnv, EzPickle):
     def __getstate__(self):
         """Constructor arguments (EzPickle) plus the game so far: an unpickled env continues the game."""
         state = EzPickle.__getstate__(self)
-        if self.game is not None:
-            state["game_moves"] = self.game.history
+        if self._game is not None:
+            state["game_moves"] = self._game.history
             state["aec"] = {k: getattr(self, k) for k in self._AEC_FIELDS}
             state["action_spaces"] = self.action_spaces
         return state
@@ -184,9 +187,9 @@ class raw_env(AECEnv, EzPickle):
     def __setstate__(self, state):
         EzPickle.__setstate__(self, state)
         if "game_moves" in state:
-            self.game = Game(self.rules)
+            self._game = game = Game(self.rules)
             for move in state["game_moves"]:
-                self.game.play(move)
+                game.play(move)
             for k, v in state["aec"].items():
                 setattr(self, k, v)
             self.action_spaces = state["action_spaces"]
@@ -197,19 +200,32 @@ class raw_env(AECEnv, EzPickle):
     def action_space(self, agent):
         return self.action_spaces[agent]
 
+    @property
+    def game(self) -> Game:
+        """The engine's game being played (RuntimeError before the first ``reset()``)."""
+        game = self._game
+        if game is None:
+            raise RuntimeError("call reset() first: no game has started")
+        return game
+
+    @property
+    def started(self) -> bool:
+        """Whether ``reset()`` has been called (so :attr:`game` exists)."""
+        return self._game is not None
+
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._seed_spaces(seed)
-        self.game = Game(self.rules)
+        self._game = Game(self.rules)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self._actions_cache = None
-        self.agent_selection = self.possible_agents[self.game.current_player]
+        self.agent_selection = self.possible_agents[0]  # seat 0 always builds first
 
     def _seed_spaces(self, seed: int) -> None:
         for i, agent in enumerate(self.possible_agents):
@@ -262,7 +278,7 @@ class raw_env(AECEnv, EzPickle):
             self.terminations = {a: True for a in self.agents}
             self.infos = {a: {"scores": game.scores(), "winners": game.winners()} for a in self.agents}
         else:
-            self.agent_selection = self.possible_agents[game.current_player]
+            self.agent_selection = self.possible_agents[game.current_player]  # type: ignore[index]  # not over
         if self.chip_shaping or game.is_over:  # otherwise every reward of this step is 0
             self._accumulate_rewards()
         if self.render_mode == "human":
@@ -299,7 +315,7 @@ class raw_env(AECEnv, EzPickle):
 
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        if self.game is None:
+        if self._game is None:
             raise RuntimeError("call reset() before render()")
         from . import render
 

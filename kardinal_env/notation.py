@@ -131,7 +131,7 @@ def _colour(digit: str, move: str) -> int:
     return int(digit)
 
 
-def parse_move(move: str) -> MoveCode:
+def parse_move(move: object) -> MoveCode:
     """Parse a notation string into a move code; :class:`MalformedMoveError` if malformed.
 
     Parsing checks spelling only; whether the move is legal is the engine's question.

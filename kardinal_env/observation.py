@@ -166,7 +166,7 @@ class ObservationEncoder:
             ]
             for shape in range(3)
         ]
-        self._game = None  # the game the buffer shows
+        self._game: Game | None = None  # the game the buffer shows
         self._drawn = 0  # buildings drawn into the buffer
         self._drawn_cardinal = -1
 

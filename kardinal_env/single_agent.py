@@ -76,7 +76,7 @@ class KardinalVsBots(gym.Env):
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)
         self.action_space = self.aec.action_space(agent0)
-        self.learner_seat = 0 if learner_seat == "random" else learner_seat
+        self.learner_seat: int = 0 if isinstance(learner_seat, str) else learner_seat
 
     # ------------------------------------------------------------------
     def _opponent_move(self, seat: int) -> str:
@@ -95,8 +95,9 @@ class KardinalVsBots(gym.Env):
         aec = self.aec
         learner = aec.possible_agents[self.learner_seat]
         reward = 0.0
-        while not aec.game.is_over and aec.game.current_player != self.learner_seat:
-            seat = aec.game.current_player
+        game = aec.game
+        while game.current_player is not None and game.current_player != self.learner_seat:
+            seat = game.current_player
             aec.step(aec.codec.encode_move(self._opponent_move(seat), seat))
             reward += aec.rewards[learner]
         return reward
@@ -118,7 +119,7 @@ class KardinalVsBots(gym.Env):
     def step(self, action):
         aec = self.aec
         learner = aec.possible_agents[self.learner_seat]
-        if aec.game is None:
+        if not aec.started:
             raise RuntimeError("step() called before reset(); call reset() first")
         if aec.game.is_over:
             raise RuntimeError("step() called after the episode ended; call reset()")
@@ -135,7 +136,7 @@ class KardinalVsBots(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal-action mask as bool (all False once the game is over)."""
-        if self.aec.game is None:
+        if not self.aec.started:
             raise RuntimeError("action_masks() called before reset(); call reset() first")
         return self.aec.action_mask(self.aec.possible_agents[self.learner_seat]).view(np.bool_)
 
