@@ -3,6 +3,8 @@
     python scripts/benchmark.py engine [--players 4] [--seconds 2] [--repeats 5]
         Engine decisions/s and games/s for uniformly random full games through the public API
         (game.legal_moves() + game.play(str)); median (min-max) over the repeats.
+    python scripts/benchmark.py koenig-engine [--players 4] [--seconds 2] [--repeats 5] [--discard one]
+        The same for the Kardinal & König engine (kardinal_env.koenig; 3-5 players, default board).
     python scripts/benchmark.py env [--players 4] [--seconds 2] [--repeats 5]
         Random masked play through kardinal_v0.env() (agent_iter / last / step; observation and
         mask built every step) side by side, in the same run, with PettingZoo's connect_four_v3
@@ -63,6 +65,29 @@ def bench_engine(players: int, seconds: float, repeats: int, seed: int = 0) -> d
     return {"decisions_per_s": statistics.median(steps), "games_per_s": statistics.median(games)}
 
 
+def bench_koenig_engine(players: int, seconds: float, repeats: int, discard: str = "one", seed: int = 0) -> dict:
+    from kardinal_env.koenig import Game, Rules
+
+    rules = Rules(players=players, discard=discard)
+    rng = random.Random(seed)
+    games = [0]
+
+    def one_game():
+        game = Game(rules, seed=games[0])
+        games[0] += 1
+        n = 0
+        while not game.is_over:
+            game.play(rng.choice(game.legal_moves()))
+            n += 1
+        return n, 1
+
+    steps, per_game = _timed(one_game, seconds, repeats)
+    print(f"koenig engine, {players} players, discard={discard!r}, random legal moves (legal_moves + play):")
+    print(f"  decisions/s  {_fmt(steps)}   median (min-max) of {repeats} x {seconds:g} s")
+    print(f"  games/s      {_fmt(per_game)}")
+    return {"decisions_per_s": statistics.median(steps), "games_per_s": statistics.median(per_game)}
+
+
 def _aec_game(env, rng):
     env.reset()
     n = 0
@@ -99,7 +124,10 @@ def bench_env(players: int, seconds: float, repeats: int, seed: int = 0) -> dict
     print(f"  kardinal_v0 ({players} players, {kardinal.unwrapped.codec.num_actions} actions, "
           f"obs {kardinal.unwrapped.encoder.shape}): {_fmt(k_steps)} agent-steps/s, {_fmt(k_games)} games/s")
     print(f"  connect_four_v3:                     {_fmt(c_steps)} agent-steps/s")
-    print(f"  ratio kardinal / connect_four: {statistics.median(ratios):.2f} (per-repeat {min(ratios):.2f}-{max(ratios):.2f})")
+    print(
+        f"  ratio kardinal / connect_four: {statistics.median(ratios):.2f} "
+        f"(per-repeat {min(ratios):.2f}-{max(ratios):.2f})"
+    )
     results.update(kardinal=statistics.median(k_steps), connect_four=statistics.median(c_steps),
                    ratio=statistics.median(ratios))
     return results
@@ -107,13 +135,16 @@ def bench_env(players: int, seconds: float, repeats: int, seed: int = 0) -> dict
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", nargs="?", default="engine", choices=["engine", "env"])
+    parser.add_argument("what", nargs="?", default="engine", choices=["engine", "koenig-engine", "env"])
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--discard", default="one", help="koenig-engine only: 'one' or 'any'")
     args = parser.parse_args()
     if args.what == "engine":
         bench_engine(args.players, args.seconds, args.repeats)
+    elif args.what == "koenig-engine":
+        bench_koenig_engine(args.players, args.seconds, args.repeats, args.discard)
     else:
         bench_env(args.players, args.seconds, args.repeats)
 

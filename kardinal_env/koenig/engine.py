@@ -428,14 +428,19 @@ class Game:
         """Legal moves of the current decision in notation, each once (empty once the game is over)."""
         names = self._names
         if names is None:
-            table = self.board.moves
-            names = self._names = [table[m] for m in self.legal_move_ids()]
+            moves = self._moves
+            if moves is None:
+                moves = self._moves = self._generate()
+            names = self._names = list(map(self.board.moves.__getitem__, moves))
         return list(names)
 
     def play(self, move: str) -> None:
         """Play one move in notation; :class:`IllegalMoveError` names the rule it breaks."""
+        moves = self._moves
+        if moves is None:
+            moves = self._moves = self._generate()
         m = self.board.move_index.get(move) if isinstance(move, str) else None
-        if m is None or m not in self.legal_move_ids():
+        if m is None or m not in moves:
             self._reject(move)
         self._apply(m)
 
@@ -538,36 +543,31 @@ class Game:
         hand = self._hands[seat]
         P = b.pay_stride
         if phase == _PLACE:
-            # Payment offsets per country: the single card (j = 0) if held, the pair held (j = 1 + t) if any.
-            pairs = tuple(1 + t for t, k in enumerate(hand) if k >= 2)
-            if pairs:
-                country_type = b.country_type
-                countries = range(len(country_type))
-                payable = [((0, *pairs) if hand[country_type[c]] else pairs) for c in countries]
-            else:
-                countries = [c for t, k in enumerate(hand) if k for c in b.type_countries[t]]
-                payable = None
+            # Singles pay the countries their type names; a pair (j = 1 + t) pays every country.
+            pairs = [1 + t for t, k in enumerate(hand) if k >= 2]
+            type_countries = b.type_countries
+            singles = [c for t, k in enumerate(hand) if k for c in type_countries[t]]
             out = []
             if self._cl_left[seat]:
                 kids = self._kids
-                if payable is None:
-                    for c in countries:
-                        out += kids[c][0]
-                else:
-                    for c in countries:
-                        k = kids[c]
-                        for j in payable[c]:
-                            out += k[j]
+                for c in singles:
+                    out += kids[c][0]
+                for j in pairs:
+                    for k in kids:
+                        out += k[j]
             if self._ad_left[seat]:
                 cl_max, ad_total = self._cl_max, self._ad_total
                 abase = b.advisor_base
-                for c in countries:
-                    if ad_total[c] < cl_max[c]:  # also excludes empty countries (cl_max 0)
-                        base = abase + c * P
-                        if payable is None:
-                            out.append(base)
-                        else:
-                            out += [base + j for j in payable[c]]
+                if pairs:
+                    country_type = b.country_type
+                    for c in range(len(cl_max)):
+                        if ad_total[c] < cl_max[c]:  # also excludes empty countries (cl_max 0)
+                            base = abase + c * P
+                            if hand[country_type[c]]:
+                                out.append(base)
+                            out += [base + j for j in pairs]
+                else:
+                    out += [abase + c * P for c in singles if ad_total[c] < cl_max[c]]
             dbase = b.discard_base
             out += [dbase + t for t, k in enumerate(hand) if k]
             return out
