@@ -2,13 +2,20 @@
 
 Reads a ``kardinal-record/1`` file (``kardinal_env.record``), replays every move through the engine,
 checks the recorded result, prints the final position as text and ``record OK: N moves replayed``.
-Exit status 0 when the record is valid, 1 (with ``error: FILE: what is wrong`` on stderr) otherwise.
+With ``-o/--output game.html`` it also writes the game as a self-contained HTML replay
+(``kardinal_env.replay_html``: step through every position in a browser) and prints
+``wrote HTML replay: game.html``. Exit status 0 when the record is valid, 1 (with
+``error: FILE: what is wrong`` on stderr) otherwise; 2 for bad arguments.
 Also installed as the console command ``kardinal-replay``.
+
+Python: :func:`replay_file` (the game and its text picture) and :func:`write_html` (record file to
+HTML file); ``kardinal_env.replay_html.write_replay_html(record, path)`` for a record dict.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .engine import Game
@@ -16,7 +23,7 @@ from .errors import RecordError
 from .record import FORMAT, read_record_file
 from .render import game_text
 
-__all__ = ["main", "replay_file"]
+__all__ = ["main", "replay_file", "write_html"]
 
 
 def replay_file(path: str) -> tuple[Game, str]:
@@ -29,17 +36,36 @@ def replay_file(path: str) -> tuple[Game, str]:
     return game, game_text(game)
 
 
+def write_html(path: str, output: str) -> str:
+    """Write the record file ``path`` as an HTML replay to ``output`` (:class:`RecordError` naming
+    ``path`` if the record is invalid, or ``output`` if it cannot be written); returns ``output``."""
+    from .replay_html import write_replay_html
+
+    data = read_record_file(path)
+    try:
+        return write_replay_html(data, output, source=path)
+    except OSError as exc:
+        raise RecordError(f"{output}: cannot write the HTML replay: {exc.strerror or exc}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kardinal-replay", description=__doc__.split("\n")[0])
     parser.add_argument("file", help="a record file (JSON)")
+    parser.add_argument("-o", "--output", metavar="HTML", help="also write a self-contained HTML replay to this file")
     args = parser.parse_args(argv)
+    if args.output is not None and (os.path.isdir(args.output) or not args.output.strip()):
+        parser.error(f"-o/--output {args.output!r}: give a file name, not a directory")
     try:
         game, text = replay_file(args.file)
+        if args.output is not None:
+            write_html(args.file, args.output)
     except RecordError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(text)
     print(f"record OK: {game.move_count} moves replayed")
+    if args.output is not None:
+        print(f"wrote HTML replay: {args.output}")
     return 0
 
 
