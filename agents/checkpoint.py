@@ -86,13 +86,21 @@ def _short(exc: BaseException) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
+def _load_failure(magic: bytes, size: int, exc: Exception) -> str:
+    first = " ".join(str(exc).split()).split(". ")[0] or type(exc).__name__
+    if len(first) > 160:
+        first = first[:157] + "..."
+    if magic.startswith(b"PK"):
+        if "weights only" in str(exc).lower() or "weights_only" in str(exc):
+            return f"holds objects other than tensors and plain values ({size} bytes; weights_only load: {first})"
+        return f"truncated or damaged torch file ({size} bytes): {first}"
+    return f"not a torch checkpoint file ({size} bytes, does not start like one): {first}"
+
+
 def read_checkpoint(path, build: bool = True):
     """``(checkpoint dict, network in eval mode or None)`` of the checkpoint at ``path`` after checking
     it (see the module docstring); :class:`CheckpointError` otherwise. ``build=False`` skips building
     the network (the weights are then not checked)."""
-    import pickle
-    import zipfile
-
     import torch
 
     path = str(path)
@@ -103,25 +111,12 @@ def read_checkpoint(path, build: bool = True):
     size = os.path.getsize(path)
     if size == 0:
         raise CheckpointError(path, "empty file")
+    with open(path, "rb") as fh:
+        magic = fh.read(4)
     try:
         ckpt = torch.load(path, weights_only=True, map_location="cpu")
-    except (
-        RuntimeError,
-        pickle.UnpicklingError,
-        EOFError,
-        zipfile.BadZipFile,
-        ValueError,
-        OSError,
-        UnicodeDecodeError,
-        AttributeError,
-        ImportError,
-        IndexError,
-        KeyError,
-        TypeError,
-    ) as exc:
-        raise CheckpointError(
-            path, f"cannot be read by torch.load ({size} bytes, truncated or not a torch file?): {_short(exc)}"
-        ) from None
+    except Exception as exc:  # torch raises many types for damaged files; all mean "not readable"
+        raise CheckpointError(path, _load_failure(magic, size, exc)) from None
     if not isinstance(ckpt, dict):
         raise CheckpointError(path, f"holds a {type(ckpt).__name__}, expected a dict with 'model' and 'model_config'")
     missing = [k for k in ("model", "model_config") if k not in ckpt]

@@ -18,7 +18,6 @@ import argparse
 import dataclasses
 import difflib
 import math
-import os
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -251,12 +250,6 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
         raise ConfigError(f"config key 'exp_name' ({sources.get('exp_name', 'default')}): must not be empty")
     if not cfg.runs_dir.strip():
         raise ConfigError(f"config key 'runs_dir' ({sources.get('runs_dir', 'default')}): must not be empty")
-    name = cfg.resolved_run_name()
-    if name in (".", "..") or os.sep in name or (os.altsep and os.altsep in name):
-        raise ConfigError(
-            f"config key 'run_name' ({sources.get('run_name', 'default')}): {name!r} is not allowed; expected a "
-            "plain directory name (no path separators; runs_dir sets the parent directory)"
-        )
     return cfg
 
 
@@ -267,16 +260,18 @@ def load_yaml(path) -> dict:
 
     path = str(path)
     try:
-        with open(path) as fh:
-            text = fh.read()
+        fh = open(path)
     except FileNotFoundError:
         raise ConfigError(f"config file {path!r} does not exist") from None
     except IsADirectoryError:
         raise ConfigError(f"config file {path!r} is a directory, not a YAML file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ConfigError(f"config file {path!r} cannot be read: {exc}") from None
     try:
-        data = yaml.safe_load(text)
+        with fh:
+            data = yaml.safe_load(fh)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path!r} is not a text file: {exc}") from None
     except yaml.YAMLError as exc:
         detail = " ".join(str(exc).split())
         raise ConfigError(f"config file {path!r} is not valid YAML: {detail}") from None

@@ -1,0 +1,163 @@
+"""agents.config: every training option documented, typed and checked before anything runs."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agents import rewards
+from agents.config import (
+    REWARD_SCHEMES,
+    ConfigError,
+    TrainConfig,
+    build_parser,
+    config_from_args,
+    load_yaml,
+    make_config,
+    parse_set,
+)
+
+FIELDS = [f.name for f in dataclasses.fields(TrainConfig)]
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+
+def _cfg(argv):
+    return config_from_args(build_parser().parse_args(argv))
+
+
+def test_every_option_has_help_shown_by_help():
+    text = build_parser(prog="kardinal-train").format_help()
+    for f in dataclasses.fields(TrainConfig):
+        assert f.metadata["help"], f.name
+        assert f"--{f.name}" in text, f.name
+    # the help texts themselves, not only the flags (argparse.SUPPRESS used to hide them all)
+    assert "share of games against the greedy baseline" in " ".join(text.split())
+    assert "a step = one stored learner decision" in " ".join(text.split())
+    assert "default: 200000" in text
+
+
+def test_defaults_and_the_default_preset_load(tmp_path):
+    assert make_config() == TrainConfig()
+    cfg = _cfg(["--config", str(CONFIGS / "default.yaml")])
+    assert cfg.total_steps == 120_000 and cfg.greedy_share == 0.5 and cfg.learning_rate == 3e-4
+    assert cfg.run_name == "default" and cfg.bc_games == 1000 and cfg.progress is True
+    for preset in ("long_2p", "long_4p"):
+        _cfg(["--config", str(CONFIGS / f"{preset}.yaml")])  # every shipped preset is valid
+
+
+def test_precedence_yaml_then_set_then_flags(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text("total_steps: 5000\nseed: 3\nprogress: false\n")
+    cfg = _cfg(["--config", str(path), "--set", "total_steps=7000", "--set", "seed=4", "--seed", "5"])
+    assert (cfg.total_steps, cfg.seed, cfg.progress) == (7000, 5, False)
+
+
+@pytest.mark.parametrize(
+    ("key", "text", "value"),
+    [
+        ("progress", "false", False),
+        ("progress", "True", True),
+        ("progress", "no", False),
+        ("total_steps", "2e5", 200_000),
+        ("total_steps", "120_000", 120_000),
+        ("learning_rate", "3e-4", 3e-4),
+        ("greedy_share", "1", 1.0),
+        ("reward", "margin", "margin"),
+        ("run_name", "2024", "2024"),
+    ],
+)
+def test_set_values_are_converted_by_the_field_type(key, text, value):
+    cfg = _cfg(["--set", f"{key}={text}"])
+    assert getattr(cfg, key) == value and type(getattr(cfg, key)) is type(value)
+
+
+@pytest.mark.parametrize(
+    ("argv", "needles"),
+    [
+        (["--set", "progress=flase"], ["'progress'", "'flase'", "not a boolean", "true or false"]),
+        (["--set", "greedy_share=1.5"], ["'greedy_share'", "'1.5'", "from 0.0 to 1.0"]),
+        (["--set", "greedy_share=-0.1"], ["'greedy_share'", "'-0.1'"]),
+        (
+            ["--set", "greedy_share=0.6", "--set", "pool_share=0.5"],
+            ["greedy_share + pool_share + random_share", "at most 1", "1.1"],
+        ),
+        (["--set", "total_steps=abc"], ["'total_steps'", "'abc'", "not a number", "positive integer"]),
+        (["--set", "total_steps=2.5"], ["'total_steps'", "not an integer"]),
+        (["--set", "num_envs=0"], ["'num_envs'", "'0'", "positive integer"]),
+        (["--set", "reward=winloss"], ["'reward'", "'winloss'", "win_loss, margin"]),
+        (["--set", "preset=french"], ["'preset'", "english, german"]),
+        (["--set", "players=5"], ["'players'", "from 2 to 4"]),
+        (["--set", "learning_rate=0"], ["'learning_rate'", "greater than 0"]),
+        (["--set", "learning_rate=inf"], ["'learning_rate'", "not a finite number"]),
+        (["--set", "gamma=1.01"], ["'gamma'", "from 0.0 to 1.0"]),
+        (["--set", "torch_threads=0"], ["'torch_threads'", "positive integer"]),
+        (["--set", "seed=-1"], ["'seed'", ">= 0"]),
+        (["--set", "crop_margin=0"], ["'crop_margin'"]),
+        (["--set", "totl_steps=5"], ["unknown config key 'totl_steps'", "did you mean 'total_steps'"]),
+        (["--set", "total_steps"], ["--set expects KEY=VALUE", "'total_steps'"]),
+        (["--total_steps", "x"], ["'total_steps'", "(--total_steps)", "'x'"]),
+        (["--config", "no/such.yaml"], ["config file 'no/such.yaml' does not exist"]),
+    ],
+)
+def test_bad_values_name_key_value_and_what_is_allowed(argv, needles):
+    with pytest.raises(ConfigError) as info:
+        _cfg(argv)
+    for needle in needles:
+        assert needle in str(info.value), (needle, str(info.value))
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("a: [1, 2\n", "is not valid YAML"),
+        ("- 1\n- 2\n", "must be a mapping of config keys to values"),
+        ("just a string\n", "must be a mapping"),
+        ("total_steps: [1, 2]\n", "'total_steps'"),
+        ("progress: maybe\n", "'progress'"),
+        ("bogus_key: 1\n", "unknown config key 'bogus_key'"),
+        ("run_name:\n", "'run_name'"),
+    ],
+)
+def test_bad_yaml_files_are_named(tmp_path, text, needle):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        _cfg(["--config", str(path)])
+    assert needle in str(info.value)
+    if "YAML" in needle or "mapping" in needle or "unknown" in needle or "'" in needle:
+        assert str(path) in str(info.value)
+
+
+def test_empty_yaml_is_no_options(tmp_path):
+    path = tmp_path / "empty.yaml"
+    path.write_text("# nothing\n")
+    assert load_yaml(path) == {}
+
+
+def test_binary_file_as_yaml(tmp_path):
+    path = tmp_path / "x.yaml"
+    path.write_bytes(bytes(range(256)))
+    with pytest.raises(ConfigError, match="x.yaml"):
+        load_yaml(path)
+
+
+def test_config_dict_sources_are_named():
+    with pytest.raises(ConfigError, match=r"config key 'num_envs' \(my source\)"):
+        make_config(("my source", {"num_envs": -3}))
+    assert parse_set(["a=b=c"]) == {"a": "b=c"}
+
+
+def test_presets_only_use_known_keys_with_valid_values():
+    paths = sorted(CONFIGS.glob("*.yaml"))
+    assert len(paths) >= 3
+    for path in paths:
+        data = yaml.safe_load(path.read_text())
+        assert set(data) <= set(FIELDS), path
+        make_config((str(path), data))
+
+
+def test_reward_schemes_agree_with_the_reward_module():
+    assert REWARD_SCHEMES == rewards.REWARD_SCHEMES
