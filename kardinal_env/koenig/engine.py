@@ -605,6 +605,22 @@ class Game:
         b = self.board
         self._history.append(m)
         self._names = None
+        if m >= b.draw_base:  # a draw: the most frequent decision
+            seat = self._current
+            if m == b.deck_id:
+                t = self._deck.pop()
+                if not self._deck:
+                    self._runout()
+            else:
+                t = m - b.draw_base
+                self._display.remove(t)
+            self._hands[seat][t] += 1
+            self._hand_size[seat] += 1
+            if self._hand_size[seat] >= HAND_SIZE or not (self._display or self._deck):
+                self._end_turn()
+            else:
+                self._moves = None
+            return
         if m < b.end_id:
             P = b.pay_stride
             seat = self._current
@@ -656,7 +672,7 @@ class Game:
             self._start_draw()
         elif m == b.end_id:
             self._start_draw()
-        elif m < b.draw_base:
+        else:  # a discard
             seat = self._current
             t = m - b.discard_base
             self._hands[seat][t] -= 1
@@ -667,21 +683,6 @@ class Game:
                 self._start_draw()
             else:
                 self._phase = _DISCARD
-                self._moves = None
-        else:
-            seat = self._current
-            if m == b.deck_id:
-                t = self._deck.pop()
-                if not self._deck:
-                    self._runout()
-            else:
-                t = m - b.draw_base
-                self._display.remove(t)
-            self._hands[seat][t] += 1
-            self._hand_size[seat] += 1
-            if self._hand_size[seat] >= HAND_SIZE or not (self._display or self._deck):
-                self._end_turn()
-            else:
                 self._moves = None
 
     def _start_draw(self) -> None:
