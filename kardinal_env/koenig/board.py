@@ -183,10 +183,10 @@ def validate_board(data: object, where: str = "board") -> dict:
     seen: set[frozenset] = set()
     for i, road in enumerate(roads):
         a, b = _pair(road, f"{where}: roads[{i}]", site_ids, "site")
-        key = frozenset((a, b))
-        if key in seen:
+        pair = frozenset((a, b))
+        if pair in seen:
             raise BoardError(f"{where}: roads[{i}]: road {a}-{b} is listed twice")
-        seen.add(key)
+        seen.add(pair)
 
     alliances = data["alliances"]
     if not isinstance(alliances, list):
@@ -194,10 +194,10 @@ def validate_board(data: object, where: str = "board") -> dict:
     seen = set()
     for i, alliance in enumerate(alliances):
         a, b = _pair(alliance, f"{where}: alliances[{i}]", country_ids, "country")
-        key = frozenset((a, b))
-        if key in seen:
+        pair = frozenset((a, b))
+        if pair in seen:
             raise BoardError(f"{where}: alliances[{i}]: alliance {a}-{b} is listed twice")
-        seen.add(key)
+        seen.add(pair)
 
     if "layout" in data:
         layout = data["layout"]
@@ -304,7 +304,9 @@ class Board:
         self.country_ids = tuple(c["id"] for c in data["countries"])
         self.country_names = tuple(c["name"] for c in data["countries"])
         self.country_index = {cid: i for i, cid in enumerate(self.country_ids)}
-        site_ids, site_country, country_sites = [], [], []
+        site_ids: list[str] = []
+        site_country: list[int] = []
+        country_sites: list[tuple[int, ...]] = []
         for ci, country in enumerate(data["countries"]):
             first = len(site_ids)
             site_ids += country["sites"]
@@ -324,7 +326,7 @@ class Board:
                 country_type[c] = i
         self.country_type = tuple(country_type)
         self.counts = tuple(c["count"] for c in cards)
-        adjacency = [[] for _ in site_ids]
+        adjacency: list[list[int]] = [[] for _ in site_ids]
         roads = []
         for a, b in data["roads"]:
             ia, ib = self.site_index[a], self.site_index[b]

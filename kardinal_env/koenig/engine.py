@@ -73,6 +73,7 @@ and free sites so that no decision rescans the board.
 from __future__ import annotations
 
 import random
+from typing import NoReturn
 
 from . import scoring
 from .board import Board
@@ -145,6 +146,17 @@ class Game:
         "_missed",
         "_winners",
     )
+
+    _moves: list[int] | None
+    _names: list[str] | None
+    _pile: list[int]
+    _history: list[int]
+    _missed: list[tuple[int, int]]
+    _interim: list[int] | None
+    _final: dict[str, list[int]] | None
+    _winners: list[int] | None
+    _reshuffled: list[int] | None
+    _plan: list[int] | None
 
     def __init__(
         self,
@@ -219,6 +231,7 @@ class Game:
             isinstance(t, int) and not isinstance(t, bool) and t in b.type_index for t in given
         ):
             raise DeckError(f"{what}: expected a list of card types {list(b.types)}, got {given!r}")
+        given = list(given)
         if cards is not None and sorted(given) != cards:
             raise DeckError(
                 f"{what}: holds {_census(given)} but the {self.rules.players}-player deck on board "
@@ -535,7 +548,7 @@ class Game:
         b = self.board
         if phase == _DRAW:
             base = b.draw_base
-            out = [base + t for t in sorted(set(self._display))]
+            out: list[int] = [base + t for t in sorted(set(self._display))]
             if self._deck:
                 out.append(b.deck_id)
             return out
@@ -589,7 +602,7 @@ class Game:
         if not opts:
             return []
         P = b.pay_stride
-        out = []
+        out: list[int] = []
         if self._cl_left[seat]:
             k = self._kids[c]
             for j in opts:
@@ -759,7 +772,7 @@ class Game:
         self._moves = []
 
     # ------------------------------------------------------------------ diagnosis
-    def _reject(self, move: object) -> None:
+    def _reject(self, move: object) -> NoReturn:
         rule, reason = self._explain(move)
         raise IllegalMoveError(f"{rule}: {reason} ({move!r})", rule, move)
 

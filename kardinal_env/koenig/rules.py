@@ -29,9 +29,10 @@ is rejected for that player count.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from .board import BoardError, board_names, compile_board, load_board
+from .board import Board, BoardError, board_names, compile_board, load_board
 
 __all__ = ["Rules", "RulesError", "DISCARD_OPTIONS", "REMOVED_PER_TYPE", "CLOISTERS", "ADVISORS", "HAND_SIZE"]
 
@@ -57,7 +58,10 @@ class Rules:
 
     players: int
     discard: str = "one"
-    board: object = None
+    board: Any = None
+    #: The compiled board (set from ``board``; not a constructor argument).
+    compiled: Board = field(init=False, repr=False, compare=False)
+    _key: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.players, bool) or not isinstance(self.players, int) or not 3 <= self.players <= 5:
