@@ -181,7 +181,7 @@ td.gain { outline: 2px solid var(--accent); border-radius: 3px; }
 .sw { display: inline-block; width: 11px; height: 11px; border: 1px solid #000; vertical-align: -1px;
   margin-right: 2px; border-radius: 2px; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 12px; color: var(--muted); }
-.legend svg { width: 26px; height: 14px; vertical-align: -3px; }
+.legend svg { height: 14px; vertical-align: -3px; }
 button { background: #2d353d; color: var(--text); border: 1px solid #46505a; border-radius: 4px; padding: 4px 10px;
   font: inherit; cursor: pointer; }
 button:hover:not(:disabled) { background: #3a444e; }
@@ -313,22 +313,39 @@ function chipsTable(seatColours, pos, result, opts) {
   return h;
 }
 
+// Fill the result element: final scores and winners (data-scores / data-winners hold them as JSON).
+function showResult(el, result, names, running) {
+  if (result) {
+    const w = result.winners;
+    el.innerHTML = `<table><tr><th>seat</th><th>final score</th><th></th></tr>` + result.scores.map((s, i) =>
+      `<tr class="${w.includes(i) ? "winner" : ""}" data-seat="${i}" data-score="${s}"><td>${esc(names[i])}</td>` +
+      `<td>${s}</td><td>${w.includes(i) ? "winner" : ""}</td></tr>`).join("") + `</table>`;
+    el.dataset.scores = JSON.stringify(result.scores);
+    el.dataset.winners = JSON.stringify(w);
+  } else {
+    el.textContent = running;
+    el.dataset.scores = "[]";
+    el.dataset.winners = "[]";
+  }
+}
+
 function legendHTML() {
-  const icon = inner => `<svg viewBox="0 0 2 1">${inner}</svg>`;
+  const icon = (inner, w) => `<svg viewBox="0 0 ${w} 1" style="width:${14 * w}px">${inner}</svg>`;
+  const item = (inner, w, text) => `<span>${icon(inner, w)} ${text}</span>`;
   return `<div class="legend">` +
-    `<span>${icon(`<rect x="0.05" y="0.05" width="0.9" height="0.9" fill="#ebebeb"/>`)}house</span>` +
-    `<span>${icon(`<rect x="0.05" y="0.05" width="0.9" height="0.9" fill="#141414"/>` +
-                  `<circle cx="0.5" cy="0.5" r="0.34" fill="#ebebeb"/>`)}tower</span>` +
-    `<span>${icon(`<rect x="0.05" y="0.05" width="1.9" height="0.9" fill="#ebebeb"/>` +
-                  `<rect x="0.3" y="0.45" width="1.4" height="0.1" fill="#141414"/>`)}yard</span>` +
-    `<span>${icon(`<rect x="0.05" y="0.05" width="0.9" height="0.9" fill="${CATHEDRAL}"/>` +
-                  `<rect x="1.05" y="0.05" width="0.9" height="0.9" fill="#141414"/>` +
-                  `<circle cx="1.5" cy="0.5" r="0.34" fill="${CATHEDRAL}"/>`)}cathedral</span>` +
-    `<span>${icon(`<circle cx="0.5" cy="0.5" r="0.3" fill="${CARDINAL}"/>`)}cardinal</span>` +
-    `<span>${icon(`<rect x="0.1" y="0.1" width="0.8" height="0.8" fill="none" stroke="${LAST}" ` +
-                  `stroke-width="0.1"/>`)}built last</span>` +
-    `<span>${icon(`<rect x="0.15" y="0.15" width="0.7" height="0.7" fill="${SITE}"/>`)}site</span>` +
-    `<span>${[0, 1, 2, 3].map(c => swatch(c) + c).join(" ")}</span></div>`;
+    item(`<rect x="0.05" y="0.05" width="0.9" height="0.9" fill="#ebebeb"/>`, 1, "house") +
+    item(`<rect x="0.05" y="0.05" width="0.9" height="0.9" fill="#141414"/>` +
+         `<circle cx="0.5" cy="0.5" r="0.34" fill="#ebebeb"/>`, 1, "tower") +
+    item(`<rect x="0.05" y="0.05" width="1.9" height="0.9" fill="#ebebeb"/>` +
+         `<rect x="0.3" y="0.45" width="1.4" height="0.1" fill="#141414"/>`, 2, "yard") +
+    item(`<rect x="0.05" y="0.05" width="0.9" height="0.9" fill="${CATHEDRAL}"/>` +
+         `<rect x="1.05" y="0.05" width="0.9" height="0.9" fill="#141414"/>` +
+         `<circle cx="1.5" cy="0.5" r="0.34" fill="${CATHEDRAL}"/>`, 2, "cathedral") +
+    item(`<circle cx="0.5" cy="0.5" r="0.3" fill="${CARDINAL}"/>`, 1, "cardinal") +
+    item(`<rect x="0.1" y="0.1" width="0.8" height="0.8" fill="none" stroke="${LAST}" stroke-width="0.1"/>`, 1,
+         "built last") +
+    item(`<rect x="0.15" y="0.15" width="0.7" height="0.7" fill="${SITE}"/>`, 1, "site") +
+    `<span>colours ${[0, 1, 2, 3].map(c => swatch(c) + c).join(" ")}</span></div>`;
 }
 """
 
@@ -437,19 +454,8 @@ function init() {
     else if (e.key === " ") { e.preventDefault(); togglePlay(); }
   });
   document.getElementById("legend").innerHTML = legendHTML();
-  const scores = document.getElementById("scores");
-  if (D.result) {
-    const w = D.result.winners;
-    scores.innerHTML = `<table><tr><th>seat</th><th>final score</th><th></th></tr>` +
-      D.result.scores.map((s, i) => `<tr class="${w.includes(i) ? "winner" : ""}" data-seat="${i}" data-score="${s}">` +
-        `<td>seat ${i}</td><td>${s}</td><td>${w.includes(i) ? "winner" : ""}</td></tr>`).join("") + `</table>`;
-    scores.dataset.scores = JSON.stringify(D.result.scores);
-    scores.dataset.winners = JSON.stringify(w);
-  } else {
-    scores.textContent = `unfinished game (${N} moves recorded)`;
-    scores.dataset.scores = "[]";
-    scores.dataset.winners = "[]";
-  }
+  const seats = D.seat_colours.map((_, i) => `seat ${i}`);
+  showResult(document.getElementById("scores"), D.result, seats, `unfinished game (${N} moves recorded)`);
   const m = /^#(\d+)$/.exec(location.hash);
   show(m ? Number(m[1]) : 0);
   document.body.dataset.ready = "1";

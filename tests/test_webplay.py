@@ -1,0 +1,225 @@
+"""The local play server (agents.webplay) through its HTTP API, without a browser
+(tests/test_browser.py plays it by clicking in Chromium). Every server is stopped by its test."""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+
+from agents import AgentSpecError
+from agents.webplay import PlaySession, main, make_server
+from kardinal_env import Game
+
+
+@pytest.fixture
+def server():
+    srv = make_server(["random"], players=2, human_seat=0, port=0, seed=3)
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def _call(srv, method: str, path: str, body=None, raw: bytes | None = None, headers=None):
+    """(status, headers, parsed JSON or text) of one request."""
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    req = urllib.request.Request(srv.url.rstrip("/") + path, data=data, method=method, headers=headers or {})
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            status, hdrs, payload = resp.status, resp.headers, resp.read()
+    except urllib.error.HTTPError as err:
+        status, hdrs, payload = err.code, err.headers, err.read()
+    text = payload.decode("utf-8")
+    if hdrs.get("Content-Type", "").startswith("application/json"):
+        return status, hdrs, json.loads(text)
+    return status, hdrs, text
+
+
+def _play_out(srv, rng: random.Random) -> dict:
+    status, _, state = _call(srv, "GET", "/api/state")
+    assert status == 200
+    while state["result"] is None:
+        assert state["your_turn"] and state["legal"], state
+        move = rng.choice(state["legal"])
+        status, _, state = _call(srv, "POST", "/api/move", {"move": move, "at": state["move_count"]})
+        assert status == 200, state
+        assert move in state["history"]
+    return state
+
+
+def test_full_game_and_record_download(server):
+    state = _play_out(server, random.Random(0))
+    assert state["phase"] == "over" and not state["your_turn"] and state["legal"] == []
+    status, headers, record = _call(server, "GET", "/api/record")
+    assert status == 200
+    assert headers["Content-Disposition"] == f'attachment; filename="kardinal-game-{state["game_id"]}.json"'
+    game = Game.from_record(record)  # replays and checks the recorded result
+    assert game.scores() == state["result"]["scores"] and game.winners() == state["result"]["winners"]
+    assert record["moves"] == state["history"]
+    assert len(state["movers"]) == len(state["history"])
+    assert set(state["movers"]) == {0, 1}
+    # after the end every move is refused
+    status, _, err = _call(server, "POST", "/api/move", {"move": "C-"})
+    assert status == 400 and err["rule"] == "game over"
+
+
+def test_state_matches_the_engine(server):
+    status, _, state = _call(server, "GET", "/api/state")
+    game = Game.from_record(_call(server, "GET", "/api/record")[2])
+    assert state["legal"] == game.legal_moves()
+    assert state["chips"] == game.chips() and state["supply"] == game.supply()
+    assert state["sites"] == [list(sq) for sq in game.sites()]
+    assert [b["squares"] for b in state["buildings"]] == [[list(q) for q in b.squares] for b in game.buildings()]
+    assert state["names"] == ["you", "random"] and state["human_seat"] == 0
+
+
+@pytest.mark.parametrize(
+    "move,rule",
+    [
+        ("H0@0,1", "rule IV"),  # a house next to the nave
+        ("H0@5,5", "rule 0 (placement)"),  # touches nothing
+        ("chip:0", "phase"),
+        ("C@0,1", "phase"),
+        ("H0@0,01", "malformed move"),
+        ("hello", "malformed move"),
+        ("H2@2,0", "rule 0 (placement)"),  # seat 0 does not build colour 2 in the 2-player game
+    ],
+)
+def test_illegal_move_is_refused_and_changes_nothing(server, move, rule):
+    before = _call(server, "GET", "/api/state")[2]
+    status, _, err = _call(server, "POST", "/api/move", {"move": move, "at": before["move_count"]})
+    assert status == 400
+    assert err["rule"] == rule and err["error"].startswith(f"illegal move {move!r}: {rule}")
+    assert _call(server, "GET", "/api/state")[2] == before
+
+
+@pytest.mark.parametrize(
+    "body,status,fragment",
+    [
+        (b"{not json", 400, "the request body is not JSON"),
+        (b"[1, 2]", 400, "must be a JSON object, got list"),
+        (b'{"move": "H0@2,0", "extra": 1}', 400, "unknown field(s) ['extra']"),
+        (b'{"at": 0}', 400, "missing field 'move'"),
+        (b'{"move": 7}', 400, "field 'move' must be a move string"),
+        (b'{"move": "H0@2,0", "at": "0"}', 400, "field 'at' must be the move count"),
+        (b'{"move": "H0@2,0", "at": 99}', 409, "stale: you saw move count 99"),
+        (b"\xff\xfe", 400, "not JSON"),
+        (b" " * 5000, 413, "over the limit"),
+    ],
+)
+def test_bad_requests(server, body, status, fragment):
+    before = _call(server, "GET", "/api/state")[2]
+    got, _, err = _call(server, "POST", "/api/move", raw=body)
+    assert got == status and fragment in err["error"]
+    assert _call(server, "GET", "/api/state")[2] == before
+
+
+def test_wrong_paths_and_methods(server):
+    assert _call(server, "GET", "/nope")[0] == 404
+    assert _call(server, "POST", "/nope", {})[0] == 404
+    status, _, err = _call(server, "GET", "/api/move")
+    assert status == 405 and "takes POST" in err["error"]
+    assert _call(server, "POST", "/api/state", {})[0] == 405
+
+
+def test_page_is_self_contained(server):
+    status, headers, page = _call(server, "GET", "/")
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    assert "http://" not in page and "https://" not in page and "<script src" not in page
+    assert 'id="board"' in page and 'id="download"' in page and "function drawBoard" in page
+
+
+def test_new_game_and_agents_moving_first():
+    with make_server(["greedy", "random"], players=3, human_seat=2, port=0) as srv:
+        state = _call(srv, "GET", "/api/state")[2]
+        assert srv.server_address[0] == "127.0.0.1"
+        assert state["move_count"] > 0 and state["movers"][0] == 0 and state["your_turn"]
+        assert state["names"] == ["greedy", "random", "you"]
+        first = state["history"]
+        move = state["legal"][0]
+        state = _call(srv, "POST", "/api/move", {"move": move})[2]
+        assert state["history"][len(first)] == move
+        status, _, fresh = _call(srv, "POST", "/api/new", {})
+        assert status == 200 and fresh["game_id"] == state["game_id"] + 1
+        assert fresh["history"] == first  # agents are re-seeded: the same opening again
+
+
+def test_same_seed_same_agent_replies():
+    a = PlaySession(["random"], players=2, seed=5)
+    b = PlaySession(["random"], players=2, seed=5)
+    c = PlaySession(["random"], players=2, seed=6)
+    moves = []
+    for session in (a, b, c):
+        rng = random.Random(1)
+        state = session.state()
+        for _ in range(6):
+            state = session.play(rng.choice(state["legal"]))
+        moves.append(state["history"])
+    assert moves[0] == moves[1] and moves[0] != moves[2]
+
+
+def test_failing_agent_is_reported_and_blocks_the_turn():
+    session = PlaySession(["random"], players=2)
+
+    def broken(game):
+        raise RuntimeError("no idea")
+
+    session.agents[1].select_move = broken
+    state = session.state()
+    while state["your_turn"]:
+        state = session.play(state["legal"][0])
+    assert state["agent_error"] == "agent random (seat 1) failed: RuntimeError: no idea"
+    assert state["seat"] == 1 and state["legal"] == []
+    from agents.webplay import PlayError
+
+    with pytest.raises(PlayError, match="turn: seat 1 is on turn, you play seat 0") as info:
+        session.play("C-")
+    assert info.value.status == 400 and info.value.rule == "turn"
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,fragment",
+    [
+        ({"human_seat": 2}, ValueError, "human_seat must be 0..1"),
+        ({"port": 70000}, ValueError, "port must be 0..65535"),
+        ({"agents": ["nobody"]}, AgentSpecError, "unknown agent spec 'nobody'"),
+        ({"agents": ["random", "greedy"]}, ValueError, "2 agent specs for 1 other seats"),
+        ({"agents": []}, ValueError, "at least one agent spec"),
+        ({"players": 5}, ValueError, "players must be 2, 3 or 4"),
+        ({"seed": -1}, ValueError, "seed must be an integer >= 0"),
+    ],
+)
+def test_bad_settings(kwargs, error, fragment):
+    settings = {"agents": ["random"], "players": 2, "port": 0, **kwargs}
+    with pytest.raises(error, match=fragment.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        make_server(**settings)
+
+
+def test_stop_closes_the_socket_and_thread():
+    srv = make_server(["random"], port=0).start()
+    host, port = srv.server_address[:2]
+    assert _call(srv, "GET", "/api/state")[0] == 200
+    srv.stop()
+    assert not any(t.name == "kardinal-webplay" and t.is_alive() for t in threading.enumerate())
+    with pytest.raises(OSError), socket.create_connection((host, port), timeout=2):
+        pass
+
+
+def test_main_errors(capsys):
+    assert main(["--agents", "random", "--seat", "3"]) == 2
+    assert "human_seat must be 0..1" in capsys.readouterr().err
+    assert main(["--agents", "bogus"]) == 2
+    assert "unknown agent spec 'bogus'" in capsys.readouterr().err
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        assert main(["--agents", "random", "--port", str(port)]) == 2
+        assert f"cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err
