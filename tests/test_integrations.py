@@ -89,7 +89,13 @@ def test_sb3_maskable_ppo_self_play_and_vs_bots(tmp_path):
 
     vs_env = make_vs_bots_env(players=2, window=W, opponents=GreedyAgent(seed=0))
     model2 = MaskablePPO(
-        "MlpPolicy", vs_env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu",
+        "MlpPolicy",
+        vs_env,
+        n_steps=128,
+        batch_size=64,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
         policy_kwargs=dict(features_extractor_class=KardinalCNN, features_extractor_kwargs=dict(channels=8, blocks=2)),
     )
     model2.learn(total_timesteps=256)
@@ -122,8 +128,11 @@ def test_torchrl_pettingzoo_wrapper_collector_and_ppo_loss():
 
     agents = ["player_0", "player_1"]
     env = PettingZooWrapper(
-        env=kardinal_v0.env(players=2, window=W), use_mask=True, group_map={"players": agents},
-        categorical_actions=True, seed=0,
+        env=kardinal_v0.env(players=2, window=W),
+        use_mask=True,
+        group_map={"players": agents},
+        categorical_actions=True,
+        seed=0,
     )
     obs_key, mask_key = ("players", "observation", "observation"), ("players", "action_mask")
     n_actions = env.full_action_spec["players", "action"].space.n
@@ -173,8 +182,11 @@ def test_torchrl_pettingzoo_wrapper_collector_and_ppo_loss():
     assert data["players", "action_mask"][acting].gather(-1, chosen[:, None]).all()  # only legal moves
 
     keys = dict(
-        reward=("players", "reward"), done=("players", "done"), terminated=("players", "terminated"),
-        value=("players", "state_value"), advantage=("players", "advantage"),
+        reward=("players", "reward"),
+        done=("players", "done"),
+        terminated=("players", "terminated"),
+        value=("players", "state_value"),
+        advantage=("players", "advantage"),
         value_target=("players", "value_target"),
     )
     gae = GAE(gamma=0.99, lmbda=0.95, value_network=critic)
@@ -226,7 +238,9 @@ def test_tianshou_pettingzoo_env_marl_collect_and_update():
     qnet = QNet(env.action_space.n)
     dqn = DQN(
         policy=DiscreteQLearningPolicy(
-            model=qnet, action_space=env.action_space, observation_space=env.observation_space["observation"],
+            model=qnet,
+            action_space=env.action_space,
+            observation_space=env.observation_space["observation"],
             eps_training=0.1,
         ),
         optim=AdamOptimizerFactory(lr=1e-3),
@@ -267,11 +281,34 @@ def test_rllib_league_self_play_checkpoint_plays_via_rllib_agent(tmp_path, monke
 
     out = tmp_path / "rllib"
     # One iteration on a local Ray; threshold -1 so the league takes its first frozen snapshot.
-    rc = train_rllib.main([
-        "--players", "2", "--window", str(W), "--iterations", "1", "--train-batch-size", "256",
-        "--minibatch-size", "128", "--num-epochs", "1", "--channels", "8", "--blocks", "2",
-        "--win-rate-threshold", "-1", "--min-episodes", "0", "--object-store-mb", "128", "--out", str(out),
-    ])
+    rc = train_rllib.main(
+        [
+            "--players",
+            "2",
+            "--window",
+            str(W),
+            "--iterations",
+            "1",
+            "--train-batch-size",
+            "256",
+            "--minibatch-size",
+            "128",
+            "--num-epochs",
+            "1",
+            "--channels",
+            "8",
+            "--blocks",
+            "2",
+            "--win-rate-threshold",
+            "-1",
+            "--min-episodes",
+            "0",
+            "--object-store-mb",
+            "128",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0
     progress = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines()]
     assert progress[-1]["env_steps"] >= 256 and progress[-1]["league_size"] == 3
@@ -288,12 +325,36 @@ def test_rllib_league_self_play_checkpoint_plays_via_rllib_agent(tmp_path, monke
     assert game.is_over
 
     # --resume brings the league back (snapshots re-added before the weights are restored).
-    rc = train_rllib.main([
-        "--players", "2", "--window", str(W), "--iterations", "1", "--train-batch-size", "128",
-        "--minibatch-size", "128", "--num-epochs", "1", "--channels", "8", "--blocks", "2",
-        "--win-rate-threshold", "-1", "--min-episodes", "0", "--object-store-mb", "128",
-        "--out", str(tmp_path / "resumed"), "--resume", str(checkpoint),
-    ])
+    rc = train_rllib.main(
+        [
+            "--players",
+            "2",
+            "--window",
+            str(W),
+            "--iterations",
+            "1",
+            "--train-batch-size",
+            "128",
+            "--minibatch-size",
+            "128",
+            "--num-epochs",
+            "1",
+            "--channels",
+            "8",
+            "--blocks",
+            "2",
+            "--win-rate-threshold",
+            "-1",
+            "--min-episodes",
+            "0",
+            "--object-store-mb",
+            "128",
+            "--out",
+            str(tmp_path / "resumed"),
+            "--resume",
+            str(checkpoint),
+        ]
+    )
     assert rc == 0
     resumed = tmp_path / "resumed" / "checkpoint"
     assert json.loads((tmp_path / "resumed" / "progress.jsonl").read_text().splitlines()[-1])["league_size"] == 4
@@ -308,3 +369,140 @@ def test_rllib_league_self_play_checkpoint_plays_via_rllib_agent(tmp_path, monke
     logits = agent.action_logits(game)
     mask = GameFeaturizer().action_mask(game).astype(bool)
     assert np.isfinite(logits).all() and logits[mask].min() > -1e30 and (logits[~mask] < -1e30).all()
+
+
+# ---------------------------------------------------------------------- SB3 features extractors
+@pytest.mark.integration
+def test_sb3_crop_extractor_shapes_crop_and_errors():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("stable_baselines3")
+    pytest.importorskip("sb3_contrib")
+    from gymnasium import spaces
+
+    from kardinal_env.integrations.sb3 import KardinalCNN, KardinalCropCNN, make_self_play_env
+
+    env = make_self_play_env(players=2, window=53, pool=("random",))
+    obs, _ = env.reset(seed=3)
+    for _ in range(12):  # a few decisions in, so that the castle has grown
+        obs, _, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        assert not done
+    space = env.observation_space
+    assert space.shape == (72, 53, 53)
+
+    ex = KardinalCropCNN(space, crop=15)
+    assert ex.crop == 15 and ex.offset == 26 - 7 and ex.features_dim == 256
+    assert KardinalCropCNN(space).crop == 21  # the default
+    assert KardinalCropCNN(make_self_play_env(players=2, window=9).observation_space).crop == 9  # min(21, W)
+    batch = torch.as_tensor(np.stack([obs, obs]))
+    with torch.no_grad():
+        out = ex(batch)
+    assert out.shape == (2, 256) and torch.isfinite(out).all()
+
+    def features(change=None) -> torch.Tensor:
+        o = obs.copy()
+        if change is not None:
+            change(o)
+        with torch.no_grad():
+            return ex(torch.as_tensor(o[None]))[0]
+
+    base = features()[None]
+
+    half = 26
+    # A house of colour slot 0 just outside the crop (|x| = 8 > 7) is invisible to it ...
+    assert torch.equal(features(lambda o: o.__setitem__((2, half, half + 8), 1)), base[0])
+    # ... one inside (the crop covers |x|, |y| <= 7) changes the features,
+    assert not torch.equal(features(lambda o: o.__setitem__((2, half - 7, half + 7), 1)), base[0])
+    # and so do the constant planes (chips in the supply), read from one square.
+    assert not torch.equal(features(lambda o: o.__setitem__(17, o[17] - 1)), base[0])
+
+    cnn = KardinalCNN(space, channels=8, blocks=2)
+    with torch.no_grad():
+        out = cnn(batch)
+    assert out.shape == (2, cnn.features_dim) == (2, 2 * 8 + 64)
+    with torch.no_grad():  # the full window: a house in the far corner changes the pooled features
+        far = obs.copy()
+        far[2, 0, 0] = 1
+        assert not torch.equal(cnn(torch.as_tensor(far[None]))[0], out[0])
+
+    for bad in (14, 55, 1, True):
+        with pytest.raises(ValueError, match="crop must be an odd integer"):
+            KardinalCropCNN(space, crop=bad)
+    dict_space = env.aec.observation_space("player_0")
+    for cls in (KardinalCropCNN, KardinalCNN):
+        with pytest.raises(ValueError, match="board space"):
+            cls(dict_space)
+        with pytest.raises(ValueError, match="board space"):
+            cls(spaces.Box(0, 1, (17, 53, 53), np.uint8))
+
+
+_CROP_TRAINING = r"""
+import json, resource, sys
+import numpy as np, torch
+from sb3_contrib import MaskablePPO
+from agents.random_agent import RandomAgent
+from kardinal_env import Game, Rules
+from kardinal_env.integrations.sb3 import KardinalCropCNN, SB3Agent, make_self_play_env
+
+torch.set_num_threads(1)
+env = make_self_play_env(players=2, window=53, pool=("random",))
+rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=2, seed=0, device="cpu",
+                    policy_kwargs=dict(features_extractor_class=KardinalCropCNN))
+before = [p.detach().clone() for p in model.policy.features_extractor.parameters()]
+model.learn(total_timesteps=128)
+assert model.num_timesteps >= 128
+assert any(not torch.equal(a, b) for a, b in zip(before, model.policy.features_extractor.parameters())), "no update"
+assert model.rollout_buffer.observations.dtype == np.uint8
+
+# The mask still applies: zero probability outside it, predictions inside it.
+obs, _ = env.reset(seed=7)
+checked = 0
+done = False
+while not done:
+    mask = env.action_masks()
+    with torch.no_grad():
+        obs_t, _ = model.policy.obs_to_tensor(obs)
+        probs = model.policy.get_distribution(obs_t, action_masks=mask[None]).distribution.probs[0].numpy()
+    assert probs[~mask].max(initial=0.0) == 0.0, "probability on an illegal action"
+    assert abs(probs[mask].sum() - 1.0) < 1e-4
+    action, _ = model.predict(obs, action_masks=mask, deterministic=False)
+    assert mask[int(action)], "predicted an illegal action"
+    obs, _, done, _, _ = env.step(int(action))
+    checked += 1
+
+# As an agent on the unbounded game (window 53): every move it picks is legal.
+agent, other, game = SB3Agent.from_model(model, greedy=True), RandomAgent(seed=0), Game(Rules(players=2))
+while not game.is_over:
+    move = (agent if game.current_player == 0 else other).select_move(game)
+    assert move in game.legal_moves()
+    game.play(move)
+params = sum(p.numel() for p in model.policy.parameters())
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"params": params, "checked": checked, "rss_before_mib": rss_before / 1024, "peak_mib": peak / 1024}))
+"""
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(400)
+def test_sb3_crop_extractor_trains_on_window_53_with_mask():
+    """MaskablePPO + KardinalCropCNN on the full 53 window: trains, keeps the mask, stays small.
+
+    In a fresh process so that its peak memory is its own: ``MlpPolicy`` on this window has 29M
+    parameters and grew the process by about 1 GiB for a 256-step rollout (docs/integrations.md).
+    """
+    pytest.importorskip("torch")
+    pytest.importorskip("stable_baselines3")
+    pytest.importorskip("sb3_contrib")
+    proc = subprocess.run(
+        [sys.executable, "-c", _CROP_TRAINING],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=380,
+        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["checked"] > 10
+    assert out["params"] < 5_000_000  # MlpPolicy: 29,000,527 on this window
+    assert out["peak_mib"] - out["rss_before_mib"] < 600, out

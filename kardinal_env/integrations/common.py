@@ -52,18 +52,16 @@ class GameFeaturizer:
         seat = game.current_player if seat is None else seat
         return self._parts(game.rules)[0].encode(game, seat)
 
-    def legal_actions(self, game: Game) -> list[int]:
-        """Actions of the legal moves of the seat to move (empty once the game is over)."""
-        if game.is_over:
-            return []
-        return self._parts(game.rules)[1].legal_actions(game.legal_move_codes(), game.current_player)
+    def legal_actions(self, game: Game) -> np.ndarray:
+        """Actions of the legal moves of the seat to move, ascending (empty once the game is over)."""
+        return self._parts(game.rules)[1].legal_actions(game)
 
     def action_mask(self, game: Game) -> np.ndarray:
-        """int8 mask (``kardinal_v0``'s convention) of the seat to move; all zeros once over."""
-        codec = self._parts(game.rules)[1]
-        if game.is_over:
-            return np.zeros(codec.num_actions, dtype=np.int8)
-        return codec.mask(game.legal_move_codes(), game.current_player)
+        """int8 mask (``kardinal_v0``'s convention) of the seat to move; all zeros once over.
+
+        Built by :meth:`kardinal_env.actions.ActionCodec.action_mask`, the environment's own mask builder.
+        """
+        return self._parts(game.rules)[1].action_mask(game, game.current_player)
 
     def decode(self, game: Game, action: int) -> str:
         """Notation of ``action`` for the seat to move."""

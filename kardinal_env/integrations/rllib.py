@@ -232,7 +232,9 @@ class KardinalLeagueCallback(RLlibCallback):
     become all snapshots so far (plus ``"random"`` if ``keep_random``).
     """
 
-    def __init__(self, players: int, win_rate_threshold: float = 0.6, min_episodes: int = 20, keep_random: bool = False):
+    def __init__(
+        self, players: int, win_rate_threshold: float = 0.6, min_episodes: int = 20, keep_random: bool = False
+    ):
         super().__init__()
         self.players = int(players)
         self.win_rate_threshold = float(win_rate_threshold)
@@ -371,17 +373,21 @@ def kardinal_ppo_config(
         .debugging(seed=seed)
     )
     if league:
-        config = config.multi_agent(
-            policies={MAIN, RANDOM},
-            policy_mapping_fn=LeagueMapping(players, (RANDOM,)),
-            policies_to_train=[MAIN],
-        ).rl_module(
-            rl_module_spec=MultiRLModuleSpec(
-                rl_module_specs={MAIN: main_spec, RANDOM: RLModuleSpec(module_class=MaskedRandomRLModule)}
+        config = (
+            config.multi_agent(
+                policies={MAIN, RANDOM},
+                policy_mapping_fn=LeagueMapping(players, (RANDOM,)),
+                policies_to_train=[MAIN],
             )
-        ).callbacks(
-            functools.partial(
-                KardinalLeagueCallback, players, win_rate_threshold=win_rate_threshold, min_episodes=min_episodes
+            .rl_module(
+                rl_module_spec=MultiRLModuleSpec(
+                    rl_module_specs={MAIN: main_spec, RANDOM: RLModuleSpec(module_class=MaskedRandomRLModule)}
+                )
+            )
+            .callbacks(
+                functools.partial(
+                    KardinalLeagueCallback, players, win_rate_threshold=win_rate_threshold, min_episodes=min_episodes
+                )
             )
         )
     else:
