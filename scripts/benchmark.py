@@ -5,6 +5,9 @@
         (game.legal_moves() + game.play(str)); median (min-max) over the repeats.
     python scripts/benchmark.py koenig-engine [--players 4] [--seconds 2] [--repeats 5] [--discard one]
         The same for the Kardinal & König engine (kardinal_env.koenig; 3-5 players, default board).
+    python scripts/benchmark.py koenig-env [--players 4] [--seconds 2] [--repeats 5] [--discard one]
+        Random masked play through kardinal_koenig_v0.env() side by side with connect_four_v3 (the same
+        sampler and loop as ``env``); prints both and the ratio koenig / connect_four.
     python scripts/benchmark.py env [--players 4] [--seconds 2] [--repeats 5]
         Random masked play through kardinal_v0.env() (agent_iter / last / step; observation and
         mask built every step) side by side, in the same run, with PettingZoo's connect_four_v3
@@ -81,11 +84,21 @@ def bench_koenig_engine(players: int, seconds: float, repeats: int, discard: str
             n += 1
         return n, 1
 
-    steps, per_game = _timed(one_game, seconds, repeats)
+    cpu_rates = []
+
+    def one_game_cpu():  # also count the process's CPU time: on a shared machine wall time includes waiting
+        start = time.process_time()
+        n, g = one_game()
+        cpu_rates.append((n, time.process_time() - start))
+        return n, g
+
+    steps, per_game = _timed(one_game_cpu, seconds, repeats)
+    cpu = sum(n for n, _ in cpu_rates) / max(sum(t for _, t in cpu_rates), 1e-9)
     print(f"koenig engine, {players} players, discard={discard!r}, random legal moves (legal_moves + play):")
     print(f"  decisions/s  {_fmt(steps)}   median (min-max) of {repeats} x {seconds:g} s")
     print(f"  games/s      {_fmt(per_game)}")
-    return {"decisions_per_s": statistics.median(steps), "games_per_s": statistics.median(per_game)}
+    print(f"  decisions per CPU second (all repeats): {cpu:,.0f}")
+    return {"decisions_per_s": statistics.median(steps), "games_per_s": statistics.median(per_game), "per_cpu_s": cpu}
 
 
 def _aec_game(env, rng):
@@ -121,30 +134,70 @@ def bench_env(players: int, seconds: float, repeats: int, seed: int = 0) -> dict
         c_steps += cs
     ratios = [k / c for k, c in zip(k_steps, c_steps)]
     print(f"AEC loop through env() (agent_iter / last / step), random masked actions, {repeats} x {seconds:g} s:")
-    print(f"  kardinal_v0 ({players} players, {kardinal.unwrapped.codec.num_actions} actions, "
-          f"obs {kardinal.unwrapped.encoder.shape}): {_fmt(k_steps)} agent-steps/s, {_fmt(k_games)} games/s")
+    print(
+        f"  kardinal_v0 ({players} players, {kardinal.unwrapped.codec.num_actions} actions, "
+        f"obs {kardinal.unwrapped.encoder.shape}): {_fmt(k_steps)} agent-steps/s, {_fmt(k_games)} games/s"
+    )
     print(f"  connect_four_v3:                     {_fmt(c_steps)} agent-steps/s")
     print(
         f"  ratio kardinal / connect_four: {statistics.median(ratios):.2f} "
         f"(per-repeat {min(ratios):.2f}-{max(ratios):.2f})"
     )
-    results.update(kardinal=statistics.median(k_steps), connect_four=statistics.median(c_steps),
-                   ratio=statistics.median(ratios))
+    results.update(
+        kardinal=statistics.median(k_steps), connect_four=statistics.median(c_steps), ratio=statistics.median(ratios)
+    )
     return results
+
+
+def bench_koenig_env(players: int, seconds: float, repeats: int, discard: str = "one", seed: int = 0) -> dict:
+    from pettingzoo.classic import connect_four_v3
+
+    from kardinal_env import kardinal_koenig_v0
+
+    rng = random.Random(seed)
+    koenig = kardinal_koenig_v0.env(players=players, discard=discard)
+    connect4 = connect_four_v3.env()
+    k_steps, c_steps, k_games = [], [], []
+    for _ in range(repeats):  # interleaved so both see the same machine load
+        ks, kg = _timed(lambda: _aec_game(koenig, rng), seconds, 1)
+        cs, _ = _timed(lambda: _aec_game(connect4, rng), seconds, 1)
+        k_steps += ks
+        k_games += kg
+        c_steps += cs
+    ratios = [k / c for k, c in zip(k_steps, c_steps)]
+    raw = koenig.unwrapped
+    shape = getattr(getattr(raw, "encoder", None), "shape", "?")
+    print(f"AEC loop through env() (agent_iter / last / step), random masked actions, {repeats} x {seconds:g} s:")
+    print(
+        f"  kardinal_koenig_v0 ({players} players, discard={discard!r}, {raw.action_space(raw.possible_agents[0]).n} "
+        f"actions, obs {shape}): {_fmt(k_steps)} agent-steps/s, {_fmt(k_games)} games/s"
+    )
+    print(f"  connect_four_v3: {_fmt(c_steps)} agent-steps/s")
+    print(
+        f"  ratio koenig / connect_four: {statistics.median(ratios):.2f} "
+        f"(per-repeat {min(ratios):.2f}-{max(ratios):.2f})"
+    )
+    return {
+        "koenig": statistics.median(k_steps),
+        "connect_four": statistics.median(c_steps),
+        "ratio": statistics.median(ratios),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", nargs="?", default="engine", choices=["engine", "koenig-engine", "env"])
+    parser.add_argument("what", nargs="?", default="engine", choices=["engine", "koenig-engine", "env", "koenig-env"])
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--discard", default="one", help="koenig-engine only: 'one' or 'any'")
+    parser.add_argument("--discard", default="one", help="koenig targets only: 'one' or 'any'")
     args = parser.parse_args()
     if args.what == "engine":
         bench_engine(args.players, args.seconds, args.repeats)
     elif args.what == "koenig-engine":
         bench_koenig_engine(args.players, args.seconds, args.repeats, args.discard)
+    elif args.what == "koenig-env":
+        bench_koenig_env(args.players, args.seconds, args.repeats, args.discard)
     else:
         bench_env(args.players, args.seconds, args.repeats)
 
