@@ -1,4 +1,5 @@
-"""One-ply greedy baseline.
+"""One-ply greedy baseline (Kardinal below; for a Kardinal & König game ``select_move`` uses
+:mod:`agents.koenig_greedy`).
 
 * **Build**: the build that takes the most chips this turn (:func:`agents.heuristics.build_chips`:
   only chips that reach the builder count — put-aside neutral chips and touches of exhausted or
@@ -17,6 +18,7 @@ from kardinal_env.notation import BUILD, CHIP, format_move
 
 from .base import BaseAgent
 from .heuristics import build_chips, cardinal_block_values, chip_weight
+from .koenig_greedy import koenig_greedy_move
 
 __all__ = ["GreedyAgent", "greedy_code"]
 
@@ -70,4 +72,12 @@ class GreedyAgent(BaseAgent):
     def select_move(self, game) -> str:
         if game.is_over:
             raise ValueError("no legal move: the game is over")
+        if _is_koenig(game):
+            return koenig_greedy_move(game, self.rng)
         return format_move(greedy_code(game, self.rng))
+
+
+def _is_koenig(game) -> bool:
+    from kardinal_env.koenig import Game as KoenigGame
+
+    return isinstance(game, KoenigGame)

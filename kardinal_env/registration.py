@@ -7,6 +7,8 @@ id                                     entry point
                                        ``pettingzoo.make("aec", "kardinal/kardinal-v0")``
 ``kardinal/KardinalVsBots-v0`` (Gym)   ``kardinal_env.single_agent:KardinalVsBots`` —
                                        ``gymnasium.make("kardinal/KardinalVsBots-v0")``
+``kardinal/kardinal-koenig-v0``        ``kardinal_env.kardinal_koenig_v0:env``
+``kardinal/KardinalKoenigVsBots-v0``   ``kardinal_env.single_agent:KardinalKoenigVsBots``
 =====================================  =====================================================
 
 ``import kardinal_env`` calls :func:`register` when gymnasium and pettingzoo are installed; the
@@ -18,8 +20,14 @@ from __future__ import annotations
 
 __all__ = ["register", "PETTINGZOO_IDS", "GYMNASIUM_IDS"]
 
-PETTINGZOO_IDS = {"kardinal/kardinal-v0": "kardinal_env.kardinal_v0:env"}
-GYMNASIUM_IDS = {"kardinal/KardinalVsBots-v0": "kardinal_env.single_agent:KardinalVsBots"}
+PETTINGZOO_IDS = {
+    "kardinal/kardinal-v0": "kardinal_env.kardinal_v0:env",
+    "kardinal/kardinal-koenig-v0": "kardinal_env.kardinal_koenig_v0:env",
+}
+GYMNASIUM_IDS = {
+    "kardinal/KardinalVsBots-v0": "kardinal_env.single_agent:KardinalVsBots",
+    "kardinal/KardinalKoenigVsBots-v0": "kardinal_env.single_agent:KardinalKoenigVsBots",
+}
 
 
 def register() -> None:

@@ -1,12 +1,19 @@
-"""``kardinal/KardinalVsBots-v0``: a single-agent Gymnasium view — the learner plays one seat
-against fixed opponent policies.
+r"""Single-agent Gymnasium views of both games — the learner plays one seat against fixed opponents.
+
+=================================  ==========================  ====================================
+id                                 class                       AEC environment underneath
+=================================  ==========================  ====================================
+``kardinal/KardinalVsBots-v0``     :class:`KardinalVsBots`     ``kardinal_v0.raw_env``
+``kardinal/KardinalKoenigVsBots-   :class:`KardinalKoenig\    ``kardinal_koenig_v0.raw_env``
+v0``                               VsBots`
+=================================  ==========================  ====================================
 
 ``gymnasium.make("kardinal/KardinalVsBots-v0", players=2, learner_seat=0, opponents="greedy")``
 
-Defaults: ``players=4`` (``kardinal_v0``'s default), ``learner_seat=0``, ``opponents="random"``.
+Defaults: ``players=4`` (both AEC environments' default), ``learner_seat=0``, ``opponents="random"``.
 
 * Spaces: the same ``Dict(observation, action_mask)`` observation space and ``Discrete`` action
-  space as ``kardinal_v0`` (the learner's ego-centric view), so one network serves both.
+  space as the AEC environment (the learner's ego-centric view), so one network serves both.
 * ``action_masks()`` returns the learner's current mask as a bool array (the method sb3-contrib's
   MaskablePPO looks for) without encoding an observation; the mask is in the observation too.
   The id is registered without Gymnasium's ``OrderEnforcing`` and passive-checker wrappers (this
@@ -14,8 +21,9 @@ Defaults: ``players=4`` (``kardinal_v0``'s default), ``learner_seat=0``, ``oppon
   ``gymnasium.make("kardinal/KardinalVsBots-v0").action_masks()`` works as it is. Through wrappers
   of your own use ``env.get_wrapper_attr("action_masks")()``.
 * ``step(action)`` plays the learner's decision, then every opponent decision until the learner
-  decides again or the game ends. Reward: the learner's reward from ``kardinal_v0``'s scheme
-  (terminal ±1 by default, plus chip shaping if enabled). An illegal action raises
+  decides again or the game ends (Kardinal & König's deck draws happen inside). Reward: the
+  learner's reward from the AEC environment's scheme (terminal ±1 by default, plus Kardinal's chip
+  shaping if enabled). An illegal action raises
   ``IllegalMoveError`` (no silent replacement).
 * ``learner_seat``: a seat number, or ``"random"`` to draw the seat from the reset seed.
 * ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator), one policy for
@@ -23,7 +31,7 @@ Defaults: ``players=4`` (``kardinal_v0``'s default), ``learner_seat=0``, ``oppon
   ``select_move(game) -> str`` (every agent in ``agents/``), a callable ``game -> str``, or an
   agent spec string that ``agents.load_agent`` understands (``"greedy"``, ``"mcts:50"``,
   ``"ppo:PATH"``, ...; loaded once, seeded at every ``reset``).
-* Other keyword options are passed to ``kardinal_v0.raw_env``.
+* Other keyword options are passed to the AEC ``raw_env``.
 """
 
 from __future__ import annotations
@@ -31,9 +39,9 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from .kardinal_v0 import raw_env
+from . import kardinal_koenig_v0, kardinal_v0
 
-__all__ = ["KardinalVsBots"]
+__all__ = ["VsBots", "KardinalVsBots", "KardinalKoenigVsBots"]
 
 
 def _policy(p):
@@ -54,11 +62,15 @@ def _policy(p):
     return p
 
 
-class KardinalVsBots(gym.Env):
+class VsBots(gym.Env):
+    """The learner's seat of an AEC environment of this package, opponents played inside ``step``."""
+
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    #: The AEC ``raw_env`` class (set by the subclasses).
+    raw_env: type = kardinal_v0.raw_env
 
     def __init__(self, learner_seat: int | str = 0, opponents="random", render_mode: str | None = None, **env_kwargs):
-        self.aec = raw_env(render_mode=render_mode, **env_kwargs)
+        self.aec = type(self).raw_env(render_mode=render_mode, **env_kwargs)
         self.render_mode = render_mode
         players = self.aec.rules.players
         if learner_seat != "random" and learner_seat not in range(players):
@@ -98,7 +110,7 @@ class KardinalVsBots(gym.Env):
         game = aec.game
         while game.current_player is not None and game.current_player != self.learner_seat:
             seat = game.current_player
-            aec.step(aec.codec.encode_move(self._opponent_move(seat), seat))
+            aec.step(aec.encode_move(self._opponent_move(seat)))
             reward += aec.rewards[learner]
         return reward
 
@@ -142,3 +154,15 @@ class KardinalVsBots(gym.Env):
 
     def render(self):
         return self.aec.render()
+
+
+class KardinalVsBots(VsBots):
+    """``kardinal/KardinalVsBots-v0``: the learner's seat of ``kardinal_v0``."""
+
+    raw_env = kardinal_v0.raw_env
+
+
+class KardinalKoenigVsBots(VsBots):
+    """``kardinal/KardinalKoenigVsBots-v0``: the learner's seat of ``kardinal_koenig_v0``."""
+
+    raw_env = kardinal_koenig_v0.raw_env

@@ -1,0 +1,147 @@
+"""Drawing helpers shared by the ``rgb_array`` renderers of both games: a uint8 RGB canvas with
+clipped rectangles, discs, lines and text in a 5x7 bitmap font. numpy only (no pygame, no Pillow),
+so rendering needs nothing beyond the core dependencies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Canvas", "FONT_ROWS", "glyph", "TEXT_ADVANCE"]
+
+#: Horizontal advance of one character at scale 1 (5 pixels and a space).
+TEXT_ADVANCE = 6
+
+# A 5x7 bitmap font (upper case, digits, a little punctuation); lower case is drawn as upper case.
+FONT_ROWS = {
+    "A": (".###.", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"),
+    "B": ("####.", "#...#", "#...#", "####.", "#...#", "#...#", "####."),
+    "C": (".###.", "#...#", "#....", "#....", "#....", "#...#", ".###."),
+    "D": ("####.", "#...#", "#...#", "#...#", "#...#", "#...#", "####."),
+    "E": ("#####", "#....", "#....", "####.", "#....", "#....", "#####"),
+    "F": ("#####", "#....", "#....", "####.", "#....", "#....", "#...."),
+    "G": (".###.", "#...#", "#....", "#.###", "#...#", "#...#", ".####"),
+    "H": ("#...#", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"),
+    "I": (".###.", "..#..", "..#..", "..#..", "..#..", "..#..", ".###."),
+    "J": ("..###", "...#.", "...#.", "...#.", "...#.", "#..#.", ".##.."),
+    "K": ("#...#", "#..#.", "#.#..", "##...", "#.#..", "#..#.", "#...#"),
+    "L": ("#....", "#....", "#....", "#....", "#....", "#....", "#####"),
+    "M": ("#...#", "##.##", "#.#.#", "#.#.#", "#...#", "#...#", "#...#"),
+    "N": ("#...#", "#...#", "##..#", "#.#.#", "#..##", "#...#", "#...#"),
+    "O": (".###.", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."),
+    "P": ("####.", "#...#", "#...#", "####.", "#....", "#....", "#...."),
+    "Q": (".###.", "#...#", "#...#", "#...#", "#.#.#", "#..#.", ".##.#"),
+    "R": ("####.", "#...#", "#...#", "####.", "#.#..", "#..#.", "#...#"),
+    "S": (".####", "#....", "#....", ".###.", "....#", "....#", "####."),
+    "T": ("#####", "..#..", "..#..", "..#..", "..#..", "..#..", "..#.."),
+    "U": ("#...#", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."),
+    "V": ("#...#", "#...#", "#...#", "#...#", "#...#", ".#.#.", "..#.."),
+    "W": ("#...#", "#...#", "#...#", "#.#.#", "#.#.#", "#.#.#", ".#.#."),
+    "X": ("#...#", "#...#", ".#.#.", "..#..", ".#.#.", "#...#", "#...#"),
+    "Y": ("#...#", "#...#", ".#.#.", "..#..", "..#..", "..#..", "..#.."),
+    "Z": ("#####", "....#", "...#.", "..#..", ".#...", "#....", "#####"),
+    "0": (".###.", "#...#", "#..##", "#.#.#", "##..#", "#...#", ".###."),
+    "1": ("..#..", ".##..", "..#..", "..#..", "..#..", "..#..", ".###."),
+    "2": (".###.", "#...#", "....#", "...#.", "..#..", ".#...", "#####"),
+    "3": ("#####", "...#.", "..#..", "...#.", "....#", "#...#", ".###."),
+    "4": ("...#.", "..##.", ".#.#.", "#..#.", "#####", "...#.", "...#."),
+    "5": ("#####", "#....", "####.", "....#", "....#", "#...#", ".###."),
+    "6": ("..##.", ".#...", "#....", "####.", "#...#", "#...#", ".###."),
+    "7": ("#####", "....#", "...#.", "..#..", ".#...", ".#...", ".#..."),
+    "8": (".###.", "#...#", "#...#", ".###.", "#...#", "#...#", ".###."),
+    "9": (".###.", "#...#", "#...#", ".####", "....#", "...#.", ".##.."),
+    " ": (".....",) * 7,
+    ":": (".....", "..#..", "..#..", ".....", "..#..", "..#..", "....."),
+    "-": (".....", ".....", ".....", "#####", ".....", ".....", "....."),
+    ".": (".....", ".....", ".....", ".....", ".....", ".##..", ".##.."),
+    ",": (".....", ".....", ".....", ".....", ".##..", "..#..", ".#..."),
+    "/": (".....", "....#", "...#.", "..#..", ".#...", "#....", "....."),
+    "@": (".###.", "#...#", "#.###", "#.#.#", "#.###", "#....", ".###."),
+    "*": (".....", "..#..", "#.#.#", ".###.", "#.#.#", "..#..", "....."),
+    "(": ("...#.", "..#..", ".#...", ".#...", ".#...", "..#..", "...#."),
+    ")": (".#...", "..#..", "...#.", "...#.", "...#.", "..#..", ".#..."),
+    "+": (".....", "..#..", "..#..", "#####", "..#..", "..#..", "....."),
+    "=": (".....", ".....", "#####", ".....", "#####", ".....", "....."),
+    "!": ("..#..", "..#..", "..#..", "..#..", "..#..", ".....", "..#.."),
+    "?": (".###.", "#...#", "....#", "...#.", "..#..", ".....", "..#.."),
+    "'": ("..#..", "..#..", ".#...", ".....", ".....", ".....", "....."),
+    "_": (".....", ".....", ".....", ".....", ".....", ".....", "#####"),
+}
+GLYPHS: dict = {}
+
+
+def glyph(ch: str, scale: int):
+    """The ``(7*scale, 5*scale)`` bool mask of one character (unknown characters draw as ``?``)."""
+    key = (ch, scale)
+    mask = GLYPHS.get(key)
+    if mask is None:
+        rows = FONT_ROWS.get(ch.upper(), FONT_ROWS["?"])
+        small = np.array([[c == "#" for c in row] for row in rows], dtype=bool)
+        mask = GLYPHS[key] = small.repeat(scale, axis=0).repeat(scale, axis=1)
+    return mask
+
+
+class Canvas:
+    """A uint8 RGB picture with clipped drawing primitives (rectangles, discs, outlines, text)."""
+
+    def __init__(self, width: int, height: int, colour):
+        self.np = np
+        self.img = np.empty((height, width, 3), dtype=np.uint8)
+        self.img[:] = colour
+        self.height, self.width = height, width
+
+    def rect(self, x0: int, y0: int, x1: int, y1: int, colour) -> None:
+        """Fill pixels ``x0 <= x < x1``, ``y0 <= y < y1`` (clipped)."""
+        x0, x1 = max(0, x0), min(self.width, x1)
+        y0, y1 = max(0, y0), min(self.height, y1)
+        if x0 < x1 and y0 < y1:
+            self.img[y0:y1, x0:x1] = colour
+
+    def frame(self, x0: int, y0: int, x1: int, y1: int, colour, thick: int) -> None:
+        """The outline of a rectangle, ``thick`` pixels wide, inside the rectangle."""
+        self.rect(x0, y0, x1, y0 + thick, colour)
+        self.rect(x0, y1 - thick, x1, y1, colour)
+        self.rect(x0, y0, x0 + thick, y1, colour)
+        self.rect(x1 - thick, y0, x1, y1, colour)
+
+    def disc(self, cx: float, cy: float, radius: float, colour) -> None:
+        x0, x1 = int(cx - radius) - 1, int(cx + radius) + 2
+        y0, y1 = int(cy - radius) - 1, int(cy + radius) + 2
+        x0, x1, y0, y1 = max(0, x0), min(self.width, x1), max(0, y0), min(self.height, y1)
+        if x0 >= x1 or y0 >= y1:
+            return
+        yy, xx = self.np.mgrid[y0:y1, x0:x1]
+        inside = (xx + 0.5 - cx) ** 2 + (yy + 0.5 - cy) ** 2 <= radius * radius
+        self.img[y0:y1, x0:x1][inside] = colour
+
+    def text(self, x: int, y: int, text: str, colour, scale: int) -> int:
+        """Draw ``text`` with its top-left corner at ``(x, y)``; returns the x after the last character."""
+        for ch in text:
+            if ch != " ":
+                mask = glyph(ch, scale)
+                h, w = mask.shape
+                cx0, cy0 = max(0, x), max(0, y)
+                cx1, cy1 = min(self.width, x + w), min(self.height, y + h)
+                if cx0 < cx1 and cy0 < cy1:
+                    sub = mask[cy0 - y : cy1 - y, cx0 - x : cx1 - x]
+                    self.img[cy0:cy1, cx0:cx1][sub] = colour
+            x += TEXT_ADVANCE * scale
+        return x
+
+    def line(self, x0: float, y0: float, x1: float, y1: float, colour, width: float = 1.0) -> None:
+        """A straight line of about ``width`` pixels between two points (clipped)."""
+        length = max(abs(x1 - x0), abs(y1 - y0))
+        steps = int(length) + 1
+        xs = np.linspace(x0, x1, steps)
+        ys = np.linspace(y0, y1, steps)
+        r = max(0, int(round(width / 2 - 0.5)))
+        for dx in range(-r, r + 1):
+            for dy in range(-r, r + 1):
+                px = np.round(xs).astype(int) + dx
+                py = np.round(ys).astype(int) + dy
+                keep = (px >= 0) & (px < self.width) & (py >= 0) & (py < self.height)
+                self.img[py[keep], px[keep]] = colour
+
+    def text_width(self, text: str, scale: int) -> int:
+        """Pixels ``text`` takes at ``scale``."""
+        return len(text) * TEXT_ADVANCE * scale

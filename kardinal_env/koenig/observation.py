@@ -1,0 +1,229 @@
+"""Observation encoder of Kardinal & König: one flat, ego-centric ``float32`` vector per observer.
+
+The vector has a fixed length for a given board, whatever the player count (3–5): seat *slots*
+are ego-centric — slot ``k`` is seat ``(observer + k) mod n``, so slot 0 is the observer and slot 1
+the seat that plays after it — and there are always 5 slots; slots ``>= n`` stay zero. Every
+value is an exact count or a 0/1 flag (no scaling: ``ObservationEncoder.scale`` holds a
+recommended divisor per entry for networks).
+
+**Only what the observer may know.** Its own hand; of the others only public facts: hand sizes,
+pieces left, scores, the board, the display, the deck size, the discard pile. ``unseen`` counts
+the cards the observer cannot see (the others' hands plus the deck) per type — the whole deck
+minus its own hand, the display and the discard pile — which is public arithmetic, not a peek.
+Two games that differ only in the other seats' hands and the deck order give the same vector
+(tested).
+
+Segments, in order (``S`` sites, ``C`` countries, ``T`` card types of the board; the default
+board: S = 54, C = 9, T = 5, length 494):
+
+====================  =============  ===================================================================
+segment               size           content
+====================  =============  ===================================================================
+``site_owner``        S × 6          per site (board order) one-hot: empty, owned by slot 0 .. slot 4
+``cloisters``         C × 5          cloisters per country (board order) × slot
+``advisors``          C × 5          advisors per country × slot
+``turn_country``      C              one-hot: the country of this turn's first piece (zero before it)
+``hand``              T              the observer's cards per type (types in ascending digit order)
+``display``           T              face-up cards per type
+``discard_pile``      T              discarded and played cards per type (public)
+``unseen``            T              cards per type in the others' hands and the deck together
+``hand_sizes``        5              cards held per slot
+``cloisters_left``    5              cloisters in supply per slot
+``advisors_left``     5              advisors in supply per slot
+``scores``            5              running scores per slot (interim scoring included)
+``projected``         5              per slot, the score if every scoring still to come happened now
+``deck_size``         1              cards left in the deck
+``runouts``           3              one-hot: the deck has run out 0, 1 or 2 times
+``last_round``        1              1 after the second run-out (the game ends after seat n−1's turn)
+``phase``             5              one-hot: place, second, discard, draw, over — only when the
+                                     observer decides now, or once over (all zero otherwise: a
+                                     ``second`` phase would tell that the seat on turn holds the
+                                     cards for a second piece)
+``to_move``           5              one-hot: the slot deciding now (all zero once over)
+``turn``              2              pieces placed and cards spent (paid or discarded) this turn
+``own_seat``          5              one-hot: the observer's absolute seat (the round ends after seat n−1)
+``players``           3              one-hot: 3, 4, 5 players
+``discard_any``       1              1 under ``discard="any"``
+====================  =============  ===================================================================
+
+``ObservationEncoder.segments`` maps each name to its ``slice``; ``encode`` returns a new array
+each call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .engine import PHASES, Game
+from .rules import ADVISORS, CLOISTERS, Rules
+
+__all__ = ["ObservationEncoder", "SEAT_SLOTS"]
+
+#: Seat slots in every observation (the most players a game can have).
+SEAT_SLOTS = 5
+_PLAYER_COUNTS = (3, 4, 5)
+
+
+class ObservationEncoder:
+    """Encodes a :class:`~kardinal_env.koenig.Game` for one observing seat (see the module docstring)."""
+
+    def __init__(self, rules: Rules):
+        board = rules.compiled
+        self.rules = rules
+        self.board = board
+        S, C, T, P = board.num_sites, board.num_countries, board.num_types, SEAT_SLOTS
+        layout = [
+            ("site_owner", S * (P + 1)),
+            ("cloisters", C * P),
+            ("advisors", C * P),
+            ("turn_country", C),
+            ("hand", T),
+            ("display", T),
+            ("discard_pile", T),
+            ("unseen", T),
+            ("hand_sizes", P),
+            ("cloisters_left", P),
+            ("advisors_left", P),
+            ("scores", P),
+            ("projected", P),
+            ("deck_size", 1),
+            ("runouts", 3),
+            ("last_round", 1),
+            ("phase", len(PHASES)),
+            ("to_move", P),
+            ("turn", 2),
+            ("own_seat", P),
+            ("players", len(_PLAYER_COUNTS)),
+            ("discard_any", 1),
+        ]
+        self.segments: dict[str, slice] = {}
+        start = 0
+        for name, size in layout:
+            self.segments[name] = slice(start, start + size)
+            start += size
+        self.size = start
+        self.shape = (start,)
+        deck = [0] * T
+        for t in rules.deck_cards:
+            deck[board.type_index[t]] += 1
+        self._deck_counts = np.array(deck, dtype=np.float32)
+        self._type_index = board.type_index
+        self._country_index = board.country_index
+        # Recommended divisors (counts of at most a few dozen; flags 1).
+        scale = np.ones(start, dtype=np.float32)
+        for name, value in (
+            ("cloisters", 4.0),
+            ("advisors", 4.0),
+            ("hand", 3.0),
+            ("display", 2.0),
+            ("discard_pile", 10.0),
+            ("unseen", 10.0),
+            ("hand_sizes", 3.0),
+            ("cloisters_left", float(CLOISTERS)),
+            ("advisors_left", float(ADVISORS)),
+            ("scores", 50.0),
+            ("projected", 50.0),
+            ("deck_size", 20.0),
+            ("turn", 3.0),
+        ):
+            scale[self.segments[name]] = value
+        self.scale = scale
+        # Constant part per observer: own seat, players, option.
+        n = rules.players
+        self._constant = []
+        for observer in range(n):
+            const = np.zeros(start, dtype=np.float32)
+            const[self.segments["own_seat"].start + observer] = 1
+            const[self.segments["players"].start + _PLAYER_COUNTS.index(n)] = 1
+            const[self.segments["discard_any"]] = float(rules.discard == "any")
+            self._constant.append(const)
+        # Per observer: where each absolute value lands. ``_targets[observer]`` lists, for the values
+        # gathered in absolute seat order by ``encode`` (cloisters C×n, advisors C×n, then per seat:
+        # hand size, cloisters left, advisors left, score, projected score), their indices in the
+        # observer's vector; ``_owner_code[observer]`` maps an owner seat (+1; 0 = empty) to its
+        # one-hot position within a site's block.
+        self._slot_of_seat = [[(seat - observer) % n for seat in range(n)] for observer in range(n)]
+        self._targets = []
+        self._owner_code = []
+        per_seat = ("hand_sizes", "cloisters_left", "advisors_left", "scores", "projected")
+        for observer in range(n):
+            slot = self._slot_of_seat[observer]
+            targets = []
+            for name in ("cloisters", "advisors"):
+                base = self.segments[name].start
+                targets += [base + c * P + slot[seat] for c in range(C) for seat in range(n)]
+            for name in per_seat:
+                base = self.segments[name].start
+                targets += [base + slot[seat] for seat in range(n)]
+            self._targets.append(np.array(targets, dtype=np.intp))
+            self._owner_code.append(np.array([0] + [1 + slot[seat] for seat in range(n)], dtype=np.intp))
+        self._site_base = self.segments["site_owner"].start + np.arange(S, dtype=np.intp) * (P + 1)
+        self._projected_key: tuple | None = None
+        self._projected: list[int] = []
+
+    def _projected_scores(self, game: Game) -> list[int]:
+        """``game.projected_scores()``, cached while the board and the scores stay the same (deck
+        draws and discards do not change it; the chain scoring is the costly part)."""
+        key = (
+            game,
+            sum(sum(game.pieces_left(s)) for s in range(game.num_players)),
+            game.runouts,
+            game.is_over,
+            tuple(game.scores()),
+        )
+        if key != self._projected_key:
+            self._projected = game.projected_scores()
+            self._projected_key = key
+        return self._projected
+
+    def encode(self, game: Game, observer: int) -> np.ndarray:
+        """The observation of ``game`` for seat ``observer`` (a new ``float32`` array)."""
+        seg = self.segments
+        n = game.num_players
+        obs = self._constant[observer].copy()
+        # Board: site owners (one-hot); counts gathered in absolute order and scattered to slots.
+        owners = np.array([0 if o is None else o + 1 for o in game.owners()], dtype=np.intp)
+        obs[self._site_base + self._owner_code[observer][owners]] = 1
+        values = [k for row in game.cloister_counts() for k in row]
+        values += [k for row in game.advisor_counts() for k in row]
+        values += [game.hand_size(s) for s in range(n)]
+        left = [game.pieces_left(s) for s in range(n)]
+        values += [k for k, _ in left]
+        values += [a for _, a in left]
+        values += game.scores()
+        values += self._projected_scores(game)
+        obs[self._targets[observer]] = values
+        country = game.turn_country
+        if country is not None:
+            obs[seg["turn_country"].start + self._country_index[country]] = 1
+        # Cards.
+        type_index = self._type_index
+        hand = game.hand_counts(observer)
+        display = [0] * len(hand)
+        for t in game.display():
+            display[type_index[t]] += 1
+        pile = [0] * len(hand)
+        for t in game.discard_pile():
+            pile[type_index[t]] += 1
+        cards = np.array((hand, display, pile), dtype=np.float32)
+        start = seg["hand"].start
+        T = len(hand)
+        obs[start : start + 3 * T] = cards.ravel()
+        obs[seg["unseen"]] = self._deck_counts - cards.sum(axis=0)
+        # Turn and deck.
+        obs[seg["deck_size"]] = game.deck_size()
+        obs[seg["runouts"].start + game.runouts] = 1
+        obs[seg["last_round"]] = float(game.last_round)
+        current = game.current_player
+        if current is None or current == observer:
+            obs[seg["phase"].start + PHASES.index(game.phase)] = 1
+        if current is not None:
+            obs[seg["to_move"].start + self._slot_of_seat[observer][current]] = 1
+        turn = seg["turn"].start
+        obs[turn] = game.pieces_this_turn
+        obs[turn + 1] = game.cards_this_turn
+        return obs
+
+    def describe(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """The segments of an observation by name (views, for reading and tests)."""
+        return {name: obs[s] for name, s in self.segments.items()}
