@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from koenig_helpers import small_board
 
 from kardinal_env.koenig import Game, IllegalMoveError, Rules
+from kardinal_env.koenig.scoring import alliance_points, chain_points, cloister_points
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=25)
 RULE_NAMES = {
@@ -98,6 +99,21 @@ def check_conservation(game: Game) -> None:
     assert len(game.display()) <= 2
 
 
+def check_scoring_now(game: Game) -> None:
+    """The engine's cached scoring equals the pure scoring functions on the public state."""
+    b = game.board
+    owners = [-1 if o is None else o for o in game.owners()]
+    cl = [0] * game.num_players
+    for row in game.cloister_counts():
+        cl = [a + p for a, p in zip(cl, cloister_points(row))]
+    expected = {
+        "cloisters": cl,
+        "alliances": alliance_points(game.advisor_counts(), b.alliances),
+        "chains": chain_points(owners, b.adjacency, game.num_players),
+    }
+    assert game.scoring_now() == expected
+
+
 @settings(**SETTINGS)
 @given(games)
 def test_legal_moves_match_the_reference_and_state_is_conserved(spec):
@@ -109,6 +125,7 @@ def test_legal_moves_match_the_reference_and_state_is_conserved(spec):
         assert [game.board.moves[i] for i in game.legal_move_ids()] == moves
         game.play(rng.choice(moves))
         check_conservation(game)
+        check_scoring_now(game)
     assert game.legal_moves() == []
     assert game.runouts == 2
     assert sum(game.scores()) >= 0 and game.winners()

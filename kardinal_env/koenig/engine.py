@@ -106,6 +106,8 @@ class Game:
 
     __slots__ = (
         "rules",
+        "_now",
+        "_parts",
         "board",
         "_n",
         "_T",
@@ -157,6 +159,8 @@ class Game:
     _winners: list[int] | None
     _reshuffled: list[int] | None
     _plan: list[int] | None
+    _now: tuple[list[int], list[int], list[int]] | None
+    _parts: list  # [per-country cloister points | None, alliance points | None, per-seat chain points | None]
 
     def __init__(
         self,
@@ -224,6 +228,8 @@ class Game:
         self._history = []
         self._missed = []
         self._winners = None
+        self._now = None
+        self._parts = [[None] * C, None, [None] * n]
 
     def _check_order(self, given: object, cards: list[int] | None, what: str) -> list[int]:
         b = self.board
@@ -370,17 +376,30 @@ class Game:
         return None if self._final is None else {k: list(v) for k, v in self._final.items()}
 
     def scoring_now(self) -> dict[str, list[int]]:
-        """What each scoring kind would give on the current board (for analysis and agents)."""
-        b = self.board
-        cl = [0] * self._n
-        for row in self._cl:
-            for s, p in enumerate(scoring.cloister_points(row)):
-                cl[s] += p
-        return {
-            "cloisters": cl,
-            "alliances": scoring.alliance_points(self._ad, b.alliances),
-            "chains": scoring.chain_points(self._owner, b.adjacency, self._n),
-        }
+        """What each scoring kind would give on the current board (for analysis and agents).
+
+        Cached until the next piece is placed (observations ask for it at every decision).
+        """
+        now = self._now
+        if now is None:
+            b = self.board
+            n = self._n
+            parts = self._parts  # per-country cloister points, alliance points, per-seat chain points
+            cl = [0] * n
+            for c, row in enumerate(self._cl):
+                pts = parts[0][c]
+                if pts is None:
+                    pts = parts[0][c] = scoring.cloister_points(row)
+                for s in range(n):
+                    cl[s] += pts[s]
+            if parts[1] is None:
+                parts[1] = scoring.alliance_points(self._ad, b.alliances)
+            chains = parts[2]
+            for s in range(n):
+                if chains[s] is None:
+                    chains[s] = scoring.seat_chain_points(self._owner, b.adjacency, s)
+            now = self._now = (cl, list(parts[1]), list(chains))
+        return {"cloisters": list(now[0]), "alliances": list(now[1]), "chains": list(now[2])}
 
     def projected_scores(self) -> list[int]:
         """Scores if every scoring still to come happened on the current board (public information only).
@@ -513,6 +532,8 @@ class Game:
         g._reshuffled = self._reshuffled
         g._missed = list(self._missed)
         g._winners = self._winners
+        g._now = self._now  # a tuple of lists never mutated: safe to share
+        g._parts = [list(self._parts[0]), self._parts[1], list(self._parts[2])]
         return g
 
     # ------------------------------------------------------------------ records
@@ -658,7 +679,10 @@ class Game:
                 self._hand_size[seat] -= 1
                 self._paid += 1
             was_empty = self._cl_total[c] == 0
+            self._now = None
             if site >= 0:
+                self._parts[0][c] = None
+                self._parts[2][seat] = None
                 self._owner[site] = seat
                 self._free[c].remove(site)
                 self._kids[c] = _site_ids(self._free[c], b)
@@ -669,6 +693,7 @@ class Game:
                     self._cl_max[c] = row[seat]
                 self._cl_left[seat] -= 1
             else:
+                self._parts[1] = None
                 self._ad[c][seat] += 1
                 self._ad_total[c] += 1
                 self._ad_left[seat] -= 1

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["cloister_points", "alliance_points", "longest_paths", "chain_points", "winners"]
+__all__ = ["cloister_points", "alliance_points", "longest_paths", "seat_chain_points", "chain_points", "winners"]
 
 
 def cloister_points(counts: Sequence[int]) -> list[int]:
@@ -96,14 +96,17 @@ def _longest_in_component(comp: list[int], nbrs: dict[int, list[int]]) -> int:
     return best
 
 
+def seat_chain_points(owner: Sequence[int], adjacency: Sequence[Sequence[int]], seat: int) -> int:
+    """Points of one seat from its cloister chains; ``owner[site]`` is a seat or -1."""
+    mine = [s for s, o in enumerate(owner) if o == seat]
+    if len(mine) < 4:
+        return 0
+    return sum(length for length in longest_paths(mine, adjacency) if length >= 4)
+
+
 def chain_points(owner: Sequence[int], adjacency: Sequence[Sequence[int]], players: int) -> list[int]:
     """Points per seat from cloister chains; ``owner[site]`` is a seat or -1."""
-    points = [0] * players
-    for seat in range(players):
-        mine = [s for s, o in enumerate(owner) if o == seat]
-        if len(mine) >= 4:
-            points[seat] = sum(length for length in longest_paths(mine, adjacency) if length >= 4)
-    return points
+    return [seat_chain_points(owner, adjacency, seat) for seat in range(players)]
 
 
 def winners(scores: Sequence[int]) -> list[int]:
