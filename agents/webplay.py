@@ -330,7 +330,8 @@ class PlayServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        host_text = f"[{host}]" if ":" in str(host) else str(host)
+        host = host.decode() if isinstance(host, bytes) else str(host)
+        host_text = f"[{host}]" if ":" in host else host
         return f"http://{host_text}:{port}/"
 
     def start(self) -> PlayServer:

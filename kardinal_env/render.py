@@ -13,6 +13,10 @@ highest ``y``. Each square is three characters:
 ========  ==========================================
 
 followed by the phase, the seat on turn, the supply, chips held and, once over, the scores.
+
+``game_image(game, size=(640, 640))`` is the ``rgb_array`` frame: a fixed-size uint8 picture of the
+castle zoomed to its bounding box, with the chips, scores and a legend drawn below it (numpy and a
+built-in 5x7 bitmap font; no pygame, Pillow or matplotlib).
 """
 
 from __future__ import annotations

@@ -223,3 +223,32 @@ def test_main_errors(capsys):
         port = busy.getsockname()[1]
         assert main(["--agents", "random", "--port", str(port)]) == 2
         assert f"cannot serve on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_command_line_serves_until_ctrl_c():
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agents.webplay", "--agents", "random", "--port", "0", "--seat", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("Kardinal play page: http://127.0.0.1:") and "you are seat 1" in line
+        url = line.split()[3]
+        with urllib.request.urlopen(url + "api/state", timeout=30) as resp:
+            state = json.loads(resp.read())
+        assert state["human_seat"] == 1 and state["your_turn"]
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "stopped" in out and "Traceback" not in err
