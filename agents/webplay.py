@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import socket
 import sys
 import threading
 import warnings
@@ -321,6 +322,8 @@ class PlayServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, address: tuple[str, int], session: PlaySession, verbose: bool = False):
+        if ":" in address[0]:  # an IPv6 address such as ::1
+            self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
         self.session = session
         self.verbose = verbose
