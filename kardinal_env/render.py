@@ -16,14 +16,19 @@ followed by the phase, the seat on turn, the supply, chips held and, once over, 
 
 ``game_image(game, size=(640, 640))`` is the ``rgb_array`` frame: a fixed-size uint8 picture of the
 castle zoomed to its bounding box, with the chips, scores and a legend drawn below it (numpy and a
-built-in 5x7 bitmap font; no pygame, Pillow or matplotlib).
+the 5x7 bitmap font of ``kardinal_env.drawing``; no pygame, Pillow or matplotlib).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .engine import Game
 from .notation import SHAPE_LETTERS
 from .window import LOSSLESS_WINDOW
+
+if TYPE_CHECKING:
+    from .drawing import Canvas
 
 __all__ = ["game_text", "game_image", "LEGEND", "IMAGE_SIZE"]
 
@@ -95,128 +100,8 @@ _WINNER = (255, 225, 40)
 #: Default ``game_image`` size ``(width, height)`` in pixels: the ``rgb_array`` frame of the env.
 IMAGE_SIZE = (640, 640)
 
-# A 5x7 bitmap font (upper case, digits, a little punctuation); lower case is drawn as upper case.
-_FONT_ROWS = {
-    "A": (".###.", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"),
-    "B": ("####.", "#...#", "#...#", "####.", "#...#", "#...#", "####."),
-    "C": (".###.", "#...#", "#....", "#....", "#....", "#...#", ".###."),
-    "D": ("####.", "#...#", "#...#", "#...#", "#...#", "#...#", "####."),
-    "E": ("#####", "#....", "#....", "####.", "#....", "#....", "#####"),
-    "F": ("#####", "#....", "#....", "####.", "#....", "#....", "#...."),
-    "G": (".###.", "#...#", "#....", "#.###", "#...#", "#...#", ".####"),
-    "H": ("#...#", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"),
-    "I": (".###.", "..#..", "..#..", "..#..", "..#..", "..#..", ".###."),
-    "J": ("..###", "...#.", "...#.", "...#.", "...#.", "#..#.", ".##.."),
-    "K": ("#...#", "#..#.", "#.#..", "##...", "#.#..", "#..#.", "#...#"),
-    "L": ("#....", "#....", "#....", "#....", "#....", "#....", "#####"),
-    "M": ("#...#", "##.##", "#.#.#", "#.#.#", "#...#", "#...#", "#...#"),
-    "N": ("#...#", "#...#", "##..#", "#.#.#", "#..##", "#...#", "#...#"),
-    "O": (".###.", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."),
-    "P": ("####.", "#...#", "#...#", "####.", "#....", "#....", "#...."),
-    "Q": (".###.", "#...#", "#...#", "#...#", "#.#.#", "#..#.", ".##.#"),
-    "R": ("####.", "#...#", "#...#", "####.", "#.#..", "#..#.", "#...#"),
-    "S": (".####", "#....", "#....", ".###.", "....#", "....#", "####."),
-    "T": ("#####", "..#..", "..#..", "..#..", "..#..", "..#..", "..#.."),
-    "U": ("#...#", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."),
-    "V": ("#...#", "#...#", "#...#", "#...#", "#...#", ".#.#.", "..#.."),
-    "W": ("#...#", "#...#", "#...#", "#.#.#", "#.#.#", "#.#.#", ".#.#."),
-    "X": ("#...#", "#...#", ".#.#.", "..#..", ".#.#.", "#...#", "#...#"),
-    "Y": ("#...#", "#...#", ".#.#.", "..#..", "..#..", "..#..", "..#.."),
-    "Z": ("#####", "....#", "...#.", "..#..", ".#...", "#....", "#####"),
-    "0": (".###.", "#...#", "#..##", "#.#.#", "##..#", "#...#", ".###."),
-    "1": ("..#..", ".##..", "..#..", "..#..", "..#..", "..#..", ".###."),
-    "2": (".###.", "#...#", "....#", "...#.", "..#..", ".#...", "#####"),
-    "3": ("#####", "...#.", "..#..", "...#.", "....#", "#...#", ".###."),
-    "4": ("...#.", "..##.", ".#.#.", "#..#.", "#####", "...#.", "...#."),
-    "5": ("#####", "#....", "####.", "....#", "....#", "#...#", ".###."),
-    "6": ("..##.", ".#...", "#....", "####.", "#...#", "#...#", ".###."),
-    "7": ("#####", "....#", "...#.", "..#..", ".#...", ".#...", ".#..."),
-    "8": (".###.", "#...#", "#...#", ".###.", "#...#", "#...#", ".###."),
-    "9": (".###.", "#...#", "#...#", ".####", "....#", "...#.", ".##.."),
-    " ": (".....",) * 7,
-    ":": (".....", "..#..", "..#..", ".....", "..#..", "..#..", "....."),
-    "-": (".....", ".....", ".....", "#####", ".....", ".....", "....."),
-    ".": (".....", ".....", ".....", ".....", ".....", ".##..", ".##.."),
-    ",": (".....", ".....", ".....", ".....", ".##..", "..#..", ".#..."),
-    "/": (".....", "....#", "...#.", "..#..", ".#...", "#....", "....."),
-    "@": (".###.", "#...#", "#.###", "#.#.#", "#.###", "#....", ".###."),
-    "*": (".....", "..#..", "#.#.#", ".###.", "#.#.#", "..#..", "....."),
-    "(": ("...#.", "..#..", ".#...", ".#...", ".#...", "..#..", "...#."),
-    ")": (".#...", "..#..", "...#.", "...#.", "...#.", "..#..", ".#..."),
-    "+": (".....", "..#..", "..#..", "#####", "..#..", "..#..", "....."),
-    "=": (".....", ".....", "#####", ".....", "#####", ".....", "....."),
-    "!": ("..#..", "..#..", "..#..", "..#..", "..#..", ".....", "..#.."),
-    "?": (".###.", "#...#", "....#", "...#.", "..#..", ".....", "..#.."),
-    "'": ("..#..", "..#..", ".#...", ".....", ".....", ".....", "....."),
-    "_": (".....", ".....", ".....", ".....", ".....", ".....", "#####"),
-}
-_GLYPHS: dict = {}
 
-
-def _glyph(ch: str, scale: int):
-    """The ``(7*scale, 5*scale)`` bool mask of one character (unknown characters draw as ``?``)."""
-    import numpy as np
-
-    key = (ch, scale)
-    mask = _GLYPHS.get(key)
-    if mask is None:
-        rows = _FONT_ROWS.get(ch.upper(), _FONT_ROWS["?"])
-        small = np.array([[c == "#" for c in row] for row in rows], dtype=bool)
-        mask = _GLYPHS[key] = small.repeat(scale, axis=0).repeat(scale, axis=1)
-    return mask
-
-
-class _Canvas:
-    """A uint8 RGB picture with clipped drawing primitives (rectangles, discs, outlines, text)."""
-
-    def __init__(self, width: int, height: int, colour):
-        import numpy as np
-
-        self.np = np
-        self.img = np.empty((height, width, 3), dtype=np.uint8)
-        self.img[:] = colour
-        self.height, self.width = height, width
-
-    def rect(self, x0: int, y0: int, x1: int, y1: int, colour) -> None:
-        """Fill pixels ``x0 <= x < x1``, ``y0 <= y < y1`` (clipped)."""
-        x0, x1 = max(0, x0), min(self.width, x1)
-        y0, y1 = max(0, y0), min(self.height, y1)
-        if x0 < x1 and y0 < y1:
-            self.img[y0:y1, x0:x1] = colour
-
-    def frame(self, x0: int, y0: int, x1: int, y1: int, colour, thick: int) -> None:
-        """The outline of a rectangle, ``thick`` pixels wide, inside the rectangle."""
-        self.rect(x0, y0, x1, y0 + thick, colour)
-        self.rect(x0, y1 - thick, x1, y1, colour)
-        self.rect(x0, y0, x0 + thick, y1, colour)
-        self.rect(x1 - thick, y0, x1, y1, colour)
-
-    def disc(self, cx: float, cy: float, radius: float, colour) -> None:
-        x0, x1 = int(cx - radius) - 1, int(cx + radius) + 2
-        y0, y1 = int(cy - radius) - 1, int(cy + radius) + 2
-        x0, x1, y0, y1 = max(0, x0), min(self.width, x1), max(0, y0), min(self.height, y1)
-        if x0 >= x1 or y0 >= y1:
-            return
-        yy, xx = self.np.mgrid[y0:y1, x0:x1]
-        inside = (xx + 0.5 - cx) ** 2 + (yy + 0.5 - cy) ** 2 <= radius * radius
-        self.img[y0:y1, x0:x1][inside] = colour
-
-    def text(self, x: int, y: int, text: str, colour, scale: int) -> int:
-        """Draw ``text`` with its top-left corner at ``(x, y)``; returns the x after the last character."""
-        for ch in text:
-            if ch != " ":
-                mask = _glyph(ch, scale)
-                h, w = mask.shape
-                cx0, cy0 = max(0, x), max(0, y)
-                cx1, cy1 = min(self.width, x + w), min(self.height, y + h)
-                if cx0 < cx1 and cy0 < cy1:
-                    sub = mask[cy0 - y : cy1 - y, cx0 - x : cx1 - x]
-                    self.img[cy0:cy1, cx0:cx1][sub] = colour
-            x += 6 * scale
-        return x
-
-
-def _draw_piece(cv: _Canvas, shape: str, colour, px: int, py: int, size: int, last: bool) -> None:
+def _draw_piece(cv: Canvas, shape: str, colour, px: int, py: int, size: int, last: bool) -> None:
     """One square of a building at pixel ``(px, py)`` (top-left), ``size`` pixels wide."""
     inset = max(1, size // 12)
     x0, y0, x1, y1 = px + inset, py + inset, px + size - inset, py + size - inset
@@ -232,7 +117,7 @@ def _draw_piece(cv: _Canvas, shape: str, colour, px: int, py: int, size: int, la
         cv.frame(px, py, px + size, py + size, _LAST, max(2, size // 10))
 
 
-def _draw_yard(cv: _Canvas, colour, x0: int, y0: int, x1: int, y1: int, size: int, last: bool) -> None:
+def _draw_yard(cv: Canvas, colour, x0: int, y0: int, x1: int, y1: int, size: int, last: bool) -> None:
     """A yard covering pixels ``x0..x1, y0..y1`` (two squares): filled, with a dark stripe along it."""
     inset = max(1, size // 12)
     cv.rect(x0 + inset, y0 + inset, x1 - inset, y1 - inset, colour)
@@ -276,6 +161,8 @@ def game_image(game: Game, window: int | None = LOSSLESS_WINDOW, size: tuple[int
     colours, chips held per colour, total and score (the projected final score while the game runs,
     the final score once over), the supply, and a legend of the shapes.
     """
+    from .drawing import Canvas  # numpy: only for images
+
     width, height = _check_size(size)
     scale = max(1, min(width, height) // 320)
     line = 9 * scale
@@ -285,7 +172,7 @@ def game_image(game: Game, window: int | None = LOSSLESS_WINDOW, size: tuple[int
     board_h = height - panel_h
     if board_h < 32:
         raise ValueError(f"game_image: size {size!r} leaves no room for the board below {panel_h} pixels of text")
-    cv = _Canvas(width, height, _BACKGROUND)
+    cv = Canvas(width, height, _BACKGROUND)
 
     buildings = game.buildings()
     squares = [sq for b in buildings for sq in b.squares] + game.sites()
@@ -337,14 +224,14 @@ def game_image(game: Game, window: int | None = LOSSLESS_WINDOW, size: tuple[int
     return cv.img
 
 
-def _swatch(cv: _Canvas, x: int, y: int, colour, scale: int) -> int:
+def _swatch(cv: Canvas, x: int, y: int, colour, scale: int) -> int:
     side = 7 * scale
     cv.rect(x, y, x + side, y + side, colour)
     cv.frame(x, y, x + side, y + side, _DARK, 1)
     return x + side + 2 * scale
 
 
-def _draw_panel(cv: _Canvas, game: Game, top: int, scale: int, line: int) -> None:
+def _draw_panel(cv: Canvas, game: Game, top: int, scale: int, line: int) -> None:
     cv.rect(0, top, cv.width, cv.height, _PANEL)
     x, y = 3 * scale, top + 2 + scale
     text = cv.text
