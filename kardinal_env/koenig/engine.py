@@ -73,6 +73,7 @@ and free sites so that no decision rescans the board.
 from __future__ import annotations
 
 import random
+from typing import NamedTuple
 from typing import NoReturn
 
 from . import scoring
@@ -99,6 +100,32 @@ class IllegalMoveError(ValueError):
 
 class DeckError(ValueError):
     """A given deck or reshuffle order that does not hold the cards it must."""
+
+
+class LiveView(NamedTuple):
+    """Read-only live references into a game's *public* state (:meth:`Game.live_view`), for
+    observation encoders that must not copy. Never modify the containers; fetch a new view after
+    every move (the integers are values at the time of the call). Indices: sites, countries and card
+    types in board order (``Board``); seats absolute."""
+
+    owner: list[int]  # per site: seat, or -1 when empty
+    cloisters: list[list[int]]  # [country][seat]
+    advisors: list[list[int]]  # [country][seat]
+    hand_sizes: list[int]  # per seat
+    cloisters_left: list[int]  # per seat
+    advisors_left: list[int]  # per seat
+    scores: list[int]  # running totals per seat
+    display: list[int]  # type indices of the face-up cards
+    pile: list[int]  # type indices of the discard pile
+    deck_size: int
+    runouts: int
+    last_round: bool
+    phase: int  # index into PHASES
+    current: int  # seat on turn (meaningless once over)
+    country: int  # country index of this turn's first piece, -1 before it
+    pieces: int  # pieces placed this turn
+    cards: int  # cards paid or discarded this turn
+    placements: int  # pieces placed in the whole game (changes exactly when the board does)
 
 
 class Game:
@@ -147,6 +174,7 @@ class Game:
         "_reshuffled",
         "_missed",
         "_winners",
+        "_placements",
     )
 
     _moves: list[int] | None
@@ -228,6 +256,7 @@ class Game:
         self._history = []
         self._missed = []
         self._winners = None
+        self._placements = 0
         self._now = None
         self._parts = [[None] * C, None, [None] * n]
 
@@ -380,6 +409,11 @@ class Game:
 
         Cached until the next piece is placed (observations ask for it at every decision).
         """
+        now = self._scoring_parts()
+        return {"cloisters": list(now[0]), "alliances": list(now[1]), "chains": list(now[2])}
+
+    def _scoring_parts(self) -> tuple[list[int], list[int], list[int]]:
+        """(cloister, alliance, chain) points per seat on the current board, cached (see scoring_now)."""
         now = self._now
         if now is None:
             b = self.board
@@ -399,7 +433,7 @@ class Game:
                 if chains[s] is None:
                     chains[s] = scoring.seat_chain_points(self._owner, b.adjacency, s)
             now = self._now = (cl, list(parts[1]), list(chains))
-        return {"cloisters": list(now[0]), "alliances": list(now[1]), "chains": list(now[2])}
+        return now
 
     def projected_scores(self) -> list[int]:
         """Scores if every scoring still to come happened on the current board (public information only).
@@ -409,12 +443,38 @@ class Game:
         """
         if self._phase == _OVER:
             return list(self._scores)
-        now = self.scoring_now()
+        cloisters, alliances, chains = self._scoring_parts()
         times = 2 if self._runouts == 0 else 1
-        return [
-            self._scores[s] + times * now["cloisters"][s] + now["alliances"][s] + now["chains"][s]
-            for s in range(self._n)
-        ]
+        scores = self._scores
+        return [scores[s] + times * cloisters[s] + alliances[s] + chains[s] for s in range(self._n)]
+
+    def live_view(self) -> LiveView:
+        """Public state and one seat's cards as live read-only references (:class:`LiveView`): the
+        fast path for observation encoders. Holds no other seat's cards and not the deck order."""
+        return LiveView(
+            self._owner,
+            self._cl,
+            self._ad,
+            self._hand_size,
+            self._cl_left,
+            self._ad_left,
+            self._scores,
+            self._display,
+            self._pile,
+            len(self._deck),
+            self._runouts,
+            self._last_round,
+            self._phase,
+            self._current,
+            self._country,
+            self._pieces,
+            self._paid + self._discards,
+            self._placements,
+        )
+
+    def hand_counts_view(self, seat: int) -> list[int]:
+        """Seat's cards per type index as the engine's own list (read-only; see :meth:`live_view`)."""
+        return self._hands[seat]
 
     def winners(self) -> list[int]:
         """Seats with the highest final score (all of them when tied); only once the game is over."""
@@ -532,6 +592,7 @@ class Game:
         g._reshuffled = self._reshuffled
         g._missed = list(self._missed)
         g._winners = self._winners
+        g._placements = self._placements
         g._now = self._now  # a tuple of lists never mutated: safe to share
         g._parts = [list(self._parts[0]), self._parts[1], list(self._parts[2])]
         return g
@@ -698,6 +759,7 @@ class Game:
                 self._ad_total[c] += 1
                 self._ad_left[seat] -= 1
             self._pieces += 1
+            self._placements += 1
             if self._pieces == 1:
                 self._country = c
                 self._was_empty = was_empty

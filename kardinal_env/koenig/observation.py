@@ -55,6 +55,8 @@ from __future__ import annotations
 import numpy as np
 
 from .engine import PHASES, Game
+
+_OVER_PHASE = PHASES.index("over")
 from .rules import ADVISORS, CLOISTERS, Rules
 
 __all__ = ["ObservationEncoder", "SEAT_SLOTS"]
@@ -137,91 +139,86 @@ class ObservationEncoder:
             const[self.segments["players"].start + _PLAYER_COUNTS.index(n)] = 1
             const[self.segments["discard_any"]] = float(rules.discard == "any")
             self._constant.append(const)
-        # Per observer: where each absolute value lands. ``_targets[observer]`` lists, for the values
-        # gathered in absolute seat order by ``encode`` (cloisters C×n, advisors C×n, then per seat:
-        # hand size, cloisters left, advisors left, score, projected score), their indices in the
-        # observer's vector; ``_owner_code[observer]`` maps an owner seat (+1; 0 = empty) to its
-        # one-hot position within a site's block.
+        # Per observer: where each absolute value lands. The board block (site owners, cloisters,
+        # advisors: the vector's first ``board_end`` entries) changes only when a piece is placed, so
+        # it is cached per observer; ``_board_targets`` place the absolute-order counts (cloisters
+        # C×n, then advisors C×n) and ``_seat_targets`` the per-seat values (hand size, cloisters
+        # left, advisors left, score, projected score, each n long) in the observer's slots;
+        # ``_owner_code[observer][owner + 1]`` is an owner's one-hot position within a site block.
         self._slot_of_seat = [[(seat - observer) % n for seat in range(n)] for observer in range(n)]
-        self._targets = []
+        self._board_end = self.segments["advisors"].stop
+        self._board_targets = []
+        self._seat_targets = []
         self._owner_code = []
         per_seat = ("hand_sizes", "cloisters_left", "advisors_left", "scores", "projected")
         for observer in range(n):
             slot = self._slot_of_seat[observer]
-            targets = []
+            board_targets = []
             for name in ("cloisters", "advisors"):
                 base = self.segments[name].start
-                targets += [base + c * P + slot[seat] for c in range(C) for seat in range(n)]
+                board_targets += [base + c * P + slot[seat] for c in range(C) for seat in range(n)]
+            seat_targets = []
             for name in per_seat:
                 base = self.segments[name].start
-                targets += [base + slot[seat] for seat in range(n)]
-            self._targets.append(np.array(targets, dtype=np.intp))
+                seat_targets += [base + slot[seat] for seat in range(n)]
+            self._board_targets.append(np.array(board_targets, dtype=np.intp))
+            self._seat_targets.append(np.array(seat_targets, dtype=np.intp))
             self._owner_code.append(np.array([0] + [1 + slot[seat] for seat in range(n)], dtype=np.intp))
         self._site_base = self.segments["site_owner"].start + np.arange(S, dtype=np.intp) * (P + 1)
-        self._projected_key: tuple | None = None
-        self._projected: list[int] = []
+        self._board_cache: list[tuple[object, int, np.ndarray] | None] = [None] * n
+        self._T = T
+        s_ = self.segments
+        self._at = {name: s_[name].start for name in s_}
 
-    def _projected_scores(self, game: Game) -> list[int]:
-        """``game.projected_scores()``, cached while the board and the scores stay the same (deck
-        draws and discards do not change it; the chain scoring is the costly part)."""
-        key = (
-            game,
-            sum(sum(game.pieces_left(s)) for s in range(game.num_players)),
-            game.runouts,
-            game.is_over,
-            tuple(game.scores()),
-        )
-        if key != self._projected_key:
-            self._projected = game.projected_scores()
-            self._projected_key = key
-        return self._projected
+    def _board_block(self, game: Game, view, observer: int) -> np.ndarray:
+        """The first ``board_end`` entries for ``observer`` (cached until the next placement)."""
+        cached = self._board_cache[observer]
+        if cached is not None and cached[0] is game and cached[1] == view.placements:
+            return cached[2]
+        block = np.zeros(self._board_end, dtype=np.float32)
+        owners = np.array(view.owner, dtype=np.intp) + 1
+        block[self._site_base + self._owner_code[observer][owners]] = 1
+        block[self._board_targets[observer]] = [k for row in view.cloisters for k in row] + [
+            k for row in view.advisors for k in row
+        ]
+        self._board_cache[observer] = (game, view.placements, block)
+        return block
 
     def encode(self, game: Game, observer: int) -> np.ndarray:
         """The observation of ``game`` for seat ``observer`` (a new ``float32`` array)."""
-        seg = self.segments
-        n = game.num_players
+        at = self._at
+        view = game.live_view()
         obs = self._constant[observer].copy()
-        # Board: site owners (one-hot); counts gathered in absolute order and scattered to slots.
-        owners = np.array([0 if o is None else o + 1 for o in game.owners()], dtype=np.intp)
-        obs[self._site_base + self._owner_code[observer][owners]] = 1
-        values = [k for row in game.cloister_counts() for k in row]
-        values += [k for row in game.advisor_counts() for k in row]
-        values += [game.hand_size(s) for s in range(n)]
-        left = [game.pieces_left(s) for s in range(n)]
-        values += [k for k, _ in left]
-        values += [a for _, a in left]
-        values += game.scores()
-        values += self._projected_scores(game)
-        obs[self._targets[observer]] = values
-        country = game.turn_country
-        if country is not None:
-            obs[seg["turn_country"].start + self._country_index[country]] = 1
-        # Cards.
-        type_index = self._type_index
-        hand = game.hand_counts(observer)
-        display = [0] * len(hand)
-        for t in game.display():
-            display[type_index[t]] += 1
-        pile = [0] * len(hand)
-        for t in game.discard_pile():
-            pile[type_index[t]] += 1
-        cards = np.array((hand, display, pile), dtype=np.float32)
-        start = seg["hand"].start
-        T = len(hand)
-        obs[start : start + 3 * T] = cards.ravel()
-        obs[seg["unseen"]] = self._deck_counts - cards.sum(axis=0)
+        obs[: self._board_end] = self._board_block(game, view, observer)
+        obs[self._seat_targets[observer]] = (
+            view.hand_sizes + view.cloisters_left + view.advisors_left + view.scores + game.projected_scores()
+        )
+        if view.country >= 0:
+            obs[at["turn_country"] + view.country] = 1
+        # Cards: own hand, display, discard pile, and the rest (unseen) per type.
+        T = self._T
+        hand = game.hand_counts_view(observer)
+        cards = [0] * (3 * T)
+        cards[:T] = hand
+        for t in view.display:
+            cards[T + t] += 1
+        for t in view.pile:
+            cards[2 * T + t] += 1
+        block = np.array(cards, dtype=np.float32)
+        start = at["hand"]
+        obs[start : start + 3 * T] = block
+        obs[at["unseen"] : at["unseen"] + T] = self._deck_counts - block.reshape(3, T).sum(axis=0)
         # Turn and deck.
-        obs[seg["deck_size"]] = game.deck_size()
-        obs[seg["runouts"].start + game.runouts] = 1
-        obs[seg["last_round"]] = float(game.last_round)
-        current = game.current_player
-        if current is None or current == observer:
-            obs[seg["phase"].start + PHASES.index(game.phase)] = 1
-        if current is not None:
-            obs[seg["to_move"].start + self._slot_of_seat[observer][current]] = 1
-        turn = seg["turn"].start
-        obs[turn] = game.pieces_this_turn
-        obs[turn + 1] = game.cards_this_turn
+        obs[at["deck_size"]] = view.deck_size
+        obs[at["runouts"] + view.runouts] = 1
+        obs[at["last_round"]] = float(view.last_round)
+        over = view.phase == _OVER_PHASE
+        if over or view.current == observer:
+            obs[at["phase"] + view.phase] = 1
+        if not over:
+            obs[at["to_move"] + self._slot_of_seat[observer][view.current]] = 1
+        obs[at["turn"]] = view.pieces
+        obs[at["turn"] + 1] = view.cards
         return obs
 
     def describe(self, obs: np.ndarray) -> dict[str, np.ndarray]:
