@@ -73,8 +73,7 @@ and free sites so that no decision rescans the board.
 from __future__ import annotations
 
 import random
-from typing import NamedTuple
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 
 from . import scoring
 from .board import Board

@@ -55,9 +55,9 @@ from __future__ import annotations
 import numpy as np
 
 from .engine import PHASES, Game
+from .rules import ADVISORS, CLOISTERS, Rules
 
 _OVER_PHASE = PHASES.index("over")
-from .rules import ADVISORS, CLOISTERS, Rules
 
 __all__ = ["ObservationEncoder", "SEAT_SLOTS"]
 
