@@ -1,7 +1,9 @@
 """Verify a game record and show its final position: ``python -m kardinal_env.replay FILE``.
 
-Reads a ``kardinal-record/1`` file (``kardinal_env.record``), replays every move through the engine,
-checks the recorded result, prints the final position as text and ``record OK: N moves replayed``.
+Reads a record of either game — ``kardinal-record/1`` (Kardinal, ``kardinal_env.record``) or
+``kardinal-koenig-record/1`` (Kardinal & König, ``kardinal_env.koenig.record``) — replays every move
+through the engine, checks the recorded result, prints the final position as text and
+``record OK: N moves replayed``.
 With ``-o/--output game.html`` it also writes the game as a self-contained HTML replay
 (``kardinal_env.replay_html``: step through every position in a browser) and prints
 ``wrote HTML replay: game.html``. Exit status 0 when the record is valid, 1 (with
@@ -20,18 +22,26 @@ import sys
 
 from .engine import Game
 from .errors import RecordError
+from .koenig import Game as KoenigGame
+from .koenig.record import FORMAT as KOENIG_FORMAT
+from .koenig.record import game_from_record as koenig_game_from_record
+from .koenig.text import game_text as koenig_text
 from .record import FORMAT, read_record_file
 from .render import game_text
 
 __all__ = ["main", "replay_file", "write_html"]
 
 
-def replay_file(path: str) -> tuple[Game, str]:
-    """Replay the record in ``path``: the game and its text picture (:class:`RecordError` if invalid)."""
+def replay_file(path: str) -> tuple[Game | KoenigGame, str]:
+    """Replay the record in ``path`` (either game): the game and its text picture
+    (:class:`RecordError` if invalid)."""
     data = read_record_file(path)
     fmt = data.get("format") if isinstance(data, dict) else None
+    if fmt == KOENIG_FORMAT:
+        koenig = koenig_game_from_record(data, source=path)
+        return koenig, koenig_text(koenig)
     if fmt != FORMAT:
-        raise RecordError(f"{path}: field 'format' must be {FORMAT!r}, got {fmt!r}")
+        raise RecordError(f"{path}: field 'format' must be {FORMAT!r} or {KOENIG_FORMAT!r}, got {fmt!r}")
     game = Game.from_record(data, source=path)
     return game, game_text(game)
 
@@ -42,6 +52,8 @@ def write_html(path: str, output: str) -> str:
     from .replay_html import write_replay_html
 
     data = read_record_file(path)
+    if isinstance(data, dict) and data.get("format") == KOENIG_FORMAT:
+        raise RecordError(f"{path}: HTML replays of {KOENIG_FORMAT} records are not available yet (text replay only)")
     try:
         return write_replay_html(data, output, source=path)
     except OSError as exc:
