@@ -7,7 +7,8 @@
 #   3. evaluation table: the checkpoint vs random and vs greedy, 200 games each, seats alternated,
 #      2 players -> runs/default/eval_random/ and runs/default/eval_greedy/ (results.json, ratings.png)
 #
-# Extra arguments go to scripts/train.py (e.g. `bash scripts/main.sh --set total_steps=20000`).
+# Extra arguments go to scripts/train.py (= kardinal-train; `--help` lists every option), e.g.
+# `bash scripts/main.sh --set total_steps=20000`. Win rates count a shared win among k winners as 1/k.
 # The demo of the environment is still available as `.venv/bin/python scripts/demo.py`.
 set -euo pipefail
 cd "$(dirname "$0")/.."

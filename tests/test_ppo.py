@@ -371,3 +371,27 @@ def test_training_is_deterministic_under_a_seed(tmp_path):
     assert a["step"] == b["step"]
     for k in a["model"]:
         assert torch.equal(a["model"][k], b["model"][k]), k
+
+
+def test_progress_bar_counts_the_steps_the_checkpoint_holds(tmp_path, capfd):
+    """The last iteration overshoots total_steps; the bar then shows the real count, not 100% of the target."""
+    cfg = dict(
+        TINY_CONFIG,
+        total_steps=100,
+        steps_per_iter=60,
+        eval_games=0,
+        final_eval_games=0,
+        track=False,
+        runs_dir=str(tmp_path),
+        run_name="bar",
+        progress=True,
+        bc_games=1,
+        bc_epochs=1,
+    )
+    ckpt = torch.load(train.train(cfg), weights_only=True)
+    err = capfd.readouterr().err
+    step = ckpt["step"]
+    assert step > 100
+    assert f"{step}/{step}" in err  # the step bar ends at the checkpoint's count
+    assert "warm start: greedy games" in err and "warm start: training minibatches" in err
+    assert "100/100 " not in err.replace(f"{step}/{step}", "")
