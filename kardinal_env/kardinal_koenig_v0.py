@@ -77,15 +77,14 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
+from .env_base import RENDER_MODES, TurnBasedEnv
 from .env_utils import check_action, wrap_classic
 from .errors import IllegalMoveError
 from .koenig import Game, Rules
 from .koenig.observation import ObservationEncoder
-from .rewards import REWARD_SCHEMES, check_scheme, terminal_rewards
+from .rewards import REWARD_SCHEMES
 
 __all__ = ["env", "raw_env", "REWARD_SCHEMES", "RENDER_MODES"]
-
-RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
 def env(**kwargs) -> AECEnv:
@@ -93,15 +92,10 @@ def env(**kwargs) -> AECEnv:
     return wrap_classic(raw_env(**kwargs))
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(TurnBasedEnv):
     """The unwrapped Kardinal & König AEC environment (see the module docstring)."""
 
-    metadata = {
-        "name": "kardinal_koenig_v0",
-        "render_modes": list(RENDER_MODES),
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata = {**TurnBasedEnv.metadata, "name": "kardinal_koenig_v0"}
 
     def __init__(
         self,
@@ -112,144 +106,41 @@ class raw_env(AECEnv, EzPickle):
         render_mode: str | None = None,
     ):
         EzPickle.__init__(self, players, discard, board, reward, render_mode)
-        super().__init__()
-        check_scheme(reward)
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be one of {list(RENDER_MODES)} or None, got {render_mode!r}")
+        AECEnv.__init__(self)
         self.rules = Rules(players=players, discard=discard, board=board)
         self.board = self.rules.compiled
-        self.reward_scheme = reward
-        self.render_mode = render_mode
         self.encoder = ObservationEncoder(self.rules)
-        self.num_actions = self.board.num_moves
-        self.possible_agents = [f"player_{i}" for i in range(players)]
-        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0, 255, self.encoder.shape, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self.num_actions,), dtype=np.int8),
-            }
-        )
-        act_space: spaces.Discrete = spaces.Discrete(self.num_actions)
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: act_space for a in self.possible_agents}
-        self._game: Game | None = None
-        self._seeds = random.Random()
-        self._legal_cache: tuple[int, np.ndarray, frozenset] | None = None
+        observation = spaces.Box(0, 255, self.encoder.shape, dtype=np.float32)
+        self._setup(players, observation, self.board.num_moves, reward, render_mode)
 
-    # ------------------------------------------------------------------ pickling
-    _AEC_FIELDS = (
-        "agents",
-        "rewards",
-        "_cumulative_rewards",
-        "terminations",
-        "truncations",
-        "infos",
-        "agent_selection",
-    )
+    # ------------------------------------------------------------------ TurnBasedEnv hooks
+    def _new_game(self, chance: random.Random) -> Game:
+        return Game(self.rules, seed=chance.getrandbits(64))
 
-    def __getstate__(self):
-        """Constructor arguments (EzPickle) plus the game so far (hidden cards and shuffles included)."""
-        state = EzPickle.__getstate__(self)
-        state["seeds"] = self._seeds.getstate()
-        if self._game is not None:
-            state["game"] = self._game
-            state["aec"] = {k: getattr(self, k) for k in self._AEC_FIELDS}
-            state["action_spaces"] = self.action_spaces
-        return state
+    def _encode(self, seat: int) -> np.ndarray:
+        return self.encoder.encode(self.game, seat)
 
-    def __setstate__(self, state):
-        EzPickle.__setstate__(self, state)
-        self._seeds.setstate(state["seeds"])
-        if "game" in state:
-            self._game = state["game"]
-            for k, v in state["aec"].items():
-                setattr(self, k, v)
-            self.action_spaces = state["action_spaces"]
+    def _compute_legal_actions(self) -> np.ndarray:
+        return np.array(self.game.legal_move_ids(), dtype=np.intp)
 
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
-
-    @property
-    def game(self) -> Game:
-        """The engine's game being played (RuntimeError before the first ``reset()``)."""
-        game = self._game
-        if game is None:
-            raise RuntimeError("call reset() first: no game has started")
-        return game
-
-    @property
-    def started(self) -> bool:
-        """Whether ``reset()`` has been called (so :attr:`game` exists)."""
-        return self._game is not None
-
-    # ------------------------------------------------------------------ AEC API
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            self._seeds.seed(seed)
-            for i, agent in enumerate(self.possible_agents):
-                self.action_spaces[agent].seed(seed + i)
-        self._game = Game(self.rules, seed=self._seeds.getrandbits(64))
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict] = {a: {} for a in self.agents}
-        self._legal_cache = None
-        self.agent_selection = self.possible_agents[self._game.current_player]  # type: ignore[index]
-
-    def observe(self, agent):
-        seat = self.agent_name_mapping[agent]
-        return {"observation": self.encoder.encode(self.game, seat), "action_mask": self.action_mask(agent)}
-
-    def _legal(self) -> tuple[np.ndarray, frozenset]:
+    def _play(self, action: int, seat: int) -> None:
         game = self.game
-        cache = self._legal_cache
-        count = game.move_count
-        if cache is None or cache[0] != count:
-            ids = game.legal_move_ids()
-            cache = self._legal_cache = (count, np.array(ids, dtype=np.intp), frozenset(ids))
-        return cache[1], cache[2]
-
-    def legal_actions(self) -> np.ndarray:
-        """Legal actions of the selected agent (move ids, the engine's order); empty once over."""
-        return self._legal()[0]
-
-    def action_mask(self, agent: str | None = None) -> np.ndarray:
-        """The int8 action mask of ``agent`` (default: the selected agent) without an observation."""
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        seat = self.agent_name_mapping[agent or self.agent_selection]
-        if seat == self.game.current_player:
-            mask[self._legal()[0]] = 1
-        return mask
-
-    def step(self, action) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        game = self.game
-        action = check_action(action, self.num_actions)
-        if action in self._legal()[1]:
+        if action in game.legal_move_ids():
             game.apply_legal_id(action)
         else:
             game.play_id(action)  # raises IllegalMoveError naming the broken rule
             raise AssertionError("unreachable: an illegal action was accepted")  # pragma: no cover
-        self._cumulative_rewards[agent] = 0.0
-        if game.is_over:
-            for a, r in zip(self.agents, terminal_rewards(game, self.reward_scheme), strict=True):
-                self.rewards[a] = r
-            self.terminations = {a: True for a in self.agents}
-            self.infos = {a: {"scores": game.scores(), "winners": game.winners()} for a in self.agents}
-            self._accumulate_rewards()
-        else:
-            self.agent_selection = self.possible_agents[game.current_player]  # type: ignore[index]
-        if self.render_mode == "human":
-            self.render()
+        return None
+
+    def _render_text(self) -> str:
+        from .koenig import render
+
+        return render.map_text(self.game, self.game.current_player)
+
+    def _render_image(self) -> np.ndarray:
+        from .koenig import render
+
+        return render.map_image(self.game)
 
     # ------------------------------------------------------------------ codec
     def decode_action(self, action: int) -> str:
@@ -264,25 +155,3 @@ class raw_env(AECEnv, EzPickle):
                 f"malformed move: {move!r} is no move on board {self.board.name!r}", "malformed move", move
             )
         return action
-
-    # ------------------------------------------------------------------ rendering
-    def render(self):
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self._game is None:
-            raise RuntimeError("call reset() before render()")
-        from .koenig import render
-
-        seat = self._game.current_player
-        if self.render_mode == "human":
-            print(render.map_text(self._game, seat), flush=True)
-            return None
-        if self.render_mode == "ansi":
-            return render.map_text(self._game, seat)
-        return render.map_image(self._game)
-
-    def close(self) -> None:
-        pass

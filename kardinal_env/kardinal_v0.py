@@ -67,6 +67,8 @@ Version history
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
@@ -74,17 +76,16 @@ from pettingzoo import AECEnv
 
 from .actions import DEFAULT_WINDOW, ActionCodec
 from .engine import Game
-from .env_utils import check_action, wrap_classic
+from .env_base import RENDER_MODES, TurnBasedEnv
+from .env_utils import wrap_classic
 from .errors import IllegalMoveError
 from .notation import format_move
 from .observation import ObservationEncoder
-from .rewards import REWARD_SCHEMES, check_scheme, chip_gain, terminal_rewards
+from .rewards import REWARD_SCHEMES, chip_gain
 from .rules import Rules
 from .window import LOSSLESS_WINDOW, check_window
 
 __all__ = ["env", "raw_env", "REWARD_SCHEMES", "RENDER_MODES"]
-
-RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
 def env(**kwargs) -> AECEnv:
@@ -92,15 +93,10 @@ def env(**kwargs) -> AECEnv:
     return wrap_classic(raw_env(**kwargs))
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(TurnBasedEnv):
     """The unwrapped Kardinal AEC environment (see the module docstring)."""
 
-    metadata = {
-        "name": "kardinal_v0",
-        "render_modes": list(RENDER_MODES),
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata = {**TurnBasedEnv.metadata, "name": "kardinal_v0"}
 
     def __init__(
         self,
@@ -128,12 +124,8 @@ class raw_env(AECEnv, EzPickle):
             chip_shaping,
             render_mode,
         )
-        super().__init__()
+        AECEnv.__init__(self)
         check_window(window)
-        check_scheme(reward)
-        modes = RENDER_MODES
-        if render_mode is not None and render_mode not in modes:
-            raise ValueError(f"render_mode must be one of {list(modes)} or None, got {render_mode!r}")
         self.rules = Rules(
             players=players,
             preset=preset,
@@ -144,160 +136,47 @@ class raw_env(AECEnv, EzPickle):
             window=None if window == LOSSLESS_WINDOW else window,
         )
         self.window = window
-        self.reward_scheme = reward
         self.chip_shaping = float(chip_shaping)
-        self.render_mode = render_mode
         self.codec = ActionCodec(self.rules, window)
         self.encoder = ObservationEncoder(self.rules, window)
-        self.possible_agents = [f"player_{i}" for i in range(players)]
-        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        num_actions = self.codec.num_actions
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0, 48, self.encoder.shape, dtype=np.uint8),
-                "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
-            }
-        )
-        act_space: spaces.Discrete = spaces.Discrete(num_actions)
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: act_space for a in self.possible_agents}
-        self._game: Game | None = None
-        self._actions_cache: tuple | None = None
+        observation = spaces.Box(0, 48, self.encoder.shape, dtype=np.uint8)
+        self._setup(players, observation, self.codec.num_actions, reward, render_mode)
 
-    # ------------------------------------------------------------------ pickling
-    _AEC_FIELDS = (
-        "agents",
-        "rewards",
-        "_cumulative_rewards",
-        "terminations",
-        "truncations",
-        "infos",
-        "agent_selection",
-    )
+    # ------------------------------------------------------------------ TurnBasedEnv hooks
+    def _new_game(self, chance: random.Random) -> Game:
+        return Game(self.rules)  # Kardinal has no chance element
 
-    def __getstate__(self):
-        """Constructor arguments (EzPickle) plus the game so far: an unpickled env continues the game."""
-        state = EzPickle.__getstate__(self)
-        if self._game is not None:
-            state["game_moves"] = self._game.history
-            state["aec"] = {k: getattr(self, k) for k in self._AEC_FIELDS}
-            state["action_spaces"] = self.action_spaces
-        return state
+    def _encode(self, seat: int) -> np.ndarray:
+        return self.encoder.encode(self.game, seat)
 
-    def __setstate__(self, state):
-        EzPickle.__setstate__(self, state)
-        if "game_moves" in state:
-            self._game = game = Game(self.rules)
-            for move in state["game_moves"]:
-                game.play(move)
-            for k, v in state["aec"].items():
-                setattr(self, k, v)
-            self.action_spaces = state["action_spaces"]
+    def _compute_legal_actions(self) -> np.ndarray:
+        return self.codec.legal_actions(self.game)
 
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
-
-    @property
-    def game(self) -> Game:
-        """The engine's game being played (RuntimeError before the first ``reset()``)."""
-        game = self._game
-        if game is None:
-            raise RuntimeError("call reset() first: no game has started")
-        return game
-
-    @property
-    def started(self) -> bool:
-        """Whether ``reset()`` has been called (so :attr:`game` exists)."""
-        return self._game is not None
-
-    # ------------------------------------------------------------------ AEC API
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is not None:
-            self._seed_spaces(seed)
-        self._game = Game(self.rules)
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict] = {a: {} for a in self.agents}
-        self._actions_cache = None
-        self.agent_selection = self.possible_agents[0]  # seat 0 always builds first
-
-    def _seed_spaces(self, seed: int) -> None:
-        for i, agent in enumerate(self.possible_agents):
-            self.action_spaces[agent].seed(seed + i)
-
-    def observe(self, agent):
-        seat = self.agent_name_mapping[agent]
-        return {"observation": self.encoder.encode(self.game, seat), "action_mask": self._mask_for(seat)}
-
-    def _mask_for(self, seat: int) -> np.ndarray:
-        """The int8 legal-action mask of ``seat`` (a fresh array; all zeros when not deciding)."""
-        mask = np.zeros(self.codec.num_actions, dtype=np.int8)
-        if seat == self.game.current_player:  # None once the game is over
-            mask[self.legal_actions()] = 1
-        return mask
-
-    def legal_actions(self) -> np.ndarray:
-        """Legal actions of the selected agent's decision (``ActionCodec.legal_actions``, cached per
-        decision; do not modify the array). Empty once the game is over."""
+    def _play(self, action: int, seat: int) -> float | None:
         game = self.game
-        cache = self._actions_cache
-        count = game.move_count
-        if cache is None or cache[0] != count:
-            cache = self._actions_cache = (count, self.codec.legal_actions(game))
-        return cache[1]
-
-    def action_mask(self, agent: str | None = None) -> np.ndarray:
-        """The int8 action mask of ``agent`` (default: the selected agent) without encoding an observation."""
-        return self._mask_for(self.agent_name_mapping[agent or self.agent_selection])
-
-    def step(self, action) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        game = self.game
-        seat = self.agent_name_mapping[agent]
-        code = self._legal_code(action, seat)
-        self._cumulative_rewards[agent] = 0.0
-        if self.chip_shaping:
-            self._clear_rewards()  # without shaping every reward stays 0 until the end: nothing to clear
-            before = game.chips_held(seat)
-            game.apply_legal_code(code)
-            self.rewards[agent] = self.chip_shaping * chip_gain(game, seat, before)
-        else:
-            game.apply_legal_code(code)
-        if game.is_over:
-            for a, r in zip(self.agents, self._final_rewards()):
-                self.rewards[a] += r
-            self.terminations = {a: True for a in self.agents}
-            self.infos = {a: {"scores": game.scores(), "winners": game.winners()} for a in self.agents}
-        else:
-            self.agent_selection = self.possible_agents[game.current_player]  # type: ignore[index]  # not over
-        if self.chip_shaping or game.is_over:  # otherwise every reward of this step is 0
-            self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
-
-    def _legal_code(self, action, seat: int) -> tuple:
-        game = self.game
-        action = check_action(action, self.codec.num_actions)
         try:
             code = self.codec.decode_code(action, seat)
         except ValueError as exc:
             raise IllegalMoveError(f"action: {exc}", "action", action) from None
-        if game.is_legal_code(code):
-            return code
-        game.play_code(code)  # raises IllegalMoveError naming the broken rule
-        raise AssertionError("unreachable: an illegal action was accepted")  # pragma: no cover
+        if not game.is_legal_code(code):
+            game.play_code(code)  # raises IllegalMoveError naming the broken rule
+            raise AssertionError("unreachable: an illegal action was accepted")  # pragma: no cover
+        if not self.chip_shaping:
+            game.apply_legal_code(code)
+            return None
+        before = game.chips_held(seat)
+        game.apply_legal_code(code)
+        return self.chip_shaping * chip_gain(game, seat, before)
 
-    def _final_rewards(self) -> list[float]:
-        return terminal_rewards(self.game, self.reward_scheme)
+    def _render_text(self) -> str:
+        from . import render
+
+        return render.game_text(self.game)
+
+    def _render_image(self) -> np.ndarray:
+        from . import render
+
+        return render.game_image(self.game, window=self.window)
 
     # ------------------------------------------------------------------ codec for the selected agent
     def decode_action(self, action: int) -> str:
@@ -307,24 +186,3 @@ class raw_env(AECEnv, EzPickle):
     def encode_move(self, move: str) -> int:
         """Action of a notation string for the agent now selected."""
         return self.codec.encode_move(move, self.agent_name_mapping[self.agent_selection])
-
-    # ------------------------------------------------------------------ rendering
-    def render(self):
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self._game is None:
-            raise RuntimeError("call reset() before render()")
-        from . import render
-
-        if self.render_mode == "human":
-            print(render.game_text(self.game), flush=True)
-            return None
-        if self.render_mode == "ansi":
-            return render.game_text(self.game)
-        return render.game_image(self.game, window=self.window)
-
-    def close(self) -> None:
-        pass

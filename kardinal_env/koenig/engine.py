@@ -75,6 +75,7 @@ from __future__ import annotations
 import random
 from typing import NamedTuple, NoReturn
 
+from ..errors import IllegalMoveError
 from . import scoring
 from .board import Board
 from .notation import MalformedMoveError, parse_move
@@ -86,15 +87,6 @@ PHASES = ("place", "second", "discard", "draw", "over")
 _PLACE, _SECOND, _DISCARD, _DRAW, _OVER = range(5)
 MAX_CARDS_PER_TURN = 3
 MAX_PIECES_PER_TURN = 2
-
-
-class IllegalMoveError(ValueError):
-    """A move the rules forbid (or a malformed one). ``rule`` names the rule; ``move`` is the input."""
-
-    def __init__(self, message: str, rule: str, move: object = None):
-        super().__init__(message)
-        self.rule = rule
-        self.move = move
 
 
 class DeckError(ValueError):
