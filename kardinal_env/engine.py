@@ -519,7 +519,8 @@ class Game:
             except IllegalMoveError as exc:
                 raise RecordError(f"{source}: move {i} ({move!r}) is illegal: {exc}") from None
         over = game.is_over
-        check_result(parts, over, game.scores() if over else None, game.winners() if over else None, source)
+        scores, winners = (game.scores(), game.winners()) if over else (None, None)
+        check_result(parts.result, len(parts.moves), over, scores, winners, source)
         return game
 
     @classmethod

@@ -30,6 +30,9 @@ __all__ = [
     "RecordParts",
     "make_record",
     "parse_record",
+    "check_record_fields",
+    "check_move_strings",
+    "check_result_shape",
     "check_result",
     "read_record_file",
 ]
@@ -52,47 +55,69 @@ def make_record(rules: Rules, moves: list[str], scores: list[int] | None, winner
     return {"format": FORMAT, "rules": rules.to_dict(), "moves": list(moves), "result": result}
 
 
-def parse_record(record: Any, source: str = "record") -> RecordParts:
-    """Check a record's fields (not its moves) and return them; :class:`RecordError` names the problem."""
+def check_record_fields(record: Any, fmt: str, fields: set[str], required: tuple[str, ...], source: str) -> dict:
+    """The shared first checks of a record of either game: a JSON object, no unknown field, the
+    ``format`` named ``fmt``, every ``required`` field present. :class:`RecordError` naming the problem."""
     if not isinstance(record, dict):
         raise RecordError(f"{source}: expected a JSON object, got {type(record).__name__}")
-    unknown = sorted(set(record) - _FIELDS)
+    unknown = sorted(set(record) - fields)
     if unknown:
         raise RecordError(f"{source}: unknown field(s) {unknown}")
-    fmt = record.get("format")
-    if fmt != FORMAT:
-        raise RecordError(f"{source}: field 'format' must be {FORMAT!r}, got {fmt!r}")
-    if "rules" not in record:
-        raise RecordError(f"{source}: missing field 'rules'")
-    try:
-        rules = Rules.from_dict(record["rules"], where=f"{source}: field 'rules'")
-    except RulesError as exc:
-        raise RecordError(str(exc)) from None
-    moves = record.get("moves")
+    found = record.get("format")
+    if found != fmt:
+        raise RecordError(f"{source}: field 'format' must be {fmt!r}, got {found!r}")
+    for key in required:
+        if key not in record:
+            raise RecordError(f"{source}: missing field {key!r}")
+    return record
+
+
+def check_move_strings(moves: Any, source: str) -> list[str]:
+    """``moves`` if it is a list of strings; :class:`RecordError` naming the bad entry otherwise."""
     if not isinstance(moves, list):
         raise RecordError(f"{source}: field 'moves' must be a list of move strings, got {type(moves).__name__}")
     for i, move in enumerate(moves):
         if not isinstance(move, str):
             raise RecordError(f"{source}: move {i} must be a string, got {move!r}")
-    if "result" not in record:
-        raise RecordError(f"{source}: missing field 'result' (null for an unfinished game)")
-    result = record["result"]
+    return moves
+
+
+def check_result_shape(result: Any, source: str) -> dict | None:
+    """``result`` if it is null or an object with exactly ``scores`` and ``winners``."""
     if result is not None and (not isinstance(result, dict) or set(result) != {"scores", "winners"}):
         raise RecordError(f"{source}: field 'result' must be null or an object with exactly 'scores' and 'winners'")
-    return RecordParts(rules, moves, result)
+    return result
+
+
+def parse_record(record: Any, source: str = "record") -> RecordParts:
+    """Check a record's fields (not its moves) and return them; :class:`RecordError` names the problem."""
+    check_record_fields(record, FORMAT, _FIELDS, ("rules",), source)
+    try:
+        rules = Rules.from_dict(record["rules"], where=f"{source}: field 'rules'")
+    except RulesError as exc:
+        raise RecordError(str(exc)) from None
+    moves = check_move_strings(record.get("moves"), source)
+    if "result" not in record:
+        raise RecordError(f"{source}: missing field 'result' (null for an unfinished game)")
+    return RecordParts(rules, moves, check_result_shape(record["result"], source))
 
 
 def check_result(
-    parts: RecordParts, is_over: bool, scores: list[int] | None, winners: list[int] | None, source: str = "record"
+    result: dict | None,
+    moves: int,
+    is_over: bool,
+    scores: list[int] | None,
+    winners: list[int] | None,
+    source: str = "record",
 ) -> None:
-    """Compare the claimed result with the replayed game's (``scores``/``winners`` None while not over)."""
-    result = parts.result
+    """Compare a record's claimed ``result`` (checked by :func:`check_result_shape`) with the game
+    replayed from its ``moves`` moves (``scores``/``winners`` None while not over); either game."""
     if result is None:
         if is_over:
             raise RecordError(f"{source}: the moves end the game but field 'result' is null")
         return
     if not is_over:
-        raise RecordError(f"{source}: field 'result' is given but the game is not over after {len(parts.moves)} moves")
+        raise RecordError(f"{source}: field 'result' is given but the game is not over after {moves} moves")
     if result["scores"] != scores:
         raise RecordError(f"{source}: result.scores {result['scores']} != replayed scores {scores}")
     if result["winners"] != winners:

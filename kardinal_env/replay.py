@@ -24,7 +24,6 @@ from .engine import Game
 from .errors import RecordError
 from .koenig import Game as KoenigGame
 from .koenig.record import FORMAT as KOENIG_FORMAT
-from .koenig.record import game_from_record as koenig_game_from_record
 from .koenig.text import game_text as koenig_text
 from .record import FORMAT, read_record_file
 from .render import game_text
@@ -38,7 +37,7 @@ def replay_file(path: str) -> tuple[Game | KoenigGame, str]:
     data = read_record_file(path)
     fmt = data.get("format") if isinstance(data, dict) else None
     if fmt == KOENIG_FORMAT:
-        koenig = koenig_game_from_record(data, source=path)
+        koenig = KoenigGame.from_record(data, source=path)
         return koenig, koenig_text(koenig)
     if fmt != FORMAT:
         raise RecordError(f"{path}: field 'format' must be {FORMAT!r} or {KOENIG_FORMAT!r}, got {fmt!r}")

@@ -12,7 +12,7 @@ import pytest
 from koenig_helpers import random_game, small_board
 
 from kardinal_env.koenig import Game, RecordError, Rules
-from kardinal_env.koenig.record import FORMAT, load_record
+from kardinal_env.koenig.record import FORMAT
 
 
 def finished(players=4, discard="one", seed=3, board=None):
@@ -134,12 +134,12 @@ def test_load_record_file_errors(tmp_path):
     path = tmp_path / "r.json"
     path.write_text("{oops")
     with pytest.raises(RecordError, match="not valid JSON"):
-        load_record(str(path))
+        Game.load(str(path))
 
 
 def _cli(*args):
     return subprocess.run(
-        [sys.executable, "-m", "kardinal_env.koenig.record", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "kardinal_env.koenig.cli", *args], capture_output=True, text=True, timeout=120
     )
 
 

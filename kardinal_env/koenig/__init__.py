@@ -11,7 +11,7 @@ A pure rules engine, no RL imports::
 
 Modules: ``engine`` (the game), ``rules`` (options), ``board`` (board files: schema, validation,
 the move table), ``notation`` (move strings), ``scoring`` (the three scorings as pure functions),
-``record`` (game records and ``python -m kardinal_env.koenig.record replay FILE``), ``text``
+``record`` (the record format), ``cli`` (``python -m kardinal_env.koenig.cli {replay,random}``), ``text``
 (a plain-text view). ``docs/rules-koenig.md`` states the rules as implemented.
 """
 

@@ -72,13 +72,16 @@ and free sites so that no decision rescans the board.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import NamedTuple, NoReturn
 
-from ..errors import IllegalMoveError
+from ..errors import IllegalMoveError, RecordError
+from ..record import check_result, read_record_file
 from . import scoring
 from .board import Board
 from .notation import MalformedMoveError, parse_move
+from .record import make_record, parse_record
 from .rules import ADVISORS, CLOISTERS, DISPLAY_SIZE, HAND_SIZE, Rules
 
 __all__ = ["Game", "IllegalMoveError", "DeckError", "PHASES"]
@@ -591,16 +594,52 @@ class Game:
     # ------------------------------------------------------------------ records
     def to_record(self) -> dict:
         """This game as a ``kardinal-koenig-record/1`` dict (see ``kardinal_env.koenig.record``)."""
-        from .record import game_to_record
-
-        return game_to_record(self)
+        over = self.is_over
+        return make_record(
+            self.rules,
+            self.initial_deck,
+            self.reshuffle_order,
+            self.history,
+            self.scores() if over else None,
+            self.winners() if over else None,
+        )
 
     @classmethod
-    def from_record(cls, record: dict) -> Game:
-        """Replay a ``kardinal-koenig-record/1`` dict; ``RecordError`` names the bad field or move."""
-        from .record import game_from_record
+    def from_record(cls, record: dict, source: str = "record") -> Game:
+        """Replay a ``kardinal-koenig-record/1`` dict (finished or in progress); ``RecordError`` names
+        the bad field, or the move index and the rule it breaks. A ``reshuffle`` must be given exactly
+        when the moves run the deck out for the first time; a game loaded from a record that stops
+        before it shuffles its discard pile later with a generator seeded from the record's deck."""
+        parts = parse_record(record, source)
+        seed = "kardinal-koenig-record:" + json.dumps(parts.deck)
+        try:
+            game = cls(parts.rules, seed=seed, deck=parts.deck, reshuffle=parts.reshuffle)
+        except DeckError as exc:
+            field, _, detail = str(exc).partition(": ")
+            raise RecordError(f"{source}: field {field!r}: {detail}") from None
+        for i, move in enumerate(parts.moves):
+            try:
+                game.play(move)
+            except IllegalMoveError as exc:
+                raise RecordError(f"{source}: move {i} ({move!r}) is illegal: {exc}") from None
+            except DeckError as exc:
+                raise RecordError(f"{source}: field 'reshuffle' does not fit the game at move {i}: {exc}") from None
+            if parts.reshuffle is None and game.runouts:
+                raise RecordError(
+                    f"{source}: field 'reshuffle' is null but the deck runs out for the first time at move {i} "
+                    f"({move!r})"
+                )
+        if parts.reshuffle is not None and game.reshuffle_order is None:
+            raise RecordError(f"{source}: field 'reshuffle' is given but the deck never runs out during the moves")
+        over = game.is_over
+        scores, winners = (game.scores(), game.winners()) if over else (None, None)
+        check_result(parts.result, len(parts.moves), over, scores, winners, source)
+        return game
 
-        return game_from_record(record)
+    @classmethod
+    def load(cls, path: str) -> Game:
+        """Read a record file and replay it (:class:`RecordError` on any problem, naming the file)."""
+        return cls.from_record(read_record_file(path), source=path)
 
     def __repr__(self) -> str:
         return (
