@@ -429,10 +429,34 @@ def test_sb3_crop_extractor_shapes_crop_and_errors():
             KardinalCropCNN(space, crop=bad)
     dict_space = env.aec.observation_space("player_0")
     for cls in (KardinalCropCNN, KardinalCNN):
-        with pytest.raises(ValueError, match="board space"):
+        with pytest.raises(ValueError, match="board shape"):
             cls(dict_space)
-        with pytest.raises(ValueError, match="board space"):
+        with pytest.raises(ValueError, match="board shape"):
             cls(spaces.Box(0, 1, (17, 53, 53), np.uint8))
+
+
+def test_torch_trunks_need_torch_only_and_keep_shapes():
+    """``torch_nets`` imports torch but no RL library; both trunks map (B, 72, W, W) to (B, features_dim)."""
+    torch = pytest.importorskip("torch")
+    code = (
+        "import sys, kardinal_env.integrations.torch_nets\n"
+        f"bad = sorted(m for m in {THIRD_PARTY!r} if m != 'torch' and m in sys.modules)\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    from kardinal_env.integrations.torch_nets import CropTrunk, PooledTrunk
+
+    boards = torch.zeros((3, 72, 53, 53), dtype=torch.uint8)
+    boards[:, 17:21] = 12  # a full supply, as at the start
+    crop = CropTrunk(53, crop=15, channels=8, features_dim=32)
+    pooled = PooledTrunk(channels=8, blocks=2, scalar_dim=16)
+    with torch.no_grad():
+        assert crop(boards).shape == (3, 32) and pooled(boards).shape == (3, 2 * 8 + 16) == (3, pooled.features_dim)
+    assert CropTrunk(9).crop == 9 and CropTrunk(53).crop == 21
+    with pytest.raises(ValueError, match="crop must be an odd integer from 3 to the window 9"):
+        CropTrunk(9, crop=11)
+    with pytest.raises(ValueError, match="blocks must be a positive integer"):
+        PooledTrunk(blocks=0)
 
 
 _CROP_TRAINING = r"""

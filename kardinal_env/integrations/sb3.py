@@ -23,9 +23,11 @@ here each trajectory belongs to one seat, so returns and advantages stay that se
 
 Observation: the ``(72, W, W)`` uint8 board (``"observation"`` of ``kardinal_v0``); the mask is
 not part of the observation but comes from ``action_masks()`` (bool), where ``MaskablePPO`` looks
-for it. ``MlpPolicy`` flattens the board (fine for small windows such as ``window=9``); for large
-windows pass ``policy_kwargs=dict(features_extractor_class=KardinalCNN)`` (a small CNN that scales
-counts by 1/12).
+for it. ``MlpPolicy`` flattens the board, which is fine for small windows such as ``window=9``; on the
+full window 53 it has 29M parameters, so pass
+``policy_kwargs=dict(features_extractor_class=KardinalCropCNN)`` (a fixed crop around the cathedral,
+4.2M parameters in the whole policy) or :class:`KardinalCNN` (the whole window, globally pooled).
+``docs/integrations.md`` has the measured cost and the trade-off.
 
 Playing a trained model: :class:`SB3Agent` (``select_move(game) -> str``, the ``agents`` protocol)
 from ``SB3Agent.load("model.zip")`` or ``SB3Agent.from_model(model)``.
@@ -43,10 +45,10 @@ from gymnasium import spaces
 from sb3_contrib.common.wrappers import ActionMasker
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from torch import nn
 
 from ..single_agent import KardinalVsBots
 from .common import GameFeaturizer
+from .torch_nets import CropTrunk, PooledTrunk, check_window
 
 __all__ = [
     "KardinalCNN",
@@ -59,8 +61,6 @@ __all__ = [
     "make_self_play_env",
     "make_vs_bots_env",
 ]
-
-OBS_SCALE = 1.0 / 12.0
 
 
 # ---------------------------------------------------------------------- wrappers and helpers
@@ -265,49 +265,24 @@ class SelfPlayCallback(BaseCallback):
 
 
 # ---------------------------------------------------------------------- features extractors
-#: Observation channels 0..16 are the 0/1 spatial planes; 17..71 are constant planes (counts).
-SPATIAL_CHANNELS = 17
-SCALAR_CHANNELS = 55
-#: Default side of :class:`KardinalCropCNN`'s crop: squares with ``|x|, |y| <= 10``.
-DEFAULT_CROP = 21
-
-
-def _check_board_space(observation_space: spaces.Box, who: str) -> tuple[int, int]:
-    shape = getattr(observation_space, "shape", None)
-    if shape is None or len(shape) != 3 or shape[0] != SPATIAL_CHANNELS + SCALAR_CHANNELS or shape[1] != shape[2]:
-        raise ValueError(
-            f"{who}: expected the kardinal_v0 board space Box(0, 48, (72, W, W)), got {observation_space!r} "
-            "(pass the board alone, e.g. make_self_play_env or make_vs_bots_env, not the Dict with the mask)"
-        )
-    return shape[0], shape[1]
-
-
-class _ScalarEmbedding(nn.Module):
-    """The 55 constant planes read from one square (they are equal on every square), scaled by 1/12."""
-
-    def __init__(self, out: int):
-        super().__init__()
-        self.net = nn.Sequential(nn.Linear(SCALAR_CHANNELS, out), nn.ReLU())
-
-    def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        return self.net(observations[:, SPATIAL_CHANNELS:, 0, 0].float() * OBS_SCALE)
+def _board_window(observation_space, who: str) -> int:
+    return check_window(getattr(observation_space, "shape", None), who)
 
 
 class KardinalCropCNN(BaseFeaturesExtractor):
     """Recommended SB3 extractor for large windows: a fixed ``crop x crop`` square around the cathedral.
 
-    The 17 spatial planes of the ``crop x crop`` squares centred on the nave (``|x|, |y| <= crop // 2``)
-    go through two 3x3 convolutions and one strided 3x3 convolution, are flattened (so the features
-    keep *where* things are, which SB3's linear action head over absolute action indices needs) and
-    joined with an embedding of the 55 constant planes read from one square. Cost does not grow with
-    the window: on window 53 the extractor has about 1M parameters, against 26M in ``MlpPolicy``'s
-    two first layers.
+    SB3 wrapper of :class:`kardinal_env.integrations.torch_nets.CropTrunk`: the 17 spatial planes of
+    the ``crop x crop`` squares centred on the nave (``|x|, |y| <= crop // 2``) go through two 3x3
+    convolutions and a strided one, are flattened (so the features keep *where* things are, which
+    SB3's linear action head over absolute action indices needs) and are joined with an embedding
+    of the 55 constant planes read from one square. Its size does not depend on the window: about
+    1.0M parameters, 4.2M in the whole policy on window 53 against 29.0M with ``MlpPolicy``.
 
     Lossy by design: buildings and sites outside the crop are invisible. In random 2- and 4-player
-    games the sites stayed within ``|x|, |y| <= 10`` (``crop=21``) at 99.8% of decisions;
-    ``crop=15`` saw everything at 94%. The action head still covers the whole window, so legal moves
-    outside the crop keep their probability and the mask still applies. :class:`KardinalCNN` is the
-    lossless, position-blind alternative.
+    games the sites stayed within ``crop=21`` at 99.8% of decisions and within ``crop=15`` at 94%.
+    The action head still covers the whole window, so moves outside the crop stay playable and the
+    mask still applies. :class:`KardinalCNN` is the lossless, position-blind alternative.
 
     ``crop`` must be odd and at most the window; ``None`` means ``min(21, W)``.
     """
@@ -320,41 +295,26 @@ class KardinalCropCNN(BaseFeaturesExtractor):
         features_dim: int = 256,
         scalar_dim: int = 64,
     ):
-        _, window = _check_board_space(observation_space, "KardinalCropCNN")
-        if crop is None:
-            crop = min(DEFAULT_CROP, window)
-        if isinstance(crop, bool) or not isinstance(crop, int) or crop < 3 or crop % 2 == 0 or crop > window:
-            raise ValueError(
-                f"KardinalCropCNN: crop must be an odd integer from 3 to the window {window}, got {crop!r}"
-            )
+        window = _board_window(observation_space, "KardinalCropCNN")
+        try:
+            trunk = CropTrunk(window, crop, channels=channels, features_dim=features_dim, scalar_dim=scalar_dim)
+        except ValueError as exc:
+            raise ValueError(f"KardinalCropCNN: {exc}") from None
         super().__init__(observation_space, features_dim=features_dim)
-        self.crop = crop
-        self.window = window
-        self.offset = window // 2 - crop // 2  # first row and column of the crop (the nave is at W//2, W//2)
-        self.trunk = nn.Sequential(
-            nn.Conv2d(SPATIAL_CHANNELS, channels, 3, padding=1),
-            nn.ReLU(),
-            nn.Conv2d(channels, channels, 3, padding=1),
-            nn.ReLU(),
-            nn.Conv2d(channels, channels, 3, stride=2, padding=1),
-            nn.ReLU(),
-            nn.Flatten(),
-        )
-        reduced = (crop + 1) // 2
-        self.scalars = _ScalarEmbedding(scalar_dim)
-        self.head = nn.Sequential(nn.Linear(channels * reduced * reduced + scalar_dim, features_dim), nn.ReLU())
+        self.trunk = trunk
+        self.crop = trunk.crop
+        self.offset = trunk.offset
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        lo, hi = self.offset, self.offset + self.crop
-        spatial = observations[:, :SPATIAL_CHANNELS, lo:hi, lo:hi].float()
-        return self.head(torch.cat([self.trunk(spatial), self.scalars(observations)], dim=-1))
+        return self.trunk(observations)
 
 
 class KardinalCNN(BaseFeaturesExtractor):
     """Lossless alternative: convolutions over the whole window, mean- and max-pooled over the squares.
 
-    ``blocks`` 3x3 convolutions (``channels`` wide) on the 17 spatial planes of the full window, then
-    the mean and the maximum over all squares, joined with an embedding of the 55 constant planes:
+    SB3 wrapper of :class:`kardinal_env.integrations.torch_nets.PooledTrunk`: ``blocks`` 3x3
+    convolutions (``channels`` wide) on the 17 spatial planes of the full window, then the mean and
+    the maximum over all squares, joined with an embedding of the 55 constant planes:
     ``features_dim = 2 * channels + scalar_dim``. It sees every square of any window with few
     parameters, but global pooling forgets *where* a feature is, so SB3's linear action head cannot
     tell one square's build from another's through it; it suits value estimates and small windows.
@@ -363,18 +323,13 @@ class KardinalCNN(BaseFeaturesExtractor):
     """
 
     def __init__(self, observation_space: spaces.Box, channels: int = 32, blocks: int = 3, scalar_dim: int = 64):
-        _check_board_space(observation_space, "KardinalCNN")
-        if blocks < 1:
-            raise ValueError(f"KardinalCNN: blocks must be at least 1, got {blocks!r}")
-        super().__init__(observation_space, features_dim=2 * channels + scalar_dim)
-        layers: list[nn.Module] = []
-        c = SPATIAL_CHANNELS
-        for _ in range(blocks):
-            layers += [nn.Conv2d(c, channels, 3, padding=1), nn.ReLU()]
-            c = channels
-        self.trunk = nn.Sequential(*layers)
-        self.scalars = _ScalarEmbedding(scalar_dim)
+        _board_window(observation_space, "KardinalCNN")
+        try:
+            trunk = PooledTrunk(channels=channels, blocks=blocks, scalar_dim=scalar_dim)
+        except ValueError as exc:
+            raise ValueError(f"KardinalCNN: {exc}") from None
+        super().__init__(observation_space, features_dim=trunk.features_dim)
+        self.trunk = trunk
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        x = self.trunk(observations[:, :SPATIAL_CHANNELS].float())
-        return torch.cat([x.mean(dim=(-2, -1)), x.amax(dim=(-2, -1)), self.scalars(observations)], dim=-1)
+        return self.trunk(observations)
