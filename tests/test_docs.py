@@ -228,3 +228,29 @@ def test_bash_console_commands_are_declared_entry_points():
                 continue
             raise
         assert callable(getattr(target, func, None)), f"{name} = {declared[name]!r}: {module} has no {func}()"
+
+
+# ---------------------------------------------------------------------- docs/rules.md against the code
+def _rules_doc() -> str:
+    return (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+
+
+def test_rules_doc_presets_table_matches_the_code():
+    from kardinal_env.rules import PRESETS, Rules
+
+    rows = re.findall(r'^\| `(\w+)` \| (.+?) \| `"(\w+)"` \| `"(\w+)"` \|$', _rules_doc(), flags=re.M)
+    assert {name for name, *_ in rows} == set(PRESETS["english"]) == set(PRESETS["german"])
+    for name, allowed, english, german in rows:
+        assert PRESETS["english"][name] == english and PRESETS["german"][name] == german, name
+        for value in re.findall(r'`"(\w+)"`', allowed):  # every value the table allows is accepted
+            assert getattr(Rules(players=3, **{name: value}), name) == value
+
+
+def test_rules_doc_notation_examples_are_canonical():
+    from kardinal_env import format_move, parse_move
+
+    line = next(line for line in _rules_doc().splitlines() if line.startswith("Examples: "))
+    examples = re.findall(r"`([^`]+)`", line)
+    assert len(examples) >= 6
+    for move in examples:
+        assert format_move(parse_move(move)) == move
