@@ -1,9 +1,12 @@
 """Third-party RL libraries on kardinal_v0: SB3/sb3-contrib, TorchRL, Tianshou and Ray RLlib.
 
-Each library gets one tiny-budget training test marked ``integration`` (``pytest -m integration``
-runs exactly those). They need the extras (``pip install -e ".[integrations]"``); where a library
-is missing the test is skipped with ``importorskip``. CI installs every extra, so there they run.
-All use 2 players and a 9×9 window to stay fast on two CPU cores.
+Each library gets one tiny-budget training test, and the SB3 features extractors get two more
+(shapes and crop semantics; MaskablePPO on the full 53 window, in a fresh process for its peak
+memory); all are marked ``integration`` (``pytest -m integration``, with the documentation blocks of
+``tests/test_docs.py`` that import an RL library). They need the extras
+(``pip install -e ".[integrations]"``); where a library is missing the test is skipped with
+``importorskip``. CI installs every extra, so there they run. The library tests use 2 players and a
+9x9 window to stay fast on two CPU cores.
 """
 
 from __future__ import annotations
