@@ -169,6 +169,7 @@ class Game:
         "_missed",
         "_winners",
         "_placements",
+        "_by",
     )
 
     _moves: list[int] | None
@@ -248,6 +249,7 @@ class Game:
         self._moves = None
         self._names = None
         self._history = []
+        self._by: list[int] = []  # the seat that made each move of _history
         self._missed = []
         self._winners = None
         self._placements = 0
@@ -442,6 +444,50 @@ class Game:
         scores = self._scores
         return [scores[s] + times * cloisters[s] + alliances[s] + chains[s] for s in range(self._n)]
 
+    def decision_log(self) -> list[tuple[int, str]]:
+        """Every move so far as ``(seat, move)``: public information (a deck draw shows as
+        ``draw:deck``, never the card)."""
+        names = self.board.moves
+        return [(seat, names[m]) for seat, m in zip(self._by, self._history, strict=True)]
+
+    def with_hidden(self, hands: dict[int, list[int]], deck: list[int], seed: int | str | None = None) -> Game:
+        """A copy of this game in which the hidden cards are replaced: ``hands`` maps seats to their
+        new hands (type digits; sizes must stay), ``deck`` is the new deck (type digits, top first),
+        and future shuffles follow ``random.Random(seed)`` instead of this game's generator. For
+        determinizing search (``agents.ismcts``): the caller samples what it cannot see.
+
+        The new cards must be exactly the cards they replace, as a multiset (``DeckError``
+        otherwise): a sampler that follows the public information always satisfies this, so the
+        check tells nothing about the true cards that the sampler did not already know."""
+        types = self.board.type_index
+        g = self.clone()
+        old: list[int] = [0] * self._T
+        new: list[int] = [0] * self._T
+        for seat, hand in hands.items():
+            if not 0 <= seat < self._n or len(hand) != self._hand_size[seat]:
+                raise DeckError(
+                    f"hands: seat {seat} must get {self._hand_size[seat] if 0 <= seat < self._n else 0} cards"
+                )
+            counts = [0] * self._T
+            for t in hand:
+                counts[types[t]] += 1
+                new[types[t]] += 1
+            for t, k in enumerate(self._hands[seat]):
+                old[t] += k
+            g._hands[seat] = counts
+        if len(deck) != len(self._deck):
+            raise DeckError(f"deck: must hold {len(self._deck)} cards, got {len(deck)}")
+        for t in deck:
+            new[types[t]] += 1
+        for t in self._deck:
+            old[t] += 1
+        if old != new:
+            raise DeckError("hands/deck: the new cards are not the cards they replace")
+        g._deck = [types[t] for t in reversed(deck)]
+        g._rng = random.Random(seed)
+        g._plan = None
+        return g
+
     def live_view(self) -> LiveView:
         """Public state and one seat's cards as live read-only references (:class:`LiveView`): the
         fast path for observation encoders. Holds no other seat's cards and not the deck order."""
@@ -579,6 +625,7 @@ class Game:
         g._moves = self._moves  # cached lists are replaced, never mutated: safe to share
         g._names = self._names
         g._history = list(self._history)
+        g._by = list(self._by)
         g._rng = random.Random()
         g._rng.setstate(self._rng.getstate())
         g._deck0 = self._deck0
@@ -729,6 +776,7 @@ class Game:
     def _apply(self, m: int) -> None:
         b = self.board
         self._history.append(m)
+        self._by.append(self._current)
         self._names = None
         if m >= b.draw_base:  # a draw: the most frequent decision
             seat = self._current
