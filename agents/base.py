@@ -4,7 +4,7 @@ An agent is any object with
 
 * ``name: str`` — a short label used in tables and logs (e.g. ``"greedy"``, ``"mcts:200"``);
 * ``select_move(game) -> str`` — a legal move of ``game`` (a :class:`kardinal_env.Game` whose
-  ``current_player`` is the agent's seat) in RULES.md notation. The agent must not modify
+  ``current_player`` is the agent's seat) in docs/rules.md notation. The agent must not modify
   ``game``; search agents work on ``game.clone()``;
 * optionally ``reset(seed)`` — start a new game with a fresh random stream.
 

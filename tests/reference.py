@@ -1,4 +1,4 @@
-"""A deliberately naive second implementation of RULES.md, written from the text alone.
+"""A deliberately naive second implementation of docs/rules.md, written from the text alone.
 
 It shares nothing with ``kardinal_env.engine`` except the move notation strings: buildings are kept
 as plain sets of ``(x, y)`` squares and every legal move is found by brute force. The property

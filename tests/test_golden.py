@@ -63,7 +63,7 @@ def test_golden_replays(path):
         assert game.supply() == [0, 0, 0, 0]
     if not rules.has_neutral:
         assert game.set_aside() == [0, 0, 0, 0]
-    # an independent, brute-force implementation of RULES.md agrees on everything
+    # an independent, brute-force implementation of docs/rules.md agrees on everything
     ref = RefGame(**rules.to_dict())
     for move in record["moves"]:
         assert move in ref.legal(), move

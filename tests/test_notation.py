@@ -1,4 +1,4 @@
-"""Move notation (RULES.md "Move notation"): canonical strings round-trip, everything else is refused."""
+"""Move notation (docs/rules.md "Move notation"): canonical strings round-trip, everything else is refused."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ CANONICAL = [
     ("T3@0,-1", (BUILD, TOWER, 3, square_key(0, -1), -1)),
     ("H2@25,-25", (BUILD, HOUSE, 2, square_key(25, -25), -1)),
     ("T1@-26,26", (BUILD, TOWER, 1, square_key(-26, 26), -1)),
-    ("Y2@-1,1:0,1", (BUILD, YARD, 2, square_key(-1, 1), square_key(0, 1))),  # RULES.md example
+    ("Y2@-1,1:0,1", (BUILD, YARD, 2, square_key(-1, 1), square_key(0, 1))),  # docs/rules.md example
     ("Y0@0,1:0,2", (BUILD, YARD, 0, square_key(0, 1), square_key(0, 2))),
     ("Y1@-3,-4:-3,-3", (BUILD, YARD, 1, square_key(-3, -4), square_key(-3, -3))),
     ("Y3@-10,5:-9,5", (BUILD, YARD, 3, square_key(-10, 5), square_key(-9, 5))),

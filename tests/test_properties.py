@@ -2,7 +2,7 @@
 
 The naive implementation in ``reference.py`` replays every game alongside the engine, so each
 decision's legal-move set, the chips and the turn order are checked against a second reading of
-RULES.md.
+docs/rules.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Table-driven tests of every rule of RULES.md on hand-built positions.
+"""Table-driven tests of every rule of docs/rules.md on hand-built positions.
 
 Each position is reached by playing an explicit move list from the start; the chip counts quoted in
 comments were worked out by hand from the board (see the pictures).
