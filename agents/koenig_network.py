@@ -1,0 +1,151 @@
+"""Policy/value networks for Kardinal & König (PyTorch), on ``kardinal_koenig_v0`` observations.
+
+Both networks take the flat observation vector of ``kardinal_env.koenig.observation`` (scaled by
+the encoder's ``scale``) and return ``(logits, value)``: one logit per action of the board's move
+table (``Board.moves``; mask them with the action mask) and the value of the observing seat.
+
+* :class:`KoenigMLP` — the floor: two hidden layers on the flat vector.
+* :class:`KoenigGraphNet` — respects the board's structure. Nodes are the sites and the countries;
+  a site's features are its owner (ego-centric one-hot) and its country's; a country's are the
+  cloisters and advisors per seat slot there, whether this turn's piece is there, and how many cards
+  of the type naming it the observer holds and the display shows. ``rounds`` rounds of message
+  passing (mean over neighbours, with residual MLPs) run along roads (site–site), membership
+  (site–country) and alliances (country–country), each node also seeing the global features (hand,
+  display, pile, unseen cards, scores, deck, phase, ...). The policy head reads the action layout off
+  the graph: the ``P`` payment options of ``K@{site}`` from that site's embedding, those of
+  ``A@{country}`` from that country's, ``end``/``discard``/``draw`` from the pooled graph; the
+  value head reads the pooled graph. The same weights work on any board with the same number of
+  card types (the graph is built from the board).
+
+``build_koenig_net(kind, rules, **kw)`` builds either from a config; ``net.config`` holds what is
+needed to rebuild it from a checkpoint.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+
+from kardinal_env.koenig.observation import SEAT_SLOTS, ObservationEncoder
+
+__all__ = ["KoenigMLP", "KoenigGraphNet", "build_koenig_net", "NETWORK_KINDS"]
+
+NETWORK_KINDS = ("mlp", "graph")
+
+
+def _mlp(sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes, sizes[1:], strict=False):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    return nn.Sequential(*layers[:-1])
+
+
+class KoenigMLP(nn.Module):
+    """Two hidden layers on the scaled flat observation."""
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: int = 256, scale=None):
+        super().__init__()
+        self.config = {"kind": "mlp", "obs_size": obs_size, "num_actions": num_actions, "hidden": hidden}
+        self.register_buffer("scale", torch.ones(obs_size) if scale is None else torch.as_tensor(scale).float())
+        self.trunk = _mlp([obs_size, hidden, hidden]).append(nn.ReLU())
+        self.policy = nn.Linear(hidden, num_actions)
+        self.value = nn.Linear(hidden, 1)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.trunk(obs / self.scale)
+        return self.policy(h), self.value(h).squeeze(-1)
+
+
+class KoenigGraphNet(nn.Module):
+    """Message passing over sites and countries (see the module docstring)."""
+
+    def __init__(self, rules, hidden: int = 64, rounds: int = 2):
+        super().__init__()
+        encoder = ObservationEncoder(rules)
+        board = rules.compiled
+        S, C, T, P = board.num_sites, board.num_countries, board.num_types, SEAT_SLOTS
+        self.config = {"kind": "graph", "hidden": hidden, "rounds": rounds}
+        self.S, self.C, self.T, self.P = S, C, T, P
+        self.pay = board.pay_stride
+        self.num_actions = board.num_moves
+        self.register_buffer("scale", torch.as_tensor(encoder.scale).float())
+        seg = encoder.segments
+        self._owner = (seg["site_owner"].start, seg["site_owner"].stop)
+        self._cl = (seg["cloisters"].start, seg["cloisters"].stop)
+        self._ad = (seg["advisors"].start, seg["advisors"].stop)
+        self._turn_country = (seg["turn_country"].start, seg["turn_country"].stop)
+        self._hand = seg["hand"].start
+        self._display = seg["display"].start
+        glob = [
+            i
+            for name, s in seg.items()
+            if name not in ("site_owner", "cloisters", "advisors")
+            for i in range(s.start, s.stop)
+        ]
+        self.register_buffer("glob_index", torch.tensor(glob, dtype=torch.long))
+        self.register_buffer("site_country", torch.tensor(board.site_country, dtype=torch.long))
+        self.register_buffer("country_type", torch.tensor(board.country_type, dtype=torch.long))
+        # Normalised adjacency matrices (mean aggregation): roads, membership, alliances.
+        roads = torch.zeros(S, S)
+        for a, b in board.roads:
+            roads[a, b] = roads[b, a] = 1.0
+        member = torch.zeros(C, S)
+        for s, c in enumerate(board.site_country):
+            member[c, s] = 1.0
+        allied = torch.zeros(C, C)
+        for a, b in board.alliances:
+            allied[a, b] = allied[b, a] = 1.0
+        self.register_buffer("roads", roads / roads.sum(1, keepdim=True).clamp(min=1))
+        self.register_buffer("site_to_country", member / member.sum(1, keepdim=True).clamp(min=1))
+        self.register_buffer("allied", allied / allied.sum(1, keepdim=True).clamp(min=1))
+        g_in = len(glob)
+        c_in = 2 * P + 1 + 2
+        s_in = P + 1
+        self.glob = _mlp([g_in, hidden, hidden]).append(nn.ReLU())
+        self.site_in = nn.Linear(s_in + hidden, hidden)
+        self.country_in = nn.Linear(c_in + hidden, hidden)
+        self.site_layers = nn.ModuleList(nn.Linear(3 * hidden, hidden) for _ in range(rounds))
+        self.country_layers = nn.ModuleList(nn.Linear(4 * hidden, hidden) for _ in range(rounds))
+        self.site_policy = nn.Linear(2 * hidden, self.pay)
+        self.country_policy = nn.Linear(2 * hidden, self.pay)
+        self.other_policy = nn.Linear(3 * hidden, self.num_actions - (S + C) * self.pay)
+        self.value = _mlp([3 * hidden, hidden, 1])
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x = obs / self.scale
+        B = x.shape[0]
+        S, C, P = self.S, self.C, self.P
+        g = self.glob(x[:, self.glob_index])  # (B, H)
+        owner = x[:, self._owner[0] : self._owner[1]].reshape(B, S, P + 1)
+        cl = x[:, self._cl[0] : self._cl[1]].reshape(B, C, P)
+        ad = x[:, self._ad[0] : self._ad[1]].reshape(B, C, P)
+        here = x[:, self._turn_country[0] : self._turn_country[1]].reshape(B, C, 1)
+        hand = x[:, self._hand : self._hand + self.T][:, self.country_type].unsqueeze(-1)
+        shown = x[:, self._display : self._display + self.T][:, self.country_type].unsqueeze(-1)
+        gs = g.unsqueeze(1)
+        country = torch.relu(self.country_in(torch.cat([cl, ad, here, hand, shown, gs.expand(B, C, -1)], -1)))
+        site = torch.relu(self.site_in(torch.cat([owner, gs.expand(B, S, -1)], -1)))
+        for site_layer, country_layer in zip(self.site_layers, self.country_layers, strict=True):
+            from_roads = self.roads @ site
+            own_country = country[:, self.site_country]
+            site = site + torch.relu(site_layer(torch.cat([site, from_roads, own_country], -1)))
+            from_sites = self.site_to_country @ site
+            from_allies = self.allied @ country
+            country = country + torch.relu(
+                country_layer(torch.cat([country, from_sites, from_allies, gs.expand(B, C, -1)], -1))
+            )
+        pooled = torch.cat([g, site.mean(1), country.mean(1)], -1)
+        site_logits = self.site_policy(torch.cat([site, gs.expand(B, S, -1)], -1)).reshape(B, S * self.pay)
+        country_logits = self.country_policy(torch.cat([country, gs.expand(B, C, -1)], -1)).reshape(B, C * self.pay)
+        logits = torch.cat([site_logits, country_logits, self.other_policy(pooled)], -1)
+        return logits, self.value(pooled).squeeze(-1)
+
+
+def build_koenig_net(kind: str, rules, hidden: int = 64, rounds: int = 2) -> nn.Module:
+    """A network of ``kind`` (``"mlp"`` or ``"graph"``) for ``rules``'s board."""
+    if kind == "mlp":
+        encoder = ObservationEncoder(rules)
+        return KoenigMLP(encoder.size, rules.compiled.num_moves, hidden=hidden, scale=encoder.scale)
+    if kind == "graph":
+        return KoenigGraphNet(rules, hidden=hidden, rounds=rounds)
+    raise ValueError(f"network kind must be one of {list(NETWORK_KINDS)}, got {kind!r}")
