@@ -71,8 +71,12 @@ class RLlibAgent(BaseAgent):
 
     @classmethod
     def from_checkpoint(
-        cls, path: str | os.PathLike, module_id: str = "main", name: str | None = None,
-        greedy: bool = True, seed: int | None = None,
+        cls,
+        path: str | os.PathLike,
+        module_id: str = "main",
+        name: str | None = None,
+        greedy: bool = True,
+        seed: int | None = None,
     ) -> RLlibAgent:
         from ray.rllib.core.rl_module.rl_module import RLModule
 
