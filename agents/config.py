@@ -255,14 +255,19 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
 
 def load_yaml(path) -> dict:
     """The mapping of a YAML preset; :class:`ConfigError` naming the file if it is missing, not YAML
-    or not a mapping of keys to values."""
+    or not a mapping of keys to values. A bare preset name (``default``, ``long_2p``, ``long_4p``)
+    that is not a file reads the preset installed with the package (``kardinal_configs``)."""
     import yaml
 
     path = str(path)
     try:
         fh = open(path)
     except FileNotFoundError:
-        raise ConfigError(f"config file {path!r} does not exist") from None
+        preset = _packaged_preset(path)
+        if preset is None:
+            names = ", ".join(_packaged_preset_names()) or "none installed"
+            raise ConfigError(f"config file {path!r} does not exist (packaged presets by name: {names})") from None
+        fh = preset
     except IsADirectoryError:
         raise ConfigError(f"config file {path!r} is a directory, not a YAML file") from None
     except OSError as exc:
@@ -286,6 +291,26 @@ def load_yaml(path) -> dict:
         if not isinstance(key, str):
             raise ConfigError(f"config file {path!r}: key {key!r} is not a string")
     return data
+
+
+def _packaged_preset_names() -> list[str]:
+    try:
+        from importlib.resources import files
+
+        return sorted(p.name[:-5] for p in files("kardinal_configs").iterdir() if p.name.endswith(".yaml"))
+    except (ImportError, OSError, TypeError):
+        return []
+
+
+def _packaged_preset(name: str):
+    """An open preset of the installed ``kardinal_configs`` package for a bare name such as
+    ``default`` (what ``--config default`` means when no file ``default`` exists), else ``None``."""
+    stem = name[:-5] if name.endswith(".yaml") else name
+    if stem not in _packaged_preset_names():
+        return None
+    from importlib.resources import files
+
+    return files("kardinal_configs").joinpath(f"{stem}.yaml").open()
 
 
 def parse_set(items) -> dict:
@@ -319,7 +344,10 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument(
-        "--config", metavar="YAML", help="YAML preset (e.g. configs/default.yaml): a mapping of the keys below"
+        "--config",
+        metavar="YAML",
+        help="YAML preset: a file (e.g. configs/default.yaml) or the name of a packaged preset (default, long_2p, "
+        "long_4p); a mapping of the keys below",
     )
     p.add_argument(
         "--resume",

@@ -131,6 +131,14 @@ def test_bad_yaml_files_are_named(tmp_path, text, needle):
         assert str(path) in str(info.value)
 
 
+def test_packaged_presets_by_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no configs/ here: the names come from the installed package
+    assert load_yaml("default") == load_yaml(CONFIGS / "default.yaml")
+    assert _cfg(["--config", "long_4p"]).players == 4
+    with pytest.raises(ConfigError, match=r"'nope' does not exist \(packaged presets by name: default, long_2p"):
+        load_yaml("nope")
+
+
 def test_empty_yaml_is_no_options(tmp_path):
     path = tmp_path / "empty.yaml"
     path.write_text("# nothing\n")
