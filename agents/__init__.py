@@ -1,4 +1,4 @@
-"""Agents that play Kardinal: baselines, search, and (lazily) the trained PPO policy.
+"""Agents that play both games: baselines, search, and (lazily) the trained PPO policy.
 
 ``load_agent(spec, **kw)`` builds an agent from a spec string:
 
@@ -10,7 +10,14 @@
 ``puct:N:PATH``    PUCT search with N simulations guided by the PPO checkpoint PATH
                    (``agents.puct.PUCTAgent.from_checkpoint(PATH, N, **kw)``)
 ``rllib:PATH``     an RLlib checkpoint (``agents.rllib_agent.RLlibAgent.from_checkpoint(PATH, **kw)``)
+``ismcts:N``       information-set MCTS with N simulations, for Kardinal & König
+                   (:class:`agents.ismcts.ISMCTSAgent`)
 =================  ===========================================================================
+
+``random`` and ``greedy`` play both games (``greedy`` is :mod:`agents.koenig_greedy` on a Kardinal &
+König game); ``mcts``, ``puct`` and ``rllib`` play Kardinal, ``ismcts`` Kardinal & König;
+``ppo:PATH`` plays the game its checkpoint was trained on. :func:`check_spec` with ``game=``
+refuses a spec for the wrong game.
 
 Keyword arguments (e.g. ``seed=3``) go to the agent's constructor. Importing this package does not
 import torch; only ``ppo:`` and ``puct:`` specs do.
@@ -34,8 +41,11 @@ __all__ = ["Agent", "BaseAgent", "load_agent", "parse_spec", "check_spec", "Agen
 
 SPEC_HELP = (
     "agent specs: 'random', 'greedy', 'mcts:N' (N simulations, a positive integer), 'ppo:PATH', "
-    "'puct:N:PATH' (N simulations guided by checkpoint PATH), 'rllib:PATH'"
+    "'puct:N:PATH' (N simulations guided by checkpoint PATH), 'rllib:PATH', "
+    "'ismcts:N' (Kardinal & König)"
 )
+#: Spec kinds that play only one of the games.
+_ONLY = {"mcts": "kardinal", "puct": "kardinal", "rllib": "kardinal", "ismcts": "kardinal_koenig"}
 
 
 class AgentSpecError(ValueError):
@@ -63,10 +73,10 @@ def parse_spec(spec: str) -> tuple[str, int | None, str | None]:
     kind, sep, arg = spec.partition(":")
     if kind in ("random", "greedy") and not sep:
         return kind, None, None
-    if kind == "mcts":
+    if kind in ("mcts", "ismcts"):
         if not sep or not _is_positive_int(arg):
             raise AgentSpecError(
-                f"bad agent spec {spec!r}: mcts needs a positive number of simulations, e.g. 'mcts:200'"
+                f"bad agent spec {spec!r}: {kind} needs a positive number of simulations, e.g. '{kind}:200'"
             )
         return kind, int(arg), None
     if kind == "ppo":
@@ -101,17 +111,28 @@ def _read_checkpoint(spec: str, path: str):
         raise AgentSpecError(exc.named(spec.strip())) from None
 
 
-def check_spec(spec: str, players: int | None = None) -> list[str]:
-    """Check ``spec`` like :func:`load_agent` without building the agent: the syntax and, for
-    ``ppo:`` / ``puct:``, the checkpoint (read once; torch is imported only then). Returns warnings
-    (a checkpoint trained for another number of players than ``players``);
-    :class:`AgentSpecError` if the spec is bad."""
+def check_spec(spec: str, players: int | None = None, game: str | None = None) -> list[str]:
+    """Check ``spec`` like :func:`load_agent` without building the agent: the syntax, that it plays
+    ``game`` (``"kardinal"`` or ``"kardinal_koenig"``; ``None``: not checked) and, for ``ppo:`` /
+    ``puct:``, the checkpoint (read once; torch is imported only then). Returns warnings (a
+    checkpoint trained for another number of players than ``players``); :class:`AgentSpecError` if
+    the spec is bad."""
     kind, _simulations, path = parse_spec(spec)
+    only = _ONLY.get(kind)
+    if game is not None and only is not None and only != game:
+        other = "ismcts:N" if game == "kardinal_koenig" else "mcts:N"
+        raise AgentSpecError(f"agent spec {spec.strip()!r} plays {only}, not {game}; try {other!r}")
     if kind not in ("ppo", "puct"):
         return []
     from .checkpoint import player_count_warning, trained_players
 
     ckpt, _net = _read_checkpoint(spec, path)
+    if game is not None:
+        from .games import game_kind
+
+        env = ckpt.get("env", "kardinal_v0")
+        if env != game_kind(game).env_name:
+            raise AgentSpecError(f"{spec.strip()}: the checkpoint was trained on {env}, not {game_kind(game).env_name}")
     msg = player_count_warning(spec.strip(), trained_players(ckpt), players) if players else None
     return [msg] if msg else []
 
@@ -138,6 +159,10 @@ def load_agent(spec: str, **kw):
         from .mcts import MCTSAgent
 
         return MCTSAgent(simulations, **kw)
+    if kind == "ismcts":
+        from .ismcts import ISMCTSAgent
+
+        return ISMCTSAgent(simulations, **kw)
     from .rllib_agent import RLlibAgent  # kind == "rllib"; imports ray and torch; only here
 
     return RLlibAgent.from_checkpoint(path, **kw)

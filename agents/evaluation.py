@@ -10,6 +10,11 @@ Command line (``kardinal-evaluate`` or ``python scripts/evaluate.py``)::
 
     kardinal-evaluate --agents mcts:200 greedy --players 2 --games 20 --seed 0 --out runs/eval
     kardinal-evaluate --agents ppo:runs/x/ckpt.pt greedy random --players 3 --games 30 --save-games 3 --out runs/eval3
+    kardinal-evaluate --game kardinal_koenig --agents ismcts:200 greedy --players 4 --games 200 --workers 2
+
+**Games.** ``--game kardinal`` (default; 2–4 players, ``--preset``, ``--shared-pool``) or
+``--game kardinal_koenig`` (3–5 players, ``--discard``, ``--board``); see :mod:`agents.games`.
+For 3–5 players the win rate to compare with is parity, ``1/players``.
 
 **Lineup.** Each agent spec (see ``agents.load_agent``) is one *participant*. With fewer specs than
 players, the last spec is repeated to fill the seats (``--agents ppo:X greedy --players 4`` is one
@@ -26,23 +31,27 @@ ends the run with one :class:`EvaluationError` naming the game (workers are stop
 
 **Seats.** Game ``g`` seats participant ``(s + g) % players`` at seat ``s``: every participant sits
 in every seat equally often when ``--games`` is a multiple of ``--players`` (a warning is printed
-otherwise). Kardinal has no chance element, so a game's course depends only on the agents; agent
-``i`` in game ``g`` is seeded with ``(seed * 1_000_003 + g) * 16 + i`` (``reset(seed)`` when the
-agent has it), so results do not depend on ``--workers``.
+otherwise). Kardinal has no chance element, so a game's course depends only on the agents;
+Kardinal & König shuffles game ``g``'s deck with seed ``seed * 1_000_003 + g`` (the same deck for
+every seating of that game number). Agent ``i`` in game ``g`` is seeded with
+``(seed * 1_000_003 + g) * 16 + i`` (``reset(seed)`` when the agent has it), so results do not
+depend on ``--workers``.
 
 **Statistics** per participant: wins — **a shared win among k winners counts 1/k** (the one
 definition of :mod:`agents.winrate`, also used by training's ``eval/winrate_*``), so wins can be
 fractional and the win rates of a game's seats sum to 1; ``shared_wins`` counts the games it won
 jointly — win rate with a 95% Wilson score interval, mean score, mean rank (1 = best; seats ordered
-by score, then the cathedral tie-break; tied seats share the better rank), mean seconds per game
+by score, then — in Kardinal — the cathedral tie-break; tied seats share the better rank), mean seconds per game
 spent choosing moves, and an OpenSkill Plackett-Luce rating (mu, sigma, ordinal = mu - 3 sigma)
 updated over the games in order.
 
 **Outputs.** ``--out DIR`` writes ``DIR/results.json`` (options, versions, every game with its seed,
 seating, scores, winners, ranks and moves, and the summary) and ``DIR/ratings.png`` (rating history
 and final ratings). ``--save-games N`` also writes the first N games as game records
-(``kardinal-record/1``, ``DIR/games/game_0000.json``, ...; ``python -m kardinal_env.replay FILE``
-(``kardinal-replay``) replays one); each game in ``results.json`` names its record file.
+(``kardinal-record/1`` or ``kardinal-koenig-record/1``, ``DIR/games/game_0000.json``, ...;
+``kardinal-replay FILE`` replays one), and for Kardinal an HTML replay beside each
+(``game_0000.html``, ``kardinal_env.replay_html``: open it in a browser to watch the game); each
+game in ``results.json`` names its files.
 """
 
 from __future__ import annotations
@@ -58,10 +67,11 @@ import time
 import warnings
 from pathlib import Path
 
-from kardinal_env import Game, Rules, RulesError
+from kardinal_env.replay_html import write_replay_html
 
 from . import AgentSpecError, check_spec, load_agent
 from .checkpoint import PlayerCountWarning
+from .games import GAMES, game_kind, kind_of
 from .winrate import DEFINITION, win_share
 
 __all__ = [
@@ -76,6 +86,7 @@ __all__ = [
 ]
 
 SEED_STRIDE = 1_000_003
+KARDINAL_RECORD = "kardinal-record/1"
 _ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -162,16 +173,17 @@ def _play_task(task) -> dict:
 
 
 def _play_one(task) -> dict:
-    g, seed, rules_dict, n_participants, keep_moves, keep_record = task
+    g, seed, game_name, rules_dict, n_participants, keep_moves, keep_record = task
     agents = _WORKER["agents"]
-    rules = Rules.from_dict(rules_dict)
+    kind = game_kind(game_name)
+    rules = kind.rules_from_dict(rules_dict)
     players = rules.players
     seats = [(s + g) % n_participants for s in range(players)]
     for i, agent in enumerate(agents):
         reset = getattr(agent, "reset", None)
         if callable(reset):
             reset(_agent_seed(seed, g, i))
-    game = Game(rules)
+    game = kind.new_game(rules, seed=seed * SEED_STRIDE + g)
     think = [0.0] * players
     decisions = [0] * players
     while not game.is_over:
@@ -182,7 +194,7 @@ def _play_one(task) -> dict:
         decisions[seat] += 1
         game.play(move)  # an illegal move raises IllegalMoveError naming the rule
     scores = game.scores()
-    touches = game.cathedral_touches()
+    touches = game.cathedral_touches() if game_name == "kardinal" else [0] * players
     out = {
         "game": g,
         "seed": seed * SEED_STRIDE + g,
@@ -191,12 +203,13 @@ def _play_one(task) -> dict:
         "scores": scores,
         "winners": game.winners(),
         "ranks": _ranks(scores, touches),
-        "cathedral_touches": touches,
-        "chips": game.chips(),
         "num_moves": game.move_count,
         "decisions": decisions,
         "seconds": [round(t, 4) for t in think],
     }
+    if game_name == "kardinal":
+        out["cathedral_touches"] = touches
+        out["chips"] = game.chips()
     if keep_moves:
         out["moves"] = game.history
     if keep_record:
@@ -292,19 +305,22 @@ def _ratings(games, labels, players):
 
 def evaluate(
     agent_specs,
-    players: int = 2,
+    players: int | None = None,
     games: int = 10,
     seed: int = 0,
     preset: str = "english",
     shared_pool: bool = False,
     workers: int = 1,
-    rules: Rules | None = None,
+    rules=None,
     agent_kwargs: dict | None = None,
     keep_moves: bool = True,
     progress: bool = False,
     torch_threads: int | None = None,
     save_games: int = 0,
     on_warning=None,
+    game: str = "kardinal",
+    discard: str | None = None,
+    board=None,
 ) -> dict:
     """Play ``games`` games and return the results dict (``options``, ``versions``, ``labels``,
     ``games``, ``summary``, ``rating_history``, ``warnings``). ``agent_specs`` holds spec strings or
@@ -316,10 +332,21 @@ def evaluate(
     process is left as it is unless given. ``on_warning(message)`` is called for each warning found
     by the checks before the games start (default: ``warnings.warn``).
 
+    ``game``: ``"kardinal"`` (options ``preset``, ``shared_pool``) or ``"kardinal_koenig"`` (options
+    ``discard``, ``board``); ``players`` defaults to the game's usual count (2 and 4); ``rules``, a
+    rules object of either game, overrides all of these.
+
     Raises ``ValueError`` (:class:`agents.AgentSpecError` for a bad spec or checkpoint) before any
     game starts, :class:`EvaluationError` if a game fails."""
     if rules is None:
-        rules = Rules(players=players, preset=preset, shared_pool=shared_pool)
+        kind = game_kind(game)
+        if players is None:
+            players = kind.default_players
+        if kind.name == "kardinal":
+            rules = kind.rules(players, preset=preset, shared_pool=shared_pool)
+        else:
+            rules = kind.rules(players, discard=discard, board=board)
+    kind = kind_of(rules)
     players = rules.players
     for name, value, lo in (("games", games, 1), ("workers", workers, 1), ("save_games", save_games, 0)):
         if not isinstance(value, int) or isinstance(value, bool) or value < lo:
@@ -336,13 +363,14 @@ def evaluate(
         raise ValueError("agent objects can only be evaluated with workers=1; pass spec strings")
     notes = []
     for spec in dict.fromkeys(p for p in participants if isinstance(p, str)):  # once per spec, before any worker
-        notes.extend(check_spec(spec, players))
+        notes.extend(check_spec(spec, players, game=kind.name))
     for note in notes:
         if on_warning is None:
             warnings.warn(note, PlayerCountWarning, stacklevel=2)
         else:
             on_warning(note)
-    tasks = [(g, seed, rules.to_dict(), len(participants), keep_moves, g < save_games) for g in range(games)]
+    rules_dict = rules.to_dict()
+    tasks = [(g, seed, kind.name, rules_dict, len(participants), keep_moves, g < save_games) for g in range(games)]
     t0 = time.time()
     if workers > 1:
         results = _run_parallel(tasks, workers, participants, agent_kwargs, torch_threads, progress)
@@ -401,6 +429,7 @@ def evaluate(
     return {
         "format": "kardinal-eval/1",
         "options": {
+            "game": kind.name,
             "agents": [p if isinstance(p, str) else labels[i] for i, p in enumerate(participants)],
             "players": players,
             "games": games,
@@ -429,10 +458,15 @@ def format_table(results: dict) -> str:
     """A plain-text table of the summary (one row per participant, best ordinal first)."""
     opts = results["options"]
     rules = opts["rules"]
+    if opts.get("game", "kardinal") == "kardinal":
+        variant = f"preset {rules['preset']}{', shared pool' if rules.get('shared_pool') else ''}"
+    else:
+        board = rules["board"] if isinstance(rules["board"], str) else rules["board"].get("name", "custom")
+        variant = f"Kardinal & König, discard {rules['discard']}, board {board}"
+    parity = f", parity {1 / opts['players']:.3f}" if opts["players"] > 2 else ""
     head = (
-        f"{opts['games']} games, {opts['players']} players, preset {rules['preset']}"
-        f"{', shared pool' if rules.get('shared_pool') else ''}, seed {opts['seed']}"
-        f" ({results.get('elapsed_seconds', 0.0):.1f} s)"
+        f"{opts['games']} games, {opts['players']} players, {variant}, seed {opts['seed']}"
+        f" ({results.get('elapsed_seconds', 0.0):.1f} s){parity}"
     )
     cols = [
         "agent",
@@ -529,6 +563,9 @@ def write_outputs(results: dict, out_dir) -> dict:
             path.write_text(json.dumps(rec, indent=1) + "\n")
             g["record_file"] = str(path.relative_to(out))
             records.append(str(path))
+            if rec.get("format") == KARDINAL_RECORD:  # HTML replays exist for Kardinal
+                replay = write_replay_html(rec, path.with_suffix(".html"), source=str(path))
+                g["replay_file"] = str(Path(replay).relative_to(out))
         games.append(g)
     json_path = out / "results.json"
     png_path = out / "ratings.png"
@@ -563,13 +600,24 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "--agents", nargs="+", required=True, metavar="SPEC", help="agent specs; the last one fills the remaining seats"
     )
-    parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4], help="players per game")
+    parser.add_argument(
+        "--game", default="kardinal", choices=list(GAMES), help="which game (default kardinal; see agents.games)"
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        choices=[2, 3, 4, 5],
+        help="players per game (kardinal 2-4, default 2; kardinal_koenig 3-5, default 4)",
+    )
     parser.add_argument(
         "--games", type=_positive, default=20, help="games to play (a multiple of --players balances the seats)"
     )
     parser.add_argument("--seed", type=_nonnegative, default=0, help="seed of the agents (see the module docs)")
-    parser.add_argument("--preset", default="english", choices=["english", "german"], help="rules preset")
-    parser.add_argument("--shared-pool", action="store_true", help="shared-pool variant (3-4 players)")
+    parser.add_argument("--preset", default="english", choices=["english", "german"], help="kardinal: rules preset")
+    parser.add_argument("--shared-pool", action="store_true", help="kardinal: shared-pool variant (3-4 players)")
+    parser.add_argument("--discard", default=None, choices=["one", "any"], help="kardinal_koenig: discard option")
+    parser.add_argument("--board", default=None, help="kardinal_koenig: a board name or board file (default board)")
     parser.add_argument("--workers", type=_positive, default=1, help="processes (default 1)")
     parser.add_argument(
         "--torch-threads", type=_positive, default=1, help="torch threads per process for network agents (default 1)"
@@ -585,7 +633,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         type=_nonnegative,
         default=0,
         metavar="N",
-        help="write the first N games as kardinal-record/1 files under DIR/games/ (needs --out)",
+        help="write the first N games as record files (and Kardinal HTML replays) under DIR/games/ (needs --out)",
     )
     parser.add_argument("--no-moves", action="store_true", help="do not store each game's moves in the JSON")
     parser.add_argument("--quiet", action="store_true", help="no per-game progress on stderr")
@@ -604,10 +652,17 @@ def main(argv=None) -> int:
         parser.error(f"--save-games {args.save_games} is more than --games {args.games}")
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         parser.error(f"--out {args.out!r} exists and is not a directory")
+    if args.game == "kardinal" and (args.discard or args.board):
+        parser.error("--discard and --board are options of --game kardinal_koenig")
+    if args.game == "kardinal_koenig" and (args.preset != "english" or args.shared_pool):
+        parser.error("--preset and --shared-pool are options of --game kardinal")
     try:
         results = evaluate(
             args.agents,
             players=args.players,
+            game=args.game,
+            discard=args.discard,
+            board=args.board,
             games=args.games,
             seed=args.seed,
             preset=args.preset,
@@ -622,7 +677,7 @@ def main(argv=None) -> int:
     except EvaluationError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    except (AgentSpecError, RulesError, ValueError) as exc:
+    except (AgentSpecError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -194,6 +194,11 @@ def test_evaluate_warns_about_player_count_once(ckpts, capsys):
         (["--agents", "ppo:no/such.pt", "greedy"], "no checkpoint file 'no/such.pt'"),
         (["--agents", "greedy", "random", "random"], "3 agents do not fit in a 2-player game"),
         (["--agents", "greedy", "--shared-pool"], "shared_pool"),
+        (["--agents", "greedy", "--players", "5"], "players must be 2, 3 or 4"),
+        (["--agents", "greedy", "--game", "kardinal_koenig", "--players", "2"], "players must be 3, 4 or 5"),
+        (["--agents", "mcts:5", "--game", "kardinal_koenig"], "plays kardinal, not kardinal_koenig"),
+        (["--agents", "ismcts:5"], "plays kardinal_koenig, not kardinal"),
+        (["--agents", "greedy", "--game", "kardinal_koenig", "--board", "nope"], "board"),
     ],
 )
 def test_evaluate_bad_specs(argv, needle, capsys):
@@ -209,7 +214,10 @@ def test_evaluate_bad_specs(argv, needle, capsys):
         (["--workers", "0"], "argument --workers: expected a positive integer, got 0"),
         (["--seed", "-1"], "argument --seed: expected an integer >= 0, got -1"),
         (["--torch-threads", "0"], "argument --torch-threads: expected a positive integer"),
-        (["--players", "5"], "argument --players: invalid choice"),
+        (["--players", "6"], "argument --players: invalid choice"),
+        (["--game", "chess"], "argument --game: invalid choice"),
+        (["--discard", "any"], "are options of --game kardinal_koenig"),
+        (["--game", "kardinal_koenig", "--preset", "german"], "are options of --game kardinal"),
         (["--save-games", "1"], "--save-games needs --out DIR"),
         (["--save-games", "5", "--games", "2", "--out", "x"], "--save-games 5 is more than --games 2"),
         (["--save-games", "-1"], "argument --save-games: expected an integer >= 0"),

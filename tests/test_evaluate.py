@@ -229,3 +229,33 @@ def test_play_ctrl_c_exits_quietly_with_130():
         proc.kill()
     assert proc.returncode == 130, stderr
     assert "interrupted" in stdout and "Traceback" not in stderr
+
+
+def test_koenig_gauntlet_rotates_seats_and_saves_replayable_records(tmp_path):
+    from agents.evaluation import evaluate as run
+    from agents.evaluation import write_outputs
+    from kardinal_env.koenig import Game as KoenigGame
+
+    results = run(["greedy", "random"], game="kardinal_koenig", players=3, games=3, seed=1, save_games=2)
+    assert results["options"]["game"] == "kardinal_koenig"
+    assert [g["seats"] for g in results["games"]] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    summary = {row["agent"]: row for row in results["summary"]}
+    assert sum(row["wins"] for row in summary.values()) == pytest.approx(3)
+    paths = write_outputs(results, tmp_path)
+    assert len(paths["records"]) == 2
+    for path, game in zip(paths["records"], results["games"], strict=False):
+        replayed = KoenigGame.load(path)
+        assert replayed.scores() == game["scores"] and replayed.winners() == game["winners"]
+    again = run(["greedy", "random"], game="kardinal_koenig", players=3, games=3, seed=1, workers=2)
+    assert [g["scores"] for g in again["games"]] == [g["scores"] for g in results["games"]]
+
+
+def test_kardinal_saved_games_come_with_html_replays(tmp_path):
+    from agents.evaluation import evaluate as run
+    from agents.evaluation import write_outputs
+
+    results = run(["greedy", "random"], players=2, games=2, seed=0, save_games=1)
+    write_outputs(results, tmp_path)
+    saved = json.loads((tmp_path / "results.json").read_text())["games"][0]
+    html = (tmp_path / saved["replay_file"]).read_text()
+    assert saved["replay_file"] == "games/game_0000.html" and "<svg" in html and "http" not in html.split("<body")[0]
