@@ -5,6 +5,7 @@ Usage (``kardinal-play`` or ``python scripts/play.py``)::
     kardinal-play --agents greedy                    # you (seat 0) against greedy, 2 players
     kardinal-play --players 3 --seat 1 --agents mcts:200 random --preset german
     kardinal-play --agents greedy --save game.json   # write the game as a kardinal-record/1 record
+    kardinal-play --web --agents ppo:runs/default/checkpoint.pt   # play in the browser (agents.webplay)
 
 The board is drawn after every move (``kardinal_env.render.game_text``). On your decisions type a
 move in RULES.md notation (``H0@2,0``, ``T1@2,0``, ``Y0@-1,1:0,1``, ``chip:2``, ``C@0,1``, ``C-``).
@@ -74,7 +75,18 @@ def main(argv=None) -> int:
     parser.add_argument("--shared-pool", action="store_true", help="shared-pool variant (3-4 players)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the agents")
     parser.add_argument("--save", metavar="FILE", help="write the game as a kardinal-record/1 record at the end")
+    parser.add_argument("--web", action="store_true", help="play in the browser (a local play page, agents.webplay)")
+    parser.add_argument("--host", default="127.0.0.1", help="with --web: address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="with --web: port (default 8000; 0 picks a free one)")
     args = parser.parse_args(argv)
+    if args.web:
+        if args.save:
+            parser.error("--save is for terminal play; the play page has a 'Download record' link")
+        from .webplay import main as web_main
+
+        web_argv = ["--players", str(args.players), "--seat", str(args.seat), "--agents", *args.agents]
+        web_argv += ["--preset", args.preset, "--seed", str(args.seed), "--host", args.host, "--port", str(args.port)]
+        return web_main(web_argv + (["--shared-pool"] if args.shared_pool else []))
     try:
         rules = Rules(players=args.players, preset=args.preset, shared_pool=args.shared_pool)
         if not 0 <= args.seat < args.players:

@@ -171,11 +171,7 @@ def test_puct_rejects_bad_arguments(kw):
 
 def test_evaluate_puct_in_worker_processes_matches_serial(checkpoint):
     """The spec travels to spawned workers (one torch thread each) and plays the same games."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from scripts.evaluate import evaluate
+    from agents.evaluation import evaluate
 
     specs = [f"puct:3:{checkpoint}", "greedy"]
     serial = evaluate(specs, players=2, games=2, seed=1, torch_threads=1)

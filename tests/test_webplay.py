@@ -252,3 +252,24 @@ def test_command_line_serves_until_ctrl_c():
             proc.wait()
     assert proc.returncode == 0, err
     assert "stopped" in out and "Traceback" not in err
+
+
+def test_play_web_flag_reaches_the_play_server(monkeypatch):
+    """``kardinal-play --web`` hands its options to ``agents.webplay.main`` (no server is started here)."""
+    import agents.play
+    import agents.webplay
+
+    seen = {}
+    monkeypatch.setattr(agents.webplay, "main", lambda argv: seen.setdefault("argv", argv) and 0)
+    assert agents.play.main(["--web", "--agents", "random", "--port", "0", "--players", "3", "--seat", "1"]) == 0
+    argv = seen["argv"]
+    assert argv[argv.index("--port") + 1] == "0" and argv[argv.index("--players") + 1] == "3"
+    assert argv[argv.index("--agents") + 1] == "random" and argv[argv.index("--host") + 1] == "127.0.0.1"
+
+
+def test_play_web_refuses_save(capsys):
+    import agents.play
+
+    with pytest.raises(SystemExit):
+        agents.play.main(["--web", "--save", "x.json"])
+    assert "--save is for terminal play" in capsys.readouterr().err
