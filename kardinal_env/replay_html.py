@@ -23,20 +23,19 @@ For tests and tools the page marks what it shows: every building is an SVG ``rec
 chips per seat with ``data-chips`` (JSON, per seat per colour) and ``data-projected``.
 
 :data:`BOARD_JS` and :data:`BOARD_CSS` (the board drawing) are shared with the play page of
-``agents.webplay``.
+``agents.webplay``. The page shell, the controls, the stepping script and the JSON embedding are
+``kardinal_env.replay_page``, shared with the Kardinal & König replays
+(``kardinal_env.koenig.replay_html``).
 """
 
 from __future__ import annotations
 
-import html
-import json
 import os
-import re
-from typing import Any
 
 from .engine import Game
 from .errors import RecordError
 from .record import FORMAT, parse_record
+from .replay_page import COMMON_JS, SHELL_CSS, embed_json, fill_page, replay_page, write_page
 
 __all__ = [
     "replay_data",
@@ -48,12 +47,6 @@ __all__ = [
     "fill_page",
     "position_state",
 ]
-
-
-def embed_json(value: Any) -> str:
-    """JSON text safe inside an HTML ``<script type="application/json">`` element."""
-    text = json.dumps(value, separators=(",", ":"))
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _building(b) -> dict:
@@ -136,68 +129,32 @@ def _title(rules: dict) -> str:
 def replay_html(record: dict, source: str = "record") -> str:
     """One self-contained HTML page replaying ``record`` (see the module docstring)."""
     data = replay_data(record, source)
-    title = html.escape(_title(data["rules"]))
-    parts = {"TITLE": title, "CSS": BOARD_CSS + _REPLAY_CSS, "DATA": embed_json(data), "JS": BOARD_JS + _REPLAY_JS}
-    return fill_page(_PAGE, parts)
-
-
-def fill_page(template: str, parts: dict[str, str]) -> str:
-    """Replace each ``%NAME%`` of ``template`` by ``parts[NAME]`` in one pass (inserted text is not scanned again)."""
-    return re.sub(r"%([A-Z]+)%", lambda m: parts[m.group(1)], template)
+    return replay_page(_title(data["rules"]), _BOARD_CSS, data, _BOARD_JS + _REPLAY_JS, _PANELS)
 
 
 def write_replay_html(record: dict, path: str | os.PathLike, source: str | None = None) -> str:
     """Write :func:`replay_html` of ``record`` to ``path`` (UTF-8); returns the path written."""
-    text = replay_html(record, source or "record")
-    path = os.fspath(path)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    return path
+    return write_page(replay_html(record, source or "record"), path)
 
 
 # ---------------------------------------------------------------------------------------------
 # The board drawing, shared with agents.webplay. Square (x, y) is the SVG unit square at
 # (x - x0, y1 - y): one unit per square, top row = highest y.
-BOARD_CSS = """
-:root { --bg: #14181c; --panel: #1f252b; --text: #e6e6e6; --muted: #9aa4ad; --accent: #ffe128; }
-* { box-sizing: border-box; }
-body { margin: 0; background: var(--bg); color: var(--text); font: 14px/1.4 system-ui, sans-serif; }
-header { padding: 8px 16px; background: var(--panel); border-bottom: 1px solid #333; }
-header h1 { font-size: 17px; margin: 0; font-weight: 600; }
-main { display: flex; gap: 16px; padding: 12px 16px; align-items: flex-start; }
-#board-wrap { flex: 1 1 auto; min-width: 300px; }
+_BOARD_CSS = """
 #board { width: 100%; height: calc(100vh - 170px); min-height: 320px; display: block; background: #225522;
   border-radius: 6px; }
-aside { flex: 0 0 390px; display: flex; flex-direction: column; gap: 10px; }
-.box { background: var(--panel); border-radius: 6px; padding: 8px 10px; }
-.box h2 { font-size: 13px; margin: 0 0 6px; color: var(--muted); font-weight: 600; text-transform: uppercase; }
-table { border-collapse: collapse; width: 100%; }
-td, th { padding: 2px 4px; text-align: right; font-variant-numeric: tabular-nums; }
-th { color: var(--muted); font-weight: 500; }
-td:first-child, th:first-child { text-align: left; }
-tr.on-turn td:first-child::before { content: "\\25B6  "; color: var(--accent); }
-tr.winner td { color: var(--accent); font-weight: 600; }
 td.gain { outline: 2px solid var(--accent); border-radius: 3px; }
 .sw { display: inline-block; width: 11px; height: 11px; border: 1px solid #000; vertical-align: -1px;
   margin-right: 2px; border-radius: 2px; }
-.legend { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 12px; color: var(--muted); }
-.legend svg { height: 14px; vertical-align: -3px; }
-button { background: #2d353d; color: var(--text); border: 1px solid #46505a; border-radius: 4px; padding: 4px 10px;
-  font: inherit; cursor: pointer; }
-button:hover:not(:disabled) { background: #3a444e; }
-button:disabled { opacity: 0.4; cursor: default; }
 """
+#: The page styles of the board drawing (with the shared shell), used by ``agents.webplay``.
+BOARD_CSS = SHELL_CSS + _BOARD_CSS
 
-BOARD_JS = r"""
-"use strict";
+_BOARD_JS = r"""
 const PALETTE = ["#ebebeb", "#464646", "#d7a03c", "#466ed2"];
 const COLOUR_NAMES = ["white", "grey", "ochre", "blue"];
 const CATHEDRAL = "#962ca0", DARK = "#141414", CARDINAL = "#dc141e", SITE = "#3c783c", GRID = "#19411a";
 const OUTSIDE = "#142d14", LAST = "#ffe128";
-
-function esc(text) {
-  return String(text).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
-}
 
 function swatch(c) {
   return `<span class="sw" style="background:${PALETTE[c]}" title="colour ${c} (${COLOUR_NAMES[c]})"></span>`;
@@ -313,22 +270,6 @@ function chipsTable(seatColours, pos, result, opts) {
   return h;
 }
 
-// Fill the result element: final scores and winners (data-scores / data-winners hold them as JSON).
-function showResult(el, result, names, running) {
-  if (result) {
-    const w = result.winners;
-    el.innerHTML = `<table><tr><th>seat</th><th>final score</th><th></th></tr>` + result.scores.map((s, i) =>
-      `<tr class="${w.includes(i) ? "winner" : ""}" data-seat="${i}" data-score="${s}"><td>${esc(names[i])}</td>` +
-      `<td>${s}</td><td>${w.includes(i) ? "winner" : ""}</td></tr>`).join("") + `</table>`;
-    el.dataset.scores = JSON.stringify(result.scores);
-    el.dataset.winners = JSON.stringify(w);
-  } else {
-    el.textContent = running;
-    el.dataset.scores = "[]";
-    el.dataset.winners = "[]";
-  }
-}
-
 function legendHTML() {
   const icon = (inner, w) => `<svg viewBox="0 0 ${w} 1" style="width:${14 * w}px">${inner}</svg>`;
   const item = (inner, w, text) => `<span>${icon(inner, w)} ${text}</span>`;
@@ -348,32 +289,16 @@ function legendHTML() {
     `<span>colours ${[0, 1, 2, 3].map(c => swatch(c) + c).join(" ")}</span></div>`;
 }
 """
+#: The board drawing with the shared helpers (``esc``, ``showResult``), used by ``agents.webplay``.
+BOARD_JS = COMMON_JS + _BOARD_JS
 
-_REPLAY_CSS = """
-#controls { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
-#slider { width: 100%; margin: 6px 0 0; }
-#position { font-weight: 600; min-width: 90px; }
-#moves { max-height: calc(100vh - 560px); min-height: 90px; overflow-y: auto; margin: 0; padding: 0;
-  list-style: none; display: flex; flex-wrap: wrap; gap: 2px 4px; font: 12px/1.5 ui-monospace, monospace; }
-#moves li { padding: 0 4px; border-radius: 3px; cursor: pointer; }
-#moves li:hover { background: #3a444e; }
-#moves li.current { background: var(--accent); color: #000; }
-#moves li.future { color: var(--muted); }
-#moves li .seat { color: var(--muted); font-size: 10px; margin-right: 2px; }
-#moves li.current .seat { color: #333; }
-#scores .winner { color: var(--accent); font-weight: 600; }
-"""
 
+# The replay's own part of the page (the stepping is kardinal_env.replay_page.REPLAY_JS).
 _REPLAY_JS = r"""
-const D = JSON.parse(document.getElementById("replay-data").textContent);
-const N = D.moves.length;
-let k = 0, timer = null;
 const allSquares = D.buildings.map(b => b.squares).concat(D.positions.map(p => p.sites),
   D.positions.filter(p => p.cardinal).map(p => [p.cardinal]));
 const VIEW = boardView(allSquares);
 const svg = document.getElementById("board");
-const slider = document.getElementById("slider");
-slider.max = N;
 
 function moveKind(move) {
   if (!move) return null;
@@ -382,16 +307,10 @@ function moveKind(move) {
   return "build";
 }
 
-function show(target) {
-  k = Math.max(0, Math.min(N, target));
-  const p = D.positions[k];
+function drawPosition(p, k) {
   const kind = moveKind(p.last);
   drawBoard(svg, VIEW, {buildings: D.buildings.slice(0, p.nb), sites: p.sites, cardinal: p.cardinal,
                         lastId: p.last_id, lastKind: kind, window: D.window});
-  const pos = document.getElementById("position");
-  pos.textContent = `${k} / ${N}`;
-  pos.dataset.k = k;
-  slider.value = k;
   let status;
   if (p.phase === "over") status = "game over";
   else {
@@ -399,7 +318,6 @@ function show(target) {
     if (p.pending) status += ` (${p.pending} chip${p.pending > 1 ? "s" : ""} to take)`;
   }
   document.getElementById("status").textContent = status;
-  document.getElementById("last").textContent = k ? `move ${k}: seat ${p.mover} played ${p.last}` : "start";
   let gain = null;
   if (k) {
     const q = D.positions[k - 1];
@@ -410,92 +328,11 @@ function show(target) {
   chips.dataset.chips = JSON.stringify(p.chips);
   chips.dataset.projected = JSON.stringify(p.projected);
   chips.dataset.supply = JSON.stringify(p.supply);
-  document.querySelectorAll("#moves li").forEach((li, i) => {
-    li.classList.toggle("current", i === k - 1);
-    li.classList.toggle("future", i >= k);
-  });
-  const cur = document.querySelector("#moves li.current");
-  if (cur) cur.scrollIntoView({block: "nearest"});
-  document.getElementById("first").disabled = document.getElementById("prev").disabled = k === 0;
-  document.getElementById("next").disabled = document.getElementById("last-btn").disabled = k === N;
-  if (k === N) stop();
 }
 
-function stop() {
-  if (timer !== null) { clearInterval(timer); timer = null; }
-  document.getElementById("play").textContent = "play";
-}
-function togglePlay() {
-  if (timer !== null) { stop(); return; }
-  if (k === N) show(0);
-  timer = setInterval(() => show(k + 1), 600);
-  document.getElementById("play").textContent = "pause";
-}
-
-function init() {
-  const list = document.getElementById("moves");
-  list.innerHTML = D.moves.map((m, i) =>
-    `<li data-index="${i}" title="position ${i + 1}"><span class="seat">${D.positions[i].seat}</span>` +
-    `${esc(m)}</li>`).join("");
-  list.addEventListener("click", e => {
-    const li = e.target.closest("li");
-    if (li) { stop(); show(Number(li.dataset.index) + 1); }
-  });
-  slider.addEventListener("input", () => { stop(); show(Number(slider.value)); });
-  document.getElementById("first").onclick = () => { stop(); show(0); };
-  document.getElementById("prev").onclick = () => { stop(); show(k - 1); };
-  document.getElementById("next").onclick = () => { stop(); show(k + 1); };
-  document.getElementById("last-btn").onclick = () => { stop(); show(N); };
-  document.getElementById("play").onclick = togglePlay;
-  document.addEventListener("keydown", e => {
-    if (e.target === slider && (e.key === "ArrowLeft" || e.key === "ArrowRight")) return;  // the slider moves itself
-    const keys = {ArrowLeft: k - 1, ArrowRight: k + 1, Home: 0, End: N, PageUp: k - 10, PageDown: k + 10};
-    if (e.key in keys) { e.preventDefault(); stop(); show(keys[e.key]); }
-    else if (e.key === " ") { e.preventDefault(); togglePlay(); }
-  });
-  document.getElementById("legend").innerHTML = legendHTML();
-  const seats = D.seat_colours.map((_, i) => `seat ${i}`);
-  showResult(document.getElementById("scores"), D.result, seats, `unfinished game (${N} moves recorded)`);
-  const m = /^#(\d+)$/.exec(location.hash);
-  show(m ? Number(m[1]) : 0);
-  document.body.dataset.ready = "1";
-}
-init();
+document.getElementById("legend").innerHTML = legendHTML();
+startReplay(drawPosition);
 """
 
-_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>%TITLE%</title>
-<style>%CSS%</style>
-</head>
-<body>
-<header><h1>%TITLE%</h1></header>
-<main>
-<div id="board-wrap"><svg id="board" preserveAspectRatio="xMidYMid meet"
-  role="img" aria-label="the board"></svg></div>
-<aside>
-<div class="box">
-<div id="controls"><span id="position" data-k="0">0 / 0</span>
-<button id="first" title="start (Home)">|&#x25C0;</button><button id="prev" title="back (left arrow)">&#x25C0;</button>
-<button id="play" title="play / pause (space)">play</button>
-<button id="next" title="forward (right arrow)">&#x25B6;</button>
-<button id="last-btn" title="end (End)">&#x25B6;|</button>
-</div>
-<input id="slider" type="range" min="0" max="0" value="0" aria-label="position">
-<div id="status"></div><div id="last"></div>
-</div>
-<div class="box"><h2>Chips</h2><div id="chips"></div></div>
-<div class="box"><h2>Result</h2><div id="scores"></div></div>
-<div class="box"><h2>Moves</h2><ol id="moves"></ol></div>
-<div class="box" id="legend"></div>
-</aside>
-</main>
-<script type="application/json" id="replay-data">%DATA%</script>
-<script>%JS%</script>
-</body>
-</html>
-"""
+_PANELS = """<div class="box"><h2>Chips</h2><div id="chips"></div></div>
+<div class="box"><h2>Result</h2><div id="scores"></div></div>"""
