@@ -401,7 +401,10 @@ class Game:
         """What the build ``code`` (a build move code, legal or not) would score for the seat on turn
         in the current position; see :class:`BuildChips`. The engine scores every build with it."""
         _, _shape, colour, k1, k2 = code
-        return self._score(colour, self._touched((k1,) if k2 < 0 else (k1, k2)))
+        colours, substitutes, set_aside, cathedral = self._score(
+            colour, self._touched((k1,) if k2 < 0 else (k1, k2)), list(self._supply)
+        )
+        return BuildChips(tuple(colours), substitutes, set_aside, cathedral)
 
     def live_view(self) -> LiveView:
         """The game's state as live read-only references (:class:`LiveView`): for observation
@@ -644,15 +647,15 @@ class Game:
                     touched.add(b)
         return touched
 
-    def _score(self, colour: int, touched: set[int]) -> BuildChips:
-        """docs/rules.md Scoring of a build of ``colour`` touching the buildings ``touched`` (the one place
-        this rule lives; :meth:`build_chips` and :meth:`_apply_build` both use it)."""
+    def _score(self, colour: int, touched: set[int], supply: list[int]) -> tuple[list[int], int, bool, bool]:
+        """docs/rules.md Scoring of a build of ``colour`` touching the buildings ``touched`` (the one
+        place this rule lives; :meth:`build_chips` and :meth:`_apply_build` both use it): ``(colours
+        of the regular chips, substitute chips, set aside, touches the cathedral)``. Takes the regular
+        chips out of ``supply`` (the engine's own when building, a copy when asking)."""
         rules = self.rules
         neutral = rules.has_neutral
         skip_neutral_touch = neutral and rules.neutral_touch_chips == "none"
-        supply = self._supply
         bcolour = self._bcolour
-        taken = [0, 0, 0, 0]
         colours = []
         exhausted = 0
         touches_cathedral = False
@@ -663,16 +666,16 @@ class Game:
             c = bcolour[b]
             if skip_neutral_touch and c == 3:
                 continue
-            if supply[c] > taken[c]:
-                taken[c] += 1
+            if supply[c]:
+                supply[c] -= 1
                 colours.append(c)
             else:
                 exhausted += 1
         substitutes = 0
         if exhausted and rules.exhausted_colour == "substitute":
-            substitutes = min(exhausted, sum(supply) - len(colours))
+            substitutes = min(exhausted, sum(supply))
         set_aside = neutral and colour == 3 and rules.neutral_build_chips == "put_aside"
-        return BuildChips(tuple(colours), substitutes, set_aside, touches_cathedral)
+        return colours, substitutes, set_aside, touches_cathedral
 
     def _apply_build(self, code: tuple) -> None:
         _, shape, colour, k1, k2 = code
@@ -680,7 +683,8 @@ class Game:
         sites = self._sites
         bid = len(self._bshape)
         squares: tuple[int, ...] = (k1,) if k2 < 0 else (k1, k2)
-        gain = self._score(colour, self._touched(squares))
+        supply = self._supply
+        colours, substitutes, set_aside, touches_cathedral = self._score(colour, self._touched(squares), supply)
         for k in squares:
             cells[k] = bid
             sites.pop(k, None)
@@ -700,17 +704,15 @@ class Game:
         self._inventory[3 * colour + shape] -= 1
         self._last_shape = shape
         self._last_colour = colour
-        supply = self._supply
-        dest = self._aside if gain.set_aside else self._held[seat]
-        for c in gain.colours:
-            supply[c] -= 1
+        dest = self._aside if set_aside else self._held[seat]
+        for c in colours:
             dest[c] += 1
-        if gain.touches_cathedral:
+        if touches_cathedral:
             self._cathedral_touch[seat] += 1
-        pending = 1 if bid == 2 else gain.substitutes  # bid 2 is the game's first edifice
+        pending = 1 if bid == 2 else substitutes  # bid 2 is the game's first edifice
         if pending and any(supply):
             self._pending = pending
-            self._chip_dest = -1 if gain.set_aside else seat  # who gets the chosen chips
+            self._chip_dest = -1 if set_aside else seat  # who gets the chosen chips
             self._phase = _CHIP_PHASE
         else:
             self._phase = _CARDINAL_PHASE
