@@ -49,8 +49,8 @@ updated over the games in order.
 seating, scores, winners, ranks and moves, and the summary) and ``DIR/ratings.png`` (rating history
 and final ratings). ``--save-games N`` also writes the first N games as game records
 (``kardinal-record/1`` or ``kardinal-koenig-record/1``, ``DIR/games/game_0000.json``, ...;
-``kardinal-replay FILE`` replays one), and for Kardinal an HTML replay beside each
-(``game_0000.html``, ``kardinal_env.replay_html``: open it in a browser to watch the game); each
+``kardinal-replay FILE`` replays one), and an HTML replay beside each (``game_0000.html``,
+``kardinal_env.replay_html`` / ``kardinal_env.koenig.replay_html``: open it in a browser); each
 game in ``results.json`` names its files.
 """
 
@@ -67,6 +67,7 @@ import time
 import warnings
 from pathlib import Path
 
+from kardinal_env.koenig.replay_html import write_replay_html as write_koenig_replay_html
 from kardinal_env.replay_html import write_replay_html
 
 from . import AgentSpecError, check_spec, load_agent
@@ -563,9 +564,9 @@ def write_outputs(results: dict, out_dir) -> dict:
             path.write_text(json.dumps(rec, indent=1) + "\n")
             g["record_file"] = str(path.relative_to(out))
             records.append(str(path))
-            if rec.get("format") == KARDINAL_RECORD:  # HTML replays exist for Kardinal
-                replay = write_replay_html(rec, path.with_suffix(".html"), source=str(path))
-                g["replay_file"] = str(Path(replay).relative_to(out))
+            write_html = write_replay_html if rec.get("format") == KARDINAL_RECORD else write_koenig_replay_html
+            replay = write_html(rec, path.with_suffix(".html"), source=str(path))
+            g["replay_file"] = str(Path(replay).relative_to(out))
         games.append(g)
     json_path = out / "results.json"
     png_path = out / "ratings.png"
@@ -633,7 +634,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         type=_nonnegative,
         default=0,
         metavar="N",
-        help="write the first N games as record files (and Kardinal HTML replays) under DIR/games/ (needs --out)",
+        help="write the first N games as record files (and HTML replays) under DIR/games/ (needs --out)",
     )
     parser.add_argument("--no-moves", action="store_true", help="do not store each game's moves in the JSON")
     parser.add_argument("--quiet", action="store_true", help="no per-game progress on stderr")

@@ -5,13 +5,15 @@ Reads a record of either game — ``kardinal-record/1`` (Kardinal, ``kardinal_en
 through the engine, checks the recorded result, prints the final position as text and
 ``record OK: N moves replayed``.
 With ``-o/--output game.html`` it also writes the game as a self-contained HTML replay
-(``kardinal_env.replay_html``: step through every position in a browser) and prints
+(``kardinal_env.replay_html``, or ``kardinal_env.koenig.replay_html`` for Kardinal & König: step
+through every position in a browser) and prints
 ``wrote HTML replay: game.html``. Exit status 0 when the record is valid, 1 (with
 ``error: FILE: what is wrong`` on stderr) otherwise; 2 for bad arguments.
 Also installed as the console command ``kardinal-replay``.
 
 Python: :func:`replay_file` (the game and its text picture) and :func:`write_html` (record file to
-HTML file); ``kardinal_env.replay_html.write_replay_html(record, path)`` for a record dict.
+HTML file, either game); ``write_replay_html(record, path)`` of ``kardinal_env.replay_html`` or
+``kardinal_env.koenig.replay_html`` for a record dict.
 """
 
 from __future__ import annotations
@@ -48,11 +50,11 @@ def replay_file(path: str) -> tuple[Game | KoenigGame, str]:
 def write_html(path: str, output: str) -> str:
     """Write the record file ``path`` as an HTML replay to ``output`` (:class:`RecordError` naming
     ``path`` if the record is invalid, or ``output`` if it cannot be written); returns ``output``."""
-    from .replay_html import write_replay_html
-
     data = read_record_file(path)
     if isinstance(data, dict) and data.get("format") == KOENIG_FORMAT:
-        raise RecordError(f"{path}: HTML replays of {KOENIG_FORMAT} records are not available yet (text replay only)")
+        from .koenig.replay_html import write_replay_html
+    else:
+        from .replay_html import write_replay_html
     try:
         return write_replay_html(data, output, source=path)
     except OSError as exc:

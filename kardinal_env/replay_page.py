@@ -106,7 +106,7 @@ REPLAY_CSS = """
 #controls { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
 #slider { width: 100%; margin: 6px 0 0; }
 #position { font-weight: 600; min-width: 90px; }
-#moves { max-height: calc(100vh - 560px); min-height: 90px; overflow-y: auto; margin: 0; padding: 0;
+#moves { max-height: calc(100vh - 560px); min-height: 90px; overflow-y: auto; margin: 0; padding: 0; position: relative;
   list-style: none; display: flex; flex-wrap: wrap; gap: 2px 4px; font: 12px/1.5 ui-monospace, monospace; }
 #moves li { padding: 0 4px; border-radius: 3px; cursor: pointer; }
 #moves li:hover { background: #3a444e; }
@@ -162,8 +162,12 @@ function show(target) {
     li.classList.toggle("current", i === k - 1);
     li.classList.toggle("future", i >= k);
   });
-  const cur = document.querySelector("#moves li.current");
-  if (cur) cur.scrollIntoView({block: "nearest"});
+  const list = document.getElementById("moves"), cur = list.querySelector("li.current");
+  if (cur) {  // keep the current move visible in the list (without scrolling the page)
+    if (cur.offsetTop < list.scrollTop) list.scrollTop = cur.offsetTop;
+    else if (cur.offsetTop + cur.offsetHeight > list.scrollTop + list.clientHeight)
+      list.scrollTop = cur.offsetTop + cur.offsetHeight - list.clientHeight;
+  }
   document.getElementById("first").disabled = document.getElementById("prev").disabled = k === 0;
   document.getElementById("next").disabled = document.getElementById("last-btn").disabled = k === N;
   if (k === N) stop();
@@ -238,7 +242,7 @@ PAGE = """<!DOCTYPE html>
 <div id="status"></div><div id="last"></div>
 </div>
 %PANELS%
-<div class="box"><h2>Moves</h2><ol id="moves"></ol></div>
+<div class="box" id="moves-box"><h2>Moves</h2><ol id="moves"></ol></div>
 <div class="box" id="legend"></div>
 </aside>
 </main>

@@ -1,0 +1,406 @@
+"""Self-contained HTML replays of Kardinal & König games: ``replay_html(record) -> str``.
+
+``write_replay_html(record, path)`` writes one HTML file (inline SVG, CSS and script; no network)
+that steps through a ``kardinal-koenig-record/1`` game (``kardinal_env.koenig.record``) position by
+position: the map drawn from the board's ``layout`` (as ``kardinal_env.koenig.render.map_image``
+does: country areas, roads, alliances dashed and numbered, sites coloured by owner, each seal with
+its country's card type and the advisors per seat), the site or seal the last move touched
+outlined, every seat's hand, pieces left, score and score now, the display, the deck size, the
+discard pile, the move list in notation with the seat that made each move (click one to jump to
+the position after it), a slider, buttons and the keyboard (left/right arrows, Home/End, space to
+play), and the final scores, winners and the final scoring by kind. Opening ``game.html#12`` starts
+at position 12. Command line: ``kardinal-replay RECORD.json -o game.html`` (``kardinal_env.replay``).
+
+Hands: a record fixes the whole deck (and the reshuffle), so every card of every hand is known
+from it; the page shows them all and says so. (The live environment hides them; a record does not.)
+
+Every position is computed here, in Python, by replaying the moves through the engine; the page only
+draws the embedded JSON (:func:`replay_data`). Position ``k`` is the game after its first ``k``
+moves (``0`` = after the deal). An invalid record raises :class:`~kardinal_env.errors.RecordError`
+naming the field, or the move and the rule it breaks.
+
+For tests and tools the page marks what it shows: every site is an SVG ``circle.site`` with
+``data-site`` (its id) and ``data-owner`` (the seat, ``""`` when empty); every seal a ``g.seal``
+with ``data-country`` and ``data-advisors`` (JSON, advisors per seat); the outline of what the last
+move touched is ``.last`` (``data-site`` or ``data-country``); ``#position`` reads ``k / N`` with
+``data-k``; ``#seats`` carries ``data-hands`` (per seat, type digits), ``data-scores``,
+``data-projected`` and ``data-pieces`` (``[cloisters, advisors]`` left per seat); ``#cards``
+carries ``data-display``, ``data-deck`` and ``data-discards``; ``#scores`` holds the final result
+with ``data-scores`` and ``data-winners`` (JSON lists; empty for an unfinished game).
+
+The page shell, controls and stepping script are ``kardinal_env.replay_page`` (shared with the
+Kardinal replays, ``kardinal_env.replay_html``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+from ..errors import RecordError
+from ..replay_page import replay_page, write_page
+from .engine import Game
+from .notation import parse_move
+from .record import FORMAT, parse_record
+from .render import SEAT_COLOURS
+from .render import _positions as layout_positions
+
+__all__ = ["replay_data", "replay_html", "write_replay_html"]
+
+
+def _hex(rgb: tuple[int, int, int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def _board_data(game: Game) -> dict:
+    """The static map: countries (seal position, card type, sites), sites, roads, alliances."""
+    b = game.board
+    pos = layout_positions(game)
+    return {
+        "name": b.name,
+        "types": list(b.types),
+        "countries": [
+            {
+                "id": cid,
+                "name": b.country_names[c],
+                "type": b.types[b.country_type[c]],
+                "sites": list(b.country_sites[c]),
+                "xy": list(pos[cid]),
+            }
+            for c, cid in enumerate(b.country_ids)
+        ],
+        "sites": [{"id": sid, "country": b.site_country[s], "xy": list(pos[sid])} for s, sid in enumerate(b.site_ids)],
+        "roads": [list(r) for r in b.roads],
+        "alliances": [list(a) for a in b.alliances],
+    }
+
+
+def _touched(move: str) -> dict | None:
+    """What a move touched on the map: ``{"site": id}`` (a cloister) or ``{"country": id}`` (an advisor)."""
+    parsed = parse_move(move)
+    if parsed.kind == "K":
+        return {"site": parsed.target}
+    if parsed.kind == "A":
+        return {"country": parsed.target}
+    return None
+
+
+def _position(game: Game) -> dict:
+    n = game.num_players
+    return {
+        "owners": game.owners(),
+        "advisors": game.advisor_counts(),
+        "hands": [game.hand(s) for s in range(n)],
+        "pieces": [list(game.pieces_left(s)) for s in range(n)],
+        "display": game.display(),
+        "deck": game.deck_size(),
+        "discards": len(game.discard_pile()),
+        "scores": game.scores(),
+        "projected": game.projected_scores(),
+        "interim": game.interim_scores(),
+        "phase": game.phase,
+        "seat": game.current_player,
+        "country": game.turn_country,
+        "runouts": game.runouts,
+    }
+
+
+def replay_data(record: dict, source: str = "record") -> dict:
+    """The JSON a replay page embeds: the rules, the map, the moves with the seat that made each,
+    the result with the final scoring by kind, and one entry per position ``0..len(moves)`` (owners,
+    advisors, hands, pieces left, display, deck, discard pile size, scores, projected scores, phase,
+    seat on turn, the last move, its seat, what it touched on the map and the cards it brought into
+    the mover's hand). Checks the record first (:class:`~kardinal_env.errors.RecordError`)."""
+    fmt = record.get("format") if isinstance(record, dict) else None
+    if fmt != FORMAT:
+        raise RecordError(f"{source}: field 'format' must be {FORMAT!r}, got {fmt!r}")
+    final = Game.from_record(record, source=source)  # validates the deck, every move and the result
+    parts = parse_record(record, source)
+    # from_record has checked that the moves need the seeded reshuffle nowhere: the deck fixes every card.
+    game = Game(parts.rules, seed=0, deck=parts.deck, reshuffle=parts.reshuffle)
+    movers = [seat for seat, _ in final.decision_log()]
+    positions = []
+    for k in range(len(parts.moves) + 1):
+        gained: list[int] = []
+        if k:
+            seat = movers[k - 1]
+            before = Counter(game.hand(seat))
+            game.play(parts.moves[k - 1])
+            gained = sorted((Counter(game.hand(seat)) - before).elements())
+        state = _position(game)
+        state.update(
+            last=parts.moves[k - 1] if k else None,
+            mover=movers[k - 1] if k else None,
+            touched=_touched(parts.moves[k - 1]) if k else None,
+            gained=gained,
+        )
+        positions.append(state)
+    if game.to_record() != final.to_record():  # the step-by-step replay is the record's game
+        raise RecordError(f"{source}: the moves replay differently step by step (engine inconsistency)")
+    n = parts.rules.players
+    return {
+        "format": FORMAT,
+        "rules": parts.rules.to_dict(),
+        "players": n,
+        "seat_colours": [_hex(SEAT_COLOURS[s % len(SEAT_COLOURS)]) for s in range(n)],
+        "board": _board_data(final),
+        "moves": list(parts.moves),
+        "positions": positions,
+        "result": parts.result,
+        "breakdown": final.final_breakdown(),
+        "interim": final.interim_scores(),
+    }
+
+
+def _title(data: dict) -> str:
+    rules = data["rules"]
+    return (
+        f"Kardinal & König replay: {rules['players']} players, discard {rules['discard']}, "
+        f"board {data['board']['name']}"
+    )
+
+
+def replay_html(record: dict, source: str = "record") -> str:
+    """One self-contained HTML page replaying ``record`` (see the module docstring)."""
+    data = replay_data(record, source)
+    return replay_page(_title(data), _CSS, data, _JS, _PANELS, board_label="the map")
+
+
+def write_replay_html(record: dict, path: str | os.PathLike, source: str | None = None) -> str:
+    """Write :func:`replay_html` of ``record`` to ``path`` (UTF-8); returns the path written."""
+    return write_page(replay_html(record, source or "record"), path)
+
+
+_CSS = """
+#board { width: 100%; height: calc(100vh - 80px); min-height: 360px; display: block; background: #eee8d5;
+  border-radius: 6px; }
+.sw { display: inline-block; width: 11px; height: 11px; border: 1px solid #000; vertical-align: -1px;
+  margin-right: 4px; border-radius: 50%; }
+.card { display: inline-block; min-width: 15px; padding: 0 3px; margin: 0 1px; border-radius: 3px; color: #111;
+  font: 600 12px/16px ui-monospace, monospace; text-align: center; border: 1px solid #000; }
+.card.new { outline: 2px solid var(--accent); outline-offset: 1px; }
+td.hand { text-align: left; white-space: nowrap; }
+#seats td:first-child, #scores td:first-child { white-space: nowrap; }
+#seats td.hand { min-width: 70px; }
+.note { color: var(--muted); font-size: 12px; margin-top: 4px; }
+#cards { margin-top: 6px; }
+#cards div { margin: 2px 0; }
+aside { height: calc(100vh - 66px); min-height: 560px; }
+aside > .box { flex-shrink: 0; }
+#moves-box { flex: 1 1 0; min-height: 90px; display: flex; flex-direction: column; }
+#moves { max-height: none; flex: 1 1 auto; min-height: 0; }
+.seal text { font: 600 3px system-ui, sans-serif; }
+.site:hover, .seal:hover { filter: brightness(1.15); }
+"""
+
+_PANELS = """<div class="box"><h2>Seats and cards</h2><div id="seats"></div><div id="cards"></div>
+<div class="note">Every hand is shown: the record fixes the whole deck, so it reveals every card.</div></div>
+<div class="box"><h2>Result</h2><div id="scores"></div></div>"""
+
+_JS = r"""
+const B = D.board;
+const CARD_COLOURS = ["#f4d35e", "#ee964b", "#9bc1bc", "#b8b8ff", "#e6aace", "#c5e99b", "#ffd6a5", "#a0c4ff",
+                      "#bdb2ff", "#d0d0d0"];
+const TINTS = ["#ded1b0", "#cedebe", "#d6cce2", "#e2c8c4", "#c4d8e2", "#e6dcaa", "#c8e2d6", "#e2d4be", "#d4d4d4"];
+const EMPTY = "#aaaaaa", ROAD = "#786e5f", ALLIANCE = "#963c78", INK = "#191919", LAST = "#ffe128";
+const SITE_R = 2.3;
+const svg = document.getElementById("board");
+
+function cardHTML(t, isNew) {
+  return `<span class="card${isNew ? " new" : ""}" style="background:${CARD_COLOURS[t % 10]}" ` +
+         `title="card type ${t}">${t}</span>`;
+}
+function seatSwatch(s) {
+  return `<span class="sw" style="background:${D.seat_colours[s]}"></span>`;
+}
+
+// The view box: every site and seal plus a margin.
+const VIEW = (() => {
+  const pts = B.sites.map(s => s.xy).concat(B.countries.map(c => c.xy));
+  const xs = pts.map(p => p[0]), ys = pts.map(p => p[1]);
+  const m = 9;
+  return {x: Math.min(...xs) - m, y: Math.min(...ys) - m,
+          w: Math.max(...xs) - Math.min(...xs) + 2 * m, h: Math.max(...ys) - Math.min(...ys) + 2 * m};
+})();
+svg.setAttribute("viewBox", `${VIEW.x} ${VIEW.y} ${VIEW.w} ${VIEW.h}`);
+
+// What never changes: country areas, alliances, roads.
+function staticMap() {
+  const out = [];
+  B.countries.forEach((c, i) => {
+    const tint = TINTS[i % TINTS.length];
+    for (const s of c.sites) {
+      const [x, y] = B.sites[s].xy;
+      out.push(`<line x1="${c.xy[0]}" y1="${c.xy[1]}" x2="${x}" y2="${y}" stroke="${tint}" ` +
+               `stroke-width="${SITE_R * 2}" stroke-linecap="round"/>`);
+      out.push(`<circle cx="${x}" cy="${y}" r="${SITE_R * 2.4}" fill="${tint}"/>`);
+    }
+  });
+  B.alliances.forEach(([a, b], i) => {
+    const [x0, y0] = B.countries[a].xy, [x1, y1] = B.countries[b].xy;
+    out.push(`<g class="alliance" data-countries="${B.countries[a].id} ${B.countries[b].id}">` +
+             `<title>alliance ${i + 1}: ${esc(B.countries[a].name)} - ${esc(B.countries[b].name)}</title>` +
+             `<line x1="${x0}" y1="${y0}" x2="${x1}" y2="${y1}" stroke="${ALLIANCE}" stroke-width="0.5" ` +
+             `stroke-dasharray="1.6 1.2"/>` +
+             `<circle cx="${(x0 + x1) / 2}" cy="${(y0 + y1) / 2}" r="1.9" fill="#eee8d5" stroke="${ALLIANCE}" ` +
+             `stroke-width="0.3"/><text x="${(x0 + x1) / 2}" y="${(y0 + y1) / 2 + 0.9}" text-anchor="middle" ` +
+             `fill="${ALLIANCE}" style="font: 600 2.5px system-ui, sans-serif">${i + 1}</text></g>`);
+  });
+  for (const [a, b] of B.roads) {
+    const [x0, y0] = B.sites[a].xy, [x1, y1] = B.sites[b].xy;
+    out.push(`<line class="road" x1="${x0}" y1="${y0}" x2="${x1}" y2="${y1}" stroke="${ROAD}" stroke-width="0.55"/>`);
+  }
+  return out.join("");
+}
+const STATIC = staticMap();
+
+function sealSize() {
+  return {w: Math.max(9, 2.6 * D.players + 1.6), h: 7.4};
+}
+
+function drawMap(p) {
+  const out = [STATIC];
+  const touched = p.touched || {};
+  B.sites.forEach((s, i) => {
+    const owner = p.owners[i];
+    const [x, y] = s.xy;
+    const who = owner === null ? "empty" : `cloister of seat ${owner}`;
+    out.push(`<circle class="site" data-site="${s.id}" data-owner="${owner === null ? "" : owner}" cx="${x}" ` +
+             `cy="${y}" r="${SITE_R}" fill="${owner === null ? EMPTY : D.seat_colours[owner]}" stroke="${INK}" ` +
+             `stroke-width="0.45"><title>${esc(s.id)}: ${who}</title></circle>`);
+    if (touched.site === s.id)
+      out.push(`<circle class="last" data-site="${s.id}" cx="${x}" cy="${y}" r="${SITE_R + 1.1}" fill="none" ` +
+               `stroke="${INK}" stroke-width="1.2"/><circle cx="${x}" cy="${y}" r="${SITE_R + 1.1}" fill="none" ` +
+               `stroke="${LAST}" stroke-width="0.7"/>`);
+  });
+  const {w, h} = sealSize();
+  B.countries.forEach((c, i) => {
+    const [cx, cy] = c.xy;
+    const x0 = cx - w / 2, y0 = cy - h / 2;
+    const counts = p.advisors[i];
+    const here = p.country === c.id && p.phase !== "over";
+    let g = `<g class="seal" data-country="${c.id}" data-advisors="${JSON.stringify(counts)}">` +
+      `<title>${esc(c.name)} (${c.id}), card type ${c.type}; advisors per seat ${counts.join(", ")}</title>` +
+      `<rect x="${x0}" y="${y0}" width="${w}" height="${h}" rx="0.8" fill="#fafafa" stroke="${INK}" ` +
+      `stroke-width="${here ? 0.7 : 0.4}"${here ? ' stroke-dasharray="1 0.6"' : ""}/>` +
+      `<rect x="${x0 + w - 3.2}" y="${y0 + 0.6}" width="2.6" height="2.9" rx="0.4" ` +
+      `fill="${CARD_COLOURS[c.type % 10]}" stroke="${INK}" stroke-width="0.2"/>` +
+      `<text x="${x0 + w - 1.9}" y="${y0 + 2.75}" text-anchor="middle" fill="${INK}" ` +
+      `style="font: 600 2.4px ui-monospace, monospace">${c.type}</text>` +
+      `<text x="${x0 + 0.8}" y="${y0 + 3.1}" fill="${INK}">${esc(c.id)}</text>`;
+    for (let s = 0; s < D.players; s++) {
+      const bx = x0 + 0.8 + 2.6 * s, by = y0 + 4.1;
+      if (counts[s])
+        g += `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="${D.seat_colours[s]}" ` +
+             `stroke="${INK}" stroke-width="0.15"/>` +
+             `<text x="${bx + 1.15}" y="${by + 2.05}" text-anchor="middle" fill="${INK}" ` +
+             `style="font: 600 2.2px system-ui, sans-serif">${counts[s]}</text>`;
+      else
+        g += `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="none" stroke="#c8c8c8" ` +
+             `stroke-width="0.15"/>`;
+    }
+    out.push(g + `</g>`);
+    if (touched.country === c.id)
+      out.push(`<rect class="last" data-country="${c.id}" x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" ` +
+               `height="${h + 1.8}" rx="1.2" fill="none" stroke="${INK}" stroke-width="1.1"/>` +
+               `<rect x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" height="${h + 1.8}" rx="1.2" fill="none" ` +
+               `stroke="${LAST}" stroke-width="0.6"/>`);
+  });
+  svg.innerHTML = out.join("");
+}
+
+function seatsTable(p, k) {
+  const over = p.phase === "over";
+  const winners = D.result ? D.result.winners : [];
+  const nowTitle = over ? "final score" : "the score if every scoring still to come happened on this board";
+  let h = `<table><tr><th>seat</th><th>hand</th><th title="cloisters left">K</th><th title="advisors left">A</th>` +
+          `<th title="running total">score</th><th title="${nowTitle}">${over ? "final" : "score now"}</th></tr>`;
+  for (let s = 0; s < D.players; s++) {
+    const cls = [];
+    if (p.seat === s) cls.push("on-turn");
+    if (over && winners.includes(s)) cls.push("winner");
+    const fresh = k && p.mover === s ? p.gained.slice() : [];
+    const cards = p.hands[s].map(t => {
+      const i = fresh.indexOf(t);
+      if (i >= 0) fresh.splice(i, 1);
+      return cardHTML(t, i >= 0);
+    }).join("") || `<span class="note">no cards</span>`;
+    h += `<tr class="${cls.join(" ")}" data-seat="${s}"><td>${seatSwatch(s)}seat ${s}</td>` +
+         `<td class="hand">${cards}</td><td>${p.pieces[s][0]}</td><td>${p.pieces[s][1]}</td>` +
+         `<td>${p.scores[s]}</td><td>${p.projected[s]}</td></tr>`;
+  }
+  return h + `</table>`;
+}
+
+function cardsBox(p) {
+  const runout = ["deck not yet run out", "deck ran out once: interim scoring done",
+                  "deck ran out twice: last round"][p.runouts];
+  let drawn = "";
+  if (p.last && p.last.startsWith("draw:") && p.gained.length)
+    drawn = ` (seat ${p.mover} drew ${p.gained.map(t => cardHTML(t, true)).join("")})`;
+  return `<div>display ${p.display.map(t => cardHTML(t, false)).join("") || "empty"}</div>` +
+         `<div>deck <b>${p.deck}</b> cards, discard pile <b>${p.discards}</b> cards${drawn}</div>` +
+         `<div class="note">${runout}${p.interim ? `; interim scoring ${p.interim.join(", ")}` : ""}</div>`;
+}
+
+function drawPosition(p, k) {
+  drawMap(p);
+  let status;
+  if (p.phase === "over") status = "game over";
+  else {
+    status = `seat ${p.seat} to decide: ${p.phase}`;
+    if (p.country) status += `, this turn in ${p.country}`;
+  }
+  document.getElementById("status").textContent = status;
+  const seats = document.getElementById("seats");
+  seats.innerHTML = seatsTable(p, k);
+  seats.dataset.hands = JSON.stringify(p.hands);
+  seats.dataset.scores = JSON.stringify(p.scores);
+  seats.dataset.projected = JSON.stringify(p.projected);
+  seats.dataset.pieces = JSON.stringify(p.pieces);
+  const cards = document.getElementById("cards");
+  cards.innerHTML = cardsBox(p);
+  cards.dataset.display = JSON.stringify(p.display);
+  cards.dataset.deck = p.deck;
+  cards.dataset.discards = p.discards;
+}
+
+// The final result with the final scoring by kind (replaces the plain table of showResult; the rows
+// keep its marks: data-seat, data-score, the final score in the second cell, class "winner").
+function resultHTML() {
+  const kinds = Object.keys(D.breakdown), w = D.result.winners;
+  const head = k => `<th title="final scoring: ${esc(k)}">${esc(k.slice(0, 5))}.</th>`;
+  let h = `<table><tr><th>seat</th><th title="final score">final</th>${kinds.map(head).join("")}` +
+          `${D.interim ? `<th title="interim scoring">inter.</th>` : ""}<th></th></tr>`;
+  D.result.scores.forEach((score, s) => {
+    h += `<tr class="${w.includes(s) ? "winner" : ""}" data-seat="${s}" data-score="${score}">` +
+         `<td>${seatSwatch(s)}seat ${s}</td><td>${score}</td>` +
+         `${kinds.map(k => `<td>${D.breakdown[k][s]}</td>`).join("")}` +
+         `${D.interim ? `<td>${D.interim[s]}</td>` : ""}<td>${w.includes(s) ? "winner" : ""}</td></tr>`;
+  });
+  return h + `</table>`;
+}
+
+function legendHTML() {
+  const icon = inner => `<svg viewBox="0 0 6 6" style="width:14px">${inner}</svg>`;
+  const item = (inner, text) => `<span>${icon(inner)} ${text}</span>`;
+  const types = B.types.map(t => {
+    const named = B.countries.filter(c => c.type === t).map(c => c.id).join(" ") || "pairs only";
+    return `<span>${cardHTML(t, false)} ${esc(named)}</span>`;
+  }).join("");
+  return `<div class="legend">` +
+    item(`<circle cx="3" cy="3" r="2.3" fill="${EMPTY}" stroke="${INK}" stroke-width="0.45"/>`, "empty site") +
+    D.seat_colours.map((c, s) => item(`<circle cx="3" cy="3" r="2.3" fill="${c}" stroke="${INK}" ` +
+                                      `stroke-width="0.45"/>`, `seat ${s}`)).join("") +
+    item(`<line x1="0" y1="3" x2="6" y2="3" stroke="${ALLIANCE}" stroke-width="0.8" stroke-dasharray="1.6 1"/>`,
+         "alliance") +
+    item(`<line x1="0" y1="3" x2="6" y2="3" stroke="${ROAD}" stroke-width="0.8"/>`, "road") +
+    item(`<circle cx="3" cy="3" r="2.2" fill="none" stroke="${INK}" stroke-width="1.2"/>` +
+         `<circle cx="3" cy="3" r="2.2" fill="none" stroke="${LAST}" stroke-width="0.7"/>`, "last move") +
+    `<span>cards (type: countries) ${types}</span></div>`;
+}
+
+document.getElementById("legend").innerHTML = legendHTML();
+startReplay(drawPosition);
+if (D.result && D.breakdown) document.getElementById("scores").innerHTML = resultHTML();
+"""
