@@ -5,13 +5,18 @@ tensors and plain Python values, so it loads with ``torch.load(path, weights_onl
 
 ==============  ======================================================================================
 ``model``       the network's ``state_dict``
-``model_config`` ``{"channels", "blocks", "hidden"}`` (:class:`agents.network.KardinalNet` arguments)
+``model_config`` Kardinal: ``{"channels", "blocks", "hidden"}`` (:class:`agents.network.KardinalNet`
+                arguments); K&K: the network's ``config`` (``{"kind": "mlp", "obs_size",
+                "num_actions", "hidden"}`` or ``{"kind": "graph", "hidden", "rounds"}``,
+                :mod:`agents.koenig_network`; the graph network is rebuilt from ``rules``)
 ``config``      the training config (:class:`agents.config.TrainConfig` as a dict)
-``env``         ``"kardinal_v0"``
-``layout``      the observation/action layout the network was trained on (:func:`current_layout`):
-                env, observation channels (72: 17 spatial + 55 constant), action planes (17) and
-                non-spatial actions (5), the encoder window (53)
-``rules``       the rules of the training games (``Rules.to_dict()``)
+``env``         ``"kardinal_v0"`` or ``"kardinal_koenig_v0"`` (Kardinal & König)
+``layout``      the observation/action layout the network was trained on. Kardinal
+                (:func:`current_layout`): env, observation channels (72: 17 spatial + 55 constant),
+                action planes (17) and non-spatial actions (5), the encoder window (53). K&K
+                (:func:`agents.adapters.koenig_layout`): env, observation length, number of actions
+                (the board's move table), board name, network kind (``mlp`` / ``graph``)
+``rules``       the rules of the training games (``Rules.to_dict()`` of the game's engine)
 ``step``, ``iteration``, ``revision`` (git HEAD), ``winrates``; for ``--resume``: ``optimizer``,
 ``pool`` (opponent snapshots) and ``rng`` (random states)
 ==============  ======================================================================================
@@ -35,6 +40,8 @@ import os
 
 __all__ = [
     "ENV_NAME",
+    "KOENIG_ENV_NAME",
+    "koenig_rules",
     "CheckpointError",
     "PlayerCountWarning",
     "current_layout",
@@ -45,6 +52,7 @@ __all__ = [
 ]
 
 ENV_NAME = "kardinal_v0"
+KOENIG_ENV_NAME = "kardinal_koenig_v0"
 ENCODER_WINDOW = 53  # the window training and PPOAgent encode observations with
 
 
@@ -124,8 +132,11 @@ def read_checkpoint(path, build: bool = True):
         keys = ", ".join(repr(k) for k in list(ckpt)[:8]) or "none"
         raise CheckpointError(path, f"no {' or '.join(repr(k) for k in missing)} key (keys: {keys})")
     env = ckpt.get("env", ENV_NAME)
+    if env == KOENIG_ENV_NAME:
+        net = _read_koenig(ckpt, path, build)
+        return ckpt, net
     if env != ENV_NAME:
-        raise CheckpointError(path, f"made for env {env!r}, this is {ENV_NAME!r}")
+        raise CheckpointError(path, f"made for env {env!r}; this version knows {ENV_NAME!r} and {KOENIG_ENV_NAME!r}")
     layout = ckpt.get("layout")
     if layout is not None:
         if not isinstance(layout, dict):
@@ -155,11 +166,65 @@ def read_checkpoint(path, build: bool = True):
     return ckpt, net
 
 
+def koenig_rules(ckpt: dict, path="checkpoint"):
+    """The Kardinal & König rules of a K&K checkpoint (its ``rules`` dict)."""
+    from kardinal_env.koenig import Rules
+
+    data = ckpt.get("rules")
+    if not isinstance(data, dict):
+        raise CheckpointError(path, f"a {KOENIG_ENV_NAME} checkpoint needs a 'rules' dict, got {type(data).__name__}")
+    try:
+        return Rules.from_dict(data)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise CheckpointError(path, f"'rules' do not build Kardinal & Koenig rules: {_short(exc)}") from None
+
+
+def _read_koenig(ckpt: dict, path, build: bool):
+    from .adapters import koenig_layout
+
+    rules = koenig_rules(ckpt, path)
+    mc = ckpt["model_config"]
+    if not isinstance(mc, dict) or mc.get("kind") not in ("mlp", "graph"):
+        raise CheckpointError(path, f"'model_config' must be a dict with kind 'mlp' or 'graph', got {mc!r}")
+    layout = ckpt.get("layout")
+    if not isinstance(layout, dict):
+        raise CheckpointError(path, f"'layout' is a {type(layout).__name__}, expected a dict")
+    diffs = [
+        f"{k} {layout.get(k)!r} (checkpoint) vs {v!r} (this version)"
+        for k, v in koenig_layout(rules, mc["kind"]).items()
+        if layout.get(k) != v
+    ]
+    if diffs:
+        raise CheckpointError(path, "made for another observation/action layout: " + "; ".join(diffs))
+    if not isinstance(ckpt["model"], dict):
+        raise CheckpointError(path, f"'model' is a {type(ckpt['model']).__name__}, expected a state_dict")
+    if not isinstance(ckpt.get("config", {}), dict):
+        raise CheckpointError(path, f"'config' is a {type(ckpt['config']).__name__}, expected a dict")
+    return build_net(ckpt, path) if build else None
+
+
 def build_net(ckpt: dict, path="checkpoint"):
     """The network of a (checked) checkpoint in eval mode; :class:`CheckpointError` if the weights
     do not fit its ``model_config``."""
     from .network import KardinalNet
 
+    if ckpt.get("env") == KOENIG_ENV_NAME:
+        from .adapters import net_from_koenig_config
+
+        rules = koenig_rules(ckpt, path)
+        try:
+            net = net_from_koenig_config(ckpt["model_config"], rules)
+        except (TypeError, ValueError, KeyError, RuntimeError) as exc:
+            raise CheckpointError(
+                path, f"'model_config' {ckpt['model_config']!r} does not build a network: {_short(exc)}"
+            ) from None
+        try:
+            net.load_state_dict(ckpt["model"])
+        except (RuntimeError, TypeError, KeyError, AttributeError) as exc:
+            raise CheckpointError(
+                path, f"weights do not fit model_config {ckpt['model_config']!r}: {_short(exc)}"
+            ) from None
+        return net.eval()
     try:
         net = KardinalNet(**ckpt["model_config"])
     except (TypeError, ValueError, RuntimeError) as exc:

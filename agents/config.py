@@ -31,10 +31,23 @@ __all__ = [
     "config_help",
     "REWARD_SCHEMES",
     "PRESETS",
+    "GAMES",
+    "NETWORKS",
+    "GAME_NETWORKS",
 ]
 
 REWARD_SCHEMES = ("win_loss", "margin")  # same as agents.rewards.REWARD_SCHEMES (checked in the tests)
 PRESETS = ("english", "german")
+GAMES = ("kardinal", "kardinal_koenig")  # same as agents.games.GAMES (checked in the tests)
+DISCARD_OPTIONS = ("one", "any")
+NETWORKS = ("auto", "cnn", "mlp", "graph")
+#: Networks each game can train, its default first (``network: auto``).
+GAME_NETWORKS = {"kardinal": ("cnn",), "kardinal_koenig": ("graph", "mlp")}
+DEFAULT_NETWORK = {game: nets[0] for game, nets in GAME_NETWORKS.items()}
+#: Player counts of each game.
+GAME_PLAYERS = {"kardinal": (2, 4), "kardinal_koenig": (3, 5)}
+#: The player count a game gets when ``players`` is not given.
+DEFAULT_PLAYERS = {"kardinal": 2, "kardinal_koenig": 4}
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 
@@ -64,8 +77,19 @@ class TrainConfig:
     torch_threads: int = opt(1, "torch intra-op threads (results are reproducible only for the same number)", lo=1)
     deterministic: bool = opt(True, "torch.use_deterministic_algorithms (same machine, same results)")
     # ------------------------------------------------------------ game
-    players: int = opt(2, "players per game", lo=2, hi=4)
-    preset: str = opt("english", "rules preset", choices=PRESETS)
+    game: str = opt("kardinal", "the game to train on: kardinal or kardinal_koenig (Kardinal & Koenig)", choices=GAMES)
+    players: int = opt(
+        2,
+        "players per game (kardinal 2-4; kardinal_koenig 3-5: when not given, kardinal_koenig plays 4)",
+        lo=2,
+        hi=5,
+    )
+    preset: str = opt("english", "rules preset (kardinal only)", choices=PRESETS)
+    discard: str = opt(
+        "one",
+        "kardinal_koenig only: a discarding turn discards exactly one card (one) or any number (any)",
+        choices=DISCARD_OPTIONS,
+    )
     # ------------------------------------------------------------ rollout
     total_steps: int = opt(
         200_000,
@@ -129,9 +153,19 @@ class TrainConfig:
     max_grad_norm: float = opt(0.5, "gradient norm clip", lo=0.0, lo_open=True)
     target_kl: float = opt(0.0, "stop an update early when the approximate KL exceeds this (0: off)", lo=0.0)
     # ------------------------------------------------------------ network
-    channels: int = opt(32, "network: convolution channels", lo=1)
-    blocks: int = opt(2, "network: residual blocks", lo=0)
-    hidden: int = opt(64, "network: width of the pooled-feature MLPs", lo=1)
+    network: str = opt(
+        "auto",
+        "network: cnn (kardinal: agents.network.KardinalNet on crops), mlp (kardinal_koenig: two hidden layers on "
+        "the flat observation), graph (kardinal_koenig: message passing over sites and countries); auto: the "
+        "game's default (kardinal: cnn, kardinal_koenig: graph)",
+        choices=NETWORKS,
+    )
+    channels: int = opt(32, "network: convolution channels (cnn)", lo=1)
+    blocks: int = opt(2, "network: residual blocks (cnn)", lo=0)
+    hidden: int = opt(
+        64, "network: width of the pooled-feature MLPs (cnn), hidden layers (mlp), node features (graph)", lo=1
+    )
+    rounds: int = opt(2, "network: message-passing rounds (graph)", lo=0)
     # ------------------------------------------------------------ evaluation, checkpoints, output
     eval_interval: int = opt(10, "iterations between evaluations against random and greedy (0: none)", lo=0)
     eval_games: int = opt(40, "games per opponent in each periodic evaluation (0: none)", lo=0)
@@ -144,6 +178,22 @@ class TrainConfig:
 
     def resolved_run_name(self) -> str:
         return self.run_name or f"{self.exp_name}__{self.seed}"
+
+    def resolved_network(self) -> str:
+        """The network kind: ``network``, or the game's default for ``auto``."""
+        if self.network != "auto":
+            return self.network
+        return DEFAULT_NETWORK[self.game]
+
+    def network_keys(self) -> dict:
+        """The options that define the network's shape (they cannot change when resuming)."""
+        if self.game == "kardinal":
+            return {"channels": self.channels, "blocks": self.blocks, "hidden": self.hidden}
+        net = self.resolved_network()
+        keys = {"network": net, "hidden": self.hidden}
+        if net == "graph":
+            keys["rounds"] = self.rounds
+        return keys
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
@@ -238,7 +288,11 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
                 raise _unknown(str(key), source)
             values[key] = _coerce(key, value, source)
             sources[key] = source
+    game = values.get("game", "kardinal")
+    if "players" not in values:
+        values["players"] = DEFAULT_PLAYERS[game]
     cfg = TrainConfig(**values)
+    _check_game_options(cfg, sources)
     shares = cfg.greedy_share + cfg.pool_share + cfg.random_share
     if shares > 1.0 + 1e-9:
         where = ", ".join(sorted({sources.get(k, "default") for k in ("greedy_share", "pool_share", "random_share")}))
@@ -251,6 +305,42 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
     if not cfg.runs_dir.strip():
         raise ConfigError(f"config key 'runs_dir' ({sources.get('runs_dir', 'default')}): must not be empty")
     return cfg
+
+
+def _check_game_options(cfg: TrainConfig, sources: dict) -> None:
+    """Options that depend on the game: the player count, the network, the rule options."""
+
+    def src(*keys: str) -> str:
+        return ", ".join(f"{k}: {sources.get(k, 'default')}" for k in keys)
+
+    lo, hi = GAME_PLAYERS[cfg.game]
+    if not lo <= cfg.players <= hi:
+        raise ConfigError(
+            f"config key 'players' ({src('players', 'game')}): {cfg.players} is not allowed for game {cfg.game}; "
+            f"expected an integer from {lo} to {hi}"
+        )
+    allowed = GAME_NETWORKS[cfg.game]
+    if cfg.network != "auto" and cfg.network not in allowed:
+        raise ConfigError(
+            f"config key 'network' ({src('network', 'game')}): {cfg.network!r} is not a network of game {cfg.game}; "
+            f"expected auto or one of {', '.join(allowed)}"
+        )
+    if cfg.game == "kardinal_koenig":
+        if cfg.chip_shaping != 0:
+            raise ConfigError(
+                f"config key 'chip_shaping' ({src('chip_shaping')}): {cfg.chip_shaping} is not allowed for game "
+                "kardinal_koenig (it has no chips); expected 0 (use score_shaping)"
+            )
+        if cfg.preset != _FIELDS["preset"].default:
+            raise ConfigError(
+                f"config key 'preset' ({src('preset')}): an option of game kardinal, not kardinal_koenig "
+                "(its rule options: players, discard)"
+            )
+    elif cfg.discard != _FIELDS["discard"].default:
+        raise ConfigError(
+            f"config key 'discard' ({src('discard')}): an option of game kardinal_koenig, not kardinal "
+            "(set game: kardinal_koenig)"
+        )
 
 
 def load_yaml(path) -> dict:

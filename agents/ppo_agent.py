@@ -29,7 +29,16 @@ from kardinal_env.observation import ObservationEncoder
 from kardinal_env.rules import Rules
 
 from .base import BaseAgent
-from .checkpoint import PlayerCountWarning, build_net, player_count_warning, read_checkpoint, trained_players
+from .checkpoint import (
+    KOENIG_ENV_NAME,
+    CheckpointError,
+    PlayerCountWarning,
+    build_net,
+    koenig_rules,
+    player_count_warning,
+    read_checkpoint,
+    trained_players,
+)
 from .network import (
     PLANES,
     KardinalNet,
@@ -44,6 +53,7 @@ from .network import (
 
 __all__ = [
     "PPOAgent",
+    "KoenigPPOAgent",
     "Decision",
     "prepare",
     "crop_indices",
@@ -140,13 +150,21 @@ def net_from_checkpoint(ckpt: dict) -> KardinalNet:
 def load_checkpoint(path) -> tuple[KardinalNet, dict]:
     """``(network in eval mode, training config)`` of a checkpoint written by :mod:`agents.train`,
     checked by :func:`agents.checkpoint.read_checkpoint` (:class:`agents.checkpoint.CheckpointError`
-    naming the path and the problem otherwise). The config also holds ``players`` as trained."""
+    naming the path and the problem otherwise). The config also holds ``players`` as trained.
+    Kardinal checkpoints only (a Kardinal & König checkpoint is refused: :meth:`PPOAgent.from_checkpoint`
+    loads either)."""
     ckpt, net = read_checkpoint(path)
+    if ckpt.get("env") == KOENIG_ENV_NAME:
+        raise CheckpointError(path, f"made for env {KOENIG_ENV_NAME!r}; this needs a Kardinal (kardinal_v0) checkpoint")
+    return net, _config_of(ckpt)
+
+
+def _config_of(ckpt: dict) -> dict:
     config = dict(ckpt.get("config", {}))
     players = trained_players(ckpt)
     if players is not None:
         config["players"] = players
-    return net, config
+    return config
 
 
 class PPOAgent(BaseAgent):
@@ -192,8 +210,15 @@ class PPOAgent(BaseAgent):
         self._generator = torch.Generator().manual_seed(seed if seed is not None else 0)
 
     @classmethod
-    def from_checkpoint(cls, path, greedy: bool = True, seed: int | None = None, **kw) -> PPOAgent:
-        net, config = load_checkpoint(path)
+    def from_checkpoint(cls, path, greedy: bool = True, seed: int | None = None, **kw) -> PPOAgent | KoenigPPOAgent:
+        """The agent of a checkpoint of either game: a :class:`PPOAgent` for a Kardinal checkpoint,
+        a :class:`KoenigPPOAgent` for a Kardinal & König one (``env`` of the checkpoint)."""
+        ckpt, net = read_checkpoint(path)
+        config = _config_of(ckpt)
+        if ckpt.get("env") == KOENIG_ENV_NAME:
+            kw.setdefault("name", f"ppo:{path}")
+            kw.setdefault("trained_players", config.get("players"))
+            return KoenigPPOAgent(net, koenig_rules(ckpt, path), greedy=greedy, seed=seed, **kw)
         kw.setdefault("margin", int(config.get("crop_margin", 1)))
         kw.setdefault("name", f"ppo:{path}")
         kw.setdefault("trained_players", config.get("players"))
@@ -231,3 +256,86 @@ class PPOAgent(BaseAgent):
         dist = MaskedCategorical(logits, mask)
         a = dist.mode() if self.greedy else dist.sample(self._generator)
         return crop_to_full(int(a[0]), box, window)
+
+
+class KoenigPPOAgent(BaseAgent):
+    """A policy network playing Kardinal & König (:mod:`agents.koenig_network`).
+
+    ``select_move(game)`` on a :class:`kardinal_env.koenig.Game`: encodes *only* the deciding seat's
+    observation (``ObservationEncoder.encode(game, seat)``: its own hand and public facts), masks the
+    illegal move ids and plays the most probable legal move (``greedy=True``) or samples one
+    (``greedy=False``, seeded by ``seed``); a single legal move is played without the network.
+    ``act(observation, action_mask)`` does the same on a ``kardinal_koenig_v0`` observation and
+    returns the action (the move id). Games of another player count than trained for issue an
+    :class:`agents.checkpoint.PlayerCountWarning` (the observation has the same layout); a game on
+    another board raises ``ValueError``."""
+
+    name = "ppo"
+
+    def __init__(
+        self,
+        net,
+        rules,
+        greedy: bool = True,
+        seed: int | None = None,
+        name: str = "ppo",
+        trained_players: int | None = None,
+    ):
+        super().__init__(seed)
+        self.net = net.eval()
+        self.greedy = greedy
+        self.name = name
+        self.trained_players = trained_players
+        self._warned = False
+        self._train_rules = rules
+        self._board = rules.compiled
+        self._generator = torch.Generator().manual_seed(seed if seed is not None else 0)
+        self._setup(rules, warn=False)
+
+    def _setup(self, rules, warn: bool = True) -> None:
+        from kardinal_env.koenig.observation import ObservationEncoder
+
+        if rules.compiled.data != self._board.data:
+            raise ValueError(
+                f"{self.name} was trained on board {self._board.name!r} and cannot play board {rules.compiled.name!r}"
+            )
+        msg = player_count_warning(self.name, self.trained_players, rules.players) if warn else None
+        if msg and not self._warned:
+            self._warned = True
+            warnings.warn(msg, PlayerCountWarning, stacklevel=3)
+        self._rules = rules
+        self.encoder = ObservationEncoder(rules)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._generator = torch.Generator().manual_seed(seed if seed is not None else 0)
+
+    @torch.no_grad()
+    def _choose(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        logits, _ = self.net(torch.as_tensor(obs, dtype=torch.float32).reshape(1, -1))
+        dist = MaskedCategorical(logits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1))
+        a = dist.mode() if self.greedy else dist.sample(self._generator)
+        return int(a[0])
+
+    def select_move(self, game) -> str:
+        if game.is_over:
+            raise ValueError("no legal move: the game is over")
+        ids = game.legal_move_ids()
+        if len(ids) == 1:
+            return game.board.moves[ids[0]]
+        if game.rules is not self._rules:
+            self._setup(game.rules)
+        mask = np.zeros(self._board.num_moves, dtype=bool)
+        mask[list(ids)] = True
+        seat = game.current_player
+        return game.board.moves[self._choose(self.encoder.encode(game, seat), mask)]
+
+    def act(self, observation, action_mask=None) -> int:
+        """The action (move id) for a ``kardinal_koenig_v0`` observation and its ``action_mask`` (or
+        the env's observation dict)."""
+        if isinstance(observation, dict):
+            observation, action_mask = observation["observation"], observation["action_mask"]
+        mask = np.asarray(action_mask).astype(bool)
+        if not mask.any():
+            raise ValueError("no legal action in action_mask")
+        return self._choose(np.asarray(observation, dtype=np.float32), mask)

@@ -83,16 +83,10 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from kardinal_env.actions import ActionCodec
-from kardinal_env.engine import Game
-from kardinal_env.observation import ObservationEncoder
-from kardinal_env.rules import Rules
-
-from .checkpoint import ENV_NAME, CheckpointError, current_layout, read_checkpoint
+from .adapters import GameAdapter, make_adapter
+from .checkpoint import CheckpointError, read_checkpoint
 from .config import ConfigError, TrainConfig, build_parser, config_from_args, make_config
-from .greedy import greedy_code
-from .network import KardinalNet, MaskedCategorical, collate, crop_to_padded, full_to_crop
-from .ppo_agent import policy_step, prepare
+from .network import MaskedCategorical
 from .rewards import ShapingTracker, terminal_rewards
 from .winrate import win_share
 
@@ -110,8 +104,7 @@ __all__ = [
     "TrainingError",
 ]
 
-ENV_VERSION = ENV_NAME
-_BUFFER_KEYS = ("spatial", "scalars", "mask", "action", "logprob", "value", "reward", "seat")
+_BUFFER_KEYS = ("decision", "action", "logprob", "value", "reward", "seat")
 
 
 class TrainingError(RuntimeError):
@@ -165,60 +158,60 @@ class Slot:
         self.returns = {s: 0.0 for s in self.traj}
 
 
-def _plain_apply(slot, seat, code):
-    slot.game.apply_legal_code(code)
-
-
-def play_round(slots, controllers, encoder, codec, margin, rng_py, generator, apply_move=None, record=None):
+def play_round(slots, controllers, adapter: GameAdapter, rng_py, generator, apply_move=None, record=None):
     """Every unfinished slot makes one decision. ``controllers`` maps a control key (anything but
-    "greedy"/"random") to ``(net, greedy_flag)``; decisions of the same key share one forward pass.
-    ``record(slot, decision, crop_action, logprob, value)`` is called for "learner" decisions just
-    before the move is applied; ``apply_move(slot, seat, code)`` applies every move (default: the
-    engine's ``apply_legal_code``)."""
+    "greedy"/"random") to ``(net, greedy_flag)``; decisions of the same key share one forward pass
+    (:meth:`GameAdapter.policy_step`). ``record(slot, decision, stored_action, logprob, value)`` is
+    called for "learner" decisions just before the move is applied; ``apply_move(slot, seat, move)``
+    applies every move (default: :meth:`GameAdapter.apply`). A network decision sees only the
+    deciding seat's observation (:meth:`GameAdapter.prepare`)."""
     if apply_move is None:
-        apply_move = _plain_apply
+
+        def apply_move(slot, seat, move):
+            adapter.apply(slot.game, move)
+
     groups: dict = {}
     for slot in slots:
         game = slot.game
         if game.is_over:
             continue
         seat = game.current_player
-        codes = game.legal_move_codes()
+        codes = adapter.legal(game)
         ctl = slot.control[seat]
         if len(codes) == 1:
             apply_move(slot, seat, codes[0])
         elif ctl == "greedy":
-            apply_move(slot, seat, greedy_code(game, rng_py))
+            apply_move(slot, seat, adapter.greedy_move(game, rng_py))
         elif ctl == "random":
             apply_move(slot, seat, codes[rng_py.randrange(len(codes))])
         else:
-            groups.setdefault(ctl, []).append((slot, prepare(game, encoder, codec, margin)))
+            groups.setdefault(ctl, []).append((slot, adapter.prepare(game)))
     for key, items in groups.items():
         net, greedy = controllers[key]
         decisions = [d for _, d in items]
-        crop_a, full_a, logp, values = policy_step(net, decisions, greedy=greedy, generator=generator)
+        stored, moves, logp, values = adapter.policy_step(net, decisions, greedy=greedy, generator=generator)
         for i, (slot, d) in enumerate(items):
             if key == "learner" and record is not None:
-                record(slot, d, int(crop_a[i]), float(logp[i]), float(values[i]))
-            apply_move(slot, d.seat, codec.decode_code(int(full_a[i]), d.seat))
+                record(slot, d, int(stored[i]), float(logp[i]), float(values[i]))
+            apply_move(slot, d.seat, moves[i])
 
 
-def evaluate_policy(net, rules, encoder, codec, opponent: str, games: int, seed: int, margin: int = 1) -> float:
+def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: int) -> float:
     """Win rate (:mod:`agents.winrate`: a shared win among k winners counts 1/k) of the argmax policy
-    against ``opponent`` ("greedy" or "random") in every other seat, seats alternated; all games in
-    lockstep. NaN for ``games <= 0``."""
-    n = rules.players
+    against ``opponent`` ("greedy" or "random") in every other seat, seats rotated; all games in
+    lockstep (K&K game ``i`` shuffles with :meth:`GameAdapter.eval_game`'s seed). NaN for ``games <= 0``."""
+    n = adapter.rules.players
     if games <= 0:
         return float("nan")
     slots = []
     for i in range(games):
         control = [opponent] * n
         control[i % n] = "net"
-        slots.append(Slot(Game(rules), control))
+        slots.append(Slot(adapter.eval_game(seed, i), control))
     rng_py = random.Random(seed)
     controllers = {"net": (net, True)}
     while any(not s.game.is_over for s in slots):
-        play_round(slots, controllers, encoder, codec, margin, rng_py, None)
+        play_round(slots, controllers, adapter, rng_py, None)
     return sum(win_share(i % n, s.game.winners()) for i, s in enumerate(slots)) / games
 
 
@@ -257,15 +250,15 @@ class Rollout:
             keep = int(rng.integers(n))
             control = [kind] * n
             control[keep] = "learner"
-        return Slot(Game(self.t.rules), control)
+        return Slot(self.t.adapter.new_game(rng), control)
 
-    def apply_move(self, slot: Slot, seat: int, code) -> None:
+    def apply_move(self, slot: Slot, seat: int, move) -> None:
         """Play a move; a learner seat's shaping reward goes to its last stored decision."""
         game = slot.game
         learner_seat = seat in slot.traj
         if learner_seat:
             self.shaping.before(game, seat)
-        game.apply_legal_code(code)
+        self.t.adapter.apply(game, move)
         if not learner_seat:
             return
         r = self.shaping.reward(game, seat)
@@ -277,14 +270,12 @@ class Rollout:
                 slot.pending[seat] += r
             slot.returns[seat] += r
 
-    def record(self, slot: Slot, d, crop_action: int, logprob: float, value: float) -> None:
+    def record(self, slot: Slot, d, stored_action: int, logprob: float, value: float) -> None:
         """Store a learner decision (called just before its move is applied)."""
         buf = self.buf
         idx = len(buf["action"])
-        buf["spatial"].append(d.spatial)
-        buf["scalars"].append(d.scalars)
-        buf["mask"].append(d.mask)
-        buf["action"].append(crop_action)
+        buf["decision"].append(d)
+        buf["action"].append(stored_action)
         buf["logprob"].append(logprob)
         buf["value"].append(value)
         buf["reward"].append(slot.pending[d.seat])
@@ -297,7 +288,7 @@ class Rollout:
         (per-seat GAE), episode statistics."""
         cfg, buf = self.t.config, self.buf
         game = slot.game
-        final = terminal_rewards(game, self.t.rules, cfg.reward)
+        final = terminal_rewards(game, game.rules, cfg.reward)
         winners = game.winners()
         terminal = {}
         for seat in slot.traj:
@@ -334,17 +325,7 @@ class Rollout:
         slots = [self.new_slot() for _ in range(cfg.num_envs)]
         t0 = time.time()
         while slots:
-            play_round(
-                slots,
-                controllers,
-                t.encoder,
-                t.codec,
-                cfg.crop_margin,
-                t.rng_py,
-                t.generator,
-                self.apply_move,
-                self.record,
-            )
+            play_round(slots, controllers, t.adapter, t.rng_py, t.generator, self.apply_move, self.record)
             self.adv.extend([0.0] * (len(self) - len(self.adv)))
             self.ret.extend([0.0] * (len(self) - len(self.ret)))
             still = []
@@ -386,34 +367,33 @@ class _Progress:
             self.bar.close()
 
 
-def warm_start(net, cfg: TrainConfig, rules, encoder, codec, rng_py, rng, log=print) -> dict:
+def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=print) -> dict:
     """Behaviour cloning of the greedy baseline (policy: cross-entropy on its moves; value: the
     discounted per-seat return of those games with the training rewards). Returns statistics."""
-    data = {"spatial": [], "scalars": [], "mask": [], "action": [], "ret": []}
+    rules = adapter.rules
+    data = {"decision": [], "action": [], "ret": []}
     shaping = ShapingTracker(cfg.chip_shaping, cfg.score_shaping)
     t0 = time.time()
     progress = _Progress(cfg.bc_games, "warm start: greedy games", cfg.progress, log)
     for _ in range(cfg.bc_games):
-        game = Game(rules)
+        game = adapter.new_game(rng)
         seq = []  # (buffer index, seat, reward)
         while not game.is_over:
             seat = game.current_player
-            codes = game.legal_move_codes()
+            codes = adapter.legal(game)
             if rng_py.random() < cfg.bc_epsilon:
                 code = codes[rng_py.randrange(len(codes))]
                 d = None
             else:
-                code = greedy_code(game, rng_py)
-                d = prepare(game, encoder, codec, cfg.crop_margin) if len(codes) > 1 else None
+                code = adapter.greedy_move(game, rng_py)
+                d = adapter.prepare(game) if len(codes) > 1 else None
             shaping.before(game, seat)
-            game.apply_legal_code(code)
+            adapter.apply(game, code)
             r = shaping.reward(game, seat)
             if d is not None:
                 i = len(data["action"])
-                data["spatial"].append(d.spatial)
-                data["scalars"].append(d.scalars)
-                data["mask"].append(d.mask)
-                data["action"].append(full_to_crop(codec.encode_code(code, seat), d.box, codec.window))
+                data["decision"].append(d)
+                data["action"].append(adapter.stored_action(d, code))
                 data["ret"].append(0.0)
                 seq.append([i, seat, r])
             elif seq:  # credit to the seat's last stored decision
@@ -434,7 +414,7 @@ def warm_start(net, cfg: TrainConfig, rules, encoder, codec, rng_py, rng, log=pr
     n = len(data["action"])
     log(f"warm start: {cfg.bc_games} greedy games, {n} decisions ({t_gen:.0f}s)")
     opt = torch.optim.Adam(net.parameters(), lr=cfg.bc_learning_rate, eps=1e-5)
-    areas = np.array([sp.shape[1] * sp.shape[2] for sp in data["spatial"]])
+    areas = np.array([adapter.size(d) for d in data["decision"]])
     mb = 256
     net.train()
     acc = []
@@ -446,18 +426,10 @@ def warm_start(net, cfg: TrainConfig, rules, encoder, codec, rng_py, rng, log=pr
         acc = []
         for k in rng.permutation(len(chunks)):
             idx = chunks[k]
-            sp, sc, valid, mask = collate(
-                [data["spatial"][i] for i in idx], [data["scalars"][i] for i in idx], [data["mask"][i] for i in idx]
-            )
-            H, W = sp.shape[2], sp.shape[3]
-            actions = torch.tensor(
-                [
-                    crop_to_padded(data["action"][i], H, W, data["spatial"][i].shape[1], data["spatial"][i].shape[2])
-                    for i in idx
-                ]
-            )
             ret = torch.tensor([data["ret"][i] for i in idx], dtype=torch.float32)
-            logits, value = net(sp, sc, valid)
+            logits, value, mask, actions = adapter.forward(
+                net, [data["decision"][i] for i in idx], [data["action"][i] for i in idx]
+            )
             dist = MaskedCategorical(logits, mask)
             loss = -dist.log_prob(actions).mean() + 0.5 * ((value - ret) ** 2).mean()
             opt.zero_grad()
@@ -519,10 +491,9 @@ class Trainer:
         self.rng_py = random.Random(cfg.seed)
         self.generator = torch.Generator().manual_seed(cfg.seed)
 
-        self.rules = Rules(players=cfg.players, preset=cfg.preset)
-        self.encoder = ObservationEncoder(self.rules)
-        self.codec = ActionCodec(self.rules)
-        self.net = KardinalNet(cfg.channels, cfg.blocks, cfg.hidden)
+        self.adapter = make_adapter(cfg)
+        self.rules = self.adapter.rules
+        self.net = self.adapter.build_net()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.pool: list[dict] = []  # state_dicts of frozen snapshots
         self.global_step, self.start_iteration = 0, 1
@@ -550,9 +521,8 @@ class Trainer:
             self.generator.set_state(ckpt["rng"]["torch"])
             torch.set_rng_state(ckpt["rng"]["torch_global"])
 
-    def _frozen(self, state_dict) -> KardinalNet:
-        cfg = self.config
-        pn = KardinalNet(cfg.channels, cfg.blocks, cfg.hidden)
+    def _frozen(self, state_dict) -> nn.Module:
+        pn = self.adapter.build_net()
         pn.load_state_dict(state_dict)
         return pn.eval()
 
@@ -608,7 +578,7 @@ class Trainer:
         b_value = torch.tensor(buf["value"], dtype=torch.float32)
         b_adv = torch.tensor(ro.adv, dtype=torch.float32)
         b_ret = torch.tensor(ro.ret, dtype=torch.float32)
-        areas = np.array([sp.shape[1] * sp.shape[2] for sp in buf["spatial"]])
+        areas = np.array([self.adapter.size(d) for d in buf["decision"]])
         mb_size = max(1, math.ceil(batch / cfg.num_minibatches))
         clipfracs = []
         t0 = time.time()
@@ -621,18 +591,10 @@ class Trainer:
                 order = rng.permutation(batch)
                 chunks = [order[i : i + mb_size] for i in range(0, batch, mb_size)]
             for mb in chunks:
-                sp, sc, valid, mask = collate(
-                    [buf["spatial"][i] for i in mb], [buf["scalars"][i] for i in mb], [buf["mask"][i] for i in mb]
-                )
-                H, W = sp.shape[2], sp.shape[3]
-                actions = torch.tensor(
-                    [
-                        crop_to_padded(buf["action"][i], H, W, buf["spatial"][i].shape[1], buf["spatial"][i].shape[2])
-                        for i in mb
-                    ]
+                logits, newvalue, mask, actions = self.adapter.forward(
+                    net, [buf["decision"][i] for i in mb], [buf["action"][i] for i in mb]
                 )
                 mbt = torch.from_numpy(mb)
-                logits, newvalue = net(sp, sc, valid)
                 dist = MaskedCategorical(logits, mask)
                 newlogprob = dist.log_prob(actions)
                 entropy = dist.entropy()
@@ -731,9 +693,7 @@ class Trainer:
         cfg = self.config
         self.net.eval()
         for opp in ("random", "greedy"):
-            self.latest[opp] = evaluate_policy(
-                self.net, self.rules, self.encoder, self.codec, opp, games, cfg.seed + 1000 * iteration, cfg.crop_margin
-            )
+            self.latest[opp] = evaluate_policy(self.net, self.adapter, opp, games, cfg.seed + 1000 * iteration)
             if self.writer is not None:
                 self.writer.add_scalar(f"eval/winrate_vs_{opp}", self.latest[opp], self.global_step)
         self._postfix()
@@ -744,10 +704,10 @@ class Trainer:
         torch.save(
             {
                 "model": self.net.state_dict(),
-                "model_config": dict(self.net.config),
+                "model_config": self.adapter.model_config(self.net),
                 "config": dataclasses.asdict(self.config),
-                "env": ENV_VERSION,
-                "layout": current_layout(self.encoder.window),
+                "env": self.adapter.env_name,
+                "layout": self.adapter.layout(),
                 "rules": self.rules.to_dict(),
                 "step": int(self.global_step),
                 "iteration": int(iteration),
@@ -768,7 +728,7 @@ class Trainer:
 
     def run_warm_start(self) -> None:
         cfg = self.config
-        info = warm_start(self.net, cfg, self.rules, self.encoder, self.codec, self.rng_py, self.rng, log=self.log)
+        info = warm_start(self.net, cfg, self.adapter, self.rng_py, self.rng, log=self.log)
         if self.writer is not None:
             self.writer.add_scalar("warmstart/accuracy", info["accuracy"], 0)
             self.writer.add_scalar("warmstart/seconds", info["seconds"], 0)
@@ -837,12 +797,30 @@ class Trainer:
 
 # ---------------------------------------------------------------------- entry points
 def _check_resume(config: TrainConfig, ckpt: dict, label: str) -> None:
-    given = {k: getattr(config, k) for k in ("channels", "blocks", "hidden")}
-    if given != ckpt["model_config"]:
+    env = ckpt.get("env", "kardinal_v0")
+    want = make_adapter_class(config).env_name
+    if env != want:
+        raise ConfigError(f"{label}: the checkpoint was trained on {env}; game {config.game} ({want}) cannot resume it")
+    mc = ckpt["model_config"]
+    if config.game == "kardinal":
+        given = config.network_keys()
+        stored = mc
+    else:
+        given = config.network_keys()
+        stored = {"network": mc.get("kind"), "hidden": mc.get("hidden")}
+        if "rounds" in mc:
+            stored["rounds"] = mc["rounds"]
+    if given != stored:
         raise ConfigError(
-            f"{label}: the network of the checkpoint is {ckpt['model_config']}; channels/blocks/hidden cannot "
+            f"{label}: the network of the checkpoint is {stored}; its options ({', '.join(given)}) cannot "
             f"change when resuming (given {given})"
         )
+
+
+def make_adapter_class(config: TrainConfig):
+    from .adapters import KardinalAdapter, KoenigAdapter
+
+    return KardinalAdapter if config.game == "kardinal" else KoenigAdapter
 
 
 def load_resume(path) -> dict:

@@ -1,0 +1,290 @@
+"""Self-play PPO on Kardinal & König: the game adapters' contract (both games), a tiny training run
+per network kind, the checkpoint round trip through ``load_agent``, hidden information in training
+decisions, and the game-dependent config checks."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents import AgentSpecError, check_spec, load_agent  # noqa: E402
+from agents import train as train_mod  # noqa: E402
+from agents.adapters import KardinalAdapter, KoenigAdapter, make_adapter  # noqa: E402
+from agents.checkpoint import PlayerCountWarning, read_checkpoint  # noqa: E402
+from agents.config import ConfigError, make_config  # noqa: E402
+from agents.network import MaskedCategorical  # noqa: E402
+from agents.ppo_agent import KoenigPPOAgent  # noqa: E402
+from kardinal_env.koenig import Game as KGame  # noqa: E402
+
+torch.set_num_threads(1)
+
+
+def _cfg(**kw):
+    return make_config(("test", kw))
+
+
+# ---------------------------------------------------------------------- adapter contract
+ADAPTER_CONFIGS = [
+    {"game": "kardinal", "players": 2},
+    {"game": "kardinal", "players": 3},
+    {"game": "kardinal_koenig", "players": 3, "network": "mlp", "hidden": 32},
+    {"game": "kardinal_koenig", "players": 4, "network": "graph", "hidden": 16},
+    {"game": "kardinal_koenig", "players": 5, "discard": "any", "network": "graph", "hidden": 16, "rounds": 1},
+]
+
+
+def _play_some(adapter, game, rng_py, k):
+    for _ in range(k):
+        if game.is_over:
+            break
+        legal = adapter.legal(game)
+        adapter.apply(game, legal[rng_py.randrange(len(legal))])
+
+
+@pytest.mark.parametrize("options", ADAPTER_CONFIGS, ids=lambda o: "-".join(str(v) for v in o.values()))
+def test_adapter_contract(options):
+    """new_game / legal / prepare / policy_step / stored_action / forward agree with each other and
+    with the engine: masks hold exactly the legal moves, sampled moves are legal, the stored action
+    of a move is what policy_step stored, and the training forward pass gives the same log-probs."""
+    cfg = _cfg(**options)
+    adapter = make_adapter(cfg)
+    assert isinstance(adapter, KardinalAdapter if cfg.game == "kardinal" else KoenigAdapter)
+    assert adapter.rules.players == cfg.players
+    torch.manual_seed(0)
+    net = adapter.build_net().eval()
+    rng = np.random.default_rng(0)
+    rng_py = random.Random(0)
+    decisions, games = [], []
+    for g in range(6):
+        game = adapter.new_game(rng)
+        _play_some(adapter, game, rng_py, 7 * g + 3)
+        if game.is_over or len(adapter.legal(game)) < 2:
+            continue
+        d = adapter.prepare(game)
+        assert d.seat == game.current_player
+        assert int(np.asarray(d.mask).sum()) == len(adapter.legal(game))
+        decisions.append(d)
+        games.append(game)
+    assert len(decisions) >= 3
+    stored, moves, logp, values = adapter.policy_step(
+        net, decisions, greedy=False, generator=torch.Generator().manual_seed(3)
+    )
+    assert len(moves) == len(decisions) and values.shape == (len(decisions),)
+    for d, game, a, move in zip(decisions, games, stored, moves, strict=True):
+        assert move in adapter.legal(game)
+        assert adapter.stored_action(d, move) == int(a)
+        assert bool(np.asarray(d.mask)[int(a)])
+    with torch.no_grad():
+        logits, vals, mask, actions = adapter.forward(net, decisions, list(stored))
+        again = MaskedCategorical(logits, mask).log_prob(actions)
+    assert torch.allclose(again, torch.as_tensor(logp), atol=1e-5)
+    assert torch.allclose(vals, torch.as_tensor(values), atol=1e-5)
+    # greedy moves of the baseline are legal engine moves
+    for game in games:
+        assert adapter.greedy_move(game, rng_py) in adapter.legal(game)
+
+
+def test_koenig_new_games_are_shuffled_by_the_trainer_rng():
+    adapter = make_adapter(_cfg(game="kardinal_koenig"))
+    a = [adapter.new_game(np.random.default_rng(5)).hand(0) for _ in range(2)]
+    assert a[0] == a[1]  # same rng state, same deal
+    rng = np.random.default_rng(5)
+    hands = [tuple(adapter.new_game(rng).hand(s)) for s in range(4) for _ in range(1)]
+    assert len({adapter.new_game(rng).initial_deck.__repr__() for _ in range(4)}) > 1
+    assert hands  # deals exist for every seat
+
+
+def test_koenig_decision_sees_only_its_own_observation():
+    """A training decision of K&K depends on the deciding seat's observation only: redealing the
+    other seats' hands and the deck (same public facts) leaves the decision unchanged."""
+    adapter = make_adapter(_cfg(game="kardinal_koenig", players=4))
+    game = adapter.new_game(np.random.default_rng(1))
+    _play_some(adapter, game, random.Random(1), 25)
+    seat = game.current_player
+    others = [s for s in range(4) if s != seat]
+    pool = [c for s in others for c in game.hand(s)]
+    # the deck's cards: every card of the rules minus the visible and the others' hands
+    counts: dict[int, int] = {}
+    for t in game.rules.deck_cards:
+        counts[t] = counts.get(t, 0) + 1
+    for t in game.hand(seat) + game.display() + game.discard_pile() + pool:
+        counts[t] -= 1
+    deck = [t for t, k in counts.items() for _ in range(k)]
+    unseen = pool + deck
+    random.Random(9).shuffle(unseen)
+    hands, i = {}, 0
+    for s in others:
+        hands[s] = unseen[i : i + game.hand_size(s)]
+        i += game.hand_size(s)
+    other = game.with_hidden(hands, unseen[i:], seed=3)
+    assert [other.hand(s) for s in others] != [game.hand(s) for s in others] or other.deck_size() == 0
+    d1, d2 = adapter.prepare(game), adapter.prepare(other)
+    assert np.array_equal(d1.obs, d2.obs) and np.array_equal(d1.mask, d2.mask)
+
+
+# ---------------------------------------------------------------------- tiny training runs
+def _tiny(tmp_path, **kw):
+    base = dict(
+        game="kardinal_koenig",
+        total_steps=240,
+        steps_per_iter=120,
+        num_envs=4,
+        bc_games=2,
+        bc_epochs=1,
+        greedy_share=0.3,
+        pool_share=0.3,
+        random_share=0.2,
+        snapshot_interval=1,
+        score_shaping=0.05,
+        eval_interval=1,
+        eval_games=2,
+        final_eval_games=2,
+        checkpoint_interval=1,
+        hidden=16,
+        runs_dir=str(tmp_path),
+        track=False,
+        progress=False,
+    )
+    base.update(kw)
+    return base
+
+
+@pytest.fixture(scope="module")
+def koenig_runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("koenig_runs")
+    graph = train_mod.train(_tiny(tmp, players=3, network="graph", rounds=1, run_name="graph"))
+    mlp = train_mod.train(_tiny(tmp, players=4, network="mlp", run_name="mlp"))
+    return {"graph": graph, "mlp": mlp}
+
+
+@pytest.mark.parametrize("kind", ["graph", "mlp"])
+def test_tiny_koenig_training_writes_a_koenig_checkpoint(koenig_runs, kind):
+    ckpt, net = read_checkpoint(koenig_runs[kind])
+    assert ckpt["env"] == "kardinal_koenig_v0"
+    layout = ckpt["layout"]
+    assert layout["env"] == "kardinal_koenig_v0" and layout["network"] == kind
+    assert layout["num_actions"] == 390 and layout["observation_size"] == 494 and layout["board"] == "default"
+    assert ckpt["model_config"]["kind"] == kind
+    assert ckpt["step"] >= 240 and len(ckpt["pool"]) >= 1
+    assert ckpt["config"]["game"] == "kardinal_koenig"
+    assert ckpt["rules"]["players"] == (3 if kind == "graph" else 4)
+    assert set(ckpt["winrates"]) == {"random", "greedy"}
+    assert all(0.0 <= v <= 1.0 for v in ckpt["winrates"].values())
+    for name, p in net.named_parameters():
+        assert torch.isfinite(p).all(), name
+
+
+@pytest.mark.parametrize("kind", ["graph", "mlp"])
+def test_koenig_checkpoint_round_trip_through_load_agent(koenig_runs, kind):
+    path = koenig_runs[kind]
+    players = 3 if kind == "graph" else 4
+    agent = load_agent(f"ppo:{path}", seed=0)
+    assert isinstance(agent, KoenigPPOAgent)
+    ckpt = torch.load(path, weights_only=True)
+    for k, v in ckpt["model"].items():
+        assert torch.equal(agent.net.state_dict()[k], v), k
+    # a whole game against random: every move legal
+    rules = agent._train_rules
+    game = KGame(rules, seed=4)
+    rng = random.Random(0)
+    while not game.is_over:
+        if game.current_player == 0:
+            game.play(agent.select_move(game))
+        else:
+            moves = game.legal_moves()
+            game.play(moves[rng.randrange(len(moves))])
+    assert game.is_over and len(game.scores()) == players
+    assert check_spec(f"ppo:{path}", players=players, game="kardinal_koenig") == []
+    with pytest.raises(AgentSpecError, match="kardinal_koenig_v0"):
+        check_spec(f"ppo:{path}", players=2, game="kardinal")
+
+
+def test_koenig_agent_acts_on_env_observations(koenig_runs):
+    from kardinal_env import kardinal_koenig_v0
+
+    agent = load_agent(f"ppo:{koenig_runs['mlp']}")
+    env = kardinal_koenig_v0.env(players=4)
+    env.reset(seed=3)
+    for _ in range(40):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        a = agent.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][a] == 1
+        assert agent.act(obs) == a
+        env.step(a)
+
+
+def test_koenig_agent_warns_for_another_player_count(koenig_runs):
+    agent = load_agent(f"ppo:{koenig_runs['graph']}")  # trained for 3 players
+    game = KGame(make_adapter(_cfg(game="kardinal_koenig", players=5)).rules, seed=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        while game.current_player is not None and len(game.legal_move_ids()) == 1:
+            game.play(game.legal_moves()[0])
+        move = agent.select_move(game)
+    assert move in game.legal_moves()
+    assert any(issubclass(w.category, PlayerCountWarning) and "3-player" in str(w.message) for w in caught)
+
+
+def test_koenig_resume_continues_and_refuses_another_game(koenig_runs, tmp_path):
+    path = koenig_runs["mlp"]
+    step = torch.load(path, weights_only=True)["step"]
+    new = train_mod.train({"runs_dir": str(tmp_path), "run_name": "resumed"}, resume=path, total_steps=step + 100)
+    assert torch.load(new, weights_only=True)["step"] > step
+    with pytest.raises(ConfigError, match="cannot resume"):
+        train_mod.train({"game": "kardinal", "players": 2, "network": "auto", "runs_dir": str(tmp_path)}, resume=path)
+    with pytest.raises(ConfigError, match="network"):
+        train_mod.train({"network": "graph", "runs_dir": str(tmp_path)}, resume=path)
+
+
+# ---------------------------------------------------------------------- config
+def test_config_game_keys():
+    k = _cfg(game="kardinal_koenig")
+    assert k.players == 4 and k.resolved_network() == "graph" and k.discard == "one"
+    assert _cfg().game == "kardinal" and _cfg().players == 2 and _cfg().resolved_network() == "cnn"
+    assert _cfg(game="kardinal_koenig", network="mlp", players=5, discard="any").resolved_network() == "mlp"
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"game": "koenig"}, "'game' (test): 'koenig' is not allowed; expected one of kardinal, kardinal_koenig"),
+        (
+            {"game": "kardinal_koenig", "players": 2},
+            "2 is not allowed for game kardinal_koenig; expected an integer from 3 to 5",
+        ),
+        ({"players": 5}, "5 is not allowed for game kardinal; expected an integer from 2 to 4"),
+        ({"players": 6}, "6 is not allowed; expected an integer from 2 to 5"),
+        ({"network": "graph"}, "'graph' is not a network of game kardinal; expected auto or one of cnn"),
+        ({"game": "kardinal_koenig", "network": "cnn"}, "'cnn' is not a network of game kardinal_koenig"),
+        ({"network": "gnn"}, "'network' (test): 'gnn' is not allowed; expected one of auto, cnn, mlp, graph"),
+        ({"game": "kardinal_koenig", "chip_shaping": 0.1}, "it has no chips"),
+        ({"game": "kardinal_koenig", "preset": "german"}, "an option of game kardinal, not kardinal_koenig"),
+        ({"discard": "any"}, "an option of game kardinal_koenig, not kardinal"),
+        (
+            {"game": "kardinal_koenig", "discard": "two"},
+            "'discard' (test): 'two' is not allowed; expected one of one, any",
+        ),
+        ({"game": "kardinal_koenig", "rounds": -1}, "'rounds' (test): -1 is not allowed"),
+    ],
+)
+def test_config_game_validation(options, message):
+    with pytest.raises(ConfigError) as info:
+        _cfg(**options)
+    assert message in str(info.value)
+
+
+def test_config_games_match_agents_games():
+    from agents.config import GAMES
+    from agents.games import GAMES as KINDS
+
+    assert tuple(GAMES) == tuple(KINDS)
+    for name, kind in KINDS.items():
+        adapter_cls = KardinalAdapter if name == "kardinal" else KoenigAdapter
+        assert adapter_cls.env_name == kind.env_name
