@@ -46,12 +46,25 @@ from .notation import (
 from .rules import Rules
 from .window import LOSSLESS_WINDOW, check_window
 
-__all__ = ["ActionCodec", "colour_order", "seat_order", "window_layout", "DEFAULT_WINDOW", "BUILD_PLANES"]
+__all__ = [
+    "ActionCodec",
+    "colour_order",
+    "seat_order",
+    "window_layout",
+    "DEFAULT_WINDOW",
+    "BUILD_PLANES",
+    "SPATIAL_ACTION_PLANES",
+    "NON_SPATIAL_ACTIONS",
+]
 
 #: Smallest window that holds every square any legal game can use (see kardinal_env.window).
 DEFAULT_WINDOW = LOSSLESS_WINDOW
 #: House, tower, horizontal yard, vertical yard — times four colour slots.
 BUILD_PLANES = 16
+#: Action planes over the window: the build planes and the cardinal plane.
+SPATIAL_ACTION_PLANES = BUILD_PLANES + 1
+#: Actions outside the planes: four chip choices and "keep the cardinal".
+NON_SPATIAL_ACTIONS = 5
 _KEEP_CODE = (CARDINAL, -1, -1, -1, -1)
 
 
@@ -114,9 +127,9 @@ class ActionCodec:
         self.half = window // 2
         self.num_squares = n = window * window
         self.cardinal_offset = BUILD_PLANES * n
-        self.chip_offset = (BUILD_PLANES + 1) * n
+        self.chip_offset = SPATIAL_ACTION_PLANES * n
         self.keep_action = self.chip_offset + 4
-        self.num_actions = self.keep_action + 1
+        self.num_actions = SPATIAL_ACTION_PLANES * n + NON_SPATIAL_ACTIONS
         self.key_to_square = key_to_square
         self.square_to_key = square_to_key
         self._k2s = key_to_square.tolist()  # list indexing is faster than numpy for scalars

@@ -19,13 +19,13 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ..observation import COUNT_SCALE, NUM_CHANNELS, SPATIAL_CHANNELS
+
 __all__ = ["CropTrunk", "PooledTrunk", "DEFAULT_CROP", "SPATIAL_CHANNELS", "SCALAR_CHANNELS", "check_window"]
 
-#: Observation channels 0..16 are the 0/1 spatial planes; 17..71 are constant planes (counts).
-SPATIAL_CHANNELS = 17
-SCALAR_CHANNELS = 55
-#: Counts in the constant planes reach 48; this brings them to about [0, 4].
-SCALAR_SCALE = 1.0 / 12.0
+#: Observation channels 0..16 are the 0/1 spatial planes; 17..71 are constant planes (counts), which
+#: are scaled by ``COUNT_SCALE`` (counts reach 48; this brings them to about [0, 4]).
+SCALAR_CHANNELS = NUM_CHANNELS - SPATIAL_CHANNELS
 #: Default side of :class:`CropTrunk`'s crop: the squares with ``|x|, |y| <= 10``.
 DEFAULT_CROP = 21
 
@@ -49,7 +49,7 @@ class ScalarEmbedding(nn.Module):
         self.net = nn.Sequential(nn.Linear(SCALAR_CHANNELS, out), nn.ReLU())
 
     def forward(self, boards: torch.Tensor) -> torch.Tensor:
-        return self.net(boards[:, SPATIAL_CHANNELS:, 0, 0].float() * SCALAR_SCALE)
+        return self.net(boards[:, SPATIAL_CHANNELS:, 0, 0].float() * COUNT_SCALE)
 
 
 class CropTrunk(nn.Module):
