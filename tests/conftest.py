@@ -6,3 +6,87 @@ from __future__ import annotations
 def pytest_configure(config):
     # Until pyproject.toml lists it with the other markers (--strict-markers is on).
     config.addinivalue_line("markers", "browser: real headless Chromium tests (Playwright; scripts/setup_browser.sh)")
+
+
+# ---------------------------------------------------------------- real-browser fixtures
+# Shared by the tests marked ``browser`` (tests/test_browser_koenig.py; tests/test_browser.py still has
+# its own copies of the same fixtures, which take precedence there). Chromium is Debian's ``chromium``
+# at /usr/bin/chromium (Playwright's own browser download is not used); when it or the ``playwright``
+# package is missing, ``browser`` runs scripts/setup_browser.sh to install them and fails with that
+# script's output if it cannot. ``shots``: where screenshots go (the test's tmp directory, or
+# ``KARDINAL_SCREENSHOTS=DIR``). ``tab``: a fresh page whose console errors/warnings and page errors
+# are collected in ``tab.problems``.
+
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _browser_missing() -> list[str]:
+    missing = []
+    if not os.access(CHROMIUM, os.X_OK):
+        missing.append(CHROMIUM)
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing.append("the playwright package")
+    return missing
+
+
+@pytest.fixture(scope="module")
+def browser():
+    missing = _browser_missing()
+    if missing:
+        setup = subprocess.run(
+            ["bash", str(_ROOT / "scripts" / "setup_browser.sh")],
+            env={**os.environ, "PYTHON": sys.executable},
+            capture_output=True,
+            text=True,
+        )
+        if setup.returncode != 0 or _browser_missing():
+            pytest.fail(
+                f"browser tests need {', '.join(missing)}; scripts/setup_browser.sh could not install them "
+                f"(exit {setup.returncode}):\n{setup.stdout}\n{setup.stderr}"
+            )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def shots(tmp_path):
+    folder = Path(os.environ.get("KARDINAL_SCREENSHOTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+class BrowserPage:
+    """A page (1280 x 800) with its console problems collected in ``problems``."""
+
+    def __init__(self, browser, **kw):
+        self.context = browser.new_context(viewport={"width": 1280, "height": 800}, **kw)
+        self.page = self.context.new_page()
+        self.problems: list[str] = []
+        self.page.on(
+            "console", lambda m: self.problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None
+        )
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def tab(browser):
+    holder = BrowserPage(browser, accept_downloads=True)
+    yield holder
+    holder.close()
