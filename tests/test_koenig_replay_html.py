@@ -182,7 +182,7 @@ def test_page_is_self_contained_and_embeds_the_data():
     for marker in ('id="board"', 'id="position"', 'id="scores"', 'id="moves"', 'id="slider"', 'id="seats"'):
         assert marker in page
     assert "Kardinal &amp; König replay: 5 players, discard one, board default" in page
-    assert "reveals every card" in page
+    assert "the record reveals every hand" in page
     assert page.count("<script") == 2
 
 

@@ -182,7 +182,8 @@ _CSS = """
 td.hand { text-align: left; white-space: nowrap; }
 #seats td:first-child, #scores td:first-child { white-space: nowrap; }
 #seats td.hand { min-width: 70px; }
-.note { color: var(--muted); font-size: 12px; margin-top: 4px; }
+.note { color: var(--muted); font-size: 12px; }
+h2 .note { text-transform: none; font-weight: 400; }
 #cards { margin-top: 6px; }
 #cards div { margin: 2px 0; }
 aside { height: calc(100vh - 66px); min-height: 560px; }
@@ -193,8 +194,8 @@ aside > .box { flex-shrink: 0; }
 .site:hover, .seal:hover { filter: brightness(1.15); }
 """
 
-_PANELS = """<div class="box"><h2>Seats and cards</h2><div id="seats"></div><div id="cards"></div>
-<div class="note">Every hand is shown: the record fixes the whole deck, so it reveals every card.</div></div>
+_PANELS = """<div class="box"><h2>Seats and cards <span class="note" title="A record fixes the whole deck, so every \
+hand is known from it.">(the record reveals every hand)</span></h2><div id="seats"></div><div id="cards"></div></div>
 <div class="box"><h2>Result</h2><div id="scores"></div></div>"""
 
 _JS = r"""
@@ -333,14 +334,14 @@ function seatsTable(p, k) {
 }
 
 function cardsBox(p) {
-  const runout = ["deck not yet run out", "deck ran out once: interim scoring done",
-                  "deck ran out twice: last round"][p.runouts];
+  const runout = ["deck not yet run out", "deck ran out once", "deck ran out twice: last round"][p.runouts];
   let drawn = "";
   if (p.last && p.last.startsWith("draw:") && p.gained.length)
-    drawn = ` (seat ${p.mover} drew ${p.gained.map(t => cardHTML(t, true)).join("")})`;
-  return `<div>display ${p.display.map(t => cardHTML(t, false)).join("") || "empty"}</div>` +
-         `<div>deck <b>${p.deck}</b> cards, discard pile <b>${p.discards}</b> cards${drawn}</div>` +
-         `<div class="note">${runout}${p.interim ? `; interim scoring ${p.interim.join(", ")}` : ""}</div>`;
+    drawn = `; seat ${p.mover} drew ${p.gained.map(t => cardHTML(t, true)).join("")}`;
+  const interim = p.interim ? `; interim scoring ${p.interim.join(", ")} (in the scores)` : "";
+  return `<div>display ${p.display.map(t => cardHTML(t, false)).join("") || "empty"}${drawn}</div>` +
+         `<div>deck <b>${p.deck}</b> cards, discard pile <b>${p.discards}</b> cards</div>` +
+         `<div class="note">${runout}${interim}</div>`;
 }
 
 function drawPosition(p, k) {
