@@ -26,7 +26,13 @@ if [ "$REQUESTED" = core ]; then
     fi
     echo "setup: installing kardinal-env (no extras) into .venv-core" >&2
     .venv-core/bin/python -m pip install -q "pytest>=8" "pytest-timeout>=2"
-    .venv-core/bin/python -m pip install -q .
+    # Built from a copy of the sources: an in-tree build would reuse build/, where a module deleted
+    # since the last build would still lie and slip into the wheel.
+    src=$(mktemp -d)
+    trap 'rm -rf "$src"' EXIT
+    cp -r pyproject.toml README.md LICENSE kardinal_env agents configs "$src"/
+    find "$src" -name __pycache__ -prune -exec rm -rf {} +
+    .venv-core/bin/python -m pip install -q "$src"
     exit 0
 fi
 
