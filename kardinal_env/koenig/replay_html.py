@@ -135,8 +135,8 @@ def replay_data(record: dict, source: str = "record") -> dict:
             gained=gained,
         )
         positions.append(state)
-    if game.to_record() != final.to_record():  # the step-by-step replay is the record's game
-        raise RecordError(f"{source}: the moves replay differently step by step (engine inconsistency)")
+    if game.to_record() != final.to_record():  # the step-by-step replay must be the record's game
+        raise RuntimeError(f"{source}: the moves replay differently step by step (an engine bug, not the record's)")
     n = parts.rules.players
     return {
         "format": FORMAT,
