@@ -10,9 +10,6 @@ fails with that script's output if it cannot. Screenshots go to the test's tmp d
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,72 +21,11 @@ from kardinal_env.replay_html import write_replay_html
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
 GOLDEN = Path(__file__).parent / "golden"
 
 
-def _missing() -> list[str]:
-    missing = []
-    if not os.access(CHROMIUM, os.X_OK):
-        missing.append(CHROMIUM)
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing.append("the playwright package")
-    return missing
-
-
-@pytest.fixture(scope="module")
-def browser():
-    missing = _missing()
-    if missing:
-        setup = subprocess.run(
-            ["bash", str(ROOT / "scripts" / "setup_browser.sh")],
-            env={**os.environ, "PYTHON": sys.executable},
-            capture_output=True,
-            text=True,
-        )
-        if setup.returncode != 0 or _missing():
-            pytest.fail(
-                f"browser tests need {', '.join(missing)}; scripts/setup_browser.sh could not install them "
-                f"(exit {setup.returncode}):\n{setup.stdout}\n{setup.stderr}"
-            )
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def shots(tmp_path):
-    folder = Path(os.environ.get("KARDINAL_SCREENSHOTS") or tmp_path / "screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-class _Page:
-    """A page with its console problems collected."""
-
-    def __init__(self, browser, **kw):
-        self.context = browser.new_context(viewport={"width": 1280, "height": 800}, **kw)
-        self.page = self.context.new_page()
-        self.problems: list[str] = []
-        self.page.on(
-            "console", lambda m: self.problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None
-        )
-        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-
-    def close(self):
-        self.context.close()
-
-
-@pytest.fixture
-def tab(browser):
-    holder = _Page(browser, accept_downloads=True)
-    yield holder
-    holder.close()
+# The fixtures ``browser`` (headless Chromium via Playwright, installed by scripts/setup_browser.sh
+# where missing), ``shots`` and ``tab`` live in tests/conftest.py (shared with test_browser_koenig.py).
 
 
 def _record(name="german_3p") -> dict:

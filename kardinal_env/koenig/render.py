@@ -21,7 +21,7 @@ from ..drawing import TEXT_ADVANCE, Canvas
 from .engine import Game
 from .text import game_text
 
-__all__ = ["map_text", "map_image", "IMAGE_SIZE", "SEAT_COLOURS"]
+__all__ = ["map_text", "map_image", "layout_positions", "IMAGE_SIZE", "SEAT_COLOURS"]
 
 #: Default picture size ``(width, height)``.
 IMAGE_SIZE = (720, 640)
@@ -52,7 +52,7 @@ def map_text(game: Game, seat: int | None = None) -> str:
     return game_text(game, seat=seat)
 
 
-def _positions(game: Game) -> dict[str, tuple[float, float]]:
+def layout_positions(game: Game) -> dict[str, tuple[float, float]]:
     """Layout positions of every site and seal (a ring of countries when the board has none)."""
     board = game.board
     layout = board.data.get("layout") or {}
@@ -79,7 +79,7 @@ def map_image(game: Game, size: tuple[int, int] = IMAGE_SIZE) -> np.ndarray:
     cv = Canvas(width, height, _BACKGROUND)
     panel_w = max(150, width // 4)
     map_w = width - panel_w
-    pos = _positions(game)
+    pos = layout_positions(game)
     xs = [p[0] for p in pos.values()]
     ys = [p[1] for p in pos.values()]
     margin = 44

@@ -43,7 +43,7 @@ from .engine import Game
 from .notation import parse_move
 from .record import FORMAT, parse_record
 from .render import SEAT_COLOURS
-from .render import _positions as layout_positions
+from .render import layout_positions
 
 __all__ = ["replay_data", "replay_html", "write_replay_html"]
 
