@@ -345,7 +345,8 @@ def _check_game_options(cfg: TrainConfig, sources: dict) -> None:
 
 def load_yaml(path) -> dict:
     """The mapping of a YAML preset; :class:`ConfigError` naming the file if it is missing, not YAML
-    or not a mapping of keys to values. A bare preset name (``default``, ``long_2p``, ``long_4p``)
+    or not a mapping of keys to values. A bare preset name (``default``, ``long_2p``, ``long_4p``,
+    ``koenig_default``, ``koenig_long``)
     that is not a file reads the preset installed with the package (``kardinal_configs``)."""
     import yaml
 
@@ -427,17 +428,19 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     ``--key VALUE`` flag per :class:`TrainConfig` field, each with its help text."""
     p = argparse.ArgumentParser(
         prog=prog,
-        description="Self-play PPO for Kardinal. Options come from (later wins): the --resume checkpoint's config, "
+        description="Self-play PPO for Kardinal and Kardinal & Koenig (game: kardinal | kardinal_koenig). "
+        "Options come from (later wins): the --resume checkpoint's config, "
         "the --config YAML preset, --set KEY=VALUE, --KEY VALUE. Every value is checked before training starts.",
         epilog="A step is one stored learner decision (a decision of a learner seat with more than one legal move). "
-        "Example: %(prog)s --config configs/default.yaml --set total_steps=20000 --progress false",
+        "Example: %(prog)s --config configs/default.yaml --set total_steps=20000 --progress false; "
+        "%(prog)s --config configs/koenig_default.yaml (Kardinal & Koenig)",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument(
         "--config",
         metavar="YAML",
         help="YAML preset: a file (e.g. configs/default.yaml) or the name of a packaged preset (default, long_2p, "
-        "long_4p); a mapping of the keys below",
+        "long_4p, koenig_default, koenig_long); a mapping of the keys below",
     )
     p.add_argument(
         "--resume",

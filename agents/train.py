@@ -1,14 +1,30 @@
-"""Self-play PPO for Kardinal (CleanRL-style algorithm, as an importable library).
+"""Self-play PPO for both games, Kardinal and Kardinal & König (CleanRL-style, as an importable library).
 
 Usage::
 
     from agents.config import TrainConfig
     from agents.train import train
     path = train(TrainConfig(total_steps=20_000, run_name="smoke"))   # -> runs/smoke/checkpoint.pt
+    path = train({"game": "kardinal_koenig", "total_steps": 20_000, "run_name": "kk_smoke"})
 
     kardinal-train --config configs/default.yaml                       # or: python scripts/train.py ...
     kardinal-train --config configs/default.yaml --set total_steps=2000 --set run_name=smoke
+    kardinal-train --config configs/koenig_default.yaml               # Kardinal & König, 4 players
+    kardinal-train --set game=kardinal_koenig --set network=mlp --set total_steps=20000
     kardinal-train --resume runs/default/checkpoint.pt --set total_steps=600000
+
+**One loop, two games.** ``game: kardinal | kardinal_koenig`` selects a :class:`agents.adapters.GameAdapter`:
+everything game-specific (new games and their chance, the decision's observation and mask, the
+batched forward pass, stored action <-> engine move, the greedy baseline, the network builder, the
+checkpoint layout) is behind it; the rollout, per-seat GAE, the PPO update, the opponent pool, the
+warm start, logging and checkpoints below are shared. Kardinal's trajectories are unchanged by the
+adapter (a 20k-step run is bit-identical before and after it: ``docs/results.md``).
+
+**Hidden information (Kardinal & König).** A network decision sees only the deciding seat's own
+observation (``ObservationEncoder.encode(game, seat)``: its hand and public facts, never another
+seat's hand or the deck); deck draws, display refills and reshuffles happen inside the engine, whose
+shuffles are seeded from the trainer's generator (``Game(rules, seed=...)``), so a run stays a function
+of its config. The value head estimates the seat's return from its own observation as well.
 
 Every option is a field of :class:`agents.config.TrainConfig` (``kardinal-train --help`` lists them
 with their help text and allowed values); they can be set in the YAML preset, with ``--set
@@ -25,9 +41,10 @@ network. Training stops after the first iteration at which the step count reache
 ``total_steps``: it trains ``total_steps`` rounded up to the end of that iteration, and the final
 message says how many steps that was. The progress bar counts the same steps.
 
-**Self-play.** One shared policy/value network (:class:`agents.network.KardinalNet`) plays every
+**Self-play.** One shared policy/value network (Kardinal: :class:`agents.network.KardinalNet`; K&K:
+:mod:`agents.koenig_network`, ``network: graph`` or ``mlp``) plays every
 seat. ``num_envs`` games run in lockstep; each round, every unfinished game makes one decision, and
-the decisions of all games that the learner controls go through one batched forward pass on crops.
+the decisions of all games that the learner controls go through one batched forward pass (Kardinal: on crops).
 Decisions with a single legal move are played without the network and are not stored.
 
 **Opponents.** When a game starts, with probability ``greedy_share`` one seat (2 players: one of
@@ -58,7 +75,8 @@ the evaluator's tables.
 **Checkpoints** (:mod:`agents.checkpoint`). ``runs/{run_name}/checkpoint.pt`` (latest) and
 ``checkpoint_{step}.pt`` every ``checkpoint_interval`` iterations: the weights, ``model_config``, the
 config, the env name and observation/action layout, the rules, ``step``, ``iteration``, the git
-revision, plus the optimizer, the opponent pool and the random states for ``--resume``.
+revision, plus the optimizer, the opponent pool and the random states for ``--resume``. The env name
+(``kardinal_v0`` / ``kardinal_koenig_v0``) tells which game: ``load_agent("ppo:PATH")`` plays either.
 
 **Reproducibility.** A run is a function of its config on one machine with the same torch version
 and ``torch_threads`` (see ``docs/results.md`` for what was measured).

@@ -44,8 +44,20 @@ def test_defaults_and_the_default_preset_load(tmp_path):
     cfg = _cfg(["--config", str(CONFIGS / "default.yaml")])
     assert cfg.total_steps == 120_000 and cfg.greedy_share == 0.5 and cfg.learning_rate == 3e-4
     assert cfg.run_name == "default" and cfg.bc_games == 1000 and cfg.progress is True
-    for preset in ("long_2p", "long_4p"):
+    for preset in ("long_2p", "long_4p", "koenig_default", "koenig_long"):
         _cfg(["--config", str(CONFIGS / f"{preset}.yaml")])  # every shipped preset is valid
+    koenig = _cfg(["--config", str(CONFIGS / "koenig_default.yaml")])
+    assert (koenig.game, koenig.players, koenig.resolved_network()) == ("kardinal_koenig", 4, "graph")
+    assert koenig.run_name == "koenig_default"
+
+
+def test_game_keys_from_the_command_line():
+    cfg = _cfg(["--set", "game=kardinal_koenig", "--network", "mlp"])
+    assert (cfg.game, cfg.players, cfg.network) == ("kardinal_koenig", 4, "mlp")
+    with pytest.raises(ConfigError, match=r"'players' \(players: --set, game: --game\): 2 is not allowed for game"):
+        _cfg(["--set", "players=2", "--game", "kardinal_koenig"])
+    text = " ".join(build_parser(prog="kardinal-train").format_help().split())
+    assert "--game" in text and "kardinal or kardinal_koenig" in text and "--network" in text
 
 
 def test_precedence_yaml_then_set_then_flags(tmp_path):
@@ -135,7 +147,10 @@ def test_packaged_presets_by_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no configs/ here: the names come from the installed package
     assert load_yaml("default") == load_yaml(CONFIGS / "default.yaml")
     assert _cfg(["--config", "long_4p"]).players == 4
-    with pytest.raises(ConfigError, match=r"'nope' does not exist \(packaged presets by name: default, long_2p"):
+    with pytest.raises(
+        ConfigError,
+        match=r"'nope' does not exist \(packaged presets by name: default, koenig_default, koenig_long, long_2p",
+    ):
         load_yaml("nope")
 
 
