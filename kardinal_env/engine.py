@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .errors import IllegalMoveError, RecordError
+from .game_base import TurnBasedGame
 from .notation import (
     BUILD,
     CARDINAL,
@@ -163,9 +164,11 @@ def _window_mask(window: int | None) -> bytes | None:
     return bytes(mask)
 
 
-class Game:
+class Game(TurnBasedGame):
     """One game of Kardinal. See the module docstring for phases, notation and errors."""
 
+    PHASE_NAMES = PHASES
+    _OVER_PHASE = _OVER
     __slots__ = (
         "rules",
         "_n",
@@ -239,32 +242,12 @@ class Game:
         self._moves: list[tuple] | None = self._builds_for(0, -1)  # never empty: the cathedral has six free sites
 
     # ------------------------------------------------------------------ public state
-    @property
-    def current_player(self) -> int | None:
-        """Seat that decides now; ``None`` once the game is over."""
-        return None if self._phase == _OVER else self._current
-
-    @property
-    def phase(self) -> str:
-        """``"build"``, ``"chip"``, ``"cardinal"`` or ``"over"``."""
-        return PHASES[self._phase]
-
-    @property
-    def is_over(self) -> bool:
-        return self._phase == _OVER
-
-    @property
-    def num_players(self) -> int:
-        return self._n
+    # current_player, phase, is_over, num_players and move_count come from TurnBasedGame.
 
     @property
     def history(self) -> list[str]:
         """Every move played so far, in notation."""
         return [format_move(c) for c in self._history]
-
-    @property
-    def move_count(self) -> int:
-        return len(self._history)
 
     @property
     def cardinal(self) -> tuple[int, int] | None:

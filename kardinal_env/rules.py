@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
+from .game_base import options_from_dict
 from .window import LOSSLESS_WINDOW, check_window
 
 __all__ = ["Rules", "PRESETS", "RulesError"]
@@ -118,15 +119,4 @@ class Rules:
     @classmethod
     def from_dict(cls, data: dict, where: str = "rules") -> Rules:
         """Inverse of :meth:`to_dict`; unknown or missing keys raise :class:`RulesError`."""
-        if not isinstance(data, dict):
-            raise RulesError(f"{where}: expected an object of rule options, got {type(data).__name__}")
-        names = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - names)
-        if unknown:
-            raise RulesError(f"{where}: unknown option(s) {unknown}; known: {sorted(names)}")
-        if "players" not in data:
-            raise RulesError(f"{where}: missing option 'players'")
-        try:
-            return cls(**data)
-        except RulesError as exc:
-            raise RulesError(f"{where}: {exc}") from None
+        return options_from_dict(cls, data, {f.name for f in fields(cls)}, RulesError, where)

@@ -49,7 +49,7 @@ class GameFeaturizer:
 
     def observation(self, game: Game, seat: int | None = None) -> np.ndarray:
         """The ``(72, W, W)`` uint8 observation of ``seat`` (default: the seat to move)."""
-        seat = game.current_player if seat is None else seat
+        seat = _deciding(game) if seat is None else seat
         return self._parts(game.rules)[0].encode(game, seat)
 
     def legal_actions(self, game: Game) -> np.ndarray:
@@ -66,4 +66,12 @@ class GameFeaturizer:
     def decode(self, game: Game, action: int) -> str:
         """Notation of ``action`` for the seat to move."""
         codec = self._parts(game.rules)[1]
-        return format_move(codec.decode_code(int(action), game.current_player))
+        return format_move(codec.decode_code(int(action), _deciding(game)))
+
+
+def _deciding(game: Game) -> int:
+    """The seat to move; ValueError once the game is over (no seat decides)."""
+    seat = game.current_player
+    if seat is None:
+        raise ValueError("the game is over: no seat is to move")
+    return seat

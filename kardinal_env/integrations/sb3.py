@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -69,7 +70,7 @@ class ObservationOnly(gym.ObservationWrapper):
 
     def __init__(self, env: gym.Env):
         super().__init__(env)
-        self.observation_space = env.observation_space["observation"]
+        self.observation_space = env.observation_space["observation"]  # type: ignore[index]
 
     def observation(self, observation):
         return observation["observation"]
@@ -77,7 +78,7 @@ class ObservationOnly(gym.ObservationWrapper):
 
 def mask_fn(env: gym.Env) -> np.ndarray:
     """``ActionMasker`` mask function: the learner's legal actions as bool."""
-    return env.unwrapped.action_masks()
+    return env.unwrapped.action_masks()  # type: ignore[attr-defined]
 
 
 def make_vs_bots_env(
@@ -110,7 +111,7 @@ class SB3Agent:
         self.greedy = bool(greedy)
         self.name = name
         self.featurizer = GameFeaturizer()
-        self._gen = None
+        self._gen: torch.Generator | None = None
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -171,7 +172,7 @@ class KardinalSelfPlayEnv(KardinalVsBots):
         if not self._pool:
             raise ValueError("pool must not be empty")
         self.max_pool = max_pool
-        self._live = None
+        self._live: Any = None
         self._drawn: dict[int, object] = {}
         players = int(env_kwargs.get("players", 4))
         super().__init__(
@@ -214,7 +215,7 @@ class KardinalSelfPlayEnv(KardinalVsBots):
                 return moves[int(self.np_random.integers(len(moves)))]
             if hasattr(choice, "select_move"):
                 return choice.select_move(game)
-            return choice(game)
+            return choice(game)  # type: ignore[operator]  # a callable game -> move
 
         return play
 

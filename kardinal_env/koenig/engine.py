@@ -77,6 +77,7 @@ import random
 from typing import NamedTuple, NoReturn
 
 from ..errors import IllegalMoveError, RecordError
+from ..game_base import TurnBasedGame
 from ..record import check_result, read_record_file
 from . import scoring
 from .board import Board
@@ -122,9 +123,11 @@ class LiveView(NamedTuple):
     placements: int  # pieces placed in the whole game (changes exactly when the board does)
 
 
-class Game:
+class Game(TurnBasedGame):
     """One game of Kardinal & König. See the module docstring for phases, rules and errors."""
 
+    PHASE_NAMES = PHASES
+    _OVER_PHASE = _OVER
     __slots__ = (
         "rules",
         "_now",
@@ -271,33 +274,13 @@ class Game:
         return [b.type_index[t] for t in given]
 
     # ------------------------------------------------------------------ public state
-    @property
-    def current_player(self) -> int | None:
-        """Seat that decides now; ``None`` once the game is over."""
-        return None if self._phase == _OVER else self._current
-
-    @property
-    def phase(self) -> str:
-        """``"place"``, ``"second"``, ``"discard"``, ``"draw"`` or ``"over"``."""
-        return PHASES[self._phase]
-
-    @property
-    def is_over(self) -> bool:
-        return self._phase == _OVER
-
-    @property
-    def num_players(self) -> int:
-        return self._n
+    # current_player, phase, is_over, num_players and move_count come from TurnBasedGame.
 
     @property
     def history(self) -> list[str]:
         """Every move played so far, in notation."""
         names = self.board.moves
         return [names[m] for m in self._history]
-
-    @property
-    def move_count(self) -> int:
-        return len(self._history)
 
     @property
     def runouts(self) -> int:

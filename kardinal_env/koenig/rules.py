@@ -32,6 +32,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..game_base import options_from_dict
 from .board import Board, BoardError, board_names, compile_board, load_board
 
 __all__ = ["Rules", "RulesError", "DISCARD_OPTIONS", "REMOVED_PER_TYPE", "CLOISTERS", "ADVISORS", "HAND_SIZE"]
@@ -125,14 +126,4 @@ class Rules:
     @classmethod
     def from_dict(cls, data: dict, where: str = "rules") -> Rules:
         """Inverse of :meth:`to_dict`; unknown or missing keys raise :class:`RulesError`."""
-        if not isinstance(data, dict):
-            raise RulesError(f"{where}: expected an object of rule options, got {type(data).__name__}")
-        unknown = sorted(set(data) - {"players", "discard", "board"})
-        if unknown:
-            raise RulesError(f"{where}: unknown option(s) {unknown}; known: ['board', 'discard', 'players']")
-        if "players" not in data:
-            raise RulesError(f"{where}: missing option 'players'")
-        try:
-            return cls(**data)
-        except RulesError as exc:
-            raise RulesError(f"{where}: {exc}") from None
+        return options_from_dict(cls, data, {"players", "discard", "board"}, RulesError, where)
