@@ -11,6 +11,7 @@ Command line (``kardinal-evaluate`` or ``python scripts/evaluate.py``)::
     kardinal-evaluate --agents mcts:200 greedy --players 2 --games 20 --seed 0 --out runs/eval
     kardinal-evaluate --agents ppo:runs/x/ckpt.pt greedy random --players 3 --games 30 --save-games 3 --out runs/eval3
     kardinal-evaluate --game kardinal_koenig --agents ismcts:200 greedy --players 4 --games 200 --workers 2
+    kardinal-evaluate --agents mcts:200 greedy --games 400 --address HOST:PORT   # Ray tasks on a cluster
 
 **Games.** ``--game kardinal`` (default; 2–4 players, ``--preset``, ``--shared-pool``) or
 ``--game kardinal_koenig`` (3–5 players, ``--discard``, ``--board``); see :mod:`agents.games`.
@@ -322,6 +323,7 @@ def evaluate(
     game: str = "kardinal",
     discard: str | None = None,
     board=None,
+    address: str | None = None,
 ) -> dict:
     """Play ``games`` games and return the results dict (``options``, ``versions``, ``labels``,
     ``games``, ``summary``, ``rating_history``, ``warnings``). ``agent_specs`` holds spec strings or
@@ -336,6 +338,10 @@ def evaluate(
     ``game``: ``"kardinal"`` (options ``preset``, ``shared_pool``) or ``"kardinal_koenig"`` (options
     ``discard``, ``board``); ``players`` defaults to the game's usual count (2 and 4); ``rules``, a
     rules object of either game, overrides all of these.
+
+    ``address``: play the games as Ray tasks on that cluster (``"auto"``, ``"HOST:PORT"``) or on a
+    private local Ray (``"local"``, ``workers`` CPUs): same per-game results; see
+    :mod:`agents.distributed`. ``results["ray"]`` then says how many games each node played.
 
     Raises ``ValueError`` (:class:`agents.AgentSpecError` for a bad spec or checkpoint) before any
     game starts, :class:`EvaluationError` if a game fails."""
@@ -360,8 +366,8 @@ def evaluate(
         raise ValueError(f"torch_threads must be a positive integer, got {torch_threads!r}")
     participants = lineup(agent_specs, players)
     labels = _labels(participants)
-    if workers > 1 and not all(isinstance(p, str) for p in participants):
-        raise ValueError("agent objects can only be evaluated with workers=1; pass spec strings")
+    if (workers > 1 or address) and not all(isinstance(p, str) for p in participants):
+        raise ValueError("agent objects can only be evaluated with workers=1 and no address; pass spec strings")
     notes = []
     for spec in dict.fromkeys(p for p in participants if isinstance(p, str)):  # once per spec, before any worker
         notes.extend(check_spec(spec, players, game=kind.name))
@@ -373,7 +379,14 @@ def evaluate(
     rules_dict = rules.to_dict()
     tasks = [(g, seed, kind.name, rules_dict, len(participants), keep_moves, g < save_games) for g in range(games)]
     t0 = time.time()
-    if workers > 1:
+    ray_info = None
+    if address:
+        from .distributed import run_on_ray
+
+        results, ray_info = run_on_ray(
+            tasks, participants, agent_kwargs, torch_threads, address, workers, None, progress
+        )
+    elif workers > 1:
         results = _run_parallel(tasks, workers, participants, agent_kwargs, torch_threads, progress)
         results.sort(key=lambda r: r["game"])
     else:
@@ -427,7 +440,7 @@ def evaluate(
             }
         )
     balanced = games % players == 0
-    return {
+    out = {
         "format": "kardinal-eval/1",
         "options": {
             "game": kind.name,
@@ -448,6 +461,9 @@ def evaluate(
         "rating_history": {labels[i]: history[i] for i in range(len(labels))},
         "warnings": notes,
     }
+    if ray_info is not None:
+        out["ray"] = ray_info
+    return out
 
 
 # ---------------------------------------------------------------------------------------- output
@@ -621,6 +637,13 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--board", default=None, help="kardinal_koenig: a board name or board file (default board)")
     parser.add_argument("--workers", type=_positive, default=1, help="processes (default 1)")
     parser.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="play the games as Ray tasks on this Ray cluster ('auto' or HOST:PORT); see agents.distributed",
+    )
+    parser.add_argument("--ray", action="store_true", help="play the games as tasks of a local Ray (--workers CPUs)")
+    parser.add_argument(
         "--torch-threads", type=_positive, default=1, help="torch threads per process for network agents (default 1)"
     )
     parser.add_argument(
@@ -653,6 +676,8 @@ def main(argv=None) -> int:
         parser.error(f"--save-games {args.save_games} is more than --games {args.games}")
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         parser.error(f"--out {args.out!r} exists and is not a directory")
+    if args.ray and args.address:
+        parser.error("--ray starts a local Ray; --address joins a running cluster: give one of them")
     if args.game == "kardinal" and (args.discard or args.board):
         parser.error("--discard and --board are options of --game kardinal_koenig")
     if args.game == "kardinal_koenig" and (args.preset != "english" or args.shared_pool):
@@ -669,6 +694,7 @@ def main(argv=None) -> int:
             preset=args.preset,
             shared_pool=args.shared_pool,
             workers=args.workers,
+            address="local" if args.ray else args.address,
             keep_moves=not args.no_moves,
             progress=not args.quiet,
             torch_threads=args.torch_threads,

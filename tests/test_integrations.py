@@ -273,14 +273,10 @@ def test_tianshou_pettingzoo_env_marl_collect_and_update():
 # ---------------------------------------------------------------------- Ray RLlib
 @pytest.mark.integration
 @pytest.mark.timeout(400)
-def test_rllib_league_self_play_checkpoint_plays_via_rllib_agent(tmp_path, monkeypatch):
+def test_rllib_league_self_play_checkpoint_plays_via_rllib_agent(tmp_path):
     pytest.importorskip("ray.rllib")
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import train_rllib
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
     from agents.rllib_agent import RLlibAgent
+    from kardinal_env.integrations import rllib_train as train_rllib
 
     out = tmp_path / "rllib"
     # One iteration on a local Ray; threshold -1 so the league takes its first frozen snapshot.
