@@ -2,7 +2,8 @@
 
 Games are independent (each is seeded from its game number, see :mod:`agents.evaluation`), so a
 gauntlet spreads over a Ray cluster as plain tasks: the games are cut into chunks of consecutive game
-numbers, each chunk is one Ray task (``num_cpus=1``, ``scheduling_strategy="SPREAD"``) that builds the
+numbers (two per CPU of the cluster), each chunk is one Ray task (``num_cpus=1``, placed round-robin
+over the nodes' CPUs with a soft node affinity, so every node gets its share) that builds the
 participants' agents from their specs once and plays its games with the same code as the local run
 (:func:`agents.evaluation._play_task`). The per-game results are therefore the same as with
 ``workers=1`` or a process pool, whatever node plays which game; only the timing fields differ.
@@ -104,14 +105,23 @@ def run_on_ray(
 
     started = _connect(address, workers)
     try:
-        cpus = int(ray.cluster_resources().get("CPU", 1))
-        nodes = sorted(n["NodeID"] for n in ray.nodes() if n.get("Alive"))
-        parts = chunk_games(list(tasks), chunks or max(1, 2 * cpus))
-        remote = ray.remote(num_cpus=1, max_retries=0, scheduling_strategy="SPREAD")(_play_chunk)
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        alive = sorted((n["NodeID"], int(n.get("Resources", {}).get("CPU", 0))) for n in ray.nodes() if n.get("Alive"))
+        nodes = [node for node, _ in alive]
+        # One slot per CPU, interleaved over the nodes: chunk i goes to slots[i % len(slots)] (soft, so a
+        # chunk whose node is gone or full runs elsewhere).
+        slots = [node for k in range(max((c for _, c in alive), default=0)) for node, c in alive if c > k]
+        parts = chunk_games(list(tasks), chunks or max(1, 2 * len(slots)))
+        remote = ray.remote(num_cpus=1, max_retries=0)(_play_chunk)
         cwd = os.getcwd()
-        pending = {
-            remote.remote(participants, agent_kwargs, torch_threads or 1, cwd, part): part[0][0] for part in parts
-        }
+        pending = {}
+        for i, part in enumerate(parts):
+            options = {}
+            if slots:
+                options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(slots[i % len(slots)], soft=True)
+            ref = remote.options(**options).remote(participants, agent_kwargs, torch_threads or 1, cwd, part)
+            pending[ref] = part[0][0]
         results: list = []
         per_node: dict[str, int] = {}
         try:

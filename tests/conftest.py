@@ -90,3 +90,13 @@ def tab(browser):
     holder = BrowserPage(browser, accept_downloads=True)
     yield holder
     holder.close()
+
+
+# ---------------------------------------------------------------- Ray cluster tests (tests/test_cluster.py)
+_pytest_configure_before_cluster = pytest_configure
+
+
+def pytest_configure(config):  # noqa: F811 - extends the hook above
+    _pytest_configure_before_cluster(config)
+    # Until pyproject.toml lists it with the other markers (--strict-markers is on).
+    config.addinivalue_line("markers", "cluster: starts a real two-node Ray cluster on this machine (ray start)")
