@@ -100,3 +100,10 @@ def pytest_configure(config):  # noqa: F811 - extends the hook above
     _pytest_configure_before_cluster(config)
     # Until pyproject.toml lists it with the other markers (--strict-markers is on).
     config.addinivalue_line("markers", "cluster: starts a real two-node Ray cluster on this machine (ray start)")
+    # Ray's business, not ours (ray 2.60.0): every RLlib multi-agent algorithm build re-registers
+    # gymnasium's "rllib-multi-agent-env-v0", and gymnasium warns about the override (a UserWarning
+    # from gymnasium/envs/registration.py). Only that message is ignored; our own warnings stay visible.
+    config.addinivalue_line(
+        "filterwarnings",
+        "ignore:.*Overriding environment rllib-multi-agent-env-v0 already in registry:UserWarning",
+    )
