@@ -529,3 +529,29 @@ def test_sb3_crop_extractor_trains_on_window_53_with_mask():
     assert out["checked"] > 10
     assert out["params"] < 5_000_000  # MlpPolicy: 29,000,527 on this window
     assert out["peak_mib"] - out["rss_before_mib"] < 600, out
+
+
+# ---------------------------------------------------------------------- Ray cluster example
+@pytest.mark.integration
+def test_example_ray_cluster_config_is_valid_for_ray_up():
+    """docs/ray-cluster.yaml passes the checks of ``ray up`` (defaults filled in, Ray's cluster schema),
+    and every ``ray start`` option it uses is an option of the installed ``ray start``."""
+    pytest.importorskip("ray.autoscaler")
+    yaml = pytest.importorskip("yaml")
+    import re
+
+    from ray.autoscaler._private.commands import prepare_config
+    from ray.autoscaler._private.util import validate_config
+    from ray.scripts.scripts import start
+
+    config = yaml.safe_load((ROOT / "docs" / "ray-cluster.yaml").read_text())
+    validate_config(prepare_config(config))
+    assert config["provider"]["type"] == "local" and len(config["provider"]["worker_ips"]) == config["max_workers"]
+    known = {opt for param in start.params for opt in param.opts}
+    commands = config["head_start_ray_commands"] + config["worker_start_ray_commands"]
+    used = set()
+    for cmd in commands:
+        for args in re.findall(r"\bray start\b(.*)", cmd):
+            used.update(re.findall(r"(--[a-z-]+)", args))
+    assert "--head" in used and "--address" in used
+    assert used <= known, f"not options of ray start: {sorted(used - known)}"

@@ -121,6 +121,7 @@ def _node_id(_env_runner) -> str:
 def _summary(it: int, result: dict, seconds: float) -> dict:
     env = result.get("env_runners", {})
     learner = result.get("learners", {}).get("main", {})
+    timers = result.get("timers", {})
 
     def num(x):
         try:
@@ -139,6 +140,9 @@ def _summary(it: int, result: dict, seconds: float) -> dict:
         "policy_loss": num(learner.get("policy_loss")),
         "vf_loss": num(learner.get("vf_loss")),
         "entropy": num(learner.get("entropy")),
+        # RLlib's timers (smoothed over iterations): sampling on the env runners, the learner's update.
+        "sample_s": num(timers.get("env_runner_sampling_timer")),
+        "learn_s": num(timers.get("learner_update_timer")),
     }
 
 
