@@ -16,7 +16,8 @@ on the machine). It runs when a test fails too.
 * ``evaluate(..., address=...)`` on both games: per-game results identical to the local run, with
   games played on both nodes.
 
-Marked ``cluster`` (and ``integration``: it needs ray[default,rllib] and torch); skipped without ray.
+Marked ``cluster`` (and ``integration``: it needs ray[default,rllib] and torch); skipped without ray
+or without ray[default]'s dashboard dependencies (the state API).
 """
 
 from __future__ import annotations
@@ -144,7 +145,10 @@ class RayNode:
 @pytest.fixture(scope="module")
 def ray_cluster():
     pytest.importorskip("ray.rllib")
-    pytest.importorskip("ray.util.state")
+    from ray._private.utils import check_dashboard_dependencies_installed
+
+    if not check_dashboard_dependencies_installed():  # Ray's state API is served by the full dashboard
+        pytest.skip("Ray's state API needs ray[default] (the dashboard's dependencies), not installed")
     if not Path(sys.executable).with_name("ray").exists():
         pytest.skip("the ray command is not installed beside this Python")
     # A short root: Ray's Unix sockets live under the temp dir (paths are limited to ~107 bytes).
