@@ -405,5 +405,5 @@ def _all_main(agent_id, episode=None, **kwargs) -> str:
 
 def legal_argmax(logits: np.ndarray, legal: Sequence[int]) -> int:
     """The legal action with the largest logit (ties: the lowest action)."""
-    legal = np.asarray(legal, dtype=np.int64)
-    return int(legal[int(np.argmax(np.asarray(logits)[legal]))])
+    codes = np.asarray(legal, dtype=np.int64)
+    return int(codes[int(np.argmax(np.asarray(logits)[codes]))])
