@@ -555,3 +555,36 @@ def test_example_ray_cluster_config_is_valid_for_ray_up():
             used.update(re.findall(r"(--[a-z-]+)", args))
     assert "--head" in used and "--address" in used
     assert used <= known, f"not options of ray start: {sorted(used - known)}"
+
+
+# ---------------------------------------------------------------------- distributed evaluation (local Ray)
+def test_chunk_games_keeps_order_and_sizes_even():
+    from agents.distributed import chunk_games
+
+    tasks = list(range(10))
+    parts = chunk_games(tasks, 4)
+    assert [len(p) for p in parts] == [3, 3, 2, 2] and [t for p in parts for t in p] == tasks
+    assert chunk_games(tasks[:3], 8) == [[0], [1], [2]]
+    with pytest.raises(ValueError, match="chunks must be >= 1"):
+        chunk_games(tasks, 0)
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+def test_evaluate_on_a_local_ray_gives_the_serial_per_game_results(capsys):
+    pytest.importorskip("ray")
+    from agents.evaluation import evaluate, main
+
+    serial = evaluate(["greedy", "random"], players=2, games=4, seed=5)
+    on_ray = evaluate(["greedy", "random"], players=2, games=4, seed=5, address="local", workers=2)
+    assert sum(on_ray["ray"]["games_per_node"].values()) == 4 and on_ray["ray"]["tasks"] == 4
+    for a, b in zip(serial["games"], on_ray["games"], strict=True):
+        assert {**a, "seconds": None} == {**b, "seconds": None}
+    assert "ray" not in serial
+    with pytest.raises(ValueError, match="agent objects"):
+        from agents.random_agent import RandomAgent
+
+        evaluate([RandomAgent(), "greedy"], players=2, games=2, address="local")
+    with pytest.raises(SystemExit) as exc:
+        main(["--agents", "greedy", "--ray", "--address", "auto"])
+    assert exc.value.code == 2 and "give one of them" in capsys.readouterr().err
