@@ -288,3 +288,13 @@ def test_config_games_match_agents_games():
     for name, kind in KINDS.items():
         adapter_cls = KardinalAdapter if name == "kardinal" else KoenigAdapter
         assert adapter_cls.env_name == kind.env_name
+
+
+def test_evaluator_plays_a_koenig_checkpoint_with_seats_rotated(koenig_runs):
+    from agents.evaluation import evaluate
+
+    res = evaluate([f"ppo:{koenig_runs['graph']}", "random"], players=3, games=3, seed=0, game="kardinal_koenig")
+    assert len(res["games"]) == 3
+    assert sorted(g["seats"].index(0) for g in res["games"]) == [0, 1, 2]  # the checkpoint sat in every seat
+    ppo = res["summary"][0]
+    assert ppo["games"] == 3 and 0.0 <= ppo["win_rate"] <= 1.0
