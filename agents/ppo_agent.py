@@ -1,8 +1,12 @@
-"""A trained PPO policy as a Kardinal agent, and the batched inference that training shares with it.
+"""A trained PPO policy as an agent of either game, and the batched inference that training shares with it.
 
 ``PPOAgent.from_checkpoint(path, greedy=True, seed=None)`` loads a checkpoint written by
-:mod:`agents.train` (checked by :func:`agents.checkpoint.read_checkpoint`: a dict of tensors and
-plain Python values; :class:`agents.checkpoint.CheckpointError` names the path and what is wrong).
+:mod:`agents.train` for either game: a Kardinal checkpoint (``env == "kardinal_v0"``) gives a
+:class:`PPOAgent`, a Kardinal & König one (``"kardinal_koenig_v0"``) a :class:`KoenigPPOAgent`
+(``select_move`` on a ``kardinal_env.koenig.Game`` from the deciding seat's own observation only,
+``act`` on ``kardinal_koenig_v0`` observations). Every checkpoint is checked by
+:func:`agents.checkpoint.read_checkpoint` (a dict of tensors and plain Python values;
+:class:`agents.checkpoint.CheckpointError` names the path and what is wrong). For Kardinal:
 Playing a game with another number of players than the checkpoint was trained for issues an
 :class:`agents.checkpoint.PlayerCountWarning` naming both counts (once per agent).
 ``select_move(game)`` encodes the observation of ``game.current_player``, masks illegal actions

@@ -1,5 +1,9 @@
-"""Reward terms of self-play training (:mod:`agents.train`) and the network-guided search
+"""Reward terms of self-play training (:mod:`agents.train`, both games) and the network-guided search
 (:mod:`agents.puct`). Torch-free.
+
+The terms need only ``projected_scores()``, ``scores()``, ``winners()`` and ``num_players`` of a
+game, which both engines provide, so Kardinal & König trains with the same terminal rewards and
+score shaping; ``chip_shaping`` (``chips_held``) is Kardinal-only (the config refuses it for K&K).
 
 The terms themselves live in :mod:`kardinal_env.rewards` (shared with the environment, so the env,
 the trainer and the search compute them the same way); this module keeps the signatures the agents
