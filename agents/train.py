@@ -6,6 +6,8 @@ Usage::
     from agents.train import train
     path = train(TrainConfig(total_steps=20_000, run_name="smoke"))   # -> runs/smoke/checkpoint.pt
     path = train({"game": "kardinal_koenig", "total_steps": 20_000, "run_name": "kk_smoke"})
+    from agents.config import load_yaml
+    path = train(load_yaml("configs/koenig_default.yaml"), total_steps=50_000)   # a preset, without the CLI
 
     kardinal-train --config configs/default.yaml                       # or: python scripts/train.py ...
     kardinal-train --config configs/default.yaml --set total_steps=2000 --set run_name=smoke
