@@ -79,6 +79,14 @@ class RayRolloutLearner:
             for i in range(workers)
         ]
 
+    def close(self) -> None:
+        """Stop the actors (their CPUs go back to the cluster)."""
+        import ray
+
+        for actor in self.actors:
+            ray.kill(actor)
+        self.actors = []
+
     def iteration(self) -> dict:
         """Collect on every actor, update once; returns step counts and the time split."""
         import ray
@@ -129,8 +137,12 @@ def measure(config, workers: int, iterations: int) -> dict:
     else:
         learner = RayRolloutLearner(config, workers)
         step = learner.iteration
-    step()  # warm-up: actor start, first forward passes
-    rows = [step() for _ in range(iterations)]
+    try:
+        step()  # warm-up: actor start, first forward passes
+        rows = [step() for _ in range(iterations)]
+    finally:
+        if workers:
+            learner.close()
     steps = sum(r["steps"] for r in rows)
     collect = sum(r["collect_s"] for r in rows)
     update = sum(r["update_s"] for r in rows)

@@ -588,3 +588,28 @@ def test_evaluate_on_a_local_ray_gives_the_serial_per_game_results(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--agents", "greedy", "--ray", "--address", "auto"])
     assert exc.value.code == 2 and "give one of them" in capsys.readouterr().err
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+def test_ray_rollout_prototype_trains_agents_train_with_rollouts_on_an_actor():
+    """agents.ray_rollouts: one PPO iteration of agents.train with the rollout on a Ray actor."""
+    pytest.importorskip("torch")
+    ray = pytest.importorskip("ray")
+    from agents.config import make_config
+    from agents.ray_rollouts import RayRolloutLearner, measure
+
+    cfg = make_config(("test", {"steps_per_iter": 64, "num_envs": 4, "progress": False, "bc_games": 0}))
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        learner = RayRolloutLearner(cfg, workers=1)
+        before = {k: v.clone() for k, v in learner.trainer.net.state_dict().items()}
+        row = learner.iteration()
+        assert row["steps"] >= 64 and learner.trainer.global_step == row["steps"]
+        after = learner.trainer.net.state_dict()
+        assert any(not bool((before[k] == after[k]).all()) for k in before)  # the learner updated
+        learner.close()  # its actor holds the only CPU
+        result = measure(cfg, workers=1, iterations=1)
+        assert result["steps"] >= 64 and result["steps_per_s"] > 0
+    finally:
+        ray.shutdown()
