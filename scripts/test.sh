@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Command (2) of the README quick start: set up .venv (all extras, so the RL-library integration
 # tests run too), then the checks CI runs:
-#   ruff check · ruff format --check · mypy (kardinal_env, settings in pyproject.toml) · pytest
+#   ruff check · ruff format --check · mypy (kardinal_env, settings in pyproject.toml) · pytest ·
+#   the Ray cluster tests in a loopback-only network namespace (scripts/test_cluster.sh; skipped
+#   when extra pytest arguments are given)
 # Every check runs even when an earlier one fails; the script exits non-zero when any failed and
 # names them. pytest collecting no test (its exit code 5) counts as a failure. Extra arguments go to
 # pytest (e.g. `bash scripts/test.sh -m slow`, `bash scripts/test.sh -m integration`).
@@ -33,6 +35,17 @@ if [ "$rc" -eq 5 ]; then
     failed+=("pytest (exit 5: no test was collected)")
 elif [ "$rc" -ne 0 ]; then
     failed+=("pytest (exit $rc)")
+fi
+
+if [ "$#" -eq 0 ]; then  # the Ray cluster tests, in a loopback-only network namespace of their own
+    echo "== pytest -m cluster (scripts/test_cluster.sh)" >&2
+    bash scripts/test_cluster.sh
+    rc=$?
+    if [ "$rc" -eq 5 ]; then
+        failed+=("cluster tests (exit 5: no test was collected)")
+    elif [ "$rc" -ne 0 ]; then
+        failed+=("cluster tests (exit $rc)")
+    fi
 fi
 
 if [ "${#failed[@]}" -ne 0 ]; then

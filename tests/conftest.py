@@ -1,28 +1,20 @@
-"""Shared pytest set-up."""
+"""Shared pytest set-up (the markers are registered in pyproject.toml)."""
 
 from __future__ import annotations
 
-
-def pytest_configure(config):
-    # Until pyproject.toml lists it with the other markers (--strict-markers is on).
-    config.addinivalue_line("markers", "browser: real headless Chromium tests (Playwright; scripts/setup_browser.sh)")
-
-
 # ---------------------------------------------------------------- real-browser fixtures
-# Shared by the tests marked ``browser`` (tests/test_browser_koenig.py; tests/test_browser.py still has
-# its own copies of the same fixtures, which take precedence there). Chromium is Debian's ``chromium``
-# at /usr/bin/chromium (Playwright's own browser download is not used); when it or the ``playwright``
-# package is missing, ``browser`` runs scripts/setup_browser.sh to install them and fails with that
-# script's output if it cannot. ``shots``: where screenshots go (the test's tmp directory, or
-# ``KARDINAL_SCREENSHOTS=DIR``). ``tab``: a fresh page whose console errors/warnings and page errors
-# are collected in ``tab.problems``.
+# Shared by the tests marked ``browser`` (tests/test_browser.py, tests/test_browser_koenig.py).
+# Chromium is Debian's ``chromium`` at /usr/bin/chromium (Playwright's own browser download is not
+# used); when it or the ``playwright`` package is missing, ``browser`` runs scripts/setup_browser.sh
+# to install them and fails with that script's output if it cannot. ``shots``: where screenshots go
+# (the test's tmp directory, or ``KARDINAL_SCREENSHOTS=DIR``). ``tab``: a fresh page whose console
+# errors/warnings and page errors are collected in ``tab.problems``.
+import os
+import subprocess
+import sys
+from pathlib import Path
 
-import os  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-import pytest  # noqa: E402
+import pytest
 
 CHROMIUM = "/usr/bin/chromium"
 _ROOT = Path(__file__).resolve().parent.parent
@@ -93,13 +85,7 @@ def tab(browser):
 
 
 # ---------------------------------------------------------------- Ray cluster tests (tests/test_cluster.py)
-_pytest_configure_before_cluster = pytest_configure
-
-
-def pytest_configure(config):  # noqa: F811 - extends the hook above
-    _pytest_configure_before_cluster(config)
-    # Until pyproject.toml lists it with the other markers (--strict-markers is on).
-    config.addinivalue_line("markers", "cluster: starts a real two-node Ray cluster on this machine (ray start)")
+def pytest_configure(config):
     # Ray's business, not ours (ray 2.60.0): every RLlib multi-agent algorithm build re-registers
     # gymnasium's "rllib-multi-agent-env-v0", and gymnasium warns about the override (a UserWarning
     # from gymnasium/envs/registration.py). Only that message is ignored; our own warnings stay visible.

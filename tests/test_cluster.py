@@ -3,8 +3,10 @@
 The module fixture starts two Ray nodes with ``ray start --block`` (a head and a second node that
 joins it by address), one CPU each, each with its own temp dir, ports and process group, and a
 random cluster auth token that only this test's processes know. Ray resolves ``127.0.0.1`` to the
-machine's address for the nodes' own services (it needs an address other nodes can reach); the
-dashboard (Ray's state API) listens on 127.0.0.1. Teardown stops exactly those two nodes: SIGTERM to
+machine's address for the nodes' own services and listens on every interface, so the module runs
+only in a network namespace that has nothing but loopback (``scripts/test_cluster.sh`` makes one
+with ``unshare --net``; elsewhere the fixture fails with that advice): every address Ray can find is
+then 127.0.0.1. Teardown stops exactly those two nodes: SIGTERM to
 each ``ray start`` process group, then SIGKILL to whatever is left of it and to any process of ours
 whose command line names the node's temp dir; it never runs ``ray stop`` (that would stop every Ray
 on the machine). It runs when a test fails too.
@@ -143,8 +145,22 @@ class RayNode:
         return stragglers
 
 
+def _non_loopback_interfaces() -> list[str]:
+    """Network interfaces of this process's network namespace other than the loopback one."""
+    return [name for _index, name in socket.if_nameindex() if name != "lo"]
+
+
 @pytest.fixture(scope="module")
 def ray_cluster():
+    # Ray 2.60 rewrites 127.0.0.1 to the machine's own address and listens on every interface; the
+    # servers of this project bind 127.0.0.1 only, so the cluster runs in a network namespace that
+    # has nothing but loopback (scripts/test_cluster.sh: unshare --net). Refuse to start elsewhere.
+    others = _non_loopback_interfaces()
+    if others:
+        pytest.fail(
+            f"the cluster tests start Ray, which listens on every interface ({', '.join(others)} here): run them "
+            "in a loopback-only network namespace with `bash scripts/test_cluster.sh` (what scripts/test.sh does)"
+        )
     pytest.importorskip("ray.rllib")
     # Ray's state API is served by the full dashboard, which needs ray[default]'s packages.
     missing = [m for m in ("aiohttp", "aiohttp_cors", "opencensus", "prometheus_client") if not find_spec(m)]
