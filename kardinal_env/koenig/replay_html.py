@@ -42,8 +42,7 @@ from ..replay_page import replay_page, write_page
 from .engine import Game
 from .notation import parse_move
 from .record import FORMAT, parse_record
-from .render import SEAT_COLOURS
-from .render import layout_positions
+from .render import SEAT_COLOURS, layout_positions
 
 __all__ = ["replay_data", "replay_html", "write_replay_html"]
 

@@ -75,7 +75,7 @@ def search(players, direction):
     ray = {(ex * k // abs(ex or ey), ey * k // abs(ex or ey)) for k in range(0, abs(ex or ey) + 1)}
 
     def future_adjacent(sq, done):
-        future = set(line_squares[sum(len(s) for _, s in pieces[:done]):])
+        future = set(line_squares[sum(len(s) for _, s in pieces[:done]) :])
         x, y = sq
         return sq in future or any((x + dx, y + dy) in future for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))
 
