@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["GameKind", "GAMES", "game_kind", "kind_of"]
+__all__ = ["GameKind", "GAMES", "game_kind", "kind_of", "add_table_arguments"]
 
 
 @dataclass(frozen=True)
@@ -81,3 +81,21 @@ def kind_of(obj: Any) -> GameKind:
     """The kind of a game or rules object of either engine."""
     module = type(obj).__module__
     return GAMES["kardinal_koenig" if module.startswith("kardinal_env.koenig") else "kardinal"]
+
+
+def add_table_arguments(parser) -> None:
+    """The command-line options of a Kardinal table a person sits at (``kardinal-play`` in the
+    terminal and in the browser): players, the person's seat, the agents, the rules preset, the
+    shared pool and the agents' seed."""
+    parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4], help="players per game")
+    parser.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        default=["greedy"],
+        metavar="SPEC",
+        help="agent specs for the other seats (random, greedy, mcts:N, ppo:PATH, puct:N:PATH, ...)",
+    )
+    parser.add_argument("--preset", default="english", choices=["english", "german"], help="rules preset")
+    parser.add_argument("--shared-pool", action="store_true", help="shared-pool variant (3-4 players)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the agents")

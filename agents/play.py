@@ -32,6 +32,7 @@ from kardinal_env.render import game_text
 
 from . import AgentSpecError, check_spec, load_agent
 from .checkpoint import PlayerCountWarning
+from .games import add_table_arguments
 
 __all__ = ["main"]
 
@@ -62,18 +63,7 @@ def _save(game: Game, path: str | None) -> None:
 def main(argv=None) -> int:
     """``kardinal-play`` / ``scripts/play.py``. Exit status 0; 2 for bad arguments; 130 on Ctrl-C."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4], help="players per game")
-    parser.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
-    parser.add_argument(
-        "--agents",
-        nargs="+",
-        default=["greedy"],
-        metavar="SPEC",
-        help="agent specs for the other seats (random, greedy, mcts:N, ppo:PATH, puct:N:PATH, ...)",
-    )
-    parser.add_argument("--preset", default="english", choices=["english", "german"], help="rules preset")
-    parser.add_argument("--shared-pool", action="store_true", help="shared-pool variant (3-4 players)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the agents")
+    add_table_arguments(parser)
     parser.add_argument("--save", metavar="FILE", help="write the game as a kardinal-record/1 record at the end")
     parser.add_argument("--web", action="store_true", help="play in the browser (a local play page, agents.webplay)")
     parser.add_argument("--host", default="127.0.0.1", help="with --web: address to bind (default 127.0.0.1)")

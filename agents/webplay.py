@@ -57,6 +57,7 @@ from kardinal_env.replay_html import BOARD_CSS, BOARD_JS, fill_page, position_st
 
 from . import AgentSpecError, check_spec, load_agent
 from .checkpoint import PlayerCountWarning
+from .games import add_table_arguments
 
 __all__ = ["PlaySession", "PlayServer", "PlayError", "make_server", "serve", "main"]
 
@@ -416,18 +417,7 @@ def serve(
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m agents.webplay", description=__doc__.split("\n")[0])
-    parser.add_argument("--players", type=int, default=2, choices=[2, 3, 4], help="players per game")
-    parser.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
-    parser.add_argument(
-        "--agents",
-        nargs="+",
-        default=["greedy"],
-        metavar="SPEC",
-        help="agent specs for the other seats (random, greedy, mcts:N, ppo:PATH, puct:N:PATH, ...)",
-    )
-    parser.add_argument("--preset", default="english", choices=["english", "german"], help="rules preset")
-    parser.add_argument("--shared-pool", action="store_true", help="shared-pool variant (3-4 players)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the agents")
+    add_table_arguments(parser)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
