@@ -212,22 +212,22 @@ def build_net(ckpt: dict, path="checkpoint"):
         from .adapters import net_from_koenig_config
 
         rules = koenig_rules(ckpt, path)
-        try:
-            net = net_from_koenig_config(ckpt["model_config"], rules)
-        except (TypeError, ValueError, KeyError, RuntimeError) as exc:
-            raise CheckpointError(
-                path, f"'model_config' {ckpt['model_config']!r} does not build a network: {_short(exc)}"
-            ) from None
-        try:
-            net.load_state_dict(ckpt["model"])
-        except (RuntimeError, TypeError, KeyError, AttributeError) as exc:
-            raise CheckpointError(
-                path, f"weights do not fit model_config {ckpt['model_config']!r}: {_short(exc)}"
-            ) from None
-        return net.eval()
+        return _load_weights(
+            ckpt,
+            path,
+            lambda config: net_from_koenig_config(config, rules),
+            (TypeError, ValueError, KeyError, RuntimeError),
+        )
+    return _load_weights(ckpt, path, lambda config: KardinalNet(**config), (TypeError, ValueError, RuntimeError))
+
+
+def _load_weights(ckpt: dict, path, make, build_errors: tuple):
+    """``make(model_config)`` with the checkpoint's weights loaded, in eval mode; a
+    :class:`CheckpointError` naming ``path`` when the config builds no network (``build_errors``) or
+    the weights do not fit it."""
     try:
-        net = KardinalNet(**ckpt["model_config"])
-    except (TypeError, ValueError, RuntimeError) as exc:
+        net = make(ckpt["model_config"])
+    except build_errors as exc:
         raise CheckpointError(
             path, f"'model_config' {ckpt['model_config']!r} does not build a network: {_short(exc)}"
         ) from None
