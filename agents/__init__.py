@@ -3,18 +3,18 @@
 ``load_agent(spec, **kw)`` builds an agent from a spec string:
 
 =================  ===========================================================================
-``random``         uniform over the legal moves (:class:`agents.random_agent.RandomAgent`)
-``greedy``         most chips this turn, blocking cardinal (:class:`agents.greedy.GreedyAgent`)
-``mcts:N``         UCT with ``N`` simulations per decision (:class:`agents.mcts.MCTSAgent`)
-``ppo:PATH``       a PPO checkpoint (``agents.ppo_agent.PPOAgent.from_checkpoint(PATH, **kw)``)
+``random``         uniform over the legal moves (:class:`agents.baselines.random.RandomAgent`)
+``greedy``         most chips this turn, blocking cardinal (:class:`agents.baselines.kardinal_greedy.GreedyAgent`)
+``mcts:N``         UCT with ``N`` simulations per decision (:class:`agents.search.mcts.MCTSAgent`)
+``ppo:PATH``       a PPO checkpoint (``agents.networks.ppo_agent.PPOAgent.from_checkpoint(PATH, **kw)``)
 ``puct:N:PATH``    PUCT search with N simulations guided by the PPO checkpoint PATH
-                   (``agents.puct.PUCTAgent.from_checkpoint(PATH, N, **kw)``)
-``rllib:PATH``     an RLlib checkpoint (``agents.rllib_agent.RLlibAgent.from_checkpoint(PATH, **kw)``)
+                   (``agents.search.puct.PUCTAgent.from_checkpoint(PATH, N, **kw)``)
+``rllib:PATH``     an RLlib checkpoint (``agents.networks.rllib_agent.RLlibAgent.from_checkpoint(PATH, **kw)``)
 ``ismcts:N``       information-set MCTS with N simulations, for Kardinal & König
-                   (:class:`agents.ismcts.ISMCTSAgent`)
+                   (:class:`agents.search.ismcts.ISMCTSAgent`)
 =================  ===========================================================================
 
-``random`` and ``greedy`` play both games (``greedy`` is :mod:`agents.koenig_greedy` on a Kardinal &
+``random`` and ``greedy`` play both games (``greedy`` is :mod:`agents.baselines.koenig_greedy` on a Kardinal &
 König game); ``mcts``, ``puct`` and ``rllib`` play Kardinal, ``ismcts`` Kardinal & König;
 ``ppo:PATH`` plays the game its checkpoint was trained on. :func:`check_spec` with ``game=``
 refuses a spec for the wrong game.
@@ -24,18 +24,18 @@ import torch; only ``ppo:`` and ``puct:`` specs do.
 
 A bad spec raises :class:`AgentSpecError` naming it: bad syntax, a missing checkpoint file, or a
 file that is not a kardinal-env checkpoint (``ppo:PATH: not a kardinal-env checkpoint (...)``,
-see :mod:`agents.checkpoint`). :func:`check_spec` runs the same checks without building the agent
+see :mod:`agents.networks.checkpoint`). :func:`check_spec` runs the same checks without building the agent
 (the checkpoint is read once) and returns warnings, e.g. a checkpoint trained for another number of
 players than the game it will play.
 
-Library entry points: :func:`agents.train.train` / :func:`agents.train.main` (self-play PPO),
-:func:`agents.evaluation.evaluate` / :func:`agents.evaluation.main` (tournaments),
-:func:`agents.play.main` (terminal play).
+Library entry points: :func:`agents.training.trainer.train` / :func:`agents.training.trainer.main` (self-play PPO),
+:func:`agents.evaluation.tournament.evaluate` / :func:`agents.evaluation.tournament.main` (tournaments),
+:func:`agents.serving.play.main` (terminal play).
 """
 
 from __future__ import annotations
 
-from .base import Agent, BaseAgent
+from agents.base import Agent, BaseAgent
 
 __all__ = ["Agent", "BaseAgent", "load_agent", "parse_spec", "check_spec", "AgentSpecError", "SPEC_HELP"]
 
@@ -103,7 +103,7 @@ def parse_spec(spec: str) -> tuple[str, int | None, str | None]:
 
 
 def _read_checkpoint(spec: str, path: str):
-    from .checkpoint import CheckpointError, read_checkpoint  # imports torch; only here
+    from agents.networks.checkpoint import CheckpointError, read_checkpoint  # imports torch; only here
 
     try:
         return read_checkpoint(path)
@@ -124,11 +124,11 @@ def check_spec(spec: str, players: int | None = None, game: str | None = None) -
         raise AgentSpecError(f"agent spec {spec.strip()!r} plays {only}, not {game}; try {other!r}")
     if kind not in ("ppo", "puct"):
         return []
-    from .checkpoint import player_count_warning, trained_players
+    from agents.networks.checkpoint import player_count_warning, trained_players
 
     ckpt, _net = _read_checkpoint(spec, path)
     if game is not None:
-        from .games import game_kind
+        from agents.games import game_kind
 
         env = ckpt.get("env", "kardinal_v0")
         if env != game_kind(game).env_name:
@@ -141,38 +141,38 @@ def load_agent(spec: str, **kw):
     """Build the agent named by ``spec`` (see the module docstring); :class:`AgentSpecError` if bad."""
     kind, simulations, path = parse_spec(spec)
     if kind in ("ppo", "puct"):
-        from .checkpoint import CheckpointError
+        from agents.networks.checkpoint import CheckpointError
 
         try:
             return _load_network_agent(kind, simulations, path, spec.strip(), kw)
         except CheckpointError as exc:
             raise AgentSpecError(exc.named(spec.strip())) from None
     if kind == "random":
-        from .random_agent import RandomAgent
+        from agents.baselines.random import RandomAgent
 
         return RandomAgent(**kw)
     if kind == "greedy":
-        from .greedy import GreedyAgent
+        from agents.baselines.kardinal_greedy import GreedyAgent
 
         return GreedyAgent(**kw)
     if kind == "mcts":
-        from .mcts import MCTSAgent
+        from agents.search.mcts import MCTSAgent
 
         return MCTSAgent(simulations, **kw)
     if kind == "ismcts":
-        from .ismcts import ISMCTSAgent
+        from agents.search.ismcts import ISMCTSAgent
 
         return ISMCTSAgent(simulations, **kw)
-    from .rllib_agent import RLlibAgent  # kind == "rllib"; imports ray and torch; only here
+    from agents.networks.rllib_agent import RLlibAgent  # kind == "rllib"; imports ray and torch; only here
 
     return RLlibAgent.from_checkpoint(path, **kw)
 
 
 def _load_network_agent(kind: str, simulations: int | None, path: str, spec: str, kw: dict):
     if kind == "ppo":
-        from .ppo_agent import PPOAgent  # imports torch; only here
+        from agents.networks.ppo_agent import PPOAgent  # imports torch; only here
 
         return PPOAgent.from_checkpoint(path, **kw)
-    from .puct import PUCTAgent  # imports torch; only here
+    from agents.search.puct import PUCTAgent  # imports torch; only here
 
     return PUCTAgent.from_checkpoint(path, simulations, **kw)

@@ -1,13 +1,13 @@
-"""Prototype: the project's self-play PPO (:mod:`agents.train`) with its rollouts on Ray actors.
+"""Prototype: the project's self-play PPO (:mod:`agents.training.trainer`) with its rollouts on Ray actors.
 
-The learner stays one process (the caller's :class:`agents.train.Trainer`: network, optimizer, PPO
+The learner stays one process (the caller's :class:`agents.training.trainer.Trainer`: network, optimizer, PPO
 update, snapshots); each iteration it broadcasts the current weights (and the frozen pool) to
-``workers`` Ray actors. Each actor owns a :class:`~agents.train.Trainer` of its own (same config,
+``workers`` Ray actors. Each actor owns a :class:`~agents.training.trainer.Trainer` of its own (same config,
 its own seed ``seed * 1000 + 1 + index``, ``steps_per_iter`` and ``num_envs`` split between the
 actors) and runs the
-unchanged :class:`~agents.train.Rollout` — whole games in lockstep, per-seat GAE computed on the
+unchanged :class:`~agents.training.trainer.Rollout` — whole games in lockstep, per-seat GAE computed on the
 actor — and returns the buffer; the learner concatenates the buffers and runs
-:meth:`~agents.train.Trainer.update` on them. Network decisions in the buffer are the adapter's
+:meth:`~agents.training.trainer.Trainer.update` on them. Network decisions in the buffer are the adapter's
 ``Decision`` objects, pickled to the learner.
 
 It is a measurement prototype, not a training entry point: no checkpoints, evaluations or logging,
@@ -32,7 +32,7 @@ class _RolloutWorker:
     """Body of the Ray actor: a Trainer used only for its rollouts."""
 
     def __init__(self, config, index: int):
-        from .train import Trainer
+        from agents.training.trainer import Trainer
 
         self.trainer = Trainer(config)
         self.index = index
@@ -63,7 +63,7 @@ class RayRolloutLearner:
     def __init__(self, config, workers: int):
         import ray
 
-        from .train import Trainer
+        from agents.training.trainer import Trainer
 
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
@@ -91,7 +91,7 @@ class RayRolloutLearner:
         """Collect on every actor, update once; returns step counts and the time split."""
         import ray
 
-        from .train import Rollout
+        from agents.training.trainer import Rollout
 
         t = self.trainer
         t0 = time.perf_counter()
@@ -127,10 +127,10 @@ def _in_process_iteration(trainer) -> dict:
 
 def measure(config, workers: int, iterations: int) -> dict:
     """Steps/s of ``iterations`` PPO iterations (after one warm-up iteration) with rollouts on
-    ``workers`` Ray actors (``workers=0``: the in-process loop of :mod:`agents.train`). The caller
+    ``workers`` Ray actors (``workers=0``: the in-process loop of :mod:`agents.training.trainer`). The caller
     must have connected to Ray (``ray.init``) for ``workers >= 1``."""
     if workers == 0:
-        from .train import Trainer
+        from agents.training.trainer import Trainer
 
         trainer = Trainer(config)
         step = lambda: _in_process_iteration(trainer)  # noqa: E731
@@ -158,9 +158,11 @@ def measure(config, workers: int, iterations: int) -> dict:
 
 
 def main(argv=None) -> int:
-    from .config import make_config
+    from agents.training.config import make_config
 
-    p = argparse.ArgumentParser(description="Steps/s of agents.train's PPO with rollouts on Ray actors (prototype).")
+    p = argparse.ArgumentParser(
+        description="Steps/s of agents.training.trainer's PPO with rollouts on Ray actors (prototype)."
+    )
     p.add_argument("--workers", type=int, nargs="+", default=[0, 1, 2], help="0 = in-process rollouts")
     p.add_argument("--iterations", type=int, default=3)
     p.add_argument("--steps-per-iter", type=int, default=2048)

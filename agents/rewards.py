@@ -1,11 +1,11 @@
-"""Reward terms of self-play training (:mod:`agents.train`, both games) and the network-guided search
-(:mod:`agents.puct`). Torch-free.
+"""Reward terms of self-play training (:mod:`agents.training.trainer`, both games) and the network-guided search
+(:mod:`agents.search.puct`). Torch-free.
 
 The terms need only ``projected_scores()``, ``scores()``, ``winners()`` and ``num_players`` of a
 game, which both engines provide, so Kardinal & König trains with the same terminal rewards and
 score shaping; ``chip_shaping`` (``chips_held``) is Kardinal-only (the config refuses it for K&K).
 
-The terms themselves live in :mod:`kardinal_env.rewards` (shared with the environment, so the env,
+The terms themselves live in :mod:`kardinal_env.core.rewards` (shared with the environment, so the env,
 the trainer and the search compute them the same way); this module keeps the signatures the agents
 use and adds :class:`ShapingTracker`, the per-move shaping reward of training:
 
@@ -26,8 +26,8 @@ Win rates are not rewards: see :mod:`agents.winrate` for how a shared win counts
 
 from __future__ import annotations
 
-from kardinal_env import rewards as _terms
-from kardinal_env.rewards import MARGIN_SCALE, REWARD_SCHEMES, check_scheme, chip_gain
+from kardinal_env.core import rewards as _terms
+from kardinal_env.core.rewards import MARGIN_SCALE, REWARD_SCHEMES, check_scheme, chip_gain
 
 __all__ = ["projected_margins", "terminal_rewards", "check_scheme", "ShapingTracker", "REWARD_SCHEMES", "MARGIN_SCALE"]
 

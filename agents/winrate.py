@@ -2,7 +2,7 @@
 
 A game has one or more winners (:meth:`Game.winners`: highest score, then most edifices touching
 the cathedral; seats still tied share the win). **A seat's win share in a game is 1/k if it is one
-of k winners, else 0** (:func:`kardinal_env.rewards.win_share`); a win rate is the mean win share
+of k winners, else 0** (:func:`kardinal_env.core.rewards.win_share`); a win rate is the mean win share
 over games. So a shared win between two players counts one half for each, and the win rates of all
 seats of a game sum to 1. (The ``win_loss`` training *reward* is a different thing: +1 for every
 winner; see :mod:`agents.rewards`.)
@@ -10,7 +10,7 @@ winner; see :mod:`agents.rewards`.)
 
 from __future__ import annotations
 
-from kardinal_env.rewards import win_share as _win_share
+from kardinal_env.core.rewards import win_share as _win_share
 
 __all__ = ["win_share", "win_rate", "DEFINITION"]
 

@@ -1,18 +1,32 @@
-"""kardinal-env: the Kardinal tile-laying game (Wolfgang Panning, 2000) as a rules engine and RL environment.
+"""kardinal-env: board games as exact rules engines, PettingZoo/Gymnasium environments and a game
+protocol that every tool of the suite speaks.
 
-``from kardinal_env import Game, Rules, IllegalMoveError`` gives the pure rules engine
-(``kardinal_env.engine``), which needs only the standard library; ``kardinal_env.kardinal_v0`` is
-the PettingZoo AEC environment. Importing this package registers the environments
-(``kardinal_env.registration``) when gymnasium and pettingzoo are installed. It never imports
-torch or pygame.
+The games (each a folder of its own with the same module names, see ``docs/adding-a-game.md``):
+
+=====================  =====================================  ==========================================
+game                   engine                                 environment
+=====================  =====================================  ==========================================
+``kardinal``           ``kardinal_env.kardinal`` (Game, Rules) ``kardinal_env.kardinal_v0``
+``kardinal_koenig``    ``kardinal_env.koenig`` (Game, Rules)   ``kardinal_env.kardinal_koenig_v0``
+=====================  =====================================  ==========================================
+
+* ``kardinal_env.core`` — what the games share and which imports no game: the game protocol
+  (:mod:`kardinal_env.core.protocol`), the registry of games (:mod:`kardinal_env.core.registry`),
+  errors, the turn state of the engines, records' common checks, reward terms, the AEC environment
+  base, drawing, the HTML replay page, environment registration, ``kardinal-replay``.
+* :func:`get_game` / :func:`register_game` — the registry (:class:`GameSpec`); importing this
+  package registers the two built-in games (:mod:`kardinal_env.games`) and, when gymnasium and
+  pettingzoo are installed, their environments with PettingZoo's and Gymnasium's registries.
+
+The engines need only the standard library; importing ``kardinal_env`` imports no engine, no
+environment, and never ``agents``, torch or pygame.
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
-from .engine import BuildChips, Building, Game, LiveView
-from .errors import IllegalMoveError, RecordError
-from .notation import MalformedMoveError, format_move, parse_move
-from .rules import PRESETS, Rules, RulesError
+from kardinal_env import games as _builtin_games  # noqa: F401  (registers the built-in games)
+from kardinal_env.core.errors import IllegalMoveError, RecordError
+from kardinal_env.core.registry import GameSpec, RuleOption, games, get_game, register_game
 
 try:
     __version__ = version("kardinal-env")
@@ -20,31 +34,26 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 
-def _register_if_available() -> None:
+def _register_envs_if_available() -> None:
     try:
         import gymnasium  # noqa: F401
         import pettingzoo  # noqa: F401
-    except ImportError:  # the engine alone: nothing to register with
+    except ImportError:  # the engines alone: nothing to register with
         return
-    from .registration import register
+    from kardinal_env.core.registration import register
 
     register()
 
 
-_register_if_available()
+_register_envs_if_available()
 
 __all__ = [
-    "Building",
-    "BuildChips",
-    "Game",
+    "GameSpec",
     "IllegalMoveError",
-    "LiveView",
-    "MalformedMoveError",
-    "PRESETS",
     "RecordError",
-    "Rules",
-    "RulesError",
-    "format_move",
-    "parse_move",
+    "RuleOption",
+    "get_game",
+    "games",
+    "register_game",
     "__version__",
 ]

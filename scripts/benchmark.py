@@ -48,7 +48,7 @@ def _fmt(rates: list[float]) -> str:
 
 
 def bench_engine(players: int, seconds: float, repeats: int, seed: int = 0) -> dict:
-    from kardinal_env import Game, Rules
+    from kardinal_env.kardinal import Game, Rules
 
     rules = Rules(players=players)
     rng = random.Random(seed)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import random
 
-from kardinal_env import Game, Rules
-from kardinal_env.render import game_text
+from kardinal_env.kardinal import Game, Rules
+from kardinal_env.kardinal.text import game_text
 
 
 def main() -> None:

@@ -1,11 +1,11 @@
-"""Play Kardinal in the terminal against agents: the command line of :mod:`agents.play` (same as ``kardinal-play``).
+"""Play Kardinal in the terminal against agents: the command line of :mod:`agents.serving.play` (same as ``kardinal-play``).
 
 python scripts/play.py --agents greedy --save game.json
 """
 
 import sys
 
-from agents.play import main
+from agents.serving.play import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kardinal_env import Game, Rules
+from kardinal_env.kardinal import Game, Rules
 
 
 def play(game: Game, moves) -> Game:

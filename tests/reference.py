@@ -1,6 +1,6 @@
 """A deliberately naive second implementation of docs/rules.md, written from the text alone.
 
-It shares nothing with ``kardinal_env.engine`` except the move notation strings: buildings are kept
+It shares nothing with ``kardinal_env.kardinal.engine`` except the move notation strings: buildings are kept
 as plain sets of ``(x, y)`` squares and every legal move is found by brute force. The property
 tests play random games through both and compare every decision, so that a shortcut in the fast
 engine (incremental site summaries, cached move lists) cannot silently drift from the rules.

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from agents import AgentSpecError, load_agent
-from agents.greedy import GreedyAgent
-from agents.heuristics import build_chips, next_builder
-from agents.mcts import MCTSAgent
-from agents.random_agent import RandomAgent
-from kardinal_env import Game, Rules
-from kardinal_env.notation import BUILD, CARDINAL, parse_move
+from agents.baselines.kardinal_greedy import GreedyAgent
+from agents.baselines.kardinal_heuristics import build_chips, next_builder
+from agents.baselines.random import RandomAgent
+from agents.search.mcts import MCTSAgent
+from kardinal_env.kardinal import Game, Rules
+from kardinal_env.kardinal.notation import BUILD, CARDINAL, parse_move
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,7 +77,7 @@ def test_load_agent_rejects_bad_specs(spec):
 
 
 def test_importing_agents_does_not_import_torch():
-    code = "import sys, agents, agents.greedy, agents.mcts, agents.random_agent; print('torch' in sys.modules)"
+    code = "import sys, agents, agents.baselines.kardinal_greedy, agents.search.mcts, agents.baselines.random; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

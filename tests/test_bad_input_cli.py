@@ -15,13 +15,13 @@ import pytest
 import torch
 
 from agents import AgentSpecError, load_agent
-from agents import evaluation as evaluation_mod
-from agents import play as play_mod
-from agents import train as train_mod
-from agents.checkpoint import CheckpointError, current_layout, read_checkpoint
-from agents.config import TrainConfig
-from agents.network import KardinalNet
-from kardinal_env import Rules
+from agents.evaluation import tournament as evaluation_mod
+from agents.networks.checkpoint import CheckpointError, current_layout, read_checkpoint
+from agents.networks.kardinal_net import KardinalNet
+from agents.serving import play as play_mod
+from agents.training import trainer as train_mod
+from agents.training.config import TrainConfig
+from kardinal_env.kardinal import Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120
@@ -195,8 +195,11 @@ def test_evaluate_warns_about_player_count_once(ckpts, capsys):
         (["--agents", "ppo:no/such.pt", "greedy"], "no checkpoint file 'no/such.pt'"),
         (["--agents", "greedy", "random", "random"], "3 agents do not fit in a 2-player game"),
         (["--agents", "greedy", "--shared-pool"], "shared_pool"),
-        (["--agents", "greedy", "--players", "5"], "players must be 2, 3 or 4"),
-        (["--agents", "greedy", "--game", "kardinal_koenig", "--players", "2"], "players must be 3, 4 or 5"),
+        (["--agents", "greedy", "--players", "5"], "kardinal plays 2-4 players, got 5"),
+        (
+            ["--agents", "greedy", "--game", "kardinal_koenig", "--players", "2"],
+            "kardinal_koenig plays 3-5 players, got 2",
+        ),
         (["--agents", "mcts:5", "--game", "kardinal_koenig"], "plays kardinal, not kardinal_koenig"),
         (["--agents", "ismcts:5"], "plays kardinal_koenig, not kardinal"),
         (["--agents", "greedy", "--game", "kardinal_koenig", "--board", "nope"], "board"),
@@ -291,7 +294,7 @@ def test_train_bad_options_fail_before_training(argv, needle, capsys, tmp_path):
 
 
 def test_train_library_rejects_bad_config():
-    from agents.config import ConfigError
+    from agents.training.config import ConfigError
 
     with pytest.raises(ConfigError, match="'num_envs'"):
         train_mod.train({"num_envs": 0})

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.webplay import make_server
-from kardinal_env import Game, Rules
-from kardinal_env.replay_html import write_replay_html
+from agents.serving.webplay import make_server
+from kardinal_env.kardinal import Game, Rules
+from kardinal_env.kardinal.replay_html import write_replay_html
 
 pytestmark = pytest.mark.browser
 

@@ -284,8 +284,8 @@ def _same_games(a: dict, b: dict) -> None:
 
 @pytest.mark.timeout(900)
 def test_rllib_training_spreads_env_runners_over_both_nodes_and_league_survives_resume(ray_cluster, tmp_path):
-    from agents.evaluation import evaluate
-    from agents.rllib_agent import RLlibAgent
+    from agents.evaluation.tournament import evaluate
+    from agents.networks.rllib_agent import RLlibAgent
 
     out = tmp_path / "run"
     progress = _train(ray_cluster, out)
@@ -352,7 +352,7 @@ def test_rllib_training_spreads_env_runners_over_both_nodes_and_league_survives_
     [("kardinal", 2, ["greedy", "random"]), ("kardinal_koenig", 3, ["greedy", "random"])],
 )
 def test_distributed_evaluation_gives_the_local_per_game_results(ray_cluster, tmp_path, game, players, specs):
-    from agents.evaluation import evaluate
+    from agents.evaluation.tournament import evaluate
 
     games = 2 * players
     out = tmp_path / "eval"

@@ -1,4 +1,4 @@
-"""agents.config: every training option documented, typed and checked before anything runs."""
+"""agents.training.config: every training option documented, typed and checked before anything runs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from agents import rewards
-from agents.config import (
+from agents.training.config import (
     REWARD_SCHEMES,
     ConfigError,
     TrainConfig,

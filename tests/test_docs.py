@@ -236,7 +236,7 @@ def _rules_doc() -> str:
 
 
 def test_rules_doc_presets_table_matches_the_code():
-    from kardinal_env.rules import PRESETS, Rules
+    from kardinal_env.kardinal.rules import PRESETS, Rules
 
     rows = re.findall(r'^\| `(\w+)` \| (.+?) \| `"(\w+)"` \| `"(\w+)"` \|$', _rules_doc(), flags=re.M)
     assert {name for name, *_ in rows} == set(PRESETS["english"]) == set(PRESETS["german"])
@@ -247,7 +247,7 @@ def test_rules_doc_presets_table_matches_the_code():
 
 
 def test_rules_doc_notation_examples_are_canonical():
-    from kardinal_env import format_move, parse_move
+    from kardinal_env.kardinal import format_move, parse_move
 
     line = next(line for line in _rules_doc().splitlines() if line.startswith("Examples: "))
     examples = re.findall(r"`([^`]+)`", line)

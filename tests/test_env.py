@@ -15,10 +15,11 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 from reference import RefGame
 
-from kardinal_env import Game, IllegalMoveError, Rules, kardinal_v0
-from kardinal_env.actions import ActionCodec, colour_order
-from kardinal_env.notation import square_key
-from kardinal_env.observation import CHANNEL_NAMES, NUM_CHANNELS, ObservationEncoder
+from kardinal_env import IllegalMoveError, kardinal_v0
+from kardinal_env.kardinal import Game, Rules
+from kardinal_env.kardinal.actions import ActionCodec, colour_order
+from kardinal_env.kardinal.notation import square_key
+from kardinal_env.kardinal.observation import CHANNEL_NAMES, NUM_CHANNELS, ObservationEncoder
 
 VARIANTS = [
     dict(players=2),

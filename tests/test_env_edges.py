@@ -9,7 +9,7 @@ import pytest
 
 import kardinal_env  # noqa: F401  (registers the ids)
 from kardinal_env import IllegalMoveError, kardinal_v0
-from kardinal_env.single_agent import KardinalVsBots
+from kardinal_env.core.single_agent import KardinalVsBots
 
 BAD_ACTIONS = [
     (1.5, "expected an integer"),

@@ -1,4 +1,4 @@
-"""agents.evaluation (seat rotation, statistics, outputs, records, CLI) and agents.play (terminal play)."""
+"""agents.evaluation.tournament (seat rotation, statistics, outputs, records, CLI) and agents.serving.play (terminal play)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.evaluation import evaluate, format_table, lineup, wilson_interval, write_outputs
-from kardinal_env import Game
+from agents.evaluation.tournament import evaluate, format_table, lineup, wilson_interval, write_outputs
+from kardinal_env.kardinal import Game
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -88,7 +88,7 @@ def test_save_games_writes_replayable_records(tmp_path):
     for g, path in zip(data["games"], paths["records"]):
         game = load_record(path)  # replays every move and checks the result
         assert game.is_over and game.scores() == g["scores"] and game.history == g["moves"]
-    replay = _run(["-m", "kardinal_env.replay", paths["records"][0]])
+    replay = _run(["-m", "kardinal_env.core.replay", paths["records"][0]])
     assert replay.returncode == 0 and "record OK" in replay.stdout, replay.stderr
 
 
@@ -109,7 +109,7 @@ def test_evaluate_shared_pool_four_players():
 
 
 def test_evaluate_accepts_agent_objects():
-    from agents.greedy import GreedyAgent
+    from agents.baselines.kardinal_greedy import GreedyAgent
 
     res = evaluate([GreedyAgent(seed=0), "random"], players=2, games=2)
     assert res["labels"] == ["greedy", "random"]
@@ -180,8 +180,8 @@ def test_play_saves_finished_and_unfinished_games_as_records(tmp_path, monkeypat
     import random
 
     from agents import load_agent
-    from agents.play import main
-    from kardinal_env import Rules
+    from agents.serving.play import main
+    from kardinal_env.kardinal import Rules
 
     # the moves of a whole game: seat 0 random, seat 1 the same seeded greedy agent that play.py builds
     game, opponent, rng = Game(Rules(players=2)), load_agent("greedy", seed=1), random.Random(0)
@@ -232,8 +232,8 @@ def test_play_ctrl_c_exits_quietly_with_130():
 
 
 def test_koenig_gauntlet_rotates_seats_and_saves_replayable_records(tmp_path):
-    from agents.evaluation import evaluate as run
-    from agents.evaluation import write_outputs
+    from agents.evaluation.tournament import evaluate as run
+    from agents.evaluation.tournament import write_outputs
     from kardinal_env.koenig import Game as KoenigGame
 
     results = run(["greedy", "random"], game="kardinal_koenig", players=3, games=3, seed=1, save_games=2)
@@ -251,8 +251,8 @@ def test_koenig_gauntlet_rotates_seats_and_saves_replayable_records(tmp_path):
 
 
 def test_kardinal_saved_games_come_with_html_replays(tmp_path):
-    from agents.evaluation import evaluate as run
-    from agents.evaluation import write_outputs
+    from agents.evaluation.tournament import evaluate as run
+    from agents.evaluation.tournament import write_outputs
 
     results = run(["greedy", "random"], players=2, games=2, seed=0, save_games=1)
     write_outputs(results, tmp_path)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from reference import RefGame
 
-from kardinal_env import Game
+from kardinal_env.kardinal import Game
 
 GOLDEN = Path(__file__).parent / "golden"
 FILES = sorted(GOLDEN.glob("*.json"))

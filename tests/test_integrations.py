@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kardinal_env import Game, Rules, kardinal_v0
+from kardinal_env import kardinal_v0
+from kardinal_env.kardinal import Game, Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 W = 9  # small window: observation (72, 9, 9), 17 * 81 + 5 = 1382 actions
@@ -28,7 +29,7 @@ THIRD_PARTY = ("torch", "ray", "stable_baselines3", "sb3_contrib", "torchrl", "t
 
 def _play_full_game(agent, rules: Rules, agent_seat: int = 0, seed: int = 0) -> Game:
     """Play ``agent`` in ``agent_seat`` against random moves; every move is checked by the engine."""
-    from agents.random_agent import RandomAgent
+    from agents.baselines.random import RandomAgent
 
     game = Game(rules)
     other = RandomAgent(seed=seed)
@@ -43,7 +44,7 @@ def _play_full_game(agent, rules: Rules, agent_seat: int = 0, seed: int = 0) -> 
 def test_importing_kardinal_env_imports_no_rl_library():
     """The integrations are opt-in: the package, the env and the gym view import none of the libraries."""
     code = (
-        "import sys, kardinal_env, kardinal_env.kardinal_v0, kardinal_env.single_agent, kardinal_env.integrations, "
+        "import sys, kardinal_env, kardinal_env.kardinal.env, kardinal_env.core.single_agent, kardinal_env.integrations, "
         "kardinal_env.integrations.common\n"
         f"bad = sorted(m for m in {THIRD_PARTY!r} if m in sys.modules)\n"
         "assert not bad, bad\n"
@@ -88,7 +89,7 @@ def test_sb3_maskable_ppo_self_play_and_vs_bots(tmp_path):
     assert callback.snapshots >= 2 and len(env.pool) == 4  # "random", "self" + the 2 newest snapshots
 
     # The other documented path: KardinalVsBots-v0 through ActionMasker (here with the CNN extractor).
-    from agents.greedy import GreedyAgent
+    from agents.baselines.kardinal_greedy import GreedyAgent
 
     vs_env = make_vs_bots_env(players=2, window=W, opponents=GreedyAgent(seed=0))
     model2 = MaskablePPO(
@@ -275,7 +276,7 @@ def test_tianshou_pettingzoo_env_marl_collect_and_update():
 @pytest.mark.timeout(400)
 def test_rllib_league_self_play_checkpoint_plays_via_rllib_agent(tmp_path):
     pytest.importorskip("ray.rllib")
-    from agents.rllib_agent import RLlibAgent
+    from agents.networks.rllib_agent import RLlibAgent
     from kardinal_env.integrations import rllib_train as train_rllib
 
     out = tmp_path / "rllib"
@@ -462,8 +463,8 @@ _CROP_TRAINING = r"""
 import json, resource, sys
 import numpy as np, torch
 from sb3_contrib import MaskablePPO
-from agents.random_agent import RandomAgent
-from kardinal_env import Game, Rules
+from agents.baselines.random import RandomAgent
+from kardinal_env.kardinal import Game, Rules
 from kardinal_env.integrations.sb3 import KardinalCropCNN, SB3Agent, make_self_play_env
 
 torch.set_num_threads(1)
@@ -559,7 +560,7 @@ def test_example_ray_cluster_config_is_valid_for_ray_up():
 
 # ---------------------------------------------------------------------- distributed evaluation (local Ray)
 def test_chunk_games_keeps_order_and_sizes_even():
-    from agents.distributed import chunk_games
+    from agents.evaluation.distributed import chunk_games
 
     tasks = list(range(10))
     parts = chunk_games(tasks, 4)
@@ -573,7 +574,7 @@ def test_chunk_games_keeps_order_and_sizes_even():
 @pytest.mark.timeout(300)
 def test_evaluate_on_a_local_ray_gives_the_serial_per_game_results(capsys):
     pytest.importorskip("ray")
-    from agents.evaluation import evaluate, main
+    from agents.evaluation.tournament import evaluate, main
 
     serial = evaluate(["greedy", "random"], players=2, games=4, seed=5)
     on_ray = evaluate(["greedy", "random"], players=2, games=4, seed=5, address="local", workers=2)
@@ -582,7 +583,7 @@ def test_evaluate_on_a_local_ray_gives_the_serial_per_game_results(capsys):
         assert {**a, "seconds": None} == {**b, "seconds": None}
     assert "ray" not in serial
     with pytest.raises(ValueError, match="agent objects"):
-        from agents.random_agent import RandomAgent
+        from agents.baselines.random import RandomAgent
 
         evaluate([RandomAgent(), "greedy"], players=2, games=2, address="local")
     with pytest.raises(SystemExit) as exc:
@@ -593,11 +594,11 @@ def test_evaluate_on_a_local_ray_gives_the_serial_per_game_results(capsys):
 @pytest.mark.integration
 @pytest.mark.timeout(300)
 def test_ray_rollout_prototype_trains_agents_train_with_rollouts_on_an_actor():
-    """agents.ray_rollouts: one PPO iteration of agents.train with the rollout on a Ray actor."""
+    """agents.ray_rollouts: one PPO iteration of agents.training.trainer with the rollout on a Ray actor."""
     pytest.importorskip("torch")
     ray = pytest.importorskip("ray")
-    from agents.config import make_config
     from agents.ray_rollouts import RayRolloutLearner, measure
+    from agents.training.config import make_config
 
     cfg = make_config(("test", {"steps_per_iter": 64, "num_envs": 4, "progress": False, "bc_games": 0}))
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from agents.ismcts import HiddenCardSampler, ISMCTSAgent
+from agents.search.ismcts import HiddenCardSampler, ISMCTSAgent
 from kardinal_env.koenig import Game, Rules
 
 
@@ -112,8 +112,8 @@ def test_plays_legal_moves_and_beats_random():
 def test_bad_arguments():
     with pytest.raises(ValueError, match="positive integer"):
         ISMCTSAgent(0)
-    from kardinal_env import Game as KardinalGame
-    from kardinal_env import Rules as KardinalRules
+    from kardinal_env.kardinal import Game as KardinalGame
+    from kardinal_env.kardinal import Rules as KardinalRules
 
     with pytest.raises(ValueError, match="Kardinal & König"):
         ISMCTSAgent(5).select_move(KardinalGame(KardinalRules(players=2)))

@@ -262,7 +262,7 @@ def test_one_replay_command_knows_both_formats(tmp_path):
     path = tmp_path / "kk.json"
     path.write_text(json.dumps(game.to_record()))
     result = subprocess.run(
-        [sys.executable, "-m", "kardinal_env.replay", str(path)], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "kardinal_env.core.replay", str(path)], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stderr
     assert f"record OK: {game.move_count} moves replayed" in result.stdout
@@ -271,6 +271,6 @@ def test_one_replay_command_knows_both_formats(tmp_path):
     record["result"]["scores"] = [0, 0, 0]
     path.write_text(json.dumps(record))
     result = subprocess.run(
-        [sys.executable, "-m", "kardinal_env.replay", str(path)], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "kardinal_env.core.replay", str(path)], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 1 and result.stderr.startswith(f"error: {path}")

@@ -10,8 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.koenig_greedy import koenig_greedy_move  # noqa: E402
-from agents.koenig_network import KoenigGraphNet, build_koenig_net  # noqa: E402
+from agents.baselines.koenig_greedy import koenig_greedy_move  # noqa: E402
+from agents.networks.koenig_net import KoenigGraphNet, build_koenig_net  # noqa: E402
 from kardinal_env.koenig import Game, Rules  # noqa: E402
 from kardinal_env.koenig.observation import ObservationEncoder  # noqa: E402
 

@@ -1,5 +1,5 @@
 """HTML replays of Kardinal & König records (kardinal_env.koenig.replay_html; ``kardinal-replay FILE -o
-game.html`` and ``agents.evaluation --save-games`` write them), without a browser
+game.html`` and ``agents.evaluation.tournament --save-games`` write them), without a browser
 (tests/test_browser_koenig.py opens the pages in Chromium)."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from koenig_helpers import random_game, small_board
 
+from kardinal_env.core.replay import write_html
+from kardinal_env.core.replay_page import embed_json
 from kardinal_env.koenig import Game, RecordError, Rules
 from kardinal_env.koenig.notation import parse_move
 from kardinal_env.koenig.replay_html import replay_data, replay_html, write_replay_html
-from kardinal_env.replay import write_html
-from kardinal_env.replay_page import embed_json
 
 
 def _record(players: int = 4, seed: int = 0, **options) -> dict:
@@ -218,7 +218,7 @@ def test_cli_writes_a_koenig_replay(tmp_path):
     path.write_text(json.dumps(record))
     out = tmp_path / "kk.html"
     result = subprocess.run(
-        [sys.executable, "-m", "kardinal_env.replay", str(path), "-o", str(out)], capture_output=True, text=True
+        [sys.executable, "-m", "kardinal_env.core.replay", str(path), "-o", str(out)], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
     assert f"record OK: {len(record['moves'])} moves replayed" in result.stdout
@@ -227,7 +227,7 @@ def test_cli_writes_a_koenig_replay(tmp_path):
 
 
 def test_evaluation_saves_koenig_games_with_html_replays(tmp_path):
-    from agents.evaluation import evaluate, write_outputs
+    from agents.evaluation.tournament import evaluate, write_outputs
 
     results = evaluate(["greedy", "random"], game="kardinal_koenig", players=3, games=1, seed=2, save_games=1)
     write_outputs(results, tmp_path)

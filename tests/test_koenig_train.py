@@ -13,12 +13,12 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents import AgentSpecError, check_spec, load_agent  # noqa: E402
-from agents import train as train_mod  # noqa: E402
-from agents.adapters import KardinalAdapter, KoenigAdapter, make_adapter  # noqa: E402
-from agents.checkpoint import PlayerCountWarning, read_checkpoint  # noqa: E402
-from agents.config import ConfigError, make_config  # noqa: E402
-from agents.network import MaskedCategorical  # noqa: E402
-from agents.ppo_agent import KoenigPPOAgent  # noqa: E402
+from agents.networks.checkpoint import PlayerCountWarning, read_checkpoint  # noqa: E402
+from agents.networks.kardinal_net import MaskedCategorical  # noqa: E402
+from agents.networks.ppo_agent import KoenigPPOAgent  # noqa: E402
+from agents.training import trainer as train_mod  # noqa: E402
+from agents.training.adapters import KardinalAdapter, KoenigAdapter, make_adapter  # noqa: E402
+from agents.training.config import ConfigError, make_config  # noqa: E402
 from kardinal_env.koenig import Game as KGame  # noqa: E402
 
 torch.set_num_threads(1)
@@ -281,8 +281,8 @@ def test_config_game_validation(options, message):
 
 
 def test_config_games_match_agents_games():
-    from agents.config import GAMES
     from agents.games import GAMES as KINDS
+    from agents.training.config import GAMES
 
     assert tuple(GAMES) == tuple(KINDS)
     for name, kind in KINDS.items():
@@ -291,7 +291,7 @@ def test_config_games_match_agents_games():
 
 
 def test_evaluator_plays_a_koenig_checkpoint_with_seats_rotated(koenig_runs):
-    from agents.evaluation import evaluate
+    from agents.evaluation.tournament import evaluate
 
     res = evaluate([f"ppo:{koenig_runs['graph']}", "random"], players=3, games=3, seed=0, game="kardinal_koenig")
     assert len(res["games"]) == 3

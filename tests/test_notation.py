@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kardinal_env import Game, IllegalMoveError, MalformedMoveError, Rules, format_move, parse_move
-from kardinal_env.notation import (
+from kardinal_env import IllegalMoveError
+from kardinal_env.kardinal import Game, MalformedMoveError, Rules, format_move, parse_move
+from kardinal_env.kardinal.notation import (
     BUILD,
     CARDINAL,
     CHIP,

@@ -29,10 +29,10 @@ DIST = "kardinal-env"
 GOLDEN_RECORD = ROOT / "tests" / "golden" / "english_3p_tiebreak.json"
 
 ENTRY_POINTS = {
-    "kardinal-train": "agents.train:main",
+    "kardinal-train": "agents.training:main",
     "kardinal-evaluate": "agents.evaluation:main",
-    "kardinal-play": "agents.play:main",
-    "kardinal-replay": "kardinal_env.replay:main",
+    "kardinal-play": "agents.serving.play:main",
+    "kardinal-replay": "kardinal_env.core.replay:main",
 }
 CORE_DEPENDENCIES = {"numpy", "gymnasium", "pettingzoo"}
 
@@ -63,8 +63,9 @@ _BLOCKED_GAME = textwrap.dedent(
     for name in BLOCKED:
         assert name not in sys.modules, name
 
-    import kardinal_env.engine, kardinal_env.record, kardinal_env.rules
-    from kardinal_env import Game, RecordError, Rules
+    import kardinal_env.kardinal.engine, kardinal_env.kardinal.record, kardinal_env.kardinal.rules
+    from kardinal_env.kardinal import Game, Rules
+    from kardinal_env import RecordError
 
     rng = random.Random(7)
     game = Game(Rules(players=3, preset="german"))

@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents import train
-from agents.checkpoint import PlayerCountWarning, current_layout
-from agents.network import (
+from agents.networks.checkpoint import PlayerCountWarning, current_layout
+from agents.networks.kardinal_net import (
     MASK_VALUE,
     PLANES,
     KardinalNet,
@@ -26,11 +25,12 @@ from agents.network import (
     padded_to_crop,
     scatter_logits,
 )
-from agents.ppo_agent import PPOAgent, policy_step, prepare
+from agents.networks.ppo_agent import PPOAgent, policy_step, prepare
 from agents.rewards import projected_margins
-from kardinal_env import Game, Rules
-from kardinal_env.actions import ActionCodec
-from kardinal_env.observation import ObservationEncoder
+from agents.training import trainer as train
+from kardinal_env.kardinal import Game, Rules
+from kardinal_env.kardinal.actions import ActionCodec
+from kardinal_env.kardinal.observation import ObservationEncoder
 
 torch.set_num_threads(1)
 

@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference import RefGame
 
-from kardinal_env import Game, IllegalMoveError, Rules
-from kardinal_env.notation import parse_move
+from kardinal_env import IllegalMoveError
+from kardinal_env.kardinal import Game, Rules
+from kardinal_env.kardinal.notation import parse_move
 
 VARIANTS = [
     dict(players=2),

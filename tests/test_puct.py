@@ -10,11 +10,11 @@ import pytest
 import torch
 
 from agents import AgentSpecError, load_agent
-from agents.network import KardinalNet
-from agents.ppo_agent import PPOAgent
-from agents.puct import PUCTAgent
+from agents.networks.kardinal_net import KardinalNet
+from agents.networks.ppo_agent import PPOAgent
 from agents.rewards import projected_margins, terminal_rewards
-from kardinal_env import Game, Rules
+from agents.search.puct import PUCTAgent
+from kardinal_env.kardinal import Game, Rules
 
 torch.set_num_threads(1)
 
@@ -171,7 +171,7 @@ def test_puct_rejects_bad_arguments(kw):
 
 def test_evaluate_puct_in_worker_processes_matches_serial(checkpoint):
     """The spec travels to spawned workers (one torch thread each) and plays the same games."""
-    from agents.evaluation import evaluate
+    from agents.evaluation.tournament import evaluate
 
     specs = [f"puct:3:{checkpoint}", "greedy"]
     serial = evaluate(specs, players=2, games=2, seed=1, torch_threads=1)

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from helpers import new_game
 
-from kardinal_env import Game, RecordError, Rules
-from kardinal_env.record import FORMAT
+from kardinal_env import RecordError
+from kardinal_env.kardinal import Game, Rules
+from kardinal_env.kardinal.record import FORMAT
 
 GOLDEN = Path(__file__).parent / "golden"
 GOLDEN_FILE = GOLDEN / "german_3p.json"
@@ -184,7 +185,7 @@ def test_load_record(tmp_path):
 
 def _cli(*args):
     return subprocess.run(
-        [sys.executable, "-m", "kardinal_env.replay", *args],
+        [sys.executable, "-m", "kardinal_env.core.replay", *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -193,7 +194,7 @@ def _cli(*args):
 
 def test_cli_stderr_has_no_runpy_warning():
     result = subprocess.run(
-        [sys.executable, "-m", "kardinal_env.replay", str(GOLDEN_FILE)],
+        [sys.executable, "-m", "kardinal_env.core.replay", str(GOLDEN_FILE)],
         capture_output=True,
         text=True,
         timeout=120,

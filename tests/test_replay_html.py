@@ -1,5 +1,5 @@
-"""HTML replays (kardinal_env.replay_html, ``python -m kardinal_env.replay FILE -o game.html``) and the
-``rgb_array`` frame (kardinal_env.render.game_image), without a browser (tests/test_browser.py opens
+"""HTML replays (kardinal_env.kardinal.replay_html, ``python -m kardinal_env.core.replay FILE -o game.html``) and the
+``rgb_array`` frame (kardinal_env.kardinal.render.game_image), without a browser (tests/test_browser.py opens
 the pages in Chromium)."""
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kardinal_env import Game, RecordError, Rules
-from kardinal_env import render as render_mod
-from kardinal_env.render import IMAGE_SIZE, game_image
-from kardinal_env.replay import write_html
-from kardinal_env.replay_html import embed_json, replay_data, replay_html, write_replay_html
+from kardinal_env import RecordError
+from kardinal_env.core.replay import write_html
+from kardinal_env.kardinal import Game, Rules
+from kardinal_env.kardinal import render as render_mod
+from kardinal_env.kardinal.render import IMAGE_SIZE, game_image
+from kardinal_env.kardinal.replay_html import embed_json, replay_data, replay_html, write_replay_html
 
 GOLDEN = Path(__file__).parent / "golden"
 GOLDEN_FILES = sorted(GOLDEN.glob("*.json"))
@@ -161,7 +162,7 @@ def test_write_replay_html_and_write_html(tmp_path):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "kardinal_env.replay", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "kardinal_env.core.replay", *args], capture_output=True, text=True)
 
 
 def test_cli_output_option(tmp_path):

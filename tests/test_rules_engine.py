@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from helpers import new_game, play
 
-from kardinal_env import Game, IllegalMoveError, Rules, RulesError
-
 # ---------------------------------------------------------------- positions (4 players, english)
+from kardinal_env import IllegalMoveError
+from kardinal_env.kardinal import Game, Rules, RulesError
 
 # P0: the start. Sites: (-1,0) (0,1) (0,-1) next to the nave; (1,1) (1,-1) (2,0) next to the clock tower.
 P0: list[str] = []

@@ -1,4 +1,4 @@
-"""The local play server (agents.webplay) through its HTTP API, without a browser
+"""The local play server (agents.serving.webplay) through its HTTP API, without a browser
 (tests/test_browser.py plays it by clicking in Chromium). Every server is stopped by its test."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import urllib.request
 import pytest
 
 from agents import AgentSpecError
-from agents.webplay import PlaySession, main, make_server
-from kardinal_env import Game
+from agents.serving.webplay import PlaySession, main, make_server
+from kardinal_env.kardinal import Game
 
 
 @pytest.fixture
@@ -177,7 +177,7 @@ def test_failing_agent_is_reported_and_blocks_the_turn():
         state = session.play(state["legal"][0])
     assert state["agent_error"] == "agent random (seat 1) failed: RuntimeError: no idea"
     assert state["seat"] == 1 and state["legal"] == []
-    from agents.webplay import PlayError
+    from agents.serving.webplay import PlayError
 
     with pytest.raises(PlayError, match="turn: seat 1 is on turn, you play seat 0") as info:
         session.play("C-")
@@ -231,7 +231,7 @@ def test_command_line_serves_until_ctrl_c():
     import sys
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agents.webplay", "--agents", "random", "--port", "0", "--seat", "1"],
+        [sys.executable, "-m", "agents.serving.webplay", "--agents", "random", "--port", "0", "--seat", "1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -255,21 +255,23 @@ def test_command_line_serves_until_ctrl_c():
 
 
 def test_play_web_flag_reaches_the_play_server(monkeypatch):
-    """``kardinal-play --web`` hands its options to ``agents.webplay.main`` (no server is started here)."""
-    import agents.play
-    import agents.webplay
+    """``kardinal-play --web`` hands its options to ``agents.serving.webplay.main`` (no server is started here)."""
+    import agents.serving.play
+    import agents.serving.webplay
 
     seen = {}
-    monkeypatch.setattr(agents.webplay, "main", lambda argv: seen.setdefault("argv", argv) and 0)
-    assert agents.play.main(["--web", "--agents", "random", "--port", "0", "--players", "3", "--seat", "1"]) == 0
+    monkeypatch.setattr(agents.serving.webplay, "main", lambda argv: seen.setdefault("argv", argv) and 0)
+    assert (
+        agents.serving.play.main(["--web", "--agents", "random", "--port", "0", "--players", "3", "--seat", "1"]) == 0
+    )
     argv = seen["argv"]
     assert argv[argv.index("--port") + 1] == "0" and argv[argv.index("--players") + 1] == "3"
     assert argv[argv.index("--agents") + 1] == "random" and argv[argv.index("--host") + 1] == "127.0.0.1"
 
 
 def test_play_web_refuses_save(capsys):
-    import agents.play
+    import agents.serving.play
 
     with pytest.raises(SystemExit):
-        agents.play.main(["--web", "--save", "x.json"])
+        agents.serving.play.main(["--web", "--save", "x.json"])
     assert "--save is for terminal play" in capsys.readouterr().err

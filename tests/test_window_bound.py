@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from kardinal_env import Game, IllegalMoveError, RecordError, Rules
+from kardinal_env import IllegalMoveError, RecordError
+from kardinal_env.kardinal import Game, Rules
 
 GOLDEN = Path(__file__).parent / "golden"
 FILES = sorted(GOLDEN.glob("window_bound_*.json"))

@@ -3,8 +3,8 @@
 Agents trained on ``kardinal_v0`` play through ``select_move(game)`` on a plain
 :class:`kardinal_env.Game` (the evaluation scripts' protocol). :class:`GameFeaturizer` builds exactly
 what the environment would have shown the deciding seat: the ``(72, W, W)`` observation
-(:class:`~kardinal_env.observation.ObservationEncoder`) and the int8 action mask
-(:class:`~kardinal_env.actions.ActionCodec`) for ``game.current_player``.
+(:class:`~kardinal_env.kardinal.observation.ObservationEncoder`) and the int8 action mask
+(:class:`~kardinal_env.kardinal.actions.ActionCodec`) for ``game.current_player``.
 
 The window is the game's: ``rules.window``, or the lossless ``53`` for the unbounded game
 (``window=None``), exactly as ``kardinal_v0.env(window=...)`` would encode it. A network whose
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..actions import DEFAULT_WINDOW, ActionCodec
-from ..engine import Game
-from ..notation import format_move
-from ..observation import ObservationEncoder
-from ..rules import Rules
+from kardinal_env.kardinal.actions import DEFAULT_WINDOW, ActionCodec
+from kardinal_env.kardinal.engine import Game
+from kardinal_env.kardinal.notation import format_move
+from kardinal_env.kardinal.observation import ObservationEncoder
+from kardinal_env.kardinal.rules import Rules
 
 __all__ = ["GameFeaturizer", "game_window"]
 
@@ -59,7 +59,7 @@ class GameFeaturizer:
     def action_mask(self, game: Game) -> np.ndarray:
         """int8 mask (``kardinal_v0``'s convention) of the seat to move; all zeros once over.
 
-        Built by :meth:`kardinal_env.actions.ActionCodec.action_mask`, the environment's own mask builder.
+        Built by :meth:`kardinal_env.kardinal.actions.ActionCodec.action_mask`, the environment's own mask builder.
         """
         return self._parts(game.rules)[1].action_mask(game, game.current_player)
 

@@ -11,7 +11,7 @@ imports this module.
   dict, sets the logits of illegal actions to ``FLOAT_MIN`` in every forward pass (exploration,
   inference and training) and computes values for PPO's GAE. The policy head is
   fully convolutional: one 1×1 convolution gives the 17 spatial action planes of
-  :mod:`kardinal_env.actions` (16 build planes + cardinal) square by square, and a pooled linear
+  :mod:`kardinal_env.kardinal.actions` (16 build planes + cardinal) square by square, and a pooled linear
   layer gives the 5 non-spatial actions (4 chips, keep the cardinal). ``model_config`` keys:
   ``channels`` (32), ``blocks`` (3 conv layers), ``value_hidden`` (64).
 * :class:`MaskedRandomRLModule` — a parameter-free module that plays uniformly among legal actions
@@ -27,7 +27,7 @@ imports this module.
 
 Rewards reach RLlib through ``PettingZooEnv``: each seat receives its own (cumulative) reward when
 it next observes and its final reward when the game ends, so ``"main"`` only ever learns from the
-seat it plays. Checkpoints are ordinary RLlib checkpoints; ``agents.rllib_agent.RLlibAgent`` plays
+seat it plays. Checkpoints are ordinary RLlib checkpoints; ``agents.networks.rllib_agent.RLlibAgent`` plays
 from one without starting Ray.
 """
 
@@ -52,8 +52,8 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env
 from torch import nn
 
-from .. import kardinal_v0
-from ..actions import BUILD_PLANES
+from kardinal_env import kardinal_v0
+from kardinal_env.kardinal.actions import BUILD_PLANES
 
 __all__ = [
     "ENV_NAME",
@@ -131,7 +131,7 @@ class KardinalMaskedRLModule(TorchRLModule, ValueFunctionAPI):
             layers += [nn.Conv2d(c, ch, 3, padding=1), nn.ReLU()]
             c = ch
         self.trunk = nn.Sequential(*layers)
-        # The action layout of kardinal_env.actions: plane * W*W + square, then 5 scalar actions.
+        # The action layout of kardinal_env.kardinal.actions: plane * W*W + square, then 5 scalar actions.
         self.spatial_head = num_actions == _SPATIAL_PLANES * height * width + _SCALAR_ACTIONS
         if self.spatial_head:
             self.plane_logits = nn.Conv2d(ch, _SPATIAL_PLANES, 1)

@@ -27,7 +27,7 @@ progress line names the driver's node (``driver_node``) and the nodes of the env
 Checkpoints: ``OUT/checkpoint`` (the latest, overwritten every ``--checkpoint-every`` iterations
 and at the end) is an ordinary RLlib Algorithm checkpoint (``Algorithm.from_checkpoint`` resumes
 it; ``--resume OUT/checkpoint`` continues training with the league's frozen snapshots; the
-league callback's episode counter and the win-rate window start afresh). ``agents.rllib_agent.RLlibAgent`` plays its
+league callback's episode counter and the win-rate window start afresh). ``agents.networks.rllib_agent.RLlibAgent`` plays its
 ``"main"`` module, so ``scripts/evaluate.py --agents rllib:OUT/checkpoint`` evaluates it. One JSON
 line per iteration goes to stdout and to ``OUT/progress.jsonl``. The driver writes the checkpoint
 (its learner holds the weights), so ``--out`` is a path of the driver's machine; to resume or

@@ -47,9 +47,9 @@ from sb3_contrib.common.wrappers import ActionMasker
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from ..single_agent import KardinalVsBots
-from .common import GameFeaturizer
-from .torch_nets import CropTrunk, PooledTrunk, check_window
+from kardinal_env.core.single_agent import KardinalVsBots
+from kardinal_env.integrations.common import GameFeaturizer
+from kardinal_env.integrations.torch_nets import CropTrunk, PooledTrunk, check_window
 
 __all__ = [
     "KardinalCNN",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..observation import COUNT_SCALE, NUM_CHANNELS, SPATIAL_CHANNELS
+from kardinal_env.kardinal.observation import COUNT_SCALE, NUM_CHANNELS, SPATIAL_CHANNELS
 
 __all__ = ["CropTrunk", "PooledTrunk", "DEFAULT_CROP", "SPATIAL_CHANNELS", "SCALAR_CHANNELS", "check_window"]
 

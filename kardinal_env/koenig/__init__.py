@@ -15,11 +15,11 @@ the move table), ``notation`` (move strings), ``scoring`` (the three scorings as
 (a plain-text view). ``docs/rules-koenig.md`` states the rules as implemented.
 """
 
-from ..errors import RecordError
-from .board import BOARD_FORMAT, Board, BoardError, board_names, load_board
-from .engine import PHASES, DeckError, Game, IllegalMoveError
-from .notation import MalformedMoveError, parse_move
-from .rules import Rules, RulesError
+from kardinal_env.core.errors import RecordError
+from kardinal_env.koenig.board import BOARD_FORMAT, Board, BoardError, board_names, load_board
+from kardinal_env.koenig.engine import PHASES, DeckError, Game, IllegalMoveError
+from kardinal_env.koenig.notation import MalformedMoveError, parse_move
+from kardinal_env.koenig.rules import Rules, RulesError
 
 __all__ = [
     "BOARD_FORMAT",

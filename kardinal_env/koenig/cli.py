@@ -16,10 +16,10 @@ import json
 import random
 import sys
 
-from ..errors import RecordError
-from .engine import Game
-from .rules import Rules, RulesError
-from .text import game_text
+from kardinal_env.core.errors import RecordError
+from kardinal_env.koenig.engine import Game
+from kardinal_env.koenig.rules import Rules, RulesError
+from kardinal_env.koenig.text import game_text
 
 __all__ = ["main", "random_game"]
 

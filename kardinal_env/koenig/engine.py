@@ -76,14 +76,14 @@ import json
 import random
 from typing import NamedTuple, NoReturn
 
-from ..errors import IllegalMoveError, RecordError
-from ..game_base import TurnBasedGame
-from ..record import check_result, read_record_file
-from . import scoring
-from .board import Board
-from .notation import MalformedMoveError, parse_move
-from .record import make_record, parse_record
-from .rules import ADVISORS, CLOISTERS, DISPLAY_SIZE, HAND_SIZE, Rules
+from kardinal_env.core.errors import IllegalMoveError, RecordError
+from kardinal_env.core.game_base import TurnBasedGame
+from kardinal_env.core.records import check_result, read_record_file
+from kardinal_env.koenig import scoring
+from kardinal_env.koenig.board import Board
+from kardinal_env.koenig.notation import MalformedMoveError, parse_move
+from kardinal_env.koenig.record import make_record, parse_record
+from kardinal_env.koenig.rules import ADVISORS, CLOISTERS, DISPLAY_SIZE, HAND_SIZE, Rules
 
 __all__ = ["Game", "IllegalMoveError", "DeckError", "PHASES"]
 
@@ -437,7 +437,7 @@ class Game(TurnBasedGame):
         """A copy of this game in which the hidden cards are replaced: ``hands`` maps seats to their
         new hands (type digits; sizes must stay), ``deck`` is the new deck (type digits, top first),
         and future shuffles follow ``random.Random(seed)`` instead of this game's generator. For
-        determinizing search (``agents.ismcts``): the caller samples what it cannot see.
+        determinizing search (``agents.search.ismcts``): the caller samples what it cannot see.
 
         The new cards must be exactly the cards they replace, as a multiset (``DeckError``
         otherwise): a sampler that follows the public information always satisfies this, so the

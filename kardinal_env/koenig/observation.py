@@ -54,8 +54,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine import PHASES, Game
-from .rules import ADVISORS, CLOISTERS, Rules
+from kardinal_env.koenig.engine import PHASES, Game
+from kardinal_env.koenig.rules import ADVISORS, CLOISTERS, Rules
 
 _OVER_PHASE = PHASES.index("over")
 

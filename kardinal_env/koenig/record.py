@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..errors import RecordError
-from ..record import check_move_strings, check_record_fields, check_result_shape
-from .rules import Rules, RulesError
+from kardinal_env.core.errors import RecordError
+from kardinal_env.core.records import check_move_strings, check_record_fields, check_result_shape
+from kardinal_env.koenig.rules import Rules, RulesError
 
 __all__ = ["FORMAT", "RecordError", "RecordParts", "make_record", "parse_record"]
 

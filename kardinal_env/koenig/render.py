@@ -3,7 +3,7 @@
 * :func:`map_text` — the text view of ``kardinal_env.koenig.text``: countries with their sites
   and owners, seals with advisors, alliances, and per seat its score, pieces left and hand — a
   hand shown only to the observer ``seat`` (the others show their hand sizes).
-* :func:`map_image` — a ``uint8`` ``H x W x 3`` picture drawn from the board's ``layout``: roads as
+* :func:`game_image` — a ``uint8`` ``H x W x 3`` picture drawn from the board's ``layout``: roads as
   grey lines, alliance links as dashed lines numbered in the board's order, sites as discs coloured
   by owner (grey when empty), each seal as a square labelled with the country code and its
   advisors per seat, and a panel with the scores, pieces left, display, deck and phase. Hands are
@@ -17,11 +17,11 @@ import math
 
 import numpy as np
 
-from ..drawing import TEXT_ADVANCE, Canvas
-from .engine import Game
-from .text import game_text
+from kardinal_env.core.drawing import TEXT_ADVANCE, Canvas
+from kardinal_env.koenig.engine import Game
+from kardinal_env.koenig.text import game_text
 
-__all__ = ["map_text", "map_image", "layout_positions", "IMAGE_SIZE", "SEAT_COLOURS"]
+__all__ = ["map_text", "game_image", "layout_positions", "IMAGE_SIZE", "SEAT_COLOURS"]
 
 #: Default picture size ``(width, height)``.
 IMAGE_SIZE = (720, 640)
@@ -69,7 +69,7 @@ def layout_positions(game: Game) -> dict[str, tuple[float, float]]:
     return out
 
 
-def map_image(game: Game, size: tuple[int, int] = IMAGE_SIZE) -> np.ndarray:
+def game_image(game: Game, size: tuple[int, int] = IMAGE_SIZE) -> np.ndarray:
     """The map as a ``uint8`` picture of ``size = (width, height)`` pixels (see the module docstring)."""
     width, height = size
     if not (isinstance(width, int) and isinstance(height, int) and width >= 200 and height >= 200):

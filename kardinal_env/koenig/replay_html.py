@@ -2,21 +2,21 @@
 
 ``write_replay_html(record, path)`` writes one HTML file (inline SVG, CSS and script; no network)
 that steps through a ``kardinal-koenig-record/1`` game (``kardinal_env.koenig.record``) position by
-position: the map drawn from the board's ``layout`` (as ``kardinal_env.koenig.render.map_image``
+position: the map drawn from the board's ``layout`` (as ``kardinal_env.koenig.render.game_image``
 does: country areas, roads, alliances dashed and numbered, sites coloured by owner, each seal with
 its country's card type and the advisors per seat), the site or seal the last move touched
 outlined, every seat's hand, pieces left, score and score now, the display, the deck size, the
 discard pile, the move list in notation with the seat that made each move (click one to jump to
 the position after it), a slider, buttons and the keyboard (left/right arrows, Home/End, space to
 play), and the final scores, winners and the final scoring by kind. Opening ``game.html#12`` starts
-at position 12. Command line: ``kardinal-replay RECORD.json -o game.html`` (``kardinal_env.replay``).
+at position 12. Command line: ``kardinal-replay RECORD.json -o game.html`` (``kardinal_env.core.replay``).
 
 Hands: a record fixes the whole deck (and the reshuffle), so every card of every hand is known
 from it; the page shows them all and says so. (The live environment hides them; a record does not.)
 
 Every position is computed here, in Python, by replaying the moves through the engine; the page only
 draws the embedded JSON (:func:`replay_data`). Position ``k`` is the game after its first ``k``
-moves (``0`` = after the deal). An invalid record raises :class:`~kardinal_env.errors.RecordError`
+moves (``0`` = after the deal). An invalid record raises :class:`~kardinal_env.core.errors.RecordError`
 naming the field, or the move and the rule it breaks.
 
 For tests and tools the page marks what it shows: every site is an SVG ``circle.site`` with
@@ -28,8 +28,8 @@ move touched is ``.last`` (``data-site`` or ``data-country``); ``#position`` rea
 carries ``data-display``, ``data-deck`` and ``data-discards``; ``#scores`` holds the final result
 with ``data-scores`` and ``data-winners`` (JSON lists; empty for an unfinished game).
 
-The page shell, controls and stepping script are ``kardinal_env.replay_page`` (shared with the
-Kardinal replays, ``kardinal_env.replay_html``).
+The page shell, controls and stepping script are ``kardinal_env.core.replay_page`` (shared with the
+Kardinal replays, ``kardinal_env.kardinal.replay_html``).
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-from ..errors import RecordError
-from ..replay_page import replay_page, write_page
-from .engine import Game
-from .notation import parse_move
-from .record import FORMAT, parse_record
-from .render import SEAT_COLOURS, layout_positions
+from kardinal_env.core.errors import RecordError
+from kardinal_env.core.replay_page import replay_page, write_page
+from kardinal_env.koenig.engine import Game
+from kardinal_env.koenig.notation import parse_move
+from kardinal_env.koenig.record import FORMAT, parse_record
+from kardinal_env.koenig.render import SEAT_COLOURS, layout_positions
 
 __all__ = ["replay_data", "replay_html", "write_replay_html"]
 
@@ -109,7 +109,7 @@ def replay_data(record: dict, source: str = "record") -> dict:
     the result with the final scoring by kind, and one entry per position ``0..len(moves)`` (owners,
     advisors, hands, pieces left, display, deck, discard pile size, scores, projected scores, phase,
     seat on turn, the last move, its seat, what it touched on the map and the cards it brought into
-    the mover's hand). Checks the record first (:class:`~kardinal_env.errors.RecordError`)."""
+    the mover's hand). Checks the record first (:class:`~kardinal_env.core.errors.RecordError`)."""
     fmt = record.get("format") if isinstance(record, dict) else None
     if fmt != FORMAT:
         raise RecordError(f"{source}: field 'format' must be {FORMAT!r}, got {fmt!r}")

@@ -32,8 +32,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..game_base import options_from_dict
-from .board import Board, BoardError, board_names, compile_board, load_board
+from kardinal_env.core.game_base import options_from_dict
+from kardinal_env.koenig.board import Board, BoardError, board_names, compile_board, load_board
 
 __all__ = ["Rules", "RulesError", "DISCARD_OPTIONS", "REMOVED_PER_TYPE", "CLOISTERS", "ADVISORS", "HAND_SIZE"]
 

@@ -6,7 +6,7 @@ what seat ``s`` may know: its own hand, and the other seats' hand sizes.
 
 from __future__ import annotations
 
-from .engine import Game
+from kardinal_env.koenig.engine import Game
 
 __all__ = ["game_text"]
 

@@ -11,7 +11,7 @@ import json
 import random
 from pathlib import Path
 
-from kardinal_env import Game, Rules
+from kardinal_env.kardinal import Game, Rules
 
 HERE = Path(__file__).parent
 

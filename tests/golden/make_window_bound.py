@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from kardinal_env import Game, Rules
+from kardinal_env.kardinal import Game, Rules
 
 HERE = Path(__file__).parent
 

@@ -1,0 +1,153 @@
+"""Tournament games as Ray tasks: ``evaluate(..., address=...)`` and ``kardinal-evaluate --address``/``--ray``.
+
+Games are independent (each is seeded from its game number, see :mod:`agents.evaluation.tournament`), so a
+gauntlet spreads over a Ray cluster as plain tasks: the games are cut into chunks of consecutive game
+numbers (two per CPU of the cluster), each chunk is one Ray task (``num_cpus=1``, placed round-robin
+over the nodes' CPUs with a soft node affinity, so every node gets its share) that builds the
+participants' agents from their specs once and plays its games with the same code as the local run
+(:func:`agents.evaluation.tournament._play_task`). The per-game results are therefore the same as with
+``workers=1`` or a process pool, whatever node plays which game; only the timing fields differ.
+
+``address``: ``"local"`` starts a private Ray instance on this machine (``ray.init(num_cpus=workers)``,
+no dashboard) and stops it afterwards; anything else (``"auto"``, ``"HOST:PORT"``, ``"ray://..."``)
+joins that cluster with ``ray.init(address=...)`` and leaves it running. A process already connected
+to Ray (``ray.is_initialized()``) is used as it is.
+
+Where things must be: every node imports ``agents`` and ``kardinal_env``, so install kardinal-env (the
+same version) on every node. A checkpoint named in a spec (``ppo:PATH``, ``rllib:PATH``) is opened by
+the task on its node: the path must reach the same files there (storage every node mounts). Each task
+first changes to the caller's working directory when that directory exists on its node, so relative
+paths work on a cluster with a shared file system laid out alike; otherwise give absolute paths.
+
+Needs ``ray`` (``pip install "kardinal-env[rllib]"``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["run_on_ray", "chunk_games"]
+
+
+def chunk_games(tasks: list, chunks: int) -> list[list]:
+    """Cut ``tasks`` into at most ``chunks`` runs of consecutive tasks, as even as possible."""
+    if chunks < 1:
+        raise ValueError(f"chunks must be >= 1, got {chunks}")
+    chunks = min(chunks, len(tasks))
+    size, extra = divmod(len(tasks), chunks) if chunks else (0, 0)
+    out, start = [], 0
+    for i in range(chunks):
+        end = start + size + (i < extra)
+        out.append(tasks[start:end])
+        start = end
+    return out
+
+
+def _play_chunk(participants, agent_kwargs, torch_threads, cwd, games) -> dict:
+    """Body of the Ray task: build the agents, play ``games``; returns the results and this node's id."""
+    import ray
+
+    from agents.evaluation import tournament as evaluation
+
+    if cwd and os.path.isdir(cwd):
+        os.chdir(cwd)
+    saved = dict(evaluation._WORKER)
+    try:
+        evaluation._init_worker(participants, agent_kwargs, torch_threads)
+        results = [evaluation._play_task(task) for task in games]
+    finally:
+        evaluation._WORKER.clear()
+        evaluation._WORKER.update(saved)
+    return {"node": ray.get_runtime_context().get_node_id(), "results": results}
+
+
+def _connect(address: str, workers: int) -> bool:
+    """Connect to Ray; True when this call started the connection (and must shut it down)."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    if address == "local":
+        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    else:
+        ray.init(address=address, log_to_driver=False)
+    return True
+
+
+def run_on_ray(
+    tasks: list,
+    participants: list,
+    agent_kwargs: dict | None,
+    torch_threads: int | None,
+    address: str,
+    workers: int = 1,
+    chunks: int | None = None,
+    progress: bool = False,
+) -> tuple[list, dict]:
+    """Play the game ``tasks`` of :func:`agents.evaluation.tournament.evaluate` as Ray tasks.
+
+    ``chunks``: how many Ray tasks (default: twice the cluster's CPUs, at most one per game).
+    Returns ``(results, info)``: the per-game results in game order and ``info`` =
+    ``{"address", "nodes", "tasks", "games_per_node"}`` (Ray node ids). The first failing game
+    cancels the rest and raises :class:`agents.evaluation.tournament.EvaluationError` naming it.
+    """
+    from agents.evaluation.tournament import EvaluationError
+
+    if not all(isinstance(p, str) for p in participants):
+        raise ValueError("agent objects cannot be sent to Ray workers; pass spec strings with address=...")
+    if not isinstance(address, str) or not address:
+        raise ValueError(f"address must be 'local', 'auto', 'HOST:PORT' or 'ray://HOST:PORT', got {address!r}")
+    try:
+        import ray
+    except ImportError as exc:  # pragma: no cover - ray is an optional dependency
+        raise ValueError(f"address={address!r} needs ray: pip install 'kardinal-env[rllib]' ({exc})") from None
+
+    started = _connect(address, workers)
+    try:
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        alive = sorted((n["NodeID"], int(n.get("Resources", {}).get("CPU", 0))) for n in ray.nodes() if n.get("Alive"))
+        nodes = [node for node, _ in alive]
+        # One slot per CPU, interleaved over the nodes: chunk i goes to slots[i % len(slots)] (soft, so a
+        # chunk whose node is gone or full runs elsewhere).
+        slots = [node for k in range(max((c for _, c in alive), default=0)) for node, c in alive if c > k]
+        parts = chunk_games(list(tasks), chunks or max(1, 2 * len(slots)))
+        remote = ray.remote(num_cpus=1, max_retries=0)(_play_chunk)
+        cwd = os.getcwd()
+        pending = {}
+        for i, part in enumerate(parts):
+            options = {}
+            if slots:
+                options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(slots[i % len(slots)], soft=True)
+            ref = remote.options(**options).remote(participants, agent_kwargs, torch_threads or 1, cwd, part)
+            pending[ref] = part[0][0]
+        results: list = []
+        per_node: dict[str, int] = {}
+        try:
+            while pending:
+                done, _ = ray.wait(list(pending), num_returns=1)
+                ref = done[0]
+                first_game = pending.pop(ref)
+                try:
+                    out = ray.get(ref)
+                except ray.exceptions.RayTaskError as exc:
+                    cause = exc.cause
+                    if isinstance(cause, EvaluationError):
+                        raise EvaluationError(str(cause)) from None
+                    raise EvaluationError(f"games from {first_game}: {type(cause).__name__}: {cause}") from None
+                except ray.exceptions.RayError as exc:
+                    raise EvaluationError(f"games from {first_game}: Ray failed: {exc}") from None
+                results.extend(out["results"])
+                per_node[out["node"]] = per_node.get(out["node"], 0) + len(out["results"])
+                if progress:
+                    print(f"  game {len(results)}/{len(tasks)}", file=sys.stderr, flush=True)
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+    finally:
+        if started:
+            ray.shutdown()
+    results.sort(key=lambda r: r["game"])
+    info = {"address": address, "nodes": nodes, "tasks": len(parts), "games_per_node": per_node}
+    return results, info

@@ -1,0 +1,287 @@
+"""Policy/value network for Kardinal, the crop that makes it cheap on a CPU, and the masked distribution.
+
+**Input.** The ``(72, W, W)`` uint8 observation of :mod:`kardinal_env.kardinal.observation`. Channels 0-16 are
+spatial (0/1 per square); channels 17-71 are constant planes (raw counts). The network takes them as
+two tensors: ``spatial`` ``(B, 17, h, w)`` and ``scalars`` ``(B, 55)`` (raw; the network divides
+the counts by :data:`SCALE` = 12), plus ``valid`` ``(B, h, w)`` (1 on squares of the crop, 0 on batch padding).
+
+**Crop.** Every legal action of a decision lies in the bounding box of the sites plus one square of
+margin (builds and the cardinal stand on sites; a yard's anchor, its lower-left square, may be the
+empty square next to a site), and every building lies inside the sites' bounding box (the outermost
+building of each side has an empty neighbour beyond it). The constant planes are the same on every
+square. So the network runs on ``obs[:17, r0:r0+h, c0:c0+w]`` with
+``(r0, c0, h, w) = crop_box(obs)`` instead of the full window: a fully convolutional net sees the
+whole position and produces a logit for every legal action. A batch of crops of different sizes is
+padded (zeros, ``valid = 0``) to the batch's largest crop. The action mask is cropped the same way
+(:func:`crop_mask`): ``17 * h * w + 5`` entries, the 17 planes over the crop, then the 4 chips and
+"keep the cardinal" exactly as in :class:`kardinal_env.kardinal.actions.ActionCodec`. :func:`crop_to_full`
+maps a crop action back to the full action index and :func:`scatter_logits` writes crop logits into
+a full-size logit vector (everything outside the crop gets the masked value).
+
+**Architecture.** Input: the 17 spatial planes as they are (0/1) plus 7 fixed 4-neighbour sums (how
+many squares of colour slot 0..3, of houses, towers and yards a new edifice on that square would
+touch); the constant planes divided by 12. Stem: ``conv3x3(24 -> C)`` plus ``Linear(55 -> C)``
+broadcast over the squares (the constant planes enter as a per-channel bias, so zero padding never
+corrupts them). Then ``blocks`` residual blocks (two 3x3 convolutions; each block also adds a linear
+map of the globally pooled features — mean and max over the valid squares — as a channel bias, so
+global information such as "where may the next player score" reaches every square). Policy: a 1x1
+convolution to 17 logits per square (16 build planes + cardinal), flattened plane-major exactly like
+the codec; a small MLP on the pooled features gives the 5 non-spatial logits. Value: MLP on the
+pooled features -> one number.
+
+**Masked distribution.** :class:`MaskedCategorical`: masked logits are set to ``MASK_VALUE``
+(``-1e8``, finite, so no NaN even when all but one action is masked); masked actions get exactly
+zero probability; entropy sums over legal actions only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+__all__ = [
+    "KardinalNet",
+    "MaskedCategorical",
+    "MASK_VALUE",
+    "SCALE",
+    "SPATIAL",
+    "SCALARS",
+    "PLANES",
+    "NON_SPATIAL",
+    "crop_box",
+    "crop_obs",
+    "crop_mask",
+    "crop_to_full",
+    "full_to_crop",
+    "scatter_logits",
+    "collate",
+]
+
+SPATIAL = 17  # observation channels 0..16
+SCALARS = 55  # observation channels 17..71 (constant planes)
+PLANES = 17  # policy planes per square: 16 build planes + the cardinal
+NON_SPATIAL = 5  # 4 chips + keep the cardinal
+SCALE = 12.0
+TOUCH_FEATURES = 7
+MASK_VALUE = -1e8
+SITES_CHANNEL = 15
+
+
+# ---------------------------------------------------------------------- crop
+def crop_box(obs: np.ndarray, margin: int = 1) -> tuple[int, int, int, int]:
+    """``(r0, c0, h, w)``: the bounding box of the sites plane of ``obs`` grown by ``margin`` squares,
+    clipped to the window. Holds every legal action's square (see the module docstring)."""
+    sites = obs[SITES_CHANNEL]
+    window = sites.shape[0]
+    rows = np.flatnonzero(sites.any(axis=1))
+    if rows.size == 0:  # game over (no site): a tiny box around the cathedral
+        half = window // 2
+        r0, r1, c0, c1 = half - 1, half + 1, half - 1, half + 2
+    else:
+        cols = np.flatnonzero(sites.any(axis=0))
+        r0, r1, c0, c1 = rows[0], rows[-1], cols[0], cols[-1]
+    r0 = max(0, int(r0) - margin)
+    c0 = max(0, int(c0) - margin)
+    r1 = min(window - 1, int(r1) + margin)
+    c1 = min(window - 1, int(c1) + margin)
+    return r0, c0, r1 - r0 + 1, c1 - c0 + 1
+
+
+def crop_obs(obs: np.ndarray, box) -> tuple[np.ndarray, np.ndarray]:
+    """``(spatial (17, h, w) uint8, scalars (55,) uint8)`` of ``obs`` for the crop ``box``."""
+    r0, c0, h, w = box
+    return (
+        np.ascontiguousarray(obs[:SPATIAL, r0 : r0 + h, c0 : c0 + w]),
+        obs[SPATIAL:, 0, 0].copy(),
+    )
+
+
+def crop_mask(mask: np.ndarray, box, window: int) -> np.ndarray:
+    """The full action mask (length ``17 W² + 5``) restricted to the crop: ``17 h w + 5`` entries."""
+    r0, c0, h, w = box
+    n = window * window
+    planes = mask[: PLANES * n].reshape(PLANES, window, window)[:, r0 : r0 + h, c0 : c0 + w]
+    return np.concatenate([planes.reshape(-1), mask[PLANES * n :]])
+
+
+def crop_to_full(action: int, box, window: int) -> int:
+    """Full action index of crop action ``action`` (crop layout: ``plane*h*w + r*w + c``, then 5)."""
+    r0, c0, h, w = box
+    action = int(action)
+    hw = h * w
+    if action >= PLANES * hw:
+        return PLANES * window * window + (action - PLANES * hw)
+    plane, rest = divmod(action, hw)
+    r, c = divmod(rest, w)
+    return plane * window * window + (r0 + r) * window + (c0 + c)
+
+
+def full_to_crop(action: int, box, window: int) -> int:
+    """Crop action of full action ``action``; ``ValueError`` if its square lies outside the crop."""
+    r0, c0, h, w = box
+    action = int(action)
+    n = window * window
+    if action >= PLANES * n:
+        return PLANES * h * w + (action - PLANES * n)
+    plane, sq = divmod(action, n)
+    row, col = divmod(sq, window)
+    r, c = row - r0, col - c0
+    if not (0 <= r < h and 0 <= c < w):
+        raise ValueError(f"action {action} lies outside the crop {box}")
+    return plane * h * w + r * w + c
+
+
+def scatter_logits(crop_logits: torch.Tensor, box, window: int, fill: float = MASK_VALUE) -> torch.Tensor:
+    """Full-size logit vector (``17 W² + 5``) from the logits of one crop (``17 h w + 5``)."""
+    r0, c0, h, w = box
+    full = crop_logits.new_full((PLANES, window, window), fill)
+    full[:, r0 : r0 + h, c0 : c0 + w] = crop_logits[: PLANES * h * w].reshape(PLANES, h, w)
+    return torch.cat([full.reshape(-1), crop_logits[PLANES * h * w :]])
+
+
+def collate(spatials, scalars, masks=None, boxes=None):
+    """Pad a list of crops to the largest ``(h, w)``: returns ``spatial (B,17,H,W) float``,
+    ``scalars (B,55) float``, ``valid (B,H,W) float`` and, when ``masks`` (crop masks, one per crop)
+    are given, ``mask (B, 17*H*W+5) bool`` in the padded layout. ``boxes`` only supply ``h, w``
+    when given; otherwise they are read from the arrays."""
+    B = len(spatials)
+    hs = [s.shape[1] for s in spatials]
+    ws = [s.shape[2] for s in spatials]
+    H, W = max(hs), max(ws)
+    sp = np.zeros((B, SPATIAL, H, W), dtype=np.float32)
+    valid = np.zeros((B, H, W), dtype=np.float32)
+    for i, s in enumerate(spatials):
+        h, w = s.shape[1], s.shape[2]
+        sp[i, :, :h, :w] = s
+        valid[i, :h, :w] = 1.0
+    sc = np.stack(scalars).astype(np.float32)
+    out = [torch.from_numpy(sp), torch.from_numpy(sc), torch.from_numpy(valid)]
+    if masks is not None:
+        m = np.zeros((B, PLANES * H * W + NON_SPATIAL), dtype=bool)
+        for i, cm in enumerate(masks):
+            h, w = hs[i], ws[i]
+            planes = cm[: PLANES * h * w].reshape(PLANES, h, w)
+            m[i, : PLANES * H * W].reshape(PLANES, H, W)[:, :h, :w] = planes
+            m[i, PLANES * H * W :] = cm[PLANES * h * w :]
+        out.append(torch.from_numpy(m))
+    return tuple(out)
+
+
+def padded_to_crop(action: int, H: int, W: int, h: int, w: int) -> int:
+    """Crop action (layout of an ``h x w`` crop) of an action in the padded ``H x W`` layout."""
+    if action >= PLANES * H * W:
+        return PLANES * h * w + (action - PLANES * H * W)
+    plane, rest = divmod(action, H * W)
+    r, c = divmod(rest, W)
+    return plane * h * w + r * w + c
+
+
+def crop_to_padded(action: int, H: int, W: int, h: int, w: int) -> int:
+    """Inverse of :func:`padded_to_crop`."""
+    if action >= PLANES * h * w:
+        return PLANES * H * W + (action - PLANES * h * w)
+    plane, rest = divmod(action, h * w)
+    r, c = divmod(rest, w)
+    return plane * H * W + r * W + c
+
+
+# ---------------------------------------------------------------------- distribution
+class MaskedCategorical:
+    """Categorical over the legal actions: ``logits`` ``(B, A)``, ``mask`` ``(B, A)`` bool."""
+
+    def __init__(self, logits: torch.Tensor, mask: torch.Tensor):
+        mask = mask.bool()
+        self.mask = mask
+        self.logits = torch.where(mask, logits, torch.full_like(logits, MASK_VALUE))
+        self.log_probs = torch.log_softmax(self.logits, dim=-1)
+        # exp(-1e8 - max) underflows to exactly 0.0; force it anyway so "exactly zero" never depends on it.
+        self.probs = torch.where(mask, self.log_probs.exp(), torch.zeros_like(self.logits))
+
+    def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
+        return torch.multinomial(self.probs, 1, generator=generator).squeeze(-1)
+
+    def mode(self) -> torch.Tensor:
+        return self.logits.argmax(dim=-1)
+
+    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
+        return self.log_probs.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
+
+    def entropy(self) -> torch.Tensor:
+        plogp = torch.where(self.mask, self.probs * self.log_probs, torch.zeros_like(self.logits))
+        return -plogp.sum(-1)
+
+
+# ---------------------------------------------------------------------- network
+class _Block(nn.Module):
+    def __init__(self, channels: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
+        self.glob = nn.Linear(2 * channels, channels)
+        nn.init.zeros_(self.conv2.weight)
+        nn.init.zeros_(self.conv2.bias)
+
+    def forward(self, x, valid, count):
+        y = F.relu(self.conv1(x) * valid)
+        pooled = _pool(y, valid, count)
+        y = y + self.glob(pooled)[:, :, None, None]
+        y = self.conv2(F.relu(y)) * valid
+        return F.relu(x + y)
+
+
+def _pool(x, valid, count):
+    """Mean and max over the valid squares: ``(B, 2C)``. ``x`` is already zero outside ``valid``."""
+    mean = x.sum(dim=(2, 3)) / count
+    mx = (x - (1.0 - valid) * 1e4).amax(dim=(2, 3))
+    return torch.cat([mean, mx], dim=1)
+
+
+class KardinalNet(nn.Module):
+    """Fully convolutional policy/value network (see the module docstring)."""
+
+    def __init__(self, channels: int = 32, blocks: int = 3, hidden: int = 64):
+        super().__init__()
+        self.config = {"channels": channels, "blocks": blocks, "hidden": hidden}
+        self.stem = nn.Conv2d(SPATIAL + TOUCH_FEATURES, channels, 3, padding=1)
+        # Fixed (not learned) 4-neighbour sums: how many squares of each colour slot / shape a new
+        # edifice on a square would touch -- what scoring and rules II-V are about.
+        groups = torch.zeros(TOUCH_FEATURES, SPATIAL)
+        for j in range(4):
+            groups[j, [2 + j, 6 + j, 10 + j]] = 1.0  # colour slot j: house, tower, yard
+        groups[4, [0, 2, 3, 4, 5]] = 1.0  # houses (nave included)
+        groups[5, [1, 6, 7, 8, 9]] = 1.0  # towers (clock tower included)
+        groups[6, [10, 11, 12, 13]] = 1.0  # yards
+        cross = torch.tensor([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+        self.register_buffer("touch_kernel", groups[:, :, None, None] * cross, persistent=False)
+        self.stem_scalars = nn.Linear(SCALARS, channels)
+        self.blocks = nn.ModuleList(_Block(channels) for _ in range(blocks))
+        self.policy_conv = nn.Conv2d(channels, PLANES, 1)
+        self.global_mlp = nn.Sequential(nn.Linear(2 * channels + SCALARS, hidden), nn.ReLU())
+        self.policy_global = nn.Linear(hidden, NON_SPATIAL)
+        self.value_head = nn.Sequential(nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+        nn.init.normal_(self.policy_conv.weight, std=0.01)
+        nn.init.zeros_(self.policy_conv.bias)
+        nn.init.normal_(self.policy_global.weight, std=0.01)
+        nn.init.zeros_(self.policy_global.bias)
+
+    def _touch_features(self, spatial: torch.Tensor) -> torch.Tensor:
+        return F.conv2d(spatial, self.touch_kernel, padding=1)
+
+    def forward(self, spatial: torch.Tensor, scalars: torch.Tensor, valid: torch.Tensor):
+        """``spatial (B,17,H,W)`` and ``scalars (B,55)`` raw counts (float); ``valid (B,H,W)``.
+        Returns ``logits (B, 17*H*W + 5)`` in the padded crop layout and ``value (B,)``."""
+        scalars = scalars / SCALE  # raw counts; the spatial planes are already 0/1
+        spatial = torch.cat([spatial, self._touch_features(spatial)], dim=1)
+        v = valid[:, None]
+        count = valid.sum(dim=(1, 2))[:, None].clamp_min(1.0)
+        x = F.relu((self.stem(spatial) + self.stem_scalars(scalars)[:, :, None, None]) * v)
+        for block in self.blocks:
+            x = block(x, v, count)
+        B = x.shape[0]
+        spatial_logits = self.policy_conv(x).reshape(B, -1)
+        g = self.global_mlp(torch.cat([_pool(x, v, count), scalars], dim=1))
+        logits = torch.cat([spatial_logits, self.policy_global(g)], dim=1)
+        value = self.value_head(g).squeeze(-1)
+        return logits, value

@@ -1,0 +1,117 @@
+"""An agent that plays a Ray RLlib checkpoint (``scripts/train_rllib.py``, ``kardinal_env.integrations.rllib``).
+
+``RLlibAgent.from_checkpoint(path)`` accepts an Algorithm checkpoint directory (it loads the module
+``learner_group/learner/rl_module/<module_id>``, default ``"main"``), a MultiRLModule directory or a
+single RLModule directory. Only the RLModule is restored: no Ray cluster and no env runners start.
+
+``select_move(game)`` builds the deciding seat's observation and legal-action mask exactly as
+``kardinal_v0`` would (:class:`kardinal_env.integrations.common.GameFeaturizer`, i.e.
+``ObservationEncoder`` and ``ActionCodec`` for ``game.current_player`` and the module's window),
+runs ``forward_inference`` and plays the legal action with the largest logit (``greedy=True``,
+default) or samples from the masked softmax with the agent's seeded generator (``greedy=False``).
+The observation uses the game's window (``Rules.window``, or 53 for the unbounded game of
+``scripts/evaluate.py``). ``KardinalMaskedRLModule`` is fully convolutional, so a module trained on
+a small window (``window=9``) still plays the full game — though it plays best on the window it was
+trained on, since the board then looks bigger than anything seen in training. A module whose
+weights do depend on the window raises ``ValueError`` on games of another window.
+
+Needs ray and torch (``pip install "kardinal-env[rllib]"``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import BaseAgent
+from kardinal_env.integrations.common import GameFeaturizer, game_window
+
+__all__ = ["RLlibAgent"]
+
+
+def _module_dir(path: Path, module_id: str) -> Path:
+    """The directory of one RLModule inside an Algorithm / learner / MultiRLModule checkpoint."""
+    candidates = [
+        path / "learner_group" / "learner" / "rl_module" / module_id,
+        path / "learner" / "rl_module" / module_id,
+        path / "rl_module" / module_id,
+        path / module_id,
+        path,
+    ]
+    for c in candidates:
+        if (c / "module_state.pkl").exists() or (c / "module_state.pt").exists():
+            if (c / "class_and_ctor_args.pkl").exists():
+                return c
+    raise FileNotFoundError(
+        f"no RLModule {module_id!r} found under {path} (looked for an Algorithm checkpoint's "
+        "learner_group/learner/rl_module/<id>/ or an RLModule directory)"
+    )
+
+
+class RLlibAgent(BaseAgent):
+    """Plays with the policy of a trained RLlib RLModule (see the module docstring)."""
+
+    def __init__(self, module, name: str | None = None, greedy: bool = True, seed: int | None = None):
+        super().__init__(seed)
+        import torch
+
+        self._torch = torch
+        self.module = module
+        self.module.eval()
+        space = module.observation_space
+        board_space = space["observation"] if "observation" in space.spaces else space["observations"]
+        self.window = int(board_space.shape[-1])  # the training window
+        self.any_window = bool(getattr(module, "spatial_head", False))
+        self.featurizer = GameFeaturizer()
+        self.greedy = bool(greedy)
+        self.name = name or "rllib"
+
+    @classmethod
+    def from_checkpoint(
+        cls,
+        path: str | os.PathLike,
+        module_id: str = "main",
+        name: str | None = None,
+        greedy: bool = True,
+        seed: int | None = None,
+    ) -> RLlibAgent:
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        # The module classes must be importable when the checkpoint is unpickled.
+        import kardinal_env.integrations.rllib  # noqa: F401
+
+        directory = _module_dir(Path(path).expanduser().resolve(), module_id)
+        module = RLModule.from_checkpoint(str(directory))
+        return cls(module, name=name or f"rllib:{path}", greedy=greedy, seed=seed)
+
+    def action_logits(self, game) -> np.ndarray:
+        """Masked logits of every action for the seat to move (illegal ones are very negative)."""
+        torch = self._torch
+        obs = {
+            "observation": torch.from_numpy(self.featurizer.observation(game))[None],
+            "action_mask": torch.from_numpy(self.featurizer.action_mask(game))[None],
+        }
+        with torch.no_grad():
+            out = self.module.forward_inference({"obs": obs})
+        return out["action_dist_inputs"][0].float().cpu().numpy()
+
+    def select_move(self, game) -> str:
+        if game.is_over:
+            raise ValueError("no legal move: the game is over")
+        if not self.any_window and game_window(game.rules) != self.window:
+            raise ValueError(
+                f"{self.name}: this module was trained with window={self.window} and cannot play games of "
+                f"window={game_window(game.rules)}; use Rules(window={self.window})"
+            )
+        legal = self.featurizer.legal_actions(game)
+        logits = self.action_logits(game)[legal].astype(np.float64)
+        if self.greedy:
+            choice = int(np.argmax(logits))
+        else:
+            p = np.exp(logits - logits.max())
+            p /= p.sum()
+            choice = int(np.searchsorted(np.cumsum(p), self.rng.random() * p.sum()))
+            choice = min(choice, len(legal) - 1)
+        return self.featurizer.decode(game, legal[choice])

@@ -1,0 +1,2 @@
+"""People at the table: ``play`` (``kardinal-play`` in the terminal) and ``webplay`` (``--web``: a local
+play page in the browser)."""

@@ -1,0 +1,931 @@
+"""Self-play PPO for both games, Kardinal and Kardinal & König (CleanRL-style, as an importable library).
+
+Usage::
+
+    from agents.training.config import TrainConfig
+    from agents.training.trainer import train
+    path = train(TrainConfig(total_steps=20_000, run_name="smoke"))   # -> runs/smoke/checkpoint.pt
+    path = train({"game": "kardinal_koenig", "total_steps": 20_000, "run_name": "kk_smoke"})
+    from agents.training.config import load_yaml
+    path = train(load_yaml("configs/koenig_default.yaml"), total_steps=50_000)   # a preset, without the CLI
+
+    kardinal-train --config configs/default.yaml                       # or: python scripts/train.py ...
+    kardinal-train --config configs/default.yaml --set total_steps=2000 --set run_name=smoke
+    kardinal-train --config configs/koenig_default.yaml               # Kardinal & König, 4 players
+    kardinal-train --set game=kardinal_koenig --set network=mlp --set total_steps=20000
+    kardinal-train --resume runs/default/checkpoint.pt --set total_steps=600000
+
+**One loop, two games.** ``game: kardinal | kardinal_koenig`` selects a :class:`agents.training.adapters.GameAdapter`:
+everything game-specific (new games and their chance, the decision's observation and mask, the
+batched forward pass, stored action <-> engine move, the greedy baseline, the network builder, the
+checkpoint layout) is behind it; the rollout, per-seat GAE, the PPO update, the opponent pool, the
+warm start, logging and checkpoints below are shared. Kardinal's trajectories are unchanged by the
+adapter (a 20k-step run is bit-identical before and after it: ``docs/results.md``).
+
+**Hidden information (Kardinal & König).** A network decision sees only the deciding seat's own
+observation (``ObservationEncoder.encode(game, seat)``: its hand and public facts, never another
+seat's hand or the deck); deck draws, display refills and reshuffles happen inside the engine, whose
+shuffles are seeded from the trainer's generator (``Game(rules, seed=...)``), so a run stays a function
+of its config. The value head estimates the seat's return from its own observation as well.
+
+Every option is a field of :class:`agents.training.config.TrainConfig` (``kardinal-train --help`` lists them
+with their help text and allowed values); they can be set in the YAML preset, with ``--set
+key=value`` (repeatable) or with ``--key value`` (later wins: YAML, then ``--set``, then flags). With
+``--resume`` the checkpoint's config is the base and the options given apply on top. Every value is
+checked before anything runs (:class:`agents.training.config.ConfigError` names the key, the value and what is
+allowed); a ``--resume`` file that is not a checkpoint is reported the same way
+(:class:`agents.networks.checkpoint.CheckpointError`).
+
+**Steps.** A *step* is one stored learner decision: a decision of a seat the learner controls that
+had more than one legal move (opponent moves and forced moves are not counted). An iteration
+collects at least ``steps_per_iter`` steps (whole games, so a little more), then updates the
+network. Training stops after the first iteration at which the step count reaches
+``total_steps``: it trains ``total_steps`` rounded up to the end of that iteration, and the final
+message says how many steps that was. The progress bar counts the same steps.
+
+**Self-play.** One shared policy/value network (Kardinal: :class:`agents.networks.kardinal_net.KardinalNet`; K&K:
+:mod:`agents.networks.koenig_net`, ``network: graph`` or ``mlp``) plays every
+seat. ``num_envs`` games run in lockstep; each round, every unfinished game makes one decision, and
+the decisions of all games that the learner controls go through one batched forward pass (Kardinal: on crops).
+Decisions with a single legal move are played without the network and are not stored.
+
+**Opponents.** When a game starts, with probability ``greedy_share`` one seat (2 players: one of
+the two, chosen at random; more players: all seats but one) is played by the greedy baseline, with
+probability ``pool_share`` by a frozen past snapshot of the network (the pool holds the last
+``pool_size`` snapshots, one taken every ``snapshot_interval`` iterations; snapshots sample from their
+policy), with probability ``random_share`` by the random agent; otherwise the learner plays every
+seat. Opponent decisions are never trained on.
+
+**Rewards and advantages** (terms in :mod:`agents.rewards`). Each learner seat has its own
+trajectory: its decisions in order. A decision's reward is what the seat earned by it (plus by its
+following forced moves): ``chip_shaping`` per chip it took, ``score_shaping`` times the change of
+(its projected final score − the best other projected score) its move caused; at the end every
+learner seat gets the terminal reward (``win_loss``: +1 win, −1 loss, shared wins +1; ``margin``:
+clip(margin/20, −1, 1)) on its last decision. GAE runs over each seat's own decisions (never over
+the interleaved sequence); each rollout collects whole games, so no bootstrapping is needed.
+
+**Warm start** (``bc_games > 0``): before PPO the network imitates the greedy baseline (policy:
+cross-entropy on its moves; value: the discounted return of those games under the training rewards).
+Progress bars (or log lines with ``progress=false``) show the games being generated and the epochs.
+
+**Logging.** TensorBoard in ``runs/{run_name}/`` with CleanRL's tags (charts/episodic_return,
+charts/SPS, charts/learning_rate, losses/*) plus ``eval/winrate_vs_random`` and
+``eval/winrate_vs_greedy`` (argmax policy, seats alternated) every ``eval_interval`` iterations. Win
+rates follow :mod:`agents.winrate`: a shared win among k winners counts 1/k, the same definition as
+the evaluator's tables.
+
+**Checkpoints** (:mod:`agents.networks.checkpoint`). ``runs/{run_name}/checkpoint.pt`` (latest) and
+``checkpoint_{step}.pt`` every ``checkpoint_interval`` iterations: the weights, ``model_config``, the
+config, the env name and observation/action layout, the rules, ``step``, ``iteration``, the git
+revision, plus the optimizer, the opponent pool and the random states for ``--resume``. The env name
+(``kardinal_v0`` / ``kardinal_koenig_v0``) tells which game: ``load_agent("ppo:PATH")`` plays either.
+
+**Reproducibility.** A run is a function of its config on one machine with the same torch version
+and ``torch_threads`` (see ``docs/results.md`` for what was measured).
+
+Named steps of one iteration: :meth:`Trainer.collect_rollout` (whole games; advantages are computed
+per finished game by :meth:`Rollout.finish`), :meth:`Trainer.update` (PPO epochs),
+:meth:`Trainer.take_snapshot`, :meth:`Trainer.log_iteration`, :meth:`Trainer.evaluate`,
+:meth:`Trainer.save_checkpoint`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from agents.networks.checkpoint import CheckpointError, read_checkpoint
+from agents.networks.kardinal_net import MaskedCategorical
+from agents.rewards import ShapingTracker, terminal_rewards
+from agents.training.adapters import GameAdapter, make_adapter
+from agents.training.config import ConfigError, TrainConfig, build_parser, config_from_args, make_config
+from agents.winrate import win_share
+
+__all__ = [
+    "train",
+    "main",
+    "Trainer",
+    "Rollout",
+    "Slot",
+    "play_round",
+    "evaluate_policy",
+    "gae",
+    "per_seat_gae",
+    "warm_start",
+    "TrainingError",
+]
+
+_BUFFER_KEYS = ("decision", "action", "logprob", "value", "reward", "seat")
+
+
+class TrainingError(RuntimeError):
+    """Training cannot start (e.g. the run directory cannot be created, a package is missing)."""
+
+
+# ---------------------------------------------------------------------- advantages
+def gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """GAE over one seat's complete trajectory (the last decision is terminal). Returns (adv, returns)."""
+    T = len(rewards)
+    adv = np.zeros(T, dtype=np.float32)
+    last = 0.0
+    for t in reversed(range(T)):
+        terminal = t + 1 == T
+        next_value = 0.0 if terminal else values[t + 1]
+        delta = rewards[t] + gamma * next_value - values[t]
+        last = delta + (0.0 if terminal else gamma * lam * last)
+        adv[t] = last
+    return adv, adv + np.asarray(values, dtype=np.float32)
+
+
+def per_seat_gae(seats, rewards, values, terminal, gamma: float, lam: float):
+    """Advantages and returns of one finished game's stored decisions, given in game order (seats
+    interleaved). ``rewards[i]`` is what decision ``i`` earned for its own seat; ``terminal[seat]`` is
+    added to that seat's last decision. GAE runs over each seat's own decisions separately."""
+    seats = np.asarray(seats)
+    rewards = np.asarray(rewards, dtype=np.float32).copy()
+    values = np.asarray(values, dtype=np.float32)
+    adv = np.zeros(len(seats), dtype=np.float32)
+    ret = np.zeros(len(seats), dtype=np.float32)
+    for seat in np.unique(seats):
+        idx = np.flatnonzero(seats == seat)
+        rewards[idx[-1]] += terminal[int(seat)]
+        a, r = gae(rewards[idx], values[idx], gamma, lam)
+        adv[idx] = a
+        ret[idx] = r
+    return adv, ret
+
+
+# ---------------------------------------------------------------------- games in lockstep
+class Slot:
+    """One game in the lockstep batch and who controls each seat."""
+
+    __slots__ = ("game", "control", "traj", "pending", "returns")
+
+    def __init__(self, game, control):
+        self.game = game
+        self.control = control  # per seat: "learner", "greedy", "random" or ("pool", index)
+        self.traj = {s: [] for s, c in enumerate(control) if c == "learner"}  # buffer indices
+        self.pending = {s: 0.0 for s in self.traj}  # rewards earned before the seat's first decision
+        self.returns = {s: 0.0 for s in self.traj}
+
+
+def play_round(slots, controllers, adapter: GameAdapter, rng_py, generator, apply_move=None, record=None):
+    """Every unfinished slot makes one decision. ``controllers`` maps a control key (anything but
+    "greedy"/"random") to ``(net, greedy_flag)``; decisions of the same key share one forward pass
+    (:meth:`GameAdapter.policy_step`). ``record(slot, decision, stored_action, logprob, value)`` is
+    called for "learner" decisions just before the move is applied; ``apply_move(slot, seat, move)``
+    applies every move (default: :meth:`GameAdapter.apply`). A network decision sees only the
+    deciding seat's observation (:meth:`GameAdapter.prepare`)."""
+    if apply_move is None:
+
+        def apply_move(slot, seat, move):
+            adapter.apply(slot.game, move)
+
+    groups: dict = {}
+    for slot in slots:
+        game = slot.game
+        if game.is_over:
+            continue
+        seat = game.current_player
+        codes = adapter.legal(game)
+        ctl = slot.control[seat]
+        if len(codes) == 1:
+            apply_move(slot, seat, codes[0])
+        elif ctl == "greedy":
+            apply_move(slot, seat, adapter.greedy_move(game, rng_py))
+        elif ctl == "random":
+            apply_move(slot, seat, codes[rng_py.randrange(len(codes))])
+        else:
+            groups.setdefault(ctl, []).append((slot, adapter.prepare(game)))
+    for key, items in groups.items():
+        net, greedy = controllers[key]
+        decisions = [d for _, d in items]
+        stored, moves, logp, values = adapter.policy_step(net, decisions, greedy=greedy, generator=generator)
+        for i, (slot, d) in enumerate(items):
+            if key == "learner" and record is not None:
+                record(slot, d, int(stored[i]), float(logp[i]), float(values[i]))
+            apply_move(slot, d.seat, moves[i])
+
+
+def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: int) -> float:
+    """Win rate (:mod:`agents.winrate`: a shared win among k winners counts 1/k) of the argmax policy
+    against ``opponent`` ("greedy" or "random") in every other seat, seats rotated; all games in
+    lockstep (K&K game ``i`` shuffles with :meth:`GameAdapter.eval_game`'s seed). NaN for ``games <= 0``."""
+    n = adapter.rules.players
+    if games <= 0:
+        return float("nan")
+    slots = []
+    for i in range(games):
+        control = [opponent] * n
+        control[i % n] = "net"
+        slots.append(Slot(adapter.eval_game(seed, i), control))
+    rng_py = random.Random(seed)
+    controllers = {"net": (net, True)}
+    while any(not s.game.is_over for s in slots):
+        play_round(slots, controllers, adapter, rng_py, None)
+    return sum(win_share(i % n, s.game.winners()) for i, s in enumerate(slots)) / games
+
+
+# ---------------------------------------------------------------------- rollout
+class Rollout:
+    """One iteration's rollout: whole games until at least ``steps_per_iter`` learner steps are stored.
+    Holds the buffer and, per finished game, the per-seat advantages and returns."""
+
+    def __init__(self, trainer: Trainer):
+        self.t = trainer
+        self.buf = {k: [] for k in _BUFFER_KEYS}
+        self.adv: list = []
+        self.ret: list = []
+        self.ep_returns: list = []
+        self.ep_lengths: list = []
+        self.opp_results: dict = {"greedy": [], "pool": [], "random": []}
+        self.shaping = ShapingTracker(trainer.config.chip_shaping, trainer.config.score_shaping)
+        self.seconds = 0.0
+
+    def __len__(self) -> int:
+        return len(self.buf["action"])
+
+    def new_slot(self) -> Slot:
+        """A new game; who plays the other seats is drawn from the opponent shares."""
+        cfg, rng, n = self.t.config, self.t.rng, self.t.rules.players
+        control = ["learner"] * n
+        u = rng.random()
+        kind = None
+        if u < cfg.greedy_share:
+            kind = "greedy"
+        elif u < cfg.greedy_share + cfg.pool_share and self.t.pool_nets:
+            kind = ("pool", int(rng.integers(len(self.t.pool_nets))))
+        elif u < cfg.greedy_share + cfg.pool_share + cfg.random_share:
+            kind = "random"
+        if kind is not None:
+            keep = int(rng.integers(n))
+            control = [kind] * n
+            control[keep] = "learner"
+        return Slot(self.t.adapter.new_game(rng), control)
+
+    def apply_move(self, slot: Slot, seat: int, move) -> None:
+        """Play a move; a learner seat's shaping reward goes to its last stored decision."""
+        game = slot.game
+        learner_seat = seat in slot.traj
+        if learner_seat:
+            self.shaping.before(game, seat)
+        self.t.adapter.apply(game, move)
+        if not learner_seat:
+            return
+        r = self.shaping.reward(game, seat)
+        if r:
+            traj = slot.traj[seat]
+            if traj:
+                self.buf["reward"][traj[-1]] += r
+            else:
+                slot.pending[seat] += r
+            slot.returns[seat] += r
+
+    def record(self, slot: Slot, d, stored_action: int, logprob: float, value: float) -> None:
+        """Store a learner decision (called just before its move is applied)."""
+        buf = self.buf
+        idx = len(buf["action"])
+        buf["decision"].append(d)
+        buf["action"].append(stored_action)
+        buf["logprob"].append(logprob)
+        buf["value"].append(value)
+        buf["reward"].append(slot.pending[d.seat])
+        buf["seat"].append(d.seat)
+        slot.pending[d.seat] = 0.0
+        slot.traj[d.seat].append(idx)
+
+    def finish(self, slot: Slot) -> None:
+        """A game is over: terminal rewards, the advantages and returns of its stored decisions
+        (per-seat GAE), episode statistics."""
+        cfg, buf = self.t.config, self.buf
+        game = slot.game
+        final = terminal_rewards(game, game.rules, cfg.reward)
+        winners = game.winners()
+        terminal = {}
+        for seat in slot.traj:
+            slot.returns[seat] += final[seat]
+            self.ep_returns.append(slot.returns[seat])
+            terminal[seat] = final[seat] + slot.pending[seat]
+        order = sorted(i for traj in slot.traj.values() for i in traj)  # buffer order = game order
+        if order:
+            adv, ret = per_seat_gae(
+                [buf["seat"][i] for i in order],
+                [buf["reward"][i] for i in order],
+                [buf["value"][i] for i in order],
+                terminal,
+                cfg.gamma,
+                cfg.gae_lambda,
+            )
+            for j, i in enumerate(order):
+                self.adv[i] = adv[j]
+                self.ret[i] = ret[j]
+        self.ep_lengths.append(game.move_count)
+        opp = [c for c in slot.control if c != "learner"]
+        if opp:
+            kind = opp[0] if isinstance(opp[0], str) else "pool"
+            seat = next(iter(slot.traj))
+            self.opp_results[kind].append(win_share(seat, winners))
+
+    def run(self) -> Rollout:
+        """Play games in lockstep until at least ``steps_per_iter`` steps are stored and every game
+        in flight has finished."""
+        t, cfg = self.t, self.t.config
+        controllers = {"learner": (t.net, False)}
+        for i, pn in enumerate(t.pool_nets):
+            controllers[("pool", i)] = (pn, False)
+        slots = [self.new_slot() for _ in range(cfg.num_envs)]
+        t0 = time.time()
+        while slots:
+            play_round(slots, controllers, t.adapter, t.rng_py, t.generator, self.apply_move, self.record)
+            self.adv.extend([0.0] * (len(self) - len(self.adv)))
+            self.ret.extend([0.0] * (len(self) - len(self.ret)))
+            still = []
+            for slot in slots:
+                if slot.game.is_over:
+                    self.finish(slot)
+                    if len(self) < cfg.steps_per_iter:
+                        still.append(self.new_slot())
+                else:
+                    still.append(slot)
+            slots = still
+        self.seconds = time.time() - t0
+        return self
+
+
+# ---------------------------------------------------------------------- warm start
+class _Progress:
+    """A tqdm bar, or log lines at every tenth when bars are off."""
+
+    def __init__(self, total: int, desc: str, enabled: bool, log):
+        self.total, self.desc, self.log, self.n = total, desc, log, 0
+        self.bar = None
+        self._next = max(1, total // 10)
+        if enabled and total > 0:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=desc, unit="", dynamic_ncols=True, leave=False)
+
+    def update(self, k: int = 1) -> None:
+        self.n += k
+        if self.bar is not None:
+            self.bar.update(k)
+        elif self.n >= self._next or self.n == self.total:
+            self.log(f"{self.desc}: {self.n}/{self.total}")
+            self._next = self.n + max(1, self.total // 10)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=print) -> dict:
+    """Behaviour cloning of the greedy baseline (policy: cross-entropy on its moves; value: the
+    discounted per-seat return of those games with the training rewards). Returns statistics."""
+    rules = adapter.rules
+    data = {"decision": [], "action": [], "ret": []}
+    shaping = ShapingTracker(cfg.chip_shaping, cfg.score_shaping)
+    t0 = time.time()
+    progress = _Progress(cfg.bc_games, "warm start: greedy games", cfg.progress, log)
+    for _ in range(cfg.bc_games):
+        game = adapter.new_game(rng)
+        seq = []  # (buffer index, seat, reward)
+        while not game.is_over:
+            seat = game.current_player
+            codes = adapter.legal(game)
+            if rng_py.random() < cfg.bc_epsilon:
+                code = codes[rng_py.randrange(len(codes))]
+                d = None
+            else:
+                code = adapter.greedy_move(game, rng_py)
+                d = adapter.prepare(game) if len(codes) > 1 else None
+            shaping.before(game, seat)
+            adapter.apply(game, code)
+            r = shaping.reward(game, seat)
+            if d is not None:
+                i = len(data["action"])
+                data["decision"].append(d)
+                data["action"].append(adapter.stored_action(d, code))
+                data["ret"].append(0.0)
+                seq.append([i, seat, r])
+            elif seq:  # credit to the seat's last stored decision
+                for item in reversed(seq):
+                    if item[1] == seat:
+                        item[2] += r
+                        break
+        final = terminal_rewards(game, rules, cfg.reward)
+        for seat in range(rules.players):
+            items = [it for it in seq if it[1] == seat]
+            g = final[seat]
+            for it in reversed(items):
+                g = it[2] + (g if it is items[-1] else cfg.gamma * g)
+                data["ret"][it[0]] = g
+        progress.update()
+    progress.close()
+    t_gen = time.time() - t0
+    n = len(data["action"])
+    log(f"warm start: {cfg.bc_games} greedy games, {n} decisions ({t_gen:.0f}s)")
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.bc_learning_rate, eps=1e-5)
+    areas = np.array([adapter.size(d) for d in data["decision"]])
+    mb = 256
+    net.train()
+    acc = []
+    n_chunks = math.ceil(n / mb)
+    progress = _Progress(cfg.bc_epochs * n_chunks, "warm start: training minibatches", cfg.progress, log)
+    for epoch in range(cfg.bc_epochs):
+        order = np.lexsort((rng.random(n), areas))
+        chunks = [order[i : i + mb] for i in range(0, n, mb)]
+        acc = []
+        for k in rng.permutation(len(chunks)):
+            idx = chunks[k]
+            ret = torch.tensor([data["ret"][i] for i in idx], dtype=torch.float32)
+            logits, value, mask, actions = adapter.forward(
+                net, [data["decision"][i] for i in idx], [data["action"][i] for i in idx]
+            )
+            dist = MaskedCategorical(logits, mask)
+            loss = -dist.log_prob(actions).mean() + 0.5 * ((value - ret) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+            acc.append((dist.mode() == actions).float().mean().item())
+            progress.update()
+        log(f"warm start epoch {epoch + 1}: {n} greedy decisions, accuracy {np.mean(acc):.3f}")
+    progress.close()
+    return {
+        "decisions": n,
+        "accuracy": float(np.mean(acc)) if acc else 0.0,
+        "seconds": time.time() - t0,
+        "generate_seconds": t_gen,
+    }
+
+
+# ---------------------------------------------------------------------- the trainer
+def git_revision() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=os.path.dirname(os.path.abspath(__file__)),
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        return out.stdout.strip() or "unknown" if out.returncode == 0 else "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _list_state(state):
+    version, internal, gauss = state
+    return [version, list(internal), gauss]
+
+
+def _tuple_state(state):
+    version, internal, gauss = state
+    return (version, tuple(internal), gauss)
+
+
+class Trainer:
+    """Self-play PPO on one validated :class:`TrainConfig` (optionally continuing a checkpoint dict
+    read by :func:`agents.networks.checkpoint.read_checkpoint`). :meth:`run` trains and returns the path of
+    the final checkpoint."""
+
+    def __init__(self, config: TrainConfig, checkpoint: dict | None = None):
+        cfg = self.config = config
+        self.run_dir = os.path.join(cfg.runs_dir, cfg.resolved_run_name())
+        self.ckpt = checkpoint
+        torch.set_num_threads(cfg.torch_threads)
+        random.seed(cfg.seed)
+        np.random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
+        torch.use_deterministic_algorithms(cfg.deterministic)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.rng_py = random.Random(cfg.seed)
+        self.generator = torch.Generator().manual_seed(cfg.seed)
+
+        self.adapter = make_adapter(cfg)
+        self.rules = self.adapter.rules
+        self.net = self.adapter.build_net()
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.pool: list[dict] = []  # state_dicts of frozen snapshots
+        self.global_step, self.start_iteration = 0, 1
+        if checkpoint is not None:
+            self._restore(checkpoint)
+        self.pool_nets = [self._frozen(sd) for sd in self.pool]
+        self.num_iterations = max(1, math.ceil(cfg.total_steps / cfg.steps_per_iter))
+        self.latest = {"random": float("nan"), "greedy": float("nan")}
+        self.sps = 0.0
+        self.writer = None
+        self.bar = None
+        self.revision = "unknown"
+
+    # ------------------------------------------------------------ setup
+    def _restore(self, ckpt: dict) -> None:
+        self.net.load_state_dict(ckpt["model"])
+        if "optimizer" in ckpt:
+            self.optimizer.load_state_dict(ckpt["optimizer"])
+        self.pool = list(ckpt.get("pool", []))
+        self.global_step = int(ckpt.get("step", 0))
+        self.start_iteration = int(ckpt.get("iteration", 0)) + 1
+        if "rng" in ckpt:
+            self.rng.bit_generator.state = ckpt["rng"]["numpy"]
+            self.rng_py.setstate(_tuple_state(ckpt["rng"]["python"]))
+            self.generator.set_state(ckpt["rng"]["torch"])
+            torch.set_rng_state(ckpt["rng"]["torch_global"])
+
+    def _frozen(self, state_dict) -> nn.Module:
+        pn = self.adapter.build_net()
+        pn.load_state_dict(state_dict)
+        return pn.eval()
+
+    def log(self, msg: str) -> None:
+        if self.bar is not None:
+            self.bar.write(msg)
+        else:
+            print(msg, flush=True)
+
+    def _open_outputs(self) -> None:
+        cfg = self.config
+        try:
+            os.makedirs(self.run_dir, exist_ok=True)
+        except OSError as exc:
+            raise TrainingError(f"cannot create the run directory {self.run_dir!r}: {exc}") from None
+        if cfg.track:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(self.run_dir)
+            self.writer.add_text(
+                "hyperparameters",
+                "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in dataclasses.asdict(cfg).items()),
+            )
+        self.revision = git_revision()
+        if cfg.progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=max(cfg.total_steps, self.global_step), initial=self.global_step, unit="step", dynamic_ncols=True
+            )
+
+    def _close_outputs(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+    # ------------------------------------------------------------ named steps
+    def collect_rollout(self) -> Rollout:
+        """Rollout of whole games with the current policy; per-game advantages included."""
+        self.net.eval()
+        return Rollout(self).run()
+
+    def update(self, ro: Rollout) -> dict:
+        """PPO epochs over one rollout. Returns the statistics of the last minibatch / the update."""
+        cfg, rng, net = self.config, self.rng, self.net
+        buf = ro.buf
+        batch = len(ro)
+        net.train()
+        b_logprob = torch.tensor(buf["logprob"], dtype=torch.float32)
+        b_value = torch.tensor(buf["value"], dtype=torch.float32)
+        b_adv = torch.tensor(ro.adv, dtype=torch.float32)
+        b_ret = torch.tensor(ro.ret, dtype=torch.float32)
+        areas = np.array([self.adapter.size(d) for d in buf["decision"]])
+        mb_size = max(1, math.ceil(batch / cfg.num_minibatches))
+        clipfracs = []
+        t0 = time.time()
+        for _epoch in range(cfg.update_epochs):
+            if cfg.bucket_minibatches:
+                order = np.lexsort((rng.random(batch), areas))  # by crop size, random among equals
+                chunks = [order[i : i + mb_size] for i in range(0, batch, mb_size)]
+                chunks = [chunks[i] for i in rng.permutation(len(chunks))]
+            else:
+                order = rng.permutation(batch)
+                chunks = [order[i : i + mb_size] for i in range(0, batch, mb_size)]
+            for mb in chunks:
+                logits, newvalue, mask, actions = self.adapter.forward(
+                    net, [buf["decision"][i] for i in mb], [buf["action"][i] for i in mb]
+                )
+                mbt = torch.from_numpy(mb)
+                dist = MaskedCategorical(logits, mask)
+                newlogprob = dist.log_prob(actions)
+                entropy = dist.entropy()
+                logratio = newlogprob - b_logprob[mbt]
+                ratio = logratio.exp()
+                with torch.no_grad():
+                    old_approx_kl = (-logratio).mean()
+                    approx_kl = ((ratio - 1) - logratio).mean()
+                    clipfracs.append(((ratio - 1.0).abs() > cfg.clip_coef).float().mean().item())
+                mb_adv = b_adv[mbt]
+                if cfg.norm_adv and len(mb) > 1:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                if cfg.clip_vloss:
+                    v_unclipped = (newvalue - b_ret[mbt]) ** 2
+                    v_clipped = b_value[mbt] + (newvalue - b_value[mbt]).clamp(-cfg.clip_coef, cfg.clip_coef)
+                    v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - b_ret[mbt]) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((newvalue - b_ret[mbt]) ** 2).mean()
+                entropy_loss = entropy.mean()
+                loss = pg_loss - cfg.ent_coef * entropy_loss + v_loss * cfg.vf_coef
+                self.optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+            if cfg.target_kl and approx_kl > cfg.target_kl:
+                break
+        y_pred, y_true = b_value.numpy(), b_ret.numpy()
+        var_y = np.var(y_true)
+        return {
+            "value_loss": v_loss.item(),
+            "policy_loss": pg_loss.item(),
+            "entropy": entropy_loss.item(),
+            "old_approx_kl": old_approx_kl.item(),
+            "approx_kl": approx_kl.item(),
+            "clipfrac": float(np.mean(clipfracs)),
+            "explained_variance": float(np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y),
+            "seconds": time.time() - t0,
+        }
+
+    def take_snapshot(self, iteration: int) -> None:
+        """Every ``snapshot_interval`` iterations (with ``pool_share > 0``) a frozen copy joins the pool."""
+        cfg = self.config
+        if cfg.pool_share > 0 and iteration % cfg.snapshot_interval == 0:
+            self.pool.append({k: v.detach().clone() for k, v in self.net.state_dict().items()})
+            self.pool_nets.append(self._frozen(self.pool[-1]))
+            if len(self.pool) > cfg.pool_size:
+                self.pool.pop(0)
+                self.pool_nets.pop(0)
+
+    def _postfix(self) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix(
+                sps=f"{self.sps:.0f}",
+                wr_random=f"{self.latest['random']:.2f}",
+                wr_greedy=f"{self.latest['greedy']:.2f}",
+            )
+
+    def log_iteration(self, iteration: int, ro: Rollout, stats: dict) -> None:
+        """TensorBoard scalars, the progress bar (same step count as the checkpoint) or a log line."""
+        w, step = self.writer, self.global_step
+        if w is not None:
+            w.add_scalar("charts/learning_rate", self.optimizer.param_groups[0]["lr"], step)
+            w.add_scalar("charts/episodic_return", float(np.mean(ro.ep_returns)), step)
+            w.add_scalar("charts/episodic_length", float(np.mean(ro.ep_lengths)), step)
+            w.add_scalar("charts/SPS", self.sps, step)
+            w.add_scalar("charts/rollout_seconds", ro.seconds, step)
+            w.add_scalar("charts/update_seconds", stats["seconds"], step)
+            for kind, res in ro.opp_results.items():
+                if res:
+                    w.add_scalar(f"charts/train_winrate_vs_{kind}", float(np.mean(res)), step)
+            for key in (
+                "value_loss",
+                "policy_loss",
+                "entropy",
+                "old_approx_kl",
+                "approx_kl",
+                "clipfrac",
+                "explained_variance",
+            ):
+                w.add_scalar(f"losses/{key}", stats[key], step)
+        if self.bar is not None:
+            if step > self.bar.total:  # the last iteration overshoots total_steps: the bar shows the real count
+                self.bar.total = step
+            self.bar.update(step - self.bar.n)
+            self._postfix()
+        else:
+            self.log(
+                f"iter {iteration} step {step} sps {self.sps:.0f} return {np.mean(ro.ep_returns):.3f} "
+                f"entropy {stats['entropy']:.3f} kl {stats['approx_kl']:.5f} ev {stats['explained_variance']:.3f} "
+                f"roll {ro.seconds:.1f}s upd {stats['seconds']:.1f}s"
+            )
+
+    def evaluate(self, iteration: int, games: int) -> dict:
+        """Win rates of the argmax policy against random and greedy (``games`` each, seats alternated)."""
+        cfg = self.config
+        self.net.eval()
+        for opp in ("random", "greedy"):
+            self.latest[opp] = evaluate_policy(self.net, self.adapter, opp, games, cfg.seed + 1000 * iteration)
+            if self.writer is not None:
+                self.writer.add_scalar(f"eval/winrate_vs_{opp}", self.latest[opp], self.global_step)
+        self._postfix()
+        return dict(self.latest)
+
+    def save_checkpoint(self, path: str, iteration: int) -> str:
+        """Write a checkpoint (see :mod:`agents.networks.checkpoint`) and return its path."""
+        torch.save(
+            {
+                "model": self.net.state_dict(),
+                "model_config": self.adapter.model_config(self.net),
+                "config": dataclasses.asdict(self.config),
+                "env": self.adapter.env_name,
+                "layout": self.adapter.layout(),
+                "rules": self.rules.to_dict(),
+                "step": int(self.global_step),
+                "iteration": int(iteration),
+                "revision": self.revision,
+                "optimizer": self.optimizer.state_dict(),
+                "pool": self.pool,
+                "winrates": {k: float(v) for k, v in self.latest.items()},
+                "rng": {
+                    "numpy": self.rng.bit_generator.state,
+                    "python": _list_state(self.rng_py.getstate()),
+                    "torch": self.generator.get_state(),
+                    "torch_global": torch.get_rng_state(),
+                },
+            },
+            path,
+        )
+        return path
+
+    def run_warm_start(self) -> None:
+        cfg = self.config
+        info = warm_start(self.net, cfg, self.adapter, self.rng_py, self.rng, log=self.log)
+        if self.writer is not None:
+            self.writer.add_scalar("warmstart/accuracy", info["accuracy"], 0)
+            self.writer.add_scalar("warmstart/seconds", info["seconds"], 0)
+        self.evaluate(0, cfg.eval_games)
+        self.log(
+            f"after warm start ({info['seconds']:.0f}s): vs random {self.latest['random']:.3f} "
+            f"vs greedy {self.latest['greedy']:.3f}"
+        )
+
+    # ------------------------------------------------------------ the loop
+    def run(self) -> str:
+        """Train (warm start, then PPO iterations until ``total_steps``); the final checkpoint's path."""
+        self._open_outputs()
+        try:
+            return self._loop()
+        finally:
+            self._close_outputs()
+
+    def _loop(self) -> str:
+        cfg = self.config
+        start_time = wall_start = time.time()
+        if self.ckpt is None and cfg.bc_games > 0:
+            self.run_warm_start()
+            start_time = time.time()  # SPS measures the PPO loop (rollouts, updates, evaluations)
+        start_step = self.global_step
+        iteration = self.start_iteration - 1
+        for iteration in range(self.start_iteration, self.num_iterations + 1):
+            if self.global_step >= cfg.total_steps:
+                break
+            if cfg.anneal_lr:
+                frac = 1.0 - (iteration - 1.0) / self.num_iterations
+                self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+            ro = self.collect_rollout()
+            self.global_step += len(ro)
+            stats = self.update(ro)
+            self.take_snapshot(iteration)
+            self.sps = (self.global_step - start_step) / (time.time() - start_time)
+            self.log_iteration(iteration, ro, stats)
+            if cfg.eval_interval and iteration % cfg.eval_interval == 0 and cfg.eval_games:
+                self.evaluate(iteration, cfg.eval_games)
+                if self.bar is None:
+                    self.log(
+                        f"eval step {self.global_step}: vs random {self.latest['random']:.3f} "
+                        f"vs greedy {self.latest['greedy']:.3f}"
+                    )
+            if cfg.checkpoint_interval and iteration % cfg.checkpoint_interval == 0:
+                self.save_checkpoint(os.path.join(self.run_dir, f"checkpoint_{self.global_step}.pt"), iteration)
+                self.save_checkpoint(os.path.join(self.run_dir, "checkpoint.pt"), iteration)
+        # ``iteration`` is the loop counter at the stop (one past the last iteration run when the step
+        # count stopped it); it seeds the final evaluation and is stored for --resume, as it always was.
+        trained = self.global_step - start_step
+        msg = (
+            f"trained {trained} steps in this run, {self.global_step} in all (total_steps={cfg.total_steps}; "
+            "a step is one stored learner decision; training ends with the iteration that reaches total_steps)"
+        )
+        if cfg.final_eval_games:
+            self.evaluate(iteration + 1, cfg.final_eval_games)
+            msg += (
+                f"\nfinal ({self.global_step} steps, {self.sps:.0f} steps/s, {(time.time() - wall_start) / 60:.1f} min "
+                f"in all): win rate vs random {self.latest['random']:.3f}, vs greedy {self.latest['greedy']:.3f} "
+                f"({cfg.final_eval_games} games each, seats alternated, a shared win among k winners counts 1/k)"
+            )
+        self.log(msg)
+        return self.save_checkpoint(os.path.join(self.run_dir, "checkpoint.pt"), iteration)
+
+
+# ---------------------------------------------------------------------- entry points
+def _check_resume(config: TrainConfig, ckpt: dict, label: str) -> None:
+    env = ckpt.get("env", "kardinal_v0")
+    want = make_adapter_class(config).env_name
+    if env != want:
+        raise ConfigError(f"{label}: the checkpoint was trained on {env}; game {config.game} ({want}) cannot resume it")
+    mc = ckpt["model_config"]
+    if config.game == "kardinal":
+        given = config.network_keys()
+        stored = mc
+    else:
+        given = config.network_keys()
+        stored = {"network": mc.get("kind"), "hidden": mc.get("hidden")}
+        if "rounds" in mc:
+            stored["rounds"] = mc["rounds"]
+    if given != stored:
+        raise ConfigError(
+            f"{label}: the network of the checkpoint is {stored}; its options ({', '.join(given)}) cannot "
+            f"change when resuming (given {given})"
+        )
+
+
+def make_adapter_class(config: TrainConfig):
+    from agents.training.adapters import KardinalAdapter, KoenigAdapter
+
+    return KardinalAdapter if config.game == "kardinal" else KoenigAdapter
+
+
+def load_resume(path) -> dict:
+    """The checkpoint to resume from, checked (:class:`agents.networks.checkpoint.CheckpointError`), with the
+    opponent pool and random states it needs."""
+    ckpt, _net = read_checkpoint(path)
+    for key in ("config", "step", "iteration"):
+        if key not in ckpt:
+            raise CheckpointError(
+                path, f"no {key!r} key: written by something else than agents.training.trainer, cannot resume"
+            )
+    return ckpt
+
+
+def train(config: TrainConfig | dict | None = None, resume: str | None = None, **overrides) -> str:
+    """Train and return the path of the final checkpoint.
+
+    ``config``: a :class:`TrainConfig` or a dict of its fields (checked); ``overrides`` are more
+    fields. ``resume``: a checkpoint to continue; its config is the base under ``config`` (given as
+    a dict) and ``overrides``. Raises :class:`agents.training.config.ConfigError` /
+    :class:`agents.networks.checkpoint.CheckpointError` before anything runs if an option or the checkpoint
+    is bad."""
+    ckpt = load_resume(resume) if resume is not None else None
+    layers = []
+    if ckpt is not None:
+        layers.append((f"checkpoint {resume!r}", ckpt["config"]))
+    if isinstance(config, TrainConfig):
+        if ckpt is not None:
+            raise ConfigError("with resume=..., give the changes as a dict or keyword arguments, not a TrainConfig")
+        layers.append(("TrainConfig", dataclasses.asdict(config)))
+    elif config is not None:
+        if not isinstance(config, dict):
+            raise ConfigError(f"config must be a TrainConfig or a dict, got {type(config).__name__}")
+        layers.append(("config dict", config))
+    if overrides:
+        layers.append(("keyword arguments", overrides))
+    cfg = make_config(*layers)
+    if ckpt is not None:
+        _check_resume(cfg, ckpt, f"resume {resume!r}")
+    return Trainer(cfg, ckpt).run()
+
+
+def main(argv=None) -> int:
+    """``kardinal-train`` / ``scripts/train.py``: parse the options, check them, train. Exit status 0,
+    2 for a bad option or checkpoint (one ``error:`` line), 130 on Ctrl-C."""
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    try:
+        ckpt = None
+        if ns.resume:
+            try:
+                ckpt = load_resume(ns.resume)
+            except CheckpointError as exc:
+                raise ConfigError(exc.named(f"--resume {ns.resume}")) from None
+        cfg = config_from_args(ns, ckpt["config"] if ckpt else None, f"checkpoint {ns.resume!r}")
+        if ckpt is not None:
+            _check_resume(cfg, ckpt, f"--resume {ns.resume}")
+        _check_packages(cfg)
+        trainer = Trainer(cfg, ckpt)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        path = trainer.run()
+    except TrainingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\ninterrupted; the last checkpoint written is kept", file=sys.stderr)
+        return 130
+    print(f"checkpoint: {path}")
+    return 0
+
+
+def _check_packages(cfg: TrainConfig) -> None:
+    missing = []
+    if cfg.track:
+        try:
+            import tensorboard  # noqa: F401
+        except ImportError:
+            missing.append("tensorboard (track=true; or set track=false)")
+    if cfg.progress:
+        try:
+            import tqdm  # noqa: F401
+        except ImportError:
+            missing.append("tqdm (progress=true; or set progress=false)")
+    if missing:
+        raise ConfigError("missing package(s): " + ", ".join(missing) + '; pip install "kardinal-env[train]"')

@@ -1,0 +1,201 @@
+"""The AEC plumbing both environments share (``kardinal_v0``, ``kardinal_koenig_v0``).
+
+:class:`TurnBasedEnv` holds everything that is not about one game: agents ``player_0 ..``, one
+``Dict(observation, action_mask)`` space and one ``Discrete`` space shared by all agents,
+``agent_selection`` following the engine's ``current_player``, the per-decision cache of legal
+actions, masks that are all zero for every agent but the selected one, terminal rewards from
+``kardinal_env.core.rewards`` (plus an optional per-move reward a game may add), ``infos`` with scores and
+winners at the end, pickling that continues the game, seeding, and render-mode dispatch.
+
+A game's environment subclasses it and provides:
+
+* ``_new_game(chance: random.Random)`` — a fresh engine game (``chance`` drives any shuffling);
+* ``_encode(seat)`` — the observation array of ``seat``;
+* ``_compute_legal_actions()`` — the legal actions of the current decision (``intp`` array);
+* ``_play(action, seat)`` — check and play an in-range action (raising the engine's
+  ``IllegalMoveError`` naming the rule when illegal) and return the reward this move earned the
+  acting seat, or ``None`` when the game gives no per-move rewards;
+* ``_render_text()`` and ``_render_image()``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+
+from kardinal_env.core.env_utils import check_action
+from kardinal_env.core.rewards import check_scheme, terminal_rewards
+
+__all__ = ["TurnBasedEnv", "RENDER_MODES"]
+
+RENDER_MODES = ("human", "ansi", "rgb_array")
+
+_AEC_FIELDS = ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos", "agent_selection")
+
+
+class TurnBasedEnv(AECEnv, EzPickle):
+    """Shared base of the environments (see the module docstring)."""
+
+    metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 2}
+
+    def _setup(self, players: int, observation: spaces.Box, num_actions: int, reward: str, render_mode) -> None:
+        """Called by the subclass ``__init__`` once its options are checked."""
+        check_scheme(reward)
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {list(RENDER_MODES)} or None, got {render_mode!r}")
+        self.reward_scheme = reward
+        self.render_mode = render_mode
+        self.num_actions = num_actions
+        self.possible_agents = [f"player_{i}" for i in range(players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {"observation": observation, "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8)}
+        )
+        act_space: spaces.Discrete = spaces.Discrete(num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._game: Any = None
+        self._chance = random.Random()
+        self._actions_cache: tuple[int, np.ndarray] | None = None
+
+    # ------------------------------------------------------------------ hooks
+    def _new_game(self, chance: random.Random) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _encode(self, seat: int) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _compute_legal_actions(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _play(self, action: int, seat: int) -> float | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _render_text(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _render_image(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self):
+        """Constructor arguments (EzPickle) plus the game so far: an unpickled env continues the game."""
+        state = EzPickle.__getstate__(self)
+        state["chance"] = self._chance.getstate()
+        if self._game is not None:
+            state["game"] = self._game
+            state["aec"] = {k: getattr(self, k) for k in _AEC_FIELDS}
+            state["action_spaces"] = self.action_spaces
+        return state
+
+    def __setstate__(self, state):
+        EzPickle.__setstate__(self, state)
+        self._chance.setstate(state["chance"])
+        if "game" in state:
+            self._game = state["game"]
+            for k, v in state["aec"].items():
+                setattr(self, k, v)
+            self.action_spaces = state["action_spaces"]
+
+    # ------------------------------------------------------------------ spaces and state
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    @property
+    def game(self) -> Any:
+        """The engine's game being played (RuntimeError before the first ``reset()``)."""
+        game = self._game
+        if game is None:
+            raise RuntimeError("call reset() first: no game has started")
+        return game
+
+    @property
+    def started(self) -> bool:
+        """Whether ``reset()`` has been called (so :attr:`game` exists)."""
+        return self._game is not None
+
+    # ------------------------------------------------------------------ AEC API
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._chance.seed(seed)
+            for i, agent in enumerate(self.possible_agents):
+                self.action_spaces[agent].seed(seed + i)
+        game = self._game = self._new_game(self._chance)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
+        self._actions_cache = None
+        self.agent_selection = self.possible_agents[game.current_player]
+
+    def observe(self, agent):
+        return {"observation": self._encode(self.agent_name_mapping[agent]), "action_mask": self.action_mask(agent)}
+
+    def legal_actions(self) -> np.ndarray:
+        """Legal actions of the selected agent's decision (cached per decision: do not modify the
+        array). Empty once the game is over."""
+        count = self.game.move_count
+        cache = self._actions_cache
+        if cache is None or cache[0] != count:
+            cache = self._actions_cache = (count, self._compute_legal_actions())
+        return cache[1]
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The int8 action mask of ``agent`` (default: the selected agent) without encoding an
+        observation: ones at :meth:`legal_actions` for the deciding agent, all zeros otherwise."""
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        if self.agent_name_mapping[agent or self.agent_selection] == self.game.current_player:
+            mask[self.legal_actions()] = 1
+        return mask
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        earned = self._play(check_action(action, self.num_actions), self.agent_name_mapping[agent])
+        self._cumulative_rewards[agent] = 0.0
+        if earned is not None:
+            self._clear_rewards()  # without per-move rewards every reward stays 0 until the end
+            self.rewards[agent] = earned
+        if game.is_over:
+            for a, r in zip(self.agents, terminal_rewards(game, self.reward_scheme), strict=True):
+                self.rewards[a] += r
+            self.terminations = {a: True for a in self.agents}
+            self.infos = {a: {"scores": game.scores(), "winners": game.winners()} for a in self.agents}
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+        if earned is not None or game.is_over:  # otherwise every reward of this step is 0
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    # ------------------------------------------------------------------ rendering
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self._game is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "human":
+            print(self._render_text(), flush=True)
+            return None
+        if self.render_mode == "ansi":
+            return self._render_text()
+        return self._render_image()
+
+    def close(self) -> None:
+        pass

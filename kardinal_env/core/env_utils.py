@@ -1,0 +1,62 @@
+"""Pieces every environment of this package shares: the action check and the classic wrappers.
+
+* :func:`check_action` — an action must be a Python or NumPy integer (not a bool, not a float such
+  as ``1.5``, not a string) inside ``Discrete(n)``; anything else raises
+  :class:`~kardinal_env.core.errors.IllegalMoveError` with rule ``"action"`` and a message that names the
+  value and the allowed range. Nothing is rounded or clipped.
+* :func:`wrap_classic` — PettingZoo's classic wrapper stack for a raw AEC env, with
+  :class:`ActionCheckWrapper` in place of ``AssertOutOfBoundsWrapper`` (whose bare
+  ``AssertionError`` does not say what was wrong): ``TerminateIllegalWrapper(illegal_reward=-1)``
+  (a legal-range action that the mask forbids costs the offender −1 and ends the game), then
+  :class:`ActionCheckWrapper`, then ``OrderEnforcingWrapper``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers.base import BaseWrapper
+
+from kardinal_env.core.errors import IllegalMoveError
+
+__all__ = ["check_action", "ActionCheckWrapper", "wrap_classic"]
+
+
+def check_action(action: object, num_actions: int) -> int:
+    """``action`` as an ``int`` if it is an integer in ``[0, num_actions)``; IllegalMoveError otherwise."""
+    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+        shape = getattr(action, "shape", None)
+        if shape == () and getattr(getattr(action, "dtype", None), "kind", "") in "iu":  # 0-d integer array
+            action = int(action.item())  # type: ignore[attr-defined]
+        else:
+            raise IllegalMoveError(
+                f"action: expected an integer in [0, {num_actions}), got {action!r} ({type(action).__name__})",
+                "action",
+                action,
+            )
+    value = int(action)
+    if not 0 <= value < num_actions:
+        raise IllegalMoveError(f"action: {value} is outside Discrete({num_actions})", "action", action)
+    return value
+
+
+class ActionCheckWrapper(BaseWrapper):
+    """Rejects actions that are not integers of the action space with a clear IllegalMoveError
+    (``None`` stays allowed for agents that are done, as PettingZoo requires)."""
+
+    def step(self, action):  # noqa: D401 - PettingZoo signature
+        agent = self.agent_selection
+        if action is None and (self.terminations[agent] or self.truncations[agent]):
+            super().step(action)
+            return
+        check_action(action, int(self.action_space(agent).n))
+        super().step(action)
+
+
+def wrap_classic(raw: AECEnv) -> AECEnv:
+    """The classic wrapper stack described in the module docstring."""
+    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    env = ActionCheckWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)

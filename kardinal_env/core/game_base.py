@@ -1,0 +1,66 @@
+"""What the two rules engines share (``kardinal_env.kardinal.engine``, ``kardinal_env.koenig.engine``).
+
+* :class:`TurnBasedGame` — the public turn state every engine exposes the same way:
+  ``current_player`` (``None`` once over), ``phase`` (a name from the engine's ``PHASES``),
+  ``is_over``, ``num_players``, ``move_count``. An engine sets ``PHASE_NAMES`` and keeps ``_phase``
+  (an index into it, the last one meaning over), ``_current``, ``_n`` and ``_history``.
+* :func:`options_from_dict` — a ``Rules`` object from a record's ``rules`` dict: unknown or missing
+  options are named, and the rules' own validation error is prefixed with where the dict came from.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+__all__ = ["TurnBasedGame", "options_from_dict"]
+
+
+class TurnBasedGame:
+    """Mixin of the public turn state (see the module docstring). No RL imports, no state of its own."""
+
+    __slots__ = ()
+    PHASE_NAMES: ClassVar[tuple[str, ...]]
+    _OVER_PHASE: ClassVar[int]
+    _phase: int
+    _current: int
+    _n: int
+    _history: list
+
+    @property
+    def current_player(self) -> int | None:
+        """Seat that decides now; ``None`` once the game is over."""
+        return None if self._phase == self._OVER_PHASE else self._current
+
+    @property
+    def phase(self) -> str:
+        """The name of the current decision's phase (``PHASE_NAMES``; the last one is ``"over"``)."""
+        return self.PHASE_NAMES[self._phase]
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase == self._OVER_PHASE
+
+    @property
+    def num_players(self) -> int:
+        return self._n
+
+    @property
+    def move_count(self) -> int:
+        """Moves played so far."""
+        return len(self._history)
+
+
+def options_from_dict(cls: Any, data: Any, names: set[str], error: type[Exception], where: str = "rules") -> Any:
+    """``cls(**data)`` for a rules dict with option ``names`` (``players`` required); ``error``
+    naming ``where`` and the problem otherwise."""
+    if not isinstance(data, dict):
+        raise error(f"{where}: expected an object of rule options, got {type(data).__name__}")
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise error(f"{where}: unknown option(s) {unknown}; known: {sorted(names)}")
+    if "players" not in data:
+        raise error(f"{where}: missing option 'players'")
+    try:
+        return cls(**data)
+    except error as exc:
+        raise error(f"{where}: {exc}") from None

@@ -1,0 +1,185 @@
+"""The game protocol: what every engine of the suite offers and what every generic tool may use.
+
+A generic tool (evaluation, search, training, play, replays, the environments' plumbing) talks to a
+game only through the three interfaces below and the game's registry entry
+(:class:`kardinal_env.core.registry.GameSpec`). Both engines (``kardinal_env.kardinal.Game`` and
+``kardinal_env.koenig.Game``) implement them, and so can a game written outside this package
+(``docs/adding-a-game.md``). The protocol is structural (:class:`typing.Protocol`): an engine does not
+inherit from anything here.
+
+:class:`GameState` — one game in progress
+=============================================  =======================================================
+``rules``                                      the game's rules object (its registry entry builds it)
+``num_players``                                seats ``0 .. num_players - 1``
+``current_player``                             the seat that decides now; ``None`` once the game is over
+``is_over``                                    ``True`` once the game has ended
+``move_count`` / ``history``                   moves played so far / their notation strings
+``legal_moves()``                              the legal moves of the current decision (notation strings,
+                                               no duplicates, in the engine's canonical order)
+``play(move)``                                 play one move; an illegal or malformed one raises an error
+                                               (a ``ValueError``) that names the rule it breaks
+``scores()``                                   the scores so far (final once the game is over)
+``projected_scores()``                         the final scores if the game ended now (shaping, search)
+``winners()``                                  the seats in first place (shared wins: several seats)
+``finishing_order()``                          groups of seats from first place to last, with the game's
+                                               own tie-break; seats still tied share a group
+``clone()``                                    an independent copy (search plays on clones)
+``to_record()``                                the game record (a JSON-ready dict; its ``format`` field
+                                               names the record format of the registry entry)
+``from_record(record)`` (class method)         the game of a record (a game in progress if the moves stop
+                                               early); the record error names what and where
+``determinize(seat, rng)``                     a full game state that ``seat`` cannot tell apart from this
+                                               one, its hidden parts dealt with ``rng`` (a
+                                               ``random.Random``) consistently with everything the seat
+                                               has seen. A game of perfect information without chance
+                                               returns ``clone()``. This is the *one* place where a game
+                                               decides what a seat may know: searches that need a sampled
+                                               world call it, and the observation encoder reads the same
+                                               knowledge (for Kardinal & König: ``kardinal_env.koenig.
+                                               knowledge``)
+=============================================  =======================================================
+
+:class:`ActionCodec` — integer action ids of a game (the environments' action space)
+=============================================  =======================================================
+``num_actions``                                size of the action space
+``legal_actions(game)``                        the legal action ids of the current decision (an int array,
+                                               ascending), the ids of exactly ``game.legal_moves()``
+``action_mask(game, seat=None, out=None)``     int8 mask of ``num_actions`` (zeros for a seat that does
+                                               not decide); writes into ``out`` when given
+``encode(game, move)`` / ``decode(game, id)``  notation ⇄ action id for the seat that decides now (ids may
+                                               be ego-centric); an id out of range raises ``IllegalMoveError``
+                                               with rule ``"action"``
+=============================================  =======================================================
+
+:class:`ObservationEncoder` — what a seat sees, as a tensor
+=============================================  =======================================================
+``shape`` / ``dtype``                          the observation's shape and NumPy dtype
+``encode(game, observer)``                     the observation of seat ``observer``: only what that seat
+                                               may know (never another seat's hidden cards or a deck order)
+=============================================  =======================================================
+
+Version history: 1 — first version (both built-in games).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = [
+    "GameState",
+    "ActionCodec",
+    "ObservationEncoder",
+    "PROTOCOL_VERSION",
+    "check_protocol",
+    "finishing_order_from_keys",
+]
+
+PROTOCOL_VERSION = 1
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """One game in progress (see the module docstring)."""
+
+    rules: Any
+
+    @property
+    def num_players(self) -> int: ...
+
+    @property
+    def current_player(self) -> int | None: ...
+
+    @property
+    def is_over(self) -> bool: ...
+
+    @property
+    def move_count(self) -> int: ...
+
+    @property
+    def history(self) -> list[str]: ...
+
+    def legal_moves(self) -> list[str]: ...
+
+    def play(self, move: str) -> None: ...
+
+    def scores(self) -> list[int]: ...
+
+    def projected_scores(self) -> list[int]: ...
+
+    def winners(self) -> list[int]: ...
+
+    def finishing_order(self) -> list[list[int]]: ...
+
+    def clone(self) -> GameState: ...
+
+    def to_record(self) -> dict: ...
+
+    def determinize(self, seat: int, rng: random.Random) -> GameState: ...
+
+
+@runtime_checkable
+class ActionCodec(Protocol):
+    """Integer action ids of a game (see the module docstring)."""
+
+    @property
+    def num_actions(self) -> int: ...
+
+    def legal_actions(self, game: Any) -> Any: ...
+
+    def action_mask(self, game: Any, seat: int | None = None, out: Any = None) -> Any: ...
+
+    def encode(self, game: Any, move: str) -> int: ...
+
+    def decode(self, game: Any, action: int) -> str: ...
+
+
+@runtime_checkable
+class ObservationEncoder(Protocol):
+    """What a seat sees, as a tensor (see the module docstring)."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    def encode(self, game: Any, observer: int) -> Any: ...
+
+
+_GAME_MEMBERS = (
+    "rules",
+    "num_players",
+    "current_player",
+    "is_over",
+    "move_count",
+    "history",
+    "legal_moves",
+    "play",
+    "scores",
+    "projected_scores",
+    "winners",
+    "finishing_order",
+    "clone",
+    "to_record",
+    "determinize",
+)
+
+
+def check_protocol(game: Any) -> None:
+    """``TypeError`` naming every member of :class:`GameState` that ``game`` lacks (a registry entry
+    checks a new game with it, so a game missing a method fails at registration, not mid-tournament)."""
+    missing = [name for name in _GAME_MEMBERS if not hasattr(game, name)]
+    if not hasattr(type(game), "from_record"):
+        missing.append("from_record")
+    if missing:
+        raise TypeError(f"{type(game).__qualname__} does not implement the game protocol: missing {missing}")
+
+
+def finishing_order_from_keys(keys: list[Any]) -> list[list[int]]:
+    """Groups of seats by descending ``keys[seat]`` (a comparable tie-break key per seat), equal keys
+    sharing a group: the helper an engine uses for :meth:`GameState.finishing_order`."""
+    order: list[list[int]] = []
+    for seat in sorted(range(len(keys)), key=lambda s: keys[s], reverse=True):
+        if order and keys[order[-1][0]] == keys[seat]:
+            order[-1].append(seat)
+        else:
+            order.append([seat])
+    return order

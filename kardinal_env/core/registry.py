@@ -1,0 +1,324 @@
+"""The registry of games: one :class:`GameSpec` per game, and the only place tools look a game up.
+
+Every tool of the suite (environments' registration, replays, evaluation, training, play, search)
+asks the registry; outside a game's own folder and this registry no code compares game names or
+module paths.
+
+Registering a game
+==================
+
+The built-in games (``kardinal``, ``kardinal_koenig``) are registered by ``kardinal_env`` itself
+(:mod:`kardinal_env.games`). A game written elsewhere is registered with one call::
+
+    from kardinal_env.core.registry import GameSpec, register_game
+    register_game(GameSpec(name="nim", title="Nim", players=(2,), default_players=2,
+                           rules_class=NimRules, game_class=NimGame, record_format="nim-record/1",
+                           codec=NimCodec, observation=NimEncoder, text=nim_text))
+
+or by a package entry point in the group ``kardinal_env.games`` whose object is a :class:`GameSpec`
+(or a function returning one); :func:`games` loads the entry points of installed packages the first
+time it is asked. ``docs/adding-a-game.md`` walks through a whole game.
+
+Fields that name code may be given as the object or as a ``"module:attribute"`` string, which
+:meth:`GameSpec.load` imports on first use (so registering a game imports nothing heavy, and the
+entry of a built-in game can name agent code that ``kardinal_env`` itself never imports).
+
+=====================  =================================================================================
+field                  meaning
+=====================  =================================================================================
+``name``               the game's name in every tool (``--game NAME``, ``TrainConfig.game``)
+``title``              a human-readable title
+``players``            the seat counts the game supports; ``default_players`` the one tools use by default
+``rules_class``        ``rules_class(players=n, **options)`` builds rules; ``rules_class.from_dict(d)`` reads
+                       a record's ``rules`` dict; ``rules.to_dict()`` writes it
+``game_class``         ``game_class(rules, seed=None)`` starts a game (a :class:`~kardinal_env.core.protocol.
+                       GameState`; a game without chance ignores the seed); ``game_class.from_record(r)``
+``record_format``      the ``format`` string of the game's records (replays find the game by it)
+``codec``              ``codec(rules, **env_options)``: the :class:`~kardinal_env.core.protocol.ActionCodec`
+``observation``        ``observation(rules, **env_options)``: the observation encoder
+``text``               ``text(game, seat=None) -> str``: the text picture (``seat``: whose view)
+``image``              ``image(game) -> uint8 H×W×3`` array, or ``None``
+``html_replay``        ``html_replay(record, path) -> str``: a self-contained HTML replay, or ``None``
+``env_module``         the PettingZoo module (``env()``, ``raw_env``) or ``None`` (then the generic
+                       :class:`kardinal_env.core.generic_env.GameEnv` wraps the codec and encoder)
+``env_id`` / ``gym_id`` the PettingZoo id and the single-agent Gymnasium id (``kardinal/...``)
+``chance``             whether the game deals or shuffles (then ``seed`` matters)
+``perfect_information`` whether every seat sees everything (else ``determinize`` deals hidden cards)
+``rule_options``       the rules' options besides ``players`` as :class:`RuleOption` (command-line flags)
+``baselines``          agent kind → agent class (``"random"``, ``"greedy"``, ...), built with ``seed=``
+``rollout``            ``rollout(game, rng) -> move``: the fast move policy a search's playouts use
+                       (``None``: uniform random)
+``network``            ``network(rules, config) -> torch.nn.Module``: the policy/value network builder of
+                       the self-play trainer, or ``None`` (the trainer's generic MLP)
+``adapter``            the self-play trainer's adapter class for the game, or ``None`` (the generic one
+                       for flat observations)
+``presets``            preset name → training config file (``"kardinal_configs:default.yaml"``)
+=====================  =================================================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "GameSpec",
+    "RuleOption",
+    "register_game",
+    "unregister_game",
+    "get_game",
+    "games",
+    "game_names",
+    "game_of",
+    "game_for_record",
+    "resolve",
+    "UnknownGameError",
+    "ENTRY_POINT_GROUP",
+]
+
+ENTRY_POINT_GROUP = "kardinal_env.games"
+
+
+class UnknownGameError(ValueError):
+    """A game name (or record format) that no registered game has; the message names the choices."""
+
+
+def resolve(target: Any) -> Any:
+    """``target`` itself, or what a string names: ``"module:attribute"`` (imported now) or
+    ``"module"`` (the module)."""
+    if not isinstance(target, str):
+        return target
+    module_name, sep, attribute = target.partition(":")
+    if not module_name or (sep and not attribute):
+        raise ValueError(f"expected 'module:attribute' or 'module', got {target!r}")
+    obj: Any = importlib.import_module(module_name)
+    if not sep:
+        return obj
+    for part in attribute.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@dataclass(frozen=True)
+class RuleOption:
+    """One rules option besides ``players``, as tools expose it on the command line (``--name``).
+
+    ``kind``: ``"choice"`` (one of ``choices``), ``"flag"`` (a boolean switch, default off) or
+    ``"str"`` (free text such as a file path)."""
+
+    name: str
+    kind: str
+    help: str
+    choices: tuple[str, ...] = ()
+    default: Any = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("choice", "flag", "str"):
+            raise ValueError(f"RuleOption {self.name!r}: kind must be choice, flag or str, got {self.kind!r}")
+        if self.kind == "choice" and not self.choices:
+            raise ValueError(f"RuleOption {self.name!r}: a choice needs choices")
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True, eq=False)
+class GameSpec:
+    """One game of the suite (see the module docstring for every field)."""
+
+    name: str
+    title: str
+    players: tuple[int, ...]
+    default_players: int
+    rules_class: Any
+    game_class: Any
+    record_format: str
+    codec: Any
+    observation: Any
+    text: Any
+    image: Any = None
+    html_replay: Any = None
+    env_module: Any = None
+    env_id: str | None = None
+    gym_id: str | None = None
+    chance: bool = False
+    perfect_information: bool = True
+    rule_options: tuple[RuleOption, ...] = ()
+    baselines: Mapping[str, Any] = field(default_factory=dict)
+    rollout: Any = None
+    network: Any = None
+    adapter: Any = None
+    presets: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ValueError(f"GameSpec.name must be an identifier, got {self.name!r}")
+        if not self.players or any(not isinstance(p, int) or p < 1 for p in self.players):
+            raise ValueError(f"GameSpec {self.name!r}: players must be positive seat counts, got {self.players!r}")
+        if self.default_players not in self.players:
+            raise ValueError(
+                f"GameSpec {self.name!r}: default_players {self.default_players} is not one of {list(self.players)}"
+            )
+
+    # ------------------------------------------------------------------ lazy fields
+    def load(self, field_name: str) -> Any:
+        """The object of a field (imports a ``"module:attribute"`` string on first use)."""
+        value = getattr(self, field_name)
+        cache = self.__dict__.setdefault("_resolved", {})
+        if field_name not in cache:
+            cache[field_name] = resolve(value)
+        return cache[field_name]
+
+    @property
+    def env_name(self) -> str:
+        """The environment's versioned module name (``kardinal_v0``): the PettingZoo module's
+        ``metadata["name"]``; ``NAME_v0`` for a game without a module of its own."""
+        if self.env_module is None:
+            return f"{self.name}_v0"
+        return self.load("env_module").raw_env.metadata["name"]
+
+    # ------------------------------------------------------------------ rules and games
+    def check_players(self, players: int | None) -> int:
+        """``players`` (the default when ``None``) if the game supports it; ``ValueError`` otherwise."""
+        if players is None:
+            return self.default_players
+        if isinstance(players, bool) or not isinstance(players, int) or players not in self.players:
+            raise ValueError(f"{self.name} plays {_counts(self.players)} players, got {players!r}")
+        return players
+
+    def rules(self, players: int | None = None, **options: Any) -> Any:
+        """Rules for ``players`` seats (default: ``default_players``); options left ``None`` keep their
+        defaults; an option the game does not have is a ``ValueError`` naming the game's options."""
+        known = {o.name for o in self.rule_options}
+        unknown = sorted(k for k, v in options.items() if v is not None and k not in known)
+        if unknown:
+            raise ValueError(f"{self.name} has no rule option(s) {unknown}; its options: {sorted(known) or 'none'}")
+        given = {k: v for k, v in options.items() if v is not None}
+        return self.load("rules_class")(players=self.check_players(players), **given)
+
+    def rules_from_dict(self, data: dict) -> Any:
+        return self.load("rules_class").from_dict(data)
+
+    def new_game(self, rules: Any = None, seed: int | None = None) -> Any:
+        """A new game under ``rules`` (default rules when ``None``); ``seed`` deals the chance."""
+        return self.load("game_class")(self.rules() if rules is None else rules, seed=seed)
+
+    def from_record(self, record: dict, source: str = "record") -> Any:
+        return self.load("game_class").from_record(record, source=source)
+
+    def make_codec(self, rules: Any, **env_options: Any) -> Any:
+        return self.load("codec")(rules, **env_options)
+
+    def make_encoder(self, rules: Any, **env_options: Any) -> Any:
+        return self.load("observation")(rules, **env_options)
+
+    def game_text(self, game: Any, seat: int | None = None) -> str:
+        return self.load("text")(game, seat)
+
+    def baseline(self, kind: str) -> Any:
+        """The baseline agent class ``kind`` of this game; ``KeyError`` naming the choices otherwise."""
+        if kind not in self.baselines:
+            raise KeyError(f"{self.name} has no baseline {kind!r}; its baselines: {sorted(self.baselines)}")
+        cache = self.__dict__.setdefault("_baselines", {})
+        if kind not in cache:
+            cache[kind] = resolve(self.baselines[kind])
+        return cache[kind]
+
+
+def _counts(players: tuple[int, ...]) -> str:
+    ordered = sorted(players)
+    if ordered == list(range(ordered[0], ordered[-1] + 1)) and len(ordered) > 1:
+        return f"{ordered[0]}-{ordered[-1]}"
+    return ", ".join(map(str, ordered))
+
+
+_GAMES: dict[str, GameSpec] = {}
+_ENTRY_POINTS_LOADED = False
+_LISTENERS: list[Callable[[GameSpec], None]] = []
+
+
+def register_game(spec: GameSpec, replace: bool = False) -> GameSpec:
+    """Add ``spec`` to the registry and tell the listeners (the environments' registration with
+    PettingZoo and Gymnasium). A second game of the same name is a ``ValueError`` unless
+    ``replace``. Returns ``spec``."""
+    if not isinstance(spec, GameSpec):
+        raise TypeError(f"register_game expects a GameSpec, got {type(spec).__name__}")
+    old = _GAMES.get(spec.name)
+    if old is not None and old is not spec and not replace:
+        raise ValueError(f"a game named {spec.name!r} is already registered")
+    for other in _GAMES.values():
+        if other.name != spec.name and other.record_format == spec.record_format:
+            raise ValueError(f"record format {spec.record_format!r} already belongs to game {other.name!r}")
+    _GAMES[spec.name] = spec
+    for listener in list(_LISTENERS):
+        listener(spec)
+    return spec
+
+
+def unregister_game(name: str) -> None:
+    """Remove a game (tests that register a game of their own clean up with it)."""
+    _GAMES.pop(name, None)
+
+
+def on_register(listener: Callable[[GameSpec], None]) -> None:
+    """Call ``listener(spec)`` for every game registered now and later."""
+    _LISTENERS.append(listener)
+    for spec in list(_GAMES.values()):
+        listener(spec)
+
+
+def _load_entry_points() -> None:
+    global _ENTRY_POINTS_LOADED
+    if _ENTRY_POINTS_LOADED:
+        return
+    _ENTRY_POINTS_LOADED = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        obj = ep.load()
+        spec = obj() if callable(obj) and not isinstance(obj, GameSpec) else obj
+        if spec.name not in _GAMES:
+            register_game(spec)
+
+
+def games() -> dict[str, GameSpec]:
+    """Every registered game by name (the built-in ones first, then those of entry points)."""
+    _load_entry_points()
+    return dict(_GAMES)
+
+
+def game_names() -> list[str]:
+    return list(games())
+
+
+def get_game(name: str | GameSpec) -> GameSpec:
+    """The :class:`GameSpec` called ``name`` (a spec is returned as it is); :class:`UnknownGameError`
+    naming the registered games otherwise."""
+    if isinstance(name, GameSpec):
+        return name
+    registered = games()
+    try:
+        return registered[name]
+    except (KeyError, TypeError):
+        raise UnknownGameError(f"unknown game {name!r}; registered games: {list(registered)}") from None
+
+
+def game_of(obj: Any) -> GameSpec:
+    """The spec of a game or rules object of a registered game (by its class)."""
+    for spec in games().values():
+        if isinstance(obj, (spec.load("game_class"), spec.load("rules_class"))):
+            return spec
+    raise UnknownGameError(f"{type(obj).__qualname__} is not the game or rules class of a registered game")
+
+
+def game_for_record(record: Any) -> GameSpec:
+    """The spec whose ``record_format`` is ``record["format"]``; :class:`UnknownGameError` otherwise."""
+    fmt = record.get("format") if isinstance(record, dict) else None
+    for spec in games().values():
+        if spec.record_format == fmt:
+            return spec
+    known = [s.record_format for s in games().values()]
+    raise UnknownGameError(f"unknown record format {fmt!r}; known formats: {known}")

@@ -1,0 +1,245 @@
+"""Action codec: one ``Discrete(A)`` action space over a fixed ``W x W`` window, ``A = 17·W² + 5``.
+
+The window holds the squares with ``|x| <= W // 2`` and ``|y| <= W // 2`` (the nave is ``(0, 0)``,
+the clock tower ``(1, 0)``). A square's index is ``row * W + col`` with ``row = W // 2 - y`` (top row
+is the highest ``y``) and ``col = x + W // 2`` — the same layout as the observation planes.
+
+Colours are ego-centric: colour *slot* ``j`` of the deciding seat is ``colour_order(rules, seat)[j]``
+(the seat's own colours first, then the following seats' colours in turn order, the neutral colour
+last; see :func:`colour_order`).
+
+====================  ==========================  ==============================================
+slice                 size                        meaning
+====================  ==========================  ==============================================
+``[0, 16·N)``         16 planes of ``N = W²``     build: plane ``p = kind * 4 + slot``; kind 0 house,
+                                                  1 tower, 2 yard horizontal (square, square+x),
+                                                  3 yard vertical (square, square+y); the square
+                                                  index is the yard's lower-left square
+``[16·N, 17·N)``      ``N``                       ``C@x,y``: place/move the cardinal to the square
+``[17·N, 17·N+4)``    4                           ``chip:{c}`` for colour slot 0..3
+``17·N + 4``          1                           ``C-``: leave the cardinal where it is
+====================  ==========================  ==============================================
+
+Every legal move of every decision has exactly one action (for ``W = 53`` because no legal game
+leaves that window, see ``kardinal_env.kardinal.window``; for smaller windows because the engine then forbids
+moves outside it), so ``{decode(a) for a in mask.nonzero()} == set(game.legal_moves())``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kardinal_env.kardinal.engine import Game
+from kardinal_env.kardinal.notation import (
+    BUILD,
+    CARDINAL,
+    CHIP,
+    HOUSE,
+    KEY_LIMIT,
+    KEY_STRIDE,
+    TOWER,
+    YARD,
+    format_move,
+    parse_move,
+    square_key,
+)
+from kardinal_env.kardinal.rules import Rules
+from kardinal_env.kardinal.window import LOSSLESS_WINDOW, check_window
+
+__all__ = [
+    "ActionCodec",
+    "colour_order",
+    "seat_order",
+    "window_layout",
+    "DEFAULT_WINDOW",
+    "BUILD_PLANES",
+    "SPATIAL_ACTION_PLANES",
+    "NON_SPATIAL_ACTIONS",
+]
+
+#: Smallest window that holds every square any legal game can use (see kardinal_env.kardinal.window).
+DEFAULT_WINDOW = LOSSLESS_WINDOW
+#: House, tower, horizontal yard, vertical yard — times four colour slots.
+BUILD_PLANES = 16
+#: Action planes over the window: the build planes and the cardinal plane.
+SPATIAL_ACTION_PLANES = BUILD_PLANES + 1
+#: Actions outside the planes: four chip choices and "keep the cardinal".
+NON_SPATIAL_ACTIONS = 5
+_KEEP_CODE = (CARDINAL, -1, -1, -1, -1)
+
+
+def colour_order(rules: Rules, seat: int) -> tuple[int, int, int, int]:
+    """Colours in slot order for ``seat``: its own first, then the next seats', neutral last.
+
+    * 4 players (and the 4-player shared pool): ``(seat, seat+1, seat+2, seat+3) mod 4``.
+    * 3 players (and the 3-player shared pool): ``(seat, seat+1 mod 3, seat+2 mod 3, 3)``.
+    * 2 players: ``(2·seat, 2·seat+1, 2·other, 2·other+1)``.
+    """
+    n = rules.players
+    if n == 2:
+        other = 1 - seat
+        return (2 * seat, 2 * seat + 1, 2 * other, 2 * other + 1)
+    if n == 3:
+        return (seat, (seat + 1) % 3, (seat + 2) % 3, 3)
+    return (seat, (seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4)
+
+
+def seat_order(rules: Rules, seat: int) -> tuple[int, ...]:
+    """Seats in slot order for ``seat``: itself, then the following seats in turn order."""
+    n = rules.players
+    return tuple((seat + k) % n for k in range(n))
+
+
+def window_layout(rules: Rules, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """Square indexing of a ``window x window`` frame: ``(key -> square index or -1, square -> key)``.
+
+    Square ``(x, y)`` has index ``(W // 2 - y) * W + (x + W // 2)``. Raises ``ValueError`` for a
+    window that is not odd, or one that would lose squares of an unbounded game (only the lossless
+    default, or the rules' own window variant, are allowed).
+    """
+    check_window(window)
+    if rules.window is None and window != DEFAULT_WINDOW:
+        raise ValueError(
+            f"window {window} with an unbounded rule set would lose squares; use window={DEFAULT_WINDOW} "
+            f"or Rules(window={window}) (the window variant)"
+        )
+    if rules.window is not None and rules.window != window:
+        raise ValueError(f"window {window} differs from the rules' window {rules.window}")
+    half = window // 2
+    key_to_square = np.full(KEY_LIMIT, -1, dtype=np.int64)
+    square_to_key = np.empty(window * window, dtype=np.int64)
+    for x in range(-half, half + 1):
+        for y in range(-half, half + 1):
+            idx = (half - y) * window + (x + half)
+            key = square_key(x, y)
+            key_to_square[key] = idx
+            square_to_key[idx] = key
+    return key_to_square, square_to_key
+
+
+class ActionCodec:
+    """Maps between engine move codes / notation and action integers for one window and rule set."""
+
+    def __init__(self, rules: Rules, window: int = DEFAULT_WINDOW):
+        key_to_square, square_to_key = window_layout(rules, window)
+        self.rules = rules
+        self.window = window
+        self.half = window // 2
+        self.num_squares = n = window * window
+        self.cardinal_offset = BUILD_PLANES * n
+        self.chip_offset = SPATIAL_ACTION_PLANES * n
+        self.keep_action = self.chip_offset + 4
+        self.num_actions = SPATIAL_ACTION_PLANES * n + NON_SPATIAL_ACTIONS
+        self.key_to_square = key_to_square
+        self.square_to_key = square_to_key
+        self._k2s = key_to_square.tolist()  # list indexing is faster than numpy for scalars
+        self._s2k = square_to_key.tolist()
+        players = rules.players
+        self._colour_order = [colour_order(rules, s) for s in range(players)]
+        self._slot_of_colour = [[order.index(c) for c in range(4)] for order in self._colour_order]
+
+    # ------------------------------------------------------------------ codes <-> actions
+    def encode_code(self, code: tuple, seat: int) -> int:
+        """Action of an engine move code for the deciding ``seat``; ``ValueError`` if outside the window."""
+        kind, shape, colour, k1, k2 = code
+        if kind == CHIP:
+            return self.chip_offset + self._slot_of_colour[seat][colour]
+        if kind == CARDINAL:
+            if k1 < 0:
+                return self.keep_action
+            return self.cardinal_offset + self.square_index(k1)
+        slot = self._slot_of_colour[seat][colour]
+        if shape == YARD:
+            plane = 8 + slot if k2 - k1 == KEY_STRIDE else 12 + slot
+            self.square_index(k2)
+        else:
+            plane = shape * 4 + slot
+        return plane * self.num_squares + self.square_index(k1)
+
+    def square_index(self, key: int) -> int:
+        """Window square index of an engine square key; ``ValueError`` if outside the window."""
+        idx = self._k2s[key]
+        if idx < 0:
+            raise ValueError(f"square {key} lies outside the {self.window}x{self.window} window")
+        return idx
+
+    def decode_code(self, action: int, seat: int) -> tuple:
+        """Engine move code of an action for the deciding ``seat``; ``ValueError`` if out of range."""
+        action = int(action)
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action} is outside Discrete({self.num_actions})")
+        if action == self.keep_action:
+            return _KEEP_CODE
+        if action >= self.chip_offset:
+            return (CHIP, -1, self._colour_order[seat][action - self.chip_offset], -1, -1)
+        plane, square = divmod(action, self.num_squares)
+        key = self._s2k[square]
+        if plane == BUILD_PLANES:
+            return (CARDINAL, -1, -1, key, -1)
+        kind, slot = divmod(plane, 4)
+        colour = self._colour_order[seat][slot]
+        if kind == 0:
+            return (BUILD, HOUSE, colour, key, -1)
+        if kind == 1:
+            return (BUILD, TOWER, colour, key, -1)
+        other = key + (KEY_STRIDE if kind == 2 else 1)
+        if not 0 <= other < KEY_LIMIT or self._k2s[other] < 0:
+            raise ValueError(f"action {action}: the yard's second square lies outside the window")
+        return (BUILD, YARD, colour, key, other)
+
+    # ------------------------------------------------------------------ notation
+    def encode_move(self, move: str, seat: int) -> int:
+        """Action of a notation string for ``seat`` (``MalformedMoveError`` / ``ValueError`` on bad input)."""
+        return self.encode_code(parse_move(move), seat)
+
+    def decode_action(self, action: int, seat: int) -> str:
+        """Notation string of an action for ``seat``."""
+        return format_move(self.decode_code(action, seat))
+
+    # ------------------------------------------------------------------ masks
+    def actions_of_codes(self, codes: list, seat: int) -> list[int]:
+        """Actions of engine move codes (e.g. ``game.legal_move_codes()``) for the deciding ``seat``."""
+        n = self.num_squares
+        k2s = self._k2s
+        slot = self._slot_of_colour[seat]
+        out: list[int] = []
+        append = out.append
+        for kind, shape, colour, k1, k2 in codes:
+            if kind == BUILD:
+                if shape == YARD:
+                    plane = (8 if k2 - k1 == KEY_STRIDE else 12) + slot[colour]
+                else:
+                    plane = shape * 4 + slot[colour]
+                append(plane * n + k2s[k1])
+            elif kind == CARDINAL:
+                append(self.keep_action if k1 < 0 else self.cardinal_offset + k2s[k1])
+            else:
+                append(self.chip_offset + slot[colour])
+        return out
+
+    def legal_actions(self, game: Game) -> np.ndarray:
+        """The legal actions of ``game``'s current decision for the deciding seat, as an ``intp`` array
+        in the order of ``game.legal_move_codes()`` (empty once the game is over). The one mask
+        builder: the environment, the single-agent view, the integrations and the PPO agent all use
+        it. A cardinal decision is read from the engine's cardinal targets without building codes."""
+        seat = game.current_player
+        if seat is None:
+            return np.empty(0, dtype=np.intp)
+        if game.phase == "cardinal":
+            targets = self.key_to_square[game.cardinal_target_keys()] + self.cardinal_offset
+            if game.may_keep_cardinal():  # C- comes first, as in legal_move_codes()
+                targets = np.concatenate(([self.keep_action], targets))
+            return targets.astype(np.intp, copy=False)
+        return np.array(self.actions_of_codes(game.legal_move_codes(), seat), dtype=np.intp)
+
+    def action_mask(self, game: Game, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """int8 mask of length ``num_actions``: ones at :meth:`legal_actions` when ``seat`` (default:
+        the deciding seat) decides now, all zeros otherwise (PettingZoo's classic convention)."""
+        if out is None:
+            out = np.zeros(self.num_actions, dtype=np.int8)
+        else:
+            out.fill(0)
+        deciding = game.current_player
+        if deciding is not None and (seat is None or seat == deciding):
+            out[self.legal_actions(game)] = 1
+        return out

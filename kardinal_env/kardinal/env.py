@@ -1,0 +1,189 @@
+"""Kardinal as a PettingZoo AEC environment: ``kardinal_v0``.
+
+===================  ==================================================================
+Import               ``from kardinal_env import kardinal_v0``
+Creation             ``kardinal_v0.env(players=4)`` or
+                     ``pettingzoo.make("aec", "kardinal/kardinal-v0", players=4)``
+Agents               ``player_0 .. player_{n-1}`` (``n = players``, 2..4)
+Action space         ``Discrete(17·W² + 5)`` (47 758 for the default ``W = 53``)
+Observation space    ``Dict(observation=Box(0, 48, (72, W, W), uint8),
+                     action_mask=Box(0, 1, (17·W² + 5,), int8))``
+Rewards              terminal ±1 by default (see below)
+===================  ==================================================================
+
+Keyword options: ``players`` (2–4), ``preset`` (``"english"``/``"german"``), ``shared_pool``,
+``exhausted_colour``, ``neutral_build_chips``, ``neutral_touch_chips`` (see ``kardinal_env.kardinal.rules``),
+``window`` (odd, default 53), ``reward`` (``"win_loss"`` or ``"margin"``), ``chip_shaping``
+(float, default 0), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"`` or ``None``).
+
+**Turns.** ``agent_selection`` always follows the engine: the seat that built acts again for its
+chip choice(s) and its cardinal decision, and seats that cannot build are skipped (never selected).
+Each call to ``step`` is one decision.
+
+**Observation.** ``observation`` is the lossless ego-centric tensor documented in
+``kardinal_env.kardinal.observation`` (channel table there); ``action_mask`` is an int8 vector with ones at
+the legal actions of the selected agent. Agents that are not selected, and every agent once the
+game is over, get an all-zero mask (the PettingZoo classic convention): never build a
+distribution from it.
+
+**Actions.** Contiguous slices documented in ``kardinal_env.kardinal.actions``: 16 build planes (house,
+tower, horizontal yard, vertical yard × 4 ego-centric colour slots) over the window, one cardinal
+plane, four chip actions, and "keep the cardinal". ``raw_env.decode_action(a)`` and
+``raw_env.encode_move(move)`` translate to and from docs/rules.md notation for the selected agent; at
+every decision ``{decode_action(a) for a with mask[a] == 1} == set(game.legal_moves())``.
+
+**Window.** The default ``W = 53`` (``|x|, |y| <= 26``) holds every square on which any legal game
+can build or place the cardinal (proof in ``kardinal_env.kardinal.window``), so it loses nothing. A smaller
+odd ``window`` is a different game: the engine then forbids moves outside it (rule "window"), so
+mask and engine still agree.
+
+**Rewards.** Credited to the agent whose action earned them, at the step that earned them.
+``reward="win_loss"`` (default): at the end winners get +1 and all others −1 (tied winners all get
++1). ``reward="margin"``: at the end each seat gets ``clip((own score − best other score) / 20, −1,
+1)``. ``chip_shaping=s`` adds ``s`` per chip the acting seat takes during play (scoring,
+compensation and substitute chips; chips set aside give nothing). No truncation: every game ends.
+
+**Illegal actions.** ``raw_env.step`` raises ``kardinal_env.IllegalMoveError`` naming the broken
+rule; an action that is not an integer of the action space (``1.5``, ``"3"``, ``True``, ``-1``,
+``num_actions``) raises it with rule ``"action"`` — nothing is rounded or clipped. ``env()`` wraps
+``raw_env`` like the classic games (``kardinal_env.core.env_utils.wrap_classic``): an in-range action the
+mask forbids gives the offender −1 and ends the game (``TerminateIllegalWrapper``); a value outside
+the action space raises the same clear ``IllegalMoveError`` (our ``ActionCheckWrapper`` replaces
+``AssertOutOfBoundsWrapper``, whose bare ``AssertionError`` said nothing); ``OrderEnforcingWrapper``
+last.
+
+**Masks without observations.** ``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()``
+give the mask / the legal action indices without encoding an observation (both come from
+``ActionCodec.legal_actions``, the one mask builder every consumer uses).
+
+**Rendering.** ``"human"`` prints the text board to stdout after every step; ``"ansi"`` returns
+the text board of ``kardinal_env.kardinal.text.game_text`` with a legend; ``"rgb_array"`` a ``uint8``
+H×W×3 picture (``kardinal_env.kardinal.render.game_image``).
+
+Version history
+* v0: initial release. (Later changes that keep observations, actions and rewards identical —
+  checked by the golden playthroughs in ``tests/golden/playthroughs`` — keep the version.)
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+
+from kardinal_env.core.env_base import RENDER_MODES, TurnBasedEnv
+from kardinal_env.core.env_utils import wrap_classic
+from kardinal_env.core.errors import IllegalMoveError
+from kardinal_env.core.rewards import REWARD_SCHEMES, chip_gain
+from kardinal_env.kardinal.actions import DEFAULT_WINDOW, ActionCodec
+from kardinal_env.kardinal.engine import Game
+from kardinal_env.kardinal.notation import format_move
+from kardinal_env.kardinal.observation import ObservationEncoder
+from kardinal_env.kardinal.rules import Rules
+from kardinal_env.kardinal.window import LOSSLESS_WINDOW, check_window
+
+__all__ = ["env", "raw_env", "REWARD_SCHEMES", "RENDER_MODES"]
+
+
+def env(**kwargs) -> AECEnv:
+    """``raw_env`` with the classic wrappers (``kardinal_env.core.env_utils.wrap_classic``)."""
+    return wrap_classic(raw_env(**kwargs))
+
+
+class raw_env(TurnBasedEnv):
+    """The unwrapped Kardinal AEC environment (see the module docstring)."""
+
+    metadata = {**TurnBasedEnv.metadata, "name": "kardinal_v0"}
+
+    def __init__(
+        self,
+        players: int = 4,
+        preset: str = "english",
+        shared_pool: bool = False,
+        exhausted_colour: str | None = None,
+        neutral_build_chips: str | None = None,
+        neutral_touch_chips: str | None = None,
+        window: int = DEFAULT_WINDOW,
+        reward: str = "win_loss",
+        chip_shaping: float = 0.0,
+        render_mode: str | None = None,
+    ):
+        EzPickle.__init__(
+            self,
+            players,
+            preset,
+            shared_pool,
+            exhausted_colour,
+            neutral_build_chips,
+            neutral_touch_chips,
+            window,
+            reward,
+            chip_shaping,
+            render_mode,
+        )
+        AECEnv.__init__(self)
+        check_window(window)
+        self.rules = Rules(
+            players=players,
+            preset=preset,
+            shared_pool=shared_pool,
+            exhausted_colour=exhausted_colour,
+            neutral_build_chips=neutral_build_chips,
+            neutral_touch_chips=neutral_touch_chips,
+            window=None if window == LOSSLESS_WINDOW else window,
+        )
+        self.window = window
+        self.chip_shaping = float(chip_shaping)
+        self.codec = ActionCodec(self.rules, window)
+        self.encoder = ObservationEncoder(self.rules, window)
+        observation = spaces.Box(0, 48, self.encoder.shape, dtype=np.uint8)
+        self._setup(players, observation, self.codec.num_actions, reward, render_mode)
+
+    # ------------------------------------------------------------------ TurnBasedEnv hooks
+    def _new_game(self, chance: random.Random) -> Game:
+        return Game(self.rules)  # Kardinal has no chance element
+
+    def _encode(self, seat: int) -> np.ndarray:
+        return self.encoder.encode(self.game, seat)
+
+    def _compute_legal_actions(self) -> np.ndarray:
+        return self.codec.legal_actions(self.game)
+
+    def _play(self, action: int, seat: int) -> float | None:
+        game = self.game
+        try:
+            code = self.codec.decode_code(action, seat)
+        except ValueError as exc:
+            raise IllegalMoveError(f"action: {exc}", "action", action) from None
+        if not game.is_legal_code(code):
+            game.play_code(code)  # raises IllegalMoveError naming the broken rule
+            raise AssertionError("unreachable: an illegal action was accepted")  # pragma: no cover
+        if not self.chip_shaping:
+            game.apply_legal_code(code)
+            return None
+        before = game.chips_held(seat)
+        game.apply_legal_code(code)
+        return self.chip_shaping * chip_gain(game, seat, before)
+
+    def _render_text(self) -> str:
+
+        from kardinal_env.kardinal.text import game_text
+
+        return game_text(self.game)
+
+    def _render_image(self) -> np.ndarray:
+        from kardinal_env.kardinal import render
+
+        return render.game_image(self.game, window=self.window)
+
+    # ------------------------------------------------------------------ codec for the selected agent
+    def decode_action(self, action: int) -> str:
+        """docs/rules.md notation of ``action`` for the agent now selected."""
+        return format_move(self.codec.decode_code(action, self.agent_name_mapping[self.agent_selection]))
+
+    def encode_move(self, move: str) -> int:
+        """Action of a notation string for the agent now selected."""
+        return self.codec.encode_move(move, self.agent_name_mapping[self.agent_selection])

@@ -1,0 +1,223 @@
+"""The rgb picture of a Kardinal game (the ``rgb_array`` frame; no pygame).
+
+``game_image(game, size=(640, 640))`` is the ``rgb_array`` frame: a fixed-size uint8 picture of the
+castle zoomed to its bounding box, with the chips, scores and a legend drawn below it (numpy and a
+the 5x7 bitmap font of ``kardinal_env.core.drawing``; no pygame, Pillow or matplotlib).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kardinal_env.kardinal.engine import Game
+from kardinal_env.kardinal.window import LOSSLESS_WINDOW
+
+if TYPE_CHECKING:
+    from kardinal_env.core.drawing import Canvas
+
+__all__ = ["game_image", "IMAGE_SIZE"]
+
+# RGB colours of the four edifice colours, the cathedral, the cardinal, sites and the background.
+_PALETTE = {
+    0: (235, 235, 235),  # white
+    1: (70, 70, 70),  # dark grey
+    2: (215, 160, 60),  # ochre
+    3: (70, 110, 210),  # blue
+}
+_BACKGROUND = (34, 85, 34)
+_OUTSIDE = (20, 45, 20)  # squares outside a window variant's window
+_CATHEDRAL = (150, 40, 160)
+_CARDINAL = (220, 20, 30)
+_SITE = (60, 120, 60)
+_GRID = (25, 65, 25)
+_DARK = (20, 20, 20)
+_LAST = (255, 225, 40)  # outline of the edifice built last
+_PANEL = (24, 28, 32)
+_TEXT = (235, 235, 235)
+_WINNER = (255, 225, 40)
+
+#: Default ``game_image`` size ``(width, height)`` in pixels: the ``rgb_array`` frame of the env.
+IMAGE_SIZE = (640, 640)
+
+
+def _draw_piece(cv: Canvas, shape: str, colour, px: int, py: int, size: int, last: bool) -> None:
+    """One square of a building at pixel ``(px, py)`` (top-left), ``size`` pixels wide."""
+    inset = max(1, size // 12)
+    x0, y0, x1, y1 = px + inset, py + inset, px + size - inset, py + size - inset
+    if shape in ("tower", "clock tower"):
+        cv.rect(x0, y0, x1, y1, _DARK)
+        cv.disc(px + size / 2, py + size / 2, size * 0.36, colour)
+    else:  # house, nave (yards are drawn as one piece by _draw_yard)
+        cv.rect(x0, y0, x1, y1, colour)
+        cv.frame(x0, y0, x1, y1, _DARK, max(1, size // 16))
+    if shape == "nave":
+        cv.disc(px + size / 2, py + size / 2, size * 0.14, _DARK)
+    if last:
+        cv.frame(px, py, px + size, py + size, _LAST, max(2, size // 10))
+
+
+def _draw_yard(cv: Canvas, colour, x0: int, y0: int, x1: int, y1: int, size: int, last: bool) -> None:
+    """A yard covering pixels ``x0..x1, y0..y1`` (two squares): filled, with a dark stripe along it."""
+    inset = max(1, size // 12)
+    cv.rect(x0 + inset, y0 + inset, x1 - inset, y1 - inset, colour)
+    cv.frame(x0 + inset, y0 + inset, x1 - inset, y1 - inset, _DARK, max(1, size // 16))
+    half = max(1, size // 14)
+    if x1 - x0 > y1 - y0:  # horizontal
+        cy = (y0 + y1) // 2
+        cv.rect(x0 + size // 4, cy - half, x1 - size // 4, cy + half, _DARK)
+    else:
+        cx = (x0 + x1) // 2
+        cv.rect(cx - half, y0 + size // 4, cx + half, y1 - size // 4, _DARK)
+    if last:
+        cv.frame(x0, y0, x1, y1, _LAST, max(2, size // 10))
+
+
+def _check_size(size) -> tuple[int, int]:
+    if (
+        not isinstance(size, tuple | list)
+        or len(size) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in size)
+    ):
+        raise ValueError(f"game_image: size must be (width, height) in pixels, got {size!r}")
+    width, height = size
+    if width < 96 or height < 96:
+        raise ValueError(f"game_image: size must be at least (96, 96) pixels, got {size!r}")
+    return width, height
+
+
+def game_image(game: Game, window: int | None = LOSSLESS_WINDOW, size: tuple[int, int] = IMAGE_SIZE):
+    """A ``(height, width, 3)`` uint8 picture of the position; ``size=(width, height)``, default
+    :data:`IMAGE_SIZE` (640 x 640), whatever the position (a stable frame size for videos).
+
+    The board area shows the castle's bounding box (buildings, sites and the cardinal) plus one
+    square of margin, at least 7 x 7 squares, zoomed to fill the area (top row = highest ``y``).
+    Colour = edifice colour (0 white, 1 dark grey, 2 ochre, 3 blue); shape: a house fills its
+    square, a tower is a coloured disc on a dark square, a yard is one piece over two squares with
+    a dark stripe along it; the cathedral is purple (the nave with a dark dot, the clock tower a
+    purple disc), the cardinal a red disc, sites lighter green, and the edifice built last has a
+    yellow outline. With ``window`` below 53 (the window variant) squares outside the window are
+    darker. Below the board: the move number, phase and seat on turn (or the winners), per seat its
+    colours, chips held per colour, total and score (the projected final score while the game runs,
+    the final score once over), the supply, and a legend of the shapes.
+    """
+    from kardinal_env.core.drawing import Canvas  # numpy: only for images
+
+    width, height = _check_size(size)
+    scale = max(1, min(width, height) // 320)
+    line = 9 * scale
+    n = game.num_players
+    lines = n + 3
+    panel_h = lines * line + 2 * scale + 4
+    board_h = height - panel_h
+    if board_h < 32:
+        raise ValueError(f"game_image: size {size!r} leaves no room for the board below {panel_h} pixels of text")
+    cv = Canvas(width, height, _BACKGROUND)
+
+    buildings = game.buildings()
+    squares = [sq for b in buildings for sq in b.squares] + game.sites()
+    if game.cardinal is not None:
+        squares.append(game.cardinal)
+    xs = [x for x, _ in squares]
+    ys = [y for _, y in squares]
+    x0, x1, y0, y1 = min(xs) - 1, max(xs) + 1, min(ys) - 1, max(ys) + 1
+    ncols, nrows = max(7, x1 - x0 + 1), max(7, y1 - y0 + 1)
+    x0 -= (ncols - (x1 - x0 + 1)) // 2
+    y0 -= (nrows - (y1 - y0 + 1)) // 2
+    y1 = y0 + nrows - 1
+    cell = max(2, min(width // ncols, board_h // nrows))
+    ox = (width - cell * ncols) // 2
+    oy = (board_h - cell * nrows) // 2
+
+    def corner(x: int, y: int) -> tuple[int, int]:
+        return ox + (x - x0) * cell, oy + (y1 - y) * cell
+
+    half = None if window is None or window >= LOSSLESS_WINDOW else window // 2
+    for gx in range(ncols):
+        for gy in range(nrows):
+            x, y = x0 + gx, y0 + gy
+            px, py = corner(x, y)
+            if half is not None and (abs(x) > half or abs(y) > half):
+                cv.rect(px, py, px + cell, py + cell, _OUTSIDE)
+            cv.frame(px, py, px + cell + 1, py + cell + 1, _GRID, 1)
+    for x, y in game.sites():
+        px, py = corner(x, y)
+        inset = max(2, cell // 6)
+        cv.rect(px + inset, py + inset, px + cell - inset + 1, py + cell - inset + 1, _SITE)
+    last_id = len(buildings) - 1 if len(buildings) > 2 else -1
+    for b in buildings:
+        colour = _CATHEDRAL if b.colour is None else _PALETTE[b.colour]
+        last = b.id == last_id
+        if b.shape == "yard":
+            (xa, ya), (xb, yb) = b.squares
+            pa, pb = corner(min(xa, xb), max(ya, yb)), corner(max(xa, xb), min(ya, yb))
+            _draw_yard(cv, colour, pa[0], pa[1], pb[0] + cell, pb[1] + cell, cell, last)
+        else:
+            px, py = corner(*b.squares[0])
+            _draw_piece(cv, b.shape, colour, px, py, cell, last)
+    if game.cardinal is not None:
+        px, py = corner(*game.cardinal)
+        cv.disc(px + cell / 2, py + cell / 2, cell * 0.3, _CARDINAL)
+        cv.disc(px + cell / 2, py + cell / 2, cell * 0.1, _TEXT)
+
+    _draw_panel(cv, game, board_h, scale, line)
+    return cv.img
+
+
+def _swatch(cv: Canvas, x: int, y: int, colour, scale: int) -> int:
+    side = 7 * scale
+    cv.rect(x, y, x + side, y + side, colour)
+    cv.frame(x, y, x + side, y + side, _DARK, 1)
+    return x + side + 2 * scale
+
+
+def _draw_panel(cv: Canvas, game: Game, top: int, scale: int, line: int) -> None:
+    cv.rect(0, top, cv.width, cv.height, _PANEL)
+    x, y = 3 * scale, top + 2 + scale
+    text = cv.text
+    if game.is_over:
+        won = game.winners()
+        head = f"MOVE {game.move_count}  GAME OVER  WINNER{'S' if len(won) > 1 else ''}: "
+        head += " ".join(f"SEAT {s}" for s in won)
+    else:
+        head = f"MOVE {game.move_count}  {game.phase.upper()}  SEAT {game.current_player} TO PLAY"
+        if game.pending_chips:
+            head += f"  ({game.pending_chips} CHIP{'S' if game.pending_chips > 1 else ''} TO TAKE)"
+    text(x, y, head, _TEXT, scale)
+    y += line
+    scores = game.projected_scores()
+    winners: set[int] = set(game.winners()) if game.is_over else set()
+    label = "SCORE" if game.is_over else "SCORE NOW"
+    for seat, held in enumerate(game.chips()):
+        colour = _WINNER if seat in winners else _TEXT
+        cx = text(x, y, f"SEAT {seat} ", colour, scale)
+        for c in game.seat_colours(seat):
+            cx = _swatch(cv, cx, y, _PALETTE[c], scale)
+        cx = max(cx, x + 6 * scale * 11)
+        for c, count in enumerate(held):
+            cx = _swatch(cv, cx, y, _PALETTE[c], scale)
+            cx = text(cx, y, f"{count:<3}", colour, scale)
+        text(cx, y, f"={sum(held):>3}  {label} {scores[seat]}", colour, scale)
+        y += line
+    cx = max(text(x, y, "SUPPLY", _TEXT, scale), x + 6 * scale * 11)
+    for c, count in enumerate(game.supply()):
+        cx = _swatch(cv, cx, y, _PALETTE[c], scale)
+        cx = text(cx, y, f"{count:<3}", _TEXT, scale)
+    aside = game.set_aside()
+    if any(aside):
+        text(cx + 4 * scale, y, f"SET ASIDE {sum(aside)}", _TEXT, scale)
+    y += line
+    # Legend: one icon per shape, the cathedral, the cardinal and the last-built outline.
+    side = 7 * scale
+    cx = x
+    for shape, name in (("house", "HOUSE"), ("tower", "TOWER"), ("yard", "YARD"), ("nave", "CATHEDRAL")):
+        colour = _CATHEDRAL if shape == "nave" else _PALETTE[0]
+        if shape == "yard":
+            _draw_yard(cv, colour, cx, y, cx + 2 * side, y + side, side, False)
+            cx += side
+        else:
+            _draw_piece(cv, shape, colour, cx, y, side, False)
+        cx = text(cx + side + 2 * scale, y, name, _TEXT, scale) + 3 * scale
+    cv.disc(cx + side / 2, y + side / 2, side * 0.45, _CARDINAL)
+    cx = text(cx + side + 2 * scale, y, "CARDINAL", _TEXT, scale) + 3 * scale
+    cv.frame(cx, y, cx + side, y + side, _LAST, max(1, scale))
+    text(cx + side + 2 * scale, y, "LAST", _TEXT, scale)

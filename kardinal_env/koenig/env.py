@@ -1,0 +1,157 @@
+"""Kardinal & König (Web of Power) as a PettingZoo AEC environment: ``kardinal_koenig_v0``.
+
+===================  ==================================================================
+Import               ``from kardinal_env import kardinal_koenig_v0``
+Creation             ``kardinal_koenig_v0.env(players=4)`` or
+                     ``pettingzoo.make("aec", "kardinal/kardinal-koenig-v0", players=4)``
+Agents               ``player_0 .. player_{n-1}`` (``n = players``, 3..5)
+Action space         ``Discrete(A)``: every move the board allows (391 on the default board)
+Observation space    ``Dict(observation=Box(0, 255, (L,), float32),
+                     action_mask=Box(0, 1, (A,), int8))`` (``L = 494`` on the default board)
+Rewards              terminal ±1 by default (see below)
+===================  ==================================================================
+
+Keyword options: ``players`` (3–5), ``discard`` (``"one"``: exactly one card, the printed rule;
+``"any"``: one to three, one decision each), ``board`` (``None`` for the packaged default board —
+a reconstruction, see ``docs/rules-koenig.md`` — a board file path, or a board dict), ``reward``
+(``"win_loss"`` or ``"margin"``), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"`` or
+``None``).
+
+**Turns and chance.** ``agent_selection`` follows the engine: the seat on turn decides its first
+piece (or a discard), the optional second piece (``end`` to stop), further discards under
+``discard="any"``, and each card it draws. Deck draws, display refills, the interim scoring and
+the reshuffle happen inside ``step``; ``reset(seed=s)`` fixes every shuffle of the game (without a
+seed, the shuffles follow the environment's own generator, seeded by the last seed given). A seat
+without cards misses its turn and is never selected.
+
+**Observation.** The ego-centric ``float32`` vector of ``kardinal_env.koenig.observation``
+(segment table there): slot 0 is the observer, 5 seat slots whatever the player count, so the
+shape depends only on the board. It holds the observer's own hand and only public facts about
+the others (hand sizes, pieces left, scores, the board, the display, the deck size, the discard
+pile): hidden information stays hidden. ``action_mask`` has ones at the legal actions of the
+selected agent, all zeros for every other agent and once the game is over.
+
+**Actions.** The board's move table (``kardinal_env.koenig.board.Board``), ``P = T + 1`` payments
+per target (the single card naming the target's country, then a pair of each type):
+
+==============================  ================================  ==========================
+slice                           move                              default board
+==============================  ================================  ==========================
+``[0, S·P)``                    ``K@{site}/{pay}``                0–323
+``[S·P, S·P + C·P)``            ``A@{country}/{pay}``             324–377
+``end_id``                      ``end``                           378
+``discard_base + i``            ``discard:{t}`` (type index i)    379–383
+``draw_base + i``               ``draw:{t}``                      384–388
+``deck_id``                     ``draw:deck``                     389
+==============================  ================================  ==========================
+
+(390 actions: ids 0..389; the table in ``Board`` is the reference.) ``decode_action(a)`` and
+``encode_move(move)`` translate; at every decision the decoded mask equals
+``game.legal_moves()``.
+
+**Rewards.** At the end only. ``reward="win_loss"`` (default): +1 to every winner (tied winners
+all get +1), −1 to the others. ``reward="margin"``: ``clip((own − best other score) / 20, −1, 1)``.
+No truncation: every game ends.
+
+**Illegal actions.** ``raw_env.step`` raises ``kardinal_env.koenig.IllegalMoveError`` naming the
+broken rule (``"payment"``, ``"advisor limit"``, ...); an action that is not an integer of the
+action space raises ``kardinal_env.IllegalMoveError`` with rule ``"action"``. ``env()`` adds the
+classic wrappers (``kardinal_env.core.env_utils.wrap_classic``): an in-range masked action gives the
+offender −1 and ends the game.
+
+**Rendering.** ``"ansi"``: the map as text (countries with their sites and owners, seals with
+advisors, the observer's hand — the selected agent's — display, deck, scores); ``"human"`` prints
+it after every step; ``"rgb_array"``: a ``uint8`` picture of the map drawn from the board's
+layout (sites coloured by owner, roads, numbered alliance links, seals with advisor counts).
+
+Version history
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+
+from kardinal_env.core.env_base import RENDER_MODES, TurnBasedEnv
+from kardinal_env.core.env_utils import check_action, wrap_classic
+from kardinal_env.core.errors import IllegalMoveError
+from kardinal_env.core.rewards import REWARD_SCHEMES
+from kardinal_env.koenig import Game, Rules
+from kardinal_env.koenig.observation import ObservationEncoder
+
+__all__ = ["env", "raw_env", "REWARD_SCHEMES", "RENDER_MODES"]
+
+
+def env(**kwargs) -> AECEnv:
+    """``raw_env`` with the classic wrappers (``kardinal_env.core.env_utils.wrap_classic``)."""
+    return wrap_classic(raw_env(**kwargs))
+
+
+class raw_env(TurnBasedEnv):
+    """The unwrapped Kardinal & König AEC environment (see the module docstring)."""
+
+    metadata = {**TurnBasedEnv.metadata, "name": "kardinal_koenig_v0"}
+
+    def __init__(
+        self,
+        players: int = 4,
+        discard: str = "one",
+        board: object = None,
+        reward: str = "win_loss",
+        render_mode: str | None = None,
+    ):
+        EzPickle.__init__(self, players, discard, board, reward, render_mode)
+        AECEnv.__init__(self)
+        self.rules = Rules(players=players, discard=discard, board=board)
+        self.board = self.rules.compiled
+        self.encoder = ObservationEncoder(self.rules)
+        observation = spaces.Box(0, 255, self.encoder.shape, dtype=np.float32)
+        self._setup(players, observation, self.board.num_moves, reward, render_mode)
+
+    # ------------------------------------------------------------------ TurnBasedEnv hooks
+    def _new_game(self, chance: random.Random) -> Game:
+        return Game(self.rules, seed=chance.getrandbits(64))
+
+    def _encode(self, seat: int) -> np.ndarray:
+        return self.encoder.encode(self.game, seat)
+
+    def _compute_legal_actions(self) -> np.ndarray:
+        return np.array(self.game.legal_move_ids(), dtype=np.intp)
+
+    def _play(self, action: int, seat: int) -> None:
+        game = self.game
+        if action in game.legal_move_ids():
+            game.apply_legal_id(action)
+        else:
+            game.play_id(action)  # raises IllegalMoveError naming the broken rule
+            raise AssertionError("unreachable: an illegal action was accepted")  # pragma: no cover
+        return None
+
+    def _render_text(self) -> str:
+        from kardinal_env.koenig import render
+
+        return render.map_text(self.game, self.game.current_player)
+
+    def _render_image(self) -> np.ndarray:
+        from kardinal_env.koenig import render
+
+        return render.game_image(self.game)
+
+    # ------------------------------------------------------------------ codec
+    def decode_action(self, action: int) -> str:
+        """Notation of ``action`` (the same for every agent: the move table is not ego-centric)."""
+        return self.board.moves[check_action(action, self.num_actions)]
+
+    def encode_move(self, move: str) -> int:
+        """Action of a move string; IllegalMoveError (rule ``"malformed move"``) for an unknown one."""
+        action = self.board.move_index.get(move) if isinstance(move, str) else None
+        if action is None:
+            raise IllegalMoveError(
+                f"malformed move: {move!r} is no move on board {self.board.name!r}", "malformed move", move
+            )
+        return action
