@@ -1,11 +1,12 @@
-"""Replay the golden playthroughs (tests/golden/playthroughs/*.json) through ``kardinal_v0.raw_env``.
+"""Replay the golden playthroughs (tests/golden/playthroughs/*.json) through the games' ``raw_env``.
 
-Each file froze, per decision of one seeded random game, the selected seat, the phase, the sorted legal
-moves, the action mask's nonzero indices, the 72 per-channel sums (plain and position-weighted) of the
-observation, the action taken and its notation; and at the end the scores, winners and rewards (see
-tests/golden/make_playthroughs.py).
+Each file froze, per decision of one seeded random game of Kardinal (``kardinal_v0``) or Kardinal &
+König (``kardinal_koenig_v0``), the selected seat, the phase, the sorted legal moves, the action
+mask's nonzero indices, the per-part sums (plain and position-weighted) of the observation —
+Kardinal's 72 channels, Kardinal & König's segments — the action taken and its notation; and at the
+end the scores, winners and rewards (see tests/golden/make_playthroughs.py).
 Every frozen value must equal what the current code gives: a changed rule, action layout or observation
-layout fails here with the game, the decision and the channel or index that changed.
+layout fails here with the game, the decision and the channel, segment or index that changed.
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from kardinal_env import kardinal_v0
 
 PLAYTHROUGHS = Path(__file__).parent / "golden" / "playthroughs"
 FILES = sorted(PLAYTHROUGHS.glob("*.json"))
@@ -30,32 +29,30 @@ def _load_generator():
     return module
 
 
-def _sums(obs: np.ndarray) -> list[int]:
-    return obs.reshape(obs.shape[0], -1).sum(axis=1, dtype=np.int64).tolist()
+GEN = _load_generator()
+
+#: Phases every game of a variant decides in (and observes a non-selected agent in).
+PHASES = {
+    GEN.KARDINAL: ({"build", "chip", "cardinal"}, {"build", "chip", "cardinal"}),
+    GEN.KOENIG: ({"place", "second", "draw"}, {"place", "draw"}),
+}
 
 
-def _moments(obs: np.ndarray) -> list[int]:
-    """Per channel: the sum of value x (1 + flat square index), as frozen by make_playthroughs."""
-    flat = obs.reshape(obs.shape[0], -1).astype(np.int64)
-    return (flat @ np.arange(1, flat.shape[1] + 1, dtype=np.int64)).tolist()
-
-
-def _compare_channels(where: str, what: str, frozen: list[int], now: list[int]) -> None:
-    changed = [(c, f, n) for c, (f, n) in enumerate(zip(frozen, now)) if f != n]
+def _compare_parts(where: str, what: str, names: list[str], frozen: list[int], now: list[int]) -> None:
+    changed = [(names[c], f, n) for c, (f, n) in enumerate(zip(frozen, now)) if f != n]
     assert not changed, "observation layout changed: {}: {}".format(
-        where, "; ".join(f"channel {c} {what} {n}, frozen {f}" for c, f, n in changed[:8])
+        where, "; ".join(f"{name} {what} {n}, frozen {f}" for name, f, n in changed[:8])
     )
 
 
-def _check_obs(where: str, frozen: dict, obs: np.ndarray) -> None:
+def _check_obs(where: str, env, frozen: dict, obs: np.ndarray) -> None:
     """``frozen`` holds ``obs_sums`` and (except for final positions) ``obs_moments``."""
     sums = frozen["obs_sums"]
-    assert obs.shape[0] == len(sums), (
-        f"observation layout changed: {where}: {obs.shape[0]} channels, frozen {len(sums)}"
-    )
-    _compare_channels(where, "sum", sums, _sums(obs))
-    if "obs_moments" in frozen:  # equal sums but moved squares
-        _compare_channels(where, "position-weighted sum", frozen["obs_moments"], _moments(obs))
+    names = [name for name, _ in GEN.observation_parts(env, obs)]
+    assert len(names) == len(sums), f"observation layout changed: {where}: {len(names)} parts, frozen {len(sums)}"
+    _compare_parts(where, "sum", names, sums, GEN.part_sums(env, obs))
+    if "obs_moments" in frozen:  # equal sums but moved values
+        _compare_parts(where, "position-weighted sum", names, frozen["obs_moments"], GEN.part_moments(env, obs))
 
 
 def _check_mask(where: str, frozen: list[int], mask: np.ndarray) -> None:
@@ -72,42 +69,49 @@ def _check_mask(where: str, frozen: list[int], mask: np.ndarray) -> None:
 
 def _check_other(where: str, env, other: dict) -> None:
     ob = env.observe(other["agent"])
-    _check_obs(f"{where}, non-selected {other['agent']}", other, ob["observation"])
+    _check_obs(f"{where}, non-selected {other['agent']}", env, other, ob["observation"])
     nonzero = int(np.count_nonzero(ob["action_mask"]))
     assert nonzero == other["mask_nonzero"] == 0, f"{where}: non-selected {other['agent']} has {nonzero} mask ones"
 
 
 def test_the_files_are_the_generators_games():
     """Every game the generator lists has its file, and there is no stale file."""
-    gen = _load_generator()
-    expected = {name for name, _, _ in gen.all_games()}
+    expected = {name for name, _, _, _ in GEN.all_games()}
     assert {f.name for f in FILES} == expected
-    assert len(expected) >= 18
+    games = [game for _, game, _, _ in GEN.all_games()]
+    assert games.count(GEN.KARDINAL) >= 18 and games.count(GEN.KOENIG) >= 6
 
 
 def test_the_variants_are_covered():
     records = [json.loads(f.read_text()) for f in FILES]
-    kinds = {json.dumps(r["env_kwargs"], sort_keys=True) for r in records}
-    for kwargs in (
-        {"players": 2},
-        {"players": 3, "preset": "german"},
-        {"players": 3, "shared_pool": True},
-        {"players": 4},
-        {"players": 4, "preset": "german", "shared_pool": True},
-        {"players": 3, "window": 9},
-    ):
-        assert json.dumps(kwargs, sort_keys=True) in kinds, kwargs
-    for r in records:  # each game decides in every phase and observes a non-selected agent in each
+    kinds = {(GEN.game_of_record(r), json.dumps(r["env_kwargs"], sort_keys=True)) for r in records}
+    for game, kwargs in [
+        (GEN.KARDINAL, {"players": 2}),
+        (GEN.KARDINAL, {"players": 3, "preset": "german"}),
+        (GEN.KARDINAL, {"players": 3, "shared_pool": True}),
+        (GEN.KARDINAL, {"players": 4}),
+        (GEN.KARDINAL, {"players": 4, "preset": "german", "shared_pool": True}),
+        (GEN.KARDINAL, {"players": 3, "window": 9}),
+    ] + [
+        (GEN.KOENIG, {"players": p, **({"discard": "any"} if discard == "any" else {})})
+        for p in (3, 4, 5)
+        for discard in ("one", "any")
+    ]:
+        assert (game, json.dumps(kwargs, sort_keys=True)) in kinds, (game, kwargs)
+    for r in records:  # each game decides in every phase and observes a non-selected agent in some
+        decided, observed = PHASES[GEN.game_of_record(r)]
         phases = {d["phase"] for d in r["decisions"]}
-        assert phases == {"build", "chip", "cardinal"}, (r["env_kwargs"], r["seed"], phases)
-        assert {d["phase"] for d in r["decisions"] if "other" in d} == phases
+        if r["env_kwargs"].get("discard") == "any":
+            decided = decided | {"discard"}
+        assert phases == decided, (r["env_kwargs"], r["seed"], phases)
+        assert {d["phase"] for d in r["decisions"] if "other" in d} >= observed
 
 
 @pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
 def test_playthrough(path):
     record = json.loads(path.read_text())
     name = path.stem
-    env = kardinal_v0.raw_env(**record["env_kwargs"])
+    env = GEN.make_env(GEN.game_of_record(record), record["env_kwargs"])
     env.reset(seed=record["seed"])
     decisions = record["decisions"]
     for i, frozen in enumerate(decisions):
@@ -128,7 +132,7 @@ def test_playthrough(path):
         ob = env.observe(agent)
         assert ob["action_mask"].dtype == np.int8, f"{where}: mask dtype {ob['action_mask'].dtype}"
         _check_mask(where, frozen["mask"], ob["action_mask"])
-        _check_obs(where, frozen, ob["observation"])
+        _check_obs(where, env, frozen, ob["observation"])
         if "other" in frozen:
             _check_other(where, env, frozen["other"])
         action = frozen["action"]
@@ -143,13 +147,27 @@ def test_playthrough(path):
     assert game.winners() == record["winners"], f"{name}: winners {game.winners()}"
     assert [env.rewards[a] for a in env.possible_agents] == record["rewards"], f"{name}: final rewards"
     for agent, frozen in record["final_obs_sums"].items():
-        _check_obs(f"{name} final position, {agent}", {"obs_sums": frozen}, env.observe(agent)["observation"])
+        _check_obs(f"{name} final position, {agent}", env, {"obs_sums": frozen}, env.observe(agent)["observation"])
         assert not env.observe(agent)["action_mask"].any(), f"{name}: {agent} has mask ones after the end"
 
 
-def test_the_policy_is_reproducible():
+@pytest.mark.parametrize("game", [GEN.KARDINAL, GEN.KOENIG])
+def test_the_policy_is_reproducible(game):
     """The recorded actions are what the generator's seeded random policy picks (so --check can regenerate)."""
-    gen = _load_generator()
-    path = FILES[0]
+    path = next(f for f in FILES if GEN.game_of_record(json.loads(f.read_text())) == game)
     record = json.loads(path.read_text())
-    assert gen.play(record["env_kwargs"], record["seed"]) == record
+    assert GEN.play(game, record["env_kwargs"], record["seed"]) == record
+
+
+def test_a_changed_segment_is_named():
+    """The comparison names the part that changed (here a K&K segment)."""
+    path = PLAYTHROUGHS / "koenig_3p_one_seed101.json"
+    record = json.loads(path.read_text())
+    env = GEN.make_env(GEN.KOENIG, record["env_kwargs"])
+    env.reset(seed=record["seed"])
+    frozen = dict(record["decisions"][0])
+    index = list(env.unwrapped.encoder.segments).index("hand")
+    frozen["obs_sums"] = list(frozen["obs_sums"])
+    frozen["obs_sums"][index] += 1
+    with pytest.raises(AssertionError, match="segment hand sum"):
+        _check_obs("decision 0", env, frozen, env.observe(frozen["agent"])["observation"])
