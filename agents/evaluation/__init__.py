@@ -1,5 +1,12 @@
-"""Tournaments between agents: ``tournament`` (:func:`evaluate`, ``kardinal-evaluate``), ``distributed``
-(the games as Ray tasks)."""
+"""Tournaments between agents.
+
+* :mod:`agents.evaluation.tournament` — :func:`~agents.evaluation.tournament.evaluate`, the
+  :class:`~agents.evaluation.tournament.Table` of a run, statistics, outputs and the ``kardinal-evaluate``
+  command line (:func:`main`);
+* :mod:`agents.evaluation.backends` — where the games run: ``Serial``, ``ProcessPool``;
+* :mod:`agents.evaluation.distributed` — ``RayTasks``, the games as Ray tasks;
+* :mod:`agents.evaluation.worker` — the worker side every back-end uses: build the agents, play a game.
+"""
 
 
 def main(argv=None) -> int:

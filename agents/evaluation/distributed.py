@@ -1,12 +1,12 @@
-"""Tournament games as Ray tasks: ``evaluate(..., address=...)`` and ``kardinal-evaluate --address``/``--ray``.
+"""Tournament games as Ray tasks: the back-end :class:`RayTasks` (``kardinal-evaluate --address``/``--ray``).
 
-Games are independent (each is seeded from its game number, see :mod:`agents.evaluation.tournament`), so a
+Games are independent (each is seeded from its game number, see :mod:`agents.evaluation.worker`), so a
 gauntlet spreads over a Ray cluster as plain tasks: the games are cut into chunks of consecutive game
 numbers (two per CPU of the cluster), each chunk is one Ray task (``num_cpus=1``, placed round-robin
 over the nodes' CPUs with a soft node affinity, so every node gets its share) that builds the
 participants' agents from their specs once and plays its games with the same code as the local run
-(:func:`agents.evaluation.tournament._play_task`). The per-game results are therefore the same as with
-``workers=1`` or a process pool, whatever node plays which game; only the timing fields differ.
+(:class:`agents.evaluation.worker.Worker`). The per-game results are therefore the same as with the
+serial back-end or a process pool, whatever node plays which game; only the timing fields differ.
 
 ``address``: ``"local"`` starts a private Ray instance on this machine (``ray.init(num_cpus=workers)``,
 no dashboard) and stops it afterwards; anything else (``"auto"``, ``"HOST:PORT"``, ``"ray://..."``)
@@ -14,10 +14,15 @@ joins that cluster with ``ray.init(address=...)`` and leaves it running. A proce
 to Ray (``ray.is_initialized()``) is used as it is.
 
 Where things must be: every node imports ``agents`` and ``kardinal_env``, so install kardinal-env (the
-same version) on every node. A checkpoint named in a spec (``ppo:PATH``, ``rllib:PATH``) is opened by
-the task on its node: the path must reach the same files there (storage every node mounts). Each task
-first changes to the caller's working directory when that directory exists on its node, so relative
-paths work on a cluster with a shared file system laid out alike; otherwise give absolute paths.
+same version) on every node. A game registered at run time by the caller is sent with the tasks (its
+registry entry must name importable module-level code). A checkpoint named in a spec (``ppo:PATH``,
+``rllib:PATH``) is opened by the task on its node: the path must reach the same files there (storage
+every node mounts). Each task first changes to the caller's working directory when that directory
+exists on its node, so relative paths work on a cluster with a shared file system laid out alike;
+otherwise give absolute paths.
+
+``run`` reports ``info = {"address", "nodes", "tasks", "games_per_node"}`` (Ray node ids), which
+:func:`agents.evaluation.tournament.evaluate` stores as ``results["ray"]``.
 
 Needs ``ray`` (``pip install "kardinal-env[rllib]"``).
 """
@@ -25,9 +30,15 @@ Needs ``ray`` (``pip install "kardinal-env[rllib]"``).
 from __future__ import annotations
 
 import os
-import sys
+import warnings
+from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["run_on_ray", "chunk_games"]
+from agents.evaluation.backends import Backend, Progress, check_positive
+from agents.evaluation.worker import EvaluationError, GameTask, Setup, build_worker
+from agents.networks.checkpoint import PlayerCountWarning
+
+__all__ = ["RayTasks", "chunk_games"]
 
 
 def chunk_games(tasks: list, chunks: int) -> list[list]:
@@ -44,21 +55,15 @@ def chunk_games(tasks: list, chunks: int) -> list[list]:
     return out
 
 
-def _play_chunk(participants, agent_kwargs, torch_threads, cwd, games) -> dict:
-    """Body of the Ray task: build the agents, play ``games``; returns the results and this node's id."""
+def _play_chunk(setup: Setup, torch_threads: int | None, cwd: str | None, tasks: list[GameTask]) -> dict:
+    """Body of the Ray task: build the agents, play ``tasks``; returns the results and this node's id."""
     import ray
 
-    from agents.evaluation import tournament as evaluation
-
+    warnings.filterwarnings("ignore", category=PlayerCountWarning)  # the caller has reported it once
     if cwd and os.path.isdir(cwd):
         os.chdir(cwd)
-    saved = dict(evaluation._WORKER)
-    try:
-        evaluation._init_worker(participants, agent_kwargs, torch_threads)
-        results = [evaluation._play_task(task) for task in games]
-    finally:
-        evaluation._WORKER.clear()
-        evaluation._WORKER.update(saved)
+    worker = build_worker(setup, torch_threads, adopt=True)
+    results = [worker.play_task(task) for task in tasks]
     return {"node": ray.get_runtime_context().get_node_id(), "results": results}
 
 
@@ -75,79 +80,82 @@ def _connect(address: str, workers: int) -> bool:
     return True
 
 
-def run_on_ray(
-    tasks: list,
-    participants: list,
-    agent_kwargs: dict | None,
-    torch_threads: int | None,
-    address: str,
-    workers: int = 1,
-    chunks: int | None = None,
-    progress: bool = False,
-) -> tuple[list, dict]:
-    """Play the game ``tasks`` of :func:`agents.evaluation.tournament.evaluate` as Ray tasks.
+class RayTasks(Backend):
+    """The games as Ray tasks (see the module docstring). ``workers``: CPUs of a ``"local"`` Ray;
+    ``chunks``: how many Ray tasks (default: twice the cluster's CPUs, at most one per game)."""
 
-    ``chunks``: how many Ray tasks (default: twice the cluster's CPUs, at most one per game).
-    Returns ``(results, info)``: the per-game results in game order and ``info`` =
-    ``{"address", "nodes", "tasks", "games_per_node"}`` (Ray node ids). The first failing game
-    cancels the rest and raises :class:`agents.evaluation.tournament.EvaluationError` naming it.
-    """
-    from agents.evaluation.tournament import EvaluationError
+    name = "ray"
 
-    if not all(isinstance(p, str) for p in participants):
-        raise ValueError("agent objects cannot be sent to Ray workers; pass spec strings with address=...")
-    if not isinstance(address, str) or not address:
-        raise ValueError(f"address must be 'local', 'auto', 'HOST:PORT' or 'ray://HOST:PORT', got {address!r}")
-    try:
-        import ray
-    except ImportError as exc:  # pragma: no cover - ray is an optional dependency
-        raise ValueError(f"address={address!r} needs ray: pip install 'kardinal-env[rllib]' ({exc})") from None
+    def __init__(self, address: str = "local", workers: int = 1, torch_threads: int | None = 1, chunks=None):
+        if not isinstance(address, str) or not address:
+            raise ValueError(f"address must be 'local', 'auto', 'HOST:PORT' or 'ray://HOST:PORT', got {address!r}")
+        check_positive("workers", workers)
+        check_positive("torch_threads", torch_threads, allow_none=True)
+        check_positive("chunks", chunks, allow_none=True)
+        self.address = address
+        self.workers = workers
+        self.torch_threads = torch_threads
+        self.chunks = chunks
 
-    started = _connect(address, workers)
-    try:
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    def __repr__(self) -> str:
+        return f"RayTasks(address={self.address!r}, workers={self.workers})"
 
-        alive = sorted((n["NodeID"], int(n.get("Resources", {}).get("CPU", 0))) for n in ray.nodes() if n.get("Alive"))
-        nodes = [node for node, _ in alive]
-        # One slot per CPU, interleaved over the nodes: chunk i goes to slots[i % len(slots)] (soft, so a
-        # chunk whose node is gone or full runs elsewhere).
-        slots = [node for k in range(max((c for _, c in alive), default=0)) for node, c in alive if c > k]
-        parts = chunk_games(list(tasks), chunks or max(1, 2 * len(slots)))
-        remote = ray.remote(num_cpus=1, max_retries=0)(_play_chunk)
-        cwd = os.getcwd()
-        pending = {}
-        for i, part in enumerate(parts):
-            options = {}
-            if slots:
-                options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(slots[i % len(slots)], soft=True)
-            ref = remote.options(**options).remote(participants, agent_kwargs, torch_threads or 1, cwd, part)
-            pending[ref] = part[0][0]
-        results: list = []
-        per_node: dict[str, int] = {}
+    def run(
+        self, setup: Setup, tasks: Sequence[GameTask], progress: Progress | None = None
+    ) -> tuple[list[dict], dict | None]:
+        portable = setup.portable()  # refuses agent objects
         try:
-            while pending:
-                done, _ = ray.wait(list(pending), num_returns=1)
-                ref = done[0]
-                first_game = pending.pop(ref)
-                try:
-                    out = ray.get(ref)
-                except ray.exceptions.RayTaskError as exc:
-                    cause = exc.cause
-                    if isinstance(cause, EvaluationError):
-                        raise EvaluationError(str(cause)) from None
-                    raise EvaluationError(f"games from {first_game}: {type(cause).__name__}: {cause}") from None
-                except ray.exceptions.RayError as exc:
-                    raise EvaluationError(f"games from {first_game}: Ray failed: {exc}") from None
-                results.extend(out["results"])
-                per_node[out["node"]] = per_node.get(out["node"], 0) + len(out["results"])
-                if progress:
-                    print(f"  game {len(results)}/{len(tasks)}", file=sys.stderr, flush=True)
+            import ray
+        except ImportError as exc:  # pragma: no cover - ray is an optional dependency
+            raise ValueError(f"address={self.address!r} needs ray: pip install 'kardinal-env[rllib]' ({exc})") from None
+
+        started = _connect(self.address, self.workers)
+        try:
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            alive = sorted(
+                (n["NodeID"], int(n.get("Resources", {}).get("CPU", 0))) for n in ray.nodes() if n.get("Alive")
+            )
+            nodes = [node for node, _ in alive]
+            # One slot per CPU, interleaved over the nodes: chunk i goes to slots[i % len(slots)] (soft, so a
+            # chunk whose node is gone or full runs elsewhere).
+            slots = [node for k in range(max((c for _, c in alive), default=0)) for node, c in alive if c > k]
+            parts = chunk_games(list(tasks), self.chunks or max(1, 2 * len(slots)))
+            remote = ray.remote(num_cpus=1, max_retries=0)(_play_chunk)
+            cwd = os.getcwd()
+            pending: dict[Any, int] = {}
+            for i, part in enumerate(parts):
+                options = {}
+                if slots:
+                    options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(slots[i % len(slots)], soft=True)
+                ref = remote.options(**options).remote(portable, self.torch_threads or 1, cwd, part)
+                pending[ref] = part[0].index
+            results: list[dict] = []
+            per_node: dict[str, int] = {}
+            try:
+                while pending:
+                    done, _ = ray.wait(list(pending), num_returns=1)
+                    ref = done[0]
+                    first_game = pending.pop(ref)
+                    try:
+                        out = ray.get(ref)
+                    except ray.exceptions.RayTaskError as exc:
+                        cause = exc.cause
+                        if isinstance(cause, EvaluationError):
+                            raise EvaluationError(str(cause)) from None
+                        raise EvaluationError(f"games from {first_game}: {type(cause).__name__}: {cause}") from None
+                    except ray.exceptions.RayError as exc:
+                        raise EvaluationError(f"games from {first_game}: Ray failed: {exc}") from None
+                    results.extend(out["results"])
+                    per_node[out["node"]] = per_node.get(out["node"], 0) + len(out["results"])
+                    if progress:
+                        progress(len(results), len(tasks))
+            finally:
+                for ref in pending:
+                    ray.cancel(ref, force=True)
         finally:
-            for ref in pending:
-                ray.cancel(ref, force=True)
-    finally:
-        if started:
-            ray.shutdown()
-    results.sort(key=lambda r: r["game"])
-    info = {"address": address, "nodes": nodes, "tasks": len(parts), "games_per_node": per_node}
-    return results, info
+            if started:
+                ray.shutdown()
+        results.sort(key=lambda r: r["game"])
+        info = {"address": self.address, "nodes": nodes, "tasks": len(parts), "games_per_node": per_node}
+        return results, info

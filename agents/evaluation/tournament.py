@@ -2,8 +2,10 @@
 
 Library::
 
-    from agents.evaluation.tournament import evaluate, format_table, write_outputs
-    results = evaluate(["ppo:runs/default/checkpoint.pt", "greedy"], players=2, games=200, seed=0, workers=2)
+    from agents.evaluation.tournament import Table, evaluate, format_table, write_outputs
+    from agents.evaluation.backends import ProcessPool
+    results = evaluate(["ppo:runs/default/checkpoint.pt", "greedy"], Table.of("kardinal", players=2),
+                       games=200, seed=0, backend=ProcessPool(workers=2))
     print(format_table(results))
 
 Command line (``kardinal-evaluate`` or ``python scripts/evaluate.py``)::
@@ -13,9 +15,13 @@ Command line (``kardinal-evaluate`` or ``python scripts/evaluate.py``)::
     kardinal-evaluate --game kardinal_koenig --agents ismcts:200 greedy --players 4 --games 200 --workers 2
     kardinal-evaluate --agents mcts:200 greedy --games 400 --address HOST:PORT   # Ray tasks on a cluster
 
-**Games.** ``--game kardinal`` (default; 2–4 players, ``--preset``, ``--shared-pool``) or
-``--game kardinal_koenig`` (3–5 players, ``--discard``, ``--board``); see :mod:`agents.games`.
-For 3–5 players the win rate to compare with is parity, ``1/players``.
+**Games.** ``--game NAME``: any registered game (:mod:`kardinal_env.core.registry`; default: the
+first registered, ``kardinal``); ``--players`` from the game's seat counts (default: the game's
+default); the rules options of every registered game are flags (``--preset``, ``--shared-pool``,
+``--discard``, ``--board``, ... from ``GameSpec.rule_options``), and one that belongs to another game is
+refused (``--discard is an option of kardinal_koenig, not kardinal``). In the library a
+:class:`Table` holds the game, the seat count and the rules (checked by the game's registry entry).
+For 3 or more players the win rate to compare with is parity, ``1/players``.
 
 **Lineup.** Each agent spec (see ``agents.load_agent``) is one *participant*. With fewer specs than
 players, the last spec is repeated to fill the seats (``--agents ppo:X greedy --players 4`` is one
@@ -24,35 +30,40 @@ that occurs more than once gets a label suffix (``greedy``, ``greedy#2``, ...) a
 scored on its own.
 
 **Checks first.** Every spec is checked once in the calling process before any game or worker
-starts (:func:`agents.check_spec`): syntax, checkpoint files (a file that is not a kardinal-env
-checkpoint gives ``ppo:PATH: not a kardinal-env checkpoint (...)``), and a checkpoint trained for
-another number of players than the games gets a warning naming both counts (``results["warnings"]``,
-printed by the command line). A failure while playing — in the calling process or in a worker —
-ends the run with one :class:`EvaluationError` naming the game (workers are stopped; nothing hangs).
+starts (:func:`agents.check_spec`): syntax, the game it plays, checkpoint files (a file that is not a
+kardinal-env checkpoint gives ``ppo:PATH: not a kardinal-env checkpoint (...)``), and a checkpoint
+trained for another number of players than the games gets a warning naming both counts
+(``results["warnings"]``, printed by the command line). A failure while playing — in the calling
+process or in a worker — ends the run with one :class:`EvaluationError` naming the game (workers
+are stopped; nothing hangs).
 
-**Seats.** Game ``g`` seats participant ``(s + g) % players`` at seat ``s``: every participant sits
-in every seat equally often when ``--games`` is a multiple of ``--players`` (a warning is printed
-otherwise). Kardinal has no chance element, so a game's course depends only on the agents;
-Kardinal & König shuffles game ``g``'s deck with seed ``seed * 1_000_003 + g`` (the same deck for
-every seating of that game number). Agent ``i`` in game ``g`` is seeded with
-``(seed * 1_000_003 + g) * 16 + i`` (``reset(seed)`` when the agent has it), so results do not
-depend on ``--workers``.
+**Where the games run.** ``backend=`` (:mod:`agents.evaluation.backends`): :class:`~agents.evaluation.
+backends.Serial` (default; ``--workers 1``), :class:`~agents.evaluation.backends.ProcessPool`
+(``--workers N``) or :class:`~agents.evaluation.distributed.RayTasks` (``--address ADDR``, ``--ray``).
+Every back-end plays a game with the same code (:mod:`agents.evaluation.worker`), so the per-game
+results do not depend on it.
+
+**Seats and seeds.** Game ``g`` seats participant ``(s + g) % players`` at seat ``s``: every
+participant sits in every seat equally often when ``--games`` is a multiple of ``--players`` (a
+warning is printed otherwise). A game with chance deals game ``g`` with
+``agents.runinfo.game_seed(seed, g)`` (the same deal for every seating of that game number; a game
+without chance, like Kardinal, depends only on the agents). Agent ``i`` in game ``g`` is reset with
+``game_seed(seed, g) * 16 + i`` (``reset(seed)`` when the agent has it).
 
 **Statistics** per participant: wins — **a shared win among k winners counts 1/k** (the one
-definition of :mod:`agents.winrate`, also used by training's ``eval/winrate_*``), so wins can be
-fractional and the win rates of a game's seats sum to 1; ``shared_wins`` counts the games it won
-jointly — win rate with a 95% Wilson score interval, mean score, mean rank (1 = best; seats ordered
-by score, then — in Kardinal — the cathedral tie-break; tied seats share the better rank), mean seconds per game
-spent choosing moves, and an OpenSkill Plackett-Luce rating (mu, sigma, ordinal = mu - 3 sigma)
-updated over the games in order.
+definition, :func:`kardinal_env.core.rewards.win_share`, also used by training's ``eval/winrate_*``),
+so wins can be fractional and the win rates of a game's seats sum to 1; ``shared_wins`` counts the
+games it won jointly — win rate with a 95% Wilson score interval, mean score, mean rank (1 = best;
+from the engine's finishing order, with the game's own tie-break, e.g. Kardinal's edifices touching
+the cathedral; tied seats share the better rank), mean seconds per game spent choosing moves, and an
+OpenSkill Plackett-Luce rating (mu, sigma, ordinal = mu - 3 sigma) updated over the games in order.
 
-**Outputs.** ``--out DIR`` writes ``DIR/results.json`` (options, versions, every game with its seed,
-seating, scores, winners, ranks and moves, and the summary) and ``DIR/ratings.png`` (rating history
-and final ratings). ``--save-games N`` also writes the first N games as game records
-(``kardinal-record/1`` or ``kardinal-koenig-record/1``, ``DIR/games/game_0000.json``, ...;
-``kardinal-replay FILE`` replays one), and an HTML replay beside each (``game_0000.html``,
-``kardinal_env.kardinal.replay_html`` / ``kardinal_env.koenig.replay_html``: open it in a browser); each
-game in ``results.json`` names its files.
+**Outputs.** ``--out DIR`` writes ``DIR/results.json`` (format ``kardinal-eval/1``: options, versions,
+every game with its seed, seating, scores, winners, finishing order, ranks and moves, and the
+summary) and ``DIR/ratings.png`` (rating history and final ratings). ``--save-games N`` also writes
+the first N games as game records (the game's record format, ``DIR/games/game_0000.json``, ...;
+``kardinal-replay FILE`` replays one), and, for a game whose registry entry has an HTML replay, one
+beside each (``game_0000.html``: open it in a browser); each game in ``results.json`` names its files.
 """
 
 from __future__ import annotations
@@ -62,37 +73,74 @@ import json
 import math
 import os
 import platform
-import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from agents import AgentSpecError, check_spec, load_agent
-from agents.games import GAMES, game_kind, kind_of
+from agents import AgentSpecError, check_spec
+from agents.evaluation.backends import Backend, ProcessPool, Serial
+from agents.evaluation.distributed import RayTasks
+from agents.evaluation.worker import EvaluationError, GameTask, Setup
 from agents.networks.checkpoint import PlayerCountWarning
-from agents.winrate import DEFINITION, win_share
-from kardinal_env.kardinal.replay_html import write_replay_html
-from kardinal_env.koenig.replay_html import write_replay_html as write_koenig_replay_html
+from agents.runinfo import git_revision
+from kardinal_env.core.registry import GameSpec, RuleOption, game_for_record, game_names, game_of, get_game
+from kardinal_env.core.registry import games as registered_games
+from kardinal_env.core.rewards import WIN_DEFINITION, win_share
 
 __all__ = [
+    "Table",
     "evaluate",
     "format_table",
     "write_outputs",
     "plot_ratings",
     "wilson_interval",
     "lineup",
+    "build_parser",
     "main",
     "EvaluationError",
 ]
 
-SEED_STRIDE = 1_000_003
-KARDINAL_RECORD = "kardinal-record/1"
-_ROOT = Path(__file__).resolve().parent.parent
 
+# ---------------------------------------------------------------------------------------- table
+@dataclass(frozen=True, eq=False)
+class Table:
+    """The game of a tournament: its registry entry, the number of seats and the rules.
 
-class EvaluationError(RuntimeError):
-    """A game of the tournament failed (an agent raised, or a worker process died); names the game."""
+    Build one with :meth:`of` (a game name or spec, players, rules options — checked by
+    ``spec.rules(players, **options)``: an option the game does not have, a seat count it does not
+    support or a bad value is a ``ValueError`` naming it) or :meth:`from_rules` (a rules object of a
+    registered game)."""
+
+    spec: GameSpec
+    rules: Any
+    players: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.spec, GameSpec):
+            raise TypeError(f"Table.spec must be a GameSpec, got {type(self.spec).__name__}")
+        self.spec.check_players(self.players)
+
+    @classmethod
+    def of(cls, game: str | GameSpec | None = None, players: int | None = None, **options: Any) -> Table:
+        """The table of ``game`` (default: the first registered game) with ``players`` seats (default:
+        the game's default) and the given rules options (``None`` keeps an option's default)."""
+        spec = get_game(game_names()[0] if game is None else game)
+        rules = spec.rules(players, **options)
+        return cls(spec, rules, spec.check_players(players))
+
+    @classmethod
+    def from_rules(cls, rules: Any) -> Table:
+        """The table of a rules object of a registered game."""
+        spec = game_of(rules)
+        return cls(spec, rules, spec.new_game(rules, seed=0).num_players)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
 
 
 # ---------------------------------------------------------------------------------------- helpers
@@ -118,135 +166,13 @@ def lineup(agent_specs, players: int) -> list:
 
 
 def _labels(participants) -> list[str]:
-    labels, seen = [], {}
+    labels: list[str] = []
+    seen: dict[str, int] = {}
     for p in participants:
         base = p if isinstance(p, str) else getattr(p, "name", type(p).__name__)
         seen[base] = seen.get(base, 0) + 1
         labels.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
     return labels
-
-
-def _agent_seed(seed: int, game_index: int, participant: int) -> int:
-    return (seed * SEED_STRIDE + game_index) * 16 + participant
-
-
-def _ranks(scores, touches) -> list[int]:
-    keys = list(zip(scores, touches, strict=False))
-    return [1 + sum(1 for other in keys if other > k) for k in keys]
-
-
-# ---------------------------------------------------------------------------------------- games
-_WORKER: dict = {}  # per process: participants' agent objects, or the error that building them raised
-
-
-def _set_torch_threads(threads: int | None) -> None:
-    """Limit torch's intra-op threads (only if a network agent has imported torch)."""
-    if threads and "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(threads)
-
-
-def _init_worker(participants, agent_kwargs, torch_threads=None) -> None:
-    """Build the agents of this process. Never raises (a pool would restart a failing initializer
-    forever): the error is kept and reported by the first game."""
-    warnings.filterwarnings("ignore", category=PlayerCountWarning)  # the caller has reported it once
-    _WORKER.clear()
-    try:
-        agents = []
-        for i, p in enumerate(participants):
-            if isinstance(p, str):
-                agents.append(load_agent(p, seed=i, **(agent_kwargs or {})))
-            else:
-                agents.append(p)
-        _WORKER["agents"] = agents
-        _set_torch_threads(torch_threads)
-    except Exception as exc:  # reported by _play_task, in the caller
-        _WORKER["error"] = f"building the agents failed: {type(exc).__name__}: {exc}"
-
-
-def _play_task(task) -> dict:
-    """Play one game; any failure becomes one :class:`EvaluationError` naming the game."""
-    if "error" in _WORKER:
-        raise EvaluationError(_WORKER["error"])
-    try:
-        return _play_one(task)
-    except Exception as exc:
-        raise EvaluationError(f"game {task[0]}: {type(exc).__name__}: {exc}") from exc
-
-
-def _play_one(task) -> dict:
-    g, seed, game_name, rules_dict, n_participants, keep_moves, keep_record = task
-    agents = _WORKER["agents"]
-    kind = game_kind(game_name)
-    rules = kind.rules_from_dict(rules_dict)
-    players = rules.players
-    seats = [(s + g) % n_participants for s in range(players)]
-    for i, agent in enumerate(agents):
-        reset = getattr(agent, "reset", None)
-        if callable(reset):
-            reset(_agent_seed(seed, g, i))
-    game = kind.new_game(rules, seed=seed * SEED_STRIDE + g)
-    think = [0.0] * players
-    decisions = [0] * players
-    while not game.is_over:
-        seat = game.current_player
-        t0 = time.perf_counter()
-        move = agents[seats[seat]].select_move(game)
-        think[seat] += time.perf_counter() - t0
-        decisions[seat] += 1
-        game.play(move)  # an illegal move raises IllegalMoveError naming the rule
-    scores = game.scores()
-    touches = game.cathedral_touches() if game_name == "kardinal" else [0] * players
-    out = {
-        "game": g,
-        "seed": seed * SEED_STRIDE + g,
-        "agent_seeds": [_agent_seed(seed, g, i) for i in range(n_participants)],
-        "seats": seats,
-        "scores": scores,
-        "winners": game.winners(),
-        "ranks": _ranks(scores, touches),
-        "num_moves": game.move_count,
-        "decisions": decisions,
-        "seconds": [round(t, 4) for t in think],
-    }
-    if game_name == "kardinal":
-        out["cathedral_touches"] = touches
-        out["chips"] = game.chips()
-    if keep_moves:
-        out["moves"] = game.history
-    if keep_record:
-        out["record"] = game.to_record()
-    return out
-
-
-def _run_parallel(tasks, workers, participants, agent_kwargs, torch_threads, progress) -> list:
-    """Games in ``workers`` spawned processes. The first failure cancels the rest and is raised."""
-    import multiprocessing as mp
-    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
-
-    results = []
-    ex = ProcessPoolExecutor(
-        workers,
-        mp_context=mp.get_context("spawn"),
-        initializer=_init_worker,
-        initargs=(participants, agent_kwargs, torch_threads or 1),
-    )
-    try:
-        pending = {ex.submit(_play_task, t) for t in tasks}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-            for fut in sorted(done, key=lambda f: f.exception() is None):  # failures first
-                exc = fut.exception()
-                if isinstance(exc, BrokenProcessPool):
-                    raise EvaluationError(f"a worker process died ({exc}); no result for the remaining games")
-                if exc is not None:
-                    raise exc if isinstance(exc, EvaluationError) else EvaluationError(f"{type(exc).__name__}: {exc}")
-                results.append(fut.result())
-                if progress:
-                    print(f"  game {len(results)}/{len(tasks)}", file=sys.stderr, flush=True)
-    finally:
-        ex.shutdown(wait=True, cancel_futures=True)
-    return results
 
 
 def _versions() -> dict:
@@ -268,21 +194,7 @@ def _versions() -> dict:
         pass
     if "torch" in sys.modules:
         v["torch"] = sys.modules["torch"].__version__
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=_ROOT, capture_output=True, text=True, timeout=5
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=_ROOT,
-            capture_output=True,
-            text=True,
-            timeout=5,
-        ).stdout.strip()
-        if commit:
-            v["git_commit"] = commit + ("-dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):  # pragma: no cover
-        pass
+    v["git_commit"] = git_revision()
     return v
 
 
@@ -304,107 +216,7 @@ def _ratings(games, labels, players):
     return ratings, history
 
 
-def evaluate(
-    agent_specs,
-    players: int | None = None,
-    games: int = 10,
-    seed: int = 0,
-    preset: str = "english",
-    shared_pool: bool = False,
-    workers: int = 1,
-    rules=None,
-    agent_kwargs: dict | None = None,
-    keep_moves: bool = True,
-    progress: bool = False,
-    torch_threads: int | None = None,
-    save_games: int = 0,
-    on_warning=None,
-    game: str = "kardinal",
-    discard: str | None = None,
-    board=None,
-    address: str | None = None,
-) -> dict:
-    """Play ``games`` games and return the results dict (``options``, ``versions``, ``labels``,
-    ``games``, ``summary``, ``rating_history``, ``warnings``). ``agent_specs`` holds spec strings or
-    ready agent objects (objects need ``workers=1``). See the module docstring for checks, seating,
-    seeding and how shared wins count. ``save_games``: the first N games also carry their
-    ``kardinal-record/1`` record (``game["record"]``; :func:`write_outputs` writes them as files).
-    ``torch_threads``: torch intra-op threads for network agents; worker processes use 1 unless
-    given (several processes with several threads each oversubscribe the cores), the calling
-    process is left as it is unless given. ``on_warning(message)`` is called for each warning found
-    by the checks before the games start (default: ``warnings.warn``).
-
-    ``game``: ``"kardinal"`` (options ``preset``, ``shared_pool``) or ``"kardinal_koenig"`` (options
-    ``discard``, ``board``); ``players`` defaults to the game's usual count (2 and 4); ``rules``, a
-    rules object of either game, overrides all of these.
-
-    ``address``: play the games as Ray tasks on that cluster (``"auto"``, ``"HOST:PORT"``) or on a
-    private local Ray (``"local"``, ``workers`` CPUs): same per-game results; see
-    :mod:`agents.evaluation.distributed`. ``results["ray"]`` then says how many games each node played.
-
-    Raises ``ValueError`` (:class:`agents.AgentSpecError` for a bad spec or checkpoint) before any
-    game starts, :class:`EvaluationError` if a game fails."""
-    if rules is None:
-        kind = game_kind(game)
-        if players is None:
-            players = kind.default_players
-        if kind.name == "kardinal":
-            rules = kind.rules(players, preset=preset, shared_pool=shared_pool)
-        else:
-            rules = kind.rules(players, discard=discard, board=board)
-    kind = kind_of(rules)
-    players = rules.players
-    for name, value, lo in (("games", games, 1), ("workers", workers, 1), ("save_games", save_games, 0)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
-    if save_games > games:
-        raise ValueError(f"save_games ({save_games}) cannot exceed games ({games})")
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
-    if torch_threads is not None and (not isinstance(torch_threads, int) or torch_threads < 1):
-        raise ValueError(f"torch_threads must be a positive integer, got {torch_threads!r}")
-    participants = lineup(agent_specs, players)
-    labels = _labels(participants)
-    if (workers > 1 or address) and not all(isinstance(p, str) for p in participants):
-        raise ValueError("agent objects can only be evaluated with workers=1 and no address; pass spec strings")
-    notes = []
-    for spec in dict.fromkeys(p for p in participants if isinstance(p, str)):  # once per spec, before any worker
-        notes.extend(check_spec(spec, players, game=kind.name))
-    for note in notes:
-        if on_warning is None:
-            warnings.warn(note, PlayerCountWarning, stacklevel=2)
-        else:
-            on_warning(note)
-    rules_dict = rules.to_dict()
-    tasks = [(g, seed, kind.name, rules_dict, len(participants), keep_moves, g < save_games) for g in range(games)]
-    t0 = time.time()
-    ray_info = None
-    if address:
-        from agents.evaluation.distributed import run_on_ray
-
-        results, ray_info = run_on_ray(
-            tasks, participants, agent_kwargs, torch_threads, address, workers, None, progress
-        )
-    elif workers > 1:
-        results = _run_parallel(tasks, workers, participants, agent_kwargs, torch_threads, progress)
-        results.sort(key=lambda r: r["game"])
-    else:
-        results = []
-        saved = dict(_WORKER)
-        try:
-            with warnings.catch_warnings():
-                _init_worker(participants, agent_kwargs, torch_threads)
-                for task in tasks:
-                    results.append(_play_task(task))
-                    if progress:
-                        print(f"  game {len(results)}/{games}", file=sys.stderr, flush=True)
-        finally:
-            _WORKER.clear()
-            _WORKER.update(saved)
-    elapsed = time.time() - t0
-    for r in results:
-        r["agents"] = [labels[i] for i in r["seats"]]
-    ratings, history = _ratings(results, labels, players)
+def _summary(results: list[dict], labels: list[str], participants: list, ratings) -> list[dict]:
     summary = []
     for i, label in enumerate(labels):
         n = shared = 0
@@ -414,7 +226,7 @@ def evaluate(
                 if who != i:
                     continue
                 n += 1
-                wins += win_share(s, r["winners"])
+                wins += win_share(r["winners"], s)
                 shared += s in r["winners"] and len(r["winners"]) > 1
                 score_sum += r["scores"][s]
                 rank_sum += r["ranks"][s]
@@ -438,30 +250,101 @@ def evaluate(
                 "ordinal": rt.mu - 3 * rt.sigma,
             }
         )
-    balanced = games % players == 0
+    return summary
+
+
+# ---------------------------------------------------------------------------------------- evaluate
+def evaluate(
+    agents: Sequence[Any],
+    table: Table | GameSpec | str | None = None,
+    *,
+    games: int = 10,
+    seed: int = 0,
+    backend: Backend | None = None,
+    agent_kwargs: dict | None = None,
+    keep_moves: bool = True,
+    save_games: int = 0,
+    progress: bool = False,
+    on_warning=None,
+) -> dict:
+    """Play ``games`` games of ``table`` among ``agents`` and return the results dict (``format``,
+    ``options``, ``versions``, ``labels``, ``elapsed_seconds``, ``games``, ``summary``,
+    ``rating_history``, ``warnings``, and the back-end's report under its name, e.g. ``ray``).
+
+    ``agents``: agent spec strings or ready agent objects (objects only with the serial back-end).
+    ``table``: a :class:`Table`, or a game name / spec (its default seat count and rules); ``None``:
+    the first registered game. ``seed``: the run's seed (see the module docstring for seating,
+    seeding and how shared wins count). ``backend``: where the games run (default
+    :class:`~agents.evaluation.backends.Serial`). ``agent_kwargs``: extra keyword arguments for the
+    agents' constructors. ``keep_moves``: each game's result carries its moves. ``save_games``: the
+    first N games also carry their record (``game["record"]``; :func:`write_outputs` writes them as
+    files). ``progress``: a line per finished game on stderr. ``on_warning(message)`` is called for
+    each warning found by the checks before the games start (default: ``warnings.warn``).
+
+    Raises ``ValueError`` (:class:`agents.AgentSpecError` for a bad spec or checkpoint) before any
+    game starts, :class:`EvaluationError` if a game fails."""
+    if not isinstance(table, Table):
+        table = Table.of(table)
+    backend = Serial() if backend is None else backend
+    if not isinstance(backend, Backend):
+        raise TypeError(f"backend must be a Backend (Serial, ProcessPool, RayTasks), got {type(backend).__name__}")
+    for name, value, lo in (("games", games, 1), ("save_games", save_games, 0), ("seed", seed, 0)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
+    if save_games > games:
+        raise ValueError(f"save_games ({save_games}) cannot exceed games ({games})")
+    spec, players = table.spec, table.players
+    participants = lineup(agents, players)
+    labels = _labels(participants)
+    if not backend.in_process and not all(isinstance(p, str) for p in participants):
+        raise ValueError(
+            f"agent objects can only be evaluated with the serial back-end, not {backend!r}; pass spec strings"
+        )
+    notes: list[str] = []
+    for agent_spec in dict.fromkeys(p for p in participants if isinstance(p, str)):  # once per spec, before any worker
+        notes.extend(check_spec(agent_spec, players, game=spec.name))
+    for note in notes:
+        if on_warning is None:
+            warnings.warn(note, PlayerCountWarning, stacklevel=2)
+        else:
+            on_warning(note)
+    rules_dict = table.rules.to_dict()
+    setup = Setup(spec, rules_dict, seed, tuple(participants), dict(agent_kwargs or {}))
+    tasks = [GameTask(g, keep_moves, g < save_games) for g in range(games)]
+
+    def report(done: int, total: int) -> None:
+        print(f"  game {done}/{total}", file=sys.stderr, flush=True)
+
+    t0 = time.time()
+    results, info = backend.run(setup, tasks, report if progress else None)
+    elapsed = time.time() - t0
+    for r in results:
+        r["agents"] = [labels[i] for i in r["seats"]]
+    ratings, history = _ratings(results, labels, players)
     out = {
         "format": "kardinal-eval/1",
         "options": {
-            "game": kind.name,
+            "game": spec.name,
             "agents": [p if isinstance(p, str) else labels[i] for i, p in enumerate(participants)],
             "players": players,
             "games": games,
             "seed": seed,
-            "rules": rules.to_dict(),
-            "workers": workers,
-            "seat_balanced": balanced,
-            "win_definition": DEFINITION,
+            "rules": rules_dict,
+            "backend": backend.name,
+            "workers": backend.workers,
+            "seat_balanced": games % players == 0,
+            "win_definition": WIN_DEFINITION,
         },
         "versions": _versions(),
         "labels": labels,
         "elapsed_seconds": elapsed,
         "games": results,
-        "summary": summary,
+        "summary": _summary(results, labels, participants, ratings),
         "rating_history": {labels[i]: history[i] for i in range(len(labels))},
         "warnings": notes,
     }
-    if ray_info is not None:
-        out["ray"] = ray_info
+    if info is not None:
+        out[backend.name] = info
     return out
 
 
@@ -470,15 +353,33 @@ def _fmt_wins(w: float) -> str:
     return str(int(w)) if float(w).is_integer() else f"{w:.1f}" if (2 * w).is_integer() else f"{w:.2f}"
 
 
+def _describe_rules(game: str | None, rules: dict) -> str:
+    """The game's title and its rules options as set in ``rules`` (a rules dict), e.g. ``Kardinal &
+    König, discard one, board default``; the bare name for a game this process has not registered."""
+    try:
+        spec = get_game(game) if game is not None else None
+    except ValueError:
+        spec = None
+    if spec is None:
+        return str(game or "unknown game")
+    parts = [spec.title]
+    for option in spec.rule_options:
+        value = rules.get(option.name)
+        label = option.name.replace("_", " ")
+        if option.kind == "flag":
+            if value:
+                parts.append(label)
+        elif value is not None:
+            if isinstance(value, dict):  # e.g. a board given as data
+                value = value.get("name", "custom")
+            parts.append(f"{label} {value}")
+    return ", ".join(parts)
+
+
 def format_table(results: dict) -> str:
     """A plain-text table of the summary (one row per participant, best ordinal first)."""
     opts = results["options"]
-    rules = opts["rules"]
-    if opts.get("game", "kardinal") == "kardinal":
-        variant = f"preset {rules['preset']}{', shared pool' if rules.get('shared_pool') else ''}"
-    else:
-        board = rules["board"] if isinstance(rules["board"], str) else rules["board"].get("name", "custom")
-        variant = f"Kardinal & König, discard {rules['discard']}, board {board}"
+    variant = _describe_rules(opts.get("game"), opts.get("rules", {}))
     parity = f", parity {1 / opts['players']:.3f}" if opts["players"] > 2 else ""
     head = (
         f"{opts['games']} games, {opts['players']} players, {variant}, seed {opts['seed']}"
@@ -525,7 +426,7 @@ def format_table(results: dict) -> str:
         )
 
     out = [head, line(cols), line(["-" * w for w in widths])] + [line(r) for r in rows]
-    out.append(f"wins: {DEFINITION} ('shared': games won jointly)")
+    out.append(f"wins: {opts.get('win_definition', WIN_DEFINITION)} ('shared': games won jointly)")
     if not opts.get("seat_balanced", True):
         out.append(f"warning: {opts['games']} games is not a multiple of {opts['players']}; seats are not balanced")
     out.extend(f"warning: {w}" for w in results.get("warnings", []))
@@ -579,9 +480,10 @@ def write_outputs(results: dict, out_dir) -> dict:
             path.write_text(json.dumps(rec, indent=1) + "\n")
             g["record_file"] = str(path.relative_to(out))
             records.append(str(path))
-            write_html = write_replay_html if rec.get("format") == KARDINAL_RECORD else write_koenig_replay_html
-            replay = write_html(rec, path.with_suffix(".html"), source=str(path))
-            g["replay_file"] = str(Path(replay).relative_to(out))
+            html_replay = game_for_record(rec).load("html_replay")
+            if html_replay is not None:
+                replay = html_replay(rec, path.with_suffix(".html"))
+                g["replay_file"] = str(Path(replay).relative_to(out))
         games.append(g)
     json_path = out / "results.json"
     png_path = out / "ratings.png"
@@ -609,31 +511,75 @@ def _positive(text: str) -> int:
     return value
 
 
+def _rule_dest(name: str) -> str:
+    return "rule_" + name
+
+
+def _seat_counts(players: Sequence[int]) -> str:
+    ordered = sorted(players)
+    if len(ordered) > 1 and ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"{ordered[0]}-{ordered[-1]}"
+    return ",".join(map(str, ordered))
+
+
+def _rule_options() -> dict[str, list[tuple[GameSpec, RuleOption]]]:
+    """Every registered game's rules options by name (an option name several games share is one flag)."""
+    by_name: dict[str, list[tuple[GameSpec, RuleOption]]] = {}
+    for spec in registered_games().values():
+        for option in spec.rule_options:
+            by_name.setdefault(option.name, []).append((spec, option))
+    return by_name
+
+
+def _add_rule_options(parser: argparse.ArgumentParser) -> None:
+    """One flag per rules option of the registered games (``GameSpec.rule_options``); the game is
+    checked after parsing (:func:`_rules_options_of`)."""
+    taken = {flag for action in parser._actions for flag in action.option_strings}
+    group = parser.add_argument_group("rules options", "the registered games' rules options (for --game's game only)")
+    for name, owners in _rule_options().items():
+        option = owners[0][1]
+        if option.flag in taken:
+            raise ValueError(
+                f"rules option {name!r} of {owners[0][0].name} would be {option.flag}, which kardinal-evaluate "
+                "uses for something else; rename the option"
+            )
+        helps = []
+        for spec, opt in owners:
+            default = f" (default {opt.default})" if opt.default not in (None, False) else ""
+            helps.append(f"{spec.name}: {opt.help}{default}")
+        kinds = {opt.kind for _, opt in owners}
+        kw: dict[str, Any] = {"dest": _rule_dest(name), "default": None, "help": "; ".join(helps)}
+        if kinds == {"flag"}:
+            kw["action"] = "store_true"
+        elif kinds == {"choice"}:
+            kw["choices"] = list(dict.fromkeys(c for _, opt in owners for c in opt.choices))
+        else:
+            kw["metavar"] = name.upper()
+        group.add_argument(option.flag, **kw)
+
+
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     from agents import SPEC_HELP
 
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0], epilog=SPEC_HELP)
+    names = game_names()
+    specs = list(registered_games().values())
+    parser = argparse.ArgumentParser(prog=prog, description=(__doc__ or "").split("\n\n")[0], epilog=SPEC_HELP)
     parser.add_argument(
         "--agents", nargs="+", required=True, metavar="SPEC", help="agent specs; the last one fills the remaining seats"
     )
-    parser.add_argument(
-        "--game", default="kardinal", choices=list(GAMES), help="which game (default kardinal; see agents.games)"
-    )
+    parser.add_argument("--game", default=names[0], choices=names, help=f"which registered game (default {names[0]})")
+    counts = "; ".join(f"{s.name} {_seat_counts(s.players)}, default {s.default_players}" for s in specs)
     parser.add_argument(
         "--players",
         type=int,
         default=None,
-        choices=[2, 3, 4, 5],
-        help="players per game (kardinal 2-4, default 2; kardinal_koenig 3-5, default 4)",
+        choices=sorted({p for s in specs for p in s.players}),
+        help=f"players per game ({counts})",
     )
     parser.add_argument(
         "--games", type=_positive, default=20, help="games to play (a multiple of --players balances the seats)"
     )
-    parser.add_argument("--seed", type=_nonnegative, default=0, help="seed of the agents (see the module docs)")
-    parser.add_argument("--preset", default="english", choices=["english", "german"], help="kardinal: rules preset")
-    parser.add_argument("--shared-pool", action="store_true", help="kardinal: shared-pool variant (3-4 players)")
-    parser.add_argument("--discard", default=None, choices=["one", "any"], help="kardinal_koenig: discard option")
-    parser.add_argument("--board", default=None, help="kardinal_koenig: a board name or board file (default board)")
+    parser.add_argument("--seed", type=_nonnegative, default=0, help="seed of the games and agents (see module docs)")
     parser.add_argument("--workers", type=_positive, default=1, help="processes (default 1)")
     parser.add_argument(
         "--address",
@@ -660,7 +606,35 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-moves", action="store_true", help="do not store each game's moves in the JSON")
     parser.add_argument("--quiet", action="store_true", help="no per-game progress on stderr")
+    _add_rule_options(parser)
     return parser
+
+
+def _rules_options_of(parser: argparse.ArgumentParser, args: argparse.Namespace, spec: GameSpec) -> dict[str, Any]:
+    """The rules options given on the command line for ``spec``; an option of another game, or a choice
+    this game does not offer, is a usage error naming it."""
+    own = {option.name: option for option in spec.rule_options}
+    given: dict[str, Any] = {}
+    for name, owners in _rule_options().items():
+        value = getattr(args, _rule_dest(name))
+        if value is None:
+            continue
+        option = own.get(name)
+        if option is None:
+            others = ", ".join(s.name for s, _ in owners)
+            parser.error(f"{owners[0][1].flag} is an option of {others}, not {spec.name}")
+        if option.kind == "choice" and value not in option.choices:
+            parser.error(f"{option.flag} {value}: {spec.name} offers {', '.join(option.choices)}")
+        given[name] = value
+    return given
+
+
+def _backend_from_args(args: argparse.Namespace) -> Backend:
+    if args.address or args.ray:
+        return RayTasks("local" if args.ray else args.address, workers=args.workers, torch_threads=args.torch_threads)
+    if args.workers > 1:
+        return ProcessPool(args.workers, torch_threads=args.torch_threads)
+    return Serial(torch_threads=args.torch_threads)
 
 
 def main(argv=None) -> int:
@@ -677,26 +651,17 @@ def main(argv=None) -> int:
         parser.error(f"--out {args.out!r} exists and is not a directory")
     if args.ray and args.address:
         parser.error("--ray starts a local Ray; --address joins a running cluster: give one of them")
-    if args.game == "kardinal" and (args.discard or args.board):
-        parser.error("--discard and --board are options of --game kardinal_koenig")
-    if args.game == "kardinal_koenig" and (args.preset != "english" or args.shared_pool):
-        parser.error("--preset and --shared-pool are options of --game kardinal")
+    spec = get_game(args.game)
+    options = _rules_options_of(parser, args, spec)
     try:
         results = evaluate(
             args.agents,
-            players=args.players,
-            game=args.game,
-            discard=args.discard,
-            board=args.board,
+            Table.of(spec, args.players, **options),
             games=args.games,
             seed=args.seed,
-            preset=args.preset,
-            shared_pool=args.shared_pool,
-            workers=args.workers,
-            address="local" if args.ray else args.address,
+            backend=_backend_from_args(args),
             keep_moves=not args.no_moves,
             progress=not args.quiet,
-            torch_threads=args.torch_threads,
             save_games=args.save_games,
             on_warning=lambda msg: print(f"warning: {msg}", file=sys.stderr, flush=True),
         )

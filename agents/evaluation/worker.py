@@ -1,0 +1,216 @@
+"""The worker side of a tournament: build the participants' agents once, then play games one by one.
+
+Every back-end (:mod:`agents.evaluation.backends`, :mod:`agents.evaluation.distributed`) plays its
+games with this module, in the calling process, in worker processes or in Ray tasks, so the per-game
+results do not depend on where a game is played.
+
+* :class:`Setup` — what every game of a run shares: the game's registry entry, its rules (as
+  ``rules.to_dict()``), the run's seed, the participants (agent spec strings, or agent objects in the
+  calling process only) and extra keyword arguments for the agents' constructors.
+* :class:`GameTask` — one game: its number and what to keep (moves, record).
+* :class:`Worker` — ``Worker(setup)`` builds the agents (``agents.load_agent(spec, game=..., seed=i)``);
+  :meth:`Worker.play` plays one game and returns its result dict. :func:`build_worker` and
+  :meth:`Worker.play_task` do the same but turn any failure into one :class:`EvaluationError` naming
+  the game.
+* :func:`init_process` / :func:`play_in_process` — the same for a pool of worker processes (the pool's
+  initializer and task function; the worker lives in a module global of each process).
+* :meth:`Setup.portable` — a copy of the setup that can be sent to another process. A worker process
+  looks the game up by name in its own registry; a game the worker's registry lacks (one registered by
+  the caller at run time, e.g. from a test) is registered there from the copy sent with the setup.
+
+Seeds (the same for every back-end): game ``g`` of a run seeded with ``seed`` is dealt with
+``agents.runinfo.game_seed(seed, g)``, and participant ``i`` is re-seeded with
+``game_seed(seed, g) * 16 + i`` (``reset(seed)``, when the agent has it) before the game.
+Game ``g`` seats participant ``(s + g) % participants`` at seat ``s``.
+
+The result of a game: ``game``, ``seed``, ``agent_seeds``, ``seats`` (participant per seat), ``scores``,
+``winners``, ``finishing_order`` (groups of seats from first place, the engine's own tie-break:
+:meth:`~kardinal_env.core.protocol.GameState.finishing_order`), ``ranks`` (per seat: 1 + the number of
+seats placed before its group, so tied seats share the better rank), ``num_moves``, ``decisions`` and
+``seconds`` (per seat: moves chosen and seconds spent choosing them), and ``moves`` / ``record`` when
+kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents import load_agent
+from agents.networks.checkpoint import PlayerCountWarning
+from agents.runinfo import game_seed
+from kardinal_env.core.registry import GameSpec, games, register_game
+
+__all__ = [
+    "EvaluationError",
+    "Setup",
+    "GameTask",
+    "Worker",
+    "build_worker",
+    "init_process",
+    "play_in_process",
+    "agent_seed",
+    "ranks_from_order",
+]
+
+
+class EvaluationError(RuntimeError):
+    """A game of the tournament failed (an agent raised, or a worker died); names the game."""
+
+
+def agent_seed(seed: int, game_index: int, participant: int) -> int:
+    """The seed participant ``participant`` is reset with before game ``game_index`` of a run seeded ``seed``."""
+    return game_seed(seed, game_index) * 16 + participant
+
+
+def ranks_from_order(order: list[list[int]], players: int) -> list[int]:
+    """Per seat, 1 + the number of seats in the groups before its own (``order``: a finishing order)."""
+    ranks = [0] * players
+    placed = 0
+    for group in order:
+        for seat in group:
+            ranks[seat] = placed + 1
+        placed += len(group)
+    if sorted(s for group in order for s in group) != list(range(players)):
+        raise ValueError(f"finishing order {order} does not place each of the {players} seats once")
+    return ranks
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every game of a run shares (see the module docstring)."""
+
+    spec: GameSpec
+    rules: dict
+    seed: int
+    participants: tuple[Any, ...]
+    agent_kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    def portable(self) -> Setup:
+        """This setup with a copy of the game's spec that holds no imported objects (a spec caches the
+        modules it loaded; a module cannot be pickled), for sending to worker processes."""
+        if not all(isinstance(p, str) for p in self.participants):
+            raise ValueError("agent objects cannot be sent to worker processes; pass agent spec strings")
+        return dataclasses.replace(self, spec=dataclasses.replace(self.spec), agent_kwargs=dict(self.agent_kwargs))
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """Game number ``index`` of a run; ``keep_moves`` / ``keep_record``: what its result carries."""
+
+    index: int
+    keep_moves: bool = True
+    keep_record: bool = False
+
+
+def _adopt(spec: GameSpec) -> GameSpec:
+    """In a worker process: the registered game of ``spec``'s name, or ``spec`` registered now."""
+    registered = games().get(spec.name)
+    if registered is not None:
+        return registered
+    return register_game(spec)
+
+
+def _set_torch_threads(threads: int | None) -> None:
+    """Limit torch's intra-op threads (only if a network agent has imported torch)."""
+    if threads and "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(threads)
+
+
+class Worker:
+    """The participants' agents of one process; plays the games of a :class:`Setup`."""
+
+    def __init__(self, setup: Setup, torch_threads: int | None = None, adopt: bool = False):
+        self.setup = setup
+        self.spec = _adopt(setup.spec) if adopt else setup.spec
+        self.rules = self.spec.rules_from_dict(setup.rules)
+        self.agents = [
+            load_agent(p, game=self.spec, seed=i, **dict(setup.agent_kwargs)) if isinstance(p, str) else p
+            for i, p in enumerate(setup.participants)
+        ]
+        _set_torch_threads(torch_threads)
+
+    def play(self, task: GameTask) -> dict:
+        """Play game ``task.index`` and return its result (see the module docstring)."""
+        g = task.index
+        seed = self.setup.seed
+        n = len(self.agents)
+        for i, agent in enumerate(self.agents):
+            reset = getattr(agent, "reset", None)
+            if callable(reset):
+                reset(agent_seed(seed, g, i))
+        game = self.spec.new_game(self.rules, seed=game_seed(seed, g))
+        players = game.num_players
+        seats = [(s + g) % n for s in range(players)]
+        think = [0.0] * players
+        decisions = [0] * players
+        while not game.is_over:
+            seat = game.current_player
+            t0 = time.perf_counter()
+            move = self.agents[seats[seat]].select_move(game)
+            think[seat] += time.perf_counter() - t0
+            decisions[seat] += 1
+            game.play(move)  # an illegal move raises an error naming the rule
+        order = [list(group) for group in game.finishing_order()]
+        out: dict[str, Any] = {
+            "game": g,
+            "seed": game_seed(seed, g),
+            "agent_seeds": [agent_seed(seed, g, i) for i in range(n)],
+            "seats": seats,
+            "scores": list(game.scores()),
+            "winners": list(game.winners()),
+            "finishing_order": order,
+            "ranks": ranks_from_order(order, players),
+            "num_moves": game.move_count,
+            "decisions": decisions,
+            "seconds": [round(t, 4) for t in think],
+        }
+        if task.keep_moves:
+            out["moves"] = list(game.history)
+        if task.keep_record:
+            out["record"] = game.to_record()
+        return out
+
+    def play_task(self, task: GameTask) -> dict:
+        """:meth:`play`, any failure raised as one :class:`EvaluationError` naming the game."""
+        try:
+            return self.play(task)
+        except Exception as exc:
+            raise EvaluationError(f"game {task.index}: {type(exc).__name__}: {exc}") from exc
+
+
+def build_worker(setup: Setup, torch_threads: int | None = None, adopt: bool = False) -> Worker:
+    """:class:`Worker`, a failure to build the agents raised as :class:`EvaluationError`."""
+    try:
+        return Worker(setup, torch_threads, adopt=adopt)
+    except Exception as exc:
+        raise EvaluationError(f"building the agents failed: {type(exc).__name__}: {exc}") from exc
+
+
+# ------------------------------------------------------------------------------ worker processes
+_PROCESS: dict[str, Any] = {}  # per worker process: "worker" (a Worker) or "error" (why building it failed)
+
+
+def init_process(setup: Setup, torch_threads: int | None = None) -> None:
+    """Initializer of a worker process: build its :class:`Worker`. Never raises (a pool would restart a
+    failing initializer forever): the error is kept and raised by the first :func:`play_in_process`."""
+    warnings.filterwarnings("ignore", category=PlayerCountWarning)  # the caller has reported it once
+    _PROCESS.clear()
+    try:
+        _PROCESS["worker"] = build_worker(setup, torch_threads, adopt=True)
+    except EvaluationError as exc:
+        _PROCESS["error"] = str(exc)
+
+
+def play_in_process(task: GameTask) -> dict:
+    """Task function of a worker process: play one game with the process's :class:`Worker`."""
+    if "error" in _PROCESS:
+        raise EvaluationError(_PROCESS["error"])
+    if "worker" not in _PROCESS:
+        raise EvaluationError("this process has no worker: init_process was not called")
+    return _PROCESS["worker"].play_task(task)
