@@ -1,3 +1,5 @@
 """Baseline players, one module per game and kind: ``random`` (any game), ``kardinal_greedy`` and
-``kardinal_heuristics`` (Kardinal), ``koenig_greedy`` (Kardinal & König). A game's registry entry
-names its baselines (``GameSpec.baselines``)."""
+``kardinal_heuristics`` (Kardinal: the greedy agent and the playout policy of search), ``koenig_greedy``
+(Kardinal & König: the greedy agent and the playout policy). A game's registry entry names its
+baselines (``GameSpec.baselines``) and its playout policy (``GameSpec.rollout``); tools reach them
+through it, never by the game's name."""

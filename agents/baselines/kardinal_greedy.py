@@ -1,5 +1,9 @@
-"""One-ply greedy baseline (Kardinal below; for a Kardinal & König game ``select_move`` uses
-:mod:`agents.baselines.koenig_greedy`).
+"""Kardinal's one-ply greedy baseline (``greedy``) and its playout policy (``rollout_move``).
+
+Both are reached through Kardinal's registry entry (:mod:`kardinal_env.games`): ``GameSpec.baselines
+["greedy"]`` is :class:`GreedyAgent`, ``GameSpec.rollout`` is :data:`rollout_move`.
+
+**GreedyAgent**
 
 * **Build**: the build that takes the most chips this turn (:func:`agents.baselines.kardinal_heuristics.build_chips`:
   only chips that reach the builder count — put-aside neutral chips and touches of exhausted or
@@ -10,16 +14,42 @@
 * **Cardinal**: the square (or ``C-``) that leaves the next seat to build the fewest chips with its
   best build (a seat left with no build at all counts -1), then the fewest builds that reach that
   best, then a seeded random choice.
+
+**rollout_move** (:class:`Playout`, the fast move policy of a search's playouts, e.g. ``mcts:N``)
+
+* **Build**: with probability ``1 - epsilon`` (0.2) the build of highest chip value for the builder
+  (:func:`agents.baselines.kardinal_heuristics.chip_values` with
+  :func:`agents.baselines.kardinal_heuristics.seat_weights`; random among ties), otherwise a random build.
+* **Chip**: the colour of highest ``seat_weights`` value (the first of equal ones).
+* **Cardinal**: with probability ``cardinal_block`` (1.0) the square shared by most of the next
+  builder's best builds by raw chip count (``C-`` if the cardinal already stands there), otherwise
+  a random cardinal move.
+* A decision with one legal move takes it without drawing a random number.
+
+Besides ``rollout_move(game, rng) -> move`` the policy offers the two optional helpers a search may
+use (see :mod:`agents.search.mcts`): ``play_out(game, rng)`` plays the game to its end with exactly
+the moves and random draws of repeated ``rollout_move`` calls, on move codes (no notation strings:
+fast), and ``order(game, moves)`` ranks a decision's moves for progressive widening (builds by
+chip value, chips by colour value, cardinal moves as the greedy agent ranks them).
 """
 
 from __future__ import annotations
 
+import random
+
 from agents.base import BaseAgent
-from agents.baselines.kardinal_heuristics import build_chips, cardinal_block_values, chip_weight
-from agents.baselines.koenig_greedy import koenig_greedy_move
+from agents.baselines.kardinal_heuristics import (
+    build_chips,
+    build_value,
+    cardinal_block_values,
+    chip_values,
+    chip_weight,
+    next_builder,
+    seat_weights,
+)
 from kardinal_env.kardinal.notation import BUILD, CHIP, format_move
 
-__all__ = ["GreedyAgent", "greedy_code"]
+__all__ = ["GreedyAgent", "greedy_code", "Playout", "rollout_move"]
 
 
 def _pick_max(items, rng):
@@ -64,19 +94,111 @@ def greedy_code(game, rng) -> tuple:
 
 
 class GreedyAgent(BaseAgent):
-    """See the module docstring."""
+    """Kardinal's greedy baseline (see the module docstring)."""
 
     name = "greedy"
 
     def select_move(self, game) -> str:
         if game.is_over:
             raise ValueError("no legal move: the game is over")
-        if _is_koenig(game):
-            return koenig_greedy_move(game, self.rng)
         return format_move(greedy_code(game, self.rng))
 
 
-def _is_koenig(game) -> bool:
-    from kardinal_env.koenig import Game as KoenigGame
+# ---------------------------------------------------------------------- playout policy
+_ONES = [1.0, 1.0, 1.0, 1.0, 1.0]
 
-    return isinstance(game, KoenigGame)
+
+def _top_build(game, codes, weights, rng):
+    values = chip_values(game, codes, weights)
+    best = max(values)
+    top = [i for i, v in enumerate(values) if v == best]
+    return codes[top[0] if len(top) == 1 else top[rng.randrange(len(top))]]
+
+
+def _quick_block(game, codes, rng):
+    """Cheap greedy-like cardinal: stand on the square shared by most of the next builder's best
+    builds (by raw chip count); ``C-`` if the cardinal already stands there."""
+    _seat, builds = next_builder(game)
+    if not builds:
+        return codes[rng.randrange(len(codes))]
+    values = chip_values(game, builds, _ONES)
+    best = max(values)
+    counts: dict[int, int] = {}
+    for v, b in zip(values, builds, strict=True):
+        if v == best:
+            counts[b[3]] = counts.get(b[3], 0) + 1
+            if b[4] >= 0:
+                counts[b[4]] = counts.get(b[4], 0) + 1
+    most = max(counts.values())
+    squares = [k for k, m in counts.items() if m == most]
+    target = squares[0] if len(squares) == 1 else squares[rng.randrange(len(squares))]
+    if target == game.cardinal_key:
+        return codes[0]  # C- is listed first whenever the cardinal stands somewhere
+    for code in codes:
+        if code[3] == target:
+            return code
+    return codes[rng.randrange(len(codes))]
+
+
+class Playout:
+    """Kardinal's playout policy (module docstring): ``policy(game, rng) -> move``, ``play_out``,
+    ``order``. ``epsilon``: share of random builds; ``cardinal_block``: share of blocking cardinal
+    moves."""
+
+    def __init__(self, epsilon: float = 0.2, cardinal_block: float = 1.0):
+        self.epsilon = epsilon
+        self.cardinal_block = cardinal_block
+        self._rules = None
+        self._weights: list[list[float]] = []
+
+    def weights(self, rules) -> list[list[float]]:
+        """:func:`agents.baselines.kardinal_heuristics.seat_weights` of every seat (kept for the last rules)."""
+        if rules is not self._rules:
+            self._weights = [seat_weights(rules, s) for s in range(rules.players)]
+            self._rules = rules
+        return self._weights
+
+    def code(self, game, rng: random.Random) -> tuple:
+        """The policy's move code for the current decision of ``game``."""
+        codes = game.legal_move_codes()
+        if len(codes) == 1:
+            return codes[0]
+        kind = codes[0][0]
+        if kind == BUILD and rng.random() >= self.epsilon:
+            return _top_build(game, codes, self.weights(game.rules)[game.current_player], rng)
+        if kind == CHIP:
+            w = self.weights(game.rules)[game.current_player]
+            return max(codes, key=lambda c: w[c[2]])
+        if kind not in (BUILD, CHIP) and self.cardinal_block and rng.random() < self.cardinal_block:
+            return _quick_block(game, codes, rng)
+        return codes[rng.randrange(len(codes))]
+
+    def __call__(self, game, rng: random.Random) -> str:
+        if game.is_over:
+            raise ValueError("no legal move: the game is over")
+        return format_move(self.code(game, rng))
+
+    def play_out(self, game, rng: random.Random) -> None:
+        """Play ``game`` to its end with the policy (the moves and random draws of repeated calls)."""
+        while not game.is_over:
+            game.apply_legal_code(self.code(game, rng))  # codes come from the engine's own legal list
+
+    def order(self, game, moves: list[str]) -> list[str]:
+        """``moves`` (legal moves of ``game``'s current decision) from the most promising to the
+        least; equal ones keep their order."""
+        if len(moves) < 2:
+            return list(moves)
+        codes = dict(zip(game.legal_moves(), game.legal_move_codes(), strict=True))
+        kind = codes[moves[0]][0]
+        if kind == BUILD:
+            w = self.weights(game.rules)[game.current_player]
+            return sorted(moves, key=lambda m: build_value(game, codes[m], w), reverse=True)
+        if kind == CHIP:
+            w = self.weights(game.rules)[game.current_player]
+            return sorted(moves, key=lambda m: w[codes[m][2]], reverse=True)
+        keys = {code: (best, count) for code, best, count in cardinal_block_values(game)}
+        return sorted(moves, key=lambda m: keys[codes[m]])
+
+
+#: Kardinal's playout policy with the default shares (``GameSpec.rollout`` of Kardinal).
+rollout_move = Playout()

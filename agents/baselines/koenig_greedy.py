@@ -1,8 +1,16 @@
-"""One-ply greedy baseline for Kardinal & König, from public information only.
+"""Kardinal & König's one-ply greedy baseline (``greedy``) and its playout policy (``rollout_move``),
+both from public information only.
+
+Both are reached through the game's registry entry (:mod:`kardinal_env.games`): ``GameSpec.baselines
+["greedy"]`` is :class:`GreedyAgent`, ``GameSpec.rollout`` is :func:`rollout_move`. Moves are read
+with the engine's notation parser (:func:`kardinal_env.koenig.notation.parse_move`), never by
+slicing strings.
 
 The agent sees what its seat may see: the board, its own hand, the display, scores. It never reads
 another seat's hand or the deck (the only game state it changes is a ``clone()`` on which it plays
 one *placement*: placing uses no hidden card, so the clone's hidden part is never consulted).
+
+**GreedyAgent** (:func:`koenig_greedy_move`)
 
 * **Placing** (first or second piece): the placement with the largest gain in the seat's projected
   score (``Game.projected_scores``: the scorings still to come, computed on the board after the
@@ -12,13 +20,21 @@ one *placement*: placing uses no hidden card, so the clone's hidden part is neve
   as it may stop.
 * **Drawing**: a display card of a type it already holds (a pair is a joker) if there is one, else
   the deck; ties at random.
+
+**rollout_move** (the fast policy of a search's playouts, e.g. ``ismcts:N`` with ``rollout_moves``):
+drawing and discarding as the greedy agent; placing: a uniformly random placement (no look-ahead),
+or ``end`` / a discard when there is none. A decision with one legal move takes it without drawing a
+random number.
 """
 
 from __future__ import annotations
 
 import random
 
-__all__ = ["koenig_greedy_move"]
+from agents.base import BaseAgent
+from kardinal_env.koenig.notation import ParsedMove, parse_move
+
+__all__ = ["GreedyAgent", "koenig_greedy_move", "rollout_move"]
 
 
 def _pick(scored: list[tuple[tuple, str]], rng: random.Random) -> str:
@@ -27,38 +43,77 @@ def _pick(scored: list[tuple[tuple, str]], rng: random.Random) -> str:
     return top[0] if len(top) == 1 else top[rng.randrange(len(top))]
 
 
-def _cards_spent(move: str) -> int:
-    return len(move.rsplit("/", 1)[1])
+def _cards_spent(parsed: ParsedMove) -> int:
+    return 2 if parsed.pair else 1
+
+
+def _draw_move(game, parsed: dict[str, ParsedMove], rng: random.Random) -> str:
+    """A display card of a type the seat holds, else the deck (ties at random)."""
+    hand = game.hand(game.current_player)
+    return _pick([((1 if p.target is not None and p.target in hand else 0,), m) for m, p in parsed.items()], rng)
+
+
+def _discard_move(game, parsed: dict[str, ParsedMove], rng: random.Random) -> str | None:
+    """A card of the type the seat holds most of (ties at random); ``None`` if no discard is legal."""
+    hand = game.hand(game.current_player)
+    discards = [((hand.count(p.card),), m) for m, p in parsed.items() if p.kind == "discard"]
+    return _pick(discards, rng) if discards else None
 
 
 def koenig_greedy_move(game, rng: random.Random) -> str:
-    """The greedy move for the current decision of a ``kardinal_env.koenig.Game``."""
+    """The greedy move for the current decision of a Kardinal & König game (module docstring)."""
     moves = game.legal_moves()
     if not moves:
         raise ValueError("no legal move: the game is over")
     if len(moves) == 1:
         return moves[0]
+    parsed = {m: parse_move(m) for m in moves}
     seat = game.current_player
-    phase = game.phase
-    if phase == "draw":
-        hand = game.hand(seat)
-        return _pick([((1 if m != "draw:deck" and int(m[5:]) in hand else 0,), m) for m in moves], rng)
-    if phase == "discard":
-        if "end" in moves:
+    if game.phase == "draw":
+        return _draw_move(game, parsed, rng)
+    if game.phase == "discard":
+        if "end" in parsed:
             return "end"
-        hand = game.hand(seat)
-        return _pick([((hand.count(int(m[8:])),), m) for m in moves if m.startswith("discard:")], rng)
+        discard = _discard_move(game, parsed, rng)
+        assert discard is not None, "a discarding decision offers a discard"
+        return discard
     base = game.projected_scores()[seat]
     scored = []
-    for move in moves:
-        if move.startswith(("K@", "A@")):
+    for move, p in parsed.items():
+        if p.kind in ("K", "A"):
             after = game.clone()
             after.play(move)
-            scored.append(((after.projected_scores()[seat] - base, -_cards_spent(move)), move))
+            scored.append(((after.projected_scores()[seat] - base, -_cards_spent(p)), move))
     if scored and max(key[0] for key, _ in scored) > 0:
         return _pick(scored, rng)
-    if "end" in moves:
+    if "end" in parsed:
         return "end"
-    hand = game.hand(seat)
-    discards = [((hand.count(int(m[8:])),), m) for m in moves if m.startswith("discard:")]
-    return _pick(discards or scored, rng)
+    return _discard_move(game, parsed, rng) or _pick(scored, rng)
+
+
+class GreedyAgent(BaseAgent):
+    """Kardinal & König's greedy baseline (see the module docstring)."""
+
+    name = "greedy"
+
+    def select_move(self, game) -> str:
+        return koenig_greedy_move(game, self.rng)
+
+
+def rollout_move(game, rng: random.Random) -> str:
+    """The playout policy's move for the current decision (module docstring)."""
+    moves = game.legal_moves()
+    if not moves:
+        raise ValueError("no legal move: the game is over")
+    if len(moves) == 1:
+        return moves[0]
+    parsed = {m: parse_move(m) for m in moves}
+    if game.phase == "draw":
+        return _draw_move(game, parsed, rng)
+    placements = [m for m, p in parsed.items() if p.kind in ("K", "A")]
+    if game.phase != "discard" and placements:
+        return placements[rng.randrange(len(placements))]
+    if "end" in parsed:
+        return "end"
+    discard = _discard_move(game, parsed, rng)
+    return discard if discard is not None else moves[rng.randrange(len(moves))]

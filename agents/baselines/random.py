@@ -1,4 +1,4 @@
-"""Uniformly random legal moves."""
+"""Uniformly random legal moves: the ``random`` baseline of every game (any game of the protocol)."""
 
 from __future__ import annotations
 
