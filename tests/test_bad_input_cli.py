@@ -16,6 +16,7 @@ import torch
 
 from agents import AgentSpecError, load_agent
 from agents.evaluation import tournament as evaluation_mod
+from agents.evaluation.backends import ProcessPool, Serial
 from agents.networks.checkpoint import CheckpointError, current_layout, read_checkpoint
 from agents.networks.kardinal_net import KardinalNet
 from agents.serving import play as play_mod
@@ -165,12 +166,12 @@ def test_evaluate_worker_failures_end_the_run_with_one_error(ckpts):
     path, _ = ckpts["good"]
     specs = [f"ppo:{path}", f"ppo:{path}"]
     with pytest.raises(evaluation_mod.EvaluationError, match="building the agents failed: TypeError: .*bogus"):
-        evaluation_mod.evaluate(specs, games=4, workers=2, agent_kwargs={"bogus": 1})
+        evaluation_mod.evaluate(specs, games=4, backend=ProcessPool(2), agent_kwargs={"bogus": 1})
     # with two workers, whichever game fails first is reported (all fail the same way)
     with pytest.raises(evaluation_mod.EvaluationError, match=r"game [0-3]: ValueError: window 5"):
-        evaluation_mod.evaluate(specs, games=4, workers=2, agent_kwargs={"window": 5})
+        evaluation_mod.evaluate(specs, games=4, backend=ProcessPool(2), agent_kwargs={"window": 5})
     with pytest.raises(evaluation_mod.EvaluationError, match="game 0: ValueError: window 5"):
-        evaluation_mod.evaluate(specs, games=4, workers=1, agent_kwargs={"window": 5})
+        evaluation_mod.evaluate(specs, games=4, agent_kwargs={"window": 5})
 
 
 def test_evaluate_warns_about_player_count_once(ckpts, capsys):
@@ -220,8 +221,10 @@ def test_evaluate_bad_specs(argv, needle, capsys):
         (["--torch-threads", "0"], "argument --torch-threads: expected a positive integer"),
         (["--players", "6"], "argument --players: invalid choice"),
         (["--game", "chess"], "argument --game: invalid choice"),
-        (["--discard", "any"], "are options of --game kardinal_koenig"),
-        (["--game", "kardinal_koenig", "--preset", "german"], "are options of --game kardinal"),
+        (["--discard", "any"], "--discard is an option of kardinal_koenig, not kardinal"),
+        (["--game", "kardinal_koenig", "--preset", "german"], "--preset is an option of kardinal, not kardinal_koenig"),
+        (["--game", "kardinal_koenig", "--shared-pool"], "--shared-pool is an option of kardinal, not kardinal_koenig"),
+        (["--preset", "french"], "argument --preset: invalid choice: 'french'"),
         (["--save-games", "1"], "--save-games needs --out DIR"),
         (["--save-games", "5", "--games", "2", "--out", "x"], "--save-games 5 is more than --games 2"),
         (["--save-games", "-1"], "argument --save-games: expected an integer >= 0"),
@@ -243,14 +246,20 @@ def test_evaluate_out_is_a_file(tmp_path, capsys):
 
 def test_evaluate_library_rejects_bad_numbers():
     for kw, needle in [
-        ({"games": 0}, "games must be"),
-        ({"workers": 0}, "workers must be"),
+        ({"games": 0}, "games must be an integer >= 1, got 0"),
         ({"save_games": 3, "games": 2}, "save_games (3) cannot exceed games (2)"),
-        ({"seed": -2}, "seed must be"),
-        ({"torch_threads": 0}, "torch_threads must be"),
+        ({"seed": -2}, "seed must be an integer >= 0, got -2"),
+        ({"save_games": True}, "save_games must be an integer >= 0, got True"),
     ]:
         with pytest.raises(ValueError) as info:
             evaluation_mod.evaluate(["greedy"], **kw)
+        assert needle in str(info.value)
+    for make, needle in [
+        (lambda: ProcessPool(0), "workers must be a positive integer, got 0"),
+        (lambda: Serial(torch_threads=0), "torch_threads must be a positive integer, got 0"),
+    ]:
+        with pytest.raises(ValueError) as info:
+            make()
         assert needle in str(info.value)
 
 

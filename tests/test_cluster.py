@@ -15,7 +15,7 @@ on the machine). It runs when a test fails too.
   on both nodes (and the progress lines agree); the checkpoint plays as ``rllib:PATH`` in the
   evaluator (on the cluster and locally, the same games); ``--resume`` keeps the league's frozen
   snapshot (same weights) and grows it.
-* ``evaluate(..., address=...)`` on both games: per-game results identical to the local run, with
+* ``evaluate(..., backend=RayTasks(address))`` (``kardinal-evaluate --address``) on both games: per-game results identical to the local run, with
   games played on both nodes.
 
 Marked ``cluster`` (and ``integration``: it needs ray[default,rllib] and torch); skipped without ray
@@ -284,7 +284,7 @@ def _same_games(a: dict, b: dict) -> None:
 
 @pytest.mark.timeout(900)
 def test_rllib_training_spreads_env_runners_over_both_nodes_and_league_survives_resume(ray_cluster, tmp_path):
-    from agents.evaluation.tournament import evaluate
+    from agents.evaluation.tournament import Table, evaluate
     from agents.networks.rllib_agent import RLlibAgent
 
     out = tmp_path / "run"
@@ -329,7 +329,7 @@ def test_rllib_training_spreads_env_runners_over_both_nodes_and_league_survives_
     remote = json.loads((eval_dir / "results.json").read_text())
     assert sum(remote["ray"]["games_per_node"].values()) == 4
     assert set(remote["ray"]["games_per_node"]) <= set(ray_cluster["nodes"])
-    local = evaluate([spec, "greedy"], players=2, games=4, seed=1, workers=1)
+    local = evaluate([spec, "greedy"], Table.of("kardinal", 2), games=4, seed=1)
     _same_games(remote, local)
     assert all(g["num_moves"] > 0 and g["winners"] for g in remote["games"])
 
@@ -352,7 +352,7 @@ def test_rllib_training_spreads_env_runners_over_both_nodes_and_league_survives_
     [("kardinal", 2, ["greedy", "random"]), ("kardinal_koenig", 3, ["greedy", "random"])],
 )
 def test_distributed_evaluation_gives_the_local_per_game_results(ray_cluster, tmp_path, game, players, specs):
-    from agents.evaluation.tournament import evaluate
+    from agents.evaluation.tournament import Table, evaluate
 
     games = 2 * players
     out = tmp_path / "eval"
@@ -360,7 +360,7 @@ def test_distributed_evaluation_gives_the_local_per_game_results(ray_cluster, tm
     cmd += ["--games", str(games), "--seed", "7", "--address", ray_cluster["address"], "--quiet", "--out", str(out)]
     _run(cmd, ray_cluster)
     remote = json.loads((out / "results.json").read_text())
-    local = evaluate(specs, players=players, game=game, games=games, seed=7, workers=1)
+    local = evaluate(specs, Table.of(game, players), games=games, seed=7)
     _same_games(remote, local)
     for r, s in zip(remote["summary"], json.loads(json.dumps(local["summary"])), strict=True):
         assert {**r, "seconds_per_game": 0} == {**s, "seconds_per_game": 0}

@@ -1,4 +1,5 @@
-"""agents.evaluation.tournament (seat rotation, statistics, outputs, records, CLI) and agents.serving.play (terminal play)."""
+"""agents.evaluation.tournament (seat rotation, statistics, outputs, records, CLI) and agents.serving.play (terminal
+play)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.evaluation.tournament import evaluate, format_table, lineup, wilson_interval, write_outputs
+from agents.evaluation.backends import ProcessPool
+from agents.evaluation.tournament import Table, evaluate, format_table, lineup, wilson_interval, write_outputs
 from kardinal_env.kardinal import Game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +37,7 @@ def test_lineup_fills_with_last_spec():
 
 
 def test_evaluate_two_players(tmp_path):
-    res = evaluate(["greedy", "random"], players=2, games=4, seed=3)
+    res = evaluate(["greedy", "random"], Table.of("kardinal", 2), games=4, seed=3)
     assert res["labels"] == ["greedy", "random"]
     games = res["games"]
     assert len(games) == 4
@@ -43,7 +45,7 @@ def test_evaluate_two_players(tmp_path):
     seat_counts = {(g["seats"][s], s) for g in games for s in range(2)}
     assert seat_counts == {(0, 0), (0, 1), (1, 0), (1, 1)}
     for g in games:
-        assert all(g["ranks"][w] == 1 for w in g["winners"])
+        assert all(g["ranks"][w] == 1 for w in g["winners"]) and g["finishing_order"][0] == g["winners"]
         assert len(g["moves"]) == g["num_moves"]
     by = {s["agent"]: s for s in res["summary"]}
     assert by["greedy"]["games"] == 4 and by["random"]["games"] == 4
@@ -65,7 +67,7 @@ def test_evaluate_two_players(tmp_path):
 def test_shared_wins_count_one_over_k():
     """One definition (agents.winrate): a shared win among k winners counts 1/k, so the win rates of the
     seats of every game sum to 1 and wins equal the sum of the games' win shares."""
-    res = evaluate(["random"], players=3, games=12, seed=5, keep_moves=False)
+    res = evaluate(["random"], Table.of("kardinal", 3), games=12, seed=5, keep_moves=False)
     total = sum(s["wins"] for s in res["summary"])
     assert total == pytest.approx(12)
     for s in res["summary"]:
@@ -80,7 +82,7 @@ def test_shared_wins_count_one_over_k():
 
 
 def test_save_games_writes_replayable_records(tmp_path):
-    res = evaluate(["greedy", "random"], players=2, games=3, seed=1, save_games=2)
+    res = evaluate(["greedy", "random"], Table.of("kardinal", 2), games=3, seed=1, save_games=2)
     paths = write_outputs(res, tmp_path)
     assert [Path(p).name for p in paths["records"]] == ["game_0000.json", "game_0001.json"]
     data = json.loads((tmp_path / "results.json").read_text())
@@ -93,15 +95,16 @@ def test_save_games_writes_replayable_records(tmp_path):
 
 
 def test_evaluate_is_reproducible_and_labels_duplicates():
-    a = evaluate(["mcts:4", "greedy"], players=3, games=3, seed=1, preset="german")
-    b = evaluate(["mcts:4", "greedy"], players=3, games=3, seed=1, preset="german")
+    table = Table.of("kardinal", 3, preset="german")
+    a = evaluate(["mcts:4", "greedy"], table, games=3, seed=1)
+    b = evaluate(["mcts:4", "greedy"], table, games=3, seed=1)
     assert a["labels"] == ["mcts:4", "greedy", "greedy#2"]
     assert [g["moves"] for g in a["games"]] == [g["moves"] for g in b["games"]]
     assert "warning" not in format_table(a)
 
 
 def test_evaluate_shared_pool_four_players():
-    res = evaluate(["random"], players=4, games=2, seed=0, shared_pool=True, keep_moves=False)
+    res = evaluate(["random"], Table.of("kardinal", 4, shared_pool=True), games=2, seed=0, keep_moves=False)
     assert res["labels"] == ["random", "random#2", "random#3", "random#4"]
     assert res["options"]["rules"]["shared_pool"] is True
     assert "moves" not in res["games"][0]
@@ -111,14 +114,14 @@ def test_evaluate_shared_pool_four_players():
 def test_evaluate_accepts_agent_objects():
     from agents.baselines.kardinal_greedy import GreedyAgent
 
-    res = evaluate([GreedyAgent(seed=0), "random"], players=2, games=2)
+    res = evaluate([GreedyAgent(seed=0), "random"], Table.of("kardinal", 2), games=2)
     assert res["labels"] == ["greedy", "random"]
 
 
 @pytest.mark.slow
 def test_evaluate_workers_match_serial():
-    a = evaluate(["greedy", "random"], players=2, games=4, seed=2)
-    b = evaluate(["greedy", "random"], players=2, games=4, seed=2, workers=2)
+    a = evaluate(["greedy", "random"], "kardinal", games=4, seed=2)
+    b = evaluate(["greedy", "random"], "kardinal", games=4, seed=2, backend=ProcessPool(2))
     assert [g["moves"] for g in a["games"]] == [g["moves"] for g in b["games"]]
 
 
@@ -232,11 +235,10 @@ def test_play_ctrl_c_exits_quietly_with_130():
 
 
 def test_koenig_gauntlet_rotates_seats_and_saves_replayable_records(tmp_path):
-    from agents.evaluation.tournament import evaluate as run
-    from agents.evaluation.tournament import write_outputs
     from kardinal_env.koenig import Game as KoenigGame
 
-    results = run(["greedy", "random"], game="kardinal_koenig", players=3, games=3, seed=1, save_games=2)
+    table = Table.of("kardinal_koenig", 3)
+    results = evaluate(["greedy", "random"], table, games=3, seed=1, save_games=2)
     assert results["options"]["game"] == "kardinal_koenig"
     assert [g["seats"] for g in results["games"]] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
     summary = {row["agent"]: row for row in results["summary"]}
@@ -246,15 +248,12 @@ def test_koenig_gauntlet_rotates_seats_and_saves_replayable_records(tmp_path):
     for path, game in zip(paths["records"], results["games"], strict=False):
         replayed = KoenigGame.load(path)
         assert replayed.scores() == game["scores"] and replayed.winners() == game["winners"]
-    again = run(["greedy", "random"], game="kardinal_koenig", players=3, games=3, seed=1, workers=2)
+    again = evaluate(["greedy", "random"], table, games=3, seed=1, backend=ProcessPool(2))
     assert [g["scores"] for g in again["games"]] == [g["scores"] for g in results["games"]]
 
 
 def test_kardinal_saved_games_come_with_html_replays(tmp_path):
-    from agents.evaluation.tournament import evaluate as run
-    from agents.evaluation.tournament import write_outputs
-
-    results = run(["greedy", "random"], players=2, games=2, seed=0, save_games=1)
+    results = evaluate(["greedy", "random"], Table.of("kardinal", 2), games=2, seed=0, save_games=1)
     write_outputs(results, tmp_path)
     saved = json.loads((tmp_path / "results.json").read_text())["games"][0]
     html = (tmp_path / saved["replay_file"]).read_text()
