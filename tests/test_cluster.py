@@ -15,8 +15,8 @@ on the machine). It runs when a test fails too.
   on both nodes (and the progress lines agree); the checkpoint plays as ``rllib:PATH`` in the
   evaluator (on the cluster and locally, the same games); ``--resume`` keeps the league's frozen
   snapshot (same weights) and grows it.
-* ``evaluate(..., backend=RayTasks(address))`` (``kardinal-evaluate --address``) on both games: per-game results identical to the local run, with
-  games played on both nodes.
+* ``kardinal-evaluate --address`` (the back-end ``RayTasks(address)``) on both games: per-game results
+  identical to the local run, with games played on both nodes.
 
 Marked ``cluster`` (and ``integration``: it needs ray[default,rllib] and torch); skipped without ray
 or without ray[default]'s dashboard dependencies (the state API).
