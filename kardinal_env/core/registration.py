@@ -1,45 +1,118 @@
-"""Registration of the environments with PettingZoo's and Gymnasium's registries.
+"""Registration of every registered game's environments with PettingZoo's and Gymnasium's registries.
+
+Driven by the registry of games (:func:`kardinal_env.core.registry.on_register`): for each game,
+now and whenever one is registered later,
+
+* its ``env_id`` (when set) with PettingZoo — entry point: the ``env`` of its own environment
+  module (``spec.env_module``), or the generic :func:`kardinal_env.core.generic_env.env` with
+  ``game=NAME``; ``pettingzoo.make("aec", env_id, **options)``;
+* its ``gym_id`` (when set) with Gymnasium — the single-agent view against bots,
+  :class:`kardinal_env.core.single_agent.VsBots` with ``game=NAME``;
+  ``gymnasium.make(gym_id, opponents="greedy", **options)``. Registered without Gymnasium's
+  ``OrderEnforcing`` and passive-checker wrappers: they hide ``action_masks()`` (sb3-contrib calls it
+  on the env), and the env checks the call order itself.
+
+The built-in games' ids:
 
 =====================================  =====================================================
 id                                     entry point
 =====================================  =====================================================
-``kardinal/kardinal-v0`` (PettingZoo)  ``kardinal_env.kardinal.env:env`` —
-                                       ``pettingzoo.make("aec", "kardinal/kardinal-v0")``
-``kardinal/KardinalVsBots-v0`` (Gym)   ``kardinal_env.core.single_agent:KardinalVsBots`` —
-                                       ``gymnasium.make("kardinal/KardinalVsBots-v0")``
+``kardinal/kardinal-v0`` (PettingZoo)  ``kardinal_env.kardinal.env:env``
+``kardinal/KardinalVsBots-v0`` (Gym)   ``kardinal_env.core.single_agent:VsBots`` (``game="kardinal"``)
 ``kardinal/kardinal-koenig-v0``        ``kardinal_env.koenig.env:env``
-``kardinal/KardinalKoenigVsBots-v0``   ``kardinal_env.core.single_agent:KardinalKoenigVsBots``
+``kardinal/KardinalKoenigVsBots-v0``   ``kardinal_env.core.single_agent:VsBots`` (``game="kardinal_koenig"``)
 =====================================  =====================================================
 
-``import kardinal_env`` calls :func:`register` when gymnasium and pettingzoo are installed; the
-engine itself (``kardinal_env.kardinal.engine``, ``rules``, ``record``) needs neither. Calling it again is a
-no-op.
+``import kardinal_env`` calls :func:`register` when gymnasium and pettingzoo are installed (the
+engines need neither). Calling it again is a no-op. Unregistering a game
+(:func:`~kardinal_env.core.registry.unregister_game`) removes its ids. An id that something else
+already registered with a different entry point is a ``ValueError`` (the game's registration is
+then undone).
 """
 
 from __future__ import annotations
 
-__all__ = ["register", "PETTINGZOO_IDS", "GYMNASIUM_IDS"]
+from typing import Any
 
-PETTINGZOO_IDS = {
-    "kardinal/kardinal-v0": "kardinal_env.kardinal.env:env",
-    "kardinal/kardinal-koenig-v0": "kardinal_env.koenig.env:env",
-}
-GYMNASIUM_IDS = {
-    "kardinal/KardinalVsBots-v0": "kardinal_env.core.single_agent:KardinalVsBots",
-    "kardinal/KardinalKoenigVsBots-v0": "kardinal_env.core.single_agent:KardinalKoenigVsBots",
-}
+from kardinal_env.core.registry import GameSpec, on_register
+
+__all__ = ["register", "pettingzoo_entry", "gymnasium_entry"]
+
+GENERIC_ENV = "kardinal_env.core.generic_env:env"
+SINGLE_AGENT = "kardinal_env.core.single_agent:VsBots"
+
+_registered = False
 
 
-def register() -> None:
-    """Register every id above (idempotent). Raises ImportError without gymnasium/pettingzoo."""
+def pettingzoo_entry(spec: GameSpec) -> tuple[str, dict[str, Any]]:
+    """The PettingZoo entry point and default keyword arguments of ``spec``'s ``env_id``."""
+    if spec.env_module is None:
+        return GENERIC_ENV, {"game": spec.name}
+    module = spec.env_module if isinstance(spec.env_module, str) else spec.env_module.__name__
+    return f"{module}:env", {}
+
+
+def gymnasium_entry(spec: GameSpec) -> tuple[str, dict[str, Any]]:
+    """The Gymnasium entry point and default keyword arguments of ``spec``'s ``gym_id``."""
+    return SINGLE_AGENT, {"game": spec.name}
+
+
+def _same(existing: Any, entry_point: str, kwargs: dict[str, Any]) -> bool:
+    return existing.entry_point == entry_point and dict(existing.kwargs or {}) == kwargs
+
+
+def _add(spec: GameSpec) -> None:
     import gymnasium
     import pettingzoo
 
-    for env_id, entry_point in PETTINGZOO_IDS.items():
-        if env_id not in pettingzoo.aec_registry:
-            pettingzoo.register("aec", env_id, entry_point=entry_point)
-    for env_id, entry_point in GYMNASIUM_IDS.items():
-        if env_id not in gymnasium.registry:
-            # No OrderEnforcing / passive checker: they hide action_masks() (sb3-contrib calls it on
-            # the env), and the env checks the call order itself.
-            gymnasium.register(id=env_id, entry_point=entry_point, order_enforce=False, disable_env_checker=True)
+    if spec.env_id is not None:
+        entry_point, kwargs = pettingzoo_entry(spec)
+        existing = pettingzoo.aec_registry.get(spec.env_id)
+        if existing is None:
+            pettingzoo.register("aec", spec.env_id, entry_point=entry_point, kwargs=kwargs)
+        elif not _same(existing, entry_point, kwargs):
+            raise ValueError(
+                f"game {spec.name!r}: PettingZoo id {spec.env_id!r} is already registered for {existing.entry_point!r}"
+            )
+    if spec.gym_id is not None:
+        entry_point, kwargs = gymnasium_entry(spec)
+        existing = gymnasium.registry.get(spec.gym_id)
+        if existing is None:
+            gymnasium.register(
+                id=spec.gym_id,
+                entry_point=entry_point,
+                kwargs=kwargs,
+                order_enforce=False,
+                disable_env_checker=True,
+            )
+        elif not _same(existing, entry_point, kwargs):
+            raise ValueError(
+                f"game {spec.name!r}: Gymnasium id {spec.gym_id!r} is already registered for {existing.entry_point!r}"
+            )
+
+
+def _remove(spec: GameSpec) -> None:
+    import gymnasium
+    import pettingzoo
+
+    if spec.env_id is not None:
+        existing = pettingzoo.aec_registry.get(spec.env_id)
+        if existing is not None and _same(existing, *pettingzoo_entry(spec)):
+            del pettingzoo.aec_registry[spec.env_id]
+    if spec.gym_id is not None:
+        existing = gymnasium.registry.get(spec.gym_id)
+        if existing is not None and _same(existing, *gymnasium_entry(spec)):
+            del gymnasium.registry[spec.gym_id]
+
+
+def register() -> None:
+    """Register every game's ids now and every game's registered later (idempotent). Raises
+    ImportError without gymnasium/pettingzoo."""
+    global _registered
+    import gymnasium  # noqa: F401  (fail early, before listening)
+    import pettingzoo  # noqa: F401
+
+    if _registered:
+        return
+    _registered = True
+    on_register(_add, on_unregister=_remove)

@@ -68,6 +68,8 @@ __all__ = [
     "RuleOption",
     "register_game",
     "unregister_game",
+    "on_register",
+    "load_entry_points",
     "get_game",
     "games",
     "game_names",
@@ -238,55 +240,116 @@ def _counts(players: tuple[int, ...]) -> str:
 _GAMES: dict[str, GameSpec] = {}
 _ENTRY_POINTS_LOADED = False
 _LISTENERS: list[Callable[[GameSpec], None]] = []
+_UNREGISTER_LISTENERS: list[Callable[[GameSpec], None]] = []
 
 
 def register_game(spec: GameSpec, replace: bool = False) -> GameSpec:
     """Add ``spec`` to the registry and tell the listeners (the environments' registration with
-    PettingZoo and Gymnasium). A second game of the same name is a ``ValueError`` unless
-    ``replace``. Returns ``spec``."""
+    PettingZoo and Gymnasium). Returns ``spec``; registering the same spec again does nothing new.
+
+    ``ValueError`` for a second game of the same name (unless ``replace``), or a record format,
+    ``env_id`` or ``gym_id`` that another game already has. When the game and rules classes are
+    given as objects (not ``"module:attribute"`` strings), a game with default rules is started and
+    checked against the protocol (:func:`kardinal_env.core.protocol.check_protocol`: a ``TypeError``
+    naming the missing members). A listener that fails undoes the registration."""
     if not isinstance(spec, GameSpec):
         raise TypeError(f"register_game expects a GameSpec, got {type(spec).__name__}")
     old = _GAMES.get(spec.name)
-    if old is not None and old is not spec and not replace:
-        raise ValueError(f"a game named {spec.name!r} is already registered")
+    if old is spec:
+        return spec
+    if old is not None and not replace:
+        raise ValueError(f"a game named {spec.name!r} is already registered (pass replace=True to replace it)")
     for other in _GAMES.values():
-        if other.name != spec.name and other.record_format == spec.record_format:
-            raise ValueError(f"record format {spec.record_format!r} already belongs to game {other.name!r}")
+        if other.name == spec.name:
+            continue
+        for attribute in ("record_format", "env_id", "gym_id"):
+            value = getattr(spec, attribute)
+            if value is not None and value == getattr(other, attribute):
+                raise ValueError(
+                    f"GameSpec {spec.name!r}: {attribute} {value!r} already belongs to game {other.name!r}"
+                )
+    if not isinstance(spec.game_class, str) and not isinstance(spec.rules_class, str):
+        _check_game(spec)
+    if old is not None:
+        _notify(_UNREGISTER_LISTENERS, old)
     _GAMES[spec.name] = spec
-    for listener in list(_LISTENERS):
-        listener(spec)
+    try:
+        _notify(_LISTENERS, spec)
+    except BaseException:
+        _notify(_UNREGISTER_LISTENERS, spec, quiet=True)
+        del _GAMES[spec.name]
+        if old is not None:
+            _GAMES[spec.name] = old
+            _notify(_LISTENERS, old, quiet=True)
+        raise
     return spec
 
 
+def _notify(listeners: list[Callable[[GameSpec], None]], spec: GameSpec, quiet: bool = False) -> None:
+    for listener in list(listeners):
+        try:
+            listener(spec)
+        except Exception:
+            if not quiet:
+                raise
+
+
+def _check_game(spec: GameSpec) -> None:
+    from kardinal_env.core.protocol import check_protocol
+
+    try:
+        game = spec.new_game()
+    except Exception as exc:
+        raise TypeError(f"GameSpec {spec.name!r}: cannot start a game with the default rules: {exc}") from exc
+    check_protocol(game)
+
+
 def unregister_game(name: str) -> None:
-    """Remove a game (tests that register a game of their own clean up with it)."""
-    _GAMES.pop(name, None)
+    """Remove a game and tell the unregister listeners (its environment ids are unregistered too);
+    tests that register a game of their own clean up with it. An unknown name does nothing."""
+    spec = _GAMES.pop(name, None)
+    if spec is not None:
+        _notify(_UNREGISTER_LISTENERS, spec)
 
 
-def on_register(listener: Callable[[GameSpec], None]) -> None:
-    """Call ``listener(spec)`` for every game registered now and later."""
+def on_register(listener: Callable[[GameSpec], None], on_unregister: Callable[[GameSpec], None] | None = None) -> None:
+    """Call ``listener(spec)`` for every game registered now and later, and ``on_unregister(spec)``
+    (if given) for every game unregistered later."""
     _LISTENERS.append(listener)
+    if on_unregister is not None:
+        _UNREGISTER_LISTENERS.append(on_unregister)
     for spec in list(_GAMES.values()):
         listener(spec)
 
 
-def _load_entry_points() -> None:
+def load_entry_points(force: bool = False) -> None:
+    """Register the games of installed packages' entry points (group :data:`ENTRY_POINT_GROUP`; the
+    object is a :class:`GameSpec` or a function returning one). Done once, the first time
+    :func:`games` is asked (``force``: look again). A game already registered under the same name
+    is kept. An entry point that cannot be loaded or gives no :class:`GameSpec` raises an error
+    naming it."""
     global _ENTRY_POINTS_LOADED
-    if _ENTRY_POINTS_LOADED:
+    if _ENTRY_POINTS_LOADED and not force:
         return
-    _ENTRY_POINTS_LOADED = True
     from importlib.metadata import entry_points
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        obj = ep.load()
+        where = f"entry point {ep.name!r} ({ep.value}) of group {ENTRY_POINT_GROUP!r}"
+        try:
+            obj = ep.load()
+        except Exception as exc:
+            raise ImportError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from exc
         spec = obj() if callable(obj) and not isinstance(obj, GameSpec) else obj
+        if not isinstance(spec, GameSpec):
+            raise TypeError(f"{where} must be a GameSpec or a function returning one, got {type(spec).__name__}")
         if spec.name not in _GAMES:
             register_game(spec)
+    _ENTRY_POINTS_LOADED = True
 
 
 def games() -> dict[str, GameSpec]:
     """Every registered game by name (the built-in ones first, then those of entry points)."""
-    _load_entry_points()
+    load_entry_points()
     return dict(_GAMES)
 
 

@@ -1,19 +1,17 @@
-"""Verify a game record and show its final position: ``python -m kardinal_env.core.replay FILE``.
+"""Verify a game record and show its final position: ``kardinal-replay FILE`` (``python -m kardinal_env.core.replay``).
 
-Reads a record of either game — ``kardinal-record/1`` (Kardinal, ``kardinal_env.kardinal.record``) or
-``kardinal-koenig-record/1`` (Kardinal & König, ``kardinal_env.koenig.record``) — replays every move
-through the engine, checks the recorded result, prints the final position as text and
-``record OK: N moves replayed``.
-With ``-o/--output game.html`` it also writes the game as a self-contained HTML replay
-(``kardinal_env.kardinal.replay_html``, or ``kardinal_env.koenig.replay_html`` for Kardinal & König: step
-through every position in a browser) and prints
-``wrote HTML replay: game.html``. Exit status 0 when the record is valid, 1 (with
-``error: FILE: what is wrong`` on stderr) otherwise; 2 for bad arguments.
-Also installed as the console command ``kardinal-replay``.
+Reads a record of any registered game — the game is the one whose ``record_format`` is the
+record's ``format`` field (:func:`kardinal_env.core.registry.game_for_record`; ``kardinal-record/1``
+for Kardinal, ``kardinal-koenig-record/1`` for Kardinal & König) — replays every move through the
+game's engine (``spec.from_record``), which checks the recorded result, prints the final position as
+text (``spec.game_text``) and ``record OK: N moves replayed``.
+With ``-o/--output game.html`` it also writes the game as a self-contained HTML replay (the game's
+``html_replay`` renderer: step through every position in a browser) and prints
+``wrote HTML replay: game.html``; a game without one is an error that says so. Exit status 0 when the
+record is valid, 1 (with ``error: FILE: what is wrong`` on stderr) otherwise; 2 for bad arguments.
 
 Python: :func:`replay_file` (the game and its text picture) and :func:`write_html` (record file to
-HTML file, either game); ``write_replay_html(record, path)`` of ``kardinal_env.kardinal.replay_html`` or
-``kardinal_env.koenig.replay_html`` for a record dict.
+HTML file); ``spec.load("html_replay")(record, path)`` for a record dict.
 """
 
 from __future__ import annotations
@@ -21,40 +19,45 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from kardinal_env.core.errors import RecordError
-from kardinal_env.kardinal.engine import Game
-from kardinal_env.kardinal.record import FORMAT, read_record_file
-from kardinal_env.kardinal.text import game_text
-from kardinal_env.koenig import Game as KoenigGame
-from kardinal_env.koenig.record import FORMAT as KOENIG_FORMAT
-from kardinal_env.koenig.text import game_text as koenig_text
+from kardinal_env.core.records import read_record_file
+from kardinal_env.core.registry import GameSpec, UnknownGameError, game_for_record, games
 
 __all__ = ["main", "replay_file", "write_html"]
 
 
-def replay_file(path: str) -> tuple[Game | KoenigGame, str]:
-    """Replay the record in ``path`` (either game): the game and its text picture
+def _spec(data: Any, path: str) -> GameSpec:
+    """The registered game of a record, or a :class:`RecordError` naming the formats there are."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    try:
+        return game_for_record(data)
+    except UnknownGameError:
+        formats = [repr(spec.record_format) for spec in games().values()]
+        choices = formats[0] if len(formats) == 1 else ", ".join(formats[:-1]) + " or " + formats[-1]
+        raise RecordError(f"{path}: field 'format' must be {choices}, got {data.get('format')!r}") from None
+
+
+def replay_file(path: str) -> tuple[Any, str]:
+    """Replay the record in ``path`` (any registered game): the game and its text picture
     (:class:`RecordError` if invalid)."""
     data = read_record_file(path)
-    fmt = data.get("format") if isinstance(data, dict) else None
-    if fmt == KOENIG_FORMAT:
-        koenig = KoenigGame.from_record(data, source=path)
-        return koenig, koenig_text(koenig)
-    if fmt != FORMAT:
-        raise RecordError(f"{path}: field 'format' must be {FORMAT!r} or {KOENIG_FORMAT!r}, got {fmt!r}")
-    game = Game.from_record(data, source=path)
-    return game, game_text(game)
+    spec = _spec(data, path)
+    game = spec.from_record(data, source=path)
+    return game, spec.game_text(game, None)
 
 
 def write_html(path: str, output: str) -> str:
     """Write the record file ``path`` as an HTML replay to ``output`` (:class:`RecordError` naming
-    ``path`` if the record is invalid, or ``output`` if it cannot be written); returns ``output``."""
+    ``path`` if the record is invalid or its game has no HTML replay, or ``output`` if it cannot be
+    written); returns ``output``."""
     data = read_record_file(path)
-    if isinstance(data, dict) and data.get("format") == KOENIG_FORMAT:
-        from kardinal_env.koenig.replay_html import write_replay_html
-    else:
-        from kardinal_env.kardinal.replay_html import write_replay_html
+    spec = _spec(data, path)
+    if spec.html_replay is None:
+        raise RecordError(f"{path}: the game {spec.name!r} has no HTML replay")
+    write_replay_html = spec.load("html_replay")
     try:
         return write_replay_html(data, output, source=path)
     except OSError as exc:
@@ -62,7 +65,7 @@ def write_html(path: str, output: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kardinal-replay", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="kardinal-replay", description=(__doc__ or "").split("\n")[0])
     parser.add_argument("file", help="a record file (JSON)")
     parser.add_argument("-o", "--output", metavar="HTML", help="also write a self-contained HTML replay to this file")
     args = parser.parse_args(argv)

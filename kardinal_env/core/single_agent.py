@@ -1,59 +1,85 @@
-r"""Single-agent Gymnasium views of both games — the learner plays one seat against fixed opponents.
+r"""Single-agent Gymnasium view of any registered game — the learner plays one seat against fixed opponents.
 
-=================================  ==========================  ====================================
-id                                 class                       AEC environment underneath
-=================================  ==========================  ====================================
-``kardinal/KardinalVsBots-v0``     :class:`KardinalVsBots`     ``kardinal_v0.raw_env``
-``kardinal/KardinalKoenigVsBots-   :class:`KardinalKoenig\    ``kardinal_koenig_v0.raw_env``
-v0``                               VsBots`
-=================================  ==========================  ====================================
+:class:`VsBots` takes the game's name (``game=``) and wraps the game's AEC environment: the ``raw_env``
+of its own environment module (``spec.env_module``) or the generic
+:class:`kardinal_env.core.generic_env.GameEnv`. Every game with a ``gym_id`` is registered with
+Gymnasium as ``VsBots`` with ``game=NAME`` (:mod:`kardinal_env.core.registration`):
 
-``gymnasium.make("kardinal/KardinalVsBots-v0", players=2, learner_seat=0, opponents="greedy")``
+=====================================  ===================================================
+id                                     game (AEC environment underneath)
+=====================================  ===================================================
+``kardinal/KardinalVsBots-v0``         ``kardinal`` (``kardinal_v0.raw_env``)
+``kardinal/KardinalKoenigVsBots-v0``   ``kardinal_koenig`` (``kardinal_koenig_v0.raw_env``)
+=====================================  ===================================================
 
-Defaults: ``players=4`` (both AEC environments' default), ``learner_seat=0``, ``opponents="random"``.
+``gymnasium.make("kardinal/KardinalVsBots-v0", players=2, learner_seat=0, opponents="greedy")``;
+``VsBots(game="nim", opponents="greedy")`` for any registered game. :class:`KardinalVsBots` and
+:class:`KardinalKoenigVsBots` are ``VsBots`` with the game fixed (subclass them for one game).
+
+Defaults: ``players``: the AEC environment's default (4 for both built-in games; the game's
+``default_players`` for the generic environment), ``learner_seat=0``, ``opponents="random"``.
 
 * Spaces: the same ``Dict(observation, action_mask)`` observation space and ``Discrete`` action
-  space as the AEC environment (the learner's ego-centric view), so one network serves both.
+  space as the AEC environment (the learner's view), so one network serves both.
 * ``action_masks()`` returns the learner's current mask as a bool array (the method sb3-contrib's
   MaskablePPO looks for) without encoding an observation; the mask is in the observation too.
-  The id is registered without Gymnasium's ``OrderEnforcing`` and passive-checker wrappers (this
+  The ids are registered without Gymnasium's ``OrderEnforcing`` and passive-checker wrappers (this
   class checks the call order itself: ``step`` before ``reset`` raises), so
   ``gymnasium.make("kardinal/KardinalVsBots-v0").action_masks()`` works as it is. Through wrappers
   of your own use ``env.get_wrapper_attr("action_masks")()``.
 * ``step(action)`` plays the learner's decision, then every opponent decision until the learner
-  decides again or the game ends (Kardinal & König's deck draws happen inside). Reward: the
-  learner's reward from the AEC environment's scheme (terminal ±1 by default, plus Kardinal's chip
-  shaping if enabled). An illegal action raises
-  ``IllegalMoveError`` (no silent replacement).
+  decides again or the game ends (chance such as deck draws happens inside the engine). Reward: the
+  learner's reward from the AEC environment's scheme (terminal ±1 by default, plus any per-move
+  reward the game's environment gives). An illegal action raises ``IllegalMoveError`` (no silent
+  replacement).
 * ``learner_seat``: a seat number, or ``"random"`` to draw the seat from the reset seed.
 * ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator), one policy for
   every other seat, or a list with one per other seat. A policy is an object with
-  ``select_move(game) -> str`` (every agent in ``agents/``), a callable ``game -> str``, or an
-  agent spec string that ``agents.load_agent`` understands (``"greedy"``, ``"mcts:50"``,
-  ``"ppo:PATH"``, ...; loaded once, seeded at every ``reset``).
-* Other keyword options are passed to the AEC ``raw_env``.
+  ``select_move(game) -> str``, a callable ``game -> str``, or an agent spec string (``"greedy"``,
+  ``"mcts:50"``, ``"ppo:PATH"``, ...; loaded once, seeded at every ``reset``). This module does not
+  import any agent code: a spec string is handed to the agent loader that an installed package
+  declares in the entry point group ``kardinal_env.agent_loaders`` (``kardinal-env`` declares
+  ``agents:load_agent``), called as ``loader(spec, game=NAME, seed=None)``; without a loader a spec
+  string is a ``ValueError`` saying so.
+* Other keyword options are passed to the AEC environment (rule options, ``reward``, env options).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import gymnasium as gym
 import numpy as np
 
-from kardinal_env import kardinal_koenig_v0, kardinal_v0
+from kardinal_env.core.registry import GameSpec, get_game, resolve
 
-__all__ = ["VsBots", "KardinalVsBots", "KardinalKoenigVsBots"]
+__all__ = ["VsBots", "KardinalVsBots", "KardinalKoenigVsBots", "AGENT_LOADER_GROUP", "agent_loader"]
+
+AGENT_LOADER_GROUP = "kardinal_env.agent_loaders"
 
 
-def _policy(p):
-    """An opponent as given, or the agent an agent spec string names (``agents.load_agent``)."""
+def agent_loader() -> Callable[..., Any]:
+    """The agent loader of the entry point group :data:`AGENT_LOADER_GROUP` (the first one by name);
+    ``LookupError`` when no installed package declares one."""
+    from importlib.metadata import entry_points
+
+    found = sorted(entry_points(group=AGENT_LOADER_GROUP), key=lambda ep: ep.name)
+    if not found:
+        raise LookupError(f"no agent loader is installed (entry point group {AGENT_LOADER_GROUP!r})")
+    return found[0].load()
+
+
+def _policy(p: Any, game: str) -> Any:
+    """An opponent as given, or the agent an agent spec string names (through :func:`agent_loader`)."""
     if isinstance(p, str) and p != "random":
         try:
-            from agents import AgentSpecError, load_agent
-        except ImportError:  # pragma: no cover - agents ships in the same distribution
-            raise ValueError(f"opponents: {p!r} needs the 'agents' package to load an agent spec") from None
+            loader = agent_loader()
+        except LookupError as exc:
+            raise ValueError(f"opponents: {p!r} is an agent spec, but {exc}") from None
         try:
-            return load_agent(p)
-        except AgentSpecError as exc:
+            return loader(p, game=game, seed=None)
+        except ValueError as exc:
             raise ValueError(f"opponents: {exc}") from None
     if not (p == "random" or callable(p) or hasattr(p, "select_move")):
         raise ValueError(
@@ -62,17 +88,39 @@ def _policy(p):
     return p
 
 
+def aec_class(spec: GameSpec) -> Any:
+    """The unwrapped AEC environment class of a game: its module's ``raw_env``, else the generic one."""
+    if spec.env_module is not None:
+        return spec.load("env_module").raw_env
+    return resolve("kardinal_env.core.generic_env:GameEnv")
+
+
 class VsBots(gym.Env):
-    """The learner's seat of an AEC environment of this package, opponents played inside ``step``."""
+    """The learner's seat of a game's AEC environment, opponents played inside ``step``."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
-    #: The AEC ``raw_env`` class (set by the subclasses).
-    raw_env: type = kardinal_v0.raw_env
+    #: The game when none is given (set by the named subclasses).
+    game: str | None = None
 
-    def __init__(self, learner_seat: int | str = 0, opponents="random", render_mode: str | None = None, **env_kwargs):
-        self.aec = type(self).raw_env(render_mode=render_mode, **env_kwargs)
+    def __init__(
+        self,
+        game: str | GameSpec | None = None,
+        learner_seat: int | str = 0,
+        opponents: Any = "random",
+        render_mode: str | None = None,
+        **env_kwargs: Any,
+    ):
+        if game is None:
+            game = type(self).game
+        if game is None:
+            raise ValueError("VsBots needs game=NAME, a registered game")
+        self.game_spec = spec = get_game(game)
+        cls = aec_class(spec)
+        if spec.env_module is None:
+            env_kwargs = {"game": spec.name, **env_kwargs}
+        self.aec = cls(render_mode=render_mode, **env_kwargs)
         self.render_mode = render_mode
-        players = self.aec.rules.players
+        players = len(self.aec.possible_agents)
         if learner_seat != "random" and learner_seat not in range(players):
             raise ValueError(f"learner_seat must be 0..{players - 1} or 'random', got {learner_seat!r}")
         self.learner_seat_option = learner_seat
@@ -81,21 +129,25 @@ class VsBots(gym.Env):
                 raise ValueError(
                     f"opponents: expected {players - 1} policies (one per other seat), got {len(opponents)}"
                 )
-            self.opponents = list(opponents)
+            policies = list(opponents)
         else:
-            self.opponents = [opponents] * (players - 1)
-        self.opponents = [_policy(p) for p in self.opponents]
+            policies = [opponents] * (players - 1)
+        self.opponents = [_policy(p, spec.name) for p in policies]
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)
         self.action_space = self.aec.action_space(agent0)
         self.learner_seat: int = 0 if isinstance(learner_seat, str) else learner_seat
 
     # ------------------------------------------------------------------
+    @property
+    def players(self) -> int:
+        return len(self.aec.possible_agents)
+
     def _opponent_move(self, seat: int) -> str:
-        index = (seat - self.learner_seat - 1) % self.aec.rules.players
+        index = (seat - self.learner_seat - 1) % self.players
         policy = self.opponents[index]
         game = self.aec.game
-        if policy == "random":
+        if isinstance(policy, str):  # "random"
             moves = game.legal_moves()
             return moves[int(self.np_random.integers(len(moves)))]
         if hasattr(policy, "select_move"):
@@ -120,9 +172,9 @@ class VsBots(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         if self.learner_seat_option == "random":
-            self.learner_seat = int(self.np_random.integers(self.aec.rules.players))
+            self.learner_seat = int(self.np_random.integers(self.players))
         for p in self.opponents:
-            if hasattr(p, "reset") and p != "random":
+            if not isinstance(p, str) and hasattr(p, "reset"):
                 p.reset(None if seed is None else seed + 1)
         self.aec.reset(seed=seed)
         self._advance()
@@ -130,18 +182,18 @@ class VsBots(gym.Env):
 
     def step(self, action):
         aec = self.aec
-        learner = aec.possible_agents[self.learner_seat]
         if not aec.started:
             raise RuntimeError("step() called before reset(); call reset() first")
+        learner = aec.possible_agents[self.learner_seat]
         if aec.game.is_over:
             raise RuntimeError("step() called after the episode ended; call reset()")
         if aec.game.current_player != self.learner_seat:  # pragma: no cover - guarded by _advance
             raise RuntimeError("internal error: the learner is not on turn")
-        aec.step(action)  # raw_env checks the type and range (IllegalMoveError, rule "action")
+        aec.step(action)  # the AEC env checks the type and range (IllegalMoveError, rule "action")
         reward = aec.rewards[learner]
         reward += self._advance()
         terminated = aec.game.is_over
-        info = {"learner_seat": self.learner_seat}
+        info: dict[str, Any] = {"learner_seat": self.learner_seat}
         if terminated:
             info.update(scores=aec.game.scores(), winners=aec.game.winners())
         return self._obs(), float(reward), terminated, False, info
@@ -157,12 +209,12 @@ class VsBots(gym.Env):
 
 
 class KardinalVsBots(VsBots):
-    """``kardinal/KardinalVsBots-v0``: the learner's seat of ``kardinal_v0``."""
+    """``VsBots`` with ``game="kardinal"`` (the class behind ``kardinal/KardinalVsBots-v0``)."""
 
-    raw_env = kardinal_v0.raw_env
+    game = "kardinal"
 
 
 class KardinalKoenigVsBots(VsBots):
-    """``kardinal/KardinalKoenigVsBots-v0``: the learner's seat of ``kardinal_koenig_v0``."""
+    """``VsBots`` with ``game="kardinal_koenig"`` (``kardinal/KardinalKoenigVsBots-v0``)."""
 
-    raw_env = kardinal_koenig_v0.raw_env
+    game = "kardinal_koenig"

@@ -1,0 +1,137 @@
+"""An AEC environment for any registered game, built from its registry entry: :class:`GameEnv`.
+
+A game whose :class:`~kardinal_env.core.registry.GameSpec` has no ``env_module`` of its own gets this
+environment (its ``env_id`` is registered with PettingZoo pointing here, ``game=`` set)::
+
+    from kardinal_env.core.generic_env import env
+    aec = env(game="nim", players=3, pile=10)         # the classic wrappers
+    raw = GameEnv(game="nim")                         # unwrapped
+
+* ``game``: a registered game's name (or its ``GameSpec``); ``players``: a seat count the game
+  supports (default: ``spec.default_players``); the game's rule options (``spec.rule_options``) by
+  name; every other keyword option is an *env option* passed to the game's codec and observation
+  encoder (``spec.make_codec(rules, **env_options)``, ``spec.make_encoder(rules, **env_options)``).
+* Agents ``player_0 ..``; observation space ``Dict(observation=Box(low, high, encoder.shape,
+  encoder.dtype), action_mask=Box(0, 1, (codec.num_actions,), int8))`` — ``low``/``high`` are the
+  encoder's attributes of those names if it has them, else the dtype's range (±inf for floats);
+  action space ``Discrete(codec.num_actions)``. The mask comes from ``codec.legal_actions``; the
+  observation from ``encoder.encode(game, seat)`` (what that seat may know).
+* ``step(action)`` decodes the action for the deciding seat (``codec.decode``) and plays it; an
+  action that is not legal now raises the engine's error naming the broken rule (the raw env) or
+  costs −1 and ends the game (``env()``, PettingZoo's ``TerminateIllegalWrapper``).
+* Rewards: ``reward="win_loss"`` or ``"margin"`` at the end (:mod:`kardinal_env.core.rewards`), 0
+  before; ``infos`` carry ``scores`` and ``winners`` at the end.
+* A new game per ``reset(seed)``: a game with chance (``spec.chance``) gets a seed drawn from the
+  env's generator, so ``reset(seed=s)`` repeats the deal.
+* Render modes: ``"ansi"`` / ``"human"`` (``spec.game_text``), ``"rgb_array"`` when the game has an
+  ``image`` renderer.
+* :meth:`GameEnv.encode_move` / :meth:`GameEnv.decode_action`: notation ⇄ action id for the agent
+  now selected.
+
+Version history: v0 — first version.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+
+from kardinal_env.core.env_base import RENDER_MODES, TurnBasedEnv
+from kardinal_env.core.env_utils import check_action, wrap_classic
+from kardinal_env.core.errors import IllegalMoveError
+from kardinal_env.core.registry import GameSpec, get_game
+
+__all__ = ["GameEnv", "env", "raw_env"]
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """:class:`GameEnv` with the classic wrappers (:func:`kardinal_env.core.env_utils.wrap_classic`)."""
+    return wrap_classic(GameEnv(**kwargs))
+
+
+def _bounds(encoder: Any, dtype: np.dtype) -> tuple[Any, Any]:
+    if hasattr(encoder, "low") and hasattr(encoder, "high"):
+        return encoder.low, encoder.high
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return info.min, info.max
+    if dtype == np.bool_:
+        return 0, 1
+    return -np.inf, np.inf
+
+
+class GameEnv(TurnBasedEnv):
+    """The AEC environment of any registered game (see the module docstring)."""
+
+    def __init__(
+        self,
+        game: str | GameSpec,
+        players: int | None = None,
+        reward: str = "win_loss",
+        render_mode: str | None = None,
+        **options: Any,
+    ):
+        spec = get_game(game)
+        EzPickle.__init__(self, game=spec.name, players=players, reward=reward, render_mode=render_mode, **options)
+        AECEnv.__init__(self)
+        self.game_spec = spec
+        self.metadata = {**TurnBasedEnv.metadata, "name": spec.env_name}
+        modes = [m for m in RENDER_MODES if m != "rgb_array" or spec.image is not None]
+        self.metadata["render_modes"] = modes
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode for {spec.name} must be one of {modes} or None, got {render_mode!r}")
+        rule_names = {o.name for o in spec.rule_options}
+        rule_options = {k: v for k, v in options.items() if k in rule_names}
+        self.env_options = {k: v for k, v in options.items() if k not in rule_names}
+        self.rules = spec.rules(players, **rule_options)
+        self.codec = spec.make_codec(self.rules, **self.env_options)
+        self.encoder = spec.make_encoder(self.rules, **self.env_options)
+        dtype = np.dtype(getattr(self.encoder, "dtype", np.float32))
+        low, high = _bounds(self.encoder, dtype)
+        observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=dtype)  # type: ignore[arg-type]
+        self._setup(spec.check_players(players), observation, int(self.codec.num_actions), reward, render_mode)
+
+    # ------------------------------------------------------------------ TurnBasedEnv hooks
+    def _new_game(self, chance: random.Random) -> Any:
+        return self.game_spec.new_game(self.rules, seed=chance.getrandbits(64) if self.game_spec.chance else None)
+
+    def _encode(self, seat: int) -> np.ndarray:
+        return self.encoder.encode(self.game, seat)
+
+    def _compute_legal_actions(self) -> np.ndarray:
+        return np.asarray(self.codec.legal_actions(self.game), dtype=np.intp)
+
+    def _play(self, action: int, seat: int) -> None:
+        game = self.game
+        move = self.codec.decode(game, action)
+        if action not in self.legal_actions():
+            game.clone().play(move)  # raises the engine's error naming the broken rule
+            raise IllegalMoveError(  # the engine took it: its codec and legal_moves() disagree
+                f"action {action} ({move!r}) is not among the legal actions of the codec", "action", action
+            )
+        game.play(move)
+        return None
+
+    def _render_text(self) -> str:
+        return self.game_spec.game_text(self.game, None)
+
+    def _render_image(self) -> np.ndarray:
+        return self.game_spec.load("image")(self.game)
+
+    # ------------------------------------------------------------------ codec for the selected agent
+    def decode_action(self, action: int) -> str:
+        """Notation of ``action`` for the agent now selected."""
+        return self.codec.decode(self.game, check_action(action, self.num_actions))
+
+    def encode_move(self, move: str) -> int:
+        """Action id of a notation string for the agent now selected."""
+        return int(self.codec.encode(self.game, move))
+
+
+#: PettingZoo-style name of the unwrapped class.
+raw_env = GameEnv
