@@ -635,7 +635,9 @@ class _Planner:
             return 0.0
         return self.w.hand * self.next_turn * draws.value(hand, self.display)
 
-    def second_pieces(self, piece: int, c: int, hand: tuple[int, ...], budget: int) -> list[tuple[int, tuple[int, ...]]]:
+    def second_pieces(
+        self, piece: int, c: int, hand: tuple[int, ...], budget: int
+    ) -> list[tuple[int, tuple[int, ...]]]:
         """Second pieces in country ``c`` after ``piece`` (this turn's first), with the cards each costs."""
         b = self.b
         pos = self.pos
@@ -690,8 +692,8 @@ class _Planner:
                         for t in cards2:
                             h2[t] -= 1
                         hand2 = tuple(h2)
-                        pieces = (piece, piece2)
-                        plans.append((self._score(pieces, hand2, base), m, pieces, hand2))
+                        pair = (piece, piece2)
+                        plans.append((self._score(pair, hand2, base), m, pair, hand2))
         # Plans without pieces are valued exactly; the best plans with pieces again, with the
         # opportunities of the board after them.
         final: list[tuple[float, int]] = [(v, m) for v, m, pieces, _ in plans if not pieces]
