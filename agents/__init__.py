@@ -1,32 +1,41 @@
-"""Agents that play both games: baselines, search, and (lazily) the trained PPO policy.
+"""Agents that play the games of the suite: baselines, search, and (lazily) trained networks.
 
-``load_agent(spec, **kw)`` builds an agent from a spec string:
+``load_agent(spec, game=None, **kw)`` builds an agent from a spec string:
 
 =================  ===========================================================================
-``random``         uniform over the legal moves (:class:`agents.baselines.random.RandomAgent`)
-``greedy``         most chips this turn, blocking cardinal (:class:`agents.baselines.kardinal_greedy.GreedyAgent`)
-``mcts:N``         UCT with ``N`` simulations per decision (:class:`agents.search.mcts.MCTSAgent`)
-``ppo:PATH``       a PPO checkpoint (``agents.networks.ppo_agent.PPOAgent.from_checkpoint(PATH, **kw)``)
+``random``,        a baseline of the game: the kinds its registry entry lists
+``greedy``, ...    (``GameSpec.baselines``; every built-in game has ``random`` and ``greedy``)
+``mcts:N``         UCT with ``N`` simulations per decision (:class:`agents.search.mcts.MCTSAgent`);
+                   games of perfect information (``GameSpec.perfect_information``)
+``ismcts:N``       information-set MCTS with N simulations on ``game.determinize`` worlds
+                   (:class:`agents.search.ismcts.ISMCTSAgent`); any game
+``ppo:PATH``       a PPO checkpoint (``agents.networks.ppo_agent.PPOAgent.from_checkpoint(PATH, **kw)``);
+                   the game of the checkpoint's environment
 ``puct:N:PATH``    PUCT search with N simulations guided by the PPO checkpoint PATH
-                   (``agents.search.puct.PUCTAgent.from_checkpoint(PATH, N, **kw)``)
-``rllib:PATH``     an RLlib checkpoint (``agents.networks.rllib_agent.RLlibAgent.from_checkpoint(PATH, **kw)``)
-``ismcts:N``       information-set MCTS with N simulations, for Kardinal & König
-                   (:class:`agents.search.ismcts.ISMCTSAgent`)
+                   (``agents.search.puct.PUCTAgent.from_checkpoint(PATH, N, **kw)``); the game of the
+                   checkpoint's environment
+``rllib:PATH``     an RLlib checkpoint (``agents.networks.rllib_agent.RLlibAgent.from_checkpoint(PATH, **kw)``);
+                   the game of the RLlib integration's environment
 =================  ===========================================================================
 
-``random`` and ``greedy`` play both games (``greedy`` is :mod:`agents.baselines.koenig_greedy` on a Kardinal &
-König game); ``mcts``, ``puct`` and ``rllib`` play Kardinal, ``ismcts`` Kardinal & König;
-``ppo:PATH`` plays the game its checkpoint was trained on. :func:`check_spec` with ``game=``
-refuses a spec for the wrong game.
+``game`` is a registered game's name or its :class:`kardinal_env.core.registry.GameSpec`. With it,
+a baseline kind is that game's class (``spec.baseline(kind)``) and a spec that cannot play the game
+is refused. With ``game=None`` a baseline kind may be any registered game's, and the agent picks its
+class from the game it is asked to move in (:func:`kardinal_env.core.registry.game_of`) at its first
+``select_move`` (so ``load_agent("greedy")`` plays Kardinal's greedy on a Kardinal game and Kardinal &
+König's on a Kardinal & König game). No kind is tied to a game by name: each says what it needs of
+the game (see :data:`KINDS`).
 
 Keyword arguments (e.g. ``seed=3``) go to the agent's constructor. Importing this package does not
 import torch; only ``ppo:`` and ``puct:`` specs do.
 
-A bad spec raises :class:`AgentSpecError` naming it: bad syntax, a missing checkpoint file, or a
-file that is not a kardinal-env checkpoint (``ppo:PATH: not a kardinal-env checkpoint (...)``,
-see :mod:`agents.networks.checkpoint`). :func:`check_spec` runs the same checks without building the agent
-(the checkpoint is read once) and returns warnings, e.g. a checkpoint trained for another number of
-players than the game it will play.
+A bad spec raises :class:`AgentSpecError` naming it: bad syntax, an unknown kind, a kind the game
+cannot play (``agent spec 'mcts:200' needs a game of perfect information; kardinal_koenig hides
+information from the seats: try 'ismcts:200'``), a missing checkpoint file, or a file that is not a
+kardinal-env checkpoint (``ppo:PATH: not a kardinal-env checkpoint (...)``, see
+:mod:`agents.networks.checkpoint`). :func:`check_spec` runs the same checks without building the
+agent (the checkpoint is read once) and returns warnings, e.g. a checkpoint trained for another
+number of players than the game it will play.
 
 Library entry points: :func:`agents.training.trainer.train` / :func:`agents.training.trainer.main` (self-play PPO),
 :func:`agents.evaluation.tournament.evaluate` / :func:`agents.evaluation.tournament.main` (tournaments),
@@ -35,71 +44,124 @@ Library entry points: :func:`agents.training.trainer.train` / :func:`agents.trai
 
 from __future__ import annotations
 
-from agents.base import Agent, BaseAgent
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["Agent", "BaseAgent", "load_agent", "parse_spec", "check_spec", "AgentSpecError", "SPEC_HELP"]
+from agents.base import Agent, BaseAgent
+from kardinal_env.core.registry import GameSpec, game_of, games, get_game
+
+__all__ = [
+    "Agent",
+    "BaseAgent",
+    "BaselineAgent",
+    "load_agent",
+    "parse_spec",
+    "check_spec",
+    "AgentSpecError",
+    "SPEC_HELP",
+    "KINDS",
+]
 
 SPEC_HELP = (
-    "agent specs: 'random', 'greedy', 'mcts:N' (N simulations, a positive integer), 'ppo:PATH', "
-    "'puct:N:PATH' (N simulations guided by checkpoint PATH), 'rllib:PATH', "
-    "'ismcts:N' (Kardinal & König)"
+    "agent specs: a baseline of the game ('random', 'greedy', ...), 'mcts:N' (N simulations, a positive "
+    "integer; games of perfect information), 'ismcts:N' (any game), 'ppo:PATH', 'puct:N:PATH' "
+    "(N simulations guided by checkpoint PATH), 'rllib:PATH'"
 )
-#: Spec kinds that play only one of the games.
-_ONLY = {"mcts": "kardinal", "puct": "kardinal", "rllib": "kardinal", "ismcts": "kardinal_koenig"}
 
 
 class AgentSpecError(ValueError):
-    """An agent spec that :func:`load_agent` does not understand."""
+    """An agent spec that :func:`load_agent` does not understand, or one that cannot play the game."""
 
 
-def _require_file(spec: str, path: str) -> None:
-    import os
+@dataclass(frozen=True)
+class Kind:
+    """A spec kind other than a baseline: its syntax and what it needs of a game.
 
-    if not os.path.isfile(path):
-        raise AgentSpecError(f"bad agent spec {spec!r}: no checkpoint file {path!r}")
+    ``simulations`` / ``path``: whether the spec carries ``:N`` / a checkpoint ``PATH``;
+    ``needs(spec, game_spec)``: why the kind cannot play that game, or ``None`` (checkpoint kinds are
+    checked against the checkpoint instead)."""
+
+    name: str
+    example: str
+    simulations: bool = False
+    path: bool = False
+    needs: Callable[[str, GameSpec], str | None] | None = None
+
+
+def _needs_perfect_information(spec: str, game: GameSpec) -> str | None:
+    if game.perfect_information:
+        return None
+    other = "ismcts:" + spec.partition(":")[2]
+    return f"needs a game of perfect information; {game.name} hides information from the seats: try {other!r}"
+
+
+#: The spec kinds besides the baselines, by name.
+KINDS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        Kind("mcts", "mcts:200", simulations=True, needs=_needs_perfect_information),
+        Kind("ismcts", "ismcts:200", simulations=True),
+        Kind("ppo", "ppo:runs/x/checkpoint.pt", path=True),
+        Kind("puct", "puct:64:runs/x/checkpoint.pt", simulations=True, path=True),
+        Kind("rllib", "rllib:runs/rllib/checkpoint", path=True),
+    )
+}
+#: Kinds whose PATH is a torch checkpoint of :mod:`agents.networks.checkpoint` (read by :func:`check_spec`).
+_CHECKPOINT_KINDS = ("ppo", "puct")
 
 
 def _is_positive_int(text: str) -> bool:
     return text.isdigit() and int(text) >= 1 and text == str(int(text))
 
 
-def parse_spec(spec: str) -> tuple[str, int | None, str | None]:
+def _baseline_kinds(game: GameSpec | None) -> list[str]:
+    if game is not None:
+        return sorted(game.baselines)
+    return sorted({kind for spec in games().values() for kind in spec.baselines})
+
+
+def parse_spec(spec: str, game: str | GameSpec | None = None) -> tuple[str, int | None, str | None]:
     """``(kind, simulations, path)`` of an agent spec, checked without building the agent (no torch
-    import): the syntax, and that a ``ppo:`` / ``puct:`` checkpoint file exists.
-    :class:`AgentSpecError` naming what is wrong otherwise."""
+    import): the syntax, that a baseline kind is a baseline of ``game`` (of any registered game when
+    ``None``), and that a ``ppo:`` / ``puct:`` checkpoint file exists. :class:`AgentSpecError` naming
+    what is wrong otherwise."""
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"bad agent spec {spec!r}; {SPEC_HELP}")
     spec = spec.strip()
-    kind, sep, arg = spec.partition(":")
-    if kind in ("random", "greedy") and not sep:
-        return kind, None, None
-    if kind in ("mcts", "ismcts"):
-        if not sep or not _is_positive_int(arg):
+    kind_name, sep, arg = spec.partition(":")
+    kind = KINDS.get(kind_name)
+    if kind is None:
+        game_spec = None if game is None else get_game(game)
+        baselines = _baseline_kinds(game_spec)
+        if kind_name in baselines and not sep:
+            return kind_name, None, None
+        if kind_name in baselines:
+            raise AgentSpecError(f"bad agent spec {spec!r}: the baseline {kind_name!r} takes no argument")
+        if game_spec is not None and kind_name in _baseline_kinds(None) and not sep:
             raise AgentSpecError(
-                f"bad agent spec {spec!r}: {kind} needs a positive number of simulations, e.g. '{kind}:200'"
+                f"agent spec {spec!r} is not a baseline of {game_spec.name}; its baselines: {baselines}"
             )
-        return kind, int(arg), None
-    if kind == "ppo":
-        if not sep or not arg:
-            raise AgentSpecError(f"bad agent spec {spec!r}: ppo needs a checkpoint path, e.g. 'ppo:runs/x/ckpt.pt'")
-        _require_file(spec, arg)
-        return kind, None, arg
-    if kind == "puct":
-        sims, sep2, path = arg.partition(":")
-        if not sep or not sep2 or not path or not _is_positive_int(sims):
+        raise AgentSpecError(f"unknown agent spec {spec!r}; {SPEC_HELP}")
+    simulations = None
+    if kind.simulations:
+        sims, sep2, rest = arg.partition(":")
+        if not sep or not _is_positive_int(sims) or (kind.path and (not sep2 or not rest)):
+            what = "a positive number of simulations" + (" and a checkpoint path" if kind.path else "")
+            raise AgentSpecError(f"bad agent spec {spec!r}: {kind.name} needs {what}, e.g. {kind.example!r}")
+        if not kind.path and sep2:
             raise AgentSpecError(
-                f"bad agent spec {spec!r}: puct needs a positive number of simulations and a checkpoint path, "
-                "e.g. 'puct:64:runs/x/ckpt.pt'"
+                f"bad agent spec {spec!r}: {kind.name} needs a positive number of simulations, e.g. {kind.example!r}"
             )
-        _require_file(spec, path)
-        return kind, int(sims), path
-    if kind == "rllib":
-        if not sep or not arg:
-            raise AgentSpecError(
-                f"bad agent spec {spec!r}: rllib needs a checkpoint path, e.g. 'rllib:runs/rllib/checkpoint'"
-            )
-        return kind, None, arg
-    raise AgentSpecError(f"unknown agent spec {spec!r}; {SPEC_HELP}")
+        simulations = int(sims)
+        arg = rest
+    elif not sep or not arg:
+        raise AgentSpecError(f"bad agent spec {spec!r}: {kind.name} needs a checkpoint path, e.g. {kind.example!r}")
+    path = arg if kind.path else None
+    if path is not None and kind.name in _CHECKPOINT_KINDS and not os.path.isfile(path):
+        raise AgentSpecError(f"bad agent spec {spec!r}: no checkpoint file {path!r}")
+    return kind.name, simulations, path
 
 
 def _read_checkpoint(spec: str, path: str):
@@ -108,53 +170,92 @@ def _read_checkpoint(spec: str, path: str):
     try:
         return read_checkpoint(path)
     except CheckpointError as exc:
-        raise AgentSpecError(exc.named(spec.strip())) from None
+        raise AgentSpecError(exc.named(spec)) from None
 
 
-def check_spec(spec: str, players: int | None = None, game: str | None = None) -> list[str]:
+def _checkpoint_env(ckpt: dict) -> str:
+    """The environment a checkpoint was trained on (checkpoints written before ``env`` was recorded
+    are Kardinal's: :data:`agents.networks.checkpoint.ENV_NAME`)."""
+    from agents.networks.checkpoint import ENV_NAME
+
+    return str(ckpt.get("env", ENV_NAME))
+
+
+def _rllib_env() -> str | None:
+    """The environment RLlib checkpoints are trained on (``agents.networks.rllib_agent.ENV_NAME``),
+    or ``None`` where that module does not say."""
+    from agents.networks import rllib_agent  # no ray or torch import at module level
+
+    env = getattr(rllib_agent, "ENV_NAME", None)
+    return env if isinstance(env, str) else None
+
+
+def check_spec(spec: str, players: int | None = None, game: str | GameSpec | None = None) -> list[str]:
     """Check ``spec`` like :func:`load_agent` without building the agent: the syntax, that it plays
-    ``game`` (``"kardinal"`` or ``"kardinal_koenig"``; ``None``: not checked) and, for ``ppo:`` /
-    ``puct:``, the checkpoint (read once; torch is imported only then). Returns warnings (a
-    checkpoint trained for another number of players than ``players``); :class:`AgentSpecError` if
-    the spec is bad."""
-    kind, _simulations, path = parse_spec(spec)
-    only = _ONLY.get(kind)
-    if game is not None and only is not None and only != game:
-        other = "ismcts:N" if game == "kardinal_koenig" else "mcts:N"
-        raise AgentSpecError(f"agent spec {spec.strip()!r} plays {only}, not {game}; try {other!r}")
-    if kind not in ("ppo", "puct"):
+    ``game`` (a registered game's name or spec; ``None``: not checked) and, for ``ppo:`` / ``puct:``,
+    the checkpoint (read once; torch is imported only then; with ``game``, its environment must be
+    the game's ``env_name``). Returns warnings (a checkpoint trained for another number of players
+    than ``players``); :class:`AgentSpecError` if the spec is bad."""
+    text = spec.strip() if isinstance(spec, str) else spec
+    game_spec = _game_spec(game)
+    kind_name, _simulations, path = parse_spec(spec, game_spec)
+    kind = KINDS.get(kind_name)
+    if kind is None:  # a baseline of the game (parse_spec checked it)
+        return []
+    if game_spec is not None and kind.needs is not None:
+        reason = kind.needs(text, game_spec)
+        if reason:
+            raise AgentSpecError(f"agent spec {text!r} {reason}")
+    if kind_name == "rllib" and game_spec is not None:
+        env = _rllib_env()
+        if env is not None and env != game_spec.env_name:
+            raise AgentSpecError(f"{text}: RLlib checkpoints play {env}, not {game_spec.env_name} ({game_spec.name})")
+    if kind_name not in _CHECKPOINT_KINDS:
         return []
     from agents.networks.checkpoint import player_count_warning, trained_players
 
-    ckpt, _net = _read_checkpoint(spec, path)
-    if game is not None:
-        from agents.games import game_kind
-
-        env = ckpt.get("env", "kardinal_v0")
-        if env != game_kind(game).env_name:
-            raise AgentSpecError(f"{spec.strip()}: the checkpoint was trained on {env}, not {game_kind(game).env_name}")
-    msg = player_count_warning(spec.strip(), trained_players(ckpt), players) if players else None
+    assert path is not None
+    ckpt, _net = _read_checkpoint(text, path)
+    if game_spec is not None:
+        env = _checkpoint_env(ckpt)
+        if env != game_spec.env_name:
+            raise AgentSpecError(
+                f"{text}: the checkpoint was trained on {env}, not {game_spec.env_name} ({game_spec.name})"
+            )
+    msg = player_count_warning(text, trained_players(ckpt), players) if players else None
     return [msg] if msg else []
 
 
-def load_agent(spec: str, **kw):
-    """Build the agent named by ``spec`` (see the module docstring); :class:`AgentSpecError` if bad."""
-    kind, simulations, path = parse_spec(spec)
-    if kind in ("ppo", "puct"):
+def _game_spec(game: str | GameSpec | None) -> GameSpec | None:
+    if game is None:
+        return None
+    try:
+        return get_game(game)
+    except ValueError as exc:
+        raise AgentSpecError(str(exc)) from None
+
+
+def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
+    """Build the agent named by ``spec`` (see the module docstring) for ``game`` (a registered game's
+    name or spec; ``None``: any game); :class:`AgentSpecError` if the spec is bad or cannot play
+    ``game``. Keyword arguments go to the agent's constructor."""
+    game_spec = _game_spec(game)
+    kind, simulations, path = parse_spec(spec, game_spec)
+    text = spec.strip()
+    if kind not in KINDS:
+        if game_spec is None:
+            return BaselineAgent(kind, **kw)
+        return game_spec.baseline(kind)(**kw)
+    if game_spec is not None:
+        check_spec(text, game=game_spec)
+    if kind in _CHECKPOINT_KINDS:
         from agents.networks.checkpoint import CheckpointError
 
+        assert path is not None
         try:
-            return _load_network_agent(kind, simulations, path, spec.strip(), kw)
+            return _load_network_agent(kind, simulations, path, kw)
         except CheckpointError as exc:
-            raise AgentSpecError(exc.named(spec.strip())) from None
-    if kind == "random":
-        from agents.baselines.random import RandomAgent
-
-        return RandomAgent(**kw)
-    if kind == "greedy":
-        from agents.baselines.kardinal_greedy import GreedyAgent
-
-        return GreedyAgent(**kw)
+            raise AgentSpecError(exc.named(text)) from None
     if kind == "mcts":
         from agents.search.mcts import MCTSAgent
 
@@ -168,7 +269,7 @@ def load_agent(spec: str, **kw):
     return RLlibAgent.from_checkpoint(path, **kw)
 
 
-def _load_network_agent(kind: str, simulations: int | None, path: str, spec: str, kw: dict):
+def _load_network_agent(kind: str, simulations: int | None, path: str, kw: dict) -> Any:
     if kind == "ppo":
         from agents.networks.ppo_agent import PPOAgent  # imports torch; only here
 
@@ -176,3 +277,39 @@ def _load_network_agent(kind: str, simulations: int | None, path: str, spec: str
     from agents.search.puct import PUCTAgent  # imports torch; only here
 
     return PUCTAgent.from_checkpoint(path, simulations, **kw)
+
+
+class BaselineAgent(BaseAgent):
+    """The baseline ``kind`` of whatever registered game it is asked to move in: at the first
+    ``select_move`` on a game of a given class it builds that game's baseline
+    (``game_of(game).baseline(kind)(seed=..., **kw)``) and then delegates to it. ``reset(seed)``
+    reaches every agent built so far; an agent built later starts from the seed of the last reset (or
+    the constructor's), so its moves are those of the game's baseline built with that seed."""
+
+    def __init__(self, kind: str, seed: int | None = None, **kw: Any):
+        super().__init__(seed)
+        self.kind = kind
+        self.name = kind
+        self._kw = kw
+        self._agents: dict[type, Any] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        for agent in self._agents.values():
+            if hasattr(agent, "reset"):
+                agent.reset(seed)
+
+    def agent_for(self, game: Any) -> Any:
+        """The game's baseline agent of this kind (built on first use)."""
+        agent = self._agents.get(type(game))
+        if agent is None:
+            spec = game_of(game)
+            if self.kind not in spec.baselines:
+                raise ValueError(
+                    f"{self.kind!r} is not a baseline of {spec.name}; its baselines: {sorted(spec.baselines)}"
+                )
+            agent = self._agents[type(game)] = spec.baseline(self.kind)(seed=self.seed, **self._kw)
+        return agent
+
+    def select_move(self, game: Any) -> str:
+        return self.agent_for(game).select_move(game)

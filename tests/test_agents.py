@@ -64,8 +64,8 @@ def random_positions(rules, count, seed, phase="build"):
 
 # ------------------------------------------------------------------ specs
 def test_load_agent_valid_specs():
-    assert isinstance(load_agent("random", seed=1), RandomAgent)
-    assert isinstance(load_agent("greedy"), GreedyAgent)
+    assert isinstance(load_agent("random", game="kardinal", seed=1), RandomAgent)
+    assert isinstance(load_agent("greedy", game="kardinal"), GreedyAgent)
     a = load_agent("mcts:17", seed=3)
     assert isinstance(a, MCTSAgent) and a.simulations == 17 and a.name == "mcts:17"
 
