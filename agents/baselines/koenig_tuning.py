@@ -1,0 +1,244 @@
+"""Tournaments that tune and measure the Kardinal & König heuristic (:mod:`agents.baselines.koenig_heuristic`).
+
+A small self-contained game loop (it needs nothing of ``agents.evaluation``): ``Game(rules, seed=...)``,
+one agent per seat, every agent reset with a seed derived from the game's seed, the win share of a
+seat is ``1/k`` when it is one of ``k`` winners and 0 otherwise.
+
+* :func:`one_vs_field` — one agent against ``players - 1`` copies of another, the focal seat rotated
+  game by game (game ``i`` puts it in seat ``i % players``); parity is ``1 / players``.
+* :func:`head_to_head` — two weight sets, each in half of the seats (4 players: ``ABAB`` and
+  ``BABA`` alternately); parity 0.5. Also reports the mean score difference per game (A's seats'
+  mean minus B's) and its standard error, which separate close candidates with fewer games than
+  the win share does.
+* :func:`coordinate_search` — the tuning method of ``docs/koenig-heuristic.md``: for each weight in
+  turn, each candidate value (the incumbent's value times each factor of ``factors``; ``rival_max``
+  moved by ``rival_step``, clipped to [0, 1]) plays a head-to-head against the incumbent on the same
+  seeds; a candidate replaces the incumbent when its win share is above 0.5 and its mean score
+  difference is more than ``z`` standard errors above 0. Rounds repeat over the weights.
+* :func:`wilson_interval` — the 95% Wilson score interval of a share.
+
+``scripts/tune_koenig_heuristic.py`` is the command line over these functions.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from agents.baselines.koenig_greedy import GreedyAgent
+from agents.baselines.koenig_heuristic import DEFAULT_WEIGHTS, HeuristicWeights, KoenigHeuristicAgent
+from agents.baselines.random import RandomAgent
+from kardinal_env.koenig import Game, Rules
+
+__all__ = [
+    "MatchResult",
+    "AGENTS",
+    "make_agent",
+    "play_game",
+    "one_vs_field",
+    "head_to_head",
+    "coordinate_search",
+    "wilson_interval",
+]
+
+#: Agents the tournaments know by name: a factory ``(seed) -> agent``.
+AGENTS: dict[str, Callable[[int | None], object]] = {
+    "random": lambda seed: RandomAgent(seed=seed),
+    "greedy": lambda seed: GreedyAgent(seed=seed),
+    "heuristic": lambda seed: KoenigHeuristicAgent(seed=seed),
+}
+
+
+def make_agent(name: str, seed: int | None = None, weights: HeuristicWeights | None = None):
+    """An agent of :data:`AGENTS` by name; ``weights`` only for ``heuristic``."""
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}; known: {sorted(AGENTS)}")
+    if weights is not None:
+        if name != "heuristic":
+            raise ValueError(f"weights are for the heuristic agent, not {name!r}")
+        return KoenigHeuristicAgent(seed=seed, weights=weights)
+    return AGENTS[name](seed)
+
+
+def wilson_interval(successes: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval of ``successes`` out of ``n`` (fractional successes allowed)."""
+    if n <= 0:
+        raise ValueError(f"wilson_interval: n must be positive, got {n!r}")
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """The outcome of a series of games for the *focal* side (``one_vs_field``: the single agent;
+    ``head_to_head``: weight set A)."""
+
+    games: int
+    share: float  # mean win share per game of the focal side (sum over its seats)
+    parity: float  # the share of an equally strong side
+    score_diff: float  # mean per game: focal seats' mean score minus the other seats' mean score
+    score_diff_se: float  # its standard error
+    seconds_per_game: float
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.share * self.games, self.games)
+
+    def summary(self) -> str:
+        lo, hi = self.interval
+        return (
+            f"{self.share:.3f} of the wins over {self.games} games (parity {self.parity:.2f}, Wilson 95% "
+            f"[{lo:.3f}, {hi:.3f}]), score difference {self.score_diff:+.2f} ± {self.score_diff_se:.2f}, "
+            f"{self.seconds_per_game:.2f} s/game"
+        )
+
+
+def play_game(rules: Rules, seed: int, agents: Sequence) -> Game:
+    """Play one game to its end; ``agents[s]`` plays seat ``s`` and is reset with ``seed * 100 + s``."""
+    if len(agents) != rules.players:
+        raise ValueError(f"play_game: {rules.players} players need {rules.players} agents, got {len(agents)}")
+    for s, agent in enumerate(agents):
+        reset = getattr(agent, "reset", None)
+        if reset is not None:
+            reset(seed * 100 + s)
+    game = Game(rules, seed=seed)
+    while not game.is_over:
+        seat = game.current_player
+        assert seat is not None
+        game.play(agents[seat].select_move(game))
+    return game
+
+
+def _result(shares: list[float], diffs: list[float], parity: float, seconds: float) -> MatchResult:
+    games = len(shares)
+    mean = sum(diffs) / games
+    var = sum((d - mean) ** 2 for d in diffs) / (games - 1) if games > 1 else 0.0
+    return MatchResult(games, sum(shares) / games, parity, mean, math.sqrt(var / games), seconds / games)
+
+
+def _check_games(games: int) -> None:
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+
+
+def one_vs_field(
+    focal: Callable[[int], object],
+    field: Callable[[int], object],
+    games: int,
+    *,
+    players: int = 4,
+    discard: str = "one",
+    seed: int = 0,
+    progress: Callable[[int, MatchResult], None] | None = None,
+) -> MatchResult:
+    """``focal(seed)`` in one seat against ``field(seed)`` in the others; game ``i`` has seed
+    ``seed + i`` and the focal agent in seat ``i % players``."""
+    _check_games(games)
+    rules = Rules(players=players, discard=discard)
+    shares: list[float] = []
+    diffs: list[float] = []
+    start = time.perf_counter()
+    for i in range(games):
+        seat = i % players
+        agents = [focal(0) if s == seat else field(0) for s in range(players)]
+        game = play_game(rules, seed + i, agents)
+        winners = game.winners()
+        scores = game.scores()
+        shares.append(1 / len(winners) if seat in winners else 0.0)
+        others = [v for s, v in enumerate(scores) if s != seat]
+        diffs.append(scores[seat] - sum(others) / len(others))
+        if progress is not None:
+            progress(i + 1, _result(shares, diffs, 1 / players, time.perf_counter() - start))
+    return _result(shares, diffs, 1 / players, time.perf_counter() - start)
+
+
+def head_to_head(
+    a: HeuristicWeights,
+    b: HeuristicWeights,
+    games: int,
+    *,
+    players: int = 4,
+    discard: str = "one",
+    seed: int = 0,
+) -> MatchResult:
+    """Heuristic with weights ``a`` against weights ``b``, each in about half of the seats: game ``i``
+    (seed ``seed + i``) gives A the seats ``s`` with ``(s + i) % 2 == 0``. Parity: A's share of the seats."""
+    _check_games(games)
+    rules = Rules(players=players, discard=discard)
+    shares: list[float] = []
+    diffs: list[float] = []
+    seats_a = 0
+    start = time.perf_counter()
+    for i in range(games):
+        mine = [(s + i) % 2 == 0 for s in range(players)]
+        seats_a += sum(mine)
+        agents = [KoenigHeuristicAgent(seed=0, weights=a if m else b) for m in mine]
+        game = play_game(rules, seed + i, agents)
+        winners = game.winners()
+        scores = game.scores()
+        shares.append(sum(1 / len(winners) for s in winners if mine[s]))
+        sa = [v for s, v in enumerate(scores) if mine[s]]
+        sb = [v for s, v in enumerate(scores) if not mine[s]]
+        diffs.append(sum(sa) / len(sa) - sum(sb) / len(sb))
+    return _result(shares, diffs, seats_a / (games * players), time.perf_counter() - start)
+
+
+def _candidates(w: HeuristicWeights, name: str, factors: Sequence[float], rival_step: float) -> list[float]:
+    value = getattr(w, name)
+    if name == "rival_max":
+        out = [min(1.0, value + rival_step), max(0.0, value - rival_step)]
+    elif value == 0:
+        out = [0.1]
+    else:
+        out = [round(value * f, 4) for f in factors]
+    return [v for v in dict.fromkeys(out) if v != value]
+
+
+def coordinate_search(
+    start: HeuristicWeights = DEFAULT_WEIGHTS,
+    *,
+    games: int = 40,
+    rounds: int = 1,
+    names: Sequence[str] | None = None,
+    factors: Sequence[float] = (0.5, 2.0),
+    rival_step: float = 0.25,
+    z: float = 1.0,
+    players: int = 4,
+    discard: str = "one",
+    seed: int = 0,
+    log: Callable[[str], None] = print,
+) -> HeuristicWeights:
+    """Coordinate search from ``start`` by head-to-head matches (module docstring); returns the
+    incumbent at the end. Every comparison uses the seeds ``seed .. seed + games - 1``."""
+    incumbent = start
+    names = list(names) if names is not None else list(start.as_dict())
+    unknown = sorted(set(names) - set(start.as_dict()))
+    if unknown:
+        raise ValueError(f"coordinate_search: unknown weight(s) {unknown}")
+    for r in range(rounds):
+        changed = False
+        for name in names:
+            for value in _candidates(incumbent, name, factors, rival_step):
+                try:
+                    candidate = replace(incumbent, **{name: value})
+                except ValueError:
+                    continue
+                res = head_to_head(candidate, incumbent, games, players=players, discard=discard, seed=seed)
+                accept = res.share > res.parity and res.score_diff > z * res.score_diff_se
+                log(
+                    f"round {r + 1} {name}={value} (incumbent {getattr(incumbent, name)}): {res.summary()} "
+                    f"-> {'ACCEPT' if accept else 'reject'}"
+                )
+                if accept:
+                    incumbent = candidate
+                    changed = True
+                    break
+        log(f"after round {r + 1}: {incumbent.as_dict()}")
+        if not changed:
+            break
+    return incumbent

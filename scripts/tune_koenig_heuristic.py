@@ -1,0 +1,120 @@
+"""Tune and measure the Kardinal & König heuristic (``heuristic``) by tournaments.
+
+    python scripts/tune_koenig_heuristic.py vs AGENT [--against FIELD] [--games 200] [--players 4]
+            [--discard one] [--seed 0] [--weights JSON]
+        AGENT in one seat (rotated) against players-1 copies of FIELD (default: AGENT is
+        ``heuristic`` against FIELD); agents: random, greedy, heuristic. Prints the win share with
+        its Wilson 95% interval, the score difference and seconds per game.
+    python scripts/tune_koenig_heuristic.py h2h --a JSON [--b JSON] [--games 40] [--seed 0]
+        Heuristic with weights A against weights B (default: the module's defaults), half the seats each.
+    python scripts/tune_koenig_heuristic.py tune [--start JSON] [--games 40] [--rounds 1]
+            [--names a,b,...] [--factors 0.5,2] [--z 1.0] [--seed 0]
+        Coordinate search (agents.baselines.koenig_tuning.coordinate_search); logs every comparison
+        and prints the final weights as JSON.
+
+JSON weights are an object of (some of) the fields of HeuristicWeights, e.g. '{"hand": 0.8}'.
+Run tournaments with ``nice -n 19`` on a shared machine; docs/koenig-heuristic.md has the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from agents.baselines.koenig_heuristic import DEFAULT_WEIGHTS, HeuristicWeights
+from agents.baselines.koenig_tuning import AGENTS, coordinate_search, head_to_head, make_agent, one_vs_field
+
+
+def _weights(text: str | None, base: HeuristicWeights = DEFAULT_WEIGHTS) -> HeuristicWeights:
+    if text is None:
+        return base
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SystemExit(f"weights: not JSON ({exc}): {text!r}") from None
+    if not isinstance(data, dict):
+        raise SystemExit(f"weights: expected a JSON object of weight names and numbers, got {text!r}")
+    try:
+        return HeuristicWeights.from_dict({**base.as_dict(), **data})
+    except (TypeError, ValueError) as exc:
+        raise SystemExit(f"weights: {exc}") from None
+
+
+def _floats(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x]
+    except ValueError:
+        raise SystemExit(f"--factors: expected numbers separated by commas, got {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description="Tune and measure the Kardinal & König heuristic baseline.")
+    sub = p.add_subparsers(dest="command", required=True)
+    vs = sub.add_parser("vs", help="one agent against copies of another")
+    vs.add_argument("agent", choices=sorted(AGENTS))
+    vs.add_argument("--against", choices=sorted(AGENTS), default=None)
+    vs.add_argument("--games", type=int, default=200)
+    vs.add_argument("--weights", default=None, help="heuristic weights (JSON) for every heuristic seat")
+    h2h = sub.add_parser("h2h", help="two weight sets head to head")
+    h2h.add_argument("--a", required=True)
+    h2h.add_argument("--b", default=None)
+    h2h.add_argument("--games", type=int, default=40)
+    tune = sub.add_parser("tune", help="coordinate search")
+    tune.add_argument("--start", default=None)
+    tune.add_argument("--games", type=int, default=40)
+    tune.add_argument("--rounds", type=int, default=1)
+    tune.add_argument("--names", default=None, help="weights to tune, comma-separated (default: all)")
+    tune.add_argument("--factors", default="0.5,2")
+    tune.add_argument("--z", type=float, default=1.0)
+    for q in (vs, h2h, tune):
+        q.add_argument("--players", type=int, default=4, choices=(3, 4, 5))
+        q.add_argument("--discard", choices=("one", "any"), default="one")
+        q.add_argument("--seed", type=int, default=0)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "games", 1) < 1:
+        raise SystemExit(f"--games must be positive, got {args.games}")
+    if args.command == "vs":
+        field = args.against or ("greedy" if args.agent == "heuristic" else "heuristic")
+        w = _weights(args.weights) if args.weights else None
+
+        def build(name: str):
+            return lambda seed: make_agent(name, seed, w if name == "heuristic" else None)
+
+        res = one_vs_field(
+            build(args.agent),
+            build(field),
+            args.games,
+            players=args.players,
+            discard=args.discard,
+            seed=args.seed,
+        )
+        print(f"{args.agent} vs {args.players - 1} x {field}: {res.summary()}")
+    elif args.command == "h2h":
+        a, b = _weights(args.a), _weights(args.b)
+        res = head_to_head(a, b, args.games, players=args.players, discard=args.discard, seed=args.seed)
+        print(f"A vs B: {res.summary()}")
+    else:
+        names = args.names.split(",") if args.names else None
+        best = coordinate_search(
+            _weights(args.start),
+            games=args.games,
+            rounds=args.rounds,
+            names=names,
+            factors=_floats(args.factors),
+            z=args.z,
+            players=args.players,
+            discard=args.discard,
+            seed=args.seed,
+            log=lambda line: print(line, flush=True),
+        )
+        print(json.dumps(best.as_dict()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
