@@ -1,5 +1,6 @@
-"""``ismcts:N`` for Kardinal & König: it never reads hidden state, its determinizations follow what
-the searching seat has seen, and it plays legal moves (and better than random)."""
+"""``ismcts:N`` on Kardinal & König: it never reads hidden state (it searches only worlds of
+``game.determinize``; two games that differ only in hidden cards get the same move under the same
+seed), and it plays legal moves (and better than random); on Kardinal it is MCTS on clones."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import random
 
 import pytest
 
-from agents.search.ismcts import HiddenCardSampler, ISMCTSAgent
+from agents.search.ismcts import ISMCTSAgent
 from kardinal_env.koenig import Game, Rules
 
 
@@ -54,43 +55,41 @@ def test_same_move_when_only_hidden_state_differs(seed):
     assert checked >= 2
 
 
-def test_determinizations_conserve_cards_and_respect_known_cards():
+class _SeatView:
+    """The real game as the search may use it: the deciding seat's legal moves and
+    ``determinize``; any other attribute (another seat's hand, the deck, a snapshot, ``play``) fails."""
+
+    _ALLOWED = ("legal_moves", "current_player", "num_players", "is_over", "rules", "move_count")
+
+    def __init__(self, game, calls):
+        self._game, self._calls = game, calls
+
+    def determinize(self, seat, rng):
+        world = self._game.determinize(seat, rng)
+        self._calls.append((seat, world))
+        return world
+
+    def __getattr__(self, name):
+        if name in self._ALLOWED:
+            return getattr(self._game, name)
+        raise AssertionError(f"the search read game.{name} of the real game")
+
+
+@pytest.mark.parametrize("rollout_moves", [0, 6])
+def test_search_reads_only_determinizations(rollout_moves):
+    """Every simulation runs on ``game.determinize(seat, rng)`` for the deciding seat; the real game
+    is asked for nothing else than its legal moves and seats."""
     game = Game(Rules(players=4), seed=7)
     rng = random.Random(0)
     while game.move_count < 60:
         game.play(rng.choice(game.legal_moves()))
-    seat = game.current_player
-    sampler = HiddenCardSampler(game, seat)
-    truth = game.snapshot()
-    for k in range(20):
-        world = sampler.sample(random.Random(k))
-        snap = world.snapshot()
-        assert snap["hands"][seat] == truth["hands"][seat]
-        assert snap["display"] == truth["display"] and snap["pile"] == truth["pile"]
-        assert sorted(sum((snap["hands"][s] for s in range(4)), []) + snap["deck"]) == sorted(
-            sum((truth["hands"][s] for s in range(4)), []) + truth["deck"]
-        )
-        for s, cards in sampler.known.items():
-            hand = list(snap["hands"][s])
-            for t in cards:
-                hand.remove(t)  # every card known to be in that hand is there
-        assert world.legal_moves() == game.legal_moves()
-
-
-def test_known_cards_follow_display_draws():
-    game = Game(Rules(players=3), seed=2)
-    rng = random.Random(3)
-    # play until another seat takes a display card, then look from a third seat
-    while True:
-        log = game.decision_log()
-        drawn = [(s, m) for s, m in log if m.startswith("draw:") and m != "draw:deck"]
-        if drawn:
-            break
-        game.play(rng.choice(game.legal_moves()))
-    who, move = drawn[-1]
-    observer = (who + 1) % 3
-    sampler = HiddenCardSampler(game, observer)
-    assert int(move[5:]) in sampler.known[who]
+    seat, history = game.current_player, list(game.history)
+    calls: list = []
+    agent = ISMCTSAgent(25, seed=1, rollout_moves=rollout_moves, rollout="random")
+    move = agent.select_move(_SeatView(game, calls))
+    assert move in game.legal_moves() and game.history == history
+    assert len(calls) == 25 and {s for s, _ in calls} == {seat}
+    assert all(world is not game for _, world in calls)
 
 
 def test_plays_legal_moves_and_beats_random():
@@ -112,11 +111,33 @@ def test_plays_legal_moves_and_beats_random():
 def test_bad_arguments():
     with pytest.raises(ValueError, match="positive integer"):
         ISMCTSAgent(0)
+    with pytest.raises(ValueError, match="rollout_moves must be a non-negative integer"):
+        ISMCTSAgent(5, rollout_moves=-2)
+
+
+def test_playouts_with_the_games_policy_play_legal_moves():
+    """``rollout_moves`` plays out with Kardinal & König's playout policy (``GameSpec.rollout``)."""
+    game = Game(Rules(players=3), seed=4)
+    agent = ISMCTSAgent(15, seed=0, rollout_moves=12)
+    rng = random.Random(4)
+    while not game.is_over and game.move_count < 80:
+        move = agent.select_move(game) if game.current_player == 0 else rng.choice(game.legal_moves())
+        assert move in game.legal_moves()
+        game.play(move)
+    assert agent._policy is not None
+
+
+def test_ismcts_plays_kardinal_as_mcts_on_clones():
+    """On a game of perfect information ``determinize`` is a clone: the search still plays legally."""
     from kardinal_env.kardinal import Game as KardinalGame
     from kardinal_env.kardinal import Rules as KardinalRules
 
-    with pytest.raises(ValueError, match="Kardinal & König"):
-        ISMCTSAgent(5).select_move(KardinalGame(KardinalRules(players=2)))
+    game = KardinalGame(KardinalRules(players=2))
+    agent = ISMCTSAgent(10, seed=0)
+    for _ in range(6):
+        move = agent.select_move(game)
+        assert move in game.legal_moves()
+        game.play(move)
 
 
 def test_with_hidden_refuses_cards_that_do_not_fit():
