@@ -99,7 +99,10 @@ def resolve(target: Any) -> Any:
     if not sep:
         return obj
     for part in attribute.split("."):
-        obj = getattr(obj, part)
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise AttributeError(f"{target!r}: {module_name} has no attribute {attribute!r}") from None
     return obj
 
 
@@ -171,7 +174,10 @@ class GameSpec:
         value = getattr(self, field_name)
         cache = self.__dict__.setdefault("_resolved", {})
         if field_name not in cache:
-            cache[field_name] = resolve(value)
+            try:
+                cache[field_name] = resolve(value)
+            except (ImportError, AttributeError) as exc:
+                raise type(exc)(f"game {self.name!r}, field {field_name!r}: {exc}") from exc
         return cache[field_name]
 
     @property
