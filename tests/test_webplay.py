@@ -1,10 +1,12 @@
-"""The local play server (agents.serving.webplay) through its HTTP API, without a browser
-(tests/test_browser.py plays it by clicking in Chromium). Every server is stopped by its test."""
+"""The local play server (agents.serving.webplay) through its HTTP API with Kardinal, without a browser
+(tests/test_browser.py plays it by clicking in Chromium; tests/test_webplay_koenig.py is Kardinal & König's
+page). Every server is stopped by its test."""
 
 from __future__ import annotations
 
 import json
 import random
+import re
 import socket
 import threading
 import urllib.error
@@ -42,13 +44,25 @@ def _call(srv, method: str, path: str, body=None, raw: bytes | None = None, head
     return status, hdrs, text
 
 
+def _token(srv) -> str:
+    return _call(srv, "GET", "/api/state")[2]["session"]
+
+
+def _move(srv, move, at=None, session=None):
+    """(status, headers, JSON) of POST /api/move with this server's session token."""
+    body = {"session": session or _token(srv), "move": move}
+    if at is not None:
+        body["at"] = at
+    return _call(srv, "POST", "/api/move", body)
+
+
 def _play_out(srv, rng: random.Random) -> dict:
     status, _, state = _call(srv, "GET", "/api/state")
     assert status == 200
     while state["result"] is None:
         assert state["your_turn"] and state["legal"], state
         move = rng.choice(state["legal"])
-        status, _, state = _call(srv, "POST", "/api/move", {"move": move, "at": state["move_count"]})
+        status, _, state = _move(srv, move, state["move_count"], state["session"])
         assert status == 200, state
         assert move in state["history"]
     return state
@@ -66,7 +80,7 @@ def test_full_game_and_record_download(server):
     assert len(state["movers"]) == len(state["history"])
     assert set(state["movers"]) == {0, 1}
     # after the end every move is refused
-    status, _, err = _call(server, "POST", "/api/move", {"move": "C-"})
+    status, _, err = _move(server, "C-")
     assert status == 400 and err["rule"] == "game over"
 
 
@@ -94,31 +108,59 @@ def test_state_matches_the_engine(server):
 )
 def test_illegal_move_is_refused_and_changes_nothing(server, move, rule):
     before = _call(server, "GET", "/api/state")[2]
-    status, _, err = _call(server, "POST", "/api/move", {"move": move, "at": before["move_count"]})
+    status, _, err = _move(server, move, before["move_count"])
     assert status == 400
     assert err["rule"] == rule and err["error"].startswith(f"illegal move {move!r}: {rule}")
     assert _call(server, "GET", "/api/state")[2] == before
 
 
 @pytest.mark.parametrize(
-    "body,status,fragment",
+    "body,status,fragment,rule",
     [
-        (b"{not json", 400, "the request body is not JSON"),
-        (b"[1, 2]", 400, "must be a JSON object, got list"),
-        (b'{"move": "H0@2,0", "extra": 1}', 400, "unknown field(s) ['extra']"),
-        (b'{"at": 0}', 400, "missing field 'move'"),
-        (b'{"move": 7}', 400, "field 'move' must be a move string"),
-        (b'{"move": "H0@2,0", "at": "0"}', 400, "field 'at' must be the move count"),
-        (b'{"move": "H0@2,0", "at": 99}', 409, "stale: you saw move count 99"),
-        (b"\xff\xfe", 400, "not JSON"),
-        (b" " * 5000, 413, "over the limit"),
+        (b"{not json", 400, "the request body is not JSON", "request"),
+        (b"[1, 2]", 400, "must be a JSON object, got list", "request"),
+        (b'{"session": "%s", "move": "H0@2,0", "extra": 1}', 400, "unknown field(s) ['extra']", "request"),
+        (b'{"session": "%s", "at": 0}', 400, "missing field 'move'", "request"),
+        (b'{"session": "%s", "move": 7}', 400, "field 'move' must be a move string", "request"),
+        (b'{"session": "%s", "move": "H0@2,0", "at": "0"}', 400, "field 'at' must be the move count", "request"),
+        (b'{"session": "%s", "move": "H0@2,0", "at": 99}', 409, "stale: you saw move count 99", "stale"),
+        (b"\xff\xfe", 400, "not JSON", "request"),
+        (b" " * 5000, 413, "over the limit", "request"),
+        # the session token: missing, another one, not a string
+        (b'{"move": "H0@2,0"}', 403, "missing field 'session'", "session"),
+        (b'{"session": "forged", "move": "H0@2,0"}', 403, "unknown session", "session"),
+        (b'{"session": 1, "move": "H0@2,0"}', 403, "unknown session", "session"),
     ],
 )
-def test_bad_requests(server, body, status, fragment):
+def test_bad_requests(server, body, status, fragment, rule):
     before = _call(server, "GET", "/api/state")[2]
+    if b"%s" in body:
+        body = body.replace(b"%s", before["session"].encode())
     got, _, err = _call(server, "POST", "/api/move", raw=body)
-    assert got == status and fragment in err["error"]
+    assert got == status and fragment in err["error"] and err["rule"] == rule
     assert _call(server, "GET", "/api/state")[2] == before
+
+
+def test_new_game_needs_the_session(server):
+    before = _call(server, "GET", "/api/state")[2]
+    for body in ({}, {"session": "forged"}):
+        status, _, err = _call(server, "POST", "/api/new", body)
+        assert status == 403 and err["rule"] == "session"
+    status, _, err = _call(server, "POST", "/api/new", {"session": before["session"], "move": "H0@2,0"})
+    assert status == 400 and "unknown field(s) ['move']" in err["error"]
+    assert _call(server, "GET", "/api/state")[2] == before
+    status, _, fresh = _call(server, "POST", "/api/new", {"session": before["session"]})
+    assert status == 200 and fresh["game_id"] == before["game_id"] + 1
+
+
+def test_each_server_has_its_own_session():
+    with make_server(["random"], port=0) as a, make_server(["random"], port=0) as b:
+        token_a, token_b = _token(a), _token(b)
+        assert token_a != token_b and len(token_a) >= 16
+        move = _call(a, "GET", "/api/state")[2]["legal"][0]
+        status, _, err = _move(a, move, session=token_b)
+        assert status == 403 and err["error"].startswith("unknown session")
+        assert _move(a, move, session=token_a)[0] == 200
 
 
 def test_wrong_paths_and_methods(server):
@@ -144,9 +186,9 @@ def test_new_game_and_agents_moving_first():
         assert state["names"] == ["greedy", "random", "you"]
         first = state["history"]
         move = state["legal"][0]
-        state = _call(srv, "POST", "/api/move", {"move": move})[2]
+        state = _move(srv, move)[2]
         assert state["history"][len(first)] == move
-        status, _, fresh = _call(srv, "POST", "/api/new", {})
+        status, _, fresh = _call(srv, "POST", "/api/new", {"session": state["session"]})
         assert status == 200 and fresh["game_id"] == state["game_id"] + 1
         assert fresh["history"] == first  # agents are re-seeded: the same opening again
 
@@ -192,13 +234,16 @@ def test_failing_agent_is_reported_and_blocks_the_turn():
         ({"agents": ["nobody"]}, AgentSpecError, "unknown agent spec 'nobody'"),
         ({"agents": ["random", "greedy"]}, ValueError, "2 agent specs for 1 other seats"),
         ({"agents": []}, ValueError, "at least one agent spec"),
-        ({"players": 5}, ValueError, "players must be 2, 3 or 4"),
+        ({"players": 5}, ValueError, "kardinal plays 2-4 players, got 5"),
         ({"seed": -1}, ValueError, "seed must be an integer >= 0"),
+        ({"preset": "swiss"}, ValueError, "preset"),
+        ({"discard": "any"}, ValueError, "kardinal has no rule option(s) ['discard']"),
+        ({"game": "chess"}, ValueError, "unknown game 'chess'"),
     ],
 )
 def test_bad_settings(kwargs, error, fragment):
     settings = {"agents": ["random"], "players": 2, "port": 0, **kwargs}
-    with pytest.raises(error, match=fragment.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+    with pytest.raises(error, match=re.escape(fragment)):
         make_server(**settings)
 
 
@@ -214,7 +259,7 @@ def test_stop_closes_the_socket_and_thread():
 
 def test_main_errors(capsys):
     assert main(["--agents", "random", "--seat", "3"]) == 2
-    assert "human_seat must be 0..1" in capsys.readouterr().err
+    assert "--seat must be 0..1" in capsys.readouterr().err
     assert main(["--agents", "bogus"]) == 2
     assert "unknown agent spec 'bogus'" in capsys.readouterr().err
     with socket.socket() as busy:
@@ -267,6 +312,17 @@ def test_play_web_flag_reaches_the_play_server(monkeypatch):
     argv = seen["argv"]
     assert argv[argv.index("--port") + 1] == "0" and argv[argv.index("--players") + 1] == "3"
     assert argv[argv.index("--agents") + 1] == "random" and argv[argv.index("--host") + 1] == "127.0.0.1"
+    assert argv[argv.index("--game") + 1] == "kardinal" and argv[argv.index("--preset") + 1] == "english"
+    assert "--shared-pool" not in argv
+    # another game: its own rule options travel too, and the web server's parser takes them back
+    seen.clear()
+    agents.serving.play.main(["--web", "--game", "kardinal_koenig", "--discard", "any", "--agents", "random"])
+    argv = seen["argv"]
+    assert argv[argv.index("--game") + 1] == "kardinal_koenig" and argv[argv.index("--discard") + 1] == "any"
+    assert argv[argv.index("--players") + 1] == "4" and "--preset" not in argv
+    parser, spec = agents.serving.webplay.build_parser(argv)
+    args = parser.parse_args(argv)
+    assert spec.name == "kardinal_koenig" and args.discard == "any" and args.players == 4
 
 
 def test_play_web_refuses_save(capsys):

@@ -1,57 +1,87 @@
-"""Play Kardinal in the terminal against agents.
+"""Play any registered game in the terminal against agents.
 
 Usage (``kardinal-play`` or ``python scripts/play.py``)::
 
-    kardinal-play --agents greedy                    # you (seat 0) against greedy, 2 players
+    kardinal-play --agents greedy                    # Kardinal: you (seat 0) against greedy, 2 players
     kardinal-play --players 3 --seat 1 --agents mcts:200 random --preset german
-    kardinal-play --agents greedy --save game.json   # write the game as a kardinal-record/1 record
-    kardinal-play --web --agents ppo:runs/default/checkpoint.pt   # play in the browser (agents.serving.webplay)
+    kardinal-play --game kardinal_koenig             # Kardinal & König: you against three greedy agents
+    kardinal-play --game kardinal_koenig --players 3 --agents ismcts:200 random --discard any
+    kardinal-play --agents greedy --save game.json   # write the game as a record
+    kardinal-play --web --game kardinal_koenig       # play in the browser (agents.serving.webplay)
 
-The board is drawn after every move (``kardinal_env.kardinal.text.game_text``). On your decisions type a
-move in RULES.md notation (``H0@2,0``, ``T1@2,0``, ``Y0@-1,1:0,1``, ``chip:2``, ``C@0,1``, ``C-``).
-Commands: ``help`` (list your legal moves), ``board`` (draw the position again), ``quit``.
-An illegal move prints the engine's reason (the rule it breaks) and asks again.
+``--game`` chooses among the registered games (:mod:`kardinal_env.core.registry`); ``--players``
+takes that game's seat counts (default its ``default_players``) and each of its rule options is a
+flag (``--game NAME --help`` lists them; :mod:`agents.serving.table`). The agent specs fill the
+other seats in turn order; the last spec repeats if there are more seats. ``--seed`` seeds the
+agents (seat ``s``: ``seed * 16 + s``) and the deal of a game with chance.
 
-The agent specs fill the other seats in order; the last spec repeats if there are more seats.
+Before each of your decisions the game's text picture *for your seat* is drawn
+(``spec.game_text(game, seat)``: for Kardinal & König the map, your own hand, the display, the deck
+size, the pieces and scores — never another seat's cards), then the legal moves, numbered (when
+there are many, ``help`` lists them). Type a move in the game's notation (Kardinal: ``H0@2,0``,
+``T1@2,0``, ``Y0@-1,1:0,1``, ``chip:2``, ``C@0,1``, ``C-``, see docs/rules.md; Kardinal & König:
+``K@SW2/3``, ``A@IT/22``, ``discard:1``, ``end``, ``draw:4``, ``draw:deck``, see
+docs/rules-koenig.md) or the number of a listed move (a number that is itself a legal move is
+that move; ``#3`` always means number 3). Commands: ``help`` (list your legal moves), ``board``
+(draw the position again), ``quit``. An illegal move prints the engine's reason (the rule it
+breaks) and asks again. The agents' moves are printed as they are made.
 
-``--save FILE`` writes the game as a ``kardinal-record/1`` record when the program ends — finished,
-or unfinished after ``quit``, end of input or Ctrl-C (then ``result`` is null) — and ``python -m
-kardinal_env.core.replay FILE`` (``kardinal-replay``) replays it. Ctrl-C ends quietly with exit status 130.
+``--save FILE`` writes the game as a record of the game's format when the program ends — finished,
+or unfinished after ``quit``, end of input or Ctrl-C (then ``result`` is null) — and
+``kardinal-replay FILE`` (``python -m kardinal_env.core.replay``) replays it. Ctrl-C ends quietly
+with exit status 130.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
-import warnings
+from typing import Any
 
-from agents import AgentSpecError, check_spec, load_agent
-from agents.games import add_table_arguments
-from agents.networks.checkpoint import PlayerCountWarning
-from kardinal_env import IllegalMoveError
-from kardinal_env.kardinal import Game, Rules, RulesError
-from kardinal_env.kardinal.text import game_text
+from agents import AgentSpecError
+from agents.serving.table import build_agents, rule_option_argv, rule_options, seat_specs, table_parser
+from kardinal_env.core.registry import GameSpec
 
-__all__ = ["main"]
+__all__ = ["main", "play_game", "resolve_move"]
 
-HELP = "type a move (e.g. H0@2,0  T1@0,1  Y1@-1,1:0,1  chip:2  C@0,1  C-), or: help, board, quit"
+HELP = "type a move in notation or the number of a listed move, or: help, board, quit"
+#: A decision with at most this many legal moves lists them every time; more are listed by ``help``.
+LIST_MAX = 40
 
 
-def _columns(moves, width=100) -> str:
+def _columns(items: list[str], width: int = 100) -> str:
     lines, line = [], ""
-    for m in moves:
-        if line and len(line) + len(m) + 2 > width:
+    for item in items:
+        if line and len(line) + len(item) + 2 > width:
             lines.append(line)
             line = ""
-        line += ("  " if line else "") + m
+        line += ("  " if line else "") + item
     if line:
         lines.append(line)
     return "\n".join(lines)
 
 
-def _save(game: Game, path: str | None) -> None:
+def _numbered(moves: list[str]) -> str:
+    return _columns([f"{i}) {m}" for i, m in enumerate(moves, 1)])
+
+
+def resolve_move(text: str, legal: list[str]) -> str:
+    """The move ``text`` means on a decision with ``legal`` moves: a legal move as it is, ``N`` or
+    ``#N`` the ``N``-th legal move (1-based), anything else unchanged (the engine then says what is
+    wrong with it). ``ValueError`` for a number out of range."""
+    if text in legal:
+        return text
+    number = text[1:] if text.startswith("#") else text
+    if number.isdigit():
+        k = int(number)
+        if not 1 <= k <= len(legal):
+            raise ValueError(f"no move number {k}: this decision has {len(legal)} legal moves (1..{len(legal)})")
+        return legal[k - 1]
+    return text
+
+
+def _save(game: Any, path: str | None) -> None:
     if path:
         with open(path, "w") as fh:
             json.dump(game.to_record(), fh, indent=1)
@@ -60,54 +90,45 @@ def _save(game: Game, path: str | None) -> None:
         print(f"saved the game ({state}) to {path}")
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """``kardinal-play`` / ``scripts/play.py``. Exit status 0; 2 for bad arguments; 130 on Ctrl-C."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_table_arguments(parser)
-    parser.add_argument("--save", metavar="FILE", help="write the game as a kardinal-record/1 record at the end")
+    assert __doc__ is not None
+    parser, spec = table_parser(argv, prog="kardinal-play", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--save", metavar="FILE", help="write the game as a record (the game's format) at the end")
     parser.add_argument(
         "--web", action="store_true", help="play in the browser (a local play page, agents.serving.webplay)"
     )
     parser.add_argument("--host", default="127.0.0.1", help="with --web: address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="with --web: port (default 8000; 0 picks a free one)")
     args = parser.parse_args(argv)
+    options = rule_options(spec, args)
     if args.web:
         if args.save:
             parser.error("--save is for terminal play; the play page has a 'Download record' link")
         from agents.serving.webplay import main as web_main
 
-        web_argv = ["--players", str(args.players), "--seat", str(args.seat), "--agents", *args.agents]
-        web_argv += ["--preset", args.preset, "--seed", str(args.seed), "--host", args.host, "--port", str(args.port)]
-        return web_main(web_argv + (["--shared-pool"] if args.shared_pool else []))
+        web_argv = ["--game", spec.name, "--players", str(args.players), "--seat", str(args.seat)]
+        web_argv += ["--agents", *args.agents, "--seed", str(args.seed), "--host", args.host, "--port", str(args.port)]
+        return web_main(web_argv + rule_option_argv(spec, options))
     try:
-        rules = Rules(players=args.players, preset=args.preset, shared_pool=args.shared_pool)
-        if not 0 <= args.seat < args.players:
-            raise ValueError(f"--seat must be 0..{args.players - 1}, got {args.seat}")
+        rules = spec.rules(args.players, **options)
+        specs = seat_specs(list(args.agents), args.players, args.seat)
         if args.seed < 0:
             raise ValueError(f"--seed must be >= 0, got {args.seed}")
         if args.save:
             parent = os.path.dirname(os.path.abspath(args.save))
             if os.path.isdir(args.save) or not os.path.isdir(parent):
                 raise ValueError(f"--save {args.save!r}: cannot write a file there (a directory, or no such directory)")
-        others = [s for s in range(args.players) if s != args.seat]
-        specs = list(args.agents) + [args.agents[-1]] * max(0, len(others) - len(args.agents))
-        if len(args.agents) > len(others):
-            raise ValueError(f"{len(args.agents)} agent specs for {len(others)} other seats")
-        for spec in dict.fromkeys(specs):
-            for note in check_spec(spec, args.players):
-                print(f"warning: {note}", file=sys.stderr)
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", category=PlayerCountWarning)  # reported just above
-            agents = {
-                seat: load_agent(spec, seed=args.seed * 16 + seat) for seat, spec in zip(others, specs, strict=False)
-            }
-    except (AgentSpecError, RulesError, ValueError) as exc:
+        agents, notes = build_agents(spec, args.players, specs, args.seed)
+    except (AgentSpecError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    for note in notes:
+        print(f"warning: {note}", file=sys.stderr)
 
-    game = Game(rules)
+    game = spec.new_game(rules, seed=args.seed)
     try:
-        code = _play(game, agents, args.seat)
+        code = play_game(spec, game, agents, args.seat)
     except KeyboardInterrupt:
         print("\ninterrupted")
         _save(game, args.save)
@@ -116,10 +137,12 @@ def main(argv=None) -> int:
     return code
 
 
-def _play(game: Game, agents: dict, me: int) -> int:
+def play_game(spec: GameSpec, game: Any, agents: dict[int, Any], me: int) -> int:
+    """Play ``game`` to its end (or ``quit`` / end of input) with the person at seat ``me`` reading
+    from ``input()`` and ``agents`` (seat -> agent) at the other seats; prints to stdout. Returns 0."""
     print(
-        f"You are seat {me} (colours {list(game.seat_colours(me))}). "
-        + ", ".join(f"seat {s}: {a.name}" for s, a in agents.items())
+        f"{spec.title}: you are seat {me} of {game.num_players}; "
+        + ", ".join(f"seat {s}: {a.name}" for s, a in sorted(agents.items()))
     )
     print(HELP)
     shown = -1
@@ -130,12 +153,19 @@ def _play(game: Game, agents: dict, me: int) -> int:
             print(f"seat {seat} ({agents[seat].name}) plays {move}")
             game.play(move)
             continue
+        legal = game.legal_moves()
         if shown != game.move_count:
             print()
-            print(game_text(game))
+            print(spec.game_text(game, me))
+            if len(legal) <= LIST_MAX:
+                print(f"your legal moves ({len(legal)}):")
+                print(_numbered(legal))
+            else:
+                print(f"{len(legal)} legal moves; type 'help' to list them")
             shown = game.move_count
+        phase = getattr(game, "phase", None)
         try:
-            line = input(f"seat {seat} [{game.phase}]> ")
+            line = input(f"seat {seat}{f' [{phase}]' if phase else ''}> ")
         except EOFError:
             print("\nend of input; quitting")
             return 0
@@ -147,20 +177,20 @@ def _play(game: Game, agents: dict, me: int) -> int:
             print("bye")
             return 0
         if cmd in ("help", "?", "h"):
-            moves = game.legal_moves()
-            print(f"{len(moves)} legal moves:")
-            print(_columns(moves))
+            print(f"{len(legal)} legal moves:")
+            print(_numbered(legal))
             continue
         if cmd == "board":
-            print(game_text(game))
+            print(spec.game_text(game, me))
             continue
         try:
-            game.play(text)
-        except IllegalMoveError as exc:
+            move = resolve_move(text, legal)
+            game.play(move)
+        except ValueError as exc:  # the engine's IllegalMoveError names the rule the move breaks
             print(f"illegal move: {exc}")
             print("type 'help' for the legal moves")
     print()
-    print(game_text(game))
+    print(spec.game_text(game, me))
     scores, winners = game.scores(), game.winners()
     if me in winners:
         print("You win!" if len(winners) == 1 else "You share the win!")

@@ -1,36 +1,53 @@
-"""Play Kardinal in the browser against agents: a local web server with one play page.
+"""Play any registered game in the browser against agents: a local web server with one play page.
 
-Usage::
+Usage (``kardinal-play --web ...`` or)::
 
-    python -m agents.serving.webplay --agents greedy                       # http://127.0.0.1:8000/
+    python -m agents.serving.webplay --agents greedy                       # Kardinal, http://127.0.0.1:8000/
     python -m agents.serving.webplay --players 3 --seat 1 --agents ppo:runs/default/checkpoint.pt random --port 8080
+    python -m agents.serving.webplay --game kardinal_koenig --agents random   # Kardinal & König, 4 players
+
+The options are the table options of :mod:`agents.serving.table` (``--game``, ``--players`` and the
+game's rule options from the registry), plus ``--host``, ``--port`` and ``--verbose``.
 
 Library: :func:`serve` (blocks until Ctrl-C), :func:`make_server` (a :class:`PlayServer` to start and
 stop yourself; ``port=0`` picks a free port) and :class:`PlaySession` (the game logic without HTTP).
 
-The page draws the board with the same code as the HTML replays (``kardinal_env.kardinal.replay_html``). On
-your decisions the legal moves come from the engine (``game.legal_moves()``): pick an edifice, then
-click one of the highlighted squares (a yard: its first square, then its second); chips and
-``C-`` are buttons, a cardinal move is a click on a highlighted site. The agents (``agents.load_agent``
-specs, one per other seat in turn order, the last repeated) reply at once. "Download record" saves
-the game as a ``kardinal-record/1`` file (``python -m kardinal_env.core.replay FILE -o game.html``
-replays it); "New game" starts again.
+The page is the game's play page (:func:`agents.serving.pages.page_for`): Kardinal's board
+(:mod:`agents.serving.kardinal_page`), Kardinal & König's map with clickable sites and seals, your
+hand, the display and the deck (:mod:`agents.serving.koenig_page`), or for any other game its text
+picture and a button per legal move. On your decisions the legal moves come from the engine
+(``game.legal_moves()``); the agents (``agents.load_agent`` specs, one per other seat in turn order,
+the last repeated) reply at once. "Download record" saves the game as a record of its format
+(``kardinal-replay FILE -o game.html`` replays it); "New game" starts again (the agents re-seeded,
+game ``k`` of the session dealt with seed ``seed + k - 1``).
+
+**Only what your seat may know.** The state the server sends is built by the game's page for your
+seat: for a game with hidden information (``spec.perfect_information`` false) it never holds another
+seat's hidden cards nor the deck order. A record holds them all (and for a game with chance the
+cards still to come), so ``/api/record`` of such a game is refused (403, rule ``hidden``) until
+the game is over.
 
 HTTP API (JSON; every error is ``{"error": message, "rule": name or null}``):
 
 ====================  =======================================================================
 ``GET /``             the play page (self-contained: inline SVG, CSS and script, no network)
-``GET /api/state``    the game as the page draws it, with ``legal`` (your legal moves, empty
-                      when it is not your turn) and ``result`` once over
-``POST /api/move``    ``{"move": "H0@2,0", "at": N}`` plays your move (``at``, optional: the
-                      ``move_count`` you saw; a different one is refused with 409, nothing
-                      played), then the agents' replies; returns the new state. An illegal
-                      move gets 400 naming the rule it breaks (``rule IV``, ``phase``, ...) and
-                      changes nothing; so does a move when it is not your turn (``turn``) or
-                      after the end (``game over``)
-``POST /api/new``     a new game (the agents are re-seeded); returns its state
-``GET /api/record``   the game so far as a ``kardinal-record/1`` download
+``GET /api/state``    the game as your seat sees it, with ``session`` (the token every POST
+                      sends back), ``legal`` (your legal moves, empty when it is not your
+                      turn), ``record_available`` and ``result`` once over
+``POST /api/move``    ``{"session": TOKEN, "move": "H0@2,0", "at": N}`` plays your move (``at``,
+                      optional: the ``move_count`` you saw; a different one is refused with
+                      409, nothing played), then the agents' replies; returns the new state.
+                      An illegal move gets 400 naming the rule it breaks (``rule IV``,
+                      ``phase``, ``payment``, ...) and changes nothing; so does a move when it
+                      is not your turn (``turn``) or after the end (``game over``)
+``POST /api/new``     ``{"session": TOKEN}``: a new game (the agents are re-seeded); its state
+``GET /api/record``   the game so far as a record download (see above for hidden information)
 ====================  =======================================================================
+
+A POST without the session token of this server, or with another one, is refused (403, rule
+``session``): a page of another site cannot play for you (it cannot read the token), and a
+page of an earlier server run learns that it must reload. Bodies that are not a JSON object,
+unknown fields and bodies over 4 KiB are refused (400 / 413, rule ``request``).
 
 Why the standard library's ``http.server.ThreadingHTTPServer``: the server answers one person on
 one machine with a handful of small JSON requests, so it needs no framework, no extra dependency
@@ -45,19 +62,17 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import secrets
 import socket
 import sys
 import threading
-import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from agents import AgentSpecError, check_spec, load_agent
-from agents.games import add_table_arguments
-from agents.networks.checkpoint import PlayerCountWarning
-from kardinal_env import IllegalMoveError
-from kardinal_env.kardinal import Game, Rules, RulesError
-from kardinal_env.kardinal.replay_html import BOARD_CSS, BOARD_JS, fill_page, position_state
+from agents import AgentSpecError
+from agents.serving.pages import page_for
+from agents.serving.table import build_agents, default_game, rule_options, seat_specs, table_parser
+from kardinal_env.core.registry import GameSpec, get_game
 
 __all__ = ["PlaySession", "PlayServer", "PlayError", "make_server", "serve", "main"]
 
@@ -77,50 +92,44 @@ class PlayError(Exception):
         return {"error": self.message, "rule": self.rule}
 
 
-def _other_seats_specs(specs: list[str], players: int, human_seat: int) -> dict[int, str]:
-    others = [s for s in range(players) if s != human_seat]
-    if not specs:
-        raise ValueError("give at least one agent spec for the other seats")
-    if len(specs) > len(others):
-        raise ValueError(f"{len(specs)} agent specs for {len(others)} other seats")
-    filled = list(specs) + [specs[-1]] * (len(others) - len(specs))
-    return dict(zip(others, filled))
-
-
 class PlaySession:
     """One game between a person (``human_seat``) and agents, safe to use from several threads.
 
-    ``agents``: specs for the other seats in turn order (the last one repeats). Agents are seeded
-    ``seed * 16 + seat`` (as ``agents.serving.play``) and re-seeded for every new game.
+    ``game``: a registered game's name (or its :class:`~kardinal_env.core.registry.GameSpec`; ``None``:
+    the first registered game, Kardinal);
+    ``players``: its seat count (``None``: the game's default); ``options``: its rule options
+    (``preset="german"``, ``discard="any"``, ...). ``agents``: specs for the other seats in turn
+    order (the last one repeats). Agents are seeded ``seed * 16 + seat`` (as ``agents.serving.play``)
+    and re-seeded for every new game; game ``k`` of the session is dealt with seed ``seed + k - 1``.
+    ``session`` is the token every POST must carry (random unless given).
     """
 
     def __init__(
         self,
         agents: list[str],
-        players: int = 2,
+        players: int | None = None,
         human_seat: int = 0,
-        preset: str = "english",
-        shared_pool: bool = False,
         seed: int = 0,
+        game: str | GameSpec | None = None,
+        session: str | None = None,
+        **options: Any,
     ):
-        self.rules = Rules(players=players, preset=preset, shared_pool=shared_pool)
-        if isinstance(human_seat, bool) or not isinstance(human_seat, int) or not 0 <= human_seat < players:
-            raise ValueError(f"human_seat must be 0..{players - 1}, got {human_seat!r}")
+        self.spec = get_game(game) if game is not None else default_game()
+        self.rules = self.spec.rules(players, **options)
+        players = self.rules.players if players is None else players
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+        self.specs = seat_specs(list(agents), players, human_seat, what="human_seat")
         self.human_seat = human_seat
         self.seed = seed
-        self.specs = _other_seats_specs(list(agents), players, human_seat)
-        self.warnings: list[str] = []
-        for spec in dict.fromkeys(self.specs.values()):
-            self.warnings.extend(check_spec(spec, players))
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", category=PlayerCountWarning)  # collected just above
-            self.agents = {seat: load_agent(spec, seed=seed * 16 + seat) for seat, spec in self.specs.items()}
+        self.agents, self.warnings = build_agents(self.spec, players, self.specs, seed)
         self.names = ["you" if s == human_seat else f"{self.agents[s].name}" for s in range(players)]
+        self.page = page_for(self.spec)
+        self.session = session or secrets.token_urlsafe(16)
+        self.hidden_record = not self.spec.perfect_information or self.spec.chance
         self.lock = threading.Lock()
         self.game_id = 0
-        self.game = Game(self.rules)
+        self.game: Any = None
         self.movers: list[int] = []
         self.agent_error: str | None = None
         self.new_game()
@@ -130,7 +139,7 @@ class PlaySession:
         """Start a new game (agents re-seeded, agents before the person move at once); its state."""
         with self.lock:
             self.game_id += 1
-            self.game = Game(self.rules)
+            self.game = self.spec.new_game(self.rules, seed=self.seed + self.game_id - 1)
             self.movers = []
             self.agent_error = None
             for seat, agent in self.agents.items():
@@ -160,22 +169,41 @@ class PlaySession:
                 )
             try:
                 game.play(move)
-            except IllegalMoveError as exc:
-                raise PlayError(400, f"illegal move {move!r}: {exc}", exc.rule) from None
-            except ValueError as exc:  # a malformed move string
-                raise PlayError(400, f"illegal move {move!r}: {exc}", "malformed move") from None
+            except ValueError as exc:  # the engine's IllegalMoveError names the rule; else a malformed move
+                raise PlayError(400, f"illegal move {move!r}: {exc}", getattr(exc, "rule", "malformed move")) from None
             self.movers.append(self.human_seat)
             self._agents_reply()
             return self._state()
 
     def state(self) -> dict:
+        """The state JSON for the person's seat (see the module docstring)."""
         with self.lock:
             return self._state()
 
+    def record_available(self) -> bool:
+        """Whether the record may be shown now: always for a game without hidden information or
+        chance, else once the game is over."""
+        return not self.hidden_record or self.game.is_over
+
     def record(self) -> dict:
-        """The game so far as a ``kardinal-record/1`` dict (``result`` null until it is over)."""
+        """The game so far as a record dict (``result`` null until it is over); :class:`PlayError`
+        (403, rule ``hidden``) while it would show what the person's seat may not know."""
         with self.lock:
+            if not self.record_available():
+                raise PlayError(
+                    403,
+                    "hidden: the record holds every hand and the deck order; "
+                    "it can be downloaded once the game is over",
+                    "hidden",
+                )
             return self.game.to_record()
+
+    def check_session(self, token: Any) -> None:
+        """:class:`PlayError` (403, rule ``session``) unless ``token`` is this session's token."""
+        if token is None:
+            raise PlayError(403, "missing field 'session': send the session token of GET /api/state", "session")
+        if not isinstance(token, str) or not secrets.compare_digest(token.encode(), self.session.encode()):
+            raise PlayError(403, "unknown session: this server plays another session; reload the page", "session")
 
     # ------------------------------------------------------------------ internals
     def _agents_reply(self) -> None:
@@ -194,40 +222,28 @@ class PlaySession:
 
     def _state(self) -> dict:
         game = self.game
-        buildings = game.buildings()
-        last_id = len(buildings) - 1 if len(buildings) > 2 else -1
         mine = not game.is_over and game.current_player == self.human_seat and self.agent_error is None
         over = game.is_over
-        n = game.num_players
-        state = position_state(game)
-        state.update(
-            game_id=self.game_id,
-            players=n,
-            human_seat=self.human_seat,
-            names=self.names,
-            seat_colours=[list(game.seat_colours(s)) for s in range(n)],
-            rules=self.rules.to_dict(),
-            window=self.rules.window,
-            move_count=game.move_count,
-            history=game.history,
-            movers=list(self.movers),
-            buildings=[
-                {
-                    "id": b.id,
-                    "shape": b.shape,
-                    "colour": b.colour,
-                    "squares": [list(q) for q in b.squares],
-                    "builder": b.builder,
-                }
-                for b in buildings
-            ],
-            last_id=last_id,
-            last=game.history[-1] if game.move_count else None,
-            your_turn=mine,
-            legal=game.legal_moves() if mine else [],
-            result={"scores": game.scores(), "winners": game.winners()} if over else None,
-            agent_error=self.agent_error,
-        )
+        state = {
+            "game": self.spec.name,
+            "title": self.spec.title,
+            "session": self.session,
+            "game_id": self.game_id,
+            "players": game.num_players,
+            "human_seat": self.human_seat,
+            "names": self.names,
+            "seat": game.current_player,
+            "move_count": game.move_count,
+            "history": game.history,
+            "movers": list(self.movers),
+            "last": game.history[-1] if game.move_count else None,
+            "your_turn": mine,
+            "legal": game.legal_moves() if mine else [],
+            "result": {"scores": game.scores(), "winners": game.winners()} if over else None,
+            "agent_error": self.agent_error,
+            "record_available": self.record_available(),
+        }
+        state.update(self.page.state(game, self.human_seat))
         return state
 
 
@@ -258,36 +274,37 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         path = self.path.split("?", 1)[0]
         session = self.server.session
-        if path in ("/", "/index.html"):
-            self._send(200, self.server.page, "text/html; charset=utf-8")
-        elif path == "/api/state":
-            self._json(200, session.state())
-        elif path == "/api/record":
-            record = session.record()
-            name = f"kardinal-game-{session.game_id}.json"
-            body = (json.dumps(record, indent=1) + "\n").encode("utf-8")
-            self._send(
-                200, body, "application/json; charset=utf-8", {"Content-Disposition": f'attachment; filename="{name}"'}
-            )
-        elif path in ("/api/move", "/api/new"):
-            self._error(PlayError(405, f"{path} takes POST, not GET", "request"))
-        else:
-            self._error(PlayError(404, f"no such page: {path}", "request"))
+        try:
+            if path in ("/", "/index.html"):
+                self._send(200, self.server.page, "text/html; charset=utf-8")
+            elif path == "/api/state":
+                self._json(200, session.state())
+            elif path == "/api/record":
+                record = session.record()
+                name = f"{session.spec.name}-game-{session.game_id}.json"
+                body = (json.dumps(record, indent=1) + "\n").encode("utf-8")
+                disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
+                self._send(200, body, "application/json; charset=utf-8", disposition)
+            elif path in ("/api/move", "/api/new"):
+                raise PlayError(405, f"{path} takes POST, not GET", "request")
+            else:
+                raise PlayError(404, f"no such page: {path}", "request")
+        except PlayError as err:
+            self._error(err)
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         path = self.path.split("?", 1)[0]
         session = self.server.session
         try:
             if path == "/api/move":
-                body = self._body()
-                unknown = sorted(set(body) - {"move", "at"})
-                if unknown:
-                    raise PlayError(400, f'unknown field(s) {unknown}; send {{"move": ..., "at": ...}}', "request")
+                body = self._body({"session", "move", "at"}, '{"session": ..., "move": ..., "at": ...}')
+                session.check_session(body.get("session"))
                 if "move" not in body:
                     raise PlayError(400, "missing field 'move'", "request")
                 self._json(200, session.play(body["move"], body.get("at")))
             elif path == "/api/new":
-                self._body()
+                body = self._body({"session"}, '{"session": ...}')
+                session.check_session(body.get("session"))
                 self._json(200, session.new_game())
             elif path in ("/", "/api/state", "/api/record"):
                 raise PlayError(405, f"{path} takes GET, not POST", "request")
@@ -296,7 +313,7 @@ class _Handler(BaseHTTPRequestHandler):
         except PlayError as err:
             self._error(err)
 
-    def _body(self) -> dict:
+    def _body(self, fields: set[str], shape: str) -> dict:
         length_text = self.headers.get("Content-Length", "0")
         try:
             length = int(length_text)
@@ -313,6 +330,9 @@ class _Handler(BaseHTTPRequestHandler):
             raise PlayError(400, f"the request body is not JSON: {exc}", "request") from None
         if not isinstance(body, dict):
             raise PlayError(400, f"the request body must be a JSON object, got {type(body).__name__}", "request")
+        unknown = sorted(set(body) - fields)
+        if unknown:
+            raise PlayError(400, f"unknown field(s) {unknown}; send {shape}", "request")
         return body
 
 
@@ -328,7 +348,7 @@ class PlayServer(ThreadingHTTPServer):
         super().__init__(address, _Handler)
         self.session = session
         self.verbose = verbose
-        self.page = play_page().encode("utf-8")
+        self.page = session.page.html().encode("utf-8")
         self._thread: threading.Thread | None = None
 
     @property
@@ -362,21 +382,22 @@ class PlayServer(ThreadingHTTPServer):
 
 def make_server(
     agents: list[str],
-    players: int = 2,
+    players: int | None = None,
     human_seat: int = 0,
     host: str = "127.0.0.1",
     port: int = 8000,
-    preset: str = "english",
-    shared_pool: bool = False,
     seed: int = 0,
     verbose: bool = False,
+    game: str | GameSpec | None = None,
+    **options: Any,
 ) -> PlayServer:
-    """A :class:`PlayServer` bound to ``host:port`` (``port=0``: a free port), not yet serving.
-    ``ValueError`` / :class:`~agents.AgentSpecError` / ``RulesError`` for bad settings, ``OSError``
-    when the address cannot be bound."""
+    """A :class:`PlayServer` bound to ``host:port`` (``port=0``: a free port), not yet serving, for a
+    :class:`PlaySession` of ``game`` (default Kardinal) with rule ``options``. ``ValueError`` (rules
+    errors included) / :class:`~agents.AgentSpecError` for bad settings, ``OSError`` when the address
+    cannot be bound."""
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise ValueError(f"port must be 0..65535 (0 = any free port), got {port!r}")
-    session = PlaySession(agents, players, human_seat, preset=preset, shared_pool=shared_pool, seed=seed)
+    session = PlaySession(agents, players, human_seat, seed=seed, game=game, **options)
     return PlayServer((host, port), session, verbose=verbose)
 
 
@@ -391,22 +412,23 @@ def _is_loopback(host: str) -> bool:
 
 def serve(
     agents: list[str],
-    players: int = 2,
+    players: int | None = None,
     human_seat: int = 0,
     host: str = "127.0.0.1",
     port: int = 8000,
-    preset: str = "english",
-    shared_pool: bool = False,
     seed: int = 0,
     verbose: bool = False,
+    game: str | GameSpec | None = None,
+    **options: Any,
 ) -> None:
     """Serve the play page until Ctrl-C (see the module docstring); prints its address."""
-    server = make_server(agents, players, human_seat, host, port, preset, shared_pool, seed, verbose)
+    server = make_server(agents, players, human_seat, host, port, seed, verbose, game, **options)
     for note in server.session.warnings:
         print(f"warning: {note}", file=sys.stderr)
     if not _is_loopback(host):
         print(f"warning: serving on {host}: anyone who can reach it can play this game", file=sys.stderr)
-    print(f"Kardinal play page: {server.url}  (you are seat {human_seat}; Ctrl-C stops the server)", flush=True)
+    title = server.session.spec.title
+    print(f"{title} play page: {server.url}  (you are seat {human_seat}; Ctrl-C stops the server)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -415,31 +437,35 @@ def serve(
         server.server_close()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m agents.serving.webplay", description=__doc__.split("\n")[0])
-    add_table_arguments(parser)
+def build_parser(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, GameSpec]:
+    """The command line (the table options of the game ``argv`` names, ``--host``, ``--port``,
+    ``--verbose``) and that game."""
+    assert __doc__ is not None
+    parser, spec = table_parser(argv, prog="python -m agents.serving.webplay", description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
-    return parser
+    return parser, spec
 
 
 def main(argv: list[str] | None = None) -> int:
     """Exit status 0 (stopped with Ctrl-C); 2 for bad arguments or an address that cannot be bound."""
-    args = build_parser().parse_args(argv)
+    parser, spec = build_parser(argv)
+    args = parser.parse_args(argv)
     try:
+        seat_specs(list(args.agents), args.players, args.seat)  # the errors in the command line's words
         serve(
             args.agents,
             args.players,
             args.seat,
             host=args.host,
             port=args.port,
-            preset=args.preset,
-            shared_pool=args.shared_pool,
             seed=args.seed,
             verbose=args.verbose,
+            game=spec,
+            **rule_options(spec, args),
         )
-    except (AgentSpecError, RulesError, ValueError) as exc:
+    except (AgentSpecError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
@@ -447,236 +473,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     return 0
 
-
-# ------------------------------------------------------------------------------------------ the page
-def play_page() -> str:
-    """The play page: self-contained HTML (the board code of ``kardinal_env.kardinal.replay_html``)."""
-    return fill_page(_PAGE, {"CSS": BOARD_CSS + _PLAY_CSS, "JS": BOARD_JS + _PLAY_JS})
-
-
-_PLAY_CSS = """
-#status { font-weight: 600; font-size: 15px; }
-#status.mine { color: var(--accent); }
-#error { color: #ff8080; min-height: 1.2em; white-space: pre-wrap; }
-#actions { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 6px; }
-#actions button.selected { outline: 2px solid var(--accent); }
-#hint { color: var(--muted); font-size: 12px; margin-top: 4px; }
-.target { fill: rgba(255, 225, 40, 0.28); stroke: #ffe128; stroke-width: 0.05; cursor: pointer; }
-.target:hover { fill: rgba(255, 225, 40, 0.65); }
-.target.chosen { fill: rgba(255, 225, 40, 0.8); }
-#log { max-height: calc(100vh - 600px); min-height: 80px; overflow-y: auto; margin: 0; padding: 0; list-style: none;
-  font: 12px/1.5 ui-monospace, monospace; display: flex; flex-wrap: wrap; gap: 2px 8px; }
-#log .who { color: var(--muted); font-size: 10px; margin-right: 2px; }
-#log li.mine { color: var(--accent); }
-#tools { display: flex; gap: 8px; align-items: center; }
-#tools a { color: var(--text); }
-#scores .winner { color: var(--accent); font-weight: 600; }
-"""
-
-_PLAY_JS = r"""
-let S = null;            // the last state from the server
-let pick = null;         // chosen edifice kind in the build phase, e.g. "H0", "Y2"
-let first = null;        // first square "x,y" of a yard
-let busy = false;
-
-const svg = document.getElementById("board");
-const SHAPE_NAME = {H: "house", T: "tower", Y: "yard"};
-
-function setBusy(value) {
-  busy = value;
-  document.body.dataset.busy = value ? "1" : "0";
-  document.querySelectorAll("#actions button, #new").forEach(b => { b.disabled = value; });
-}
-
-function showError(message, rule) {
-  const el = document.getElementById("error");
-  el.textContent = message || "";
-  el.dataset.rule = rule || "";
-}
-
-async function request(method, path, body) {
-  setBusy(true);
-  try {
-    const r = await fetch(path, {method: method, headers: {"Content-Type": "application/json"},
-                                 body: body === undefined ? undefined : JSON.stringify(body)});
-    const data = await r.json();
-    if (!r.ok) { showError(data.error, data.rule); return; }
-    showError("");
-    S = data;
-    render();
-  } catch (e) {
-    showError(`no answer from the server: ${e}`, "network");
-  } finally {
-    setBusy(false);
-  }
-}
-
-function playMove(move) {
-  if (busy || !S || !S.legal.includes(move)) return;
-  pick = null; first = null;
-  request("POST", "/api/move", {move: move, at: S.move_count});
-}
-
-// Parse a build move "H0@2,1" / "Y1@-1,0:0,0" into its kind and squares.
-function parseBuild(move) {
-  const m = /^([HTY])(\d)@(-?\d+),(-?\d+)(?::(-?\d+),(-?\d+))?$/.exec(move);
-  if (!m) return null;
-  const squares = [[Number(m[3]), Number(m[4])]];
-  if (m[5] !== undefined) squares.push([Number(m[5]), Number(m[6])]);
-  return {kind: m[1] + m[2], squares: squares, move: move};
-}
-
-function buildTargets() {
-  const builds = S.legal.map(parseBuild).filter(b => b && b.kind === pick);
-  const targets = new Map();
-  if (pick[0] !== "Y") {
-    for (const b of builds) targets.set(b.squares[0].join(","), {move: b.move});
-  } else if (first === null) {
-    for (const b of builds) for (const sq of b.squares) targets.set(sq.join(","), {first: true});
-  } else {
-    for (const b of builds) {
-      const keys = b.squares.map(s => s.join(","));
-      const i = keys.indexOf(first);
-      if (i >= 0) targets.set(keys[1 - i], {move: b.move});
-    }
-    targets.set(first, {cancel: true});
-  }
-  return targets;
-}
-
-function render() {
-  const st = S;
-  document.body.dataset.moves = st.move_count;
-  document.body.dataset.phase = st.phase;
-  document.body.dataset.yourTurn = st.your_turn ? "1" : "0";
-  document.body.dataset.gameId = st.game_id;
-  const actions = document.getElementById("actions");
-  const hint = document.getElementById("hint");
-  let targets = new Map();
-  let html = "";
-  hint.textContent = "";
-  if (st.your_turn && st.phase === "build") {
-    const kinds = new Map();
-    for (const b of st.legal.map(parseBuild)) if (b) kinds.set(b.kind, (kinds.get(b.kind) || 0) + 1);
-    if (pick !== null && !kinds.has(pick)) { pick = null; first = null; }
-    if (pick === null && kinds.size) pick = kinds.keys().next().value;
-    for (const [kind, count] of kinds) {
-      const c = Number(kind[1]);
-      html += `<button class="pick${kind === pick ? " selected" : ""}" data-kind="${kind}">` +
-              `${swatch(c)}${SHAPE_NAME[kind[0]]} ${c} <small>(${count})</small></button>`;
-    }
-    if (pick !== null) {
-      for (const [key, t] of buildTargets()) targets.set(key, t);
-      hint.textContent = pick[0] === "Y" ? (first === null ? "click the yard's first square" :
-        "click its second square (or the first again to cancel)") : "click a highlighted square to build";
-    }
-  } else if (st.your_turn && st.phase === "chip") {
-    for (const m of st.legal) {
-      const c = Number(m.split(":")[1]);
-      html += `<button class="chip" data-move="${m}">${swatch(c)}take a chip of colour ${c} ` +
-              `<small>(${st.supply[c]} left)</small></button>`;
-    }
-    hint.textContent = st.pending > 1 ? `${st.pending} chips to take` : "take one chip";
-  } else if (st.your_turn && st.phase === "cardinal") {
-    for (const m of st.legal) {
-      if (m === "C-") html += `<button class="keep" data-move="C-">leave the cardinal where it is (C-)</button>`;
-      else {
-        const [x, y] = m.slice(2).split(",").map(Number);
-        targets.set(`${x},${y}`, {move: m});
-      }
-    }
-    hint.textContent = "click a highlighted site to move the cardinal there";
-  }
-  actions.innerHTML = html;
-  const list = [];
-  for (const [key, t] of targets) {
-    const [x, y] = key.split(",").map(Number);
-    list.push({x: x, y: y, cls: t.cancel ? "chosen" : (t.first ? "first" : "final"),
-               title: t.move || (t.cancel ? "cancel this yard" : "first square of the yard")});
-  }
-  const lastKind = st.last === null ? null : (st.last.startsWith("chip") ? "chip" :
-                                               st.last.startsWith("C") ? "cardinal" : "build");
-  const view = boardView([st.buildings.flatMap(b => b.squares), st.sites, st.cardinal ? [st.cardinal] : []]);
-  drawBoard(svg, view, {buildings: st.buildings, sites: st.sites, cardinal: st.cardinal, lastId: st.last_id,
-                        lastKind: lastKind, window: st.window, targets: list});
-  svg.querySelectorAll("rect.target").forEach(el => {
-    el.addEventListener("click", () => onSquare(`${el.dataset.x},${el.dataset.y}`, targets));
-  });
-  const status = document.getElementById("status");
-  status.classList.toggle("mine", st.your_turn);
-  if (st.agent_error) status.textContent = st.agent_error;
-  else if (st.phase === "over") {
-    const w = st.result.winners;
-    status.textContent = w.includes(st.human_seat) ? (w.length > 1 ? "Game over: you share the win" :
-      "Game over: you win") : `Game over: ${w.map(s => `seat ${s} (${st.names[s]})`).join(", ")} won`;
-  } else if (st.your_turn) status.textContent = `Your turn: ${st.phase}`;
-  else status.textContent = `seat ${st.seat} (${st.names[st.seat]}) to play`;
-  const names = st.names.map((n, s) => `${s}: ${n}`);
-  document.getElementById("chips").innerHTML = chipsTable(st.seat_colours, st, st.result, {names: names});
-  document.getElementById("log").innerHTML = st.history.map((m, i) =>
-    `<li class="${st.movers[i] === st.human_seat ? "mine" : ""}"><span class="who">${st.movers[i]}</span>${esc(m)}</li>`
-  ).join("");
-  const log = document.getElementById("log");
-  log.scrollTop = log.scrollHeight;
-  showResult(document.getElementById("scores"), st.result, names, "the game is running");
-  document.getElementById("who").textContent =
-    `You are seat ${st.human_seat} (colours ${st.seat_colours[st.human_seat].join(", ")}); ` +
-    st.names.map((n, s) => s === st.human_seat ? null : `seat ${s}: ${n}`).filter(Boolean).join(", ");
-}
-
-function onSquare(key, targets) {
-  const t = targets.get(key);
-  if (!t || busy) return;
-  if (t.move) playMove(t.move);
-  else if (t.cancel) { first = null; render(); }
-  else if (t.first) { first = key; render(); }
-}
-
-document.getElementById("actions").addEventListener("click", e => {
-  const b = e.target.closest("button");
-  if (!b || busy) return;
-  if (b.dataset.kind) { pick = b.dataset.kind; first = null; render(); }
-  else if (b.dataset.move) playMove(b.dataset.move);
-});
-document.addEventListener("keydown", e => { if (e.key === "Escape" && first !== null) { first = null; render(); } });
-document.getElementById("new").onclick = () => { pick = null; first = null; request("POST", "/api/new", {}); };
-document.getElementById("legend").innerHTML = legendHTML();
-request("GET", "/api/state").then(() => { document.body.dataset.ready = "1"; });
-"""
-
-_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>Kardinal: play</title>
-<style>%CSS%</style>
-</head>
-<body data-busy="0">
-<header><h1>Kardinal: play against agents</h1></header>
-<main>
-<div id="board-wrap"><svg id="board" preserveAspectRatio="xMidYMid meet" role="img" aria-label="the board"></svg></div>
-<aside>
-<div class="box">
-<div id="who"></div>
-<div id="status">connecting...</div>
-<div id="actions"></div>
-<div id="hint"></div>
-<div id="error" data-rule=""></div>
-</div>
-<div class="box"><h2>Chips</h2><div id="chips"></div></div>
-<div class="box"><h2>Result</h2><div id="scores"></div></div>
-<div class="box"><h2>Moves</h2><ol id="log"></ol></div>
-<div class="box" id="tools"><button id="new">New game</button>
-<a id="download" href="/api/record" download>Download record</a></div>
-<div class="box" id="legend"></div>
-</aside>
-</main>
-<script>%JS%</script>
-</body>
-</html>
-"""
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,230 @@
+"""Kardinal's play page for the web play server (:mod:`agents.serving.webplay`; found through
+:func:`agents.serving.pages.page_for`).
+
+The page draws the board with the same code as the HTML replays (``kardinal_env.kardinal.replay_html``:
+``BOARD_CSS``, ``BOARD_JS``). On the person's decisions the legal moves come from the engine
+(``game.legal_moves()``): pick an edifice, then click one of the highlighted squares (a yard: its
+first square, then its second); chips and ``C-`` are buttons, a cardinal move is a click on a
+highlighted site. Kardinal has no hidden information: the state holds the whole position.
+
+For tests the page marks what it shows: ``body`` carries ``data-moves``, ``data-phase``,
+``data-your-turn``, ``data-busy`` and ``data-ready``; clickable squares are ``rect.target``
+(``.first`` / ``.final`` / ``.chosen``), the edifice buttons ``#actions button.pick``, the chip
+buttons ``button.chip``, ``C-`` is ``button.keep``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.serving.pages import PLAY_API_JS, PLAY_CSS
+from kardinal_env.kardinal.replay_html import BOARD_CSS, BOARD_JS, fill_page, position_state
+
+__all__ = ["KardinalPage"]
+
+
+class KardinalPage:
+    """Kardinal's play page (see the module docstring)."""
+
+    def state(self, game: Any, seat: int) -> dict:
+        """The whole position (Kardinal has no hidden information) as the board drawing needs it."""
+        buildings = game.buildings()
+        n = game.num_players
+        state = position_state(game)
+        state.update(
+            seat_colours=[list(game.seat_colours(s)) for s in range(n)],
+            rules=game.rules.to_dict(),
+            window=game.rules.window,
+            buildings=[
+                {
+                    "id": b.id,
+                    "shape": b.shape,
+                    "colour": b.colour,
+                    "squares": [list(q) for q in b.squares],
+                    "builder": b.builder,
+                }
+                for b in buildings
+            ],
+            last_id=len(buildings) - 1 if len(buildings) > 2 else -1,
+        )
+        return state
+
+    def html(self) -> str:
+        """The page: self-contained HTML (the board code of ``kardinal_env.kardinal.replay_html``)."""
+        return fill_page(_PAGE, {"CSS": BOARD_CSS + PLAY_CSS + _PLAY_CSS, "JS": BOARD_JS + PLAY_API_JS + _PLAY_JS})
+
+
+_PLAY_CSS = """
+.target { fill: rgba(255, 225, 40, 0.28); stroke: #ffe128; stroke-width: 0.05; cursor: pointer; }
+.target:hover { fill: rgba(255, 225, 40, 0.65); }
+.target.chosen { fill: rgba(255, 225, 40, 0.8); }
+#log { max-height: calc(100vh - 600px); min-height: 80px; overflow-y: auto; margin: 0; padding: 0; list-style: none;
+  font: 12px/1.5 ui-monospace, monospace; display: flex; flex-wrap: wrap; gap: 2px 8px; }
+#log .who { color: var(--muted); font-size: 10px; margin-right: 2px; }
+#log li.mine { color: var(--accent); }
+"""
+
+_PLAY_JS = r"""
+let pick = null;         // chosen edifice kind in the build phase, e.g. "H0", "Y2"
+let first = null;        // first square "x,y" of a yard
+
+const svg = document.getElementById("board");
+const SHAPE_NAME = {H: "house", T: "tower", Y: "yard"};
+
+function resetChoice() { pick = null; first = null; }
+
+// Parse a build move "H0@2,1" / "Y1@-1,0:0,0" into its kind and squares.
+function parseBuild(move) {
+  const m = /^([HTY])(\d)@(-?\d+),(-?\d+)(?::(-?\d+),(-?\d+))?$/.exec(move);
+  if (!m) return null;
+  const squares = [[Number(m[3]), Number(m[4])]];
+  if (m[5] !== undefined) squares.push([Number(m[5]), Number(m[6])]);
+  return {kind: m[1] + m[2], squares: squares, move: move};
+}
+
+function buildTargets() {
+  const builds = S.legal.map(parseBuild).filter(b => b && b.kind === pick);
+  const targets = new Map();
+  if (pick[0] !== "Y") {
+    for (const b of builds) targets.set(b.squares[0].join(","), {move: b.move});
+  } else if (first === null) {
+    for (const b of builds) for (const sq of b.squares) targets.set(sq.join(","), {first: true});
+  } else {
+    for (const b of builds) {
+      const keys = b.squares.map(s => s.join(","));
+      const i = keys.indexOf(first);
+      if (i >= 0) targets.set(keys[1 - i], {move: b.move});
+    }
+    targets.set(first, {cancel: true});
+  }
+  return targets;
+}
+
+function render() {
+  const st = S;
+  const actions = document.getElementById("actions");
+  const hint = document.getElementById("hint");
+  let targets = new Map();
+  let html = "";
+  hint.textContent = "";
+  if (st.your_turn && st.phase === "build") {
+    const kinds = new Map();
+    for (const b of st.legal.map(parseBuild)) if (b) kinds.set(b.kind, (kinds.get(b.kind) || 0) + 1);
+    if (pick !== null && !kinds.has(pick)) { pick = null; first = null; }
+    if (pick === null && kinds.size) pick = kinds.keys().next().value;
+    for (const [kind, count] of kinds) {
+      const c = Number(kind[1]);
+      html += `<button class="pick${kind === pick ? " selected" : ""}" data-kind="${kind}">` +
+              `${swatch(c)}${SHAPE_NAME[kind[0]]} ${c} <small>(${count})</small></button>`;
+    }
+    if (pick !== null) {
+      for (const [key, t] of buildTargets()) targets.set(key, t);
+      hint.textContent = pick[0] === "Y" ? (first === null ? "click the yard's first square" :
+        "click its second square (or the first again to cancel)") : "click a highlighted square to build";
+    }
+  } else if (st.your_turn && st.phase === "chip") {
+    for (const m of st.legal) {
+      const c = Number(m.split(":")[1]);
+      html += `<button class="chip" data-move="${m}">${swatch(c)}take a chip of colour ${c} ` +
+              `<small>(${st.supply[c]} left)</small></button>`;
+    }
+    hint.textContent = st.pending > 1 ? `${st.pending} chips to take` : "take one chip";
+  } else if (st.your_turn && st.phase === "cardinal") {
+    for (const m of st.legal) {
+      if (m === "C-") html += `<button class="keep" data-move="C-">leave the cardinal where it is (C-)</button>`;
+      else {
+        const [x, y] = m.slice(2).split(",").map(Number);
+        targets.set(`${x},${y}`, {move: m});
+      }
+    }
+    hint.textContent = "click a highlighted site to move the cardinal there";
+  }
+  actions.innerHTML = html;
+  const list = [];
+  for (const [key, t] of targets) {
+    const [x, y] = key.split(",").map(Number);
+    list.push({x: x, y: y, cls: t.cancel ? "chosen" : (t.first ? "first" : "final"),
+               title: t.move || (t.cancel ? "cancel this yard" : "first square of the yard")});
+  }
+  const lastKind = st.last === null ? null : (st.last.startsWith("chip") ? "chip" :
+                                               st.last.startsWith("C") ? "cardinal" : "build");
+  const view = boardView([st.buildings.flatMap(b => b.squares), st.sites, st.cardinal ? [st.cardinal] : []]);
+  drawBoard(svg, view, {buildings: st.buildings, sites: st.sites, cardinal: st.cardinal, lastId: st.last_id,
+                        lastKind: lastKind, window: st.window, targets: list});
+  svg.querySelectorAll("rect.target").forEach(el => {
+    el.addEventListener("click", () => onSquare(`${el.dataset.x},${el.dataset.y}`, targets));
+  });
+  const status = document.getElementById("status");
+  status.classList.toggle("mine", st.your_turn);
+  if (st.agent_error) status.textContent = st.agent_error;
+  else if (st.phase === "over") {
+    const w = st.result.winners;
+    status.textContent = w.includes(st.human_seat) ? (w.length > 1 ? "Game over: you share the win" :
+      "Game over: you win") : `Game over: ${w.map(s => `seat ${s} (${st.names[s]})`).join(", ")} won`;
+  } else if (st.your_turn) status.textContent = `Your turn: ${st.phase}`;
+  else status.textContent = `seat ${st.seat} (${st.names[st.seat]}) to play`;
+  const names = st.names.map((n, s) => `${s}: ${n}`);
+  document.getElementById("chips").innerHTML = chipsTable(st.seat_colours, st, st.result, {names: names});
+  document.getElementById("log").innerHTML = st.history.map((m, i) =>
+    `<li class="${st.movers[i] === st.human_seat ? "mine" : ""}"><span class="who">${st.movers[i]}</span>${esc(m)}</li>`
+  ).join("");
+  const log = document.getElementById("log");
+  log.scrollTop = log.scrollHeight;
+  showResult(document.getElementById("scores"), st.result, names, "the game is running");
+  document.getElementById("who").textContent =
+    `You are seat ${st.human_seat} (colours ${st.seat_colours[st.human_seat].join(", ")}); ` +
+    st.names.map((n, s) => s === st.human_seat ? null : `seat ${s}: ${n}`).filter(Boolean).join(", ");
+}
+
+function onSquare(key, targets) {
+  const t = targets.get(key);
+  if (!t || busy) return;
+  if (t.move) playMove(t.move);
+  else if (t.cancel) { first = null; render(); }
+  else if (t.first) { first = key; render(); }
+}
+
+document.getElementById("actions").addEventListener("click", e => {
+  const b = e.target.closest("button");
+  if (!b || busy) return;
+  if (b.dataset.kind) { pick = b.dataset.kind; first = null; render(); }
+  else if (b.dataset.move) playMove(b.dataset.move);
+});
+document.addEventListener("keydown", e => { if (e.key === "Escape" && first !== null) { first = null; render(); } });
+document.getElementById("legend").innerHTML = legendHTML();
+startPlay();
+"""
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>Kardinal: play</title>
+<style>%CSS%</style>
+</head>
+<body data-busy="0">
+<header><h1>Kardinal: play against agents</h1></header>
+<main>
+<div id="board-wrap"><svg id="board" preserveAspectRatio="xMidYMid meet" role="img" aria-label="the board"></svg></div>
+<aside>
+<div class="box">
+<div id="who"></div>
+<div id="status">connecting...</div>
+<div id="actions"></div>
+<div id="hint"></div>
+<div id="error" data-rule=""></div>
+</div>
+<div class="box"><h2>Chips</h2><div id="chips"></div></div>
+<div class="box"><h2>Result</h2><div id="scores"></div></div>
+<div class="box"><h2>Moves</h2><ol id="log"></ol></div>
+<div class="box" id="tools"><button id="new">New game</button>
+<a id="download" href="/api/record" download>Download record</a></div>
+<div class="box" id="legend"></div>
+</aside>
+</main>
+<script>%JS%</script>
+</body>
+</html>
+"""

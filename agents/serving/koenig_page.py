@@ -1,0 +1,450 @@
+"""Kardinal & König's play page for the web play server (:mod:`agents.serving.webplay`; found through
+:func:`agents.serving.pages.page_for`).
+
+The page draws the map as the HTML replays do (``kardinal_env.koenig.replay_html``: country areas,
+roads, alliances dashed and numbered, sites coloured by owner, each seal with its country's card
+type and the advisors per seat, the site or seal of the last move outlined) and beside it the
+person's own hand, the display and the deck, every seat's cards held (a number), pieces left, score
+and score now, the move list and, at the end, the final scoring by kind.
+
+Playing by clicking: on the person's turn the sites where a cloister may go and the seals where an
+advisor may go are highlighted; a click on one plays the move when one payment is possible and
+otherwise offers the payments as buttons (one card, or a pair as a joker). Discarding and ending
+the turn are buttons; in the draw phase the display's cards and the deck are the buttons.
+
+**What the person's seat may know.** :meth:`KoenigPage.state` holds the person's own hand and only
+public facts about the rest: the other seats' hand *sizes*, the display, the deck *size*, the
+discard pile (as a multiset), the map, pieces, scores, the moves in notation (a draw from the deck
+shows as ``draw:deck``). Never another seat's cards, never the deck order; the phase only when the
+person decides (or the game is over): another seat's ``second`` phase would tell that it holds
+the cards for a second piece (the observation hides it for the same reason). The server refuses the
+record (every hand and the deck order) until the game is over.
+
+For tests the page marks what it shows: every site is an SVG ``circle.site`` with ``data-site`` and
+``data-owner``, every seal a ``g.seal`` with ``data-country`` and ``data-advisors``; clickable ones
+carry the class ``target`` (the one whose payment is being chosen also ``chosen``); payment buttons
+are ``#actions button.pay``, the discard and end buttons ``button.discard`` / ``button.end``, the
+draw buttons ``button.draw`` (``#display`` cards and ``#deck-draw``); ``#hand`` carries
+``data-hand``, ``#cards`` ``data-display`` and ``data-deck``, ``#seats`` ``data-scores`` and
+``data-hand-sizes``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.serving.pages import PLAY_API_JS, PLAY_CSS
+from kardinal_env.core.replay_page import COMMON_JS, SHELL_CSS, fill_page
+from kardinal_env.koenig.notation import parse_move
+from kardinal_env.koenig.render import SEAT_COLOURS, layout_positions
+
+__all__ = ["KoenigPage", "map_data"]
+
+
+def _hex(rgb: tuple[int, int, int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def map_data(game: Any) -> dict:
+    """The static map of ``game``'s board: countries (id, name, card type, sites, seal position),
+    sites (id, country, position), roads and alliances (the board file's content: public)."""
+    b = game.board
+    pos = layout_positions(game)
+    return {
+        "name": b.name,
+        "types": list(b.types),
+        "countries": [
+            {
+                "id": cid,
+                "name": b.country_names[c],
+                "type": b.types[b.country_type[c]],
+                "sites": list(b.country_sites[c]),
+                "xy": list(pos[cid]),
+            }
+            for c, cid in enumerate(b.country_ids)
+        ],
+        "sites": [{"id": sid, "country": b.site_country[s], "xy": list(pos[sid])} for s, sid in enumerate(b.site_ids)],
+        "roads": [list(r) for r in b.roads],
+        "alliances": [list(a) for a in b.alliances],
+    }
+
+
+def _touched(move: str | None) -> dict | None:
+    """What a move touched on the map: ``{"site": id}`` (a cloister) or ``{"country": id}`` (an advisor)."""
+    if move is None:
+        return None
+    parsed = parse_move(move)
+    if parsed.kind == "K":
+        return {"site": parsed.target}
+    if parsed.kind == "A":
+        return {"country": parsed.target}
+    return None
+
+
+class KoenigPage:
+    """Kardinal & König's play page (see the module docstring)."""
+
+    def state(self, game: Any, seat: int) -> dict:
+        """What ``seat`` may know of ``game`` (see the module docstring), as the page draws it."""
+        n = game.num_players
+        decides = game.is_over or game.current_player == seat
+        last = game.history[-1] if game.move_count else None
+        return {
+            "rules": {"players": n, "discard": game.rules.discard, "board": game.board.name},
+            "seat_colours": [_hex(SEAT_COLOURS[s % len(SEAT_COLOURS)]) for s in range(n)],
+            "map": map_data(game),
+            "phase": game.phase if decides else None,
+            "country": game.turn_country,
+            "pieces_this_turn": game.pieces_this_turn,
+            "cards_this_turn": game.cards_this_turn,
+            "owners": game.owners(),
+            "advisors": game.advisor_counts(),
+            "hand": game.hand(seat),
+            "hand_sizes": [game.hand_size(s) for s in range(n)],
+            "pieces": [list(game.pieces_left(s)) for s in range(n)],
+            "display": game.display(),
+            "deck_size": game.deck_size(),
+            "discard_pile": sorted(game.discard_pile()),
+            "runouts": game.runouts,
+            "last_round": game.last_round,
+            "scores": game.scores(),
+            "projected": game.projected_scores(),
+            "interim": game.interim_scores(),
+            "breakdown": game.final_breakdown(),
+            "touched": _touched(last),
+        }
+
+    def html(self) -> str:
+        """The page: self-contained HTML (inline SVG, CSS and script)."""
+        return fill_page(_PAGE, {"CSS": SHELL_CSS + PLAY_CSS + _CSS, "JS": COMMON_JS + PLAY_API_JS + _JS})
+
+
+_CSS = """
+#board { width: 100%; height: calc(100vh - 80px); min-height: 360px; display: block; background: #eee8d5;
+  border-radius: 6px; }
+aside { flex-basis: 420px; }
+.sw { display: inline-block; width: 11px; height: 11px; border: 1px solid #000; vertical-align: -1px;
+  margin-right: 4px; border-radius: 50%; }
+.card { display: inline-block; min-width: 15px; padding: 0 3px; margin: 0 1px; border-radius: 3px; color: #111;
+  font: 600 12px/16px ui-monospace, monospace; text-align: center; border: 1px solid #000; }
+.card.big { min-width: 24px; font-size: 15px; line-height: 26px; }
+.back { display: inline-block; width: 9px; height: 13px; margin: 0 1px; border-radius: 2px; vertical-align: -2px;
+  background: repeating-linear-gradient(45deg, #6b5b95, #6b5b95 2px, #8a7bb0 2px, #8a7bb0 4px);
+  border: 1px solid #000; }
+button.draw { padding: 2px 4px; }
+button.draw .card { pointer-events: none; }
+#hand-box .cards { min-height: 30px; }
+#cards div { margin: 3px 0; }
+.note { color: var(--muted); font-size: 12px; }
+#log { max-height: calc(100vh - 700px); min-height: 70px; overflow-y: auto; margin: 0; padding: 0; list-style: none;
+  font: 12px/1.5 ui-monospace, monospace; display: flex; flex-wrap: wrap; gap: 2px 8px; }
+#log .who { color: var(--muted); font-size: 10px; margin-right: 2px; }
+#log li.mine { color: var(--accent); }
+.seal text { font: 600 3px system-ui, sans-serif; }
+.site.target, .seal.target { cursor: pointer; }
+.ring { fill: none; stroke: #ffe128; stroke-width: 0.9; pointer-events: none; }
+.seal.target:hover rect.face, .site.target:hover { filter: brightness(1.2); }
+"""
+
+_JS = r"""
+const svg = document.getElementById("board");
+const CARD_COLOURS = ["#f4d35e", "#ee964b", "#9bc1bc", "#b8b8ff", "#e6aace", "#c5e99b", "#ffd6a5", "#a0c4ff",
+                      "#bdb2ff", "#d0d0d0"];
+const TINTS = ["#ded1b0", "#cedebe", "#d6cce2", "#e2c8c4", "#c4d8e2", "#e6dcaa", "#c8e2d6", "#e2d4be", "#d4d4d4"];
+const EMPTY = "#aaaaaa", ROAD = "#786e5f", ALLIANCE = "#963c78", INK = "#191919", LAST = "#ffe128";
+const SITE_R = 2.3;
+let chosen = null;       // "K:site" or "A:country" while its payment is being chosen
+let mapKey = null, staticSVG = "";
+
+function resetChoice() { chosen = null; }
+
+function cardHTML(t, big) {
+  return `<span class="card${big ? " big" : ""}" style="background:${CARD_COLOURS[t % 10]}" ` +
+         `title="card type ${t}">${t}</span>`;
+}
+function seatSwatch(s) { return `<span class="sw" style="background:${S.seat_colours[s]}"></span>`; }
+function backs(k) { return Array.from({length: k}, () => `<span class="back"></span>`).join(""); }
+
+// A place move "K@SW2/3" / "A@IT/22": its kind, target and payment.
+function parsePlace(move) {
+  const m = /^([KA])@([^/]+)\/(\d)(\d)?$/.exec(move);
+  return m ? {key: `${m[1]}:${m[2]}`, kind: m[1], target: m[2], card: Number(m[3]), pair: m[4] !== undefined,
+              move: move} : null;
+}
+function payHTML(p) {
+  return p.pair ? `${cardHTML(p.card)}${cardHTML(p.card)} <small>(a pair as joker)</small>` : cardHTML(p.card);
+}
+
+// The map that never changes (country areas, alliances, roads) and the view box, once per board.
+function prepareMap(B) {
+  const pts = B.sites.map(s => s.xy).concat(B.countries.map(c => c.xy));
+  const xs = pts.map(p => p[0]), ys = pts.map(p => p[1]);
+  const m = 9;
+  svg.setAttribute("viewBox", `${Math.min(...xs) - m} ${Math.min(...ys) - m} ` +
+                   `${Math.max(...xs) - Math.min(...xs) + 2 * m} ${Math.max(...ys) - Math.min(...ys) + 2 * m}`);
+  const out = [];
+  B.countries.forEach((c, i) => {
+    const tint = TINTS[i % TINTS.length];
+    for (const s of c.sites) {
+      const [x, y] = B.sites[s].xy;
+      out.push(`<line x1="${c.xy[0]}" y1="${c.xy[1]}" x2="${x}" y2="${y}" stroke="${tint}" ` +
+               `stroke-width="${SITE_R * 2}" stroke-linecap="round"/>`);
+      out.push(`<circle cx="${x}" cy="${y}" r="${SITE_R * 2.4}" fill="${tint}"/>`);
+    }
+  });
+  B.alliances.forEach(([a, b], i) => {
+    const [x0, y0] = B.countries[a].xy, [x1, y1] = B.countries[b].xy;
+    out.push(`<g class="alliance"><title>alliance ${i + 1}: ${esc(B.countries[a].name)} - ` +
+             `${esc(B.countries[b].name)}</title><line x1="${x0}" y1="${y0}" x2="${x1}" y2="${y1}" ` +
+             `stroke="${ALLIANCE}" stroke-width="0.5" stroke-dasharray="1.6 1.2"/>` +
+             `<circle cx="${(x0 + x1) / 2}" cy="${(y0 + y1) / 2}" r="1.9" fill="#eee8d5" stroke="${ALLIANCE}" ` +
+             `stroke-width="0.3"/><text x="${(x0 + x1) / 2}" y="${(y0 + y1) / 2 + 0.9}" text-anchor="middle" ` +
+             `fill="${ALLIANCE}" style="font: 600 2.5px system-ui, sans-serif">${i + 1}</text></g>`);
+  });
+  for (const [a, b] of B.roads) {
+    const [x0, y0] = B.sites[a].xy, [x1, y1] = B.sites[b].xy;
+    out.push(`<line class="road" x1="${x0}" y1="${y0}" x2="${x1}" y2="${y1}" stroke="${ROAD}" stroke-width="0.55"/>`);
+  }
+  staticSVG = out.join("");
+  mapKey = JSON.stringify([B.name, B.sites.length, S.players]);
+}
+
+// The map of state st; `places` maps "K:site" / "A:country" to the legal moves there.
+function drawMap(st, places) {
+  const B = st.map;
+  const out = [staticSVG];
+  const touched = st.touched || {};
+  B.sites.forEach((s, i) => {
+    const owner = st.owners[i];
+    const [x, y] = s.xy;
+    const key = `K:${s.id}`, target = places.has(key);
+    const who = owner === null ? "empty" : `cloister of seat ${owner}`;
+    out.push(`<circle class="site${target ? " target" : ""}${chosen === key ? " chosen" : ""}" data-site="${s.id}" ` +
+             `data-owner="${owner === null ? "" : owner}" cx="${x}" cy="${y}" r="${SITE_R}" ` +
+             `fill="${owner === null ? EMPTY : st.seat_colours[owner]}" stroke="${INK}" stroke-width="0.45">` +
+             `<title>${esc(s.id)}: ${who}${target ? " (click: a cloister here)" : ""}</title></circle>`);
+    if (target) out.push(`<circle class="ring" cx="${x}" cy="${y}" r="${SITE_R + (chosen === key ? 1.4 : 0.9)}"` +
+                         `${chosen === key ? ' stroke-width="1.4"' : ""}/>`);
+    if (touched.site === s.id)
+      out.push(`<circle class="last" data-site="${s.id}" cx="${x}" cy="${y}" r="${SITE_R + 1.1}" fill="none" ` +
+               `stroke="${INK}" stroke-width="1.2" pointer-events="none"/><circle cx="${x}" cy="${y}" ` +
+               `r="${SITE_R + 1.1}" fill="none" stroke="${LAST}" stroke-width="0.7" pointer-events="none"/>`);
+  });
+  const n = st.players, w = Math.max(9, 2.6 * n + 1.6), h = 7.4;
+  B.countries.forEach((c, i) => {
+    const [cx, cy] = c.xy;
+    const x0 = cx - w / 2, y0 = cy - h / 2;
+    const counts = st.advisors[i];
+    const key = `A:${c.id}`, target = places.has(key);
+    const here = st.country === c.id && !st.result;
+    let g = `<g class="seal${target ? " target" : ""}${chosen === key ? " chosen" : ""}" data-country="${c.id}" ` +
+      `data-advisors="${JSON.stringify(counts)}"><title>${esc(c.name)} (${c.id}), card type ${c.type}; advisors ` +
+      `per seat ${counts.join(", ")}${target ? " (click: an advisor here)" : ""}</title>` +
+      `<rect class="face" x="${x0}" y="${y0}" width="${w}" height="${h}" rx="0.8" fill="#fafafa" stroke="${INK}" ` +
+      `stroke-width="${here ? 0.7 : 0.4}"${here ? ' stroke-dasharray="1 0.6"' : ""}/>` +
+      `<rect x="${x0 + w - 3.2}" y="${y0 + 0.6}" width="2.6" height="2.9" rx="0.4" ` +
+      `fill="${CARD_COLOURS[c.type % 10]}" stroke="${INK}" stroke-width="0.2"/>` +
+      `<text x="${x0 + w - 1.9}" y="${y0 + 2.75}" text-anchor="middle" fill="${INK}" ` +
+      `style="font: 600 2.4px ui-monospace, monospace">${c.type}</text>` +
+      `<text x="${x0 + 0.8}" y="${y0 + 3.1}" fill="${INK}">${esc(c.id)}</text>`;
+    for (let s = 0; s < n; s++) {
+      const bx = x0 + 0.8 + 2.6 * s, by = y0 + 4.1;
+      g += counts[s] ?
+        `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="${st.seat_colours[s]}" stroke="${INK}" ` +
+        `stroke-width="0.15"/><text x="${bx + 1.15}" y="${by + 2.05}" text-anchor="middle" fill="${INK}" ` +
+        `style="font: 600 2.2px system-ui, sans-serif">${counts[s]}</text>` :
+        `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="none" stroke="#c8c8c8" ` +
+        `stroke-width="0.15"/>`;
+    }
+    out.push(g + `</g>`);
+    if (target) out.push(`<rect class="ring" x="${x0 - 0.7}" y="${y0 - 0.7}" width="${w + 1.4}" height="${h + 1.4}" ` +
+                         `rx="1.1"${chosen === key ? ' stroke-width="1.4"' : ""}/>`);
+    if (touched.country === c.id)
+      out.push(`<rect class="last" data-country="${c.id}" x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" ` +
+               `height="${h + 1.8}" rx="1.2" fill="none" stroke="${INK}" stroke-width="1.1" pointer-events="none"/>` +
+               `<rect x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" height="${h + 1.8}" rx="1.2" fill="none" ` +
+               `stroke="${LAST}" stroke-width="0.6" pointer-events="none"/>`);
+  });
+  svg.innerHTML = out.join("");
+}
+
+function seatsTable(st) {
+  const over = !!st.result, winners = over ? st.result.winners : [];
+  let h = `<table><tr><th>seat</th><th title="cards held">cards</th><th title="cloisters left">K</th>` +
+          `<th title="advisors left">A</th><th title="running total">score</th>` +
+          `<th title="the score if every scoring still to come happened on this map">` +
+          `${over ? "final" : "now"}</th></tr>`;
+  for (let s = 0; s < st.players; s++) {
+    const cls = [];
+    if (st.seat === s && !over) cls.push("on-turn");
+    if (winners.includes(s)) cls.push("winner");
+    const cards = s === st.human_seat ? st.hand.map(t => cardHTML(t)).join("") || `<span class="note">none</span>`
+                                      : `${backs(st.hand_sizes[s])} <span class="note">${st.hand_sizes[s]}</span>`;
+    h += `<tr class="${cls.join(" ")}" data-seat="${s}"><td>${seatSwatch(s)}${esc(st.names[s])}</td>` +
+         `<td style="text-align:left">${cards}</td><td>${st.pieces[s][0]}</td><td>${st.pieces[s][1]}</td>` +
+         `<td>${st.scores[s]}</td><td>${st.projected[s]}</td></tr>`;
+  }
+  return h + `</table>`;
+}
+
+function resultHTML(st) {
+  const r = st.result, kinds = st.breakdown ? Object.keys(st.breakdown) : [];
+  let h = `<table><tr><th>seat</th><th>final</th>${kinds.map(k => `<th title="final scoring: ${esc(k)}">` +
+          `${esc(k.slice(0, 5))}.</th>`).join("")}${st.interim ? `<th title="interim scoring">inter.</th>` : ""}` +
+          `<th></th></tr>`;
+  r.scores.forEach((score, s) => {
+    const win = r.winners.includes(s);
+    h += `<tr class="${win ? "winner" : ""}" data-seat="${s}" data-score="${score}"><td>${seatSwatch(s)}` +
+         `${esc(st.names[s])}</td><td>${score}</td>${kinds.map(k => `<td>${st.breakdown[k][s]}</td>`).join("")}` +
+         `${st.interim ? `<td>${st.interim[s]}</td>` : ""}<td>${win ? "winner" : ""}</td></tr>`;
+  });
+  return h + `</table>`;
+}
+
+const PHASE_HINT = {
+  place: "click a highlighted site (a cloister) or seal (an advisor), or discard a card",
+  second: "a second piece in the same country (click it), or end the turn",
+  discard: "discard another card, or stop",
+  draw: "take a card: click one in the display, or the deck",
+};
+
+function render() {
+  const st = S;
+  if (mapKey !== JSON.stringify([st.map.name, st.map.sites.length, st.players])) prepareMap(st.map);
+  const places = new Map(), buttons = [];
+  if (st.your_turn) for (const m of st.legal) {
+    const p = parsePlace(m);
+    if (p) { if (!places.has(p.key)) places.set(p.key, []); places.get(p.key).push(p); }
+    else buttons.push(m);
+  }
+  if (chosen !== null && !places.has(chosen)) chosen = null;
+  drawMap(st, places);
+  let html = "";
+  if (chosen !== null) {
+    const opts = places.get(chosen), p0 = opts[0];
+    html += `<div class="note">${p0.kind === "K" ? "a cloister on " + esc(p0.target) : "an advisor in " +
+            esc(p0.target)}: pay with</div>`;
+    for (const p of opts) html += `<button class="pay" data-move="${esc(p.move)}">${payHTML(p)}</button>`;
+    html += `<button class="cancel">cancel</button>`;
+  }
+  for (const m of buttons) {
+    if (m.startsWith("discard:"))
+      html += `<button class="discard" data-move="${m}">discard ${cardHTML(Number(m.slice(8)))}</button>`;
+    else if (m === "end") html += `<button class="end" data-move="end">${st.phase === "discard" ? "stop discarding" :
+                                   "end the turn (no second piece)"}</button>`;
+  }
+  document.getElementById("actions").innerHTML = html;
+  document.getElementById("hint").textContent = st.your_turn ? (PHASE_HINT[st.phase] || "") : "";
+  // your hand, the display and the deck (the draw buttons)
+  const hand = document.getElementById("hand");
+  hand.innerHTML = st.hand.map(t => cardHTML(t, true)).join("") || `<span class="note">no cards</span>`;
+  hand.dataset.hand = JSON.stringify(st.hand);
+  const draws = new Set(buttons.filter(m => m.startsWith("draw:")));
+  const display = st.display.map(t => draws.has(`draw:${t}`) ?
+    `<button class="draw" data-move="draw:${t}" title="take this card">${cardHTML(t, true)}</button>` :
+    cardHTML(t, true)).join("") || `<span class="note">empty</span>`;
+  const deck = draws.has("draw:deck") ? `<button class="draw" id="deck-draw" data-move="draw:deck">draw from the ` +
+    `deck</button>` : "";
+  const runout = ["the deck has not run out yet", "the deck ran out once (interim scoring done)",
+                  "the deck ran out twice: last round"][st.runouts];
+  const pile = st.discard_pile.length ? st.discard_pile.map(t => cardHTML(t)).join("") : "empty";
+  const cards = document.getElementById("cards");
+  cards.innerHTML = `<div>display <span id="display">${display}</span></div>` +
+    `<div>deck <b>${st.deck_size}</b> cards ${deck}</div>` +
+    `<div class="note">discard pile (${st.discard_pile.length}): ${pile}</div><div class="note">${runout}</div>`;
+  cards.dataset.display = JSON.stringify(st.display);
+  cards.dataset.deck = st.deck_size;
+  const seats = document.getElementById("seats");
+  seats.innerHTML = seatsTable(st);
+  seats.dataset.scores = JSON.stringify(st.scores);
+  seats.dataset.handSizes = JSON.stringify(st.hand_sizes);
+  // status, result, log
+  const status = document.getElementById("status");
+  status.classList.toggle("mine", st.your_turn);
+  if (st.agent_error) status.textContent = st.agent_error;
+  else if (st.result) {
+    const w = st.result.winners;
+    status.textContent = w.includes(st.human_seat) ? (w.length > 1 ? "Game over: you share the win" :
+      "Game over: you win") : `Game over: ${w.map(s => `seat ${s} (${st.names[s]})`).join(", ")} won`;
+  } else if (st.your_turn) status.textContent = `Your turn: ${st.phase}` + (st.country ? ` (in ${st.country})` : "");
+  else status.textContent = `seat ${st.seat} (${st.names[st.seat]}) to play`;
+  const scores = document.getElementById("scores");
+  showResult(scores, st.result, st.names, "the game is running");
+  if (st.result) scores.innerHTML = resultHTML(st);
+  const log = document.getElementById("log");
+  log.innerHTML = st.history.map((m, i) =>
+    `<li class="${st.movers[i] === st.human_seat ? "mine" : ""}"><span class="who">${st.movers[i]}</span>${esc(m)}</li>`
+  ).join("");
+  log.scrollTop = log.scrollHeight;
+  document.getElementById("who").innerHTML = `You are ${seatSwatch(st.human_seat)}seat ${st.human_seat}; ` +
+    st.names.map((n, s) => s === st.human_seat ? null : `seat ${s}: ${esc(n)}`).filter(Boolean).join(", ");
+}
+
+function legendHTML() {
+  const icon = inner => `<svg viewBox="0 0 6 6" style="width:14px">${inner}</svg>`;
+  const item = (inner, text) => `<span>${icon(inner)} ${text}</span>`;
+  return `<div class="legend">` +
+    item(`<circle cx="3" cy="3" r="2.3" fill="${EMPTY}" stroke="${INK}" stroke-width="0.45"/>`, "empty site") +
+    item(`<circle cx="3" cy="3" r="2.3" fill="${EMPTY}" stroke="${LAST}" stroke-width="0.9"/>`, "you may place here") +
+    item(`<line x1="0" y1="3" x2="6" y2="3" stroke="${ALLIANCE}" stroke-width="0.8" stroke-dasharray="1.6 1"/>`,
+         "alliance") +
+    item(`<line x1="0" y1="3" x2="6" y2="3" stroke="${ROAD}" stroke-width="0.8"/>`, "road") +
+    item(`<circle cx="3" cy="3" r="2.2" fill="none" stroke="${INK}" stroke-width="1.2"/>` +
+         `<circle cx="3" cy="3" r="2.2" fill="none" stroke="${LAST}" stroke-width="0.7"/>`, "last move") +
+    `<span>a seal: country, its card type, advisors per seat</span></div>`;
+}
+
+svg.addEventListener("click", e => {
+  if (busy || !S || !S.your_turn) return;
+  const el = e.target.closest(".site.target, .seal.target");
+  if (!el) return;
+  const key = el.dataset.site !== undefined ? `K:${el.dataset.site}` : `A:${el.dataset.country}`;
+  const opts = S.legal.map(parsePlace).filter(p => p && p.key === key);
+  if (opts.length === 1) playMove(opts[0].move);
+  else if (opts.length > 1) { chosen = key; render(); }
+});
+document.querySelector("aside").addEventListener("click", e => {
+  const b = e.target.closest("button");
+  if (!b || busy || b.id === "new") return;
+  if (b.classList.contains("cancel")) { chosen = null; render(); }
+  else if (b.dataset.move) playMove(b.dataset.move);
+});
+document.addEventListener("keydown", e => { if (e.key === "Escape" && chosen !== null) { chosen = null; render(); } });
+document.getElementById("legend").innerHTML = legendHTML();
+startPlay();
+"""
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>Kardinal &amp; König: play</title>
+<style>%CSS%</style>
+</head>
+<body data-busy="0">
+<header><h1>Kardinal &amp; König: play against agents</h1></header>
+<main>
+<div id="board-wrap"><svg id="board" preserveAspectRatio="xMidYMid meet" role="img" aria-label="the map"></svg></div>
+<aside>
+<div class="box">
+<div id="who"></div>
+<div id="status">connecting...</div>
+<div id="actions"></div>
+<div id="hint"></div>
+<div id="error" data-rule=""></div>
+</div>
+<div class="box" id="hand-box"><h2>Your hand</h2><div id="hand" class="cards"></div><div id="cards"></div></div>
+<div class="box"><h2>Seats</h2><div id="seats"></div></div>
+<div class="box"><h2>Result</h2><div id="scores"></div></div>
+<div class="box"><h2>Moves</h2><ol id="log"></ol></div>
+<div class="box" id="tools"><button id="new">New game</button>
+<a id="download" href="/api/record" download>Download record</a></div>
+<div class="box" id="legend"></div>
+</aside>
+</main>
+<script>%JS%</script>
+</body>
+</html>
+"""

@@ -1,0 +1,203 @@
+"""The play pages of the web play server (:mod:`agents.serving.webplay`): one per game, found by its
+registry entry, and a plain one for any other game.
+
+A play page is an object with
+
+* ``html() -> str`` — the whole page (self-contained: inline CSS and script, no network). Its
+  script reads ``GET /api/state`` and posts ``/api/move`` and ``/api/new`` with the ``session``
+  token of the state (see :mod:`agents.serving.webplay`);
+* ``state(game, seat) -> dict`` — the game's part of the state JSON for the person at ``seat``:
+  **only what that seat may know** (for a game with hidden information never another seat's
+  hidden cards nor the deck order). The server adds the common fields (seats and names, the
+  moves so far, the legal moves when it is the person's turn, the result, the session).
+
+Pages: :mod:`agents.serving.kardinal_page` (Kardinal: the board, build by clicking squares),
+:mod:`agents.serving.koenig_page` (Kardinal & König: the map with clickable sites and seals, the
+person's hand, the display and the deck) and :class:`TextPage` (any other game: its text picture for
+the person's seat and one button per legal move).
+
+:func:`page_for` looks a game's page up by its registry entry: the field ``play_page`` (a
+``"module:attribute"`` string naming a page object or a class built without arguments) when the
+:class:`~kardinal_env.core.registry.GameSpec` has one; until the registry carries that field, the
+built-in games' pages are listed in :data:`BUILT_IN_PAGES` (transitional); any other game gets the
+:class:`TextPage`.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from kardinal_env.core.registry import GameSpec, resolve
+from kardinal_env.core.replay_page import COMMON_JS, SHELL_CSS, fill_page
+
+__all__ = ["BUILT_IN_PAGES", "TextPage", "page_for", "PLAY_API_JS"]
+
+#: Transitional: the built-in games' play pages, by registry name, until ``GameSpec.play_page`` exists.
+BUILT_IN_PAGES = {
+    "kardinal": "agents.serving.kardinal_page:KardinalPage",
+    "kardinal_koenig": "agents.serving.koenig_page:KoenigPage",
+}
+
+
+def page_for(spec: GameSpec) -> Any:
+    """The play page of ``spec``'s game (see the module docstring)."""
+    target = getattr(spec, "play_page", None) or BUILT_IN_PAGES.get(spec.name)
+    if target is None:
+        return TextPage(spec)
+    page = resolve(target)
+    return page() if isinstance(page, type) else page
+
+
+#: What every play page's script shares: the last state ``S``, ``request`` (one API call: busy flag,
+#: errors in ``#error`` with ``data-rule``, then ``render()``), ``playMove`` and the "New game" button.
+#: A page defines ``render()`` and calls ``startPlay()`` at the end of its script.
+PLAY_API_JS = r"""
+let S = null;            // the last state from the server
+let busy = false;
+
+function setBusy(value) {
+  busy = value;
+  document.body.dataset.busy = value ? "1" : "0";
+  document.querySelectorAll("#actions button, #new").forEach(b => { b.disabled = value; });
+}
+
+function showError(message, rule) {
+  const el = document.getElementById("error");
+  el.textContent = message || "";
+  el.dataset.rule = rule || "";
+}
+
+async function request(method, path, body) {
+  setBusy(true);
+  try {
+    const r = await fetch(path, {method: method, headers: {"Content-Type": "application/json"},
+                                 body: body === undefined ? undefined : JSON.stringify(body)});
+    const data = await r.json();
+    if (!r.ok) { showError(data.error, data.rule); return; }
+    showError("");
+    S = data;
+    document.body.dataset.moves = S.move_count;
+    document.body.dataset.yourTurn = S.your_turn ? "1" : "0";
+    document.body.dataset.gameId = S.game_id;
+    document.body.dataset.phase = S.phase === null || S.phase === undefined ? "" : S.phase;
+    document.body.dataset.over = S.result ? "1" : "0";
+    const link = document.getElementById("download");
+    if (link) {
+      link.classList.toggle("disabled", !S.record_available);
+      link.title = S.record_available ? "the game so far as a record" :
+        "the record holds every hand and the deck order: it can be downloaded once the game is over";
+    }
+    render();
+  } catch (e) {
+    showError(`no answer from the server: ${e}`, "network");
+  } finally {
+    setBusy(false);
+  }
+}
+
+function playMove(move) {
+  if (busy || !S || !S.legal.includes(move)) return;
+  if (typeof resetChoice === "function") resetChoice();
+  request("POST", "/api/move", {session: S.session, move: move, at: S.move_count});
+}
+
+function startPlay() {
+  document.getElementById("new").onclick = () => {
+    if (typeof resetChoice === "function") resetChoice();
+    request("POST", "/api/new", {session: S ? S.session : null});
+  };
+  const link = document.getElementById("download");
+  if (link) link.addEventListener("click", e => { if (!S || !S.record_available) e.preventDefault(); });
+  request("GET", "/api/state").then(() => { document.body.dataset.ready = "1"; });
+}
+"""
+
+#: Styles every play page adds to the shared shell.
+PLAY_CSS = """
+#status { font-weight: 600; font-size: 15px; }
+#status.mine { color: var(--accent); }
+#error { color: #ff8080; min-height: 1.2em; white-space: pre-wrap; }
+#actions { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 6px; }
+#actions button.selected { outline: 2px solid var(--accent); }
+#hint { color: var(--muted); font-size: 12px; margin-top: 4px; }
+#tools { display: flex; gap: 8px; align-items: center; }
+#tools a { color: var(--text); }
+#tools a.disabled { color: var(--muted); cursor: not-allowed; }
+#scores .winner { color: var(--accent); font-weight: 600; }
+"""
+
+
+class TextPage:
+    """The play page of a game without a page of its own: its text picture for the person's seat
+    (``spec.game_text(game, seat)``) and one button per legal move."""
+
+    def __init__(self, spec: GameSpec):
+        self.spec = spec
+
+    def state(self, game: Any, seat: int) -> dict:
+        return {"text": self.spec.game_text(game, seat), "phase": getattr(game, "phase", None)}
+
+    def html(self) -> str:
+        title = html.escape(f"{self.spec.title}: play")
+        css = SHELL_CSS + PLAY_CSS + _TEXT_CSS
+        return fill_page(_TEXT_PAGE, {"TITLE": title, "CSS": css, "JS": COMMON_JS + PLAY_API_JS + _TEXT_JS})
+
+
+_TEXT_CSS = """
+#text { background: var(--panel); padding: 10px; border-radius: 6px; font: 13px/1.35 ui-monospace, monospace;
+  white-space: pre; overflow: auto; }
+"""
+
+_TEXT_JS = r"""
+function render() {
+  const st = S;
+  document.getElementById("text").textContent = st.text;
+  document.getElementById("actions").innerHTML = st.legal.map(m =>
+    `<button class="move" data-move="${esc(m)}">${esc(m)}</button>`).join("");
+  const status = document.getElementById("status");
+  status.classList.toggle("mine", st.your_turn);
+  if (st.agent_error) status.textContent = st.agent_error;
+  else if (st.result) {
+    const w = st.result.winners;
+    status.textContent = w.includes(st.human_seat) ? "Game over: you win" :
+      `Game over: ${w.map(s => `seat ${s} (${st.names[s]})`).join(", ")} won`;
+  } else if (st.your_turn) status.textContent = "Your turn";
+  else status.textContent = `seat ${st.seat} (${st.names[st.seat]}) to play`;
+  showResult(document.getElementById("scores"), st.result, st.names.map((n, s) => `${s}: ${n}`), "the game is running");
+}
+document.getElementById("actions").addEventListener("click", e => {
+  const b = e.target.closest("button");
+  if (b && b.dataset.move && !busy) playMove(b.dataset.move);
+});
+startPlay();
+"""
+
+_TEXT_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>%TITLE%</title>
+<style>%CSS%</style>
+</head>
+<body data-busy="0">
+<header><h1>%TITLE%</h1></header>
+<main>
+<div id="board-wrap"><pre id="text"></pre></div>
+<aside>
+<div class="box">
+<div id="status">connecting...</div>
+<div id="actions"></div>
+<div id="error" data-rule=""></div>
+</div>
+<div class="box"><h2>Result</h2><div id="scores"></div></div>
+<div class="box" id="tools"><button id="new">New game</button>
+<a id="download" href="/api/record" download>Download record</a></div>
+</aside>
+</main>
+<script>%JS%</script>
+</body>
+</html>
+"""

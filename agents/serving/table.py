@@ -1,0 +1,154 @@
+"""The table a person sits at: the options ``kardinal-play`` and the web play server share, read from
+the registry of games (:mod:`kardinal_env.core.registry`), and the agents for the other seats.
+
+Command line (:func:`table_parser`)::
+
+    --game NAME        a registered game (default: the first one, ``kardinal``)
+    --players N        the game's seat counts (``spec.players``; default ``spec.default_players``)
+    --seat S           your seat (0 moves first)
+    --agents SPEC...   agent specs for the other seats (``agents.load_agent``), the last one repeated
+    --seed N           seed of the agents (seat ``s`` gets ``seed * 16 + s``) and of the deal
+    one flag per rule option of the game (``spec.rule_options``: ``--preset``, ``--board``, ...)
+
+The choices of ``--players`` and the rule-option flags depend on the game, so the parser is built
+after ``--game`` is known (:func:`game_from_argv` reads it first); ``--game NAME --help`` lists that
+game's options. Nothing here compares game names: every game-dependent value comes from its
+:class:`~kardinal_env.core.registry.GameSpec`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from typing import Any
+
+from agents import check_spec, load_agent
+from agents.networks.checkpoint import PlayerCountWarning
+from kardinal_env.core.registry import GameSpec, game_names, get_game
+
+__all__ = [
+    "default_game",
+    "game_from_argv",
+    "table_parser",
+    "add_table_arguments",
+    "rule_options",
+    "rule_option_argv",
+    "seat_specs",
+    "build_agents",
+]
+
+
+def default_game() -> GameSpec:
+    """The game tools play when none is named: the first registered one."""
+    return get_game(game_names()[0])
+
+
+def game_from_argv(argv: list[str] | None) -> GameSpec:
+    """The game ``--game`` names in ``argv`` (the default game when absent or unknown: the full parser
+    then reports an unknown name with the list of games)."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--game")
+    known, _ = pre.parse_known_args(argv)
+    if known.game is None:
+        return default_game()
+    try:
+        return get_game(known.game)
+    except ValueError:
+        return default_game()
+
+
+def _default_agent(spec: GameSpec) -> str:
+    return "greedy" if "greedy" in spec.baselines else "random"
+
+
+def add_table_arguments(parser: argparse.ArgumentParser, spec: GameSpec) -> None:
+    """``--game``, ``--players``, ``--seat``, ``--agents``, ``--seed`` and ``spec``'s rule-option flags."""
+    parser.add_argument(
+        "--game", default=default_game().name, choices=game_names(), help="the game (default %(default)s)"
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=spec.default_players,
+        choices=list(spec.players),
+        help=f"players per game of {spec.name} (default %(default)s)",
+    )
+    parser.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        default=[_default_agent(spec)],
+        metavar="SPEC",
+        help="agent specs for the other seats, the last one repeated (random, greedy, mcts:N, ppo:PATH, ...; "
+        "default %(default)s)",
+    )
+    for option in spec.rule_options:
+        if option.kind == "flag":
+            parser.add_argument(option.flag, dest=option.name, action="store_true", help=option.help)
+        elif option.kind == "choice":
+            parser.add_argument(
+                option.flag, dest=option.name, choices=list(option.choices), default=option.default, help=option.help
+            )
+        else:
+            parser.add_argument(
+                option.flag, dest=option.name, default=option.default, metavar="VALUE", help=option.help
+            )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the agents (seed * 16 + seat) and of the deal")
+
+
+def table_parser(argv: list[str] | None, **kw: Any) -> tuple[argparse.ArgumentParser, GameSpec]:
+    """An ``ArgumentParser(**kw)`` with the table options of the game ``argv`` names, and that game."""
+    spec = game_from_argv(argv)
+    parser = argparse.ArgumentParser(**kw)
+    add_table_arguments(parser, spec)
+    return parser, spec
+
+
+def rule_options(spec: GameSpec, args: argparse.Namespace) -> dict[str, Any]:
+    """The rule options (besides ``players``) the parsed ``args`` give, for ``spec.rules(players, **options)``
+    (``None``: the rules' default; a flag left off is left out)."""
+    options = {}
+    for option in spec.rule_options:
+        value = getattr(args, option.name, None)
+        if option.kind == "flag":
+            value = True if value else None
+        options[option.name] = value
+    return options
+
+
+def rule_option_argv(spec: GameSpec, options: dict[str, Any]) -> list[str]:
+    """Command-line flags that give ``options`` again (the inverse of :func:`rule_options`)."""
+    argv: list[str] = []
+    for option in spec.rule_options:
+        value = options.get(option.name)
+        if value is None or value is False:
+            continue
+        argv += [option.flag] if option.kind == "flag" else [option.flag, str(value)]
+    return argv
+
+
+def seat_specs(specs: list[str], players: int, human_seat: int, what: str = "--seat") -> dict[int, str]:
+    """Agent spec per other seat (in turn order, the last spec repeated); ``ValueError`` for a bad seat
+    (named ``what`` in the message) or too few / too many specs."""
+    if isinstance(human_seat, bool) or not isinstance(human_seat, int) or not 0 <= human_seat < players:
+        raise ValueError(f"{what} must be 0..{players - 1}, got {human_seat!r}")
+    others = [s for s in range(players) if s != human_seat]
+    if not specs:
+        raise ValueError("give at least one agent spec for the other seats")
+    if len(specs) > len(others):
+        raise ValueError(f"{len(specs)} agent specs for {len(others)} other seats")
+    filled = list(specs) + [specs[-1]] * (len(others) - len(specs))
+    return dict(zip(others, filled, strict=True))
+
+
+def build_agents(spec: GameSpec, players: int, specs: dict[int, str], seed: int) -> tuple[dict[int, Any], list[str]]:
+    """The agents of ``specs`` (seat -> spec) for ``spec``'s game, agent of seat ``s`` seeded
+    ``seed * 16 + s``, and the warnings :func:`agents.check_spec` gives (each spec checked once).
+    :class:`~agents.AgentSpecError` for a bad spec or one that does not play this game."""
+    notes: list[str] = []
+    for text in dict.fromkeys(specs.values()):
+        notes.extend(check_spec(text, players, game=spec.name))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=PlayerCountWarning)  # in the notes just above
+        agents = {seat: load_agent(text, game=spec, seed=seed * 16 + seat) for seat, text in specs.items()}
+    return agents, notes
