@@ -12,11 +12,15 @@ game                   engine                                 environment
 
 * ``kardinal_env.core`` — what the games share and which imports no game: the game protocol
   (:mod:`kardinal_env.core.protocol`), the registry of games (:mod:`kardinal_env.core.registry`),
-  errors, the turn state of the engines, records' common checks, reward terms, the AEC environment
-  base, drawing, the HTML replay page, environment registration, ``kardinal-replay``.
+  errors, the turn state of the engines, records' common checks, reward terms and the one win
+  definition, the AEC environment base and a generic AEC environment for any registered game, the
+  single-agent Gymnasium view, drawing, the HTML replay page, environment registration,
+  ``kardinal-replay``.
 * :func:`get_game` / :func:`register_game` — the registry (:class:`GameSpec`); importing this
   package registers the two built-in games (:mod:`kardinal_env.games`) and, when gymnasium and
-  pettingzoo are installed, their environments with PettingZoo's and Gymnasium's registries.
+  pettingzoo are installed, the environments of every registered game (now and later) with
+  PettingZoo's and Gymnasium's registries. A game from elsewhere is registered with one call or a
+  package entry point (``docs/adding-a-game.md``).
 
 The engines need only the standard library; importing ``kardinal_env`` imports no engine, no
 environment, and never ``agents``, torch or pygame.

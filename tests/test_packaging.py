@@ -1,5 +1,6 @@
-"""Packaging promises: the engine without gymnasium/pettingzoo, one version, what the wheel holds,
-the console entry points and the presets as package data.
+"""Packaging promises: both engines (and the registry) without gymnasium/pettingzoo/numpy, one
+version, the package list, what the wheel holds, the console entry points, the agent loader entry
+point and the presets as package data.
 
 Runs in both CI lanes (``.ci/run``): the full ``.venv`` (editable install, every extra) and the core
 lane's ``.venv-core`` (the wheel without extras). Tests marked ``extras`` need more than the core
@@ -34,6 +35,8 @@ ENTRY_POINTS = {
     "kardinal-play": "agents.serving.play:main",
     "kardinal-replay": "kardinal_env.core.replay:main",
 }
+#: Entry points of other groups this distribution declares (group -> name -> object).
+OTHER_ENTRY_POINTS = {"kardinal_env.agent_loaders": {"agents": "agents:load_agent"}}
 CORE_DEPENDENCIES = {"numpy", "gymnasium", "pettingzoo"}
 
 
@@ -65,7 +68,7 @@ _BLOCKED_GAME = textwrap.dedent(
 
     import kardinal_env.kardinal.engine, kardinal_env.kardinal.record, kardinal_env.kardinal.rules
     from kardinal_env.kardinal import Game, Rules
-    from kardinal_env import RecordError
+    from kardinal_env import RecordError, get_game
 
     rng = random.Random(7)
     game = Game(Rules(players=3, preset="german"))
@@ -82,8 +85,16 @@ _BLOCKED_GAME = textwrap.dedent(
         pass
     else:
         raise AssertionError("a record with wrong scores was accepted")
+    # the second engine, through the registry alone
+    spec = get_game("kardinal_koenig")
+    koenig = spec.new_game(spec.rules(players=4), seed=11)
+    while not koenig.is_over:
+        koenig.play(rng.choice(koenig.legal_moves()))
+    again = spec.from_record(json.loads(json.dumps(koenig.to_record())))
+    assert again.scores() == koenig.scores() and again.finishing_order() == koenig.finishing_order()
     loaded = sorted(m.split(".")[0] for m in sys.modules)
-    print(json.dumps({"moves": game.move_count, "scores": game.scores(), "modules": loaded}))
+    print(json.dumps({"moves": game.move_count, "scores": game.scores(), "koenig_moves": koenig.move_count,
+                      "modules": loaded}))
     """
 )
 
@@ -94,9 +105,10 @@ _BLOCKED_GAME = textwrap.dedent(
     ids=["no-gym-pettingzoo", "standard-library-only"],
 )
 def test_engine_plays_and_records_without_optional_libraries(blocked):
-    """The engine, rules and records import, play a whole game and round-trip its record while
-    ``blocked`` cannot be imported (the package docstring promises the engine needs only the
-    standard library; gymnasium and pettingzoo are needed by the environments alone)."""
+    """Both engines (Kardinal's imported directly, Kardinal & König's through the registry) play a
+    whole game and round-trip its record while ``blocked`` cannot be imported (the package docstring
+    promises the engines need only the standard library; gymnasium and pettingzoo are needed by the
+    environments alone)."""
     result = subprocess.run(
         [sys.executable, "-c", _BLOCKED_GAME, ",".join(blocked)],
         capture_output=True,
@@ -106,7 +118,7 @@ def test_engine_plays_and_records_without_optional_libraries(blocked):
     )
     assert result.returncode == 0, result.stderr
     facts = json.loads(result.stdout.strip().splitlines()[-1])
-    assert facts["moves"] > 20
+    assert facts["moves"] > 20 and facts["koenig_moves"] > 20
     assert len(facts["scores"]) == 3
     assert not set(blocked) & set(facts["modules"])
 
@@ -131,6 +143,40 @@ def test_core_dependencies_are_numpy_gymnasium_pettingzoo():
 def test_entry_points_are_declared():
     declared = {ep.name: ep.value for ep in metadata.distribution(DIST).entry_points if ep.group == "console_scripts"}
     assert declared == ENTRY_POINTS
+
+
+def test_other_entry_points_are_declared_and_load():
+    """The agent loader that the single-agent view finds (``kardinal_env.core.single_agent``); no
+    game entry point (the built-in games register themselves)."""
+    from kardinal_env.core.single_agent import agent_loader
+
+    declared: dict[str, dict[str, str]] = {}
+    for ep in metadata.distribution(DIST).entry_points:
+        if ep.group != "console_scripts":
+            declared.setdefault(ep.group, {})[ep.name] = ep.value
+    assert declared == OTHER_ENTRY_POINTS
+    import agents
+
+    assert agent_loader() is agents.load_agent
+
+
+def _declared_packages() -> list[str]:
+    tomllib = pytest.importorskip("tomllib")
+    with open(ROOT / "pyproject.toml", "rb") as fh:
+        return tomllib.load(fh)["tool"]["setuptools"]["packages"]
+
+
+def test_every_package_folder_is_listed():
+    """``[tool.setuptools] packages`` lists every folder of kardinal_env/ and agents/ that holds
+    Python modules or package data, and nothing that does not exist."""
+    folders = set()
+    for top in ("kardinal_env", "agents"):
+        for path in (ROOT / top).rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix not in {".pyc", ".pyo"}:
+                folders.add(".".join(path.parent.relative_to(ROOT).parts))
+    declared = set(_declared_packages()) - {"kardinal_configs"}
+    assert sorted(folders - declared) == [], "package folders missing from pyproject.toml"
+    assert sorted(declared - folders) == [], "packages in pyproject.toml without a folder"
 
 
 @pytest.mark.extras

@@ -11,13 +11,18 @@ The built-in games (``kardinal``, ``kardinal_koenig``) are registered by ``kardi
 (:mod:`kardinal_env.games`). A game written elsewhere is registered with one call::
 
     from kardinal_env.core.registry import GameSpec, register_game
-    register_game(GameSpec(name="nim", title="Nim", players=(2,), default_players=2,
+    register_game(GameSpec(name="nim", title="Nim", players=(2, 3), default_players=2,
                            rules_class=NimRules, game_class=NimGame, record_format="nim-record/1",
                            codec=NimCodec, observation=NimEncoder, text=nim_text))
 
 or by a package entry point in the group ``kardinal_env.games`` whose object is a :class:`GameSpec`
 (or a function returning one); :func:`games` loads the entry points of installed packages the first
-time it is asked. ``docs/adding-a-game.md`` walks through a whole game.
+time it is asked (:func:`load_entry_points`). ``docs/adding-a-game.md`` walks through a whole game
+(``tests/third_game.py``). Names, record formats, ``env_id`` and ``gym_id`` are unique among the
+registered games; a game whose classes are given as objects is checked against the protocol when it
+is registered. :func:`unregister_game` removes a game; :func:`on_register` tells a listener about
+every game registered (and, optionally, unregistered) — the environments' registration with
+PettingZoo and Gymnasium (:mod:`kardinal_env.core.registration`) is such a listener.
 
 Fields that name code may be given as the object or as a ``"module:attribute"`` string, which
 :meth:`GameSpec.load` imports on first use (so registering a game imports nothing heavy, and the
@@ -38,10 +43,12 @@ field                  meaning
 ``observation``        ``observation(rules, **env_options)``: the observation encoder
 ``text``               ``text(game, seat=None) -> str``: the text picture (``seat``: whose view)
 ``image``              ``image(game) -> uint8 H×W×3`` array, or ``None``
-``html_replay``        ``html_replay(record, path) -> str``: a self-contained HTML replay, or ``None``
+``html_replay``        ``html_replay(record, path, source=None) -> str``: writes a self-contained HTML replay
+                       of a record to ``path`` and returns the path, or ``None`` (no HTML replay)
 ``env_module``         the PettingZoo module (``env()``, ``raw_env``) or ``None`` (then the generic
                        :class:`kardinal_env.core.generic_env.GameEnv` wraps the codec and encoder)
-``env_id`` / ``gym_id`` the PettingZoo id and the single-agent Gymnasium id (``kardinal/...``)
+``env_id`` / ``gym_id`` the PettingZoo id and the id of the single-agent Gymnasium view
+                       (:class:`kardinal_env.core.single_agent.VsBots`), or ``None``
 ``chance``             whether the game deals or shuffles (then ``seed`` matters)
 ``perfect_information`` whether every seat sees everything (else ``determinize`` deals hidden cards)
 ``rule_options``       the rules' options besides ``players`` as :class:`RuleOption` (command-line flags)
