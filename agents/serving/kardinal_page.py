@@ -20,7 +20,7 @@ from typing import Any
 from agents.serving.pages import PLAY_API_JS, PLAY_CSS
 from kardinal_env.kardinal.replay_html import BOARD_CSS, BOARD_JS, fill_page, position_state
 
-__all__ = ["KardinalPage"]
+__all__ = ["KardinalPage", "make_page"]
 
 
 class KardinalPage:
@@ -52,6 +52,11 @@ class KardinalPage:
     def html(self) -> str:
         """The page: self-contained HTML (the board code of ``kardinal_env.kardinal.replay_html``)."""
         return fill_page(_PAGE, {"CSS": BOARD_CSS + PLAY_CSS + _PLAY_CSS, "JS": BOARD_JS + PLAY_API_JS + _PLAY_JS})
+
+
+def make_page() -> KardinalPage:
+    """The page (:func:`agents.serving.pages.page_for` finds this module by the game's room)."""
+    return KardinalPage()
 
 
 _PLAY_CSS = """

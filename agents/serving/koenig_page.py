@@ -38,7 +38,7 @@ from kardinal_env.core.replay_page import COMMON_JS, SHELL_CSS, fill_page
 from kardinal_env.koenig.notation import parse_move
 from kardinal_env.koenig.render import SEAT_COLOURS, layout_positions
 
-__all__ = ["KoenigPage", "map_data"]
+__all__ = ["KoenigPage", "make_page", "map_data"]
 
 
 def _hex(rgb: tuple[int, int, int]) -> str:
@@ -119,6 +119,11 @@ class KoenigPage:
         return fill_page(_PAGE, {"CSS": SHELL_CSS + PLAY_CSS + _CSS, "JS": COMMON_JS + PLAY_API_JS + _JS})
 
 
+def make_page() -> KoenigPage:
+    """The page (:func:`agents.serving.pages.page_for` finds this module by the game's room)."""
+    return KoenigPage()
+
+
 _CSS = """
 #board { width: 100%; height: calc(100vh - 80px); min-height: 360px; display: block; background: #eee8d5;
   border-radius: 6px; }
@@ -142,7 +147,8 @@ button.draw .card { pointer-events: none; }
 #log li.mine { color: var(--accent); }
 .seal text { font: 600 3px system-ui, sans-serif; }
 .site.target, .seal.target { cursor: pointer; }
-.ring { fill: none; stroke: #ffe128; stroke-width: 0.9; pointer-events: none; }
+.ring { fill: none; stroke: #e0a800; stroke-width: 0.6; stroke-dasharray: 1.1 0.6; pointer-events: none; }
+.ring.chosen { stroke: #d02020; stroke-width: 1.1; stroke-dasharray: none; }
 .seal.target:hover rect.face, .site.target:hover { filter: brightness(1.2); }
 """
 
@@ -223,8 +229,8 @@ function drawMap(st, places) {
              `data-owner="${owner === null ? "" : owner}" cx="${x}" cy="${y}" r="${SITE_R}" ` +
              `fill="${owner === null ? EMPTY : st.seat_colours[owner]}" stroke="${INK}" stroke-width="0.45">` +
              `<title>${esc(s.id)}: ${who}${target ? " (click: a cloister here)" : ""}</title></circle>`);
-    if (target) out.push(`<circle class="ring" cx="${x}" cy="${y}" r="${SITE_R + (chosen === key ? 1.4 : 0.9)}"` +
-                         `${chosen === key ? ' stroke-width="1.4"' : ""}/>`);
+    if (target) out.push(`<circle class="ring${chosen === key ? " chosen" : ""}" cx="${x}" cy="${y}" ` +
+                         `r="${SITE_R + 0.9}"/>`);
     if (touched.site === s.id)
       out.push(`<circle class="last" data-site="${s.id}" cx="${x}" cy="${y}" r="${SITE_R + 1.1}" fill="none" ` +
                `stroke="${INK}" stroke-width="1.2" pointer-events="none"/><circle cx="${x}" cy="${y}" ` +
@@ -257,8 +263,8 @@ function drawMap(st, places) {
         `stroke-width="0.15"/>`;
     }
     out.push(g + `</g>`);
-    if (target) out.push(`<rect class="ring" x="${x0 - 0.7}" y="${y0 - 0.7}" width="${w + 1.4}" height="${h + 1.4}" ` +
-                         `rx="1.1"${chosen === key ? ' stroke-width="1.4"' : ""}/>`);
+    if (target) out.push(`<rect class="ring${chosen === key ? " chosen" : ""}" x="${x0 - 0.7}" y="${y0 - 0.7}" ` +
+                         `width="${w + 1.4}" height="${h + 1.4}" rx="1.1"/>`);
     if (touched.country === c.id)
       out.push(`<rect class="last" data-country="${c.id}" x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" ` +
                `height="${h + 1.8}" rx="1.2" fill="none" stroke="${INK}" stroke-width="1.1" pointer-events="none"/>` +
@@ -347,7 +353,9 @@ function render() {
     `deck</button>` : "";
   const runout = ["the deck has not run out yet", "the deck ran out once (interim scoring done)",
                   "the deck ran out twice: last round"][st.runouts];
-  const pile = st.discard_pile.length ? st.discard_pile.map(t => cardHTML(t)).join("") : "empty";
+  const pileCounts = new Map();
+  for (const t of st.discard_pile) pileCounts.set(t, (pileCounts.get(t) || 0) + 1);
+  const pile = [...pileCounts].map(([t, k]) => `${cardHTML(t)}&times;${k}`).join(" ") || "empty";
   const cards = document.getElementById("cards");
   cards.innerHTML = `<div>display <span id="display">${display}</span></div>` +
     `<div>deck <b>${st.deck_size}</b> cards ${deck}</div>` +

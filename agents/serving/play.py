@@ -22,7 +22,7 @@ there are many, ``help`` lists them). Type a move in the game's notation (Kardin
 ``T1@2,0``, ``Y0@-1,1:0,1``, ``chip:2``, ``C@0,1``, ``C-``, see docs/rules.md; Kardinal & König:
 ``K@SW2/3``, ``A@IT/22``, ``discard:1``, ``end``, ``draw:4``, ``draw:deck``, see
 docs/rules-koenig.md) or the number of a listed move (a number that is itself a legal move is
-that move; ``#3`` always means number 3). Commands: ``help`` (list your legal moves), ``board``
+that move; ``#3`` means number 3). Commands: ``help`` (list your legal moves), ``board``
 (draw the position again), ``quit``. An illegal move prints the engine's reason (the rule it
 breaks) and asks again. The agents' moves are printed as they are made.
 
@@ -68,16 +68,13 @@ def _numbered(moves: list[str]) -> str:
 
 def resolve_move(text: str, legal: list[str]) -> str:
     """The move ``text`` means on a decision with ``legal`` moves: a legal move as it is, ``N`` or
-    ``#N`` the ``N``-th legal move (1-based), anything else unchanged (the engine then says what is
-    wrong with it). ``ValueError`` for a number out of range."""
+    ``#N`` with ``1 <= N <= len(legal)`` the ``N``-th legal move, anything else unchanged (the engine
+    then says what is wrong with it)."""
     if text in legal:
         return text
     number = text[1:] if text.startswith("#") else text
-    if number.isdigit():
-        k = int(number)
-        if not 1 <= k <= len(legal):
-            raise ValueError(f"no move number {k}: this decision has {len(legal)} legal moves (1..{len(legal)})")
-        return legal[k - 1]
+    if number.isdigit() and 1 <= int(number) <= len(legal):
+        return legal[int(number) - 1]
     return text
 
 
@@ -188,6 +185,8 @@ def play_game(spec: GameSpec, game: Any, agents: dict[int, Any], me: int) -> int
             game.play(move)
         except ValueError as exc:  # the engine's IllegalMoveError names the rule the move breaks
             print(f"illegal move: {exc}")
+            if text.removeprefix("#").isdigit():
+                print(f"(a number picks one of the {len(legal)} legal moves, 1..{len(legal)})")
             print("type 'help' for the legal moves")
     print()
     print(spec.game_text(game, me))
