@@ -7,9 +7,11 @@ name                    environment            players   rule options (besides `
 ``kardinal_koenig``     ``kardinal_koenig_v0`` 3–5       ``discard``, ``board``
 ======================  =====================  ========  ===========================================
 
-Every field that names code is a ``"module:attribute"`` string, imported on first use: importing
-``kardinal_env`` imports neither engine's environment, nor numpy, nor anything of ``agents`` (the
-agent-side fields name classes there, which only the tools in ``agents`` load).
+Every field that names code is a ``"module:attribute"`` string, imported on first use: registering
+these entries imports neither engine, nor their environments, nor anything of ``agents`` (the
+agent-side fields name classes there, which only the tools in ``agents`` load;
+``tests/test_structure.py`` checks what ``import kardinal_env`` loads, and ``tests/test_registry.py``
+that every name exists). This file and the games' own folders are the only places that name a game.
 """
 
 from __future__ import annotations
