@@ -24,7 +24,8 @@ final score::
 ``phi`` (urgency) is ``min(1, turns the seat still has after this one / horizon)``: potential counts
 less as the run-outs near and nothing in the last round, realised points count in full. The *margin*
 is the seat's own estimate minus ``rival_max`` x the best other estimate minus ``1 - rival_max`` x
-their mean.
+their mean. On the game's very last turn (seat n-1's in the last round) the scores after it are
+final, and the value adds ``FINAL_WIN`` x the win share the turn ends with.
 
 **Value of a hand.** For its next turn: per country, the best gain in margin one piece there brings
 (``g1``) and two pieces (``g2``), on the board after the planned turn; a hand pays for a country with
@@ -60,6 +61,9 @@ __all__ = ["HeuristicWeights", "KoenigHeuristicAgent", "heuristic_move", "DEFAUL
 #: Cards drawn or spent per turn on average (measured over games of this agent and ``greedy``): turns
 #: left are estimated from the cards left to draw.
 CARDS_PER_TURN = 2.0
+#: On the game's last turn (seat n-1's in the last round) the scores after it are final: the value
+#: adds this much times the win share the turn gives.
+FINAL_WIN = 1000.0
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,7 @@ class _Position:
         "banked",
         "times",
         "phi",
+        "final",
         "clc",
         "alc",
         "chc",
@@ -203,6 +208,7 @@ class _Position:
         if view.last_round:
             self.times = 1
         self.phi = min(1.0, _turns_left(view, n, seat) / w.horizon)
+        self.final = view.last_round and seat == n - 1
         self._sites: list[set[int]] = [set() for _ in range(n)]
         for x, o in enumerate(self.owner):
             if o >= 0:
@@ -236,7 +242,7 @@ class _Position:
         p.free = list(self.free)
         p.cl_left = list(self.cl_left)
         p.ad_left = list(self.ad_left)
-        p.banked, p.times, p.phi = self.banked, self.times, self.phi
+        p.banked, p.times, p.phi, p.final = self.banked, self.times, self.phi, self.final
         p._sites = [set(s) for s in self._sites]
         for piece in pieces:
             p._place(piece)
@@ -248,7 +254,11 @@ class _Position:
         me = self.me
         others = [v for s, v in enumerate(ef) if s != me]
         a = self.w.rival_max
-        return ef[me] - a * max(others) - (1 - a) * sum(others) / len(others)
+        best = max(others)
+        margin = ef[me] - a * best - (1 - a) * sum(others) / len(others)
+        if self.final and ef[me] >= best:  # the game's last turn: the win share itself
+            margin += FINAL_WIN / (1 + sum(1 for v in others if v == ef[me]))
+        return margin
 
     def _cl_comp(self, c: int) -> list[float]:
         row = self.cl[c]
