@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agents import rewards
 from agents.training.config import (
-    REWARD_SCHEMES,
     ConfigError,
     TrainConfig,
     build_parser,
@@ -18,7 +16,9 @@ from agents.training.config import (
     load_yaml,
     make_config,
     parse_set,
+    preset_names,
 )
+from kardinal_env.core.registry import games
 
 FIELDS = [f.name for f in dataclasses.fields(TrainConfig)]
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -34,7 +34,7 @@ def test_every_option_has_help_shown_by_help():
         assert f.metadata["help"], f.name
         assert f"--{f.name}" in text, f.name
     # the help texts themselves, not only the flags (argparse.SUPPRESS used to hide them all)
-    assert "share of games against the greedy baseline" in " ".join(text.split())
+    assert "share of games against the game's greedy baseline" in " ".join(text.split())
     assert "a step = one stored learner decision" in " ".join(text.split())
     assert "default: 200000" in text
 
@@ -57,7 +57,23 @@ def test_game_keys_from_the_command_line():
     with pytest.raises(ConfigError, match=r"'players' \(players: --set, game: --game\): 2 is not allowed for game"):
         _cfg(["--set", "players=2", "--game", "kardinal_koenig"])
     text = " ".join(build_parser(prog="kardinal-train").format_help().split())
-    assert "--game" in text and "kardinal or kardinal_koenig" in text and "--network" in text
+    assert "--game" in text and "a registered game (kardinal, kardinal_koenig)" in text and "--network" in text
+    assert "game: kardinal | kardinal_koenig" in text  # the description lists the registered games
+    # rule options: help text and choices from the registry entries
+    assert "rules preset (a rule option of kardinal)" in text and "kardinal: one of english, german" in text
+    assert "kardinal_koenig: one of one, any" in text
+
+
+def test_game_defaults_come_from_the_registry():
+    """Every registered game: TrainConfig(game=...) gets its default players; every player count it
+    has is accepted, others are refused naming its counts."""
+    for spec in games().values():
+        assert TrainConfig(game=spec.name).players == spec.default_players
+        assert make_config(("test", {"game": spec.name})).players == spec.default_players
+        for players in spec.players:
+            assert make_config(("test", {"game": spec.name, "players": players})).players == players
+        with pytest.raises(ConfigError, match=f"{max(spec.players) + 1} is not allowed for game {spec.name}"):
+            make_config(("test", {"game": spec.name, "players": max(spec.players) + 1}))
 
 
 def test_precedence_yaml_then_set_then_flags(tmp_path):
@@ -100,8 +116,10 @@ def test_set_values_are_converted_by_the_field_type(key, text, value):
         (["--set", "total_steps=2.5"], ["'total_steps'", "not an integer"]),
         (["--set", "num_envs=0"], ["'num_envs'", "'0'", "positive integer"]),
         (["--set", "reward=winloss"], ["'reward'", "'winloss'", "win_loss, margin"]),
-        (["--set", "preset=french"], ["'preset'", "english, german"]),
+        (["--set", "preset=french"], ["'preset'", "'french' is not allowed for game kardinal", "english, german"]),
         (["--set", "players=5"], ["'players'", "from 2 to 4"]),
+        (["--set", "players=0"], ["'players'", "positive integer"]),
+        (["--set", "game=chess"], ["'game'", "'chess' is not allowed", "kardinal, kardinal_koenig"]),
         (["--set", "learning_rate=0"], ["'learning_rate'", "greater than 0"]),
         (["--set", "learning_rate=inf"], ["'learning_rate'", "not a finite number"]),
         (["--set", "gamma=1.01"], ["'gamma'", "from 0.0 to 1.0"]),
@@ -143,13 +161,21 @@ def test_bad_yaml_files_are_named(tmp_path, text, needle):
         assert str(path) in str(info.value)
 
 
-def test_packaged_presets_by_name(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # no configs/ here: the names come from the installed package
+def test_presets_by_name_from_the_registry(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no configs/ here: the names come from the registry entries' presets
     assert load_yaml("default") == load_yaml(CONFIGS / "default.yaml")
+    assert load_yaml("kardinal:default") == load_yaml("default")
+    assert load_yaml("kardinal_koenig:default") == load_yaml(CONFIGS / "koenig_default.yaml")
     assert _cfg(["--config", "long_4p"]).players == 4
+    assert _cfg(["--config", "kardinal_koenig:long"]).game == "kardinal_koenig"
+    names = preset_names()
+    for spec in games().values():
+        for preset in spec.presets:
+            assert f"{spec.name}:{preset}" in names
     with pytest.raises(
         ConfigError,
-        match=r"'nope' does not exist \(packaged presets by name: default, koenig_default, koenig_long, long_2p",
+        match=r"'nope' does not exist \(presets by name: default, koenig_default, koenig_long, long_2p, long_4p, "
+        r"kardinal:default, ",
     ):
         load_yaml("nope")
 
@@ -182,5 +208,10 @@ def test_presets_only_use_known_keys_with_valid_values():
         make_config((str(path), data))
 
 
-def test_reward_schemes_agree_with_the_reward_module():
-    assert REWARD_SCHEMES == rewards.REWARD_SCHEMES
+def test_reward_choices_are_the_reward_module_schemes():
+    from kardinal_env.core.rewards import REWARD_SCHEMES
+
+    text = " ".join(build_parser(prog="kardinal-train").format_help().split())
+    assert f"one of {', '.join(REWARD_SCHEMES)}" in text
+    for scheme in REWARD_SCHEMES:
+        assert make_config(("test", {"reward": scheme})).reward == scheme

@@ -10,24 +10,28 @@ import numpy as np
 import pytest
 import torch
 
-from agents.networks.checkpoint import PlayerCountWarning, current_layout
+from agents.networks.checkpoint import CHECKPOINT_FORMAT, PlayerCountWarning
 from agents.networks.kardinal_net import (
     MASK_VALUE,
     PLANES,
     KardinalNet,
+    KardinalPPOAgent,
     MaskedCategorical,
     collate,
     crop_box,
     crop_mask,
     crop_to_full,
     crop_to_padded,
+    current_layout,
     full_to_crop,
     padded_to_crop,
+    policy_step,
+    prepare,
     scatter_logits,
 )
-from agents.networks.ppo_agent import PPOAgent, policy_step, prepare
-from agents.rewards import projected_margins
+from agents.networks.ppo_agent import PPOAgent
 from agents.training import trainer as train
+from kardinal_env.core.rewards import projected_margins
 from kardinal_env.kardinal import Game, Rules
 from kardinal_env.kardinal.actions import ActionCodec
 from kardinal_env.kardinal.observation import ObservationEncoder
@@ -120,7 +124,7 @@ def test_projected_margins_at_end_are_final_margins():
         codes = game.legal_move_codes()
         game.apply_legal_code(codes[rng.randrange(len(codes))])
     s = game.scores()
-    assert projected_margins(game, rules) == [s[0] - s[1], s[1] - s[0]]
+    assert projected_margins(game) == [s[0] - s[1], s[1] - s[0]]
 
 
 # ---------------------------------------------------------------------- crop mapping
@@ -278,8 +282,9 @@ def test_tiny_training_run_checkpoint(tiny_run):
     out, path = tiny_run
     assert os.path.exists(path)
     ckpt = torch.load(path, weights_only=True)
-    assert ckpt["env"] == "kardinal_v0"
+    assert ckpt["format"] == CHECKPOINT_FORMAT and ckpt["game"] == "kardinal" and ckpt["env"] == "kardinal_v0"
     assert ckpt["layout"] == current_layout() and ckpt["layout"]["observation_channels"] == 72
+    assert ckpt["layout"]["window"] == 53 and ckpt["model_config"] == {"channels": 8, "blocks": 1, "hidden": 16}
     assert ckpt["rules"]["players"] == 2
     assert ckpt["step"] >= 300
     assert isinstance(ckpt["revision"], str) and ckpt["revision"]
@@ -305,6 +310,7 @@ def test_ppo_agent_plays_legal_games(tiny_run, players):
     _, path = tiny_run
     for greedy in (True, False):
         agent = PPOAgent.from_checkpoint(path, greedy=greedy, seed=3)
+        assert isinstance(agent, KardinalPPOAgent) and agent.margin == 1
         game = Game(Rules(players=players))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -323,6 +329,28 @@ def test_ppo_agent_plays_legal_games(tiny_run, players):
                 "has never seen this game)"
             ]
         )
+
+
+def test_policy_value_prior_and_value_for_search(tiny_run):
+    """policy_value (what a search asks of the network): the legal action ids of the deciding seat, a
+    prior over them whose argmax is the greedy agent's move, and a finite value; one forward pass."""
+    _, path = tiny_run
+    agent = PPOAgent.from_checkpoint(path, greedy=True)
+    games = [
+        g.clone() for i, g in enumerate(_random_positions(3, 1, seed=8)) if i % 7 == 3 and len(g.legal_moves()) > 1
+    ]
+    assert len(games) >= 3 and all(g.rules is games[0].rules for g in games)  # clones of one game
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PlayerCountWarning)
+        out = agent.policy_value(games)
+        for g, (legal, prior, value) in zip(games, out, strict=True):
+            assert np.array_equal(legal, agent.codec.legal_actions(g))
+            assert prior.dtype == np.float64 and prior.shape == legal.shape and abs(prior.sum() - 1) < 1e-9
+            assert (prior > 0).all() and np.isfinite(value)
+            best = agent.codec.decode_action(int(legal[np.argmax(prior)]), g.current_player)
+            assert best == agent.select_move(g)
+    with pytest.raises(ValueError, match="share their rules"):
+        agent.policy_value([games[0], Game(Rules(players=3))])
 
 
 def test_ppo_agent_act_on_env_observation(tiny_run):

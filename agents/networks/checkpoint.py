@@ -1,59 +1,81 @@
-"""PPO checkpoints: what they hold, how they are written, and the one check every loader runs.
+"""PPO checkpoints of every game: what they hold, how they are written, and the one check every loader runs.
 
 A checkpoint (``runs/{run_name}/checkpoint.pt``, written by :mod:`agents.training.trainer`) is a dict of
 tensors and plain Python values, so it loads with ``torch.load(path, weights_only=True)``:
 
-==============  ======================================================================================
-``model``       the network's ``state_dict``
-``model_config`` Kardinal: ``{"channels", "blocks", "hidden"}`` (:class:`agents.networks.kardinal_net.KardinalNet`
-                arguments); K&K: the network's ``config`` (``{"kind": "mlp", "obs_size",
-                "num_actions", "hidden"}`` or ``{"kind": "graph", "hidden", "rounds"}``,
-                :mod:`agents.networks.koenig_net`; the graph network is rebuilt from ``rules``)
-``config``      the training config (:class:`agents.training.config.TrainConfig` as a dict)
-``env``         ``"kardinal_v0"`` or ``"kardinal_koenig_v0"`` (Kardinal & König)
-``layout``      the observation/action layout the network was trained on. Kardinal
-                (:func:`current_layout`): env, observation channels (72: 17 spatial + 55 constant),
-                action planes (17) and non-spatial actions (5), the encoder window (53). K&K
-                (:func:`agents.training.adapters.koenig_layout`): env, observation length, number of actions
-                (the board's move table), board name, network kind (``mlp`` / ``graph``)
-``rules``       the rules of the training games (``Rules.to_dict()`` of the game's engine)
-``step``, ``iteration``, ``revision`` (git HEAD), ``winrates``; for ``--resume``: ``optimizer``,
-``pool`` (opponent snapshots) and ``rng`` (random states)
-==============  ======================================================================================
+================  ====================================================================================
+``format``        :data:`CHECKPOINT_FORMAT` (``"kardinal-checkpoint/2"``); see *Versions* below
+``game``          the game's registry name (``kardinal``, ``kardinal_koenig``, or a game registered
+                  from outside the package)
+``env``           the game's environment name (``kardinal_v0``, ``kardinal_koenig_v0``, ``NAME_v0``)
+``model``         the network's ``state_dict``
+``model_config``  the network's ``config``: the options that rebuild it with the game's network
+                  builder (:mod:`agents.networks.base`; e.g. Kardinal ``{"channels", "blocks",
+                  "hidden"}``, Kardinal & König ``{"kind": "graph", "hidden", "rounds"}``)
+``layout``        the observation/action layout the network was trained on (:func:`checkpoint_layout`:
+                  ``env`` plus what the game's network builder records — Kardinal: observation
+                  channels, action planes, non-spatial actions, window; Kardinal & König: observation
+                  length, number of actions, board, network kind; the generic MLP: observation shape,
+                  number of actions, network kind)
+``rules``         the rules of the training games (``rules.to_dict()``)
+``config``        the training config (:class:`agents.training.config.TrainConfig` as a dict)
+``step``, ``iteration``, ``revision`` (:func:`agents.runinfo.git_revision`), ``winrates``; for
+``--resume``: ``optimizer``, ``pool`` (opponent snapshots) and ``rng`` (random states)
+================  ====================================================================================
+
+:func:`make_checkpoint` builds the first seven entries from a game, its rules and a network;
+:func:`write_checkpoint` writes a checkpoint atomically (a temporary file in the same directory,
+then ``os.replace``: a crash mid-write leaves the previous checkpoint at ``path`` intact).
 
 :func:`read_checkpoint` is the check that ``agents.load_agent`` (``ppo:`` / ``puct:`` specs), the
 evaluator (once, before any worker starts) and ``kardinal-train --resume`` run: it raises
 :class:`CheckpointError` — ``PATH: not a kardinal-env checkpoint (what is wrong)`` — for a missing,
-empty, truncated or otherwise unreadable file, a file that is not such a dict, one made for another
-environment or layout, or weights that do not fit ``model_config``. Checkpoints written before the
-layout was recorded (no ``layout`` key, ``env == "kardinal_v0"``) are accepted: their layout is the
-current one (it has not changed since).
+empty, truncated or otherwise unreadable file, a file that is not such a dict, one of another format
+version, one made for a game or environment that is not registered, one without a layout or made
+for another layout, rules the game cannot read, or weights that do not fit ``model_config``.
+
+**Versions.** 2 (``format: "kardinal-checkpoint/2"``): the current one. 1 (no ``format`` key, no
+``game`` key; the game is found by ``env``): what the trainer wrote before; readable when it records
+its layout (every checkpoint the trainer wrote did), and :func:`read_checkpoint` adds the ``game``
+key. A checkpoint without a layout is refused: nothing tells what its network was trained on.
 
 :func:`player_count_warning` names a mismatch between the players a checkpoint was trained for and
-the game it is used in (the layout is the same for 2-4 players, so such a network plays, but it has
-never seen that game).
+the game it is used in (the layout is the same for every player count of a game, so such a network
+plays, but it has never seen that game).
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+
+from agents.networks.base import NetworkBuilder, model_config
+from agents.networks.mlp import build_network as generic_builder
+from agents.networks.mlp import flat_layout
+from kardinal_env.core.registry import GameSpec, UnknownGameError, games, get_game
 
 __all__ = [
-    "ENV_NAME",
-    "KOENIG_ENV_NAME",
-    "koenig_rules",
+    "CHECKPOINT_FORMAT",
     "CheckpointError",
     "PlayerCountWarning",
-    "current_layout",
+    "network_builder",
+    "checkpoint_layout",
+    "checkpoint_game",
+    "checkpoint_rules",
+    "make_checkpoint",
+    "write_checkpoint",
     "read_checkpoint",
     "build_net",
     "trained_players",
     "player_count_warning",
 ]
 
-ENV_NAME = "kardinal_v0"
-KOENIG_ENV_NAME = "kardinal_koenig_v0"
-ENCODER_WINDOW = 53  # the window training and PPOAgent encode observations with
+#: The ``format`` of the checkpoints this version writes.
+CHECKPOINT_FORMAT = "kardinal-checkpoint/2"
 
 
 class CheckpointError(ValueError):
@@ -73,21 +95,66 @@ class PlayerCountWarning(UserWarning):
     """A checkpoint used in games with another number of players than it was trained for."""
 
 
-def current_layout(window: int = ENCODER_WINDOW) -> dict:
-    """The observation/action layout of this version (recorded in every new checkpoint)."""
-    from agents.networks.kardinal_net import NON_SPATIAL, PLANES
-    from kardinal_env.kardinal.observation import NUM_CHANNELS, SPATIAL_CHANNELS
+# ---------------------------------------------------------------------- a game's networks
+def network_builder(spec: GameSpec) -> NetworkBuilder:
+    """The :class:`agents.networks.base.NetworkBuilder` of a game: its registry entry's ``network``;
+    the generic MLP (:mod:`agents.networks.mlp`) when it names none; a plain
+    ``network(rules, options)`` function wrapped with the generic flat layout and agent."""
+    found = spec.load("network")
+    if found is None:
+        return generic_builder
+    if isinstance(found, NetworkBuilder):
+        return found
+    if not callable(found):
+        raise TypeError(f"game {spec.name!r}: 'network' must be a network builder, got {type(found).__name__}")
+    return NetworkBuilder(("custom",), found, flat_layout, "agents.networks.ppo_agent:FlatPPOAgent")
 
+
+def checkpoint_layout(spec: GameSpec, rules: Any, model_config: Mapping[str, Any]) -> dict:
+    """The layout recorded in (and required of) a checkpoint of ``spec``'s network ``model_config``
+    for ``rules``: the environment's name plus what the game's network builder records."""
+    return {"env": spec.env_name, **network_builder(spec).layout(rules, model_config)}
+
+
+def make_checkpoint(spec: GameSpec, rules: Any, net: torch.nn.Module, **fields: Any) -> dict:
+    """A checkpoint dict of ``net`` (a network of ``spec``'s builder, trained under ``rules``):
+    ``format``, ``game``, ``env``, ``model``, ``model_config``, ``layout``, ``rules``, then ``fields``."""
+    config = model_config(net)
     return {
-        "env": ENV_NAME,
-        "observation_channels": int(NUM_CHANNELS),
-        "spatial_channels": int(SPATIAL_CHANNELS),
-        "action_planes": int(PLANES),
-        "non_spatial_actions": int(NON_SPATIAL),
-        "window": int(window),
+        "format": CHECKPOINT_FORMAT,
+        "game": spec.name,
+        "env": spec.env_name,
+        "model": net.state_dict(),
+        "model_config": config,
+        "layout": checkpoint_layout(spec, rules, config),
+        "rules": rules.to_dict(),
+        **fields,
     }
 
 
+def write_checkpoint(ckpt: dict, path) -> str:
+    """Write ``ckpt`` to ``path`` atomically: into a temporary file of the same directory, flushed
+    to disk, then renamed over ``path`` (``os.replace``). If the write fails, the temporary file is
+    removed and whatever was at ``path`` before is left as it was. Returns ``path``."""
+    path = str(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            torch.save(ckpt, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+# ---------------------------------------------------------------------- reading
 def _short(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= 200 else text[:197] + "..."
@@ -104,12 +171,58 @@ def _load_failure(magic: bytes, size: int, exc: Exception) -> str:
     return f"not a torch checkpoint file ({size} bytes, does not start like one): {first}"
 
 
+def _game_of_env(env: Any, path) -> GameSpec:
+    known = {spec.env_name: spec for spec in games().values()}
+    if env not in known:
+        raise CheckpointError(path, f"made for env {env!r}; this version knows {', '.join(map(repr, known))}")
+    return known[env]
+
+
+def checkpoint_game(ckpt: dict, path="checkpoint") -> GameSpec:
+    """The registered game of a checkpoint dict: its ``game`` (format 2) or, for a version-1
+    checkpoint, the game whose environment is its ``env``; :class:`CheckpointError` otherwise."""
+    fmt = ckpt.get("format")
+    if fmt is None and "game" not in ckpt:  # version 1: the game is named by its environment
+        if "env" not in ckpt:
+            raise CheckpointError(path, "no 'env' or 'game' key: nothing says which game it was trained on")
+        return _game_of_env(ckpt["env"], path)
+    if fmt is not None and fmt != CHECKPOINT_FORMAT:
+        raise CheckpointError(
+            path,
+            f"format {fmt!r}: this version reads {CHECKPOINT_FORMAT!r} and version-1 checkpoints (no 'format' key); "
+            "retrain, or read it with the version that wrote it",
+        )
+    name = ckpt.get("game")
+    if not isinstance(name, str):
+        raise CheckpointError(path, f"'game' must be a registered game's name, got {name!r}")
+    try:
+        spec = get_game(name)
+    except UnknownGameError:
+        raise CheckpointError(
+            path, f"made for game {name!r}, which is not registered (registered games: {list(games())})"
+        ) from None
+    env = ckpt.get("env", spec.env_name)
+    if env != spec.env_name:
+        raise CheckpointError(path, f"made for env {env!r}, but game {spec.name!r} has env {spec.env_name!r}")
+    return spec
+
+
+def checkpoint_rules(ckpt: dict, path="checkpoint", spec: GameSpec | None = None) -> Any:
+    """The rules of the training games of a checkpoint (its ``rules`` dict, read by its game)."""
+    spec = spec or checkpoint_game(ckpt, path)
+    data = ckpt.get("rules")
+    if not isinstance(data, dict):
+        raise CheckpointError(path, f"a {spec.name} checkpoint needs a 'rules' dict, got {type(data).__name__}")
+    try:
+        return spec.rules_from_dict(data)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise CheckpointError(path, f"'rules' do not build {spec.title} rules: {_short(exc)}") from None
+
+
 def read_checkpoint(path, build: bool = True):
     """``(checkpoint dict, network in eval mode or None)`` of the checkpoint at ``path`` after checking
     it (see the module docstring); :class:`CheckpointError` otherwise. ``build=False`` skips building
-    the network (the weights are then not checked)."""
-    import torch
-
+    the network (the weights are then not checked). A version-1 checkpoint gets its ``game`` key."""
     path = str(path)
     if not os.path.exists(path):
         raise CheckpointError(path, "no such file")
@@ -130,68 +243,29 @@ def read_checkpoint(path, build: bool = True):
     if missing:
         keys = ", ".join(repr(k) for k in list(ckpt)[:8]) or "none"
         raise CheckpointError(path, f"no {' or '.join(repr(k) for k in missing)} key (keys: {keys})")
-    env = ckpt.get("env", ENV_NAME)
-    if env == KOENIG_ENV_NAME:
-        net = _read_koenig(ckpt, path, build)
-        return ckpt, net
-    if env != ENV_NAME:
-        raise CheckpointError(path, f"made for env {env!r}; this version knows {ENV_NAME!r} and {KOENIG_ENV_NAME!r}")
-    layout = ckpt.get("layout")
-    if layout is not None:
-        if not isinstance(layout, dict):
-            raise CheckpointError(path, f"'layout' is a {type(layout).__name__}, expected a dict")
-        diffs = [
-            f"{k} {layout.get(k)!r} (checkpoint) vs {v!r} (this version)"
-            for k, v in current_layout().items()
-            if layout.get(k) != v
-        ]
-        if diffs:
-            raise CheckpointError(path, "made for another observation/action layout: " + "; ".join(diffs))
-    mc = ckpt["model_config"]
-    if (
-        not isinstance(mc, dict)
-        or set(mc) != {"channels", "blocks", "hidden"}
-        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in mc.values())
-    ):
+    if "layout" not in ckpt:
         raise CheckpointError(
-            path, f"'model_config' must be {{'channels', 'blocks', 'hidden'}} as integers, got {mc!r}"
+            path,
+            "no 'layout' key: it does not record the observation/action layout its network was trained on "
+            "(written before checkpoints recorded one), so it cannot be checked against this version; retrain",
         )
-    if not isinstance(ckpt["model"], dict):
-        raise CheckpointError(path, f"'model' is a {type(ckpt['model']).__name__}, expected a state_dict")
-    config = ckpt.get("config", {})
-    if not isinstance(config, dict):
-        raise CheckpointError(path, f"'config' is a {type(config).__name__}, expected a dict")
-    net = build_net(ckpt, path) if build else None
-    return ckpt, net
-
-
-def koenig_rules(ckpt: dict, path="checkpoint"):
-    """The Kardinal & König rules of a K&K checkpoint (its ``rules`` dict)."""
-    from kardinal_env.koenig import Rules
-
-    data = ckpt.get("rules")
-    if not isinstance(data, dict):
-        raise CheckpointError(path, f"a {KOENIG_ENV_NAME} checkpoint needs a 'rules' dict, got {type(data).__name__}")
-    try:
-        return Rules.from_dict(data)
-    except (TypeError, ValueError, KeyError) as exc:
-        raise CheckpointError(path, f"'rules' do not build Kardinal & Koenig rules: {_short(exc)}") from None
-
-
-def _read_koenig(ckpt: dict, path, build: bool):
-    from agents.training.adapters import koenig_layout
-
-    rules = koenig_rules(ckpt, path)
-    mc = ckpt["model_config"]
-    if not isinstance(mc, dict) or mc.get("kind") not in ("mlp", "graph"):
-        raise CheckpointError(path, f"'model_config' must be a dict with kind 'mlp' or 'graph', got {mc!r}")
-    layout = ckpt.get("layout")
+    spec = checkpoint_game(ckpt, path)
+    ckpt["game"] = spec.name
+    layout = ckpt["layout"]
     if not isinstance(layout, dict):
         raise CheckpointError(path, f"'layout' is a {type(layout).__name__}, expected a dict")
+    mc = ckpt["model_config"]
+    if not isinstance(mc, dict):
+        raise CheckpointError(path, f"'model_config' must be a dict of network options, got {mc!r}")
+    rules = checkpoint_rules(ckpt, path, spec)
+    try:
+        expected = checkpoint_layout(spec, rules, mc)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise CheckpointError(
+            path, f"'model_config' {mc!r} does not describe a {spec.name} network: {_short(exc)}"
+        ) from None
     diffs = [
-        f"{k} {layout.get(k)!r} (checkpoint) vs {v!r} (this version)"
-        for k, v in koenig_layout(rules, mc["kind"]).items()
-        if layout.get(k) != v
+        f"{k} {layout.get(k)!r} (checkpoint) vs {v!r} (this version)" for k, v in expected.items() if layout.get(k) != v
     ]
     if diffs:
         raise CheckpointError(path, "made for another observation/action layout: " + "; ".join(diffs))
@@ -199,43 +273,27 @@ def _read_koenig(ckpt: dict, path, build: bool):
         raise CheckpointError(path, f"'model' is a {type(ckpt['model']).__name__}, expected a state_dict")
     if not isinstance(ckpt.get("config", {}), dict):
         raise CheckpointError(path, f"'config' is a {type(ckpt['config']).__name__}, expected a dict")
-    return build_net(ckpt, path) if build else None
+    net = _build(ckpt, path, spec, rules) if build else None
+    return ckpt, net
 
 
-def build_net(ckpt: dict, path="checkpoint"):
-    """The network of a (checked) checkpoint in eval mode; :class:`CheckpointError` if the weights
-    do not fit its ``model_config``."""
-    from agents.networks.kardinal_net import KardinalNet
-
-    if ckpt.get("env") == KOENIG_ENV_NAME:
-        from agents.training.adapters import net_from_koenig_config
-
-        rules = koenig_rules(ckpt, path)
-        return _load_weights(
-            ckpt,
-            path,
-            lambda config: net_from_koenig_config(config, rules),
-            (TypeError, ValueError, KeyError, RuntimeError),
-        )
-    return _load_weights(ckpt, path, lambda config: KardinalNet(**config), (TypeError, ValueError, RuntimeError))
+def build_net(ckpt: dict, path="checkpoint") -> torch.nn.Module:
+    """The network of a (checked) checkpoint dict in eval mode, built by its game's network builder;
+    :class:`CheckpointError` if ``model_config`` builds no network or the weights do not fit it."""
+    spec = checkpoint_game(ckpt, path)
+    return _build(ckpt, path, spec, checkpoint_rules(ckpt, path, spec))
 
 
-def _load_weights(ckpt: dict, path, make, build_errors: tuple):
-    """``make(model_config)`` with the checkpoint's weights loaded, in eval mode; a
-    :class:`CheckpointError` naming ``path`` when the config builds no network (``build_errors``) or
-    the weights do not fit it."""
+def _build(ckpt: dict, path, spec: GameSpec, rules: Any) -> torch.nn.Module:
+    mc = ckpt["model_config"]
     try:
-        net = make(ckpt["model_config"])
-    except build_errors as exc:
-        raise CheckpointError(
-            path, f"'model_config' {ckpt['model_config']!r} does not build a network: {_short(exc)}"
-        ) from None
+        net = network_builder(spec)(rules, mc)
+    except (TypeError, ValueError, KeyError, RuntimeError) as exc:
+        raise CheckpointError(path, f"'model_config' {mc!r} does not build a network: {_short(exc)}") from None
     try:
         net.load_state_dict(ckpt["model"])
     except (RuntimeError, TypeError, KeyError, AttributeError) as exc:
-        raise CheckpointError(
-            path, f"weights do not fit model_config {ckpt['model_config']!r}: {_short(exc)}"
-        ) from None
+        raise CheckpointError(path, f"weights do not fit model_config {mc!r}: {_short(exc)}") from None
     return net.eval()
 
 

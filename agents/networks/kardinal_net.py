@@ -29,20 +29,45 @@ convolution to 17 logits per square (16 build planes + cardinal), flattened plan
 the codec; a small MLP on the pooled features gives the 5 non-spatial logits. Value: MLP on the
 pooled features -> one number.
 
-**Masked distribution.** :class:`MaskedCategorical`: masked logits are set to ``MASK_VALUE``
-(``-1e8``, finite, so no NaN even when all but one action is masked); masked actions get exactly
-zero probability; entropy sums over legal actions only.
+**Decisions** (what training, the agent and the search share). :func:`prepare` encodes the decision of
+``game.current_player`` as a crop (:class:`Decision`); :func:`policy_step` runs many decisions in one
+forward pass and returns the crop and full actions, log-probabilities and values;
+:func:`crop_indices` maps full action indices into a crop (or a padded batch).
+
+**Checkpoints and the agent.** :data:`build_network` is Kardinal's
+:class:`agents.networks.base.NetworkBuilder` (kind ``cnn``; options ``channels``, ``blocks``,
+``hidden``); the layout it records (:func:`layout`) is the observation's channels, the action planes,
+the non-spatial actions and the window. :class:`KardinalPPOAgent` plays a Kardinal checkpoint.
+Every size comes from :mod:`kardinal_env.kardinal.observation` and :mod:`kardinal_env.kardinal.actions`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from agents.networks.base import MASK_VALUE, MaskedCategorical, NetworkBuilder, network_kind
+from agents.networks.ppo_agent import PPOAgent
+from kardinal_env.core.registry import get_game
+from kardinal_env.kardinal.actions import DEFAULT_WINDOW, NON_SPATIAL_ACTIONS, SPATIAL_ACTION_PLANES, ActionCodec
+from kardinal_env.kardinal.notation import format_move
+from kardinal_env.kardinal.observation import (
+    CHANNEL_NAMES,
+    COUNT_SCALE,
+    NUM_CHANNELS,
+    SPATIAL_CHANNELS,
+    ObservationEncoder,
+)
+
 __all__ = [
     "KardinalNet",
+    "KardinalPPOAgent",
     "MaskedCategorical",
     "MASK_VALUE",
     "SCALE",
@@ -50,23 +75,31 @@ __all__ = [
     "SCALARS",
     "PLANES",
     "NON_SPATIAL",
+    "Decision",
+    "prepare",
+    "policy_step",
+    "crop_indices",
     "crop_box",
     "crop_obs",
     "crop_mask",
     "crop_to_full",
     "full_to_crop",
+    "crop_to_padded",
+    "padded_to_crop",
     "scatter_logits",
     "collate",
+    "build_network",
+    "layout",
+    "current_layout",
 ]
 
-SPATIAL = 17  # observation channels 0..16
-SCALARS = 55  # observation channels 17..71 (constant planes)
-PLANES = 17  # policy planes per square: 16 build planes + the cardinal
-NON_SPATIAL = 5  # 4 chips + keep the cardinal
-SCALE = 12.0
+SPATIAL = SPATIAL_CHANNELS  # observation channels 0..16: the 0/1 spatial planes
+SCALARS = NUM_CHANNELS - SPATIAL_CHANNELS  # observation channels 17..71 (constant planes)
+PLANES = SPATIAL_ACTION_PLANES  # policy planes per square: 16 build planes + the cardinal
+NON_SPATIAL = NON_SPATIAL_ACTIONS  # 4 chips + keep the cardinal
+SCALE = 1.0 / COUNT_SCALE  # the count planes are divided by this (12)
 TOUCH_FEATURES = 7
-MASK_VALUE = -1e8
-SITES_CHANNEL = 15
+SITES_CHANNEL = CHANNEL_NAMES.index("sites")
 
 
 # ---------------------------------------------------------------------- crop
@@ -187,32 +220,6 @@ def crop_to_padded(action: int, H: int, W: int, h: int, w: int) -> int:
     return plane * H * W + r * W + c
 
 
-# ---------------------------------------------------------------------- distribution
-class MaskedCategorical:
-    """Categorical over the legal actions: ``logits`` ``(B, A)``, ``mask`` ``(B, A)`` bool."""
-
-    def __init__(self, logits: torch.Tensor, mask: torch.Tensor):
-        mask = mask.bool()
-        self.mask = mask
-        self.logits = torch.where(mask, logits, torch.full_like(logits, MASK_VALUE))
-        self.log_probs = torch.log_softmax(self.logits, dim=-1)
-        # exp(-1e8 - max) underflows to exactly 0.0; force it anyway so "exactly zero" never depends on it.
-        self.probs = torch.where(mask, self.log_probs.exp(), torch.zeros_like(self.logits))
-
-    def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
-        return torch.multinomial(self.probs, 1, generator=generator).squeeze(-1)
-
-    def mode(self) -> torch.Tensor:
-        return self.logits.argmax(dim=-1)
-
-    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
-        return self.log_probs.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
-
-    def entropy(self) -> torch.Tensor:
-        plogp = torch.where(self.mask, self.probs * self.log_probs, torch.zeros_like(self.logits))
-        return -plogp.sum(-1)
-
-
 # ---------------------------------------------------------------------- network
 class _Block(nn.Module):
     def __init__(self, channels: int):
@@ -221,7 +228,7 @@ class _Block(nn.Module):
         self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
         self.glob = nn.Linear(2 * channels, channels)
         nn.init.zeros_(self.conv2.weight)
-        nn.init.zeros_(self.conv2.bias)
+        nn.init.zeros_(self.conv2.bias)  # type: ignore[arg-type]
 
     def forward(self, x, valid, count):
         y = F.relu(self.conv1(x) * valid)
@@ -240,6 +247,8 @@ def _pool(x, valid, count):
 
 class KardinalNet(nn.Module):
     """Fully convolutional policy/value network (see the module docstring)."""
+
+    touch_kernel: torch.Tensor
 
     def __init__(self, channels: int = 32, blocks: int = 3, hidden: int = 64):
         super().__init__()
@@ -262,7 +271,7 @@ class KardinalNet(nn.Module):
         self.policy_global = nn.Linear(hidden, NON_SPATIAL)
         self.value_head = nn.Sequential(nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
         nn.init.normal_(self.policy_conv.weight, std=0.01)
-        nn.init.zeros_(self.policy_conv.bias)
+        nn.init.zeros_(self.policy_conv.bias)  # type: ignore[arg-type]
         nn.init.normal_(self.policy_global.weight, std=0.01)
         nn.init.zeros_(self.policy_global.bias)
 
@@ -285,3 +294,198 @@ class KardinalNet(nn.Module):
         logits = torch.cat([spatial_logits, self.policy_global(g)], dim=1)
         value = self.value_head(g).squeeze(-1)
         return logits, value
+
+
+# ---------------------------------------------------------------------- decisions
+@dataclass
+class Decision:
+    """One prepared decision: the crop, its mask and what is needed to decode an action."""
+
+    seat: int
+    box: tuple
+    spatial: np.ndarray  # (17, h, w) uint8
+    scalars: np.ndarray  # (55,) uint8
+    mask: np.ndarray  # (17*h*w + 5,) bool
+    legal: np.ndarray  # full action indices of the legal moves
+    window: int
+
+
+def prepare(game, encoder: ObservationEncoder, codec: ActionCodec, margin: int = 1) -> Decision:
+    """Encode the current decision of ``game`` (for ``game.current_player``) as a crop."""
+    seat = game.current_player
+    obs = encoder.encode(game, seat)
+    box = crop_box(obs, margin)
+    spatial, scalars = crop_obs(obs, box)
+    legal = codec.legal_actions(game).astype(np.int64)
+    return Decision(seat, box, spatial, scalars, _crop_mask_from_legal(legal, box, codec.window), legal, codec.window)
+
+
+def crop_indices(legal: np.ndarray, box, window: int, padded: tuple[int, int] | None = None) -> np.ndarray:
+    """Crop-layout indices (``17*h*w + 5`` entries, see the module docstring) of the full action
+    indices ``legal``; with ``padded=(H, W)`` the indices in the layout of a batch padded to ``H x W``.
+    ``AssertionError`` if one lies outside the crop (the crop holds every legal move)."""
+    r0, c0, h, w = box
+    H, W = padded if padded is not None else (h, w)
+    n = window * window
+    legal = np.asarray(legal, dtype=np.int64)
+    out = np.empty(legal.shape, dtype=np.int64)
+    spatial = legal < PLANES * n
+    a = legal[spatial]
+    plane, sq = np.divmod(a, n)
+    row, col = np.divmod(sq, window)
+    r, c = row - r0, col - c0
+    if a.size and (r.min() < 0 or c.min() < 0 or r.max() >= h or c.max() >= w):
+        raise AssertionError(f"a legal action lies outside the crop {box}")
+    out[spatial] = plane * H * W + r * W + c
+    out[~spatial] = PLANES * H * W + (legal[~spatial] - PLANES * n)
+    return out
+
+
+def _crop_mask_from_legal(legal: np.ndarray, box, window: int) -> np.ndarray:
+    h, w = box[2], box[3]
+    mask = np.zeros(PLANES * h * w + NON_SPATIAL, dtype=bool)
+    mask[crop_indices(legal, box, window)] = True
+    return mask
+
+
+@torch.no_grad()
+def policy_step(net, decisions: list[Decision], greedy: bool = False, generator=None):
+    """One batched forward pass. Returns ``(crop_actions, full_actions, logprobs, values)`` as numpy
+    arrays; crop actions are in each decision's own crop layout (what training stores)."""
+    sp, sc, valid, mask = collate(
+        [d.spatial for d in decisions], [d.scalars for d in decisions], [d.mask for d in decisions]
+    )
+    logits, values = net(sp, sc, valid)
+    dist = MaskedCategorical(logits, mask)
+    actions = dist.mode() if greedy else dist.sample(generator)
+    logprobs = dist.log_prob(actions)
+    H, W = sp.shape[2], sp.shape[3]
+    crop_actions = np.empty(len(decisions), dtype=np.int64)
+    full_actions = np.empty(len(decisions), dtype=np.int64)
+    for i, (d, a) in enumerate(zip(decisions, actions.tolist())):
+        h, w = d.box[2], d.box[3]
+        ca = padded_to_crop(a, H, W, h, w)
+        crop_actions[i] = ca
+        full_actions[i] = crop_to_full(ca, d.box, d.window)
+    return crop_actions, full_actions, logprobs.numpy(), values.numpy()
+
+
+# ---------------------------------------------------------------------- builder, layout
+def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
+    network_kind(build_network, options)
+    return KardinalNet(int(options["channels"]), int(options["blocks"]), int(options["hidden"]))
+
+
+def layout(rules: Any = None, model_config: Mapping[str, Any] | None = None) -> dict:
+    """The observation/action layout of Kardinal's network (the same for every rule set and size)."""
+    return {
+        "observation_channels": int(NUM_CHANNELS),
+        "spatial_channels": int(SPATIAL_CHANNELS),
+        "action_planes": int(PLANES),
+        "non_spatial_actions": int(NON_SPATIAL),
+        "window": int(DEFAULT_WINDOW),
+    }
+
+
+def current_layout() -> dict:
+    """The layout a Kardinal checkpoint of this version records (with the environment's name)."""
+    return {"env": get_game("kardinal").env_name, **layout()}
+
+
+# ---------------------------------------------------------------------- the agent
+class KardinalPPOAgent(PPOAgent):
+    """A policy network playing Kardinal on crops (see :mod:`agents.networks.ppo_agent`).
+
+    ``window``: the observation window (default: the game's own, ``Rules.window`` or the lossless
+    :data:`kardinal_env.kardinal.actions.DEFAULT_WINDOW`); ``margin``: the crop margin (a
+    checkpoint's ``crop_margin``)."""
+
+    def __init__(
+        self,
+        net: nn.Module,
+        rules=None,
+        greedy: bool = True,
+        seed: int | None = None,
+        window: int | None = None,
+        margin: int = 1,
+        name: str = "ppo",
+        trained_players: int | None = None,
+        config: dict | None = None,
+    ):
+        super().__init__(net, greedy=greedy, seed=seed, name=name, trained_players=trained_players, config=config)
+        self.window = window
+        self.margin = margin
+        self._rules = None
+        if rules is not None:
+            self._setup(rules)
+
+    @classmethod
+    def from_checkpoint_dict(cls, ckpt: dict, net: nn.Module, path="checkpoint", **kw) -> PPOAgent:
+        kw.setdefault("margin", int(ckpt.get("config", {}).get("crop_margin", 1)))
+        return super().from_checkpoint_dict(ckpt, net, path, **kw)
+
+    def _setup(self, rules) -> None:
+        self._warn_players(rules.players)
+        window = self.window or rules.window or DEFAULT_WINDOW
+        self._rules = rules
+        self.encoder = ObservationEncoder(rules, window)
+        self.codec = ActionCodec(rules, window)
+
+    def select_move(self, game) -> str:
+        if game.is_over:
+            raise ValueError("no legal move: the game is over")
+        codes = game.legal_move_codes()
+        if len(codes) == 1:
+            return format_move(codes[0])
+        if self._rules is not game.rules:
+            self._setup(game.rules)
+        d = prepare(game, self.encoder, self.codec, self.margin)
+        _, full, _, _ = policy_step(self.net, [d], greedy=self.greedy, generator=self._generator)
+        return format_move(self.codec.decode_code(int(full[0]), d.seat))
+
+    @torch.no_grad()
+    def act(self, observation, action_mask=None) -> int:
+        """Full action integer for a ``kardinal_v0`` observation ``(72, W, W)`` and its ``action_mask``."""
+        if isinstance(observation, dict):
+            observation, action_mask = observation["observation"], observation["action_mask"]
+        obs = np.asarray(observation)
+        window = obs.shape[1]
+        box = crop_box(obs, self.margin)
+        spatial, scalars = crop_obs(obs, box)
+        mask_full = np.asarray(action_mask).astype(bool)
+        cm = crop_mask(mask_full, box, window)
+        if cm.sum() != mask_full.sum():  # a legal action outside the crop (should not happen): full window
+            box = (0, 0, window, window)
+            spatial, scalars = crop_obs(obs, box)
+            cm = mask_full
+        sp, sc, valid, mask = collate([spatial], [scalars], [cm])
+        logits, _ = self.net(sp, sc, valid)
+        dist = MaskedCategorical(logits, mask)
+        a = dist.mode() if self.greedy else dist.sample(self._generator)
+        return crop_to_full(int(a[0]), box, window)
+
+    @torch.no_grad()
+    def policy_value(self, games: list) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        if not games:
+            return []
+        if any(g.is_over for g in games):
+            raise ValueError("policy_value: a game is over")
+        if any(g.rules is not games[0].rules for g in games):
+            raise ValueError("policy_value: the games of one call must share their rules")
+        if self._rules is not games[0].rules:
+            self._setup(games[0].rules)
+        ds = [prepare(g, self.encoder, self.codec, self.margin) for g in games]
+        sp, sc, valid = collate([d.spatial for d in ds], [d.scalars for d in ds])
+        logits, values = self.net(sp, sc, valid)
+        logits_np = logits.numpy().astype(np.float64)
+        padded = (sp.shape[2], sp.shape[3])
+        out = []
+        for row, d in enumerate(ds):
+            legal_logits = logits_np[row, crop_indices(d.legal, d.box, d.window, padded)]
+            prior = np.exp(legal_logits - legal_logits.max())
+            out.append((d.legal, prior / prior.sum(), float(values[row])))
+        return out
+
+
+#: Kardinal's network builder (the registry entry's ``network``).
+build_network = NetworkBuilder(("cnn",), _build, layout, KardinalPPOAgent)

@@ -17,8 +17,15 @@ table (``Board.moves``; mask them with the action mask) and the value of the obs
   value head reads the pooled graph. The same weights work on any board with the same number of
   card types (the graph is built from the board).
 
-``build_koenig_net(kind, rules, **kw)`` builds either from a config; ``net.config`` holds what is
-needed to rebuild it from a checkpoint.
+``build_koenig_net(kind, rules, **kw)`` builds either; ``net.config`` holds what is needed to rebuild
+it from a checkpoint. :data:`build_network` is the game's :class:`agents.networks.base.NetworkBuilder`
+(kinds ``graph``, the default, and ``mlp``; the layout it records is the observation length, the
+number of actions, the board's name and the network kind), and :class:`KoenigPPOAgent` plays a
+checkpoint (the generic :class:`agents.networks.ppo_agent.FlatPPOAgent`, which refuses a game on
+another board than the one it was trained on).
+
+The MLP is the generic :class:`agents.networks.mlp.MLPNet` (``KoenigMLP`` is its old name) with the
+encoder's ``scale``.
 
 Measured (``docs/results.md``, Kardinal & König section): with the same training budget (60k PPO
 steps after the same warm start) the graph network (64 features, 93k parameters) won 0.289 of 200
@@ -28,41 +35,44 @@ against three random. The trainer's default for ``kardinal_koenig`` is therefore
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import torch
 import torch.nn as nn
 
+from agents.networks.base import NetworkBuilder, network_kind
+from agents.networks.mlp import MLPNet
+from agents.networks.mlp import mlp_layers as _mlp
+from agents.networks.ppo_agent import FlatPPOAgent
 from kardinal_env.koenig.observation import SEAT_SLOTS, ObservationEncoder
 
-__all__ = ["KoenigMLP", "KoenigGraphNet", "build_koenig_net", "NETWORK_KINDS"]
+__all__ = [
+    "KoenigMLP",
+    "KoenigGraphNet",
+    "KoenigPPOAgent",
+    "build_koenig_net",
+    "build_network",
+    "layout",
+    "NETWORK_KINDS",
+]
 
-NETWORK_KINDS = ("mlp", "graph")
+NETWORK_KINDS = ("graph", "mlp")  # the default first
 
-
-def _mlp(sizes: list[int]) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for a, b in zip(sizes, sizes[1:], strict=False):
-        layers += [nn.Linear(a, b), nn.ReLU()]
-    return nn.Sequential(*layers[:-1])
-
-
-class KoenigMLP(nn.Module):
-    """Two hidden layers on the scaled flat observation."""
-
-    def __init__(self, obs_size: int, num_actions: int, hidden: int = 256, scale=None):
-        super().__init__()
-        self.config = {"kind": "mlp", "obs_size": obs_size, "num_actions": num_actions, "hidden": hidden}
-        self.register_buffer("scale", torch.ones(obs_size) if scale is None else torch.as_tensor(scale).float())
-        self.trunk = _mlp([obs_size, hidden, hidden]).append(nn.ReLU())
-        self.policy = nn.Linear(hidden, num_actions)
-        self.value = nn.Linear(hidden, 1)
-
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        h = self.trunk(obs / self.scale)
-        return self.policy(h), self.value(h).squeeze(-1)
+#: The MLP of Kardinal & König: the generic one (kept under its old name).
+KoenigMLP = MLPNet
 
 
 class KoenigGraphNet(nn.Module):
     """Message passing over sites and countries (see the module docstring)."""
+
+    scale: torch.Tensor
+    glob_index: torch.Tensor
+    site_country: torch.Tensor
+    country_type: torch.Tensor
+    roads: torch.Tensor
+    site_to_country: torch.Tensor
+    allied: torch.Tensor
 
     def __init__(self, rules, hidden: int = 64, rounds: int = 2):
         super().__init__()
@@ -150,7 +160,42 @@ def build_koenig_net(kind: str, rules, hidden: int = 64, rounds: int = 2) -> nn.
     """A network of ``kind`` (``"mlp"`` or ``"graph"``) for ``rules``'s board."""
     if kind == "mlp":
         encoder = ObservationEncoder(rules)
-        return KoenigMLP(encoder.size, rules.compiled.num_moves, hidden=hidden, scale=encoder.scale)
+        return MLPNet(encoder.size, rules.compiled.num_moves, hidden=hidden, scale=encoder.scale)
     if kind == "graph":
         return KoenigGraphNet(rules, hidden=hidden, rounds=rounds)
     raise ValueError(f"network kind must be one of {list(NETWORK_KINDS)}, got {kind!r}")
+
+
+def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
+    kind = network_kind(build_network, options)
+    if kind == "graph":
+        return build_koenig_net(kind, rules, hidden=int(options["hidden"]), rounds=int(options["rounds"]))
+    return build_koenig_net(kind, rules, hidden=int(options["hidden"]))
+
+
+def layout(rules: Any, model_config: Mapping[str, Any]) -> dict:
+    """The observation/action layout of a K&K network for ``rules`` (recorded in checkpoints)."""
+    return {
+        "observation_size": int(ObservationEncoder(rules).size),
+        "num_actions": int(rules.compiled.num_moves),
+        "board": rules.compiled.name,
+        "network": model_config.get("kind"),
+    }
+
+
+class KoenigPPOAgent(FlatPPOAgent):
+    """A policy network playing Kardinal & König (:class:`agents.networks.ppo_agent.FlatPPOAgent`):
+    only the deciding seat's own observation, the codec's mask; a game on another board than the
+    checkpoint's raises ``ValueError``."""
+
+    def check_rules(self, rules: Any) -> None:
+        trained = self.train_rules.compiled if self.train_rules is not None else None
+        if trained is not None and rules.compiled.data != trained.data:
+            raise ValueError(
+                f"{self.name} was trained on board {trained.name!r} and cannot play board {rules.compiled.name!r}"
+            )
+        super().check_rules(rules)
+
+
+#: Kardinal & König's network builder (the registry entry's ``network``).
+build_network = NetworkBuilder(NETWORK_KINDS, _build, layout, KoenigPPOAgent)

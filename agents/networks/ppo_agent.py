@@ -1,168 +1,59 @@
-"""A trained PPO policy as an agent of either game, and the batched inference that training shares with it.
+"""A trained PPO policy as an agent of any registered game.
 
-``PPOAgent.from_checkpoint(path, greedy=True, seed=None)`` loads a checkpoint written by
-:mod:`agents.training.trainer` for either game: a Kardinal checkpoint (``env == "kardinal_v0"``) gives a
-:class:`PPOAgent`, a Kardinal & König one (``"kardinal_koenig_v0"``) a :class:`KoenigPPOAgent`
-(``select_move`` on a ``kardinal_env.koenig.Game`` from the deciding seat's own observation only,
-``act`` on ``kardinal_koenig_v0`` observations). Every checkpoint is checked by
-:func:`agents.networks.checkpoint.read_checkpoint` (a dict of tensors and plain Python values;
-:class:`agents.networks.checkpoint.CheckpointError` names the path and what is wrong). For Kardinal:
-Playing a game with another number of players than the checkpoint was trained for issues an
-:class:`agents.networks.checkpoint.PlayerCountWarning` naming both counts (once per agent).
-``select_move(game)`` encodes the observation of ``game.current_player``, masks illegal actions
-and plays the most probable legal action (``greedy=True``) or samples one from the policy
-(``greedy=False``, seeded by ``seed``).
-``act(observation, action_mask)`` does the same on a PettingZoo observation and mask and returns the
-full action integer.
+``PPOAgent.from_checkpoint(path, greedy=True, seed=None, **kw)`` reads a checkpoint written by
+:mod:`agents.training.trainer` (checked by :func:`agents.networks.checkpoint.read_checkpoint`;
+:class:`agents.networks.checkpoint.CheckpointError` names the path and what is wrong) and returns the
+agent class of its game's network builder (:mod:`agents.networks.base`): Kardinal's
+:class:`agents.networks.kardinal_net.KardinalPPOAgent` (crops), Kardinal & König's
+:class:`agents.networks.koenig_net.KoenigPPOAgent`, and :class:`FlatPPOAgent` for any other game
+(the flat observation of the game's encoder, the game's codec). Every one of them is a
+:class:`PPOAgent`:
 
-:func:`prepare` / :func:`policy_step` are the batched path used by training and evaluation: many
-games' decisions in one forward pass on crops (see :mod:`agents.networks.kardinal_net`).
+* ``select_move(game)`` encodes *only* the deciding seat's observation (``encoder.encode(game,
+  seat)``), masks the illegal actions with the game's codec and plays the most probable legal action
+  (``greedy=True``) or samples one from the policy (``greedy=False``, seeded by ``seed``); a single
+  legal move is played without the network;
+* ``act(observation, action_mask)`` does the same on an environment's observation and returns the
+  action integer;
+* ``policy_value(games)`` — what a search needs: for each game (not over), the legal action ids of
+  the deciding seat (ascending, :meth:`ActionCodec.legal_actions`), the network's prior over them (a
+  float64 array summing to 1) and its value for the deciding seat, all games in one forward pass;
+  ``agent.codec`` decodes an action id for a game (after a first ``select_move`` or ``policy_value``
+  on that game's rules);
+* ``config``: the training config stored in the checkpoint (a dict: ``score_shaping``, ``reward``, ...);
+* a game with another number of players than the checkpoint was trained for issues an
+  :class:`agents.networks.checkpoint.PlayerCountWarning` naming both counts (once per agent).
+
+:func:`load_checkpoint` returns ``(network in eval mode, training config)`` of a checkpoint of any game.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 
 from agents.base import BaseAgent
+from agents.networks.base import MaskedCategorical, model_config
 from agents.networks.checkpoint import (
-    KOENIG_ENV_NAME,
     CheckpointError,
     PlayerCountWarning,
-    build_net,
-    koenig_rules,
+    checkpoint_game,
+    checkpoint_rules,
+    network_builder,
     player_count_warning,
     read_checkpoint,
     trained_players,
 )
-from agents.networks.kardinal_net import (
-    PLANES,
-    KardinalNet,
-    MaskedCategorical,
-    collate,
-    crop_box,
-    crop_mask,
-    crop_obs,
-    crop_to_full,
-    padded_to_crop,
-)
-from kardinal_env.kardinal.actions import ActionCodec
-from kardinal_env.kardinal.notation import format_move
-from kardinal_env.kardinal.observation import ObservationEncoder
-from kardinal_env.kardinal.rules import Rules
+from kardinal_env.core.registry import game_of
 
-__all__ = [
-    "PPOAgent",
-    "KoenigPPOAgent",
-    "Decision",
-    "prepare",
-    "crop_indices",
-    "policy_step",
-    "rules_from_config",
-    "net_from_checkpoint",
-    "load_checkpoint",
-]
+__all__ = ["PPOAgent", "FlatPPOAgent", "load_checkpoint", "checkpoint_config"]
 
 
-@dataclass
-class Decision:
-    """One prepared decision: the crop, its mask and what is needed to decode an action."""
-
-    seat: int
-    box: tuple
-    spatial: np.ndarray  # (17, h, w) uint8
-    scalars: np.ndarray  # (55,) uint8
-    mask: np.ndarray  # (17*h*w + 5,) bool
-    legal: np.ndarray  # full action indices of the legal moves
-    window: int
-
-
-def prepare(game, encoder: ObservationEncoder, codec: ActionCodec, margin: int = 1) -> Decision:
-    """Encode the current decision of ``game`` (for ``game.current_player``) as a crop."""
-    seat = game.current_player
-    obs = encoder.encode(game, seat)
-    box = crop_box(obs, margin)
-    spatial, scalars = crop_obs(obs, box)
-    legal = codec.legal_actions(game).astype(np.int64)
-    return Decision(seat, box, spatial, scalars, _crop_mask_from_legal(legal, box, codec.window), legal, codec.window)
-
-
-def crop_indices(legal: np.ndarray, box, window: int, padded: tuple[int, int] | None = None) -> np.ndarray:
-    """Crop-layout indices (``17*h*w + 5`` entries, see :mod:`agents.networks.kardinal_net`) of the full action
-    indices ``legal``; with ``padded=(H, W)`` the indices in the layout of a batch padded to ``H x W``.
-    ``AssertionError`` if one lies outside the crop (the crop holds every legal move)."""
-    r0, c0, h, w = box
-    H, W = padded if padded is not None else (h, w)
-    n = window * window
-    legal = np.asarray(legal, dtype=np.int64)
-    out = np.empty(legal.shape, dtype=np.int64)
-    spatial = legal < PLANES * n
-    a = legal[spatial]
-    plane, sq = np.divmod(a, n)
-    row, col = np.divmod(sq, window)
-    r, c = row - r0, col - c0
-    if a.size and (r.min() < 0 or c.min() < 0 or r.max() >= h or c.max() >= w):
-        raise AssertionError(f"a legal action lies outside the crop {box}")
-    out[spatial] = plane * H * W + r * W + c
-    out[~spatial] = PLANES * H * W + (legal[~spatial] - PLANES * n)
-    return out
-
-
-def _crop_mask_from_legal(legal: np.ndarray, box, window: int) -> np.ndarray:
-    h, w = box[2], box[3]
-    mask = np.zeros(PLANES * h * w + 5, dtype=bool)
-    mask[crop_indices(legal, box, window)] = True
-    return mask
-
-
-@torch.no_grad()
-def policy_step(net, decisions: list[Decision], greedy: bool = False, generator=None):
-    """One batched forward pass. Returns ``(crop_actions, full_actions, logprobs, values)`` as numpy
-    arrays; crop actions are in each decision's own crop layout (what training stores)."""
-    sp, sc, valid, mask = collate(
-        [d.spatial for d in decisions], [d.scalars for d in decisions], [d.mask for d in decisions]
-    )
-    logits, values = net(sp, sc, valid)
-    dist = MaskedCategorical(logits, mask)
-    actions = dist.mode() if greedy else dist.sample(generator)
-    logprobs = dist.log_prob(actions)
-    H, W = sp.shape[2], sp.shape[3]
-    crop_actions = np.empty(len(decisions), dtype=np.int64)
-    full_actions = np.empty(len(decisions), dtype=np.int64)
-    for i, (d, a) in enumerate(zip(decisions, actions.tolist())):
-        h, w = d.box[2], d.box[3]
-        ca = padded_to_crop(a, H, W, h, w)
-        crop_actions[i] = ca
-        full_actions[i] = crop_to_full(ca, d.box, d.window)
-    return crop_actions, full_actions, logprobs.numpy(), values.numpy()
-
-
-def rules_from_config(config: dict) -> Rules:
-    return Rules(players=int(config.get("players", 2)), preset=config.get("preset", "english"))
-
-
-def net_from_checkpoint(ckpt: dict) -> KardinalNet:
-    """The network of a checkpoint dict in eval mode (:class:`agents.networks.checkpoint.CheckpointError` if
-    the weights do not fit its ``model_config``)."""
-    return build_net(ckpt)
-
-
-def load_checkpoint(path) -> tuple[KardinalNet, dict]:
-    """``(network in eval mode, training config)`` of a checkpoint written by :mod:`agents.training.trainer`,
-    checked by :func:`agents.networks.checkpoint.read_checkpoint` (:class:`agents.networks.checkpoint.CheckpointError`
-    naming the path and the problem otherwise). The config also holds ``players`` as trained.
-    Kardinal checkpoints only (a Kardinal & König checkpoint is refused: :meth:`PPOAgent.from_checkpoint`
-    loads either)."""
-    ckpt, net = read_checkpoint(path)
-    if ckpt.get("env") == KOENIG_ENV_NAME:
-        raise CheckpointError(path, f"made for env {KOENIG_ENV_NAME!r}; this needs a Kardinal (kardinal_v0) checkpoint")
-    return net, _config_of(ckpt)
-
-
-def _config_of(ckpt: dict) -> dict:
+def checkpoint_config(ckpt: dict) -> dict:
+    """The training config of a checkpoint dict, with ``players`` as trained."""
     config = dict(ckpt.get("config", {}))
     players = trained_players(ckpt)
     if players is not None:
@@ -170,152 +61,140 @@ def _config_of(ckpt: dict) -> dict:
     return config
 
 
+def load_checkpoint(path) -> tuple[torch.nn.Module, dict]:
+    """``(network in eval mode, training config)`` of a checkpoint of any game, checked by
+    :func:`agents.networks.checkpoint.read_checkpoint` (:class:`agents.networks.checkpoint.CheckpointError`
+    naming the path and the problem otherwise). The config also holds ``players`` as trained; the
+    checkpoint's game is ``config["game"]``."""
+    ckpt, net = read_checkpoint(path)
+    config = checkpoint_config(ckpt)
+    config["game"] = ckpt["game"]
+    return net, config
+
+
 class PPOAgent(BaseAgent):
-    """A policy network playing Kardinal (see the module docstring)."""
+    """A policy network playing one game: the base of every game's network agent (see the module
+    docstring). Subclasses implement :meth:`select_move`, :meth:`act` and :meth:`policy_value`."""
 
     name = "ppo"
 
     def __init__(
         self,
-        net: KardinalNet,
-        rules: Rules | None = None,
+        net: torch.nn.Module,
         greedy: bool = True,
         seed: int | None = None,
-        window: int = 53,
-        margin: int = 1,
         name: str = "ppo",
         trained_players: int | None = None,
+        config: dict | None = None,
     ):
         super().__init__(seed)
         self.net = net.eval()
-        self.trained_players = trained_players
-        self._warned = False
         self.greedy = greedy
-        self.window = window
-        self.margin = margin
         self.name = name
-        self._rules = None
+        self.trained_players = trained_players
+        self.config = dict(config or {})
+        self._warned = False
         self._generator = torch.Generator().manual_seed(seed if seed is not None else 0)
-        if rules is not None:
-            self._setup(rules)
-
-    def _setup(self, rules: Rules) -> None:
-        msg = player_count_warning(self.name, self.trained_players, rules.players)
-        if msg and not self._warned:
-            self._warned = True
-            warnings.warn(msg, PlayerCountWarning, stacklevel=3)
-        self._rules = rules
-        self.encoder = ObservationEncoder(rules, self.window)
-        self.codec = ActionCodec(rules, self.window)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._generator = torch.Generator().manual_seed(seed if seed is not None else 0)
+
+    def _warn_players(self, players: int) -> None:
+        msg = player_count_warning(self.name, self.trained_players, players)
+        if msg and not self._warned:
+            self._warned = True
+            warnings.warn(msg, PlayerCountWarning, stacklevel=4)
 
     @classmethod
-    def from_checkpoint(cls, path, greedy: bool = True, seed: int | None = None, **kw) -> PPOAgent | KoenigPPOAgent:
-        """The agent of a checkpoint of either game: a :class:`PPOAgent` for a Kardinal checkpoint,
-        a :class:`KoenigPPOAgent` for a Kardinal & König one (``env`` of the checkpoint)."""
+    def from_checkpoint(cls, path, greedy: bool = True, seed: int | None = None, **kw) -> PPOAgent:
+        """The agent of a checkpoint of any game: the agent class of its game's network builder
+        (``cls`` must be that class or one of its bases)."""
         ckpt, net = read_checkpoint(path)
-        config = _config_of(ckpt)
-        if ckpt.get("env") == KOENIG_ENV_NAME:
-            kw.setdefault("name", f"ppo:{path}")
-            kw.setdefault("trained_players", config.get("players"))
-            return KoenigPPOAgent(net, koenig_rules(ckpt, path), greedy=greedy, seed=seed, **kw)
-        kw.setdefault("margin", int(config.get("crop_margin", 1)))
+        agent_cls = network_builder(checkpoint_game(ckpt, path)).agent_class()
+        if not (isinstance(agent_cls, type) and issubclass(agent_cls, cls)):
+            raise CheckpointError(path, f"a {ckpt['game']} network, which {cls.__name__} does not play")
         kw.setdefault("name", f"ppo:{path}")
+        return agent_cls.from_checkpoint_dict(ckpt, net, path, greedy=greedy, seed=seed, **kw)
+
+    @classmethod
+    def from_checkpoint_dict(cls, ckpt: dict, net: torch.nn.Module, path="checkpoint", **kw) -> PPOAgent:
+        """The agent of a checkpoint dict checked by :func:`read_checkpoint` and its network."""
+        config = checkpoint_config(ckpt)
         kw.setdefault("trained_players", config.get("players"))
-        return cls(net, greedy=greedy, seed=seed, **kw)
+        kw.setdefault("config", config)
+        return cls(net, **kw)
 
-    def select_move(self, game) -> str:
-        if game.is_over:
-            raise ValueError("no legal move: the game is over")
-        codes = game.legal_move_codes()
-        if len(codes) == 1:
-            return format_move(codes[0])
-        if self._rules is not game.rules:
-            self._setup(game.rules)
-        d = prepare(game, self.encoder, self.codec, self.margin)
-        _, full, _, _ = policy_step(self.net, [d], greedy=self.greedy, generator=self._generator)
-        return format_move(self.codec.decode_code(int(full[0]), d.seat))
+    def select_move(self, game) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
 
-    @torch.no_grad()
-    def act(self, observation, action_mask) -> int:
-        """Full action integer for a PettingZoo observation ``(72, W, W)`` and its ``action_mask``."""
-        if isinstance(observation, dict):
-            observation, action_mask = observation["observation"], observation["action_mask"]
-        obs = np.asarray(observation)
-        window = obs.shape[1]
-        box = crop_box(obs, self.margin)
-        spatial, scalars = crop_obs(obs, box)
-        mask_full = np.asarray(action_mask).astype(bool)
-        cm = crop_mask(mask_full, box, window)
-        if cm.sum() != mask_full.sum():  # a legal action outside the crop (should not happen): full window
-            box = (0, 0, window, window)
-            spatial, scalars = crop_obs(obs, box)
-            cm = mask_full
-        sp, sc, valid, mask = collate([spatial], [scalars], [cm])
-        logits, _ = self.net(sp, sc, valid)
-        dist = MaskedCategorical(logits, mask)
-        a = dist.mode() if self.greedy else dist.sample(self._generator)
-        return crop_to_full(int(a[0]), box, window)
+    def act(self, observation, action_mask=None) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def policy_value(self, games: list) -> list[tuple[np.ndarray, np.ndarray, float]]:  # pragma: no cover
+        raise NotImplementedError
 
 
-class KoenigPPOAgent(BaseAgent):
-    """A policy network playing Kardinal & König (:mod:`agents.networks.koenig_net`).
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    z = np.exp(logits - logits.max())
+    return z / z.sum()
 
-    ``select_move(game)`` on a :class:`kardinal_env.koenig.Game`: encodes *only* the deciding seat's
-    observation (``ObservationEncoder.encode(game, seat)``: its own hand and public facts), masks the
-    illegal move ids and plays the most probable legal move (``greedy=True``) or samples one
-    (``greedy=False``, seeded by ``seed``); a single legal move is played without the network.
-    ``act(observation, action_mask)`` does the same on a ``kardinal_koenig_v0`` observation and
-    returns the action (the move id). Games of another player count than trained for issue an
-    :class:`agents.networks.checkpoint.PlayerCountWarning` (the observation has the same layout); a game on
-    another board raises ``ValueError``."""
 
-    name = "ppo"
+class FlatPPOAgent(PPOAgent):
+    """A network on a game's flat observation (:mod:`agents.networks.mlp`, Kardinal & König's
+    networks): the game's encoder (flattened) and codec (see the module docstring).
+
+    ``rules``: the rules the checkpoint was trained under (``train_rules``); ``layout``: the layout
+    it records (without ``env``). A game whose rules give another layout (observation shape, number
+    of actions, board ...) raises ``ValueError`` naming the differences."""
 
     def __init__(
         self,
-        net,
-        rules,
+        net: torch.nn.Module,
+        rules: Any = None,
         greedy: bool = True,
         seed: int | None = None,
         name: str = "ppo",
         trained_players: int | None = None,
+        config: dict | None = None,
+        layout: dict | None = None,
     ):
-        super().__init__(seed)
-        self.net = net.eval()
-        self.greedy = greedy
-        self.name = name
-        self.trained_players = trained_players
-        self._warned = False
-        self._train_rules = rules
-        self._board = rules.compiled
-        self._generator = torch.Generator().manual_seed(seed if seed is not None else 0)
-        self._setup(rules, warn=False)
+        super().__init__(net, greedy=greedy, seed=seed, name=name, trained_players=trained_players, config=config)
+        self.train_rules = rules
+        self.layout = layout
+        self._rules: Any = None
+        if rules is not None:
+            self._setup(rules, warn=False)
 
-    def _setup(self, rules, warn: bool = True) -> None:
-        from kardinal_env.koenig.observation import ObservationEncoder
+    @classmethod
+    def from_checkpoint_dict(cls, ckpt: dict, net: torch.nn.Module, path="checkpoint", **kw) -> PPOAgent:
+        spec = checkpoint_game(ckpt, path)
+        kw.setdefault("rules", checkpoint_rules(ckpt, path, spec))
+        kw.setdefault("layout", {k: v for k, v in ckpt["layout"].items() if k != "env"})
+        return super().from_checkpoint_dict(ckpt, net, path, **kw)
 
-        if rules.compiled.data != self._board.data:
-            raise ValueError(
-                f"{self.name} was trained on board {self._board.name!r} and cannot play board {rules.compiled.name!r}"
-            )
-        msg = player_count_warning(self.name, self.trained_players, rules.players) if warn else None
-        if msg and not self._warned:
-            self._warned = True
-            warnings.warn(msg, PlayerCountWarning, stacklevel=3)
+    def check_rules(self, rules: Any) -> None:
+        """``ValueError`` if the network cannot play games under ``rules`` (another layout)."""
+        if self.layout is None:
+            return
+        spec = game_of(rules)
+        now = network_builder(spec).layout(rules, model_config(self.net))
+        diffs = [f"{k} {v!r} (trained) vs {now.get(k)!r}" for k, v in self.layout.items() if now.get(k) != v]
+        if diffs:
+            raise ValueError(f"{self.name} cannot play these {spec.name} rules: " + "; ".join(diffs))
+
+    def _setup(self, rules: Any, warn: bool = True) -> None:
+        self.check_rules(rules)
+        if warn:
+            self._warn_players(rules.players)
+        spec = game_of(rules)
         self._rules = rules
-        self.encoder = ObservationEncoder(rules)
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self._generator = torch.Generator().manual_seed(seed if seed is not None else 0)
+        self.encoder = spec.make_encoder(rules)
+        self.codec = spec.make_codec(rules)
 
     @torch.no_grad()
     def _choose(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        logits, _ = self.net(torch.as_tensor(obs, dtype=torch.float32).reshape(1, -1))
+        logits, _ = self.net(torch.as_tensor(np.asarray(obs, dtype=np.float32)).reshape(1, -1))
         dist = MaskedCategorical(logits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1))
         a = dist.mode() if self.greedy else dist.sample(self._generator)
         return int(a[0])
@@ -323,22 +202,40 @@ class KoenigPPOAgent(BaseAgent):
     def select_move(self, game) -> str:
         if game.is_over:
             raise ValueError("no legal move: the game is over")
-        ids = game.legal_move_ids()
-        if len(ids) == 1:
-            return game.board.moves[ids[0]]
         if game.rules is not self._rules:
             self._setup(game.rules)
-        mask = np.zeros(self._board.num_moves, dtype=bool)
-        mask[list(ids)] = True
+        legal = self.codec.legal_actions(game)
+        if len(legal) == 1:
+            return self.codec.decode(game, int(legal[0]))
         seat = game.current_player
-        return game.board.moves[self._choose(self.encoder.encode(game, seat), mask)]
+        mask = self.codec.action_mask(game, seat).astype(bool)
+        return self.codec.decode(game, self._choose(self.encoder.encode(game, seat), mask))
 
     def act(self, observation, action_mask=None) -> int:
-        """The action (move id) for a ``kardinal_koenig_v0`` observation and its ``action_mask`` (or
-        the env's observation dict)."""
+        """The action for an environment's observation and its ``action_mask`` (or the env's
+        observation dict)."""
         if isinstance(observation, dict):
             observation, action_mask = observation["observation"], observation["action_mask"]
         mask = np.asarray(action_mask).astype(bool)
         if not mask.any():
             raise ValueError("no legal action in action_mask")
         return self._choose(np.asarray(observation, dtype=np.float32), mask)
+
+    @torch.no_grad()
+    def policy_value(self, games: list) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        if not games:
+            return []
+        if any(g.is_over for g in games):
+            raise ValueError("policy_value: a game is over")
+        if any(g.rules is not games[0].rules for g in games):
+            raise ValueError("policy_value: the games of one call must share their rules")
+        if games[0].rules is not self._rules:
+            self._setup(games[0].rules)
+        obs = np.stack([np.asarray(self.encoder.encode(g, g.current_player), dtype=np.float32) for g in games])
+        logits, values = self.net(torch.from_numpy(obs).reshape(len(games), -1))
+        logits_np = logits.numpy().astype(np.float64)
+        out = []
+        for row, game in enumerate(games):
+            legal = np.asarray(self.codec.legal_actions(game), dtype=np.int64)
+            out.append((legal, _softmax(logits_np[row, legal]), float(values[row])))
+        return out

@@ -9,7 +9,18 @@ wins): a checkpoint's stored config (``--resume``), a YAML preset (``--config``)
 A bad value raises :class:`ConfigError` naming the key, where it came from, the value and what is
 allowed, e.g. ``config key 'greedy_share' (--set): 1.5 is not allowed; expected a number from 0 to 1``.
 
-Torch-free: importing this module does not import torch.
+**Games come from the registry** (:mod:`kardinal_env.core.registry`): ``game`` is any registered
+game; ``players`` defaults to the game's ``default_players`` and must be one of its ``players``;
+the rule-option keys (``preset``, ``discard``) are the games' ``rule_options`` of the same name (a
+game gets the ones it has; setting one that the game does not have is an error naming the game's
+options); ``network`` is ``auto`` (the game's default) or one of the kinds of the game's network
+builder (:func:`agents.networks.checkpoint.network_builder`); ``chip_shaping`` needs a game with
+chips (an engine with ``chips_held``); the ``greedy`` opponent (``greedy_share``, the warm start)
+needs a game with a ``greedy`` baseline. Presets by name are the registry entries' ``presets``
+(:func:`preset_names`).
+
+Torch-free: importing this module does not import torch (checking a ``network`` other than
+``auto``, and :meth:`TrainConfig.resolved_network`, import the game's network module).
 """
 
 from __future__ import annotations
@@ -19,6 +30,11 @@ import dataclasses
 import difflib
 import math
 from dataclasses import dataclass, field
+from typing import Any
+
+import kardinal_env  # noqa: F401  (registers the built-in games)
+from kardinal_env.core.registry import GameSpec, RuleOption, UnknownGameError, game_names, games, get_game
+from kardinal_env.core.rewards import REWARD_SCHEMES
 
 __all__ = [
     "TrainConfig",
@@ -29,25 +45,10 @@ __all__ = [
     "build_parser",
     "config_from_args",
     "config_help",
+    "preset_names",
     "REWARD_SCHEMES",
-    "PRESETS",
-    "GAMES",
-    "NETWORKS",
-    "GAME_NETWORKS",
 ]
 
-REWARD_SCHEMES = ("win_loss", "margin")  # same as agents.rewards.REWARD_SCHEMES (checked in the tests)
-PRESETS = ("english", "german")
-GAMES = ("kardinal", "kardinal_koenig")  # same as agents.games.GAMES (checked in the tests)
-DISCARD_OPTIONS = ("one", "any")
-NETWORKS = ("auto", "cnn", "mlp", "graph")
-#: Networks each game can train, its default first (``network: auto``).
-GAME_NETWORKS = {"kardinal": ("cnn",), "kardinal_koenig": ("graph", "mlp")}
-DEFAULT_NETWORK = {game: nets[0] for game, nets in GAME_NETWORKS.items()}
-#: Player counts of each game.
-GAME_PLAYERS = {"kardinal": (2, 4), "kardinal_koenig": (3, 5)}
-#: The player count a game gets when ``players`` is not given.
-DEFAULT_PLAYERS = {"kardinal": 2, "kardinal_koenig": 4}
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 
@@ -60,6 +61,34 @@ def opt(default, help: str, *, lo=None, hi=None, lo_open: bool = False, choices=
     """A config field: ``default``, ``help`` (shown by ``--help``), allowed range ``lo..hi`` (``lo``
     excluded when ``lo_open``) or ``choices``."""
     return field(default=default, metadata={"help": help, "lo": lo, "hi": hi, "lo_open": lo_open, "choices": choices})
+
+
+def _owners(name: str) -> list[GameSpec]:
+    """The registered games that have the rule option ``name``."""
+    return [spec for spec in games().values() if any(o.name == name for o in spec.rule_options)]
+
+
+def _option(spec: GameSpec, name: str) -> RuleOption | None:
+    return next((o for o in spec.rule_options if o.name == name), None)
+
+
+def _choices(spec: GameSpec, name: str) -> tuple[str, ...]:
+    option = _option(spec, name)
+    return option.choices if option is not None else ()
+
+
+def rule_opt(name: str):
+    """A config field for the choice rule option ``name`` of the registered games that have one: its
+    default and help text come from the registry (checked per game by :func:`make_config`)."""
+    owners = _owners(name)
+    option = _option(owners[0], name)
+    assert option is not None and option.choices, name
+    default = option.default if option.default is not None else option.choices[0]
+    help = f"{option.help} (a rule option of {', '.join(spec.name for spec in owners)})"
+    return field(
+        default=default,
+        metadata={"help": help, "lo": None, "hi": None, "lo_open": False, "choices": None, "rule_option": True},
+    )
 
 
 @dataclass
@@ -77,19 +106,15 @@ class TrainConfig:
     torch_threads: int = opt(1, "torch intra-op threads (results are reproducible only for the same number)", lo=1)
     deterministic: bool = opt(True, "torch.use_deterministic_algorithms (same machine, same results)")
     # ------------------------------------------------------------ game
-    game: str = opt("kardinal", "the game to train on: kardinal or kardinal_koenig (Kardinal & Koenig)", choices=GAMES)
-    players: int = opt(
-        2,
-        "players per game (kardinal 2-4; kardinal_koenig 3-5: when not given, kardinal_koenig plays 4)",
-        lo=2,
-        hi=5,
+    game: str = opt(
+        game_names()[0],
+        "the game to train on: a registered game (" + ", ".join(game_names()) + ")",
     )
-    preset: str = opt("english", "rules preset (kardinal only)", choices=PRESETS)
-    discard: str = opt(
-        "one",
-        "kardinal_koenig only: a discarding turn discards exactly one card (one) or any number (any)",
-        choices=DISCARD_OPTIONS,
+    players: int | None = opt(
+        None, "players per game: one of the game's player counts (not given: the game's default)", lo=1
     )
+    preset: str = rule_opt("preset")
+    discard: str = rule_opt("discard")
     # ------------------------------------------------------------ rollout
     total_steps: int = opt(
         200_000,
@@ -103,7 +128,7 @@ class TrainConfig:
         2048, "learner steps collected per iteration before the PPO update (games are finished, so a little more)", lo=1
     )
     crop_margin: int = opt(
-        1, "squares around the sites' bounding box that the network sees (1 holds every move)", lo=1, hi=53
+        1, "cnn (kardinal): squares around the sites' bounding box that the network sees (1 holds every move)", lo=1
     )
     # ------------------------------------------------------------ rewards
     reward: str = opt(
@@ -112,12 +137,14 @@ class TrainConfig:
         "(clip((own score - best other score) / 20, -1, 1))",
         choices=REWARD_SCHEMES,
     )
-    chip_shaping: float = opt(0.0, "reward per chip a learner move takes (leftovers at the end excluded)")
+    chip_shaping: float = opt(
+        0.0, "reward per chip a learner move takes (leftovers at the end excluded; a game with chips only)"
+    )
     score_shaping: float = opt(0.0, "reward per point of change of the seat's projected score margin its move causes")
     # ------------------------------------------------------------ opponents
     greedy_share: float = opt(
         0.0,
-        "share of games against the greedy baseline (2 players: it plays one seat; more: all seats but one)",
+        "share of games against the game's greedy baseline (2 players: it plays one seat; more: all seats but one)",
         lo=0.0,
         hi=1.0,
     )
@@ -155,10 +182,10 @@ class TrainConfig:
     # ------------------------------------------------------------ network
     network: str = opt(
         "auto",
-        "network: cnn (kardinal: agents.networks.kardinal_net.KardinalNet on crops), mlp (kardinal_koenig: two hidden layers on "
-        "the flat observation), graph (kardinal_koenig: message passing over sites and countries); auto: the "
-        "game's default (kardinal: cnn, kardinal_koenig: graph)",
-        choices=NETWORKS,
+        "network kind: auto (the game's default, the first kind of its network builder) or one of the game's "
+        "kinds: cnn (kardinal: agents.networks.kardinal_net.KardinalNet on crops), graph (kardinal_koenig: message "
+        "passing over sites and countries), mlp (kardinal_koenig, and every game without a network of its own: "
+        "two hidden layers on the flat observation)",
     )
     channels: int = opt(32, "network: convolution channels (cnn)", lo=1)
     blocks: int = opt(2, "network: residual blocks (cnn)", lo=0)
@@ -179,34 +206,53 @@ class TrainConfig:
     def resolved_run_name(self) -> str:
         return self.run_name or f"{self.exp_name}__{self.seed}"
 
+    def __post_init__(self) -> None:
+        if self.players is None:
+            self.players = get_game(self.game).default_players
+
     def resolved_network(self) -> str:
         """The network kind: ``network``, or the game's default for ``auto``."""
         if self.network != "auto":
             return self.network
-        return DEFAULT_NETWORK[self.game]
+        return _network_kinds(get_game(self.game))[0]
 
-    def network_keys(self) -> dict:
-        """The options that define the network's shape (they cannot change when resuming)."""
-        if self.game == "kardinal":
-            return {"channels": self.channels, "blocks": self.blocks, "hidden": self.hidden}
-        net = self.resolved_network()
-        keys = {"network": net, "hidden": self.hidden}
-        if net == "graph":
-            keys["rounds"] = self.rounds
-        return keys
+    def network_options(self) -> dict:
+        """The options of the game's network builder (:mod:`agents.networks.base`): ``kind`` and the
+        sizes (each kind reads the ones it uses)."""
+        return {
+            "kind": self.resolved_network(),
+            "channels": self.channels,
+            "blocks": self.blocks,
+            "hidden": self.hidden,
+            "rounds": self.rounds,
+        }
+
+    def rule_options(self, spec: GameSpec) -> dict:
+        """The rule options of ``spec`` that this config sets (its fields named like them)."""
+        return {o.name: getattr(self, o.name) for o in spec.rule_options if o.name in _RULE_FIELDS}
+
+
+def _network_kinds(spec: GameSpec) -> tuple[str, ...]:
+    from agents.networks.checkpoint import network_builder  # imports torch: only when a network is checked
+
+    return network_builder(spec).kinds
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+_RULE_FIELDS = {name for name, f in _FIELDS.items() if f.metadata.get("rule_option")}
 
 
 def _kind(f: dataclasses.Field) -> str:
-    return f.type if isinstance(f.type, str) else f.type.__name__
+    kind = f.type if isinstance(f.type, str) else f.type.__name__
+    return kind.removesuffix(" | None")
 
 
 def _allowed(f: dataclasses.Field) -> str:
     m, kind = f.metadata, _kind(f)
     if kind == "bool":
         return "true or false"
+    if m.get("rule_option"):
+        return "; ".join(f"{spec.name}: one of {', '.join(_choices(spec, f.name))}" for spec in _owners(f.name))
     if m["choices"]:
         return "one of " + ", ".join(m["choices"])
     noun = {"int": "an integer", "float": "a number", "str": "a string"}[kind]
@@ -229,6 +275,9 @@ def _coerce(name: str, value, source: str):
         why = f" ({why})" if why else ""
         return ConfigError(f"config key {name!r} ({source}): {value!r} is not allowed{why}; expected {_allowed(f)}")
 
+    if value is None and f.default is None:  # e.g. players: the game's default
+        return None
+
     if kind == "bool":
         if isinstance(value, bool):
             return value
@@ -244,6 +293,7 @@ def _coerce(name: str, value, source: str):
         return out
     if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
         raise bad("not a number")
+    number: Any
     if isinstance(value, str):
         text = value.strip().replace("_", "")
         try:
@@ -281,18 +331,26 @@ def _unknown(name: str, source: str) -> ConfigError:
 def make_config(*layers: tuple[str, dict]) -> TrainConfig:
     """A validated :class:`TrainConfig` from ``(source, {key: value})`` layers (later layers win).
     ``source`` names where the values came from, for the error messages."""
-    values, sources = {}, {}
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
     for source, layer in layers:
         for key, value in layer.items():
             if key not in _FIELDS:
                 raise _unknown(str(key), source)
             values[key] = _coerce(key, value, source)
             sources[key] = source
-    game = values.get("game", "kardinal")
-    if "players" not in values:
-        values["players"] = DEFAULT_PLAYERS[game]
+    game = values.get("game", _FIELDS["game"].default)
+    try:
+        spec = get_game(game)
+    except UnknownGameError:
+        raise ConfigError(
+            f"config key 'game' ({sources.get('game', 'default')}): {game!r} is not allowed; "
+            f"expected one of {', '.join(game_names())} (the registered games)"
+        ) from None
+    if values.get("players") is None:
+        values["players"] = spec.default_players
     cfg = TrainConfig(**values)
-    _check_game_options(cfg, sources)
+    _check_game_options(cfg, spec, sources)
     shares = cfg.greedy_share + cfg.pool_share + cfg.random_share
     if shares > 1.0 + 1e-9:
         where = ", ".join(sorted({sources.get(k, "default") for k in ("greedy_share", "pool_share", "random_share")}))
@@ -307,57 +365,78 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
     return cfg
 
 
-def _check_game_options(cfg: TrainConfig, sources: dict) -> None:
-    """Options that depend on the game: the player count, the network, the rule options."""
+def _counts(players: tuple[int, ...]) -> str:
+    ordered = sorted(players)
+    if len(ordered) > 1 and ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"an integer from {ordered[0]} to {ordered[-1]}"
+    return "one of " + ", ".join(map(str, ordered))
+
+
+def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
+    """Options that depend on the game (all from its registry entry): the player count, the rule
+    options, the network, chip shaping, the greedy opponent."""
 
     def src(*keys: str) -> str:
         return ", ".join(f"{k}: {sources.get(k, 'default')}" for k in keys)
 
-    lo, hi = GAME_PLAYERS[cfg.game]
-    if not lo <= cfg.players <= hi:
+    game = spec.name
+    if cfg.players not in spec.players:
         raise ConfigError(
-            f"config key 'players' ({src('players', 'game')}): {cfg.players} is not allowed for game {cfg.game}; "
-            f"expected an integer from {lo} to {hi}"
+            f"config key 'players' ({src('players', 'game')}): {cfg.players} is not allowed for game {game}; "
+            f"expected {_counts(spec.players)}"
         )
-    allowed = GAME_NETWORKS[cfg.game]
-    if cfg.network != "auto" and cfg.network not in allowed:
-        raise ConfigError(
-            f"config key 'network' ({src('network', 'game')}): {cfg.network!r} is not a network of game {cfg.game}; "
-            f"expected auto or one of {', '.join(allowed)}"
-        )
-    if cfg.game == "kardinal_koenig":
-        if cfg.chip_shaping != 0:
+    for name in sorted(_RULE_FIELDS):
+        value = getattr(cfg, name)
+        option = _option(spec, name)
+        if option is None:
+            if value != _FIELDS[name].default:
+                owners = " or ".join(o.name for o in _owners(name)) or "no registered game"
+                theirs = ", ".join(["players"] + [o.name for o in spec.rule_options])
+                raise ConfigError(
+                    f"config key {name!r} ({src(name)}): an option of game {owners}, not {game} "
+                    f"(its rule options: {theirs})"
+                )
+        elif option.choices and value not in option.choices:
             raise ConfigError(
-                f"config key 'chip_shaping' ({src('chip_shaping')}): {cfg.chip_shaping} is not allowed for game "
-                "kardinal_koenig (it has no chips); expected 0 (use score_shaping)"
+                f"config key {name!r} ({sources.get(name, 'default')}): {value!r} is not allowed for game {game}; "
+                f"expected one of {', '.join(option.choices)}"
             )
-        if cfg.preset != _FIELDS["preset"].default:
+    if cfg.network != "auto":
+        kinds = _network_kinds(spec)
+        if cfg.network not in kinds:
             raise ConfigError(
-                f"config key 'preset' ({src('preset')}): an option of game kardinal, not kardinal_koenig "
-                "(its rule options: players, discard)"
+                f"config key 'network' ({src('network', 'game')}): {cfg.network!r} is not a network of game {game}; "
+                f"expected auto or one of {', '.join(kinds)}"
             )
-    elif cfg.discard != _FIELDS["discard"].default:
+    if cfg.chip_shaping != 0 and not hasattr(spec.load("game_class"), "chips_held"):
         raise ConfigError(
-            f"config key 'discard' ({src('discard')}): an option of game kardinal_koenig, not kardinal "
-            "(set game: kardinal_koenig)"
+            f"config key 'chip_shaping' ({src('chip_shaping')}): {cfg.chip_shaping} is not allowed for game "
+            f"{game} (it has no chips); expected 0 (use score_shaping)"
         )
+    if "greedy" not in spec.baselines:
+        for key in ("greedy_share", "bc_games"):
+            if getattr(cfg, key):
+                raise ConfigError(
+                    f"config key {key!r} ({src(key)}): {getattr(cfg, key)} is not allowed for game {game}: it has "
+                    f"no greedy baseline (its baselines: {', '.join(sorted(spec.baselines)) or 'none'}); expected 0"
+                )
 
 
 def load_yaml(path) -> dict:
     """The mapping of a YAML preset; :class:`ConfigError` naming the file if it is missing, not YAML
-    or not a mapping of keys to values. A bare preset name (``default``, ``long_2p``, ``long_4p``,
-    ``koenig_default``, ``koenig_long``)
-    that is not a file reads the preset installed with the package (``kardinal_configs``)."""
-    import yaml
+    or not a mapping of keys to values. A name that is not a file reads a preset of a registered game
+    (:func:`preset_names`: ``GAME:PRESET`` such as ``kardinal_koenig:default``, or the preset file's
+    bare name such as ``default``, ``long_2p``, ``koenig_default``)."""
+    import yaml  # type: ignore[import-untyped]
 
     path = str(path)
     try:
         fh = open(path)
     except FileNotFoundError:
-        preset = _packaged_preset(path)
+        preset = _open_preset(path)
         if preset is None:
-            names = ", ".join(_packaged_preset_names()) or "none installed"
-            raise ConfigError(f"config file {path!r} does not exist (packaged presets by name: {names})") from None
+            names = ", ".join(preset_names()) or "none registered"
+            raise ConfigError(f"config file {path!r} does not exist (presets by name: {names})") from None
         fh = preset
     except IsADirectoryError:
         raise ConfigError(f"config file {path!r} is a directory, not a YAML file") from None
@@ -384,24 +463,36 @@ def load_yaml(path) -> dict:
     return data
 
 
-def _packaged_preset_names() -> list[str]:
-    try:
-        from importlib.resources import files
+def _presets() -> dict[str, tuple[str, str]]:
+    """Preset name -> (package, resource) of every registered game's ``presets``: ``GAME:NAME`` and
+    the resource's bare file name (the first game that has it)."""
+    qualified: dict[str, tuple[str, str]] = {}
+    bare: dict[str, tuple[str, str]] = {}
+    for spec in games().values():
+        for name, target in spec.presets.items():
+            package, _, resource = str(target).partition(":")
+            qualified[f"{spec.name}:{name}"] = (package, resource)
+            bare.setdefault(resource.rsplit("/", 1)[-1].removesuffix(".yaml"), (package, resource))
+    return {**dict(sorted(bare.items())), **qualified}
 
-        return sorted(p.name[:-5] for p in files("kardinal_configs").iterdir() if p.name.endswith(".yaml"))
-    except (ImportError, OSError, TypeError):
-        return []
+
+def preset_names() -> list[str]:
+    """The presets :func:`load_yaml` reads by name: the bare file names, then ``GAME:NAME``."""
+    return list(_presets())
 
 
-def _packaged_preset(name: str):
-    """An open preset of the installed ``kardinal_configs`` package for a bare name such as
-    ``default`` (what ``--config default`` means when no file ``default`` exists), else ``None``."""
-    stem = name[:-5] if name.endswith(".yaml") else name
-    if stem not in _packaged_preset_names():
+def _open_preset(name: str):
+    """An open preset of a registered game for a name that is not a file, else ``None``."""
+    found = _presets().get(name) or _presets().get(name.removesuffix(".yaml"))
+    if found is None:
         return None
     from importlib.resources import files
 
-    return files("kardinal_configs").joinpath(f"{stem}.yaml").open()
+    package, resource = found
+    try:
+        return files(package).joinpath(resource).open()
+    except (ImportError, OSError) as exc:
+        raise ConfigError(f"preset {name!r} ({package}:{resource}) cannot be read: {exc}") from None
 
 
 def parse_set(items) -> dict:
@@ -428,19 +519,20 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     ``--key VALUE`` flag per :class:`TrainConfig` field, each with its help text."""
     p = argparse.ArgumentParser(
         prog=prog,
-        description="Self-play PPO for Kardinal and Kardinal & Koenig (game: kardinal | kardinal_koenig). "
+        description=f"Self-play PPO for every registered game (game: {' | '.join(game_names())}). "
         "Options come from (later wins): the --resume checkpoint's config, "
         "the --config YAML preset, --set KEY=VALUE, --KEY VALUE. Every value is checked before training starts.",
         epilog="A step is one stored learner decision (a decision of a learner seat with more than one legal move). "
         "Example: %(prog)s --config configs/default.yaml --set total_steps=20000 --progress false; "
-        "%(prog)s --config configs/koenig_default.yaml (Kardinal & Koenig)",
+        "%(prog)s --config kardinal_koenig:default (a game's preset by name)",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument(
         "--config",
         metavar="YAML",
-        help="YAML preset: a file (e.g. configs/default.yaml) or the name of a packaged preset (default, long_2p, "
-        "long_4p, koenig_default, koenig_long); a mapping of the keys below",
+        help="YAML preset: a file (e.g. configs/default.yaml) or the name of a game's preset ("
+        + ", ".join(preset_names())
+        + "); a mapping of the keys below",
     )
     p.add_argument(
         "--resume",

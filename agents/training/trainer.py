@@ -1,4 +1,4 @@
-"""Self-play PPO for both games, Kardinal and Kardinal & König (CleanRL-style, as an importable library).
+"""Self-play PPO for every registered game (CleanRL-style, as an importable library).
 
 Usage::
 
@@ -15,18 +15,23 @@ Usage::
     kardinal-train --set game=kardinal_koenig --set network=mlp --set total_steps=20000
     kardinal-train --resume runs/default/checkpoint.pt --set total_steps=600000
 
-**One loop, two games.** ``game: kardinal | kardinal_koenig`` selects a :class:`agents.training.adapters.GameAdapter`:
-everything game-specific (new games and their chance, the decision's observation and mask, the
-batched forward pass, stored action <-> engine move, the greedy baseline, the network builder, the
-checkpoint layout) is behind it; the rollout, per-seat GAE, the PPO update, the opponent pool, the
-warm start, logging and checkpoints below are shared. Kardinal's trajectories are unchanged by the
-adapter (a 20k-step run is bit-identical before and after it: ``docs/results.md``).
+**One loop, every game.** ``game`` names a registered game (:mod:`kardinal_env.core.registry`);
+its registry entry gives the :class:`agents.training.adapters.GameAdapter` (Kardinal's crops,
+Kardinal & König's move ids, or the generic :class:`agents.training.adapters.FlatAdapter` of any game
+with a codec and a flat observation) and the network builder (:mod:`agents.networks.base`; the
+generic MLP of :mod:`agents.networks.mlp` for a game without one). Everything game-specific (new
+games and their chance, the decision's observation and mask, the batched forward pass, stored action
+<-> move, the greedy baseline, the network) is behind them; the rollout, per-seat GAE, the PPO
+update, the opponent pool, the warm start, logging and checkpoints below are shared. Kardinal's
+trajectories are unchanged by the adapter (a 20k-step run is bit-identical before and after it:
+``docs/results.md``).
 
-**Hidden information (Kardinal & König).** A network decision sees only the deciding seat's own
-observation (``ObservationEncoder.encode(game, seat)``: its hand and public facts, never another
+**Hidden information and chance** (Kardinal & König). A network decision sees only the deciding
+seat's own observation (the game's encoder for that seat: its hand and public facts, never another
 seat's hand or the deck); deck draws, display refills and reshuffles happen inside the engine, whose
-shuffles are seeded from the trainer's generator (``Game(rules, seed=...)``), so a run stays a function
-of its config. The value head estimates the seat's return from its own observation as well.
+shuffles are seeded from the trainer's generator (``spec.new_game(rules, seed=...)`` for a game with
+chance), so a run stays a function of its config. The value head estimates the seat's return from
+its own observation as well.
 
 Every option is a field of :class:`agents.training.config.TrainConfig` (``kardinal-train --help`` lists them
 with their help text and allowed values); they can be set in the YAML preset, with ``--set
@@ -43,22 +48,24 @@ network. Training stops after the first iteration at which the step count reache
 ``total_steps``: it trains ``total_steps`` rounded up to the end of that iteration, and the final
 message says how many steps that was. The progress bar counts the same steps.
 
-**Self-play.** One shared policy/value network (Kardinal: :class:`agents.networks.kardinal_net.KardinalNet`; K&K:
-:mod:`agents.networks.koenig_net`, ``network: graph`` or ``mlp``) plays every
-seat. ``num_envs`` games run in lockstep; each round, every unfinished game makes one decision, and
-the decisions of all games that the learner controls go through one batched forward pass (Kardinal: on crops).
-Decisions with a single legal move are played without the network and are not stored.
+**Self-play.** One shared policy/value network (Kardinal: :class:`agents.networks.kardinal_net.KardinalNet`;
+K&K: :mod:`agents.networks.koenig_net`, ``network: graph`` or ``mlp``; another game: its own or
+:class:`agents.networks.mlp.MLPNet`) plays every seat. ``num_envs`` games run in lockstep; each
+round, every unfinished game makes one decision, and the decisions of all games that the learner
+controls go through one batched forward pass (Kardinal: on crops). Decisions with a single legal
+move are played without the network and are not stored.
 
 **Opponents.** When a game starts, with probability ``greedy_share`` one seat (2 players: one of
-the two, chosen at random; more players: all seats but one) is played by the greedy baseline, with
+the two, chosen at random; more players: all seats but one) is played by the game's greedy
+baseline, with
 probability ``pool_share`` by a frozen past snapshot of the network (the pool holds the last
 ``pool_size`` snapshots, one taken every ``snapshot_interval`` iterations; snapshots sample from their
 policy), with probability ``random_share`` by the random agent; otherwise the learner plays every
 seat. Opponent decisions are never trained on.
 
-**Rewards and advantages** (terms in :mod:`agents.rewards`). Each learner seat has its own
+**Rewards and advantages** (terms in :mod:`kardinal_env.core.rewards`). Each learner seat has its own
 trajectory: its decisions in order. A decision's reward is what the seat earned by it (plus by its
-following forced moves): ``chip_shaping`` per chip it took, ``score_shaping`` times the change of
+following forced moves): ``chip_shaping`` per chip it took (a game with chips), ``score_shaping`` times the change of
 (its projected final score − the best other projected score) its move caused; at the end every
 learner seat gets the terminal reward (``win_loss``: +1 win, −1 loss, shared wins +1; ``margin``:
 clip(margin/20, −1, 1)) on its last decision. GAE runs over each seat's own decisions (never over
@@ -70,15 +77,18 @@ Progress bars (or log lines with ``progress=false``) show the games being genera
 
 **Logging.** TensorBoard in ``runs/{run_name}/`` with CleanRL's tags (charts/episodic_return,
 charts/SPS, charts/learning_rate, losses/*) plus ``eval/winrate_vs_random`` and
-``eval/winrate_vs_greedy`` (argmax policy, seats alternated) every ``eval_interval`` iterations. Win
-rates follow :mod:`agents.winrate`: a shared win among k winners counts 1/k, the same definition as
-the evaluator's tables.
+``eval/winrate_vs_greedy`` (argmax policy, seats alternated; against each of the game's baselines
+``random`` and ``greedy``) every ``eval_interval`` iterations; evaluation game ``i`` is dealt with
+:func:`agents.runinfo.game_seed` like the evaluator's. Win rates follow
+:func:`kardinal_env.core.rewards.win_share`: a shared win among k winners counts 1/k, the same
+definition as the evaluator's tables.
 
-**Checkpoints** (:mod:`agents.networks.checkpoint`). ``runs/{run_name}/checkpoint.pt`` (latest) and
-``checkpoint_{step}.pt`` every ``checkpoint_interval`` iterations: the weights, ``model_config``, the
-config, the env name and observation/action layout, the rules, ``step``, ``iteration``, the git
-revision, plus the optimizer, the opponent pool and the random states for ``--resume``. The env name
-(``kardinal_v0`` / ``kardinal_koenig_v0``) tells which game: ``load_agent("ppo:PATH")`` plays either.
+**Checkpoints** (:mod:`agents.networks.checkpoint`, written atomically: a crash mid-write keeps the
+previous file). ``runs/{run_name}/checkpoint.pt`` (latest) and ``checkpoint_{step}.pt`` every
+``checkpoint_interval`` iterations: the format version, the game and its env name, the weights,
+``model_config``, the observation/action layout, the rules, the config, ``step``, ``iteration``, the
+git revision (:func:`agents.runinfo.git_revision`), plus the optimizer, the opponent pool and the
+random states for ``--resume``. ``load_agent("ppo:PATH")`` plays a checkpoint of any game.
 
 **Reproducibility.** A run is a function of its config on one machine with the same torch version
 and ``torch_threads`` (see ``docs/results.md`` for what was measured).
@@ -95,20 +105,20 @@ import dataclasses
 import math
 import os
 import random
-import subprocess
 import sys
 import time
+from typing import Any
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-from agents.networks.checkpoint import CheckpointError, read_checkpoint
-from agents.networks.kardinal_net import MaskedCategorical
-from agents.rewards import ShapingTracker, terminal_rewards
+from agents.networks.base import MaskedCategorical, model_config
+from agents.networks.checkpoint import CheckpointError, make_checkpoint, read_checkpoint, write_checkpoint
+from agents.runinfo import git_revision
 from agents.training.adapters import GameAdapter, make_adapter
 from agents.training.config import ConfigError, TrainConfig, build_parser, config_from_args, make_config
-from agents.winrate import win_share
+from kardinal_env.core.rewards import ShapingTracker, terminal_rewards, win_share
 
 __all__ = [
     "train",
@@ -217,9 +227,10 @@ def play_round(slots, controllers, adapter: GameAdapter, rng_py, generator, appl
 
 
 def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: int) -> float:
-    """Win rate (:mod:`agents.winrate`: a shared win among k winners counts 1/k) of the argmax policy
-    against ``opponent`` ("greedy" or "random") in every other seat, seats rotated; all games in
-    lockstep (K&K game ``i`` shuffles with :meth:`GameAdapter.eval_game`'s seed). NaN for ``games <= 0``."""
+    """Win rate (:func:`kardinal_env.core.rewards.win_share`: a shared win among k winners counts 1/k)
+    of the argmax policy against ``opponent`` ("greedy" or "random") in every other seat, seats
+    rotated; all games in lockstep (game ``i`` is :meth:`GameAdapter.eval_game` ``(seed, i)``, dealt
+    like the evaluator's game ``i``). NaN for ``games <= 0``."""
     n = adapter.rules.players
     if games <= 0:
         return float("nan")
@@ -232,7 +243,7 @@ def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: 
     controllers = {"net": (net, True)}
     while any(not s.game.is_over for s in slots):
         play_round(slots, controllers, adapter, rng_py, None)
-    return sum(win_share(i % n, s.game.winners()) for i, s in enumerate(slots)) / games
+    return sum(win_share(winners=s.game.winners(), seat=i % n) for i, s in enumerate(slots)) / games
 
 
 # ---------------------------------------------------------------------- rollout
@@ -242,7 +253,7 @@ class Rollout:
 
     def __init__(self, trainer: Trainer):
         self.t = trainer
-        self.buf = {k: [] for k in _BUFFER_KEYS}
+        self.buf: dict[str, list] = {k: [] for k in _BUFFER_KEYS}
         self.adv: list = []
         self.ret: list = []
         self.ep_returns: list = []
@@ -257,9 +268,9 @@ class Rollout:
     def new_slot(self) -> Slot:
         """A new game; who plays the other seats is drawn from the opponent shares."""
         cfg, rng, n = self.t.config, self.t.rng, self.t.rules.players
-        control = ["learner"] * n
+        control: list = ["learner"] * n
         u = rng.random()
-        kind = None
+        kind: str | tuple[str, int] | None = None
         if u < cfg.greedy_share:
             kind = "greedy"
         elif u < cfg.greedy_share + cfg.pool_share and self.t.pool_nets:
@@ -308,7 +319,7 @@ class Rollout:
         (per-seat GAE), episode statistics."""
         cfg, buf = self.t.config, self.buf
         game = slot.game
-        final = terminal_rewards(game, game.rules, cfg.reward)
+        final = terminal_rewards(game, cfg.reward)
         winners = game.winners()
         terminal = {}
         for seat in slot.traj:
@@ -333,13 +344,13 @@ class Rollout:
         if opp:
             kind = opp[0] if isinstance(opp[0], str) else "pool"
             seat = next(iter(slot.traj))
-            self.opp_results[kind].append(win_share(seat, winners))
+            self.opp_results[kind].append(win_share(winners=winners, seat=seat))
 
     def run(self) -> Rollout:
         """Play games in lockstep until at least ``steps_per_iter`` steps are stored and every game
         in flight has finished."""
         t, cfg = self.t, self.t.config
-        controllers = {"learner": (t.net, False)}
+        controllers: dict = {"learner": (t.net, False)}
         for i, pn in enumerate(t.pool_nets):
             controllers[("pool", i)] = (pn, False)
         slots = [self.new_slot() for _ in range(cfg.num_envs)]
@@ -370,7 +381,7 @@ class _Progress:
         self.bar = None
         self._next = max(1, total // 10)
         if enabled and total > 0:
-            from tqdm import tqdm
+            from tqdm import tqdm  # type: ignore[import-untyped]
 
             self.bar = tqdm(total=total, desc=desc, unit="", dynamic_ncols=True, leave=False)
 
@@ -391,7 +402,7 @@ def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=pri
     """Behaviour cloning of the greedy baseline (policy: cross-entropy on its moves; value: the
     discounted per-seat return of those games with the training rewards). Returns statistics."""
     rules = adapter.rules
-    data = {"decision": [], "action": [], "ret": []}
+    data: dict[str, list] = {"decision": [], "action": [], "ret": []}
     shaping = ShapingTracker(cfg.chip_shaping, cfg.score_shaping)
     t0 = time.time()
     progress = _Progress(cfg.bc_games, "warm start: greedy games", cfg.progress, log)
@@ -421,7 +432,7 @@ def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=pri
                     if item[1] == seat:
                         item[2] += r
                         break
-        final = terminal_rewards(game, rules, cfg.reward)
+        final = terminal_rewards(game, cfg.reward)
         for seat in range(rules.players):
             items = [it for it in seq if it[1] == seat]
             g = final[seat]
@@ -437,7 +448,7 @@ def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=pri
     areas = np.array([adapter.size(d) for d in data["decision"]])
     mb = 256
     net.train()
-    acc = []
+    acc: list[float] = []
     n_chunks = math.ceil(n / mb)
     progress = _Progress(cfg.bc_epochs * n_chunks, "warm start: training minibatches", cfg.progress, log)
     for epoch in range(cfg.bc_epochs):
@@ -469,20 +480,6 @@ def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=pri
 
 
 # ---------------------------------------------------------------------- the trainer
-def git_revision() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=os.path.dirname(os.path.abspath(__file__)),
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-        return out.stdout.strip() or "unknown" if out.returncode == 0 else "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 def _list_state(state):
     version, internal, gauss = state
     return [version, list(internal), gauss]
@@ -521,10 +518,10 @@ class Trainer:
             self._restore(checkpoint)
         self.pool_nets = [self._frozen(sd) for sd in self.pool]
         self.num_iterations = max(1, math.ceil(cfg.total_steps / cfg.steps_per_iter))
-        self.latest = {"random": float("nan"), "greedy": float("nan")}
+        self.latest = {opp: float("nan") for opp in self.adapter.opponents}
         self.sps = 0.0
-        self.writer = None
-        self.bar = None
+        self.writer: Any = None  # a tensorboard SummaryWriter while running with track=true
+        self.bar: Any = None  # a tqdm bar while running with progress=true
         self.revision = "unknown"
 
     # ------------------------------------------------------------ setup
@@ -667,11 +664,10 @@ class Trainer:
 
     def _postfix(self) -> None:
         if self.bar is not None:
-            self.bar.set_postfix(
-                sps=f"{self.sps:.0f}",
-                wr_random=f"{self.latest['random']:.2f}",
-                wr_greedy=f"{self.latest['greedy']:.2f}",
-            )
+            self.bar.set_postfix(sps=f"{self.sps:.0f}", **{f"wr_{k}": f"{v:.2f}" for k, v in self.latest.items()})
+
+    def _winrates(self, sep: str = " ") -> str:
+        return sep.join(f"vs {k} {v:.3f}" for k, v in self.latest.items())
 
     def log_iteration(self, iteration: int, ro: Rollout, stats: dict) -> None:
         """TensorBoard scalars, the progress bar (same step count as the checkpoint) or a log line."""
@@ -709,10 +705,11 @@ class Trainer:
             )
 
     def evaluate(self, iteration: int, games: int) -> dict:
-        """Win rates of the argmax policy against random and greedy (``games`` each, seats alternated)."""
+        """Win rates of the argmax policy against the game's baselines (random and greedy; ``games``
+        each, seats alternated)."""
         cfg = self.config
         self.net.eval()
-        for opp in ("random", "greedy"):
+        for opp in self.adapter.opponents:
             self.latest[opp] = evaluate_policy(self.net, self.adapter, opp, games, cfg.seed + 1000 * iteration)
             if self.writer is not None:
                 self.writer.add_scalar(f"eval/winrate_vs_{opp}", self.latest[opp], self.global_step)
@@ -721,30 +718,25 @@ class Trainer:
 
     def save_checkpoint(self, path: str, iteration: int) -> str:
         """Write a checkpoint (see :mod:`agents.networks.checkpoint`) and return its path."""
-        torch.save(
-            {
-                "model": self.net.state_dict(),
-                "model_config": self.adapter.model_config(self.net),
-                "config": dataclasses.asdict(self.config),
-                "env": self.adapter.env_name,
-                "layout": self.adapter.layout(),
-                "rules": self.rules.to_dict(),
-                "step": int(self.global_step),
-                "iteration": int(iteration),
-                "revision": self.revision,
-                "optimizer": self.optimizer.state_dict(),
-                "pool": self.pool,
-                "winrates": {k: float(v) for k, v in self.latest.items()},
-                "rng": {
-                    "numpy": self.rng.bit_generator.state,
-                    "python": _list_state(self.rng_py.getstate()),
-                    "torch": self.generator.get_state(),
-                    "torch_global": torch.get_rng_state(),
-                },
+        ckpt = make_checkpoint(
+            self.adapter.spec,
+            self.rules,
+            self.net,
+            config=dataclasses.asdict(self.config),
+            step=int(self.global_step),
+            iteration=int(iteration),
+            revision=self.revision,
+            optimizer=self.optimizer.state_dict(),
+            pool=self.pool,
+            winrates={k: float(v) for k, v in self.latest.items()},
+            rng={
+                "numpy": self.rng.bit_generator.state,
+                "python": _list_state(self.rng_py.getstate()),
+                "torch": self.generator.get_state(),
+                "torch_global": torch.get_rng_state(),
             },
-            path,
         )
-        return path
+        return write_checkpoint(ckpt, path)
 
     def run_warm_start(self) -> None:
         cfg = self.config
@@ -753,10 +745,7 @@ class Trainer:
             self.writer.add_scalar("warmstart/accuracy", info["accuracy"], 0)
             self.writer.add_scalar("warmstart/seconds", info["seconds"], 0)
         self.evaluate(0, cfg.eval_games)
-        self.log(
-            f"after warm start ({info['seconds']:.0f}s): vs random {self.latest['random']:.3f} "
-            f"vs greedy {self.latest['greedy']:.3f}"
-        )
+        self.log(f"after warm start ({info['seconds']:.0f}s): {self._winrates()}")
 
     # ------------------------------------------------------------ the loop
     def run(self) -> str:
@@ -790,10 +779,7 @@ class Trainer:
             if cfg.eval_interval and iteration % cfg.eval_interval == 0 and cfg.eval_games:
                 self.evaluate(iteration, cfg.eval_games)
                 if self.bar is None:
-                    self.log(
-                        f"eval step {self.global_step}: vs random {self.latest['random']:.3f} "
-                        f"vs greedy {self.latest['greedy']:.3f}"
-                    )
+                    self.log(f"eval step {self.global_step}: {self._winrates()}")
             if cfg.checkpoint_interval and iteration % cfg.checkpoint_interval == 0:
                 self.save_checkpoint(os.path.join(self.run_dir, f"checkpoint_{self.global_step}.pt"), iteration)
                 self.save_checkpoint(os.path.join(self.run_dir, "checkpoint.pt"), iteration)
@@ -808,7 +794,7 @@ class Trainer:
             self.evaluate(iteration + 1, cfg.final_eval_games)
             msg += (
                 f"\nfinal ({self.global_step} steps, {self.sps:.0f} steps/s, {(time.time() - wall_start) / 60:.1f} min "
-                f"in all): win rate vs random {self.latest['random']:.3f}, vs greedy {self.latest['greedy']:.3f} "
+                f"in all): win rate {self._winrates(', ')} "
                 f"({cfg.final_eval_games} games each, seats alternated, a shared win among k winners counts 1/k)"
             )
         self.log(msg)
@@ -817,30 +803,20 @@ class Trainer:
 
 # ---------------------------------------------------------------------- entry points
 def _check_resume(config: TrainConfig, ckpt: dict, label: str) -> None:
-    env = ckpt.get("env", "kardinal_v0")
-    want = make_adapter_class(config).env_name
-    if env != want:
-        raise ConfigError(f"{label}: the checkpoint was trained on {env}; game {config.game} ({want}) cannot resume it")
-    mc = ckpt["model_config"]
-    if config.game == "kardinal":
-        given = config.network_keys()
-        stored = mc
-    else:
-        given = config.network_keys()
-        stored = {"network": mc.get("kind"), "hidden": mc.get("hidden")}
-        if "rounds" in mc:
-            stored["rounds"] = mc["rounds"]
+    """``ConfigError`` unless ``config`` can continue ``ckpt`` (checked by :func:`read_checkpoint`): the
+    same game and the same network (its options cannot change)."""
+    if ckpt["game"] != config.game:
+        raise ConfigError(
+            f"{label}: the checkpoint was trained on {ckpt['game']} ({ckpt.get('env')}); game {config.game} "
+            "cannot resume it"
+        )
+    stored = ckpt["model_config"]
+    given = model_config(make_adapter(config).build_net())
     if given != stored:
         raise ConfigError(
-            f"{label}: the network of the checkpoint is {stored}; its options ({', '.join(given)}) cannot "
-            f"change when resuming (given {given})"
+            f"{label}: the network of the checkpoint is {stored}; its options cannot change when resuming "
+            f"(given {given}: network {config.network}, {config.network_options()})"
         )
-
-
-def make_adapter_class(config: TrainConfig):
-    from agents.training.adapters import KardinalAdapter, KoenigAdapter
-
-    return KardinalAdapter if config.game == "kardinal" else KoenigAdapter
 
 
 def load_resume(path) -> dict:
@@ -919,7 +895,7 @@ def _check_packages(cfg: TrainConfig) -> None:
     missing = []
     if cfg.track:
         try:
-            import tensorboard  # noqa: F401
+            import tensorboard  # type: ignore[import-untyped]  # noqa: F401
         except ImportError:
             missing.append("tensorboard (track=true; or set track=false)")
     if cfg.progress:

@@ -1,0 +1,102 @@
+"""What every game's policy/value networks share: the masked action distribution and the network
+builder a game's registry entry names.
+
+**Network builders.** A game's registry entry (:class:`kardinal_env.core.registry.GameSpec`) names
+its ``network``: ``network(rules, options) -> torch.nn.Module``. The suite's own games name a
+:class:`NetworkBuilder` (``agents.networks.kardinal_net:build_network``,
+``agents.networks.koenig_net:build_network``); a game without one (``network=None``) gets the generic
+MLP of :mod:`agents.networks.mlp`, and a game that names a plain function gets that function wrapped
+with the generic flat layout and agent (:func:`agents.networks.checkpoint.network_builder` finds a
+game's builder).
+
+``options`` is a mapping of network options: ``"kind"`` (one of the builder's :attr:`NetworkBuilder.kinds`;
+absent: the first, the game's default) and the sizes the kind reads (``"channels"``, ``"blocks"``,
+``"hidden"``, ``"rounds"``; a kind ignores the ones it does not use). The network built has a
+``config`` dict: the options that rebuild it, stored in checkpoints as ``model_config`` and passed back
+to the builder when a checkpoint is read.
+
+A builder also knows, for checkpoints, the *layout* of a network — the observation and action
+layout it was built for (``layout(rules, model_config) -> dict``; :mod:`agents.networks.checkpoint`
+refuses a checkpoint whose layout differs from the current one) — and the agent class that plays a
+checkpoint of it (a subclass of :class:`agents.networks.ppo_agent.PPOAgent`).
+
+**Masked distribution.** :class:`MaskedCategorical`: masked logits are set to ``MASK_VALUE``
+(``-1e8``, finite, so no NaN even when all but one action is masked); masked actions get exactly
+zero probability; entropy sums over legal actions only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from kardinal_env.core.registry import resolve
+
+__all__ = ["MASK_VALUE", "MaskedCategorical", "NetworkBuilder", "network_kind", "model_config"]
+
+MASK_VALUE = -1e8
+
+
+class MaskedCategorical:
+    """Categorical over the legal actions: ``logits`` ``(B, A)``, ``mask`` ``(B, A)`` bool."""
+
+    def __init__(self, logits: torch.Tensor, mask: torch.Tensor):
+        mask = mask.bool()
+        self.mask = mask
+        self.logits = torch.where(mask, logits, torch.full_like(logits, MASK_VALUE))
+        self.log_probs = torch.log_softmax(self.logits, dim=-1)
+        # exp(-1e8 - max) underflows to exactly 0.0; force it anyway so "exactly zero" never depends on it.
+        self.probs = torch.where(mask, self.log_probs.exp(), torch.zeros_like(self.logits))
+
+    def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
+        return torch.multinomial(self.probs, 1, generator=generator).squeeze(-1)
+
+    def mode(self) -> torch.Tensor:
+        return self.logits.argmax(dim=-1)
+
+    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
+        return self.log_probs.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
+
+    def entropy(self) -> torch.Tensor:
+        plogp = torch.where(self.mask, self.probs * self.log_probs, torch.zeros_like(self.logits))
+        return -plogp.sum(-1)
+
+
+@dataclass(frozen=True)
+class NetworkBuilder:
+    """A game's networks (see the module docstring).
+
+    ``kinds``: the network kinds the game can train, its default first. ``build(rules, options)``:
+    a network (with a ``config`` dict). ``layout(rules, model_config)``: the observation/action layout
+    of a network (a dict of plain values; :mod:`agents.networks.checkpoint` adds the environment's
+    name). ``agent``: the agent class that plays a checkpoint (or its ``"module:attribute"`` name)."""
+
+    kinds: tuple[str, ...]
+    build: Callable[[Any, Mapping[str, Any]], torch.nn.Module]
+    layout: Callable[[Any, Mapping[str, Any]], dict]
+    agent: Any
+
+    def __call__(self, rules: Any, options: Mapping[str, Any]) -> torch.nn.Module:
+        return self.build(rules, options)
+
+    def agent_class(self) -> Any:
+        return resolve(self.agent)
+
+
+def model_config(net: Any) -> dict:
+    """A network's ``config`` (the options that rebuild it), as a new dict."""
+    return dict(net.config)
+
+
+def network_kind(builder: NetworkBuilder, options: Mapping[str, Any]) -> str:
+    """The kind ``options`` ask for (``"kind"``; absent or ``"auto"``: the builder's default);
+    ``ValueError`` naming the builder's kinds otherwise."""
+    kind = options.get("kind", "auto")
+    if kind == "auto":
+        return builder.kinds[0]
+    if kind not in builder.kinds:
+        raise ValueError(f"network kind must be one of {list(builder.kinds)}, got {kind!r}")
+    return str(kind)

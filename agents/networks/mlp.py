@@ -1,0 +1,80 @@
+"""The generic policy/value network: an MLP on a game's flat observation, for any registered game.
+
+A game whose registry entry names no ``network`` trains and plays with :class:`MLPNet` (kind
+``"mlp"``): the observation of the game's encoder (``spec.make_encoder(rules)``, flattened, divided
+by the encoder's ``scale`` when it has one), two hidden layers of ``hidden`` units, one logit per
+action of the game's codec (``spec.make_codec(rules).num_actions``; mask them with the codec's
+action mask) and the value of the observing seat. Kardinal & König's ``mlp`` network is this one
+(:mod:`agents.networks.koenig_net`).
+
+:data:`build_network` is the :class:`agents.networks.base.NetworkBuilder` of such a game; its layout
+(:func:`flat_layout`, recorded in checkpoints) is the observation's shape, the number of actions and
+the network kind, and its agent is :class:`agents.networks.ppo_agent.FlatPPOAgent`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+import torch.nn as nn
+
+from agents.networks.base import NetworkBuilder, network_kind
+from kardinal_env.core.registry import game_of
+
+__all__ = ["MLPNet", "mlp_layers", "build_network", "flat_layout"]
+
+
+def mlp_layers(sizes: list[int]) -> nn.Sequential:
+    """Linear layers of ``sizes`` with a ReLU between two (none after the last)."""
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes, sizes[1:], strict=False):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    return nn.Sequential(*layers[:-1])
+
+
+class MLPNet(nn.Module):
+    """Two hidden layers on the scaled flat observation; ``forward(obs (B, obs_size))`` returns
+    ``(logits (B, num_actions), value (B,))``."""
+
+    scale: torch.Tensor
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: int = 256, scale=None):
+        super().__init__()
+        self.config = {"kind": "mlp", "obs_size": obs_size, "num_actions": num_actions, "hidden": hidden}
+        self.register_buffer("scale", torch.ones(obs_size) if scale is None else torch.as_tensor(scale).float())
+        self.trunk = mlp_layers([obs_size, hidden, hidden]).append(nn.ReLU())
+        self.policy = nn.Linear(hidden, num_actions)
+        self.value = nn.Linear(hidden, 1)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.trunk(obs / self.scale)
+        return self.policy(h), self.value(h).squeeze(-1)
+
+
+def _sizes(rules: Any) -> tuple[int, int, Any]:
+    spec = game_of(rules)
+    encoder = spec.make_encoder(rules)
+    return int(math.prod(encoder.shape)), int(spec.make_codec(rules).num_actions), getattr(encoder, "scale", None)
+
+
+def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
+    network_kind(build_network, options)
+    obs_size, num_actions, scale = _sizes(rules)
+    return MLPNet(obs_size, num_actions, hidden=int(options["hidden"]), scale=scale)
+
+
+def flat_layout(rules: Any, model_config: Mapping[str, Any]) -> dict:
+    """The layout of a network on a game's flat observation: the observation's shape, the number of
+    actions, the network kind."""
+    spec = game_of(rules)
+    return {
+        "observation_shape": [int(n) for n in spec.make_encoder(rules).shape],
+        "num_actions": int(spec.make_codec(rules).num_actions),
+        "network": model_config.get("kind"),
+    }
+
+
+build_network = NetworkBuilder(("mlp",), _build, flat_layout, "agents.networks.ppo_agent:FlatPPOAgent")
