@@ -106,7 +106,7 @@ def test_table_comes_from_the_registry_and_checks_the_rules():
     with pytest.raises(ValueError, match="kardinal_koenig plays 3-5 players, got 2"):
         Table(get_game("kardinal_koenig"), table.rules, 2)
     with pytest.raises(TypeError, match="Table.spec must be a GameSpec"):
-        Table("kardinal", table.rules, 2)  # type: ignore[arg-type]
+        Table("kardinal", table.rules, 2)
 
 
 def test_evaluate_takes_a_game_name_as_its_table():
@@ -139,7 +139,7 @@ def test_backends_check_their_arguments():
             make()
     assert isinstance(Serial(), Backend) and Serial().in_process and not ProcessPool(2).in_process
     with pytest.raises(TypeError, match="backend must be a Backend"):
-        evaluate(["random"], games=1, backend="serial")  # type: ignore[arg-type]
+        evaluate(["random"], games=1, backend="serial")
     with pytest.raises(ValueError, match="agent objects can only be evaluated with the serial back-end"):
         from agents.baselines.random import RandomAgent
 
