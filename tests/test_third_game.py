@@ -366,3 +366,56 @@ def test_the_worked_example_in_the_docs_is_this_file():
     source = (ROOT / "tests" / "third_game.py").read_text(encoding="utf-8")
     blocks = re.findall(r"^```python\n(.*?)^```$", doc, flags=re.MULTILINE | re.DOTALL)
     assert source in blocks
+
+
+# ---------------------------------------------------------------- reward terms over the protocol
+
+
+def test_reward_terms_work_for_any_game():
+    from kardinal_env.core.rewards import ShapingTracker, projected_margins, terminal_rewards, win_share
+
+    game = NimGame(NimRules(players=3, pile=4, misere=True))
+    tracker = ShapingTracker(score_shaping=0.5)
+    for move in ("1", "1", "1"):
+        tracker.before(game, game.current_player)
+        game.play(move)
+        assert tracker.reward(game, (game.current_player - 1) % 3) == 0.0  # nothing projected yet
+    tracker.before(game, 0)
+    game.play("1")  # seat 0 takes the last stone and loses: its margin drops from 0 to -1
+    assert tracker.reward(game, 0) == -0.5 and projected_margins(game) == [-1.0, 0.0, 0.0]
+    assert terminal_rewards(game) == [-1.0, 1.0, 1.0]
+    assert terminal_rewards(game, "margin") == [-0.05, 0.0, 0.0]
+    assert [win_share(game.winners(), seat) for seat in range(3)] == [0.0, 0.5, 0.5]
+    with pytest.raises(ValueError, match=r"chip_shaping needs a game with chips_held\(\); NimGame has none"):
+        ShapingTracker(chip_shaping=0.1).before(NimGame(NimRules()), 0)
+    with pytest.raises(ValueError, match=r"reward must be one of \['win_loss', 'margin'\], got 'elo'"):
+        terminal_rewards(game, "elo")
+
+
+def test_gym_view_loads_spec_strings_through_the_agent_loader(nim, monkeypatch):
+    from kardinal_env.core import single_agent
+
+    calls = []
+
+    def loader(spec, game=None, seed=None):
+        calls.append((spec, game, seed))
+        return NimGreedyAgent(seed=seed)
+
+    monkeypatch.setattr(single_agent, "agent_loader", lambda: loader)
+    view = VsBots(game="nim", players=3, opponents="greedy")
+    assert calls == [("greedy", "nim", None), ("greedy", "nim", None)]
+    assert all(isinstance(p, NimGreedyAgent) for p in view.opponents)
+
+    def failing(spec, game=None, seed=None):
+        raise ValueError(f"unknown agent spec {spec!r}")
+
+    monkeypatch.setattr(single_agent, "agent_loader", lambda: failing)
+    with pytest.raises(ValueError, match="opponents: unknown agent spec 'alphago'"):
+        VsBots(game="nim", opponents="alphago")
+
+
+def test_gym_view_without_an_agent_loader_says_so(nim, monkeypatch):
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group=None, **kw: importlib.metadata.EntryPoints(()))
+    with pytest.raises(ValueError, match="opponents: 'greedy' is an agent spec, but no agent loader is installed"):
+        VsBots(game="nim", opponents="greedy")
+    VsBots(game="nim", opponents="random").reset(seed=0)  # no loader needed
