@@ -1,4 +1,5 @@
-"""The AEC plumbing both environments share (``kardinal_v0``, ``kardinal_koenig_v0``).
+"""The AEC plumbing every environment of the suite shares (``kardinal_v0``, ``kardinal_koenig_v0`` and the
+generic :class:`kardinal_env.core.generic_env.GameEnv` of any registered game).
 
 :class:`TurnBasedEnv` holds everything that is not about one game: agents ``player_0 ..``, one
 ``Dict(observation, action_mask)`` space and one ``Discrete`` space shared by all agents,
@@ -7,7 +8,7 @@ actions, masks that are all zero for every agent but the selected one, terminal 
 ``kardinal_env.core.rewards`` (plus an optional per-move reward a game may add), ``infos`` with scores and
 winners at the end, pickling that continues the game, seeding, and render-mode dispatch.
 
-A game's environment subclasses it and provides:
+An environment subclasses it and provides:
 
 * ``_new_game(chance: random.Random)`` — a fresh engine game (``chance`` drives any shuffling);
 * ``_encode(seat)`` — the observation array of ``seat``;
