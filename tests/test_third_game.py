@@ -302,6 +302,10 @@ def test_generic_env_plays_rewards_renders_and_pickles(nim):
         GameEnv(game="nim", render_mode="rgb_array")
     with pytest.raises(ValueError, match="reward must be one of"):
         GameEnv(game="nim", reward="elo")
+    with pytest.raises(
+        ValueError, match=r"nim: option\(s\) \['window'\] are neither rule options \(\['misere', 'pile'\]\)"
+    ):
+        GameEnv(game="nim", window=9)
 
 
 def test_gymnasium_view_against_bots(nim):

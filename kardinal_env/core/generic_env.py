@@ -10,7 +10,8 @@ environment (its ``env_id`` is registered with PettingZoo pointing here, ``game=
 * ``game``: a registered game's name (or its ``GameSpec``); ``players``: a seat count the game
   supports (default: ``spec.default_players``); the game's rule options (``spec.rule_options``) by
   name; every other keyword option is an *env option* passed to the game's codec and observation
-  encoder (``spec.make_codec(rules, **env_options)``, ``spec.make_encoder(rules, **env_options)``).
+  encoder (``spec.make_codec(rules, **env_options)``, ``spec.make_encoder(rules, **env_options)``);
+  an option that neither takes is a ``ValueError`` naming it and the game's rule options.
 * Agents ``player_0 ..``; observation space ``Dict(observation=Box(low, high, encoder.shape,
   encoder.dtype), action_mask=Box(0, 1, (codec.num_actions,), int8))`` — ``low``/``high`` are the
   encoder's attributes of those names if it has them, else the dtype's range (±inf for floats);
@@ -89,8 +90,16 @@ class GameEnv(TurnBasedEnv):
         rule_options = {k: v for k, v in options.items() if k in rule_names}
         self.env_options = {k: v for k, v in options.items() if k not in rule_names}
         self.rules = spec.rules(players, **rule_options)
-        self.codec = spec.make_codec(self.rules, **self.env_options)
-        self.encoder = spec.make_encoder(self.rules, **self.env_options)
+        try:
+            self.codec = spec.make_codec(self.rules, **self.env_options)
+            self.encoder = spec.make_encoder(self.rules, **self.env_options)
+        except TypeError as exc:
+            if not self.env_options:
+                raise
+            raise ValueError(
+                f"{spec.name}: option(s) {sorted(self.env_options)} are neither rule options "
+                f"({sorted(rule_names) or 'none'}) nor options of its codec and encoder ({exc})"
+            ) from None
         dtype = np.dtype(getattr(self.encoder, "dtype", np.float32))
         low, high = _bounds(self.encoder, dtype)
         observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=dtype)  # type: ignore[arg-type]
