@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
+import pickle
 import random
 import re
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -274,8 +278,6 @@ def test_pettingzoo_api_test_on_the_generic_env(nim, players):
 
 
 def test_generic_env_plays_rewards_renders_and_pickles(nim):
-    import pickle
-
     raw = GameEnv(game="nim", players=2, pile=5, misere=True, render_mode="ansi")
     assert raw.metadata["name"] == "nim_v0" and raw.metadata["render_modes"] == ["human", "ansi"]
     space = raw.observation_space("player_0")["observation"]
@@ -423,3 +425,28 @@ def test_gym_view_without_an_agent_loader_says_so(nim, monkeypatch):
     with pytest.raises(ValueError, match="opponents: 'greedy' is an agent spec, but no agent loader is installed"):
         VsBots(game="nim", opponents="greedy")
     VsBots(game="nim", opponents="random").reset(seed=0)  # no loader needed
+
+
+def test_an_installed_entry_point_makes_kardinal_replay_know_the_game(tmp_path):
+    """End to end, no monkeypatching: a distribution on the path that declares
+    ``[kardinal_env.games] nim = third_game:SPEC``, and the ``kardinal-replay`` console command."""
+    site = tmp_path / "site"
+    info = site / "nim_plugin-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: nim-plugin\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[kardinal_env.games]\nnim = third_game:SPEC\n")
+    game = _played(NimRules(players=2, pile=9), seed=3)
+    record = tmp_path / "nim.json"
+    record.write_text(json.dumps(game.to_record()))
+    script = Path(sys.executable).parent / "kardinal-replay"
+    path = os.pathsep.join([str(site), str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")])
+    result = subprocess.run(
+        [str(script), str(record)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": path},
+    )
+    assert result.returncode == 0, result.stderr
+    assert f"record OK: {game.move_count} moves replayed" in result.stdout
+    assert "took the last stone" in result.stdout
