@@ -173,12 +173,15 @@ def _read_checkpoint(spec: str, path: str):
         raise AgentSpecError(exc.named(spec)) from None
 
 
-def _checkpoint_env(ckpt: dict) -> str:
-    """The environment a checkpoint was trained on (checkpoints written before ``env`` was recorded
-    are Kardinal's: :data:`agents.networks.checkpoint.ENV_NAME`)."""
-    from agents.networks.checkpoint import ENV_NAME
+def _checkpoint_env(ckpt: dict, path: str) -> str:
+    """The environment of the game a checkpoint was trained on
+    (:func:`agents.networks.checkpoint.checkpoint_game`)."""
+    from agents.networks.checkpoint import CheckpointError, checkpoint_game
 
-    return str(ckpt.get("env", ENV_NAME))
+    try:
+        return checkpoint_game(ckpt, path).env_name
+    except CheckpointError as exc:
+        raise AgentSpecError(str(exc)) from None
 
 
 def _rllib_env() -> str | None:
@@ -217,7 +220,7 @@ def check_spec(spec: str, players: int | None = None, game: str | GameSpec | Non
     assert path is not None
     ckpt, _net = _read_checkpoint(text, path)
     if game_spec is not None:
-        env = _checkpoint_env(ckpt)
+        env = _checkpoint_env(ckpt, path)
         if env != game_spec.env_name:
             raise AgentSpecError(
                 f"{text}: the checkpoint was trained on {env}, not {game_spec.env_name} ({game_spec.name})"
@@ -259,13 +262,16 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
     if kind == "mcts":
         from agents.search.mcts import MCTSAgent
 
+        assert simulations is not None
         return MCTSAgent(simulations, **kw)
     if kind == "ismcts":
         from agents.search.ismcts import ISMCTSAgent
 
+        assert simulations is not None
         return ISMCTSAgent(simulations, **kw)
     from agents.networks.rllib_agent import RLlibAgent  # kind == "rllib"; imports ray and torch; only here
 
+    assert path is not None
     return RLlibAgent.from_checkpoint(path, **kw)
 
 
@@ -274,8 +280,9 @@ def _load_network_agent(kind: str, simulations: int | None, path: str, kw: dict)
         from agents.networks.ppo_agent import PPOAgent  # imports torch; only here
 
         return PPOAgent.from_checkpoint(path, **kw)
-    from agents.search.puct import PUCTAgent  # imports torch; only here
+    from agents.search.puct import PUCTAgent  # its from_checkpoint imports torch
 
+    assert simulations is not None
     return PUCTAgent.from_checkpoint(path, simulations, **kw)
 
 

@@ -1,10 +1,24 @@
-"""Network-guided tree search (``puct:N:PATH``): AlphaZero-style PUCT over a PPO checkpoint.
+"""Network-guided tree search (``puct:N:PATH``): AlphaZero-style PUCT over a PPO checkpoint, for every
+game of the suite, over the game protocol (:mod:`kardinal_env.core.protocol`).
 
 The trained network supplies both halves of the search: its masked policy is the prior over the
-legal moves of every node, its value evaluates the leaves; no rollouts. Search runs on
-``game.clone()``; the real game is never touched. N simulations per decision; forced moves (a single
-legal move) are played inside an edge and never become nodes, and a decision with one legal move is
-answered without searching.
+legal moves of every node, its value evaluates the leaves; no rollouts. The network is reached only
+through its agent (:class:`agents.networks.ppo_agent.PPOAgent`): ``policy_value(games)`` gives, for
+each game, the legal action ids of the deciding seat, the prior over them and the value for that
+seat, in one forward pass; ``codec.decode(game, action)`` names the moves. The network encodes only
+the deciding seat's own observation. N simulations per decision; forced moves (a single legal move)
+are played inside an edge and never become nodes, and a decision with one legal move is answered
+without searching.
+
+**Worlds.** Every descent runs on ``game.determinize(seat, rng)`` for the searching seat (the agent's
+seeded generator deals the hidden parts): a game of perfect information gives a clone, so this is
+plain PUCT; in a game with hidden information (Kardinal & König) the search never reads another
+seat's hand or the deck, and the tree is shared by the worlds (single-observer information-set
+search, as in ``ismcts``). A node's moves are those of the first world that reached it; when a later
+world offers moves the node has not seen (another seat's hand, a card the searching seat draws), the
+descent stops there and the network evaluates that world at that node: the new moves join the node
+with that evaluation's prior and its value is backed up like a leaf's. Selection then looks only at
+the moves legal in the descent's world, their priors renormalised.
 
 **Selection.** At a node where seat ``p`` decides, the child maximising
 ``Q_p(a) + c_puct * P(a) * sqrt(N) / (1 + N(a))`` (``N``: the node's visits, ``N(a)``: the child's,
@@ -13,67 +27,112 @@ at the parent's value).
 
 **Leaf values** (per seat, on the scale of the training return). For a new node where seat ``p``
 decides, one forward pass gives the prior and ``v_p``; the value of the position for ``p`` is
-``V_p = v_p + k * m_p`` where ``m`` are :func:`agents.rewards.projected_margins` and ``k`` is the
-checkpoint's ``score_shaping`` (the network's value is the return *still to come*; adding the shaping
-potential makes values of different positions comparable). The network only values positions for
-the seat that decides, so the other seats get ``V_q = (2 - n - v_p) / (n - 1) + k * m_q``: with one
-winner the ``win_loss`` terminal rewards sum to ``2 - n``, so the others share what ``p`` is not
+``V_p = v_p + k * m_p`` where ``m`` are :func:`kardinal_env.core.rewards.projected_margins` and ``k``
+is the checkpoint's ``score_shaping`` (the network's value is the return *still to come*; adding the
+shaping potential makes values of different positions comparable). The network only values positions
+for the seat that decides, so the other seats get ``V_q = (2 - n - v_p) / (n - 1) + k * m_q``: with
+one winner the ``win_loss`` terminal rewards sum to ``2 - n``, so the others share what ``p`` is not
 expected to get (for two players this is exactly ``V_q = -V_p``). At the end of the game the values
-are exact: terminal reward plus ``k`` times the final margin.
+are exact: terminal reward (:func:`kardinal_env.core.rewards.terminal_rewards`) plus ``k`` times the
+final margin.
 
-**Move.** The most visited root child (ties: the higher prior). ``temperature > 0`` samples the root
-move in proportion to ``visits ** (1 / temperature)`` with the agent's seeded generator instead.
+**Move.** The most visited root child (ties: the higher prior, then the later move in the network's
+order). ``temperature > 0`` samples the root move in proportion to ``visits ** (1 / temperature)``
+with the agent's seeded generator instead.
 
 **Batches.** Leaves are evaluated ``batch_size`` at a time (default 8) in one forward pass: each
 descent of a batch adds a virtual loss (``VIRTUAL_LOSS`` = -1 for the deciding seat, one visit) along
 its path so that the next descents spread out, and the loss is taken back when the leaf's values are
 backed up; two descents that reach the same new leaf share its evaluation. ``batch_size=1`` is the
-sequential algorithm. On one CPU core with the long presets' network, a simulation costs about 2 ms
-at ``batch_size=8`` (about 4 ms at 1), so ``puct:32`` takes about 0.1 s per decision.
+sequential algorithm. On one CPU core with Kardinal's long presets' network, a simulation costs about
+2 ms at ``batch_size=8`` (about 4 ms at 1), so ``puct:32`` takes about 0.1 s per decision.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
-import torch
 
 from agents.base import BaseAgent
-from agents.networks.kardinal_net import collate
-from agents.networks.ppo_agent import crop_indices, load_checkpoint, prepare
-from agents.rewards import REWARD_SCHEMES, projected_margins, terminal_rewards
-from kardinal_env.kardinal.actions import ActionCodec
-from kardinal_env.kardinal.notation import format_move
-from kardinal_env.kardinal.observation import ObservationEncoder
+from kardinal_env.core.registry import game_of
+from kardinal_env.core.rewards import REWARD_SCHEMES, projected_margins, terminal_rewards
 
-__all__ = ["PUCTAgent"]
+__all__ = ["PUCTAgent", "VIRTUAL_LOSS"]
 
 VIRTUAL_LOSS = -1.0  # added to a pending path's values (for the deciding seat) until its leaf is valued
 _PENDING = object()  # placeholder child: a leaf that a descent of the current batch is evaluating
 
 
 class _Node:
-    __slots__ = ("player", "codes", "prior", "child_visits", "child_value", "children", "visits", "value")
+    __slots__ = (
+        "player",
+        "actions",
+        "moves",
+        "index",
+        "prior",
+        "child_visits",
+        "child_value",
+        "children",
+        "visits",
+        "value",
+    )
 
-    def __init__(self, player, codes, prior, values):
+    def __init__(
+        self, player: int | None, actions: np.ndarray, moves: list[str | None], prior: np.ndarray, values: list[float]
+    ):
         self.player = player  # None at the end of the game
-        self.codes = codes
-        self.prior = prior  # numpy float64, one per code
-        n = len(codes)
+        self.actions = actions  # the network's action ids of the moves
+        self.moves = moves  # their notation; None until a descent needs it (see _Node.move)
+        self.index: dict[str, int] | None = None
+        self.prior = prior  # numpy float64, one per move
+        n = len(moves)
         self.child_visits = np.zeros(n)
         self.child_value = np.zeros(n)  # sum of the deciding seat's values through each child
-        self.children = [None] * n
+        self.children: list[Any] = [None] * n
         self.visits = 0
         self.value = values  # this node's own leaf values, one per seat
 
+    def move(self, i: int, g, codec) -> str:
+        """The notation of move ``i``, decoded on ``g`` (a world at this node) the first time."""
+        move = self.moves[i]
+        if move is None:
+            move = self.moves[i] = codec.decode(g, int(self.actions[i]))
+        return move
+
+    def move_index(self) -> dict[str, int]:
+        """Move → position (every move decoded: the nodes of a search over several worlds)."""
+        if self.index is None:
+            self.index = {m: i for i, m in enumerate(self.moves) if m is not None}
+        return self.index
+
+    def add_moves(self, actions: np.ndarray, moves: list[str | None], prior: np.ndarray) -> None:
+        """Moves a later world offers (with that world's prior), appended."""
+        index = self.move_index()
+        new = [j for j, m in enumerate(moves) if m is not None and m not in index]
+        if not new:
+            return
+        for j in new:
+            index[moves[j]] = len(self.moves)  # type: ignore[index]
+            self.moves.append(moves[j])
+            self.children.append(None)
+        k = len(new)
+        self.actions = np.concatenate([self.actions, np.asarray(actions)[new]])
+        self.prior = np.concatenate([self.prior, np.asarray(prior, dtype=np.float64)[new]])
+        self.child_visits = np.concatenate([self.child_visits, np.zeros(k)])
+        self.child_value = np.concatenate([self.child_value, np.zeros(k)])
+
 
 class PUCTAgent(BaseAgent):
-    """PUCT search guided by a policy/value network (see the module docstring)."""
+    """PUCT search guided by a network agent's policy and value (see the module docstring).
+
+    ``evaluator``: the network's agent (``policy_value(games)``, ``codec``), e.g. what
+    :meth:`agents.networks.ppo_agent.PPOAgent.from_checkpoint` returns."""
 
     def __init__(
         self,
-        net,
+        evaluator: Any,
         simulations: int = 64,
         seed: int | None = None,
         c_puct: float = 1.5,
@@ -81,8 +140,6 @@ class PUCTAgent(BaseAgent):
         reward: str = "win_loss",
         temperature: float = 0.0,
         batch_size: int = 8,
-        window: int = 53,
-        margin: int = 1,
         name: str | None = None,
     ):
         super().__init__(seed)
@@ -96,42 +153,46 @@ class PUCTAgent(BaseAgent):
             raise ValueError(f"puct: reward must be one of {REWARD_SCHEMES}, got {reward!r}")
         if temperature < 0:
             raise ValueError(f"puct: temperature must be >= 0, got {temperature!r}")
-        self.net = net.eval()
+        if not callable(getattr(evaluator, "policy_value", None)):
+            raise TypeError(f"puct: the evaluator must offer policy_value(games), got {type(evaluator).__name__}")
+        self.evaluator = evaluator
         self.simulations = simulations
         self.c_puct = c_puct
         self.score_shaping = score_shaping
         self.reward = reward
         self.temperature = temperature
         self.batch_size = batch_size
-        self.window = window
-        self.margin = margin
         self.name = name or f"puct:{simulations}"
-        self._rules = None
         self._np_rng = np.random.default_rng(seed)
+        self._game_class: type | None = None
+        self._same_worlds = True
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._np_rng = np.random.default_rng(seed)
+        if hasattr(self.evaluator, "reset"):
+            self.evaluator.reset(seed)
 
     @classmethod
     def from_checkpoint(cls, path, simulations: int = 64, seed: int | None = None, **kw) -> PUCTAgent:
-        net, config = load_checkpoint(path)
-        kw.setdefault("margin", int(config.get("crop_margin", 1)))
+        """The search over the network of the checkpoint at ``path`` (any game): ``score_shaping`` and
+        ``reward`` default to the checkpoint's training config."""
+        from agents.networks.ppo_agent import PPOAgent  # imports torch
+
+        evaluator = PPOAgent.from_checkpoint(path, seed=seed)
+        config = getattr(evaluator, "config", None) or {}
         kw.setdefault("score_shaping", float(config.get("score_shaping", 0.0)))
         kw.setdefault("reward", config.get("reward", "win_loss"))
         kw.setdefault("name", f"puct:{simulations}:{path}")
-        return cls(net, simulations, seed=seed, **kw)
+        return cls(evaluator, simulations, seed=seed, **kw)
 
     # ------------------------------------------------------------------ public
     def select_move(self, game) -> str:
-        return format_move(self.select_code(game))
-
-    def select_code(self, game) -> tuple:
-        codes = game.legal_move_codes()
-        if not codes:
+        moves = game.legal_moves()
+        if not moves:
             raise ValueError("no legal move: the game is over")
-        if len(codes) == 1:
-            return codes[0]
+        if len(moves) == 1:
+            return moves[0]
         root = self.expand_root(game)
         self.search(game, root, self.simulations)
         visits = root.child_visits
@@ -140,36 +201,71 @@ class PUCTAgent(BaseAgent):
             i = int(self._np_rng.choice(len(visits), p=weights / weights.sum()))
         else:
             i = int(np.lexsort((root.prior, visits))[-1])  # most visits, then highest prior
-        return root.codes[i]
+        move = root.moves[i]
+        assert move is not None, "the root's moves are named when it is expanded"
+        return move
+
+    def _setup(self, game) -> None:
+        """Whether every world of a search reaches the same moves at a node (a game of perfect
+        information without chance: no availability bookkeeping), looked up once per game class on
+        a world of the search (never on the real game)."""
+        if type(game) is self._game_class:
+            return
+        spec = game_of(game)
+        self._same_worlds = spec.perfect_information and not spec.chance
+        self._game_class = type(game)
 
     # ------------------------------------------------------------------ search
-    def search(self, root_game, root, simulations: int) -> None:
+    def expand_root(self, game) -> _Node:
+        """The root node of a search from ``game``: the network's prior over the legal moves and its
+        value for every seat, evaluated on a world of the deciding seat. Public, see :meth:`search`."""
+        seat = game.current_player
+        world = game.determinize(seat, self.rng) if seat is not None else game.clone()
+        self._setup(world)
+        return self._expand_many([world], decode=True)[0]
+
+    def search(self, root_game, root: _Node, simulations: int) -> None:
         """Run ``simulations`` simulations from ``root`` (made by :meth:`expand_root` for ``root_game``),
         ``batch_size`` leaves per forward pass; ``root`` then holds the visit counts and values. Public
         so that tests and analysis tools can look at the tree; ``root_game`` is never modified."""
+        seat = root_game.current_player
         left = simulations
         while left > 0:
             batch = min(self.batch_size, left)
             left -= batch
-            descents = [self._descend(root_game, root) for _ in range(batch)]
-            new = [(parent, i, g) for parent, i, g, path in descents if g is not None]
-            for (parent, i, _), node in zip(new, self._expand_many([g for _, _, g in new]), strict=True):
-                parent.children[i] = node
+            descents = [self._descend(self._world(root_game, seat), root) for _ in range(batch)]
+            leaves = [d for d in descents if d[2] is not None]
+            evaluated = self._expand_many([g for _, _, g, _ in leaves], decode=not self._same_worlds)
+            for (parent, i, _, path), node in zip(leaves, evaluated, strict=True):
+                if i is None:  # a world with moves the node had not seen: they join it, its value is backed up
+                    parent.add_moves(node.actions, node.moves, node.prior)
+                    _back_up(path, node.value)
+                else:
+                    parent.children[i] = node
             for parent, i, _, path in descents:
-                values = parent.children[i].value
-                for nd, j in path:
-                    nd.child_value[j] += values[nd.player] - VIRTUAL_LOSS
+                if i is not None:  # a new leaf, or a finished game / a leaf this batch evaluated
+                    _back_up(path, parent.children[i].value)
 
-    def _descend(self, root_game, root):
-        """Select a path from ``root`` to a leaf, adding a virtual loss along it so that the next
-        descents of the same batch spread out. Returns ``(parent, index, game, path)``: ``game`` is
-        the position of a new leaf to evaluate, or ``None`` when the leaf is a finished game already
-        in the tree or a new leaf another descent of this batch is evaluating."""
-        g = root_game.clone()
+    def _world(self, root_game, seat: int):
+        world = root_game.determinize(seat, self.rng)
+        self._setup(world)
+        return world
+
+    def _descend(self, g, root: _Node):
+        """Select a path from ``root`` to a leaf in the world ``g``, adding a virtual loss along it so
+        that the next descents of the same batch spread out. Returns ``(node, index, game, path)``:
+        ``game`` is the position of a new leaf to evaluate (the child ``index`` of ``node``; index
+        ``None``: ``node`` itself, whose moves ``game`` extends), or ``None`` when the leaf is a
+        finished game already in the tree or a new leaf another descent of this batch is evaluating."""
         node = root
-        path = []
+        path: list[tuple[_Node, int]] = []
         while True:
-            i = self._select(node)
+            available = None
+            if not self._same_worlds:
+                available = _available(node, g)
+                if available is False:
+                    return node, None, g, path
+            i = self._select(node, available)
             path.append((node, i))
             node.visits += 1
             node.child_visits[i] += 1
@@ -177,74 +273,93 @@ class PUCTAgent(BaseAgent):
             child = node.children[i]
             if child is None:
                 node.children[i] = _PENDING
-                _play_edge(g, node.codes[i])
+                _play_edge(g, node.move(i, g, self.evaluator.codec))
                 return node, i, g, path
             if child is _PENDING or child.player is None:
                 return node, i, None, path
-            _play_edge(g, node.codes[i])
+            _play_edge(g, node.move(i, g, self.evaluator.codec))
             node = child
 
-    def _select(self, node) -> int:
+    def _select(self, node: _Node, available) -> int:
         p = node.player
+        assert p is not None, "a finished game is never selected from"
         visits = node.child_visits
-        q = np.where(visits > 0, node.child_value / np.maximum(visits, 1), node.value[p])
-        u = self.c_puct * node.prior * math.sqrt(max(node.visits, 1)) / (1.0 + visits)
-        return int(np.argmax(q + u))
+        prior = node.prior
+        if available is not None:
+            visits = visits[available]
+            prior = prior[available] / prior[available].sum()
+            value = node.child_value[available]
+        else:
+            value = node.child_value
+        q = np.where(visits > 0, value / np.maximum(visits, 1), node.value[p])
+        u = self.c_puct * prior * math.sqrt(max(node.visits, 1)) / (1.0 + visits)
+        best = int(np.argmax(q + u))
+        return int(available[best]) if available is not None else best
 
-    @torch.no_grad()
-    def _expand_many(self, games) -> list[_Node]:
-        """New nodes for ``games``: priors and values from one batched forward pass (finished games
-        get their exact values and no forward pass)."""
-        nodes: list = [None] * len(games)
-        decisions = []
+    def _expand_many(self, games: list, decode: bool) -> list[_Node]:
+        """New nodes for ``games``: priors and values from batched forward passes, one per rule set
+        (finished games get their exact values and no forward pass). ``decode``: name every move now
+        (else a move is named when a descent first takes it)."""
+        out: list[Any] = [None] * len(games)
+        groups: dict[int, list[int]] = {}
         for j, g in enumerate(games):
             if g.is_over:
-                nodes[j] = self._terminal_node(g)
+                out[j] = self._terminal_node(g)
             else:
-                decisions.append((j, g, prepare(g, self.encoder, self.codec, self.margin)))
-        if decisions:
-            sp, sc, valid = collate([d.spatial for _, _, d in decisions], [d.scalars for _, _, d in decisions])
-            logits, value = self.net(sp, sc, valid)
-            logits = logits.numpy().astype(np.float64)
-            padded = (sp.shape[2], sp.shape[3])
-            for row, (j, g, d) in enumerate(decisions):
-                legal_logits = logits[row, crop_indices(d.legal, d.box, d.window, padded)]
-                prior = np.exp(legal_logits - legal_logits.max())
-                nodes[j] = self._decision_node(g, d.seat, prior / prior.sum(), float(value[row]))
-        return nodes
-
-    def expand_root(self, game) -> _Node:
-        """The root node of a search from ``game``: the network's prior over the legal moves and its
-        value for every seat (encoder and codec follow ``game.rules``). Public, see :meth:`search`."""
-        if self._rules is not game.rules:
-            self._rules = game.rules
-            self.encoder = ObservationEncoder(game.rules, self.window)
-            self.codec = ActionCodec(game.rules, self.window)
-        return self._expand_many([game])[0]
+                groups.setdefault(id(g.rules), []).append(j)
+        for rows in groups.values():
+            batch = [games[j] for j in rows]
+            for j, g, (legal, prior, v) in zip(rows, batch, self.evaluator.policy_value(batch), strict=True):
+                codec = self.evaluator.codec
+                moves: list[str | None] = [codec.decode(g, int(a)) for a in legal] if decode else [None] * len(legal)
+                out[j] = self._decision_node(g, g.current_player, legal, moves, np.asarray(prior, np.float64), v)
+        return out
 
     def _terminal_node(self, g) -> _Node:
-        final = terminal_rewards(g, g.rules, self.reward)
-        return _Node(None, [], np.zeros(0), self._plus_shaping_potential(g, final))
+        final = terminal_rewards(g, self.reward)
+        return _Node(None, np.zeros(0, np.int64), [], np.zeros(0), self._plus_shaping_potential(g, final))
 
-    def _decision_node(self, g, seat: int, prior: np.ndarray, v: float) -> _Node:
-        n = g.rules.players
+    def _decision_node(self, g, seat: int, actions, moves: list[str | None], prior: np.ndarray, v: float) -> _Node:
+        n = g.num_players
+        v = float(v)
         others = (2.0 - n - v) / (n - 1)
         values = [v if s == seat else others for s in range(n)]
-        return _Node(seat, g.legal_move_codes(), prior, self._plus_shaping_potential(g, values))
+        return _Node(seat, np.asarray(actions), moves, prior, self._plus_shaping_potential(g, values))
 
     def _plus_shaping_potential(self, g, values: list[float]) -> list[float]:
         """``values`` plus ``score_shaping`` times each seat's projected margin in ``g``."""
         k = self.score_shaping
         if not k:
             return list(values)
-        return [v + k * m for v, m in zip(values, projected_margins(g, g.rules), strict=True)]
+        return [v + k * m for v, m in zip(values, projected_margins(g), strict=True)]
 
 
-def _play_edge(g, code) -> None:
-    """Play ``code`` and then every forced move that follows (a decision with one legal move)."""
-    g.apply_legal_code(code)  # codes come from the engine's own legal list
+def _available(node: _Node, g) -> Any:
+    """The indices of ``node``'s moves legal in the world ``g`` (``None``: all of them), or ``False``
+    when ``g`` offers a move the node has not seen."""
+    index = node.move_index()
+    found = []
+    for m in g.legal_moves():
+        i = index.get(m)
+        if i is None:
+            return False
+        found.append(i)
+    if len(found) == len(node.moves):
+        return None
+    return np.array(sorted(found), dtype=np.int64)
+
+
+def _back_up(path: list[tuple[_Node, int]], values: list[float]) -> None:
+    for nd, j in path:
+        assert nd.player is not None
+        nd.child_value[j] += values[nd.player] - VIRTUAL_LOSS
+
+
+def _play_edge(g, move: str) -> None:
+    """Play ``move`` and then every forced move that follows (a decision with one legal move)."""
+    g.play(move)
     while not g.is_over:
-        codes = g.legal_move_codes()
-        if len(codes) != 1:
+        moves = g.legal_moves()
+        if len(moves) != 1:
             return
-        g.apply_legal_code(codes[0])
+        g.play(moves[0])
