@@ -253,12 +253,12 @@ def test_protocol_codec_and_encoder_agree_with_the_engine(spec):
     while not game.is_over and decisions < 40:
         seat = game.current_player
         legal = np.asarray(codec.legal_actions(game))
-        assert list(legal) == sorted(legal)
+        assert len(set(legal.tolist())) == len(legal)  # no duplicates
         assert [codec.decode(game, int(a)) for a in legal] == game.legal_moves()
         assert all(codec.encode(game, m) == a for m, a in zip(game.legal_moves(), legal))
         mask = codec.action_mask(game)
         assert (
-            mask.dtype == np.int8 and mask.shape == (codec.num_actions,) and list(np.flatnonzero(mask)) == list(legal)
+            mask.dtype == np.int8 and mask.shape == (codec.num_actions,) and list(np.flatnonzero(mask)) == sorted(legal)
         )
         assert not codec.action_mask(game, seat=(seat + 1) % players).any()
         obs = encoder.encode(game, seat)
@@ -268,6 +268,8 @@ def test_protocol_codec_and_encoder_agree_with_the_engine(spec):
         assert isinstance(spec.game_text(game, seat), str)
         game.play(rng.choice(game.legal_moves()))
         decisions += 1
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
     order = game.finishing_order()
     assert sorted(s for group in order for s in group) == list(range(players))
     record = json.loads(json.dumps(game.to_record()))

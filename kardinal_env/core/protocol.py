@@ -22,7 +22,8 @@ inherit from anything here.
 ``projected_scores()``                         the final scores if the game ended now (shaping, search)
 ``winners()``                                  the seats in first place (shared wins: several seats)
 ``finishing_order()``                          groups of seats from first place to last, with the game's
-                                               own tie-break; seats still tied share a group
+                                               own tie-break; seats still tied share a group (asked once
+                                               the game is over; an engine may refuse before)
 ``clone()``                                    an independent copy (search plays on clones)
 ``to_record()``                                the game record (a JSON-ready dict; its ``format`` field
                                                names the record format of the registry entry)
@@ -42,8 +43,10 @@ inherit from anything here.
 :class:`ActionCodec` — integer action ids of a game (the environments' action space)
 =============================================  =======================================================
 ``num_actions``                                size of the action space
-``legal_actions(game)``                        the legal action ids of the current decision (an int array,
-                                               ascending), the ids of exactly ``game.legal_moves()``
+``legal_actions(game)``                        the legal action ids of the current decision (an int array):
+                                               the ids of exactly ``game.legal_moves()``, in that order
+                                               (``decode(game, legal_actions(game)[i]) ==
+                                               game.legal_moves()[i]``)
 ``action_mask(game, seat=None, out=None)``     int8 mask of ``num_actions`` (zeros for a seat that does
                                                not decide); writes into ``out`` when given
 ``encode(game, move)`` / ``decode(game, id)``  notation ⇄ action id for the seat that decides now (ids may
@@ -58,7 +61,8 @@ inherit from anything here.
                                                may know (never another seat's hidden cards or a deck order)
 =============================================  =======================================================
 
-Version history: 1 — first version (both built-in games).
+Version history: 1 — first version (both built-in games; ``legal_actions`` in the order of
+``legal_moves()``, as both codecs give them).
 """
 
 from __future__ import annotations
