@@ -302,7 +302,7 @@ def evaluate(
         )
     notes: list[str] = []
     for agent_spec in dict.fromkeys(p for p in participants if isinstance(p, str)):  # once per spec, before any worker
-        notes.extend(check_spec(agent_spec, players, game=spec.name))
+        notes.extend(check_spec(agent_spec, players, game=spec))
     for note in notes:
         if on_warning is None:
             warnings.warn(note, PlayerCountWarning, stacklevel=2)
