@@ -212,7 +212,7 @@ def test_play_page_refuses_a_forged_illegal_request(tab, shots):
             reply = page.evaluate(
                 """async move => {
                     const r = await fetch("/api/move", {method: "POST", headers: {"Content-Type": "application/json"},
-                                                        body: JSON.stringify({move: move})});
+                                                        body: JSON.stringify({session: S.session, move: move})});
                     return {status: r.status, body: await r.json()};
                 }""",
                 move,
@@ -222,11 +222,23 @@ def test_play_page_refuses_a_forged_illegal_request(tab, shots):
             assert server.session.state() == state  # nothing changed
         # a stale request (an old move count) is refused too
         reply = page.evaluate(
-            """async move => (await fetch("/api/move", {method: "POST", body: JSON.stringify({move: move, at: 0})}))
+            """async move => (await fetch("/api/move", {method: "POST",
+                                                        body: JSON.stringify({session: S.session, move: move, at: 0})}))
                 .status""",
             state["legal"][0],
         )
         assert reply == 409 and server.session.state() == state
+        # so is a legal move without this server's session token (as another site's page would send it)
+        for body in ({"move": state["legal"][0]}, {"session": "guessed", "move": state["legal"][0]}):
+            reply = page.evaluate(
+                """async body => {
+                    const r = await fetch("/api/move", {method: "POST", body: JSON.stringify(body)});
+                    return {status: r.status, body: await r.json()};
+                }""",
+                body,
+            )
+            assert reply["status"] == 403 and reply["body"]["rule"] == "session"
+            assert server.session.state() == state
         page.reload()
         page.wait_for_selector("body[data-ready='1']")
         assert page.get_attribute("body", "data-moves") == str(state["move_count"])

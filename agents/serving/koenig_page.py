@@ -220,21 +220,25 @@ function drawMap(st, places) {
   const B = st.map;
   const out = [staticSVG];
   const touched = st.touched || {};
+  // sites, seals, then the sites you may click again on top (a site next to a seal stays clickable;
+  // the others stay under the seals, as in the replays)
+  const over = [];
   B.sites.forEach((s, i) => {
     const owner = st.owners[i];
     const [x, y] = s.xy;
     const key = `K:${s.id}`, target = places.has(key);
+    const layer = target ? over : out;
     const who = owner === null ? "empty" : `cloister of seat ${owner}`;
-    out.push(`<circle class="site${target ? " target" : ""}${chosen === key ? " chosen" : ""}" data-site="${s.id}" ` +
-             `data-owner="${owner === null ? "" : owner}" cx="${x}" cy="${y}" r="${SITE_R}" ` +
-             `fill="${owner === null ? EMPTY : st.seat_colours[owner]}" stroke="${INK}" stroke-width="0.45">` +
-             `<title>${esc(s.id)}: ${who}${target ? " (click: a cloister here)" : ""}</title></circle>`);
-    if (target) out.push(`<circle class="ring${chosen === key ? " chosen" : ""}" cx="${x}" cy="${y}" ` +
-                         `r="${SITE_R + 0.9}"/>`);
+    layer.push(`<circle class="site${target ? " target" : ""}${chosen === key ? " chosen" : ""}" data-site="${s.id}" ` +
+               `data-owner="${owner === null ? "" : owner}" cx="${x}" cy="${y}" r="${SITE_R}" ` +
+               `fill="${owner === null ? EMPTY : st.seat_colours[owner]}" stroke="${INK}" stroke-width="0.45">` +
+               `<title>${esc(s.id)}: ${who}${target ? " (click: a cloister here)" : ""}</title></circle>`);
+    if (target) layer.push(`<circle class="ring${chosen === key ? " chosen" : ""}" cx="${x}" cy="${y}" ` +
+                           `r="${SITE_R + 0.9}"/>`);
     if (touched.site === s.id)
-      out.push(`<circle class="last" data-site="${s.id}" cx="${x}" cy="${y}" r="${SITE_R + 1.1}" fill="none" ` +
-               `stroke="${INK}" stroke-width="1.2" pointer-events="none"/><circle cx="${x}" cy="${y}" ` +
-               `r="${SITE_R + 1.1}" fill="none" stroke="${LAST}" stroke-width="0.7" pointer-events="none"/>`);
+      layer.push(`<circle class="last" data-site="${s.id}" cx="${x}" cy="${y}" r="${SITE_R + 1.1}" fill="none" ` +
+                 `stroke="${INK}" stroke-width="1.2" pointer-events="none"/><circle cx="${x}" cy="${y}" ` +
+                 `r="${SITE_R + 1.1}" fill="none" stroke="${LAST}" stroke-width="0.7" pointer-events="none"/>`);
   });
   const n = st.players, w = Math.max(9, 2.6 * n + 1.6), h = 7.4;
   B.countries.forEach((c, i) => {
@@ -271,6 +275,7 @@ function drawMap(st, places) {
                `<rect x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" height="${h + 1.8}" rx="1.2" fill="none" ` +
                `stroke="${LAST}" stroke-width="0.6" pointer-events="none"/>`);
   });
+  out.push(...over);
   svg.innerHTML = out.join("");
 }
 
