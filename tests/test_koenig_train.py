@@ -13,12 +13,13 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents import AgentSpecError, check_spec, load_agent  # noqa: E402
+from agents.networks.base import MaskedCategorical  # noqa: E402
 from agents.networks.checkpoint import PlayerCountWarning, read_checkpoint  # noqa: E402
-from agents.networks.kardinal_net import MaskedCategorical  # noqa: E402
-from agents.networks.ppo_agent import KoenigPPOAgent  # noqa: E402
+from agents.networks.koenig_net import KoenigPPOAgent  # noqa: E402
 from agents.training import trainer as train_mod  # noqa: E402
-from agents.training.adapters import KardinalAdapter, KoenigAdapter, make_adapter  # noqa: E402
+from agents.training.adapters import adapter_class, make_adapter  # noqa: E402
 from agents.training.config import ConfigError, make_config  # noqa: E402
+from kardinal_env.core.registry import games, get_game  # noqa: E402
 from kardinal_env.koenig import Game as KGame  # noqa: E402
 
 torch.set_num_threads(1)
@@ -53,7 +54,7 @@ def test_adapter_contract(options):
     of a move is what policy_step stored, and the training forward pass gives the same log-probs."""
     cfg = _cfg(**options)
     adapter = make_adapter(cfg)
-    assert isinstance(adapter, KardinalAdapter if cfg.game == "kardinal" else KoenigAdapter)
+    assert type(adapter) is get_game(cfg.game).load("adapter")  # the registry entry's adapter class
     assert adapter.rules.players == cfg.players
     torch.manual_seed(0)
     net = adapter.build_net().eval()
@@ -189,7 +190,7 @@ def test_koenig_checkpoint_round_trip_through_load_agent(koenig_runs, kind):
     for k, v in ckpt["model"].items():
         assert torch.equal(agent.net.state_dict()[k], v), k
     # a whole game against random: every move legal
-    rules = agent._train_rules
+    rules = agent.train_rules
     game = KGame(rules, seed=4)
     rng = random.Random(0)
     while not game.is_over:
@@ -255,21 +256,25 @@ def test_config_game_keys():
     "options, message",
     [
         ({"game": "koenig"}, "'game' (test): 'koenig' is not allowed; expected one of kardinal, kardinal_koenig"),
+        ({"game": "kardinal_koenig", "players": 6}, "6 is not allowed for game kardinal_koenig; expected an integer"),
         (
             {"game": "kardinal_koenig", "players": 2},
             "2 is not allowed for game kardinal_koenig; expected an integer from 3 to 5",
         ),
         ({"players": 5}, "5 is not allowed for game kardinal; expected an integer from 2 to 4"),
-        ({"players": 6}, "6 is not allowed; expected an integer from 2 to 5"),
+        ({"players": 6}, "6 is not allowed for game kardinal; expected an integer from 2 to 4"),
         ({"network": "graph"}, "'graph' is not a network of game kardinal; expected auto or one of cnn"),
-        ({"game": "kardinal_koenig", "network": "cnn"}, "'cnn' is not a network of game kardinal_koenig"),
-        ({"network": "gnn"}, "'network' (test): 'gnn' is not allowed; expected one of auto, cnn, mlp, graph"),
+        (
+            {"game": "kardinal_koenig", "network": "cnn"},
+            "'cnn' is not a network of game kardinal_koenig; expected auto or one of graph, mlp",
+        ),
+        ({"network": "gnn"}, "'network' (network: test, game: default): 'gnn' is not a network of game kardinal"),
         ({"game": "kardinal_koenig", "chip_shaping": 0.1}, "it has no chips"),
         ({"game": "kardinal_koenig", "preset": "german"}, "an option of game kardinal, not kardinal_koenig"),
         ({"discard": "any"}, "an option of game kardinal_koenig, not kardinal"),
         (
             {"game": "kardinal_koenig", "discard": "two"},
-            "'discard' (test): 'two' is not allowed; expected one of one, any",
+            "'discard' (test): 'two' is not allowed for game kardinal_koenig; expected one of one, any",
         ),
         ({"game": "kardinal_koenig", "rounds": -1}, "'rounds' (test): -1 is not allowed"),
     ],
@@ -280,20 +285,17 @@ def test_config_game_validation(options, message):
     assert message in str(info.value)
 
 
-def test_config_games_match_agents_games():
-    from agents.games import GAMES as KINDS
-    from agents.training.config import GAMES
-
-    assert tuple(GAMES) == tuple(KINDS)
-    for name, kind in KINDS.items():
-        adapter_cls = KardinalAdapter if name == "kardinal" else KoenigAdapter
-        assert adapter_cls.env_name == kind.env_name
+def test_every_registered_game_has_an_adapter_for_its_environment():
+    for spec in games().values():
+        adapter = make_adapter(_cfg(game=spec.name))
+        assert type(adapter) is adapter_class(spec) and adapter.env_name == spec.env_name
+        assert adapter.rules.players == spec.default_players
 
 
 def test_evaluator_plays_a_koenig_checkpoint_with_seats_rotated(koenig_runs):
-    from agents.evaluation.tournament import evaluate
+    from agents.evaluation.tournament import Table, evaluate
 
-    res = evaluate([f"ppo:{koenig_runs['graph']}", "random"], players=3, games=3, seed=0, game="kardinal_koenig")
+    res = evaluate([f"ppo:{koenig_runs['graph']}", "random"], Table.of("kardinal_koenig", 3), games=3, seed=0)
     assert len(res["games"]) == 3
     assert sorted(g["seats"].index(0) for g in res["games"]) == [0, 1, 2]  # the checkpoint sat in every seat
     ppo = res["summary"][0]

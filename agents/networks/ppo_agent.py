@@ -15,11 +15,11 @@ agent class of its game's network builder (:mod:`agents.networks.base`): Kardina
   legal move is played without the network;
 * ``act(observation, action_mask)`` does the same on an environment's observation and returns the
   action integer;
-* ``policy_value(games)`` — what a search needs: for each game (not over), the legal action ids of
-  the deciding seat (ascending, :meth:`ActionCodec.legal_actions`), the network's prior over them (a
-  float64 array summing to 1) and its value for the deciding seat, all games in one forward pass;
-  ``agent.codec`` decodes an action id for a game (after a first ``select_move`` or ``policy_value``
-  on that game's rules);
+* ``policy_value(games)`` — what a search needs: for each game (not over; all under the same rules
+  object), the legal action ids of the deciding seat (the game's codec's ``legal_actions``, in its
+  order), the network's prior over them (a float64 array summing to 1) and its value for the
+  deciding seat, all games in one forward pass; ``agent.codec`` (the game's codec, set by the first
+  ``select_move`` or ``policy_value`` on a rule set) decodes an action id;
 * ``config``: the training config stored in the checkpoint (a dict: ``score_shaping``, ``reward``, ...);
 * a game with another number of players than the checkpoint was trained for issues an
   :class:`agents.networks.checkpoint.PlayerCountWarning` naming both counts (once per agent).

@@ -1,0 +1,158 @@
+"""Checkpoints (agents.networks.checkpoint): the format version, the game, refusals with a clear
+reason (no layout, another format, an unregistered game), and atomic writes (a crash mid-write keeps
+the last good checkpoint)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.networks.checkpoint import (  # noqa: E402
+    CHECKPOINT_FORMAT,
+    CheckpointError,
+    checkpoint_game,
+    make_checkpoint,
+    read_checkpoint,
+    write_checkpoint,
+)
+from agents.networks.kardinal_net import KardinalNet  # noqa: E402
+from kardinal_env.core.registry import get_game  # noqa: E402
+from kardinal_env.kardinal import Rules  # noqa: E402
+
+
+def _ckpt(**changes) -> dict:
+    torch.manual_seed(0)
+    ckpt = make_checkpoint(get_game("kardinal"), Rules(players=2), KardinalNet(8, 1, 16), step=0, iteration=0)
+    ckpt.update(changes)
+    return ckpt
+
+
+def test_a_new_checkpoint_names_its_format_game_and_layout(tmp_path):
+    ckpt = _ckpt()
+    assert ckpt["format"] == CHECKPOINT_FORMAT == "kardinal-checkpoint/2"
+    assert (ckpt["game"], ckpt["env"]) == ("kardinal", "kardinal_v0")
+    assert ckpt["layout"]["env"] == "kardinal_v0" and ckpt["layout"]["window"] == 53
+    path = write_checkpoint(ckpt, tmp_path / "c.pt")
+    read, net = read_checkpoint(path)
+    assert checkpoint_game(read).name == "kardinal" and net.config == {"channels": 8, "blocks": 1, "hidden": 16}
+    for k, v in ckpt["model"].items():
+        assert torch.equal(net.state_dict()[k], v)
+
+
+def _refused(tmp_path, ckpt, name="x.pt") -> str:
+    path = tmp_path / name
+    torch.save(ckpt, path)
+    with pytest.raises(CheckpointError) as info:
+        read_checkpoint(path)
+    assert str(info.value).startswith(f"{path}: not a kardinal-env checkpoint (")
+    return str(info.value)
+
+
+def test_a_checkpoint_without_a_layout_is_refused(tmp_path):
+    for ckpt in (_ckpt(), {k: v for k, v in _ckpt().items() if k not in ("format", "game")}):  # versions 2 and 1
+        del ckpt["layout"]
+        assert "no 'layout' key" in _refused(tmp_path, ckpt)
+
+
+def test_version_1_with_a_layout_is_read_and_gets_its_game(tmp_path):
+    old = {k: v for k, v in _ckpt().items() if k not in ("format", "game")}
+    path = tmp_path / "v1.pt"
+    torch.save(old, path)
+    ckpt, net = read_checkpoint(path)
+    assert ckpt["game"] == "kardinal" and net is not None
+    old["env"] = "connect_four_v3"
+    assert "made for env 'connect_four_v3'; this version knows 'kardinal_v0'" in _refused(tmp_path, old)
+    del old["env"]
+    assert "nothing says which game" in _refused(tmp_path, old)
+
+
+@pytest.mark.parametrize(
+    ("changes", "reason"),
+    [
+        ({"format": "kardinal-checkpoint/3"}, "format 'kardinal-checkpoint/3': this version reads"),
+        ({"format": 1}, "format 1: this version reads 'kardinal-checkpoint/2'"),
+        ({"game": "chess"}, "made for game 'chess', which is not registered (registered games: ['kardinal'"),
+        ({"game": None}, "'game' must be a registered game's name"),
+        ({"env": "kardinal_koenig_v0"}, "game 'kardinal' has env 'kardinal_v0'"),
+        ({"model_config": "big"}, "'model_config' must be a dict of network options"),
+        ({"rules": {"players": 9}}, "'rules' do not build Kardinal rules"),
+        ({"rules": None}, "a kardinal checkpoint needs a 'rules' dict"),
+        ({"layout": "flat"}, "'layout' is a str, expected a dict"),
+        ({"model_config": {"channels": 16, "blocks": 1, "hidden": 16}}, "weights do not fit model_config"),
+        ({"model_config": {"channels": 8}}, "does not build a network"),
+        ({"model_config": {"channels": 8, "blocks": 1, "hidden": 16, "kind": "graph"}}, "network kind must be"),
+    ],
+)
+def test_bad_checkpoints_are_refused_naming_why(tmp_path, changes, reason):
+    msg = _refused(tmp_path, _ckpt(**changes))
+    assert reason in msg, msg
+
+
+def test_another_layout_is_refused(tmp_path):
+    ckpt = _ckpt()
+    ckpt["layout"] = dict(ckpt["layout"], observation_channels=64)
+    assert "observation_channels 64 (checkpoint) vs 72 (this version)" in _refused(tmp_path, ckpt)
+
+
+def test_a_crash_mid_write_keeps_the_last_good_checkpoint(tmp_path, monkeypatch):
+    """torch.save dies half-way through (a kill, a full disk): the file at the path is still the last
+    good checkpoint, byte for byte, and no temporary file is left behind."""
+    path = tmp_path / "checkpoint.pt"
+    write_checkpoint(_ckpt(step=1), path)
+    good = path.read_bytes()
+    real_save = torch.save
+
+    def half_then_crash(obj, fh, *args, **kwargs):
+        import io
+
+        buffer = io.BytesIO()
+        real_save(obj, buffer)
+        data = buffer.getvalue()
+        fh.write(data[: len(data) // 2])
+        fh.flush()
+        raise OSError("simulated crash mid-write")
+
+    monkeypatch.setattr(torch, "save", half_then_crash)
+    with pytest.raises(OSError, match="simulated crash"):
+        write_checkpoint(_ckpt(step=2), path)
+    monkeypatch.undo()
+    assert path.read_bytes() == good
+    assert read_checkpoint(path)[0]["step"] == 1
+    assert os.listdir(tmp_path) == ["checkpoint.pt"]
+    write_checkpoint(_ckpt(step=3), path)  # the next write replaces it
+    assert read_checkpoint(path)[0]["step"] == 3 and os.listdir(tmp_path) == ["checkpoint.pt"]
+
+
+def test_the_trainer_writes_through_write_checkpoint(monkeypatch, tmp_path):
+    """Every checkpoint the trainer writes goes through the atomic writer (no torch.save on the path)."""
+    from agents.training import trainer
+
+    written = []
+    real = trainer.write_checkpoint
+
+    def spy(ckpt, path):
+        written.append(os.path.basename(str(path)))
+        return real(ckpt, path)
+
+    monkeypatch.setattr(trainer, "write_checkpoint", spy)
+    path = trainer.train(
+        {
+            "total_steps": 40,
+            "steps_per_iter": 40,
+            "num_envs": 2,
+            "channels": 4,
+            "blocks": 0,
+            "hidden": 8,
+            "eval_games": 0,
+            "final_eval_games": 0,
+            "checkpoint_interval": 1,
+            "track": False,
+            "progress": False,
+            "runs_dir": str(tmp_path),
+            "run_name": "w",
+        }
+    )
+    assert written == [f"checkpoint_{read_checkpoint(path)[0]['step']}.pt", "checkpoint.pt", "checkpoint.pt"]
