@@ -70,9 +70,11 @@ def discard_turn(game: Game) -> None:
     finish_turn(game)
 
 
-def random_game(players: int = 4, discard: str = "one", seed: int = 0, board=None) -> Game:
+def random_game(players: int = 4, discard: str = "one", seed: int = 0, board=None, moves: int | None = None) -> Game:
+    """A game of uniformly random legal moves (``seed`` fixes the shuffles and the choices), stopped
+    after ``moves`` moves when given (a game in progress)."""
     game = Game(Rules(players=players, discard=discard, board=board), seed=seed)
     rng = random.Random(seed)
-    while not game.is_over:
+    while not game.is_over and (moves is None or game.move_count < moves):
         game.play(rng.choice(game.legal_moves()))
     return game

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pickle
 import random
+import re
 
 import gymnasium
 import numpy as np
@@ -14,9 +15,10 @@ from pettingzoo.test import api_test, render_test, seed_test
 import kardinal_env  # noqa: F401  (registers the ids)
 from agents import load_agent
 from kardinal_env import IllegalMoveError, kardinal_koenig_v0
-from kardinal_env.koenig import Game, Rules
+from kardinal_env.koenig import PHASES, Game, Rules
 from kardinal_env.koenig import IllegalMoveError as KoenigIllegalMoveError
 from kardinal_env.koenig.observation import SEAT_SLOTS, ObservationEncoder
+from kardinal_env.koenig.text import game_text
 
 VARIANTS = [(p, d) for p in (3, 4, 5) for d in ("one", "any")]
 
@@ -199,6 +201,45 @@ def test_rendering():
     image = picture.render()
     assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
     assert len(np.unique(image.reshape(-1, 3), axis=0)) > 10
+
+
+def _second_phase_game() -> Game:
+    game = Game(Rules(players=4), seed=11)
+    rng = random.Random(11)
+    while game.phase != "second":
+        game.play(rng.choice(game.legal_moves()))
+    return game
+
+
+def test_the_picture_does_not_show_the_deciding_seat_s_phase(monkeypatch):
+    """The rgb_array picture is public: it names the seat to move but not its phase ("SECOND" would
+    tell the other seats that it holds the cards for a second piece; the observation hides it)."""
+    from kardinal_env.koenig import render
+
+    game = _second_phase_game()
+    drawn: list[str] = []
+    original = render.Canvas.text
+
+    def spy(self, x, y, text, *args, **kwargs):
+        drawn.append(text)
+        return original(self, x, y, text, *args, **kwargs)
+
+    monkeypatch.setattr(render.Canvas, "text", spy)
+    render.game_image(game)
+    seat = game.current_player
+    assert f"SEAT {seat} TO MOVE" in drawn
+    phases = [p for p in PHASES if p != "over"]
+    assert not [t for t in drawn if any(re.search(rf"\b{p}\b", t, re.IGNORECASE) for p in phases)], drawn
+
+
+def test_the_text_shows_the_phase_only_to_the_deciding_seat():
+    game = _second_phase_game()
+    seat = game.current_player
+    assert f"seat {seat} to decide (second)" in game_text(game, seat) and "(second)" in game_text(game)
+    for other in range(4):
+        if other != seat:
+            text = game_text(game, other)
+            assert f"seat {seat} to decide," in text and "second" not in text
 
 
 def test_reward_margin():

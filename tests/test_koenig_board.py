@@ -144,6 +144,56 @@ def test_board_file_not_json(tmp_path):
         load_board(str(path))
 
 
+def test_board_file_not_utf8(tmp_path):
+    """A board file in another encoding is a BoardError naming the file, not a raw UnicodeDecodeError."""
+    path = tmp_path / "latin1.json"
+    path.write_bytes(json.dumps(small_board() | {"source": "Königreich"}, ensure_ascii=False).encode("latin-1"))
+    with pytest.raises(BoardError, match=r"board file '.*latin1\.json': not UTF-8 text"):
+        load_board(str(path))
+    with pytest.raises(RulesError, match=r"^board file '.*latin1\.json': not UTF-8 text"):
+        Rules(players=3, board=str(path))
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ({"format": "kardinal-koenig-board/1"}, "board: missing key 'name'"),
+        ("no-such-board", "board 'no-such-board': no packaged board"),
+        ("/no/such/file.json", "board file '/no/such/file.json'"),
+    ],
+)
+def test_board_errors_name_the_board_once(spec, message):
+    with pytest.raises(RulesError) as info:
+        Rules(players=3, board=spec)
+    assert str(info.value).startswith(message) and "board: board" not in str(info.value)
+    with pytest.raises(RulesError) as info:
+        Rules.from_dict({"players": 3, "board": spec})
+    assert str(info.value).startswith(f"rules: {message}")
+
+
+def test_board_file_errors_name_the_file_once(tmp_path):
+    data = small_board()
+    data["countries"][1]["sites"] = []
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(RulesError) as info:
+        Rules(players=3, board=str(path))
+    assert str(info.value) == f"board: {path}: countries[1]: country 'Y' has no sites (needs a non-empty list)"
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_layout_coordinates_must_be_finite(bad, tmp_path):
+    data = small_board()
+    data["layout"] = {k: [0, 0] for k in ["X", "Y", "Z", "X1", "X2", "X3", "X4", "Y1", "Y2", "Z1"]}
+    data["layout"]["Y2"] = [1.5, bad]
+    with pytest.raises(BoardError, match=r"board: layout\['Y2'\]: coordinates must be finite numbers"):
+        validate_board(data)
+    path = tmp_path / "nan.json"
+    path.write_text(json.dumps(data))  # JSON's NaN / Infinity literals, which json.load accepts
+    with pytest.raises(RulesError, match=r"layout\['Y2'\]: coordinates must be finite"):
+        Rules(players=3, board=str(path))
+
+
 def _mutate(fn):
     data = small_board()
     fn(data)

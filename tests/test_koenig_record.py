@@ -7,6 +7,7 @@ import copy
 import json
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
 from koenig_helpers import random_game, small_board
@@ -57,14 +58,14 @@ def test_partial_record_is_a_game_in_progress(stop):
         game.play(move)
     record = json.loads(json.dumps(game.to_record()))
     assert record["result"] is None
-    assert (record["reshuffle"] is None) == (game.runouts == 0)
+    assert record["reshuffle"] == full.reshuffle_order  # carried before the run-out too
     back = Game.from_record(record)
     assert back.snapshot() == game.snapshot()
     assert back.legal_moves() == game.legal_moves()
-    if back.reshuffle_order is not None:  # a game past the reshuffle continues exactly
-        for move in full.history[stop:]:
-            back.play(move)
-        assert back.scores() == full.scores()
+    assert back.to_record() == record
+    for move in full.history[stop:]:  # the carried order is used when the run-out comes
+        back.play(move)
+    assert back.scores() == full.scores() and back.reshuffle_order == full.reshuffle_order
     # Without 'result' at all it loads as well.
     del record["result"]
     assert Game.from_record(record).snapshot() == game.snapshot()
@@ -114,10 +115,65 @@ def test_record_errors():
     )
     bad(edit(reshuffle=None), "field 'reshuffle' is null but the deck runs out")
     bad(edit(reshuffle=good["reshuffle"][:-1]), "field 'reshuffle' does not fit the game")
+    pile_after_5 = Game.from_record(edit(moves=good["moves"][:5], result=None, reshuffle=None)).discard_pile()
+    assert pile_after_5
+    lacking = [t for t in good["reshuffle"] if t != pile_after_5[0]]
     bad(
-        edit(reshuffle=good["reshuffle"], moves=good["moves"][:5], result=None),
-        "'reshuffle' is given but the deck never",
+        edit(reshuffle=lacking, moves=good["moves"][:5], result=None),
+        r"field 'reshuffle' cannot be the discard pile at the first run-out: it lacks \{type",
     )
+    bad(edit(reshuffle=good["deck"] + [0], moves=good["moves"][:5], result=None), "field 'reshuffle'.*more than")
+
+
+def test_partial_record_before_the_run_out_with_its_reshuffle():
+    """A record whose moves stop before the first run-out may carry the reshuffle order: it loads as a
+    game in progress that uses the order when the run-out comes (issue 18; it used to be refused)."""
+    full = finished(4, "one", seed=5)
+    record = full.to_record()
+    probe = Game.from_record({**record, "moves": [], "result": None})
+    first = 0  # the move that runs the deck out first
+    while not probe.runouts:
+        probe.play(full.history[first])
+        first += 1
+    first -= 1
+    partial = {**record, "moves": full.history[:first], "result": None}
+    game = Game.from_record(partial)
+    assert game.runouts == 0 and game.reshuffle_order is None and not game.is_over
+    assert game.to_record() == partial  # the order is kept for the run-out
+    for move in full.history[first:]:
+        game.play(move)
+    assert game.reshuffle_order == full.reshuffle_order and game.snapshot() == full.snapshot()
+    # Without the order the same moves load too, and the game shuffles for itself at the run-out.
+    assert Game.from_record({**partial, "reshuffle": None}).to_record()["reshuffle"] is None
+
+
+def game_after(record: dict, moves: int) -> Game:
+    return Game.from_record({**record, "moves": record["moves"][:moves], "result": None, "reshuffle": None})
+
+
+def test_a_wrong_reshuffle_of_a_game_in_progress_fails_at_the_run_out():
+    full = finished(4, "one", seed=5)
+    record = full.to_record()
+    wrong = sorted(record["reshuffle"])  # the right cards in another order: fine at the run-out
+    game = Game.from_record({**record, "moves": full.history[:5], "result": None, "reshuffle": wrong})
+    for move in full.history[5:]:
+        if game.runouts:
+            break
+        game.play(move)
+    assert game.reshuffle_order == wrong
+    # One card swapped for another type: still cards of the deck holding the pile after 5 moves, but
+    # not the pile at the run-out.
+    pile, plan, deck = (Counter(x) for x in (game_after(record, 5).discard_pile(), record["reshuffle"], record["deck"]))
+    t = next(t for t in plan if plan[t] > pile[t])
+    u = next(u for u in deck if u != t and plan[u] < deck[u])
+    swapped = list(record["reshuffle"])
+    swapped[swapped.index(t)] = u
+    short = Game.from_record({**record, "moves": full.history[:5], "result": None, "reshuffle": swapped})
+    from kardinal_env.koenig import DeckError
+
+    with pytest.raises(DeckError, match="reshuffle: holds"):
+        for move in full.history[5:]:
+            short.play(move)
 
 
 def test_deck_error_from_the_constructor():
@@ -137,9 +193,10 @@ def test_load_record_file_errors(tmp_path):
         Game.load(str(path))
 
 
-def _cli(*args):
+def _replay(*args):
+    """``kardinal-replay`` (both games' records; it replaced ``python -m kardinal_env.koenig.cli replay``)."""
     return subprocess.run(
-        [sys.executable, "-m", "kardinal_env.koenig.cli", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "kardinal_env.core.replay", *args], capture_output=True, text=True, timeout=120
     )
 
 
@@ -147,25 +204,25 @@ def test_command_line_replay(tmp_path):
     game = finished(3, "one", seed=4)
     path = tmp_path / "game.json"
     path.write_text(json.dumps(game.to_record()))
-    out = _cli("replay", str(path))
+    out = _replay(str(path))
     assert out.returncode == 0, out.stderr
-    assert f"record OK: {game.move_count} moves replayed (game over)" in out.stdout
+    assert f"record OK: {game.move_count} moves replayed" in out.stdout
     assert f"winners {game.winners()}" in out.stdout
     for s, score in enumerate(game.scores()):
         assert f"seat {s}: score {score:>3}" in out.stdout
     broken = game.to_record()
     broken["moves"][2] = "K@NOWHERE/4"
     path.write_text(json.dumps(broken))
-    out = _cli("replay", str(path))
+    out = _replay(str(path))
     assert out.returncode == 1 and "move 2 ('K@NOWHERE/4') is illegal" in out.stderr
 
 
-def test_command_line_random_then_replay(tmp_path):
-    out = _cli("random", "--players", "5", "--discard", "any", "--seed", "3", "--moves", "25")
-    assert out.returncode == 0, out.stderr
-    record = json.loads(out.stdout)
+def test_command_line_replay_of_a_game_in_progress(tmp_path):
+    game = random_game(players=5, discard="any", seed=3, moves=25)
+    record = game.to_record()
     assert len(record["moves"]) == 25 and record["result"] is None
     path = tmp_path / "partial.json"
-    path.write_text(out.stdout)
-    replay = _cli("replay", str(path))
-    assert replay.returncode == 0 and "25 moves replayed (game in progress)" in replay.stdout
+    path.write_text(json.dumps(record))
+    out = _replay(str(path))
+    assert out.returncode == 0, out.stderr
+    assert "record OK: 25 moves replayed" in out.stdout and f"seat {game.current_player} to decide" in out.stdout

@@ -23,12 +23,19 @@ slice                 size                        meaning
 Every legal move of every decision has exactly one action (for ``W = 53`` because no legal game
 leaves that window, see ``kardinal_env.kardinal.window``; for smaller windows because the engine then forbids
 moves outside it), so ``{decode(a) for a in mask.nonzero()} == set(game.legal_moves())``.
+
+:class:`ActionCodec` is the game's codec of the game protocol (``kardinal_env.core.protocol``):
+``num_actions``, ``legal_actions(game)``, ``action_mask(game, seat=None, out=None)``, ``encode(game,
+move)`` and ``decode(game, action)`` (ids of the seat that decides now), besides the seat-explicit
+methods the environment uses (``encode_move``, ``decode_action``, ``encode_code``, ``decode_code``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from kardinal_env.core.env_utils import check_action
+from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.notation import (
     BUILD,
@@ -39,6 +46,7 @@ from kardinal_env.kardinal.notation import (
     KEY_STRIDE,
     TOWER,
     YARD,
+    MalformedMoveError,
     format_move,
     parse_move,
     square_key,
@@ -196,6 +204,30 @@ class ActionCodec:
         """Notation string of an action for ``seat``."""
         return format_move(self.decode_code(action, seat))
 
+    # ------------------------------------------------------------------ the game protocol's codec
+    def encode(self, game: Game, move: str) -> int:
+        """Action of ``move`` for the seat that decides now (any move in notation, legal now or not).
+        ``IllegalMoveError`` with rule ``"malformed move"`` for a string that is not a move,
+        ``"window"`` for a square outside the window, ``"game over"`` when nobody decides."""
+        seat = _deciding(game, move)
+        try:
+            return self.encode_move(move, seat)
+        except MalformedMoveError as exc:
+            raise IllegalMoveError(f"malformed move: {exc}", "malformed move", move) from None
+        except ValueError as exc:
+            raise IllegalMoveError(f"window: {exc}", "window", move) from None
+
+    def decode(self, game: Game, action: int) -> str:
+        """Notation of ``action`` for the seat that decides now. ``IllegalMoveError`` with rule
+        ``"action"`` for anything but an integer in ``[0, num_actions)`` (or a yard whose second square
+        lies outside the window), ``"game over"`` when nobody decides."""
+        value = check_action(action, self.num_actions)
+        seat = _deciding(game, action)
+        try:
+            return format_move(self.decode_code(value, seat))
+        except ValueError as exc:
+            raise IllegalMoveError(f"action: {exc}", "action", action) from None
+
     # ------------------------------------------------------------------ masks
     def actions_of_codes(self, codes: list, seat: int) -> list[int]:
         """Actions of engine move codes (e.g. ``game.legal_move_codes()``) for the deciding ``seat``."""
@@ -243,3 +275,11 @@ class ActionCodec:
         if deciding is not None and (seat is None or seat == deciding):
             out[self.legal_actions(game)] = 1
         return out
+
+
+def _deciding(game: Game, what: object) -> int:
+    """The seat that decides now; ``IllegalMoveError`` (rule ``"game over"``) once the game is over."""
+    seat = game.current_player
+    if seat is None:
+        raise IllegalMoveError(f"game over: no seat decides, so {what!r} has no meaning", "game over", what)
+    return seat

@@ -44,11 +44,13 @@ is tested on the OR of its two squares' summaries.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.game_base import TurnBasedGame
+from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.kardinal.notation import (
     BUILD,
     CARDINAL,
@@ -321,6 +323,19 @@ class Game(TurnBasedGame):
         if self._winners is None:
             raise RuntimeError("winners() is only defined once the game is over")
         return list(self._winners)
+
+    def finishing_order(self) -> list[list[int]]:
+        """Groups of seats from first place to last (docs/rules.md): by score, then by edifices
+        touching the cathedral; seats still tied share a group. The first group is :meth:`winners`.
+        Only once the game is over."""
+        if self._scores is None:
+            raise RuntimeError("finishing_order() is only defined once the game is over")
+        return finishing_order_from_keys(list(zip(self._scores, self._cathedral_touch, strict=True)))
+
+    def determinize(self, seat: int, rng: random.Random) -> Game:
+        """Kardinal has neither chance nor hidden information: every seat sees the whole game, so its
+        only world is this one (:meth:`clone`; ``seat`` and ``rng`` are not used)."""
+        return self.clone()
 
     def chips_held(self, seat: int) -> int:
         """Total chips ``seat`` holds now."""

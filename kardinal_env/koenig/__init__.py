@@ -7,12 +7,18 @@ A pure rules engine, no RL imports::
     game = Game(rules, seed=0)
     while not game.is_over:
         game.play(game.legal_moves()[0])
-    game.scores(), game.winners()
+    game.scores(), game.winners(), game.finishing_order()
 
-Modules: ``engine`` (the game), ``rules`` (options), ``board`` (board files: schema, validation,
-the move table), ``notation`` (move strings), ``scoring`` (the three scorings as pure functions),
-``record`` (the record format), ``cli`` (``python -m kardinal_env.koenig.cli {replay,random}``), ``text``
-(a plain-text view). ``docs/rules-koenig.md`` states the rules as implemented.
+Modules (the same names as every game of the suite): ``engine`` (the game, implementing the game
+protocol of ``kardinal_env.core.protocol``), ``rules`` (options), ``notation`` (move strings),
+``record`` (the ``kardinal-koenig-record/1`` format), ``actions`` (the action codec: the board's move
+table as action ids, the one mask builder), ``observation`` (the observation encoder), ``env`` (the
+PettingZoo environment, public as ``kardinal_env.kardinal_koenig_v0``), ``text`` (the text picture),
+``render`` (the rgb picture), ``replay_html`` (the HTML replay); and the game's own: ``board`` (board
+files: schema, validation, the move table), ``scoring`` (the three scorings as pure functions),
+``knowledge`` (what a seat may know of the cards, and dealing the worlds it cannot tell apart:
+``Game.determinize``). Records replay with ``kardinal-replay FILE`` (``kardinal_env.core.replay``).
+``docs/rules-koenig.md`` states the rules as implemented.
 """
 
 from kardinal_env.core.errors import RecordError

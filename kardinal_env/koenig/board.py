@@ -20,8 +20,9 @@ Checked, with a :class:`BoardError` naming the problem and where it is:
   named by exactly one card type (a type may name none: its cards then pay only as pairs);
 * roads join two different known sites, alliances two different known countries; neither repeats
   (in either order);
-* ``layout``, when present, gives ``[x, y]`` numbers for every site and every country (the seal) and
-  names nothing else.
+* ``layout``, when present, gives ``[x, y]`` finite numbers (not NaN or infinity) for every site and
+  every country (the seal) and names nothing else;
+* a board file is UTF-8 JSON (anything else is a :class:`BoardError` naming the file).
 
 The sea is not part of the data: that no road crosses it is a property of the board file, not
 something the loader can check.
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -212,6 +214,8 @@ def validate_board(data: object, where: str = "board") -> dict:
                 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)
             ):
                 raise BoardError(f"{where}: layout[{key!r}]: expected [x, y] numbers, got {pos!r}")
+            if not all(math.isfinite(v) for v in pos):
+                raise BoardError(f"{where}: layout[{key!r}]: coordinates must be finite numbers, got {pos!r}")
         absent = [key for key in ids if key not in layout]
         if absent:
             raise BoardError(f"{where}: layout: no position for {absent[:5]}{' ...' if len(absent) > 5 else ''}")
@@ -238,6 +242,8 @@ def load_board(spec: object = None) -> dict:
                 data = json.load(fh)
         except json.JSONDecodeError as exc:
             raise BoardError(f"{path}: not valid JSON: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise BoardError(f"board file {text!r}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         except OSError as exc:
             raise BoardError(f"board file {text!r}: {exc.strerror or exc}") from None
         return validate_board(data, where=str(path))
@@ -265,7 +271,9 @@ class Board:
     deck draw           ``draw:deck``                            ``deck_id`` (the last id)
     ==================  =======================================  ==========================
 
-    ``j = 0`` is the single card, ``j = 1 + i`` the pair of type index ``i``.
+    ``j = 0`` is the single card, ``j = 1 + i`` the pair of type index ``i``. :attr:`move_spends`
+    gives per move id the type indices of the cards it spends (a payment or a discard; empty for
+    ``end`` and the draws).
     """
 
     __slots__ = (
@@ -296,6 +304,7 @@ class Board:
         "moves",
         "move_index",
         "site_moves",
+        "move_spends",
     )
 
     def __init__(self, data: dict):
@@ -358,8 +367,17 @@ class Board:
         moves.append("draw:deck")
         self.num_moves = len(moves)
         self.moves = tuple(moves)
+
+        def pay(country: int, j: int) -> tuple[int, ...]:
+            return (country_type[country],) if j == 0 else (j - 1, j - 1)
+
+        spends = [pay(site_country[s], j) for s in range(len(site_ids)) for j in range(P)]
+        spends += [pay(c, j) for c in range(len(self.country_ids)) for j in range(P)]
+        spends += [()] + [(i,) for i in range(T)] + [()] * (T + 1)
+        self.move_spends: tuple[tuple[int, ...], ...] = tuple(spends)
         self.move_index = {m: i for i, m in enumerate(moves)}
         assert len(self.move_index) == len(moves) and P * len(site_ids) == self.advisor_base
+        assert len(self.move_spends) == len(moves)
 
     @property
     def num_countries(self) -> int:

@@ -8,7 +8,8 @@ Usage::
         game.play(game.legal_moves()[0])
     game.scores(), game.winners()
 
-The engine knows everything (the deck order, every hand); hiding is the environment's job.
+The engine knows everything (the deck order, every hand); what a seat may know is
+:mod:`kardinal_env.koenig.knowledge`'s job, and the observation shows only that.
 
 Decisions
 ---------
@@ -63,7 +64,17 @@ Chance
 ``Game(rules, seed)`` shuffles the deck with ``random.Random(seed)`` and later shuffles the discard
 pile with the same generator. ``deck=`` (and ``reshuffle=``) fix the card orders instead (top
 first, as type digits): that is how records replay. The initial deck is :attr:`Game.initial_deck`
-and the order the discard pile took at the reshuffle :attr:`Game.reshuffle_order`.
+and the order the discard pile took at the reshuffle :attr:`Game.reshuffle_order`. A ``reshuffle=``
+order must hold exactly the discard pile's cards when the deck runs out: the move that runs it out
+raises :class:`DeckError` otherwise (and the game is unusable after it).
+
+The game protocol
+-----------------
+``Game`` implements :mod:`kardinal_env.core.protocol`: :meth:`Game.finishing_order` (by final score;
+tied seats share a place), and :meth:`Game.determinize` — a world the seat cannot tell apart,
+dealt by :mod:`kardinal_env.koenig.knowledge` (what a seat may know of the cards) through
+:meth:`Game.with_hidden`. :meth:`Game.deck_takes` shows each card taken from the deck only to the
+seat that saw it.
 
 Speed: moves are integer ids into the board's move table (``Board.moves``); the legal ids of a
 decision are generated once and cached; the incremental state keeps per-country counts, maxima
@@ -78,9 +89,11 @@ from typing import NamedTuple, NoReturn
 
 from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.game_base import TurnBasedGame
+from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_result, read_record_file
 from kardinal_env.koenig import scoring
 from kardinal_env.koenig.board import Board
+from kardinal_env.koenig.knowledge import SeatKnowledge
 from kardinal_env.koenig.notation import MalformedMoveError, parse_move
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import ADVISORS, CLOISTERS, DISPLAY_SIZE, HAND_SIZE, Rules
@@ -173,6 +186,8 @@ class Game(TurnBasedGame):
         "_winners",
         "_placements",
         "_by",
+        "_takes",
+        "_knowledge",
     )
 
     _moves: list[int] | None
@@ -187,6 +202,9 @@ class Game(TurnBasedGame):
     _plan: list[int] | None
     _now: tuple[list[int], list[int], list[int]] | None
     _parts: list  # [per-country cloister points | None, alliance points | None, per-seat chain points | None]
+    _deck0: list[int] | None  # None in a determinized world (with_hidden): its past deal is not known
+    _takes: list[tuple[int, int, int]]  # every card taken from the deck after the deal (see deck_takes)
+    _knowledge: dict | None  # seat -> (move count, SeatKnowledge): determinize's cache
 
     def __init__(
         self,
@@ -216,7 +234,20 @@ class Game(TurnBasedGame):
         else:
             order = self._check_order(deck, cards, "deck")
         self._deck0 = order  # top first, type indices; never mutated
-        self._plan = None if reshuffle is None else self._check_order(reshuffle, None, "reshuffle")
+        self._plan = None
+        if reshuffle is not None:
+            plan = self._plan = self._check_order(reshuffle, None, "reshuffle")
+            spare = [0] * T
+            for t in cards:
+                spare[b.type_index[t]] += 1
+            for t in plan:
+                spare[t] -= 1
+            if min(spare) < 0:  # the pile at the run-out is part of the deck's cards
+                types = b.types
+                raise DeckError(
+                    f"reshuffle: holds {_census([types[t] for t in plan])}, more than the {rules.players}-player "
+                    f"deck on board {b.name!r} has ({_census(cards)})"
+                )
         self._reshuffled = None
         self._deck = order[::-1]  # top of the deck at the end
         self._hands = [[0] * T for _ in range(n)]
@@ -253,6 +284,8 @@ class Game(TurnBasedGame):
         self._names = None
         self._history = []
         self._by: list[int] = []  # the seat that made each move of _history
+        self._takes = []
+        self._knowledge = None
         self._missed = []
         self._winners = None
         self._placements = 0
@@ -313,17 +346,33 @@ class Game(TurnBasedGame):
 
     @property
     def initial_deck(self) -> list[int]:
-        """The whole deck as shuffled before the deal (type digits, top first)."""
+        """The whole deck as shuffled before the deal (type digits, top first). A determinized world
+        (:meth:`with_hidden`) does not know it: ``RuntimeError``."""
+        if self._deck0 is None:
+            raise RuntimeError("a determinized world (Game.with_hidden) does not know the deck's first order")
         types = self.board.types
         return [types[t] for t in self._deck0]
 
     @property
     def reshuffle_order(self) -> list[int] | None:
-        """The order the discard pile took at the first run-out (top first), or ``None`` before it."""
+        """The order the discard pile took at the first run-out (top first), or ``None`` before it
+        (and in a determinized world dealt after it: :meth:`with_hidden` forgets it)."""
         if self._reshuffled is None:
             return None
         types = self.board.types
         return [types[t] for t in self._reshuffled]
+
+    def deck_takes(self, seat: int) -> list[tuple[int, int, int | None]]:
+        """Every card taken from the deck after the deal, in order, as ``seat`` saw it:
+        ``(moves played when it was taken, taker, card)`` with taker a seat (a ``draw:deck``) or
+        ``-1`` (a display refill), and the card's type digit only where ``seat`` saw it — its own
+        draws and the refills — else ``None``. The cards up to the first run-out come from the first
+        deck, the later ones from the reshuffled pile (``kardinal_env.koenig.knowledge`` reads it)."""
+        types = self.board.types
+        return [
+            (moves, taker, types[t] if (taker == seat or taker < 0) and t >= 0 else None)
+            for moves, taker, t in self._takes
+        ]
 
     def hand(self, seat: int) -> list[int]:
         """Seat's cards as a sorted list of type digits."""
@@ -436,12 +485,19 @@ class Game(TurnBasedGame):
     def with_hidden(self, hands: dict[int, list[int]], deck: list[int], seed: int | str | None = None) -> Game:
         """A copy of this game in which the hidden cards are replaced: ``hands`` maps seats to their
         new hands (type digits; sizes must stay), ``deck`` is the new deck (type digits, top first),
-        and future shuffles follow ``random.Random(seed)`` instead of this game's generator. For
-        determinizing search (``agents.search.ismcts``): the caller samples what it cannot see.
+        and future shuffles follow ``random.Random(seed)`` instead of this game's generator. The
+        building block of :meth:`determinize` (``kardinal_env.koenig.knowledge`` samples what a seat
+        cannot see and calls it).
 
         The new cards must be exactly the cards they replace, as a multiset (``DeckError``
         otherwise): a sampler that follows the public information always satisfies this, so the
-        check tells nothing about the true cards that the sampler did not already know."""
+        check tells nothing about the true cards that the sampler did not already know.
+
+        The copy is a *determinized world*: it forgets this game's hidden chance history — the
+        first deck order (:attr:`initial_deck` raises), a reshuffle order already drawn, a
+        reshuffle order given to the constructor, and the cards the seats in ``hands`` drew from the
+        deck (:meth:`deck_takes` shows them as ``None`` to every seat) — so nothing in it tells two
+        games apart that differ only in those. It has no record (:meth:`to_record` raises)."""
         types = self.board.type_index
         g = self.clone()
         old: list[int] = [0] * self._T
@@ -469,7 +525,26 @@ class Game(TurnBasedGame):
         g._deck = [types[t] for t in reversed(deck)]
         g._rng = random.Random(seed)
         g._plan = None
+        g._deck0 = None
+        g._reshuffled = None
+        g._takes = [(moves, taker, -1 if taker in hands else t) for moves, taker, t in self._takes]
         return g
+
+    def determinize(self, seat: int, rng: random.Random) -> Game:
+        """A world ``seat`` cannot tell apart from this game: the cards it cannot see (the other
+        seats' hands and the deck) dealt with ``rng`` consistently with everything it has seen, future
+        shuffles seeded from ``rng`` (the game protocol's ``determinize``; the dealing is
+        :meth:`kardinal_env.koenig.knowledge.SeatKnowledge.deal`, built once per position and seat)."""
+        if not (isinstance(seat, int) and 0 <= seat < self._n):
+            raise ValueError(f"determinize: seat must be 0..{self._n - 1}, got {seat!r}")
+        cache = self._knowledge
+        if cache is None:
+            cache = self._knowledge = {}
+        entry = cache.get(seat)
+        moves = len(self._history)
+        if entry is None or entry[0] != moves:
+            entry = cache[seat] = (moves, SeatKnowledge(self, seat))
+        return entry[1].deal(rng)
 
     def live_view(self) -> LiveView:
         """Public state and one seat's cards as live read-only references (:class:`LiveView`): the
@@ -504,6 +579,13 @@ class Game(TurnBasedGame):
         if self._winners is None:
             raise RuntimeError("winners() is only defined once the game is over")
         return list(self._winners)
+
+    def finishing_order(self) -> list[list[int]]:
+        """Groups of seats from first place to last by final score (the rules have no tie-break:
+        tied seats share a place); the first group is :meth:`winners`. Only once the game is over."""
+        if self._winners is None:
+            raise RuntimeError("finishing_order() is only defined once the game is over")
+        return finishing_order_from_keys(self._scores)
 
     def snapshot(self) -> dict:
         """Every piece of state (hidden cards included) as plain data; equal snapshots, equal games."""
@@ -617,18 +699,28 @@ class Game(TurnBasedGame):
         g._missed = list(self._missed)
         g._winners = self._winners
         g._placements = self._placements
+        g._takes = list(self._takes)
+        g._knowledge = None
         g._now = self._now  # a tuple of lists never mutated: safe to share
         g._parts = [list(self._parts[0]), self._parts[1], list(self._parts[2])]
         return g
 
     # ------------------------------------------------------------------ records
     def to_record(self) -> dict:
-        """This game as a ``kardinal-koenig-record/1`` dict (see ``kardinal_env.koenig.record``)."""
+        """This game as a ``kardinal-koenig-record/1`` dict (see ``kardinal_env.koenig.record``). Before
+        the first run-out ``reshuffle`` is the order given to the constructor (``None`` if none was:
+        the game shuffles when the run-out comes). A determinized world has none (``RuntimeError``)."""
+        if self._deck0 is None:
+            raise RuntimeError("a determinized world (Game.with_hidden) has no record: its hidden cards are sampled")
         over = self.is_over
+        reshuffle = self.reshuffle_order
+        if reshuffle is None and self._plan is not None:
+            types = self.board.types
+            reshuffle = [types[t] for t in self._plan]
         return make_record(
             self.rules,
             self.initial_deck,
-            self.reshuffle_order,
+            reshuffle,
             self.history,
             self.scores() if over else None,
             self.winners() if over else None,
@@ -637,9 +729,13 @@ class Game(TurnBasedGame):
     @classmethod
     def from_record(cls, record: dict, source: str = "record") -> Game:
         """Replay a ``kardinal-koenig-record/1`` dict (finished or in progress); ``RecordError`` names
-        the bad field, or the move index and the rule it breaks. A ``reshuffle`` must be given exactly
-        when the moves run the deck out for the first time; a game loaded from a record that stops
-        before it shuffles its discard pile later with a generator seeded from the record's deck."""
+        the bad field, or the move index and the rule it breaks. A ``reshuffle`` must be given when
+        the moves run the deck out for the first time (a finished game always has). A record that
+        stops before the first run-out loads as a game in progress: with a ``reshuffle`` (cards of the
+        deck that hold the discard pile so far) the game uses that order when the run-out comes
+        (the move that runs the deck out raises :class:`DeckError` if the pile is not exactly its
+        cards, and the game is unusable after it); without
+        one it shuffles its discard pile with a generator seeded from the record's deck."""
         parts = parse_record(record, source)
         seed = "kardinal-koenig-record:" + json.dumps(parts.deck)
         try:
@@ -659,8 +755,20 @@ class Game(TurnBasedGame):
                     f"{source}: field 'reshuffle' is null but the deck runs out for the first time at move {i} "
                     f"({move!r})"
                 )
-        if parts.reshuffle is not None and game.reshuffle_order is None:
-            raise RecordError(f"{source}: field 'reshuffle' is given but the deck never runs out during the moves")
+        if game._plan is not None and game._reshuffled is None:
+            # Moves that stop before the first run-out (a finished game always ran out twice): the
+            # order waits for the run-out, when the pile must be exactly its cards; it already holds
+            # the pile so far, or it never will.
+            missing = list(game._pile)
+            for t in game._plan:
+                if t in missing:
+                    missing.remove(t)
+            if missing:
+                types = game.board.types
+                raise RecordError(
+                    f"{source}: field 'reshuffle' cannot be the discard pile at the first run-out: it lacks "
+                    f"{_census([types[t] for t in missing])} of the pile after {len(parts.moves)} moves"
+                )
         over = game.is_over
         scores, winners = (game.scores(), game.winners()) if over else (None, None)
         check_result(parts.result, len(parts.moves), over, scores, winners, source)
@@ -765,6 +873,7 @@ class Game(TurnBasedGame):
             seat = self._current
             if m == b.deck_id:
                 t = self._deck.pop()
+                self._takes.append((len(self._history), seat, t))
                 if not self._deck:
                     self._runout()
             else:
@@ -888,7 +997,9 @@ class Game(TurnBasedGame):
         """Refill the display, then hand the turn on (or end the game)."""
         display = self._display
         while len(display) < DISPLAY_SIZE and self._deck:
-            display.append(self._deck.pop())
+            t = self._deck.pop()
+            display.append(t)
+            self._takes.append((len(self._history), -1, t))
             if not self._deck:
                 self._runout()  # the first time the refill goes on from the new deck
         n = self._n

@@ -5,7 +5,7 @@ Import               ``from kardinal_env import kardinal_koenig_v0``
 Creation             ``kardinal_koenig_v0.env(players=4)`` or
                      ``pettingzoo.make("aec", "kardinal/kardinal-koenig-v0", players=4)``
 Agents               ``player_0 .. player_{n-1}`` (``n = players``, 3..5)
-Action space         ``Discrete(A)``: every move the board allows (391 on the default board)
+Action space         ``Discrete(A)``: every move the board allows (390 on the default board)
 Observation space    ``Dict(observation=Box(0, 255, (L,), float32),
                      action_mask=Box(0, 1, (A,), int8))`` (``L = 494`` on the default board)
 Rewards              terminal ±1 by default (see below)
@@ -45,9 +45,11 @@ slice                           move                              default board
 ``deck_id``                     ``draw:deck``                     389
 ==============================  ================================  ==========================
 
-(390 actions: ids 0..389; the table in ``Board`` is the reference.) ``decode_action(a)`` and
-``encode_move(move)`` translate; at every decision the decoded mask equals
-``game.legal_moves()``.
+(390 actions: ids 0..389; the table in ``Board`` is the reference.) The codec is
+``kardinal_env.koenig.actions.ActionCodec`` (``raw_env.codec``), the one mask builder;
+``decode_action(a)`` and ``encode_move(move)`` translate; at every decision the decoded mask equals
+``game.legal_moves()``. ``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()`` give the mask
+/ the legal action ids without encoding an observation.
 
 **Rewards.** At the end only. ``reward="win_loss"`` (default): +1 to every winner (tied winners
 all get +1), −1 to the others. ``reward="margin"``: ``clip((own − best other score) / 20, −1, 1)``.
@@ -78,11 +80,12 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from kardinal_env.core.env_base import RENDER_MODES, TurnBasedEnv
-from kardinal_env.core.env_utils import check_action, wrap_classic
-from kardinal_env.core.errors import IllegalMoveError
+from kardinal_env.core.env_utils import wrap_classic
 from kardinal_env.core.rewards import REWARD_SCHEMES
-from kardinal_env.koenig import Game, Rules
+from kardinal_env.koenig.actions import ActionCodec
+from kardinal_env.koenig.engine import Game
 from kardinal_env.koenig.observation import ObservationEncoder
+from kardinal_env.koenig.rules import Rules
 
 __all__ = ["env", "raw_env", "REWARD_SCHEMES", "RENDER_MODES"]
 
@@ -109,9 +112,10 @@ class raw_env(TurnBasedEnv):
         AECEnv.__init__(self)
         self.rules = Rules(players=players, discard=discard, board=board)
         self.board = self.rules.compiled
+        self.codec = ActionCodec(self.rules)
         self.encoder = ObservationEncoder(self.rules)
         observation = spaces.Box(0, 255, self.encoder.shape, dtype=np.float32)
-        self._setup(players, observation, self.board.num_moves, reward, render_mode)
+        self._setup(players, observation, self.codec.num_actions, reward, render_mode)
 
     # ------------------------------------------------------------------ TurnBasedEnv hooks
     def _new_game(self, chance: random.Random) -> Game:
@@ -121,7 +125,7 @@ class raw_env(TurnBasedEnv):
         return self.encoder.encode(self.game, seat)
 
     def _compute_legal_actions(self) -> np.ndarray:
-        return np.array(self.game.legal_move_ids(), dtype=np.intp)
+        return self.codec.legal_actions(self.game)
 
     def _play(self, action: int, seat: int) -> None:
         game = self.game
@@ -145,13 +149,8 @@ class raw_env(TurnBasedEnv):
     # ------------------------------------------------------------------ codec
     def decode_action(self, action: int) -> str:
         """Notation of ``action`` (the same for every agent: the move table is not ego-centric)."""
-        return self.board.moves[check_action(action, self.num_actions)]
+        return self.codec.decode_action(action)
 
     def encode_move(self, move: str) -> int:
         """Action of a move string; IllegalMoveError (rule ``"malformed move"``) for an unknown one."""
-        action = self.board.move_index.get(move) if isinstance(move, str) else None
-        if action is None:
-            raise IllegalMoveError(
-                f"malformed move: {move!r} is no move on board {self.board.name!r}", "malformed move", move
-            )
-        return action
+        return self.codec.encode_move(move)

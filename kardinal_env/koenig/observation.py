@@ -10,8 +10,9 @@ recommended divisor per entry for networks).
 pieces left, scores, the board, the display, the deck size, the discard pile. ``unseen`` counts
 the cards the observer cannot see (the others' hands plus the deck) per type — the whole deck
 minus its own hand, the display and the discard pile — which is public arithmetic, not a peek.
-Two games that differ only in the other seats' hands and the deck order give the same vector
-(tested).
+The four card segments come from :func:`kardinal_env.koenig.knowledge.card_counts`, the one place
+that says what a seat sees of the cards. Two games that differ only in the other seats' hands and
+the deck order give the same vector (tested).
 
 Segments, in order (``S`` sites, ``C`` countries, ``T`` card types of the board; the default
 board: S = 54, C = 9, T = 5, length 494):
@@ -55,6 +56,7 @@ from __future__ import annotations
 import numpy as np
 
 from kardinal_env.koenig.engine import PHASES, Game
+from kardinal_env.koenig.knowledge import card_counts
 from kardinal_env.koenig.rules import ADVISORS, CLOISTERS, Rules
 
 _OVER_PHASE = PHASES.index("over")
@@ -105,10 +107,6 @@ class ObservationEncoder:
             start += size
         self.size = start
         self.shape = (start,)
-        deck = [0] * T
-        for t in rules.deck_cards:
-            deck[board.type_index[t]] += 1
-        self._deck_counts = np.array(deck, dtype=np.float32)
         self._type_index = board.type_index
         self._country_index = board.country_index
         # Recommended divisors (counts of at most a few dozen; flags 1).
@@ -195,19 +193,11 @@ class ObservationEncoder:
         )
         if view.country >= 0:
             obs[at["turn_country"] + view.country] = 1
-        # Cards: own hand, display, discard pile, and the rest (unseen) per type.
-        T = self._T
-        hand = game.hand_counts_view(observer)
-        cards = [0] * (3 * T)
-        cards[:T] = hand
-        for t in view.display:
-            cards[T + t] += 1
-        for t in view.pile:
-            cards[2 * T + t] += 1
-        block = np.array(cards, dtype=np.float32)
+        # Cards: own hand, display, discard pile and the unseen rest per type (hand .. unseen are
+        # contiguous), as the knowledge module says the observer sees them.
+        hand, display, pile, unseen = card_counts(game, observer, view)
         start = at["hand"]
-        obs[start : start + 3 * T] = block
-        obs[at["unseen"] : at["unseen"] + T] = self._deck_counts - block.reshape(3, T).sum(axis=0)
+        obs[start : start + 4 * self._T] = hand + display + pile + unseen
         # Turn and deck.
         obs[at["deck_size"]] = view.deck_size
         obs[at["runouts"] + view.runouts] = 1

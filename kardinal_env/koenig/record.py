@@ -13,14 +13,16 @@ A record is JSON::
 exactly. A record whose moves stop early is a game in progress and loads as one.
 ``Game.from_record(data)`` (``kardinal_env.koenig.engine``) checks everything and raises
 :class:`RecordError` naming the field, or the move index and the rule the move breaks. A
-``reshuffle`` must be given exactly when the moves run the deck out for the first time, and hold
-exactly the discard pile's cards at that moment. A game loaded from a record that stops before the
-first run-out shuffles its discard pile later with a generator seeded from the record's deck
-(deterministic, but not the original game's).
+``reshuffle`` must be given when the moves run the deck out for the first time (every finished game
+has), and hold exactly the discard pile's cards at that moment. A record that stops before the first
+run-out may carry it too (``Game.to_record`` of such a game writes the order it was given): it must
+then be cards of the deck that hold the discard pile so far, and the game uses it when the run-out
+comes. Without it, such a game shuffles its discard pile with a generator seeded from the record's
+deck (deterministic, but not the original game's).
 
 This module holds the format only (it imports no engine): :func:`make_record` writes one,
-:func:`parse_record` checks its fields. The command lines are ``kardinal-replay FILE`` (both games)
-and ``python -m kardinal_env.koenig.cli {replay,random}`` (``kardinal_env.koenig.cli``).
+:func:`parse_record` checks its fields. ``kardinal-replay FILE`` (``kardinal_env.core.replay``)
+verifies a record of either game and prints its position.
 """
 
 from __future__ import annotations

@@ -6,9 +6,10 @@
 * :func:`game_image` — a ``uint8`` ``H x W x 3`` picture drawn from the board's ``layout``: roads as
   grey lines, alliance links as dashed lines numbered in the board's order, sites as discs coloured
   by owner (grey when empty), each seal as a square labelled with the country code and its
-  advisors per seat, and a panel with the scores, pieces left, display, deck and phase. Hands are
-  not drawn (the picture is public). A board without a ``layout`` gets a ring layout of its
-  countries.
+  advisors per seat, and a panel with the seat to move, the scores, pieces left, display and deck.
+  The picture is public: no hand is drawn, and neither is the deciding seat's phase (a ``second``
+  phase would tell that it holds the cards for a second piece; the observation hides it from the
+  other seats too). A board without a ``layout`` gets a ring layout of its countries.
 """
 
 from __future__ import annotations
@@ -142,7 +143,7 @@ def _draw_panel(cv: Canvas, game: Game, x0: int, w: int, height: int) -> None:
     cv.rect(x0, 0, x0 + w, height, _PANEL)
     x, y = x0 + 8, 8
     line = 14
-    title = "GAME OVER" if game.is_over else f"SEAT {game.current_player}: {game.phase.upper()}"
+    title = "GAME OVER" if game.is_over else f"SEAT {game.current_player} TO MOVE"
     cv.text(x, y, title, _TEXT, 1)
     y += line + 4
     scores = game.scores()

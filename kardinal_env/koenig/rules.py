@@ -71,8 +71,9 @@ class Rules:
             raise RulesError(f"discard must be one of {list(DISCARD_OPTIONS)}, got {self.discard!r}")
         try:
             data = load_board(self.board)
-        except BoardError as exc:
-            raise RulesError(f"board: {exc}") from None
+        except BoardError as exc:  # named once: "board: ..." unless the message names the board already
+            message = str(exc)
+            raise RulesError(message if message.startswith("board") else f"board: {message}") from None
         compiled = compile_board(data)
         removed = REMOVED_PER_TYPE[self.players]
         for t, count in zip(compiled.types, compiled.counts):

@@ -1,7 +1,9 @@
 """A plain-text view of a Kardinal & König game (used by the record command line).
 
 ``game_text(game)`` shows everything, every hand included; ``game_text(game, seat=s)`` shows only
-what seat ``s`` may know: its own hand, and the other seats' hand sizes.
+what seat ``s`` may know: its own hand, the other seats' hand sizes, and the phase of the decision
+only when ``s`` decides it (as in the observation: another seat's ``second`` phase would tell that
+it holds the cards for a second piece).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ def game_text(game: Game, seat: int | None = None) -> str:
     if game.is_over:
         status = f"game over; winners {game.winners()}"
     else:
-        status = f"seat {game.current_player} to decide ({game.phase})"
+        status = f"seat {game.current_player} to decide"
+        if seat is None or seat == game.current_player:
+            status += f" ({game.phase})"
         if game.turn_country is not None:
             status += f", this turn in {game.turn_country}"
     lines.append(

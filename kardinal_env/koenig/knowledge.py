@@ -1,0 +1,419 @@
+"""What one seat of a Kardinal & König game may know about the cards, and the worlds it cannot tell apart.
+
+The engine knows everything (every hand, the deck order). This module is the *one* place that says
+what a seat may know of the cards: the observation encoder reads :func:`card_counts`, and
+determinization (:meth:`kardinal_env.koenig.Game.determinize`, the game protocol's
+``determinize``; searches such as ISMCTS call it) deals with :meth:`SeatKnowledge.deal`.
+
+What a seat knows
+=================
+* **Its own hand, the display, the discard pile** (public, kept in the order cards were put on it),
+  every seat's **hand size**, the **deck size** and the **run-outs**.
+* **The unseen cards** (:func:`card_counts`, :attr:`SeatKnowledge.unseen`): the whole deck's make-up is
+  in the rules, so the multiset of cards the seat cannot see — the other hands and the deck
+  together — is the deck's cards minus its own hand, the display and the pile. Public arithmetic,
+  not a peek.
+* **Known cards in other hands** (:attr:`SeatKnowledge.known`): the public decision log shows every
+  card taken from the display (``draw:{t}``); such a card stays known in the taker's hand until that
+  seat spends a card of its type (pays or discards it) — a lower bound of the hand, per seat.
+* **The new deck** (:attr:`SeatKnowledge.new_deck`): at the first run-out the discard pile — public —
+  is shuffled into the new deck, so its make-up is known: the reshuffled pile minus the cards the
+  seat has seen taken from it since (display refills and its own draws). While no other seat has
+  drawn from the new deck that is the deck's exact make-up (:attr:`SeatKnowledge.deck_counts`); a
+  seat that draws from it unseen (:attr:`SeatKnowledge.hidden_draws`) holds cards of that pile.
+
+Nothing else is read: :meth:`Game.decision_log` (public), :meth:`Game.deck_takes` (which shows a
+card only to the seat that saw it), the seat's own hand and the public state. Two games that differ
+only in what the seat cannot see give equal knowledge, equal observations and, for the same
+``rng``, equal worlds (``tests/test_koenig_knowledge.py``).
+
+Dealing a world (:meth:`SeatKnowledge.deal`)
+============================================
+*Before the first run-out* every unseen card that is not known to be in a hand is in one pool: each
+other seat gets its known cards plus a uniform share of the pool, the deck the rest in a uniformly
+random order.
+
+*After it* the unseen cards come from two pools, which must not be mixed: the cards that were hidden
+in the other hands at the run-out, and the new deck. The deal replays the other seats' moves since
+the run-out: a card drawn unseen from the new deck is a placeholder; a card spent that is not known
+in the spender's hand turns one of its placeholders into that card — an old one or a new-deck one,
+chosen at random in proportion to the placeholders and the matching cards left in each pool (a
+choice that makes a later spend impossible is undone and another tried). Then the old placeholders
+get a random share of the old cards left, and the new-deck placeholders and the deck a random order
+of the new-deck cards left. Every world dealt is possible: each card spent was in the hand that
+spent it, the deck holds only cards of the reshuffled pile, and every card is somewhere.
+
+The world is :meth:`Game.with_hidden` of the game with those hands and that deck; its later shuffles
+follow a fresh seed drawn from ``rng``. Counts are per card type *index* (``board.types`` order);
+:attr:`SeatKnowledge.known` and the cards of a world are type digits, as everywhere in the engine.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from kardinal_env.koenig.board import Board
+from kardinal_env.koenig.rules import DISPLAY_SIZE, HAND_SIZE, REMOVED_PER_TYPE
+
+__all__ = ["CardCounts", "SeatKnowledge", "card_counts", "deck_counts"]
+
+#: Random replays of the moves since the run-out before the exhaustive one (see the module docstring).
+_ATTEMPTS = 20
+_BUDGET = 4000  # steps one random replay may take, undone choices included
+
+
+class CardCounts(NamedTuple):
+    """What a seat sees of the cards, per card type index: its ``hand``, the ``display``, the discard
+    ``pile``, and the ``unseen`` cards (the other hands and the deck together)."""
+
+    hand: list[int]
+    display: list[int]
+    pile: list[int]
+    unseen: list[int]
+
+
+@lru_cache(maxsize=64)
+def _deck_counts(board: Board, players: int) -> tuple[int, ...]:
+    removed = REMOVED_PER_TYPE[players]
+    return tuple(count - removed for count in board.counts)
+
+
+def deck_counts(rules: Any) -> list[int]:
+    """The whole deck's cards per type index (the board's cards less the removal for the player count)."""
+    return list(_deck_counts(rules.compiled, rules.players))
+
+
+def card_counts(game: Any, seat: int, view: Any = None) -> CardCounts:
+    """What ``seat`` sees of the cards of ``game`` (see :class:`CardCounts`); ``view`` is the game's
+    :meth:`~kardinal_env.koenig.Game.live_view` when the caller has one (the observation encoder)."""
+    if view is None:
+        view = game.live_view()
+    hand = list(game.hand_counts_view(seat))
+    T = len(hand)
+    display = [0] * T
+    for t in view.display:
+        display[t] += 1
+    pile = [0] * T
+    for t in view.pile:
+        pile[t] += 1
+    total = _deck_counts(game.board, game.num_players)
+    return CardCounts(hand, display, pile, [total[t] - hand[t] - display[t] - pile[t] for t in range(T)])
+
+
+class _DeadEnd(Exception):
+    """A random replay took too many steps (see :meth:`SeatKnowledge._replay`)."""
+
+
+class SeatKnowledge:
+    """Everything ``seat`` knows about the cards of ``game`` now (see the module docstring).
+
+    Attributes (counts per card type index): ``seat``, ``hand``, ``display``, ``pile``, ``unseen``,
+    ``known_counts`` (other seat -> counts), ``hand_sizes`` (every seat), ``deck_size``, ``runouts``,
+    ``new_deck`` (``None`` before the first run-out), ``hidden_draws`` (other seat -> cards it drew
+    from the new deck unseen). Properties: ``known`` (other seat -> type digits), ``unseen_cards``,
+    ``deck_counts``. The knowledge is of the position when it was built; build a new one after a move.
+    """
+
+    __slots__ = (
+        "game",
+        "seat",
+        "hand",
+        "display",
+        "pile",
+        "unseen",
+        "known_counts",
+        "hand_sizes",
+        "deck_size",
+        "runouts",
+        "new_deck",
+        "hidden_draws",
+        "_others",
+        "_pool",
+        "_start",
+        "_steps",
+    )
+
+    def __init__(self, game: Any, seat: int):
+        n = game.num_players
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+        b = game.board
+        self.game = game
+        self.seat = seat
+        self.hand, self.display, self.pile, self.unseen = card_counts(game, seat)
+        T = len(self.hand)
+        self.hand_sizes = [game.hand_size(s) for s in range(n)]
+        self.deck_size = game.deck_size()
+        self.runouts = game.runouts
+        others = self._others = [s for s in range(n) if s != seat]
+        index, spends, draw_base, deck_id = b.move_index, b.move_spends, b.draw_base, b.deck_id
+        log = [(s, index[m]) for s, m in game.decision_log()]
+        takes = game.deck_takes(seat)
+        first = len(game.rules.deck_cards) - n * HAND_SIZE - DISPLAY_SIZE  # cards taken from the first deck
+        split = len(log) if self.runouts == 0 else takes[first - 1][0]  # moves played at the first run-out
+        known = {s: [0] * T for s in others}
+
+        def follow(s: int, m: int) -> None:
+            """Known cards: a display draw stays known until a card of its type is spent."""
+            if m >= draw_base:
+                if m != deck_id:
+                    known[s][m - draw_base] += 1
+                return
+            row = known[s]
+            for t in spends[m]:
+                if row[t]:
+                    row[t] -= 1
+
+        for s, m in log[:split]:
+            if s != seat:
+                follow(s, m)
+        self.hidden_draws = {s: 0 for s in others}
+        self._steps: list[tuple[int, int, int]] = []
+        self._start: tuple[dict[int, list[int]], dict[int, int]] | None = None
+        self.new_deck: list[int] | None = None
+        if self.runouts == 0:
+            self._pool = [self.unseen[t] - sum(known[s][t] for s in others) for t in range(T)]
+        else:
+            type_index = b.type_index
+            reshuffled = [0] * T  # the discard pile at the run-out: every card spent until then
+            for _, m in log[:split]:
+                for t in spends[m]:
+                    reshuffled[t] += 1
+            for _, taker, card in takes[first:]:
+                if card is not None:
+                    reshuffled[type_index[card]] -= 1
+                elif taker in self.hidden_draws:
+                    self.hidden_draws[taker] += 1
+                else:
+                    raise ValueError(
+                        f"seat {seat}'s own draws are not known in this game (a world dealt for another seat)"
+                    )
+            self.new_deck = reshuffled
+            # The other hands at the run-out, together: the unseen cards now, plus what they spent since,
+            # minus what they took from the display since, minus the new deck's cards.
+            held = [self.unseen[t] - reshuffled[t] for t in range(T)]
+            sizes = {s: self.hand_sizes[s] for s in others}
+            steps = self._steps
+            for s, m in log[split:]:
+                if s == seat:
+                    continue
+                if m >= draw_base:
+                    sizes[s] -= 1
+                    if m == deck_id:
+                        steps.append((_NEW, s, -1))
+                    else:
+                        held[m - draw_base] -= 1
+                        steps.append((_SHOWN, s, m - draw_base))
+                else:
+                    for t in spends[m]:
+                        sizes[s] += 1
+                        held[t] += 1
+                        steps.append((_SPEND, s, t))
+            for s in others:
+                drawn = sum(1 for kind, who, _ in steps if kind == _NEW and who == s)
+                if drawn != self.hidden_draws[s]:  # pragma: no cover - an engine bug
+                    raise AssertionError(f"seat {s}: {drawn} draws from the new deck, {self.hidden_draws[s]} taken")
+            self._start = ({s: list(known[s]) for s in others}, sizes)
+            self._pool = [held[t] - sum(known[s][t] for s in others) for t in range(T)]
+            for s, m in log[split:]:
+                if s != seat:
+                    follow(s, m)
+        self.known_counts = known
+        self._check()
+
+    def _check(self) -> None:
+        """The public facts add up (an ``AssertionError`` here is an engine or knowledge bug)."""
+        T = len(self.hand)
+        hidden = sum(self.hand_sizes[s] for s in self._others) + self.deck_size
+        problems = []
+        if sum(self.unseen) != hidden or min(self.unseen) < 0:
+            problems.append(f"unseen {self.unseen} for {hidden} hidden cards")
+        if min(self._pool) < 0:
+            problems.append(f"pool {self._pool}")
+        for s, row in self.known_counts.items():
+            if sum(row) > self.hand_sizes[s] or any(row[t] > self.unseen[t] for t in range(T)):
+                problems.append(f"known {row} in seat {s}'s hand of {self.hand_sizes[s]}")
+        if self.new_deck is not None and self._start is not None:
+            if min(self.new_deck) < 0 or sum(self.new_deck) != self.deck_size + sum(self.hidden_draws.values()):
+                problems.append(f"new deck {self.new_deck}")
+            start, sizes = self._start
+            if any(sum(start[s]) > sizes[s] for s in self._others) or sum(self._pool) != sum(
+                sizes[s] - sum(start[s]) for s in self._others
+            ):
+                problems.append(f"hands at the run-out {sizes}, pool {self._pool}")
+        if problems:  # pragma: no cover - a bug
+            raise AssertionError(f"seat {self.seat}'s knowledge does not add up: {'; '.join(problems)}")
+
+    # ------------------------------------------------------------------ views
+    @property
+    def known(self) -> dict[int, list[int]]:
+        """Per other seat, the cards known to be in its hand (type digits, sorted)."""
+        types = self.game.board.types
+        return {s: [types[t] for t, k in enumerate(row) for _ in range(k)] for s, row in self.known_counts.items()}
+
+    @property
+    def unseen_cards(self) -> list[int]:
+        """The cards the seat cannot see (the other hands and the deck), as sorted type digits."""
+        types = self.game.board.types
+        return [types[t] for t, k in enumerate(self.unseen) for _ in range(k)]
+
+    @property
+    def deck_counts(self) -> list[int] | None:
+        """The deck's exact make-up when the seat knows it — after the first run-out while no other seat
+        has drawn from the new deck unseen, or once the deck is empty — else ``None``."""
+        if self.deck_size == 0:
+            return [0] * len(self.hand)
+        if self.new_deck is not None and not any(self.hidden_draws.values()):
+            return list(self.new_deck)
+        return None
+
+    def to_dict(self) -> dict:
+        """Every public attribute (and the replay the deal uses) as plain data: equal dicts, equal knowledge."""
+        return {
+            "seat": self.seat,
+            "hand": self.hand,
+            "display": self.display,
+            "pile": self.pile,
+            "unseen": self.unseen,
+            "known": self.known,
+            "hand_sizes": self.hand_sizes,
+            "deck_size": self.deck_size,
+            "runouts": self.runouts,
+            "new_deck": self.new_deck,
+            "hidden_draws": self.hidden_draws,
+            "deck_counts": self.deck_counts,
+            "pool": self._pool,
+            "start": self._start,
+            "steps": self._steps,
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SeatKnowledge) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"SeatKnowledge(seat={self.seat}, unseen={self.unseen_cards}, known={self.known}, "
+            f"deck_size={self.deck_size}, new_deck={self.new_deck})"
+        )
+
+    # ------------------------------------------------------------------ dealing
+    def deal(self, rng: random.Random) -> Any:
+        """A world the seat cannot tell apart from the game: a :meth:`Game.with_hidden` copy whose other
+        hands and deck are dealt with ``rng`` consistently with this knowledge (module docstring)."""
+        hands, deck = self.sample(rng)
+        return self.game.with_hidden(hands, deck, seed=rng.getrandbits(64))
+
+    def sample(self, rng: random.Random) -> tuple[dict[int, list[int]], list[int]]:
+        """The hidden cards of one world: ``(other seat -> hand, deck top first)`` as type digits."""
+        types = self.game.board.types
+        if self.new_deck is None:
+            pool = [t for t, k in enumerate(self._pool) for _ in range(k)]
+            rng.shuffle(pool)
+            hands = {}
+            for s in self._others:
+                cards = [t for t, k in enumerate(self.known_counts[s]) for _ in range(k)]
+                need = self.hand_sizes[s] - len(cards)
+                hands[s] = cards + pool[:need]
+                del pool[:need]
+            deck = pool
+        else:
+            for _ in range(_ATTEMPTS):
+                try:
+                    hands, deck = self._replay(rng, _BUDGET)
+                    break
+                except _DeadEnd:
+                    continue
+            else:  # pragma: no cover - twenty unlucky replays in a row
+                hands, deck = self._replay(rng, None)
+        if len(deck) != self.deck_size:  # pragma: no cover - a bug
+            raise AssertionError(f"dealt a deck of {len(deck)} cards, the game has {self.deck_size}")
+        return {s: sorted(types[t] for t in cards) for s, cards in hands.items()}, [types[t] for t in deck]
+
+    def _replay(self, rng: random.Random, budget: int | None) -> tuple[dict[int, list[int]], list[int]]:
+        """One world after a run-out: replay the other seats' moves since it (module docstring),
+        undoing a choice that leads nowhere; :class:`_DeadEnd` after ``budget`` steps."""
+        assert self._start is not None and self.new_deck is not None  # after a run-out
+        start, sizes = self._start
+        held = {s: list(start[s]) for s in self._others}  # cards known or chosen in each hand
+        old_slots = {s: sizes[s] - sum(start[s]) for s in self._others}
+        new_slots = dict.fromkeys(self._others, 0)
+        old = list(self._pool)
+        new = list(self.new_deck)
+        steps = self._steps
+        spent = [0]
+
+        def walk(i: int) -> bool:
+            # Iterate over the steps that need no choice; recurse at a choice (so that it can be undone:
+            # the depth is the number of cards spent from placeholders, a few dozen at most).
+            undo: list[tuple[int, int, int]] = []
+            ok = False
+            try:
+                while i < len(steps):
+                    spent[0] += 1
+                    if budget is not None and spent[0] > budget:
+                        raise _DeadEnd
+                    kind, s, t = steps[i]
+                    if kind == _SHOWN:
+                        held[s][t] += 1
+                        undo.append((kind, s, t))
+                    elif kind == _NEW:
+                        new_slots[s] += 1
+                        undo.append((kind, s, t))
+                    elif held[s][t]:
+                        held[s][t] -= 1
+                        undo.append((_SPEND, s, t))
+                    else:
+                        weights = (old_slots[s] * old[t], new_slots[s] * new[t])
+                        if not weights[0] and not weights[1]:
+                            return False
+                        first = 0 if rng.random() * (weights[0] + weights[1]) < weights[0] else 1
+                        for choice in (first, 1 - first):
+                            if not weights[choice]:
+                                continue
+                            slots, pool = (old_slots, old) if choice == 0 else (new_slots, new)
+                            slots[s] -= 1
+                            pool[t] -= 1
+                            if walk(i + 1):
+                                ok = True
+                                return True
+                            slots[s] += 1
+                            pool[t] += 1
+                        return False
+                    i += 1
+                ok = True
+                return True
+            finally:
+                if not ok:
+                    for kind, s, t in reversed(undo):
+                        if kind == _SHOWN:
+                            held[s][t] -= 1
+                        elif kind == _NEW:
+                            new_slots[s] -= 1
+                        else:
+                            held[s][t] += 1
+
+        if not walk(0):  # pragma: no cover - the true cards are one answer
+            raise AssertionError(f"no world fits seat {self.seat}'s knowledge")
+        old_cards = [t for t, k in enumerate(old) for _ in range(k)]
+        new_cards = [t for t, k in enumerate(new) for _ in range(k)]
+        rng.shuffle(old_cards)
+        rng.shuffle(new_cards)
+        hands = {}
+        for s in self._others:
+            cards = [t for t, k in enumerate(held[s]) for _ in range(k)]
+            cards += old_cards[: old_slots[s]] + new_cards[: new_slots[s]]
+            del old_cards[: old_slots[s]]
+            del new_cards[: new_slots[s]]
+            hands[s] = cards
+        if old_cards:  # pragma: no cover - a bug
+            raise AssertionError(f"{len(old_cards)} cards of the old hands are left over")
+        return hands, new_cards
+
+
+#: Steps of the replay after a run-out: a display draw (the card is known), a draw from the new deck
+#: (a placeholder), a card spent.
+_SHOWN, _NEW, _SPEND = range(3)
