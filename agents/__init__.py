@@ -10,12 +10,12 @@
 ``ismcts:N``       information-set MCTS with N simulations on ``game.determinize`` worlds
                    (:class:`agents.search.ismcts.ISMCTSAgent`); any game
 ``ppo:PATH``       a PPO checkpoint (``agents.networks.ppo_agent.PPOAgent.from_checkpoint(PATH, **kw)``);
-                   the game of the checkpoint's environment
+                   the game the checkpoint was trained on (its environment is the game's ``env_name``)
 ``puct:N:PATH``    PUCT search with N simulations guided by the PPO checkpoint PATH
-                   (``agents.search.puct.PUCTAgent.from_checkpoint(PATH, N, **kw)``); the game of the
-                   checkpoint's environment
-``rllib:PATH``     an RLlib checkpoint (``agents.networks.rllib_agent.RLlibAgent.from_checkpoint(PATH, **kw)``);
-                   the game of the RLlib integration's environment
+                   (``agents.search.puct.PUCTAgent.from_checkpoint(PATH, N, **kw)``); the game the
+                   checkpoint was trained on
+``rllib:PATH``     an RLlib checkpoint (``agents.networks.rllib_agent.RLlibAgent.from_checkpoint(PATH, **kw)``;
+                   the agent checks the game it is asked to move in, the spec check does not)
 =================  ===========================================================================
 
 ``game`` is a registered game's name or its :class:`kardinal_env.core.registry.GameSpec`. With it,
@@ -61,6 +61,7 @@ __all__ = [
     "check_spec",
     "AgentSpecError",
     "SPEC_HELP",
+    "Kind",
     "KINDS",
 ]
 
@@ -184,15 +185,6 @@ def _checkpoint_env(ckpt: dict, path: str) -> str:
         raise AgentSpecError(str(exc)) from None
 
 
-def _rllib_env() -> str | None:
-    """The environment RLlib checkpoints are trained on (``agents.networks.rllib_agent.ENV_NAME``),
-    or ``None`` where that module does not say."""
-    from agents.networks import rllib_agent  # no ray or torch import at module level
-
-    env = getattr(rllib_agent, "ENV_NAME", None)
-    return env if isinstance(env, str) else None
-
-
 def check_spec(spec: str, players: int | None = None, game: str | GameSpec | None = None) -> list[str]:
     """Check ``spec`` like :func:`load_agent` without building the agent: the syntax, that it plays
     ``game`` (a registered game's name or spec; ``None``: not checked) and, for ``ppo:`` / ``puct:``,
@@ -209,10 +201,6 @@ def check_spec(spec: str, players: int | None = None, game: str | GameSpec | Non
         reason = kind.needs(text, game_spec)
         if reason:
             raise AgentSpecError(f"agent spec {text!r} {reason}")
-    if kind_name == "rllib" and game_spec is not None:
-        env = _rllib_env()
-        if env is not None and env != game_spec.env_name:
-            raise AgentSpecError(f"{text}: RLlib checkpoints play {env}, not {game_spec.env_name} ({game_spec.name})")
     if kind_name not in _CHECKPOINT_KINDS:
         return []
     from agents.networks.checkpoint import player_count_warning, trained_players
