@@ -331,3 +331,22 @@ def test_play_web_refuses_save(capsys):
     with pytest.raises(SystemExit):
         agents.serving.play.main(["--web", "--save", "x.json"])
     assert "--save is for terminal play" in capsys.readouterr().err
+
+
+def test_each_game_finds_its_play_page_through_the_registry():
+    from types import SimpleNamespace
+
+    from agents.serving.kardinal_page import KardinalPage
+    from agents.serving.koenig_page import KoenigPage
+    from agents.serving.pages import page_for, page_module
+    from kardinal_env.core.registry import get_game
+
+    assert page_module(get_game("kardinal")) == "agents.serving.kardinal_page"
+    assert page_module(get_game("kardinal_koenig")) == "agents.serving.koenig_page"
+    assert isinstance(page_for(get_game("kardinal")), KardinalPage)
+    assert isinstance(page_for(get_game("kardinal_koenig")), KoenigPage)
+    # a registry entry that names its page wins over the module named for its room
+    page = object()
+    assert page_for(SimpleNamespace(play_page=page, game_class="kardinal_env.kardinal.engine:Game")) is page
+    made = page_for(SimpleNamespace(play_page="agents.serving.koenig_page:KoenigPage"))
+    assert isinstance(made, KoenigPage)
