@@ -4,16 +4,17 @@
 ``learner_group/learner/rl_module/<module_id>``, default ``"main"``), a MultiRLModule directory or a
 single RLModule directory. Only the RLModule is restored: no Ray cluster and no env runners start.
 
-``select_move(game)`` builds the deciding seat's observation and legal-action mask exactly as
-``kardinal_v0`` would (:class:`kardinal_env.integrations.common.GameFeaturizer`, i.e.
-``ObservationEncoder`` and ``ActionCodec`` for ``game.current_player`` and the module's window),
-runs ``forward_inference`` and plays the legal action with the largest logit (``greedy=True``,
-default) or samples from the masked softmax with the agent's seeded generator (``greedy=False``).
-The observation uses the game's window (``Rules.window``, or 53 for the unbounded game of
-``scripts/evaluate.py``). ``KardinalMaskedRLModule`` is fully convolutional, so a module trained on
+``select_move(game)`` (a game of any registered game) builds the deciding seat's observation and
+legal-action mask exactly as the game's environment would
+(:class:`kardinal_env.integrations.common.GameFeaturizer`: the game's observation encoder and codec
+for ``game.current_player``), runs ``forward_inference`` and plays the legal action with the largest
+logit (``greedy=True``, default) or samples from the masked softmax with the agent's seeded
+generator (``greedy=False``). A module whose weights depend on the observation's shape raises
+``ValueError`` on a game whose observation has another shape than the one it was trained on
+(Kardinal: another window, ``Rules.window`` or 53 for the unbounded game). A fully convolutional
+module (``spatial_head``, like Kardinal's ``KardinalMaskedRLModule``) plays any shape: one trained on
 a small window (``window=9``) still plays the full game — though it plays best on the window it was
-trained on, since the board then looks bigger than anything seen in training. A module whose
-weights do depend on the window raises ``ValueError`` on games of another window.
+trained on, since the board then looks bigger than anything seen in training.
 
 Needs ray and torch (``pip install "kardinal-env[rllib]"``).
 """
@@ -26,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import BaseAgent
-from kardinal_env.integrations.common import GameFeaturizer, game_window
+from kardinal_env.integrations.common import GameFeaturizer
 
 __all__ = ["RLlibAgent"]
 
@@ -62,8 +63,8 @@ class RLlibAgent(BaseAgent):
         self.module.eval()
         space = module.observation_space
         board_space = space["observation"] if "observation" in space.spaces else space["observations"]
-        self.window = int(board_space.shape[-1])  # the training window
-        self.any_window = bool(getattr(module, "spatial_head", False))
+        self.obs_shape = tuple(int(n) for n in board_space.shape)  # the training observation's shape
+        self.any_window = bool(getattr(module, "spatial_head", False))  # fully convolutional: any shape
         self.featurizer = GameFeaturizer()
         self.greedy = bool(greedy)
         self.name = name or "rllib"
@@ -87,10 +88,18 @@ class RLlibAgent(BaseAgent):
         return cls(module, name=name or f"rllib:{path}", greedy=greedy, seed=seed)
 
     def action_logits(self, game) -> np.ndarray:
-        """Masked logits of every action for the seat to move (illegal ones are very negative)."""
+        """Masked logits of every action for the seat to move (illegal ones are very negative);
+        ``ValueError`` if the game's observation has a shape the module cannot take."""
         torch = self._torch
+        observation = self.featurizer.observation(game)
+        if not self.any_window and tuple(observation.shape) != self.obs_shape:
+            raise ValueError(
+                f"{self.name}: this module was trained on observations of shape {self.obs_shape} and cannot play "
+                f"games whose observation has shape {tuple(observation.shape)} (Kardinal: another window; use "
+                f"the rules it was trained with, e.g. Rules(window={self.obs_shape[-1]}))"
+            )
         obs = {
-            "observation": torch.from_numpy(self.featurizer.observation(game))[None],
+            "observation": torch.from_numpy(observation)[None],
             "action_mask": torch.from_numpy(self.featurizer.action_mask(game))[None],
         }
         with torch.no_grad():
@@ -100,11 +109,6 @@ class RLlibAgent(BaseAgent):
     def select_move(self, game) -> str:
         if game.is_over:
             raise ValueError("no legal move: the game is over")
-        if not self.any_window and game_window(game.rules) != self.window:
-            raise ValueError(
-                f"{self.name}: this module was trained with window={self.window} and cannot play games of "
-                f"window={game_window(game.rules)}; use Rules(window={self.window})"
-            )
         legal = self.featurizer.legal_actions(game)
         logits = self.action_logits(game)[legal].astype(np.float64)
         if self.greedy:
