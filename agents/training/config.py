@@ -506,11 +506,15 @@ def parse_set(items) -> dict:
     return out
 
 
+def _default(f: dataclasses.Field) -> str:
+    return "the game's" if f.default is None else repr(f.default)
+
+
 def config_help() -> str:
     """One line per option: name, type, default and help (what ``--help`` shows)."""
     lines = []
     for f in dataclasses.fields(TrainConfig):
-        lines.append(f"{f.name} ({_allowed(f)}; default {f.default!r}): {f.metadata['help']}")
+        lines.append(f"{f.name} ({_allowed(f)}; default {_default(f)}): {f.metadata['help']}")
     return "\n".join(lines)
 
 
@@ -547,7 +551,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
             dest=f"opt_{f.name}",
             default=None,
             metavar=_kind(f).upper(),
-            help=f"{f.metadata['help']} [{_allowed(f)}; default: {f.default!r}]".replace("%", "%%"),
+            help=f"{f.metadata['help']} [{_allowed(f)}; default: {_default(f)}]".replace("%", "%%"),
         )
     # ArgumentDefaultsHelpFormatter would print "(default: None)" for the flags; the text above has the real one
     p.formatter_class = argparse.HelpFormatter
