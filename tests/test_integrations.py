@@ -1,12 +1,18 @@
-"""Third-party RL libraries on kardinal_v0: SB3/sb3-contrib, TorchRL, Tianshou and Ray RLlib.
+"""Third-party RL libraries on Kardinal (``kardinal_v0``): SB3/sb3-contrib, TorchRL, Tianshou and Ray RLlib.
 
 Each library gets one tiny-budget training test, and the SB3 features extractors get two more
 (shapes and crop semantics; MaskablePPO on the full 53 window, in a fresh process for its peak
 memory); all are marked ``integration`` (``pytest -m integration``, with the documentation blocks of
-``tests/test_docs.py`` that import an RL library). They need the extras
+``tests/test_docs.py`` that import an RL library). ``tests/test_integrations_games.py`` runs the same
+libraries on Kardinal & König and on a third game registered by the test. They need the extras
 (``pip install -e ".[integrations]"``); where a library is missing the test is skipped with
 ``importorskip``. CI installs every extra, so there they run. The library tests use 2 players and a
 9x9 window to stay fast on two CPU cores.
+
+Every random number is seeded (the policies' initial weights and sampling, exploration, the
+environments), so a test's outcome does not depend on the run: the Tianshou test once failed now
+and then because an unseeded run sometimes stored a game with one winner and later one with a shared
+win, whose ``winners`` list did not fit the buffer (``kardinal_env.integrations.tianshou``).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import numpy as np
 import pytest
 
 from kardinal_env import kardinal_v0
+from kardinal_env.core.registry import get_game
 from kardinal_env.kardinal import Game, Rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,8 +51,8 @@ def _play_full_game(agent, rules: Rules, agent_seat: int = 0, seed: int = 0) -> 
 def test_importing_kardinal_env_imports_no_rl_library():
     """The integrations are opt-in: the package, the env and the gym view import none of the libraries."""
     code = (
-        "import sys, kardinal_env, kardinal_env.kardinal.env, kardinal_env.core.single_agent, kardinal_env.integrations, "
-        "kardinal_env.integrations.common\n"
+        "import sys, kardinal_env, kardinal_env.kardinal.env, kardinal_env.koenig.env, kardinal_env.core.single_agent, "
+        "kardinal_env.integrations, kardinal_env.integrations.common\n"
         f"bad = sorted(m for m in {THIRD_PARTY!r} if m in sys.modules)\n"
         "assert not bad, bad\n"
     )
@@ -69,7 +76,7 @@ def test_sb3_maskable_ppo_self_play_and_vs_bots(tmp_path):
     )
 
     # The self-play wrapper: every transition is the learner seat's decision and its own reward.
-    env = make_self_play_env(players=2, window=W, pool=("random",))
+    env = make_self_play_env("kardinal", players=2, window=W, pool=("random",))
     for episode in range(3):
         obs, info = env.reset(seed=episode)
         assert obs.shape == (72, W, W)
@@ -81,17 +88,17 @@ def test_sb3_maskable_ppo_self_play_and_vs_bots(tmp_path):
             total += reward
         assert total == (1.0 if seat in info["winners"] else -1.0)  # terminal ±1 of the learner's seat
 
-    env = make_self_play_env(players=2, window=W, pool=("random", "self"), max_pool=4)
+    env = make_self_play_env("kardinal", players=2, window=W, pool=("random", "self"), max_pool=4)
     model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
-    callback = SelfPlayCallback(snapshot_every=128)
+    callback = SelfPlayCallback(snapshot_every=128, env_options={"window": W})
     model.learn(total_timesteps=384, callback=callback)
     assert model.num_timesteps >= 384
     assert callback.snapshots >= 2 and len(env.pool) == 4  # "random", "self" + the 2 newest snapshots
 
-    # The other documented path: KardinalVsBots-v0 through ActionMasker (here with the CNN extractor).
-    from agents.baselines.kardinal_greedy import GreedyAgent
-
-    vs_env = make_vs_bots_env(players=2, window=W, opponents=GreedyAgent(seed=0))
+    # The other documented path: the single-agent view against bots, observation only (here with the CNN extractor).
+    greedy = get_game("kardinal").baseline("greedy")
+    vs_env = make_vs_bots_env("kardinal", players=2, window=W, opponents=greedy(seed=0))
+    assert vs_env.observation_space.shape == (72, W, W)
     model2 = MaskablePPO(
         "MlpPolicy",
         vs_env,
@@ -110,9 +117,41 @@ def test_sb3_maskable_ppo_self_play_and_vs_bots(tmp_path):
 
     path = tmp_path / "maskable_ppo.zip"
     model2.save(path)
-    agent = SB3Agent.load(path, greedy=True)
+    agent = SB3Agent.load(path, greedy=True, env_options={"window": W})
     game = _play_full_game(agent, Rules(players=2, window=W))
     assert game.is_over and game.winners()
+    with pytest.raises(ValueError, match=r"expects observations \(72, 9, 9\), the game gives \(72, 53, 53\)"):
+        SB3Agent.load(path).select_move(Game(Rules(players=2)))  # the unbounded game: window 53
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+def test_sb3_mlp_policy_on_the_registered_gym_view_through_observation_only():
+    """``MaskablePPO("MlpPolicy", gym.make(...))`` needs ``MultiInputPolicy`` on the Dict view; wrapped in
+    ``ObservationOnly`` it trains with ``MlpPolicy`` and the mask still comes from ``action_masks()``."""
+    pytest.importorskip("sb3_contrib")
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    from kardinal_env.integrations.sb3 import ObservationOnly
+
+    with pytest.raises(ValueError, match="MultiInputPolicy"):
+        MaskablePPO("MlpPolicy", gym.make("kardinal/KardinalVsBots-v0", players=2, window=W))
+    env = ObservationOnly(gym.make("kardinal/KardinalVsBots-v0", players=2, window=W))
+    board = kardinal_v0.raw_env(players=2, window=W).observation_space("player_0")["observation"]
+    assert env.observation_space == board
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(64)
+    obs, _ = env.reset(seed=3)
+    for _ in range(5):
+        mask = env.action_masks()
+        assert mask.dtype == bool and mask.any()
+        action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        assert mask[int(action)]
+        obs, _, done, _, _ = env.step(int(action))
+        assert obs.shape == (72, W, W) and not done
+    with pytest.raises(ValueError, match="Dict observation space with key 'observation'"):
+        ObservationOnly(env)
 
 
 # ---------------------------------------------------------------------- TorchRL
@@ -130,6 +169,7 @@ def test_torchrl_pettingzoo_wrapper_collector_and_ppo_loss():
     from torchrl.objectives import ClipPPOLoss
     from torchrl.objectives.value import GAE
 
+    torch.manual_seed(0)  # the networks' initial weights and the collector's sampling
     agents = ["player_0", "player_1"]
     env = PettingZooWrapper(
         env=kardinal_v0.env(players=2, window=W),
@@ -208,6 +248,73 @@ def test_torchrl_pettingzoo_wrapper_collector_and_ppo_loss():
 
 
 # ---------------------------------------------------------------------- Tianshou
+def _random_game_moves(rules: Rules, tied: bool, seeds=range(2000)) -> list[str]:
+    """The moves of the first seeded random game whose winners are shared (``tied``) or not."""
+    import random
+
+    for seed in seeds:
+        rng, game = random.Random(seed), Game(rules)
+        while not game.is_over:
+            moves = game.legal_moves()
+            game.play(moves[rng.randrange(len(moves))])
+        if (len(game.winners()) > 1) == tied:
+            return list(game.history)
+    raise AssertionError(f"no {'tied' if tied else 'single-winner'} game among the seeds")
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+def test_tianshou_env_infos_have_fixed_shapes_so_a_shared_win_fits_the_buffer():
+    """The regression of the flaky Tianshou example: a buffer that stored a one-winner game's last
+    step took a shared win's ``winners`` list of two as a shape mismatch. ``TianshouEnv`` gives the
+    same info keys and shapes at every step (win shares per seat)."""
+    pytest.importorskip("tianshou")
+    from tianshou.data import Batch, ReplayBuffer
+    from tianshou.env import PettingZooEnv
+
+    from kardinal_env.integrations.tianshou import TianshouEnv, make_env
+
+    rules = Rules(players=2, window=W)
+    games = [_random_game_moves(rules, tied=False), _random_game_moves(rules, tied=True)]
+
+    def last_steps(env) -> list[tuple]:
+        out = []
+        for moves in games:
+            obs, info = env.reset()
+            for move in moves:
+                action = env.env.unwrapped.encode_move(move)
+                assert obs["mask"][action]
+                obs_next, rew, term, trunc, info = env.step(action)
+                step = (obs, action, rew, term, trunc, obs_next, info)
+                obs = obs_next
+            assert term
+            out.append(step)
+        return out
+
+    def store(steps) -> None:
+        buffer = ReplayBuffer(8)
+        for obs, act, rew, term, trunc, obs_next, info in steps:
+            buffer.add(Batch(obs=obs, act=act, rew=rew, terminated=term, truncated=trunc, obs_next=obs_next, info=info))
+
+    # Tianshou's own wrapper: the end of a shared win does not fit what a one-winner game stored.
+    plain = last_steps(PettingZooEnv(kardinal_v0.env(players=2, window=W)))
+    assert [len(step[-1]["winners"]) for step in plain] == [1, 2]
+    with pytest.raises(ValueError, match="shape mismatch"):
+        store(plain)
+
+    env = make_env("kardinal", players=2, window=W)
+    assert isinstance(env, TianshouEnv)
+    obs, info = env.reset()
+    assert obs["mask"].dtype == bool and obs["mask"].shape == (17 * W * W + 5,) and obs["mask"].any()
+    assert set(info) == {"scores", "win_share"} and info["win_share"].shape == (2,) and not info["win_share"].any()
+    fixed = last_steps(env)
+    assert [step[-1]["win_share"].tolist() for step in fixed][1] == [0.5, 0.5]
+    assert sorted(fixed[0][-1]["win_share"].tolist()) == [0.0, 1.0]
+    for step in fixed:
+        assert set(step[-1]) == {"scores", "win_share"} and step[-1]["scores"].shape == (2,)
+    store(fixed)
+
+
 @pytest.mark.integration
 @pytest.mark.timeout(300)
 def test_tianshou_pettingzoo_env_marl_collect_and_update():
@@ -219,17 +326,22 @@ def test_tianshou_pettingzoo_env_marl_collect_and_update():
     from tianshou.algorithm.optim import AdamOptimizerFactory
     from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
     from tianshou.data import Collector, VectorReplayBuffer
-    from tianshou.env import DummyVectorEnv, PettingZooEnv
+    from tianshou.env import DummyVectorEnv
     from tianshou.utils.torch_utils import policy_within_training_step
     from torch import nn
 
+    from kardinal_env.integrations.tianshou import make_env
+
+    np.random.seed(0)  # Tianshou's exploration and the random opponent draw from NumPy's global generator
+    torch.manual_seed(0)
+
     def make():
-        return PettingZooEnv(kardinal_v0.env(players=2, window=W))
+        return make_env("kardinal", players=2, window=W)
 
     env = make()
     assert env.agents == ["player_0", "player_1"]
     obs, _ = env.reset()
-    assert obs["agent_id"] == "player_0" and obs["obs"].shape == (72, W, W) and any(obs["mask"])
+    assert obs["agent_id"] == "player_0" and obs["obs"].shape == (72, W, W) and obs["mask"].any()
 
     class QNet(nn.Module):
         def __init__(self, n: int):
@@ -259,12 +371,15 @@ def test_tianshou_pettingzoo_env_marl_collect_and_update():
     buffer = VectorReplayBuffer(1000, len(envs))
     collector = Collector(algo, envs, buffer, exploration_noise=True)
     collector.reset()
-    result = collector.collect(n_step=128)
-    assert result.n_collected_steps >= 128 and len(buffer) >= 128
+    result = collector.collect(n_step=256)
+    assert result.n_collected_steps >= 256 and len(buffer) >= 256 and result.n_collected_episodes >= 4
     # Every stored action was legal for the seat that made it (the env would have ended the game otherwise).
     stored = buffer[buffer.sample_indices(0)]
     masks = np.asarray(stored.obs.mask, dtype=bool)
     assert masks[np.arange(len(stored.act)), np.asarray(stored.act, dtype=np.int64)].all()
+    # The last step of every finished game holds the seats' win shares (a shared win splits 1).
+    ends = np.asarray(stored.terminated, dtype=bool)
+    assert ends.sum() >= 4 and np.allclose(np.asarray(stored.info.win_share)[ends].sum(axis=1), 1.0)
     before = [p.detach().clone() for p in qnet.parameters()]
     with policy_within_training_step(algo.policy):
         algo.update(sample_size=32, buffer=buffer)
@@ -371,6 +486,58 @@ def test_rllib_league_self_play_checkpoint_plays_via_rllib_agent(tmp_path):
     assert np.isfinite(logits).all() and logits[mask].min() > -1e30 and (logits[~mask] < -1e30).all()
 
 
+class _FakeAgentEpisode:
+    def __init__(self, info: dict):
+        self._infos = [{}, info]
+
+    def get_infos(self):
+        return self._infos
+
+
+class _FakeEpisode:
+    """What ``LeagueCallback`` reads of an RLlib ``MultiAgentEpisode``: agents, their modules, infos, rewards."""
+
+    def __init__(self, main_seat: int, winners: list[int], rewards: list[float]):
+        ids = [f"player_{s}" for s in range(len(rewards))]
+        self.agent_ids = set(ids)
+        self._modules = {a: ("main" if s == main_seat else "random") for s, a in enumerate(ids)}
+        self.agent_episodes = {a: _FakeAgentEpisode({"winners": winners}) for a in ids}
+        self._rewards = {a: [0.0, r] for a, r in zip(ids, rewards, strict=True)}
+
+    def module_for(self, agent_id):
+        return self._modules[agent_id]
+
+    def get_rewards(self):
+        return self._rewards
+
+
+class _Logger:
+    def __init__(self):
+        self.values: dict[str, list[float]] = {}
+
+    def log_value(self, key, value, **kwargs):
+        self.values.setdefault(key, []).append(value)
+
+
+@pytest.mark.integration
+def test_rllib_league_win_rate_is_the_win_share():
+    """``win_rate`` counts a shared win among k winners as 1/k (``kardinal_env.core.rewards.win_share``),
+    whatever the reward: a "margin" reward of 0 for a shared win, or a positive one for a lost game."""
+    pytest.importorskip("ray.rllib")
+    from kardinal_env.integrations.rllib import LeagueCallback
+
+    callback, logger = LeagueCallback(players=3), _Logger()
+    for main_seat, winners, rewards in (
+        (0, [0], [1.0, -1.0, -1.0]),  # a win
+        (1, [0, 1], [0.0, 0.0, -0.5]),  # a win shared by two ("margin" reward 0)
+        (2, [0, 1, 2], [0.0, 0.0, 0.0]),  # shared by three
+        (2, [0], [0.3, -0.3, 0.2]),  # lost, with a positive reward (not a win)
+    ):
+        callback.on_episode_end(episode=_FakeEpisode(main_seat, winners, rewards), metrics_logger=logger)
+    assert logger.values["win_rate"] == pytest.approx([1.0, 0.5, 1 / 3, 0.0])
+    assert logger.values["main_final_reward"] == [1.0, 0.0, 0.0, 0.2]
+
+
 # ---------------------------------------------------------------------- SB3 features extractors
 @pytest.mark.integration
 def test_sb3_crop_extractor_shapes_crop_and_errors():
@@ -398,7 +565,7 @@ def test_sb3_crop_extractor_shapes_crop_and_errors():
         out = ex(batch)
     assert out.shape == (2, 256) and torch.isfinite(out).all()
 
-    def features(change=None) -> torch.Tensor:
+    def features(change=None):
         o = obs.copy()
         if change is not None:
             change(o)
@@ -589,28 +756,3 @@ def test_evaluate_on_a_local_ray_gives_the_serial_per_game_results(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--agents", "greedy", "--ray", "--address", "auto"])
     assert exc.value.code == 2 and "give one of them" in capsys.readouterr().err
-
-
-@pytest.mark.integration
-@pytest.mark.timeout(300)
-def test_ray_rollout_prototype_trains_agents_train_with_rollouts_on_an_actor():
-    """agents.ray_rollouts: one PPO iteration of agents.training.trainer with the rollout on a Ray actor."""
-    pytest.importorskip("torch")
-    ray = pytest.importorskip("ray")
-    from agents.ray_rollouts import RayRolloutLearner, measure
-    from agents.training.config import make_config
-
-    cfg = make_config(("test", {"steps_per_iter": 64, "num_envs": 4, "progress": False, "bc_games": 0}))
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
-    try:
-        learner = RayRolloutLearner(cfg, workers=1)
-        before = {k: v.clone() for k, v in learner.trainer.net.state_dict().items()}
-        row = learner.iteration()
-        assert row["steps"] >= 64 and learner.trainer.global_step == row["steps"]
-        after = learner.trainer.net.state_dict()
-        assert any(not bool((before[k] == after[k]).all()) for k in before)  # the learner updated
-        learner.close()  # its actor holds the only CPU
-        result = measure(cfg, workers=1, iterations=1)
-        assert result["steps"] >= 64 and result["steps_per_s"] > 0
-    finally:
-        ray.shutdown()

@@ -1,75 +1,105 @@
-"""Library-free helpers shared by the integrations: observation and legal actions of a bare ``Game``.
+"""Library-free helpers shared by the integrations, for every registered game (numpy and the registry only).
 
-Agents trained on ``kardinal_v0`` play through ``select_move(game)`` on a plain
-:class:`kardinal_env.Game` (the evaluation scripts' protocol). :class:`GameFeaturizer` builds exactly
-what the environment would have shown the deciding seat: the ``(72, W, W)`` observation
-(:class:`~kardinal_env.kardinal.observation.ObservationEncoder`) and the int8 action mask
-(:class:`~kardinal_env.kardinal.actions.ActionCodec`) for ``game.current_player``.
-
-The window is the game's: ``rules.window``, or the lossless ``53`` for the unbounded game
-(``window=None``), exactly as ``kardinal_v0.env(window=...)`` would encode it. A network whose
-weights do not depend on the window (fully convolutional, like
-``kardinal_env.integrations.rllib.KardinalMaskedRLModule``) can therefore play games of any window;
-others must check :func:`game_window` against the window they were trained on.
+* :func:`aec_env` — the PettingZoo AEC environment of a game by name: the ``env()`` of its own
+  environment module (``GameSpec.env_module``) or the generic
+  :func:`kardinal_env.core.generic_env.env`; ``wrapped=False`` gives the unwrapped ``raw_env``.
+  Every RL-library adapter builds its environments with it, so each works for any registered game.
+* :class:`GameFeaturizer` — what the environment would have shown the deciding seat of a bare game
+  (an agent plays through ``select_move(game)``, outside any environment): the observation
+  (``GameSpec.make_encoder``), the int8 legal-action mask, the legal action ids and the notation of
+  an action id (``GameSpec.make_codec``). The game is found from the rules' class
+  (:func:`kardinal_env.core.registry.game_of`); one encoder and codec are built per rule set, with
+  the ``env_options`` the featurizer was given (the options the environment was made with besides the
+  rules, if the game's codec and encoder take any).
+* :func:`game_window` — Kardinal's observation window of a rule set (``rules.window``, or the
+  lossless :data:`kardinal_env.kardinal.window.LOSSLESS_WINDOW` for the unbounded game), as
+  ``kardinal_v0.env(window=...)`` would encode it. A network whose weights do not depend on the
+  window (fully convolutional, like ``kardinal_env.integrations.rllib.KardinalMaskedRLModule``) can
+  play Kardinal games of any window; others must check it against the window they were trained on.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from kardinal_env.kardinal.actions import DEFAULT_WINDOW, ActionCodec
-from kardinal_env.kardinal.engine import Game
-from kardinal_env.kardinal.notation import format_move
-from kardinal_env.kardinal.observation import ObservationEncoder
-from kardinal_env.kardinal.rules import Rules
+from kardinal_env.core.registry import GameSpec, game_of, get_game, resolve
+from kardinal_env.kardinal.window import LOSSLESS_WINDOW
 
-__all__ = ["GameFeaturizer", "game_window"]
+__all__ = ["GENERIC_ENV", "GameFeaturizer", "aec_env", "game_window"]
+
+#: The AEC environment of a game without an environment module of its own.
+GENERIC_ENV = "kardinal_env.core.generic_env"
 
 
-def game_window(rules: Rules) -> int:
-    """The observation window ``kardinal_v0`` uses for ``rules`` (53 for the unbounded game)."""
-    return DEFAULT_WINDOW if rules.window is None else rules.window
+def aec_env(game: str | GameSpec, wrapped: bool = True, **options: Any) -> Any:
+    """The PettingZoo AEC environment of ``game`` (a registered game's name or its spec).
+
+    ``options`` go to the environment (``players``, the rule options, ``reward``, env options such as
+    Kardinal's ``window``). ``wrapped=True``: ``env(**options)`` with PettingZoo's classic wrappers;
+    ``False``: the unwrapped ``raw_env`` (it raises on an illegal action instead of ending the game).
+    """
+    spec = get_game(game)
+    if spec.env_module is not None:
+        module = spec.load("env_module")
+        return module.env(**options) if wrapped else module.raw_env(**options)
+    module = resolve(GENERIC_ENV)
+    return module.env(game=spec.name, **options) if wrapped else module.raw_env(game=spec.name, **options)
+
+
+def game_window(rules: Any) -> int:
+    """The observation window ``kardinal_v0`` uses for Kardinal ``rules`` (53 for the unbounded game)."""
+    window = rules.window
+    return LOSSLESS_WINDOW if window is None else int(window)
 
 
 class GameFeaturizer:
-    """Observation / mask / decoding of bare games, one encoder and codec per rule set."""
+    """Observation, mask, legal actions and decoding of bare games of any registered game.
 
-    def __init__(self):
-        self._cache: dict[Rules, tuple[ObservationEncoder, ActionCodec]] = {}
+    ``env_options`` are passed to the game's codec and encoder
+    (``spec.make_codec(rules, **env_options)``); leave them empty for the environment's defaults.
+    """
 
-    def _parts(self, rules: Rules) -> tuple[ObservationEncoder, ActionCodec]:
+    def __init__(self, **env_options: Any):
+        self.env_options = dict(env_options)
+        self._cache: dict[Any, tuple[Any, Any]] = {}
+
+    def parts(self, rules: Any) -> tuple[Any, Any]:
+        """``(encoder, codec)`` of ``rules`` (built once per rule set)."""
         parts = self._cache.get(rules)
         if parts is None:
-            w = game_window(rules)
-            parts = self._cache[rules] = (ObservationEncoder(rules, w), ActionCodec(rules, w))
+            spec = game_of(rules)
+            parts = (spec.make_encoder(rules, **self.env_options), spec.make_codec(rules, **self.env_options))
+            self._cache[rules] = parts
         return parts
 
-    def num_actions(self, rules: Rules) -> int:
-        return self._parts(rules)[1].num_actions
+    def num_actions(self, rules: Any) -> int:
+        return int(self.parts(rules)[1].num_actions)
 
-    def observation(self, game: Game, seat: int | None = None) -> np.ndarray:
-        """The ``(72, W, W)`` uint8 observation of ``seat`` (default: the seat to move)."""
+    def observation_shape(self, rules: Any) -> tuple[int, ...]:
+        return tuple(self.parts(rules)[0].shape)
+
+    def observation(self, game: Any, seat: int | None = None) -> np.ndarray:
+        """The observation of ``seat`` (default: the seat to move), as the environment encodes it."""
         seat = _deciding(game) if seat is None else seat
-        return self._parts(game.rules)[0].encode(game, seat)
+        return self.parts(game.rules)[0].encode(game, seat)
 
-    def legal_actions(self, game: Game) -> np.ndarray:
-        """Actions of the legal moves of the seat to move, ascending (empty once the game is over)."""
-        return self._parts(game.rules)[1].legal_actions(game)
+    def legal_actions(self, game: Any) -> np.ndarray:
+        """Action ids of the legal moves of the seat to move (the codec's ``legal_actions``; empty once over)."""
+        return np.asarray(self.parts(game.rules)[1].legal_actions(game), dtype=np.intp)
 
-    def action_mask(self, game: Game) -> np.ndarray:
-        """int8 mask (``kardinal_v0``'s convention) of the seat to move; all zeros once over.
+    def action_mask(self, game: Any) -> np.ndarray:
+        """int8 mask of the seat to move (the environments' convention); all zeros once the game is over."""
+        return self.parts(game.rules)[1].action_mask(game)
 
-        Built by :meth:`kardinal_env.kardinal.actions.ActionCodec.action_mask`, the environment's own mask builder.
-        """
-        return self._parts(game.rules)[1].action_mask(game, game.current_player)
-
-    def decode(self, game: Game, action: int) -> str:
+    def decode(self, game: Any, action: int) -> str:
         """Notation of ``action`` for the seat to move."""
-        codec = self._parts(game.rules)[1]
-        return format_move(codec.decode_code(int(action), _deciding(game)))
+        _deciding(game)
+        return self.parts(game.rules)[1].decode(game, int(action))
 
 
-def _deciding(game: Game) -> int:
+def _deciding(game: Any) -> int:
     """The seat to move; ValueError once the game is over (no seat decides)."""
     seat = game.current_player
     if seat is None:

@@ -1,34 +1,44 @@
-"""Ray RLlib (new API stack) for ``kardinal_v0``: masking RLModule, league self-play, env registration.
+"""Ray RLlib (new API stack) for every registered game: masking RLModules, league self-play, env registration.
 
 Imports ray; install with ``pip install "kardinal-env[rllib]"``. Nothing else in ``kardinal_env``
 imports this module.
 
-* :func:`register_kardinal_env` — ``register_env("kardinal_v0", ...)`` so configs can name the
-  environment by string: ``config.environment("kardinal_v0", env_config={"players": 3, "window": 11})``.
-  The creator wraps ``kardinal_v0.env(**env_config)`` in RLlib's ``PettingZooEnv``. The observation
-  dict is passed through unchanged (keys ``"observation"`` and ``"action_mask"``; no renaming).
-* :class:`KardinalMaskedRLModule` — a small convolutional actor-critic (torch) that reads that
-  dict, sets the logits of illegal actions to ``FLOAT_MIN`` in every forward pass (exploration,
-  inference and training) and computes values for PPO's GAE. The policy head is
-  fully convolutional: one 1×1 convolution gives the 17 spatial action planes of
-  :mod:`kardinal_env.kardinal.actions` (16 build planes + cardinal) square by square, and a pooled linear
-  layer gives the 5 non-spatial actions (4 chips, keep the cardinal). ``model_config`` keys:
-  ``channels`` (32), ``blocks`` (3 conv layers), ``value_hidden`` (64).
+* :func:`register_game_env` — ``register_env(spec.env_name, ...)`` (``"kardinal_v0"``,
+  ``"kardinal_koenig_v0"``, ...) so configs can name a game's environment by string:
+  ``config.environment("kardinal_koenig_v0", env_config={"players": 3})``. The creator wraps the
+  game's AEC environment (:func:`kardinal_env.integrations.common.aec_env`) in RLlib's
+  ``PettingZooEnv``. The observation dict is passed through unchanged (keys ``"observation"`` and
+  ``"action_mask"``; no renaming).
+* :class:`KardinalMaskedRLModule` — a small convolutional actor-critic (torch) for board
+  observations ``(C, H, W)`` (Kardinal's): it sets the logits of illegal actions to ``FLOAT_MIN`` in
+  every forward pass (exploration, inference and training) and computes values for PPO's GAE. On
+  Kardinal's action layout the policy head is fully convolutional: one 1×1 convolution gives the 17
+  spatial action planes of :mod:`kardinal_env.kardinal.actions` (16 build planes + cardinal) square
+  by square, and a pooled linear layer gives the 5 non-spatial actions (4 chips, keep the cardinal).
+  The board is multiplied by ``COUNT_SCALE`` of :mod:`kardinal_env.kardinal.observation` (1/12).
+  ``model_config`` keys: ``channels`` (32), ``blocks`` (3 conv layers), ``value_hidden`` (64).
+* :class:`MaskedMLPRLModule` — the same masking actor-critic for flat observations (Kardinal &
+  König's vector, any game whose encoder gives a 1-D observation): the observation divided by
+  ``obs_scale`` (the encoder's ``scale``, its recommended divisors, when it has one), an MLP, a
+  linear policy and value head. ``model_config`` keys: ``hidden`` (``[128, 128]``), ``obs_scale``.
 * :class:`MaskedRandomRLModule` — a parameter-free module that plays uniformly among legal actions
   (the league's first opponent).
-* :class:`LeagueMapping` — the agent→module mapping for 2–4 seats: in each episode one seat (chosen
-  from the episode id) plays the trained module ``"main"``; every other seat draws an opponent from
-  the league (``"random"`` at first, then frozen snapshots ``"main_v1"``, ``"main_v2"``, …).
-* :class:`KardinalLeagueCallback` — logs ``win_rate`` (share of episodes ``"main"`` wins, over the
-  last 100) and, when it passes ``win_rate_threshold``, freezes a copy of ``"main"`` with
+* :class:`LeagueMapping` — the agent→module mapping for any number of seats: in each episode one
+  seat (chosen from the episode id) plays the trained module ``"main"``; every other seat draws an
+  opponent from the league (``"random"`` at first, then frozen snapshots ``"main_v1"``, …).
+* :class:`LeagueCallback` — logs ``win_rate`` (``"main"``'s mean win share over the last 100
+  episodes, :func:`kardinal_env.core.rewards.win_share`: a win shared by ``k`` seats counts ``1/k``)
+  and, when it passes ``win_rate_threshold``, freezes a copy of ``"main"`` with
   ``Algorithm.add_module`` (weights copied in), makes it an opponent and reports ``league_size``.
-* :func:`kardinal_ppo_config` — a ``PPOConfig`` that puts these together (tiny defaults; scale with
-  the keyword arguments or the returned config).
+* :func:`ppo_config` — a ``PPOConfig`` for a game that puts these together (tiny defaults; scale
+  with the keyword arguments or the returned config). The module is chosen from the observation's
+  shape: :class:`KardinalMaskedRLModule` for a ``(C, H, W)`` board, :class:`MaskedMLPRLModule` for a
+  vector.
 
 Rewards reach RLlib through ``PettingZooEnv``: each seat receives its own (cumulative) reward when
 it next observes and its final reward when the game ends, so ``"main"`` only ever learns from the
-seat it plays. Checkpoints are ordinary RLlib checkpoints; ``agents.networks.rllib_agent.RLlibAgent`` plays
-from one without starting Ray.
+seat it plays. Checkpoints are ordinary RLlib checkpoints; ``agents.networks.rllib_agent.RLlibAgent``
+plays from one without starting Ray.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ from __future__ import annotations
 import functools
 import zlib
 from collections.abc import Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -52,46 +63,51 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env
 from torch import nn
 
-from kardinal_env import kardinal_v0
-from kardinal_env.kardinal.actions import BUILD_PLANES
+from kardinal_env.core.registry import GameSpec, get_game
+from kardinal_env.core.rewards import win_share
+from kardinal_env.integrations.common import aec_env
+from kardinal_env.kardinal.actions import NON_SPATIAL_ACTIONS, SPATIAL_ACTION_PLANES
+from kardinal_env.kardinal.observation import COUNT_SCALE
 
 __all__ = [
-    "ENV_NAME",
-    "KardinalLeagueCallback",
     "KardinalMaskedRLModule",
+    "LeagueCallback",
     "LeagueMapping",
+    "MaskedMLPRLModule",
     "MaskedRandomRLModule",
+    "default_module",
     "env_creator",
-    "kardinal_ppo_config",
     "league_callback",
-    "register_kardinal_env",
+    "legal_argmax",
+    "ppo_config",
+    "register_game_env",
     "restore_league",
     "snapshot_ids",
     "split_obs",
 ]
 
-ENV_NAME = "kardinal_v0"
 MAIN = "main"
 RANDOM = "random"
-#: Observation values are counts (at most 48); this brings them to roughly [0, 4].
-OBS_SCALE = 1.0 / 12.0
-_SPATIAL_PLANES = BUILD_PLANES + 1  # 16 build planes + the cardinal plane
-_SCALAR_ACTIONS = 5  # 4 chip colours + keep the cardinal
 
 
 # ---------------------------------------------------------------------- environment
-def env_creator(env_config: dict | None = None) -> PettingZooEnv:
-    """``PettingZooEnv(kardinal_v0.env(**env_config))`` (the creator behind :data:`ENV_NAME`)."""
-    return PettingZooEnv(kardinal_v0.env(**dict(env_config or {})))
+def env_creator(env_config: dict | None = None, game: str | GameSpec = "kardinal") -> PettingZooEnv:
+    """``PettingZooEnv`` over ``game``'s AEC environment made with ``env_config`` (the creator behind
+    :func:`register_game_env`)."""
+    return PettingZooEnv(aec_env(game, **dict(env_config or {})))
 
 
-def register_kardinal_env(name: str = ENV_NAME) -> str:
-    """Register the environment with Ray Tune/RLlib under ``name`` and return the name.
+def register_game_env(game: str | GameSpec = "kardinal", name: str | None = None) -> str:
+    """Register ``game``'s environment with Ray Tune/RLlib under ``name`` (default: the game's
+    ``env_name``, e.g. ``"kardinal_v0"``) and return the name.
 
     Call it in the driver before building an algorithm (it is idempotent). Env runners on other
-    nodes receive the creator with the algorithm, so nothing needs to run there.
+    nodes receive the creator with the algorithm; it names the game, which must be registered
+    there too (the built-in games are; a game of another package through its entry point).
     """
-    register_env(name, env_creator)
+    spec = get_game(game)
+    name = name or spec.env_name
+    register_env(name, functools.partial(env_creator, game=spec.name))
     return name
 
 
@@ -105,18 +121,25 @@ def _apply_mask(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.where(mask.to(torch.bool), logits, torch.full_like(logits, FLOAT_MIN))
 
 
+def _board_space(space: Any, who: str) -> Any:
+    if not isinstance(space, gym.spaces.Dict) or "action_mask" not in space.spaces:
+        raise ValueError(
+            f"{who} needs an observation space Dict(observation=Box(...), action_mask=Box(A)), got {space!r}"
+        )
+    return space["observation"] if "observation" in space.spaces else space["observations"]
+
+
 # ---------------------------------------------------------------------- modules
 class KardinalMaskedRLModule(TorchRLModule, ValueFunctionAPI):
-    """Masked convolutional actor-critic for ``kardinal_v0`` (see the module docstring)."""
+    """Masked convolutional actor-critic for board observations ``(C, H, W)`` (see the module docstring)."""
 
     def setup(self):
-        space = self.observation_space
-        if not isinstance(space, gym.spaces.Dict) or "action_mask" not in space.spaces:
+        board_space = _board_space(self.observation_space, "KardinalMaskedRLModule")
+        if len(board_space.shape) != 3:
             raise ValueError(
-                "KardinalMaskedRLModule needs the kardinal_v0 observation space "
-                f"Dict(observation=Box(C, W, W), action_mask=Box(A)), got {space!r}"
+                f"KardinalMaskedRLModule needs a board observation (C, H, W), got shape {board_space.shape}; "
+                "use MaskedMLPRLModule for a flat observation"
             )
-        board_space = space["observation"] if "observation" in space.spaces else space["observations"]
         channels_in, height, width = board_space.shape
         self.window = width
         num_actions = int(self.action_space.n)
@@ -132,17 +155,17 @@ class KardinalMaskedRLModule(TorchRLModule, ValueFunctionAPI):
             c = ch
         self.trunk = nn.Sequential(*layers)
         # The action layout of kardinal_env.kardinal.actions: plane * W*W + square, then 5 scalar actions.
-        self.spatial_head = num_actions == _SPATIAL_PLANES * height * width + _SCALAR_ACTIONS
+        self.spatial_head = num_actions == SPATIAL_ACTION_PLANES * height * width + NON_SPATIAL_ACTIONS
         if self.spatial_head:
-            self.plane_logits = nn.Conv2d(ch, _SPATIAL_PLANES, 1)
-            self.scalar_logits = nn.Linear(2 * ch, _SCALAR_ACTIONS)
+            self.plane_logits = nn.Conv2d(ch, SPATIAL_ACTION_PLANES, 1)
+            self.scalar_logits = nn.Linear(2 * ch, NON_SPATIAL_ACTIONS)
         else:  # some other action layout: a plain linear head on the pooled features
             self.scalar_logits = nn.Linear(2 * ch, num_actions)
         self.value_head = nn.Sequential(nn.Linear(2 * ch, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
     # -- helpers
     def _features(self, board: torch.Tensor):
-        x = self.trunk(board.float() * OBS_SCALE)
+        x = self.trunk(board.float() * COUNT_SCALE)
         pooled = torch.cat([x.mean(dim=(-2, -1)), x.amax(dim=(-2, -1))], dim=-1)
         return x, pooled
 
@@ -172,6 +195,55 @@ class KardinalMaskedRLModule(TorchRLModule, ValueFunctionAPI):
         return self.value_head(embeddings).squeeze(-1)
 
 
+class MaskedMLPRLModule(TorchRLModule, ValueFunctionAPI):
+    """Masked MLP actor-critic for flat observations (see the module docstring)."""
+
+    def setup(self):
+        space = _board_space(self.observation_space, "MaskedMLPRLModule")
+        size = int(np.prod(space.shape))
+        self.num_actions = int(self.action_space.n)
+        cfg = self.model_config or {}
+        hidden = [int(h) for h in cfg.get("hidden", (128, 128))]
+        if not hidden or min(hidden) < 1:
+            raise ValueError(f"MaskedMLPRLModule: model_config['hidden'] must be positive layer sizes, got {hidden}")
+        scale = cfg.get("obs_scale")
+        divisor = torch.ones(size) if scale is None else torch.as_tensor(np.asarray(scale, dtype=np.float32))
+        if divisor.shape != (size,):
+            raise ValueError(
+                f"MaskedMLPRLModule: model_config['obs_scale'] has {divisor.numel()} entries, the observation {size}"
+            )
+        self.register_buffer("inv_scale", 1.0 / divisor)
+        layers: list[nn.Module] = []
+        width = size
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.policy_head = nn.Linear(width, self.num_actions)
+        self.value_head = nn.Linear(width, 1)
+
+    def _features(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.trunk(obs.float().flatten(1) * self.inv_scale)
+
+    def _forward(self, batch, **kwargs):
+        obs, mask = split_obs(batch[Columns.OBS])
+        return {Columns.ACTION_DIST_INPUTS: _apply_mask(self.policy_head(self._features(obs)), mask)}
+
+    def _forward_train(self, batch, **kwargs):
+        obs, mask = split_obs(batch[Columns.OBS])
+        features = self._features(obs)
+        return {
+            Columns.ACTION_DIST_INPUTS: _apply_mask(self.policy_head(features), mask),
+            Columns.EMBEDDINGS: features,
+        }
+
+    def compute_values(self, batch, embeddings=None):
+        if embeddings is None:
+            obs, _ = split_obs(batch[Columns.OBS])
+            embeddings = self._features(obs)
+        return self.value_head(embeddings).squeeze(-1)
+
+
 class MaskedRandomRLModule(TorchRLModule):
     """Uniformly random legal actions: all-zero logits under the mask (no parameters to train)."""
 
@@ -193,11 +265,11 @@ def _stable_hash(*parts) -> int:
 
 
 class LeagueMapping:
-    """Agent→module mapping for 2–4 seats (picklable, so env runners on other nodes can use it).
+    """Agent→module mapping for any number of seats (picklable, so env runners on other nodes can use it).
 
     Per episode, seat ``crc32(episode.id_) % players`` plays ``main``; every other seat plays an
     opponent drawn (deterministically from the episode id and seat) from ``opponents``. Agent ids
-    are ``kardinal_v0``'s ``player_<seat>``.
+    are the environments' ``player_<seat>``.
     """
 
     def __init__(self, players: int, opponents: Sequence[str] = (RANDOM,), main: str = MAIN):
@@ -221,15 +293,17 @@ class LeagueMapping:
         return f"LeagueMapping(players={self.players}, opponents={list(self.opponents)}, main={self.main!r})"
 
 
-class KardinalLeagueCallback(RLlibCallback):
+class LeagueCallback(RLlibCallback):
     """Win-rate logging and league growth (frozen snapshots of ``main``) for :class:`LeagueMapping`.
 
-    ``win_rate`` counts an episode as won when ``main``'s final reward is positive (it is among the
-    winners with ``reward="win_loss"``; it beat the best other score with ``reward="margin"``).
-    With ``players`` seats the chance level is about ``1 / players``. When the windowed win rate
-    exceeds ``win_rate_threshold`` (after at least ``min_episodes`` episodes since the last
-    snapshot), ``main`` is copied into a frozen module ``main_v<k>`` and the mapping's opponents
-    become all snapshots so far (plus ``"random"`` if ``keep_random``).
+    ``win_rate`` is ``main``'s mean win share over the last 100 episodes, with the one definition of
+    a win (:func:`kardinal_env.core.rewards.win_share`: ``1/k`` when ``main``'s seat is among ``k``
+    winners, else 0), read from the ``winners`` of the environment's final ``infos``; the reward
+    scheme does not matter. With ``players`` seats the chance level is about ``1 / players``. When
+    the windowed win rate exceeds ``win_rate_threshold`` (after at least ``min_episodes`` episodes
+    since the last snapshot), ``main`` is copied into a frozen module ``main_v<k>`` and the mapping's
+    opponents become all snapshots so far (plus ``"random"`` if ``keep_random``).
+    ``main_final_reward`` logs ``main``'s final reward (the reward scheme's, for reference).
     """
 
     def __init__(
@@ -243,16 +317,30 @@ class KardinalLeagueCallback(RLlibCallback):
         self.snapshots: list[str] = []
         self._episodes_since_snapshot = 0
 
-    def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
-        rewards = episode.get_rewards()
+    @staticmethod
+    def main_win_share(episode) -> float | None:
+        """``main``'s win share in a finished episode (``None`` if no seat played ``main`` or the
+        final ``infos`` carry no ``winners``)."""
         for agent_id in episode.agent_ids:
             if episode.module_for(agent_id) != MAIN:
                 continue
+            infos = episode.agent_episodes[agent_id].get_infos()
+            winners = infos[-1].get("winners") if len(infos) else None
+            if winners is None:
+                return None
+            return win_share(winners, int(str(agent_id).rsplit("_", 1)[-1]))
+        return None
+
+    def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
+        if metrics_logger is None:
+            return
+        share = self.main_win_share(episode)
+        if share is not None:
+            metrics_logger.log_value("win_rate", share, reduce="mean", window=100)
+        rewards = episode.get_rewards()
+        for agent_id in episode.agent_ids:
             r = rewards.get(agent_id)
-            if r is None or len(r) == 0:
-                continue
-            if metrics_logger is not None:
-                metrics_logger.log_value("win_rate", float(r[-1] > 0), reduce="mean", window=100)
+            if episode.module_for(agent_id) == MAIN and r is not None and len(r):
                 metrics_logger.log_value("main_final_reward", float(r[-1]), reduce="mean", window=100)
 
     def on_train_result(self, *, algorithm, result, metrics_logger=None, **kwargs) -> None:
@@ -287,11 +375,11 @@ class KardinalLeagueCallback(RLlibCallback):
         return module_id
 
 
-def league_callback(algorithm) -> KardinalLeagueCallback | None:
-    """The algorithm's :class:`KardinalLeagueCallback` (``None`` without a league)."""
+def league_callback(algorithm) -> LeagueCallback | None:
+    """The algorithm's :class:`LeagueCallback` (``None`` without a league)."""
     callbacks = getattr(algorithm, "callbacks", None)
     for cb in callbacks if isinstance(callbacks, (list, tuple)) else [callbacks]:
-        if isinstance(cb, KardinalLeagueCallback):
+        if isinstance(cb, LeagueCallback):
             return cb
     return None
 
@@ -326,14 +414,29 @@ def restore_league(algorithm, checkpoint) -> list[str]:
 
 
 # ---------------------------------------------------------------------- config
-def kardinal_ppo_config(
-    players: int = 2,
-    window: int = 9,
+def default_module(game: str | GameSpec = "kardinal", env_config: dict | None = None) -> tuple[type, dict]:
+    """``(module_class, model_config defaults)`` for ``game``'s observation: :class:`KardinalMaskedRLModule`
+    for a ``(C, H, W)`` board, else :class:`MaskedMLPRLModule` with the encoder's ``scale`` (when it has one)."""
+    probe = aec_env(game, wrapped=False, **dict(env_config or {}))
+    space = _board_space(probe.observation_space(probe.possible_agents[0]), "ppo_config")
+    if len(space.shape) == 3:
+        return KardinalMaskedRLModule, {"channels": 32, "blocks": 3, "value_hidden": 64}
+    model_config: dict[str, Any] = {"hidden": [128, 128]}
+    scale = getattr(getattr(probe, "encoder", None), "scale", None)
+    if scale is not None:
+        model_config["obs_scale"] = [float(v) for v in np.asarray(scale, dtype=np.float32).ravel()]
+    return MaskedMLPRLModule, model_config
+
+
+def ppo_config(
+    game: str | GameSpec = "kardinal",
+    players: int | None = None,
     env_config: dict | None = None,
     league: bool = True,
     win_rate_threshold: float = 0.6,
     min_episodes: int = 20,
     model_config: dict | None = None,
+    module_class: type | None = None,
     train_batch_size: int = 512,
     minibatch_size: int = 128,
     num_epochs: int = 2,
@@ -342,22 +445,33 @@ def kardinal_ppo_config(
     num_envs_per_env_runner: int = 1,
     seed: int | None = None,
 ):
-    """A PPO config on the new API stack for self-play on ``kardinal_v0`` (registers the env).
+    """A PPO config on the new API stack for self-play on ``game``'s environment (registers the env).
 
-    ``league=True``: ``main`` against the league (:class:`LeagueMapping`, :class:`KardinalLeagueCallback`).
+    ``players``: a seat count of the game (default: its ``default_players``); ``env_config``: the
+    other environment options (rule options, ``reward``, env options such as Kardinal's ``window``).
+    ``module_class`` / ``model_config``: the trained module and its options (default:
+    :func:`default_module`; ``model_config`` entries override the defaults).
+    ``league=True``: ``main`` against the league (:class:`LeagueMapping`, :class:`LeagueCallback`).
     ``league=False``: every seat plays ``main`` (pure self-play with shared weights).
     """
     from ray.rllib.algorithms.ppo import PPOConfig
 
-    register_kardinal_env()
-    env_config = {"players": players, "window": window, **(env_config or {})}
-    model_config = {"channels": 32, "blocks": 3, "value_hidden": 64, **(model_config or {})}
-    main_spec = RLModuleSpec(module_class=KardinalMaskedRLModule, model_config=model_config)
+    spec = get_game(game)
+    players = spec.check_players(players)
+    env_config = {**(env_config or {}), "players": players}
+    name = register_game_env(spec)
+    default_class, default_model = default_module(spec, env_config)
+    if module_class is None:
+        module_class = default_class
+    else:
+        default_model = {}
+    model_config = {**default_model, **(model_config or {})}
+    main_spec = RLModuleSpec(module_class=module_class, model_config=model_config)
     config = (
         PPOConfig()
-        # RLlib's env checker steps unmasked random actions, which kardinal_v0.env() punishes as
-        # illegal (TerminateIllegalWrapper prints a warning); the masked module never sends them.
-        .environment(ENV_NAME, env_config=env_config, disable_env_checking=True)
+        # RLlib's env checker steps unmasked random actions, which the environments punish as
+        # illegal (TerminateIllegalWrapper prints a warning); the masked modules never send them.
+        .environment(name, env_config=env_config, disable_env_checking=True)
         .env_runners(
             num_env_runners=num_env_runners,
             num_envs_per_env_runner=num_envs_per_env_runner,
@@ -386,7 +500,7 @@ def kardinal_ppo_config(
             )
             .callbacks(
                 functools.partial(
-                    KardinalLeagueCallback, players, win_rate_threshold=win_rate_threshold, min_episodes=min_episodes
+                    LeagueCallback, players, win_rate_threshold=win_rate_threshold, min_episodes=min_episodes
                 )
             )
         )

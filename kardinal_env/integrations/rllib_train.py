@@ -1,18 +1,26 @@
-"""League self-play PPO for Kardinal with Ray RLlib (new API stack): the code of ``scripts/train_rllib.py``.
+"""League self-play PPO with Ray RLlib (new API stack) for any registered game: the code of ``scripts/train_rllib.py``.
 
 Usage::
 
-    python scripts/train_rllib.py                                  # tiny run on a local Ray (2 CPUs)
+    python scripts/train_rllib.py --window 9                       # tiny Kardinal run on a local Ray (2 CPUs)
+    python scripts/train_rllib.py --game kardinal_koenig --players 3 --iterations 50 --train-batch-size 4000
     python scripts/train_rllib.py --players 3 --window 11 --iterations 50 --train-batch-size 4000
     python scripts/train_rllib.py --address auto --num-env-runners 8 --iterations 500   # existing cluster
     python scripts/evaluate.py --agents rllib:runs/rllib/checkpoint greedy --players 2 --games 20
 
 Needs ``pip install "kardinal-env[rllib]"``. The algorithm comes from
-``kardinal_env.integrations.rllib.kardinal_ppo_config``: the environment ``"kardinal_v0"``
-(registered by name), the masking ``KardinalMaskedRLModule`` as ``"main"``, and — unless
+``kardinal_env.integrations.rllib.ppo_config``: the game's environment (registered by its name,
+``kardinal_v0``, ``kardinal_koenig_v0``, ...), a masking module as ``"main"`` (convolutional for
+Kardinal's board, an MLP for a flat observation such as Kardinal & König's) and — unless
 ``--no-league`` — the league: ``"main"`` takes one seat per game, every other seat draws an
 opponent from ``"random"`` and frozen snapshots of ``"main"``, and a new snapshot is added whenever
-``"main"``'s win rate over the last 100 games passes ``--win-rate-threshold``.
+``"main"``'s win rate (mean win share) over the last 100 games passes ``--win-rate-threshold``.
+
+Environment options: ``--players`` (default: the game's ``default_players``), the rules options of
+the registered games (``--preset``, ``--shared-pool``, ``--discard``, ``--board``, ...; an option of
+another game than ``--game``'s is a usage error), ``--reward``, and the game's own environment
+options: ``--window`` and ``--chip-shaping`` (Kardinal's; default: the environment's, the lossless
+window 53) or any ``--env-option KEY=VALUE``.
 
 Without ``--address`` it starts a local Ray instance (``ray.init(num_cpus=2,
 include_dashboard=False)``, object store ``--object-store-mb``); with ``--address`` it joins an
@@ -27,27 +35,55 @@ progress line names the driver's node (``driver_node``) and the nodes of the env
 Checkpoints: ``OUT/checkpoint`` (the latest, overwritten every ``--checkpoint-every`` iterations
 and at the end) is an ordinary RLlib Algorithm checkpoint (``Algorithm.from_checkpoint`` resumes
 it; ``--resume OUT/checkpoint`` continues training with the league's frozen snapshots; the
-league callback's episode counter and the win-rate window start afresh). ``agents.networks.rllib_agent.RLlibAgent`` plays its
-``"main"`` module, so ``scripts/evaluate.py --agents rllib:OUT/checkpoint`` evaluates it. One JSON
-line per iteration goes to stdout and to ``OUT/progress.jsonl``. The driver writes the checkpoint
-(its learner holds the weights), so ``--out`` is a path of the driver's machine; to resume or
-evaluate from another node, put it on storage every node reaches (NFS, a mounted bucket).
+league callback's episode counter and the win-rate window start afresh).
+``agents.networks.rllib_agent.RLlibAgent`` plays its ``"main"`` module, so
+``scripts/evaluate.py --agents rllib:OUT/checkpoint`` evaluates it. One JSON line per iteration goes
+to stdout and to ``OUT/progress.jsonl``. The driver writes the checkpoint (its learner holds the
+weights), so ``--out`` is a path of the driver's machine; to resume or evaluate from another node,
+put it on storage every node reaches (NFS, a mounted bucket).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
-__all__ = ["build_config", "env_runner_nodes", "main", "parse_args"]
+from kardinal_env.core.registry import GameSpec, RuleOption, games
+
+__all__ = ["build_config", "env_config", "env_runner_nodes", "main", "parse_args"]
 
 
-def parse_args(argv=None) -> argparse.Namespace:
+def _rule_options() -> dict[str, list[tuple[GameSpec, RuleOption]]]:
+    by_name: dict[str, list[tuple[GameSpec, RuleOption]]] = {}
+    for spec in games().values():
+        for option in spec.rule_options:
+            by_name.setdefault(option.name, []).append((spec, option))
+    return by_name
+
+
+def _dest(name: str) -> str:
+    return f"rule_{name}"
+
+
+def _env_option(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a name, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    names = list(games())
     p = argparse.ArgumentParser(
-        description="League self-play PPO for Kardinal with Ray RLlib (new API stack).",
-        epilog=__doc__.split("\n\n", 1)[1],
+        description="League self-play PPO with Ray RLlib (new API stack) for any registered game.",
+        epilog=(__doc__ or "").split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
@@ -55,19 +91,40 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     p.add_argument("--num-cpus", type=int, default=2, help="CPUs of the local Ray instance (ignored with --address)")
     p.add_argument("--object-store-mb", type=int, default=256, help="object store of the local Ray instance, MiB")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    p.add_argument("--window", type=int, default=9, help="odd observation/action window (53 = the full game)")
-    p.add_argument("--preset", default="english")
-    p.add_argument("--shared-pool", action="store_true")
-    p.add_argument("--reward", default="win_loss", choices=("win_loss", "margin"))
-    p.add_argument("--chip-shaping", type=float, default=0.0)
+    p.add_argument("--game", default="kardinal", choices=names, help="which registered game (default kardinal)")
+    counts = "; ".join(f"{s.name}: {list(s.players)}, default {s.default_players}" for s in games().values())
+    p.add_argument("--players", type=int, default=None, help=f"seats ({counts})")
+    p.add_argument("--reward", default=None, choices=("win_loss", "margin"), help="reward scheme (default win_loss)")
+    p.add_argument("--window", type=int, default=None, help="env option window (Kardinal: odd, 3..53, default 53)")
+    p.add_argument("--chip-shaping", type=float, default=None, help="env option chip_shaping (Kardinal)")
+    p.add_argument(
+        "--env-option",
+        type=_env_option,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="any other option of the game's environment (VALUE read as JSON when it parses)",
+    )
+    group = p.add_argument_group("rules options", "the registered games' rules options (for --game's game only)")
+    for name, owners in _rule_options().items():
+        kinds = {opt.kind for _, opt in owners}
+        helps = "; ".join(f"{spec.name}: {opt.help}" for spec, opt in owners)
+        kw: dict[str, Any] = {"dest": _dest(name), "default": None, "help": helps}
+        if kinds == {"flag"}:
+            kw["action"] = "store_true"
+        elif kinds == {"choice"}:
+            kw["choices"] = list(dict.fromkeys(c for _, opt in owners for c in opt.choices))
+        else:
+            kw["metavar"] = name.upper()
+        group.add_argument(owners[0][1].flag, **kw)
     p.add_argument("--iterations", type=int, default=2, help="training iterations (tiny by default)")
     p.add_argument("--train-batch-size", type=int, default=512, help="env steps per iteration")
     p.add_argument("--minibatch-size", type=int, default=128)
     p.add_argument("--num-epochs", type=int, default=2)
     p.add_argument("--lr", type=float, default=3e-4)
-    p.add_argument("--channels", type=int, default=32, help="conv channels of the module")
-    p.add_argument("--blocks", type=int, default=3, help="conv layers of the module")
+    p.add_argument("--channels", type=int, default=None, help="conv channels of a board module (default 32)")
+    p.add_argument("--blocks", type=int, default=None, help="conv layers of a board module (default 3)")
+    p.add_argument("--hidden", type=int, nargs="+", default=None, help="layer sizes of an MLP module (default 128 128)")
     p.add_argument("--num-env-runners", type=int, default=0, help="0 = sample in the driver process")
     p.add_argument("--num-envs-per-env-runner", type=int, default=1)
     p.add_argument("--no-league", action="store_true", help="pure self-play: every seat plays 'main'")
@@ -77,23 +134,58 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--out", default="runs/rllib", help="output directory (checkpoint, progress.jsonl)")
     p.add_argument("--checkpoint-every", type=int, default=10)
     p.add_argument("--resume", default=None, help="an Algorithm checkpoint to continue from")
-    return p.parse_args(argv)
+    return p
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    spec = games()[args.game]
+    if args.players is not None and args.players not in spec.players:
+        parser.error(f"--players {args.players}: {spec.name} plays {list(spec.players)}")
+    own = {option.name: option for option in spec.rule_options}
+    for name, owners in _rule_options().items():
+        value = getattr(args, _dest(name))
+        if value is None:
+            continue
+        option = own.get(name)
+        if option is None:
+            parser.error(f"{owners[0][1].flag} is an option of {', '.join(s.name for s, _ in owners)}, not {spec.name}")
+        if option.kind == "choice" and value not in option.choices:
+            parser.error(f"{option.flag} {value}: {spec.name} offers {', '.join(option.choices)}")
+    return args
+
+
+def env_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The environment options of the command line (``players`` apart): rules options, reward, env options."""
+    spec = games()[args.game]
+    config: dict[str, Any] = {}
+    for option in spec.rule_options:
+        value = getattr(args, _dest(option.name), None)
+        if value is not None:
+            config[option.name] = value
+    for key, value in (("reward", args.reward), ("window", args.window), ("chip_shaping", args.chip_shaping)):
+        if value is not None:
+            config[key] = value
+    config.update(dict(args.env_option))
+    return config
 
 
 def build_config(args: argparse.Namespace):
-    from kardinal_env.integrations.rllib import kardinal_ppo_config
+    from kardinal_env.integrations.rllib import ppo_config
 
-    env_config = {"preset": args.preset, "reward": args.reward, "chip_shaping": args.chip_shaping}
-    if args.shared_pool:
-        env_config["shared_pool"] = True
-    return kardinal_ppo_config(
+    model_config: dict[str, Any] = {}
+    for key, value in (("channels", args.channels), ("blocks", args.blocks), ("hidden", args.hidden)):
+        if value is not None:
+            model_config[key] = value
+    return ppo_config(
+        game=args.game,
         players=args.players,
-        window=args.window,
-        env_config=env_config,
+        env_config=env_config(args),
         league=not args.no_league,
         win_rate_threshold=args.win_rate_threshold,
         min_episodes=args.min_episodes,
-        model_config={"channels": args.channels, "blocks": args.blocks},
+        model_config=model_config,
         train_batch_size=args.train_batch_size,
         minibatch_size=args.minibatch_size,
         num_epochs=args.num_epochs,
@@ -148,6 +240,11 @@ def _summary(it: int, result: dict, seconds: float) -> dict:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    try:
+        config = build_config(args)  # builds one environment: bad environment options fail here, before Ray
+    except (TypeError, ValueError) as exc:
+        print(f"train_rllib: error: {exc}", file=sys.stderr)
+        return 2
     import ray
 
     if args.address:
@@ -163,7 +260,7 @@ def main(argv=None) -> int:
     checkpoint = (out / "checkpoint").resolve()
     algo = None
     try:
-        algo = build_config(args).build_algo()
+        algo = config.build_algo()
         if args.resume:
             from kardinal_env.integrations.rllib import restore_league
 
@@ -185,7 +282,11 @@ def main(argv=None) -> int:
         if args.iterations <= 0:
             algo.save_to_path(str(checkpoint))
         print(f"checkpoint: {checkpoint}")
-        print(f"evaluate:   python scripts/evaluate.py --agents rllib:{checkpoint} greedy --players {args.players}")
+        players = args.players or games()[args.game].default_players
+        print(
+            f"evaluate:   python scripts/evaluate.py --game {args.game} --agents rllib:{checkpoint} greedy "
+            f"--players {players}"
+        )
     finally:
         if algo is not None:
             algo.stop()

@@ -1,36 +1,51 @@
-"""Stable-Baselines3 / sb3-contrib ``MaskablePPO`` for Kardinal.
+"""Stable-Baselines3 / sb3-contrib ``MaskablePPO`` for every registered game.
 
 Imports gymnasium, torch, stable_baselines3 and sb3_contrib; install with
 ``pip install "kardinal-env[sb3]"``. Nothing else in ``kardinal_env`` imports this module.
 
-Two ways to train a ``MaskablePPO`` model:
+**The observation-only view.** The single-agent view of a game
+(:class:`kardinal_env.core.single_agent.VsBots`, registered with Gymnasium as
+``kardinal/KardinalVsBots-v0``, ``kardinal/KardinalKoenigVsBots-v0``, ...) observes a
+``Dict(observation, action_mask)``, which SB3 accepts only with ``MultiInputPolicy``.
+:class:`ObservationOnly` exposes the ``observation`` Box alone, so ``"MlpPolicy"`` (and the
+extractors below) work, while ``action_masks()`` still gives the learner's mask, where
+``MaskablePPO`` looks for it::
 
-1. **Against fixed bots** — ``kardinal/KardinalVsBots-v0`` (the learner plays one seat, the others
-   are ``agents/`` baselines or ``"random"``) through sb3-contrib's ``ActionMasker``:
-   :func:`make_vs_bots_env`.
-2. **Self-play** — :class:`KardinalSelfPlayEnv`: every episode the learner takes a seat (random
-   by default, so it plays every seat) and each other seat is played by an opponent drawn from a
-   pool: ``"random"``, ``"self"`` (the live policy being trained) and frozen snapshots of it,
-   which :class:`SelfPlayCallback` adds while training. :func:`make_self_play_env` builds it.
+    env = ObservationOnly(gym.make("kardinal/KardinalKoenigVsBots-v0", players=3))
+    model = MaskablePPO("MlpPolicy", env)
+
+Two ways to train a ``MaskablePPO`` model, for any game (``game=`` a registered game's name):
+
+1. **Against fixed bots** — :func:`make_vs_bots_env`: ``ObservationOnly(VsBots(game, ...))``, the
+   learner plays one seat, the others are baselines (agent objects or spec strings) or ``"random"``.
+2. **Self-play** — :class:`SelfPlayEnv`: every episode the learner takes a seat (random by default,
+   so it plays every seat) and each other seat is played by an opponent drawn from a pool:
+   ``"random"``, ``"self"`` (the live policy being trained) and frozen snapshots of it, which
+   :class:`SelfPlayCallback` adds while training. :func:`make_self_play_env` builds it.
+
+``players`` defaults to the game's ``default_players`` (2 for Kardinal, 4 for Kardinal & König);
+every other keyword goes to the game's AEC environment (rule options, ``reward``, env options such
+as Kardinal's ``window``, whose default is the lossless 53).
 
 **Whose reward.** Every transition SB3 sees is a decision of the learner's seat, and its reward is
-that seat's reward (terminal ±1 by default, plus ``chip_shaping`` per chip that seat takes,
-including the final reward when an opponent's move ends the game). The opponents' moves happen
-inside ``step``. This is the fix for PettingZoo issue #1147 (the SB3 tutorial once trained on the
-opponent's reward) taken one step further: the tutorial's wrapper hands SB3 the seats' decisions
-interleaved in one trajectory, so GAE bootstraps a seat's value from the *opponent's* next state;
-here each trajectory belongs to one seat, so returns and advantages stay that seat's.
+that seat's reward (terminal ±1 by default, plus any per-move reward the game's environment gives,
+such as Kardinal's ``chip_shaping``, including the final reward when an opponent's move ends the
+game). The opponents' moves happen inside ``step``. This is the fix for PettingZoo issue #1147 (the
+SB3 tutorial once trained on the opponent's reward) taken one step further: the tutorial's wrapper
+hands SB3 the seats' decisions interleaved in one trajectory, so GAE bootstraps a seat's value from
+the *opponent's* next state; here each trajectory belongs to one seat, so returns and advantages
+stay that seat's.
 
-Observation: the ``(72, W, W)`` uint8 board (``"observation"`` of ``kardinal_v0``); the mask is
-not part of the observation but comes from ``action_masks()`` (bool), where ``MaskablePPO`` looks
-for it. ``MlpPolicy`` flattens the board, which is fine for small windows such as ``window=9``; on the
-full window 53 it has 29M parameters, so pass
+**Networks.** Kardinal observes a ``(72, W, W)`` uint8 board: ``MlpPolicy`` flattens it, which is
+fine for small windows such as ``window=9``; on the full window 53 it has 29M parameters, so pass
 ``policy_kwargs=dict(features_extractor_class=KardinalCropCNN)`` (a fixed crop around the cathedral,
-4.2M parameters in the whole policy) or :class:`KardinalCNN` (the whole window, globally pooled).
-``docs/integrations.md`` has the measured cost and the trade-off.
+4.2M parameters in the whole policy) or :class:`KardinalCNN` (the whole window, globally pooled);
+``docs/integrations.md`` has the measured cost and the trade-off. Kardinal & König observes a flat
+``float32`` vector of counts (494 entries on the default board): ``MlpPolicy`` takes it as it is.
 
 Playing a trained model: :class:`SB3Agent` (``select_move(game) -> str``, the ``agents`` protocol)
-from ``SB3Agent.load("model.zip")`` or ``SB3Agent.from_model(model)``.
+from ``SB3Agent.load("model.zip")`` or ``SB3Agent.from_model(model)``, for a game of any registered
+game (the observation and mask come from the game's encoder and codec).
 """
 
 from __future__ import annotations
@@ -43,21 +58,21 @@ import gymnasium as gym
 import numpy as np
 import torch
 from gymnasium import spaces
-from sb3_contrib.common.wrappers import ActionMasker
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from kardinal_env.core.single_agent import KardinalVsBots
+from kardinal_env.core.registry import GameSpec, get_game
+from kardinal_env.core.single_agent import VsBots
 from kardinal_env.integrations.common import GameFeaturizer
 from kardinal_env.integrations.torch_nets import CropTrunk, PooledTrunk, check_window
 
 __all__ = [
     "KardinalCNN",
     "KardinalCropCNN",
-    "KardinalSelfPlayEnv",
     "ObservationOnly",
     "SB3Agent",
     "SelfPlayCallback",
+    "SelfPlayEnv",
     "mask_fn",
     "make_self_play_env",
     "make_vs_bots_env",
@@ -66,34 +81,57 @@ __all__ = [
 
 # ---------------------------------------------------------------------- wrappers and helpers
 class ObservationOnly(gym.ObservationWrapper):
-    """Dict(observation, action_mask) → the ``observation`` Box (the mask stays reachable via ``action_masks()``)."""
+    """``Dict(observation, action_mask)`` → the ``observation`` Box; ``action_masks()`` gives the mask (bool).
+
+    Wraps any env whose observation space is such a Dict and that has ``action_masks()`` somewhere
+    in its wrapper chain (the single-agent view :class:`kardinal_env.core.single_agent.VsBots`).
+    """
 
     def __init__(self, env: gym.Env):
+        space = env.observation_space
+        if not isinstance(space, spaces.Dict) or "observation" not in space.spaces:
+            raise ValueError(f"ObservationOnly needs a Dict observation space with key 'observation', got {space!r}")
         super().__init__(env)
-        self.observation_space = env.observation_space["observation"]  # type: ignore[index]
+        self.observation_space = space["observation"]
 
     def observation(self, observation):
         return observation["observation"]
 
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as bool (``MaskablePPO`` calls this)."""
+        return np.asarray(self.env.get_wrapper_attr("action_masks")(), dtype=bool)
+
 
 def mask_fn(env: gym.Env) -> np.ndarray:
     """``ActionMasker`` mask function: the learner's legal actions as bool."""
-    return env.unwrapped.action_masks()  # type: ignore[attr-defined]
+    return np.asarray(env.get_wrapper_attr("action_masks")(), dtype=bool)
+
+
+def _players(spec: GameSpec, players: int | None) -> int:
+    return spec.check_players(players)
 
 
 def make_vs_bots_env(
-    players: int = 2, window: int = 9, opponents="random", learner_seat="random", **env_kwargs
-) -> gym.Env:
-    """``ActionMasker(ObservationOnly(gym.make("kardinal/KardinalVsBots-v0", ...)), mask_fn)``."""
-    env = gym.make(
-        "kardinal/KardinalVsBots-v0",
-        players=players,
-        window=window,
+    game: str | GameSpec = "kardinal",
+    players: int | None = None,
+    opponents: Any = "random",
+    learner_seat: int | str = "random",
+    **env_kwargs: Any,
+) -> ObservationOnly:
+    """``ObservationOnly(VsBots(game, players, opponents, learner_seat, **env_kwargs))``.
+
+    ``opponents``: ``"random"``, an agent (``select_move(game)``), a callable ``game -> move``, an agent
+    spec string, or a list with one per other seat (see :class:`~kardinal_env.core.single_agent.VsBots`).
+    """
+    spec = get_game(game)
+    env = VsBots(
+        game=spec.name,
+        players=_players(spec, players),
         opponents=opponents,
         learner_seat=learner_seat,
         **env_kwargs,
     )
-    return ActionMasker(ObservationOnly(env), mask_fn)
+    return ObservationOnly(env)
 
 
 # ---------------------------------------------------------------------- playing a policy
@@ -101,16 +139,25 @@ class SB3Agent:
     """A (maskable) SB3 policy as an agent: ``select_move(game) -> str`` (``agents.base`` protocol).
 
     ``greedy=True`` plays the most probable legal action; otherwise it samples (torch's generator,
-    seeded with ``seed`` when given). The observation is built for the game's window
-    (``Rules.window``; 53 for the unbounded game), which must be the window the policy was
-    trained on, since SB3 policies have fixed input shapes.
+    seeded with ``seed`` when given). The observation and the mask come from the game's encoder and
+    codec (:class:`~kardinal_env.integrations.common.GameFeaturizer`, with ``env_options`` when the
+    environment was made with options besides the rules); the observation must have the shape the
+    policy was trained on (SB3 policies have fixed input shapes), otherwise ``select_move`` raises
+    ``ValueError`` naming both shapes.
     """
 
-    def __init__(self, policy, greedy: bool = False, name: str = "sb3", seed: int | None = None):
+    def __init__(
+        self,
+        policy,
+        greedy: bool = False,
+        name: str = "sb3",
+        seed: int | None = None,
+        env_options: dict | None = None,
+    ):
         self.policy = policy
         self.greedy = bool(greedy)
         self.name = name
-        self.featurizer = GameFeaturizer()
+        self.featurizer = GameFeaturizer(**(env_options or {}))
         self._gen: torch.Generator | None = None
         self.reset(seed)
 
@@ -156,27 +203,44 @@ class SB3Agent:
 
 
 # ---------------------------------------------------------------------- self-play env
-class KardinalSelfPlayEnv(KardinalVsBots):
-    """Self-play as a single-agent env: the learner's seat against opponents drawn from a pool.
+class SelfPlayEnv(VsBots):
+    """Self-play of any registered game as a single-agent env: the learner's seat against a pool.
 
     ``pool`` entries: ``"random"`` (uniform legal moves from the env's generator), ``"self"`` (the
     live policy set with :meth:`set_live_policy`; random until then) or any agent with
     ``select_move(game)`` / callable ``game -> str`` (e.g. a frozen :class:`SB3Agent`).
     At each reset every other seat draws one entry (uniformly, from the env's seeded generator);
-    ``learner_seat`` defaults to ``"random"``. Other keyword arguments go to ``kardinal_v0.raw_env``.
-    The observation is the board only; the mask comes from ``action_masks()``.
+    ``learner_seat`` defaults to ``"random"``; ``players`` to the game's ``default_players``. Other
+    keyword arguments go to the game's AEC environment. The observation is the ``observation`` Box
+    only; the mask comes from ``action_masks()``.
     """
 
-    def __init__(self, pool: Sequence = ("random",), learner_seat="random", max_pool: int | None = None, **env_kwargs):
+    def __init__(
+        self,
+        game: str | GameSpec = "kardinal",
+        pool: Sequence = ("random",),
+        learner_seat: int | str = "random",
+        max_pool: int | None = None,
+        players: int | None = None,
+        **env_kwargs: Any,
+    ):
         self._pool = list(pool)
         if not self._pool:
             raise ValueError("pool must not be empty")
+        for entry in self._pool:
+            if isinstance(entry, str) and entry not in ("random", "self"):
+                raise ValueError(f"pool: unknown entry {entry!r} (strings: 'random', 'self')")
         self.max_pool = max_pool
         self._live: Any = None
         self._drawn: dict[int, object] = {}
-        players = int(env_kwargs.get("players", 4))
+        spec = get_game(game)
+        players = _players(spec, players)
         super().__init__(
-            learner_seat=learner_seat, opponents=[self._seat_policy(k) for k in range(players - 1)], **env_kwargs
+            game=spec.name,
+            players=players,
+            learner_seat=learner_seat,
+            opponents=[self._seat_policy(k) for k in range(players - 1)],
+            **env_kwargs,
         )
         self.observation_space = self.aec.observation_space(self.aec.possible_agents[0])["observation"]
 
@@ -208,9 +272,7 @@ class KardinalSelfPlayEnv(KardinalVsBots):
                 choice = self._drawn[index] = self._pool[int(self.np_random.integers(len(self._pool)))]
             if choice == "self":
                 choice = self._live if self._live is not None else "random"
-            if isinstance(choice, str):
-                if choice != "random":
-                    raise ValueError(f"unknown pool entry {choice!r}")
+            if isinstance(choice, str):  # "random"
                 moves = game.legal_moves()
                 return moves[int(self.np_random.integers(len(moves)))]
             if hasattr(choice, "select_move"):
@@ -230,10 +292,13 @@ class KardinalSelfPlayEnv(KardinalVsBots):
 
 
 def make_self_play_env(
-    players: int = 2, window: int = 9, pool: Sequence = ("random", "self"), **kw
-) -> KardinalSelfPlayEnv:
-    """A :class:`KardinalSelfPlayEnv` (it has ``action_masks()`` itself, so no ``ActionMasker`` is needed)."""
-    return KardinalSelfPlayEnv(pool=pool, players=players, window=window, **kw)
+    game: str | GameSpec = "kardinal",
+    players: int | None = None,
+    pool: Sequence = ("random", "self"),
+    **kw: Any,
+) -> SelfPlayEnv:
+    """A :class:`SelfPlayEnv` (it has ``action_masks()`` itself, so no ``ActionMasker`` is needed)."""
+    return SelfPlayEnv(game=game, pool=pool, players=players, **kw)
 
 
 class SelfPlayCallback(BaseCallback):
@@ -242,23 +307,28 @@ class SelfPlayCallback(BaseCallback):
     At the start it points every env's ``"self"`` entries at the live policy (in-process vector
     envs only: with ``SubprocVecEnv`` each worker gets a copy, i.e. a snapshot). Every
     ``snapshot_every`` env steps (summed over envs) it adds a frozen copy of the policy to each
-    env's pool (the env's ``max_pool`` bounds the pool).
+    env's pool (the env's ``max_pool`` bounds the pool). The agents it makes take the env options
+    given here (``env_options``, e.g. Kardinal's ``{"window": 9}``) to observe games.
     """
 
-    def __init__(self, snapshot_every: int = 10_000, verbose: int = 0):
+    def __init__(self, snapshot_every: int = 10_000, verbose: int = 0, env_options: dict | None = None):
         super().__init__(verbose)
         self.snapshot_every = int(snapshot_every)
+        self.env_options = dict(env_options or {})
         self._next = self.snapshot_every
         self.snapshots = 0
 
     def _on_training_start(self) -> None:
-        self.training_env.env_method("set_live_policy", SB3Agent(self.model.policy, greedy=False, name="self"))
+        live = SB3Agent(self.model.policy, greedy=False, name="self", env_options=self.env_options)
+        self.training_env.env_method("set_live_policy", live)
 
     def _on_step(self) -> bool:
         if self.snapshot_every > 0 and self.num_timesteps >= self._next:
             self._next += self.snapshot_every
             self.snapshots += 1
-            agent = SB3Agent.from_model(self.model, frozen=True, name=f"snapshot_{self.snapshots}")
+            agent = SB3Agent.from_model(
+                self.model, frozen=True, name=f"snapshot_{self.snapshots}", env_options=self.env_options
+            )
             self.training_env.env_method("add_opponent", agent)
             if self.verbose:
                 print(f"self-play: snapshot {self.snapshots} at {self.num_timesteps} steps")

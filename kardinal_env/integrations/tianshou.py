@@ -1,0 +1,78 @@
+"""Tianshou (2.x) for every registered game: :class:`TianshouEnv`, Tianshou's ``PettingZooEnv`` with fixed-shape infos.
+
+Imports tianshou; install with ``pip install "kardinal-env[tianshou]"``. Nothing else in
+``kardinal_env`` imports this module.
+
+Tianshou's ``tianshou.env.PettingZooEnv`` takes a game's AEC environment as it is, but its replay
+buffer stores every step's ``info`` in arrays whose shapes are fixed by the first ``info`` it stores.
+The environments' ``infos`` carry ``winners`` at the end of a game, a list as long as the number of
+tied winners: once a game with one winner has been stored, the first shared win (two winners) raised
+``ValueError: shape mismatch`` inside ``ReplayBufferManager.add`` — after a number of games that
+depends on the policies' random moves, so a short run failed now and then. :class:`TianshouEnv`
+returns the same ``info`` keys with the same shapes at every step instead:
+
+* ``scores`` — ``float32`` array of every seat's final score once the game is over (``game.scores()``),
+  zeros before;
+* ``win_share`` — ``float32`` array of every seat's share of the win once the game is over
+  (:func:`kardinal_env.core.rewards.win_share`: a win shared by ``k`` seats counts ``1/k``),
+  zeros before.
+
+The observation is Tianshou's ``{"agent_id", "obs", "mask"}`` with ``mask`` as a ``bool`` array
+(Tianshou's own wrapper builds a Python list of every action's flag at each step).
+
+:func:`make_env` builds it for a registered game by name: ``make_env("kardinal_koenig", players=3)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from tianshou.env import PettingZooEnv
+
+from kardinal_env.core.registry import GameSpec
+from kardinal_env.core.rewards import win_share
+from kardinal_env.integrations.common import aec_env
+
+__all__ = ["TianshouEnv", "make_env"]
+
+
+class TianshouEnv(PettingZooEnv):
+    """``tianshou.env.PettingZooEnv`` with fixed-shape infos and a ``bool`` array mask (module docstring)."""
+
+    def reset(self, *args: Any, **kwargs: Any) -> tuple[dict, dict]:
+        self.env.reset(*args, **kwargs)
+        obs, _, _ = self._observe()
+        return obs, self._info()
+
+    def step(self, action: Any) -> tuple[dict, list, bool, bool, dict]:
+        self.env.step(action)
+        obs, terminated, truncated = self._observe()
+        for agent_id, reward in self.env.rewards.items():
+            self.rewards[self.agent_idx[agent_id]] = reward
+        return obs, list(self.rewards), terminated, truncated, self._info()
+
+    def _observe(self) -> tuple[dict, bool, bool]:
+        observation, _, terminated, truncated, _ = self.env.last()
+        obs = {
+            "agent_id": self.env.agent_selection,
+            "obs": observation["observation"],
+            "mask": np.asarray(observation["action_mask"], dtype=bool),
+        }
+        return obs, bool(terminated), bool(truncated)
+
+    def _info(self) -> dict:
+        game = self.env.unwrapped.game
+        seats = len(self.agents)
+        scores = np.zeros(seats, dtype=np.float32)
+        shares = np.zeros(seats, dtype=np.float32)
+        if game.is_over:
+            scores[:] = game.scores()
+            winners = game.winners()
+            shares[:] = [win_share(winners, seat) for seat in range(seats)]
+        return {"scores": scores, "win_share": shares}
+
+
+def make_env(game: str | GameSpec = "kardinal", **options: Any) -> TianshouEnv:
+    """:class:`TianshouEnv` over ``game``'s AEC environment (``options``: ``players``, rule options, ...)."""
+    return TianshouEnv(aec_env(game, **options))
