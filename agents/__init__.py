@@ -18,13 +18,15 @@
                    the agent checks the game it is asked to move in, the spec check does not)
 =================  ===========================================================================
 
-``game`` is a registered game's name or its :class:`kardinal_env.core.registry.GameSpec`. With it,
-a baseline kind is that game's class (``spec.baseline(kind)``) and a spec that cannot play the game
-is refused. With ``game=None`` a baseline kind may be any registered game's, and the agent picks its
-class from the game it is asked to move in (:func:`kardinal_env.core.registry.game_of`) at its first
-``select_move`` (so ``load_agent("greedy")`` plays Kardinal's greedy on a Kardinal game and Kardinal &
-König's on a Kardinal & König game). No kind is tied to a game by name: each says what it needs of
-the game (see :data:`KINDS`).
+``game`` is a registered game's name or its :class:`kardinal_env.core.registry.GameSpec` (a spec
+need not be registered). With it, a baseline kind is that game's class (``spec.baseline(kind)``), a
+spec that cannot play the game is refused, and a search agent is given the spec (``game=``) instead
+of looking its game up in the registry. With ``game=None`` a baseline kind may be any registered
+game's, and the agent picks its class from the game it is asked to move in
+(:func:`kardinal_env.core.registry.game_of`) at its first ``select_move`` (so
+``load_agent("greedy")`` plays Kardinal's greedy on a Kardinal game and Kardinal & König's on a
+Kardinal & König game). No kind is tied to a game by name: each says what it needs of the game (see
+:data:`KINDS`).
 
 Keyword arguments (e.g. ``seed=3``) go to the agent's constructor. Importing this package does not
 import torch; only ``ppo:`` and ``puct:`` specs do.
@@ -243,6 +245,8 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
         from agents.networks.checkpoint import CheckpointError
 
         assert path is not None
+        if kind == "puct" and game_spec is not None:
+            kw.setdefault("game", game_spec)
         try:
             return _load_network_agent(kind, simulations, path, kw)
         except CheckpointError as exc:
@@ -251,12 +255,12 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
         from agents.search.mcts import MCTSAgent
 
         assert simulations is not None
-        return MCTSAgent(simulations, **kw)
+        return MCTSAgent(simulations, game=game_spec, **kw)
     if kind == "ismcts":
         from agents.search.ismcts import ISMCTSAgent
 
         assert simulations is not None
-        return ISMCTSAgent(simulations, **kw)
+        return ISMCTSAgent(simulations, game=game_spec, **kw)
     from agents.networks.rllib_agent import RLlibAgent  # kind == "rllib"; imports ray and torch; only here
 
     assert path is not None

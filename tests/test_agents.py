@@ -77,7 +77,10 @@ def test_load_agent_rejects_bad_specs(spec):
 
 
 def test_importing_agents_does_not_import_torch():
-    code = "import sys, agents, agents.baselines.kardinal_greedy, agents.search.mcts, agents.baselines.random; print('torch' in sys.modules)"
+    code = (
+        "import sys, agents, agents.baselines.kardinal_greedy, agents.baselines.koenig_greedy, agents.search.mcts, "
+        "agents.search.ismcts, agents.search.puct, agents.baselines.random; print('torch' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -181,3 +181,15 @@ def test_bad_specs_say_what_is_wrong(spec, message):
 def test_an_unknown_game_is_an_agent_spec_error():
     with pytest.raises(AgentSpecError, match="unknown game 'chess'"):
         load_agent("random", game="chess")
+
+
+@pytest.mark.parametrize("kind", ["mcts", "ismcts"])
+def test_search_on_a_game_given_by_an_unregistered_spec(kind):
+    """``load_agent(spec, game=GameSpec)`` hands the spec to the search: the game need not be registered."""
+    from kardinal_env.core.registry import games
+
+    assert "nim" not in games()
+    agent = load_agent(f"{kind}:300", game=third_game.SPEC, seed=0, rollout_moves=5) if kind == "ismcts" else None
+    agent = agent or load_agent(f"{kind}:300", game=third_game.SPEC, seed=0)
+    assert agent.game is third_game.SPEC
+    assert agent.select_move(_nim(9)) == "1"

@@ -15,7 +15,8 @@ games differing only in hidden state give the same move under the same seed.
 point of view of the seat that made the move. Selection maximises UCB1 with *availability* counts
 (how often the move was legal when its parent was visited), expansion adds one untried move chosen
 at random, then a playout of at most ``rollout_moves`` decisions (default 0: none) with the game's
-playout policy (``GameSpec.rollout``; uniform random moves for a game without one or with
+playout policy (``GameSpec.rollout`` of the registry entry ``game=`` or, by default, of
+:func:`kardinal_env.core.registry.game_of`; uniform random moves for a game without one or with
 ``rollout="random"``), and a value per seat in ``[0, 1]``: for a finished game ``1/k`` for each of
 ``k`` winners (0 for the others); otherwise ``sigmoid((projected score − best other projected
 score) / scale)`` with ``game.projected_scores()``. The final move is the most visited root child
@@ -29,7 +30,7 @@ import math
 from typing import Any
 
 from agents.base import BaseAgent
-from kardinal_env.core.registry import game_of
+from kardinal_env.core.registry import GameSpec, game_of
 
 __all__ = ["ISMCTSAgent"]
 
@@ -58,6 +59,7 @@ class ISMCTSAgent(BaseAgent):
         rollout_moves: int = 0,
         scale: float = 8.0,
         rollout: str = "policy",
+        game: GameSpec | None = None,
     ):
         super().__init__(seed)
         if not isinstance(simulations, int) or isinstance(simulations, bool) or simulations < 1:
@@ -72,6 +74,7 @@ class ISMCTSAgent(BaseAgent):
         self.scale = scale
         self.rollout = rollout
         self.name = f"ismcts:{simulations}"
+        self.game = game
         self._game_class: type | None = None
         self._policy: Any = None
 
@@ -98,7 +101,7 @@ class ISMCTSAgent(BaseAgent):
         when the search plays out at all)."""
         if self.rollout_moves == 0 or self.rollout == "random" or type(game) is self._game_class:
             return
-        spec = game_of(game)
+        spec = self.game if self.game is not None else game_of(game)
         self._policy = spec.load("rollout") if spec.rollout is not None else None
         self._game_class = type(game)
 

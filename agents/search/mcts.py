@@ -1,9 +1,10 @@
 """Multi-player UCT Monte Carlo tree search (``mcts:N``: N simulations per decision) for every game of
 perfect information, over the game protocol (:mod:`kardinal_env.core.protocol`).
 
-The agent looks the game up in the registry (:func:`kardinal_env.core.registry.game_of`) and refuses a
-game that hides information (``GameSpec.perfect_information`` false: use ``ismcts:N``). Search runs on
-``game.clone()``; the real game is never touched. Every decision of the game is one tree level; moves
+The agent looks the game up in the registry (:func:`kardinal_env.core.registry.game_of`; or is given
+its entry, ``game=``, as :func:`agents.load_agent` does) and refuses a game that hides information
+(``GameSpec.perfect_information`` false: use ``ismcts:N``). Search runs on ``game.clone()``; the real
+game is never touched. Every decision of the game is one tree level; moves
 are the game's notation strings.
 
 **Statistics.** Each node keeps its visit count and, per seat, the sum of that seat's rewards over
@@ -50,7 +51,7 @@ import math
 from typing import Any
 
 from agents.base import BaseAgent
-from kardinal_env.core.registry import game_of
+from kardinal_env.core.registry import GameSpec, game_of
 
 __all__ = ["MCTSAgent"]
 
@@ -86,6 +87,7 @@ class MCTSAgent(BaseAgent):
         rollout: str = "policy",
         widen_base: float | None = 2.0,
         playout_moves: int | None = None,
+        game: GameSpec | None = None,
     ):
         super().__init__(seed)
         if not isinstance(simulations, int) or isinstance(simulations, bool) or simulations < 1:
@@ -103,6 +105,7 @@ class MCTSAgent(BaseAgent):
         self.widen_base = widen_base
         self.playout_moves = playout_moves
         self.name = f"mcts:{simulations}"
+        self.game = game
         self._game_class: type | None = None
         self._policy: Any = None
         self._order: Any = None
@@ -128,7 +131,7 @@ class MCTSAgent(BaseAgent):
         """The game's playout policy and its optional helpers (looked up once per game class)."""
         if type(game) is self._game_class:
             return
-        spec = game_of(game)
+        spec = self.game if self.game is not None else game_of(game)
         if not spec.perfect_information:
             raise ValueError(
                 f"{self.name}: mcts searches games of perfect information; {spec.name} hides information "

@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
-from kardinal_env.core.registry import game_of
+from kardinal_env.core.registry import GameSpec, game_of
 from kardinal_env.core.rewards import REWARD_SCHEMES, projected_margins, terminal_rewards
 
 __all__ = ["PUCTAgent", "VIRTUAL_LOSS"]
@@ -128,7 +128,8 @@ class PUCTAgent(BaseAgent):
     """PUCT search guided by a network agent's policy and value (see the module docstring).
 
     ``evaluator``: the network's agent (``policy_value(games)``, ``codec``), e.g. what
-    :meth:`agents.networks.ppo_agent.PPOAgent.from_checkpoint` returns."""
+    :meth:`agents.networks.ppo_agent.PPOAgent.from_checkpoint` returns; ``game``: the game's registry
+    entry (default: :func:`kardinal_env.core.registry.game_of` of the first world searched)."""
 
     def __init__(
         self,
@@ -141,6 +142,7 @@ class PUCTAgent(BaseAgent):
         temperature: float = 0.0,
         batch_size: int = 8,
         name: str | None = None,
+        game: GameSpec | None = None,
     ):
         super().__init__(seed)
         if not isinstance(simulations, int) or isinstance(simulations, bool) or simulations < 1:
@@ -163,6 +165,7 @@ class PUCTAgent(BaseAgent):
         self.temperature = temperature
         self.batch_size = batch_size
         self.name = name or f"puct:{simulations}"
+        self.game = game
         self._np_rng = np.random.default_rng(seed)
         self._game_class: type | None = None
         self._same_worlds = True
@@ -211,7 +214,7 @@ class PUCTAgent(BaseAgent):
         a world of the search (never on the real game)."""
         if type(game) is self._game_class:
             return
-        spec = game_of(game)
+        spec = self.game if self.game is not None else game_of(game)
         self._same_worlds = spec.perfect_information and not spec.chance
         self._game_class = type(game)
 
