@@ -497,7 +497,12 @@ class Game(TurnBasedGame):
         first deck order (:attr:`initial_deck` raises), a reshuffle order already drawn, a
         reshuffle order given to the constructor, and the cards the seats in ``hands`` drew from the
         deck (:meth:`deck_takes` shows them as ``None`` to every seat) — so nothing in it tells two
-        games apart that differ only in those. It has no record (:meth:`to_record` raises)."""
+        games apart that differ only in those. It has no record (:meth:`to_record` raises).
+
+        When the seat on turn gets a new hand, its pending decision follows that hand: its legal
+        moves are generated anew, and right after a first piece in a country that held a cloister
+        (where the true hand decided between a second piece and drawing, which the other seats do not
+        see) the copy goes on as its own hand allows — to a second piece, or to drawing."""
         types = self.board.type_index
         g = self.clone()
         old: list[int] = [0] * self._T
@@ -528,6 +533,16 @@ class Game(TurnBasedGame):
         g._deck0 = None
         g._reshuffled = None
         g._takes = [(moves, taker, -1 if taker in hands else t) for moves, taker, t in self._takes]
+        if self._current in hands and self._phase != _OVER:
+            g._moves = g._names = None
+            first_piece = self._history[-1] < self.board.end_id if self._history else False
+            if self._phase in (_SECOND, _DRAW) and self._pieces == 1 and first_piece and not self._was_empty:
+                moves = g._second_moves()
+                if moves:
+                    g._phase = _SECOND
+                    g._moves = moves
+                else:
+                    g._start_draw()
         return g
 
     def determinize(self, seat: int, rng: random.Random) -> Game:

@@ -40,11 +40,18 @@ in the spender's hand turns one of its placeholders into that card — an old on
 chosen at random in proportion to the placeholders and the matching cards left in each pool (a
 choice that makes a later spend impossible is undone and another tried). Then the old placeholders
 get a random share of the old cards left, and the new-deck placeholders and the deck a random order
-of the new-deck cards left. Every world dealt is possible: each card spent was in the hand that
-spent it, the deck holds only cards of the reshuffled pile, and every card is somewhere.
+of the new-deck cards left. Every world dealt is possible in its cards: each card spent was in the
+hand that spent it, the deck holds only cards of the reshuffled pile, and every card is somewhere.
 
 The world is :meth:`Game.with_hidden` of the game with those hands and that deck; its later shuffles
-follow a fresh seed drawn from ``rng``. Counts are per card type *index* (``board.types`` order);
+follow a fresh seed drawn from ``rng``, and when the seat on turn is another seat, its pending
+decision follows its dealt hand (right after a first piece: a second piece or drawing).
+
+Not used: what a choice reveals about a hand beyond the cards it spent — a seat that drew right after
+a first piece in a country with a cloister could not pay for a second piece there; one that ended or
+placed a second piece could. A world may give such a seat cards that would have allowed the other
+choice (possible cards, not always the choices seen). The ISMCTS sampler before issue 18 ignored them
+too. Counts are per card type *index* (``board.types`` order);
 :attr:`SeatKnowledge.known` and the cards of a world are type digits, as everywhere in the engine.
 """
 
