@@ -17,8 +17,8 @@ import torch
 from agents import AgentSpecError, load_agent
 from agents.evaluation import tournament as evaluation_mod
 from agents.evaluation.backends import ProcessPool, Serial
-from agents.networks.checkpoint import CheckpointError, current_layout, read_checkpoint
-from agents.networks.kardinal_net import KardinalNet
+from agents.networks.checkpoint import CheckpointError, read_checkpoint
+from agents.networks.kardinal_net import KardinalNet, current_layout
 from agents.serving import play as play_mod
 from agents.training import trainer as train_mod
 from agents.training.config import TrainConfig

@@ -813,9 +813,11 @@ def _check_resume(config: TrainConfig, ckpt: dict, label: str) -> None:
     stored = ckpt["model_config"]
     given = model_config(make_adapter(config).build_net())
     if given != stored:
+        options = config.network_options()
+        names = ", ".join("network" if k == "kind" else k for k in stored if k in options)
         raise ConfigError(
-            f"{label}: the network of the checkpoint is {stored}; its options cannot change when resuming "
-            f"(given {given}: network {config.network}, {config.network_options()})"
+            f"{label}: the network of the checkpoint is {stored}; its options ({names}) cannot change when "
+            f"resuming (given {given})"
         )
 
 
