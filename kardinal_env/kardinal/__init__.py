@@ -6,14 +6,16 @@ A pure rules engine, no RL imports::
     game = Game(Rules(players=3, preset="german"))
     while not game.is_over:
         game.play(game.legal_moves()[0])
-    game.scores(), game.winners()
+    game.scores(), game.winners(), game.finishing_order()
 
-Modules (the same names as every game of the suite): ``engine`` (the game), ``rules`` (options and
-presets), ``notation`` (move strings), ``record`` (the ``kardinal-record/1`` format), ``actions`` (the
-action codec), ``observation`` (the observation encoder), ``window`` (the lossless window), ``env``
-(the PettingZoo environment, public as ``kardinal_env.kardinal_v0``), ``text`` (the text picture),
-``render`` (the rgb picture), ``replay_html`` (the HTML replay). ``docs/rules.md`` states the rules
-as implemented.
+Modules (the same names as every game of the suite): ``engine`` (the game, implementing the game
+protocol of ``kardinal_env.core.protocol``), ``rules`` (options and presets), ``notation`` (move
+strings), ``record`` (the ``kardinal-record/1`` format), ``actions`` (the action codec), ``observation``
+(the observation encoder), ``env`` (the PettingZoo environment, public as ``kardinal_env.kardinal_v0``),
+``text`` (the text picture), ``render`` (the rgb picture), ``replay_html`` (the HTML replay); and the
+game's own: ``window`` (the lossless window of the codec and the encoder). Records replay with
+``kardinal-replay FILE`` (``kardinal_env.core.replay``). ``docs/rules.md`` states the rules as
+implemented.
 """
 
 from kardinal_env.core.errors import IllegalMoveError, RecordError

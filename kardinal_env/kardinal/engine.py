@@ -35,6 +35,11 @@ rule it breaks: ``"rule 0 (placement)"``, ``"rule I"`` .. ``"rule VII"``, ``"win
 ``"phase"``, ``"chip"``, ``"cardinal"``, ``"game over"``, or ``"malformed move"``; its ``rule``
 attribute holds that name.
 
+The game protocol (``kardinal_env.core.protocol``): :meth:`Game.finishing_order` ranks the seats by
+score, then by edifices touching the cathedral (seats tied on both share a place; the first group
+is :meth:`Game.winners`); :meth:`Game.determinize` is :meth:`Game.clone` (no chance, nothing hidden);
+``Game(rules, seed)`` accepts a seed and ignores it.
+
 Speed: the engine keeps incremental state instead of rescanning the board. ``_sites`` maps every
 site (empty square next to a building) to a bit summary of its neighbours (bits 0-2: a house, tower
 or yard touches it, the nave counting as a house and the clock tower as a tower; bits 3-6: an
