@@ -227,9 +227,9 @@ def test_cli_writes_a_koenig_replay(tmp_path):
 
 
 def test_evaluation_saves_koenig_games_with_html_replays(tmp_path):
-    from agents.evaluation.tournament import evaluate, write_outputs
+    from agents.evaluation.tournament import Table, evaluate, write_outputs
 
-    results = evaluate(["greedy", "random"], game="kardinal_koenig", players=3, games=1, seed=2, save_games=1)
+    results = evaluate(["greedy", "random"], Table.of("kardinal_koenig", players=3), games=1, seed=2, save_games=1)
     write_outputs(results, tmp_path)
     saved = json.loads((tmp_path / "results.json").read_text())["games"][0]
     assert saved["replay_file"] == "games/game_0000.html"
