@@ -54,6 +54,7 @@ KARDINAL = GameSpec(
         "long_2p": "kardinal_configs:long_2p.yaml",
         "long_4p": "kardinal_configs:long_4p.yaml",
     },
+    play_page="agents.serving.kardinal_page:make_page",
 )
 
 KARDINAL_KOENIG = GameSpec(
@@ -89,6 +90,7 @@ KARDINAL_KOENIG = GameSpec(
         "default": "kardinal_configs:koenig_default.yaml",
         "long": "kardinal_configs:koenig_long.yaml",
     },
+    play_page="agents.serving.koenig_page:make_page",
 )
 
 register_game(KARDINAL)

@@ -334,19 +334,22 @@ def test_play_web_refuses_save(capsys):
 
 
 def test_each_game_finds_its_play_page_through_the_registry():
-    from types import SimpleNamespace
 
     from agents.serving.kardinal_page import KardinalPage
     from agents.serving.koenig_page import KoenigPage
-    from agents.serving.pages import page_for, page_module
-    from kardinal_env.core.registry import get_game
+    from agents.serving.pages import TextPage, page_for
+    from kardinal_env.core.registry import GameSpec, get_game
 
-    assert page_module(get_game("kardinal")) == "agents.serving.kardinal_page"
-    assert page_module(get_game("kardinal_koenig")) == "agents.serving.koenig_page"
     assert isinstance(page_for(get_game("kardinal")), KardinalPage)
     assert isinstance(page_for(get_game("kardinal_koenig")), KoenigPage)
-    # a registry entry that names its page wins over the module named for its room
+    # a page object, a class that makes one, or a "module:attribute" string naming either
     page = object()
-    assert page_for(SimpleNamespace(play_page=page, game_class="kardinal_env.kardinal.engine:Game")) is page
-    made = page_for(SimpleNamespace(play_page="agents.serving.koenig_page:KoenigPage"))
-    assert isinstance(made, KoenigPage)
+    kardinal = get_game("kardinal")
+    fields = {f: getattr(kardinal, f) for f in GameSpec.__dataclass_fields__}
+    assert page_for(GameSpec(**{**fields, "play_page": page})) is page
+    assert isinstance(page_for(GameSpec(**{**fields, "play_page": KoenigPage})), KoenigPage)
+    assert isinstance(
+        page_for(GameSpec(**{**fields, "play_page": "agents.serving.koenig_page:KoenigPage"})), KoenigPage
+    )
+    # without a page of its own a game gets the generic text page
+    assert isinstance(page_for(GameSpec(**{**fields, "play_page": None})), TextPage)

@@ -17,47 +17,28 @@ person's hand, the display and the deck) and :class:`TextPage` (any other game: 
 the person's seat and one button per legal move).
 
 :func:`page_for` looks a game's page up through its registry entry: the field ``play_page`` (a
-``"module:attribute"`` string naming a page object, or a class or function that makes one without
-arguments) when the :class:`~kardinal_env.core.registry.GameSpec` has one; else the serving module
-named for the game's room — the package of the module of ``spec.game_class`` (``kardinal_env.koenig``
-for ``kardinal_env.koenig.engine:Game``), its last part plus ``_page``: ``agents.serving.koenig_page``
-— whose ``make_page()`` builds the page; else the :class:`TextPage`. No game name is compared.
+page object, or a class or function that makes one without arguments, or a ``"module:attribute"``
+string naming one) when the :class:`~kardinal_env.core.registry.GameSpec` has one; else the
+:class:`TextPage`. No game name is compared.
 """
 
 from __future__ import annotations
 
 import html
-import importlib
 from typing import Any
 
-from kardinal_env.core.registry import GameSpec, resolve
+from kardinal_env.core.registry import GameSpec
 from kardinal_env.core.replay_page import COMMON_JS, SHELL_CSS, fill_page
 
-__all__ = ["TextPage", "page_for", "page_module", "PLAY_API_JS", "PLAY_CSS"]
-
-
-def page_module(spec: GameSpec) -> str:
-    """The name of the serving module named for ``spec``'s room (see the module docstring)."""
-    target = spec.game_class
-    module = target.partition(":")[0] if isinstance(target, str) else target.__module__
-    package = module.rpartition(".")[0] or module
-    return f"agents.serving.{package.rpartition('.')[2]}_page"
+__all__ = ["TextPage", "page_for", "PLAY_API_JS", "PLAY_CSS"]
 
 
 def page_for(spec: GameSpec) -> Any:
     """The play page of ``spec``'s game (see the module docstring)."""
-    target = getattr(spec, "play_page", None)
-    if target is not None:
-        page = resolve(target)
-        return page() if callable(page) else page
-    name = page_module(spec)
-    try:
-        module = importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name != name:  # the page module exists but something it imports does not
-            raise
+    if spec.play_page is None:
         return TextPage(spec)
-    return module.make_page()
+    page = spec.load("play_page")
+    return page() if callable(page) else page
 
 
 #: What every play page's script shares: the last state ``S``, ``request`` (one API call: busy flag,

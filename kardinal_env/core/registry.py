@@ -60,6 +60,8 @@ field                  meaning
 ``adapter``            the self-play trainer's adapter class for the game, or ``None`` (the generic one
                        for flat observations)
 ``presets``            preset name → training config file (``"kardinal_configs:default.yaml"``)
+``play_page``          the browser play page of ``kardinal-play --web`` (an object, or a class or function
+                       that makes one without arguments), or ``None`` (a generic text page)
 =====================  =================================================================================
 """
 
@@ -164,6 +166,7 @@ class GameSpec:
     network: Any = None
     adapter: Any = None
     presets: Mapping[str, str] = field(default_factory=dict)
+    play_page: Any = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():
