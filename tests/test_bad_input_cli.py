@@ -201,8 +201,10 @@ def test_evaluate_warns_about_player_count_once(ckpts, capsys):
             ["--agents", "greedy", "--game", "kardinal_koenig", "--players", "2"],
             "kardinal_koenig plays 3-5 players, got 2",
         ),
-        (["--agents", "mcts:5", "--game", "kardinal_koenig"], "plays kardinal, not kardinal_koenig"),
-        (["--agents", "ismcts:5"], "plays kardinal_koenig, not kardinal"),
+        (
+            ["--agents", "mcts:5", "--game", "kardinal_koenig"],
+            "agent spec 'mcts:5' needs a game of perfect information; kardinal_koenig hides information",
+        ),
         (["--agents", "greedy", "--game", "kardinal_koenig", "--board", "nope"], "board"),
     ],
 )
