@@ -50,7 +50,6 @@ game (the observation and mask come from the game's encoder and codec).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -168,10 +167,16 @@ class SB3Agent:
 
     @classmethod
     def from_model(cls, model, frozen: bool = True, **kw) -> SB3Agent:
-        """An agent for ``model.policy`` (a deep copy on the CPU if ``frozen``, else the live policy)."""
+        """An agent for ``model.policy`` (a copy on the CPU if ``frozen``, else the live policy).
+
+        The copy is a new policy built from the policy's constructor parameters with its weights
+        loaded (as ``BasePolicy.load`` does): a deep copy fails after ``learn``, when the policy's
+        action distribution still holds tensors of the last gradient step."""
         policy = model.policy
         if frozen:
-            policy = copy.deepcopy(policy).to("cpu")
+            frozen_policy = type(policy)(**policy._get_constructor_parameters())
+            frozen_policy.load_state_dict(policy.state_dict())
+            policy = frozen_policy.to("cpu")
             policy.set_training_mode(False)
         return cls(policy, **kw)
 
