@@ -90,7 +90,7 @@ def test_sb3_maskable_ppo_self_play_and_vs_bots(tmp_path):
 
     env = make_self_play_env("kardinal", players=2, window=W, pool=("random", "self"), max_pool=4)
     model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
-    callback = SelfPlayCallback(snapshot_every=128, env_options={"window": W})
+    callback = SelfPlayCallback(snapshot_every=128)
     model.learn(total_timesteps=384, callback=callback)
     assert model.num_timesteps >= 384
     assert callback.snapshots >= 2 and len(env.pool) == 4  # "random", "self" + the 2 newest snapshots

@@ -187,23 +187,26 @@ class SB3Agent:
 
         return cls(MaskablePPO.load(path, device="cpu").policy, name=kw.pop("name", f"sb3:{path}"), **kw)
 
+    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        """The policy's action for an observation and legal-action mask (as an environment gives them)."""
+        expected = self.policy.observation_space.shape
+        if observation.shape != expected:
+            raise ValueError(
+                f"{self.name}: the policy expects observations {expected}, the game gives {observation.shape}"
+            )
+        policy = self.policy
+        with torch.no_grad():
+            obs_t, _ = policy.obs_to_tensor(observation)
+            dist = policy.get_distribution(obs_t, action_masks=np.asarray(mask, dtype=bool)[None])
+            if self.greedy:
+                return int(dist.mode()[0])
+            probs = dist.distribution.probs[0]
+            return int(torch.multinomial(probs.cpu(), 1, generator=self._gen)[0])
+
     def select_move(self, game) -> str:
         if game.is_over:
             raise ValueError("no legal move: the game is over")
-        obs = self.featurizer.observation(game)
-        expected = self.policy.observation_space.shape
-        if obs.shape != expected:
-            raise ValueError(f"{self.name}: the policy expects observations {expected}, the game gives {obs.shape}")
-        mask = self.featurizer.action_mask(game).astype(bool)
-        policy = self.policy
-        with torch.no_grad():
-            obs_t, _ = policy.obs_to_tensor(obs)
-            dist = policy.get_distribution(obs_t, action_masks=mask[None])
-            if self.greedy:
-                action = int(dist.mode()[0])
-            else:
-                probs = dist.distribution.probs[0]
-                action = int(torch.multinomial(probs.cpu(), 1, generator=self._gen)[0])
+        action = self.act(self.featurizer.observation(game), self.featurizer.action_mask(game))
         return self.featurizer.decode(game, action)
 
 
@@ -212,8 +215,9 @@ class SelfPlayEnv(VsBots):
     """Self-play of any registered game as a single-agent env: the learner's seat against a pool.
 
     ``pool`` entries: ``"random"`` (uniform legal moves from the env's generator), ``"self"`` (the
-    live policy set with :meth:`set_live_policy`; random until then) or any agent with
-    ``select_move(game)`` / callable ``game -> str`` (e.g. a frozen :class:`SB3Agent`).
+    live policy set with :meth:`set_live_policy`; random until then), an :class:`SB3Agent` (e.g. a
+    frozen snapshot; it observes through this env: its ``act`` gets the env's observation and mask of
+    the seat on turn) or any agent with ``select_move(game)`` / callable ``game -> str``.
     At each reset every other seat draws one entry (uniformly, from the env's seeded generator);
     ``learner_seat`` defaults to ``"random"``; ``players`` to the game's ``default_players``. Other
     keyword arguments go to the game's AEC environment. The observation is the ``observation`` Box
@@ -280,6 +284,9 @@ class SelfPlayEnv(VsBots):
             if isinstance(choice, str):  # "random"
                 moves = game.legal_moves()
                 return moves[int(self.np_random.integers(len(moves)))]
+            if isinstance(choice, SB3Agent):  # observes through this env (its encoder, codec and options)
+                observation = self.aec.observe(self.aec.agent_selection)
+                return self.aec.decode_action(choice.act(observation["observation"], observation["action_mask"]))
             if hasattr(choice, "select_move"):
                 return choice.select_move(game)
             return choice(game)  # type: ignore[operator]  # a callable game -> move
@@ -312,28 +319,24 @@ class SelfPlayCallback(BaseCallback):
     At the start it points every env's ``"self"`` entries at the live policy (in-process vector
     envs only: with ``SubprocVecEnv`` each worker gets a copy, i.e. a snapshot). Every
     ``snapshot_every`` env steps (summed over envs) it adds a frozen copy of the policy to each
-    env's pool (the env's ``max_pool`` bounds the pool). The agents it makes take the env options
-    given here (``env_options``, e.g. Kardinal's ``{"window": 9}``) to observe games.
+    env's pool (the env's ``max_pool`` bounds the pool). These agents observe through the env
+    (:meth:`SB3Agent.act` on the env's own observation and mask).
     """
 
-    def __init__(self, snapshot_every: int = 10_000, verbose: int = 0, env_options: dict | None = None):
+    def __init__(self, snapshot_every: int = 10_000, verbose: int = 0):
         super().__init__(verbose)
         self.snapshot_every = int(snapshot_every)
-        self.env_options = dict(env_options or {})
         self._next = self.snapshot_every
         self.snapshots = 0
 
     def _on_training_start(self) -> None:
-        live = SB3Agent(self.model.policy, greedy=False, name="self", env_options=self.env_options)
-        self.training_env.env_method("set_live_policy", live)
+        self.training_env.env_method("set_live_policy", SB3Agent(self.model.policy, greedy=False, name="self"))
 
     def _on_step(self) -> bool:
         if self.snapshot_every > 0 and self.num_timesteps >= self._next:
             self._next += self.snapshot_every
             self.snapshots += 1
-            agent = SB3Agent.from_model(
-                self.model, frozen=True, name=f"snapshot_{self.snapshots}", env_options=self.env_options
-            )
+            agent = SB3Agent.from_model(self.model, frozen=True, name=f"snapshot_{self.snapshots}")
             self.training_env.env_method("add_opponent", agent)
             if self.verbose:
                 print(f"self-play: snapshot {self.snapshots} at {self.num_timesteps} steps")
