@@ -46,10 +46,20 @@ W = 7  # observation/action window of the tiny RLlib runs
 pytestmark = [pytest.mark.cluster, pytest.mark.integration]
 
 
+_GIVEN_PORTS: set[int] = set()
+
+
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free port, never one handed out before in this run (the kernel may give a just-closed port
+    again, and two Ray components on one port fail to start: "trying to use a port number ... that is
+    used by other components")."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in _GIVEN_PORTS:
+            _GIVEN_PORTS.add(port)
+            return port
 
 
 class RayNode:
