@@ -65,8 +65,8 @@ def test_evaluate_two_players(tmp_path):
 
 
 def test_shared_wins_count_one_over_k():
-    """One definition (kardinal_env.core.rewards.win_share): a shared win among k winners counts 1/k, so the win rates of the
-    seats of every game sum to 1 and wins equal the sum of the games' win shares."""
+    """One definition (kardinal_env.core.rewards.win_share): a shared win among k winners counts 1/k, so the
+    win rates of the seats of every game sum to 1 and wins equal the sum of the games' win shares."""
     res = evaluate(["random"], Table.of("kardinal", 3), games=12, seed=5, keep_moves=False)
     total = sum(s["wins"] for s in res["summary"])
     assert total == pytest.approx(12)

@@ -76,7 +76,7 @@ import platform
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -265,7 +265,7 @@ def evaluate(
     keep_moves: bool = True,
     save_games: int = 0,
     progress: bool = False,
-    on_warning=None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> dict:
     """Play ``games`` games of ``table`` among ``agents`` and return the results dict (``format``,
     ``options``, ``versions``, ``labels``, ``elapsed_seconds``, ``games``, ``summary``,
