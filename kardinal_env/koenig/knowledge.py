@@ -51,8 +51,12 @@ Not used: what a choice reveals about a hand beyond the cards it spent — a sea
 a first piece in a country with a cloister could not pay for a second piece there; one that ended or
 placed a second piece could. A world may give such a seat cards that would have allowed the other
 choice (possible cards, not always the choices seen). The ISMCTS sampler before issue 18 ignored them
-too. Counts are per card type *index* (``board.types`` order);
-:attr:`SeatKnowledge.known` and the cards of a world are type digits, as everywhere in the engine.
+too.
+
+Counts are per card type *index* (``board.types`` order); :attr:`SeatKnowledge.known` and the cards
+of a world are type digits, as everywhere in the engine. ``Game.determinize`` keeps the knowledge of
+the last position it was asked about per seat, so a search that deals many worlds of one position
+builds it once.
 """
 
 from __future__ import annotations
