@@ -115,12 +115,12 @@ def test_read_checkpoint_names_path_and_problem(ckpts, name):
     assert msg.startswith(f"{path}: not a kardinal-env checkpoint (") and why in msg, msg
 
 
-def test_legacy_checkpoint_without_layout_is_accepted(ckpts, tmp_path):
+def test_checkpoint_without_layout_is_refused_not_taken_on_faith(ckpts, tmp_path):
     ckpt = _checkpoint()
     del ckpt["layout"]
     torch.save(ckpt, tmp_path / "legacy.pt")
-    _, net = read_checkpoint(tmp_path / "legacy.pt")
-    assert net.config == {"channels": 8, "blocks": 1, "hidden": 16}
+    with pytest.raises(CheckpointError, match="no 'layout' key"):
+        read_checkpoint(tmp_path / "legacy.pt")
 
 
 @pytest.mark.parametrize("name", BAD)
