@@ -66,7 +66,9 @@ def finish_turn(game: Game) -> None:
 
 def discard_turn(game: Game) -> None:
     """A turn of one discard (the lowest card) and drawing from the deck."""
-    game.play(f"discard:{game.hand(game.current_player)[0]}")
+    seat = game.current_player
+    assert seat is not None, "discard_turn: the game is over"
+    game.play(f"discard:{game.hand(seat)[0]}")
     finish_turn(game)
 
 

@@ -128,7 +128,7 @@ def play(game_name: str, options: dict, seed: int) -> dict:
     env = make_env(game_name, options)
     env.reset(seed=seed)
     rng = random.Random(seed)
-    decisions = []
+    decisions: list[dict] = []
     while not all(env.terminations.values()):
         agent = env.agent_selection
         frame = decision_frame(env, agent)
