@@ -22,9 +22,11 @@ another game than ``--game``'s is a usage error), ``--reward``, and the game's o
 options: ``--window`` and ``--chip-shaping`` (Kardinal's; default: the environment's, the lossless
 window 53) or any ``--env-option KEY=VALUE``.
 
-Without ``--address`` it starts a local Ray instance (``ray.init(num_cpus=2,
-include_dashboard=False)``, object store ``--object-store-mb``); with ``--address`` it joins an
-existing cluster (``auto`` or ``host:port``) and leaves it running. What runs where: the learner
+Without ``--address`` it starts a local Ray instance of its own (``ray.init(address="local",
+num_cpus=2, include_dashboard=False)``, object store ``--object-store-mb``; without
+``address="local"`` Ray would join the cluster that ``ray start`` last started on this machine, if
+one runs, and refuse ``num_cpus``); with ``--address`` it joins an existing cluster (``auto`` or
+``host:port``) and leaves it running. What runs where: the learner
 (``num_learners=0``) and the league bookkeeping run in this driver process; each of the
 ``--num-env-runners`` env runners is a Ray actor (one CPU each) that Ray places on any node of the
 cluster, and receives the environment creator, the module classes and the league mapping (frozen
@@ -250,7 +252,8 @@ def main(argv=None) -> int:
     if args.address:
         ray.init(address=args.address)
     else:
-        ray.init(
+        ray.init(  # "local": a new instance even when a `ray start` cluster runs on this machine
+            address="local",
             num_cpus=args.num_cpus,
             include_dashboard=False,
             object_store_memory=args.object_store_mb * 1024 * 1024,
