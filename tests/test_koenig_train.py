@@ -108,21 +108,8 @@ def test_koenig_decision_sees_only_its_own_observation():
     _play_some(adapter, game, random.Random(1), 25)
     seat = game.current_player
     others = [s for s in range(4) if s != seat]
-    pool = [c for s in others for c in game.hand(s)]
-    # the deck's cards: every card of the rules minus the visible and the others' hands
-    counts: dict[int, int] = {}
-    for t in game.rules.deck_cards:
-        counts[t] = counts.get(t, 0) + 1
-    for t in game.hand(seat) + game.display() + game.discard_pile() + pool:
-        counts[t] -= 1
-    deck = [t for t, k in counts.items() for _ in range(k)]
-    unseen = pool + deck
-    random.Random(9).shuffle(unseen)
-    hands, i = {}, 0
-    for s in others:
-        hands[s] = unseen[i : i + game.hand_size(s)]
-        i += game.hand_size(s)
-    other = game.with_hidden(hands, unseen[i:], seed=3)
+    # the one place that deals what this seat cannot see (kardinal_env.koenig.knowledge)
+    other = game.determinize(seat, random.Random(9))
     assert [other.hand(s) for s in others] != [game.hand(s) for s in others] or other.deck_size() == 0
     d1, d2 = adapter.prepare(game), adapter.prepare(other)
     assert np.array_equal(d1.obs, d2.obs) and np.array_equal(d1.mask, d2.mask)

@@ -141,7 +141,3 @@ class Canvas:
                 py = np.round(ys).astype(int) + dy
                 keep = (px >= 0) & (px < self.width) & (py >= 0) & (py < self.height)
                 self.img[py[keep], px[keep]] = colour
-
-    def text_width(self, text: str, scale: int) -> int:
-        """Pixels ``text`` takes at ``scale``."""
-        return len(text) * TEXT_ADVANCE * scale
