@@ -430,14 +430,19 @@ def test_rllib_league_self_play_checkpoint_plays_via_rllib_agent(tmp_path):
     checkpoint = out / "checkpoint"
     assert (checkpoint / "learner_group" / "learner" / "rl_module" / "main_v1").is_dir()
 
+    from kardinal_env.integrations.common import GameFeaturizer
+
     agent = RLlibAgent.from_checkpoint(checkpoint)
-    assert agent.window == W
+    assert agent.obs_shape == (72, W, W)
+    # The module is fully convolutional: it plays the unbounded game of scripts/evaluate.py (window 53).
+    game = _play_full_game(agent, Rules(players=2), seed=5)
+    assert game.is_over
+    # The window variant it was trained on: the env option window=9 of kardinal_v0.env(window=9)
+    # (Kardinal's codec and encoder default to window 53, whatever the rules' window).
+    featurizer = agent.featurizer = GameFeaturizer(window=W)
     for seat in (0, 1):
         game = _play_full_game(agent, Rules(players=2, window=W), agent_seat=seat, seed=seat)
         assert game.winners()
-    # The module is fully convolutional: it also plays the unbounded game of scripts/evaluate.py.
-    game = _play_full_game(agent, Rules(players=2), seed=5)
-    assert game.is_over
 
     # --resume brings the league back (snapshots re-added before the weights are restored).
     rc = train_rllib.main(
@@ -478,11 +483,10 @@ def test_rllib_league_self_play_checkpoint_plays_via_rllib_agent(tmp_path):
     assert all(np.array_equal(old[k].numpy(), new[k].numpy()) for k in old)
 
     # The module's masked logits: every legal action finite, every illegal one at FLOAT_MIN.
-    from kardinal_env.integrations.common import GameFeaturizer
-
     game = Game(Rules(players=2, window=W))
     logits = agent.action_logits(game)
-    mask = GameFeaturizer().action_mask(game).astype(bool)
+    assert logits.shape == (17 * W * W + 5,)
+    mask = featurizer.action_mask(game).astype(bool)
     assert np.isfinite(logits).all() and logits[mask].min() > -1e30 and (logits[~mask] < -1e30).all()
 
 
