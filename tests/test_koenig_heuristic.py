@@ -12,11 +12,12 @@ from agents.baselines.koenig_heuristic import (
     DEFAULT_WEIGHTS,
     HeuristicWeights,
     KoenigHeuristicAgent,
+    deck_probabilities,
     heuristic_move,
-    unseen_card_probabilities,
 )
 from agents.baselines.koenig_tuning import head_to_head, make_agent, one_vs_field, play_game, wilson_interval
 from kardinal_env.koenig import Game, Rules
+from kardinal_env.koenig.knowledge import SeatKnowledge
 from tests.koenig_helpers import discard_turn, finish_turn, game_with, small_board
 
 VARIANTS = [(p, d) for p in (3, 4, 5) for d in ("one", "any")]
@@ -90,7 +91,7 @@ def test_same_move_when_only_hidden_cards_differ(players, discard):
             a = KoenigHeuristicAgent(seed=game.move_count).select_move(game)
             b = KoenigHeuristicAgent(seed=game.move_count).select_move(twin)
             assert a == b, (game.move_count, game.phase, a, b)
-            assert unseen_card_probabilities(game, seat) == unseen_card_probabilities(twin, seat)
+            assert deck_probabilities(game, seat) == deck_probabilities(twin, seat)
             checked += 1
         move = play[seat].select_move(game) if seat % 2 else rng.choice(game.legal_moves())
         game.play(move)
@@ -152,14 +153,24 @@ class _PublicView:
         "deck_size",
         "runouts",
         "last_round",
+        "hand_size",
     )
 
     def __init__(self, game: Game):
         self._game = game
 
+    def _own(self, name, seat):
+        assert seat == self._game.current_player, f"game.{name} of another seat"
+        return getattr(self._game, name)(seat)
+
     def hand_counts(self, seat):
-        assert seat == self._game.current_player, "read another seat's hand"
-        return self._game.hand_counts(seat)
+        return self._own("hand_counts", seat)
+
+    def hand_counts_view(self, seat):
+        return self._own("hand_counts_view", seat)
+
+    def deck_takes(self, seat):
+        return self._own("deck_takes", seat)
 
     def __getattr__(self, name):
         if name in self._ALLOWED:
@@ -272,7 +283,7 @@ def test_draws_a_display_card_that_makes_a_pair_for_the_france_majority():
     move = KoenigHeuristicAgent(seed=0).select_move(game)
     assert move in game.legal_moves()
     # Probabilities follow what seat 0 has seen and sum to 1.
-    probs = unseen_card_probabilities(game, 0)
+    probs = deck_probabilities(game, 0)
     assert abs(sum(probs) - 1) < 1e-9 and probs[game.board.type_index[4]] < max(probs)
 
 
@@ -308,3 +319,26 @@ def test_tournament_helpers():
         head_to_head(DEFAULT_WEIGHTS, DEFAULT_WEIGHTS, 0)
     with pytest.raises(ValueError, match="need 4 agents"):
         play_game(Rules(players=4), 0, [make_agent("random")])
+
+
+def test_deck_probabilities_after_the_run_out_follow_the_new_deck():
+    """Right after the first run-out the seat knows the new deck's make-up (the reshuffled pile less
+    the cards it saw taken): the probabilities are that make-up, which is the true deck's."""
+    checked = 0
+    for seed in range(6):
+        game = Game(Rules(players=4), seed=seed)
+        rng = random.Random(seed)
+        while not game.is_over and game.runouts == 0:
+            game.play(rng.choice(game.legal_moves()))
+        seat = game.current_player
+        if game.is_over or game.deck_size() == 0 or seat is None:
+            continue
+        deck = game.snapshot()["deck"]
+        probs = deck_probabilities(game, seat)
+        types = game.board.types
+        true = [sum(1 for t in deck if t == d) / len(deck) for d in types]
+        if SeatKnowledge(game, seat).deck_counts is not None:
+            assert probs == pytest.approx(true)
+            checked += 1
+        assert abs(sum(probs) - 1) < 1e-9
+    assert checked >= 3

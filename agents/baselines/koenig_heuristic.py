@@ -4,7 +4,8 @@ deep with a value that estimates the final score margin, from public information
 **What it sees.** The board (cloisters, advisors, free sites), the scores, the display, the discard
 pile, the deck size, the run-outs, the hand sizes, the public decision log and its own hand — all
 through public engine queries (``Game.live_view``, ``Game.hand_counts`` for its own seat,
-``Game.decision_log``, ``Game.legal_move_ids``). It never reads another seat's hand, the deck order
+``Game.legal_move_ids``) and :class:`kardinal_env.koenig.knowledge.SeatKnowledge` (the decision log,
+the deck cards the seat saw taken). It never reads another seat's hand, the deck order
 or the game's generator; ``tests/test_koenig_heuristic.py`` checks that two games differing only in
 those give the same moves.
 
@@ -31,9 +32,8 @@ final, and the value adds ``FINAL_WIN`` x the win share the turn ends with.
 (``g1``) and two pieces (``g2``), on the board after the planned turn; a hand pays for a country with
 a card naming it or a pair (a joker); two pieces need two cards naming it, or one and a pair. The
 hand's value is the best country it pays for plus ``hand_second`` x the second best. Drawing is an
-expectimax: a display card is known, a deck card follows the distribution of the unseen cards (the
-deck's make-up less the own hand, the display, the discard pile and the cards other seats took from
-the display and have not spent since). The hand counts with weight ``hand`` times the chance of
+expectimax: a display card is known, a deck card follows :func:`deck_probabilities` (what the seat
+knows of the deck: ``kardinal_env.koenig.knowledge``). The hand counts with weight ``hand`` times the chance of
 another turn (none in the last round; after the first run-out it depends on the deck left).
 
 **A decision** enumerates every plan for the rest of the turn — a discard (``discard="any"``: any
@@ -55,8 +55,9 @@ from dataclasses import asdict, dataclass, fields
 
 from agents.base import BaseAgent
 from kardinal_env.koenig import scoring
+from kardinal_env.koenig.knowledge import SeatKnowledge
 
-__all__ = ["HeuristicWeights", "KoenigHeuristicAgent", "heuristic_move", "DEFAULT_WEIGHTS"]
+__all__ = ["HeuristicWeights", "KoenigHeuristicAgent", "heuristic_move", "deck_probabilities", "DEFAULT_WEIGHTS"]
 
 #: Cards drawn or spent per turn on average (measured over games of this agent and ``greedy``): turns
 #: left are estimated from the cards left to draw.
@@ -538,55 +539,25 @@ def _add(hand: tuple[int, ...], t: int, k: int = 1) -> tuple[int, ...]:
     return tuple(h)
 
 
-def unseen_card_probabilities(game, seat: int) -> list[float]:
-    """Per type index, the chance that a card the seat cannot see (another hand or the deck) is of
-    that type, from public information and the seat's hand: the deck's make-up less the own hand,
-    the display, the discard pile, and the cards other seats took from the display and have not
-    spent since (public in the decision log)."""
-    b = game.board
-    T = len(b.types)
-    unseen = [0] * T
-    for t in game.rules.deck_cards:
-        unseen[b.type_index[t]] += 1
-    for t, k in enumerate(game.hand_counts(seat)):
-        unseen[t] -= k
-    view = game.live_view()
-    for t in view.display:
-        unseen[t] -= 1
-    for t in view.pile:
-        unseen[t] -= 1
-    known = [[0] * T for _ in range(game.num_players)]
-    moves = b.move_index
-    draw_base, deck_id, discard_base, end_id = b.draw_base, b.deck_id, b.discard_base, b.end_id
-    P, advisor_base = b.pay_stride, b.advisor_base
-    for who, name in game.decision_log():
-        if who == seat:
-            continue
-        m = moves[name]
-        held = known[who]
-        if draw_base <= m < deck_id:
-            held[m - draw_base] += 1
-        elif discard_base <= m < draw_base:
-            t = m - discard_base
-            if held[t]:
-                held[t] -= 1
-        elif m < end_id:
-            j = (m if m < advisor_base else m - advisor_base) % P
-            if j:
-                held[j - 1] = max(0, held[j - 1] - 2)
-            else:
-                c = b.site_country[m // P] if m < advisor_base else (m - advisor_base) // P
-                t = b.country_type[c]
-                if held[t]:
-                    held[t] -= 1
-    pool = list(unseen)
-    for held in known:
-        for t, k in enumerate(held):
-            pool[t] -= k
-    if min(pool) < 0 or sum(pool) <= 0:  # cannot happen with the engine's rules; fall back safely
-        pool = [max(0, k) for k in unseen]
-    total = sum(pool)
-    return [k / total for k in pool] if total else [0.0] * T
+def deck_probabilities(game, seat: int) -> list[float]:
+    """Per type index, the chance that the deck's next card is of that type, from what the seat
+    knows (:class:`kardinal_env.koenig.knowledge.SeatKnowledge`: public information and its own
+    cards): before the first run-out, the unseen cards less those known to be in other hands (taken
+    from the display and not spent since); after it, the new deck's make-up (the reshuffled pile less
+    the cards the seat saw taken from it; other seats' unseen draws from it take each type in
+    proportion). All zero when the deck is empty."""
+    k = SeatKnowledge(game, seat)
+    if k.new_deck is not None:
+        counts = list(k.new_deck)
+    else:
+        counts = list(k.unseen)
+        for row in k.known_counts.values():
+            for t, held in enumerate(row):
+                counts[t] -= held
+    total = sum(counts)
+    if not k.deck_size or total <= 0:
+        return [0.0] * len(counts)
+    return [c / total for c in counts]
 
 
 class _Planner:
@@ -605,7 +576,7 @@ class _Planner:
         self.hand = tuple(game.hand_counts(seat))
         self.display = tuple(sorted(view.display))
         self.next_turn = _next_turn_chance(view, game.num_players, seat)
-        self.probs = unseen_card_probabilities(game, seat) if self.next_turn > 0 else []
+        self.probs = deck_probabilities(game, seat) if self.next_turn > 0 else []
         self._boards: dict[tuple[int, ...], float] = {}
         self._after: dict[tuple[int, ...], _Draws] = {}
 
