@@ -744,19 +744,23 @@ def test_chunk_games_keeps_order_and_sizes_even():
 @pytest.mark.integration
 @pytest.mark.timeout(300)
 def test_evaluate_on_a_local_ray_gives_the_serial_per_game_results(capsys):
+    """The Ray back-end plays the same games as the serial one, on both games (per-game results equal
+    but for the thinking times); chunks of consecutive games, two per CPU of the local Ray."""
     pytest.importorskip("ray")
-    from agents.evaluation.tournament import evaluate, main
+    from agents.evaluation.distributed import RayTasks
+    from agents.evaluation.tournament import Table, evaluate, main
 
-    serial = evaluate(["greedy", "random"], players=2, games=4, seed=5)
-    on_ray = evaluate(["greedy", "random"], players=2, games=4, seed=5, address="local", workers=2)
-    assert sum(on_ray["ray"]["games_per_node"].values()) == 4 and on_ray["ray"]["tasks"] == 4
-    for a, b in zip(serial["games"], on_ray["games"], strict=True):
-        assert {**a, "seconds": None} == {**b, "seconds": None}
-    assert "ray" not in serial
+    for table in (Table.of("kardinal", 2), Table.of("kardinal_koenig", 3)):
+        serial = evaluate(["greedy", "random"], table, games=4, seed=5)
+        on_ray = evaluate(["greedy", "random"], table, games=4, seed=5, backend=RayTasks("local", workers=2))
+        assert sum(on_ray["ray"]["games_per_node"].values()) == 4 and on_ray["ray"]["tasks"] == 4
+        for a, b in zip(serial["games"], on_ray["games"], strict=True):
+            assert {**a, "seconds": None} == {**b, "seconds": None}
+        assert "ray" not in serial
     with pytest.raises(ValueError, match="agent objects"):
         from agents.baselines.random import RandomAgent
 
-        evaluate([RandomAgent(), "greedy"], players=2, games=2, address="local")
+        evaluate([RandomAgent(), "greedy"], Table.of("kardinal", 2), games=2, backend=RayTasks("local"))
     with pytest.raises(SystemExit) as exc:
         main(["--agents", "greedy", "--ray", "--address", "auto"])
     assert exc.value.code == 2 and "give one of them" in capsys.readouterr().err
