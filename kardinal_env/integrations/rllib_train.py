@@ -97,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     counts = "; ".join(f"{s.name}: {list(s.players)}, default {s.default_players}" for s in games().values())
     p.add_argument("--players", type=int, default=None, help=f"seats ({counts})")
     p.add_argument("--reward", default=None, choices=("win_loss", "margin"), help="reward scheme (default win_loss)")
-    p.add_argument("--window", type=int, default=None, help="env option window (Kardinal: odd, 3..53, default 53)")
+    p.add_argument("--window", type=int, default=None, help="env option window (Kardinal; default: the full game)")
     p.add_argument("--chip-shaping", type=float, default=None, help="env option chip_shaping (Kardinal)")
     p.add_argument(
         "--env-option",
