@@ -13,6 +13,7 @@ from agents.baselines.koenig_heuristic import (
     HeuristicWeights,
     KoenigHeuristicAgent,
     deck_probabilities,
+    estimated_final_scores,
     heuristic_move,
 )
 from agents.baselines.koenig_tuning import head_to_head, make_agent, one_vs_field, play_game, wilson_interval
@@ -342,3 +343,19 @@ def test_deck_probabilities_after_the_run_out_follow_the_new_deck():
             checked += 1
         assert abs(sum(probs) - 1) < 1e-9
     assert checked >= 3
+
+
+def test_estimated_final_scores():
+    """Public board only; the projected scores when no potential is left (the last round), the
+    scores once over."""
+    game = Game(Rules(players=4), seed=2)
+    rng = random.Random(2)
+    while not game.is_over:
+        est = estimated_final_scores(game)
+        assert len(est) == 4
+        if game.last_round:
+            assert est == pytest.approx(game.projected_scores())
+        if game.move_count == 30:
+            assert estimated_final_scores(_resampled(game, random.Random(0))) == est
+        game.play(rng.choice(game.legal_moves()))
+    assert estimated_final_scores(game) == game.scores()

@@ -57,7 +57,14 @@ from agents.base import BaseAgent
 from kardinal_env.koenig import scoring
 from kardinal_env.koenig.knowledge import SeatKnowledge
 
-__all__ = ["HeuristicWeights", "KoenigHeuristicAgent", "heuristic_move", "deck_probabilities", "DEFAULT_WEIGHTS"]
+__all__ = [
+    "HeuristicWeights",
+    "KoenigHeuristicAgent",
+    "heuristic_move",
+    "deck_probabilities",
+    "estimated_final_scores",
+    "DEFAULT_WEIGHTS",
+]
 
 #: Cards drawn or spent per turn on average (measured over games of this agent and ``greedy``): turns
 #: left are estimated from the cards left to draw.
@@ -727,6 +734,17 @@ class _Planner:
         best = max(v for v, _ in scored)
         top = [m for v, m in scored if v >= best - 1e-9]
         return b.moves[top[0] if len(top) == 1 else top[rng.randrange(len(top))]]
+
+
+def estimated_final_scores(game, weights: HeuristicWeights = DEFAULT_WEIGHTS) -> list[float]:
+    """Every seat's estimated final score on the board as it is (the first part of the module
+    docstring: banked points, the scorings still to come and the weighted potentials), from public
+    information only — no hand is read. A leaf value for searches; equals ``game.scores()`` once the
+    game is over."""
+    if game.is_over:
+        return [float(v) for v in game.scores()]
+    seat = game.current_player
+    return list(_Position(game, seat, weights, _static(game.board)).ef)
 
 
 def heuristic_move(game, rng, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 6) -> str:
