@@ -6,8 +6,8 @@ seat is ``1/k`` when it is one of ``k`` winners and 0 otherwise.
 
 * :func:`one_vs_field` — one agent against ``players - 1`` copies of another, the focal seat rotated
   game by game (game ``i`` puts it in seat ``i % players``); parity is ``1 / players``.
-* :func:`head_to_head` — two weight sets, each in half of the seats (4 players: ``ABAB`` and
-  ``BABA`` alternately); parity 0.5. Also reports the mean score difference per game (A's seats'
+* :func:`head_to_head` — two weight sets, each in half of the seats, in duplicate: every deal is
+  played twice, ``ABAB`` and ``BABA`` (4 players); parity 0.5. Also reports the mean score difference per game (A's seats'
   mean minus B's) and its standard error, which separate close candidates with fewer games than
   the win share does.
 * :func:`coordinate_search` — the tuning method of ``docs/koenig-heuristic.md``: for each weight in
@@ -82,7 +82,7 @@ class MatchResult:
     share: float  # mean win share per game of the focal side (sum over its seats)
     parity: float  # the share of an equally strong side
     score_diff: float  # mean per game: focal seats' mean score minus the other seats' mean score
-    score_diff_se: float  # its standard error
+    score_diff_se: float  # its standard error (head_to_head: over deals, each played from both sides)
     seconds_per_game: float
 
     @property
@@ -114,11 +114,15 @@ def play_game(rules: Rules, seed: int, agents: Sequence) -> Game:
     return game
 
 
-def _result(shares: list[float], diffs: list[float], parity: float, seconds: float) -> MatchResult:
+def _result(shares: list[float], diffs: list[float], parity: float, seconds: float, group: int = 1) -> MatchResult:
+    """The summary of a series; the score difference's standard error treats each run of ``group``
+    games (the games of one deal) as one sample."""
     games = len(shares)
     mean = sum(diffs) / games
-    var = sum((d - mean) ** 2 for d in diffs) / (games - 1) if games > 1 else 0.0
-    return MatchResult(games, sum(shares) / games, parity, mean, math.sqrt(var / games), seconds / games)
+    samples = [sum(diffs[i : i + group]) / len(diffs[i : i + group]) for i in range(0, games, group)]
+    k = len(samples)
+    var = sum((d - mean) ** 2 for d in samples) / (k - 1) if k > 1 else 0.0
+    return MatchResult(games, sum(shares) / games, parity, mean, math.sqrt(var / k), seconds / games)
 
 
 def _check_games(games: int) -> None:
@@ -166,8 +170,10 @@ def head_to_head(
     discard: str = "one",
     seed: int = 0,
 ) -> MatchResult:
-    """Heuristic with weights ``a`` against weights ``b``, each in about half of the seats: game ``i``
-    (seed ``seed + i``) gives A the seats ``s`` with ``(s + i) % 2 == 0``. Parity: A's share of the seats."""
+    """Heuristic with weights ``a`` against weights ``b``, each in about half of the seats, in
+    duplicate: games ``2k`` and ``2k + 1`` are dealt from the same seed ``seed + k``, and game ``i``
+    gives A the seats ``s`` with ``(s + i) % 2 == 0`` (``ABAB`` then ``BABA`` with 4 players), so each
+    deal is played from both sides. Parity: A's share of the seats."""
     _check_games(games)
     rules = Rules(players=players, discard=discard)
     shares: list[float] = []
@@ -178,14 +184,14 @@ def head_to_head(
         mine = [(s + i) % 2 == 0 for s in range(players)]
         seats_a += sum(mine)
         agents = [KoenigHeuristicAgent(seed=0, weights=a if m else b) for m in mine]
-        game = play_game(rules, seed + i, agents)
+        game = play_game(rules, seed + i // 2, agents)
         winners = game.winners()
         scores = game.scores()
         shares.append(sum(1 / len(winners) for s in winners if mine[s]))
         sa = [v for s, v in enumerate(scores) if mine[s]]
         sb = [v for s, v in enumerate(scores) if not mine[s]]
         diffs.append(sum(sa) / len(sa) - sum(sb) / len(sb))
-    return _result(shares, diffs, seats_a / (games * players), time.perf_counter() - start)
+    return _result(shares, diffs, seats_a / (games * players), time.perf_counter() - start, group=2)
 
 
 def _candidates(w: HeuristicWeights, name: str, factors: Sequence[float], rival_step: float) -> list[float]:
@@ -214,7 +220,7 @@ def coordinate_search(
     log: Callable[[str], None] = print,
 ) -> HeuristicWeights:
     """Coordinate search from ``start`` by head-to-head matches (module docstring); returns the
-    incumbent at the end. Every comparison uses the seeds ``seed .. seed + games - 1``."""
+    incumbent at the end. Every comparison plays the same deals (seeds from ``seed``)."""
     incumbent = start
     names = list(names) if names is not None else list(start.as_dict())
     unknown = sorted(set(names) - set(start.as_dict()))
