@@ -130,16 +130,37 @@ class _Static:
         for i, (a, b) in enumerate(board.alliances):
             self.alliances_of[a].append(i)
             self.alliances_of[b].append(i)
-        self.paths: dict[frozenset, int] = {}  # a connected set of sites -> its longest chain
+        self.group_memo: dict[frozenset, list[tuple[int, tuple[int, ...]]]] = {}
 
-    def longest(self, group: list[int]) -> int:
-        key = frozenset(group)
-        length = self.paths.get(key)
-        if length is None:
-            if len(self.paths) > 200_000:
-                self.paths.clear()
-            length = self.paths[key] = scoring.longest_paths(group, self.board.adjacency)[0]
-        return length
+    def groups(self, sites: frozenset) -> list[tuple[int, tuple[int, ...]]]:
+        """``(longest chain, sites next to the group)`` of every connected group of two or more of
+        ``sites`` (one seat's cloisters), cached."""
+        out = self.group_memo.get(sites)
+        if out is None:
+            if len(self.group_memo) > 100_000:
+                self.group_memo.clear()
+            adj = self.board.adjacency
+            out = []
+            seen: set[int] = set()
+            for root in sorted(sites):
+                if root in seen:
+                    continue
+                group = [root]
+                seen.add(root)
+                border: set[int] = set()
+                for v in group:
+                    for u in adj[v]:
+                        if u in sites:
+                            if u not in seen:
+                                seen.add(u)
+                                group.append(u)
+                        else:
+                            border.add(u)
+                if len(group) >= 2:
+                    length = len(group) if len(group) == 2 else scoring.longest_paths(group, adj)[0]
+                    out.append((length, tuple(sorted(border))))
+            self.group_memo[sites] = out
+        return out
 
 
 _STATICS: dict[int, _Static] = {}
@@ -195,6 +216,7 @@ class _Position:
         "chc",
         "ef",
         "value",
+        "memo",
         "_sites",
     )
 
@@ -217,6 +239,7 @@ class _Position:
             self.times = 1
         self.phi = min(1.0, _turns_left(view, n, seat) / w.horizon)
         self.final = view.last_round and seat == n - 1
+        self.memo: dict[tuple, list[float]] = {}  # (cloister counts, free sites) -> cloister component
         self._sites: list[set[int]] = [set() for _ in range(n)]
         for x, o in enumerate(self.owner):
             if o >= 0:
@@ -251,6 +274,7 @@ class _Position:
         p.cl_left = list(self.cl_left)
         p.ad_left = list(self.ad_left)
         p.banked, p.times, p.phi, p.final = self.banked, self.times, self.phi, self.final
+        p.memo = self.memo
         p._sites = [set(s) for s in self._sites]
         for piece in pieces:
             p._place(piece)
@@ -269,11 +293,17 @@ class _Position:
         return margin
 
     def _cl_comp(self, c: int) -> list[float]:
-        row = self.cl[c]
+        key = (tuple(self.cl[c]), self.free[c])
+        out = self.memo.get(key)
+        if out is None:
+            out = self.memo[key] = self._cl_value(list(key[0]), key[1])
+        return out
+
+    def _cl_value(self, row: list[int], f: int) -> list[float]:
+        """The cloister component of one country with cloister counts ``row`` and ``f`` free sites."""
         pts = scoring.cloister_points(row)
         times = self.times
         out = [float(times * p) for p in pts]
-        f = self.free[c]
         phi = self.phi
         if f and phi > 0:
             w = self.w
@@ -322,38 +352,17 @@ class _Position:
 
     def _ch_comp(self, seat: int) -> float:
         sites = self._sites[seat]
-        if not sites:
+        if len(sites) < 2:
             return 0.0
-        st = self.st
-        adj = st.board.adjacency
         owner = self.owner
         w = self.w
         pot3 = 4 * self.phi * w.chain_three
         pot2 = 4 * self.phi * w.chain_two
-        seen: set[int] = set()
         total = 0.0
-        for root in sites:
-            if root in seen:
-                continue
-            group = [root]
-            seen.add(root)
-            open_end = False
-            for v in group:
-                for u in adj[v]:
-                    o = owner[u]
-                    if o == seat:
-                        if u not in seen:
-                            seen.add(u)
-                            group.append(u)
-                    elif o < 0:
-                        open_end = True
-            size = len(group)
-            if size == 1:
-                continue
-            length = size if size == 2 else st.longest(group)
+        for length, border in self.st.groups(frozenset(sites)):
             if length >= 4:
                 total += length
-            elif open_end:
+            elif any(owner[u] < 0 for u in border):
                 total += pot3 if length == 3 else pot2
         return total
 
