@@ -72,7 +72,6 @@ __all__ = [
     "SB3Agent",
     "SelfPlayCallback",
     "SelfPlayEnv",
-    "mask_fn",
     "make_self_play_env",
     "make_vs_bots_env",
 ]
@@ -99,11 +98,6 @@ class ObservationOnly(gym.ObservationWrapper):
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as bool (``MaskablePPO`` calls this)."""
         return np.asarray(self.env.get_wrapper_attr("action_masks")(), dtype=bool)
-
-
-def mask_fn(env: gym.Env) -> np.ndarray:
-    """``ActionMasker`` mask function: the learner's legal actions as bool."""
-    return np.asarray(env.get_wrapper_attr("action_masks")(), dtype=bool)
 
 
 def _players(spec: GameSpec, players: int | None) -> int:
