@@ -203,6 +203,7 @@ def test_a_game_without_env_module_gets_the_generic_env():
 # ---------------------------------------------------------------- the built-in entries
 
 
+@pytest.mark.extras  # the network builders import torch
 @pytest.mark.parametrize("spec", BUILT_IN, ids=lambda s: s.name)
 def test_every_named_object_exists(spec):
     """Each ``"module:attribute"`` of the entry names something that exists (agent code included)."""
