@@ -3,16 +3,21 @@
 * :class:`TurnBasedGame` — the public turn state every engine exposes the same way:
   ``current_player`` (``None`` once over), ``phase`` (a name from the engine's ``PHASES``),
   ``is_over``, ``num_players``, ``move_count``. An engine sets ``PHASE_NAMES`` and keeps ``_phase``
-  (an index into it, the last one meaning over), ``_current``, ``_n`` and ``_history``.
+  (an index into it, the last one meaning over), ``_current``, ``_n`` and ``_history``; it also
+  gives the class method ``load(path)``: a record file replayed by the engine's ``from_record``.
 * :func:`options_from_dict` — a ``Rules`` object from a record's ``rules`` dict: unknown or missing
   options are named, and the rules' own validation error is prefixed with where the dict came from.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
+
+from kardinal_env.core.records import read_record_file
 
 __all__ = ["TurnBasedGame", "options_from_dict"]
+
+_G = TypeVar("_G", bound="TurnBasedGame")
 
 
 class TurnBasedGame:
@@ -48,6 +53,12 @@ class TurnBasedGame:
     def move_count(self) -> int:
         """Moves played so far."""
         return len(self._history)
+
+    @classmethod
+    def load(cls: type[_G], path: str) -> _G:
+        """Read a record file and replay it with the engine's ``from_record``
+        (:class:`~kardinal_env.core.errors.RecordError` on any problem, naming the file)."""
+        return cls.from_record(read_record_file(path), source=path)  # type: ignore[attr-defined]
 
 
 def options_from_dict(cls: Any, data: Any, names: set[str], error: type[Exception], where: str = "rules") -> Any:

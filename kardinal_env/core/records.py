@@ -1,7 +1,8 @@
 """The checks every game's record format shares: a JSON object with a ``format`` field and no
 unknown fields, moves as strings, a ``result`` of ``scores`` and ``winners`` that the replayed game
-must reproduce, and reading a record file with clear errors. Each game's ``record`` module holds its
-own format (fields, rules) and uses these; every problem raises
+must reproduce, replaying the moves, and reading a record file with clear errors. Each game's ``record``
+module holds its own format (fields, rules) and uses these, and so does its engine's ``from_record``
+(:func:`play_record_move`, :func:`check_replayed_result`); every problem raises
 :class:`~kardinal_env.core.errors.RecordError` naming the file or field."""
 
 from __future__ import annotations
@@ -9,9 +10,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kardinal_env.core.errors import RecordError
+from kardinal_env.core.errors import IllegalMoveError, RecordError
 
-__all__ = ["check_record_fields", "check_move_strings", "check_result_shape", "check_result", "read_record_file"]
+__all__ = [
+    "check_record_fields",
+    "check_move_strings",
+    "check_result_shape",
+    "check_result",
+    "play_record_move",
+    "check_replayed_result",
+    "read_record_file",
+]
 
 
 def check_record_fields(record: Any, fmt: str, fields: set[str], required: tuple[str, ...], source: str) -> dict:
@@ -68,6 +77,24 @@ def check_result(
         raise RecordError(f"{source}: result.scores {result['scores']} != replayed scores {scores}")
     if result["winners"] != winners:
         raise RecordError(f"{source}: result.winners {result['winners']} != replayed winners {winners}")
+
+
+def play_record_move(game: Any, index: int, move: str, source: str = "record") -> None:
+    """``game.play(move)`` for the record's move number ``index``; an
+    :class:`~kardinal_env.core.errors.IllegalMoveError` becomes a :class:`RecordError` naming the move
+    index, the move and the rule it breaks."""
+    try:
+        game.play(move)
+    except IllegalMoveError as exc:
+        raise RecordError(f"{source}: move {index} ({move!r}) is illegal: {exc}") from None
+
+
+def check_replayed_result(result: dict | None, game: Any, source: str = "record") -> None:
+    """:func:`check_result` of a record's ``result`` against ``game`` replayed from all its moves
+    (its ``move_count``, ``is_over``, and ``scores()``/``winners()`` once over)."""
+    over = game.is_over
+    scores, winners = (game.scores(), game.winners()) if over else (None, None)
+    check_result(result, game.move_count, over, scores, winners, source)
 
 
 def read_record_file(path: str) -> Any:

@@ -53,9 +53,10 @@ import random
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from kardinal_env.core.errors import IllegalMoveError, RecordError
+from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.game_base import TurnBasedGame
 from kardinal_env.core.protocol import finishing_order_from_keys
+from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.kardinal.notation import (
     BUILD,
     CARDINAL,
@@ -74,7 +75,7 @@ from kardinal_env.kardinal.notation import (
     parse_move,
     square_key,
 )
-from kardinal_env.kardinal.record import check_result, make_record, parse_record, read_record_file
+from kardinal_env.kardinal.record import make_record, parse_record
 from kardinal_env.kardinal.rules import Rules
 
 __all__ = [
@@ -524,19 +525,9 @@ class Game(TurnBasedGame):
         parts = parse_record(record, source)
         game = cls(parts.rules)
         for i, move in enumerate(parts.moves):
-            try:
-                game.play(move)
-            except IllegalMoveError as exc:
-                raise RecordError(f"{source}: move {i} ({move!r}) is illegal: {exc}") from None
-        over = game.is_over
-        scores, winners = (game.scores(), game.winners()) if over else (None, None)
-        check_result(parts.result, len(parts.moves), over, scores, winners, source)
+            play_record_move(game, i, move, source)
+        check_replayed_result(parts.result, game, source)
         return game
-
-    @classmethod
-    def load(cls, path: str) -> Game:
-        """Read a record file and replay it (:class:`~kardinal_env.core.errors.RecordError` on any problem)."""
-        return cls.from_record(read_record_file(path), source=path)
 
     # ------------------------------------------------------------------ text
     def __repr__(self) -> str:

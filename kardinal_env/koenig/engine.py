@@ -90,7 +90,7 @@ from typing import NamedTuple, NoReturn
 from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.game_base import TurnBasedGame
 from kardinal_env.core.protocol import finishing_order_from_keys
-from kardinal_env.core.records import check_result, read_record_file
+from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.koenig import scoring
 from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.knowledge import SeatKnowledge
@@ -760,9 +760,7 @@ class Game(TurnBasedGame):
             raise RecordError(f"{source}: field {field!r}: {detail}") from None
         for i, move in enumerate(parts.moves):
             try:
-                game.play(move)
-            except IllegalMoveError as exc:
-                raise RecordError(f"{source}: move {i} ({move!r}) is illegal: {exc}") from None
+                play_record_move(game, i, move, source)
             except DeckError as exc:
                 raise RecordError(f"{source}: field 'reshuffle' does not fit the game at move {i}: {exc}") from None
             if parts.reshuffle is None and game.runouts:
@@ -784,15 +782,8 @@ class Game(TurnBasedGame):
                     f"{source}: field 'reshuffle' cannot be the discard pile at the first run-out: it lacks "
                     f"{_census([types[t] for t in missing])} of the pile after {len(parts.moves)} moves"
                 )
-        over = game.is_over
-        scores, winners = (game.scores(), game.winners()) if over else (None, None)
-        check_result(parts.result, len(parts.moves), over, scores, winners, source)
+        check_replayed_result(parts.result, game, source)
         return game
-
-    @classmethod
-    def load(cls, path: str) -> Game:
-        """Read a record file and replay it (:class:`RecordError` on any problem, naming the file)."""
-        return cls.from_record(read_record_file(path), source=path)
 
     def __repr__(self) -> str:
         return (
