@@ -1,9 +1,10 @@
 """Kardinal & König's play page for the web play server (:mod:`agents.serving.webplay`; found through
 :func:`agents.serving.pages.page_for`).
 
-The page draws the map as the HTML replays do (``kardinal_env.koenig.replay_html``: country areas,
-roads, alliances dashed and numbered, sites coloured by owner, each seal with its country's card
-type and the advisors per seat, the site or seal of the last move outlined) and beside it the
+The page draws the map with the HTML replays' drawing (``kardinal_env.koenig.replay_html``: its
+``board_data``, ``MAP_CSS`` and ``MAP_JS``: country areas, roads, alliances dashed and numbered,
+sites coloured by owner, each seal with its country's card type and the advisors per seat, the site
+or seal of the last move outlined) and beside it the
 person's own hand, the display and the deck, every seat's cards held (a number), pieces left, score
 and score now, the move list and, at the end, the final scoring by kind.
 
@@ -35,50 +36,9 @@ from typing import Any
 
 from agents.serving.pages import PLAY_API_JS, PLAY_CSS
 from kardinal_env.core.replay_page import COMMON_JS, SHELL_CSS, fill_page
-from kardinal_env.koenig.notation import parse_move
-from kardinal_env.koenig.render import SEAT_COLOURS, layout_positions
+from kardinal_env.koenig.replay_html import MAP_CSS, MAP_JS, board_data, seat_colours, touched
 
-__all__ = ["KoenigPage", "make_page", "map_data"]
-
-
-def _hex(rgb: tuple[int, int, int]) -> str:
-    return "#{:02x}{:02x}{:02x}".format(*rgb)
-
-
-def map_data(game: Any) -> dict:
-    """The static map of ``game``'s board: countries (id, name, card type, sites, seal position),
-    sites (id, country, position), roads and alliances (the board file's content: public)."""
-    b = game.board
-    pos = layout_positions(game)
-    return {
-        "name": b.name,
-        "types": list(b.types),
-        "countries": [
-            {
-                "id": cid,
-                "name": b.country_names[c],
-                "type": b.types[b.country_type[c]],
-                "sites": list(b.country_sites[c]),
-                "xy": list(pos[cid]),
-            }
-            for c, cid in enumerate(b.country_ids)
-        ],
-        "sites": [{"id": sid, "country": b.site_country[s], "xy": list(pos[sid])} for s, sid in enumerate(b.site_ids)],
-        "roads": [list(r) for r in b.roads],
-        "alliances": [list(a) for a in b.alliances],
-    }
-
-
-def _touched(move: str | None) -> dict | None:
-    """What a move touched on the map: ``{"site": id}`` (a cloister) or ``{"country": id}`` (an advisor)."""
-    if move is None:
-        return None
-    parsed = parse_move(move)
-    if parsed.kind == "K":
-        return {"site": parsed.target}
-    if parsed.kind == "A":
-        return {"country": parsed.target}
-    return None
+__all__ = ["KoenigPage", "make_page"]
 
 
 class KoenigPage:
@@ -91,8 +51,8 @@ class KoenigPage:
         last = game.history[-1] if game.move_count else None
         return {
             "rules": {"players": n, "discard": game.rules.discard, "board": game.board.name},
-            "seat_colours": [_hex(SEAT_COLOURS[s % len(SEAT_COLOURS)]) for s in range(n)],
-            "map": map_data(game),
+            "seat_colours": seat_colours(n),
+            "map": board_data(game),
             "phase": game.phase if decides else None,
             "country": game.turn_country,
             "pieces_this_turn": game.pieces_this_turn,
@@ -111,12 +71,14 @@ class KoenigPage:
             "projected": game.projected_scores(),
             "interim": game.interim_scores(),
             "breakdown": game.final_breakdown(),
-            "touched": _touched(last),
+            "touched": touched(last),
         }
 
     def html(self) -> str:
         """The page: self-contained HTML (inline SVG, CSS and script)."""
-        return fill_page(_PAGE, {"CSS": SHELL_CSS + PLAY_CSS + _CSS, "JS": COMMON_JS + PLAY_API_JS + _JS})
+        return fill_page(
+            _PAGE, {"CSS": SHELL_CSS + PLAY_CSS + MAP_CSS + _CSS, "JS": COMMON_JS + PLAY_API_JS + MAP_JS + _JS}
+        )
 
 
 def make_page() -> KoenigPage:
@@ -125,13 +87,7 @@ def make_page() -> KoenigPage:
 
 
 _CSS = """
-#board { width: 100%; height: calc(100vh - 80px); min-height: 360px; display: block; background: #eee8d5;
-  border-radius: 6px; }
 aside { flex-basis: 420px; }
-.sw { display: inline-block; width: 11px; height: 11px; border: 1px solid #000; vertical-align: -1px;
-  margin-right: 4px; border-radius: 50%; }
-.card { display: inline-block; min-width: 15px; padding: 0 3px; margin: 0 1px; border-radius: 3px; color: #111;
-  font: 600 12px/16px ui-monospace, monospace; text-align: center; border: 1px solid #000; }
 .card.big { min-width: 24px; font-size: 15px; line-height: 26px; }
 .back { display: inline-block; width: 9px; height: 13px; margin: 0 1px; border-radius: 2px; vertical-align: -2px;
   background: repeating-linear-gradient(45deg, #6b5b95, #6b5b95 2px, #8a7bb0 2px, #8a7bb0 4px);
@@ -140,12 +96,10 @@ button.draw { padding: 2px 4px; }
 button.draw .card { pointer-events: none; }
 #hand-box .cards { min-height: 30px; }
 #cards div { margin: 3px 0; }
-.note { color: var(--muted); font-size: 12px; }
 #log { max-height: calc(100vh - 700px); min-height: 70px; overflow-y: auto; margin: 0; padding: 0; list-style: none;
   font: 12px/1.5 ui-monospace, monospace; display: flex; flex-wrap: wrap; gap: 2px 8px; }
 #log .who { color: var(--muted); font-size: 10px; margin-right: 2px; }
 #log li.mine { color: var(--accent); }
-.seal text { font: 600 3px system-ui, sans-serif; }
 .site.target, .seal.target { cursor: pointer; }
 .ring { fill: none; stroke: #e0a800; stroke-width: 0.6; stroke-dasharray: 1.1 0.6; pointer-events: none; }
 .ring.chosen { stroke: #d02020; stroke-width: 1.1; stroke-dasharray: none; }
@@ -153,12 +107,6 @@ button.draw .card { pointer-events: none; }
 """
 
 _JS = r"""
-const svg = document.getElementById("board");
-const CARD_COLOURS = ["#f4d35e", "#ee964b", "#9bc1bc", "#b8b8ff", "#e6aace", "#c5e99b", "#ffd6a5", "#a0c4ff",
-                      "#bdb2ff", "#d0d0d0"];
-const TINTS = ["#ded1b0", "#cedebe", "#d6cce2", "#e2c8c4", "#c4d8e2", "#e6dcaa", "#c8e2d6", "#e2d4be", "#d4d4d4"];
-const EMPTY = "#aaaaaa", ROAD = "#786e5f", ALLIANCE = "#963c78", INK = "#191919", LAST = "#ffe128";
-const SITE_R = 2.3;
 let chosen = null;       // "K:site" or "A:country" while its payment is being chosen
 let mapKey = null, staticSVG = "";
 
@@ -183,35 +131,8 @@ function payHTML(p) {
 
 // The map that never changes (country areas, alliances, roads) and the view box, once per board.
 function prepareMap(B) {
-  const pts = B.sites.map(s => s.xy).concat(B.countries.map(c => c.xy));
-  const xs = pts.map(p => p[0]), ys = pts.map(p => p[1]);
-  const m = 9;
-  svg.setAttribute("viewBox", `${Math.min(...xs) - m} ${Math.min(...ys) - m} ` +
-                   `${Math.max(...xs) - Math.min(...xs) + 2 * m} ${Math.max(...ys) - Math.min(...ys) + 2 * m}`);
-  const out = [];
-  B.countries.forEach((c, i) => {
-    const tint = TINTS[i % TINTS.length];
-    for (const s of c.sites) {
-      const [x, y] = B.sites[s].xy;
-      out.push(`<line x1="${c.xy[0]}" y1="${c.xy[1]}" x2="${x}" y2="${y}" stroke="${tint}" ` +
-               `stroke-width="${SITE_R * 2}" stroke-linecap="round"/>`);
-      out.push(`<circle cx="${x}" cy="${y}" r="${SITE_R * 2.4}" fill="${tint}"/>`);
-    }
-  });
-  B.alliances.forEach(([a, b], i) => {
-    const [x0, y0] = B.countries[a].xy, [x1, y1] = B.countries[b].xy;
-    out.push(`<g class="alliance"><title>alliance ${i + 1}: ${esc(B.countries[a].name)} - ` +
-             `${esc(B.countries[b].name)}</title><line x1="${x0}" y1="${y0}" x2="${x1}" y2="${y1}" ` +
-             `stroke="${ALLIANCE}" stroke-width="0.5" stroke-dasharray="1.6 1.2"/>` +
-             `<circle cx="${(x0 + x1) / 2}" cy="${(y0 + y1) / 2}" r="1.9" fill="#eee8d5" stroke="${ALLIANCE}" ` +
-             `stroke-width="0.3"/><text x="${(x0 + x1) / 2}" y="${(y0 + y1) / 2 + 0.9}" text-anchor="middle" ` +
-             `fill="${ALLIANCE}" style="font: 600 2.5px system-ui, sans-serif">${i + 1}</text></g>`);
-  });
-  for (const [a, b] of B.roads) {
-    const [x0, y0] = B.sites[a].xy, [x1, y1] = B.sites[b].xy;
-    out.push(`<line class="road" x1="${x0}" y1="${y0}" x2="${x1}" y2="${y1}" stroke="${ROAD}" stroke-width="0.55"/>`);
-  }
-  staticSVG = out.join("");
+  svg.setAttribute("viewBox", mapViewBox(B));
+  staticSVG = staticMapSVG(B);
   mapKey = JSON.stringify([B.name, B.sites.length, S.players]);
 }
 
@@ -235,45 +156,22 @@ function drawMap(st, places) {
                `<title>${esc(s.id)}: ${who}${target ? " (click: a cloister here)" : ""}</title></circle>`);
     if (target) layer.push(`<circle class="ring${chosen === key ? " chosen" : ""}" cx="${x}" cy="${y}" ` +
                            `r="${SITE_R + 0.9}"/>`);
-    if (touched.site === s.id)
-      layer.push(`<circle class="last" data-site="${s.id}" cx="${x}" cy="${y}" r="${SITE_R + 1.1}" fill="none" ` +
-                 `stroke="${INK}" stroke-width="1.2" pointer-events="none"/><circle cx="${x}" cy="${y}" ` +
-                 `r="${SITE_R + 1.1}" fill="none" stroke="${LAST}" stroke-width="0.7" pointer-events="none"/>`);
+    if (touched.site === s.id) layer.push(lastSiteSVG(s.id, x, y));
   });
-  const n = st.players, w = Math.max(9, 2.6 * n + 1.6), h = 7.4;
+  const {w, h} = sealSize(st.players);
   B.countries.forEach((c, i) => {
     const [cx, cy] = c.xy;
     const x0 = cx - w / 2, y0 = cy - h / 2;
     const counts = st.advisors[i];
     const key = `A:${c.id}`, target = places.has(key);
     const here = st.country === c.id && !st.result;
-    let g = `<g class="seal${target ? " target" : ""}${chosen === key ? " chosen" : ""}" data-country="${c.id}" ` +
-      `data-advisors="${JSON.stringify(counts)}"><title>${esc(c.name)} (${c.id}), card type ${c.type}; advisors ` +
-      `per seat ${counts.join(", ")}${target ? " (click: an advisor here)" : ""}</title>` +
-      `<rect class="face" x="${x0}" y="${y0}" width="${w}" height="${h}" rx="0.8" fill="#fafafa" stroke="${INK}" ` +
-      `stroke-width="${here ? 0.7 : 0.4}"${here ? ' stroke-dasharray="1 0.6"' : ""}/>` +
-      `<rect x="${x0 + w - 3.2}" y="${y0 + 0.6}" width="2.6" height="2.9" rx="0.4" ` +
-      `fill="${CARD_COLOURS[c.type % 10]}" stroke="${INK}" stroke-width="0.2"/>` +
-      `<text x="${x0 + w - 1.9}" y="${y0 + 2.75}" text-anchor="middle" fill="${INK}" ` +
-      `style="font: 600 2.4px ui-monospace, monospace">${c.type}</text>` +
-      `<text x="${x0 + 0.8}" y="${y0 + 3.1}" fill="${INK}">${esc(c.id)}</text>`;
-    for (let s = 0; s < n; s++) {
-      const bx = x0 + 0.8 + 2.6 * s, by = y0 + 4.1;
-      g += counts[s] ?
-        `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="${st.seat_colours[s]}" stroke="${INK}" ` +
-        `stroke-width="0.15"/><text x="${bx + 1.15}" y="${by + 2.05}" text-anchor="middle" fill="${INK}" ` +
-        `style="font: 600 2.2px system-ui, sans-serif">${counts[s]}</text>` :
-        `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="none" stroke="#c8c8c8" ` +
-        `stroke-width="0.15"/>`;
-    }
-    out.push(g + `</g>`);
+    out.push(`<g class="seal${target ? " target" : ""}${chosen === key ? " chosen" : ""}" data-country="${c.id}" ` +
+             `data-advisors="${JSON.stringify(counts)}"><title>${esc(c.name)} (${c.id}), card type ${c.type}; ` +
+             `advisors per seat ${counts.join(", ")}${target ? " (click: an advisor here)" : ""}</title>` +
+             sealFaceSVG(c, counts, st.seat_colours, x0, y0, w, h, here) + `</g>`);
     if (target) out.push(`<rect class="ring${chosen === key ? " chosen" : ""}" x="${x0 - 0.7}" y="${y0 - 0.7}" ` +
                          `width="${w + 1.4}" height="${h + 1.4}" rx="1.1"/>`);
-    if (touched.country === c.id)
-      out.push(`<rect class="last" data-country="${c.id}" x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" ` +
-               `height="${h + 1.8}" rx="1.2" fill="none" stroke="${INK}" stroke-width="1.1" pointer-events="none"/>` +
-               `<rect x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" height="${h + 1.8}" rx="1.2" fill="none" ` +
-               `stroke="${LAST}" stroke-width="0.6" pointer-events="none"/>`);
+    if (touched.country === c.id) out.push(lastSealSVG(c.id, x0, y0, w, h));
   });
   out.push(...over);
   svg.innerHTML = out.join("");

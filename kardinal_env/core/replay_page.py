@@ -15,8 +15,9 @@ after it), ``page.html#12`` to start at position 12, and ``#scores`` (the final 
 ``result`` and ``positions`` (each with ``mover``: the seat that made the move leading to it), and
 the game's script to call ``startReplay(drawPosition)`` once its functions are defined;
 ``drawPosition(p, k)`` draws position ``p = D.positions[k]`` (the board, ``#status``, the panels).
-:data:`COMMON_JS` (``esc``, ``showResult``) and :data:`SHELL_CSS` are also used by the play page
-of ``agents.serving.webplay`` (through ``kardinal_env.kardinal.replay_html.BOARD_JS``/``BOARD_CSS``).
+:data:`COMMON_JS` (``esc``, ``showResult``), :data:`SHELL_CSS` and :func:`fill_page` are also used by
+the play pages of the web play server (``agents.serving.pages`` and each game's page,
+``agents.serving.kardinal_page`` through ``kardinal_env.kardinal.replay_html.BOARD_JS``/``BOARD_CSS``).
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ For tests and tools the page marks what it shows: every building is an SVG ``rec
 ``data-scores`` and ``data-winners`` (JSON lists; empty for an unfinished game); ``#chips`` the
 chips per seat with ``data-chips`` (JSON, per seat per colour) and ``data-projected``.
 
-:data:`BOARD_JS` and :data:`BOARD_CSS` (the board drawing) are shared with the play page of
-``agents.serving.webplay``. The page shell, the controls, the stepping script and the JSON embedding are
+:data:`BOARD_JS` and :data:`BOARD_CSS` (the board drawing) are shared with Kardinal's play page
+``agents.serving.kardinal_page``. The page shell, the controls, the stepping script and the JSON embedding are
 ``kardinal_env.core.replay_page``, shared with the Kardinal & König replays
 (``kardinal_env.koenig.replay_html``).
 """
@@ -138,7 +138,7 @@ def write_replay_html(record: dict, path: str | os.PathLike, source: str | None 
 
 
 # ---------------------------------------------------------------------------------------------
-# The board drawing, shared with agents.serving.webplay. Square (x, y) is the SVG unit square at
+# The board drawing, shared with agents.serving.kardinal_page. Square (x, y) is the SVG unit square at
 # (x - x0, y1 - y): one unit per square, top row = highest y.
 _BOARD_CSS = """
 #board { width: 100%; height: calc(100vh - 170px); min-height: 320px; display: block; background: #225522;
@@ -147,7 +147,7 @@ td.gain { outline: 2px solid var(--accent); border-radius: 3px; }
 .sw { display: inline-block; width: 11px; height: 11px; border: 1px solid #000; vertical-align: -1px;
   margin-right: 2px; border-radius: 2px; }
 """
-#: The page styles of the board drawing (with the shared shell), used by ``agents.serving.webplay``.
+#: The page styles of the board drawing (with the shared shell), used by ``agents.serving.kardinal_page``.
 BOARD_CSS = SHELL_CSS + _BOARD_CSS
 
 _BOARD_JS = r"""
@@ -289,7 +289,7 @@ function legendHTML() {
     `<span>colours ${[0, 1, 2, 3].map(c => swatch(c) + c).join(" ")}</span></div>`;
 }
 """
-#: The board drawing with the shared helpers (``esc``, ``showResult``), used by ``agents.serving.webplay``.
+#: The board drawing with the shared helpers (``esc``, ``showResult``), used by ``agents.serving.kardinal_page``.
 BOARD_JS = COMMON_JS + _BOARD_JS
 
 

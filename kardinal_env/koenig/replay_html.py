@@ -29,7 +29,10 @@ carries ``data-display``, ``data-deck`` and ``data-discards``; ``#scores`` holds
 with ``data-scores`` and ``data-winners`` (JSON lists; empty for an unfinished game).
 
 The page shell, controls and stepping script are ``kardinal_env.core.replay_page`` (shared with the
-Kardinal replays, ``kardinal_env.kardinal.replay_html``).
+Kardinal replays, ``kardinal_env.kardinal.replay_html``). The map drawing is shared with the play page
+``agents.serving.koenig_page``: :func:`board_data` (the static map as JSON), :func:`seat_colours`,
+:func:`touched`, :data:`MAP_CSS` and :data:`MAP_JS` (the colours, the view box, the static map, a
+seal's face, the outline of what the last move touched).
 """
 
 from __future__ import annotations
@@ -44,15 +47,26 @@ from kardinal_env.koenig.notation import parse_move
 from kardinal_env.koenig.record import FORMAT, parse_record
 from kardinal_env.koenig.render import SEAT_COLOURS, layout_positions
 
-__all__ = ["replay_data", "replay_html", "write_replay_html"]
+__all__ = [
+    "replay_data",
+    "replay_html",
+    "write_replay_html",
+    "board_data",
+    "seat_colours",
+    "touched",
+    "MAP_CSS",
+    "MAP_JS",
+]
 
 
-def _hex(rgb: tuple[int, int, int]) -> str:
-    return "#{:02x}{:02x}{:02x}".format(*rgb)
+def seat_colours(players: int) -> list[str]:
+    """The seats' colours (``render.SEAT_COLOURS``) as CSS hex strings, one per seat."""
+    return ["#{:02x}{:02x}{:02x}".format(*SEAT_COLOURS[s % len(SEAT_COLOURS)]) for s in range(players)]
 
 
-def _board_data(game: Game) -> dict:
-    """The static map: countries (seal position, card type, sites), sites, roads, alliances."""
+def board_data(game: Game) -> dict:
+    """The static map of ``game``'s board: countries (id, name, card type, sites, seal position),
+    sites (id, country, position), roads and alliances (the board file's content: public)."""
     b = game.board
     pos = layout_positions(game)
     return {
@@ -74,8 +88,11 @@ def _board_data(game: Game) -> dict:
     }
 
 
-def _touched(move: str) -> dict | None:
-    """What a move touched on the map: ``{"site": id}`` (a cloister) or ``{"country": id}`` (an advisor)."""
+def touched(move: str | None) -> dict | None:
+    """What a move touched on the map: ``{"site": id}`` (a cloister) or ``{"country": id}`` (an
+    advisor); ``None`` for any other move or no move."""
+    if move is None:
+        return None
     parsed = parse_move(move)
     if parsed.kind == "K":
         return {"site": parsed.target}
@@ -130,7 +147,7 @@ def replay_data(record: dict, source: str = "record") -> dict:
         state.update(
             last=parts.moves[k - 1] if k else None,
             mover=movers[k - 1] if k else None,
-            touched=_touched(parts.moves[k - 1]) if k else None,
+            touched=touched(parts.moves[k - 1]) if k else None,
             gained=gained,
         )
         positions.append(state)
@@ -141,8 +158,8 @@ def replay_data(record: dict, source: str = "record") -> dict:
         "format": FORMAT,
         "rules": parts.rules.to_dict(),
         "players": n,
-        "seat_colours": [_hex(SEAT_COLOURS[s % len(SEAT_COLOURS)]) for s in range(n)],
-        "board": _board_data(final),
+        "seat_colours": seat_colours(n),
+        "board": board_data(final),
         "moves": list(parts.moves),
         "positions": positions,
         "result": parts.result,
@@ -162,7 +179,7 @@ def _title(data: dict) -> str:
 def replay_html(record: dict, source: str = "record") -> str:
     """One self-contained HTML page replaying ``record`` (see the module docstring)."""
     data = replay_data(record, source)
-    return replay_page(_title(data), _CSS, data, _JS, _PANELS, board_label="the map")
+    return replay_page(_title(data), MAP_CSS + _CSS, data, MAP_JS + _JS, _PANELS, board_label="the map")
 
 
 def write_replay_html(record: dict, path: str | os.PathLike, source: str | None = None) -> str:
@@ -170,62 +187,42 @@ def write_replay_html(record: dict, path: str | os.PathLike, source: str | None 
     return write_page(replay_html(record, source or "record"), path)
 
 
-_CSS = """
+#: The map's styles (after the shell's), shared with ``agents.serving.koenig_page``: the board, seat
+#: swatches, cards, notes, the seals' text.
+MAP_CSS = """
 #board { width: 100%; height: calc(100vh - 80px); min-height: 360px; display: block; background: #eee8d5;
   border-radius: 6px; }
 .sw { display: inline-block; width: 11px; height: 11px; border: 1px solid #000; vertical-align: -1px;
   margin-right: 4px; border-radius: 50%; }
 .card { display: inline-block; min-width: 15px; padding: 0 3px; margin: 0 1px; border-radius: 3px; color: #111;
   font: 600 12px/16px ui-monospace, monospace; text-align: center; border: 1px solid #000; }
-.card.new { outline: 2px solid var(--accent); outline-offset: 1px; }
-td.hand { text-align: left; white-space: nowrap; }
-#seats td:first-child, #scores td:first-child { white-space: nowrap; }
-#seats td.hand { min-width: 70px; }
 .note { color: var(--muted); font-size: 12px; }
-h2 .note { text-transform: none; font-weight: 400; }
-#cards { margin-top: 6px; }
-#cards div { margin: 2px 0; }
-aside { height: calc(100vh - 66px); min-height: 560px; }
-aside > .box { flex-shrink: 0; }
-#moves-box { flex: 1 1 0; min-height: 90px; display: flex; flex-direction: column; }
-#moves { max-height: none; flex: 1 1 auto; min-height: 0; }
 .seal text { font: 600 3px system-ui, sans-serif; }
-.site:hover, .seal:hover { filter: brightness(1.15); }
 """
 
-_PANELS = """<div class="box"><h2>Seats and cards <span class="note" title="A record fixes the whole deck, so every \
-hand is known from it.">(the record reveals every hand)</span></h2><div id="seats"></div><div id="cards"></div></div>
-<div class="box"><h2>Result</h2><div id="scores"></div></div>"""
-
-_JS = r"""
-const B = D.board;
+#: The map drawing (after ``COMMON_JS``'s ``esc``), shared with ``agents.serving.koenig_page``: the
+#: colours, ``mapViewBox(B)``, ``staticMapSVG(B)`` (country areas, alliances, roads),
+#: ``sealSize(n)``, ``sealFaceSVG(...)``, ``lastSiteSVG(...)``, ``lastSealSVG(...)``; ``B`` is
+#: :func:`board_data`. It defines ``svg`` (``#board``) too.
+MAP_JS = r"""
+const svg = document.getElementById("board");
 const CARD_COLOURS = ["#f4d35e", "#ee964b", "#9bc1bc", "#b8b8ff", "#e6aace", "#c5e99b", "#ffd6a5", "#a0c4ff",
                       "#bdb2ff", "#d0d0d0"];
 const TINTS = ["#ded1b0", "#cedebe", "#d6cce2", "#e2c8c4", "#c4d8e2", "#e6dcaa", "#c8e2d6", "#e2d4be", "#d4d4d4"];
 const EMPTY = "#aaaaaa", ROAD = "#786e5f", ALLIANCE = "#963c78", INK = "#191919", LAST = "#ffe128";
 const SITE_R = 2.3;
-const svg = document.getElementById("board");
 
-function cardHTML(t, isNew) {
-  return `<span class="card${isNew ? " new" : ""}" style="background:${CARD_COLOURS[t % 10]}" ` +
-         `title="card type ${t}">${t}</span>`;
-}
-function seatSwatch(s) {
-  return `<span class="sw" style="background:${D.seat_colours[s]}"></span>`;
-}
-
-// The view box: every site and seal plus a margin.
-const VIEW = (() => {
+// The view box of map B: every site and seal plus a margin.
+function mapViewBox(B) {
   const pts = B.sites.map(s => s.xy).concat(B.countries.map(c => c.xy));
   const xs = pts.map(p => p[0]), ys = pts.map(p => p[1]);
   const m = 9;
-  return {x: Math.min(...xs) - m, y: Math.min(...ys) - m,
-          w: Math.max(...xs) - Math.min(...xs) + 2 * m, h: Math.max(...ys) - Math.min(...ys) + 2 * m};
-})();
-svg.setAttribute("viewBox", `${VIEW.x} ${VIEW.y} ${VIEW.w} ${VIEW.h}`);
+  return `${Math.min(...xs) - m} ${Math.min(...ys) - m} ` +
+         `${Math.max(...xs) - Math.min(...xs) + 2 * m} ${Math.max(...ys) - Math.min(...ys) + 2 * m}`;
+}
 
-// What never changes: country areas, alliances, roads.
-function staticMap() {
+// What never changes on map B: country areas, alliances (dashed and numbered), roads.
+function staticMapSVG(B) {
   const out = [];
   B.countries.forEach((c, i) => {
     const tint = TINTS[i % TINTS.length];
@@ -252,11 +249,82 @@ function staticMap() {
   }
   return out.join("");
 }
-const STATIC = staticMap();
 
-function sealSize() {
-  return {w: Math.max(9, 2.6 * D.players + 1.6), h: 7.4};
+// A seal's size for n seats.
+function sealSize(n) {
+  return {w: Math.max(9, 2.6 * n + 1.6), h: 7.4};
 }
+
+// The face of country c's seal (w x h at x0, y0): its id, its card type, the advisors per seat
+// (counts, in the seats' colours); `here` marks the country of the turn.
+function sealFaceSVG(c, counts, colours, x0, y0, w, h, here) {
+  let g = `<rect class="face" x="${x0}" y="${y0}" width="${w}" height="${h}" rx="0.8" fill="#fafafa" ` +
+    `stroke="${INK}" stroke-width="${here ? 0.7 : 0.4}"${here ? ' stroke-dasharray="1 0.6"' : ""}/>` +
+    `<rect x="${x0 + w - 3.2}" y="${y0 + 0.6}" width="2.6" height="2.9" rx="0.4" ` +
+    `fill="${CARD_COLOURS[c.type % 10]}" stroke="${INK}" stroke-width="0.2"/>` +
+    `<text x="${x0 + w - 1.9}" y="${y0 + 2.75}" text-anchor="middle" fill="${INK}" ` +
+    `style="font: 600 2.4px ui-monospace, monospace">${c.type}</text>` +
+    `<text x="${x0 + 0.8}" y="${y0 + 3.1}" fill="${INK}">${esc(c.id)}</text>`;
+  for (let s = 0; s < counts.length; s++) {
+    const bx = x0 + 0.8 + 2.6 * s, by = y0 + 4.1;
+    g += counts[s] ?
+      `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="${colours[s]}" stroke="${INK}" ` +
+      `stroke-width="0.15"/><text x="${bx + 1.15}" y="${by + 2.05}" text-anchor="middle" fill="${INK}" ` +
+      `style="font: 600 2.2px system-ui, sans-serif">${counts[s]}</text>` :
+      `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="none" stroke="#c8c8c8" ` +
+      `stroke-width="0.15"/>`;
+  }
+  return g;
+}
+
+// The outline of the site `id` at (x, y) that the last move touched (it takes no clicks).
+function lastSiteSVG(id, x, y) {
+  return `<circle class="last" data-site="${id}" cx="${x}" cy="${y}" r="${SITE_R + 1.1}" fill="none" ` +
+         `stroke="${INK}" stroke-width="1.2" pointer-events="none"/><circle cx="${x}" cy="${y}" ` +
+         `r="${SITE_R + 1.1}" fill="none" stroke="${LAST}" stroke-width="0.7" pointer-events="none"/>`;
+}
+
+// The outline of the seal of country `id` (w x h at x0, y0) that the last move touched (it takes no clicks).
+function lastSealSVG(id, x0, y0, w, h) {
+  return `<rect class="last" data-country="${id}" x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" ` +
+         `height="${h + 1.8}" rx="1.2" fill="none" stroke="${INK}" stroke-width="1.1" pointer-events="none"/>` +
+         `<rect x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" height="${h + 1.8}" rx="1.2" fill="none" ` +
+         `stroke="${LAST}" stroke-width="0.6" pointer-events="none"/>`;
+}
+"""
+
+_CSS = """
+.card.new { outline: 2px solid var(--accent); outline-offset: 1px; }
+td.hand { text-align: left; white-space: nowrap; }
+#seats td:first-child, #scores td:first-child { white-space: nowrap; }
+#seats td.hand { min-width: 70px; }
+h2 .note { text-transform: none; font-weight: 400; }
+#cards { margin-top: 6px; }
+#cards div { margin: 2px 0; }
+aside { height: calc(100vh - 66px); min-height: 560px; }
+aside > .box { flex-shrink: 0; }
+#moves-box { flex: 1 1 0; min-height: 90px; display: flex; flex-direction: column; }
+#moves { max-height: none; flex: 1 1 auto; min-height: 0; }
+.site:hover, .seal:hover { filter: brightness(1.15); }
+"""
+
+_PANELS = """<div class="box"><h2>Seats and cards <span class="note" title="A record fixes the whole deck, so every \
+hand is known from it.">(the record reveals every hand)</span></h2><div id="seats"></div><div id="cards"></div></div>
+<div class="box"><h2>Result</h2><div id="scores"></div></div>"""
+
+_JS = r"""
+const B = D.board;
+
+function cardHTML(t, isNew) {
+  return `<span class="card${isNew ? " new" : ""}" style="background:${CARD_COLOURS[t % 10]}" ` +
+         `title="card type ${t}">${t}</span>`;
+}
+function seatSwatch(s) {
+  return `<span class="sw" style="background:${D.seat_colours[s]}"></span>`;
+}
+
+svg.setAttribute("viewBox", mapViewBox(B));
+const STATIC = staticMapSVG(B);
 
 function drawMap(p) {
   const out = [STATIC];
@@ -268,43 +336,18 @@ function drawMap(p) {
     out.push(`<circle class="site" data-site="${s.id}" data-owner="${owner === null ? "" : owner}" cx="${x}" ` +
              `cy="${y}" r="${SITE_R}" fill="${owner === null ? EMPTY : D.seat_colours[owner]}" stroke="${INK}" ` +
              `stroke-width="0.45"><title>${esc(s.id)}: ${who}</title></circle>`);
-    if (touched.site === s.id)
-      out.push(`<circle class="last" data-site="${s.id}" cx="${x}" cy="${y}" r="${SITE_R + 1.1}" fill="none" ` +
-               `stroke="${INK}" stroke-width="1.2"/><circle cx="${x}" cy="${y}" r="${SITE_R + 1.1}" fill="none" ` +
-               `stroke="${LAST}" stroke-width="0.7"/>`);
+    if (touched.site === s.id) out.push(lastSiteSVG(s.id, x, y));
   });
-  const {w, h} = sealSize();
+  const {w, h} = sealSize(D.players);
   B.countries.forEach((c, i) => {
     const [cx, cy] = c.xy;
     const x0 = cx - w / 2, y0 = cy - h / 2;
     const counts = p.advisors[i];
     const here = p.country === c.id && p.phase !== "over";
-    let g = `<g class="seal" data-country="${c.id}" data-advisors="${JSON.stringify(counts)}">` +
-      `<title>${esc(c.name)} (${c.id}), card type ${c.type}; advisors per seat ${counts.join(", ")}</title>` +
-      `<rect x="${x0}" y="${y0}" width="${w}" height="${h}" rx="0.8" fill="#fafafa" stroke="${INK}" ` +
-      `stroke-width="${here ? 0.7 : 0.4}"${here ? ' stroke-dasharray="1 0.6"' : ""}/>` +
-      `<rect x="${x0 + w - 3.2}" y="${y0 + 0.6}" width="2.6" height="2.9" rx="0.4" ` +
-      `fill="${CARD_COLOURS[c.type % 10]}" stroke="${INK}" stroke-width="0.2"/>` +
-      `<text x="${x0 + w - 1.9}" y="${y0 + 2.75}" text-anchor="middle" fill="${INK}" ` +
-      `style="font: 600 2.4px ui-monospace, monospace">${c.type}</text>` +
-      `<text x="${x0 + 0.8}" y="${y0 + 3.1}" fill="${INK}">${esc(c.id)}</text>`;
-    for (let s = 0; s < D.players; s++) {
-      const bx = x0 + 0.8 + 2.6 * s, by = y0 + 4.1;
-      if (counts[s])
-        g += `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="${D.seat_colours[s]}" ` +
-             `stroke="${INK}" stroke-width="0.15"/>` +
-             `<text x="${bx + 1.15}" y="${by + 2.05}" text-anchor="middle" fill="${INK}" ` +
-             `style="font: 600 2.2px system-ui, sans-serif">${counts[s]}</text>`;
-      else
-        g += `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="none" stroke="#c8c8c8" ` +
-             `stroke-width="0.15"/>`;
-    }
-    out.push(g + `</g>`);
-    if (touched.country === c.id)
-      out.push(`<rect class="last" data-country="${c.id}" x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" ` +
-               `height="${h + 1.8}" rx="1.2" fill="none" stroke="${INK}" stroke-width="1.1"/>` +
-               `<rect x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" height="${h + 1.8}" rx="1.2" fill="none" ` +
-               `stroke="${LAST}" stroke-width="0.6"/>`);
+    out.push(`<g class="seal" data-country="${c.id}" data-advisors="${JSON.stringify(counts)}">` +
+             `<title>${esc(c.name)} (${c.id}), card type ${c.type}; advisors per seat ${counts.join(", ")}</title>` +
+             sealFaceSVG(c, counts, D.seat_colours, x0, y0, w, h, here) + `</g>`);
+    if (touched.country === c.id) out.push(lastSealSVG(c.id, x0, y0, w, h));
   });
   svg.innerHTML = out.join("");
 }
