@@ -30,6 +30,7 @@ import math
 from typing import Any
 
 from agents.base import BaseAgent
+from agents.search.common import backup, check_count, play_out
 from kardinal_env.core.registry import GameSpec, game_of
 
 __all__ = ["ISMCTSAgent"]
@@ -62,10 +63,8 @@ class ISMCTSAgent(BaseAgent):
         game: GameSpec | None = None,
     ):
         super().__init__(seed)
-        if not isinstance(simulations, int) or isinstance(simulations, bool) or simulations < 1:
-            raise ValueError(f"ismcts: simulations must be a positive integer, got {simulations!r}")
-        if not isinstance(rollout_moves, int) or isinstance(rollout_moves, bool) or rollout_moves < 0:
-            raise ValueError(f"ismcts: rollout_moves must be a non-negative integer, got {rollout_moves!r}")
+        check_count("ismcts: simulations", simulations)
+        check_count("ismcts: rollout_moves", rollout_moves, minimum=0)
         if rollout not in _ROLLOUTS:
             raise ValueError(f"ismcts: rollout must be one of {list(_ROLLOUTS)}, got {rollout!r}")
         self.simulations = simulations
@@ -134,22 +133,9 @@ class ISMCTSAgent(BaseAgent):
             world.play(best)
             node = node.children[best]
             path.append(node)
-        policy = self._policy if self.rollout == "policy" else None
-        for _ in range(self.rollout_moves):
-            if world.is_over:
-                break
-            if policy is None:
-                moves = world.legal_moves()
-                world.play(moves[rng.randrange(len(moves))])
-            else:
-                world.play(policy(world, rng))
-        values = self._values(world, n)
-        root.visits += 1
-        for nd in path:
-            nd.visits += 1
-            totals = nd.totals
-            for s in range(n):
-                totals[s] += values[s]
+        play_out(world, self._policy if self.rollout == "policy" else None, rng, self.rollout_moves)
+        root.visits += 1  # the root's totals are never read: it is not on the path
+        backup(path, self._values(world, n))
 
     def _values(self, world, n: int) -> list[float]:
         if world.is_over:

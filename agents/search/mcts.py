@@ -51,6 +51,7 @@ import math
 from typing import Any
 
 from agents.base import BaseAgent
+from agents.search.common import backup, check_count, play_out
 from kardinal_env.core.registry import GameSpec, game_of
 
 __all__ = ["MCTSAgent"]
@@ -90,14 +91,10 @@ class MCTSAgent(BaseAgent):
         game: GameSpec | None = None,
     ):
         super().__init__(seed)
-        if not isinstance(simulations, int) or isinstance(simulations, bool) or simulations < 1:
-            raise ValueError(f"mcts: simulations must be a positive integer, got {simulations!r}")
+        check_count("mcts: simulations", simulations)
         if rollout not in _ROLLOUTS:
             raise ValueError(f"mcts: rollout must be one of {list(_ROLLOUTS)}, got {rollout!r}")
-        if playout_moves is not None and (
-            not isinstance(playout_moves, int) or isinstance(playout_moves, bool) or playout_moves < 0
-        ):
-            raise ValueError(f"mcts: playout_moves must be None or a non-negative integer, got {playout_moves!r}")
+        check_count("mcts: playout_moves", playout_moves, minimum=0, allow_none=True)
         self.simulations = simulations
         self.exploration = exploration
         self.margin_weight = margin_weight
@@ -175,28 +172,15 @@ class MCTSAgent(BaseAgent):
             node = best[1]
             path.append(node)
         self._playout(g)
-        rewards = self._rewards(g, n)
-        for nd in path:
-            nd.visits += 1
-            t = nd.totals
-            for s in range(n):
-                t[s] += rewards[s]
+        backup(path, self._rewards(g, n))
 
     def _playout(self, g) -> None:
-        rng = self.rng
         policy = self._policy
         limit = self.playout_moves
         if policy is not None and self._play_out is not None and limit is None:
-            self._play_out(g, rng)
+            self._play_out(g, self.rng)
             return
-        played = 0
-        while not g.is_over and (limit is None or played < limit):
-            if policy is None:
-                moves = g.legal_moves()
-                g.play(moves[rng.randrange(len(moves))])
-            else:
-                g.play(policy(g, rng))
-            played += 1
+        play_out(g, policy, self.rng, limit)
 
     def _rewards(self, g, n: int) -> list[float]:
         if g.is_over:

@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
+from agents.search.common import check_count
 from kardinal_env.core.registry import GameSpec, game_of
 from kardinal_env.core.rewards import REWARD_SCHEMES, projected_margins, terminal_rewards
 
@@ -145,8 +146,7 @@ class PUCTAgent(BaseAgent):
         game: GameSpec | None = None,
     ):
         super().__init__(seed)
-        if not isinstance(simulations, int) or isinstance(simulations, bool) or simulations < 1:
-            raise ValueError(f"puct: simulations must be a positive integer, got {simulations!r}")
+        check_count("puct: simulations", simulations)
         if c_puct <= 0:
             raise ValueError(f"puct: c_puct must be positive, got {c_puct!r}")
         if not isinstance(batch_size, int) or batch_size < 1:
