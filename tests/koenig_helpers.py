@@ -6,6 +6,7 @@ import copy
 import json
 import random
 from collections import Counter
+from collections.abc import Collection
 
 from kardinal_env.koenig import Game, Rules
 from kardinal_env.koenig.board import BOARDS_DIR
@@ -80,3 +81,35 @@ def random_game(players: int = 4, discard: str = "one", seed: int = 0, board=Non
     while not game.is_over and (moves is None or game.move_count < moves):
         game.play(rng.choice(game.legal_moves()))
     return game
+
+
+def hidden_twins(seed: int, observer: int = 0, players: int = 4, keep: int = 22) -> tuple[Game, Game]:
+    """Two games that differ only in what ``observer`` cannot see: the deal of ``seed`` and its twin,
+    in which the first two other seats swap a card of different types and the deck below its first
+    ``keep`` cards is in another order (shuffled with ``random.Random(seed)``)."""
+    rules = Rules(players=players)
+    deck = Game(rules, seed=seed).initial_deck  # top first: seat 0 takes 3, seat 1 the next 3, ...
+    a, b = [s for s in range(players) if s != observer][:2]
+    for i in range(3):
+        for j in range(3):
+            if deck[3 * a + i] != deck[3 * b + j]:
+                twin = list(deck)
+                twin[3 * a + i], twin[3 * b + j] = twin[3 * b + j], twin[3 * a + i]
+                rest = twin[keep:]
+                random.Random(seed).shuffle(rest)
+                assert rest != twin[keep:], "the deck below the kept cards must change order"
+                return Game(rules, deck=deck), Game(rules, deck=twin[:keep] + rest)
+    raise AssertionError("no swappable cards")
+
+
+def play_common_move(g1: Game, g2: Game, rng: random.Random, exclude: Collection[str] = ()) -> bool:
+    """Play in both games one move legal in both (``rng``'s choice among them, in sorted order, not
+    in ``exclude``); ``False`` when there is none."""
+    common = sorted(set(g1.legal_moves()) & set(g2.legal_moves()))
+    common = [m for m in common if m not in exclude] if exclude else common
+    if not common:
+        return False
+    move = rng.choice(common)
+    g1.play(move)
+    g2.play(move)
+    return True

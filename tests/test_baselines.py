@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from koenig_helpers import hidden_twins, play_common_move
 
 from agents.baselines import kardinal_greedy, koenig_greedy
 from agents.baselines.kardinal_heuristics import build_value
@@ -69,26 +70,10 @@ def test_kardinal_order_ranks_builds_by_chip_value_and_keeps_every_move():
 
 
 # ------------------------------------------------------------------ Kardinal & König
-def _twins(seed: int):
-    """Two 4-player games that differ only in what seat 0 cannot see: seats 1 and 2 swap a card of
-    different types, and the deck below its first 22 cards is in another order."""
-    rules = KoenigRules(players=4)
-    deck = KoenigGame(rules, seed=seed).initial_deck
-    for i in range(3):
-        for j in range(3):
-            if deck[3 + i] != deck[6 + j]:
-                twin = list(deck)
-                twin[3 + i], twin[6 + j] = twin[6 + j], twin[3 + i]
-                rest = twin[22:]
-                random.Random(seed).shuffle(rest)
-                return KoenigGame(rules, deck=deck), KoenigGame(rules, deck=twin[:22] + rest)
-    raise AssertionError("no swappable cards")
-
-
 @pytest.mark.parametrize("policy", ["greedy", "rollout"])
 @pytest.mark.parametrize("seed", range(3))
 def test_koenig_baselines_see_only_their_seat(policy, seed):
-    g1, g2 = _twins(seed)
+    g1, g2 = hidden_twins(seed)  # 4 players; seats 1 and 2 swap a card, the deck below 22 cards reordered
     assert g1.snapshot()["hands"] != g2.snapshot()["hands"]
     choose = koenig_greedy.koenig_greedy_move if policy == "greedy" else koenig_greedy.rollout_move
     rng = random.Random(seed)
@@ -98,13 +83,10 @@ def test_koenig_baselines_see_only_their_seat(policy, seed):
             move = choose(g1, random.Random(checked))
             assert choose(g2, random.Random(checked)) == move
             checked += 1
-        else:
-            common = sorted(set(g1.legal_moves()) & set(g2.legal_moves()))
-            if not common:
-                break
-            move = rng.choice(common)
-        g1.play(move)
-        g2.play(move)
+            g1.play(move)
+            g2.play(move)
+        elif not play_common_move(g1, g2, rng):
+            break
     assert checked >= 2
 
 

@@ -7,32 +7,15 @@ from __future__ import annotations
 import random
 
 import pytest
+from koenig_helpers import hidden_twins, play_common_move
 
 from agents.search.ismcts import ISMCTSAgent
 from kardinal_env.koenig import Game, Rules
 
 
-def _twins(seed: int, observer: int, keep: int = 22) -> tuple[Game, Game]:
-    """Two games that differ only in what ``observer`` cannot see: two other seats swap a card of
-    different types, and the deck below its first ``keep`` cards is in another order."""
-    rules = Rules(players=4)
-    deck = Game(rules, seed=seed).initial_deck
-    others = [s for s in range(4) if s != observer]
-    a, b = others[0], others[1]
-    for i in range(3):
-        for j in range(3):
-            if deck[3 * a + i] != deck[3 * b + j]:
-                twin = list(deck)
-                twin[3 * a + i], twin[3 * b + j] = twin[3 * b + j], twin[3 * a + i]
-                rest = twin[keep:]
-                random.Random(seed).shuffle(rest)
-                return Game(rules, deck=deck), Game(rules, deck=twin[:keep] + rest)
-    raise AssertionError("no swappable cards")
-
-
 @pytest.mark.parametrize("seed", range(3))
 def test_same_move_when_only_hidden_state_differs(seed):
-    g1, g2 = _twins(seed, observer=0)
+    g1, g2 = hidden_twins(seed, observer=0)
     assert g1.snapshot()["hands"] != g2.snapshot()["hands"]
     assert g1.snapshot()["deck"] != g2.snapshot()["deck"]
     rng = random.Random(seed)
@@ -46,12 +29,8 @@ def test_same_move_when_only_hidden_state_differs(seed):
             g1.play(move1)
             g2.play(move1)
             continue
-        common = sorted(set(g1.legal_moves()) & set(g2.legal_moves()))
-        if not common:
+        if not play_common_move(g1, g2, rng):
             break
-        move = rng.choice(common)
-        g1.play(move)
-        g2.play(move)
     assert checked >= 2
 
 

@@ -10,6 +10,7 @@ import re
 import gymnasium
 import numpy as np
 import pytest
+from koenig_helpers import hidden_twins, play_common_move
 from pettingzoo.test import api_test, render_test, seed_test
 
 import kardinal_env  # noqa: F401  (registers the ids)
@@ -74,35 +75,13 @@ def test_encode_and_decode_every_move_of_the_board():
         env.decode_action(env.num_actions)
 
 
-def _hidden_twin(seed: int, observer: int) -> tuple[Game, Game]:
-    """Two games whose decks differ only in the cards the observer cannot see: two other seats
-    swap one card of different types, and the rest of the deck is permuted."""
-    rules = Rules(players=4)
-    game = Game(rules, seed=seed)
-    deck = game.initial_deck  # top first: seat 0 takes 3, seat 1 the next 3, ...
-    hands = {s: deck[3 * s : 3 * s + 3] for s in range(4)}
-    others = [s for s in range(4) if s != observer]
-    a, b = others[0], others[1]
-    for i in range(3):
-        for j in range(3):
-            if hands[a][i] != hands[b][j]:
-                twin = list(deck)
-                twin[3 * a + i], twin[3 * b + j] = twin[3 * b + j], twin[3 * a + i]
-                # below the hands (12), the display (2) and the next 8 cards: another order
-                rest = twin[22:]
-                random.Random(seed).shuffle(rest)
-                assert rest != twin[22:]
-                return Game(rules, deck=deck), Game(rules, deck=twin[:22] + rest)
-    raise AssertionError("no swappable cards")
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_hidden_information_is_hidden(seed):
     """Games differing only in the other seats' hands and the deck order give the observer the same
     observation, decision after decision, as long as the public history is the same."""
     observer = seed % 4
     encoder = ObservationEncoder(Rules(players=4))
-    g1, g2 = _hidden_twin(seed, observer)
+    g1, g2 = hidden_twins(seed, observer)  # the deck below hands, display and 8 more cards reordered
     assert [g1.hand(s) for s in range(4)] != [g2.hand(s) for s in range(4)]
     assert g1.hand(observer) == g2.hand(observer)
     rng = random.Random(seed)
@@ -111,15 +90,9 @@ def test_hidden_information_is_hidden(seed):
         # (a display refill from the differently ordered deck makes the public state differ: stop)
         np.testing.assert_array_equal(encoder.encode(g1, observer), encoder.encode(g2, observer))
         compared += 1
-        common = sorted(set(g1.legal_moves()) & set(g2.legal_moves()))
         # stay publicly identical: no deck draws by the observer (it would see different cards)
-        if g1.current_player == observer:
-            common = [m for m in common if m != "draw:deck"]
-        if not common:
+        if not play_common_move(g1, g2, rng, exclude=("draw:deck",) if g1.current_player == observer else ()):
             break
-        move = rng.choice(common)
-        g1.play(move)
-        g2.play(move)
     assert compared >= 8
 
 

@@ -11,7 +11,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from koenig_helpers import random_game
+from koenig_helpers import hidden_twins, play_common_move, random_game
 
 from kardinal_env.koenig import Game, Rules
 from kardinal_env.koenig.knowledge import SeatKnowledge, card_counts, deck_counts
@@ -196,24 +196,6 @@ def test_known_cards_follow_display_draws_and_spends():
 
 
 # ---------------------------------------------------------------------- hidden information stays hidden
-def _twins(seed: int, observer: int, keep: int = 22) -> tuple[Game, Game]:
-    """Two games that differ only in what ``observer`` cannot see: two other seats swap a card of
-    different types, and the deck below its first ``keep`` cards is in another order."""
-    rules = Rules(players=4)
-    deck = Game(rules, seed=seed).initial_deck
-    others = [s for s in range(4) if s != observer]
-    a, b = others[0], others[1]
-    for i in range(3):
-        for j in range(3):
-            if deck[3 * a + i] != deck[3 * b + j]:
-                twin = list(deck)
-                twin[3 * a + i], twin[3 * b + j] = twin[3 * b + j], twin[3 * a + i]
-                rest = twin[keep:]
-                random.Random(seed).shuffle(rest)
-                return Game(rules, deck=deck), Game(rules, deck=twin[:keep] + rest)
-    raise AssertionError("no swappable cards")
-
-
 def _same_view(g1: Game, g2: Game, seat: int, encoder: ObservationEncoder) -> None:
     k1, k2 = SeatKnowledge(g1, seat), SeatKnowledge(g2, seat)
     assert k1 == k2 and k1.to_dict() == k2.to_dict()
@@ -226,7 +208,7 @@ def _same_view(g1: Game, g2: Game, seat: int, encoder: ObservationEncoder) -> No
 
 @pytest.mark.parametrize("seed", range(3))
 def test_twins_that_differ_only_in_hidden_cards_look_the_same(seed):
-    g1, g2 = _twins(seed, observer=0)
+    g1, g2 = hidden_twins(seed, observer=0)
     assert g1.snapshot()["hands"] != g2.snapshot()["hands"] and g1.snapshot()["deck"] != g2.snapshot()["deck"]
     encoder = ObservationEncoder(g1.rules)
     rng = random.Random(seed)
@@ -234,12 +216,8 @@ def test_twins_that_differ_only_in_hidden_cards_look_the_same(seed):
     while not g1.is_over and g1.display() == g2.display() and g1.hand(0) == g2.hand(0):
         _same_view(g1, g2, 0, encoder)
         compared += 1
-        common = sorted(set(g1.legal_moves()) & set(g2.legal_moves()))
-        if not common:
+        if not play_common_move(g1, g2, rng):
             break
-        move = rng.choice(common)
-        g1.play(move)
-        g2.play(move)
     assert compared >= 5
 
 

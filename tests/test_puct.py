@@ -10,6 +10,7 @@ import random
 import numpy as np
 import pytest
 import torch
+from koenig_helpers import hidden_twins, play_common_move
 
 from agents import AgentSpecError, check_spec, load_agent
 from agents.networks.checkpoint import make_checkpoint, network_builder, write_checkpoint
@@ -268,28 +269,9 @@ def test_koenig_puct_searches_only_determinized_worlds(koenig_checkpoint, batch_
     assert np.isclose(root.prior.sum(), 1.0)
 
 
-def _twins(seed: int):
-    """Two 3-player K&K games that differ only in what seat 0 cannot see: seats 1 and 2 swap a card
-    of different types, and the deck below its first 20 cards is in another order."""
-    from kardinal_env.koenig import Game as KoenigGame
-    from kardinal_env.koenig import Rules as KoenigRules
-
-    rules = KoenigRules(players=3)
-    deck = KoenigGame(rules, seed=seed).initial_deck
-    for i in range(3):
-        for j in range(3):
-            if deck[3 + i] != deck[6 + j]:
-                twin = list(deck)
-                twin[3 + i], twin[6 + j] = twin[6 + j], twin[3 + i]
-                rest = twin[20:]
-                random.Random(seed).shuffle(rest)
-                return KoenigGame(rules, deck=deck), KoenigGame(rules, deck=twin[:20] + rest)
-    raise AssertionError("no swappable cards")
-
-
 @pytest.mark.parametrize("seed", range(2))
 def test_koenig_puct_same_move_when_only_hidden_cards_differ(koenig_checkpoint, seed):
-    g1, g2 = _twins(seed)
+    g1, g2 = hidden_twins(seed, players=3, keep=20)  # seats 1 and 2 swap a card, the deck below 20 reordered
     assert g1.snapshot()["hands"] != g2.snapshot()["hands"]
     rng = random.Random(seed)
     checked = 0
@@ -302,12 +284,8 @@ def test_koenig_puct_same_move_when_only_hidden_cards_differ(koenig_checkpoint, 
             g1.play(move1)
             g2.play(move1)
             continue
-        common = sorted(set(g1.legal_moves()) & set(g2.legal_moves()))
-        if not common:
+        if not play_common_move(g1, g2, rng):
             break
-        move = rng.choice(common)
-        g1.play(move)
-        g2.play(move)
     assert checked >= 2
 
 
