@@ -1,9 +1,11 @@
-"""Pieces every environment of this package shares: the action check and the classic wrappers.
+"""Pieces every environment of this package shares: the action check, the action mask and the classic wrappers.
 
 * :func:`check_action` — an action must be a Python or NumPy integer (not a bool, not a float such
   as ``1.5``, not a string) inside ``Discrete(n)``; anything else raises
   :class:`~kardinal_env.core.errors.IllegalMoveError` with rule ``"action"`` and a message that names the
   value and the allowed range. Nothing is rounded or clipped.
+* :func:`seat_action_mask` — a codec's ``action_mask`` (PettingZoo's classic convention): ones at the
+  legal actions when the seat asked about decides now, all zeros otherwise and once the game is over.
 * :func:`wrap_classic` — PettingZoo's classic wrapper stack for a raw AEC env, with
   :class:`ActionCheckWrapper` in place of ``AssertOutOfBoundsWrapper`` (whose bare
   ``AssertionError`` does not say what was wrong): ``TerminateIllegalWrapper(illegal_reward=-1)``
@@ -14,14 +16,17 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
+from typing import Any
 
+import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers.base import BaseWrapper
 
 from kardinal_env.core.errors import IllegalMoveError
 
-__all__ = ["check_action", "ActionCheckWrapper", "wrap_classic"]
+__all__ = ["check_action", "seat_action_mask", "ActionCheckWrapper", "wrap_classic"]
 
 
 def check_action(action: object, num_actions: int) -> int:
@@ -40,6 +45,22 @@ def check_action(action: object, num_actions: int) -> int:
     if not 0 <= value < num_actions:
         raise IllegalMoveError(f"action: {value} is outside Discrete({num_actions})", "action", action)
     return value
+
+
+def seat_action_mask(
+    game: Any, seat: int | None, out: np.ndarray | None, num_actions: int, legal: Callable[[Any], Any]
+) -> np.ndarray:
+    """int8 mask of length ``num_actions`` (written into ``out`` when given): ones at ``legal(game)``
+    (the legal action ids) when ``seat`` (default: the deciding seat) decides now, all zeros
+    otherwise and once the game is over. ``legal`` is called only when the seat decides."""
+    if out is None:
+        out = np.zeros(num_actions, dtype=np.int8)
+    else:
+        out.fill(0)
+    deciding = game.current_player
+    if deciding is not None and (seat is None or seat == deciding):
+        out[legal(game)] = 1
+    return out
 
 
 class ActionCheckWrapper(BaseWrapper):

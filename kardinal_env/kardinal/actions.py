@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kardinal_env.core.env_utils import check_action
+from kardinal_env.core.env_utils import check_action, seat_action_mask
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.notation import (
@@ -267,14 +267,7 @@ class ActionCodec:
     def action_mask(self, game: Game, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """int8 mask of length ``num_actions``: ones at :meth:`legal_actions` when ``seat`` (default:
         the deciding seat) decides now, all zeros otherwise (PettingZoo's classic convention)."""
-        if out is None:
-            out = np.zeros(self.num_actions, dtype=np.int8)
-        else:
-            out.fill(0)
-        deciding = game.current_player
-        if deciding is not None and (seat is None or seat == deciding):
-            out[self.legal_actions(game)] = 1
-        return out
+        return seat_action_mask(game, seat, out, self.num_actions, self.legal_actions)
 
 
 def _deciding(game: Game, what: object) -> int:

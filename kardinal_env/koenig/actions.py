@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from kardinal_env.core.env_utils import check_action
+from kardinal_env.core.env_utils import check_action, seat_action_mask
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.koenig.rules import Rules
 
@@ -54,14 +54,7 @@ class ActionCodec:
         """int8 mask of length ``num_actions``: ones at :meth:`legal_actions` when ``seat`` (default:
         the deciding seat) decides now, all zeros otherwise (and once the game is over). Written into
         ``out`` when given."""
-        if out is None:
-            out = np.zeros(self.num_actions, dtype=np.int8)
-        else:
-            out.fill(0)
-        deciding = game.current_player
-        if deciding is not None and (seat is None or seat == deciding):
-            out[game.legal_move_ids()] = 1
-        return out
+        return seat_action_mask(game, seat, out, self.num_actions, _legal_move_ids)
 
     def encode(self, game: Any, move: str) -> int:
         """The action id of ``move`` (any move of the board, legal now or not); ``IllegalMoveError``
@@ -86,3 +79,7 @@ class ActionCodec:
     def decode_action(self, action: int) -> str:
         """:meth:`decode` without a game."""
         return self.board.moves[check_action(action, self.num_actions)]
+
+
+def _legal_move_ids(game: Any) -> list[int]:
+    return game.legal_move_ids()

@@ -31,21 +31,9 @@ the others (hand sizes, pieces left, scores, the board, the display, the deck si
 pile): hidden information stays hidden. ``action_mask`` has ones at the legal actions of the
 selected agent, all zeros for every other agent and once the game is over.
 
-**Actions.** The board's move table (``kardinal_env.koenig.board.Board``), ``P = T + 1`` payments
-per target (the single card naming the target's country, then a pair of each type):
-
-==============================  ================================  ==========================
-slice                           move                              default board
-==============================  ================================  ==========================
-``[0, S·P)``                    ``K@{site}/{pay}``                0–323
-``[S·P, S·P + C·P)``            ``A@{country}/{pay}``             324–377
-``end_id``                      ``end``                           378
-``discard_base + i``            ``discard:{t}`` (type index i)    379–383
-``draw_base + i``               ``draw:{t}``                      384–388
-``deck_id``                     ``draw:deck``                     389
-==============================  ================================  ==========================
-
-(390 actions: ids 0..389; the table in ``Board`` is the reference.) The codec is
+**Actions.** The board's move table (``kardinal_env.koenig.board.Board``, the reference), ``P = T + 1``
+payments per target; the slices (cloisters, advisors, ``end``, discards, draws, the deck) are laid out
+in ``kardinal_env.koenig.actions`` (390 actions on the default board: ids 0..389). The codec is
 ``kardinal_env.koenig.actions.ActionCodec`` (``raw_env.codec``), the one mask builder;
 ``decode_action(a)`` and ``encode_move(move)`` translate; at every decision the decoded mask equals
 ``game.legal_moves()``. ``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()`` give the mask
