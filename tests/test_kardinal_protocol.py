@@ -147,3 +147,16 @@ def test_codec_errors_name_the_rule():
     with pytest.raises(IllegalMoveError) as info:
         codec.encode(over, "C-")
     assert info.value.rule == "game over"
+
+
+def test_codec_and_encoder_frame_the_rules_own_window_by_default():
+    """A window variant's codec and encoder need no window argument: they frame the rules' window
+    (the lossless 53 for the unbounded game); a window that contradicts the rules is refused."""
+    from kardinal_env.core.registry import get_game
+
+    spec = get_game("kardinal")
+    variant = Rules(players=2, window=9)
+    assert spec.make_codec(variant).window == 9 and spec.make_encoder(variant).shape == (72, 9, 9)
+    assert spec.make_codec(Rules(players=2)).window == 53
+    with pytest.raises(ValueError, match="differs from the rules' window 9"):
+        spec.make_codec(variant, window=11)

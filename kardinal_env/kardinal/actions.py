@@ -60,6 +60,7 @@ __all__ = [
     "seat_order",
     "window_layout",
     "DEFAULT_WINDOW",
+    "frame_window",
     "BUILD_PLANES",
     "SPATIAL_ACTION_PLANES",
     "NON_SPATIAL_ACTIONS",
@@ -98,6 +99,14 @@ def seat_order(rules: Rules, seat: int) -> tuple[int, ...]:
     return tuple((seat + k) % n for k in range(n))
 
 
+def frame_window(rules: Rules, window: int | None = None) -> int:
+    """The window an encoder or codec frames ``rules`` with: ``window`` when given, else the rules'
+    own window variant, else the lossless :data:`DEFAULT_WINDOW`."""
+    if window is not None:
+        return window
+    return DEFAULT_WINDOW if rules.window is None else rules.window
+
+
 def window_layout(rules: Rules, window: int) -> tuple[np.ndarray, np.ndarray]:
     """Square indexing of a ``window x window`` frame: ``(key -> square index or -1, square -> key)``.
 
@@ -128,7 +137,8 @@ def window_layout(rules: Rules, window: int) -> tuple[np.ndarray, np.ndarray]:
 class ActionCodec:
     """Maps between engine move codes / notation and action integers for one window and rule set."""
 
-    def __init__(self, rules: Rules, window: int = DEFAULT_WINDOW):
+    def __init__(self, rules: Rules, window: int | None = None):
+        window = frame_window(rules, window)
         key_to_square, square_to_key = window_layout(rules, window)
         self.rules = rules
         self.window = window

@@ -54,7 +54,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from kardinal_env.kardinal.actions import DEFAULT_WINDOW, colour_order, seat_order, window_layout
+from kardinal_env.kardinal.actions import colour_order, frame_window, seat_order, window_layout
 from kardinal_env.kardinal.engine import Game, LiveView
 from kardinal_env.kardinal.notation import KEY_STRIDE
 from kardinal_env.kardinal.rules import Rules
@@ -98,7 +98,8 @@ class ObservationEncoder:
     new array: observations handed out are never changed later.
     """
 
-    def __init__(self, rules: Rules, window: int = DEFAULT_WINDOW):
+    def __init__(self, rules: Rules, window: int | None = None):
+        window = frame_window(rules, window)
         key_to_square, _ = window_layout(rules, window)
         self.rules = rules
         self.window = window
