@@ -88,7 +88,7 @@ class HeuristicWeights:
     chain_two: float = 0.15
     hand: float = 0.6
     hand_second: float = 0.25
-    horizon: float = 3.0
+    horizon: float = 6.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
