@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.serving.pages import PLAY_API_JS, PLAY_CSS
-from kardinal_env.kardinal.replay_html import BOARD_CSS, BOARD_JS, fill_page, position_state
+from kardinal_env.kardinal.replay_html import BOARD_CSS, BOARD_JS, building_data, fill_page, position_state
 
 __all__ = ["KardinalPage", "make_page"]
 
@@ -35,16 +35,7 @@ class KardinalPage:
             seat_colours=[list(game.seat_colours(s)) for s in range(n)],
             rules=game.rules.to_dict(),
             window=game.rules.window,
-            buildings=[
-                {
-                    "id": b.id,
-                    "shape": b.shape,
-                    "colour": b.colour,
-                    "squares": [list(q) for q in b.squares],
-                    "builder": b.builder,
-                }
-                for b in buildings
-            ],
+            buildings=[building_data(b) for b in buildings],
             last_id=len(buildings) - 1 if len(buildings) > 2 else -1,
         )
         return state
@@ -55,7 +46,7 @@ class KardinalPage:
 
 
 def make_page() -> KardinalPage:
-    """The page (:func:`agents.serving.pages.page_for` finds this module by the game's room)."""
+    """The page (named by Kardinal's registry entry, ``GameSpec.play_page``)."""
     return KardinalPage()
 
 

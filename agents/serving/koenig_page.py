@@ -82,7 +82,7 @@ class KoenigPage:
 
 
 def make_page() -> KoenigPage:
-    """The page (:func:`agents.serving.pages.page_for` finds this module by the game's room)."""
+    """The page (named by Kardinal & König's registry entry, ``GameSpec.play_page``)."""
     return KoenigPage()
 
 

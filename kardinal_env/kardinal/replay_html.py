@@ -46,10 +46,12 @@ __all__ = [
     "embed_json",
     "fill_page",
     "position_state",
+    "building_data",
 ]
 
 
-def _building(b) -> dict:
+def building_data(b) -> dict:
+    """One building as the pages draw it (the replay and the play page): JSON-ready."""
     return {
         "id": b.id,
         "shape": b.shape,
@@ -111,7 +113,7 @@ def replay_data(record: dict, source: str = "record") -> dict:
         "seat_colours": [list(final.seat_colours(s)) for s in range(n)],
         "window": parts.rules.window,
         "moves": list(parts.moves),
-        "buildings": [_building(b) for b in final.buildings()],
+        "buildings": [building_data(b) for b in final.buildings()],
         "positions": positions,
         "result": parts.result,
     }
