@@ -82,6 +82,7 @@ KARDINAL_KOENIG = GameSpec(
     baselines={
         "random": "agents.baselines.random:RandomAgent",
         "greedy": "agents.baselines.koenig_greedy:GreedyAgent",
+        "heuristic": "agents.baselines.koenig_heuristic:KoenigHeuristicAgent",
     },
     rollout="agents.baselines.koenig_greedy:rollout_move",
     network="agents.networks.koenig_net:build_network",
