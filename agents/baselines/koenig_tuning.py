@@ -7,14 +7,16 @@ seat is ``1/k`` when it is one of ``k`` winners and 0 otherwise.
 * :func:`one_vs_field` — one agent against ``players - 1`` copies of another, the focal seat rotated
   game by game (game ``i`` puts it in seat ``i % players``); parity is ``1 / players``.
 * :func:`head_to_head` — two weight sets, each in half of the seats, in duplicate: every deal is
-  played twice, ``ABAB`` and ``BABA`` (4 players); parity 0.5. Also reports the mean score
-  difference per game (A's seats' mean minus B's) and its standard error over deals, which
-  separate close candidates with fewer games than the win share does.
+  played twice, ``ABAB`` and ``BABA`` (4 players); parity is A's share of the seats (0.5 with 4
+  players). Also reports the mean score difference per game (A's seats' mean minus B's) and its
+  standard error over deals, which separate close candidates with fewer games than the win share
+  does.
 * :func:`coordinate_search` — the tuning method of ``docs/koenig-heuristic.md``: for each weight in
-  turn, each candidate value (the incumbent's value times each factor of ``factors``; ``rival_max``
-  moved by ``rival_step``, clipped to [0, 1]) plays a head-to-head against the incumbent on the same
-  seeds; a candidate replaces the incumbent when its win share is above 0.5 and its mean score
-  difference is more than ``z`` standard errors above 0. Rounds repeat over the weights.
+  turn, each candidate value (the incumbent's value times each factor of ``factors``, 0.1 for a
+  weight at 0; ``rival_max`` moved by ``rival_step``, clipped to [0, 1]) plays a head-to-head
+  against the incumbent on the same deals; a candidate replaces the incumbent when its win share is
+  above 0.5 and its mean score difference is more than ``z`` standard errors above 0. Rounds repeat
+  over the weights.
 * :func:`wilson_interval` — the 95% Wilson score interval of a share.
 
 ``scripts/tune_koenig_heuristic.py`` is the command line over these functions.
