@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from koenig_helpers import discard_turn, finish_turn, game_with, small_board
 
 from agents.baselines.koenig_heuristic import (
     DEFAULT_WEIGHTS,
@@ -19,7 +20,6 @@ from agents.baselines.koenig_heuristic import (
 from agents.baselines.koenig_tuning import head_to_head, make_agent, one_vs_field, play_game, wilson_interval
 from kardinal_env.koenig import Game, Rules
 from kardinal_env.koenig.knowledge import SeatKnowledge
-from tests.koenig_helpers import discard_turn, finish_turn, game_with, small_board
 
 VARIANTS = [(p, d) for p in (3, 4, 5) for d in ("one", "any")]
 
