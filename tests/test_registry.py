@@ -301,3 +301,25 @@ def test_generic_env_agrees_with_the_games_own_env(spec):
         generic.step(action)
         steps += 1
     assert generic.game.history == own.game.history
+
+
+def test_rule_option_flags_from_every_game_and_refused_for_another_game():
+    """kardinal_env.core.cli: one flag per rules option of the registered games; after parsing, the
+    options of --game's game come back and an option of another game is a usage error naming it."""
+    import argparse
+
+    from kardinal_env.core.cli import add_rule_option_flags, given_rule_options
+
+    parser = argparse.ArgumentParser(prog="tool")
+    parser.add_argument("--game")
+    add_rule_option_flags(parser, "tool")
+    args = parser.parse_args(["--game", "kardinal", "--preset", "german", "--shared-pool"])
+    assert given_rule_options(parser, args, get_game("kardinal")) == {"preset": "german", "shared_pool": True}
+    args = parser.parse_args(["--discard", "any"])
+    assert given_rule_options(parser, args, get_game("kardinal_koenig")) == {"discard": "any"}
+    with pytest.raises(SystemExit):
+        given_rule_options(parser, args, get_game("kardinal"))
+    clash = argparse.ArgumentParser()
+    clash.add_argument("--board")
+    with pytest.raises(ValueError, match="--board, which tool uses for something else"):
+        add_rule_option_flags(clash, "tool")

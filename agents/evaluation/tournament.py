@@ -87,7 +87,8 @@ from agents.evaluation.distributed import RayTasks
 from agents.evaluation.worker import EvaluationError, GameTask, Setup
 from agents.networks.checkpoint import PlayerCountWarning
 from agents.runinfo import git_revision
-from kardinal_env.core.registry import GameSpec, RuleOption, game_for_record, game_names, game_of, get_game
+from kardinal_env.core.cli import add_rule_option_flags, given_rule_options, seat_counts
+from kardinal_env.core.registry import GameSpec, game_for_record, game_names, game_of, get_game
 from kardinal_env.core.registry import games as registered_games
 from kardinal_env.core.rewards import WIN_DEFINITION, win_share
 
@@ -511,53 +512,6 @@ def _positive(text: str) -> int:
     return value
 
 
-def _rule_dest(name: str) -> str:
-    return "rule_" + name
-
-
-def _seat_counts(players: Sequence[int]) -> str:
-    ordered = sorted(players)
-    if len(ordered) > 1 and ordered == list(range(ordered[0], ordered[-1] + 1)):
-        return f"{ordered[0]}-{ordered[-1]}"
-    return ",".join(map(str, ordered))
-
-
-def _rule_options() -> dict[str, list[tuple[GameSpec, RuleOption]]]:
-    """Every registered game's rules options by name (an option name several games share is one flag)."""
-    by_name: dict[str, list[tuple[GameSpec, RuleOption]]] = {}
-    for spec in registered_games().values():
-        for option in spec.rule_options:
-            by_name.setdefault(option.name, []).append((spec, option))
-    return by_name
-
-
-def _add_rule_options(parser: argparse.ArgumentParser) -> None:
-    """One flag per rules option of the registered games (``GameSpec.rule_options``); the game is
-    checked after parsing (:func:`_rules_options_of`)."""
-    taken = {flag for action in parser._actions for flag in action.option_strings}
-    group = parser.add_argument_group("rules options", "the registered games' rules options (for --game's game only)")
-    for name, owners in _rule_options().items():
-        option = owners[0][1]
-        if option.flag in taken:
-            raise ValueError(
-                f"rules option {name!r} of {owners[0][0].name} would be {option.flag}, which kardinal-evaluate "
-                "uses for something else; rename the option"
-            )
-        helps = []
-        for spec, opt in owners:
-            default = f" (default {opt.default})" if opt.default not in (None, False) else ""
-            helps.append(f"{spec.name}: {opt.help}{default}")
-        kinds = {opt.kind for _, opt in owners}
-        kw: dict[str, Any] = {"dest": _rule_dest(name), "default": None, "help": "; ".join(helps)}
-        if kinds == {"flag"}:
-            kw["action"] = "store_true"
-        elif kinds == {"choice"}:
-            kw["choices"] = list(dict.fromkeys(c for _, opt in owners for c in opt.choices))
-        else:
-            kw["metavar"] = name.upper()
-        group.add_argument(option.flag, **kw)
-
-
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     from agents import SPEC_HELP
 
@@ -568,7 +522,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "--agents", nargs="+", required=True, metavar="SPEC", help="agent specs; the last one fills the remaining seats"
     )
     parser.add_argument("--game", default=names[0], choices=names, help=f"which registered game (default {names[0]})")
-    counts = "; ".join(f"{s.name} {_seat_counts(s.players)}, default {s.default_players}" for s in specs)
+    counts = "; ".join(f"{s.name} {seat_counts(s.players)}, default {s.default_players}" for s in specs)
     parser.add_argument(
         "--players",
         type=int,
@@ -606,27 +560,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-moves", action="store_true", help="do not store each game's moves in the JSON")
     parser.add_argument("--quiet", action="store_true", help="no per-game progress on stderr")
-    _add_rule_options(parser)
+    add_rule_option_flags(parser, "kardinal-evaluate")
     return parser
-
-
-def _rules_options_of(parser: argparse.ArgumentParser, args: argparse.Namespace, spec: GameSpec) -> dict[str, Any]:
-    """The rules options given on the command line for ``spec``; an option of another game, or a choice
-    this game does not offer, is a usage error naming it."""
-    own = {option.name: option for option in spec.rule_options}
-    given: dict[str, Any] = {}
-    for name, owners in _rule_options().items():
-        value = getattr(args, _rule_dest(name))
-        if value is None:
-            continue
-        option = own.get(name)
-        if option is None:
-            others = ", ".join(s.name for s, _ in owners)
-            parser.error(f"{owners[0][1].flag} is an option of {others}, not {spec.name}")
-        if option.kind == "choice" and value not in option.choices:
-            parser.error(f"{option.flag} {value}: {spec.name} offers {', '.join(option.choices)}")
-        given[name] = value
-    return given
 
 
 def _backend_from_args(args: argparse.Namespace) -> Backend:
@@ -652,7 +587,7 @@ def main(argv=None) -> int:
     if args.ray and args.address:
         parser.error("--ray starts a local Ray; --address joins a running cluster: give one of them")
     spec = get_game(args.game)
-    options = _rules_options_of(parser, args, spec)
+    options = given_rule_options(parser, args, spec)
     try:
         results = evaluate(
             args.agents,

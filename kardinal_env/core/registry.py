@@ -68,7 +68,7 @@ field                  meaning
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,6 +85,7 @@ __all__ = [
     "game_of",
     "game_for_record",
     "resolve",
+    "seat_counts",
     "UnknownGameError",
     "ENTRY_POINT_GROUP",
 ]
@@ -204,7 +205,7 @@ class GameSpec:
         if players is None:
             return self.default_players
         if isinstance(players, bool) or not isinstance(players, int) or players not in self.players:
-            raise ValueError(f"{self.name} plays {_counts(self.players)} players, got {players!r}")
+            raise ValueError(f"{self.name} plays {seat_counts(self.players)} players, got {players!r}")
         return players
 
     def rules(self, players: int | None = None, **options: Any) -> Any:
@@ -246,7 +247,8 @@ class GameSpec:
         return cache[kind]
 
 
-def _counts(players: tuple[int, ...]) -> str:
+def seat_counts(players: Sequence[int]) -> str:
+    """A game's player counts for messages: ``"2-4"`` for a run, else ``"2, 4"``."""
     ordered = sorted(players)
     if ordered == list(range(ordered[0], ordered[-1] + 1)) and len(ordered) > 1:
         return f"{ordered[0]}-{ordered[-1]}"

@@ -54,21 +54,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kardinal_env.core.registry import GameSpec, RuleOption, games
+from kardinal_env.core.cli import add_rule_option_flags, given_rule_options
+from kardinal_env.core.registry import games
 
 __all__ = ["build_config", "env_config", "env_runner_nodes", "main", "parse_args"]
-
-
-def _rule_options() -> dict[str, list[tuple[GameSpec, RuleOption]]]:
-    by_name: dict[str, list[tuple[GameSpec, RuleOption]]] = {}
-    for spec in games().values():
-        for option in spec.rule_options:
-            by_name.setdefault(option.name, []).append((spec, option))
-    return by_name
-
-
-def _dest(name: str) -> str:
-    return f"rule_{name}"
 
 
 def _env_option(text: str) -> tuple[str, Any]:
@@ -107,18 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="any other option of the game's environment (VALUE read as JSON when it parses)",
     )
-    group = p.add_argument_group("rules options", "the registered games' rules options (for --game's game only)")
-    for name, owners in _rule_options().items():
-        kinds = {opt.kind for _, opt in owners}
-        helps = "; ".join(f"{spec.name}: {opt.help}" for spec, opt in owners)
-        kw: dict[str, Any] = {"dest": _dest(name), "default": None, "help": helps}
-        if kinds == {"flag"}:
-            kw["action"] = "store_true"
-        elif kinds == {"choice"}:
-            kw["choices"] = list(dict.fromkeys(c for _, opt in owners for c in opt.choices))
-        else:
-            kw["metavar"] = name.upper()
-        group.add_argument(owners[0][1].flag, **kw)
+    add_rule_option_flags(p, "the RLlib trainer")
     p.add_argument("--iterations", type=int, default=2, help="training iterations (tiny by default)")
     p.add_argument("--train-batch-size", type=int, default=512, help="env steps per iteration")
     p.add_argument("--minibatch-size", type=int, default=128)
@@ -145,16 +123,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     spec = games()[args.game]
     if args.players is not None and args.players not in spec.players:
         parser.error(f"--players {args.players}: {spec.name} plays {list(spec.players)}")
-    own = {option.name: option for option in spec.rule_options}
-    for name, owners in _rule_options().items():
-        value = getattr(args, _dest(name))
-        if value is None:
-            continue
-        option = own.get(name)
-        if option is None:
-            parser.error(f"{owners[0][1].flag} is an option of {', '.join(s.name for s, _ in owners)}, not {spec.name}")
-        if option.kind == "choice" and value not in option.choices:
-            parser.error(f"{option.flag} {value}: {spec.name} offers {', '.join(option.choices)}")
+    given_rule_options(parser, args, spec)
     return args
 
 
@@ -163,7 +132,7 @@ def env_config(args: argparse.Namespace) -> dict[str, Any]:
     spec = games()[args.game]
     config: dict[str, Any] = {}
     for option in spec.rule_options:
-        value = getattr(args, _dest(option.name), None)
+        value = getattr(args, "rule_" + option.name, None)
         if value is not None:
             config[option.name] = value
     for key, value in (("reward", args.reward), ("window", args.window), ("chip_shaping", args.chip_shaping)):

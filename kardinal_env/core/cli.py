@@ -1,0 +1,77 @@
+"""Command-line flags for the registered games' rules options, shared by every tool that takes a
+``--game`` (``kardinal-evaluate``, the RLlib trainer).
+
+* :func:`add_rule_option_flags` — one flag per rules option name of every registered game
+  (``GameSpec.rule_options``: ``--preset``, ``--shared-pool``, ``--discard``, ``--board``, ...; an
+  option name several games share is one flag), stored under ``rule_<name>`` with default ``None``.
+* :func:`given_rule_options` — after parsing: the options given for ``--game``'s game; an option of
+  another game, or a choice the game does not offer, is a usage error naming it.
+* :func:`seat_counts` — ``"2-4"`` or ``"2, 4"``: a game's player counts for messages (from the registry).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from kardinal_env.core.registry import GameSpec, RuleOption, games, seat_counts
+
+__all__ = ["add_rule_option_flags", "given_rule_options", "rule_options_by_name", "seat_counts"]
+
+
+def rule_options_by_name() -> dict[str, list[tuple[GameSpec, RuleOption]]]:
+    """Every registered game's rules options by name (the games that have an option of that name)."""
+    by_name: dict[str, list[tuple[GameSpec, RuleOption]]] = {}
+    for spec in games().values():
+        for option in spec.rule_options:
+            by_name.setdefault(option.name, []).append((spec, option))
+    return by_name
+
+
+def _dest(name: str) -> str:
+    return "rule_" + name
+
+
+def add_rule_option_flags(parser: argparse.ArgumentParser, tool: str) -> None:
+    """Add one flag per rules option name of the registered games to ``parser`` (see the module
+    docstring). ``ValueError`` naming ``tool`` when an option's flag is already taken by the tool."""
+    taken = {flag for action in parser._actions for flag in action.option_strings}
+    group = parser.add_argument_group("rules options", "the registered games' rules options (for --game's game only)")
+    for name, owners in rule_options_by_name().items():
+        option = owners[0][1]
+        if option.flag in taken:
+            raise ValueError(
+                f"rules option {name!r} of {owners[0][0].name} would be {option.flag}, which {tool} "
+                "uses for something else; rename the option"
+            )
+        helps = []
+        for spec, opt in owners:
+            default = f" (default {opt.default})" if opt.default not in (None, False) else ""
+            helps.append(f"{spec.name}: {opt.help}{default}")
+        kinds = {opt.kind for _, opt in owners}
+        kw: dict[str, Any] = {"dest": _dest(name), "default": None, "help": "; ".join(helps)}
+        if kinds == {"flag"}:
+            kw["action"] = "store_true"
+        elif kinds == {"choice"}:
+            kw["choices"] = list(dict.fromkeys(c for _, opt in owners for c in opt.choices))
+        else:
+            kw["metavar"] = name.upper()
+        group.add_argument(option.flag, **kw)
+
+
+def given_rule_options(parser: argparse.ArgumentParser, args: argparse.Namespace, spec: GameSpec) -> dict[str, Any]:
+    """The rules options given on the command line for ``spec`` (see the module docstring)."""
+    own = {option.name: option for option in spec.rule_options}
+    given: dict[str, Any] = {}
+    for name, owners in rule_options_by_name().items():
+        value = getattr(args, _dest(name), None)
+        if value is None:
+            continue
+        option = own.get(name)
+        if option is None:
+            others = ", ".join(s.name for s, _ in owners)
+            parser.error(f"{owners[0][1].flag} is an option of {others}, not {spec.name}")
+        if option.kind == "choice" and value not in option.choices:
+            parser.error(f"{option.flag} {value}: {spec.name} offers {', '.join(option.choices)}")
+        given[name] = value
+    return given
