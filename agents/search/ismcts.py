@@ -101,7 +101,7 @@ class ISMCTSAgent(BaseAgent):
         if self.rollout_moves == 0 or self.rollout == "random" or type(game) is self._game_class:
             return
         spec = self.game if self.game is not None else game_of(game)
-        self._policy = spec.load("rollout") if spec.rollout is not None else None
+        self._policy = spec.load("rollout")
         self._game_class = type(game)
 
     def _simulate(self, world, root: _Node, n: int) -> None:

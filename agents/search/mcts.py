@@ -134,7 +134,7 @@ class MCTSAgent(BaseAgent):
                 f"{self.name}: mcts searches games of perfect information; {spec.name} hides information "
                 "from the seats (use ismcts:N)"
             )
-        policy = spec.load("rollout") if spec.rollout is not None else None
+        policy = spec.load("rollout")
         self._policy = policy if self.rollout == "policy" else None
         order = getattr(policy, "order", None) if self.widen_base is not None else None
         self._order = order

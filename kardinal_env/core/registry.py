@@ -181,7 +181,8 @@ class GameSpec:
 
     # ------------------------------------------------------------------ lazy fields
     def load(self, field_name: str) -> Any:
-        """The object of a field (imports a ``"module:attribute"`` string on first use)."""
+        """The object of a field (imports a ``"module:attribute"`` string on first use); ``None`` for an
+        optional field that is not set."""
         value = getattr(self, field_name)
         cache = self.__dict__.setdefault("_resolved", {})
         if field_name not in cache:
