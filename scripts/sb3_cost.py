@@ -7,7 +7,7 @@ of construction + training and the process's peak resident memory (``ru_maxrss``
 resident memory before the model was built (imports and env). One process per row, so peaks do
 not mix.
 
-    python scripts/sb3_cost.py                                  # the table of docs/integrations.md
+    python scripts/sb3_cost.py                                  # the table of docs/libraries/sb3.md
     python scripts/sb3_cost.py --windows 53 --extractors crop   # one row
     python scripts/sb3_cost.py --params-only                    # sizes and parameter counts, no training
 

@@ -683,7 +683,7 @@ def test_sb3_crop_extractor_trains_on_window_53_with_mask():
     """MaskablePPO + KardinalCropCNN on the full 53 window: trains, keeps the mask, stays small.
 
     In a fresh process so that its peak memory is its own: ``MlpPolicy`` on this window has 29M
-    parameters and grew the process by about 1 GiB for a 256-step rollout (docs/integrations.md).
+    parameters and grew the process by about 1 GiB for a 256-step rollout (docs/libraries/sb3.md).
     """
     pytest.importorskip("torch")
     pytest.importorskip("stable_baselines3")

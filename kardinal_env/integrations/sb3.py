@@ -40,7 +40,7 @@ stay that seat's.
 fine for small windows such as ``window=9``; on the full window 53 it has 29M parameters, so pass
 ``policy_kwargs=dict(features_extractor_class=KardinalCropCNN)`` (a fixed crop around the cathedral,
 4.2M parameters in the whole policy) or :class:`KardinalCNN` (the whole window, globally pooled);
-``docs/integrations.md`` has the measured cost and the trade-off. Kardinal & König observes a flat
+``docs/libraries/sb3.md`` has the measured cost and the trade-off. Kardinal & König observes a flat
 ``float32`` vector of counts (494 entries on the default board): ``MlpPolicy`` takes it as it is.
 
 Playing a trained model: :class:`SB3Agent` (``select_move(game) -> str``, the ``agents`` protocol)

@@ -11,7 +11,7 @@ board batch ``(B, 72, W, W)`` (uint8 or float, raw counts) to features ``(B, fea
 * :class:`PooledTrunk` — ``blocks`` 3x3 convolutions over the whole window, mean- and max-pooled over
   all squares, joined with the constant-plane embedding. Lossless and tiny, but position-blind.
 
-``docs/integrations.md`` measures what they cost with SB3 and explains the trade-off.
+``docs/libraries/sb3.md`` measures what they cost with SB3 and explains the trade-off.
 """
 
 from __future__ import annotations
