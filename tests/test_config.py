@@ -34,7 +34,7 @@ def test_every_option_has_help_shown_by_help():
         assert f.metadata["help"], f.name
         assert f"--{f.name}" in text, f.name
     # the help texts themselves, not only the flags (argparse.SUPPRESS used to hide them all)
-    assert "share of games against the game's greedy baseline" in " ".join(text.split())
+    assert "share of games against the baseline named by 'baseline'" in " ".join(text.split())
     assert "a step = one stored learner decision" in " ".join(text.split())
     assert "default: 200000" in text
 
@@ -215,3 +215,14 @@ def test_reward_choices_are_the_reward_module_schemes():
     assert f"one of {', '.join(REWARD_SCHEMES)}" in text
     for scheme in REWARD_SCHEMES:
         assert make_config(("test", {"reward": scheme})).reward == scheme
+
+
+def test_the_baseline_opponent_is_a_baseline_of_the_game():
+    cfg = _cfg(["--game", "kardinal_koenig", "--baseline", "heuristic", "--greedy_share", "0.5", "--bc_games", "3"])
+    assert cfg.baseline == "heuristic"
+    with pytest.raises(ConfigError, match=r"'greedy_share' .*no baseline 'nope'.*greedy, heuristic"):
+        _cfg(["--game", "kardinal_koenig", "--baseline", "nope", "--greedy_share", "0.5"])
+    with pytest.raises(ConfigError, match=r"no baseline 'heuristic'"):
+        _cfg(["--game", "kardinal", "--baseline", "heuristic", "--bc_games", "2"])
+    # a baseline that plays no game is not checked
+    assert _cfg(["--game", "kardinal", "--baseline", "heuristic"]).greedy_share == 0

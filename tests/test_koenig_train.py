@@ -85,9 +85,14 @@ def test_adapter_contract(options):
         again = MaskedCategorical(logits, mask).log_prob(actions)
     assert torch.allclose(again, torch.as_tensor(logp), atol=1e-5)
     assert torch.allclose(vals, torch.as_tensor(values), atol=1e-5)
-    # greedy moves of the baseline are legal engine moves
+    # the baselines' moves are legal engine moves (Kardinal & König: greedy and the heuristic)
+    baselines = [name for name in adapter.spec.baselines if name != "random"]
+    assert "greedy" in baselines and "greedy" in adapter.opponents
     for game in games:
-        assert adapter.greedy_move(game, rng_py) in adapter.legal(game)
+        for name in baselines:
+            assert adapter.baseline_move(name, game, rng_py) in adapter.legal(game)
+    with pytest.raises(ValueError, match="no baseline 'nope'"):
+        adapter.baseline_move("nope", games[0], rng_py)
 
 
 def test_koenig_new_games_are_shuffled_by_the_trainer_rng():

@@ -78,7 +78,7 @@ def test_the_generic_adapter_and_network(nim):
     assert moves[0] in adapter.legal(game) and stored[0] == moves[0] and np.isfinite(logp).all()
     for move in (2, 2):  # action 2 takes 3 stones: 6 left
         adapter.apply(game, move)
-    adapter.apply(game, adapter.greedy_move(game, random.Random(0)))  # the registry's greedy baseline
+    adapter.apply(game, adapter.baseline_move("greedy", game, random.Random(0)))  # the registry's greedy baseline
     assert game.history == ["3", "3", "2"] and game.pile == 4  # it leaves a multiple of 4
 
 
@@ -169,9 +169,9 @@ def test_a_game_without_a_greedy_baseline_trains_against_random(nim, tmp_path):
     )
     register_game(spec)
     try:
-        with pytest.raises(ConfigError, match="'greedy_share' .*no greedy baseline"):
+        with pytest.raises(ConfigError, match="'greedy_share' .*no baseline 'greedy'"):
             make_config(("test", {"game": "nim_plain", "greedy_share": 0.5}))
-        with pytest.raises(ConfigError, match="'bc_games' .*no greedy baseline"):
+        with pytest.raises(ConfigError, match="'bc_games' .*no baseline 'greedy'"):
             make_config(("test", {"game": "nim_plain", "bc_games": 3}))
         options = dict(TINY, game="nim_plain", greedy_share=0.0, bc_games=0, total_steps=60, steps_per_iter=60)
         path = trainer.train(dict(options, runs_dir=str(tmp_path), checkpoint_interval=0))

@@ -8,15 +8,16 @@ the game's registry entry (:class:`kardinal_env.core.registry.GameSpec`): its ``
 ===============================  =====================================================================
 ``spec``, ``rules``, ``env_name`` the game, the rules of the training games (``spec.rules(players,
                                   **rule options of the config)``), its environment's name
-``opponents``                     the baselines the trainer plays against and evaluates with
-                                  (``random``, and ``greedy`` when the game has that baseline)
+``opponents``                     the baselines the trainer evaluates with (``random``, ``greedy``
+                                  when the game has that baseline, and the config's ``baseline``)
 ``new_game(rng)``                 a new game (a game with chance shuffles with a seed drawn from
                                   ``rng``; one without draws nothing)
 ``eval_game(seed, index)``        the ``index``-th game of an evaluation seeded with ``seed``
                                   (:func:`agents.runinfo.game_seed`, the evaluator's seeds)
 ``legal(game)`` / ``apply``       the legal moves of the current decision and playing one (in the
                                   adapter's own move representation)
-``greedy_move(game, rng_py)``     the greedy baseline's move
+``baseline_move(name, game, rng_py)`` the move of the game's baseline ``name`` (one agent per
+                                  name, seeded with the config's seed; greedy through a fast path)
 ``prepare(game)``                 the current decision for ``game.current_player``: *only* that
                                   seat's observation and the legal-action mask (``.seat``, ``.mask``)
 ``policy_step(net, ds, ...)``     one batched forward pass: (stored actions, moves, log-probs,
@@ -30,13 +31,14 @@ the game's registry entry (:class:`kardinal_env.core.registry.GameSpec`): its ``
 
 :class:`FlatAdapter` — any game: the flat observation of the game's encoder (``spec.make_encoder``),
 actions and masks of the game's codec (``spec.make_codec``; moves are action ids), the game's
-network builder (the generic MLP of :mod:`agents.networks.mlp` when it has none), the ``greedy``
-baseline of the registry entry.
+network builder (the generic MLP of :mod:`agents.networks.mlp` when it has none), the baselines
+of the registry entry (their ``select_move`` strings encoded by the codec).
 
 :class:`KoenigAdapter` — Kardinal & König: a :class:`FlatAdapter` (the deciding seat's own hand and
 public facts only; masks from the game's codec) whose moves are the board's move ids played through
 the engine's fast path, and whose greedy moves come from
-:func:`agents.baselines.koenig_greedy.koenig_greedy_move` with the trainer's random stream.
+:func:`agents.baselines.koenig_greedy.koenig_greedy_move` with the trainer's random stream (other
+baselines, e.g. ``heuristic``, through their agents).
 
 :class:`KardinalAdapter` — Kardinal: crops of the observation window around the sites
 (:mod:`agents.networks.kardinal_net`), the CNN, moves as engine codes, the greedy baseline
@@ -82,7 +84,9 @@ class GameAdapter:
         self.rules = spec.rules(config.players, **config.rule_options(spec))
         self.env_name = spec.env_name
         self.builder = network_builder(spec)
-        self.opponents: tuple[str, ...] = ("random", "greedy") if "greedy" in spec.baselines else ("random",)
+        names = [name for name in ("greedy", config.baseline) if name in spec.baselines and name != "random"]
+        self.opponents: tuple[str, ...] = ("random", *dict.fromkeys(names))
+        self._baseline_agents: dict[str, Any] = {}
 
     def new_game(self, rng: np.random.Generator):
         seed = int(rng.integers(2**31)) if self.spec.chance else None  # no chance: nothing is drawn from rng
@@ -97,7 +101,18 @@ class GameAdapter:
     def apply(self, game, move) -> None:
         raise NotImplementedError
 
-    def greedy_move(self, game, rng_py):
+    def baseline_move(self, name: str, game, rng_py):
+        """The move (in the adapter's representation) of the game's baseline ``name``."""
+        agent = self._baseline_agents.get(name)
+        if agent is None:
+            if name not in self.spec.baselines:
+                known = ", ".join(sorted(self.spec.baselines))
+                raise ValueError(f"game {self.spec.name} has no baseline {name!r} (its baselines: {known})")
+            agent = self._baseline_agents[name] = self.spec.baseline(name)(seed=self.config.seed)
+        return self.encode_move(game, agent.select_move(game))
+
+    def encode_move(self, game, move: str):
+        """A move in the game's notation as the adapter's move representation."""
         raise NotImplementedError
 
     def prepare(self, game):
@@ -140,7 +155,6 @@ class FlatAdapter(GameAdapter):
         self.encoder = spec.make_encoder(self.rules)
         self.num_actions = int(self.codec.num_actions)
         self.obs_size = int(math.prod(self.encoder.shape))
-        self._greedy_agent = spec.baseline("greedy")(seed=config.seed) if "greedy" in spec.baselines else None
 
     def legal(self, game):
         return [int(a) for a in self.codec.legal_actions(game)]
@@ -148,10 +162,8 @@ class FlatAdapter(GameAdapter):
     def apply(self, game, move):
         game.play(self.codec.decode(game, int(move)))
 
-    def greedy_move(self, game, rng_py):
-        if self._greedy_agent is None:
-            raise ValueError(f"game {self.spec.name} has no greedy baseline")
-        return self.codec.encode(game, self._greedy_agent.select_move(game))
+    def encode_move(self, game, move):
+        return self.codec.encode(game, move)
 
     def prepare(self, game):
         seat = game.current_player
@@ -191,8 +203,13 @@ class KoenigAdapter(FlatAdapter):
     def apply(self, game, move):
         game.apply_legal_id(move)
 
-    def greedy_move(self, game, rng_py):
-        return self.rules.compiled.move_index[koenig_greedy_move(game, rng_py)]
+    def encode_move(self, game, move):
+        return self.rules.compiled.move_index[move]
+
+    def baseline_move(self, name, game, rng_py):
+        if name == "greedy":
+            return self.rules.compiled.move_index[koenig_greedy_move(game, rng_py)]
+        return super().baseline_move(name, game, rng_py)
 
 
 # ---------------------------------------------------------------------- Kardinal
@@ -211,8 +228,15 @@ class KardinalAdapter(GameAdapter):
     def apply(self, game, move):
         game.apply_legal_code(move)
 
-    def greedy_move(self, game, rng_py):
-        return greedy_code(game, rng_py)
+    def baseline_move(self, name, game, rng_py):
+        if name == "greedy":
+            return greedy_code(game, rng_py)
+        return super().baseline_move(name, game, rng_py)
+
+    def encode_move(self, game, move):
+        seat = game.current_player
+        codes = {self.codec.decode_code(code, seat): code for code in game.legal_move_codes()}
+        return codes[move]
 
     def prepare(self, game):
         return prepare(game, self.encoder, self.codec, self.margin)

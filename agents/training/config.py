@@ -15,8 +15,9 @@ the rule-option keys (``preset``, ``discard``) are the games' ``rule_options`` o
 game gets the ones it has; setting one that the game does not have is an error naming the game's
 options); ``network`` is ``auto`` (the game's default) or one of the kinds of the game's network
 builder (:func:`agents.networks.checkpoint.network_builder`); ``chip_shaping`` needs a game with
-chips (an engine with ``chips_held``); the ``greedy`` opponent (``greedy_share``, the warm start)
-needs a game with a ``greedy`` baseline. Presets by name are the registry entries' ``presets``
+chips (an engine with ``chips_held``); the baseline opponent (``greedy_share``, the warm start)
+needs a game with a baseline named ``baseline`` (default ``greedy``; ``greedy_share`` is named for
+that default). Presets by name are the registry entries' ``presets``
 (:func:`preset_names`).
 
 Torch-free: importing this module does not import torch (checking a ``network`` other than
@@ -142,9 +143,15 @@ class TrainConfig:
     )
     score_shaping: float = opt(0.0, "reward per point of change of the seat's projected score margin its move causes")
     # ------------------------------------------------------------ opponents
+    baseline: str = opt(
+        "greedy",
+        "the game's baseline agent that plays the greedy_share games and that the warm start imitates "
+        "(greedy; kardinal_koenig also: heuristic)",
+    )
     greedy_share: float = opt(
         0.0,
-        "share of games against the game's greedy baseline (2 players: it plays one seat; more: all seats but one)",
+        "share of games against the baseline named by 'baseline' (default greedy; 2 players: it plays one seat; "
+        "more: all seats but one)",
         lo=0.0,
         hi=1.0,
     )
@@ -157,8 +164,8 @@ class TrainConfig:
     )
     pool_size: int = opt(5, "snapshots kept in the opponent pool (the latest ones)", lo=1)
     snapshot_interval: int = opt(10, "iterations between two snapshots taken into the pool", lo=1)
-    # ------------------------------------------------------------ warm start (behaviour cloning of greedy)
-    bc_games: int = opt(0, "warm start: games of the greedy baseline to imitate before PPO (0: no warm start)", lo=0)
+    # ------------------------------------------------------------ warm start (behaviour cloning of the baseline)
+    bc_games: int = opt(0, "warm start: games of the baseline to imitate before PPO (0: no warm start)", lo=0)
     bc_epsilon: float = opt(0.1, "warm start: share of random moves in the imitation games", lo=0.0, hi=1.0)
     bc_epochs: int = opt(2, "warm start: epochs over the imitation data", lo=0)
     bc_learning_rate: float = opt(1e-3, "warm start: Adam learning rate", lo=0.0, lo_open=True)
@@ -413,12 +420,14 @@ def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
             f"config key 'chip_shaping' ({src('chip_shaping')}): {cfg.chip_shaping} is not allowed for game "
             f"{game} (it has no chips); expected 0 (use score_shaping)"
         )
-    if "greedy" not in spec.baselines:
+    if cfg.baseline not in spec.baselines or cfg.baseline == "random":
         for key in ("greedy_share", "bc_games"):
             if getattr(cfg, key):
+                baselines = ", ".join(sorted(b for b in spec.baselines if b != "random")) or "none"
                 raise ConfigError(
                     f"config key {key!r} ({src(key)}): {getattr(cfg, key)} is not allowed for game {game}: it has "
-                    f"no greedy baseline (its baselines: {', '.join(sorted(spec.baselines)) or 'none'}); expected 0"
+                    f"no baseline {cfg.baseline!r} (config key 'baseline' ({src('baseline')}); its baselines: "
+                    f"{baselines}); expected 0"
                 )
 
 

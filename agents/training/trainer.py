@@ -56,8 +56,8 @@ controls go through one batched forward pass (Kardinal: on crops). Decisions wit
 move are played without the network and are not stored.
 
 **Opponents.** When a game starts, with probability ``greedy_share`` one seat (2 players: one of
-the two, chosen at random; more players: all seats but one) is played by the game's greedy
-baseline, with
+the two, chosen at random; more players: all seats but one) is played by the game's baseline named
+by ``baseline`` (default ``greedy``; Kardinal & König also has ``heuristic``), with
 probability ``pool_share`` by a frozen past snapshot of the network (the pool holds the last
 ``pool_size`` snapshots, one taken every ``snapshot_interval`` iterations; snapshots sample from their
 policy), with probability ``random_share`` by the random agent; otherwise the learner plays every
@@ -71,7 +71,7 @@ learner seat gets the terminal reward (``win_loss``: +1 win, −1 loss, shared w
 clip(margin/20, −1, 1)) on its last decision. GAE runs over each seat's own decisions (never over
 the interleaved sequence); each rollout collects whole games, so no bootstrapping is needed.
 
-**Warm start** (``bc_games > 0``): before PPO the network imitates the greedy baseline (policy:
+**Warm start** (``bc_games > 0``): before PPO the network imitates the ``baseline`` (policy:
 cross-entropy on its moves; value: the discounted return of those games under the training rewards).
 Progress bars (or log lines with ``progress=false``) show the games being generated and the epochs.
 
@@ -182,7 +182,7 @@ class Slot:
 
     def __init__(self, game, control):
         self.game = game
-        self.control = control  # per seat: "learner", "greedy", "random" or ("pool", index)
+        self.control = control  # per seat: "learner", "random", a baseline's name or ("pool", index)
         self.traj = {s: [] for s, c in enumerate(control) if c == "learner"}  # buffer indices
         self.pending = {s: 0.0 for s in self.traj}  # rewards earned before the seat's first decision
         self.returns = {s: 0.0 for s in self.traj}
@@ -190,7 +190,7 @@ class Slot:
 
 def play_round(slots, controllers, adapter: GameAdapter, rng_py, generator, apply_move=None, record=None):
     """Every unfinished slot makes one decision. ``controllers`` maps a control key (anything but
-    "greedy"/"random") to ``(net, greedy_flag)``; decisions of the same key share one forward pass
+    "random" and the adapter's baselines) to ``(net, greedy_flag)``; decisions of the same key share one forward pass
     (:meth:`GameAdapter.policy_step`). ``record(slot, decision, stored_action, logprob, value)`` is
     called for "learner" decisions just before the move is applied; ``apply_move(slot, seat, move)``
     applies every move (default: :meth:`GameAdapter.apply`). A network decision sees only the
@@ -210,10 +210,10 @@ def play_round(slots, controllers, adapter: GameAdapter, rng_py, generator, appl
         ctl = slot.control[seat]
         if len(codes) == 1:
             apply_move(slot, seat, codes[0])
-        elif ctl == "greedy":
-            apply_move(slot, seat, adapter.greedy_move(game, rng_py))
         elif ctl == "random":
             apply_move(slot, seat, codes[rng_py.randrange(len(codes))])
+        elif isinstance(ctl, str) and ctl in adapter.spec.baselines:
+            apply_move(slot, seat, adapter.baseline_move(ctl, game, rng_py))
         else:
             groups.setdefault(ctl, []).append((slot, adapter.prepare(game)))
     for key, items in groups.items():
@@ -228,7 +228,7 @@ def play_round(slots, controllers, adapter: GameAdapter, rng_py, generator, appl
 
 def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: int) -> float:
     """Win rate (:func:`kardinal_env.core.rewards.win_share`: a shared win among k winners counts 1/k)
-    of the argmax policy against ``opponent`` ("greedy" or "random") in every other seat, seats
+    of the argmax policy against ``opponent`` (a baseline's name, e.g. "random", "greedy") in every other seat, seats
     rotated; all games in lockstep (game ``i`` is :meth:`GameAdapter.eval_game` ``(seed, i)``, dealt
     like the evaluator's game ``i``). NaN for ``games <= 0``."""
     n = adapter.rules.players
@@ -258,7 +258,7 @@ class Rollout:
         self.ret: list = []
         self.ep_returns: list = []
         self.ep_lengths: list = []
-        self.opp_results: dict = {"greedy": [], "pool": [], "random": []}
+        self.opp_results: dict = {trainer.config.baseline: [], "pool": [], "random": []}
         self.shaping = ShapingTracker(trainer.config.chip_shaping, trainer.config.score_shaping)
         self.seconds = 0.0
 
@@ -272,7 +272,7 @@ class Rollout:
         u = rng.random()
         kind: str | tuple[str, int] | None = None
         if u < cfg.greedy_share:
-            kind = "greedy"
+            kind = cfg.baseline
         elif u < cfg.greedy_share + cfg.pool_share and self.t.pool_nets:
             kind = ("pool", int(rng.integers(len(self.t.pool_nets))))
         elif u < cfg.greedy_share + cfg.pool_share + cfg.random_share:
@@ -399,13 +399,13 @@ class _Progress:
 
 
 def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=print) -> dict:
-    """Behaviour cloning of the greedy baseline (policy: cross-entropy on its moves; value: the
+    """Behaviour cloning of the config's ``baseline`` (policy: cross-entropy on its moves; value: the
     discounted per-seat return of those games with the training rewards). Returns statistics."""
     rules = adapter.rules
     data: dict[str, list] = {"decision": [], "action": [], "ret": []}
     shaping = ShapingTracker(cfg.chip_shaping, cfg.score_shaping)
     t0 = time.time()
-    progress = _Progress(cfg.bc_games, "warm start: greedy games", cfg.progress, log)
+    progress = _Progress(cfg.bc_games, f"warm start: {cfg.baseline} games", cfg.progress, log)
     for _ in range(cfg.bc_games):
         game = adapter.new_game(rng)
         seq = []  # (buffer index, seat, reward)
@@ -416,7 +416,7 @@ def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=pri
                 code = codes[rng_py.randrange(len(codes))]
                 d = None
             else:
-                code = adapter.greedy_move(game, rng_py)
+                code = adapter.baseline_move(cfg.baseline, game, rng_py)
                 d = adapter.prepare(game) if len(codes) > 1 else None
             shaping.before(game, seat)
             adapter.apply(game, code)
@@ -443,7 +443,7 @@ def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=pri
     progress.close()
     t_gen = time.time() - t0
     n = len(data["action"])
-    log(f"warm start: {cfg.bc_games} greedy games, {n} decisions ({t_gen:.0f}s)")
+    log(f"warm start: {cfg.bc_games} {cfg.baseline} games, {n} decisions ({t_gen:.0f}s)")
     opt = torch.optim.Adam(net.parameters(), lr=cfg.bc_learning_rate, eps=1e-5)
     areas = np.array([adapter.size(d) for d in data["decision"]])
     mb = 256
