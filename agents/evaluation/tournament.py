@@ -96,6 +96,7 @@ __all__ = [
     "Table",
     "evaluate",
     "format_table",
+    "describe_rules",
     "write_outputs",
     "plot_ratings",
     "wilson_interval",
@@ -354,7 +355,7 @@ def _fmt_wins(w: float) -> str:
     return str(int(w)) if float(w).is_integer() else f"{w:.1f}" if (2 * w).is_integer() else f"{w:.2f}"
 
 
-def _describe_rules(game: str | None, rules: dict) -> str:
+def describe_rules(game: str | None, rules: dict) -> str:
     """The game's title and its rules options as set in ``rules`` (a rules dict), e.g. ``Kardinal &
     König, discard one, board default``; the bare name for a game this process has not registered."""
     try:
@@ -380,7 +381,7 @@ def _describe_rules(game: str | None, rules: dict) -> str:
 def format_table(results: dict) -> str:
     """A plain-text table of the summary (one row per participant, best ordinal first)."""
     opts = results["options"]
-    variant = _describe_rules(opts.get("game"), opts.get("rules", {}))
+    variant = describe_rules(opts.get("game"), opts.get("rules", {}))
     parity = f", parity {1 / opts['players']:.3f}" if opts["players"] > 2 else ""
     head = (
         f"{opts['games']} games, {opts['players']} players, {variant}, seed {opts['seed']}"

@@ -1,0 +1,401 @@
+"""Ladders: Markdown tables and plots of evaluation results, for the documentation's Agents page.
+
+A *ladder* pools one or more ``results.json`` files (format ``kardinal-eval/1``, written by
+``kardinal-evaluate ... --out DIR``, :func:`agents.evaluation.tournament.write_outputs`) of one game,
+one seat count and one set of rules, and ranks every participant over all their games::
+
+    from agents.evaluation.report import build_ladder, ladder_markdown, plot_ladder, write_ladder
+    ladder = build_ladder(["runs/a/results.json", "runs/b/results.json"])
+    print(ladder_markdown(ladder))
+    plot_ladder(ladder, "ladder.png")
+    write_ladder(["runs/a/results.json"], "docs/data/ladders", "kardinal")  # NAME.md and NAME.png
+
+Command line: ``python scripts/ladder_page.py RESULTS.json ... --out DIR --name NAME``.
+
+**Participants** are the files' labels, as ``kardinal-evaluate`` scores them: an agent spec, and
+``greedy#2``, ``greedy#3`` ... for further copies of a spec in the same run, each scored on its own. A
+label means the same agent in every file (the same spec; a label that names two different specs is
+an error).
+
+**Per participant**, over every game of every file: games, wins — a shared win among k winners
+counts 1/k (:func:`kardinal_env.core.rewards.win_share`, the suite's one definition) — the win share
+(wins / games) with its 95% Wilson score interval
+(:func:`agents.evaluation.tournament.wilson_interval`), mean score, mean rank (1 = best, the game's
+own finishing order) and an OpenSkill Plackett-Luce rating (mu, sigma, ordinal = mu - 3 sigma)
+updated over the games in order: the files in the order given, each file's games in its order.
+With one file these are exactly the file's own ``summary`` (the same model, the same order).
+Rows are sorted by ordinal, best first.
+
+**Checks.** A file that cannot be read, is not JSON, is not ``kardinal-eval/1``, or lacks a field
+the ladder needs (options ``game``, ``players``, ``rules``, ``agents``; ``labels``; ``games`` with
+``seats``, ``scores``, ``ranks`` and ``winners`` of the right lengths and ranges) raises
+:class:`LadderError` naming the file and the field. Files of different games, seat counts or rules
+cannot be pooled: the error names both files and what differs.
+
+**Outputs.** :func:`ladder_markdown`: a caption (game, rules, seats, games, runs, parity), the
+table, and one line per source file (its agents, games, seed, kardinal-env version and commit).
+:func:`plot_ladder`: a PNG with the win shares and their intervals (parity marked) beside the
+ratings (mu with a 3-sigma bar). Both are deterministic for the same files (no timestamps).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agents.evaluation.tournament import describe_rules, wilson_interval
+from kardinal_env.core.rewards import WIN_DEFINITION, win_share
+
+__all__ = [
+    "FORMAT",
+    "LadderError",
+    "Run",
+    "LadderRow",
+    "Ladder",
+    "load_run",
+    "build_ladder",
+    "ladder_markdown",
+    "plot_ladder",
+    "write_ladder",
+]
+
+#: The results format a ladder reads.
+FORMAT = "kardinal-eval/1"
+
+
+class LadderError(ValueError):
+    """A results file that cannot be read or pooled; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One checked ``results.json``: where it came from and what a ladder needs of it."""
+
+    path: str
+    game: str
+    players: int
+    rules: dict
+    seed: Any
+    labels: tuple[str, ...]
+    specs: tuple[str, ...]
+    games: tuple[dict, ...]
+    version: str
+    commit: str
+
+
+@dataclass(frozen=True)
+class LadderRow:
+    """One participant's line of a ladder (see the module docstring for each figure)."""
+
+    agent: str
+    spec: str
+    games: int
+    wins: float
+    win_share: float
+    ci95: tuple[float, float]
+    mean_score: float
+    mean_rank: float
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        """The conservative rating ``mu - 3 sigma`` the rows are sorted by."""
+        return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """Participants of one game, seat count and rules ranked over the games of ``runs``."""
+
+    game: str
+    players: int
+    rules: dict
+    runs: tuple[Run, ...]
+    rows: tuple[LadderRow, ...]
+
+    @property
+    def total_games(self) -> int:
+        return sum(len(run.games) for run in self.runs)
+
+    @property
+    def parity(self) -> float:
+        """The win share of an agent no better than its opponents: ``1 / players``."""
+        return 1 / self.players
+
+
+# ---------------------------------------------------------------------------------------- reading
+def _need(condition: bool, path: str, message: str) -> None:
+    if not condition:
+        raise LadderError(f"{path}: {message}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _int_list(value: Any, length: int, lo: int, hi: int) -> bool:
+    """``value`` is a list of ``length`` integers in ``[lo, hi]``."""
+    return isinstance(value, list) and len(value) == length and all(_is_int(v) and lo <= v <= hi for v in value)
+
+
+def _check_game(path: str, index: int, game: Any, players: int, participants: int) -> None:
+    where = f"games[{index}]"
+    _need(isinstance(game, dict), path, f"{where} is not an object")
+    for key in ("seats", "scores", "ranks", "winners"):
+        _need(key in game, path, f"{where} has no {key!r}")
+    _need(
+        _int_list(game["seats"], players, 0, participants - 1),
+        path,
+        f"{where}.seats must be {players} participant indices in 0..{participants - 1}, got {game['seats']!r}",
+    )
+    scores = game["scores"]
+    _need(
+        isinstance(scores, list)
+        and len(scores) == players
+        and all(isinstance(s, int | float) and not isinstance(s, bool) for s in scores),
+        path,
+        f"{where}.scores must be {players} numbers, got {scores!r}",
+    )
+    _need(
+        _int_list(game["ranks"], players, 1, players),
+        path,
+        f"{where}.ranks must be {players} ranks in 1..{players}, got {game['ranks']!r}",
+    )
+    winners = game["winners"]
+    _need(
+        isinstance(winners, list)
+        and 0 < len(winners) <= players
+        and all(_is_int(w) and 0 <= w < players for w in winners)
+        and len(set(winners)) == len(winners),
+        path,
+        f"{where}.winners must be distinct seats in 0..{players - 1}, at least one, got {winners!r}",
+    )
+
+
+def load_run(path: str | Path) -> Run:
+    """Read and check one ``results.json`` (``kardinal-eval/1``); :class:`LadderError` names the file
+    and what is wrong with it."""
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise LadderError(f"{name}: cannot read it ({exc.strerror or exc})") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LadderError(f"{name}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from exc
+    _need(isinstance(data, dict), name, f"expected a JSON object of format {FORMAT!r}, got {type(data).__name__}")
+    _need(
+        data.get("format") == FORMAT,
+        name,
+        f"format is {data.get('format')!r}, expected {FORMAT!r} (a results.json of kardinal-evaluate --out)",
+    )
+    options = data.get("options")
+    _need(isinstance(options, dict), name, "no 'options' object")
+    for key in ("game", "players", "rules", "agents"):
+        _need(key in options, name, f"options has no {key!r}")
+    game, players, rules = options["game"], options["players"], options["rules"]
+    _need(isinstance(game, str) and game != "", name, f"options.game must be a game name, got {game!r}")
+    _need(_is_int(players) and players >= 1, name, f"options.players must be a positive integer, got {players!r}")
+    _need(isinstance(rules, dict), name, f"options.rules must be an object, got {rules!r}")
+    labels = data.get("labels")
+    _need(
+        isinstance(labels, list) and labels != [] and all(isinstance(x, str) and x for x in labels),
+        name,
+        f"'labels' must be a non-empty list of agent labels, got {labels!r}",
+    )
+    _need(len(set(labels)) == len(labels), name, f"'labels' repeats a label: {labels!r}")
+    specs = options["agents"]
+    _need(
+        isinstance(specs, list) and len(specs) == len(labels) and all(isinstance(s, str) for s in specs),
+        name,
+        f"options.agents must be {len(labels)} agent specs (one per label), got {specs!r}",
+    )
+    games = data.get("games")
+    _need(isinstance(games, list) and games != [], name, "'games' must be a non-empty list")
+    for index, record in enumerate(games):
+        _check_game(name, index, record, players, len(labels))
+    versions = data.get("versions") if isinstance(data.get("versions"), dict) else {}
+    return Run(
+        path=name,
+        game=game,
+        players=players,
+        rules=rules,
+        seed=options.get("seed"),
+        labels=tuple(labels),
+        specs=tuple(specs),
+        games=tuple(games),
+        version=str(versions.get("kardinal_env", "unknown")),
+        commit=str(versions.get("git_commit") or "unknown"),
+    )
+
+
+# ---------------------------------------------------------------------------------------- the ladder
+def _check_poolable(runs: Sequence[Run]) -> dict[str, str]:
+    """The spec of every label; :class:`LadderError` when the runs cannot be pooled."""
+    first = runs[0]
+    specs: dict[str, tuple[str, str]] = {}
+    for run in runs:
+        for what, mine, theirs in (
+            ("game", run.game, first.game),
+            ("players", run.players, first.players),
+            ("rules", run.rules, first.rules),
+        ):
+            if mine != theirs:
+                raise LadderError(
+                    f"{run.path}: {what} {mine!r} differs from {theirs!r} in {first.path}; "
+                    "a ladder pools one game, seat count and rules"
+                )
+        for label, spec in zip(run.labels, run.specs):
+            seen = specs.setdefault(label, (spec, run.path))
+            if seen[0] != spec:
+                raise LadderError(
+                    f"{run.path}: label {label!r} is agent {spec!r} here but {seen[0]!r} in {seen[1]}; "
+                    "a label must name the same agent in every file"
+                )
+    return {label: spec for label, (spec, _) in specs.items()}
+
+
+def build_ladder(paths: Iterable[str | Path]) -> Ladder:
+    """The ladder of the results files ``paths`` (at least one), pooled in the order given."""
+    runs = [load_run(p) for p in paths]
+    if not runs:
+        raise LadderError("no results file given: a ladder needs at least one results.json")
+    specs = _check_poolable(runs)
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    order = list(specs)  # first appearance
+    ratings = {label: model.rating(name=label) for label in order}
+    games = dict.fromkeys(order, 0)
+    wins = dict.fromkeys(order, 0.0)
+    score_sum = dict.fromkeys(order, 0.0)
+    rank_sum = dict.fromkeys(order, 0.0)
+    for run in runs:
+        for record in run.games:
+            seated = [run.labels[i] for i in record["seats"]]
+            if len(set(seated)) != len(seated):
+                raise LadderError(f"{run.path}: a game seats the same label twice: {seated!r}")
+            for seat, label in enumerate(seated):
+                games[label] += 1
+                wins[label] += win_share(record["winners"], seat)
+                score_sum[label] += record["scores"][seat]
+                rank_sum[label] += record["ranks"][seat]
+            new = model.rate([[ratings[label]] for label in seated], ranks=list(record["ranks"]))
+            for seat, label in enumerate(seated):
+                ratings[label] = new[seat][0]
+    rows = []
+    for label in order:
+        n = games[label]
+        rows.append(
+            LadderRow(
+                agent=label,
+                spec=specs[label],
+                games=n,
+                wins=wins[label],
+                win_share=wins[label] / n if n else 0.0,
+                ci95=wilson_interval(wins[label], n),
+                mean_score=score_sum[label] / n if n else 0.0,
+                mean_rank=rank_sum[label] / n if n else 0.0,
+                mu=ratings[label].mu,
+                sigma=ratings[label].sigma,
+            )
+        )
+    rows.sort(key=lambda row: -row.ordinal)
+    first = runs[0]
+    return Ladder(game=first.game, players=first.players, rules=first.rules, runs=tuple(runs), rows=tuple(rows))
+
+
+# ---------------------------------------------------------------------------------------- outputs
+def _wins_text(wins: float) -> str:
+    return str(int(wins)) if float(wins).is_integer() else f"{wins:.2f}".rstrip("0")
+
+
+def _caption(ladder: Ladder) -> str:
+    return (
+        f"{describe_rules(ladder.game, ladder.rules)}, {ladder.players} players: {ladder.total_games} games "
+        f"in {len(ladder.runs)} run{'s' if len(ladder.runs) != 1 else ''}, parity {ladder.parity:.3f}"
+    )
+
+
+def ladder_markdown(ladder: Ladder, source_names: Sequence[str] | None = None) -> str:
+    """The ladder as Markdown: caption, table, the definition of a win and the source files
+    (``source_names`` replaces the files' paths in that list, e.g. with paths relative to the
+    repository)."""
+    names = list(source_names) if source_names is not None else [run.path for run in ladder.runs]
+    if len(names) != len(ladder.runs):
+        raise ValueError(f"source_names: {len(names)} names for {len(ladder.runs)} runs")
+    lines = [
+        f"**{_caption(ladder)}.**",
+        "",
+        "| # | agent | games | wins | win share | 95% CI (Wilson) | mean score | mean rank | μ | σ | ordinal |",
+        "|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for place, row in enumerate(ladder.rows, start=1):
+        lo, hi = row.ci95
+        lines.append(
+            f"| {place} | `{row.agent}` | {row.games} | {_wins_text(row.wins)} | {row.win_share:.3f} "
+            f"| {lo:.3f}–{hi:.3f} | {row.mean_score:.2f} | {row.mean_rank:.2f} "
+            f"| {row.mu:.2f} | {row.sigma:.2f} | {row.ordinal:.2f} |"
+        )
+    lines += [
+        "",
+        f"Wins: {WIN_DEFINITION}. Ratings: OpenSkill Plackett-Luce over every game in order; "
+        "ordinal = μ − 3σ. Sources:",
+        "",
+    ]
+    for name, run in zip(names, ladder.runs):
+        commit = run.commit[:12] + ("-dirty" if run.commit.endswith("-dirty") else "")
+        lines.append(
+            f"- `{name}`: {' vs '.join(f'`{spec}`' for spec in run.specs)}, {len(run.games)} games, "
+            f"seed {run.seed}, kardinal-env {run.version} (commit `{commit}`)"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def plot_ladder(ladder: Ladder, path: str | Path) -> None:
+    """A PNG of the ladder: win share with its 95% Wilson interval (parity dashed) and the OpenSkill
+    mu with a 3-sigma bar, one row per participant, best at the top."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = list(reversed(ladder.rows))  # barh draws bottom-up: best at the top
+    names = [row.agent for row in rows]
+    height = 1.4 + 0.45 * len(rows)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, height), sharey=True)
+    shares = [row.win_share for row in rows]
+    below = [max(0.0, row.win_share - row.ci95[0]) for row in rows]  # 0, not -1e-16, at a share of 0 or 1
+    above = [max(0.0, row.ci95[1] - row.win_share) for row in rows]
+    left.barh(names, shares, xerr=[below, above], capsize=3, color="#7e57c2")
+    left.axvline(ladder.parity, color="black", linestyle="--", linewidth=1, label=f"parity {ladder.parity:.2f}")
+    left.set_xlim(0, 1)
+    left.set_xlabel("win share (95% Wilson interval)")
+    left.legend(fontsize=8, loc="lower right")
+    right.barh(names, [row.mu for row in rows], xerr=[3 * row.sigma for row in rows], capsize=3, color="#26a69a")
+    right.set_xlabel("OpenSkill μ (bar: 3σ)")
+    fig.suptitle(_caption(ladder), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90, metadata={"Software": None})
+    plt.close(fig)
+
+
+def write_ladder(
+    paths: Iterable[str | Path], out_dir: str | Path, name: str, source_names: Sequence[str] | None = None
+) -> dict[str, Path]:
+    """Build the ladder of ``paths`` and write ``out_dir/NAME.md`` (:func:`ladder_markdown`) and
+    ``out_dir/NAME.png`` (:func:`plot_ladder`); return both paths (keys ``markdown``, ``png``)."""
+    if not name or "/" in name or name.startswith("."):
+        raise ValueError(f"name must be a plain file name stem, got {name!r}")
+    ladder = build_ladder(paths)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    markdown, png = out / f"{name}.md", out / f"{name}.png"
+    markdown.write_text(ladder_markdown(ladder, source_names), encoding="utf-8")
+    plot_ladder(ladder, png)
+    return {"markdown": markdown, "png": png}
