@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Command (2) of the README quick start: set up .venv (all extras, so the RL-library integration
-# tests run too), then the checks CI runs:
-#   ruff check · ruff format --check · mypy (kardinal_env, settings in pyproject.toml) · pytest ·
+# tests and the documentation site's build run too), then the checks CI runs:
+#   ruff check · ruff format --check · mypy (kardinal_env, settings in pyproject.toml) ·
+#   mkdocs build --strict (the site, into the git-ignored site/) · pytest ·
 #   the Ray cluster tests in a loopback-only network namespace (scripts/test_cluster.sh; skipped
 #   when extra pytest arguments are given)
 # Every check runs even when an earlier one fails; the script exits non-zero when any failed and
@@ -9,9 +10,9 @@
 # pytest (e.g. `bash scripts/test.sh -m slow`, `bash scripts/test.sh -m integration`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh train,dev,integrations || exit 1
+bash scripts/setup.sh train,dev,integrations,docs || exit 1
 
-LINTED=(kardinal_env agents scripts tests configs)
+LINTED=(kardinal_env agents scripts tests configs docs/hooks)
 failed=()
 run() {  # run NAME COMMAND...: run a check, remember it when it fails
     local name=$1
@@ -28,6 +29,10 @@ run() {  # run NAME COMMAND...: run a check, remember it when it fails
 run "ruff check" .venv/bin/ruff check "${LINTED[@]}"
 run "ruff format --check" .venv/bin/ruff format --check "${LINTED[@]}"
 run "mypy" .venv/bin/mypy
+# Strict: a warning, a dead internal link or anchor, a page missing from the navigation or a broken
+# cross-reference of the API reference fails the build (mkdocs.yml). Never --quiet: it drops the
+# warnings before strict mode counts them.
+run "mkdocs build --strict" env NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --clean --site-dir site
 echo "== pytest" >&2
 .venv/bin/python -m pytest -q "$@"
 rc=$?

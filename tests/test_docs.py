@@ -1,4 +1,5 @@
-"""The documentation runs: every ```python block of README.md and docs/*.md, and the commands the bash blocks name.
+"""The documentation runs: every ```python block of README.md and of every Markdown file under docs/
+(docs/**/*.md, the pages of the site), and the commands the bash blocks name.
 
 * Each ```python block runs as it is, in a fresh interpreter (cwd = repository root, ``PYTHONPATH``
   = repository root, ``KARDINAL_DOCS_TEST=1`` in the environment), with a timeout. Blocks are kept
@@ -28,7 +29,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 #: Top-level modules that make a block an ``integration`` block.
 RL_LIBRARIES = {"stable_baselines3", "sb3_contrib", "torchrl", "tensordict", "tianshou", "ray"}
 #: Modules a block may need that are not installed everywhere (the block is skipped without them).
@@ -107,9 +108,16 @@ def _run(args: list[str], timeout: int) -> subprocess.CompletedProcess:
 
 def test_the_docs_have_python_blocks_and_few_fragments():
     """The extraction finds the blocks (a renamed fence would otherwise pass silently)."""
-    readme = [b for b in _blocks(ROOT / "README.md") if b["lang"] == "python"]
-    integrations = [b for b in _blocks(ROOT / "docs" / "integrations.md") if b["lang"] == "python"]
-    assert len(readme) >= 3 and len(integrations) >= 7  # SB3 x3, TorchRL x2, Tianshou, RLlib
+
+    def python_blocks(*paths: Path) -> list[dict]:
+        return [b for path in paths for b in _blocks(path) if b["lang"] == "python"]
+
+    assert [b["lang"] for b in _blocks(ROOT / "README.md")].count("bash") >= 1  # the quick start
+    assert ROOT / "docs" / "games" / "kardinal.md" in DOCS  # docs/ is read recursively
+    for page in ("kardinal.md", "kardinal-koenig.md"):  # the engine and the environment
+        assert len(python_blocks(ROOT / "docs" / "games" / page)) >= 2, page
+    libraries = python_blocks(*sorted((ROOT / "docs" / "libraries").glob("*.md")))
+    assert len(libraries) >= 7  # SB3 x3, TorchRL x2, Tianshou, RLlib
     fragments = [b for p in DOCS for b in _blocks(p) if b["lang"] == "python" and b["not_run"]]
     runnable = [b for p in DOCS for b in _blocks(p) if b["lang"] == "python" and not b["not_run"]]
     assert len(fragments) <= len(runnable) // 4, "keep not-run fragments rare"
@@ -228,6 +236,18 @@ def test_bash_console_commands_are_declared_entry_points():
                 continue
             raise
         assert callable(getattr(target, func, None)), f"{name} = {declared[name]!r}: {module} has no {func}()"
+
+
+# ---------------------------------------------------------------------- the README's links
+def test_readme_links_name_existing_files():
+    """The README is read outside the site (mkdocs' strict build does not check it): every relative
+    link and picture it has names a file of the repository."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    local = [t.split("#")[0] for t in targets if not re.match(r"[a-z]+:", t) and not t.startswith("#")]
+    assert len(local) >= 10, local  # the landing page links into the site
+    missing = sorted(t for t in local if not (ROOT / t).is_file())
+    assert not missing, f"README.md links to files that do not exist: {missing}"
 
 
 # ---------------------------------------------------------------------- docs/rules.md against the code
