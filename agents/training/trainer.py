@@ -21,7 +21,7 @@ Kardinal & König's move ids, or the generic :class:`agents.training.adapters.Fl
 with a codec and a flat observation) and the network builder (:mod:`agents.networks.base`; the
 generic MLP of :mod:`agents.networks.mlp` for a game without one). Everything game-specific (new
 games and their chance, the decision's observation and mask, the batched forward pass, stored action
-<-> move, the greedy baseline, the network) is behind them; the rollout, per-seat GAE, the PPO
+<-> move, the baselines' moves, the network) is behind them; the rollout, per-seat GAE, the PPO
 update, the opponent pool, the warm start, logging and checkpoints below are shared. Kardinal's
 trajectories are unchanged by the adapter (a 20k-step run is bit-identical before and after it:
 ``docs/results.md``).
@@ -77,8 +77,9 @@ Progress bars (or log lines with ``progress=false``) show the games being genera
 
 **Logging.** TensorBoard in ``runs/{run_name}/`` with CleanRL's tags (charts/episodic_return,
 charts/SPS, charts/learning_rate, losses/*) plus ``eval/winrate_vs_random`` and
-``eval/winrate_vs_greedy`` (argmax policy, seats alternated; against each of the game's baselines
-``random`` and ``greedy``) every ``eval_interval`` iterations; evaluation game ``i`` is dealt with
+``eval/winrate_vs_greedy`` (argmax policy, seats alternated; against ``random``, ``greedy`` and the
+config's ``baseline``, each a baseline of the game: ``eval/winrate_vs_heuristic`` too) every
+``eval_interval`` iterations; evaluation game ``i`` is dealt with
 :func:`agents.runinfo.game_seed` like the evaluator's. Win rates follow
 :func:`kardinal_env.core.rewards.win_share`: a shared win among k winners counts 1/k, the same
 definition as the evaluator's tables.
@@ -469,7 +470,7 @@ def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=pri
             opt.step()
             acc.append((dist.mode() == actions).float().mean().item())
             progress.update()
-        log(f"warm start epoch {epoch + 1}: {n} greedy decisions, accuracy {np.mean(acc):.3f}")
+        log(f"warm start epoch {epoch + 1}: {n} {cfg.baseline} decisions, accuracy {np.mean(acc):.3f}")
     progress.close()
     return {
         "decisions": n,
