@@ -20,12 +20,14 @@ pytest.importorskip("matplotlib")
 from agents.evaluation.report import (  # noqa: E402
     LadderError,
     build_ladder,
+    head_to_head,
     ladder_markdown,
     load_run,
+    matrix_markdown,
     plot_ladder,
     write_ladder,
 )
-from agents.evaluation.tournament import Table, evaluate, write_outputs  # noqa: E402
+from agents.evaluation.tournament import Table, evaluate, wilson_interval, write_outputs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "docs" / "data"
@@ -58,6 +60,31 @@ def _write(tmp_path: Path, data, name: str = "results.json") -> Path:
 
 
 # ---------------------------------------------------------------- the figures
+
+
+def test_head_to_head_matrix_pools_runs_of_a_pair_and_counts_the_first_agents_seat(results, tmp_path):
+    a, b, koenig = results["a"], results["b"], results["koenig"]
+    assert head_to_head(load_run(a)) == ("greedy", "random")
+    assert head_to_head(load_run(koenig)) == ("greedy", "random")  # one greedy against two random
+    # the row agent's wins over both runs, counted at the seat it sat in each game
+    wins = 0.0
+    for path in (a, b):
+        for game in _data(path)["games"]:
+            seat = game["seats"].index(0)
+            wins += 1 / len(game["winners"]) if seat in game["winners"] else 0.0
+    matrix = matrix_markdown(build_ladder([a, b]))
+    lo, hi = wilson_interval(wins, 12)
+    assert f"| `greedy` | {wins / 12:.3f} ({lo:.3f}–{hi:.3f}), 12 |" in matrix
+    assert "against 1 copy of the column's agent" in matrix and "`random` |" in matrix.splitlines()[2]
+    assert matrix in ladder_markdown(build_ladder([a, b]))
+    # a run of three different agents is not head to head: no matrix
+    three = _data(koenig)
+    three["options"]["agents"] = ["greedy", "random", "heuristic"]
+    three["labels"] = ["greedy", "random", "heuristic"]
+    run = _write(tmp_path, three)
+    assert head_to_head(load_run(run)) is None
+    assert matrix_markdown(build_ladder([run])) == ""
+    assert "Head to head" not in ladder_markdown(build_ladder([run]))
 
 
 @pytest.mark.parametrize("name", ["a", "koenig"])

@@ -32,8 +32,15 @@ the ladder needs (options ``game``, ``players``, ``rules``, ``agents``; ``labels
 :class:`LadderError` naming the file and the field. Files of different games, seat counts or rules
 cannot be pooled: the error names both files and what differs.
 
+**One against the field.** A run whose first agent plays one seat against copies of one other
+agent in every other seat (``kardinal-evaluate --agents A B --players 4``: ``A`` against three
+``B``) is a *head-to-head* run. :func:`matrix_markdown` tabulates those: one row per first agent, one
+column per opponent, each cell the row agent's win share in those games (runs of the same pair
+pooled) with its 95% Wilson interval and the number of games.
+
 **Outputs.** :func:`ladder_markdown`: a caption (game, rules, seats, games, runs, parity), the
-table, and one line per source file (its agents, games, seed, kardinal-env version and commit).
+table, the head-to-head matrix when there are head-to-head runs, and one line per source file
+(its agents, games, seed, kardinal-env version and commit).
 :func:`plot_ladder`: a PNG with the win shares and their intervals (parity marked) beside the
 ratings (mu with a 3-sigma bar). Both are deterministic for the same files (no timestamps).
 """
@@ -58,6 +65,8 @@ __all__ = [
     "load_run",
     "build_ladder",
     "ladder_markdown",
+    "head_to_head",
+    "matrix_markdown",
     "plot_ladder",
     "write_ladder",
 ]
@@ -322,6 +331,54 @@ def _caption(ladder: Ladder) -> str:
     )
 
 
+def head_to_head(run: Run) -> tuple[str, str] | None:
+    """``(agent, opponent)`` specs of a run whose first agent plays one seat against copies of one
+    other agent (module docstring), else ``None``."""
+    first, rest = run.specs[0], run.specs[1:]
+    if rest and first not in rest and len(set(rest)) == 1:
+        return first, rest[0]
+    return None
+
+
+def matrix_markdown(ladder: Ladder) -> str:
+    """The head-to-head runs of ``ladder`` as a Markdown matrix (rows: the agent in one seat; columns:
+    the opponent in every other seat; cells: the row agent's win share, 95% Wilson interval, games);
+    an empty string when the ladder has no head-to-head run."""
+    wins: dict[tuple[str, str], float] = {}
+    games: dict[tuple[str, str], int] = {}
+    for run in ladder.runs:
+        pair = head_to_head(run)
+        if pair is None:
+            continue
+        for record in run.games:
+            seat = list(record["seats"]).index(0)
+            wins[pair] = wins.get(pair, 0.0) + win_share(record["winners"], seat)
+            games[pair] = games.get(pair, 0) + 1
+    if not games:
+        return ""
+    rows = list(dict.fromkeys(a for a, _ in games))
+    cols = list(dict.fromkeys(b for _, b in games))
+    copies = ladder.players - 1
+    lines = [
+        f"**Head to head: the row's agent in one seat against {copies} cop{'y' if copies == 1 else 'ies'} of the "
+        f"column's agent** (its win share, 95% Wilson interval, games; parity {ladder.parity:.3f}).",
+        "",
+        "| agent (one seat) / against | " + " | ".join(f"`{c}`" for c in cols) + " |",
+        "|---|" + "---|" * len(cols),
+    ]
+    for a in rows:
+        cells = []
+        for b in cols:
+            n = games.get((a, b), 0)
+            if n == 0:
+                cells.append("—")
+                continue
+            lo, hi = wilson_interval(wins[(a, b)], n)
+            cells.append(f"{wins[(a, b)] / n:.3f} ({lo:.3f}–{hi:.3f}), {n}")
+        lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def ladder_markdown(ladder: Ladder, source_names: Sequence[str] | None = None) -> str:
     """The ladder as Markdown: caption, table, the definition of a win and the source files
     (``source_names`` replaces the files' paths in that list, e.g. with paths relative to the
@@ -342,6 +399,9 @@ def ladder_markdown(ladder: Ladder, source_names: Sequence[str] | None = None) -
             f"| {lo:.3f}–{hi:.3f} | {row.mean_score:.2f} | {row.mean_rank:.2f} "
             f"| {row.mu:.2f} | {row.sigma:.2f} | {row.ordinal:.2f} |"
         )
+    matrix = matrix_markdown(ladder)
+    if matrix:
+        lines += ["", matrix.rstrip("\n")]
     lines += [
         "",
         f"Wins: {WIN_DEFINITION}. Ratings: OpenSkill Plackett-Luce over every game in order; "
