@@ -1,0 +1,304 @@
+// Python bindings of the compiled core (nanobind): the module kardinal_core.
+//
+// KardinalGame mirrors kardinal_env.kardinal.Game on move codes: legal_move_codes() returns the same
+// tuples in the same order; play_code / apply_legal_code check the code against them and raise
+// TypeError (not a tuple of five ints) or ValueError (not legal now); nothing reaches the engine
+// unchecked, so no input can crash the interpreter.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/optional.h>
+
+#include <algorithm>
+#include <climits>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kardinal.hpp"
+
+namespace nb = nanobind;
+using kardinal::Game;
+using kardinal::Move;
+
+namespace {
+
+const char *const PHASE_NAMES[4] = {"build", "chip", "cardinal", "over"};
+
+// One Python tuple per distinct move code, made once and shared: legal_move_codes() then costs a
+// list of borrowed references instead of five new ints and a tuple per move.
+class TupleCache {
+  public:
+    PyObject *get(const Move &m) {
+        size_t slot = index(m);
+        if (slots_.empty()) slots_.assign(SLOTS, nullptr);
+        PyObject *&t = slots_[slot];
+        if (!t) {
+            t = Py_BuildValue("(iiiii)", int(m.kind), int(m.shape), int(m.colour), int(m.k1), int(m.k2));
+            if (!t) throw nb::python_error();
+        }
+        return t;
+    }
+
+  private:
+    static constexpr size_t KEYS = kardinal::KEY_LIMIT;
+    // builds: ((shape * 4 + colour) * 2 + direction) * KEYS + k1; then cardinal (KEYS + 1: C-), then chips
+    static constexpr size_t BUILD_SLOTS = 3 * 4 * 2 * KEYS;
+    static constexpr size_t SLOTS = BUILD_SLOTS + KEYS + 1 + 4;
+    std::vector<PyObject *> slots_;  // never freed: the module lives as long as the interpreter
+
+    static size_t index(const Move &m) {
+        if (m.kind == kardinal::BUILD) {
+            size_t dir = (m.k2 >= 0 && m.k2 == m.k1 + kardinal::KEY_STRIDE) ? 1 : 0;
+            return ((size_t(m.shape) * 4 + size_t(m.colour)) * 2 + dir) * KEYS + size_t(m.k1);
+        }
+        if (m.kind == kardinal::CARDINAL) return BUILD_SLOTS + (m.k1 < 0 ? KEYS : size_t(m.k1));
+        return BUILD_SLOTS + KEYS + 1 + size_t(m.colour);
+    }
+};
+
+TupleCache &tuples() {
+    static TupleCache cache;
+    return cache;
+}
+
+// A move code from Python: a tuple of five ints, each in a range a code can hold.
+Move parse_code(nb::handle code) {
+    PyObject *t = code.ptr();
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 5)
+        throw nb::type_error("a move code is a tuple of five ints (kind, shape, colour, square1, square2)");
+    long v[5];
+    for (int i = 0; i < 5; ++i) {
+        PyObject *item = PyTuple_GET_ITEM(t, i);
+        if (!PyLong_Check(item)) throw nb::type_error("a move code is a tuple of five ints");
+        int overflow = 0;
+        long x = PyLong_AsLongAndOverflow(item, &overflow);
+        if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+        if (overflow || x < -1 || x >= kardinal::KEY_LIMIT) {
+            std::string repr = nb::cast<std::string>(nb::repr(code));
+            throw nb::value_error(("illegal move code " + repr + ": a value is out of range").c_str());
+        }
+        v[i] = x;
+    }
+    return Move{int8_t(std::clamp(v[0], -1L, 100L)), int8_t(std::clamp(v[1], -1L, 100L)),
+                int8_t(std::clamp(v[2], -1L, 100L)), int16_t(v[3]), int16_t(v[4])};
+}
+
+void play_checked(Game &g, nb::handle code) {
+    Move m = parse_code(code);
+    if (g.is_over()) throw nb::value_error("game over: the game is over; no move is legal");
+    if (g.index_of(m) < 0) {
+        std::string repr = nb::cast<std::string>(nb::repr(code));
+        throw nb::value_error(("illegal move code " + repr + ": not one of legal_move_codes() in phase " +
+                               PHASE_NAMES[g.phase()] + ", seat " + std::to_string(g.current()))
+                                  .c_str());
+    }
+    g.apply(m);
+}
+
+void require_over(const Game &g, const char *what) {
+    if (!g.is_over()) throw std::runtime_error(std::string(what) + " is only defined once the game is over");
+}
+
+nb::list int_list(const int *values, int n) {
+    nb::list out;
+    for (int i = 0; i < n; ++i) out.append(values[i]);
+    return out;
+}
+
+}  // namespace
+
+NB_MODULE(kardinal_core, m) {
+    m.doc() = "kardinal-env's compiled core: the Kardinal rules engine in C++ (see kardinal_env.kardinal.compiled)";
+
+    nb::class_<Game>(m, "KardinalGame",
+                     "One game of Kardinal in C++, on the Python engine's move codes (kardinal_env.kardinal.Game).")
+        .def(
+            "__init__",
+            [](Game *self, int players, bool shared_pool, const std::string &exhausted_colour,
+               const std::string &neutral_build_chips, const std::string &neutral_touch_chips,
+               std::optional<int> window) {
+                kardinal::Rules r;
+                r.players = players;
+                r.shared_pool = shared_pool;
+                if (exhausted_colour != "none" && exhausted_colour != "substitute")
+                    throw nb::value_error("exhausted_colour must be 'none' or 'substitute'");
+                if (neutral_build_chips != "put_aside" && neutral_build_chips != "keep")
+                    throw nb::value_error("neutral_build_chips must be 'put_aside' or 'keep'");
+                if (neutral_touch_chips != "score" && neutral_touch_chips != "none")
+                    throw nb::value_error("neutral_touch_chips must be 'score' or 'none'");
+                r.substitute = exhausted_colour == "substitute";
+                r.neutral_put_aside = neutral_build_chips == "put_aside";
+                r.neutral_touch_score = neutral_touch_chips == "score";
+                if (window && *window == 0) throw nb::value_error("window must be None or an odd integer from 3 to 53");
+                r.window = window ? *window : 0;
+                new (self) Game(r);
+            },
+            nb::arg("players"), nb::arg("shared_pool") = false, nb::arg("exhausted_colour") = "none",
+            nb::arg("neutral_build_chips") = "put_aside", nb::arg("neutral_touch_chips") = "score",
+            nb::arg("window").none() = nb::none())
+        .def_prop_ro("num_players", &Game::num_players)
+        .def_prop_ro("current_player",
+                     [](const Game &g) -> std::optional<int> {
+                         if (g.is_over()) return std::nullopt;
+                         return g.current();
+                     })
+        .def_prop_ro("phase", [](const Game &g) { return std::string(PHASE_NAMES[g.phase()]); })
+        .def_prop_ro("is_over", &Game::is_over)
+        .def_prop_ro("move_count", &Game::move_count)
+        .def_prop_ro("cardinal_key", &Game::cardinal_key)
+        .def_prop_ro("pending_chips", &Game::pending)
+        .def(
+            "legal_move_codes",
+            [](Game &g) {
+                const auto &moves = g.legal();
+                PyObject *list = PyList_New(Py_ssize_t(moves.size()));
+                if (!list) throw nb::python_error();
+                nb::list out = nb::steal<nb::list>(list);
+                for (size_t i = 0; i < moves.size(); ++i) {
+                    PyObject *t = tuples().get(moves[i]);
+                    Py_INCREF(t);
+                    PyList_SET_ITEM(list, Py_ssize_t(i), t);
+                }
+                return out;
+            },
+            "Legal moves of the current decision as move codes, in the Python engine's order (a new list).")
+        .def("num_legal_moves", [](Game &g) { return g.legal().size(); })
+        .def(
+            "play_index",
+            [](Game &g, long i) {
+                const auto &moves = g.legal();
+                if (i < 0 || size_t(i) >= moves.size())
+                    throw nb::index_error(("move index " + std::to_string(i) + " out of range (" +
+                                           std::to_string(moves.size()) + " legal moves)")
+                                              .c_str());
+                g.apply(moves[size_t(i)]);
+            },
+            nb::arg("index"), "Play the legal move at this position of legal_move_codes().")
+        .def("play_code", &play_checked, nb::arg("code"),
+             "Play a legal move code; TypeError for a malformed code, ValueError for an illegal one.")
+        .def("apply_legal_code", &play_checked, nb::arg("code"),
+             "Same as play_code: the core checks every code (the check is a scan of the cached legal moves).")
+        .def("is_legal_code",
+             [](Game &g, nb::handle code) {
+                 try {
+                     return g.index_of(parse_code(code)) >= 0;
+                 } catch (const nb::builtin_exception &) {
+                     return false;
+                 }
+             })
+        .def("chips",
+             [](const Game &g) {
+                 nb::list out;
+                 for (int s = 0; s < g.num_players(); ++s) {
+                     int h[4] = {g.held(s, 0), g.held(s, 1), g.held(s, 2), g.held(s, 3)};
+                     out.append(int_list(h, 4));
+                 }
+                 return out;
+             })
+        .def("chips_held",
+             [](const Game &g, int seat) {
+                 if (seat < 0 || seat >= g.num_players()) throw nb::index_error("seat out of range");
+                 return g.held(seat, 0) + g.held(seat, 1) + g.held(seat, 2) + g.held(seat, 3);
+             })
+        .def("supply",
+             [](const Game &g) {
+                 int v[4] = {g.supply(0), g.supply(1), g.supply(2), g.supply(3)};
+                 return int_list(v, 4);
+             })
+        .def("set_aside",
+             [](const Game &g) {
+                 int v[4] = {g.aside(0), g.aside(1), g.aside(2), g.aside(3)};
+                 return int_list(v, 4);
+             })
+        .def("edifices_left",
+             [](const Game &g) {
+                 nb::list out;
+                 for (int c = 0; c < 4; ++c) {
+                     int v[3] = {g.inventory(3 * c), g.inventory(3 * c + 1), g.inventory(3 * c + 2)};
+                     out.append(int_list(v, 3));
+                 }
+                 return out;
+             })
+        .def("cathedral_touches",
+             [](const Game &g) {
+                 int v[4];
+                 for (int s = 0; s < g.num_players(); ++s) v[s] = g.cathedral_touches(s);
+                 return int_list(v, g.num_players());
+             })
+        .def("projected_scores",
+             [](const Game &g) {
+                 int v[4];
+                 for (int s = 0; s < g.num_players(); ++s) v[s] = g.projected_score(s);
+                 return int_list(v, g.num_players());
+             })
+        .def_prop_ro("last_built",
+                     [](const Game &g) -> std::optional<nb::tuple> {
+                         if (g.last_shape() < 0) return std::nullopt;
+                         return nb::make_tuple(g.last_shape(), g.last_colour());
+                     })
+        .def("scores",
+             [](const Game &g) {
+                 require_over(g, "scores()");
+                 int v[4];
+                 for (int s = 0; s < g.num_players(); ++s) v[s] = g.score(s);
+                 return int_list(v, g.num_players());
+             })
+        .def("winners",
+             [](const Game &g) {
+                 require_over(g, "winners()");
+                 return int_list(g.winners().data(), int(g.winners().size()));
+             })
+        .def("finishing_order",
+             [](const Game &g) {
+                 require_over(g, "finishing_order()");
+                 int n = g.num_players();
+                 std::vector<int> seats(size_t(n), 0);
+                 std::iota(seats.begin(), seats.end(), 0);
+                 auto key = [&](int s) { return std::make_pair(g.score(s), g.cathedral_touches(s)); };
+                 std::stable_sort(seats.begin(), seats.end(), [&](int a, int b) { return key(a) > key(b); });
+                 nb::list out;
+                 nb::list group;
+                 for (int i = 0; i < n; ++i) {
+                     if (i > 0 && key(seats[size_t(i)]) != key(seats[size_t(i) - 1])) {
+                         out.append(group);
+                         group = nb::list();
+                     }
+                     group.append(seats[size_t(i)]);
+                 }
+                 out.append(group);
+                 return out;
+             })
+        .def("clone", [](const Game &g) { return Game(g); }, "An independent copy.")
+        .def(
+            "random_playouts",
+            [](const Game &g, long long n_games, uint64_t seed) {
+                if (n_games < 0) throw nb::value_error("n_games must be >= 0");
+                kardinal::PlayoutSummary s;
+                {
+                    nb::gil_scoped_release release;
+                    s = kardinal::random_playouts(g, n_games, seed);
+                }
+                int n = g.num_players();
+                nb::list wins, scores;
+                for (int i = 0; i < n; ++i) {
+                    wins.append(s.wins[size_t(i)]);
+                    scores.append(s.score_sum[size_t(i)]);
+                }
+                nb::dict out;
+                out["games"] = s.games;
+                out["decisions"] = s.decisions;
+                out["wins"] = wins;
+                out["score_sum"] = scores;
+                return out;
+            },
+            nb::arg("n_games"), nb::arg("seed") = 0,
+            "Play n_games uniformly random games to the end from this position inside C++ (this game is "
+            "left unchanged); a dict: games, decisions, wins (per seat, ties count for every winner), "
+            "score_sum (per seat).")
+        .def("__repr__", [](const Game &g) {
+            std::string cur = g.is_over() ? "None" : std::to_string(g.current());
+            return "KardinalGame(players=" + std::to_string(g.num_players()) + ", phase='" + PHASE_NAMES[g.phase()] +
+                   "', current_player=" + cur + ", moves=" + std::to_string(g.move_count()) + ")";
+        });
+}
