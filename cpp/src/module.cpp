@@ -175,9 +175,9 @@ NB_MODULE(kardinal_core, m) {
                 g.apply(moves[size_t(i)]);
             },
             nb::arg("index"), "Play the legal move at this position of legal_move_codes().")
-        .def("play_code", &play_checked, nb::arg("code"),
+        .def("play_code", &play_checked, nb::arg("code").none(),
              "Play a legal move code; TypeError for a malformed code, ValueError for an illegal one.")
-        .def("apply_legal_code", &play_checked, nb::arg("code"),
+        .def("apply_legal_code", &play_checked, nb::arg("code").none(),
              "Same as play_code: the core checks every code (the check is a scan of the cached legal moves).")
         .def("is_legal_code",
              [](Game &g, nb::handle code) {
@@ -186,7 +186,8 @@ NB_MODULE(kardinal_core, m) {
                  } catch (const nb::builtin_exception &) {
                      return false;
                  }
-             })
+             },
+             nb::arg("code").none(), "Whether code is one of legal_move_codes() (False for anything malformed).")
         .def("chips",
              [](const Game &g) {
                  nb::list out;

@@ -1,0 +1,122 @@
+"""The compiled core's Kardinal engine, when it is built: ``kardinal_core.KardinalGame``.
+
+The core is a separate distribution, ``kardinal-env-core`` in ``cpp/`` (C++17, nanobind,
+scikit-build-core); ``bash scripts/setup.sh`` builds it into ``.venv`` (``pip install ./cpp`` by hand).
+Its Kardinal engine plays on the Python engine's move codes (:meth:`Game.legal_move_codes
+<kardinal_env.kardinal.engine.Game.legal_move_codes>`): the same tuples in the same order, checked
+``play_code``, ``clone``, scores, winners and finishing order, and ``random_playouts(n_games, seed)``
+(whole games inside C++). ``tests/test_core_kardinal.py`` keeps the two engines in lockstep.
+
+The environment variable ``KARDINAL_ENV_BACKEND`` chooses, read at every call:
+
+* ``python`` — never use the core (:func:`available` is False, :func:`core_game` raises);
+* ``core`` — the core must be there (:func:`available` and :func:`core_game` raise ``ImportError``
+  when it is not);
+* unset or empty — use the core when it is installed; when it is not, one ``RuntimeWarning`` (per
+  process) says how to build it, and the Python engine remains.
+
+The Python :class:`~kardinal_env.kardinal.engine.Game` is not backed by the core yet: this module is
+the way in for benchmarks, lockstep tests and tools that opt in.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import warnings
+from types import ModuleType
+from typing import Any
+
+from kardinal_env.kardinal.rules import Rules
+
+__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "available", "backend", "core_game", "core_module"]
+
+#: The environment variable that chooses the backend: ``python``, ``core`` or unset.
+BACKEND_VARIABLE = "KARDINAL_ENV_BACKEND"
+#: How to build the core (named by the warning and the errors).
+BUILD_HINT = "build it with `bash scripts/setup.sh` or `pip install ./cpp` (needs a C++17 compiler)"
+_BACKENDS = ("python", "core")
+
+_module: ModuleType | None = None
+_import_error: ImportError | None = None
+_tried = False
+_warned = False
+
+
+def _requested() -> str:
+    value = os.environ.get(BACKEND_VARIABLE, "").strip().lower()
+    if value and value not in _BACKENDS:
+        raise ValueError(f"{BACKEND_VARIABLE} must be 'python', 'core' or unset, got {value!r}")
+    return value
+
+
+def _load() -> ModuleType | None:
+    global _module, _import_error, _tried
+    if not _tried:
+        _tried = True
+        try:
+            _module = importlib.import_module("kardinal_core")
+        except ImportError as exc:
+            _import_error = exc
+    return _module
+
+
+def core_module() -> ModuleType | None:
+    """The ``kardinal_core`` extension module, or None when the backend is ``python`` or the core is
+    not built (then, unless the backend was forced to ``python``, one ``RuntimeWarning`` per process).
+    ``ImportError`` when ``KARDINAL_ENV_BACKEND=core`` and it is missing."""
+    global _warned
+    requested = _requested()
+    if requested == "python":
+        return None
+    module = _load()
+    if module is None:
+        if requested == "core":
+            raise ImportError(
+                f"{BACKEND_VARIABLE}=core but the compiled core (kardinal_core) is not importable "
+                f"({_import_error}); {BUILD_HINT}"
+            )
+        if not _warned:
+            _warned = True
+            warnings.warn(
+                f"kardinal_env: the compiled core (kardinal_core) is not built, using the Python engine; "
+                f"{BUILD_HINT}, or set {BACKEND_VARIABLE}=python to silence this",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+    return module
+
+
+def available() -> bool:
+    """Whether the compiled core will be used (built, and the backend not forced to ``python``)."""
+    return core_module() is not None
+
+
+def backend() -> str:
+    """``"core"`` or ``"python"``: what :func:`available` decides, as a name."""
+    return "core" if available() else "python"
+
+
+def core_game(rules: Rules) -> Any:
+    """A new ``kardinal_core.KardinalGame`` with these rules; ``RuntimeError`` when the backend is
+    ``python`` or the core is not built (``ImportError`` under ``KARDINAL_ENV_BACKEND=core``)."""
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a kardinal_env.kardinal.Rules, got {type(rules).__name__}")
+    module = core_module()
+    if module is None:
+        reason = f"{BACKEND_VARIABLE}=python" if _requested() == "python" else "the core is not built"
+        raise RuntimeError(f"the compiled Kardinal engine is not available ({reason}); {BUILD_HINT}")
+    return module.KardinalGame(
+        rules.players,
+        rules.shared_pool,
+        rules.exhausted_colour,
+        rules.neutral_build_chips,
+        rules.neutral_touch_chips,
+        rules.window,
+    )
+
+
+def _reset_for_tests() -> None:
+    """Forget the import attempt and the warning (tests of the backend selection only)."""
+    global _module, _import_error, _tried, _warned
+    _module, _import_error, _tried, _warned = None, None, False, False
