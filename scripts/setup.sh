@@ -11,9 +11,13 @@
 # kind's disk; an unpinned torch could pull a multi-GB CUDA build). Records what it installed in
 # .venv/.kardinal-setup and does nothing when pyproject.toml is unchanged and the requested extras
 # are already installed, so it is quick when already done.
-# .venv-core: never gets torch or any extra; the project itself is rebuilt and reinstalled on every
-# call (a wheel, not editable, so the core lane tests what a user installs), its dependencies only
-# when missing; pip's download cache makes a fresh one cheap.
+# .venv also gets the compiled core (cpp/: the distribution kardinal-env-core, module kardinal_core;
+# C++17 with nanobind, built by scikit-build-core, which takes cmake/ninja from PyPI where the machine
+# lacks them): rebuilt only when a hash of cpp/'s sources differs from .venv/.kardinal-core or the
+# module does not import. A failed build prints one warning and goes on: the Python engine remains.
+# .venv-core: never gets torch, any extra or the compiled core; the project itself is rebuilt and
+# reinstalled on every call (a wheel, not editable, so the core lane tests what a user installs), its
+# dependencies only when missing; pip's download cache makes a fresh one cheap.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -58,4 +62,20 @@ if [ -n "$missing" ]; then
     fi
     .venv/bin/python -m pip install -q -e ".[$wanted]"
     printf '%s\n%s\n' "$project_hash" "$wanted" > "$stamp"
+fi
+
+# The compiled core (see the header): rebuilt when cpp/'s sources change or it does not import.
+core_stamp=.venv/.kardinal-core
+core_hash=$(find cpp -path cpp/build -prune -o -type f -print | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
+if [ ! -f "$core_stamp" ] || [ "$(cat "$core_stamp")" != "$core_hash" ] \
+    || ! .venv/bin/python -c "import kardinal_core" >/dev/null 2>&1; then
+    echo "setup: building the compiled core (cpp/, kardinal-env-core) into .venv" >&2
+    if .venv/bin/python -m pip install -q ./cpp >.venv/.kardinal-core.log 2>&1 \
+        && .venv/bin/python -c "import kardinal_core" >/dev/null 2>&1; then
+        echo "$core_hash" > "$core_stamp"
+    else
+        rm -f "$core_stamp"
+        echo "setup: WARNING: the compiled core (cpp/) did not build; the Python engines remain" \
+            "(log: .venv/.kardinal-core.log; needs a C++17 compiler)" >&2
+    fi
 fi
