@@ -8,6 +8,14 @@
     python scripts/benchmark.py koenig-env [--players 4] [--seconds 2] [--repeats 5] [--discard one]
         Random masked play through kardinal_koenig_v0.env() side by side with connect_four_v3 (the same
         sampler and loop as ``env``); prints both and the ratio koenig / connect_four.
+    python scripts/benchmark.py core [--players 4] [--seconds 2] [--repeats 5]
+        The compiled core's Kardinal engine (kardinal_core, cpp/; bash scripts/setup.sh builds it)
+        against the Python engine, in the same run, repeats interleaved: uniformly random games as
+        decisions/s of (a) the Python engine as ``engine`` measures it (legal_moves + play(str)),
+        (b) the Python engine on move codes (legal_move_codes + apply_legal_code, its fast path),
+        (c) the core's random_playouts (whole games inside C++, its own generator) and (d) the core
+        stepped from Python one decision at a time (legal_move_codes + play_code, checked); the
+        ratios c/a, c/b, d/a, d/b per repeat (median and range).
     python scripts/benchmark.py env [--players 4] [--seconds 2] [--repeats 5]
         Random masked play through kardinal_v0.env() (agent_iter / last / step; observation and
         mask built every step) side by side, in the same run, with PettingZoo's connect_four_v3
@@ -101,6 +109,77 @@ def bench_koenig_engine(players: int, seconds: float, repeats: int, discard: str
     return {"decisions_per_s": statistics.median(steps), "games_per_s": statistics.median(per_game), "per_cpu_s": cpu}
 
 
+def bench_core(players: int, seconds: float, repeats: int, seed: int = 0) -> dict:
+    from kardinal_env.kardinal import Game, Rules
+    from kardinal_env.kardinal.compiled import core_game
+
+    rules = Rules(players=players)
+    rng = random.Random(seed)
+    core_start = core_game(rules)  # RuntimeError naming how to build the core when it is missing
+    playout_seed = [seed]
+
+    def python_strings():
+        game = Game(rules)
+        n = 0
+        while not game.is_over:
+            game.play(rng.choice(game.legal_moves()))
+            n += 1
+        return n, 1
+
+    def python_codes():
+        game = Game(rules)
+        n = 0
+        while not game.is_over:
+            game.apply_legal_code(rng.choice(game.legal_move_codes()))
+            n += 1
+        return n, 1
+
+    def core_playouts():  # 200 whole games inside C++ per call
+        playout_seed[0] += 1
+        summary = core_start.random_playouts(200, playout_seed[0])
+        return summary["decisions"], summary["games"]
+
+    def core_stepped():
+        game = core_start.clone()
+        n = 0
+        while not game.is_over:
+            game.play_code(rng.choice(game.legal_move_codes()))
+            n += 1
+        return n, 1
+
+    names = ("python_strings", "python_codes", "core_playouts", "core_stepped")
+    letters = dict(zip(names, "abcd"))
+    runs = (python_strings, python_codes, core_playouts, core_stepped)
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(repeats):  # interleaved so all four see the same machine load
+        for name, fn in zip(names, runs):
+            rates[name] += _timed(fn, seconds, 1)[0]
+
+    def ratio(a: str, b: str) -> tuple[float, str]:
+        r = [x / y for x, y in zip(rates[a], rates[b])]
+        return statistics.median(r), f"{statistics.median(r):.1f}x (per-repeat {min(r):.1f}-{max(r):.1f})"
+
+    print(
+        f"Kardinal engine, {players} players, random legal moves, compiled core vs Python, {repeats} x {seconds:g} s:"
+    )
+    print(f"  (a) Python engine, legal_moves + play(str):           {_fmt(rates['python_strings'])} decisions/s")
+    print(f"  (b) Python engine, legal_move_codes + apply_legal_code: {_fmt(rates['python_codes'])} decisions/s")
+    print(f"  (c) core random_playouts (whole games in C++):        {_fmt(rates['core_playouts'])} decisions/s")
+    print(f"  (d) core stepped from Python (codes + play_code):     {_fmt(rates['core_stepped'])} decisions/s")
+    out = {name: statistics.median(v) for name, v in rates.items()}
+    for a, b, target in (
+        ("core_playouts", "python_strings", 20),
+        ("core_playouts", "python_codes", 20),
+        ("core_stepped", "python_strings", 4),
+        ("core_stepped", "python_codes", 4),
+    ):
+        value, text = ratio(a, b)
+        label = f"{letters[a]}/{letters[b]}"
+        print(f"  ratio {label}: {text}   (issue 22 target >= {target}x)")
+        out[f"{a}/{b}"] = value
+    return out
+
+
 def _aec_game(env, rng):
     env.reset()
     n = 0
@@ -186,7 +265,9 @@ def bench_koenig_env(players: int, seconds: float, repeats: int, discard: str = 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", nargs="?", default="engine", choices=["engine", "koenig-engine", "env", "koenig-env"])
+    parser.add_argument(
+        "what", nargs="?", default="engine", choices=["engine", "koenig-engine", "core", "env", "koenig-env"]
+    )
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--repeats", type=int, default=5)
@@ -194,6 +275,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.what == "engine":
         bench_engine(args.players, args.seconds, args.repeats)
+    elif args.what == "core":
+        bench_core(args.players, args.seconds, args.repeats)
     elif args.what == "koenig-engine":
         bench_koenig_engine(args.players, args.seconds, args.repeats, args.discard)
     elif args.what == "koenig-env":
