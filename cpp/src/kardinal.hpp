@@ -197,6 +197,22 @@ class Game {
     long long random_playout(SplitMix64 &rng) {
         long long n = 0;
         while (phase_ != OVER) {
+            if (phase_ == CARDINAL_PHASE && !moves_valid_) {
+                // Uniform over the same moves without listing and sorting them (the order only
+                // matters for what legal() shows Python): C- if the cardinal stands, then the sites.
+                uint32_t keep = cardinal_ >= 0 ? 1 : 0, count = keep;
+                for (int16_t k : site_order_) count += (site_[k] && k != cardinal_) ? 1 : 0;
+                uint32_t r = rng.below(count);
+                Move m{CARDINAL, -1, -1, -1, -1};
+                if (r >= keep) {
+                    r -= keep;
+                    for (int16_t k : site_order_)
+                        if (site_[k] && k != cardinal_ && r-- == 0) { m.k1 = k; break; }
+                }
+                apply(m);
+                ++n;
+                continue;
+            }
             const auto &moves = legal();
             Move m = moves[rng.below(uint32_t(moves.size()))];
             apply(m);
