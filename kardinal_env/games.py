@@ -90,6 +90,7 @@ KARDINAL_KOENIG = GameSpec(
     presets={
         "default": "kardinal_configs:koenig_default.yaml",
         "long": "kardinal_configs:koenig_long.yaml",
+        "heuristic": "kardinal_configs:koenig_heuristic.yaml",
     },
     play_page="agents.serving.koenig_page:make_page",
 )

@@ -44,7 +44,7 @@ def test_defaults_and_the_default_preset_load(tmp_path):
     cfg = _cfg(["--config", str(CONFIGS / "default.yaml")])
     assert cfg.total_steps == 120_000 and cfg.greedy_share == 0.5 and cfg.learning_rate == 3e-4
     assert cfg.run_name == "default" and cfg.bc_games == 1000 and cfg.progress is True
-    for preset in ("long_2p", "long_4p", "koenig_default", "koenig_long"):
+    for preset in ("long_2p", "long_4p", "koenig_default", "koenig_long", "koenig_heuristic"):
         _cfg(["--config", str(CONFIGS / f"{preset}.yaml")])  # every shipped preset is valid
     koenig = _cfg(["--config", str(CONFIGS / "koenig_default.yaml")])
     assert (koenig.game, koenig.players, koenig.resolved_network()) == ("kardinal_koenig", 4, "graph")
@@ -174,8 +174,8 @@ def test_presets_by_name_from_the_registry(tmp_path, monkeypatch):
             assert f"{spec.name}:{preset}" in names
     with pytest.raises(
         ConfigError,
-        match=r"'nope' does not exist \(presets by name: default, koenig_default, koenig_long, long_2p, long_4p, "
-        r"kardinal:default, ",
+        match=r"'nope' does not exist \(presets by name: default, koenig_default, koenig_heuristic, koenig_long, "
+        r"long_2p, long_4p, kardinal:default, ",
     ):
         load_yaml("nope")
 

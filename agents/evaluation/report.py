@@ -342,8 +342,9 @@ def head_to_head(run: Run) -> tuple[str, str] | None:
 
 def matrix_markdown(ladder: Ladder) -> str:
     """The head-to-head runs of ``ladder`` as a Markdown matrix (rows: the agent in one seat; columns:
-    the opponent in every other seat; cells: the row agent's win share, 95% Wilson interval, games);
-    an empty string when the ladder has no head-to-head run."""
+    the opponent in every other seat; both in the ladder's order, best rated first; cells: the row
+    agent's win share, 95% Wilson interval, games); an empty string when the ladder has no
+    head-to-head run."""
     wins: dict[tuple[str, str], float] = {}
     games: dict[tuple[str, str], int] = {}
     for run in ladder.runs:
@@ -356,8 +357,13 @@ def matrix_markdown(ladder: Ladder) -> str:
             games[pair] = games.get(pair, 0) + 1
     if not games:
         return ""
-    rows = list(dict.fromkeys(a for a, _ in games))
-    cols = list(dict.fromkeys(b for _, b in games))
+    place = {row.agent: i for i, row in enumerate(ladder.rows)}  # a spec's first copy is labelled by the spec
+
+    def by_rating(specs):
+        return sorted(dict.fromkeys(specs), key=lambda spec: place.get(spec, len(place)))
+
+    rows = by_rating(a for a, _ in games)
+    cols = by_rating(b for _, b in games)
     copies = ladder.players - 1
     lines = [
         f"**Head to head: the row's agent in one seat against {copies} cop{'y' if copies == 1 else 'ies'} of the "
