@@ -55,21 +55,22 @@ def _fmt(rates: list[float]) -> str:
     return f"{statistics.median(rates):,.0f} ({min(rates):,.0f}-{max(rates):,.0f})"
 
 
+def _random_game(game, rng) -> tuple[int, int]:
+    """Play ``game`` to the end with uniformly random legal moves (``legal_moves`` + ``play``):
+    (decisions, 1)."""
+    n = 0
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+        n += 1
+    return n, 1
+
+
 def bench_engine(players: int, seconds: float, repeats: int, seed: int = 0) -> dict:
     from kardinal_env.kardinal import Game, Rules
 
     rules = Rules(players=players)
     rng = random.Random(seed)
-
-    def one_game():
-        game = Game(rules)
-        n = 0
-        while not game.is_over:
-            game.play(rng.choice(game.legal_moves()))
-            n += 1
-        return n, 1
-
-    steps, games = _timed(one_game, seconds, repeats)
+    steps, games = _timed(lambda: _random_game(Game(rules), rng), seconds, repeats)
     print(f"engine, {players} players, random legal moves (legal_moves + play):")
     print(f"  decisions/s  {_fmt(steps)}   median (min-max) of {repeats} x {seconds:g} s")
     print(f"  games/s      {_fmt(games)}")
@@ -119,12 +120,7 @@ def bench_core(players: int, seconds: float, repeats: int, seed: int = 0) -> dic
     playout_seed = [seed]
 
     def python_strings():
-        game = Game(rules)
-        n = 0
-        while not game.is_over:
-            game.play(rng.choice(game.legal_moves()))
-            n += 1
-        return n, 1
+        return _random_game(Game(rules), rng)
 
     def python_codes():
         game = Game(rules)

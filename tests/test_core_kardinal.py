@@ -62,17 +62,6 @@ def _variants() -> list[Rules]:
 VARIANTS = _variants()
 
 
-def _make_core(module, rules: Rules):
-    return module.KardinalGame(
-        rules.players,
-        rules.shared_pool,
-        rules.exhausted_colour,
-        rules.neutral_build_chips,
-        rules.neutral_touch_chips,
-        rules.window,
-    )
-
-
 def _state(game) -> tuple:
     return (
         game.current_player,
@@ -95,7 +84,7 @@ def _lockstep(module, rules: Rules, seed: int) -> int:
     """Play one seeded random game on both engines, comparing at every decision; its length."""
     rng = random.Random(seed)
     py = Game(rules)
-    cc = _make_core(module, rules)
+    cc = compiled.game_of_module(module, rules)
     checked_clone = False
     while True:
         codes = py.legal_move_codes()
@@ -149,7 +138,7 @@ def test_every_variant_is_covered():
 
 
 def test_random_playouts_summary(core):
-    game = _make_core(core, Rules(players=3))
+    game = compiled.game_of_module(core, Rules(players=3))
     summary = game.random_playouts(50, 7)
     assert summary["games"] == 50 and summary["decisions"] > 50 * 10
     assert sum(summary["wins"]) >= 50 and len(summary["score_sum"]) == 3
@@ -161,7 +150,7 @@ def test_random_playouts_summary(core):
 
 
 def test_before_the_end_scores_raise_like_the_python_engine(core):
-    game = _make_core(core, Rules(players=2))
+    game = compiled.game_of_module(core, Rules(players=2))
     for method in ("scores", "winners", "finishing_order"):
         with pytest.raises(RuntimeError):
             getattr(game, method)()
@@ -197,7 +186,7 @@ def test_wrong_rule_types_raise_type_error(core):
 def test_bad_codes_raise_and_never_crash(core):
     """Fuzz the bindings: malformed codes, wrong types, out-of-range ints, codes of the wrong phase."""
     rng = random.Random(22)
-    game = _make_core(core, Rules(players=4))
+    game = compiled.game_of_module(core, Rules(players=4))
     fixed = [
         None,
         "H0@0,1",

@@ -29,7 +29,7 @@ from typing import Any
 
 from kardinal_env.kardinal.rules import Rules
 
-__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "available", "backend", "core_game", "core_module"]
+__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "available", "backend", "core_game", "core_module", "game_of_module"]
 
 #: The environment variable that chooses the backend: ``python``, ``core`` or unset.
 BACKEND_VARIABLE = "KARDINAL_ENV_BACKEND"
@@ -106,6 +106,12 @@ def core_game(rules: Rules) -> Any:
     if module is None:
         reason = f"{BACKEND_VARIABLE}=python" if _requested() == "python" else "the core is not built"
         raise RuntimeError(f"the compiled Kardinal engine is not available ({reason}); {BUILD_HINT}")
+    return game_of_module(module, rules)
+
+
+def game_of_module(module: ModuleType, rules: Rules) -> Any:
+    """A new ``KardinalGame`` of the given core ``module`` with these rules (the one place that
+    passes ``Rules`` to the core's constructor)."""
     return module.KardinalGame(
         rules.players,
         rules.shared_pool,
