@@ -43,6 +43,14 @@ the search uses when present:
 
 The final move is the most visited root child (ties: higher mean reward, then the first expanded).
 All randomness comes from the agent's own seeded ``random.Random``.
+
+**Compiled search.** A game whose registry entry names a ``GameSpec.compiled_search`` (Kardinal:
+:func:`kardinal_env.kardinal.compiled.mcts_move`, the compiled core) is searched by it — the same
+algorithm with the game's playout policy, in C++, seeded from one draw of the agent's generator —
+whenever the agent plays the game's policy to the end of the game (``rollout="policy"``,
+``playout_moves=None``) and ``compiled`` is true (the default). It answers ``None`` (and this module
+searches, drawing exactly as it always did) where the core is not used: not built, or
+``KARDINAL_ENV_BACKEND=python``. ``compiled=False`` always searches in Python.
 """
 
 from __future__ import annotations
@@ -89,6 +97,7 @@ class MCTSAgent(BaseAgent):
         widen_base: float | None = 2.0,
         playout_moves: int | None = None,
         game: GameSpec | None = None,
+        compiled: bool = True,
     ):
         super().__init__(seed)
         check_count("mcts: simulations", simulations)
@@ -101,12 +110,14 @@ class MCTSAgent(BaseAgent):
         self.rollout = rollout
         self.widen_base = widen_base
         self.playout_moves = playout_moves
+        self.compiled = compiled
         self.name = f"mcts:{simulations}"
         self.game = game
         self._game_class: type | None = None
         self._policy: Any = None
         self._order: Any = None
         self._play_out: Any = None
+        self._compiled: Any = None
 
     # ------------------------------------------------------------------ public
     def select_move(self, game) -> str:
@@ -116,6 +127,17 @@ class MCTSAgent(BaseAgent):
         if len(moves) == 1:
             return moves[0]
         self._setup(game)
+        if self._compiled is not None:
+            move = self._compiled(
+                game,
+                self.rng,
+                simulations=self.simulations,
+                exploration=self.exploration,
+                widen_base=self.widen_base,
+                margin_weight=self.margin_weight,
+            )
+            if move is not None:
+                return move
         n = game.num_players
         root = _Node(game, self, n)
         for _ in range(self.simulations):
@@ -139,6 +161,8 @@ class MCTSAgent(BaseAgent):
         order = getattr(policy, "order", None) if self.widen_base is not None else None
         self._order = order
         self._play_out = getattr(self._policy, "play_out", None)
+        plain = self.rollout == "policy" and self.playout_moves is None
+        self._compiled = spec.load("compiled_search") if self.compiled and plain else None
         self._game_class = type(game)
 
     # ------------------------------------------------------------------ search

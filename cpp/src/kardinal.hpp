@@ -88,6 +88,16 @@ struct PlayoutSummary {
     std::array<long long, 4> score_sum{};
 };
 
+// What a build scores for its builder (the Python engine's BuildChips, chips counted per colour).
+struct BuildGain {
+    int colours[4] = {0, 0, 0, 0};  // regular chips taken, per colour
+    int regular = 0;                // their sum
+    int substitutes = 0;
+    bool set_aside = false;
+    bool touches_cathedral = false;
+    int chips() const { return set_aside ? 0 : regular + substitutes; }
+};
+
 class Game {
   public:
     Rules rules;
@@ -200,16 +210,7 @@ class Game {
             if (phase_ == CARDINAL_PHASE && !moves_valid_) {
                 // Uniform over the same moves without listing and sorting them (the order only
                 // matters for what legal() shows Python): C- if the cardinal stands, then the sites.
-                uint32_t keep = cardinal_ >= 0 ? 1 : 0, count = keep;
-                for (int16_t k : site_order_) count += (site_[k] && k != cardinal_) ? 1 : 0;
-                uint32_t r = rng.below(count);
-                Move m{CARDINAL, -1, -1, -1, -1};
-                if (r >= keep) {
-                    r -= keep;
-                    for (int16_t k : site_order_)
-                        if (site_[k] && k != cardinal_ && r-- == 0) { m.k1 = k; break; }
-                }
-                apply(m);
+                apply(cardinal_choice(rng.below(cardinal_choices())));
                 ++n;
                 continue;
             }
@@ -219,6 +220,51 @@ class Game {
             ++n;
         }
         return n;
+    }
+
+    // ------------------------------------------------------------ queries of the search (mcts.hpp)
+    // What the build m (a build code, legal or not) would score for the seat on turn now: the
+    // Python engine's Game.build_chips (the chips are counted per colour; the supply is untouched).
+    BuildGain build_chips(const Move &m) const {
+        int supply[4] = {supply_[0], supply_[1], supply_[2], supply_[3]};
+        return score_build(m, supply);
+    }
+
+    // Every build seat could make now as if on turn, the cardinal on square card (-1: nowhere).
+    void builds_of(int seat, int card, std::vector<Move> &out) { builds_for(seat, card, out); }
+
+    // Game.next_builder(ignore_cardinal): the first following seat (wrapping round to the current
+    // one) that has a build, its builds in out; -1 (out empty) when none has.
+    int next_builder(bool ignore_cardinal, std::vector<Move> &out) {
+        int card = ignore_cardinal ? -1 : cardinal_;
+        for (int i = 1; i <= n_; ++i) {
+            int nxt = (current_ + i) % n_;
+            builds_for(nxt, card, out);
+            if (!out.empty()) return nxt;
+        }
+        return -1;
+    }
+
+    // The cardinal decision without listing and sorting it: how many moves it has (C- when the
+    // cardinal stands, then every site but its square), the r-th of them in site order (not the
+    // order of legal(): for uniform draws), and whether the cardinal may move to key.
+    uint32_t cardinal_choices() const {
+        uint32_t count = cardinal_ >= 0 ? 1 : 0;
+        for (int16_t k : site_order_) count += (site_[k] && k != cardinal_) ? 1 : 0;
+        return count;
+    }
+    Move cardinal_choice(uint32_t r) const {
+        Move m{CARDINAL, -1, -1, -1, -1};
+        uint32_t keep = cardinal_ >= 0 ? 1 : 0;
+        if (r >= keep) {
+            r -= keep;
+            for (int16_t k : site_order_)
+                if (site_[k] && k != cardinal_ && r-- == 0) { m.k1 = k; break; }
+        }
+        return m;
+    }
+    bool is_cardinal_target(int key) const {
+        return key >= 0 && key < KEY_LIMIT && key != cardinal_ && site_[key] != 0;
     }
 
   private:
@@ -329,13 +375,14 @@ class Game {
         }
     }
 
-    void apply_build(const Move &m) {
-        int shape = m.shape, colour = m.colour;
+    // docs/rules.md Scoring of the build m (the one place this rule lives: build_chips and
+    // apply_build both use it, as the Python engine's _score): one chip per touched edifice whose
+    // colour has chips left, taken out of supply (the engine's own when building, a copy when asking).
+    BuildGain score_build(const Move &m, int supply[4]) const {
+        BuildGain g;
+        uint32_t touched = 0;
         int squares[2] = {m.k1, m.k2};
         int nsq = m.k2 < 0 ? 1 : 2;
-        int bid = nb_;
-        // docs/rules.md Scoring: one chip per touched edifice whose colour has chips left.
-        uint32_t touched = 0;
         for (int i = 0; i < nsq; ++i)
             for (int step : NEIGHBOUR_STEPS) {
                 int b = cell_[squares[i] + step];
@@ -343,20 +390,30 @@ class Game {
             }
         bool neutral = rules.has_neutral();
         bool skip_neutral_touch = neutral && !rules.neutral_touch_score;
-        int colours[4] = {0, 0, 0, 0};  // regular chips taken, per colour
         int exhausted = 0;
-        bool touches_cathedral = false;
         for (int b = 0; b < nb_; ++b) {
             if (!(touched & (1u << b))) continue;
-            if (b <= CLOCK_TOWER) { touches_cathedral = true; continue; }
+            if (b <= CLOCK_TOWER) { g.touches_cathedral = true; continue; }
             int c = bcolour_[b];
             if (skip_neutral_touch && c == 3) continue;
-            if (supply_[c]) { supply_[c] -= 1; colours[c] += 1; } else { exhausted += 1; }
+            if (supply[c]) { supply[c] -= 1; g.colours[c] += 1; g.regular += 1; } else { exhausted += 1; }
         }
-        int substitutes = 0;
         if (exhausted && rules.substitute)
-            substitutes = std::min(exhausted, supply_[0] + supply_[1] + supply_[2] + supply_[3]);
-        bool set_aside = neutral && colour == 3 && rules.neutral_put_aside;
+            g.substitutes = std::min(exhausted, supply[0] + supply[1] + supply[2] + supply[3]);
+        g.set_aside = neutral && m.colour == 3 && rules.neutral_put_aside;
+        return g;
+    }
+
+    void apply_build(const Move &m) {
+        int shape = m.shape, colour = m.colour;
+        int squares[2] = {m.k1, m.k2};
+        int nsq = m.k2 < 0 ? 1 : 2;
+        int bid = nb_;
+        BuildGain gain = score_build(m, supply_);  // takes the regular chips out of the supply
+        const int *colours = gain.colours;
+        int substitutes = gain.substitutes;
+        bool set_aside = gain.set_aside;
+        bool touches_cathedral = gain.touches_cathedral;
 
         for (int i = 0; i < nsq; ++i) {
             cell_[squares[i]] = int8_t(bid);

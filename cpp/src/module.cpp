@@ -10,12 +10,14 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "kardinal.hpp"
+#include "mcts.hpp"
 
 namespace nb = nanobind;
 using kardinal::Game;
@@ -104,6 +106,17 @@ nb::list int_list(const int *values, int n) {
     nb::list out;
     for (int i = 0; i < n; ++i) out.append(values[i]);
     return out;
+}
+
+nb::tuple code_tuple(const Move &m) { return nb::borrow<nb::tuple>(tuples().get(m)); }
+
+void require_playing(const Game &g) {
+    if (g.is_over()) throw nb::value_error("no legal move: the game is over");
+}
+
+double finite(double x, const char *what) {
+    if (!std::isfinite(x)) throw nb::value_error((std::string(what) + " must be a finite number").c_str());
+    return x;
 }
 
 }  // namespace
@@ -297,6 +310,59 @@ NB_MODULE(kardinal_core, m) {
             "Play n_games uniformly random games to the end from this position inside C++ (this game is "
             "left unchanged); a dict: games, decisions, wins (per seat, ties count for every winner), "
             "score_sum (per seat).")
+        .def(
+            "mcts_move",
+            [](Game &g, long long simulations, uint64_t seed, double exploration, std::optional<double> widen_base,
+               double margin_weight) {
+                require_playing(g);
+                if (simulations < 1 || simulations > 100000000LL) {
+                    std::string got = std::to_string(simulations);
+                    throw nb::value_error(("simulations must be a positive integer (at most 100,000,000), got " + got)
+                                              .c_str());
+                }
+                kardinal::MctsOptions o;
+                o.simulations = simulations;
+                o.seed = seed;
+                o.exploration = finite(exploration, "exploration");
+                o.widen = widen_base.has_value();
+                o.widen_base = widen_base ? finite(*widen_base, "widen_base") : 0.0;
+                o.margin_weight = finite(margin_weight, "margin_weight");
+                Game root(g);  // searched without the GIL: the copy, never the Python-owned game
+                Move chosen;
+                {
+                    nb::gil_scoped_release release;
+                    chosen = kardinal::mcts_move(root, o);
+                }
+                return code_tuple(chosen);
+            },
+            nb::arg("simulations"), nb::arg("seed") = 0, nb::arg("exploration") = 0.7,
+            nb::arg("widen_base").none() = 2.0, nb::arg("margin_weight") = 0.25,
+            "Kardinal's mcts:N in C++ (agents.search.mcts with Kardinal's playout policy, its own seeded "
+            "generator): the move code chosen for the current decision after `simulations` simulations. "
+            "widen_base=None: plain UCT without progressive widening. ValueError once the game is over.")
+        .def(
+            "playout_move",
+            [](Game &g, uint64_t seed) {
+                require_playing(g);
+                kardinal::Playout policy(g.rules);
+                kardinal::SplitMix64 rng(seed);
+                return code_tuple(policy.choose(g, rng));
+            },
+            nb::arg("seed") = 0,
+            "The move code Kardinal's playout policy (C++ port of agents.baselines.kardinal_greedy.Playout) "
+            "picks now, drawing from a generator seeded with seed.")
+        .def(
+            "ordered_move_codes",
+            [](Game &g) {
+                std::vector<Move> moves = g.legal();
+                kardinal::Playout policy(g.rules);
+                policy.order(g, moves);
+                nb::list out;
+                for (const Move &m : moves) out.append(code_tuple(m));
+                return out;
+            },
+            "legal_move_codes() as the playout policy orders them for progressive widening (Playout.order: "
+            "most promising first, equal ones in legal order).")
         .def("__repr__", [](const Game &g) {
             std::string cur = g.is_over() ? "None" : std::to_string(g.current());
             return "KardinalGame(players=" + std::to_string(g.num_players()) + ", phase='" + PHASE_NAMES[g.phase()] +

@@ -17,19 +17,39 @@ The environment variable ``KARDINAL_ENV_BACKEND`` chooses, read at every call:
 
 The Python :class:`~kardinal_env.kardinal.engine.Game` is not backed by the core yet: this module is
 the way in for benchmarks, lockstep tests and tools that opt in.
+
+**Search.** :func:`mcts_move` is Kardinal's ``GameSpec.compiled_search``: ``mcts:N``
+(:mod:`agents.search.mcts`) run by the core (``KardinalGame.mcts_move``: the same UCT, reward,
+progressive widening and playout policy, ported from ``agents.baselines.kardinal_greedy.Playout``;
+the same algorithm, not the same random draws). The agent calls it for every decision; it answers
+``None`` (and the Python search runs, drawing exactly as before) when the core is not used or the
+game is not a plain :class:`~kardinal_env.kardinal.engine.Game`.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import random
 import warnings
 from types import ModuleType
 from typing import Any
 
+from kardinal_env.kardinal.engine import Game
+from kardinal_env.kardinal.notation import format_move
 from kardinal_env.kardinal.rules import Rules
 
-__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "available", "backend", "core_game", "core_module", "game_of_module"]
+__all__ = [
+    "BACKEND_VARIABLE",
+    "BUILD_HINT",
+    "available",
+    "backend",
+    "core_game",
+    "core_module",
+    "game_of_module",
+    "core_position",
+    "mcts_move",
+]
 
 #: The environment variable that chooses the backend: ``python``, ``core`` or unset.
 BACKEND_VARIABLE = "KARDINAL_ENV_BACKEND"
@@ -120,6 +140,44 @@ def game_of_module(module: ModuleType, rules: Rules) -> Any:
         rules.neutral_touch_chips,
         rules.window,
     )
+
+
+def core_position(game: Game, module: ModuleType | None = None) -> Any:
+    """A new core ``KardinalGame`` in the position of the Python ``game``: its rules, its moves replayed
+    (the core checks each one). ``module``: the core module (default :func:`core_module`; ``RuntimeError``
+    when the core is not used, as :func:`core_game`)."""
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a kardinal_env.kardinal.Game, got {type(game).__name__}")
+    core = core_game(game.rules) if module is None else game_of_module(module, game.rules)
+    for code in game._history:  # the move codes as played (Game.history formats them)
+        core.play_code(code)
+    if core.move_count != game.move_count or core.current_player != game.current_player:
+        raise RuntimeError("the compiled core and the Python engine disagree on this game's position")
+    return core
+
+
+def mcts_move(
+    game: Any,
+    rng: random.Random,
+    simulations: int = 200,
+    exploration: float = 0.7,
+    widen_base: float | None = 2.0,
+    margin_weight: float = 0.25,
+) -> str | None:
+    """Kardinal's ``GameSpec.compiled_search``: the move ``mcts:simulations`` chooses for ``game``'s
+    current decision, searched by the core with Kardinal's playout policy and a generator seeded from
+    one draw of ``rng`` (``rng.getrandbits(64)``); the options as :class:`agents.search.mcts.MCTSAgent`'s.
+    ``None``, without touching ``rng``, when the core is not used (not built, or
+    ``KARDINAL_ENV_BACKEND=python``) or ``game`` is not a plain :class:`~kardinal_env.kardinal.engine.Game`
+    (a subclass may change what the core cannot see): then the caller searches in Python."""
+    if type(game) is not Game:
+        return None
+    module = core_module()
+    if module is None:
+        return None
+    core = core_position(game, module)
+    code = core.mcts_move(simulations, rng.getrandbits(64), exploration, widen_base, margin_weight)
+    return format_move(tuple(code))
 
 
 def _reset_for_tests() -> None:
