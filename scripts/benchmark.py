@@ -16,6 +16,11 @@
         (c) the core's random_playouts (whole games inside C++, its own generator) and (d) the core
         stepped from Python one decision at a time (legal_move_codes + play_code, checked); the
         ratios c/a, c/b, d/a, d/b per repeat (median and range).
+    python scripts/benchmark.py core-mcts [--players 4] [--repeats 5] [--simulations 200]
+        Seconds per ``mcts:N`` decision, the Python search (MCTSAgent(compiled=False)) against the
+        compiled core's (MCTSAgent: GameSpec.compiled_search, position replayed into the core
+        included), on the same 8 positions of seeded random games, repeats interleaved; the ratio
+        python / core per repeat (median and range).
     python scripts/benchmark.py env [--players 4] [--seconds 2] [--repeats 5]
         Random masked play through kardinal_v0.env() (agent_iter / last / step; observation and
         mask built every step) side by side, in the same run, with PettingZoo's connect_four_v3
@@ -176,6 +181,51 @@ def bench_core(players: int, seconds: float, repeats: int, seed: int = 0) -> dic
     return out
 
 
+def bench_core_mcts(players: int, repeats: int, simulations: int = 200, seed: int = 0) -> dict:
+    from agents.search.mcts import MCTSAgent
+    from kardinal_env.kardinal import Game, Rules
+    from kardinal_env.kardinal.compiled import core_game
+
+    rules = Rules(players=players)
+    core_game(rules)  # RuntimeError naming how to build the core when it is missing
+    rng = random.Random(seed)
+    positions = []
+    while len(positions) < 8:  # one position a quarter, half, three quarters into a random game
+        game = Game(rules)
+        moves: list = []
+        while not game.is_over:
+            moves.append(game.clone())
+            game.apply_legal_code(rng.choice(game.legal_move_codes()))
+        for at in (len(moves) // 4, len(moves) // 2, 3 * len(moves) // 4):
+            if len(moves[at].legal_moves()) > 1 and len(positions) < 8:
+                positions.append(moves[at])
+
+    def per_decision(compiled: bool) -> float:
+        agent = MCTSAgent(simulations, seed=seed, compiled=compiled)
+        start = time.perf_counter()
+        for game in positions:
+            agent.select_move(game)
+        return (time.perf_counter() - start) / len(positions)
+
+    per_decision(True)  # warm-up (imports, the core's tuple cache)
+    python, core = [], []
+    for _ in range(repeats):  # interleaved so both see the same machine load
+        python.append(per_decision(False))
+        core.append(per_decision(True))
+    ratios = [p / c for p, c in zip(python, core)]
+    print(
+        f"Kardinal mcts:{simulations}, {players} players, seconds per decision over {len(positions)} positions, "
+        f"{repeats} repeats:"
+    )
+    print(f"  Python search: {statistics.median(python):.3f} s ({min(python):.3f}-{max(python):.3f})")
+    print(f"  core search:   {statistics.median(core):.4f} s ({min(core):.4f}-{max(core):.4f})")
+    print(
+        f"  ratio python/core: {statistics.median(ratios):.1f}x (per-repeat {min(ratios):.1f}-{max(ratios):.1f})"
+        "   (issue 22 target >= 10x)"
+    )
+    return {"python": statistics.median(python), "core": statistics.median(core), "ratio": statistics.median(ratios)}
+
+
 def _aec_game(env, rng):
     env.reset()
     n = 0
@@ -262,17 +312,23 @@ def bench_koenig_env(players: int, seconds: float, repeats: int, discard: str = 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
-        "what", nargs="?", default="engine", choices=["engine", "koenig-engine", "core", "env", "koenig-env"]
+        "what",
+        nargs="?",
+        default="engine",
+        choices=["engine", "koenig-engine", "core", "core-mcts", "env", "koenig-env"],
     )
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--discard", default="one", help="koenig targets only: 'one' or 'any'")
+    parser.add_argument("--simulations", type=int, default=200, help="core-mcts only: simulations per decision")
     args = parser.parse_args()
     if args.what == "engine":
         bench_engine(args.players, args.seconds, args.repeats)
     elif args.what == "core":
         bench_core(args.players, args.seconds, args.repeats)
+    elif args.what == "core-mcts":
+        bench_core_mcts(args.players, args.repeats, args.simulations)
     elif args.what == "koenig-engine":
         bench_koenig_engine(args.players, args.seconds, args.repeats, args.discard)
     elif args.what == "koenig-env":
