@@ -149,7 +149,7 @@ def core_position(game: Game, module: ModuleType | None = None) -> Any:
     if not isinstance(game, Game):
         raise TypeError(f"game must be a kardinal_env.kardinal.Game, got {type(game).__name__}")
     core = core_game(game.rules) if module is None else game_of_module(module, game.rules)
-    for code in game._history:  # the move codes as played (Game.history formats them)
+    for code in game.history_codes:  # the move codes as played (Game.history formats them)
         core.play_code(code)
     if core.move_count != game.move_count or core.current_player != game.current_player:
         raise RuntimeError("the compiled core and the Python engine disagree on this game's position")

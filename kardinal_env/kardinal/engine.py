@@ -262,6 +262,11 @@ class Game(TurnBasedGame):
         return [format_move(c) for c in self._history]
 
     @property
+    def history_codes(self) -> list[tuple]:
+        """Every move played so far, as move codes (what ``history`` formats; a copy)."""
+        return list(self._history)
+
+    @property
     def cardinal(self) -> tuple[int, int] | None:
         """Square of the cardinal, or ``None`` before it is placed."""
         return None if self._cardinal < 0 else key_xy(self._cardinal)
