@@ -62,6 +62,18 @@ def _write(tmp_path: Path, data, name: str = "results.json") -> Path:
 # ---------------------------------------------------------------- the figures
 
 
+def test_wins_are_written_without_float_noise():
+    from agents.evaluation.report import _wins_text
+
+    assert [_wins_text(w) for w in (850.0, 849.9999999999, 245.5, 1 / 3 + 421.5, 0.0)] == [
+        "850",
+        "850",
+        "245.5",
+        "421.83",
+        "0",
+    ]
+
+
 def test_head_to_head_matrix_pools_runs_of_a_pair_and_counts_the_first_agents_seat(results, tmp_path):
     a, b, koenig = results["a"], results["b"], results["koenig"]
     assert head_to_head(load_run(a)) == ("greedy", "random")

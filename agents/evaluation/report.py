@@ -321,7 +321,9 @@ def build_ladder(paths: Iterable[str | Path]) -> Ladder:
 
 # ---------------------------------------------------------------------------------------- outputs
 def _wins_text(wins: float) -> str:
-    return str(int(wins)) if float(wins).is_integer() else f"{wins:.2f}".rstrip("0")
+    """Wins to two decimals without trailing zeros (``850``, ``245.5``, ``421.83``): sums of 1/k
+    shares carry float noise, so a whole number can arrive as 849.9999999999."""
+    return f"{wins:.2f}".rstrip("0").rstrip(".")
 
 
 def _caption(ladder: Ladder) -> str:
