@@ -2,7 +2,27 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import os
+
 from kardinal_env.kardinal import Game, Rules
+
+#: Set by scripts/test.sh, where setup builds the compiled core: its tests must run, not skip.
+REQUIRE_CORE = os.environ.get("KARDINAL_REQUIRE_CORE") == "1"
+
+
+def kardinal_core_or_skip():
+    """The compiled core module ``kardinal_core``; the test is skipped (with the reason) when it is
+    not built, and fails instead under ``KARDINAL_REQUIRE_CORE=1``."""
+    import pytest
+
+    if importlib.util.find_spec("kardinal_core") is None:
+        reason = "kardinal_core is not built (bash scripts/setup.sh, or pip install ./cpp)"
+        if REQUIRE_CORE:
+            pytest.fail(f"KARDINAL_REQUIRE_CORE=1 but {reason}")
+        pytest.skip(reason)
+    return importlib.import_module("kardinal_core")
 
 
 def play(game: Game, moves) -> Game:

@@ -14,7 +14,6 @@ Skipped (with the reason) when ``kardinal_core`` is not importable, unless ``KAR
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 import subprocess
@@ -22,23 +21,14 @@ import sys
 import warnings
 
 import pytest
+from helpers import kardinal_core_or_skip
 
 from kardinal_env.kardinal import Game, Rules, compiled
-
-HAVE_CORE = importlib.util.find_spec("kardinal_core") is not None
-REQUIRE_CORE = os.environ.get("KARDINAL_REQUIRE_CORE") == "1"
 
 
 @pytest.fixture
 def core():
-    if not HAVE_CORE:
-        reason = "kardinal_core is not built (bash scripts/setup.sh, or pip install ./cpp)"
-        if REQUIRE_CORE:
-            pytest.fail(f"KARDINAL_REQUIRE_CORE=1 but {reason}")
-        pytest.skip(reason)
-    import kardinal_core
-
-    return kardinal_core
+    return kardinal_core_or_skip()
 
 
 def _variants() -> list[Rules]:

@@ -15,12 +15,11 @@ tests/test_core_kardinal.py.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import os
 import random
 
 import pytest
+from helpers import kardinal_core_or_skip
 
 from agents import load_agent
 from agents.baselines.kardinal_greedy import GreedyAgent, rollout_move
@@ -30,21 +29,12 @@ from kardinal_env.core.registry import get_game
 from kardinal_env.kardinal import Game, Rules, compiled
 from kardinal_env.kardinal.notation import BUILD, CHIP
 
-HAVE_CORE = importlib.util.find_spec("kardinal_core") is not None
-REQUIRE_CORE = os.environ.get("KARDINAL_REQUIRE_CORE") == "1"
-
 
 @pytest.fixture
 def core(monkeypatch):
-    if not HAVE_CORE:
-        reason = "kardinal_core is not built (bash scripts/setup.sh, or pip install ./cpp)"
-        if REQUIRE_CORE:
-            pytest.fail(f"KARDINAL_REQUIRE_CORE=1 but {reason}")
-        pytest.skip(reason)
+    module = kardinal_core_or_skip()
     monkeypatch.delenv(compiled.BACKEND_VARIABLE, raising=False)
-    import kardinal_core
-
-    return kardinal_core
+    return module
 
 
 def _variants() -> list[Rules]:
