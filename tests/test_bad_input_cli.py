@@ -22,7 +22,7 @@ from agents.networks.kardinal_net import KardinalNet, current_layout
 from agents.serving import play as play_mod
 from agents.training import trainer as train_mod
 from agents.training.config import TrainConfig
-from kardinal_env.kardinal import Rules
+from kardinal_env.kardinal import Game, Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120
@@ -172,6 +172,17 @@ def test_evaluate_worker_failures_end_the_run_with_one_error(ckpts):
         evaluation_mod.evaluate(specs, games=4, backend=ProcessPool(2), agent_kwargs={"window": 5})
     with pytest.raises(evaluation_mod.EvaluationError, match="game 0: ValueError: window 5"):
         evaluation_mod.evaluate(specs, games=4, agent_kwargs={"window": 5})
+
+
+def test_an_agent_whose_setup_failed_fails_the_same_way_again(ckpts):
+    """A bad window fails every game with the same clear error (the evaluator reuses an agent across
+    the games of a worker: its second game used to fail with an AttributeError instead)."""
+    path, _ = ckpts["good"]
+    agent = load_agent(f"ppo:{path}", window=5)
+    rules = Rules(players=2)  # one rules object for both games, as a worker's table has
+    for _ in range(2):
+        with pytest.raises(ValueError, match="window 5"):
+            agent.select_move(Game(rules))
 
 
 def test_evaluate_warns_about_player_count_once(ckpts, capsys):

@@ -427,9 +427,9 @@ class KardinalPPOAgent(PPOAgent):
     def _setup(self, rules) -> None:
         self._warn_players(rules.players)
         window = self.window or rules.window or DEFAULT_WINDOW
-        self._rules = rules
         self.encoder = ObservationEncoder(rules, window)
         self.codec = ActionCodec(rules, window)
+        self._rules = rules  # last: a rules object whose encoder failed is set up again (and fails again)
 
     def select_move(self, game) -> str:
         if game.is_over:

@@ -188,9 +188,9 @@ class FlatPPOAgent(PPOAgent):
         if warn:
             self._warn_players(rules.players)
         spec = game_of(rules)
-        self._rules = rules
         self.encoder = spec.make_encoder(rules)
         self.codec = spec.make_codec(rules)
+        self._rules = rules  # last: a rules object whose encoder failed is set up again (and fails again)
 
     @torch.no_grad()
     def _choose(self, obs: np.ndarray, mask: np.ndarray) -> int:
