@@ -93,6 +93,9 @@ def test_adapter_contract(options):
             assert adapter.baseline_move(name, game, rng_py) in adapter.legal(game)
     with pytest.raises(ValueError, match="no baseline 'nope'"):
         adapter.baseline_move("nope", games[0], rng_py)
+    # a move in notation encodes to the adapter's own representation of the same legal move
+    for game in games:
+        assert [adapter.encode_move(game, m) for m in game.legal_moves()] == list(adapter.legal(game))
 
 
 def test_koenig_new_games_are_shuffled_by_the_trainer_rng():

@@ -71,6 +71,7 @@ from agents.networks.kardinal_net import (
 )
 from agents.runinfo import game_seed
 from kardinal_env.core.registry import GameSpec, get_game
+from kardinal_env.kardinal.notation import parse_move
 
 __all__ = ["GameAdapter", "FlatAdapter", "FlatDecision", "KardinalAdapter", "KoenigAdapter", "make_adapter"]
 
@@ -208,7 +209,7 @@ class KoenigAdapter(FlatAdapter):
 
     def baseline_move(self, name, game, rng_py):
         if name == "greedy":
-            return self.rules.compiled.move_index[koenig_greedy_move(game, rng_py)]
+            return self.encode_move(game, koenig_greedy_move(game, rng_py))
         return super().baseline_move(name, game, rng_py)
 
 
@@ -234,9 +235,7 @@ class KardinalAdapter(GameAdapter):
         return super().baseline_move(name, game, rng_py)
 
     def encode_move(self, game, move):
-        seat = game.current_player
-        codes = {self.codec.decode_code(code, seat): code for code in game.legal_move_codes()}
-        return codes[move]
+        return parse_move(move)
 
     def prepare(self, game):
         return prepare(game, self.encoder, self.codec, self.margin)
