@@ -14,6 +14,8 @@
 ``puct:N:PATH``    PUCT search with N simulations guided by the PPO checkpoint PATH
                    (``agents.search.puct.PUCTAgent.from_checkpoint(PATH, N, **kw)``); the game the
                    checkpoint was trained on
+``zoo:NAME``       a network shipped with the package (:mod:`agents.zoo`: ``kardinal-2p``, ...): its
+                   policy, as ``ppo:`` plays it; ``puct:N:zoo:NAME`` searches with it
 ``rllib:PATH``     an RLlib checkpoint (``agents.networks.rllib_agent.RLlibAgent.from_checkpoint(PATH, **kw)``;
                    the agent checks the game it is asked to move in, the spec check does not)
 =================  ===========================================================================
@@ -70,7 +72,8 @@ __all__ = [
 SPEC_HELP = (
     "agent specs: a baseline of the game ('random', 'greedy', ...), 'mcts:N' (N simulations, a positive "
     "integer; games of perfect information), 'ismcts:N' (any game), 'ppo:PATH', 'puct:N:PATH' "
-    "(N simulations guided by checkpoint PATH), 'rllib:PATH'"
+    "(N simulations guided by checkpoint PATH), 'zoo:NAME' (a network shipped with the package; "
+    "'puct:N:zoo:NAME' searches with it), 'rllib:PATH'"
 )
 
 
@@ -109,10 +112,11 @@ KINDS: dict[str, Kind] = {
         Kind("ppo", "ppo:runs/x/checkpoint.pt", path=True),
         Kind("puct", "puct:64:runs/x/checkpoint.pt", simulations=True, path=True),
         Kind("rllib", "rllib:runs/rllib/checkpoint", path=True),
+        Kind("zoo", "zoo:kardinal-2p", path=True),
     )
 }
 #: Kinds whose PATH is a torch checkpoint of :mod:`agents.networks.checkpoint` (read by :func:`check_spec`).
-_CHECKPOINT_KINDS = ("ppo", "puct")
+_CHECKPOINT_KINDS = ("ppo", "puct", "zoo")
 
 
 def _is_positive_int(text: str) -> bool:
@@ -162,6 +166,13 @@ def parse_spec(spec: str, game: str | GameSpec | None = None) -> tuple[str, int 
     elif not sep or not arg:
         raise AgentSpecError(f"bad agent spec {spec!r}: {kind.name} needs a checkpoint path, e.g. {kind.example!r}")
     path = arg if kind.path else None
+    if path is not None and (kind.name == "zoo" or path.startswith("zoo:")):
+        from agents.zoo import ZooError, model_path
+
+        try:
+            path = model_path(path)
+        except ZooError as exc:
+            raise AgentSpecError(f"bad agent spec {spec!r}: {exc}") from None
     if path is not None and kind.name in _CHECKPOINT_KINDS and not os.path.isfile(path):
         raise AgentSpecError(f"bad agent spec {spec!r}: no checkpoint file {path!r}")
     return kind.name, simulations, path
@@ -247,6 +258,8 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
         assert path is not None
         if kind == "puct" and game_spec is not None:
             kw.setdefault("game", game_spec)
+        if kind == "zoo" or ":zoo:" in text:
+            kw.setdefault("name", text)  # the model's name, not the installed file's path
         try:
             return _load_network_agent(kind, simulations, path, kw)
         except CheckpointError as exc:
@@ -268,6 +281,8 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
 
 
 def _load_network_agent(kind: str, simulations: int | None, path: str, kw: dict) -> Any:
+    if kind == "zoo":
+        kind = "ppo"
     if kind == "ppo":
         from agents.networks.ppo_agent import PPOAgent  # imports torch; only here
 

@@ -47,7 +47,7 @@ KARDINAL = GameSpec(
         "greedy": "agents.baselines.kardinal_greedy:GreedyAgent",
     },
     rollout="agents.baselines.kardinal_greedy:rollout_move",
-    compiled_search="kardinal_env.kardinal.compiled:mcts_move",
+    compiled_search="kardinal_env.kardinal.compiled:mcts_root",
     network="agents.networks.kardinal_net:build_network",
     adapter="agents.training.adapters:KardinalAdapter",
     presets={

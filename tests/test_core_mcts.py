@@ -149,8 +149,8 @@ def test_compiled_search_declines_without_drawing(core, monkeypatch):
 
 
 def test_compiled_search_is_named_by_the_registry():
-    assert get_game("kardinal").compiled_search == "kardinal_env.kardinal.compiled:mcts_move"
-    assert get_game("kardinal").load("compiled_search") is compiled.mcts_move
+    assert get_game("kardinal").compiled_search == "kardinal_env.kardinal.compiled:mcts_root"
+    assert get_game("kardinal").load("compiled_search") is compiled.mcts_root
     assert get_game("kardinal_koenig").compiled_search is None
 
 
@@ -162,7 +162,34 @@ def test_agent_options_outside_the_compiled_search_stay_in_python(core):
         assert agent._compiled is None
     agent = MCTSAgent(6, seed=0)
     agent.select_move(game)
-    assert agent._compiled is compiled.mcts_move
+    assert agent._compiled is compiled.mcts_root
+
+
+@pytest.mark.parametrize("compiled_search", [True, False])
+def test_root_statistics_count_every_simulation_and_name_the_move_played(core, compiled_search):
+    """Every simulation passes through one root child; the move played is the most visited child
+    (ties: the higher mean), in C++ and in Python alike."""
+    for game in _random_positions(Rules(players=3), random.Random(4), 6):
+        if game.is_over or len(game.legal_moves()) == 1:
+            continue
+        children = MCTSAgent(40, seed=5, compiled=compiled_search).root_statistics(game)
+        assert sum(visits for _, visits, _ in children) == 40
+        legal = set(game.legal_moves())
+        assert all(move in legal for move, _, _ in children)
+        assert len({move for move, _, _ in children}) == len(children)
+        assert all(0.0 <= value <= 1.0 for _, _, value in children)
+        played = MCTSAgent(40, seed=5, compiled=compiled_search).select_move(game)
+        assert played == max(children, key=lambda c: (c[1], c[2]))[0]
+
+
+def test_root_statistics_of_a_forced_decision_is_that_move_unsearched():
+    rng = random.Random(0)
+    game = Game(Rules(players=2))
+    while len(game.legal_moves()) != 1:  # random play from this seed meets one (a single legal build)
+        if game.is_over:
+            game = Game(Rules(players=2))
+        game.play(rng.choice(game.legal_moves()))
+    assert MCTSAgent(10, seed=0).root_statistics(game) == [(game.legal_moves()[0], 0, 0.0)]
 
 
 def test_bad_arguments_raise(core):

@@ -45,7 +45,7 @@ The final move is the most visited root child (ties: higher mean reward, then th
 All randomness comes from the agent's own seeded ``random.Random``.
 
 **Compiled search.** A game whose registry entry names a ``GameSpec.compiled_search`` (Kardinal:
-:func:`kardinal_env.kardinal.compiled.mcts_move`, the compiled core) is searched by it — the same
+:func:`kardinal_env.kardinal.compiled.mcts_root`, the compiled core) is searched by it — the same
 algorithm with the game's playout policy, in C++, seeded from one draw of the agent's generator —
 whenever the agent plays the game's policy to the end of the game (``rollout="policy"``,
 ``playout_moves=None``) and ``compiled`` is true (the default). It answers ``None`` (and this module
@@ -126,9 +126,22 @@ class MCTSAgent(BaseAgent):
             raise ValueError("no legal move: the game is over")
         if len(moves) == 1:
             return moves[0]
+        return max(self.root_statistics(game), key=lambda child: (child[1], child[2]))[0]
+
+    def root_statistics(self, game) -> list[tuple[str, int, float]]:
+        """Search ``game``'s current decision (``simulations`` simulations) and return the root's
+        children in expansion order: ``(move, visits, mean reward of the deciding seat)``. The move
+        :meth:`select_move` plays is the most visited (ties: the higher mean, then the first). Search
+        trainers (:mod:`agents.training.search_training`) take the visits as a policy target. A
+        decision with one legal move is not searched: that move, with no visits."""
+        moves = game.legal_moves()
+        if not moves:
+            raise ValueError("no legal move: the game is over")
+        if len(moves) == 1:
+            return [(moves[0], 0, 0.0)]
         self._setup(game)
         if self._compiled is not None:
-            move = self._compiled(
+            children = self._compiled(
                 game,
                 self.rng,
                 simulations=self.simulations,
@@ -136,15 +149,14 @@ class MCTSAgent(BaseAgent):
                 widen_base=self.widen_base,
                 margin_weight=self.margin_weight,
             )
-            if move is not None:
-                return move
+            if children is not None:
+                return children
         n = game.num_players
         root = _Node(game, self, n)
         for _ in range(self.simulations):
             self._simulate(game, root, n)
         p = root.player
-        best = max(root.children, key=lambda cn: (cn[1].visits, cn[1].totals[p] / cn[1].visits))
-        return best[0]
+        return [(move, child.visits, child.totals[p] / child.visits) for move, child in root.children]
 
     def _setup(self, game) -> None:
         """The game's playout policy and its optional helpers (looked up once per game class)."""

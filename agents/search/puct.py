@@ -222,22 +222,43 @@ class PUCTAgent(BaseAgent):
     def expand_root(self, game) -> _Node:
         """The root node of a search from ``game``: the network's prior over the legal moves and its
         value for every seat, evaluated on a world of the deciding seat. Public, see :meth:`search`."""
-        seat = game.current_player
-        world = game.determinize(seat, self.rng) if seat is not None else game.clone()
-        self._setup(world)
-        return self._expand_many([world], decode=True)[0]
+        return self.expand_roots([game])[0]
+
+    def expand_roots(self, games: list) -> list[_Node]:
+        """:meth:`expand_root` of several games in one batched call of the network."""
+        worlds = []
+        for game in games:
+            seat = game.current_player
+            world = game.determinize(seat, self.rng) if seat is not None else game.clone()
+            self._setup(world)
+            worlds.append(world)
+        return self._expand_many(worlds, decode=True)
 
     def search(self, root_game, root: _Node, simulations: int) -> None:
         """Run ``simulations`` simulations from ``root`` (made by :meth:`expand_root` for ``root_game``),
         ``batch_size`` leaves per forward pass; ``root`` then holds the visit counts and values. Public
         so that tests and analysis tools can look at the tree; ``root_game`` is never modified."""
-        seat = root_game.current_player
-        left = simulations
-        while left > 0:
-            batch = min(self.batch_size, left)
-            left -= batch
-            descents = [self._descend(self._world(root_game, seat), root) for _ in range(batch)]
-            leaves = [d for d in descents if d[2] is not None]
+        self.search_many([(root_game, root, simulations)])
+
+    def search_many(self, searches: list[tuple[Any, _Node, int]]) -> None:
+        """Run several searches in lockstep, ``(root_game, root, simulations)`` each (roots made by
+        :meth:`expand_root`): every round, each search that has simulations left makes up to
+        ``batch_size`` descents, and the new leaves of all of them are evaluated in one batched call
+        of the network (the self-play trainer searches all its games at once this way,
+        :mod:`agents.training.search_training`). One search is exactly :meth:`search`."""
+        left = [simulations for _, _, simulations in searches]
+        while True:
+            rounds = []
+            for k, (root_game, root, _) in enumerate(searches):
+                if left[k] <= 0:
+                    continue
+                batch = min(self.batch_size, left[k])
+                left[k] -= batch
+                seat = root_game.current_player
+                rounds.append([self._descend(self._world(root_game, seat), root) for _ in range(batch)])
+            if not rounds:
+                return
+            leaves = [d for descents in rounds for d in descents if d[2] is not None]
             evaluated = self._expand_many([g for _, _, g, _ in leaves], decode=not self._same_worlds)
             for (parent, i, _, path), node in zip(leaves, evaluated, strict=True):
                 if i is None:  # a world with moves the node had not seen: they join it, its value is backed up
@@ -245,9 +266,10 @@ class PUCTAgent(BaseAgent):
                     _back_up(path, node.value)
                 else:
                     parent.children[i] = node
-            for parent, i, _, path in descents:
-                if i is not None:  # a new leaf, or a finished game / a leaf this batch evaluated
-                    _back_up(path, parent.children[i].value)
+            for descents in rounds:
+                for parent, i, _, path in descents:
+                    if i is not None:  # a new leaf, or a finished game / a leaf this batch evaluated
+                        _back_up(path, parent.children[i].value)
 
     def _world(self, root_game, seat: int):
         world = root_game.determinize(seat, self.rng)

@@ -24,6 +24,8 @@ the game's registry entry (:class:`kardinal_env.core.registry.GameSpec`): its ``
                                   values); a stored action is an index into the decision's mask
 ``stored_action(d, move)``        the stored action of a move (the warm start's targets)
 ``forward(net, ds, actions)``     training forward pass: (logits, values, mask, actions) of a minibatch
+``forward_targets(net, ds, ...)`` the same for a target distribution over several actions per decision
+                                  (the search trainer's visit counts; ``logit_indices`` maps them)
 ``size(d)``                       a decision's input size (minibatches of similar size: less padding)
 ``build_net()``                   the network of the config, built by the game's network builder
                                   (:func:`agents.networks.checkpoint.network_builder`)
@@ -130,6 +132,21 @@ class GameAdapter:
 
     def size(self, decision) -> int:
         return 0
+
+    def forward_targets(self, net, decisions, actions: list, probs: list):
+        """Training forward pass for a policy target over several actions of each decision (a
+        search's visit distribution): ``(logits, values, mask, target)``, ``target`` shaped like
+        ``logits`` with ``probs[i]`` at the logits of ``actions[i]`` (stored actions) and 0 elsewhere."""
+        logits, values, mask, _ = self.forward(net, decisions, [int(a[0]) for a in actions])
+        target = torch.zeros_like(logits)
+        for row, index in enumerate(self.logit_indices(decisions, actions, logits)):
+            target[row, torch.as_tensor(index)] = torch.as_tensor(probs[row], dtype=target.dtype)
+        return logits, values, mask, target
+
+    def logit_indices(self, decisions, actions: list, logits) -> list[np.ndarray]:
+        """The columns of ``logits`` (a :meth:`forward` of ``decisions``) of each decision's stored
+        ``actions`` (default: the stored action is the column)."""
+        return [np.asarray(a, dtype=np.int64) for a in actions]
 
     def build_net(self) -> torch.nn.Module:
         return self.builder(self.rules, self.config.network_options())
@@ -261,6 +278,14 @@ class KardinalAdapter(GameAdapter):
 
     def size(self, decision):
         return decision.spatial.shape[1] * decision.spatial.shape[2]
+
+    def logit_indices(self, decisions, actions, logits):
+        H = max(d.spatial.shape[1] for d in decisions)  # the padded layout of collate (the batch's largest crop)
+        W = max(d.spatial.shape[2] for d in decisions)
+        return [
+            np.array([crop_to_padded(int(a), H, W, d.spatial.shape[1], d.spatial.shape[2]) for a in acts], np.int64)
+            for d, acts in zip(decisions, actions, strict=True)
+        ]
 
 
 def adapter_class(spec: GameSpec) -> type[GameAdapter]:

@@ -106,6 +106,13 @@ class TrainConfig:
     seed: int = opt(1, "random seed of everything (opponent choice, sampling, minibatches, initial weights)", lo=0)
     torch_threads: int = opt(1, "torch intra-op threads (results are reproducible only for the same number)", lo=1)
     deterministic: bool = opt(True, "torch.use_deterministic_algorithms (same machine, same results)")
+    algorithm: str = opt(
+        "ppo",
+        "ppo: self-play PPO (agents.training.trainer); search: search-based self-play, expert iteration "
+        "(agents.training.search_training): a search at every move, the network learns the search's "
+        "policy and the game results",
+        choices=("ppo", "search"),
+    )
     # ------------------------------------------------------------ game
     game: str = opt(
         game_names()[0],
@@ -164,6 +171,63 @@ class TrainConfig:
     )
     pool_size: int = opt(5, "snapshots kept in the opponent pool (the latest ones)", lo=1)
     snapshot_interval: int = opt(10, "iterations between two snapshots taken into the pool", lo=1)
+    # ------------------------------------------------------------ search-based self-play (algorithm=search)
+    search: str = opt(
+        "puct",
+        "algorithm=search: the search at every self-play move: puct (the network's own PUCT search, leaves "
+        "valued by the network, batched across the games; every game) or mcts (the game's mcts:N with its "
+        "playouts, the compiled one where it is built; games of perfect information)",
+        choices=("puct", "mcts"),
+    )
+    simulations: int = opt(32, "algorithm=search: simulations of a full search (its policy is a training target)", lo=1)
+    fast_simulations: int = opt(
+        8, "algorithm=search: simulations of a fast search (playout-cap randomisation; not a training target)", lo=1
+    )
+    full_search_share: float = opt(
+        0.25,
+        "algorithm=search: share of the decisions searched fully (KataGo's playout-cap randomisation; "
+        "1: every decision)",
+        lo=0.0,
+        hi=1.0,
+        lo_open=True,
+    )
+    c_puct: float = opt(1.5, "algorithm=search, search=puct: exploration constant of PUCT", lo=0.0, lo_open=True)
+    search_batch: int = opt(
+        4, "algorithm=search, search=puct: descents per game per batched network call (virtual loss)", lo=1
+    )
+    dirichlet_alpha: float = opt(
+        0.3,
+        "algorithm=search, search=puct: Dirichlet noise on a full search's root prior (alpha)",
+        lo=0.0,
+        lo_open=True,
+    )
+    noise_fraction: float = opt(
+        0.25, "algorithm=search, search=puct: weight of that noise in the root prior (0: none)", lo=0.0, hi=1.0
+    )
+    target_temperature: float = opt(
+        1.0,
+        "algorithm=search: the policy target is proportional to visits ** (1 / target_temperature): 1 the visit "
+        "shares; smaller sharpens them toward the most visited move (mcts's UCT spreads its visits widely)",
+        lo=0.0,
+        lo_open=True,
+    )
+    temperature_moves: int = opt(
+        8,
+        "algorithm=search: each game's first decisions (this many) play a move drawn in proportion to the "
+        "search's visits; later ones the most visited",
+        lo=0,
+    )
+    replay_size: int = opt(
+        50_000, "algorithm=search: training examples kept (the latest); minibatches are drawn from them", lo=1
+    )
+    sample_reuse: float = opt(
+        4.0,
+        "algorithm=search: minibatch samples per new example (updates per iteration = "
+        "ceil(new examples * sample_reuse / minibatch_size))",
+        lo=0.0,
+        lo_open=True,
+    )
+    minibatch_size: int = opt(256, "algorithm=search: examples per minibatch", lo=1)
     # ------------------------------------------------------------ warm start (behaviour cloning of the baseline)
     bc_games: int = opt(0, "warm start: games of the baseline to imitate before PPO (0: no warm start)", lo=0)
     bc_epsilon: float = opt(0.1, "warm start: share of random moves in the imitation games", lo=0.0, hi=1.0)
@@ -365,6 +429,8 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
             f"config keys greedy_share + pool_share + random_share ({where}) must sum to at most 1, got "
             f"{cfg.greedy_share} + {cfg.pool_share} + {cfg.random_share} = {shares:g}"
         )
+    if cfg.algorithm == "search":
+        _check_search(cfg, spec, sources)
     if not cfg.exp_name.strip():
         raise ConfigError(f"config key 'exp_name' ({sources.get('exp_name', 'default')}): must not be empty")
     if not cfg.runs_dir.strip():
@@ -429,6 +495,28 @@ def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
                     f"no baseline {cfg.baseline!r} (config key 'baseline' ({src('baseline')}); its baselines: "
                     f"{baselines}); expected 0"
                 )
+
+
+def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
+    """algorithm=search: every seat is the learner's (no opponents), and search=mcts needs a game of
+    perfect information."""
+    for key in ("greedy_share", "pool_share", "random_share"):
+        if getattr(cfg, key):
+            raise ConfigError(
+                f"config key {key!r} ({sources.get(key, 'default')}): {getattr(cfg, key)} is not allowed with "
+                f"algorithm=search ({sources.get('algorithm', 'default')}): its self-play games are the "
+                "network's against itself; expected 0"
+            )
+    if cfg.search == "mcts" and not spec.perfect_information:
+        raise ConfigError(
+            f"config key 'search' ({sources.get('search', 'default')}): mcts is not allowed for game {spec.name}, "
+            "which hides information from the seats (mcts searches games of perfect information); expected puct"
+        )
+    if cfg.fast_simulations > cfg.simulations:
+        raise ConfigError(
+            f"config key 'fast_simulations' ({sources.get('fast_simulations', 'default')}): {cfg.fast_simulations} "
+            f"is more than simulations ({cfg.simulations}); a fast search must not be larger than a full one"
+        )
 
 
 def load_yaml(path) -> dict:

@@ -87,6 +87,7 @@ definition as the evaluator's tables.
 **Checkpoints** (:mod:`agents.networks.checkpoint`, written atomically: a crash mid-write keeps the
 previous file). ``runs/{run_name}/checkpoint.pt`` (latest) and ``checkpoint_{step}.pt`` every
 ``checkpoint_interval`` iterations: the format version, the game and its env name, the weights,
+``cpu_seconds`` (process CPU time of the run and the runs it resumed),
 ``model_config``, the observation/action layout, the rules, the config, ``step``, ``iteration``, the
 git revision (:func:`agents.runinfo.git_revision`), plus the optimizer, the opponent pool and the
 random states for ``--resume``. ``load_agent("ppo:PATH")`` plays a checkpoint of any game.
@@ -515,6 +516,8 @@ class Trainer:
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.pool: list[dict] = []  # state_dicts of frozen snapshots
         self.global_step, self.start_iteration = 0, 1
+        self.cpu_seconds = 0.0  # process CPU time of the runs of this chain (warm start included)
+        self._cpu_mark = time.process_time()
         if checkpoint is not None:
             self._restore(checkpoint)
         self.pool_nets = [self._frozen(sd) for sd in self.pool]
@@ -532,6 +535,7 @@ class Trainer:
             self.optimizer.load_state_dict(ckpt["optimizer"])
         self.pool = list(ckpt.get("pool", []))
         self.global_step = int(ckpt.get("step", 0))
+        self.cpu_seconds = float(ckpt.get("cpu_seconds", 0.0))
         self.start_iteration = int(ckpt.get("iteration", 0)) + 1
         if "rng" in ckpt:
             self.rng.bit_generator.state = ckpt["rng"]["numpy"]
@@ -730,6 +734,7 @@ class Trainer:
             optimizer=self.optimizer.state_dict(),
             pool=self.pool,
             winrates={k: float(v) for k, v in self.latest.items()},
+            cpu_seconds=self._count_cpu(),
             rng={
                 "numpy": self.rng.bit_generator.state,
                 "python": _list_state(self.rng_py.getstate()),
@@ -738,6 +743,13 @@ class Trainer:
             },
         )
         return write_checkpoint(ckpt, path)
+
+    def _count_cpu(self) -> float:
+        """Add the process CPU time since the last call to ``cpu_seconds`` (and return it)."""
+        now = time.process_time()
+        self.cpu_seconds += now - self._cpu_mark
+        self._cpu_mark = now
+        return self.cpu_seconds
 
     def run_warm_start(self) -> None:
         cfg = self.config
@@ -760,6 +772,7 @@ class Trainer:
     def _loop(self) -> str:
         cfg = self.config
         start_time = wall_start = time.time()
+        self._cpu_mark = time.process_time()
         if self.ckpt is None and cfg.bc_games > 0:
             self.run_warm_start()
             start_time = time.time()  # SPS measures the PPO loop (rollouts, updates, evaluations)
@@ -777,6 +790,8 @@ class Trainer:
             self.take_snapshot(iteration)
             self.sps = (self.global_step - start_step) / (time.time() - start_time)
             self.log_iteration(iteration, ro, stats)
+            if self.writer is not None:
+                self.writer.add_scalar("charts/cpu_seconds", self._count_cpu(), self.global_step)
             if cfg.eval_interval and iteration % cfg.eval_interval == 0 and cfg.eval_games:
                 self.evaluate(iteration, cfg.eval_games)
                 if self.bar is None:
@@ -859,7 +874,17 @@ def train(config: TrainConfig | dict | None = None, resume: str | None = None, *
     cfg = make_config(*layers)
     if ckpt is not None:
         _check_resume(cfg, ckpt, f"resume {resume!r}")
-    return Trainer(cfg, ckpt).run()
+    return make_trainer(cfg, ckpt).run()
+
+
+def make_trainer(config: TrainConfig, checkpoint: dict | None = None) -> Trainer:
+    """The trainer of ``config.algorithm``: :class:`Trainer` (ppo) or
+    :class:`agents.training.search_training.SearchTrainer` (search)."""
+    if config.algorithm == "search":
+        from agents.training.search_training import SearchTrainer  # it builds on this module
+
+        return SearchTrainer(config, checkpoint)
+    return Trainer(config, checkpoint)
 
 
 def main(argv=None) -> int:
@@ -878,7 +903,7 @@ def main(argv=None) -> int:
         if ckpt is not None:
             _check_resume(cfg, ckpt, f"--resume {ns.resume}")
         _check_packages(cfg)
-        trainer = Trainer(cfg, ckpt)
+        trainer = make_trainer(cfg, ckpt)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

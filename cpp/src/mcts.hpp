@@ -213,8 +213,8 @@ class Mcts {
     Move search(const Game &root) {
         Game start = root;
         const std::vector<Move> &legal = start.legal();
-        if (legal.size() == 1) return legal[0];
         nodes_.clear();
+        if (legal.size() == 1) return legal[0];
         nodes_.reserve(size_t(std::min<long long>(opt_.simulations, 1 << 20)) + 1);
         make_node(start);
         for (long long i = 0; i < opt_.simulations; ++i) simulate(root);
@@ -228,6 +228,25 @@ class Mcts {
                 best = &ch;
         }
         return best->move;
+    }
+
+    // After search(): the root's expanded children in expansion order, with their visits and the mean
+    // reward of the root's deciding seat through them (empty when the root had one legal move).
+    struct RootChild {
+        Move move;
+        long long visits;
+        double value;
+    };
+    std::vector<RootChild> root_children() const {
+        std::vector<RootChild> out;
+        if (nodes_.empty()) return out;
+        const Node &r = nodes_[0];
+        size_t p = size_t(r.player);
+        for (const Child &ch : r.children) {
+            const Node &c = nodes_[size_t(ch.node)];
+            out.push_back({ch.move, c.visits, c.visits ? c.totals[p] / double(c.visits) : 0.0});
+        }
+        return out;
     }
 
     Playout &policy() { return policy_; }

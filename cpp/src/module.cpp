@@ -121,6 +121,24 @@ double finite(double x, const char *what) {
 
 }  // namespace
 
+// mcts_move's and mcts_root's arguments, checked (the game must still be playing).
+kardinal::MctsOptions mcts_options(const Game &g, long long simulations, uint64_t seed, double exploration,
+                                   std::optional<double> widen_base, double margin_weight) {
+    require_playing(g);
+    if (simulations < 1 || simulations > 100000000LL) {
+        std::string got = std::to_string(simulations);
+        throw nb::value_error(("simulations must be a positive integer (at most 100,000,000), got " + got).c_str());
+    }
+    kardinal::MctsOptions o;
+    o.simulations = simulations;
+    o.seed = seed;
+    o.exploration = finite(exploration, "exploration");
+    o.widen = widen_base.has_value();
+    o.widen_base = widen_base ? finite(*widen_base, "widen_base") : 0.0;
+    o.margin_weight = finite(margin_weight, "margin_weight");
+    return o;
+}
+
 NB_MODULE(kardinal_core, m) {
     m.doc() = "kardinal-env's compiled core: the Kardinal rules engine in C++ (see kardinal_env.kardinal.compiled)";
 
@@ -314,19 +332,7 @@ NB_MODULE(kardinal_core, m) {
             "mcts_move",
             [](Game &g, long long simulations, uint64_t seed, double exploration, std::optional<double> widen_base,
                double margin_weight) {
-                require_playing(g);
-                if (simulations < 1 || simulations > 100000000LL) {
-                    std::string got = std::to_string(simulations);
-                    throw nb::value_error(("simulations must be a positive integer (at most 100,000,000), got " + got)
-                                              .c_str());
-                }
-                kardinal::MctsOptions o;
-                o.simulations = simulations;
-                o.seed = seed;
-                o.exploration = finite(exploration, "exploration");
-                o.widen = widen_base.has_value();
-                o.widen_base = widen_base ? finite(*widen_base, "widen_base") : 0.0;
-                o.margin_weight = finite(margin_weight, "margin_weight");
+                kardinal::MctsOptions o = mcts_options(g, simulations, seed, exploration, widen_base, margin_weight);
                 Game root(g);  // searched without the GIL: the copy, never the Python-owned game
                 Move chosen;
                 {
@@ -340,6 +346,28 @@ NB_MODULE(kardinal_core, m) {
             "Kardinal's mcts:N in C++ (agents.search.mcts with Kardinal's playout policy, its own seeded "
             "generator): the move code chosen for the current decision after `simulations` simulations. "
             "widen_base=None: plain UCT without progressive widening. ValueError once the game is over.")
+        .def(
+            "mcts_root",
+            [](Game &g, long long simulations, uint64_t seed, double exploration, std::optional<double> widen_base,
+               double margin_weight) {
+                kardinal::MctsOptions o = mcts_options(g, simulations, seed, exploration, widen_base, margin_weight);
+                Game root(g);  // searched without the GIL: the copy, never the Python-owned game
+                std::vector<kardinal::Mcts::RootChild> children;
+                {
+                    nb::gil_scoped_release release;
+                    kardinal::Mcts search(root.rules, o);
+                    search.search(root);
+                    children = search.root_children();
+                }
+                nb::list out;
+                for (const auto &c : children) out.append(nb::make_tuple(code_tuple(c.move), c.visits, c.value));
+                return out;
+            },
+            nb::arg("simulations"), nb::arg("seed") = 0, nb::arg("exploration") = 0.7,
+            nb::arg("widen_base").none() = 2.0, nb::arg("margin_weight") = 0.25,
+            "The root of mcts_move's search: a list of (move code, visits, mean reward of the deciding seat) "
+            "for every child the search expanded, in expansion order (mcts_move plays the most visited, "
+            "ties: the higher mean, then the first). Empty when the decision has one legal move.")
         .def(
             "playout_move",
             [](Game &g, uint64_t seed) {

@@ -56,10 +56,11 @@ field                  meaning
 ``rollout``            ``rollout(game, rng) -> move``: the fast move policy a search's playouts use
                        (``None``: uniform random)
 ``compiled_search``    ``compiled_search(game, rng, simulations=, exploration=, widen_base=, margin_weight=)
-                       -> move | None``: the ``mcts:N`` search (:mod:`agents.search.mcts`, playouts with
-                       ``rollout``) in compiled code, or ``None`` (none); it answers ``None`` when it cannot
-                       search this game now (then the Python search runs) and draws from ``rng`` only
-                       when it searches
+                       -> [(move, visits, mean reward of the deciding seat), ...] | None``: the root of
+                       the ``mcts:N`` search (:mod:`agents.search.mcts`, playouts with ``rollout``) in
+                       compiled code, its children in expansion order, or ``None`` (none); it answers
+                       ``None`` when it cannot search this game now (then the Python search runs) and
+                       draws from ``rng`` only when it searches
 ``network``            ``network(rules, config) -> torch.nn.Module``: the policy/value network builder of
                        the self-play trainer, or ``None`` (the trainer's generic MLP)
 ``adapter``            the self-play trainer's adapter class for the game, or ``None`` (the generic one

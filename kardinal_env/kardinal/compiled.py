@@ -18,8 +18,9 @@ The environment variable ``KARDINAL_ENV_BACKEND`` chooses, read at every call:
 The Python :class:`~kardinal_env.kardinal.engine.Game` is not backed by the core yet: this module is
 the way in for benchmarks, lockstep tests and tools that opt in.
 
-**Search.** :func:`mcts_move` is Kardinal's ``GameSpec.compiled_search``: ``mcts:N``
-(:mod:`agents.search.mcts`) run by the core (``KardinalGame.mcts_move``: the same UCT, reward,
+**Search.** :func:`mcts_root` is Kardinal's ``GameSpec.compiled_search``: ``mcts:N``
+(:mod:`agents.search.mcts`) run by the core (``KardinalGame.mcts_root``, the root's children with
+their visits and values; ``KardinalGame.mcts_move``, the move: the same UCT, reward,
 progressive widening and playout policy, ported from ``agents.baselines.kardinal_greedy.Playout``;
 the same algorithm, not the same random draws). The agent calls it for every decision; it answers
 ``None`` (and the Python search runs, drawing exactly as before) when the core is not used or the
@@ -49,6 +50,8 @@ __all__ = [
     "game_of_module",
     "core_position",
     "mcts_move",
+    "mcts_root",
+    "best_root_move",
 ]
 
 #: The environment variable that chooses the backend: ``python``, ``core`` or unset.
@@ -156,6 +159,33 @@ def core_position(game: Game, module: ModuleType | None = None) -> Any:
     return core
 
 
+def mcts_root(
+    game: Any,
+    rng: random.Random,
+    simulations: int = 200,
+    exploration: float = 0.7,
+    widen_base: float | None = 2.0,
+    margin_weight: float = 0.25,
+) -> list[tuple[str, int, float]] | None:
+    """Kardinal's ``GameSpec.compiled_search``: the root of ``mcts:simulations``'s search of ``game``'s
+    current decision, run by the core with Kardinal's playout policy and a generator seeded from one
+    draw of ``rng`` (``rng.getrandbits(64)``); the options as :class:`agents.search.mcts.MCTSAgent`'s.
+    A list of ``(move, visits, mean reward of the deciding seat)`` for every child the search
+    expanded, in expansion order (empty when the decision has one legal move); the search plays the
+    most visited, ties: the higher mean, then the first (:func:`mcts_move`). ``None``, without touching
+    ``rng``, when the core is not used (not built, or ``KARDINAL_ENV_BACKEND=python``) or ``game`` is not
+    a plain :class:`~kardinal_env.kardinal.engine.Game` (a subclass may change what the core cannot
+    see): then the caller searches in Python."""
+    if type(game) is not Game:
+        return None
+    module = core_module()
+    if module is None:
+        return None
+    core = core_position(game, module)
+    children = core.mcts_root(simulations, rng.getrandbits(64), exploration, widen_base, margin_weight)
+    return [(format_move(tuple(code)), int(visits), float(value)) for code, visits, value in children]
+
+
 def mcts_move(
     game: Any,
     rng: random.Random,
@@ -164,20 +194,17 @@ def mcts_move(
     widen_base: float | None = 2.0,
     margin_weight: float = 0.25,
 ) -> str | None:
-    """Kardinal's ``GameSpec.compiled_search``: the move ``mcts:simulations`` chooses for ``game``'s
-    current decision, searched by the core with Kardinal's playout policy and a generator seeded from
-    one draw of ``rng`` (``rng.getrandbits(64)``); the options as :class:`agents.search.mcts.MCTSAgent`'s.
-    ``None``, without touching ``rng``, when the core is not used (not built, or
-    ``KARDINAL_ENV_BACKEND=python``) or ``game`` is not a plain :class:`~kardinal_env.kardinal.engine.Game`
-    (a subclass may change what the core cannot see): then the caller searches in Python."""
-    if type(game) is not Game:
+    """The move ``mcts:simulations`` chooses for ``game``'s current decision, searched by the core
+    (:func:`mcts_root`; ``None`` where that is ``None``)."""
+    children = mcts_root(game, rng, simulations, exploration, widen_base, margin_weight)
+    if children is None:
         return None
-    module = core_module()
-    if module is None:
-        return None
-    core = core_position(game, module)
-    code = core.mcts_move(simulations, rng.getrandbits(64), exploration, widen_base, margin_weight)
-    return format_move(tuple(code))
+    return best_root_move(children) if children else game.legal_moves()[0]
+
+
+def best_root_move(children: list[tuple[str, int, float]]) -> str:
+    """The move of the most visited root child (ties: the higher mean, then the first listed)."""
+    return max(children, key=lambda child: (child[1], child[2]))[0]
 
 
 def _reset_for_tests() -> None:

@@ -1,0 +1,324 @@
+"""Search-based self-play (expert iteration; AlphaZero-style) for every registered game.
+
+Usage::
+
+    kardinal-train --config configs/search_2p.yaml                    # Kardinal, 2 players
+    kardinal-train --config configs/search_2p.yaml --set search=puct --resume runs/search_2p/checkpoint.pt
+    kardinal-train --set algorithm=search --set game=kardinal_koenig --set total_steps=5000
+
+    from agents.training.trainer import train
+    train({"algorithm": "search", "search": "mcts", "simulations": 400, "total_steps": 20_000})
+
+``algorithm: search`` in a :class:`agents.training.config.TrainConfig` selects this trainer; everything
+not named here (the game and its adapter, the network, the warm start, evaluation against the
+baselines, TensorBoard, checkpoints, ``--resume``) is the PPO trainer's (:mod:`agents.training.trainer`),
+so a checkpoint of either trainer plays as ``ppo:PATH`` and ``puct:N:PATH`` and resumes under either.
+
+**Self-play.** ``num_envs`` games run at once, every seat played by the search; a decision with one
+legal move is played without searching. At each other decision a **search** gives the visit counts of
+the root's moves (Anthony et al. 2017, *Thinking fast and slow with deep learning and tree search*;
+Silver et al. 2017, AlphaZero):
+
+* ``search: puct`` — the network's own PUCT search (:class:`agents.search.puct.PUCTAgent` on the
+  network being trained: prior from the policy, leaves valued by the value head, no rollouts; in a game
+  with hidden information the search runs on the deciding seat's determinized worlds). All games'
+  searches run in lockstep (:meth:`PUCTAgent.search_many`): each round every game makes
+  ``search_batch`` descents (virtual loss) and the new leaves of all games go through the network in
+  one forward pass. A full search mixes Dirichlet noise into its root prior
+  (``(1 - noise_fraction) * prior + noise_fraction * Dir(dirichlet_alpha)``); a fast one does not.
+* ``search: mcts`` — the game's ``mcts:N`` (:class:`agents.search.mcts.MCTSAgent`, UCT with the game's
+  playout policy; the compiled core's where it is built): the network learns from a search that does
+  not use it (expert iteration's first iteration; continue with ``search=puct`` on ``--resume``).
+  Games of perfect information only.
+
+**Playout-cap randomisation** (Wu 2019, KataGo): a decision is searched fully (``simulations``) with
+probability ``full_search_share`` and fast (``fast_simulations``) otherwise; only full searches become
+training examples, fast ones just move the game on cheaply.
+
+**Moves.** A game's first ``temperature_moves`` searched decisions play a move drawn in proportion to
+the root visits; later ones play the most visited (ties: the higher prior for puct, the higher mean
+reward for mcts).
+
+**Examples and targets.** A full search stores the deciding seat's decision (:meth:`GameAdapter.prepare`:
+that seat's own observation only), the searched moves as stored actions and the *policy target* over
+them: their visits ``** (1 / target_temperature)``, normalised (1: the visit shares, AlphaZero's
+target; smaller sharpens it toward the most visited move — UCT with rollouts spreads its visits
+widely, a few percent per move, so ``search=mcts`` presets use 0.25). When the game ends each
+example gets its *value target*: the seat's terminal reward
+(``reward``: ``win_loss`` or ``margin``, :func:`kardinal_env.core.rewards.terminal_rewards`) plus
+``score_shaping`` times (the seat's final margin − its projected margin at the decision), the return
+still to come under the PPO trainer's rewards, as :mod:`agents.search.puct` reads the value head.
+
+**Update.** Examples enter a replay of the latest ``replay_size``; after each iteration (at least
+``steps_per_iter`` new examples, whole games) ``ceil(new * sample_reuse / minibatch_size)`` minibatches
+are drawn uniformly from the replay. Loss: cross-entropy between the policy target and the masked
+policy + ``vf_coef`` × ½ squared value error; Adam (``learning_rate``, ``anneal_lr``), gradients clipped
+at ``max_grad_norm``. The replay is not stored in checkpoints: after ``--resume`` it starts empty.
+
+**Steps** are stored examples (full searches): ``total_steps`` and the progress bar count them.
+**Logging**: ``charts/SPS`` (examples/s), ``charts/searched_decisions``, ``charts/game_length``,
+``charts/selfplay_seconds``, ``charts/update_seconds``, ``charts/cpu_seconds`` (the process's CPU time
+over all runs of the chain, also in every checkpoint as ``cpu_seconds``: the x-axis of the
+equal-CPU comparisons in ``docs/results.md``), ``losses/policy_loss``, ``losses/policy_kl`` (the
+cross-entropy minus the targets' entropy), ``losses/value_loss``, ``losses/entropy``; the evaluation
+tags as in PPO.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from agents.networks.base import MASK_VALUE
+from agents.networks.checkpoint import make_checkpoint
+from agents.search.mcts import MCTSAgent
+from agents.search.puct import PUCTAgent
+from agents.training.trainer import Trainer
+from kardinal_env.core.rewards import projected_margins, terminal_rewards
+
+__all__ = ["SearchTrainer", "Example", "SelfPlay"]
+
+
+@dataclass
+class Example:
+    """One full search: the deciding seat's decision, the searched moves as stored actions and their
+    visit shares, and (once the game is over) the value target."""
+
+    decision: Any
+    actions: np.ndarray  # int64 stored actions of the root's searched moves
+    probs: np.ndarray  # float32 visit shares, summing to 1
+    seat: int
+    margin: float  # the seat's projected margin at the decision (the shaping potential)
+    value: float = 0.0
+
+
+class _Game:
+    __slots__ = ("game", "examples", "searched", "length")
+
+    def __init__(self, game):
+        self.game = game
+        self.examples: list[Example] = []
+        self.searched = 0  # decisions searched so far (the temperature schedule)
+        self.length = 0  # moves played
+
+
+@dataclass
+class SelfPlay:
+    """What one iteration of self-play produced."""
+
+    examples: list[Example]
+    games: int
+    searched: int
+    lengths: list[int]
+    seconds: float
+
+    def __len__(self) -> int:
+        return len(self.examples)
+
+
+class SearchTrainer(Trainer):
+    """Search-based self-play on one validated config (``algorithm: search``); see the module docstring."""
+
+    def __init__(self, config, checkpoint: dict | None = None):
+        super().__init__(config, checkpoint)
+        cfg = self.config
+        self.replay: collections.deque[Example] = collections.deque(maxlen=cfg.replay_size)
+        self.latest_stats: dict = {}
+        if cfg.search == "puct":
+            agent_class = self.adapter.builder.agent_class()
+            live = make_checkpoint(self.adapter.spec, self.rules, self.net, config=dataclasses.asdict(cfg))
+            self.evaluator = agent_class.from_checkpoint_dict(live, self.net, name="learner")  # plays self.net
+            self.searcher: Any = PUCTAgent(
+                self.evaluator,
+                cfg.simulations,
+                seed=cfg.seed,
+                c_puct=cfg.c_puct,
+                score_shaping=cfg.score_shaping,
+                reward=cfg.reward,
+                batch_size=cfg.search_batch,
+                game=self.adapter.spec,
+            )
+        else:
+            self.full_mcts = MCTSAgent(cfg.simulations, seed=cfg.seed, game=self.adapter.spec)
+            self.fast_mcts = MCTSAgent(cfg.fast_simulations, seed=cfg.seed + 1, game=self.adapter.spec)
+
+    # ------------------------------------------------------------ self-play
+    def collect_rollout(self) -> SelfPlay:  # type: ignore[override]
+        """Self-play games until ``steps_per_iter`` examples are stored (whole games)."""
+        cfg = self.config
+        self.net.eval()
+        t0 = time.time()
+        running = [_Game(self.adapter.new_game(self.rng)) for _ in range(cfg.num_envs)]
+        done: list[_Game] = []
+        stored = searched = 0
+        while running:
+            for slot in running:
+                self._play_forced(slot)
+            playing = [slot for slot in running if not slot.game.is_over]
+            full = [self.rng_py.random() < cfg.full_search_share for _ in playing]
+            roots = self._search(playing, full)
+            for slot, is_full, children in zip(playing, full, roots, strict=True):
+                if is_full:
+                    self._store(slot, children)
+                    stored += 1
+                self._play(slot, children)
+                searched += 1
+            still = []
+            for slot in running:
+                if slot.game.is_over or self._play_forced(slot):
+                    self._finish(slot)
+                    done.append(slot)
+                    if stored < cfg.steps_per_iter:
+                        still.append(_Game(self.adapter.new_game(self.rng)))
+                else:
+                    still.append(slot)
+            running = still
+        examples = [e for slot in done for e in slot.examples]
+        return SelfPlay(examples, len(done), searched, [s.length for s in done], time.time() - t0)
+
+    def _play_forced(self, slot: _Game) -> bool:
+        """Play the decisions with a single legal move; whether the game is over."""
+        game = slot.game
+        while not game.is_over:
+            moves = self.adapter.legal(game)
+            if len(moves) != 1:
+                return False
+            self.adapter.apply(game, moves[0])
+            slot.length += 1
+        return True
+
+    def _search(self, slots: list[_Game], full: list[bool]) -> list[list[tuple[str, float, float]]]:
+        """The root of each game's search: ``(move, visits, tie-break)`` per searched move."""
+        cfg = self.config
+        if not slots:
+            return []
+        if cfg.search == "mcts":
+            out = []
+            for slot, is_full in zip(slots, full, strict=True):
+                agent = self.full_mcts if is_full else self.fast_mcts
+                out.append([(m, float(v), q) for m, v, q in agent.root_statistics(slot.game)])
+            return out
+        games = [slot.game for slot in slots]
+        roots = self.searcher.expand_roots(games)
+        for root, is_full in zip(roots, full, strict=True):
+            if is_full and cfg.noise_fraction > 0 and len(root.prior) > 1:
+                noise = self.rng.dirichlet([cfg.dirichlet_alpha] * len(root.prior))
+                root.prior = (1 - cfg.noise_fraction) * root.prior + cfg.noise_fraction * noise
+        self.searcher.search_many(
+            [
+                (g, root, cfg.simulations if is_full else cfg.fast_simulations)
+                for g, root, is_full in zip(games, roots, full, strict=True)
+            ]
+        )
+        return [
+            [(root.moves[i], float(root.child_visits[i]), float(root.prior[i])) for i in range(len(root.moves))]
+            for root in roots
+        ]
+
+    def _store(self, slot: _Game, children: list[tuple[str, float, float]]) -> None:
+        game = slot.game
+        visited = [(move, visits) for move, visits, _ in children if visits > 0]
+        total = sum(v for _, v in visited)
+        decision = self.adapter.prepare(game)
+        actions = np.array(
+            [self.adapter.stored_action(decision, self.adapter.encode_move(game, m)) for m, _ in visited], np.int64
+        )
+        weights = np.array([v / total for _, v in visited], np.float64) ** (1.0 / self.config.target_temperature)
+        probs = (weights / weights.sum()).astype(np.float32)
+        seat = game.current_player
+        margin = projected_margins(game)[seat] if self.config.score_shaping else 0.0
+        slot.examples.append(Example(decision, actions, probs, seat, margin))
+
+    def _play(self, slot: _Game, children: list[tuple[str, float, float]]) -> None:
+        cfg = self.config
+        visits = np.array([v for _, v, _ in children])
+        if slot.searched < cfg.temperature_moves and visits.sum() > 0:
+            i = int(self.rng.choice(len(children), p=visits / visits.sum()))
+        else:
+            i = max(range(len(children)), key=lambda k: (children[k][1], children[k][2]))
+        slot.searched += 1
+        game = slot.game
+        self.adapter.apply(game, self.adapter.encode_move(game, children[i][0]))
+        slot.length += 1
+
+    def _finish(self, slot: _Game) -> None:
+        """Value targets of a finished game's examples."""
+        cfg = self.config
+        game = slot.game
+        final = terminal_rewards(game, cfg.reward)
+        margins = projected_margins(game) if cfg.score_shaping else [0.0] * game.num_players
+        for e in slot.examples:
+            e.value = final[e.seat] + cfg.score_shaping * (margins[e.seat] - e.margin)
+
+    # ------------------------------------------------------------ update
+    def update(self, ro: SelfPlay) -> dict:  # type: ignore[override]
+        """Minibatches from the replay (see the module docstring); the last minibatch's losses."""
+        cfg, net = self.config, self.net
+        self.replay.extend(ro.examples)
+        t0 = time.time()
+        stats = {"policy_loss": math.nan, "policy_kl": math.nan, "value_loss": math.nan, "entropy": math.nan}
+        if not self.replay:
+            return {**stats, "updates": 0, "seconds": 0.0}
+        updates = math.ceil(len(ro) * cfg.sample_reuse / cfg.minibatch_size)
+        net.train()
+        size = min(cfg.minibatch_size, len(self.replay))
+        for _ in range(updates):
+            batch = [self.replay[int(i)] for i in self.rng.integers(len(self.replay), size=size)]
+            logits, values, mask, target = self.adapter.forward_targets(
+                net, [e.decision for e in batch], [e.actions for e in batch], [e.probs for e in batch]
+            )
+            logp = torch.log_softmax(torch.where(mask, logits, torch.full_like(logits, MASK_VALUE)), dim=1)
+            logp = torch.where(mask, logp, torch.zeros_like(logp))
+            policy_loss = -(target * logp).sum(1).mean()
+            z = torch.tensor([e.value for e in batch], dtype=values.dtype)
+            value_loss = 0.5 * ((values - z) ** 2).mean()
+            loss = policy_loss + cfg.vf_coef * value_loss
+            self.optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            self.optimizer.step()
+        with torch.no_grad():
+            target_entropy = -(target * torch.log(target.clamp_min(1e-12))).sum(1).mean()
+            entropy = -(logp.exp() * logp).sum(1).mean()
+        net.eval()
+        return {
+            "policy_loss": policy_loss.item(),
+            "policy_kl": (policy_loss - target_entropy).item(),
+            "value_loss": value_loss.item(),
+            "entropy": entropy.item(),
+            "updates": updates,
+            "seconds": time.time() - t0,
+        }
+
+    # ------------------------------------------------------------ logging
+    def log_iteration(self, iteration: int, ro: SelfPlay, stats: dict) -> None:  # type: ignore[override]
+        w, step = self.writer, self.global_step
+        length = float(np.mean(ro.lengths)) if ro.lengths else math.nan
+        if w is not None:
+            w.add_scalar("charts/learning_rate", self.optimizer.param_groups[0]["lr"], step)
+            w.add_scalar("charts/SPS", self.sps, step)
+            w.add_scalar("charts/searched_decisions", ro.searched, step)
+            w.add_scalar("charts/game_length", length, step)
+            w.add_scalar("charts/selfplay_seconds", ro.seconds, step)
+            w.add_scalar("charts/update_seconds", stats["seconds"], step)
+            for key in ("policy_loss", "policy_kl", "value_loss", "entropy"):
+                w.add_scalar(f"losses/{key}", stats[key], step)
+        if self.bar is not None:
+            if step > self.bar.total:
+                self.bar.total = step
+            self.bar.update(step - self.bar.n)
+            self._postfix()
+        else:
+            self.log(
+                f"iter {iteration} step {step} sps {self.sps:.1f} games {ro.games} searched {ro.searched} "
+                f"policy {stats['policy_loss']:.3f} kl {stats['policy_kl']:.3f} value {stats['value_loss']:.3f} "
+                f"play {ro.seconds:.1f}s upd {stats['seconds']:.1f}s"
+            )

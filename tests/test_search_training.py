@@ -1,0 +1,159 @@
+"""Search-based self-play (agents/training/search_training.py): its options, its examples and targets,
+the batched lockstep search, checkpoints that every network tool plays, and resume."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+import torch  # noqa: E402
+
+from agents import load_agent  # noqa: E402
+from agents.networks.checkpoint import read_checkpoint  # noqa: E402
+from agents.search.puct import PUCTAgent  # noqa: E402
+from agents.training.config import ConfigError, make_config  # noqa: E402
+from agents.training.search_training import SearchTrainer  # noqa: E402
+from agents.training.trainer import make_trainer, train  # noqa: E402
+from kardinal_env.core.registry import get_game  # noqa: E402
+
+TINY = {
+    "algorithm": "search",
+    "channels": 4,
+    "blocks": 1,
+    "hidden": 8,
+    "num_envs": 3,
+    "steps_per_iter": 20,
+    "total_steps": 20,
+    "simulations": 6,
+    "fast_simulations": 2,
+    "full_search_share": 0.5,
+    "progress": False,
+    "track": False,
+    "eval_games": 0,
+    "final_eval_games": 0,
+    "minibatch_size": 16,
+}
+
+
+def _config(tmp_path, **kw):
+    return make_config(("test", {**TINY, "runs_dir": str(tmp_path), "run_name": "run", **kw}))
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"greedy_share": 0.5}, "'greedy_share'.*not allowed with algorithm=search"),
+        ({"pool_share": 0.2}, "'pool_share'.*not allowed with algorithm=search"),
+        ({"game": "kardinal_koenig", "players": 4, "search": "mcts"}, "mcts is not allowed for game kardinal_koenig"),
+        ({"simulations": 4, "fast_simulations": 8}, "a fast search must not be larger than a full one"),
+        ({"search": "alphabeta"}, "'search'.*expected one of puct, mcts"),
+        ({"full_search_share": 0.0}, "full_search_share"),
+    ],
+)
+def test_bad_search_options_are_refused_naming_the_key(changes, message):
+    with pytest.raises(ConfigError, match=message):
+        make_config(("test", {"algorithm": "search", **changes}))
+
+
+def test_the_algorithm_picks_the_trainer(tmp_path):
+    assert type(make_trainer(_config(tmp_path))) is SearchTrainer
+    assert type(make_trainer(_config(tmp_path, algorithm="ppo"))).__name__ == "Trainer"
+
+
+@pytest.mark.parametrize(
+    ("game", "search", "players"), [("kardinal", "mcts", 2), ("kardinal", "puct", 3), ("kardinal_koenig", "puct", 4)]
+)
+def test_examples_hold_the_searchs_policy_over_legal_moves_and_the_game_result(tmp_path, game, search, players):
+    trainer = make_trainer(_config(tmp_path, game=game, search=search, players=players))
+    ro = trainer.collect_rollout()
+    assert len(ro) >= TINY["steps_per_iter"] and ro.games >= 1
+    assert ro.searched > len(ro) * 0.5  # fast searches too (playout-cap randomisation)
+    full_sims = TINY["simulations"]
+    for e in ro.examples:
+        assert e.probs.dtype == np.float32 and math.isclose(float(e.probs.sum()), 1.0, rel_tol=1e-5)
+        assert (e.probs > 0).all() and len(set(e.actions.tolist())) == len(e.actions)
+        assert e.decision.mask[e.actions].all(), "every searched move is a legal action of the decision"
+        assert e.decision.seat == e.seat
+        assert e.value in (-1.0, 1.0)  # win_loss, no shaping
+        visits = e.probs * full_sims
+        if search == "puct":  # every simulation passes through one root child
+            assert np.allclose(visits, np.round(visits), atol=1e-4)
+    # every game's examples of one seat share its result
+    stats = trainer.update(ro)
+    assert stats["updates"] == math.ceil(len(ro) * trainer.config.sample_reuse / TINY["minibatch_size"])
+    assert all(math.isfinite(stats[k]) for k in ("policy_loss", "value_loss", "policy_kl", "entropy"))
+    assert stats["policy_kl"] >= -1e-5
+
+
+def test_training_lowers_the_loss_on_the_searchs_targets(tmp_path):
+    trainer = make_trainer(_config(tmp_path, search="mcts", steps_per_iter=40, learning_rate=0.01))
+    ro = trainer.collect_rollout()
+    trainer.replay.extend(ro.examples)
+    examples = list(trainer.replay)
+
+    def loss():
+        with torch.no_grad():
+            logits, values, mask, target = trainer.adapter.forward_targets(
+                trainer.net, [e.decision for e in examples], [e.actions for e in examples], [e.probs for e in examples]
+            )
+            logp = torch.log_softmax(torch.where(mask, logits, torch.full_like(logits, -1e9)), 1)
+            return float(-(target * torch.where(mask, logp, torch.zeros_like(logp))).sum(1).mean())
+
+    before = loss()
+    trainer.replay.clear()
+    for _ in range(6):
+        trainer.update(type(ro)(examples, ro.games, ro.searched, ro.lengths, 0.0))
+    assert loss() < before - 0.05
+
+
+def test_lockstep_search_evaluates_the_leaves_of_all_games_in_one_call():
+    spec = get_game("kardinal")
+    rules = spec.rules(2)
+    rng = random.Random(3)
+    games = []
+    for k in range(3):
+        g = spec.new_game(rules)
+        for _ in range(4 + k):
+            g.play(rng.choice(g.legal_moves()))
+        games.append(g)
+    net = spec.load("network")(rules, {"kind": "cnn", "channels": 4, "blocks": 1, "hidden": 8})
+    from agents.networks.kardinal_net import KardinalPPOAgent
+
+    evaluator = KardinalPPOAgent(net, rules)
+    calls = []
+    original = evaluator.policy_value
+
+    def counted(batch):
+        calls.append(len(batch))
+        return original(batch)
+
+    evaluator.policy_value = counted
+    agent = PUCTAgent(evaluator, 12, seed=0, batch_size=4)
+    roots = agent.expand_roots(games)
+    assert calls == [3]
+    agent.search_many([(g, r, 12) for g, r in zip(games, roots)])
+    assert all(int(r.child_visits.sum()) == 12 for r in roots)
+    assert len(calls) - 1 <= 3  # 12 simulations, 4 descents per game per call: 3 calls for all games
+    assert max(calls[1:]) > 4  # a call holds leaves of several games
+
+
+def test_a_search_checkpoint_plays_as_ppo_and_puct_and_resumes(tmp_path):
+    path = train(_config(tmp_path, search="mcts"))
+    ckpt, _ = read_checkpoint(path)
+    assert ckpt["config"]["algorithm"] == "search" and ckpt["step"] >= 20
+    assert ckpt["cpu_seconds"] > 0
+    spec = get_game("kardinal")
+    game = spec.new_game(spec.rules(2))
+    for spec_text in (f"ppo:{path}", f"puct:4:{path}"):
+        assert load_agent(spec_text, game="kardinal", seed=0).select_move(game) in game.legal_moves()
+    again = train({"total_steps": 40}, resume=path)
+    resumed, _ = read_checkpoint(again)
+    assert resumed["step"] >= 40 and resumed["iteration"] > ckpt["iteration"]
+    assert resumed["cpu_seconds"] > ckpt["cpu_seconds"]
+    switched = train({"total_steps": 60, "search": "puct"}, resume=again)
+    assert read_checkpoint(switched)[0]["config"]["search"] == "puct"
