@@ -21,6 +21,13 @@
         compiled core's (MCTSAgent: GameSpec.compiled_search, position replayed into the core
         included), on the same 8 positions of seeded random games, repeats interleaved; the ratio
         python / core per repeat (median and range).
+    python scripts/benchmark.py core-obs [--players 4] [--repeats 5] [--games 20] [--window W]
+        Observations + action masks per second over every position of seeded random games, the seat
+        deciding observing (as the environment does): the Python ObservationEncoder.encode (following
+        the game, its incremental fast path; a new array each call) + ActionCodec.action_mask, against
+        the compiled core's KardinalGame.encode_into + action_mask_into writing into preallocated
+        buffers; only those calls are timed (the moves are played untimed), repeats interleaved; the
+        ratio core / python per repeat (median and range). --window: a window variant (Rules(window=W)).
     python scripts/benchmark.py env [--players 4] [--seconds 2] [--repeats 5]
         Random masked play through kardinal_v0.env() (agent_iter / last / step; observation and
         mask built every step) side by side, in the same run, with PettingZoo's connect_four_v3
@@ -226,6 +233,73 @@ def bench_core_mcts(players: int, repeats: int, simulations: int = 200, seed: in
     return {"python": statistics.median(python), "core": statistics.median(core), "ratio": statistics.median(ratios)}
 
 
+def bench_core_obs(players: int, repeats: int, games: int = 20, window: int | None = None, seed: int = 0) -> dict:
+    from kardinal_env.kardinal import Game, Rules, compiled
+    from kardinal_env.kardinal.actions import ActionCodec
+    from kardinal_env.kardinal.observation import ObservationEncoder
+
+    rules = Rules(players=players, window=window)
+    compiled.core_game(rules)  # RuntimeError naming how to build the core when it is missing
+    module = compiled.core_module()
+    rng = random.Random(seed)
+    histories = []  # the move codes of seeded random games, the same for both sides
+    for _ in range(games):
+        game = Game(rules)
+        while not game.is_over:
+            game.apply_legal_code(rng.choice(game.legal_move_codes()))
+        histories.append(game.history_codes)
+    positions = sum(len(h) + 1 for h in histories)
+    timer = time.perf_counter
+
+    def python_side() -> float:
+        encoder, codec = ObservationEncoder(rules), ActionCodec(rules)
+        spent = 0.0
+        for history in histories:
+            game = Game(rules)
+            for i in range(len(history) + 1):
+                seat = game.current_player
+                start = timer()
+                encoder.encode(game, 0 if seat is None else seat)
+                codec.action_mask(game)
+                spent += timer() - start
+                if i < len(history):
+                    game.apply_legal_code(history[i])
+        return positions / spent
+
+    obs = compiled.observation_buffer(rules)
+    mask = compiled.mask_buffer(rules)
+
+    def core_side() -> float:
+        spent = 0.0
+        for history in histories:
+            game = compiled.game_of_module(module, rules)
+            for i in range(len(history) + 1):
+                seat = game.current_player
+                start = timer()
+                game.encode_into(0 if seat is None else seat, obs)
+                game.action_mask_into(mask)
+                spent += timer() - start
+                if i < len(history):
+                    game.play_code(history[i])
+        return positions / spent
+
+    python_side(), core_side()  # warm-up
+    python, core = [], []
+    for _ in range(repeats):  # interleaved so both see the same machine load
+        python.append(python_side())
+        core.append(core_side())
+    ratios = [c / p for p, c in zip(python, core)]
+    w = obs.shape[1]
+    print(
+        f"Kardinal observation ({obs.shape[0]}x{w}x{w} uint8) + action mask ({mask.size:,} entries), {players} "
+        f"players, {positions} positions of {games} random games, {repeats} repeats:"
+    )
+    print(f"  Python ObservationEncoder.encode + ActionCodec.action_mask: {_fmt(python)} per s")
+    print(f"  core encode_into + action_mask_into (preallocated buffers): {_fmt(core)} per s")
+    print(f"  ratio core / python: {statistics.median(ratios):.1f}x (per-repeat {min(ratios):.1f}-{max(ratios):.1f})")
+    return {"python": statistics.median(python), "core": statistics.median(core), "ratio": statistics.median(ratios)}
+
+
 def _aec_game(env, rng):
     env.reset()
     n = 0
@@ -315,13 +389,15 @@ def main() -> None:
         "what",
         nargs="?",
         default="engine",
-        choices=["engine", "koenig-engine", "core", "core-mcts", "env", "koenig-env"],
+        choices=["engine", "koenig-engine", "core", "core-mcts", "core-obs", "env", "koenig-env"],
     )
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--discard", default="one", help="koenig targets only: 'one' or 'any'")
     parser.add_argument("--simulations", type=int, default=200, help="core-mcts only: simulations per decision")
+    parser.add_argument("--games", type=int, default=20, help="core-obs only: random games whose positions are encoded")
+    parser.add_argument("--window", type=int, default=None, help="core-obs only: a window variant, Rules(window=W)")
     args = parser.parse_args()
     if args.what == "engine":
         bench_engine(args.players, args.seconds, args.repeats)
@@ -329,6 +405,8 @@ def main() -> None:
         bench_core(args.players, args.seconds, args.repeats)
     elif args.what == "core-mcts":
         bench_core_mcts(args.players, args.repeats, args.simulations)
+    elif args.what == "core-obs":
+        bench_core_obs(args.players, args.repeats, args.games, args.window)
     elif args.what == "koenig-engine":
         bench_koenig_engine(args.players, args.seconds, args.repeats, args.discard)
     elif args.what == "koenig-env":

@@ -267,6 +267,18 @@ class Game {
         return key >= 0 && key < KEY_LIMIT && key != cardinal_ && site_[key] != 0;
     }
 
+    // ------------------------------------------------------------ queries of the encoders (observation.hpp)
+    // The board read-only, as the Python engine's LiveView: building b (0 the nave, 1 the clock
+    // tower, then the edifices in build order), its shape, colour (-1: the cathedral) and square keys
+    // (square i = 1 is -1 for a one-square building); the keys that ever were sites, in the order
+    // they became sites (is_site tells which still are).
+    int num_buildings() const { return nb_; }
+    int building_shape(int b) const { return bshape_[b]; }
+    int building_colour(int b) const { return bcolour_[b]; }
+    int building_square(int b, int i) const { return bsq_[b][i]; }
+    bool is_site(int key) const { return key >= 0 && key < KEY_LIMIT && site_[key] != 0; }
+    const std::vector<int16_t> &site_keys() const { return site_order_; }
+
   private:
     int n_ = 2, half_ = -1;
     int8_t cell_[KEY_LIMIT];

@@ -3,10 +3,13 @@
 // KardinalGame mirrors kardinal_env.kardinal.Game on move codes: legal_move_codes() returns the same
 // tuples in the same order; play_code / apply_legal_code check the code against them and raise
 // TypeError (not a tuple of five ints) or ValueError (not legal now); nothing reaches the engine
-// unchecked, so no input can crash the interpreter.
+// unchecked, so no input can crash the interpreter. encode_into / action_mask_into / legal_action_ids
+// (observation.hpp) write the Python ObservationEncoder's and ActionCodec's output into caller-owned
+// NumPy buffers, checked the same way.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/ndarray.h>
 
 #include <algorithm>
 #include <climits>
@@ -18,6 +21,7 @@
 
 #include "kardinal.hpp"
 #include "mcts.hpp"
+#include "observation.hpp"
 
 namespace nb = nanobind;
 using kardinal::Game;
@@ -138,6 +142,112 @@ kardinal::MctsOptions mcts_options(const Game &g, long long simulations, uint64_
     o.margin_weight = finite(margin_weight, "margin_weight");
     return o;
 }
+
+// ==================================================================== observation and mask buffers
+// Helpers of KardinalGame.encode_into / action_mask_into / legal_action_ids (observation.hpp): the
+// caller's array is taken only as it is (no implicit conversion, which would write into a copy), and
+// anything else is refused with a TypeError (not an array, wrong dtype) or a ValueError (wrong shape,
+// not C-contiguous, read-only, a window the Python encoder refuses) that names the problem.
+namespace {
+
+using ObservationArray = nb::ndarray<uint8_t, nb::shape<kardinal::OBS_CHANNELS, -1, -1>, nb::c_contig, nb::device::cpu>;
+using BoolMask = nb::ndarray<bool, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using Int8Mask = nb::ndarray<int8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using AnyArray = nb::ndarray<nb::ro>;
+
+std::string dtype_text(nb::dlpack::dtype d) {
+    using code = nb::dlpack::dtype_code;
+    std::string name;
+    switch (code(d.code)) {
+        case code::Int: name = "int" + std::to_string(d.bits); break;
+        case code::UInt: name = "uint" + std::to_string(d.bits); break;
+        case code::Float: name = "float" + std::to_string(d.bits); break;
+        case code::Complex: name = "complex" + std::to_string(d.bits); break;
+        case code::Bool: name = "bool"; break;
+        default: name = "dtype code " + std::to_string(int(d.code)) + " of " + std::to_string(d.bits) + " bits";
+    }
+    if (d.lanes != 1) name += " x" + std::to_string(d.lanes);
+    return name;
+}
+
+std::string shape_text(const AnyArray &a) {
+    std::string out = "(";
+    for (size_t i = 0; i < a.ndim(); ++i) out += (i ? ", " : "") + std::to_string(a.shape(i));
+    return out + (a.ndim() == 1 ? ",)" : ")");
+}
+
+bool c_contiguous(const AnyArray &a) {
+    int64_t size = 1, accum = 1;
+    for (size_t i = 0; i < a.ndim(); ++i) size *= int64_t(a.shape(i));
+    if (size <= 1) return true;
+    for (size_t i = a.ndim(); i-- > 0;) {
+        if (a.shape(i) != 1 && a.stride(i) != accum) return false;
+        accum *= int64_t(a.shape(i));
+    }
+    return true;
+}
+
+// Why `out` is not the buffer wanted (it failed the nb::ndarray constraints): raises the first problem
+// found, in the order not an array, device, dtype, shape, contiguity, read-only.
+[[noreturn]] void refuse_buffer(nb::handle out, const std::string &wanted, bool (*dtype_ok)(nb::dlpack::dtype),
+                                const std::string &dtype_wanted, bool (*shape_ok)(const AnyArray &),
+                                const std::string &shape_wanted) {
+    AnyArray a;
+    std::string type = nb::type_name(out.type()).c_str();
+    if (!nb::try_cast(out, a, false))
+        throw nb::type_error(("out must be " + wanted + ", got " + type).c_str());
+    if (a.device_type() != nb::device::cpu::value)
+        throw nb::type_error(("out must be " + wanted + " in CPU memory, got a " + type + " on device type " +
+                              std::to_string(a.device_type()))
+                                 .c_str());
+    if (!dtype_ok(a.dtype()))
+        throw nb::type_error(("out must have dtype " + dtype_wanted + ", got " + dtype_text(a.dtype())).c_str());
+    if (!shape_ok(a))
+        throw nb::value_error(("out must have shape " + shape_wanted + ", got " + shape_text(a)).c_str());
+    if (!c_contiguous(a)) throw nb::value_error("out must be C-contiguous (np.ascontiguousarray makes a copy)");
+    throw nb::value_error("out is read-only; pass a writable array");
+}
+
+bool is_uint8(nb::dlpack::dtype d) { return d == nb::dtype<uint8_t>(); }
+bool is_mask_dtype(nb::dlpack::dtype d) { return d == nb::dtype<bool>() || d == nb::dtype<int8_t>(); }
+bool observation_shape(const AnyArray &a) {
+    return a.ndim() == 3 && a.shape(0) == size_t(kardinal::OBS_CHANNELS) && a.shape(1) == a.shape(2);
+}
+bool one_dimensional(const AnyArray &a) { return a.ndim() == 1; }
+
+void check_seat(const Game &g, long long seat, const char *what) {
+    int n = g.num_players();
+    if (seat < 0 || seat >= n)
+        throw nb::value_error((std::string(what) + " " + std::to_string(seat) + " is out of range: a " +
+                               std::to_string(n) + "-player game has seats 0.." + std::to_string(n - 1))
+                                  .c_str());
+}
+
+void check_window_of(const Game &g, long long window) {
+    std::string error = kardinal::window_error(g.rules, window);
+    if (!error.empty()) throw nb::value_error(error.c_str());
+}
+
+// The window of an action mask of length 17*W*W + 5; ValueError when no window has that many actions.
+int mask_window(const Game &g, size_t length) {
+    long long w = 0;
+    if (length >= size_t(kardinal::NON_SPATIAL_ACTIONS) &&
+        (length - kardinal::NON_SPATIAL_ACTIONS) % kardinal::SPATIAL_ACTION_PLANES == 0) {
+        long long area = (long long)(length - kardinal::NON_SPATIAL_ACTIONS) / kardinal::SPATIAL_ACTION_PLANES;
+        w = (long long)std::llround(std::sqrt(double(area)));
+        if (w * w != area) w = 0;
+    }
+    int frame = kardinal::frame_window(g.rules);
+    if (w == 0)
+        throw nb::value_error(("out must have 17*W*W + 5 entries for the window W (" +
+                               std::to_string(kardinal::num_actions(frame)) + " for this game's window " +
+                               std::to_string(frame) + "), got length " + std::to_string(length))
+                                  .c_str());
+    check_window_of(g, w);
+    return int(w);
+}
+
+}  // namespace
 
 NB_MODULE(kardinal_core, m) {
     m.doc() = "kardinal-env's compiled core: the Kardinal rules engine in C++ (see kardinal_env.kardinal.compiled)";
@@ -395,5 +505,88 @@ NB_MODULE(kardinal_core, m) {
             std::string cur = g.is_over() ? "None" : std::to_string(g.current());
             return "KardinalGame(players=" + std::to_string(g.num_players()) + ", phase='" + PHASE_NAMES[g.phase()] +
                    "', current_player=" + cur + ", moves=" + std::to_string(g.move_count()) + ")";
-        });
+        })
+
+        // ============================================================ observation and action mask
+        // (observation.hpp) ObservationEncoder.encode and ActionCodec.action_mask / legal_actions
+        // written into caller-owned NumPy buffers, byte for byte as the Python reference.
+        .def_prop_ro("frame_window", [](const Game &g) { return kardinal::frame_window(g.rules); },
+                     "The window W the encoder and the codec frame this game with (actions.frame_window: the "
+                     "rules' window variant, else the lossless 53).")
+        .def(
+            "encode_into",
+            [](const Game &g, long long observer, nb::handle out) {
+                check_seat(g, observer, "observer");
+                ObservationArray arr;
+                if (!nb::try_cast(out, arr, false))
+                    refuse_buffer(out, "a writable C-contiguous numpy.uint8 array of shape (72, W, W)", is_uint8,
+                                  "uint8", observation_shape, "(72, W, W)");
+                if (arr.shape(1) != arr.shape(2))
+                    throw nb::value_error(("out must have shape (72, W, W), got (72, " + std::to_string(arr.shape(1)) +
+                                           ", " + std::to_string(arr.shape(2)) + ")")
+                                              .c_str());
+                check_window_of(g, (long long)arr.shape(1));
+                kardinal::ObservationParts parts;
+                kardinal::observe(g, int(observer), int(arr.shape(1)), parts);
+                uint8_t *data = arr.data();
+                {
+                    nb::gil_scoped_release release;
+                    kardinal::write_observation(parts, data);
+                }
+            },
+            nb::arg("observer"), nb::arg("out").none(),
+            "Write ObservationEncoder(rules, W).encode(game, observer) into out, a writable C-contiguous "
+            "numpy.uint8 array of shape (72, W, W) (W: frame_window, the only window the Python encoder "
+            "accepts for these rules); every byte of out is written, nothing is allocated, returns None. "
+            "TypeError: not an array, or not uint8; ValueError: another shape or window, not C-contiguous, "
+            "read-only, observer out of range. A finished game encodes as in Python.")
+        .def(
+            "action_mask_into",
+            [](Game &g, nb::handle out, std::optional<long long> seat) {
+                if (seat) check_seat(g, *seat, "seat");
+                BoolMask as_bool;
+                Int8Mask as_int8;
+                uint8_t *data;
+                size_t length;
+                if (nb::try_cast(out, as_bool, false)) {
+                    data = reinterpret_cast<uint8_t *>(as_bool.data());
+                    length = as_bool.shape(0);
+                } else if (nb::try_cast(out, as_int8, false)) {
+                    data = reinterpret_cast<uint8_t *>(as_int8.data());
+                    length = as_int8.shape(0);
+                } else {
+                    refuse_buffer(out, "a writable C-contiguous numpy bool (or int8) array of shape (17*W*W + 5,)",
+                                  is_mask_dtype, "bool (or int8)", one_dimensional, "(17*W*W + 5,)");
+                }
+                int window = mask_window(g, length);
+                std::vector<long long> ids;
+                if (!g.is_over() && (!seat || *seat == g.current())) kardinal::legal_action_ids(g, window, ids);
+                {
+                    nb::gil_scoped_release release;
+                    kardinal::write_action_mask(ids, window, data);
+                }
+            },
+            nb::arg("out").none(), nb::arg("seat").none() = nb::none(),
+            "Write ActionCodec(rules, W).action_mask(game, seat) into out, a writable C-contiguous numpy "
+            "bool (or int8) array of length 17*W*W + 5 (W: frame_window): ones at legal_action_ids(W) when "
+            "seat (default: the deciding seat) decides now, zeros everywhere else and once the game is over. "
+            "Returns None. TypeError: not an array, or not bool/int8; ValueError: another length or window, "
+            "not C-contiguous, read-only, seat out of range.")
+        .def(
+            "legal_action_ids",
+            [](Game &g, std::optional<long long> window) {
+                long long w = window ? *window : kardinal::frame_window(g.rules);
+                check_window_of(g, w);
+                std::vector<long long> ids;
+                kardinal::legal_action_ids(g, int(w), ids);
+                int64_t *data = new int64_t[ids.size() ? ids.size() : 1];
+                std::copy(ids.begin(), ids.end(), data);
+                nb::capsule owner(data, [](void *p) noexcept { delete[] static_cast<int64_t *>(p); });
+                return nb::ndarray<nb::numpy, int64_t, nb::ndim<1>>(data, {ids.size()}, owner);
+            },
+            nb::arg("window").none() = nb::none(),
+            "ActionCodec(rules, window).legal_actions(game): the action ids of the current decision's legal "
+            "moves for the deciding seat, in the order of legal_move_codes(), as a new numpy int64 array "
+            "(empty once the game is over). window: default frame_window; ValueError for one the Python "
+            "codec refuses.");
 }

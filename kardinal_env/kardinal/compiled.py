@@ -25,6 +25,28 @@ progressive widening and playout policy, ported from ``agents.baselines.kardinal
 the same algorithm, not the same random draws). The agent calls it for every decision; it answers
 ``None`` (and the Python search runs, drawing exactly as before) when the core is not used or the
 game is not a plain :class:`~kardinal_env.kardinal.engine.Game`.
+
+**Observations and masks.** The core also writes what the Python
+:class:`~kardinal_env.kardinal.observation.ObservationEncoder` and
+:class:`~kardinal_env.kardinal.actions.ActionCodec` build, byte for byte, into caller-owned NumPy
+buffers (cpp/src/observation.hpp; nothing is allocated per call):
+
+* :func:`encode_into` — ``ObservationEncoder(rules, W).encode(game, observer)`` into a writable
+  C-contiguous ``uint8`` array of shape ``(72, W, W)``;
+* :func:`action_mask_into` — ``ActionCodec(rules, W).action_mask(game, seat)`` into a writable
+  C-contiguous ``bool`` (or ``int8``) array of length ``17·W² + 5``;
+* :func:`legal_action_ids` — ``ActionCodec(rules, W).legal_actions(game)`` as a new ``int64`` array;
+* :func:`observation_buffer` / :func:`mask_buffer` — buffers of the right shape for a rule set.
+
+``W`` is read from the buffer and must be the one window the Python encoder accepts for the rules
+(``actions.frame_window``: the rules' window variant, else the lossless 53); every other window,
+dtype, shape, a non-contiguous or read-only buffer and an observer or seat out of range raise
+``TypeError`` (not an array, wrong dtype) or ``ValueError`` (everything else), naming the problem.
+Each takes a core game (``KardinalGame``, the fast path: keep one in step with the Python game) or a
+Python :class:`~kardinal_env.kardinal.engine.Game`, which is replayed into the core first
+(:func:`core_position`, one checked move at a time: for tests and tools, not for a training loop).
+``tests/test_core_observation.py`` keeps them in lockstep with the Python encoder and codec. The
+environments do not use them yet.
 """
 
 from __future__ import annotations
@@ -36,8 +58,12 @@ import warnings
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
+from kardinal_env.kardinal.actions import NON_SPATIAL_ACTIONS, SPATIAL_ACTION_PLANES, frame_window
 from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.notation import format_move
+from kardinal_env.kardinal.observation import NUM_CHANNELS
 from kardinal_env.kardinal.rules import Rules
 
 __all__ = [
@@ -52,6 +78,11 @@ __all__ = [
     "mcts_move",
     "mcts_root",
     "best_root_move",
+    "encode_into",
+    "action_mask_into",
+    "legal_action_ids",
+    "observation_buffer",
+    "mask_buffer",
 ]
 
 #: The environment variable that chooses the backend: ``python``, ``core`` or unset.
@@ -205,6 +236,61 @@ def mcts_move(
 def best_root_move(children: list[tuple[str, int, float]]) -> str:
     """The move of the most visited root child (ties: the higher mean, then the first listed)."""
     return max(children, key=lambda child: (child[1], child[2]))[0]
+
+
+def _core_of(game: Any, module: ModuleType | None) -> Any:
+    """The core game to read: ``game`` itself when it is one (it has ``encode_into``), else the core
+    replay of a Python :class:`Game` (:func:`core_position`)."""
+    if isinstance(game, Game):
+        return core_position(game, module)
+    if hasattr(game, "encode_into") and hasattr(game, "action_mask_into"):
+        return game
+    raise TypeError(
+        f"game must be a kardinal_env.kardinal.Game or a kardinal_core.KardinalGame, got {type(game).__name__}"
+    )
+
+
+def encode_into(game: Any, observer: int, out: np.ndarray, module: ModuleType | None = None) -> np.ndarray:
+    """Write ``ObservationEncoder(rules, W).encode(game, observer)`` into ``out`` (a writable C-contiguous
+    ``uint8`` array of shape ``(72, W, W)``, ``W`` the rules' frame window) with the core, and return
+    ``out`` itself. ``game``: a core ``KardinalGame``, or a Python :class:`Game` (replayed into the core
+    with :func:`core_position`; ``module`` as there). ``TypeError`` / ``ValueError`` for a buffer the
+    Python encoder could not have produced (see the module docstring) or an observer out of range."""
+    _core_of(game, module).encode_into(observer, out)
+    return out
+
+
+def action_mask_into(
+    game: Any, out: np.ndarray, seat: int | None = None, module: ModuleType | None = None
+) -> np.ndarray:
+    """Write ``ActionCodec(rules, W).action_mask(game, seat)`` into ``out`` (a writable C-contiguous
+    ``bool`` or ``int8`` array of length ``17·W² + 5``) with the core, and return ``out`` itself: ones at
+    the legal actions when ``seat`` (default: the deciding seat) decides now, zeros elsewhere and once
+    the game is over. ``game`` and ``module`` as in :func:`encode_into`; ``TypeError`` / ``ValueError``
+    for a wrong buffer or a seat out of range."""
+    _core_of(game, module).action_mask_into(out, seat)
+    return out
+
+
+def legal_action_ids(game: Any, window: int | None = None, module: ModuleType | None = None) -> np.ndarray:
+    """``ActionCodec(rules, window).legal_actions(game)`` computed by the core: the legal action ids of
+    the deciding seat in the order of ``legal_move_codes()``, a new ``int64`` array (empty once the game
+    is over). ``window``: default the rules' frame window; ``ValueError`` for one the codec refuses."""
+    return _core_of(game, module).legal_action_ids(window)
+
+
+def observation_buffer(rules: Rules, window: int | None = None) -> np.ndarray:
+    """A new zeroed ``uint8`` array of shape ``(72, W, W)`` for :func:`encode_into`, ``W =
+    frame_window(rules, window)``."""
+    w = frame_window(rules, window)
+    return np.zeros((NUM_CHANNELS, w, w), dtype=np.uint8)
+
+
+def mask_buffer(rules: Rules, window: int | None = None, dtype: Any = np.bool_) -> np.ndarray:
+    """A new zeroed array of length ``17·W² + 5`` for :func:`action_mask_into` (``dtype`` ``bool`` or
+    ``int8``), ``W = frame_window(rules, window)``."""
+    w = frame_window(rules, window)
+    return np.zeros(SPATIAL_ACTION_PLANES * w * w + NON_SPATIAL_ACTIONS, dtype=dtype)
 
 
 def _reset_for_tests() -> None:
