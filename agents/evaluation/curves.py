@@ -49,11 +49,11 @@ def run_checkpoints(run_dir, every: int = 1) -> list[tuple[str, int, float | Non
     ``every``-th, the last always); ``ValueError`` naming the directory when it has none."""
     import torch
 
-    found = []
-    for path in Path(run_dir).glob("checkpoint_*.pt"):
-        match = _NUMBERED.search(path.name)
+    found: list[tuple[int, str]] = []
+    for file in Path(run_dir).glob("checkpoint_*.pt"):
+        match = _NUMBERED.search(file.name)
         if match:
-            found.append((int(match.group(1)), str(path)))
+            found.append((int(match.group(1)), str(file)))
     if not found:
         raise ValueError(f"{run_dir}: no checkpoint_STEP.pt files (set checkpoint_interval when training)")
     found.sort()
@@ -107,6 +107,10 @@ def strength_curve(
     return rows
 
 
+def _cell(row: dict | None) -> str:
+    return "" if row is None else f"{row['win_rate']:.3f} ({row['win_ci95'][0]:.2f}-{row['win_ci95'][1]:.2f})"
+
+
 def _hours(cpu: float | None) -> str:
     return "?" if cpu is None else f"{cpu / 3600:.2f}"
 
@@ -126,12 +130,7 @@ def curve_markdown(curves: dict[str, list[dict]]) -> str:
         lines = []
         for step, cells in sorted(by_step.items()):
             cpu = next(iter(cells.values()))["cpu_seconds"]
-            values = []
-            for o in opponents:
-                r = cells.get(o)
-                values.append(
-                    "" if r is None else f"{r['win_rate']:.3f} ({r['win_ci95'][0]:.2f}-{r['win_ci95'][1]:.2f})"
-                )
+            values = [_cell(cells.get(o)) for o in opponents]
             lines.append(f"| {step:,} | {_hours(cpu)} | " + " | ".join(values) + " |")
         parts.append(head + "\n".join(lines) + "\n")
     return "\n".join(parts)

@@ -311,14 +311,8 @@ class SearchTrainer(Trainer):
             w.add_scalar("charts/update_seconds", stats["seconds"], step)
             for key in ("policy_loss", "policy_kl", "value_loss", "entropy"):
                 w.add_scalar(f"losses/{key}", stats[key], step)
-        if self.bar is not None:
-            if step > self.bar.total:
-                self.bar.total = step
-            self.bar.update(step - self.bar.n)
-            self._postfix()
-        else:
-            self.log(
-                f"iter {iteration} step {step} sps {self.sps:.1f} games {ro.games} searched {ro.searched} "
-                f"policy {stats['policy_loss']:.3f} kl {stats['policy_kl']:.3f} value {stats['value_loss']:.3f} "
-                f"play {ro.seconds:.1f}s upd {stats['seconds']:.1f}s"
-            )
+        self.show_progress(
+            f"iter {iteration} step {step} sps {self.sps:.1f} games {ro.games} searched {ro.searched} "
+            f"policy {stats['policy_loss']:.3f} kl {stats['policy_kl']:.3f} value {stats['value_loss']:.3f} "
+            f"play {ro.seconds:.1f}s upd {stats['seconds']:.1f}s"
+        )

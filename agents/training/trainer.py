@@ -697,17 +697,22 @@ class Trainer:
                 "explained_variance",
             ):
                 w.add_scalar(f"losses/{key}", stats[key], step)
-        if self.bar is not None:
-            if step > self.bar.total:  # the last iteration overshoots total_steps: the bar shows the real count
-                self.bar.total = step
-            self.bar.update(step - self.bar.n)
-            self._postfix()
-        else:
-            self.log(
-                f"iter {iteration} step {step} sps {self.sps:.0f} return {np.mean(ro.ep_returns):.3f} "
-                f"entropy {stats['entropy']:.3f} kl {stats['approx_kl']:.5f} ev {stats['explained_variance']:.3f} "
-                f"roll {ro.seconds:.1f}s upd {stats['seconds']:.1f}s"
-            )
+        self.show_progress(
+            f"iter {iteration} step {step} sps {self.sps:.0f} return {np.mean(ro.ep_returns):.3f} "
+            f"entropy {stats['entropy']:.3f} kl {stats['approx_kl']:.5f} ev {stats['explained_variance']:.3f} "
+            f"roll {ro.seconds:.1f}s upd {stats['seconds']:.1f}s"
+        )
+
+    def show_progress(self, line: str) -> None:
+        """Move the progress bar to the step count, or (without a bar) log ``line``."""
+        if self.bar is None:
+            self.log(line)
+            return
+        step = self.global_step
+        if step > self.bar.total:  # the last iteration overshoots total_steps: the bar shows the real count
+            self.bar.total = step
+        self.bar.update(step - self.bar.n)
+        self._postfix()
 
     def evaluate(self, iteration: int, games: int) -> dict:
         """Win rates of the argmax policy against the game's baselines (random and greedy; ``games``
