@@ -44,8 +44,12 @@ def test_defaults_and_the_default_preset_load(tmp_path):
     cfg = _cfg(["--config", str(CONFIGS / "default.yaml")])
     assert cfg.total_steps == 120_000 and cfg.greedy_share == 0.5 and cfg.learning_rate == 3e-4
     assert cfg.run_name == "default" and cfg.bc_games == 1000 and cfg.progress is True
-    for preset in ("long_2p", "long_4p", "koenig_default", "koenig_long", "koenig_heuristic"):
+    shipped = sorted(p.stem for p in CONFIGS.glob("*.yaml"))
+    assert {"long_2p", "long_4p", "koenig_default", "koenig_long", "koenig_heuristic", "search_2p"} <= set(shipped)
+    for preset in shipped:
         _cfg(["--config", str(CONFIGS / f"{preset}.yaml")])  # every shipped preset is valid
+    search = _cfg(["--config", "kardinal:search_2p"])
+    assert (search.algorithm, search.search, search.simulations, search.players) == ("search", "mcts", 800, 2)
     koenig = _cfg(["--config", str(CONFIGS / "koenig_default.yaml")])
     assert (koenig.game, koenig.players, koenig.resolved_network()) == ("kardinal_koenig", 4, "graph")
     assert koenig.run_name == "koenig_default"
@@ -175,7 +179,7 @@ def test_presets_by_name_from_the_registry(tmp_path, monkeypatch):
     with pytest.raises(
         ConfigError,
         match=r"'nope' does not exist \(presets by name: default, koenig_default, koenig_heuristic, koenig_long, "
-        r"long_2p, long_4p, kardinal:default, ",
+        r"long_2p, long_4p, search_2p, search_4p, kardinal:default, ",
     ):
         load_yaml("nope")
 
