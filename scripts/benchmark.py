@@ -32,6 +32,13 @@
         Random masked play through kardinal_v0.env() (agent_iter / last / step; observation and
         mask built every step) side by side, in the same run, with PettingZoo's connect_four_v3
         env(); prints both, and the ratio kardinal / connect_four.
+    python scripts/benchmark.py vector [--players 4] [--seconds 2] [--repeats 5] [--num-envs 32]
+        kardinal_env.vector.VectorEnv (N games per step call, auto-reset, a uniformly random legal
+        action per game from VectorEnv.random_actions, which reads the legal ids, not the masks):
+        agent-steps/s (N per call) of Kardinal with the core backend (threads 0 and 2) and the python
+        backend, and of Kardinal & König (python backend), side by side with connect_four_v3's AEC loop
+        (``env``'s sampler and loop) and kardinal_v0's, repeats interleaved; the ratio to connect_four
+        per repeat (median and range).
 
 Run nothing else on the machine meanwhile: the box has 2 cores and figures move 10-40 % between
 runs; the side-by-side ratio is the stable number.
@@ -383,13 +390,84 @@ def bench_koenig_env(players: int, seconds: float, repeats: int, discard: str = 
     }
 
 
+def bench_vector(players: int, seconds: float, repeats: int, num_envs: int = 32, seed: int = 0) -> dict:
+    from pettingzoo.classic import connect_four_v3
+
+    from kardinal_env import kardinal_v0
+    from kardinal_env.vector import VectorEnv
+
+    koenig_players = min(max(players, 3), 5)
+    setups = {
+        "kardinal core, threads=0": dict(game="kardinal", players=players, backend="core", threads=0),
+        "kardinal core, threads=2": dict(game="kardinal", players=players, backend="core", threads=2),
+        "kardinal python": dict(game="kardinal", players=players, backend="python"),
+        "kardinal_koenig python": dict(game="kardinal_koenig", players=koenig_players, backend="python"),
+    }
+    envs = {}
+    for name, options in setups.items():
+        try:
+            envs[name] = VectorEnv(num_envs=num_envs, seed=seed, **options)
+        except (ImportError, RuntimeError) as exc:  # the core is not built: say so, measure the rest
+            print(f"  ({name}: skipped, {exc})")
+    rng = np.random.default_rng(seed)
+    calls = 10  # step calls per timed chunk
+
+    def vector_chunk(env):
+        def run():
+            games = 0
+            for _ in range(calls):
+                games += int(env.step(env.random_actions(rng)).terminated.sum())
+            return calls * env.num_envs, games
+
+        return run
+
+    py_rng = random.Random(seed)
+    connect4 = connect_four_v3.env()
+    kardinal_aec = kardinal_v0.env(players=players)
+    aec_name = f"kardinal_v0 AEC ({players} pl.)"
+    rates: dict[str, list[float]] = {name: [] for name in [*envs, aec_name, "connect_four_v3"]}
+    for env in envs.values():
+        env.reset()
+    for _ in range(repeats):  # interleaved so all see the same machine load
+        for name, env in envs.items():
+            rates[name] += _timed(vector_chunk(env), seconds, 1)[0]
+        rates[aec_name] += _timed(lambda: _aec_game(kardinal_aec, py_rng), seconds, 1)[0]
+        rates["connect_four_v3"] += _timed(lambda: _aec_game(connect4, py_rng), seconds, 1)[0]
+    c4 = rates["connect_four_v3"]
+    first = next(iter(envs.values()), None)
+    print(
+        f"VectorEnv, {num_envs} games per step call, a random legal action per game (random_actions), "
+        f"{repeats} x {seconds:g} s; agent-steps/s, median (min-max):"
+    )
+    out: dict[str, float] = {}
+    for name, values in rates.items():
+        line = f"  {name:<28} {_fmt(values)}"
+        if name != "connect_four_v3":
+            ratios = [v / c for v, c in zip(values, c4)]
+            line += (
+                f"   ratio to connect_four: {statistics.median(ratios):.2f} "
+                f"(per-repeat {min(ratios):.2f}-{max(ratios):.2f})"
+            )
+            out[f"{name}/connect_four"] = statistics.median(ratios)
+        print(line)
+        out[name] = statistics.median(values)
+    if first is not None and first.spec.name == "kardinal":
+        size = int(np.prod(first.observation_shape))
+        print(
+            f"  Kardinal's observation is the full {first.observation_shape[1]}x{first.observation_shape[2]} window: "
+            f"{first.observation_shape} uint8 = {size:,} bytes a game ({size * num_envs / 1e6:.1f} MB per step call), "
+            f"plus a {first.num_actions:,}-entry mask; connect four's is 84 bytes and 7 actions."
+        )
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
         "what",
         nargs="?",
         default="engine",
-        choices=["engine", "koenig-engine", "core", "core-mcts", "core-obs", "env", "koenig-env"],
+        choices=["engine", "koenig-engine", "core", "core-mcts", "core-obs", "env", "koenig-env", "vector"],
     )
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=2.0)
@@ -398,6 +476,7 @@ def main() -> None:
     parser.add_argument("--simulations", type=int, default=200, help="core-mcts only: simulations per decision")
     parser.add_argument("--games", type=int, default=20, help="core-obs only: random games whose positions are encoded")
     parser.add_argument("--window", type=int, default=None, help="core-obs only: a window variant, Rules(window=W)")
+    parser.add_argument("--num-envs", type=int, default=32, help="vector only: games per VectorEnv")
     args = parser.parse_args()
     if args.what == "engine":
         bench_engine(args.players, args.seconds, args.repeats)
@@ -411,6 +490,8 @@ def main() -> None:
         bench_koenig_engine(args.players, args.seconds, args.repeats, args.discard)
     elif args.what == "koenig-env":
         bench_koenig_env(args.players, args.seconds, args.repeats, args.discard)
+    elif args.what == "vector":
+        bench_vector(args.players, args.seconds, args.repeats, args.num_envs)
     else:
         bench_env(args.players, args.seconds, args.repeats)
 

@@ -249,6 +249,231 @@ int mask_window(const Game &g, size_t length) {
 
 }  // namespace
 
+// ==================================================================== batched games (batch.hpp)
+// KardinalBatch: N games stepped together for kardinal_env.vector's "core" backend. Everything of this
+// section is new and separate from KardinalGame's bindings above (which it does not change): the batch
+// owns its output buffers (allocated once) and hands them to NumPy as arrays whose owner is the batch
+// object, so they stay valid as long as any of them lives; reset() and step() release the GIL and may
+// split the games over std::threads. step() first checks every action against its game's legal ids and
+// returns the first game whose action is not legal (-1: all legal, every game moved), so an illegal
+// action changes nothing; kardinal_env.vector turns that index into the engine's error naming the rule.
+#include "batch.hpp"
+
+#include <atomic>
+
+namespace {
+
+struct PyBatch : kardinal::Batch {
+    using kardinal::Batch::Batch;
+    std::atomic<bool> busy{false};  // one reset/step at a time (they run without the GIL)
+};
+
+// Marks the batch busy for one call; a second call meanwhile (another Python thread) is refused.
+class BusyGuard {
+  public:
+    explicit BusyGuard(PyBatch &b) : b_(b) {
+        bool expected = false;
+        if (!b_.busy.compare_exchange_strong(expected, true))
+            throw std::runtime_error("KardinalBatch: another thread is stepping or resetting this batch");
+    }
+    ~BusyGuard() { b_.busy.store(false); }
+    BusyGuard(const BusyGuard &) = delete;
+    BusyGuard &operator=(const BusyGuard &) = delete;
+
+  private:
+    PyBatch &b_;
+};
+
+int check_threads(long long threads) {
+    if (threads < 0 || threads > 1024)
+        throw nb::value_error(("threads must be an integer from 0 to 1024, got " + std::to_string(threads)).c_str());
+    return int(threads);
+}
+
+int check_index(const PyBatch &b, long long i) {
+    if (b.busy.load())
+        throw std::runtime_error("KardinalBatch: another thread is stepping or resetting this batch");
+    if (i < 0 || i >= b.num_envs())
+        throw nb::index_error(("game index " + std::to_string(i) + " is out of range: the batch has games 0.." +
+                               std::to_string(b.num_envs() - 1))
+                                  .c_str());
+    return int(i);
+}
+
+// A NumPy array over the batch's own buffer; the batch object (owner) lives as long as the array.
+template <class T, class Storage>
+nb::ndarray<nb::numpy, T> buffer_view(nb::handle owner, Storage &storage, std::initializer_list<size_t> shape) {
+    std::vector<size_t> dims(shape);
+    return nb::ndarray<nb::numpy, T>(reinterpret_cast<T *>(storage.data()), dims.size(), dims.data(), owner);
+}
+
+nb::ndarray<nb::numpy, int64_t, nb::ndim<1>> int64_array(const std::vector<long long> &values) {
+    int64_t *data = new int64_t[values.size() ? values.size() : 1];
+    std::copy(values.begin(), values.end(), data);
+    nb::capsule owner(data, [](void *p) noexcept { delete[] static_cast<int64_t *>(p); });
+    return nb::ndarray<nb::numpy, int64_t, nb::ndim<1>>(data, {values.size()}, owner);
+}
+
+using ActionArray = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+void bind_batch(nb::module_ &m) {
+    nb::class_<PyBatch>(m, "KardinalBatch",
+                        "N Kardinal games stepped together in C++ (kardinal_env.vector's core backend; see there).")
+        .def(
+            "__init__",
+            [](PyBatch *self, const Game &start, long long num_envs, const std::string &reward, double chip_shaping) {
+                if (start.move_count() != 0)
+                    throw nb::value_error("KardinalBatch needs a game at its start (no move played) as the template");
+                if (num_envs < 1 || num_envs > (1LL << 20))
+                    throw nb::value_error(
+                        ("num_envs must be an integer from 1 to 1048576, got " + std::to_string(num_envs)).c_str());
+                int scheme;
+                if (reward == "win_loss") scheme = kardinal::REWARD_WIN_LOSS;
+                else if (reward == "margin") scheme = kardinal::REWARD_MARGIN;
+                else throw nb::value_error(("reward must be one of ['win_loss', 'margin'], got '" + reward + "'").c_str());
+                finite(chip_shaping, "chip_shaping");
+                new (self) PyBatch(start.rules, int(num_envs), scheme, chip_shaping);
+            },
+            nb::arg("start"), nb::arg("num_envs"), nb::arg("reward") = "win_loss", nb::arg("chip_shaping") = 0.0,
+            "A batch of num_envs games with the rules of start (a KardinalGame with no move played; "
+            "kardinal_env.kardinal.compiled.game_of_module makes one from Rules). reward: 'win_loss' or "
+            "'margin'; chip_shaping: reward per chip the acting seat takes (kardinal_v0's rewards). The "
+            "games start at the position of reset(), which must be called before step().")
+        .def_prop_ro("num_envs", &PyBatch::num_envs)
+        .def_prop_ro("num_players", &PyBatch::players)
+        .def_prop_ro("window", &PyBatch::window)
+        .def_prop_ro("num_actions", [](const PyBatch &b) { return b.action_count(); })
+        .def_prop_ro("observation",
+                     [](nb::handle self) {
+                         PyBatch &b = nb::cast<PyBatch &>(self);
+                         size_t n = size_t(b.num_envs()), w = size_t(b.window());
+                         return buffer_view<uint8_t>(self, b.observation, {n, size_t(kardinal::OBS_CHANNELS), w, w});
+                     },
+                     "(N, 72, W, W) uint8: each game's observation of the seat to act (a view of the batch's buffer).")
+        .def_prop_ro("action_mask",
+                     [](nb::handle self) {
+                         PyBatch &b = nb::cast<PyBatch &>(self);
+                         return buffer_view<bool>(self, b.action_mask, {size_t(b.num_envs()), b.action_count()});
+                     },
+                     "(N, 17 W W + 5) bool: the legal actions of the seat to act.")
+        .def_prop_ro("current_player",
+                     [](nb::handle self) {
+                         PyBatch &b = nb::cast<PyBatch &>(self);
+                         return buffer_view<int64_t>(self, b.current_player, {size_t(b.num_envs())});
+                     },
+                     "(N,) int64: the seat to act in each game.")
+        .def_prop_ro("rewards",
+                     [](nb::handle self) {
+                         PyBatch &b = nb::cast<PyBatch &>(self);
+                         return buffer_view<float>(self, b.rewards, {size_t(b.num_envs()), size_t(b.players())});
+                     },
+                     "(N, players) float32: every seat's reward from the last step's move.")
+        .def_prop_ro("terminated",
+                     [](nb::handle self) {
+                         PyBatch &b = nb::cast<PyBatch &>(self);
+                         return buffer_view<bool>(self, b.terminated, {size_t(b.num_envs())});
+                     },
+                     "(N,) bool: the game ended with the last step's move (and was reset in the same step).")
+        .def_prop_ro("final_observation",
+                     [](nb::handle self) {
+                         PyBatch &b = nb::cast<PyBatch &>(self);
+                         size_t n = size_t(b.num_envs()), w = size_t(b.window());
+                         return buffer_view<uint8_t>(self, b.final_observation,
+                                                     {n, size_t(kardinal::OBS_CHANNELS), w, w});
+                     },
+                     "(N, 72, W, W) uint8: a game's final position seen by final_player, written when it ends.")
+        .def_prop_ro("final_scores",
+                     [](nb::handle self) {
+                         PyBatch &b = nb::cast<PyBatch &>(self);
+                         return buffer_view<int32_t>(self, b.final_scores, {size_t(b.num_envs()), size_t(b.players())});
+                     },
+                     "(N, players) int32: the final scores of the game that ended last in each slot.")
+        .def_prop_ro("final_winners",
+                     [](nb::handle self) {
+                         PyBatch &b = nb::cast<PyBatch &>(self);
+                         return buffer_view<bool>(self, b.final_winners, {size_t(b.num_envs()), size_t(b.players())});
+                     },
+                     "(N, players) bool: its winners.")
+        .def_prop_ro("final_moves",
+                     [](nb::handle self) {
+                         PyBatch &b = nb::cast<PyBatch &>(self);
+                         return buffer_view<int32_t>(self, b.final_moves, {size_t(b.num_envs())});
+                     },
+                     "(N,) int32: its number of moves.")
+        .def_prop_ro("final_player",
+                     [](nb::handle self) {
+                         PyBatch &b = nb::cast<PyBatch &>(self);
+                         return buffer_view<int32_t>(self, b.final_player, {size_t(b.num_envs())});
+                     },
+                     "(N,) int32: the seat whose move ended it (-1: none yet).")
+        .def(
+            "reset",
+            [](PyBatch &b, long long threads) {
+                int k = check_threads(threads);
+                BusyGuard guard(b);
+                nb::gil_scoped_release release;
+                b.reset(k);
+            },
+            nb::arg("threads") = 0,
+            "Every game back to its start; the buffers show the first decisions (rewards and terminated 0).")
+        .def(
+            "step",
+            [](PyBatch &b, nb::handle actions, long long threads) {
+                int k = check_threads(threads);
+                ActionArray a;
+                if (!nb::try_cast(actions, a, false))
+                    throw nb::type_error("actions must be a C-contiguous numpy int64 array of shape (num_envs,)");
+                if (a.shape(0) != size_t(b.num_envs()))
+                    throw nb::value_error(("actions must have shape (" + std::to_string(b.num_envs()) + ",), got (" +
+                                           std::to_string(a.shape(0)) + ",)")
+                                              .c_str());
+                BusyGuard guard(b);
+                const int64_t *data = a.data();
+                long long bad;
+                {
+                    nb::gil_scoped_release release;
+                    bad = b.find_illegal(data);
+                    if (bad < 0) b.step(k);
+                }
+                return bad;
+            },
+            nb::arg("actions"), nb::arg("threads") = 0,
+            "Play actions[i] in game i for every game (threads: split the games over that many threads; 0 "
+            "or 1: the calling thread), auto-resetting the games that end. Returns -1; or, when some action "
+            "is not a legal id of its game, the first such game's index, having changed nothing.")
+        .def(
+            "legal_action_ids",
+            [](PyBatch &b, long long i) { return int64_array(b.legal_ids(check_index(b, i))); },
+            nb::arg("index"), "The legal action ids of game index's decision (a new int64 array), in legal order.")
+        .def(
+            "all_legal_action_ids",
+            [](PyBatch &b) {
+                if (b.busy.load())
+                    throw std::runtime_error("KardinalBatch: another thread is stepping or resetting this batch");
+                std::vector<long long> ids, offsets{0};
+                for (int i = 0; i < b.num_envs(); ++i) {
+                    const auto &g = b.legal_ids(i);
+                    ids.insert(ids.end(), g.begin(), g.end());
+                    offsets.push_back((long long)ids.size());
+                }
+                return nb::make_tuple(int64_array(ids), int64_array(offsets));
+            },
+            "Every game's legal action ids at once: (ids, offsets), game i's being ids[offsets[i]:offsets[i+1]].")
+        .def(
+            "history_codes",
+            [](PyBatch &b, long long i) {
+                nb::list out;
+                for (const Move &m : b.history(check_index(b, i))) out.append(code_tuple(m));
+                return out;
+            },
+            nb::arg("index"), "The move codes game index has played since its start (a new list).")
+        .def(
+            "game", [](PyBatch &b, long long i) { return Game(b.game(check_index(b, i))); }, nb::arg("index"),
+            "A copy of game index as a KardinalGame.");
+}
+
+}  // namespace
+
 NB_MODULE(kardinal_core, m) {
     m.doc() = "kardinal-env's compiled core: the Kardinal rules engine in C++ (see kardinal_env.kardinal.compiled)";
 
@@ -589,4 +814,7 @@ NB_MODULE(kardinal_core, m) {
             "moves for the deciding seat, in the order of legal_move_codes(), as a new numpy int64 array "
             "(empty once the game is over). window: default frame_window; ValueError for one the Python "
             "codec refuses.");
+
+    // ============================================================ batched games (batch.hpp, section above)
+    bind_batch(m);
 }

@@ -1,0 +1,237 @@
+// N Kardinal games stepped together (kardinal_env.vector's "core" backend): one call plays one move in
+// every game, auto-resets the games that ended (Gymnasium's SAME_STEP convention), and writes each
+// game's observation of the seat to act next, its action mask, the seat, the rewards of the move and
+// the final observation / scores of a game that ended into buffers the batch owns (allocated once).
+//
+// The readable reference is kardinal_env/vector.py's python backend (which steps the Python engine
+// through the game protocol); tests/test_vector.py keeps the two byte for byte in lockstep. Rewards are
+// kardinal_v0's (kardinal_env/kardinal/env.py, kardinal_env/core/rewards.py): chip_shaping times the
+// chips the acting seat took with the move (0 on the move that ends the game), plus the terminal
+// reward of every seat on the move that ends the game ("win_loss": +1 winners, -1 the others;
+// "margin": clip((own - best other) / 20, -1, 1)).
+//
+// Every game's work is independent: its Game, its legal ids, its scratch and its rows of the buffers.
+// step() and reset() split the games into contiguous chunks over `threads` std::threads (the calling
+// thread works one chunk); the bindings call them with the GIL released. Actions are validated for
+// every game before any game moves (find_illegal), so an illegal action changes nothing.
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "kardinal.hpp"
+#include "observation.hpp"
+
+namespace kardinal {
+
+constexpr int REWARD_WIN_LOSS = 0, REWARD_MARGIN = 1;
+constexpr double MARGIN_SCALE = 20.0;  // rewards.MARGIN_SCALE
+
+// rewards.terminal_rewards of a finished game, per seat.
+inline void terminal_rewards(const Game &g, int scheme, double out[4]) {
+    const int n = g.num_players();
+    if (scheme == REWARD_WIN_LOSS) {
+        for (int s = 0; s < n; ++s) out[s] = -1.0;
+        for (int w : g.winners()) out[w] = 1.0;
+        return;
+    }
+    for (int s = 0; s < n; ++s) {
+        int best_other = INT_MIN;
+        for (int t = 0; t < n; ++t)
+            if (t != s) best_other = std::max(best_other, g.score(t));
+        double margin = double(g.score(s) - best_other) / MARGIN_SCALE;
+        out[s] = std::max(-1.0, std::min(1.0, margin));
+    }
+}
+
+inline int chips_held(const Game &g, int seat) {
+    return g.held(seat, 0) + g.held(seat, 1) + g.held(seat, 2) + g.held(seat, 3);
+}
+
+class Batch {
+  public:
+    // The buffers, row i for game i, C order; allocated here once and never reallocated (the bindings
+    // hand them to NumPy as arrays owned by the Python object of the batch).
+    std::vector<uint8_t> observation;        // (N, 72, W, W): the observation of the seat to act
+    std::vector<uint8_t> action_mask;        // (N, 17 W W + 5) bools: its legal actions
+    std::vector<int64_t> current_player;     // (N,)
+    std::vector<float> rewards;              // (N, players): the rewards of the last step's move
+    std::vector<uint8_t> terminated;         // (N,) bools: the game ended in the last step (and was reset)
+    std::vector<uint8_t> final_observation;  // (N, 72, W, W): a game's last position, written when it ends
+    std::vector<int32_t> final_scores;       // (N, players): its final scores
+    std::vector<uint8_t> final_winners;      // (N, players) bools: its winners
+    std::vector<int32_t> final_moves;        // (N,): its number of moves
+    std::vector<int32_t> final_player;       // (N,): the seat whose move ended it (final_observation's observer)
+
+    Batch(const Rules &rules, int num_envs, int reward_scheme, double chip_shaping)
+        : start_(rules), n_(num_envs), players_(rules.players), window_(frame_window(rules)),
+          scheme_(reward_scheme), chip_shaping_(chip_shaping) {
+        if (num_envs < 1) throw std::invalid_argument("num_envs must be at least 1");
+        if (reward_scheme != REWARD_WIN_LOSS && reward_scheme != REWARD_MARGIN)
+            throw std::invalid_argument("reward scheme must be win_loss (0) or margin (1)");
+        check_window(rules, window_);
+        obs_size_ = size_t(OBS_CHANNELS) * size_t(window_) * size_t(window_);
+        actions_ = size_t(num_actions(window_));
+        const size_t n = size_t(n_), p = size_t(players_);
+        observation.assign(n * obs_size_, 0);
+        action_mask.assign(n * actions_, 0);
+        current_player.assign(n, 0);
+        rewards.assign(n * p, 0.0f);
+        terminated.assign(n, 0);
+        final_observation.assign(n * obs_size_, 0);
+        final_scores.assign(n * p, 0);
+        final_winners.assign(n * p, 0);
+        final_moves.assign(n, 0);
+        final_player.assign(n, -1);
+        games_.assign(n, start_);
+        ids_.assign(n, {});
+        history_.assign(n, {});
+        parts_.assign(n, {});
+        chosen_.assign(n, -1);
+        reset(0);
+    }
+
+    int num_envs() const { return n_; }
+    int players() const { return players_; }
+    int window() const { return window_; }
+    size_t observation_size() const { return obs_size_; }
+    size_t action_count() const { return actions_; }
+    const Rules &rules() const { return start_.rules; }
+    const std::vector<long long> &legal_ids(int i) const { return ids_[size_t(i)]; }
+    const std::vector<Move> &history(int i) const { return history_[size_t(i)]; }
+    const Game &game(int i) const { return games_[size_t(i)]; }
+
+    // Every game back to the start; the buffers show the first decisions, rewards and terminated are 0.
+    void reset(int threads) {
+        for_chunks(threads, [this](int begin, int end) {
+            for (int i = begin; i < end; ++i) {
+                games_[size_t(i)] = start_;
+                history_[size_t(i)].clear();
+                std::fill_n(rewards.begin() + long(i) * players_, players_, 0.0f);
+                terminated[size_t(i)] = 0;
+                show(i);
+            }
+        });
+    }
+
+    // The first game whose action is not one of its legal ids, or -1 when every action is legal (then
+    // the positions found are remembered for step()). Touches no game.
+    long long find_illegal(const int64_t *actions) {
+        for (int i = 0; i < n_; ++i) {
+            const auto &ids = ids_[size_t(i)];
+            auto at = std::find(ids.begin(), ids.end(), (long long)actions[i]);
+            if (at == ids.end()) return i;
+            chosen_[size_t(i)] = int32_t(at - ids.begin());
+        }
+        return -1;
+    }
+
+    // One move in every game: the legal moves found by the last find_illegal() that returned -1.
+    void step(int threads) {
+        for_chunks(threads, [this](int begin, int end) {
+            for (int i = begin; i < end; ++i) step_game(i);
+        });
+    }
+
+  private:
+    Game start_;
+    int n_, players_, window_, scheme_;
+    double chip_shaping_;
+    size_t obs_size_ = 0, actions_ = 0;
+    std::vector<Game> games_;
+    std::vector<std::vector<long long>> ids_;   // the legal action ids of each game's current decision
+    std::vector<std::vector<Move>> history_;   // each game's moves so far (error messages, inspection)
+    std::vector<ObservationParts> parts_;      // each game's encoder scratch
+    std::vector<int32_t> chosen_;              // each game's move for step(): its index in legal()
+
+    // Game i's current decision into ids_, observation, action_mask and current_player.
+    void show(int i) {
+        Game &g = games_[size_t(i)];
+        const size_t row = size_t(i);
+        legal_action_ids(g, window_, ids_[row]);
+        current_player[row] = g.current();
+        observe(g, g.current(), window_, parts_[row]);
+        write_observation(parts_[row], observation.data() + row * obs_size_);
+        write_action_mask(ids_[row], window_, action_mask.data() + row * actions_);
+    }
+
+    void step_game(int i) {
+        const size_t row = size_t(i);
+        Game &g = games_[row];
+        const int seat = g.current();
+        const int before = chip_shaping_ != 0.0 ? chips_held(g, seat) : 0;
+        const Move m = g.legal()[size_t(chosen_[row])];
+        history_[row].push_back(m);
+        g.apply(m);
+        double earned[4] = {0.0, 0.0, 0.0, 0.0};
+        if (chip_shaping_ != 0.0) earned[seat] = chip_shaping_ * double(g.is_over() ? 0 : chips_held(g, seat) - before);
+        const bool over = g.is_over();
+        terminated[row] = over;
+        if (over) {
+            double final_rewards[4];
+            terminal_rewards(g, scheme_, final_rewards);
+            for (int s = 0; s < players_; ++s) {
+                earned[s] += final_rewards[s];
+                final_scores[row * size_t(players_) + size_t(s)] = g.score(s);
+                final_winners[row * size_t(players_) + size_t(s)] = 0;
+            }
+            for (int w : g.winners()) final_winners[row * size_t(players_) + size_t(w)] = 1;
+            final_moves[row] = g.move_count();
+            final_player[row] = seat;
+            observe(g, seat, window_, parts_[row]);
+            write_observation(parts_[row], final_observation.data() + row * obs_size_);
+            g = start_;
+            history_[row].clear();
+        }
+        for (int s = 0; s < players_; ++s) rewards[row * size_t(players_) + size_t(s)] = float(earned[s]);
+        show(i);
+    }
+
+    // work(begin, end) over contiguous chunks of the games, on min(threads, N) threads (the calling
+    // thread works the first chunk; threads <= 1: all in the calling thread). A thread that cannot be
+    // started leaves its chunk to the calling thread; the first exception of any chunk is rethrown
+    // once every thread has joined.
+    template <class Work>
+    void for_chunks(int threads, Work work) {
+        const int k = std::max(1, std::min(threads, n_));
+        if (k == 1) {
+            work(0, n_);
+            return;
+        }
+        auto begin_of = [&](int t) { return int((long long)n_ * t / k); };
+        std::vector<std::exception_ptr> errors(static_cast<size_t>(k));
+        std::vector<std::thread> pool;
+        std::vector<int> left;  // chunks no thread could take
+        pool.reserve(size_t(k - 1));
+        for (int t = 1; t < k; ++t) {
+            try {
+                pool.emplace_back([&, t] {
+                    try {
+                        work(begin_of(t), begin_of(t + 1));
+                    } catch (...) {
+                        errors[size_t(t)] = std::current_exception();
+                    }
+                });
+            } catch (...) {
+                left.push_back(t);
+            }
+        }
+        try {
+            work(0, begin_of(1));
+            for (int t : left) work(begin_of(t), begin_of(t + 1));
+        } catch (...) {
+            errors[0] = std::current_exception();
+        }
+        for (auto &th : pool) th.join();
+        for (auto &e : errors)
+            if (e) std::rethrow_exception(e);
+    }
+};
+
+}  // namespace kardinal

@@ -1,0 +1,585 @@
+"""Batched games: :class:`VectorEnv` steps N games of one registered game in one call.
+
+For RL code that wants many games per call (as EnvPool or Gymnasium's vector environments give)::
+
+    from kardinal_env.vector import VectorEnv
+    env = VectorEnv("kardinal", num_envs=64, players=4, seed=0)       # backend="auto": the C++ core
+    out = env.reset()
+    while training:
+        actions = policy(out.observation, out.action_mask, out.current_player)   # (64,) action ids
+        out = env.step(actions)              # one move in every game; ended games restart at once
+        learn(out.rewards, out.terminated, out.info["final_info"])
+
+======================  ============================================================================
+game, players, options  a registered game (``"kardinal"``, ``"kardinal_koenig"``, or any game of the
+                        registry), its seat count (default: the game's default) and its rule options
+                        by name: every keyword the game's rules class takes (Kardinal: ``preset``,
+                        ``shared_pool``, ``exhausted_colour``, ``neutral_build_chips``,
+                        ``neutral_touch_chips``, ``window``; K&K: ``discard``, ``board``), or a ready
+                        ``rules=`` object; any other keyword goes to the game's codec and encoder
+                        (``spec.make_codec(rules, **options)``), as in the generic AEC env
+``reward``              ``"win_loss"`` (default) or ``"margin"``; ``chip_shaping`` (Kardinal only)
+Actions                 ``step(actions)``: an integer array of shape ``(N,)``, ``actions[i]`` the action
+                        id (``Discrete(A)``, the AEC env's action space) of the seat that is to act in
+                        game ``i`` (``current_player[i]``)
+``observation``         ``(N, *obs_shape)``: game ``i`` from the point of view of ``current_player[i]``,
+                        the AEC env's ``observation`` for that seat (Kardinal: ``uint8 (72, W, W)``,
+                        the full window ``W = 53`` by default, 202 KB a game; K&K: ``float32 (494,)``)
+``action_mask``         ``(N, A)`` bool: the legal actions of ``current_player[i]`` (never all zero:
+                        a game that ended has been reset already)
+``current_player``      ``(N,)`` int64: the seat to act in each game
+``rewards``             ``(N, players)`` float32: what every seat earned from the step's move (below)
+``terminated``          ``(N,)`` bool: game ``i`` ended with this step's move (and was reset)
+``truncated``           ``(N,)`` bool: always False (every game ends; no time limit)
+``final_observation``   ``(N, *obs_shape)``: where ``terminated[i]``, the final position of the game
+                        that ended, seen by the seat whose move ended it; other rows keep older data
+``final_info``          ``{i: {"scores", "winners", "move_count", "last_player"}}`` for the games that
+                        ended in this step (``scores``/``winners`` as the AEC env's final ``infos``;
+                        ``last_player``: the seat whose move ended it, ``final_observation``'s observer)
+``legal_actions(i)``    on request: the legal action ids of game ``i`` (int64, in the engine's order);
+                        ``legal_actions()``: a list of all N
+======================  ============================================================================
+
+``reset(seed=None)`` and ``step(actions)`` return a :class:`VectorStep` (``observation``,
+``action_mask``, ``current_player``, ``rewards``, ``terminated``, ``truncated``, ``info``; ``info``
+holds ``final_observation`` and ``final_info``). **The arrays are the environment's own**, allocated
+once and overwritten in place by the next ``reset``/``step``: keep a copy (``np.copy``) of what must
+survive, or pass ``copy=True`` to get copies. Do not write into them. One call at a time: an
+environment is not meant to be shared by threads (the core refuses a second call meanwhile).
+
+Rewards
+=======
+
+Exactly what the AEC env (``kardinal_v0``, ``kardinal_koenig_v0``, or the generic ``GameEnv``) hands
+out, per seat, for the same move: ``rewards[i, s]`` equals the AEC env's ``rewards["player_s"]`` after
+the same ``step``. A step plays one move per game, so the sum over steps of a seat's rewards is what
+that seat collects through ``last()`` in the AEC loop. That is: ``chip_shaping`` times the chips the
+acting seat took with the move (Kardinal; 0 on the move that ends the game; ``chip_shaping=0``, the
+default, gives nothing), plus, on the move that ends the game, every seat's terminal reward
+(:func:`kardinal_env.core.rewards.terminal_rewards`: ``"win_loss"`` +1 for every winner and -1 for the
+others; ``"margin"`` ``clip((own - best other score) / 20, -1, 1)``). Every other entry is 0.
+
+Auto-reset
+==========
+
+Gymnasium's ``AutoresetMode.SAME_STEP``: when game ``i`` ends in a step, that step's
+``rewards[i]`` and ``terminated[i] = True`` belong to the game that ended, its final position goes to
+``final_observation[i]`` and its scores to ``final_info[i]``, and the game is reset in the same step:
+``observation[i]``, ``action_mask[i]`` and ``current_player[i]`` already show the first decision of
+the next game, which the next ``step`` plays. (Not ``NEXT_STEP``: no step is spent on a finished game,
+and every row of every step is a real decision.)
+
+Seeds
+=====
+
+Game slot ``i`` has its own generator: ``reset(seed=s)`` (or ``VectorEnv(seed=s)`` before the first
+``reset``) seeds it with ``random.Random(s + i)`` (a list of N seeds: ``random.Random(seeds[i])``);
+``reset()`` without a seed keeps the generators going (never seeded: seeded by the OS). Each game
+that starts in slot ``i`` — at a reset or an auto-reset — is dealt, for a game with chance
+(``spec.chance``: Kardinal & König), with the seed ``generator.getrandbits(64)``. So the games of slot
+``i`` are exactly those of an AEC env after ``reset(seed=s + i)`` and a plain ``reset()`` for each
+later game. Kardinal has no chance: its games are all the same start position whatever the seed.
+
+Backends
+========
+
+* ``"python"`` — the readable reference, for every registered game: N games of the registry
+  (``spec.new_game``), the game's codec (``spec.make_codec``: legal ids, ``decode``) and one encoder per
+  game (``spec.make_encoder``), through the game protocol only (:mod:`kardinal_env.core.protocol`).
+  ``threads`` does nothing here.
+* ``"core"`` — Kardinal stepped in C++ (``kardinal_core.KardinalBatch``, cpp/src/batch.hpp): one
+  call checks every action, plays every move, auto-resets, and writes observations, masks, seats,
+  rewards and final observations into the arrays (the core's own buffers, shared with NumPy), with
+  the GIL released; ``threads=k >= 2`` splits the games over ``k`` std::threads (each game's work is
+  independent, so the results do not depend on ``k``). Byte for byte the python backend's output
+  (``tests/test_vector.py``). Needs the compiled core (``bash scripts/setup.sh``).
+* ``"auto"`` (default) — ``"core"`` when the game is Kardinal and the core is built and used (see
+  :mod:`kardinal_env.kardinal.compiled`: ``KARDINAL_ENV_BACKEND=python`` turns it off), else
+  ``"python"``. Kardinal & König has no C++ engine: the python backend serves it.
+
+Illegal actions
+===============
+
+Every action is checked before any game moves. An action id outside ``[0, A)`` or one that is not
+legal in its game raises :class:`IllegalActionError` (a ``ValueError``, an
+:class:`~kardinal_env.core.errors.IllegalMoveError`) whose message starts ``game i:`` and carries the
+engine's own message naming the broken rule (``rule``: that rule, ``"action"`` for an id out of range;
+``index``: the game); every game is left unchanged. When several games have bad actions the error
+names the first with an id out of range, else the first with an illegal move. Actions that are not
+an integer array of shape ``(N,)`` raise ``TypeError`` (not integers: floats, bools, objects) or
+``ValueError`` (another shape). Nothing is rounded, clipped or cast from floats.
+
+Relation to Gymnasium and PettingZoo
+====================================
+
+PettingZoo's AEC env (``kardinal_v0``) is one game, stepped agent by agent; this is N such games
+stepped at once, one decision each, with the same observations, masks, action ids and rewards
+(``tests/test_vector.py`` checks it against N AEC envs). It looks like Gymnasium's ``VectorEnv``
+(batched arrays, ``num_envs``, ``single_observation_space``/``single_action_space``,
+``observation_space``/``action_space``, same-step auto-reset with ``final_observation``/``final_info``)
+but is not a subclass of it: Gymnasium's vector API is single-agent — one reward per sub-env (shape
+``(N,)``), an action for one agent that always acts, no action mask and no notion of whose turn it is —
+and its wrappers (reward normalisation, episode statistics) would silently treat ``(N, players)``
+rewards and turn-based seats wrongly. Here the action of each game belongs to the seat to act
+(``current_player``), and every seat's reward comes back each step.
+"""
+
+from __future__ import annotations
+
+import inspect
+import random
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+from gymnasium import spaces
+
+from kardinal_env.core.env_utils import check_action
+from kardinal_env.core.errors import IllegalMoveError
+from kardinal_env.core.registry import GameSpec, get_game
+from kardinal_env.core.rewards import check_scheme, chip_gain, terminal_rewards
+
+__all__ = ["VectorEnv", "VectorStep", "IllegalActionError", "BACKENDS"]
+
+#: The backends :class:`VectorEnv` accepts.
+BACKENDS = ("auto", "core", "python")
+
+
+class IllegalActionError(IllegalMoveError):
+    """An action of game ``index`` that is out of range or illegal; the message starts ``game i:`` and
+    carries the engine's message, ``rule`` names the broken rule (``"action"``: not an id of the
+    action space), ``move`` is the action."""
+
+    def __init__(self, message: str, rule: str, move: object, index: int):
+        super().__init__(message, rule, move)
+        self.index = index
+
+
+class VectorStep(NamedTuple):
+    """What ``reset`` and ``step`` return (the environment's own arrays unless ``copy=True``)."""
+
+    observation: np.ndarray
+    action_mask: np.ndarray
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    info: dict
+
+
+class VectorEnv:
+    """N games of one registered game stepped together (see the module docstring)."""
+
+    def __init__(
+        self,
+        game: str | GameSpec = "kardinal",
+        num_envs: int = 8,
+        players: int | None = None,
+        seed: int | Sequence[int] | None = None,
+        backend: str = "auto",
+        threads: int = 0,
+        reward: str = "win_loss",
+        chip_shaping: float = 0.0,
+        rules: Any = None,
+        **options: Any,
+    ):
+        spec = get_game(game)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 0 <= threads <= 1024:
+            raise ValueError(f"threads must be an integer from 0 to 1024, got {threads!r}")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
+        check_scheme(reward)
+        chip_shaping = float(chip_shaping)
+        if not np.isfinite(chip_shaping):
+            raise ValueError(f"chip_shaping must be a finite number, got {chip_shaping!r}")
+        self.spec = spec
+        self.num_envs = int(num_envs)
+        self.threads = int(threads)
+        self.reward_scheme = reward
+        self.chip_shaping = chip_shaping
+        self.rules, self.env_options = _rules_and_env_options(spec, players, rules, options)
+        self.num_players = int(self.rules.players)
+        if self.env_options:  # options neither the rules nor the codec and encoder take: say which
+            try:
+                spec.make_codec(self.rules, **self.env_options)
+                spec.make_encoder(self.rules, **self.env_options)
+            except TypeError as exc:
+                raise ValueError(
+                    f"{spec.name}: option(s) {sorted(self.env_options)} are neither rule options nor options "
+                    f"of its codec and encoder ({exc})"
+                ) from None
+        self._generators = [random.Random() for _ in range(self.num_envs)]
+        if seed is not None:
+            self._seed(seed)
+        self.backend = _choose_backend(spec, self.rules, self.env_options, backend)
+        impl: _PythonBackend | _CoreBackend
+        if self.backend == "core":
+            impl = _CoreBackend(self)
+        else:
+            impl = _PythonBackend(self)
+        self._impl = impl
+        self.num_actions = impl.num_actions
+        self.observation_shape: tuple[int, ...] = tuple(impl.observation.shape[1:])
+        # the arrays (the module docstring): the backend's own buffers, written in place
+        self.observation: np.ndarray = impl.observation
+        self.action_mask: np.ndarray = impl.action_mask
+        self.current_player: np.ndarray = impl.current_player
+        self.rewards: np.ndarray = impl.rewards
+        self.terminated: np.ndarray = impl.terminated
+        self.truncated = np.zeros(self.num_envs, dtype=bool)
+        self.final_observation: np.ndarray = impl.final_observation
+        self.final_info: dict[int, dict] = {}
+        low, high = _bounds(impl.encoder_hint, self.observation.dtype)
+        dtype: Any = self.observation.dtype
+        self.single_observation_space = spaces.Box(low, high, self.observation_shape, dtype=dtype)
+        self.single_action_space: spaces.Discrete = spaces.Discrete(self.num_actions)
+        self.observation_space = spaces.Box(low, high, (self.num_envs, *self.observation_shape), dtype=dtype)
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.num_actions, dtype=np.int64))
+        self._started = False
+
+    # ------------------------------------------------------------------ the API
+    def reset(self, seed: int | Sequence[int] | None = None, copy: bool = False) -> VectorStep:
+        """Start a new game in every slot (seeds: the module docstring) and return the first decisions
+        (rewards 0, nothing terminated, ``final_info`` empty)."""
+        if seed is not None:
+            self._seed(seed)
+        self._impl.reset()
+        self.final_info = {}
+        self._started = True
+        return self._result(copy)
+
+    def step(self, actions: Any, copy: bool = False) -> VectorStep:
+        """Play ``actions[i]`` for the seat to act in game ``i``, for every game; auto-reset the games
+        that end (the module docstring). Bad actions raise before any game moves."""
+        self._require_started("step()")
+        self.final_info = self._impl.step(self._check_actions(actions))
+        return self._result(copy)
+
+    def legal_actions(self, index: int | None = None) -> Any:
+        """The legal action ids (int64, in the engine's order) of game ``index``'s decision (a new
+        array), or a list of all N when ``index`` is None."""
+        self._require_started("legal_actions()")
+        if index is None:
+            return self._impl.all_legal()
+        return self._impl.legal(self._check_index(index))
+
+    def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """A uniformly random legal action for every game (a new int64 array of shape ``(N,)``), drawn
+        from ``rng`` (default: a new unseeded generator) without scanning the masks: a random policy
+        and the benchmark's."""
+        self._require_started("random_actions()")
+        ids, offsets = self._impl.flat_legal()
+        counts = np.diff(offsets)
+        draw = (rng if rng is not None else np.random.default_rng()).random(self.num_envs)
+        return ids[offsets[:-1] + (draw * counts).astype(np.int64)]
+
+    def game(self, index: int) -> Any:
+        """A copy of game ``index`` as the registry's game object (the core backend replays its moves
+        into a Python game): for inspection, rendering and records."""
+        self._require_started("game()")
+        return self._impl.game(self._check_index(index))
+
+    def close(self) -> None:
+        """Nothing to release (kept for the usual environment API)."""
+
+    def __repr__(self) -> str:
+        return (
+            f"VectorEnv(game={self.spec.name!r}, num_envs={self.num_envs}, players={self.num_players}, "
+            f"backend={self.backend!r}, threads={self.threads})"
+        )
+
+    # ------------------------------------------------------------------ helpers
+    def _require_started(self, what: str) -> None:
+        if not self._started:
+            raise RuntimeError(f"call reset() before {what}: no game has started")
+
+    def _seed(self, seed: int | Sequence[int]) -> None:
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        elif isinstance(seed, Sequence) and not isinstance(seed, (str, bytes)):
+            seeds = list(seed)
+            if len(seeds) != self.num_envs or not all(
+                isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in seeds
+            ):
+                raise ValueError(f"seed must be an integer or a list of {self.num_envs} integers, got {seed!r}")
+        else:
+            raise TypeError(f"seed must be an integer or a list of {self.num_envs} integers, got {seed!r}")
+        for generator, s in zip(self._generators, seeds, strict=True):
+            generator.seed(int(s))
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        array = np.asarray(actions)
+        if array.dtype.kind not in "iu":
+            raise TypeError(
+                f"actions must be an integer array of shape ({self.num_envs},), one action id per game; "
+                f"got dtype {array.dtype}"
+            )
+        if array.shape != (self.num_envs,):
+            raise ValueError(
+                f"actions must have shape ({self.num_envs},), one action id per game; got shape {array.shape}"
+            )
+        outside = np.flatnonzero((array < 0) | (array >= self.num_actions))
+        if outside.size:
+            i = int(outside[0])
+            try:
+                check_action(array[i], self.num_actions)
+            except IllegalMoveError as exc:
+                raise IllegalActionError(f"game {i}: {exc}", exc.rule, array[i].item(), i) from None
+        return np.ascontiguousarray(array, dtype=np.int64)
+
+    def _check_index(self, index: Any) -> int:
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self.num_envs:
+            raise IndexError(f"game index must be an integer from 0 to {self.num_envs - 1}, got {index!r}")
+        return int(index)
+
+    def _result(self, copy: bool) -> VectorStep:
+        info = {"final_observation": self.final_observation, "final_info": self.final_info}
+        arrays = (self.observation, self.action_mask, self.current_player, self.rewards, self.terminated)
+        if copy:
+            arrays = tuple(a.copy() for a in arrays)
+            info = {
+                "final_observation": self.final_observation.copy(),
+                "final_info": {i: dict(v) for i, v in self.final_info.items()},
+            }
+        truncated = self.truncated.copy() if copy else self.truncated
+        return VectorStep(*arrays, truncated, info)
+
+    def _illegal(self, index: int, game: Any, action: int, codec: Any) -> IllegalActionError:
+        """The error for an in-range action that is not legal in ``game`` (slot ``index``): the
+        engine's own, naming the broken rule (the codec decodes the id, a copy of the game plays it)."""
+        try:
+            move = codec.decode(game, action)
+            game.clone().play(move)
+        except IllegalMoveError as exc:
+            return IllegalActionError(f"game {index}: {exc}", exc.rule, action, index)
+        return IllegalActionError(  # the engine took it: its codec and legal_actions disagree
+            f"game {index}: action {action} ({move!r}) is not among the legal actions of the codec",
+            "action",
+            action,
+            index,
+        )
+
+
+# ---------------------------------------------------------------------- backends
+
+
+class _PythonBackend:
+    """The reference: registry games, the game's codec, one encoder per game (the game protocol)."""
+
+    def __init__(self, env: VectorEnv):
+        spec, rules, n = env.spec, env.rules, env.num_envs
+        self.env = env
+        self.codec = spec.make_codec(rules, **env.env_options)
+        self.encoders = [spec.make_encoder(rules, **env.env_options) for _ in range(n)]
+        self.encoder_hint: Any = self.encoders[0]
+        self.num_actions = int(self.codec.num_actions)
+        probe = spec.new_game(rules, seed=0 if spec.chance else None)
+        first = np.asarray(self.encoders[0].encode(probe, probe.current_player))
+        if env.chip_shaping and not hasattr(probe, "chips_held"):
+            raise ValueError(f"chip_shaping needs a game with chips_held(); {spec.name} has none")
+        self.games: list[Any] = [None] * n
+        self.legal_ids: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * n
+        self.observation = np.zeros((n, *first.shape), dtype=first.dtype)
+        self.final_observation = np.zeros_like(self.observation)
+        self.action_mask = np.zeros((n, self.num_actions), dtype=bool)
+        self.current_player = np.zeros(n, dtype=np.int64)
+        self.rewards = np.zeros((n, env.num_players), dtype=np.float32)
+        self.terminated = np.zeros(n, dtype=bool)
+
+    def new_game(self, i: int) -> Any:
+        env = self.env
+        seed = env._generators[i].getrandbits(64) if env.spec.chance else None
+        return env.spec.new_game(env.rules, seed=seed)
+
+    def show(self, i: int) -> None:
+        """Game ``i``'s current decision into the arrays."""
+        game = self.games[i]
+        seat = game.current_player
+        legal = np.asarray(self.codec.legal_actions(game), dtype=np.int64)
+        self.legal_ids[i] = legal
+        self.current_player[i] = seat
+        self.observation[i] = self.encoders[i].encode(game, seat)
+        row = self.action_mask[i]
+        row[:] = False
+        row[legal] = True
+
+    def reset(self) -> None:
+        for i in range(len(self.games)):
+            self.games[i] = self.new_game(i)
+            self.show(i)
+        self.rewards[:] = 0.0
+        self.terminated[:] = False
+
+    def step(self, actions: np.ndarray) -> dict[int, dict]:
+        env = self.env
+        for i, action in enumerate(actions.tolist()):  # every action is checked before any game moves
+            if not (self.legal_ids[i] == action).any():
+                raise env._illegal(i, self.games[i], action, self.codec)
+        final: dict[int, dict] = {}
+        shaping, players = env.chip_shaping, env.num_players
+        for i, action in enumerate(actions.tolist()):
+            game = self.games[i]
+            seat = game.current_player
+            before = game.chips_held(seat) if shaping else 0
+            game.play(self.codec.decode(game, action))
+            earned = [0.0] * players
+            if shaping:  # kardinal_v0's per-move reward of the acting seat
+                earned[seat] = shaping * chip_gain(game, seat, before)
+            self.terminated[i] = game.is_over
+            if game.is_over:  # every seat's terminal reward, added as the AEC env adds it (in float64)
+                earned = [e + r for e, r in zip(earned, terminal_rewards(game, env.reward_scheme), strict=True)]
+                self.final_observation[i] = self.encoders[i].encode(game, seat)
+                final[i] = {
+                    "scores": game.scores(),
+                    "winners": game.winners(),
+                    "move_count": game.move_count,
+                    "last_player": seat,
+                }
+                self.games[i] = self.new_game(i)
+            self.rewards[i] = earned
+            self.show(i)
+        return final
+
+    def legal(self, i: int) -> np.ndarray:
+        return self.legal_ids[i].copy()
+
+    def all_legal(self) -> list[np.ndarray]:
+        return [ids.copy() for ids in self.legal_ids]
+
+    def flat_legal(self) -> tuple[np.ndarray, np.ndarray]:
+        counts = [ids.size for ids in self.legal_ids]
+        offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        return np.concatenate(self.legal_ids), offsets
+
+    def game(self, i: int) -> Any:
+        return self.games[i].clone()
+
+
+class _CoreBackend:
+    """Kardinal in C++: ``kardinal_core.KardinalBatch`` (cpp/src/batch.hpp) owns the arrays."""
+
+    def __init__(self, env: VectorEnv):
+        from kardinal_env.kardinal import compiled
+
+        self.env = env
+        self.compiled = compiled
+        start = compiled.core_game(env.rules)  # RuntimeError / ImportError naming how to build the core
+        module: Any = compiled.core_module()
+        if not hasattr(module, "KardinalBatch"):
+            raise RuntimeError(
+                f"the compiled core is older than kardinal_env.vector (no KardinalBatch); {compiled.BUILD_HINT}"
+            )
+        self.batch = module.KardinalBatch(start, env.num_envs, env.reward_scheme, env.chip_shaping)
+        self.codec = env.spec.make_codec(env.rules)
+        self.encoder_hint: Any = None
+        self.num_actions = int(self.batch.num_actions)
+        self.observation = self.batch.observation
+        self.action_mask = self.batch.action_mask
+        self.current_player = self.batch.current_player
+        self.rewards = self.batch.rewards
+        self.terminated = self.batch.terminated
+        self.final_observation = self.batch.final_observation
+        self._scores = self.batch.final_scores
+        self._winners = self.batch.final_winners
+        self._moves = self.batch.final_moves
+        self._last = self.batch.final_player
+
+    def reset(self) -> None:
+        self.batch.reset(self.env.threads)
+
+    def step(self, actions: np.ndarray) -> dict[int, dict]:
+        bad = self.batch.step(actions, self.env.threads)
+        if bad >= 0:  # nothing moved: explain with the Python engine's error
+            raise self.env._illegal(bad, self.game(bad), int(actions[bad]), self.codec)
+        final: dict[int, dict] = {}
+        for i in np.flatnonzero(self.terminated).tolist():
+            final[i] = {
+                "scores": self._scores[i].tolist(),
+                "winners": np.flatnonzero(self._winners[i]).tolist(),
+                "move_count": int(self._moves[i]),
+                "last_player": int(self._last[i]),
+            }
+        return final
+
+    def legal(self, i: int) -> np.ndarray:
+        return self.batch.legal_action_ids(i)
+
+    def flat_legal(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.batch.all_legal_action_ids()
+
+    def all_legal(self) -> list[np.ndarray]:
+        ids, offsets = self.batch.all_legal_action_ids()
+        return [ids[offsets[i] : offsets[i + 1]] for i in range(self.env.num_envs)]
+
+    def game(self, i: int) -> Any:
+        game = self.env.spec.new_game(self.env.rules)
+        for code in self.batch.history_codes(i):
+            game.play_code(code)
+        return game
+
+
+# ---------------------------------------------------------------------- set-up helpers
+
+
+def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, options: dict) -> tuple[Any, dict]:
+    """The rules (``rules`` itself, or the rules class called with ``players`` and the options it takes)
+    and the remaining options (for the codec and encoder)."""
+    rules_class = spec.load("rules_class")
+    try:
+        names = set(inspect.signature(rules_class).parameters) - {"players", "self"}
+    except (TypeError, ValueError):  # pragma: no cover - a rules class without a signature
+        names = {o.name for o in spec.rule_options}
+    rule_options = {k: v for k, v in options.items() if k in names}
+    env_options = {k: v for k, v in options.items() if k not in names}
+    if rules is not None:
+        if rule_options or players is not None:
+            raise ValueError("give either rules= or players and rule options, not both")
+        if not isinstance(rules, rules_class):
+            raise TypeError(f"rules must be a {rules_class.__qualname__} for {spec.name}, got {type(rules).__name__}")
+        return rules, env_options
+    given = {k: v for k, v in rule_options.items() if v is not None}
+    return rules_class(players=spec.check_players(players), **given), env_options
+
+
+def _core_supports(spec: GameSpec, rules: Any) -> bool:
+    """Whether the core has a batched engine for this game: Kardinal's engine and rules (the classes,
+    not the name: a game registered under another name with them qualifies)."""
+    from kardinal_env.kardinal.engine import Game
+    from kardinal_env.kardinal.rules import Rules
+
+    return spec.load("game_class") is Game and type(rules) is Rules
+
+
+def _choose_backend(spec: GameSpec, rules: Any, env_options: dict, backend: str) -> str:
+    if backend == "python":
+        return "python"
+    supported = _core_supports(spec, rules) and not env_options
+    if backend == "core":
+        if not supported:
+            why = f"options {sorted(env_options)}" if env_options and _core_supports(spec, rules) else spec.name
+            raise ValueError(
+                f"backend='core' steps Kardinal games only ({why} has no C++ batch); use backend='python' or 'auto'"
+            )
+        return "core"
+    if not supported:
+        return "python"
+    from kardinal_env.kardinal import compiled
+
+    module = compiled.core_module()  # None (one warning) when not built, or KARDINAL_ENV_BACKEND=python
+    return "core" if module is not None and hasattr(module, "KardinalBatch") else "python"
+
+
+def _bounds(encoder: Any, dtype: np.dtype) -> tuple[Any, Any]:
+    """The observation's bounds: the encoder's ``low``/``high`` if it has them, else the dtype's range
+    (as :class:`kardinal_env.core.generic_env.GameEnv`)."""
+    if encoder is not None and hasattr(encoder, "low") and hasattr(encoder, "high"):
+        return encoder.low, encoder.high
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return info.min, info.max
+    if dtype == np.bool_:
+        return 0, 1
+    return -np.inf, np.inf

@@ -1,0 +1,486 @@
+"""kardinal_env.vector: N games stepped together.
+
+* The python backend against N independent AEC envs (``kardinal_v0`` / ``kardinal_koenig_v0`` raw
+  envs, seeded ``s + i``, reset without a seed when their game ends) stepped with the same actions:
+  the seat to act, observations, masks, rewards (every seat, every step), terminations, final
+  observations and final infos are equal, across auto-resets, for several rule options, reward
+  schemes and chip shaping.
+* The core backend (C++, ``kardinal_core.KardinalBatch``) in lockstep with the python backend, byte
+  for byte, over seeded random actions in all 27 rule variants of tests/test_core_kardinal.py (2-4
+  players, presets, the shared pool, options against the preset, windows 3-53) with both reward
+  schemes and chip shaping: about 8,000 game-steps by default, ``-m slow`` about 100,000 more.
+* Auto-reset keeps the final observation and info; the arrays are written in place (``copy=True``
+  copies); threads give the same bytes as no threads; seeds (K&K deals); bad input (actions of a
+  wrong dtype or shape, ids out of range, illegal actions: an error naming the game and the rule,
+  every game unchanged; bad constructor arguments).
+
+Core tests use ``kardinal_core_or_skip`` (skipped without the core unless ``KARDINAL_REQUIRE_CORE=1``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import kardinal_core_or_skip
+from test_core_kardinal import VARIANTS
+
+from kardinal_env import IllegalMoveError
+from kardinal_env.core.registry import get_game
+from kardinal_env.kardinal import Game, Rules
+from kardinal_env.kardinal.observation import ObservationEncoder
+from kardinal_env.vector import IllegalActionError, VectorEnv
+
+ARRAYS = ("observation", "action_mask", "current_player", "rewards", "terminated", "truncated", "final_observation")
+
+
+@pytest.fixture
+def core():
+    return kardinal_core_or_skip()
+
+
+# ---------------------------------------------------------------- python backend against AEC envs
+
+AEC_CASES = [
+    ("kardinal", 4, {}, "win_loss", 0.0, 3, 160),
+    ("kardinal", 2, {"preset": "german", "window": 9}, "margin", 0.5, 3, 120),
+    ("kardinal", 3, {"shared_pool": True, "window": 7}, "win_loss", -0.25, 3, 120),
+    ("kardinal", 3, {"exhausted_colour": "substitute", "neutral_build_chips": "keep"}, "margin", 1.0, 2, 140),
+    ("kardinal_koenig", 4, {}, "win_loss", 0.0, 3, 260),
+    ("kardinal_koenig", 3, {"discard": "any"}, "margin", 0.0, 2, 260),
+    ("kardinal_koenig", 5, {}, "win_loss", 0.0, 2, 200),
+]
+
+
+def _aec_envs(game: str, n: int, players: int, options: dict, reward: str, chip_shaping: float, seed: int):
+    raw_env = get_game(game).load("env_module").raw_env
+    extra = {"chip_shaping": chip_shaping} if chip_shaping else {}
+    envs = [raw_env(players=players, reward=reward, **options, **extra) for _ in range(n)]
+    for i, aec in enumerate(envs):
+        aec.reset(seed=seed + i)
+    return envs
+
+
+def _check_decisions(env: VectorEnv, envs: list, where: str) -> None:
+    for i, aec in enumerate(envs):
+        agent = aec.agent_selection
+        seat = aec.agent_name_mapping[agent]
+        assert env.current_player[i] == seat, f"{where} game {i}: seat to act"
+        expected = aec.observe(agent)
+        assert env.observation[i].tobytes() == expected["observation"].tobytes(), f"{where} game {i}: observation"
+        assert np.array_equal(env.action_mask[i], expected["action_mask"].astype(bool)), f"{where} game {i}: mask"
+        assert env.legal_actions(i).tolist() == aec.legal_actions().tolist(), f"{where} game {i}: legal ids"
+
+
+@pytest.mark.parametrize("game, players, options, reward, chip_shaping, n, steps", AEC_CASES, ids=repr)
+def test_python_backend_matches_aec_envs(game, players, options, reward, chip_shaping, n, steps):
+    seed = 11
+    env = VectorEnv(game, n, players, seed=seed, backend="python", reward=reward, chip_shaping=chip_shaping, **options)
+    envs = _aec_envs(game, n, players, options, reward, chip_shaping, seed)
+    out = env.reset()
+    assert out.observation is env.observation and not out.rewards.any() and not out.terminated.any()
+    _check_decisions(env, envs, "reset")
+    rng = np.random.default_rng(3)
+    ended = 0
+    totals = np.zeros((n, players))
+    for step in range(steps):
+        actions = env.random_actions(rng)
+        movers = [aec.agent_selection for aec in envs]
+        out = env.step(actions)
+        for i, aec in enumerate(envs):
+            where = f"step {step} game {i}"
+            aec.step(int(actions[i]))
+            expected = np.array([aec.rewards[a] for a in aec.possible_agents], dtype=np.float32)
+            assert np.array_equal(out.rewards[i], expected), f"{where}: rewards {out.rewards[i]} != {expected}"
+            totals[i] += out.rewards[i]
+            done = aec.terminations[movers[i]]
+            assert bool(out.terminated[i]) == done and not out.truncated[i], where
+            if done:
+                ended += 1
+                final = aec.observe(movers[i])["observation"]
+                assert out.info["final_observation"][i].tobytes() == final.tobytes(), where
+                info = out.info["final_info"][i]
+                assert info["scores"] == aec.infos[movers[i]]["scores"]
+                assert info["winners"] == aec.infos[movers[i]]["winners"]
+                assert info["last_player"] == aec.agent_name_mapping[movers[i]]
+                assert info["move_count"] == aec.game.move_count
+                aec.reset()  # the next game of the AEC env: its generator goes on, as the slot's does
+            else:
+                assert i not in out.info["final_info"], where
+        _check_decisions(env, envs, f"step {step}")
+    assert ended >= n, "every slot should have finished a game (raise steps)"
+    if reward == "win_loss" and not chip_shaping:
+        assert set(np.unique(totals)) <= set(range(-20, 21))  # whole ±1 per finished game
+
+
+# ---------------------------------------------------------------- core backend against python backend
+
+
+def _pair(rules: Rules, n: int, reward: str, chip_shaping: float, threads: int = 0):
+    py = VectorEnv("kardinal", n, rules=rules, backend="python", reward=reward, chip_shaping=chip_shaping)
+    cc = VectorEnv(
+        "kardinal", n, rules=rules, backend="core", reward=reward, chip_shaping=chip_shaping, threads=threads
+    )
+    return py, cc
+
+
+def _same(a: VectorEnv, b: VectorEnv, where: str) -> None:
+    for name in ARRAYS:
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and x.shape == y.shape, f"{where}: {name} dtype/shape"
+        assert x.tobytes() == y.tobytes(), f"{where}: {name} differs"
+    assert a.final_info == b.final_info, f"{where}: final_info"
+
+
+REWARDS = [("win_loss", 0.0), ("margin", 0.5), ("win_loss", -0.25), ("margin", 1.0)]
+
+
+def _lockstep(rules: Rules, n: int, steps: int, seed: int, reward: str, chip_shaping: float) -> tuple[int, int]:
+    py, cc = _pair(rules, n, reward, chip_shaping)
+    py.reset(seed=seed)
+    cc.reset(seed=seed)
+    _same(py, cc, f"{rules} reset")
+    rng = np.random.default_rng(seed)
+    ended = 0
+    for step in range(steps):
+        actions = py.random_actions(rng)
+        assert cc.legal_actions() == [] or all(
+            a.tolist() == b.tolist() for a, b in zip(py.legal_actions(), cc.legal_actions(), strict=True)
+        )
+        py.step(actions)
+        cc.step(actions)
+        _same(py, cc, f"{rules} {reward} {chip_shaping} step {step}")
+        ended += int(py.terminated.sum())
+    for i in range(n):  # the core's game, replayed into Python, is the python backend's game
+        assert cc.game(i).history_codes == py.game(i).history_codes
+    return n * steps, ended
+
+
+def test_core_lockstep_with_python_backend_every_variant(core):
+    total = ended = 0
+    for k, rules in enumerate(VARIANTS):
+        reward, chip_shaping = REWARDS[k % len(REWARDS)]
+        s, e = _lockstep(rules, 4, 75, k, reward, chip_shaping)
+        total += s
+        ended += e
+    assert total >= 8000 and ended >= 100
+
+
+@pytest.mark.slow
+def test_core_lockstep_thousands_of_steps(core):
+    total = 0
+    for k, rules in enumerate(VARIANTS * 2):
+        reward, chip_shaping = REWARDS[(k + 1) % len(REWARDS)]
+        total += _lockstep(rules, 8, 250, 1000 + k, reward, chip_shaping)[0]
+    assert total >= 100_000
+
+
+def test_core_threads_give_the_same_bytes(core):
+    rules = Rules(players=4, preset="german", window=9)
+    envs = [
+        VectorEnv("kardinal", 7, rules=rules, backend="core", threads=t, reward="margin", chip_shaping=0.5)
+        for t in (0, 1, 2, 3, 7, 64)
+    ]
+    for env in envs:
+        env.reset()
+    rng = np.random.default_rng(5)
+    for step in range(150):
+        actions = envs[0].random_actions(rng)
+        for env in envs:
+            env.step(actions)
+        for env in envs[1:]:
+            _same(envs[0], env, f"threads={env.threads} step {step}")
+    full = VectorEnv("kardinal", 5, 4, backend="core", threads=2)  # the lossless window, another size
+    one = VectorEnv("kardinal", 5, 4, backend="core")
+    full.reset(), one.reset()
+    for _ in range(60):
+        actions = one.random_actions(rng)
+        full.step(actions), one.step(actions)
+        _same(one, full, "W=53 threads=2")
+
+
+def test_auto_backend(core):
+    assert VectorEnv("kardinal", 2).backend == "core"
+    assert VectorEnv("kardinal_koenig", 2).backend == "python"
+    assert VectorEnv("kardinal", 2, backend="python").backend == "python"
+
+
+def test_auto_backend_follows_the_backend_variable(monkeypatch):
+    monkeypatch.setenv("KARDINAL_ENV_BACKEND", "python")
+    assert VectorEnv("kardinal", 2).backend == "python"
+    with pytest.raises(RuntimeError, match="KARDINAL_ENV_BACKEND=python"):
+        VectorEnv("kardinal", 2, backend="core")
+
+
+# ---------------------------------------------------------------- auto-reset, arrays, seeds
+
+
+@pytest.mark.parametrize("backend", ["python", "core"])
+def test_auto_reset_keeps_the_final_observation(backend):
+    if backend == "core":
+        kardinal_core_or_skip()
+    rules = Rules(players=2, window=5)
+    codec = get_game("kardinal").make_codec(rules)
+    encoder = ObservationEncoder(rules)
+    env = VectorEnv("kardinal", 3, rules=rules, backend=backend)
+    env.reset()
+    arrays = [getattr(env, name) for name in ARRAYS]
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        before = [env.game(i) for i in range(3)]
+        actions = env.random_actions(rng)
+        out = env.step(actions)
+        assert all(getattr(env, name) is a for name, a in zip(ARRAYS, arrays, strict=True))  # written in place
+        assert out.observation is env.observation and out.info["final_observation"] is env.final_observation
+        assert sorted(out.info["final_info"]) == np.flatnonzero(out.terminated).tolist()
+        for i in np.flatnonzero(out.terminated).tolist():
+            ended += 1
+            game = before[i]
+            seat = game.current_player
+            game.play_code(codec.decode_code(int(actions[i]), seat))
+            assert game.is_over
+            assert np.array_equal(out.info["final_observation"][i], encoder.encode(game, seat))
+            assert out.info["final_info"][i] == {
+                "scores": game.scores(),
+                "winners": game.winners(),
+                "move_count": game.move_count,
+                "last_player": seat,
+            }
+            # the slot already shows the next game's first decision
+            assert np.array_equal(out.observation[i], encoder.encode(Game(rules), 0)) and out.current_player[i] == 0
+            assert env.game(i).move_count == 0 and out.action_mask[i].any()
+    assert ended >= 3
+    # copy=True: arrays that later steps leave alone
+    copied = env.step(env.random_actions(rng), copy=True)
+    assert all(a is not getattr(env, name) for name, a in zip(ARRAYS, copied[:6], strict=False))
+    saved = [a.copy() for a in copied[:6]]
+    for _ in range(5):
+        env.step(env.random_actions(rng))
+    assert all(np.array_equal(a, b) for a, b in zip(copied[:6], saved, strict=True))
+    assert copied.info["final_observation"] is not env.final_observation
+
+
+def test_koenig_seeds():
+    """Slot i of reset(seed=s) deals as kardinal_koenig_v0 after reset(seed=s + i); reset() without a
+    seed goes on; a list gives each slot its seed; the same seed gives the same games."""
+    a = VectorEnv("kardinal_koenig", 3, 4, seed=5)
+    b = VectorEnv("kardinal_koenig", 3, 4)
+    a.reset()
+    b.reset(seed=5)
+    assert np.array_equal(a.observation, b.observation)
+    c = VectorEnv("kardinal_koenig", 1, 4)
+    c.reset(seed=6)
+    assert np.array_equal(c.observation[0], a.observation[1])
+    assert a.game(1).to_record() == c.game(0).to_record()
+    d = VectorEnv("kardinal_koenig", 3, 4)
+    d.reset(seed=[7, 6, 5])
+    assert np.array_equal(d.observation[1], a.observation[1]) and np.array_equal(d.observation[2], a.observation[0])
+    assert not np.array_equal(a.observation[0], a.observation[1])  # different deals
+    a.reset()  # the generators go on: new deals
+    assert not np.array_equal(a.observation, b.observation)
+    with pytest.raises(ValueError, match="list of 3 integers"):
+        a.reset(seed=[1, 2])
+    with pytest.raises(TypeError, match="integer or a list"):
+        a.reset(seed="7")
+
+
+def test_spaces_and_legal_actions():
+    env = VectorEnv("kardinal", 4, 3, backend="python")
+    out = env.reset()
+    assert env.observation.shape == (4, 72, 53, 53) and env.observation.dtype == np.uint8
+    assert env.action_mask.shape == (4, 17 * 53 * 53 + 5) and env.action_mask.dtype == bool
+    assert env.rewards.shape == (4, 3) and env.rewards.dtype == np.float32
+    assert env.current_player.dtype == np.int64 and env.terminated.dtype == bool and env.truncated.dtype == bool
+    assert env.single_action_space.n == env.num_actions == 47758
+    assert env.observation_space.shape == (4, 72, 53, 53) and env.observation_space.contains(out.observation)
+    assert env.action_space.shape == (4,)
+    for i, ids in enumerate(env.legal_actions()):
+        assert set(ids.tolist()) == set(np.flatnonzero(out.action_mask[i]).tolist())
+    kk = VectorEnv("kardinal_koenig", 2, 5, seed=0)
+    kk.reset()
+    assert kk.observation.shape == (2, 494) and kk.observation.dtype == np.float32 and kk.rewards.shape == (2, 5)
+    assert kk.action_mask.shape == (2, 390)
+    assert "kardinal_koenig" in repr(kk)
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def _backends():
+    return [pytest.param("python"), pytest.param("core")]
+
+
+def _env(backend: str, game: str = "kardinal", players: int = 3) -> VectorEnv:
+    if backend == "core":
+        kardinal_core_or_skip()
+    env = VectorEnv(game, 3, players, seed=1, backend=backend)
+    env.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        env.step(env.random_actions(rng))
+    return env
+
+
+def _snapshot(env: VectorEnv) -> list:
+    return [getattr(env, name).copy() for name in ARRAYS] + [[env.game(i).history for i in range(env.num_envs)]]
+
+
+def _unchanged(env: VectorEnv, snapshot: list) -> None:
+    now = _snapshot(env)
+    for a, b in zip(snapshot[:-1], now[:-1], strict=True):
+        assert a.tobytes() == b.tobytes()
+    assert snapshot[-1] == now[-1]
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_actions_of_a_wrong_type_or_shape(backend):
+    env = _env(backend)
+    good = env.random_actions(np.random.default_rng(0))
+    snapshot = _snapshot(env)
+    for bad in (good.astype(np.float64), good.astype(bool), [1.0, 2.0, 3.0], np.array(["1", "2", "3"]), None, "012"):
+        with pytest.raises(TypeError, match=r"actions must be an integer array of shape \(3,\)"):
+            env.step(bad)
+    for bad in (good[:2], np.concatenate([good, good]), good.reshape(3, 1), np.int64(5), good.reshape(1, 3)):
+        with pytest.raises(ValueError, match=r"actions must have shape \(3,\)"):
+            env.step(bad)
+    _unchanged(env, snapshot)
+    env.step(good.astype(np.int32))  # any integer dtype and a list of ints are fine
+    env.step(env.random_actions().tolist())
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_ids_out_of_range(backend):
+    env = _env(backend)
+    good = env.random_actions(np.random.default_rng(0))
+    snapshot = _snapshot(env)
+    for index, value in ((0, -1), (2, env.num_actions), (1, 2**40)):
+        bad = good.copy()
+        bad[index] = value
+        with pytest.raises(IllegalActionError, match=rf"^game {index}: action: {value} is outside Discrete\(47758\)"):
+            env.step(bad)
+        try:
+            env.step(bad)
+        except IllegalMoveError as exc:  # the project's error type, a ValueError
+            assert isinstance(exc, ValueError) and exc.rule == "action" and exc.index == index
+    huge = good.astype(np.uint64)
+    huge[1] = 2**64 - 1
+    with pytest.raises(IllegalActionError, match=f"^game 1: action: {2**64 - 1} is outside"):
+        env.step(huge)
+    _unchanged(env, snapshot)
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_illegal_actions_name_the_game_and_the_rule(backend):
+    env = _env(backend)
+    good = env.random_actions(np.random.default_rng(0))
+    snapshot = _snapshot(env)
+    for index in range(3):
+        game = env.game(index)
+        legal = set(env.legal_actions(index).tolist())
+        action = next(a for a in range(env.num_actions) if a not in legal)
+        bad = good.copy()
+        bad[index] = action
+        with pytest.raises(IllegalActionError) as error:
+            env.step(bad)
+        exc = error.value
+        codec = get_game("kardinal").make_codec(env.rules)
+        with pytest.raises(IllegalMoveError) as engine:
+            game.play(codec.decode(game, action))
+        assert str(exc) == f"game {index}: {engine.value}" and exc.rule == engine.value.rule
+        assert exc.index == index and exc.move == action
+    _unchanged(env, snapshot)
+    env.step(good)  # and the batch goes on
+
+
+def test_koenig_illegal_action():
+    env = _env("python", "kardinal_koenig", 4)
+    snapshot = _snapshot(env)
+    bad = env.random_actions(np.random.default_rng(0))
+    legal = set(env.legal_actions(1).tolist())
+    bad[1] = next(a for a in range(env.num_actions) if a not in legal)
+    with pytest.raises(IllegalActionError, match=r"^game 1: ") as error:
+        env.step(bad)
+    assert error.value.rule != "action" and error.value.index == 1
+    _unchanged(env, snapshot)
+
+
+def test_bad_construction_and_order():
+    env = VectorEnv("kardinal", 2, backend="python")
+    for call in (lambda: env.step([0, 0]), env.legal_actions, env.random_actions, lambda: env.game(0)):
+        with pytest.raises(RuntimeError, match=r"call reset\(\) before"):
+            call()
+    env.reset()
+    with pytest.raises(IndexError, match="game index"):
+        env.legal_actions(2)
+    for kwargs, error, message in [
+        ({"game": "chess"}, ValueError, "unknown game"),
+        ({"num_envs": 0}, ValueError, "num_envs"),
+        ({"num_envs": 2.5}, ValueError, "num_envs"),
+        ({"players": 5}, ValueError, "2-4 players"),
+        ({"backend": "gpu"}, ValueError, "backend must be one of"),
+        ({"threads": -1}, ValueError, "threads"),
+        ({"reward": "score"}, ValueError, "reward must be one of"),
+        ({"chip_shaping": float("nan")}, ValueError, "chip_shaping"),
+        ({"foo": 1}, ValueError, r"option\(s\) \['foo'\]"),
+        ({"preset": "french"}, ValueError, "preset"),
+        ({"game": "kardinal_koenig", "backend": "core"}, ValueError, "Kardinal games only"),
+        ({"game": "kardinal_koenig", "chip_shaping": 1.0}, ValueError, "chips_held"),
+        ({"rules": Rules(players=2), "players": 2}, ValueError, "either rules="),
+        ({"rules": "rules"}, TypeError, "rules must be a Rules"),
+    ]:
+        with pytest.raises(error, match=message):
+            VectorEnv(**{"num_envs": 2, **kwargs})
+
+
+def test_core_batch_binding_refuses_bad_input(core):
+    start = core.KardinalGame(3)
+    batch = core.KardinalBatch(start, 2)
+    with pytest.raises(TypeError, match="int64"):
+        batch.step(np.zeros(2, dtype=np.int32))
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        batch.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="threads"):
+        batch.step(np.zeros(2, dtype=np.int64), -1)
+    assert batch.step(np.array([-5, 2**62], dtype=np.int64)) == 0  # not legal: nothing moved
+    assert batch.game(0).move_count == 0
+    with pytest.raises(IndexError, match="game index 2"):
+        batch.legal_action_ids(2)
+    start.play_index(0)
+    with pytest.raises(ValueError, match="at its start"):
+        core.KardinalBatch(start, 2)
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match="num_envs"):
+            core.KardinalBatch(core.KardinalGame(2), bad)
+    with pytest.raises(ValueError, match="reward"):
+        core.KardinalBatch(core.KardinalGame(2), 1, "score")
+    with pytest.raises(ValueError, match="finite"):
+        core.KardinalBatch(core.KardinalGame(2), 1, "win_loss", float("inf"))
+    view = batch.observation
+    del batch  # the arrays keep the batch alive
+    assert view.shape == (2, 72, 53, 53) and int(view[0, 17, 0, 0]) == 12  # colour slot 0's supply
+
+
+def test_random_actions_are_legal():
+    env = VectorEnv("kardinal_koenig", 4, 3, seed=2)
+    env.reset()
+    rng = np.random.default_rng(9)
+    for _ in range(50):
+        actions = env.random_actions(rng)
+        assert all(env.action_mask[i, a] for i, a in enumerate(actions))
+        env.step(actions)
+
+
+def test_benchmark_vector_runs(capsys):
+    """scripts/benchmark.py vector, a few milliseconds per figure: it runs and prints every row."""
+    pytest.importorskip("pettingzoo.classic.connect_four_v3", reason="connect_four_v3 needs pygame (the dev extra)")
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "benchmark.py"
+    spec = importlib.util.spec_from_file_location("kardinal_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = module.bench_vector(4, 0.01, 1, num_envs=2)
+    printed = capsys.readouterr().out
+    assert "kardinal_koenig python" in printed and "connect_four_v3" in printed and "202,248 bytes" in printed
+    assert out["kardinal python"] > 0 and out["kardinal_koenig python/connect_four"] > 0
