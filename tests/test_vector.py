@@ -112,6 +112,41 @@ def test_python_backend_matches_aec_envs(game, players, options, reward, chip_sh
         assert set(np.unique(totals)) <= set(range(-20, 21))  # whole ±1 per finished game
 
 
+def test_python_backend_serves_a_third_registered_game():
+    """Any registered game (tests/third_game.py's Nim) through the protocol, against the generic AEC env."""
+    import third_game
+
+    from kardinal_env.core.generic_env import GameEnv
+
+    with third_game.registered():
+        env = VectorEnv("nim", 3, players=3, reward="margin", pile=10, seed=0)
+        assert env.backend == "python"
+        aecs = [GameEnv(game="nim", players=3, reward="margin", pile=10) for _ in range(3)]
+        for i, aec in enumerate(aecs):
+            aec.reset(seed=i)
+        env.reset(seed=0)
+        _check_decisions(env, aecs, "reset")
+        rng = np.random.default_rng(4)
+        ended = 0
+        for step in range(40):
+            actions = env.random_actions(rng)
+            movers = [aec.agent_selection for aec in aecs]
+            out = env.step(actions)
+            for i, aec in enumerate(aecs):
+                aec.step(int(actions[i]))
+                expected = np.array([aec.rewards[a] for a in aec.possible_agents], dtype=np.float32)
+                assert np.array_equal(out.rewards[i], expected), f"step {step} game {i}"
+                assert bool(out.terminated[i]) == aec.terminations[movers[i]]
+                if out.terminated[i]:
+                    ended += 1
+                    assert out.info["final_info"][i]["winners"] == aec.infos[movers[i]]["winners"]
+                    aec.reset()
+            _check_decisions(env, aecs, f"step {step}")
+        assert ended >= 3
+        with pytest.raises(ValueError, match="Kardinal games only"):
+            VectorEnv("nim", 2, backend="core")
+
+
 # ---------------------------------------------------------------- core backend against python backend
 
 
