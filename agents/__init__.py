@@ -41,7 +41,7 @@ kardinal-env checkpoint (``ppo:PATH: not a kardinal-env checkpoint (...)``, see
 agent (the checkpoint is read once) and returns warnings, e.g. a checkpoint trained for another
 number of players than the game it will play.
 
-Library entry points: :func:`agents.training.trainer.train` / :func:`agents.training.trainer.main` (self-play PPO),
+Library entry points: :func:`agents.training.run.train` / :func:`agents.training.run.main` (self-play training),
 :func:`agents.evaluation.tournament.evaluate` / :func:`agents.evaluation.tournament.main` (tournaments),
 :func:`agents.serving.play.main` (terminal play).
 """

@@ -451,7 +451,7 @@ def bench_vector(players: int, seconds: float, repeats: int, num_envs: int = 32,
             out[f"{name}/connect_four"] = statistics.median(ratios)
         print(line)
         out[name] = statistics.median(values)
-    if first is not None and first.spec.name == "kardinal":
+    if first is not None and len(first.observation_shape) == 3:  # Kardinal's window of planes
         size = int(np.prod(first.observation_shape))
         print(
             f"  Kardinal's observation is the full {first.observation_shape[1]}x{first.observation_shape[2]} window: "

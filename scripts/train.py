@@ -8,7 +8,7 @@ python scripts/train.py --config kardinal_koenig:default
 
 import sys
 
-from agents.training.trainer import main
+from agents.training.run import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -20,7 +20,7 @@ from agents.evaluation.backends import ProcessPool, Serial
 from agents.networks.checkpoint import CheckpointError, read_checkpoint
 from agents.networks.kardinal_net import KardinalNet, current_layout
 from agents.serving import play as play_mod
-from agents.training import trainer as train_mod
+from agents.training import run as train_mod
 from agents.training.config import TrainConfig
 from kardinal_env.kardinal import Game, Rules
 

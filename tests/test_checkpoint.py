@@ -128,7 +128,7 @@ def test_a_crash_mid_write_keeps_the_last_good_checkpoint(tmp_path, monkeypatch)
 
 def test_the_trainer_writes_through_write_checkpoint(monkeypatch, tmp_path):
     """Every checkpoint the trainer writes goes through the atomic writer (no torch.save on the path)."""
-    from agents.training import trainer
+    from agents.training import run, trainer
 
     written = []
     real = trainer.write_checkpoint
@@ -138,7 +138,7 @@ def test_the_trainer_writes_through_write_checkpoint(monkeypatch, tmp_path):
         return real(ckpt, path)
 
     monkeypatch.setattr(trainer, "write_checkpoint", spy)
-    path = trainer.train(
+    path = run.train(
         {
             "total_steps": 40,
             "steps_per_iter": 40,

@@ -10,7 +10,7 @@ pytest.importorskip("torch")
 pytest.importorskip("matplotlib")
 
 from agents.evaluation.curves import curve_markdown, main, run_checkpoints, strength_curve  # noqa: E402
-from agents.training.trainer import train  # noqa: E402
+from agents.training import train  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_a_run_without_numbered_checkpoints_is_refused(tmp_path):
         run_checkpoints(tmp_path)
 
 
-def test_curve_rows_tables_and_files(run_dir, tmp_path, capsys):
+def test_curve_rows_tables_and_files(run_dir, tmp_path, capsys, monkeypatch):
     rows = strength_curve(run_dir, ["random"], games=2, every=2)
     assert [r["opponent"] for r in rows] == ["random", "random"]
     for r in rows:
@@ -58,8 +58,20 @@ def test_curve_rows_tables_and_files(run_dir, tmp_path, capsys):
         assert r["win_ci95"][0] <= r["win_rate"] <= r["win_ci95"][1]
     table = curve_markdown({"tiny": rows})
     assert "| step | CPU hours | vs `random` |" in table and f"| {rows[-1]['step']:,} |" in table
-    assert main([f"tiny={run_dir}", "--opponents", "random", "--games", "2", "--every", "3", "--out", str(tmp_path)]) == 0
+    assert (
+        main([f"tiny={run_dir}", "--opponents", "random", "--games", "2", "--every", "3", "--out", str(tmp_path)]) == 0
+    )
     saved = json.loads((tmp_path / "curves.json").read_text())
     assert list(saved) == ["tiny"] and (tmp_path / "curves.png").stat().st_size > 1000
+    before = (tmp_path / "curves.json").read_text()
+    calls = []
+    import agents.evaluation.tournament as tournament
+
+    real = tournament.evaluate
+    monkeypatch.setattr(tournament, "evaluate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    # the same points again: reused from curves.json, nothing is played
+    argv = [f"tiny={run_dir}", "--opponents", "random", "--games", "2", "--every", "3", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    assert calls == [] and json.loads((tmp_path / "curves.json").read_text()) == json.loads(before)
     assert main([str(tmp_path / "nothing"), "--out", str(tmp_path)]) == 2
     assert "no checkpoint_STEP.pt" in capsys.readouterr().out

@@ -16,7 +16,7 @@ from agents import AgentSpecError, check_spec, load_agent  # noqa: E402
 from agents.networks.base import MaskedCategorical  # noqa: E402
 from agents.networks.checkpoint import PlayerCountWarning, read_checkpoint  # noqa: E402
 from agents.networks.koenig_net import KoenigPPOAgent  # noqa: E402
-from agents.training import trainer as train_mod  # noqa: E402
+from agents.training import run as train_mod  # noqa: E402
 from agents.training.adapters import adapter_class, make_adapter  # noqa: E402
 from agents.training.config import ConfigError, make_config  # noqa: E402
 from kardinal_env.core.registry import games, get_game  # noqa: E402

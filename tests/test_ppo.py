@@ -30,6 +30,7 @@ from agents.networks.kardinal_net import (
     scatter_logits,
 )
 from agents.networks.ppo_agent import PPOAgent
+from agents.training import run
 from agents.training import trainer as train
 from kardinal_env.core.rewards import projected_margins
 from kardinal_env.kardinal import Game, Rules
@@ -259,7 +260,7 @@ TINY_CONFIG = {k: v for k, _, v in (item.partition("=") for item in TINY[1:-2:2]
 def tiny_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("runs")
     # through the command line, progress bar on and a small warm start: the code paths main.sh takes
-    rc = train.main(
+    rc = run.main(
         TINY
         + [
             "--set",
@@ -373,7 +374,7 @@ def test_ppo_agent_act_on_env_observation(tiny_run):
 def test_resume_continues_from_checkpoint(tiny_run, tmp_path):
     out, path = tiny_run
     ckpt = torch.load(path, weights_only=True)
-    new = train.train(
+    new = run.train(
         resume=path, total_steps=ckpt["step"] + 150, runs_dir=str(tmp_path), run_name="resumed", progress=False
     )
     ck2 = torch.load(new, weights_only=True)
@@ -394,8 +395,8 @@ def test_training_is_deterministic_under_a_seed(tmp_path):
         runs_dir=str(tmp_path),
         progress=False,
     )
-    a = torch.load(train.train(cfg, run_name="a"), weights_only=True)
-    b = torch.load(train.train(cfg, run_name="b"), weights_only=True)
+    a = torch.load(run.train(cfg, run_name="a"), weights_only=True)
+    b = torch.load(run.train(cfg, run_name="b"), weights_only=True)
     assert a["step"] == b["step"]
     for k in a["model"]:
         assert torch.equal(a["model"][k], b["model"][k]), k
@@ -416,7 +417,7 @@ def test_progress_bar_counts_the_steps_the_checkpoint_holds(tmp_path, capfd):
         bc_games=1,
         bc_epochs=1,
     )
-    ckpt = torch.load(train.train(cfg), weights_only=True)
+    ckpt = torch.load(run.train(cfg), weights_only=True)
     err = capfd.readouterr().err
     step = ckpt["step"]
     assert step > 100

@@ -17,8 +17,8 @@ from agents import load_agent  # noqa: E402
 from agents.networks.checkpoint import read_checkpoint  # noqa: E402
 from agents.search.puct import PUCTAgent  # noqa: E402
 from agents.training.config import ConfigError, make_config  # noqa: E402
+from agents.training.run import make_trainer, train  # noqa: E402
 from agents.training.search_training import SearchTrainer  # noqa: E402
-from agents.training.trainer import make_trainer, train  # noqa: E402
 from kardinal_env.core.registry import get_game  # noqa: E402
 
 TINY = {

@@ -23,7 +23,7 @@ from agents.networks.checkpoint import (  # noqa: E402
 )
 from agents.networks.mlp import MLPNet  # noqa: E402
 from agents.networks.ppo_agent import FlatPPOAgent, PPOAgent  # noqa: E402
-from agents.training import trainer  # noqa: E402
+from agents.training import run as trainer  # noqa: E402
 from agents.training.adapters import FlatAdapter, make_adapter  # noqa: E402
 from agents.training.config import ConfigError, make_config  # noqa: E402
 from kardinal_env.core.registry import register_game, unregister_game  # noqa: E402

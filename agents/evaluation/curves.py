@@ -17,6 +17,10 @@ iterations by both trainers), in step order, each with the ``cpu_seconds`` it re
 CPU time of its training chain, warm start included; ``None`` for a checkpoint older than that field).
 ``every=k`` keeps every k-th checkpoint and always the last.
 
+**Resuming.** The command line reuses the rows of the ``curves.json`` already in ``--out`` (same
+step, opponent, games and seed): points are measured once, and a curve can be extended as a run
+writes new checkpoints (``--fresh`` plays everything again).
+
 **Games.** Each checkpoint plays ``games`` games as ``ppo:PATH`` (its argmax policy, no search) against
 each opponent spec with :func:`agents.evaluation.tournament.evaluate` (seats rotated, the checkpoint in
 one seat and copies of the opponent in the others, ``seed`` the same for every checkpoint so that
@@ -78,17 +82,24 @@ def strength_curve(
     every: int = 1,
     backend: Any = None,
     progress=None,
+    known: Sequence[dict] = (),
 ) -> list[dict]:
     """The rows of one run (see the module docstring). ``progress(message)`` is called after each
-    evaluation when given."""
+    evaluation when given. ``known``: rows measured before (e.g. the ``curves.json`` of an earlier,
+    interrupted call); a checkpoint already measured against an opponent with the same games and
+    seed is not played again."""
     from agents.evaluation.tournament import Table, evaluate
     from agents.networks.checkpoint import read_checkpoint
 
+    done = {(r["step"], r["opponent"], r["games"], r.get("seed")): r for r in known}
     rows = []
     for path, step, cpu in run_checkpoints(run_dir, every):
         ckpt, _ = read_checkpoint(path, build=False)
         table = Table.of(ckpt["game"], players=ckpt["rules"]["players"])
         for opponent in opponents:
+            if (step, opponent, games, seed) in done:
+                rows.append(done[(step, opponent, games, seed)])
+                continue
             results = evaluate([f"ppo:{path}", opponent], table, games=games, seed=seed, backend=backend)
             mine = results["summary"][0]
             rows.append(
@@ -98,6 +109,7 @@ def strength_curve(
                     "cpu_seconds": cpu,
                     "opponent": opponent,
                     "games": mine["games"],
+                    "seed": seed,
                     "win_rate": mine["win_rate"],
                     "win_ci95": list(mine["win_ci95"]),
                 }
@@ -196,7 +208,14 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="processes playing the games")
     parser.add_argument("--out", required=True, help="folder for curves.json, curves.md and curves.png")
     parser.add_argument("--title", default="")
+    parser.add_argument(
+        "--fresh", action="store_true", help="play every point again (default: reuse --out's curves.json)"
+    )
     ns = parser.parse_args(argv)
+    previous: dict = {}
+    saved = Path(ns.out) / "curves.json"
+    if saved.is_file() and not ns.fresh:
+        previous = json.loads(saved.read_text(encoding="utf-8"))
     backend = ProcessPool(workers=ns.workers) if ns.workers > 1 else Serial()
     curves = {}
     try:
@@ -205,7 +224,14 @@ def main(argv=None) -> int:
             if not sep:
                 label, run_dir = Path(item).name, item
             curves[label] = strength_curve(
-                run_dir, ns.opponents, ns.games, ns.seed, ns.every, backend, progress=lambda m: print(m, flush=True)
+                run_dir,
+                ns.opponents,
+                ns.games,
+                ns.seed,
+                ns.every,
+                backend,
+                progress=lambda m: print(m, flush=True),
+                known=previous.get(label, ()),
             )
     except (ValueError, AgentSpecError) as exc:
         print(f"error: {exc}")

@@ -6,7 +6,7 @@ Usage::
     kardinal-train --config configs/search_2p.yaml --set search=puct --resume runs/search_2p/checkpoint.pt
     kardinal-train --set algorithm=search --set game=kardinal_koenig --set total_steps=5000
 
-    from agents.training.trainer import train
+    from agents.training import train
     train({"algorithm": "search", "search": "mcts", "simulations": 400, "total_steps": 20_000})
 
 ``algorithm: search`` in a :class:`agents.training.config.TrainConfig` selects this trainer; everything

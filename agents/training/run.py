@@ -1,0 +1,143 @@
+"""Entry points of self-play training: :func:`train` (library), :func:`main` (``kardinal-train``,
+``scripts/train.py``), :func:`make_trainer` (the trainer of a config's ``algorithm``).
+
+Usage::
+
+    from agents.training.run import train
+    path = train({"total_steps": 20_000, "run_name": "smoke"})               # self-play PPO
+    path = train({"algorithm": "search", "total_steps": 5_000})              # search-based self-play
+    path = train({"total_steps": 40_000}, resume="runs/smoke/checkpoint.pt")
+
+``algorithm: ppo`` trains with :class:`agents.training.trainer.Trainer`, ``algorithm: search`` with
+:class:`agents.training.search_training.SearchTrainer` (which builds on it); both write the same
+checkpoints, so either resumes a checkpoint of the other (the network options cannot change).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+from agents.networks.base import model_config
+from agents.networks.checkpoint import CheckpointError, read_checkpoint
+from agents.training.adapters import make_adapter
+from agents.training.config import ConfigError, TrainConfig, build_parser, config_from_args, make_config
+from agents.training.search_training import SearchTrainer
+from agents.training.trainer import Trainer, TrainingError
+
+__all__ = ["train", "main", "make_trainer", "load_resume"]
+
+
+def _check_resume(config: TrainConfig, ckpt: dict, label: str) -> None:
+    """``ConfigError`` unless ``config`` can continue ``ckpt`` (checked by :func:`read_checkpoint`): the
+    same game and the same network (its options cannot change)."""
+    if ckpt["game"] != config.game:
+        raise ConfigError(
+            f"{label}: the checkpoint was trained on {ckpt['game']} ({ckpt.get('env')}); game {config.game} "
+            "cannot resume it"
+        )
+    stored = ckpt["model_config"]
+    given = model_config(make_adapter(config).build_net())
+    if given != stored:
+        options = config.network_options()
+        names = ", ".join("network" if k == "kind" else k for k in stored if k in options)
+        raise ConfigError(
+            f"{label}: the network of the checkpoint is {stored}; its options ({names}) cannot change when "
+            f"resuming (given {given})"
+        )
+
+
+def load_resume(path) -> dict:
+    """The checkpoint to resume from, checked (:class:`agents.networks.checkpoint.CheckpointError`), with the
+    opponent pool and random states it needs."""
+    ckpt, _net = read_checkpoint(path)
+    for key in ("config", "step", "iteration"):
+        if key not in ckpt:
+            raise CheckpointError(
+                path, f"no {key!r} key: written by something else than agents.training.trainer, cannot resume"
+            )
+    return ckpt
+
+
+def train(config: TrainConfig | dict | None = None, resume: str | None = None, **overrides) -> str:
+    """Train and return the path of the final checkpoint.
+
+    ``config``: a :class:`TrainConfig` or a dict of its fields (checked); ``overrides`` are more
+    fields. ``resume``: a checkpoint to continue; its config is the base under ``config`` (given as
+    a dict) and ``overrides``. Raises :class:`agents.training.config.ConfigError` /
+    :class:`agents.networks.checkpoint.CheckpointError` before anything runs if an option or the checkpoint
+    is bad."""
+    ckpt = load_resume(resume) if resume is not None else None
+    layers = []
+    if ckpt is not None:
+        layers.append((f"checkpoint {resume!r}", ckpt["config"]))
+    if isinstance(config, TrainConfig):
+        if ckpt is not None:
+            raise ConfigError("with resume=..., give the changes as a dict or keyword arguments, not a TrainConfig")
+        layers.append(("TrainConfig", dataclasses.asdict(config)))
+    elif config is not None:
+        if not isinstance(config, dict):
+            raise ConfigError(f"config must be a TrainConfig or a dict, got {type(config).__name__}")
+        layers.append(("config dict", config))
+    if overrides:
+        layers.append(("keyword arguments", overrides))
+    cfg = make_config(*layers)
+    if ckpt is not None:
+        _check_resume(cfg, ckpt, f"resume {resume!r}")
+    return make_trainer(cfg, ckpt).run()
+
+
+def make_trainer(config: TrainConfig, checkpoint: dict | None = None) -> Trainer:
+    """The trainer of ``config.algorithm``: :class:`Trainer` (ppo) or
+    :class:`agents.training.search_training.SearchTrainer` (search)."""
+    if config.algorithm == "search":
+        return SearchTrainer(config, checkpoint)
+    return Trainer(config, checkpoint)
+
+
+def main(argv=None) -> int:
+    """``kardinal-train`` / ``scripts/train.py``: parse the options, check them, train. Exit status 0,
+    2 for a bad option or checkpoint (one ``error:`` line), 130 on Ctrl-C."""
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    try:
+        ckpt = None
+        if ns.resume:
+            try:
+                ckpt = load_resume(ns.resume)
+            except CheckpointError as exc:
+                raise ConfigError(exc.named(f"--resume {ns.resume}")) from None
+        cfg = config_from_args(ns, ckpt["config"] if ckpt else None, f"checkpoint {ns.resume!r}")
+        if ckpt is not None:
+            _check_resume(cfg, ckpt, f"--resume {ns.resume}")
+        _check_packages(cfg)
+        trainer = make_trainer(cfg, ckpt)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        path = trainer.run()
+    except TrainingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\ninterrupted; the last checkpoint written is kept", file=sys.stderr)
+        return 130
+    print(f"checkpoint: {path}")
+    return 0
+
+
+def _check_packages(cfg: TrainConfig) -> None:
+    missing = []
+    if cfg.track:
+        try:
+            import tensorboard  # type: ignore[import-untyped]  # noqa: F401
+        except ImportError:
+            missing.append("tensorboard (track=true; or set track=false)")
+    if cfg.progress:
+        try:
+            import tqdm  # type: ignore[import-untyped]  # noqa: F401
+        except ImportError:
+            missing.append("tqdm (progress=true; or set progress=false)")
+    if missing:
+        raise ConfigError("missing package(s): " + ", ".join(missing) + '; pip install "kardinal-env[train]"')
