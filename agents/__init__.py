@@ -164,6 +164,11 @@ def parse_spec(spec: str, game: str | GameSpec | None = None) -> tuple[str, int 
         simulations = int(sims)
         arg = rest
     elif not sep or not arg:
+        if kind.name == "zoo":
+            from agents.zoo import names
+
+            known = ", ".join(names()) or "no models"
+            raise AgentSpecError(f"bad agent spec {spec!r}: no zoo model named; the zoo has: {known}")
         raise AgentSpecError(f"bad agent spec {spec!r}: {kind.name} needs a checkpoint path, e.g. {kind.example!r}")
     path = arg if kind.path else None
     if path is not None and (kind.name == "zoo" or path.startswith("zoo:")):

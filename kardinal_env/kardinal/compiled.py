@@ -46,7 +46,9 @@ Each takes a core game (``KardinalGame``, the fast path: keep one in step with t
 Python :class:`~kardinal_env.kardinal.engine.Game`, which is replayed into the core first
 (:func:`core_position`, one checked move at a time: for tests and tools, not for a training loop).
 ``tests/test_core_observation.py`` keeps them in lockstep with the Python encoder and codec. The
-environments do not use them yet.
+batched environment :class:`kardinal_env.vector.VectorEnv` steps Kardinal games in the core and has it
+write every game's observation and mask into the batch's arrays (``kardinal_core.KardinalBatch``);
+the AEC environment ``kardinal_v0`` does not use the core yet.
 """
 
 from __future__ import annotations
