@@ -136,6 +136,7 @@ from gymnasium import spaces
 
 from kardinal_env.core.env_utils import check_action
 from kardinal_env.core.errors import IllegalMoveError
+from kardinal_env.core.generic_env import observation_bounds
 from kardinal_env.core.registry import GameSpec, get_game
 from kardinal_env.core.rewards import check_scheme, chip_gain, terminal_rewards
 
@@ -231,7 +232,7 @@ class VectorEnv:
         self.truncated = np.zeros(self.num_envs, dtype=bool)
         self.final_observation: np.ndarray = impl.final_observation
         self.final_info: dict[int, dict] = {}
-        low, high = _bounds(impl.encoder_hint, self.observation.dtype)
+        low, high = observation_bounds(impl.encoder_hint, self.observation.dtype)
         dtype: Any = self.observation.dtype
         self.single_observation_space = spaces.Box(low, high, self.observation_shape, dtype=dtype)
         self.single_action_space: spaces.Discrete = spaces.Discrete(self.num_actions)
@@ -570,16 +571,3 @@ def _choose_backend(spec: GameSpec, rules: Any, env_options: dict, backend: str)
 
     module = compiled.core_module()  # None (one warning) when not built, or KARDINAL_ENV_BACKEND=python
     return "core" if module is not None and hasattr(module, "KardinalBatch") else "python"
-
-
-def _bounds(encoder: Any, dtype: np.dtype) -> tuple[Any, Any]:
-    """The observation's bounds: the encoder's ``low``/``high`` if it has them, else the dtype's range
-    (as :class:`kardinal_env.core.generic_env.GameEnv`)."""
-    if encoder is not None and hasattr(encoder, "low") and hasattr(encoder, "high"):
-        return encoder.low, encoder.high
-    if np.issubdtype(dtype, np.integer):
-        info = np.iinfo(dtype)
-        return info.min, info.max
-    if dtype == np.bool_:
-        return 0, 1
-    return -np.inf, np.inf

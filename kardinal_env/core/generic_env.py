@@ -55,8 +55,10 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap_classic(GameEnv(**kwargs))
 
 
-def _bounds(encoder: Any, dtype: np.dtype) -> tuple[Any, Any]:
-    if hasattr(encoder, "low") and hasattr(encoder, "high"):
+def observation_bounds(encoder: Any, dtype: np.dtype) -> tuple[Any, Any]:
+    """An observation's bounds: the encoder's ``low``/``high`` when it has them (``encoder`` may be
+    ``None``), else the range of ``dtype``."""
+    if encoder is not None and hasattr(encoder, "low") and hasattr(encoder, "high"):
         return encoder.low, encoder.high
     if np.issubdtype(dtype, np.integer):
         info = np.iinfo(dtype)
@@ -101,7 +103,7 @@ class GameEnv(TurnBasedEnv):
                 f"({sorted(rule_names) or 'none'}) nor options of its codec and encoder ({exc})"
             ) from None
         dtype = np.dtype(getattr(self.encoder, "dtype", np.float32))
-        low, high = _bounds(self.encoder, dtype)
+        low, high = observation_bounds(self.encoder, dtype)
         observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=dtype)  # type: ignore[arg-type]
         self._setup(spec.check_players(players), observation, int(self.codec.num_actions), reward, render_mode)
 
