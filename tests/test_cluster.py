@@ -191,6 +191,10 @@ def ray_cluster():
         "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
     }
     base = 20000 + secrets.randbelow(20000)  # worker ports: disjoint ranges per node
+    # ... which _free_port must never hand to another component: the kernel's ephemeral ports
+    # (32768-60999 on Linux) overlap this range, and Ray refuses a node whose node manager port lies
+    # inside its worker ports ("worker_ports is trying to use a port number ... used by other components").
+    _GIVEN_PORTS.update(range(base, base + 200))
     nodes: list[RayNode] = []
     try:
         head = RayNode(root, "head", env, worker_ports=(base, base + 99))
