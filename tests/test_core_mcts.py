@@ -1,6 +1,6 @@
 """Kardinal's ``mcts:N`` searched by the compiled core (``KardinalGame.mcts_move``, cpp/src/mcts.hpp),
 reached from :class:`agents.search.mcts.MCTSAgent` through ``GameSpec.compiled_search``
-(:func:`kardinal_env.kardinal.compiled.mcts_move`).
+(:func:`kardinal_env.kardinal.compiled.mcts_root`).
 
 The core search answers a legal move on random positions of every rules variant, the same seed gives
 the same move, ``load_agent("mcts:50")`` plays whole games on both backends, bad arguments raise;
@@ -139,12 +139,13 @@ def test_compiled_search_declines_without_drawing(core, monkeypatch):
 
     rng = random.Random(7)
     state = rng.getstate()
-    assert compiled.mcts_move(Variant(Rules(players=2)), rng, simulations=10) is None
+    assert compiled.mcts_root(Variant(Rules(players=2)), rng, simulations=10) is None
     monkeypatch.setenv(compiled.BACKEND_VARIABLE, "python")
-    assert compiled.mcts_move(Game(Rules(players=2)), rng, simulations=10) is None
+    assert compiled.mcts_root(Game(Rules(players=2)), rng, simulations=10) is None
     assert rng.getstate() == state
     monkeypatch.setenv(compiled.BACKEND_VARIABLE, "core")
-    assert compiled.mcts_move(Game(Rules(players=2)), rng, simulations=10) in Game(Rules(players=2)).legal_moves()
+    children = compiled.mcts_root(Game(Rules(players=2)), rng, simulations=10)
+    assert children and all(move in Game(Rules(players=2)).legal_moves() for move, _, _ in children)
     assert rng.getstate() != state
 
 

@@ -131,7 +131,6 @@ class SearchTrainer(Trainer):
         super().__init__(config, checkpoint)
         cfg = self.config
         self.replay: collections.deque[Example] = collections.deque(maxlen=cfg.replay_size)
-        self.latest_stats: dict = {}
         if cfg.search == "puct":
             agent_class = self.adapter.builder.agent_class()
             live = make_checkpoint(self.adapter.spec, self.rules, self.net, config=dataclasses.asdict(cfg))
@@ -156,12 +155,10 @@ class SearchTrainer(Trainer):
         cfg = self.config
         self.net.eval()
         t0 = time.time()
-        running = [_Game(self.adapter.new_game(self.rng)) for _ in range(cfg.num_envs)]
+        running = [self._start() for _ in range(cfg.num_envs)]  # each at a decision with a choice
         done: list[_Game] = []
         stored = searched = 0
         while running:
-            for slot in running:
-                self._play_forced(slot)
             playing = [slot for slot in running if not slot.game.is_over]
             full = [self.rng_py.random() < cfg.full_search_share for _ in playing]
             roots = self._search(playing, full)
@@ -177,12 +174,18 @@ class SearchTrainer(Trainer):
                     self._finish(slot)
                     done.append(slot)
                     if stored < cfg.steps_per_iter:
-                        still.append(_Game(self.adapter.new_game(self.rng)))
+                        still.append(self._start())
                 else:
                     still.append(slot)
             running = still
         examples = [e for slot in done for e in slot.examples]
         return SelfPlay(examples, len(done), searched, [s.length for s in done], time.time() - t0)
+
+    def _start(self) -> _Game:
+        """A new game, its first forced moves played."""
+        slot = _Game(self.adapter.new_game(self.rng))
+        self._play_forced(slot)
+        return slot
 
     def _play_forced(self, slot: _Game) -> bool:
         """Play the decisions with a single legal move; whether the game is over."""

@@ -89,8 +89,6 @@ def export(
     zoo): checked by :func:`agents.networks.checkpoint.read_checkpoint`, only :data:`KEPT_KEYS` kept.
     Returns the new file's path; :class:`ZooError` for a bad name or an existing model without
     ``force``."""
-    import torch
-
     from agents.networks.checkpoint import read_checkpoint, write_checkpoint
 
     if not _valid_name(name):
@@ -104,7 +102,6 @@ def export(
     kept["model"] = {k: v.detach().clone().contiguous() for k, v in kept["model"].items()}
     if isinstance(kept.get("config"), dict) and "runs_dir" in kept["config"]:
         kept["config"] = {**kept["config"], "runs_dir": "runs"}  # where it was trained is no one else's path
-    del torch  # imported for the tensors' sake only when exporting
     return write_checkpoint(kept, path)
 
 

@@ -77,9 +77,7 @@ __all__ = [
     "core_module",
     "game_of_module",
     "core_position",
-    "mcts_move",
     "mcts_root",
-    "best_root_move",
     "encode_into",
     "action_mask_into",
     "legal_action_ids",
@@ -205,7 +203,8 @@ def mcts_root(
     draw of ``rng`` (``rng.getrandbits(64)``); the options as :class:`agents.search.mcts.MCTSAgent`'s.
     A list of ``(move, visits, mean reward of the deciding seat)`` for every child the search
     expanded, in expansion order (empty when the decision has one legal move); the search plays the
-    most visited, ties: the higher mean, then the first (:func:`mcts_move`). ``None``, without touching
+    most visited, ties: the higher mean, then the first (:meth:`agents.search.mcts.MCTSAgent.select_move`;
+    ``KardinalGame.mcts_move`` in the core). ``None``, without touching
     ``rng``, when the core is not used (not built, or ``KARDINAL_ENV_BACKEND=python``) or ``game`` is not
     a plain :class:`~kardinal_env.kardinal.engine.Game` (a subclass may change what the core cannot
     see): then the caller searches in Python."""
@@ -217,27 +216,6 @@ def mcts_root(
     core = core_position(game, module)
     children = core.mcts_root(simulations, rng.getrandbits(64), exploration, widen_base, margin_weight)
     return [(format_move(tuple(code)), int(visits), float(value)) for code, visits, value in children]
-
-
-def mcts_move(
-    game: Any,
-    rng: random.Random,
-    simulations: int = 200,
-    exploration: float = 0.7,
-    widen_base: float | None = 2.0,
-    margin_weight: float = 0.25,
-) -> str | None:
-    """The move ``mcts:simulations`` chooses for ``game``'s current decision, searched by the core
-    (:func:`mcts_root`; ``None`` where that is ``None``)."""
-    children = mcts_root(game, rng, simulations, exploration, widen_base, margin_weight)
-    if children is None:
-        return None
-    return best_root_move(children) if children else game.legal_moves()[0]
-
-
-def best_root_move(children: list[tuple[str, int, float]]) -> str:
-    """The move of the most visited root child (ties: the higher mean, then the first listed)."""
-    return max(children, key=lambda child: (child[1], child[2]))[0]
 
 
 def _core_of(game: Any, module: ModuleType | None) -> Any:
