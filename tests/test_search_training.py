@@ -157,3 +157,20 @@ def test_a_search_checkpoint_plays_as_ppo_and_puct_and_resumes(tmp_path):
     assert resumed["cpu_seconds"] > ckpt["cpu_seconds"]
     switched = train({"total_steps": 60, "search": "puct"}, resume=again)
     assert read_checkpoint(switched)[0]["config"]["search"] == "puct"
+
+
+def test_replay_warmup_holds_updates_until_the_replay_has_refilled(tmp_path):
+    trainer = make_trainer(_config(tmp_path, search="mcts", replay_warmup=150))
+    before = [p.detach().clone() for p in trainer.net.parameters()]
+    held = 0
+    while True:
+        ro = trainer.collect_rollout()
+        stats = trainer.update(ro)
+        if len(trainer.replay) >= 150:
+            break
+        held += 1
+        assert stats["updates"] == 0
+        assert all(torch.equal(a, b) for a, b in zip(before, trainer.net.parameters()))
+    assert held >= 1, "the first rollouts were held back"
+    assert stats["updates"] == math.ceil(len(ro) * trainer.config.sample_reuse / TINY["minibatch_size"])
+    assert any(not torch.equal(a, b) for a, b in zip(before, trainer.net.parameters()))

@@ -228,6 +228,12 @@ class TrainConfig:
         lo_open=True,
     )
     minibatch_size: int = opt(256, "algorithm=search: examples per minibatch", lo=1)
+    replay_warmup: int = opt(
+        0,
+        "algorithm=search: no update until the replay holds this many examples (the replay is not in "
+        "checkpoints, so a resumed run starts it empty: this keeps its first updates off a few games)",
+        lo=0,
+    )
     # ------------------------------------------------------------ warm start (behaviour cloning of the baseline)
     bc_games: int = opt(0, "warm start: games of the baseline to imitate before PPO (0: no warm start)", lo=0)
     bc_epsilon: float = opt(0.1, "warm start: share of random moves in the imitation games", lo=0.0, hi=1.0)

@@ -53,7 +53,8 @@ still to come under the PPO trainer's rewards, as :mod:`agents.search.puct` read
 ``steps_per_iter`` new examples, whole games) ``ceil(new * sample_reuse / minibatch_size)`` minibatches
 are drawn uniformly from the replay. Loss: cross-entropy between the policy target and the masked
 policy + ``vf_coef`` × ½ squared value error; Adam (``learning_rate``, ``anneal_lr``), gradients clipped
-at ``max_grad_norm``. The replay is not stored in checkpoints: after ``--resume`` it starts empty.
+at ``max_grad_norm``. The replay is not stored in checkpoints: after ``--resume`` it starts empty, and
+``replay_warmup`` (examples) holds the updates back until it has refilled (also in a fresh run).
 
 **Steps** are stored examples (full searches): ``total_steps`` and the progress bar count them.
 **Logging**: ``charts/SPS`` (examples/s), ``charts/searched_decisions``, ``charts/game_length``,
@@ -268,7 +269,7 @@ class SearchTrainer(Trainer):
         self.replay.extend(ro.examples)
         t0 = time.time()
         stats = {"policy_loss": math.nan, "policy_kl": math.nan, "value_loss": math.nan, "entropy": math.nan}
-        if not self.replay:
+        if not self.replay or len(self.replay) < min(cfg.replay_warmup, cfg.replay_size):
             return {**stats, "updates": 0, "seconds": 0.0}
         updates = math.ceil(len(ro) * cfg.sample_reuse / cfg.minibatch_size)
         net.train()
