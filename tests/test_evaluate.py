@@ -258,3 +258,18 @@ def test_kardinal_saved_games_come_with_html_replays(tmp_path):
     saved = json.loads((tmp_path / "results.json").read_text())["games"][0]
     html = (tmp_path / saved["replay_file"]).read_text()
     assert saved["replay_file"] == "games/game_0000.html" and "<svg" in html and "http" not in html.split("<body")[0]
+
+
+def test_the_one_wilson_interval_serves_tournaments_and_tuning():
+    from agents.baselines import koenig_tuning
+    from agents.evaluation import stats
+
+    assert wilson_interval is stats.wilson_interval is koenig_tuning.wilson_interval
+    lo, hi = wilson_interval(120, 200)
+    assert 0.53 < lo < 0.6 < hi < 0.67
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    assert wilson_interval(0.5, 1)[0] > 0.0  # a shared win counts its share
+    with pytest.raises(ValueError, match="successes"):
+        wilson_interval(5, 4)
+    with pytest.raises(ValueError, match="negative"):
+        wilson_interval(0, -1)

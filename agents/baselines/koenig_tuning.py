@@ -17,7 +17,7 @@ seat is ``1/k`` when it is one of ``k`` winners and 0 otherwise.
   against the incumbent on the same deals; a candidate replaces the incumbent when its win share is
   above 0.5 and its mean score difference is more than ``z`` standard errors above 0. Rounds repeat
   over the weights.
-* :func:`wilson_interval` — the 95% Wilson score interval of a share.
+* :func:`wilson_interval` — the 95% Wilson score interval of a share (:mod:`agents.evaluation.stats`).
 
 ``scripts/tune_koenig_heuristic.py`` is the command line over these functions.
 """
@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from agents.baselines.koenig_greedy import GreedyAgent
 from agents.baselines.koenig_heuristic import DEFAULT_WEIGHTS, HeuristicWeights, KoenigHeuristicAgent
 from agents.baselines.random import RandomAgent
+from agents.evaluation.stats import wilson_interval
 from kardinal_env.koenig import Game, Rules
 
 __all__ = [
@@ -62,17 +63,6 @@ def make_agent(name: str, seed: int | None = None, weights: HeuristicWeights | N
             raise ValueError(f"weights are for the heuristic agent, not {name!r}")
         return KoenigHeuristicAgent(seed=seed, weights=weights)
     return AGENTS[name](seed)
-
-
-def wilson_interval(successes: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """The Wilson score interval of ``successes`` out of ``n`` (fractional successes allowed)."""
-    if n <= 0:
-        raise ValueError(f"wilson_interval: n must be positive, got {n!r}")
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass(frozen=True)

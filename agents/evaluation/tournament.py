@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import sys
@@ -84,6 +83,7 @@ from typing import Any
 from agents import AgentSpecError, check_spec
 from agents.evaluation.backends import Backend, ProcessPool, Serial
 from agents.evaluation.distributed import RayTasks
+from agents.evaluation.stats import wilson_interval
 from agents.evaluation.worker import EvaluationError, GameTask, Setup
 from agents.networks.checkpoint import PlayerCountWarning
 from agents.runinfo import git_revision
@@ -146,17 +146,6 @@ class Table:
 
 
 # ---------------------------------------------------------------------------------------- helpers
-def wilson_interval(successes: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """95% Wilson score interval of a binomial proportion (``(0, 1)`` when ``n == 0``)."""
-    if n <= 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denom = 1.0 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def lineup(agent_specs, players: int) -> list:
     """The participants of every game: the specs, the last one repeated up to ``players``."""
     specs = list(agent_specs)
