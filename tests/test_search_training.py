@@ -47,7 +47,7 @@ def _config(tmp_path, **kw):
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"greedy_share": 0.5}, "'greedy_share'.*not allowed with algorithm=search"),
+        ({"random_share": 0.5}, "'random_share'.*not allowed with algorithm=search"),
         ({"pool_share": 0.2}, "'pool_share'.*not allowed with algorithm=search"),
         ({"game": "kardinal_koenig", "players": 4, "search": "mcts"}, "mcts is not allowed for game kardinal_koenig"),
         ({"simulations": 4, "fast_simulations": 8}, "a fast search must not be larger than a full one"),
@@ -174,3 +174,33 @@ def test_replay_warmup_holds_updates_until_the_replay_has_refilled(tmp_path):
     assert held >= 1, "the first rollouts were held back"
     assert stats["updates"] == math.ceil(len(ro) * trainer.config.sample_reuse / TINY["minibatch_size"])
     assert any(not torch.equal(a, b) for a, b in zip(before, trainer.net.parameters()))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_games_against_the_baseline_store_the_searching_seats_examples_only(tmp_path, players, monkeypatch):
+    trainer = make_trainer(_config(tmp_path, search="mcts", players=players, greedy_share=1.0))
+    calls = []
+    original = trainer.adapter.baseline_move
+
+    def spy(name, game, rng_py):
+        calls.append((name, game.current_player))
+        return original(name, game, rng_py)
+
+    monkeypatch.setattr(trainer.adapter, "baseline_move", spy)
+    starts = []
+    original_start = trainer._start
+
+    def start():
+        slot = original_start()
+        starts.append(slot)
+        return slot
+
+    monkeypatch.setattr(trainer, "_start", start)
+    ro = trainer.collect_rollout()
+    assert ro.games >= 1 and calls and {name for name, _ in calls} == {"greedy"}
+    for slot in starts:
+        assert len(slot.baseline_seats) == players - 1
+        assert all(e.seat not in slot.baseline_seats for e in slot.examples)
+    examples = [e for slot in starts for e in slot.examples]
+    assert examples and {e.seat for e in examples} <= set(range(players))
+    assert len(ro) == sum(len(slot.examples) for slot in starts if slot.game.is_over)

@@ -504,14 +504,14 @@ def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
 
 
 def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
-    """algorithm=search: every seat is the learner's (no opponents), and search=mcts needs a game of
-    perfect information."""
-    for key in ("greedy_share", "pool_share", "random_share"):
+    """algorithm=search: the searching seats play the network's self-play games or the baseline
+    (``greedy_share``; no pool or random opponents), and search=mcts needs a game of perfect information."""
+    for key in ("pool_share", "random_share"):
         if getattr(cfg, key):
             raise ConfigError(
                 f"config key {key!r} ({sources.get(key, 'default')}): {getattr(cfg, key)} is not allowed with "
-                f"algorithm=search ({sources.get('algorithm', 'default')}): its self-play games are the "
-                "network's against itself; expected 0"
+                f"algorithm=search ({sources.get('algorithm', 'default')}): its games are searched self-play or "
+                "against the baseline (greedy_share); expected 0"
             )
     if cfg.search == "mcts" and not spec.perfect_information:
         raise ConfigError(

@@ -15,7 +15,10 @@ baselines, TensorBoard, checkpoints, ``--resume``) is the PPO trainer's (:mod:`a
 so a checkpoint of either trainer plays as ``ppo:PATH`` and ``puct:N:PATH`` and resumes under either.
 
 **Self-play.** ``num_envs`` games run at once, every seat played by the search; a decision with one
-legal move is played without searching. At each other decision a **search** gives the visit counts of
+legal move is played without searching. With probability ``greedy_share`` a game is played against the
+config's ``baseline`` instead (2 players: one seat drawn at random; more: every seat but one), whose
+seats move without searching and store no example: the network then also learns the search's answers
+to the positions that baseline leads to (self-play alone never reaches them). At each other decision a **search** gives the visit counts of
 the root's moves (Anthony et al. 2017, *Thinking fast and slow with deep learning and tree search*;
 Silver et al. 2017, AlphaZero):
 
@@ -102,10 +105,11 @@ class Example:
 
 
 class _Game:
-    __slots__ = ("game", "examples", "searched", "length")
+    __slots__ = ("game", "baseline_seats", "examples", "searched", "length")
 
-    def __init__(self, game):
+    def __init__(self, game, baseline_seats: frozenset[int] = frozenset()):
         self.game = game
+        self.baseline_seats = baseline_seats  # seats the config's baseline plays (greedy_share games)
         self.examples: list[Example] = []
         self.searched = 0  # decisions searched so far (the temperature schedule)
         self.length = 0  # moves played
@@ -171,7 +175,7 @@ class SearchTrainer(Trainer):
                 searched += 1
             still = []
             for slot in running:
-                if slot.game.is_over or self._play_forced(slot):
+                if slot.game.is_over or self._play_unsearched(slot):
                     self._finish(slot)
                     done.append(slot)
                     if stored < cfg.steps_per_iter:
@@ -183,19 +187,29 @@ class SearchTrainer(Trainer):
         return SelfPlay(examples, len(done), searched, [s.length for s in done], time.time() - t0)
 
     def _start(self) -> _Game:
-        """A new game, its first forced moves played."""
-        slot = _Game(self.adapter.new_game(self.rng))
-        self._play_forced(slot)
+        """A new game (with probability ``greedy_share`` against the baseline: 2 players, one seat drawn at
+        random; more, every seat but one), its first unsearched moves played."""
+        cfg, n = self.config, self.rules.players
+        baseline_seats: frozenset[int] = frozenset()
+        if cfg.greedy_share and self.rng.random() < cfg.greedy_share:
+            keep = int(self.rng.integers(n))
+            baseline_seats = frozenset(s for s in range(n) if s != keep)
+        slot = _Game(self.adapter.new_game(self.rng), baseline_seats)
+        self._play_unsearched(slot)
         return slot
 
-    def _play_forced(self, slot: _Game) -> bool:
-        """Play the decisions with a single legal move; whether the game is over."""
+    def _play_unsearched(self, slot: _Game) -> bool:
+        """Play the decisions that need no search: a single legal move, or a baseline seat's move;
+        whether the game is over."""
         game = slot.game
         while not game.is_over:
-            moves = self.adapter.legal(game)
-            if len(moves) != 1:
-                return False
-            self.adapter.apply(game, moves[0])
+            if game.current_player in slot.baseline_seats:
+                self.adapter.apply(game, self.adapter.baseline_move(self.config.baseline, game, self.rng_py))
+            else:
+                moves = self.adapter.legal(game)
+                if len(moves) != 1:
+                    return False
+                self.adapter.apply(game, moves[0])
             slot.length += 1
         return True
 
