@@ -18,9 +18,9 @@ so a checkpoint of either trainer plays as ``ppo:PATH`` and ``puct:N:PATH`` and 
 legal move is played without searching. With probability ``greedy_share`` a game is played against the
 config's ``baseline`` instead (2 players: one seat drawn at random; more: every seat but one), whose
 seats move without searching and store no example: the network then also learns the search's answers
-to the positions that baseline leads to (self-play alone never reaches them). At each other decision a **search** gives the visit counts of
-the root's moves (Anthony et al. 2017, *Thinking fast and slow with deep learning and tree search*;
-Silver et al. 2017, AlphaZero):
+to the positions that baseline leads to (self-play alone never reaches them). At each other decision a
+**search** gives the visit counts of the root's moves (Anthony et al. 2017, *Thinking fast and slow
+with deep learning and tree search*; Silver et al. 2017, AlphaZero):
 
 * ``search: puct`` — the network's own PUCT search (:class:`agents.search.puct.PUCTAgent` on the
   network being trained: prior from the policy, leaves valued by the value head, no rollouts; in a game
