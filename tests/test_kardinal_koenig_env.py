@@ -75,7 +75,9 @@ def test_encode_and_decode_every_move_of_the_board():
         env.decode_action(env.num_actions)
 
 
-@pytest.mark.parametrize("seed", range(4))
+# One deal per observer seat (seed % 4) whose twins stay publicly alike for at least 8 decisions (the
+# deal decides how soon they part; with the shared shuffler seeds 2 and 3 part after 4).
+@pytest.mark.parametrize("seed", [0, 1, 6, 7])
 def test_hidden_information_is_hidden(seed):
     """Games differing only in the other seats' hands and the deck order give the observer the same
     observation, decision after decision, as long as the public history is the same."""
