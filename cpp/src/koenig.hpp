@@ -191,7 +191,8 @@ inline void cloister_points(const int *counts, int n, int *out) {
         if (counts[s] > 0 && std::find(levels.begin(), levels.begin() + nl, counts[s]) == levels.begin() + nl)
             levels[nl++] = counts[s];
     }
-    std::sort(levels.begin(), levels.begin() + nl, std::greater<int>());
+    for (int i = 1; i < nl; ++i)  // descending (an insertion sort: at most 5 levels)
+        for (int j = i; j > 0 && levels[j] > levels[j - 1]; --j) std::swap(levels[j], levels[j - 1]);
     for (int s = 0; s < n; ++s) {
         out[s] = 0;
         if (counts[s] <= 0) continue;
@@ -200,65 +201,66 @@ inline void cloister_points(const int *counts, int n, int *out) {
     }
 }
 
-inline int longest_in_component(const std::vector<int> &comp, const std::vector<std::vector<int>> &nbrs) {
-    int size = int(comp.size());
-    if (size <= 2) return size;
-    bool simple = true;
-    for (int v : comp)
-        if (nbrs[v].size() > 2) simple = false;
-    if (simple) return size;
-    int best = 1;
-    std::vector<char> visited(nbrs.size(), 0);
-    // Depth-first search for the longest simple path; stops once it covers the whole component.
-    struct Dfs {
-        const std::vector<std::vector<int>> &nbrs;
-        std::vector<char> &visited;
-        int &best;
-        int size;
-        bool go(int v, int length) {
-            if (length > best) {
-                best = length;
-                if (best == size) return true;
-            }
-            for (int u : nbrs[v])
-                if (!visited[u]) {
-                    visited[u] = 1;
-                    if (go(u, length + 1)) return true;
-                    visited[u] = 0;
-                }
-            return false;
+// The longest simple path (in sites) of one connected group of a seat's cloisters (scoring.longest_paths).
+struct ChainSearch {
+    const std::vector<int> &owner;
+    const std::vector<std::vector<int>> &adjacency;
+    int seat;
+    std::vector<char> visited;
+    int best = 0, size = 0;
+    bool mine(int u) const { return owner[u] == seat; }
+    bool go(int v, int length) {
+        if (length > best) {
+            best = length;
+            if (best == size) return true;
         }
-    } dfs{nbrs, visited, best, size};
-    for (int v : comp) {
-        std::fill(visited.begin(), visited.end(), 0);
-        visited[v] = 1;
-        if (dfs.go(v, 1)) break;
+        for (int u : adjacency[v])
+            if (mine(u) && !visited[u]) {
+                visited[u] = 1;
+                if (go(u, length + 1)) return true;
+                visited[u] = 0;
+            }
+        return false;
     }
-    return best;
-}
+    int longest(const std::vector<int> &comp) {
+        size = int(comp.size());
+        if (size <= 2) return size;
+        bool simple = true;  // a path or a cycle: every site is on one chain
+        for (int v : comp) {
+            int degree = 0;
+            for (int u : adjacency[v]) degree += mine(u);
+            if (degree > 2) simple = false;
+        }
+        if (simple) return size;
+        best = 1;
+        for (int v : comp) {
+            for (int u : comp) visited[u] = 0;
+            visited[v] = 1;
+            if (go(v, 1)) break;
+        }
+        return best;
+    }
+};
 
 inline int seat_chain_points(const std::vector<int> &owner, const std::vector<std::vector<int>> &adjacency, int seat) {
-    int S = int(owner.size()), mine = 0;
-    for (int s = 0; s < S; ++s) mine += owner[s] == seat;
-    if (mine < 4) return 0;
-    std::vector<std::vector<int>> nbrs(S);
-    for (int s = 0; s < S; ++s)
-        if (owner[s] == seat)
-            for (int u : adjacency[s])
-                if (owner[u] == seat) nbrs[s].push_back(u);
-    std::vector<char> seen(S, 0);
+    int S = int(owner.size()), count = 0;
+    for (int s = 0; s < S; ++s) count += owner[s] == seat;
+    if (count < 4) return 0;
+    ChainSearch search{owner, adjacency, seat, std::vector<char>(size_t(S), 0)};
+    std::vector<char> seen(size_t(S), 0);
+    std::vector<int> comp;
     int points = 0;
     for (int root = 0; root < S; ++root) {
         if (owner[root] != seat || seen[root]) continue;
-        std::vector<int> comp{root};
+        comp.assign(1, root);
         seen[root] = 1;
         for (size_t i = 0; i < comp.size(); ++i)
-            for (int u : nbrs[comp[i]])
-                if (!seen[u]) {
+            for (int u : adjacency[comp[i]])
+                if (owner[u] == seat && !seen[u]) {
                     seen[u] = 1;
                     comp.push_back(u);
                 }
-        int length = longest_in_component(comp, nbrs);
+        int length = search.longest(comp);
         if (length >= 4) points += length;
     }
     return points;
@@ -266,6 +268,17 @@ inline int seat_chain_points(const std::vector<int> &owner, const std::vector<st
 
 struct Take {
     int moves, taker, card;
+};
+
+// A read-only view of the cached legal moves.
+struct MoveSpan {
+    const int *p;
+    size_t n;
+    const int *begin() const { return p; }
+    const int *end() const { return p + n; }
+    size_t size() const { return n; }
+    bool empty() const { return n == 0; }
+    int operator[](size_t i) const { return p[i]; }
 };
 
 // ---------------------------------------------------------------- the game (kardinal_env.koenig.engine.Game)
@@ -283,7 +296,8 @@ class Game {
     bool last_round = false;
     int current = 0, phase = PLACE, country = -1, pieces = 0, paid = 0, discards = 0;
     bool was_empty = false;
-    std::vector<int> moves_;
+    std::vector<int> moves_;  // a buffer of num_moves ids (each legal id appears once); n_moves_ in use
+    int n_moves_ = 0;
     bool moves_valid = false;
     std::vector<int> history, by;
     ShuffleRng rng;
@@ -348,6 +362,7 @@ class Game {
             display.push_back(deck.back());
             deck.pop_back();
         }
+        moves_.assign(size_t(2 * B.num_moves), 0);  // each legal id appears once: num_moves would do
         owner.assign(B.S, -1);
         free_sites = B.country_sites;
         cl.assign(B.C * n, 0);
@@ -373,16 +388,17 @@ class Game {
     bool is_over() const { return phase == OVER; }
     int move_count() const { return int(history.size()); }
 
-    const std::vector<int> &legal() {
+    MoveSpan legal() {
         if (!moves_valid) {
-            moves_.clear();
-            generate(moves_);
+            int *w = moves_.data();
+            generate(w);
+            n_moves_ = int(w - moves_.data());
             moves_valid = true;
         }
-        return moves_;
+        return {moves_.data(), size_t(n_moves_)};
     }
     bool is_legal(long long m) {
-        const auto &ms = legal();
+        MoveSpan ms = legal();
         return std::find(ms.begin(), ms.end(), m) != ms.end();
     }
 
@@ -396,23 +412,25 @@ class Game {
     }
 
     // ------------------------------------------------------------ generation
-    void pay_options(int seat, int c, int budget, std::vector<int> &opts) const {
+    // Payment offsets j (0 = single, 1 + t = pair of t) affordable for country c within budget cards.
+    int pay_options(int seat, int c, int budget, int *opts) const {
         const auto &hand = hands[seat];
-        opts.clear();
-        if (hand[board->country_type[c]]) opts.push_back(0);
+        int k = 0;
+        if (hand[board->country_type[c]]) opts[k++] = 0;
         if (budget >= 2)
             for (int t = 0; t < board->T; ++t)
-                if (hand[t] >= 2) opts.push_back(1 + t);
+                if (hand[t] >= 2) opts[k++] = 1 + t;
+        return k;
     }
 
-    void generate(std::vector<int> &out) const {
+    void generate(int *&w) const {  // writes the legal ids at w, advancing it
         const Board &b = *board;
         if (phase == DRAW) {
             std::array<int, MAX_TYPES> k{};
             for (int t : display) k[t] += 1;
             for (int t = 0; t < b.T; ++t)
-                if (k[t]) out.push_back(b.draw_base + t);
-            if (!deck.empty()) out.push_back(b.deck_id);
+                if (k[t]) *w++ = b.draw_base + t;
+            if (!deck.empty()) *w++ = b.deck_id;
             return;
         }
         int seat = current;
@@ -427,56 +445,56 @@ class Game {
                 for (int t = 0; t < b.T; ++t)
                     if (hand[t])
                         for (int c : b.type_countries[t])
-                            for (int s : free_sites[c]) out.push_back(s * P);
+                            for (int s : free_sites[c]) *w++ = s * P;
                 for (int i = 0; i < np; ++i)
                     for (int c = 0; c < b.C; ++c)
-                        for (int s : free_sites[c]) out.push_back(s * P + pairs[i]);
+                        for (int s : free_sites[c]) *w++ = s * P + pairs[i];
             }
             if (ad_left[seat]) {
                 if (np) {
                     for (int c = 0; c < b.C; ++c)
                         if (ad_total[c] < cl_max[c]) {
                             int base = b.advisor_base + c * P;
-                            if (hand[b.country_type[c]]) out.push_back(base);
-                            for (int i = 0; i < np; ++i) out.push_back(base + pairs[i]);
+                            if (hand[b.country_type[c]]) *w++ = base;
+                            for (int i = 0; i < np; ++i) *w++ = base + pairs[i];
                         }
                 } else {
                     for (int t = 0; t < b.T; ++t)
                         if (hand[t])
                             for (int c : b.type_countries[t])
-                                if (ad_total[c] < cl_max[c]) out.push_back(b.advisor_base + c * P);
+                                if (ad_total[c] < cl_max[c]) *w++ = b.advisor_base + c * P;
                 }
             }
             for (int t = 0; t < b.T; ++t)
-                if (hand[t]) out.push_back(b.discard_base + t);
+                if (hand[t]) *w++ = b.discard_base + t;
             return;
         }
         if (phase == SECOND) {
-            second_moves(out);
+            second_moves(w);
             return;
         }
         if (phase == DISCARD) {
-            out.push_back(b.end_id);
+            *w++ = b.end_id;
             for (int t = 0; t < b.T; ++t)
-                if (hand[t]) out.push_back(b.discard_base + t);
+                if (hand[t]) *w++ = b.discard_base + t;
         }
     }
 
-    void second_moves(std::vector<int> &out) const {
+    void second_moves(int *&w) const {
         const Board &b = *board;
         int seat = current, c = country;
-        std::vector<int> opts;
-        pay_options(seat, c, MAX_CARDS_PER_TURN - paid, opts);
-        if (opts.empty()) return;
-        size_t start = out.size();
+        int opts[MAX_TYPES + 1];
+        int k = pay_options(seat, c, MAX_CARDS_PER_TURN - paid, opts);
+        if (!k) return;
+        const int *start = w;
         if (cl_left[seat])
-            for (int j : opts)
-                for (int s : free_sites[c]) out.push_back(s * b.P + j);
+            for (int i = 0; i < k; ++i)
+                for (int s : free_sites[c]) *w++ = s * b.P + opts[i];
         if (ad_left[seat] && ad_total[c] < cl_max[c]) {
             int base = b.advisor_base + c * b.P;
-            for (int j : opts) out.push_back(base + j);
+            for (int i = 0; i < k; ++i) *w++ = base + opts[i];
         }
-        if (out.size() > start) out.push_back(b.end_id);
+        if (w > start) *w++ = b.end_id;
     }
 
     // ------------------------------------------------------------ moves
@@ -551,9 +569,10 @@ class Game {
                 country = c;
                 was_empty = empty_before;
                 if (!empty_before) {
-                    moves_.clear();
-                    second_moves(moves_);
-                    if (!moves_.empty()) {
+                    int *w = moves_.data();
+                    second_moves(w);
+                    n_moves_ = int(w - moves_.data());
+                    if (n_moves_) {
                         phase = SECOND;
                         moves_valid = true;
                         return;
@@ -687,7 +706,7 @@ class Game {
         for (int s = 0; s < n; ++s)
             if (scores[s] == best) winners.push_back(s);
         phase = OVER;
-        moves_.clear();
+        n_moves_ = 0;
         moves_valid = true;
     }
 
@@ -777,7 +796,7 @@ class Game {
     long long random_playout(ShuffleRng &choice) {
         long long decisions = 0;
         while (phase != OVER) {
-            const auto &ms = legal();
+            MoveSpan ms = legal();
             apply(ms[choice.below(uint32_t(ms.size()))]);
             ++decisions;
         }

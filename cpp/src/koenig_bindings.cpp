@@ -292,7 +292,14 @@ void bind_koenig(nb::module_ &m) {
             return out;
         })
         .def(
-            "legal_move_ids", [](KGame &g) { return int_list(g.legal()); },
+            "legal_move_ids",
+            [](KGame &g) {
+                koenig::MoveSpan ms = g.legal();
+                PyObject *list = PyList_New(Py_ssize_t(ms.size()));
+                if (!list) throw nb::python_error();
+                for (size_t i = 0; i < ms.size(); ++i) PyList_SET_ITEM(list, Py_ssize_t(i), PyLong_FromLong(ms[i]));
+                return nb::steal<nb::list>(list);
+            },
             "Legal moves of the current decision as ids into the board's move table, in the Python "
             "engine's order (a new list; empty once over).")
         .def("legal_moves", [](KGame &g) {
@@ -337,7 +344,7 @@ void bind_koenig(nb::module_ &m) {
         .def(
             "play_index",
             [](KGame &g, long long i) {
-                const auto &ms = g.legal();
+                koenig::MoveSpan ms = g.legal();
                 if (i < 0 || size_t(i) >= ms.size())
                     throw nb::index_error(("move index " + std::to_string(i) + " out of range (" + std::to_string(ms.size()) +
                                            " legal moves)")
