@@ -16,6 +16,13 @@
         (c) the core's random_playouts (whole games inside C++, its own generator) and (d) the core
         stepped from Python one decision at a time (legal_move_codes + play_code, checked); the
         ratios c/a, c/b, d/a, d/b per repeat (median and range).
+    python scripts/benchmark.py koenig-core [--players 4] [--seconds 2] [--repeats 5] [--discard one]
+        The same comparison for the core's Kardinal & König engine (kardinal_core.KoenigGame; default
+        board), repeats interleaved, decisions/s of (a) the Python engine, legal_moves + play(str),
+        (b) the Python engine on move ids, legal_move_ids + apply_legal_id (its fast path), (c) the
+        core's random_playouts (whole games inside C++) and (d) the core stepped from Python one
+        decision at a time on action ids (legal_move_ids + play_id, checked; each game a fresh seeded
+        deal like (a) and (b)); the ratios c/a, c/b, d/a, d/b per repeat (median and range).
     python scripts/benchmark.py core-mcts [--players 4] [--repeats 5] [--simulations 200]
         Seconds per ``mcts:N`` decision, the Python search (MCTSAgent(compiled=False)) against the
         compiled core's (MCTSAgent: GameSpec.compiled_search, position replayed into the core
@@ -191,6 +198,82 @@ def bench_core(players: int, seconds: float, repeats: int, seed: int = 0) -> dic
         value, text = ratio(a, b)
         label = f"{letters[a]}/{letters[b]}"
         print(f"  ratio {label}: {text}   (issue 22 target >= {target}x)")
+        out[f"{a}/{b}"] = value
+    return out
+
+
+def bench_koenig_core(players: int, seconds: float, repeats: int, discard: str = "one", seed: int = 0) -> dict:
+    from kardinal_env.koenig import Game, Rules
+    from kardinal_env.koenig.compiled import core_game
+
+    rules = Rules(players=players, discard=discard)
+    rng = random.Random(seed)
+    core_start = core_game(rules, seed)  # RuntimeError naming how to build the core when it is missing
+    deal = [seed]
+    playout_seed = [seed]
+
+    def next_seed() -> int:
+        deal[0] += 1
+        return deal[0]
+
+    def python_strings():
+        game = Game(rules, seed=next_seed())
+        n = 0
+        while not game.is_over:
+            game.play(rng.choice(game.legal_moves()))
+            n += 1
+        return n, 1
+
+    def python_ids():
+        game = Game(rules, seed=next_seed())
+        n = 0
+        while not game.is_over:
+            game.apply_legal_id(rng.choice(game.legal_move_ids()))
+            n += 1
+        return n, 1
+
+    def core_playouts():  # 100 whole games inside C++ per call
+        playout_seed[0] += 1
+        summary = core_start.random_playouts(100, playout_seed[0])
+        return summary["decisions"], summary["games"]
+
+    def core_stepped():
+        game = core_game(rules, next_seed())
+        n = 0
+        while not game.is_over:
+            game.play_id(rng.choice(game.legal_move_ids()))
+            n += 1
+        return n, 1
+
+    names = ("python_strings", "python_ids", "core_playouts", "core_stepped")
+    letters = dict(zip(names, "abcd"))
+    runs = (python_strings, python_ids, core_playouts, core_stepped)
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(repeats):  # interleaved so all four see the same machine load
+        for name, fn in zip(names, runs):
+            rates[name] += _timed(fn, seconds, 1)[0]
+
+    def ratio(a: str, b: str) -> tuple[float, str]:
+        r = [x / y for x, y in zip(rates[a], rates[b])]
+        return statistics.median(r), f"{statistics.median(r):.1f}x (per-repeat {min(r):.1f}-{max(r):.1f})"
+
+    print(
+        f"Kardinal & König engine, {players} players, discard={discard!r}, random legal moves, compiled core vs "
+        f"Python, {repeats} x {seconds:g} s:"
+    )
+    print(f"  (a) Python engine, legal_moves + play(str):             {_fmt(rates['python_strings'])} decisions/s")
+    print(f"  (b) Python engine, legal_move_ids + apply_legal_id:      {_fmt(rates['python_ids'])} decisions/s")
+    print(f"  (c) core random_playouts (whole games in C++):          {_fmt(rates['core_playouts'])} decisions/s")
+    print(f"  (d) core stepped from Python (legal_move_ids + play_id): {_fmt(rates['core_stepped'])} decisions/s")
+    out = {name: statistics.median(v) for name, v in rates.items()}
+    for a, b, target in (
+        ("core_playouts", "python_strings", 20),
+        ("core_playouts", "python_ids", 20),
+        ("core_stepped", "python_strings", 4),
+        ("core_stepped", "python_ids", 4),
+    ):
+        value, text = ratio(a, b)
+        print(f"  ratio {letters[a]}/{letters[b]}: {text}   (issue 22 target >= {target}x)")
         out[f"{a}/{b}"] = value
     return out
 
@@ -467,7 +550,17 @@ def main() -> None:
         "what",
         nargs="?",
         default="engine",
-        choices=["engine", "koenig-engine", "core", "core-mcts", "core-obs", "env", "koenig-env", "vector"],
+        choices=[
+            "engine",
+            "koenig-engine",
+            "core",
+            "koenig-core",
+            "core-mcts",
+            "core-obs",
+            "env",
+            "koenig-env",
+            "vector",
+        ],
     )
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=2.0)
@@ -482,6 +575,8 @@ def main() -> None:
         bench_engine(args.players, args.seconds, args.repeats)
     elif args.what == "core":
         bench_core(args.players, args.seconds, args.repeats)
+    elif args.what == "koenig-core":
+        bench_koenig_core(args.players, args.seconds, args.repeats, args.discard)
     elif args.what == "core-mcts":
         bench_core_mcts(args.players, args.repeats, args.simulations)
     elif args.what == "core-obs":
