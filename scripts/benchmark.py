@@ -6,7 +6,7 @@
     python scripts/benchmark.py koenig-engine [--players 4] [--seconds 2] [--repeats 5] [--discard one]
         The same for the Kardinal & König engine (kardinal_env.koenig; 3-5 players, default board).
     python scripts/benchmark.py koenig-env [--players 4] [--seconds 2] [--repeats 5] [--discard one]
-        Random masked play through kardinal_koenig_v0.env() side by side with connect_four_v3 (the same
+        Random masked play through kardinal_koenig_v1.env() side by side with connect_four_v3 (the same
         sampler and loop as ``env``); prints both and the ratio koenig / connect_four.
     python scripts/benchmark.py core [--players 4] [--seconds 2] [--repeats 5]
         The compiled core's Kardinal engine (kardinal_core, cpp/; bash scripts/setup.sh builds it)
@@ -441,10 +441,10 @@ def bench_env(players: int, seconds: float, repeats: int, seed: int = 0) -> dict
 def bench_koenig_env(players: int, seconds: float, repeats: int, discard: str = "one", seed: int = 0) -> dict:
     from pettingzoo.classic import connect_four_v3
 
-    from kardinal_env import kardinal_koenig_v0
+    from kardinal_env import kardinal_koenig_v1
 
     rng = random.Random(seed)
-    koenig = kardinal_koenig_v0.env(players=players, discard=discard)
+    koenig = kardinal_koenig_v1.env(players=players, discard=discard)
     connect4 = connect_four_v3.env()
     k_steps, c_steps, k_games = [], [], []
     for _ in range(repeats):  # interleaved so both see the same machine load
@@ -458,7 +458,7 @@ def bench_koenig_env(players: int, seconds: float, repeats: int, discard: str = 
     shape = getattr(getattr(raw, "encoder", None), "shape", "?")
     print(f"AEC loop through env() (agent_iter / last / step), random masked actions, {repeats} x {seconds:g} s:")
     print(
-        f"  kardinal_koenig_v0 ({players} players, discard={discard!r}, {raw.action_space(raw.possible_agents[0]).n} "
+        f"  kardinal_koenig_v1 ({players} players, discard={discard!r}, {raw.action_space(raw.possible_agents[0]).n} "
         f"actions, obs {shape}): {_fmt(k_steps)} agent-steps/s, {_fmt(k_games)} games/s"
     )
     print(f"  connect_four_v3: {_fmt(c_steps)} agent-steps/s")

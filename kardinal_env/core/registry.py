@@ -49,6 +49,8 @@ field                  meaning
                        :class:`kardinal_env.core.generic_env.GameEnv` wraps the codec and encoder)
 ``env_id`` / ``gym_id`` the PettingZoo id and the id of the single-agent Gymnasium view
                        (:class:`kardinal_env.core.single_agent.VsBots`), or ``None``
+``previous_envs``      earlier environment names whose observations and actions the environment keeps
+                       (a version bump for seeds only): checkpoints trained on them still load
 ``chance``             whether the game deals or shuffles (then ``seed`` matters)
 ``perfect_information`` whether every seat sees everything (else ``determinize`` deals hidden cards)
 ``rule_options``       the rules' options besides ``players`` as :class:`RuleOption` (command-line flags)
@@ -165,6 +167,7 @@ class GameSpec:
     env_module: Any = None
     env_id: str | None = None
     gym_id: str | None = None
+    previous_envs: tuple[str, ...] = ()
     chance: bool = False
     perfect_information: bool = True
     rule_options: tuple[RuleOption, ...] = ()
