@@ -237,7 +237,8 @@ def test_records_in_progress_and_positions(core):
 
 def test_bad_records_are_refused_like_the_python_engine(core):
     record = _random_python_game(Rules(players=3), 4).to_record()
-    cases = []
+    early = dict(record, moves=record["moves"][:30], result=None)  # stops before the first run-out
+    cases = [dict(early, reshuffle=record["deck"][:3])]  # cannot hold the pile after 30 moves
     bad_move = dict(record, moves=list(record["moves"]))
     bad_move["moves"][3] = "draw:deck" if bad_move["moves"][3] != "draw:deck" else "end"
     cases.append(bad_move)
@@ -285,6 +286,53 @@ def test_illegal_moves_name_the_rule_like_the_python_engine(core):
         cc.play_id(rules.compiled.deck_id)
 
 
+def _mutations(rng: random.Random, names: list[str]) -> list:
+    """Move strings outside the move table: mutated moves, unknown ids and types, junk, non-strings."""
+    out: list = [None, 3, b"end", ["end"], "", "END", "draw:", "draw:x", "draw:9", "discard:7", "discard:55"]
+    out += ["K@XX1/1", "A@ZZ/0", "K@FR1/9", "A@FR/77", "K@FR1/12", "A@FR/3", "K@FR1/0", "K@@/1", "end "]
+    alphabet = "KA@/:0123456789FRITSWdrawdeckend "
+    for _ in range(300):
+        name = list(rng.choice(names))
+        for _ in range(rng.randrange(1, 3)):
+            i = rng.randrange(len(name) + 1)
+            op = rng.random()
+            if op < 0.4 and i < len(name):
+                name[i] = rng.choice(alphabet)
+            elif op < 0.7:
+                name.insert(i, rng.choice(alphabet))
+            elif i < len(name):
+                del name[i]
+        out.append("".join(name))
+    return out
+
+
+def test_moves_outside_the_table_get_the_python_engine_s_errors(core):
+    """Malformed strings, unknown sites, countries and card types, and single cards that do not name the
+    country (well-formed, but not in the move table): play() gives the same rule and message."""
+    rng = random.Random(3)
+    for rules in (Rules(players=4), Rules(players=3, discard="any", board=ODD_BOARD)):
+        names = list(rules.compiled.moves)
+        py = Game(rules, seed=8)
+        cc = compiled.core_game(rules, 8, module=core)
+        checked = 0
+        while True:
+            for move in _mutations(rng, names) if py.move_count % 10 == 0 else ():
+                if isinstance(move, str) and move in rules.compiled.move_index:
+                    continue
+                with pytest.raises(IllegalMoveError) as expected:
+                    py.play(move)
+                with pytest.raises(IllegalMoveError) as got:
+                    cc.play(move)
+                assert (got.value.rule, str(got.value)) == (expected.value.rule, str(expected.value)), move
+                checked += 1
+            if py.is_over:
+                break
+            move = rng.choice(py.legal_move_ids())
+            py.play_id(move)
+            cc.play_id(move)
+        assert checked > 400
+
+
 def test_out_of_range_and_wrong_types(core):
     rules = Rules(players=3)
     cc = compiled.core_game(rules, 1, module=core)
@@ -296,9 +344,11 @@ def test_out_of_range_and_wrong_types(core):
         with pytest.raises(IllegalMoveError):
             cc.apply_legal_id(bad)
         assert cc.is_legal_id(bad) is False
-    for bad in (None, 3, "K@nowhere/1", "", "draw:"):
+    for bad in (None, 3, "", "draw:"):
         with pytest.raises(IllegalMoveError, match="malformed move"):
             cc.play(bad)
+    with pytest.raises(IllegalMoveError, match="unknown id: no site 'nowhere'"):
+        cc.play("K@nowhere/1")
     for index in (-1, cc.num_legal_moves(), 10**6):
         with pytest.raises(IndexError):
             cc.play_index(index)

@@ -739,38 +739,7 @@ class Game {
                 j = (m - b.advisor_base) % b.P;
                 site = -1;
             }
-            const std::string &cname = b.country_ids[c];
-            int t = j ? j - 1 : b.country_type[c];
-            int cost = j ? 2 : 1;
-            if (phase == DRAW) {
-                if (pieces == MAX_PIECES_PER_TURN) return {"two pieces", "seat " + seat + " placed two pieces this turn; it must now draw"};
-                if (pieces == 1 && was_empty)
-                    return {"empty country", b.country_ids[country] +
-                                                 " was empty at the start of the turn: it takes one cloister and the turn goes on to drawing"};
-                if (pieces == 1) return {"phase", "no second piece is legal for seat " + seat + "; it must now draw"};
-                return {"phase", "seat " + seat + " discarded this turn and must now draw (draw:{t} or draw:deck)"};
-            }
-            if (phase == DISCARD) return {"discard", "discarding is instead of placing: after a discard no piece may be placed"};
-            if (phase == SECOND && c != country)
-                return {"one country", "this turn's pieces go to " + b.country_ids[country] + "; " + cname + " is another country"};
-            if (phase == SECOND && paid + cost > MAX_CARDS_PER_TURN)
-                return {"three cards", std::to_string(paid) + " cards are paid this turn; " + std::to_string(cost) + " more would exceed 3"};
-            if (hand[t] < cost)
-                return {"payment", "seat " + seat + " holds " + std::to_string(hand[t]) + " card(s) of type " +
-                                       std::to_string(b.types[t]) + ", the payment needs " + std::to_string(cost)};
-            if (phase == PLACE && cl_total[c] == 0 && site < 0)
-                return {"empty country", cname + " holds no cloister: the first piece there must be a cloister"};
-            if (site >= 0) {
-                if (!cl_left[current]) return {"supply", "seat " + seat + " has no cloister left"};
-                if (owner[site] >= 0)
-                    return {"site", "site " + b.site_ids[site] + " already holds a cloister of seat " + std::to_string(owner[site])};
-            } else {
-                if (!ad_left[current]) return {"supply", "seat " + seat + " has no advisor left"};
-                if (ad_total[c] + 1 > cl_max[c])
-                    return {"advisor limit", cname + " would hold " + std::to_string(ad_total[c] + 1) +
-                                                 " advisors but no seat has more than " + std::to_string(cl_max[c]) + " cloister(s) there"};
-            }
-            throw std::logic_error("engine bug: '" + b.moves[m] + "' is rejected but no rule explains why");
+            return explain_piece(site, c, j ? j - 1 : b.country_type[c], j > 0, b.moves[m]);
         }
         if (m == b.end_id) {
             if (phase == PLACE || phase == DRAW) return {"end", "'end' only stops after a first piece or during discarding (discard='any')"};
@@ -790,6 +759,48 @@ class Game {
         if (m == b.deck_id) return {"draw", "the deck is empty; draw from the display"};
         return {"draw", "the display holds no card of type " + std::to_string(b.types[m - b.draw_base]) +
                             " (display: " + list_repr(display_sorted_digits()) + ")"};
+    }
+
+    // The rule a piece breaks (Game._explain's K/A branch, after the phase is known not to be over): a
+    // cloister on site (or an advisor in country c when site < 0) paid with type index t (a pair or one).
+    std::pair<std::string, std::string> explain_piece(int site, int c, int t, bool pair, const std::string &name) const {
+        const Board &b = *board;
+        const std::string seat = std::to_string(current);
+        const auto &hand = hands[current];
+        const std::string &cname = b.country_ids[c];
+        int cost = pair ? 2 : 1;
+        if (phase == DRAW) {
+            if (pieces == MAX_PIECES_PER_TURN) return {"two pieces", "seat " + seat + " placed two pieces this turn; it must now draw"};
+            if (pieces == 1 && was_empty)
+                return {"empty country", b.country_ids[country] +
+                                             " was empty at the start of the turn: it takes one cloister and the turn goes on to drawing"};
+            if (pieces == 1) return {"phase", "no second piece is legal for seat " + seat + "; it must now draw"};
+            return {"phase", "seat " + seat + " discarded this turn and must now draw (draw:{t} or draw:deck)"};
+        }
+        if (phase == DISCARD) return {"discard", "discarding is instead of placing: after a discard no piece may be placed"};
+        if (phase == SECOND && c != country)
+            return {"one country", "this turn's pieces go to " + b.country_ids[country] + "; " + cname + " is another country"};
+        if (phase == SECOND && paid + cost > MAX_CARDS_PER_TURN)
+            return {"three cards", std::to_string(paid) + " cards are paid this turn; " + std::to_string(cost) + " more would exceed 3"};
+        if (!pair && std::find(b.type_countries[t].begin(), b.type_countries[t].end(), c) == b.type_countries[t].end())
+            return {"payment", "a type-" + std::to_string(b.types[t]) + " card does not name " + cname + "; pay with a type-" +
+                                   std::to_string(b.types[b.country_type[c]]) + " card or a pair"};
+        if (hand[t] < cost)
+            return {"payment", "seat " + seat + " holds " + std::to_string(hand[t]) + " card(s) of type " +
+                                   std::to_string(b.types[t]) + ", the payment needs " + std::to_string(cost)};
+        if (phase == PLACE && cl_total[c] == 0 && site < 0)
+            return {"empty country", cname + " holds no cloister: the first piece there must be a cloister"};
+        if (site >= 0) {
+            if (!cl_left[current]) return {"supply", "seat " + seat + " has no cloister left"};
+            if (owner[site] >= 0)
+                return {"site", "site " + b.site_ids[site] + " already holds a cloister of seat " + std::to_string(owner[site])};
+        } else {
+            if (!ad_left[current]) return {"supply", "seat " + seat + " has no advisor left"};
+            if (ad_total[c] + 1 > cl_max[c])
+                return {"advisor limit", cname + " would hold " + std::to_string(ad_total[c] + 1) +
+                                             " advisors but no seat has more than " + std::to_string(cl_max[c]) + " cloister(s) there"};
+        }
+        throw std::logic_error("engine bug: '" + name + "' is rejected but no rule explains why");
     }
 
     // ------------------------------------------------------------ playouts

@@ -14,6 +14,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <random>
+#include <tuple>
 
 #include "koenig.hpp"
 
@@ -74,6 +75,63 @@ void play_checked(KGame &g, nb::handle move) {
     } catch (const koenig::DeckProblem &e) {
         raise_as("kardinal_env.koenig.engine", "DeckError", e.message);
     }
+}
+
+// Game._explain for a move that is not in the board's move table (malformed, unknown ids, a single
+// card that does not name the country): parsed by the Python notation module, explained here.
+[[noreturn]] void reject_unlisted(const KGame &g, nb::handle move) {
+    const Board &b = *g.board;
+    std::string rule, reason;
+    nb::object parsed;
+    try {
+        parsed = nb::module_::import_("kardinal_env.koenig.notation").attr("parse_move")(move);
+    } catch (nb::python_error &e) {
+        if (!e.matches(PyExc_ValueError)) throw;  // MalformedMoveError is a ValueError
+        rule = "malformed move";
+        reason = nb::str(e.value()).c_str();
+    }
+    if (rule.empty() && g.is_over()) {
+        rule = "game over";
+        reason = "the game is over; no move is legal";
+    }
+    if (rule.empty()) {
+        const std::string kind = nb::cast<std::string>(parsed.attr("kind"));
+        const std::string board_name = nb::repr(nb::str(b.name.c_str())).c_str();
+        auto unknown_card = [&](nb::handle card) {
+            rule = "unknown id";
+            reason = "no card type " + std::string(nb::str(card).c_str()) + " on board " + board_name + " (types " +
+                     koenig::list_repr(b.types) + ")";
+        };
+        if (kind == "K" || kind == "A") {
+            nb::object target = parsed.attr("target");
+            const std::string id = nb::cast<std::string>(target);
+            const auto &ids = kind == "K" ? b.site_ids : b.country_ids;
+            auto found = std::find(ids.begin(), ids.end(), id);
+            int t = b.type_of_digit(nb::cast<int>(parsed.attr("card")));
+            if (found == ids.end()) {
+                rule = "unknown id";
+                reason = std::string(kind == "K" ? "no site " : "no country ") + nb::repr(target).c_str() + " on board " +
+                         board_name;
+            } else if (t < 0) {
+                unknown_card(parsed.attr("card"));
+            } else {
+                int index = int(found - ids.begin());
+                int site = kind == "K" ? index : -1, c = kind == "K" ? b.site_country[index] : index;
+                std::tie(rule, reason) =
+                    g.explain_piece(site, c, t, nb::cast<bool>(parsed.attr("pair")), nb::cast<std::string>(move));
+            }
+        } else if (kind == "discard") {
+            unknown_card(parsed.attr("card"));
+        } else if (kind == "draw" && g.phase != koenig::DRAW) {
+            std::tie(rule, reason) = g.explain(b.deck_id);  // "phase": the seat must do something else now
+        } else if (kind == "draw" && !parsed.attr("target").is_none()) {
+            unknown_card(parsed.attr("target"));
+        } else {
+            throw std::logic_error("engine bug: a move of the table was treated as unlisted");
+        }
+    }
+    std::string message = rule + ": " + reason + " (" + nb::repr(move).c_str() + ")";
+    raise_illegal({rule, message}, move);
 }
 
 uint64_t seed_state(nb::handle seed) {
@@ -321,16 +379,9 @@ void bind_koenig(nb::module_ &m) {
         .def(
             "play",
             [](KGame &g, nb::handle move) {
-                if (!PyUnicode_Check(move.ptr())) {
-                    std::string r = nb::repr(move).c_str();
-                    raise_illegal({"malformed move", "malformed move: expected a move string, got " + r}, move);
-                }
-                auto it = g.board->move_index.find(nb::cast<std::string>(move));
-                if (it == g.board->move_index.end()) {
-                    std::string r = nb::repr(move).c_str();
-                    raise_illegal({"malformed move", "malformed move: no such move on board '" + g.board->name + "' (" + r + ")"},
-                                  move);
-                }
+                auto it = g.board->move_index.end();
+                if (PyUnicode_Check(move.ptr())) it = g.board->move_index.find(nb::cast<std::string>(move));
+                if (it == g.board->move_index.end()) reject_unlisted(g, move);
                 try {
                     if (!g.is_legal(it->second)) g.reject(it->second);
                     g.apply(it->second);

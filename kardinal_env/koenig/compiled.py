@@ -31,7 +31,7 @@ from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.kardinal import compiled as _kardinal_compiled
 from kardinal_env.kardinal.compiled import BACKEND_VARIABLE, BUILD_HINT
 from kardinal_env.koenig.board import Board
-from kardinal_env.koenig.engine import DeckError, Game
+from kardinal_env.koenig.engine import DeckError, Game, _census
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import Rules
 
@@ -164,6 +164,19 @@ def core_from_record(record: dict, source: str = "record", module: ModuleType | 
         if parts.reshuffle is None and game.runouts:
             raise RecordError(
                 f"{source}: field 'reshuffle' is null but the deck runs out for the first time at move {i} ({move!r})"
+            )
+    plan = game.reshuffle_plan
+    if plan is not None and game.reshuffle_order is None:
+        # As Game.from_record: moves that stop before the first run-out leave the order waiting for
+        # it; it must already hold the discard pile so far.
+        missing = list(game.discard_pile())
+        for t in plan:
+            if t in missing:
+                missing.remove(t)
+        if missing:
+            raise RecordError(
+                f"{source}: field 'reshuffle' cannot be the discard pile at the first run-out: it lacks "
+                f"{_census(missing)} of the pile after {len(parts.moves)} moves"
             )
     check_replayed_result(parts.result, game, source)
     return game
