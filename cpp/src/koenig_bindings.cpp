@@ -487,9 +487,10 @@ void bind_koenig(nb::module_ &m) {
                 if (n_games < 0) throw nb::value_error("n_games must be >= 0");
                 uint64_t state = seed_state(seed);
                 koenig::PlayoutSummary s;
+                KGame start = g;  // a copy taken with the GIL held: another thread may play on g meanwhile
                 {
                     nb::gil_scoped_release release;
-                    s = koenig::random_playouts(g, n_games, state);
+                    s = koenig::random_playouts(start, n_games, state);
                 }
                 nb::dict out;
                 out["games"] = s.games;
