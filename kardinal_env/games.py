@@ -89,6 +89,7 @@ KARDINAL_KOENIG = GameSpec(
         "heuristic": "agents.baselines.koenig_heuristic:KoenigHeuristicAgent",
     },
     rollout="agents.baselines.koenig_greedy:rollout_move",
+    compiled_ismcts="kardinal_env.koenig.compiled:ismcts_root",
     network="agents.networks.koenig_net:build_network",
     adapter="agents.training.adapters:KoenigAdapter",
     presets={

@@ -28,6 +28,11 @@
         compiled core's (MCTSAgent: GameSpec.compiled_search, position replayed into the core
         included), on the same 8 positions of seeded random games, repeats interleaved; the ratio
         python / core per repeat (median and range).
+    python scripts/benchmark.py koenig-ismcts [--players 4] [--repeats 5] [--simulations 200]
+        Seconds per ``ismcts:N`` decision on Kardinal & König, the Python search (ISMCTSAgent(compiled=False))
+        against the compiled core's (ISMCTSAgent: GameSpec.compiled_ismcts; the worlds still dealt in
+        Python, the position replayed into the core included), on the same 8 positions of seeded random
+        games, repeats interleaved; both choose the same moves; the ratio python / core per repeat.
     python scripts/benchmark.py core-obs [--players 4] [--repeats 5] [--games 20] [--window W]
         Observations + action masks per second over every position of seeded random games, the seat
         deciding observing (as the environment does): the Python ObservationEncoder.encode (following
@@ -323,6 +328,52 @@ def bench_core_mcts(players: int, repeats: int, simulations: int = 200, seed: in
     return {"python": statistics.median(python), "core": statistics.median(core), "ratio": statistics.median(ratios)}
 
 
+def bench_koenig_ismcts(players: int, repeats: int, simulations: int = 200, seed: int = 0) -> dict:
+    from agents.search.ismcts import ISMCTSAgent
+    from kardinal_env.koenig import Game, Rules
+    from kardinal_env.koenig.compiled import core_game
+
+    rules = Rules(players=players)
+    core_game(rules)  # RuntimeError naming how to build the core when it is missing
+    rng = random.Random(seed)
+    positions = []
+    deal = 0
+    while len(positions) < 8:  # one position a quarter, half, three quarters into a random game
+        deal += 1
+        game = Game(rules, seed=deal)
+        moves: list = []
+        while not game.is_over:
+            moves.append(game.clone())
+            game.apply_legal_id(rng.choice(game.legal_move_ids()))
+        for at in (len(moves) // 4, len(moves) // 2, 3 * len(moves) // 4):
+            if len(moves[at].legal_moves()) > 1 and len(positions) < 8:
+                positions.append(moves[at])
+
+    def per_decision(compiled: bool) -> tuple[float, list[str]]:
+        agent = ISMCTSAgent(simulations, seed=seed, compiled=compiled)
+        start = time.perf_counter()
+        chosen = [agent.select_move(game) for game in positions]
+        return (time.perf_counter() - start) / len(positions), chosen
+
+    per_decision(True)  # warm-up (imports)
+    python, core = [], []
+    for _ in range(repeats):  # interleaved so both see the same machine load
+        seconds, slow_moves = per_decision(False)
+        python.append(seconds)
+        seconds, fast_moves = per_decision(True)
+        core.append(seconds)
+        assert fast_moves == slow_moves, "the compiled search chose other moves"
+    ratios = [p / c for p, c in zip(python, core)]
+    print(
+        f"Kardinal & König ismcts:{simulations}, {players} players, seconds per decision over {len(positions)} "
+        f"positions, {repeats} repeats (the same moves on both):"
+    )
+    print(f"  Python search: {statistics.median(python):.4f} s ({min(python):.4f}-{max(python):.4f})")
+    print(f"  core search:   {statistics.median(core):.4f} s ({min(core):.4f}-{max(core):.4f})")
+    print(f"  ratio python/core: {statistics.median(ratios):.1f}x (per-repeat {min(ratios):.1f}-{max(ratios):.1f})")
+    return {"python": statistics.median(python), "core": statistics.median(core), "ratio": statistics.median(ratios)}
+
+
 def bench_core_obs(players: int, repeats: int, games: int = 20, window: int | None = None, seed: int = 0) -> dict:
     from kardinal_env.kardinal import Game, Rules, compiled
     from kardinal_env.kardinal.actions import ActionCodec
@@ -555,6 +606,7 @@ def main() -> None:
             "koenig-engine",
             "core",
             "koenig-core",
+            "koenig-ismcts",
             "core-mcts",
             "core-obs",
             "env",
@@ -577,6 +629,8 @@ def main() -> None:
         bench_core(args.players, args.seconds, args.repeats)
     elif args.what == "koenig-core":
         bench_koenig_core(args.players, args.seconds, args.repeats, args.discard)
+    elif args.what == "koenig-ismcts":
+        bench_koenig_ismcts(args.players, args.repeats, args.simulations)
     elif args.what == "core-mcts":
         bench_core_mcts(args.players, args.repeats, args.simulations)
     elif args.what == "core-obs":

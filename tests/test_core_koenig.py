@@ -613,3 +613,62 @@ def test_a_core_without_koenig_counts_as_not_built(fresh):
     fresh.setenv(compiled.BACKEND_VARIABLE, "core")
     with pytest.raises(ImportError, match="no Kardinal & König engine"):
         compiled.core_module()
+
+
+# ---------------------------------------------------------------- ismcts in the core
+
+
+def test_compiled_ismcts_chooses_the_python_search_s_move_draw_for_draw(core, monkeypatch):
+    """ISMCTSAgent with the compiled search (the default) and without it (compiled=False): the same move
+    and the same generator state afterwards, at positions of every player count, both discard options,
+    before and after the run-out; the compiled search really ran."""
+    from agents.search.ismcts import ISMCTSAgent
+
+    monkeypatch.delenv(compiled.BACKEND_VARIABLE, raising=False)
+    positions = 0
+    for i, (players, discard, moves) in enumerate(
+        [(3, "one", 8), (4, "any", 40), (5, "one", 75), (4, "one", 110), (3, "any", 90), (4, "one", 1)]
+    ):
+        game = _random_python_game(Rules(players=players, discard=discard), 40 + i, moves)
+        if game.is_over or len(game.legal_moves()) < 2:
+            continue
+        positions += 1
+        assert compiled.ismcts_root(game, random.Random(0), 5) is not None  # the core searches here
+        for seed in (0, 1):
+            fast = ISMCTSAgent(60, seed=seed)
+            slow = ISMCTSAgent(60, seed=seed, compiled=False)
+            assert fast.select_move(game) == slow.select_move(game), (players, discard, moves, seed)
+            assert fast.rng.getstate() == slow.rng.getstate()
+            assert fast._compiled is not None and slow._compiled is None
+    assert positions >= 5
+
+
+def test_compiled_ismcts_declines_what_it_cannot_search(core, monkeypatch):
+    rules = Rules(players=4)
+    game = Game(rules, seed=1)
+    rng = random.Random(0)
+    state = rng.getstate()
+
+    class Sub(Game):
+        pass
+
+    sub = Sub(rules, seed=1)
+    assert compiled.ismcts_root(sub, rng) is None and rng.getstate() == state
+    monkeypatch.setenv(compiled.BACKEND_VARIABLE, "python")
+    assert compiled.ismcts_root(game, rng) is None and rng.getstate() == state
+    monkeypatch.delenv(compiled.BACKEND_VARIABLE)
+    cc = compiled.core_game(rules, 1, module=core)
+    with pytest.raises(ValueError, match="positive"):
+        cc.ismcts_root(0, 0.7, 8.0, lambda: None, lambda k: 0)
+    with pytest.raises((TypeError, RuntimeError)):
+        cc.ismcts_root(5, 0.7, 8.0, lambda: None, lambda k: 0)  # deal() must give (hands, deck, seed)
+    others = {s: game.hand(s) for s in (1, 2, 3)}
+    with pytest.raises(ValueError, match="every other seat"):
+        cc.ismcts_root(5, 0.7, 8.0, lambda: ({1: game.hand(1)}, list(game.snapshot()["deck"]), 1), lambda k: 0)
+    with pytest.raises(ValueError, match="0..k-1"):
+        cc.ismcts_root(5, 0.7, 8.0, lambda: (others, list(game.snapshot()["deck"]), 1), lambda k: k)
+    with pytest.raises(ValueError, match="seat on turn"):
+        cc.ismcts_root(5, 0.7, 8.0, lambda: ({0: game.hand(0)}, list(game.snapshot()["deck"]), 1), lambda k: 0)
+    with pytest.raises(ValueError, match="not the cards"):
+        cc.ismcts_root(5, 0.7, 8.0, lambda: (others, [game.snapshot()["deck"][0]] * game.deck_size(), 1), lambda k: 0)
+    assert cc.move_count == 0

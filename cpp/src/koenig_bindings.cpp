@@ -12,11 +12,14 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/tuple.h>
 
 #include <random>
 #include <tuple>
 
 #include "koenig.hpp"
+#include "koenig_ismcts.hpp"
 
 namespace nb = nanobind;
 using koenig::Board;
@@ -481,6 +484,61 @@ void bind_koenig(nb::module_ &m) {
             },
             "Every piece of state (hidden cards included) as Game.snapshot() writes it.")
         .def("clone", [](const KGame &g) { return KGame(g); }, "An independent copy; it shuffles as this game would.")
+        .def(
+            "ismcts_root",
+            [](KGame &g, long long simulations, double exploration, double scale, nb::callable deal, nb::callable pick) {
+                if (simulations < 1) throw nb::value_error("ismcts: simulations must be a positive integer");
+                if (g.is_over() || g.legal().size() < 2)
+                    throw nb::value_error("ismcts_root: the decision needs at least two legal moves");
+                const Board &b = *g.board;
+                auto deal_world = [&]() {
+                    nb::object got = deal();
+                    auto [hands, deck, seed] = nb::cast<std::tuple<nb::dict, nb::list, nb::int_>>(got);
+                    koenig::World w;
+                    auto index = [&](nb::handle digit) {
+                        auto v = as_move_id(digit);
+                        int t = v && *v >= 0 && *v <= 9 ? b.type_of_digit(int(*v)) : -1;
+                        if (t < 0) throw nb::value_error("ismcts_root: deal() gave a card that is no card type of the board");
+                        return t;
+                    };
+                    std::array<int, koenig::MAX_TYPES> before{}, after{};
+                    for (auto [seat_obj, hand] : hands) {
+                        long long s = nb::cast<long long>(seat_obj);
+                        if (s < 0 || s >= g.n || s == g.current)
+                            throw nb::value_error("ismcts_root: deal() gave a hand of the seat on turn or of no seat");
+                        std::vector<int> cards;
+                        for (nb::handle d : hand) cards.push_back(index(d));
+                        if (int(cards.size()) != g.hand_size[s]) throw nb::value_error("ismcts_root: deal() changed a hand's size");
+                        for (int t = 0; t < b.T; ++t) before[t] += g.hands[s][t];
+                        for (int t : cards) after[t] += 1;
+                        w.hands.push_back({int(s), cards});
+                    }
+                    if (int(w.hands.size()) != g.n - 1)  // every hidden hand is replaced: the search never sees one
+                        throw nb::value_error("ismcts_root: deal() must give a hand for every other seat");
+                    for (nb::handle d : deck) w.deck.push_back(index(d));
+                    if (w.deck.size() != g.deck.size()) throw nb::value_error("ismcts_root: deal() changed the deck's size");
+                    for (int t : g.deck) before[t] += 1;
+                    for (int t : w.deck) after[t] += 1;
+                    if (before != after) throw nb::value_error("ismcts_root: deal()'s cards are not the cards they replace");
+                    w.seed = PyLong_AsUnsignedLongLongMask(seed.ptr());
+                    if (PyErr_Occurred()) throw nb::python_error();
+                    return w;
+                };
+                auto pick_one = [&](int k) {
+                    long long i = nb::cast<long long>(pick(k));
+                    if (i < 0 || i >= k) throw nb::value_error("ismcts_root: pick(k) must return an int in 0..k-1");
+                    return int(i);
+                };
+                auto children = koenig::Ismcts::search(g, int(simulations), exploration, scale, deal_world, pick_one);
+                nb::list out;
+                for (const auto &c : children) out.append(nb::make_tuple(c.move, c.visits, c.mean));
+                return out;
+            },
+            nb::arg("simulations"), nb::arg("exploration"), nb::arg("scale"), nb::arg("deal"), nb::arg("pick"),
+            "ISMCTSAgent's search (rollout_moves=0) of the seat on turn, on the core: deal() -> (hands {seat: "
+            "digits}, deck digits top first, shuffle seed) gives each simulation's world, pick(k) each expansion "
+            "choice in 0..k-1; both are called in the Python search's order. The root's children as (move id, "
+            "visits, mean value of the seat on turn), in expansion order.")
         .def(
             "random_playouts",
             [](const KGame &g, long long n_games, nb::handle seed) {

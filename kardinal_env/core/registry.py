@@ -63,6 +63,11 @@ field                  meaning
                        compiled code, its children in expansion order, or ``None`` (none); it answers
                        ``None`` when it cannot search this game now (then the Python search runs) and
                        draws from ``rng`` only when it searches
+``compiled_ismcts``    ``compiled_ismcts(game, rng, simulations=, exploration=, scale=) -> [(move, visits, mean
+                       value of the deciding seat), ...] | None``: the root of the ``ismcts:N`` search
+                       (:mod:`agents.search.ismcts` without playouts) in compiled code, drawing from
+                       ``rng`` exactly as the Python search does (the same move), or ``None`` (none); it
+                       answers ``None``, without drawing, when it cannot search this game now
 ``network``            ``network(rules, config) -> torch.nn.Module``: the policy/value network builder of
                        the self-play trainer, or ``None`` (the trainer's generic MLP)
 ``adapter``            the self-play trainer's adapter class for the game, or ``None`` (the generic one
@@ -174,6 +179,7 @@ class GameSpec:
     baselines: Mapping[str, Any] = field(default_factory=dict)
     rollout: Any = None
     compiled_search: Any = None
+    compiled_ismcts: Any = None
     network: Any = None
     adapter: Any = None
     presets: Mapping[str, str] = field(default_factory=dict)

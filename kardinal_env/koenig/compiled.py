@@ -23,6 +23,7 @@ for benchmarks, lockstep tests and tools that opt in (:func:`core_game`, :func:`
 from __future__ import annotations
 
 import json
+import random
 from types import ModuleType
 from typing import Any
 
@@ -32,6 +33,7 @@ from kardinal_env.kardinal import compiled as _kardinal_compiled
 from kardinal_env.kardinal.compiled import BACKEND_VARIABLE, BUILD_HINT
 from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.engine import DeckError, Game, _census
+from kardinal_env.koenig.knowledge import SeatKnowledge
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import Rules
 
@@ -46,6 +48,7 @@ __all__ = [
     "core_position",
     "core_from_record",
     "core_record",
+    "ismcts_root",
 ]
 
 _boards: dict[int, tuple[Board, Any]] = {}  # id(Board) -> (Board, KoenigBoard): boards are compiled once and shared
@@ -196,3 +199,39 @@ def core_record(game: Any, rules: Rules) -> dict:
         game.scores() if over else None,
         game.winners() if over else None,
     )
+
+
+def ismcts_root(
+    game: Any,
+    rng: random.Random,
+    simulations: int = 200,
+    exploration: float = 0.7,
+    scale: float = 8.0,
+) -> list[tuple[str, int, float]] | None:
+    """``ismcts:simulations``'s search (:class:`agents.search.ismcts.ISMCTSAgent` with its default
+    ``rollout_moves=0``) of the seat on turn, run by the core: the root's children as ``(move, visits,
+    mean value of the seat on turn)`` in expansion order (the agent plays the most visited; ties: the
+    higher mean, then the first). Each simulation's world is dealt in Python by
+    :class:`~kardinal_env.koenig.knowledge.SeatKnowledge` with ``rng`` and the expansion choices are
+    ``rng.randrange`` draws, in the Python search's order, so the result is the Python search's, draw
+    for draw (``tests/test_core_koenig.py``). ``None``, without touching ``rng``, when the core is not
+    used or ``game`` is not a plain :class:`Game`; ``ValueError`` when the decision has fewer than two
+    legal moves."""
+    if type(game) is not Game:
+        return None
+    module = core_module()
+    if module is None:
+        return None
+    seat = game.current_player
+    if seat is None or len(game.legal_move_ids()) < 2:
+        raise ValueError("ismcts_root: the decision needs at least two legal moves")
+    knowledge = SeatKnowledge(game, seat)
+
+    def deal() -> tuple[dict[int, list[int]], list[int], int]:
+        hands, deck = knowledge.sample(rng)  # what SeatKnowledge.deal draws, in its order
+        return hands, deck, rng.getrandbits(64)
+
+    core = core_position(game, module)
+    names = game.board.moves
+    children = core.ismcts_root(simulations, exploration, scale, deal, rng.randrange)
+    return [(names[m], int(visits), float(mean)) for m, visits, mean in children]
