@@ -7,7 +7,7 @@ The games (each a folder of its own with the same module names, see ``docs/addin
 game                   engine                                 environment
 =====================  =====================================  ==========================================
 ``kardinal``           ``kardinal_env.kardinal`` (Game, Rules) ``kardinal_env.kardinal_v0``
-``kardinal_koenig``    ``kardinal_env.koenig`` (Game, Rules)   ``kardinal_env.kardinal_koenig_v0``
+``kardinal_koenig``    ``kardinal_env.koenig`` (Game, Rules)   ``kardinal_env.kardinal_koenig_v1``
 =====================  =====================================  ==========================================
 
 * ``kardinal_env.core`` — what the games share and which imports no game: the game protocol

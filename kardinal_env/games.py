@@ -4,7 +4,7 @@
 name                    environment            players   rule options (besides ``players``)
 ======================  =====================  ========  ===========================================
 ``kardinal``            ``kardinal_v0``        2–4       ``preset``, ``shared_pool``
-``kardinal_koenig``     ``kardinal_koenig_v0`` 3–5       ``discard``, ``board``
+``kardinal_koenig``     ``kardinal_koenig_v1`` 3–5       ``discard``, ``board``
 ======================  =====================  ========  ===========================================
 
 Every field that names code is a ``"module:attribute"`` string, imported on first use: registering
@@ -74,8 +74,9 @@ KARDINAL_KOENIG = GameSpec(
     image="kardinal_env.koenig.render:game_image",
     html_replay="kardinal_env.koenig.replay_html:write_replay_html",
     env_module="kardinal_env.koenig.env",
-    env_id="kardinal/kardinal-koenig-v0",
-    gym_id="kardinal/KardinalKoenigVsBots-v0",
+    env_id="kardinal/kardinal-koenig-v1",
+    gym_id="kardinal/KardinalKoenigVsBots-v1",
+    previous_envs=("kardinal_koenig_v0",),  # v1 changed how seeds deal, not observations or actions
     chance=True,
     perfect_information=False,
     rule_options=(
@@ -88,6 +89,7 @@ KARDINAL_KOENIG = GameSpec(
         "heuristic": "agents.baselines.koenig_heuristic:KoenigHeuristicAgent",
     },
     rollout="agents.baselines.koenig_greedy:rollout_move",
+    compiled_ismcts="kardinal_env.koenig.compiled:ismcts_root",
     network="agents.networks.koenig_net:build_network",
     adapter="agents.training.adapters:KoenigAdapter",
     presets={

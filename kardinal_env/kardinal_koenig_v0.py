@@ -1,14 +1,29 @@
-"""``kardinal_koenig_v0``: the Kardinal & König PettingZoo AEC environment (a PettingZoo-style versioned module).
+"""``kardinal_koenig_v0``: replaced by :mod:`kardinal_env.kardinal_koenig_v1` (PettingZoo's habit).
 
-The environment lives in :mod:`kardinal_env.koenig.env`, whose docstring is the specification (spaces,
-masks, rewards, version history) and becomes this module's docstring::
-
-    from kardinal_env import kardinal_koenig_v0
-    env = kardinal_koenig_v0.env(players=4)
+v1 deals seeded games with the shared shuffler (:mod:`kardinal_env.koenig.shuffle`), so a seeded v0
+result does not reproduce on v1; observations, actions and rewards are unchanged. Importing this
+module works; calling ``env``, ``raw_env``, ``parallel_env`` or ``manual_control`` raises
+``DeprecatedEnv`` (an ``ImportError``: PettingZoo's own class) naming ``kardinal_koenig_v1``, as
+PettingZoo's deprecated environment modules do.
 """
 
-import kardinal_env.koenig.env as _implementation
-from kardinal_env.koenig.env import RENDER_MODES, REWARD_SCHEMES, env, raw_env
+from typing import Any, NoReturn
 
-__doc__ = _implementation.__doc__
-__all__ = ["env", "raw_env", "REWARD_SCHEMES", "RENDER_MODES"]
+try:
+    from pettingzoo.utils.deprecated_module import DeprecatedEnv
+except ImportError:  # the engines alone
+
+    class DeprecatedEnv(ImportError):  # type: ignore[no-redef]
+        """An environment version that was replaced (PettingZoo's ``DeprecatedEnv``)."""
+
+
+__all__ = ["env", "raw_env", "parallel_env", "manual_control", "DeprecatedEnv"]
+
+MESSAGE = "kardinal_koenig_v0 is now deprecated, use kardinal_koenig_v1 instead"
+
+
+def env(*args: Any, **kwargs: Any) -> NoReturn:
+    raise DeprecatedEnv(MESSAGE)
+
+
+raw_env = parallel_env = manual_control = env

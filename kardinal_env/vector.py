@@ -50,7 +50,7 @@ environment is not meant to be shared by threads (the core refuses a second call
 Rewards
 =======
 
-Exactly what the AEC env (``kardinal_v0``, ``kardinal_koenig_v0``, or the generic ``GameEnv``) hands
+Exactly what the AEC env (``kardinal_v0``, ``kardinal_koenig_v1``, or the generic ``GameEnv``) hands
 out, per seat, for the same move: ``rewards[i, s]`` equals the AEC env's ``rewards["player_s"]`` after
 the same ``step``. A step plays one move per game, so the sum over steps of a seat's rewards is what
 that seat collects through ``last()`` in the AEC loop. That is: ``chip_shaping`` times the chips the

@@ -6,7 +6,7 @@
     python scripts/benchmark.py koenig-engine [--players 4] [--seconds 2] [--repeats 5] [--discard one]
         The same for the Kardinal & König engine (kardinal_env.koenig; 3-5 players, default board).
     python scripts/benchmark.py koenig-env [--players 4] [--seconds 2] [--repeats 5] [--discard one]
-        Random masked play through kardinal_koenig_v0.env() side by side with connect_four_v3 (the same
+        Random masked play through kardinal_koenig_v1.env() side by side with connect_four_v3 (the same
         sampler and loop as ``env``); prints both and the ratio koenig / connect_four.
     python scripts/benchmark.py core [--players 4] [--seconds 2] [--repeats 5]
         The compiled core's Kardinal engine (kardinal_core, cpp/; bash scripts/setup.sh builds it)
@@ -16,11 +16,23 @@
         (c) the core's random_playouts (whole games inside C++, its own generator) and (d) the core
         stepped from Python one decision at a time (legal_move_codes + play_code, checked); the
         ratios c/a, c/b, d/a, d/b per repeat (median and range).
+    python scripts/benchmark.py koenig-core [--players 4] [--seconds 2] [--repeats 5] [--discard one]
+        The same comparison for the core's Kardinal & König engine (kardinal_core.KoenigGame; default
+        board), repeats interleaved, decisions/s of (a) the Python engine, legal_moves + play(str),
+        (b) the Python engine on move ids, legal_move_ids + apply_legal_id (its fast path), (c) the
+        core's random_playouts (whole games inside C++) and (d) the core stepped from Python one
+        decision at a time on action ids (legal_move_ids + play_id, checked; each game a fresh seeded
+        deal like (a) and (b)); the ratios c/a, c/b, d/a, d/b per repeat (median and range).
     python scripts/benchmark.py core-mcts [--players 4] [--repeats 5] [--simulations 200]
         Seconds per ``mcts:N`` decision, the Python search (MCTSAgent(compiled=False)) against the
         compiled core's (MCTSAgent: GameSpec.compiled_search, position replayed into the core
         included), on the same 8 positions of seeded random games, repeats interleaved; the ratio
         python / core per repeat (median and range).
+    python scripts/benchmark.py koenig-ismcts [--players 4] [--repeats 5] [--simulations 200]
+        Seconds per ``ismcts:N`` decision on Kardinal & König, the Python search (ISMCTSAgent(compiled=False))
+        against the compiled core's (ISMCTSAgent: GameSpec.compiled_ismcts; the worlds still dealt in
+        Python, the position replayed into the core included), on the same 8 positions of seeded random
+        games, repeats interleaved; both choose the same moves; the ratio python / core per repeat.
     python scripts/benchmark.py core-obs [--players 4] [--repeats 5] [--games 20] [--window W]
         Observations + action masks per second over every position of seeded random games, the seat
         deciding observing (as the environment does): the Python ObservationEncoder.encode (following
@@ -195,6 +207,82 @@ def bench_core(players: int, seconds: float, repeats: int, seed: int = 0) -> dic
     return out
 
 
+def bench_koenig_core(players: int, seconds: float, repeats: int, discard: str = "one", seed: int = 0) -> dict:
+    from kardinal_env.koenig import Game, Rules
+    from kardinal_env.koenig.compiled import core_game
+
+    rules = Rules(players=players, discard=discard)
+    rng = random.Random(seed)
+    core_start = core_game(rules, seed)  # RuntimeError naming how to build the core when it is missing
+    deal = [seed]
+    playout_seed = [seed]
+
+    def next_seed() -> int:
+        deal[0] += 1
+        return deal[0]
+
+    def python_strings():
+        game = Game(rules, seed=next_seed())
+        n = 0
+        while not game.is_over:
+            game.play(rng.choice(game.legal_moves()))
+            n += 1
+        return n, 1
+
+    def python_ids():
+        game = Game(rules, seed=next_seed())
+        n = 0
+        while not game.is_over:
+            game.apply_legal_id(rng.choice(game.legal_move_ids()))
+            n += 1
+        return n, 1
+
+    def core_playouts():  # 100 whole games inside C++ per call
+        playout_seed[0] += 1
+        summary = core_start.random_playouts(100, playout_seed[0])
+        return summary["decisions"], summary["games"]
+
+    def core_stepped():
+        game = core_game(rules, next_seed())
+        n = 0
+        while not game.is_over:
+            game.play_id(rng.choice(game.legal_move_ids()))
+            n += 1
+        return n, 1
+
+    names = ("python_strings", "python_ids", "core_playouts", "core_stepped")
+    letters = dict(zip(names, "abcd"))
+    runs = (python_strings, python_ids, core_playouts, core_stepped)
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(repeats):  # interleaved so all four see the same machine load
+        for name, fn in zip(names, runs):
+            rates[name] += _timed(fn, seconds, 1)[0]
+
+    def ratio(a: str, b: str) -> tuple[float, str]:
+        r = [x / y for x, y in zip(rates[a], rates[b])]
+        return statistics.median(r), f"{statistics.median(r):.1f}x (per-repeat {min(r):.1f}-{max(r):.1f})"
+
+    print(
+        f"Kardinal & König engine, {players} players, discard={discard!r}, random legal moves, compiled core vs "
+        f"Python, {repeats} x {seconds:g} s:"
+    )
+    print(f"  (a) Python engine, legal_moves + play(str):             {_fmt(rates['python_strings'])} decisions/s")
+    print(f"  (b) Python engine, legal_move_ids + apply_legal_id:      {_fmt(rates['python_ids'])} decisions/s")
+    print(f"  (c) core random_playouts (whole games in C++):          {_fmt(rates['core_playouts'])} decisions/s")
+    print(f"  (d) core stepped from Python (legal_move_ids + play_id): {_fmt(rates['core_stepped'])} decisions/s")
+    out = {name: statistics.median(v) for name, v in rates.items()}
+    for a, b, target in (
+        ("core_playouts", "python_strings", 20),
+        ("core_playouts", "python_ids", 20),
+        ("core_stepped", "python_strings", 4),
+        ("core_stepped", "python_ids", 4),
+    ):
+        value, text = ratio(a, b)
+        print(f"  ratio {letters[a]}/{letters[b]}: {text}   (issue 22 target >= {target}x)")
+        out[f"{a}/{b}"] = value
+    return out
+
+
 def bench_core_mcts(players: int, repeats: int, simulations: int = 200, seed: int = 0) -> dict:
     from agents.search.mcts import MCTSAgent
     from kardinal_env.kardinal import Game, Rules
@@ -237,6 +325,52 @@ def bench_core_mcts(players: int, repeats: int, simulations: int = 200, seed: in
         f"  ratio python/core: {statistics.median(ratios):.1f}x (per-repeat {min(ratios):.1f}-{max(ratios):.1f})"
         "   (issue 22 target >= 10x)"
     )
+    return {"python": statistics.median(python), "core": statistics.median(core), "ratio": statistics.median(ratios)}
+
+
+def bench_koenig_ismcts(players: int, repeats: int, simulations: int = 200, seed: int = 0) -> dict:
+    from agents.search.ismcts import ISMCTSAgent
+    from kardinal_env.koenig import Game, Rules
+    from kardinal_env.koenig.compiled import core_game
+
+    rules = Rules(players=players)
+    core_game(rules)  # RuntimeError naming how to build the core when it is missing
+    rng = random.Random(seed)
+    positions = []
+    deal = 0
+    while len(positions) < 8:  # one position a quarter, half, three quarters into a random game
+        deal += 1
+        game = Game(rules, seed=deal)
+        moves: list = []
+        while not game.is_over:
+            moves.append(game.clone())
+            game.apply_legal_id(rng.choice(game.legal_move_ids()))
+        for at in (len(moves) // 4, len(moves) // 2, 3 * len(moves) // 4):
+            if len(moves[at].legal_moves()) > 1 and len(positions) < 8:
+                positions.append(moves[at])
+
+    def per_decision(compiled: bool) -> tuple[float, list[str]]:
+        agent = ISMCTSAgent(simulations, seed=seed, compiled=compiled)
+        start = time.perf_counter()
+        chosen = [agent.select_move(game) for game in positions]
+        return (time.perf_counter() - start) / len(positions), chosen
+
+    per_decision(True)  # warm-up (imports)
+    python, core = [], []
+    for _ in range(repeats):  # interleaved so both see the same machine load
+        seconds, slow_moves = per_decision(False)
+        python.append(seconds)
+        seconds, fast_moves = per_decision(True)
+        core.append(seconds)
+        assert fast_moves == slow_moves, "the compiled search chose other moves"
+    ratios = [p / c for p, c in zip(python, core)]
+    print(
+        f"Kardinal & König ismcts:{simulations}, {players} players, seconds per decision over {len(positions)} "
+        f"positions, {repeats} repeats (the same moves on both):"
+    )
+    print(f"  Python search: {statistics.median(python):.4f} s ({min(python):.4f}-{max(python):.4f})")
+    print(f"  core search:   {statistics.median(core):.4f} s ({min(core):.4f}-{max(core):.4f})")
+    print(f"  ratio python/core: {statistics.median(ratios):.1f}x (per-repeat {min(ratios):.1f}-{max(ratios):.1f})")
     return {"python": statistics.median(python), "core": statistics.median(core), "ratio": statistics.median(ratios)}
 
 
@@ -358,10 +492,10 @@ def bench_env(players: int, seconds: float, repeats: int, seed: int = 0) -> dict
 def bench_koenig_env(players: int, seconds: float, repeats: int, discard: str = "one", seed: int = 0) -> dict:
     from pettingzoo.classic import connect_four_v3
 
-    from kardinal_env import kardinal_koenig_v0
+    from kardinal_env import kardinal_koenig_v1
 
     rng = random.Random(seed)
-    koenig = kardinal_koenig_v0.env(players=players, discard=discard)
+    koenig = kardinal_koenig_v1.env(players=players, discard=discard)
     connect4 = connect_four_v3.env()
     k_steps, c_steps, k_games = [], [], []
     for _ in range(repeats):  # interleaved so both see the same machine load
@@ -375,7 +509,7 @@ def bench_koenig_env(players: int, seconds: float, repeats: int, discard: str = 
     shape = getattr(getattr(raw, "encoder", None), "shape", "?")
     print(f"AEC loop through env() (agent_iter / last / step), random masked actions, {repeats} x {seconds:g} s:")
     print(
-        f"  kardinal_koenig_v0 ({players} players, discard={discard!r}, {raw.action_space(raw.possible_agents[0]).n} "
+        f"  kardinal_koenig_v1 ({players} players, discard={discard!r}, {raw.action_space(raw.possible_agents[0]).n} "
         f"actions, obs {shape}): {_fmt(k_steps)} agent-steps/s, {_fmt(k_games)} games/s"
     )
     print(f"  connect_four_v3: {_fmt(c_steps)} agent-steps/s")
@@ -467,7 +601,18 @@ def main() -> None:
         "what",
         nargs="?",
         default="engine",
-        choices=["engine", "koenig-engine", "core", "core-mcts", "core-obs", "env", "koenig-env", "vector"],
+        choices=[
+            "engine",
+            "koenig-engine",
+            "core",
+            "koenig-core",
+            "koenig-ismcts",
+            "core-mcts",
+            "core-obs",
+            "env",
+            "koenig-env",
+            "vector",
+        ],
     )
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=2.0)
@@ -482,6 +627,10 @@ def main() -> None:
         bench_engine(args.players, args.seconds, args.repeats)
     elif args.what == "core":
         bench_core(args.players, args.seconds, args.repeats)
+    elif args.what == "koenig-core":
+        bench_koenig_core(args.players, args.seconds, args.repeats, args.discard)
+    elif args.what == "koenig-ismcts":
+        bench_koenig_ismcts(args.players, args.repeats, args.simulations)
     elif args.what == "core-mcts":
         bench_core_mcts(args.players, args.repeats, args.simulations)
     elif args.what == "core-obs":

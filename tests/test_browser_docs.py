@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = {
     "": "kardinal-env",
     "games/kardinal/": "Kardinal (kardinal_v0)",
-    "games/kardinal-koenig/": "Kardinal & König (kardinal_koenig_v0)",
+    "games/kardinal-koenig/": "Kardinal & König (kardinal_koenig_v1)",
 }
 
 
@@ -95,7 +95,7 @@ def test_page_loads_without_console_errors(tab, served, path):
 
 @pytest.mark.parametrize(
     ("query", "target"),
-    [("kardinal_koenig_v0", "games/kardinal-koenig/"), ("kardinal_v0", "games/kardinal/")],
+    [("kardinal_koenig_v1", "games/kardinal-koenig/"), ("kardinal_v0", "games/kardinal/")],
 )
 def test_search_finds_an_environment(tab, served, query, target):
     page = tab.page

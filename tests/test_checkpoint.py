@@ -76,7 +76,7 @@ def test_version_1_with_a_layout_is_read_and_gets_its_game(tmp_path):
         ({"format": 1}, "format 1: this version reads 'kardinal-checkpoint/2'"),
         ({"game": "chess"}, "made for game 'chess', which is not registered (registered games: ['kardinal'"),
         ({"game": None}, "'game' must be a registered game's name"),
-        ({"env": "kardinal_koenig_v0"}, "game 'kardinal' has env 'kardinal_v0'"),
+        ({"env": "kardinal_koenig_v1"}, "game 'kardinal' has env 'kardinal_v0'"),
         ({"model_config": "big"}, "'model_config' must be a dict of network options"),
         ({"rules": {"players": 9}}, "'rules' do not build Kardinal rules"),
         ({"rules": None}, "a kardinal checkpoint needs a 'rules' dict"),
@@ -156,3 +156,16 @@ def test_the_trainer_writes_through_write_checkpoint(monkeypatch, tmp_path):
         }
     )
     assert written == [f"checkpoint_{read_checkpoint(path)[0]['step']}.pt", "checkpoint.pt", "checkpoint.pt"]
+
+
+def test_a_previous_env_version_of_the_same_game_is_accepted():
+    """kardinal_koenig_v1 changed how seeds deal, not observations or actions: its previous_envs
+    (kardinal_koenig_v0) still name the game; other versions and other games' envs do not."""
+    spec = get_game("kardinal_koenig")
+    assert spec.env_name == "kardinal_koenig_v1" and spec.previous_envs == ("kardinal_koenig_v0",)
+    assert checkpoint_game({"env": "kardinal_koenig_v0"}) is spec  # version 1: the game named by its env
+    v2 = {"format": CHECKPOINT_FORMAT, "game": "kardinal_koenig", "env": "kardinal_koenig_v0"}
+    assert checkpoint_game(v2) is spec
+    for env in ("kardinal_koenig_v2", "kardinal_v0"):
+        with pytest.raises(CheckpointError, match="has env 'kardinal_koenig_v1'"):
+            checkpoint_game({"format": CHECKPOINT_FORMAT, "game": "kardinal_koenig", "env": env})

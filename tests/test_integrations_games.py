@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kardinal_env import kardinal_koenig_v0
+from kardinal_env import kardinal_koenig_v1
 from kardinal_env.core.registry import get_game
 
 KK = "kardinal_koenig"
@@ -129,7 +129,7 @@ def test_torchrl_on_kardinal_koenig_collects_legal_actions_and_a_finite_ppo_loss
     torch.manual_seed(0)
     seats = [f"player_{s}" for s in range(PLAYERS)]
     env = PettingZooWrapper(
-        env=kardinal_koenig_v0.env(players=PLAYERS),
+        env=kardinal_koenig_v1.env(players=PLAYERS),
         use_mask=True,
         group_map={"players": seats},
         categorical_actions=True,

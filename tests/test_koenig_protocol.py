@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from koenig_helpers import random_game, small_board
 
-from kardinal_env import kardinal_koenig_v0
+from kardinal_env import kardinal_koenig_v1
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.protocol import ActionCodec, GameState, ObservationEncoder, check_protocol
 from kardinal_env.core.registry import get_game
@@ -100,8 +100,8 @@ def test_codec_agrees_with_the_engine_and_the_env(players, discard, board):
     assert isinstance(encoder, ObservationEncoder)
     assert codec.num_actions == rules.compiled.num_moves
     if board is None:
-        assert codec.num_actions == 390  # the default board (kardinal_koenig_v0's docstring)
-    env = kardinal_koenig_v0.raw_env(players=players, discard=discard, board=rules.board)
+        assert codec.num_actions == 390  # the default board (kardinal_koenig_v1's docstring)
+    env = kardinal_koenig_v1.raw_env(players=players, discard=discard, board=rules.board)
     env.reset(seed=players)
     rng = random.Random(players)
     out = np.ones(codec.num_actions, dtype=np.int8)

@@ -161,9 +161,9 @@ def koenig_runs(tmp_path_factory):
 @pytest.mark.parametrize("kind", ["graph", "mlp"])
 def test_tiny_koenig_training_writes_a_koenig_checkpoint(koenig_runs, kind):
     ckpt, net = read_checkpoint(koenig_runs[kind])
-    assert ckpt["env"] == "kardinal_koenig_v0"
+    assert ckpt["env"] == "kardinal_koenig_v1"
     layout = ckpt["layout"]
-    assert layout["env"] == "kardinal_koenig_v0" and layout["network"] == kind
+    assert layout["env"] == "kardinal_koenig_v1" and layout["network"] == kind
     assert layout["num_actions"] == 390 and layout["observation_size"] == 494 and layout["board"] == "default"
     assert ckpt["model_config"]["kind"] == kind
     assert ckpt["step"] >= 240 and len(ckpt["pool"]) >= 1
@@ -196,15 +196,15 @@ def test_koenig_checkpoint_round_trip_through_load_agent(koenig_runs, kind):
             game.play(moves[rng.randrange(len(moves))])
     assert game.is_over and len(game.scores()) == players
     assert check_spec(f"ppo:{path}", players=players, game="kardinal_koenig") == []
-    with pytest.raises(AgentSpecError, match="kardinal_koenig_v0"):
+    with pytest.raises(AgentSpecError, match="kardinal_koenig_v1"):
         check_spec(f"ppo:{path}", players=2, game="kardinal")
 
 
 def test_koenig_agent_acts_on_env_observations(koenig_runs):
-    from kardinal_env import kardinal_koenig_v0
+    from kardinal_env import kardinal_koenig_v1
 
     agent = load_agent(f"ppo:{koenig_runs['mlp']}")
-    env = kardinal_koenig_v0.env(players=4)
+    env = kardinal_koenig_v1.env(players=4)
     env.reset(seed=3)
     for _ in range(40):
         obs, _, term, trunc, _ = env.last()

@@ -1,7 +1,7 @@
 """Replay the golden playthroughs (tests/golden/playthroughs/*.json) through the games' ``raw_env``.
 
 Each file froze, per decision of one seeded random game of Kardinal (``kardinal_v0``) or Kardinal &
-König (``kardinal_koenig_v0``), the selected seat, the phase, the sorted legal moves, the action
+König (``kardinal_koenig_v1``), the selected seat, the phase, the sorted legal moves, the action
 mask's nonzero indices, the per-part sums (plain and position-weighted) of the observation —
 Kardinal's 72 channels, Kardinal & König's segments — the action taken and its notation; and at the
 end the scores, winners and rewards (see tests/golden/make_playthroughs.py).

@@ -291,7 +291,7 @@ def test_koenig_puct_same_move_when_only_hidden_cards_differ(koenig_checkpoint, 
 
 def test_puct_checkpoint_plays_only_its_game(koenig_checkpoint, checkpoint):
     assert check_spec(f"puct:8:{koenig_checkpoint}", players=3, game="kardinal_koenig") == []
-    with pytest.raises(AgentSpecError, match="trained on kardinal_koenig_v0, not kardinal_v0"):
+    with pytest.raises(AgentSpecError, match="trained on kardinal_koenig_v1, not kardinal_v0"):
         check_spec(f"puct:8:{koenig_checkpoint}", game="kardinal")
-    with pytest.raises(AgentSpecError, match="trained on kardinal_v0, not kardinal_koenig_v0"):
+    with pytest.raises(AgentSpecError, match="trained on kardinal_v0, not kardinal_koenig_v1"):
         load_agent(f"puct:8:{checkpoint}", game="kardinal_koenig")

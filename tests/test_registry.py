@@ -58,7 +58,7 @@ def _played(spec: GameSpec, players: int, seed: int, max_moves: int | None = Non
 def test_built_in_games_are_registered_in_order():
     assert registry.game_names()[:2] == ["kardinal", "kardinal_koenig"]
     assert kardinal_env.get_game("kardinal") is KARDINAL and get_game(KARDINAL_KOENIG) is KARDINAL_KOENIG
-    assert KARDINAL.env_name == "kardinal_v0" and KARDINAL_KOENIG.env_name == "kardinal_koenig_v0"
+    assert KARDINAL.env_name == "kardinal_v0" and KARDINAL_KOENIG.env_name == "kardinal_koenig_v1"
 
 
 @pytest.mark.parametrize(
@@ -159,7 +159,7 @@ def test_record_format_conflict_is_refused():
 
 def test_built_in_environment_ids():
     assert pettingzoo.aec_registry["kardinal/kardinal-v0"].entry_point == "kardinal_env.kardinal.env:env"
-    assert pettingzoo.aec_registry["kardinal/kardinal-koenig-v0"].entry_point == "kardinal_env.koenig.env:env"
+    assert pettingzoo.aec_registry["kardinal/kardinal-koenig-v1"].entry_point == "kardinal_env.koenig.env:env"
     for spec in BUILT_IN:
         gym_spec = gymnasium.registry[spec.gym_id]
         assert gym_spec.entry_point == registration.SINGLE_AGENT and gym_spec.kwargs == {"game": spec.name}

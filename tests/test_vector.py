@@ -1,6 +1,6 @@
 """kardinal_env.vector: N games stepped together.
 
-* The python backend against N independent AEC envs (``kardinal_v0`` / ``kardinal_koenig_v0`` raw
+* The python backend against N independent AEC envs (``kardinal_v0`` / ``kardinal_koenig_v1`` raw
   envs, seeded ``s + i``, reset without a seed when their game ends) stepped with the same actions:
   the seat to act, observations, masks, rewards (every seat, every step), terminations, final
   observations and final infos are equal, across auto-resets, for several rule options, reward
@@ -296,7 +296,7 @@ def test_auto_reset_keeps_the_final_observation(backend):
 
 
 def test_koenig_seeds():
-    """Slot i of reset(seed=s) deals as kardinal_koenig_v0 after reset(seed=s + i); reset() without a
+    """Slot i of reset(seed=s) deals as kardinal_koenig_v1 after reset(seed=s + i); reset() without a
     seed goes on; a list gives each slot its seed; the same seed gives the same games."""
     a = VectorEnv("kardinal_koenig", 3, 4, seed=5)
     b = VectorEnv("kardinal_koenig", 3, 4)

@@ -84,7 +84,7 @@ def test_zoo_specs_search_and_check_like_checkpoint_specs():
     assert check_spec("zoo:kardinal-2p", players=2, game="kardinal") == []
     warnings = check_spec("zoo:kardinal-2p", players=3, game="kardinal")
     assert warnings and "2" in warnings[0]
-    with pytest.raises(AgentSpecError, match="trained on kardinal_v0, not kardinal_koenig_v0"):
+    with pytest.raises(AgentSpecError, match="trained on kardinal_v0, not kardinal_koenig_v1"):
         check_spec("zoo:kardinal-2p", game="kardinal_koenig")
 
 

@@ -7,7 +7,8 @@ tensors and plain Python values, so it loads with ``torch.load(path, weights_onl
 ``format``        :data:`CHECKPOINT_FORMAT` (``"kardinal-checkpoint/2"``); see *Versions* below
 ``game``          the game's registry name (``kardinal``, ``kardinal_koenig``, or a game registered
                   from outside the package)
-``env``           the game's environment name (``kardinal_v0``, ``kardinal_koenig_v0``, ``NAME_v0``)
+``env``           the game's environment name (``kardinal_v0``, ``kardinal_koenig_v1``, ``NAME_v0``);
+                  one of the game's ``previous_envs`` (``kardinal_koenig_v0``) is accepted too
 ``model``         the network's ``state_dict``
 ``model_config``  the network's ``config``: the options that rebuild it with the game's network
                   builder (:mod:`agents.networks.base`; e.g. Kardinal ``{"channels", "blocks",
@@ -173,6 +174,9 @@ def _load_failure(magic: bytes, size: int, exc: Exception) -> str:
 
 def _game_of_env(env: Any, path) -> GameSpec:
     known = {spec.env_name: spec for spec in games().values()}
+    for spec in games().values():  # earlier versions with the same observations and actions
+        for previous in spec.previous_envs:
+            known.setdefault(previous, spec)
     if env not in known:
         raise CheckpointError(path, f"made for env {env!r}; this version knows {', '.join(map(repr, known))}")
     return known[env]
@@ -202,7 +206,7 @@ def checkpoint_game(ckpt: dict, path="checkpoint") -> GameSpec:
             path, f"made for game {name!r}, which is not registered (registered games: {list(games())})"
         ) from None
     env = ckpt.get("env", spec.env_name)
-    if env != spec.env_name:
+    if env != spec.env_name and env not in spec.previous_envs:
         raise CheckpointError(path, f"made for env {env!r}, but game {spec.name!r} has env {spec.env_name!r}")
     return spec
 
@@ -264,8 +268,11 @@ def read_checkpoint(path, build: bool = True):
         raise CheckpointError(
             path, f"'model_config' {mc!r} does not describe a {spec.name} network: {_short(exc)}"
         ) from None
+    same_env = (spec.env_name, *spec.previous_envs)  # earlier versions keep the observations and actions
     diffs = [
-        f"{k} {layout.get(k)!r} (checkpoint) vs {v!r} (this version)" for k, v in expected.items() if layout.get(k) != v
+        f"{k} {layout.get(k)!r} (checkpoint) vs {v!r} (this version)"
+        for k, v in expected.items()
+        if layout.get(k) != v and not (k == "env" and layout.get(k) in same_env)
     ]
     if diffs:
         raise CheckpointError(path, "made for another observation/action layout: " + "; ".join(diffs))

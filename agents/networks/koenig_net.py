@@ -1,4 +1,4 @@
-"""Policy/value networks for Kardinal & König (PyTorch), on ``kardinal_koenig_v0`` observations.
+"""Policy/value networks for Kardinal & König (PyTorch), on ``kardinal_koenig_v1`` observations.
 
 Both networks take the flat observation vector of ``kardinal_env.koenig.observation`` (scaled by
 the encoder's ``scale``) and return ``(logits, value)``: one logit per action of the board's move

@@ -22,6 +22,15 @@ playout policy (``GameSpec.rollout`` of the registry entry ``game=`` or, by defa
 score) / scale)`` with ``game.projected_scores()``. The final move is the most visited root child
 (ties: the higher mean value, then the first expanded). All randomness comes from the agent's own
 seeded ``random.Random``.
+
+**Compiled search.** A game whose registry entry names a ``GameSpec.compiled_ismcts`` (Kardinal &
+König: :func:`kardinal_env.koenig.compiled.ismcts_root`, the compiled core) is searched by it when the
+search plays no playouts (``rollout_moves=0``, the default) and ``compiled`` is true (the default): the
+worlds are still dealt in Python and every draw comes from this agent's generator in the same order,
+so the compiled search chooses the same move as this module's (``tests/test_core_koenig.py``), a few
+times faster. It answers ``None`` (and this module searches) when the core is not built, under
+``KARDINAL_ENV_BACKEND=python``, or for a subclass of the game. ``compiled=False`` always searches in
+Python.
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ from typing import Any
 
 from agents.base import BaseAgent
 from agents.search.common import backup, check_count, play_out
-from kardinal_env.core.registry import GameSpec, game_of
+from kardinal_env.core.registry import GameSpec, UnknownGameError, game_of
 
 __all__ = ["ISMCTSAgent"]
 
@@ -61,6 +70,7 @@ class ISMCTSAgent(BaseAgent):
         scale: float = 8.0,
         rollout: str = "policy",
         game: GameSpec | None = None,
+        compiled: bool = True,
     ):
         super().__init__(seed)
         check_count("ismcts: simulations", simulations)
@@ -74,8 +84,11 @@ class ISMCTSAgent(BaseAgent):
         self.rollout = rollout
         self.name = f"ismcts:{simulations}"
         self.game = game
+        self.compiled = compiled
         self._game_class: type | None = None
         self._policy: Any = None
+        self._compiled_class: type | None = None
+        self._compiled: Any = None
 
     def select_move(self, game) -> str:
         moves = game.legal_moves()
@@ -85,6 +98,20 @@ class ISMCTSAgent(BaseAgent):
             return moves[0]
         self._setup(game)
         seat = game.current_player
+        if self.compiled and self.rollout_moves == 0:
+            if type(game) is not self._compiled_class:
+                try:
+                    spec = self.game if self.game is not None else game_of(game)
+                except UnknownGameError:  # a game object of no registered game (a wrapper): search in Python
+                    spec = None
+                self._compiled = spec.load("compiled_ismcts") if spec is not None else None
+                self._compiled_class = type(game)
+            if self._compiled is not None:
+                children = self._compiled(
+                    game, self.rng, simulations=self.simulations, exploration=self.exploration, scale=self.scale
+                )
+                if children is not None:
+                    return max(children, key=lambda child: (child[1], child[2]))[0]
         n = game.num_players
         root = _Node(-1, n)
         for _ in range(self.simulations):

@@ -817,4 +817,5 @@ NB_MODULE(kardinal_core, m) {
 
     // ============================================================ batched games (batch.hpp, section above)
     bind_batch(m);
+    void bind_koenig(nb::module_ &); bind_koenig(m);  // Kardinal & König: koenig_bindings.cpp
 }

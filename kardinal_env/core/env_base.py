@@ -1,4 +1,4 @@
-"""The AEC plumbing every environment of the suite shares (``kardinal_v0``, ``kardinal_koenig_v0`` and the
+"""The AEC plumbing every environment of the suite shares (``kardinal_v0``, ``kardinal_koenig_v1`` and the
 generic :class:`kardinal_env.core.generic_env.GameEnv` of any registered game).
 
 :class:`TurnBasedEnv` holds everything that is not about one game: agents ``player_0 ..``, one

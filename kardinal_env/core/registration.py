@@ -19,8 +19,8 @@ id                                     entry point
 =====================================  =====================================================
 ``kardinal/kardinal-v0`` (PettingZoo)  ``kardinal_env.kardinal.env:env``
 ``kardinal/KardinalVsBots-v0`` (Gym)   ``kardinal_env.core.single_agent:VsBots`` (``game="kardinal"``)
-``kardinal/kardinal-koenig-v0``        ``kardinal_env.koenig.env:env``
-``kardinal/KardinalKoenigVsBots-v0``   ``kardinal_env.core.single_agent:VsBots`` (``game="kardinal_koenig"``)
+``kardinal/kardinal-koenig-v1``        ``kardinal_env.koenig.env:env``
+``kardinal/KardinalKoenigVsBots-v1``   ``kardinal_env.core.single_agent:VsBots`` (``game="kardinal_koenig"``)
 =====================================  =====================================================
 
 ``import kardinal_env`` calls :func:`register` when gymnasium and pettingzoo are installed (the

@@ -49,6 +49,8 @@ field                  meaning
                        :class:`kardinal_env.core.generic_env.GameEnv` wraps the codec and encoder)
 ``env_id`` / ``gym_id`` the PettingZoo id and the id of the single-agent Gymnasium view
                        (:class:`kardinal_env.core.single_agent.VsBots`), or ``None``
+``previous_envs``      earlier environment names whose observations and actions the environment keeps
+                       (a version bump for seeds only): checkpoints trained on them still load
 ``chance``             whether the game deals or shuffles (then ``seed`` matters)
 ``perfect_information`` whether every seat sees everything (else ``determinize`` deals hidden cards)
 ``rule_options``       the rules' options besides ``players`` as :class:`RuleOption` (command-line flags)
@@ -61,6 +63,11 @@ field                  meaning
                        compiled code, its children in expansion order, or ``None`` (none); it answers
                        ``None`` when it cannot search this game now (then the Python search runs) and
                        draws from ``rng`` only when it searches
+``compiled_ismcts``    ``compiled_ismcts(game, rng, simulations=, exploration=, scale=) -> [(move, visits, mean
+                       value of the deciding seat), ...] | None``: the root of the ``ismcts:N`` search
+                       (:mod:`agents.search.ismcts` without playouts) in compiled code, drawing from
+                       ``rng`` exactly as the Python search does (the same move), or ``None`` (none); it
+                       answers ``None``, without drawing, when it cannot search this game now
 ``network``            ``network(rules, config) -> torch.nn.Module``: the policy/value network builder of
                        the self-play trainer, or ``None`` (the trainer's generic MLP)
 ``adapter``            the self-play trainer's adapter class for the game, or ``None`` (the generic one
@@ -165,12 +172,14 @@ class GameSpec:
     env_module: Any = None
     env_id: str | None = None
     gym_id: str | None = None
+    previous_envs: tuple[str, ...] = ()
     chance: bool = False
     perfect_information: bool = True
     rule_options: tuple[RuleOption, ...] = ()
     baselines: Mapping[str, Any] = field(default_factory=dict)
     rollout: Any = None
     compiled_search: Any = None
+    compiled_ismcts: Any = None
     network: Any = None
     adapter: Any = None
     presets: Mapping[str, str] = field(default_factory=dict)

@@ -9,7 +9,7 @@ Gymnasium as ``VsBots`` with ``game=NAME`` (:mod:`kardinal_env.core.registration
 id                                     game (AEC environment underneath)
 =====================================  ===================================================
 ``kardinal/KardinalVsBots-v0``         ``kardinal`` (``kardinal_v0.raw_env``)
-``kardinal/KardinalKoenigVsBots-v0``   ``kardinal_koenig`` (``kardinal_koenig_v0.raw_env``)
+``kardinal/KardinalKoenigVsBots-v1``   ``kardinal_koenig`` (``kardinal_koenig_v1.raw_env``)
 =====================================  ===================================================
 
 ``gymnasium.make("kardinal/KardinalVsBots-v0", players=2, learner_seat=0, opponents="greedy")``;
@@ -215,6 +215,6 @@ class KardinalVsBots(VsBots):
 
 
 class KardinalKoenigVsBots(VsBots):
-    """``VsBots`` with ``game="kardinal_koenig"`` (``kardinal/KardinalKoenigVsBots-v0``)."""
+    """``VsBots`` with ``game="kardinal_koenig"`` (``kardinal/KardinalKoenigVsBots-v1``)."""
 
     game = "kardinal_koenig"

@@ -17,7 +17,7 @@ the one you use explicitly:
   around the cathedral, a pooled full window) behind the SB3 extractors, usable in any torch library.
 
 TorchRL (``torchrl.envs.PettingZooWrapper``) takes a game's environment (``kardinal_v0.env()``,
-``kardinal_koenig_v0.env()``) as it is; ``docs/libraries/torchrl.md`` shows how.
+``kardinal_koenig_v1.env()``) as it is; ``docs/libraries/torchrl.md`` shows how.
 ``kardinal_env.integrations.common`` (numpy and the registry only) builds a game's AEC environment
 by name (``aec_env``) and turns a bare game into the observation, legal-action mask and action ids
 the game's environment would give (``GameFeaturizer``), for agents that play outside an environment.

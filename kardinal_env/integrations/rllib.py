@@ -4,8 +4,8 @@ Imports ray; install with ``pip install "kardinal-env[rllib]"``. Nothing else in
 imports this module.
 
 * :func:`register_game_env` — ``register_env(spec.env_name, ...)`` (``"kardinal_v0"``,
-  ``"kardinal_koenig_v0"``, ...) so configs can name a game's environment by string:
-  ``config.environment("kardinal_koenig_v0", env_config={"players": 3})``. The creator wraps the
+  ``"kardinal_koenig_v1"``, ...) so configs can name a game's environment by string:
+  ``config.environment("kardinal_koenig_v1", env_config={"players": 3})``. The creator wraps the
   game's AEC environment (:func:`kardinal_env.integrations.common.aec_env`) in RLlib's
   ``PettingZooEnv``. The observation dict is passed through unchanged (keys ``"observation"`` and
   ``"action_mask"``; no renaming).

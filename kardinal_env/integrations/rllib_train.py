@@ -10,7 +10,7 @@ Usage::
 
 Needs ``pip install "kardinal-env[rllib]"``. The algorithm comes from
 ``kardinal_env.integrations.rllib.ppo_config``: the game's environment (registered by its name,
-``kardinal_v0``, ``kardinal_koenig_v0``, ...), a masking module as ``"main"`` (convolutional for
+``kardinal_v0``, ``kardinal_koenig_v1``, ...), a masking module as ``"main"`` (convolutional for
 Kardinal's board, an MLP for a flat observation such as Kardinal & König's) and — unless
 ``--no-league`` — the league: ``"main"`` takes one seat per game, every other seat draws an
 opponent from ``"random"`` and frozen snapshots of ``"main"``, and a new snapshot is added whenever

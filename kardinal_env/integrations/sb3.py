@@ -5,13 +5,13 @@ Imports gymnasium, torch, stable_baselines3 and sb3_contrib; install with
 
 **The observation-only view.** The single-agent view of a game
 (:class:`kardinal_env.core.single_agent.VsBots`, registered with Gymnasium as
-``kardinal/KardinalVsBots-v0``, ``kardinal/KardinalKoenigVsBots-v0``, ...) observes a
+``kardinal/KardinalVsBots-v0``, ``kardinal/KardinalKoenigVsBots-v1``, ...) observes a
 ``Dict(observation, action_mask)``, which SB3 accepts only with ``MultiInputPolicy``.
 :class:`ObservationOnly` exposes the ``observation`` Box alone, so ``"MlpPolicy"`` (and the
 extractors below) work, while ``action_masks()`` still gives the learner's mask, where
 ``MaskablePPO`` looks for it::
 
-    env = ObservationOnly(gym.make("kardinal/KardinalKoenigVsBots-v0", players=3))
+    env = ObservationOnly(gym.make("kardinal/KardinalKoenigVsBots-v1", players=3))
     model = MaskablePPO("MlpPolicy", env)
 
 Two ways to train a ``MaskablePPO`` model, for any game (``game=`` a registered game's name):

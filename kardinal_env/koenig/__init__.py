@@ -13,11 +13,13 @@ Modules (the same names as every game of the suite): ``engine`` (the game, imple
 protocol of ``kardinal_env.core.protocol``), ``rules`` (options), ``notation`` (move strings),
 ``record`` (the ``kardinal-koenig-record/1`` format), ``actions`` (the action codec: the board's move
 table as action ids, the one mask builder), ``observation`` (the observation encoder), ``env`` (the
-PettingZoo environment, public as ``kardinal_env.kardinal_koenig_v0``), ``text`` (the text picture),
+PettingZoo environment, public as ``kardinal_env.kardinal_koenig_v1``), ``text`` (the text picture),
 ``render`` (the rgb picture), ``replay_html`` (the HTML replay); and the game's own: ``board`` (board
 files: schema, validation, the move table), ``scoring`` (the three scorings as pure functions),
 ``knowledge`` (what a seat may know of the cards, and dealing the worlds it cannot tell apart:
-``Game.determinize``). Records replay with ``kardinal-replay FILE`` (``kardinal_env.core.replay``).
+``Game.determinize``), ``shuffle`` (the documented card shuffler, the same in the compiled core),
+``compiled`` (the compiled core's engine, ``kardinal_core.KoenigGame``, when it is built). Records
+replay with ``kardinal-replay FILE`` (``kardinal_env.core.replay``).
 ``docs/rules-koenig.md`` states the rules as implemented.
 """
 

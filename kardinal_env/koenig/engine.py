@@ -61,12 +61,15 @@ Its message starts with the rule broken, also in its ``rule`` attribute: ``"malf
 
 Chance
 ------
-``Game(rules, seed)`` shuffles the deck with ``random.Random(seed)`` and later shuffles the discard
-pile with the same generator. ``deck=`` (and ``reshuffle=``) fix the card orders instead (top
-first, as type digits): that is how records replay. The initial deck is :attr:`Game.initial_deck`
-and the order the discard pile took at the reshuffle :attr:`Game.reshuffle_order`. A ``reshuffle=``
-order must hold exactly the discard pile's cards when the deck runs out: the move that runs it out
-raises :class:`DeckError` otherwise (and the game is unusable after it).
+``Game(rules, seed)`` shuffles the deck with :class:`~kardinal_env.koenig.shuffle.ShuffleRng` seeded
+with ``seed`` (SplitMix64 and a Fisher–Yates shuffle, documented in :mod:`kardinal_env.koenig.shuffle`
+and implemented identically in the compiled core, so a seed deals the same game on both backends)
+and later shuffles the discard pile with the same generator. ``deck=`` (and ``reshuffle=``) fix the
+card orders instead (top first, as type digits): that is how records replay. The initial deck is
+:attr:`Game.initial_deck` and the order the discard pile took at the reshuffle
+:attr:`Game.reshuffle_order`. A ``reshuffle=`` order must hold exactly the discard pile's cards when
+the deck runs out: the move that runs it out raises :class:`DeckError` otherwise (and the game is
+unusable after it).
 
 The game protocol
 -----------------
@@ -97,6 +100,7 @@ from kardinal_env.koenig.knowledge import SeatKnowledge
 from kardinal_env.koenig.notation import MalformedMoveError, parse_move
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import ADVISORS, CLOISTERS, DISPLAY_SIZE, HAND_SIZE, Rules
+from kardinal_env.koenig.shuffle import ShuffleRng
 
 __all__ = ["Game", "IllegalMoveError", "DeckError", "PHASES"]
 
@@ -226,7 +230,7 @@ class Game(TurnBasedGame):
         n = self._n = rules.players
         T = self._T = len(b.types)
         C = len(b.country_ids)
-        self._rng = random.Random(seed)
+        self._rng = ShuffleRng(seed)
         cards = sorted(rules.deck_cards)
         if deck is None:
             order = [b.type_index[t] for t in cards]
@@ -485,7 +489,7 @@ class Game(TurnBasedGame):
     def with_hidden(self, hands: dict[int, list[int]], deck: list[int], seed: int | str | None = None) -> Game:
         """A copy of this game in which the hidden cards are replaced: ``hands`` maps seats to their
         new hands (type digits; sizes must stay), ``deck`` is the new deck (type digits, top first),
-        and future shuffles follow ``random.Random(seed)`` instead of this game's generator. The
+        and future shuffles follow ``ShuffleRng(seed)`` instead of this game's generator. The
         building block of :meth:`determinize` (``kardinal_env.koenig.knowledge`` samples what a seat
         cannot see and calls it).
 
@@ -528,7 +532,7 @@ class Game(TurnBasedGame):
         if old != new:
             raise DeckError("hands/deck: the new cards are not the cards they replace")
         g._deck = [types[t] for t in reversed(deck)]
-        g._rng = random.Random(seed)
+        g._rng = ShuffleRng(seed)
         g._plan = None
         g._deck0 = None
         g._reshuffled = None
@@ -706,8 +710,7 @@ class Game(TurnBasedGame):
         g._names = self._names
         g._history = list(self._history)
         g._by = list(self._by)
-        g._rng = random.Random()
-        g._rng.setstate(self._rng.getstate())
+        g._rng = ShuffleRng.from_state(self._rng.state)
         g._deck0 = self._deck0
         g._plan = self._plan
         g._reshuffled = self._reshuffled

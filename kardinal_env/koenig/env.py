@@ -1,9 +1,9 @@
-"""Kardinal & König (Web of Power) as a PettingZoo AEC environment: ``kardinal_koenig_v0``.
+"""Kardinal & König (Web of Power) as a PettingZoo AEC environment: ``kardinal_koenig_v1``.
 
 ===================  ==================================================================
-Import               ``from kardinal_env import kardinal_koenig_v0``
-Creation             ``kardinal_koenig_v0.env(players=4)`` or
-                     ``pettingzoo.make("aec", "kardinal/kardinal-koenig-v0", players=4)``
+Import               ``from kardinal_env import kardinal_koenig_v1``
+Creation             ``kardinal_koenig_v1.env(players=4)`` or
+                     ``pettingzoo.make("aec", "kardinal/kardinal-koenig-v1", players=4)``
 Agents               ``player_0 .. player_{n-1}`` (``n = players``, 3..5)
 Action space         ``Discrete(A)``: every move the board allows (390 on the default board)
 Observation space    ``Dict(observation=Box(0, 255, (L,), float32),
@@ -55,6 +55,10 @@ it after every step; ``"rgb_array"``: a ``uint8`` picture of the map drawn from 
 layout (sites coloured by owner, roads, numbered alliance links, seals with advisor counts).
 
 Version history
+* v1: seeded games deal with the shared shuffler (:mod:`kardinal_env.koenig.shuffle`, the same
+  deal on the compiled core), so ``reset(seed=...)`` gives other games than v0 did; observations,
+  actions and rewards are unchanged (checkpoints trained on v0 load for v1).
+  ``kardinal_env.kardinal_koenig_v0`` now raises an error naming v1.
 * v0: initial release.
 """
 
@@ -86,7 +90,7 @@ def env(**kwargs) -> AECEnv:
 class raw_env(TurnBasedEnv):
     """The unwrapped Kardinal & König AEC environment (see the module docstring)."""
 
-    metadata = {**TurnBasedEnv.metadata, "name": "kardinal_koenig_v0"}
+    metadata = {**TurnBasedEnv.metadata, "name": "kardinal_koenig_v1"}
 
     def __init__(
         self,

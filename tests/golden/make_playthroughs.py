@@ -4,7 +4,7 @@
     .venv/bin/python tests/golden/make_playthroughs.py --check   # compare with the current code, write nothing
 
 Each file is one full seeded game played through the game's ``raw_env`` (``kardinal_v0`` or
-``kardinal_koenig_v0``): ``env.reset(seed=seed)``, then at every decision a ``random.Random(seed)``
+``kardinal_koenig_v1``): ``env.reset(seed=seed)``, then at every decision a ``random.Random(seed)``
 picks uniformly among the nonzero indices of the selected agent's ``action_mask``. Per decision it
 freezes the selected seat, the phase, ``sorted(game.legal_moves())``, the mask's nonzero indices, the
 observation's per-part sums and position-weighted sums (so a moved value shows too), the action
@@ -31,13 +31,13 @@ from pathlib import Path
 
 import numpy as np
 
-from kardinal_env import kardinal_koenig_v0, kardinal_v0
+from kardinal_env import kardinal_koenig_v1, kardinal_v0
 
 HERE = Path(__file__).parent / "playthroughs"
 
 KARDINAL = "kardinal"
 KOENIG = "kardinal_koenig"
-ENV_MODULES = {KARDINAL: kardinal_v0, KOENIG: kardinal_koenig_v0}
+ENV_MODULES = {KARDINAL: kardinal_v0, KOENIG: kardinal_koenig_v1}
 
 #: name -> (game, raw_env keyword arguments, seeds). One file per (name, seed).
 VARIANTS: dict[str, tuple[str, dict, tuple[int, ...]]] = {

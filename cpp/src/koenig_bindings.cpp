@@ -1,0 +1,594 @@
+// Python bindings of the Kardinal & König engine (koenig.hpp): KoenigBoard, KoenigGame and the shared
+// shuffler (koenig_shuffle, koenig_draws, koenig_seed_state). kardinal_env/koenig/compiled.py is the
+// way in from Python (it builds the KoenigBoard from a parsed board).
+//
+// Every input is checked before it reaches the engine: a move that is not legal raises the Python
+// engine's IllegalMoveError (kardinal_env.core.errors; a ValueError) with the same rule and message,
+// a deck or reshuffle order that does not fit raises kardinal_env.koenig.engine.DeckError (a
+// ValueError), malformed board arrays ValueError, wrong types TypeError, seats out of range IndexError.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/tuple.h>
+
+#include <random>
+#include <tuple>
+
+#include "koenig.hpp"
+#include "koenig_ismcts.hpp"
+
+namespace nb = nanobind;
+using koenig::Board;
+using KGame = koenig::Game;
+
+namespace {
+
+// Raise module.name(args...) as the current Python exception; ValueError(message) when the class
+// cannot be imported (the core used without kardinal_env).
+[[noreturn]] void raise_as(const char *module, const char *name, const std::string &message, nb::handle extra1 = {},
+                           nb::handle extra2 = {}) {
+    try {
+        nb::object cls = nb::module_::import_(module).attr(name);
+        nb::object exc = extra1.is_valid() ? cls(message, extra1, extra2.is_valid() ? nb::borrow(extra2) : nb::none())
+                                           : cls(message);
+        PyErr_SetObject(cls.ptr(), exc.ptr());
+    } catch (nb::python_error &) {
+        PyErr_SetString(PyExc_ValueError, message.c_str());
+    }
+    throw nb::python_error();
+}
+
+// As Game.play_id: the error's move is the move string for an id of the table, else the input.
+[[noreturn]] void raise_illegal(const koenig::IllegalMove &e, nb::handle move, const Board *board = nullptr) {
+    nb::str rule(e.rule.c_str());
+    if (board && e.move_id >= 0) {
+        nb::str name(board->moves[size_t(e.move_id)].c_str());
+        raise_as("kardinal_env.core.errors", "IllegalMoveError", e.message, rule, name);
+    }
+    raise_as("kardinal_env.core.errors", "IllegalMoveError", e.message, rule, move);
+}
+
+// A move id from any object: an int that fits (bool excluded) or nullopt.
+std::optional<long long> as_move_id(nb::handle obj) {
+    if (!PyLong_Check(obj.ptr()) || PyBool_Check(obj.ptr())) return std::nullopt;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow);
+    if (overflow) return std::nullopt;
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return std::nullopt;
+    }
+    return v;
+}
+
+void play_checked(KGame &g, nb::handle move) {
+    auto id = as_move_id(move);
+    try {
+        if (!id) {
+            std::string r = nb::repr(move).c_str();
+            throw koenig::IllegalMove{"malformed move", "malformed move: no move id " + r + " on this board"};
+        }
+        g.play_id(*id);
+    } catch (const koenig::IllegalMove &e) {
+        raise_illegal(e, move, g.board.get());
+    } catch (const koenig::DeckProblem &e) {
+        raise_as("kardinal_env.koenig.engine", "DeckError", e.message);
+    }
+}
+
+// Game._explain for a move that is not in the board's move table (malformed, unknown ids, a single
+// card that does not name the country): parsed by the Python notation module, explained here.
+[[noreturn]] void reject_unlisted(const KGame &g, nb::handle move) {
+    const Board &b = *g.board;
+    std::string rule, reason;
+    nb::object parsed;
+    try {
+        parsed = nb::module_::import_("kardinal_env.koenig.notation").attr("parse_move")(move);
+    } catch (nb::python_error &e) {
+        if (!e.matches(PyExc_ValueError)) throw;  // MalformedMoveError is a ValueError
+        rule = "malformed move";
+        reason = nb::str(e.value()).c_str();
+    }
+    if (rule.empty() && g.is_over()) {
+        rule = "game over";
+        reason = "the game is over; no move is legal";
+    }
+    if (rule.empty()) {
+        const std::string kind = nb::cast<std::string>(parsed.attr("kind"));
+        const std::string board_name = nb::repr(nb::str(b.name.c_str())).c_str();
+        auto unknown_card = [&](nb::handle card) {
+            rule = "unknown id";
+            reason = "no card type " + std::string(nb::str(card).c_str()) + " on board " + board_name + " (types " +
+                     koenig::list_repr(b.types) + ")";
+        };
+        if (kind == "K" || kind == "A") {
+            nb::object target = parsed.attr("target");
+            const std::string id = nb::cast<std::string>(target);
+            const auto &ids = kind == "K" ? b.site_ids : b.country_ids;
+            auto found = std::find(ids.begin(), ids.end(), id);
+            int t = b.type_of_digit(nb::cast<int>(parsed.attr("card")));
+            if (found == ids.end()) {
+                rule = "unknown id";
+                reason = std::string(kind == "K" ? "no site " : "no country ") + nb::repr(target).c_str() + " on board " +
+                         board_name;
+            } else if (t < 0) {
+                unknown_card(parsed.attr("card"));
+            } else {
+                int index = int(found - ids.begin());
+                int site = kind == "K" ? index : -1, c = kind == "K" ? b.site_country[index] : index;
+                std::tie(rule, reason) =
+                    g.explain_piece(site, c, t, nb::cast<bool>(parsed.attr("pair")), nb::cast<std::string>(move));
+            }
+        } else if (kind == "discard") {
+            unknown_card(parsed.attr("card"));
+        } else if (kind == "draw" && g.phase != koenig::DRAW) {
+            std::tie(rule, reason) = g.explain(b.deck_id);  // "phase": the seat must do something else now
+        } else if (kind == "draw" && !parsed.attr("target").is_none()) {
+            unknown_card(parsed.attr("target"));
+        } else {
+            throw std::logic_error("engine bug: a move of the table was treated as unlisted");
+        }
+    }
+    std::string message = rule + ": " + reason + " (" + nb::repr(move).c_str() + ")";
+    raise_illegal({rule, message}, move);
+}
+
+uint64_t seed_state(nb::handle seed) {
+    if (seed.is_none()) {
+        std::random_device rd;
+        return (uint64_t(rd()) << 32) ^ uint64_t(rd());
+    }
+    if (PyLong_Check(seed.ptr())) {
+        unsigned long long v = PyLong_AsUnsignedLongLongMask(seed.ptr());
+        if (v == (unsigned long long)-1 && PyErr_Occurred()) throw nb::python_error();
+        return v;
+    }
+    if (PyUnicode_Check(seed.ptr())) {
+        Py_ssize_t size;
+        const char *data = PyUnicode_AsUTF8AndSize(seed.ptr(), &size);
+        if (!data) throw nb::python_error();
+        return koenig::fnv1a64(std::string(data, size_t(size)));
+    }
+    throw nb::type_error(("seed must be an int, a str or None, got " +
+                          std::string(nb::type_name(seed.type()).c_str()))
+                             .c_str());
+}
+
+// Card digits -> type indices ("deck" / "reshuffle"), DeckError for anything else.
+std::vector<int> card_order(const Board &b, nb::handle given, const char *what) {
+    std::vector<int> out;
+    std::string types = koenig::list_repr(b.types);
+    auto refuse = [&]() {
+        raise_as("kardinal_env.koenig.engine", "DeckError",
+                 std::string(what) + ": expected a list of card types " + types + ", got " + nb::repr(given).c_str());
+    };
+    if (!PyList_Check(given.ptr()) && !PyTuple_Check(given.ptr())) refuse();
+    for (nb::handle item : given) {
+        auto v = as_move_id(item);
+        int t = v && *v >= 0 && *v <= 9 ? b.type_of_digit(int(*v)) : -1;
+        if (t < 0) refuse();
+        out.push_back(t);
+    }
+    return out;
+}
+
+std::vector<int> digits(const Board &b, const std::vector<int> &idx) {
+    std::vector<int> out;
+    out.reserve(idx.size());
+    for (int t : idx) out.push_back(b.types[t]);
+    return out;
+}
+
+int check_seat(const KGame &g, long long seat) {
+    if (seat < 0 || seat >= g.n)
+        throw nb::index_error(("seat " + std::to_string(seat) + " out of range (0.." + std::to_string(g.n - 1) + ")").c_str());
+    return int(seat);
+}
+
+nb::list int_list(const std::vector<int> &xs) {
+    nb::list out;
+    for (int x : xs) out.append(x);
+    return out;
+}
+
+template <class It>
+nb::list int_list(It begin, It end) {
+    nb::list out;
+    for (It it = begin; it != end; ++it) out.append(*it);
+    return out;
+}
+
+nb::list hand_digits(const KGame &g, int seat) {
+    nb::list out;
+    for (int t = 0; t < g.board->T; ++t)
+        for (int k = 0; k < g.hands[seat][t]; ++k) out.append(g.board->types[t]);
+    return out;
+}
+
+nb::list owners(const KGame &g) {
+    nb::list out;
+    for (int o : g.owner) {
+        if (o < 0)
+            out.append(nb::none());
+        else
+            out.append(o);
+    }
+    return out;
+}
+
+nb::list per_country(const KGame &g, const std::vector<int> &flat) {
+    nb::list out;
+    for (int c = 0; c < g.board->C; ++c) out.append(int_list(flat.begin() + c * g.n, flat.begin() + (c + 1) * g.n));
+    return out;
+}
+
+nb::object optional_digits(const KGame &g, const std::optional<std::vector<int>> &xs) {
+    if (!xs) return nb::none();
+    return int_list(digits(*g.board, *xs));
+}
+
+nb::dict breakdown(const KGame &g, const std::vector<int> &parts) {
+    nb::dict out;
+    const char *names[] = {"cloisters", "alliances", "chains"};
+    for (int k = 0; k < 3; ++k) out[names[k]] = int_list(parts.begin() + k * g.n, parts.begin() + (k + 1) * g.n);
+    return out;
+}
+
+void need_over(const KGame &g, const char *what) {
+    if (!g.is_over()) throw std::runtime_error(std::string(what) + "() is only defined once the game is over");
+}
+
+nb::list finishing_order(const KGame &g) {
+    std::vector<int> levels(g.scores.begin(), g.scores.begin() + g.n);
+    std::sort(levels.begin(), levels.end(), std::greater<int>());
+    levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+    nb::list out;
+    for (int v : levels) {
+        nb::list group;
+        for (int s = 0; s < g.n; ++s)
+            if (g.scores[s] == v) group.append(s);
+        out.append(group);
+    }
+    return out;
+}
+
+}  // namespace
+
+void bind_koenig(nb::module_ &m) {
+    nb::register_exception_translator([](const std::exception_ptr &p, void *) {
+        try {
+            std::rethrow_exception(p);
+        } catch (const koenig::IllegalMove &e) {
+            PyErr_SetString(PyExc_ValueError, e.message.c_str());
+        } catch (const koenig::DeckProblem &e) {
+            PyErr_SetString(PyExc_ValueError, e.message.c_str());
+        }
+    });
+    nb::class_<Board>(m, "KoenigBoard",
+                      "A Kardinal & König board for the core, from a parsed board's arrays "
+                      "(kardinal_env.koenig.compiled.core_board builds it from a kardinal_env.koenig.board.Board).")
+        .def(
+            "__init__",
+            [](Board *self, std::string name, std::vector<std::string> country_ids, std::vector<std::string> site_ids,
+               std::vector<int> site_country, std::vector<int> types, std::vector<int> counts,
+               std::vector<std::vector<int>> type_countries, std::vector<std::pair<int, int>> roads,
+               std::vector<std::pair<int, int>> alliances) {
+                new (self) Board(std::move(name), std::move(country_ids), std::move(site_ids), std::move(site_country),
+                                 std::move(types), std::move(counts), std::move(type_countries), roads,
+                                 std::move(alliances));
+            },
+            nb::arg("name"), nb::arg("country_ids"), nb::arg("site_ids"), nb::arg("site_country"), nb::arg("types"),
+            nb::arg("counts"), nb::arg("type_countries"), nb::arg("roads"), nb::arg("alliances"),
+            "ValueError naming the problem for inconsistent arrays; TypeError for wrong types.")
+        .def_ro("name", &Board::name)
+        .def_ro("moves", &Board::moves, "The move table (Board.moves): action id -> move string.")
+        .def_ro("num_moves", &Board::num_moves)
+        .def("__repr__", [](const Board &b) {
+            return "KoenigBoard('" + b.name + "': " + std::to_string(b.C) + " countries, " + std::to_string(b.S) +
+                   " sites, " + std::to_string(b.num_moves) + " moves)";
+        });
+
+    nb::class_<KGame>(m, "KoenigGame",
+                      "One game of Kardinal & König in C++ on the Python engine's move ids "
+                      "(kardinal_env.koenig.Game); build it with kardinal_env.koenig.compiled.core_game.")
+        .def(
+            "__init__",
+            [](KGame *self, std::shared_ptr<Board> board, long long players, const std::string &discard,
+               nb::handle seed, nb::handle deck, nb::handle reshuffle) {
+                if (!board) throw nb::type_error("board must be a KoenigBoard");
+                if (discard != "one" && discard != "any")
+                    throw nb::value_error(("discard must be one of ['one', 'any'], got '" + discard + "'").c_str());
+                if (players < 3 || players > 5)
+                    throw nb::value_error(("players must be 3, 4 or 5, got " + std::to_string(players)).c_str());
+                uint64_t state = seed_state(seed);
+                std::optional<std::vector<int>> d, r;
+                if (!deck.is_none()) d = card_order(*board, deck, "deck");
+                if (!reshuffle.is_none()) r = card_order(*board, reshuffle, "reshuffle");
+                try {
+                    new (self) KGame(board, int(players), discard == "any", state, d, r);
+                } catch (const koenig::DeckProblem &e) {
+                    raise_as("kardinal_env.koenig.engine", "DeckError", e.message);
+                }
+            },
+            nb::arg("board"), nb::arg("players"), nb::arg("discard") = "one", nb::arg("seed").none() = nb::none(),
+            nb::arg("deck").none() = nb::none(), nb::arg("reshuffle").none() = nb::none(),
+            "As Game(Rules(players, discard, board), seed, deck=..., reshuffle=...): the same shuffles "
+            "(kardinal_env.koenig.shuffle), deck and reshuffle as type digits, top first.")
+        .def_prop_ro("num_players", [](const KGame &g) { return g.n; })
+        .def_prop_ro("current_player",
+                     [](const KGame &g) -> std::optional<int> {
+                         if (g.is_over()) return std::nullopt;
+                         return g.current;
+                     })
+        .def_prop_ro("phase", [](const KGame &g) { return std::string(koenig::PHASE_NAMES[g.phase]); })
+        .def_prop_ro("is_over", &KGame::is_over)
+        .def_prop_ro("move_count", &KGame::move_count)
+        .def_prop_ro("runouts", [](const KGame &g) { return g.runouts; })
+        .def_prop_ro("last_round", [](const KGame &g) { return g.last_round; })
+        .def_prop_ro("turn_country",
+                     [](const KGame &g) -> std::optional<std::string> {
+                         if (g.country < 0) return std::nullopt;
+                         return g.board->country_ids[g.country];
+                     })
+        .def_prop_ro("pieces_this_turn", [](const KGame &g) { return g.pieces; })
+        .def_prop_ro("cards_this_turn", [](const KGame &g) { return g.paid + g.discards; })
+        .def_prop_ro("board", [](const KGame &g) { return std::const_pointer_cast<Board>(g.board); })
+        .def_prop_ro("history", [](const KGame &g) {
+            nb::list out;
+            for (int m : g.history) out.append(g.board->moves[m]);
+            return out;
+        })
+        .def_prop_ro("history_ids", [](const KGame &g) { return int_list(g.history); })
+        .def_prop_ro("initial_deck", [](const KGame &g) { return digits(*g.board, g.deck0); })
+        .def_prop_ro("reshuffle_order", [](const KGame &g) { return optional_digits(g, g.reshuffled); })
+        .def_prop_ro("reshuffle_plan", [](const KGame &g) { return optional_digits(g, g.plan); },
+                     "The reshuffle order given to the constructor (type digits), or None.")
+        .def_prop_ro("missed_turns", [](const KGame &g) {
+            nb::list out;
+            for (auto [moves, seat] : g.missed) out.append(nb::make_tuple(moves, seat));
+            return out;
+        })
+        .def(
+            "legal_move_ids",
+            [](KGame &g) {
+                koenig::MoveSpan ms = g.legal();
+                PyObject *list = PyList_New(Py_ssize_t(ms.size()));
+                if (!list) throw nb::python_error();
+                for (size_t i = 0; i < ms.size(); ++i) PyList_SET_ITEM(list, Py_ssize_t(i), PyLong_FromLong(ms[i]));
+                return nb::steal<nb::list>(list);
+            },
+            "Legal moves of the current decision as ids into the board's move table, in the Python "
+            "engine's order (a new list; empty once over).")
+        .def("legal_moves", [](KGame &g) {
+            nb::list out;
+            for (int m : g.legal()) out.append(g.board->moves[m]);
+            return out;
+        })
+        .def("num_legal_moves", [](KGame &g) { return g.legal().size(); })
+        .def("play_id", &play_checked, nb::arg("move_id").none(),
+             "Play a move id, checked: IllegalMoveError naming the rule (as Game.play_id).")
+        .def("apply_legal_id", &play_checked, nb::arg("move_id").none(),
+             "Same as play_id: the core checks every id (a scan of the cached legal moves).")
+        .def("is_legal_id",
+             [](KGame &g, nb::handle move) {
+                 auto id = as_move_id(move);
+                 return id && g.is_legal(*id);
+             },
+             nb::arg("move_id").none())
+        .def(
+            "play",
+            [](KGame &g, nb::handle move) {
+                auto it = g.board->move_index.end();
+                if (PyUnicode_Check(move.ptr())) it = g.board->move_index.find(nb::cast<std::string>(move));
+                if (it == g.board->move_index.end()) reject_unlisted(g, move);
+                try {
+                    if (!g.is_legal(it->second)) g.reject(it->second);
+                    g.apply(it->second);
+                } catch (const koenig::IllegalMove &e) {
+                    raise_illegal(e, move);
+                } catch (const koenig::DeckProblem &e) {
+                    raise_as("kardinal_env.koenig.engine", "DeckError", e.message);
+                }
+            },
+            nb::arg("move").none(), "Play a move in notation, checked like Game.play (IllegalMoveError naming the rule).")
+        .def(
+            "play_index",
+            [](KGame &g, long long i) {
+                koenig::MoveSpan ms = g.legal();
+                if (i < 0 || size_t(i) >= ms.size())
+                    throw nb::index_error(("move index " + std::to_string(i) + " out of range (" + std::to_string(ms.size()) +
+                                           " legal moves)")
+                                              .c_str());
+                try {
+                    g.apply(ms[size_t(i)]);
+                } catch (const koenig::DeckProblem &e) {
+                    raise_as("kardinal_env.koenig.engine", "DeckError", e.message);
+                }
+            },
+            nb::arg("index"), "Play the legal move at this position of legal_move_ids().")
+        .def("scores", [](const KGame &g) { return int_list(g.scores.begin(), g.scores.begin() + g.n); })
+        .def("winners",
+             [](const KGame &g) {
+                 need_over(g, "winners");
+                 return int_list(g.winners);
+             })
+        .def("finishing_order",
+             [](const KGame &g) {
+                 need_over(g, "finishing_order");
+                 return finishing_order(g);
+             })
+        .def("interim_scores", [](const KGame &g) -> nb::object {
+            if (g.runouts == 0) return nb::none();
+            return int_list(g.interim);
+        })
+        .def("final_breakdown", [](const KGame &g) -> nb::object {
+            if (!g.is_over()) return nb::none();
+            return breakdown(g, g.final_parts);
+        })
+        .def("scoring_now", [](const KGame &g) { return breakdown(g, g.scoring_now()); })
+        .def("projected_scores", [](const KGame &g) { return int_list(g.projected_scores()); })
+        .def("hand", [](const KGame &g, long long seat) { return hand_digits(g, check_seat(g, seat)); }, nb::arg("seat"))
+        .def("hand_counts",
+             [](const KGame &g, long long seat) {
+                 int s = check_seat(g, seat);
+                 return int_list(g.hands[s].begin(), g.hands[s].begin() + g.board->T);
+             },
+             nb::arg("seat"))
+        .def("hand_size", [](const KGame &g, long long seat) { return g.hand_size[check_seat(g, seat)]; }, nb::arg("seat"))
+        .def("pieces_left",
+             [](const KGame &g, long long seat) {
+                 int s = check_seat(g, seat);
+                 return std::make_pair(g.cl_left[s], g.ad_left[s]);
+             },
+             nb::arg("seat"))
+        .def("display", [](const KGame &g) { return g.display_sorted_digits(); })
+        .def("deck_size", [](const KGame &g) { return g.deck.size(); })
+        .def("discard_pile", [](const KGame &g) { return digits(*g.board, g.pile); })
+        .def("owners", &owners)
+        .def("cloister_counts", [](const KGame &g) { return per_country(g, g.cl); })
+        .def("advisor_counts", [](const KGame &g) { return per_country(g, g.ad); })
+        .def(
+            "snapshot",
+            [](const KGame &g) {
+                const Board &b = *g.board;
+                nb::dict d;
+                d["current"] = g.current;
+                d["phase"] = koenig::PHASE_NAMES[g.phase];
+                nb::list hands, left;
+                for (int s = 0; s < g.n; ++s) {
+                    hands.append(hand_digits(g, s));
+                    left.append(nb::make_tuple(g.cl_left[s], g.ad_left[s]));
+                }
+                d["hands"] = hands;
+                d["display"] = digits(b, g.display);
+                d["deck"] = digits(b, std::vector<int>(g.deck.rbegin(), g.deck.rend()));
+                d["pile"] = digits(b, g.pile);
+                d["owners"] = owners(g);
+                d["advisors"] = per_country(g, g.ad);
+                d["pieces_left"] = left;
+                d["scores"] = int_list(g.scores.begin(), g.scores.begin() + g.n);
+                d["runouts"] = g.runouts;
+                d["last_round"] = g.last_round;
+                d["turn"] = nb::make_tuple(g.country, g.pieces, g.paid, g.discards);
+                d["history"] = int_list(g.history);
+                nb::list missed;
+                for (auto [moves, seat] : g.missed) missed.append(nb::make_tuple(moves, seat));
+                d["missed"] = missed;
+                d["reshuffled"] = optional_digits(g, g.reshuffled);
+                d["winners"] = g.is_over() ? nb::object(int_list(g.winners)) : nb::none();
+                return d;
+            },
+            "Every piece of state (hidden cards included) as Game.snapshot() writes it.")
+        .def("clone", [](const KGame &g) { return KGame(g); }, "An independent copy; it shuffles as this game would.")
+        .def(
+            "ismcts_root",
+            [](KGame &g, long long simulations, double exploration, double scale, nb::callable deal, nb::callable pick) {
+                if (simulations < 1) throw nb::value_error("ismcts: simulations must be a positive integer");
+                if (g.is_over() || g.legal().size() < 2)
+                    throw nb::value_error("ismcts_root: the decision needs at least two legal moves");
+                const Board &b = *g.board;
+                auto deal_world = [&]() {
+                    nb::object got = deal();
+                    auto [hands, deck, seed] = nb::cast<std::tuple<nb::dict, nb::list, nb::int_>>(got);
+                    koenig::World w;
+                    auto index = [&](nb::handle digit) {
+                        auto v = as_move_id(digit);
+                        int t = v && *v >= 0 && *v <= 9 ? b.type_of_digit(int(*v)) : -1;
+                        if (t < 0) throw nb::value_error("ismcts_root: deal() gave a card that is no card type of the board");
+                        return t;
+                    };
+                    std::array<int, koenig::MAX_TYPES> before{}, after{};
+                    for (auto [seat_obj, hand] : hands) {
+                        long long s = nb::cast<long long>(seat_obj);
+                        if (s < 0 || s >= g.n || s == g.current)
+                            throw nb::value_error("ismcts_root: deal() gave a hand of the seat on turn or of no seat");
+                        std::vector<int> cards;
+                        for (nb::handle d : hand) cards.push_back(index(d));
+                        if (int(cards.size()) != g.hand_size[s]) throw nb::value_error("ismcts_root: deal() changed a hand's size");
+                        for (int t = 0; t < b.T; ++t) before[t] += g.hands[s][t];
+                        for (int t : cards) after[t] += 1;
+                        w.hands.push_back({int(s), cards});
+                    }
+                    if (int(w.hands.size()) != g.n - 1)  // every hidden hand is replaced: the search never sees one
+                        throw nb::value_error("ismcts_root: deal() must give a hand for every other seat");
+                    for (nb::handle d : deck) w.deck.push_back(index(d));
+                    if (w.deck.size() != g.deck.size()) throw nb::value_error("ismcts_root: deal() changed the deck's size");
+                    for (int t : g.deck) before[t] += 1;
+                    for (int t : w.deck) after[t] += 1;
+                    if (before != after) throw nb::value_error("ismcts_root: deal()'s cards are not the cards they replace");
+                    w.seed = PyLong_AsUnsignedLongLongMask(seed.ptr());
+                    if (PyErr_Occurred()) throw nb::python_error();
+                    return w;
+                };
+                auto pick_one = [&](int k) {
+                    long long i = nb::cast<long long>(pick(k));
+                    if (i < 0 || i >= k) throw nb::value_error("ismcts_root: pick(k) must return an int in 0..k-1");
+                    return int(i);
+                };
+                auto children = koenig::Ismcts::search(g, int(simulations), exploration, scale, deal_world, pick_one);
+                nb::list out;
+                for (const auto &c : children) out.append(nb::make_tuple(c.move, c.visits, c.mean));
+                return out;
+            },
+            nb::arg("simulations"), nb::arg("exploration"), nb::arg("scale"), nb::arg("deal"), nb::arg("pick"),
+            "ISMCTSAgent's search (rollout_moves=0) of the seat on turn, on the core: deal() -> (hands {seat: "
+            "digits}, deck digits top first, shuffle seed) gives each simulation's world, pick(k) each expansion "
+            "choice in 0..k-1; both are called in the Python search's order. The root's children as (move id, "
+            "visits, mean value of the seat on turn), in expansion order.")
+        .def(
+            "random_playouts",
+            [](const KGame &g, long long n_games, nb::handle seed) {
+                if (n_games < 0) throw nb::value_error("n_games must be >= 0");
+                uint64_t state = seed_state(seed);
+                koenig::PlayoutSummary s;
+                KGame start = g;  // a copy taken with the GIL held: another thread may play on g meanwhile
+                {
+                    nb::gil_scoped_release release;
+                    s = koenig::random_playouts(start, n_games, state);
+                }
+                nb::dict out;
+                out["games"] = s.games;
+                out["decisions"] = s.decisions;
+                out["wins"] = int_list(s.wins.begin(), s.wins.begin() + g.n);
+                out["score_sum"] = int_list(s.score_sum.begin(), s.score_sum.begin() + g.n);
+                return out;
+            },
+            nb::arg("n_games"), nb::arg("seed").none(),
+            "Play n_games random games from copies of this position inside C++ (uniform legal moves from a "
+            "generator seeded with seed; each copy's later shuffles reseeded from it). A dict: games, "
+            "decisions, wins per seat (every winner of a tie counts), score_sum per seat.")
+        .def("__repr__", [](const KGame &g) {
+            return "KoenigGame(players=" + std::to_string(g.n) + ", phase='" + koenig::PHASE_NAMES[g.phase] +
+                   "', current_player=" + (g.is_over() ? std::string("None") : std::to_string(g.current)) +
+                   ", moves=" + std::to_string(g.history.size()) + ", deck=" + std::to_string(g.deck.size()) +
+                   ", runouts=" + std::to_string(g.runouts) + ")";
+        });
+
+    m.def("koenig_seed_state", &seed_state, nb::arg("seed").none(),
+          "kardinal_env.koenig.shuffle.seed_state in C++ (None: a state from std::random_device).");
+    m.def(
+        "koenig_draws",
+        [](nb::handle seed, long long k) {
+            if (k < 0 || k > 1'000'000) throw nb::value_error("k must be 0..1000000");
+            koenig::ShuffleRng rng(seed_state(seed));
+            std::vector<uint64_t> out;
+            for (long long i = 0; i < k; ++i) out.push_back(rng.next());
+            return out;
+        },
+        nb::arg("seed").none(), nb::arg("k"), "The first k draws of ShuffleRng(seed).");
+    m.def(
+        "koenig_shuffle",
+        [](nb::handle seed, long long size) {
+            if (size < 0 || size > 1'000'000) throw nb::value_error("size must be 0..1000000");
+            koenig::ShuffleRng rng(seed_state(seed));
+            std::vector<long long> items(static_cast<size_t>(size));
+            for (long long i = 0; i < size; ++i) items[size_t(i)] = i;
+            rng.shuffle(items);
+            return items;
+        },
+        nb::arg("seed").none(), nb::arg("size"), "list(range(size)) shuffled by ShuffleRng(seed).shuffle.");
+}

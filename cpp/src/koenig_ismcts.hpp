@@ -1,0 +1,140 @@
+// Information-set MCTS for Kardinal & König (agents/search/ismcts.py's ISMCTSAgent with
+// rollout_moves=0, its default) on the core engine. The randomness stays in Python: every simulation
+// asks `deal()` for a world (the other seats' hands, the deck and the world's shuffle seed, drawn by
+// kardinal_env.koenig.knowledge with the agent's generator) and `pick(k)` for an expansion choice in
+// 0..k-1 (the agent's rng.randrange), in the order the Python search draws them, and the floating-point
+// arithmetic is the Python search's, so the core chooses the same move from the same generator
+// (tests/test_core_koenig.py compares them).
+#pragma once
+
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "koenig.hpp"
+
+namespace koenig {
+
+struct World {
+    std::vector<std::pair<int, std::vector<int>>> hands;  // seat -> hand as type indices
+    std::vector<int> deck;                                // type indices, top first
+    uint64_t seed = 0;
+};
+
+struct IsmctsChild {
+    int move, visits;
+    double mean;  // mean value of the seat that decides at the root
+};
+
+class Ismcts {
+  public:
+    struct Node {
+        int mover;
+        int visits = 0;
+        std::array<double, MAX_SEATS> totals{};
+        std::vector<std::pair<int, int>> children;  // (move, node) in expansion order
+        std::vector<std::pair<int, int>> avail;     // (move, times legal when this node was visited)
+        explicit Node(int m) : mover(m) {}
+        int child(int move) const {
+            for (auto [m, i] : children)
+                if (m == move) return i;
+            return -1;
+        }
+        void see(int move) {
+            for (auto &[m, k] : avail)
+                if (m == move) {
+                    ++k;
+                    return;
+                }
+            avail.push_back({move, 1});
+        }
+        int available(int move) const {
+            for (auto [m, k] : avail)
+                if (m == move) return k;
+            return 0;
+        }
+    };
+
+    // Python's ISMCTSAgent.select_move for the seat on turn of `root` (at least two legal moves).
+    static std::vector<IsmctsChild> search(const Game &root, int simulations, double exploration, double scale,
+                                           const std::function<World()> &deal, const std::function<int(int)> &pick) {
+        int n = root.n, seat = root.current;
+        std::vector<Node> nodes;
+        nodes.emplace_back(-1);
+        std::vector<int> path, untried;
+        std::array<double, MAX_SEATS> values{};
+        for (int sim = 0; sim < simulations; ++sim) {
+            World w = deal();
+            Game world = root;
+            for (auto &[s, hand] : w.hands) {
+                world.hands[s].fill(0);
+                for (int t : hand) world.hands[s][t] += 1;
+            }
+            world.deck.assign(w.deck.rbegin(), w.deck.rend());
+            world.rng = ShuffleRng(w.seed);
+            world.plan.reset();
+            int node = 0;
+            path.clear();
+            while (!world.is_over()) {
+                MoveSpan ms = world.legal();
+                std::vector<int> moves(ms.begin(), ms.end());
+                int mover = world.current;
+                for (int m : moves) nodes[size_t(node)].see(m);
+                untried.clear();
+                for (int m : moves)
+                    if (nodes[size_t(node)].child(m) < 0) untried.push_back(m);
+                if (!untried.empty()) {
+                    int m = untried[size_t(pick(int(untried.size())))];
+                    nodes.emplace_back(mover);
+                    int child = int(nodes.size()) - 1;
+                    nodes[size_t(node)].children.push_back({m, child});
+                    world.apply(m);
+                    path.push_back(child);
+                    break;
+                }
+                double best_value = -1.0;
+                int best = moves[0];
+                for (int m : moves) {
+                    const Node &ch = nodes[size_t(nodes[size_t(node)].child(m))];
+                    double value = ch.totals[mover] / ch.visits +
+                                   exploration * std::sqrt(std::log(double(nodes[size_t(node)].available(m))) / ch.visits);
+                    if (value > best_value) {
+                        best_value = value;
+                        best = m;
+                    }
+                }
+                world.apply(best);
+                node = nodes[size_t(node)].child(best);
+                path.push_back(node);
+            }
+            if (world.is_over()) {
+                double share = 1.0 / double(world.winners.size());
+                for (int s = 0; s < n; ++s) values[s] = 0.0;
+                for (int s : world.winners) values[s] = share;
+            } else {
+                std::vector<int> proj = world.projected_scores();
+                for (int s = 0; s < n; ++s) {
+                    int best_other = INT32_MIN;
+                    for (int o = 0; o < n; ++o)
+                        if (o != s) best_other = std::max(best_other, proj[o]);
+                    int margin = proj[s] - best_other;
+                    values[s] = 1.0 / (1.0 + std::exp(-double(margin) / scale));
+                }
+            }
+            nodes[0].visits += 1;
+            for (int i : path) {
+                Node &nd = nodes[size_t(i)];
+                nd.visits += 1;
+                for (int s = 0; s < n; ++s) nd.totals[s] += values[s];
+            }
+        }
+        std::vector<IsmctsChild> out;
+        for (auto [m, i] : nodes[0].children) {
+            const Node &ch = nodes[size_t(i)];
+            out.push_back({m, ch.visits, ch.totals[seat] / std::max(1, ch.visits)});
+        }
+        return out;
+    }
+};
+
+}  // namespace koenig

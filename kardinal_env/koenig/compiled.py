@@ -1,0 +1,237 @@
+"""The compiled core's Kardinal & König engine, when it is built: ``kardinal_core.KoenigGame``.
+
+The core (``kardinal-env-core``, ``cpp/``; ``bash scripts/setup.sh`` builds it) holds the same rules as
+the Python engine (:class:`kardinal_env.koenig.Game`, the reference), compared in lockstep by
+``tests/test_core_koenig.py``: the same move ids (the board's move table) in the same order, checked
+``play_id`` / ``play`` raising the same :class:`~kardinal_env.core.errors.IllegalMoveError` (same
+``rule``, same message), the same shuffles (:mod:`kardinal_env.koenig.shuffle`: a seed deals the same
+deck and reshuffles the discard pile the same way), scores, winners, finishing order, ``clone``,
+``snapshot`` and ``random_playouts(n_games, seed)`` (whole games inside C++). The board is parsed
+and validated in Python (:mod:`kardinal_env.koenig.board`); :func:`core_board` passes its arrays to
+the core, which checks them again.
+
+Backend selection is Kardinal's (:mod:`kardinal_env.kardinal.compiled`, one module ``kardinal_core``):
+``KARDINAL_ENV_BACKEND=python`` never uses the core, ``core`` requires it, unset uses it when built
+(one ``RuntimeWarning`` per process when it is not). A core built before Kardinal & König was added
+(no ``KoenigGame``) counts as not built.
+
+The Python :class:`~kardinal_env.koenig.Game` is not backed by the core: this module is the way in
+for benchmarks, lockstep tests and tools that opt in (:func:`core_game`, :func:`core_from_record`,
+:func:`core_record`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from types import ModuleType
+from typing import Any
+
+from kardinal_env.core.errors import RecordError
+from kardinal_env.core.records import check_replayed_result, play_record_move
+from kardinal_env.kardinal import compiled as _kardinal_compiled
+from kardinal_env.kardinal.compiled import BACKEND_VARIABLE, BUILD_HINT
+from kardinal_env.koenig.board import Board
+from kardinal_env.koenig.engine import DeckError, Game, _census
+from kardinal_env.koenig.knowledge import SeatKnowledge
+from kardinal_env.koenig.record import make_record, parse_record
+from kardinal_env.koenig.rules import Rules
+
+__all__ = [
+    "BACKEND_VARIABLE",
+    "BUILD_HINT",
+    "available",
+    "backend",
+    "core_module",
+    "core_board",
+    "core_game",
+    "core_position",
+    "core_from_record",
+    "core_record",
+    "ismcts_root",
+]
+
+_boards: dict[int, tuple[Board, Any]] = {}  # id(Board) -> (Board, KoenigBoard): boards are compiled once and shared
+
+
+def core_module() -> ModuleType | None:
+    """The ``kardinal_core`` module when it is used and holds the Kardinal & König engine, else None
+    (see :func:`kardinal_env.kardinal.compiled.core_module`; ``ImportError`` under
+    ``KARDINAL_ENV_BACKEND=core`` when it is missing or predates ``KoenigGame``)."""
+    module = _kardinal_compiled.core_module()
+    if module is not None and not hasattr(module, "KoenigGame"):
+        if _kardinal_compiled._requested() == "core":
+            raise ImportError(
+                f"{BACKEND_VARIABLE}=core but the installed kardinal_core has no Kardinal & König engine "
+                f"(built before it was added); {BUILD_HINT}"
+            )
+        return None
+    return module
+
+
+def available() -> bool:
+    """Whether the compiled Kardinal & König engine will be used."""
+    return core_module() is not None
+
+
+def backend() -> str:
+    """``"core"`` or ``"python"``: what :func:`available` decides."""
+    return "core" if available() else "python"
+
+
+def _module_or_raise(module: ModuleType | None) -> ModuleType:
+    if module is not None:
+        return module
+    module = core_module()
+    if module is None:
+        forced = _kardinal_compiled._requested() == "python"
+        reason = f"{BACKEND_VARIABLE}=python" if forced else "the core is not built"
+        raise RuntimeError(f"the compiled Kardinal & König engine is not available ({reason}); {BUILD_HINT}")
+    return module
+
+
+def core_board(board: Board, module: ModuleType | None = None) -> Any:
+    """The core's ``KoenigBoard`` of a compiled :class:`~kardinal_env.koenig.board.Board` (built once per
+    board and cached)."""
+    if not isinstance(board, Board):
+        raise TypeError(f"board must be a kardinal_env.koenig.board.Board, got {type(board).__name__}")
+    module = _module_or_raise(module)
+    entry = _boards.get(id(board))
+    if entry is None or entry[0] is not board or type(entry[1]).__module__ != module.__name__:
+        kb = module.KoenigBoard(
+            board.name,
+            list(board.country_ids),
+            list(board.site_ids),
+            list(board.site_country),
+            list(board.types),
+            list(board.counts),
+            [list(cs) for cs in board.type_countries],
+            [tuple(r) for r in board.roads],
+            [tuple(a) for a in board.alliances],
+        )
+        if list(kb.moves) != list(board.moves):  # the two move tables must be one
+            raise RuntimeError(f"the compiled core's move table differs from the Python one on board {board.name!r}")
+        entry = _boards[id(board)] = (board, kb)
+    return entry[1]
+
+
+def core_game(
+    rules: Rules,
+    seed: int | str | None = None,
+    *,
+    deck: list[int] | None = None,
+    reshuffle: list[int] | None = None,
+    module: ModuleType | None = None,
+) -> Any:
+    """A new ``kardinal_core.KoenigGame``: ``Game(rules, seed, deck=deck, reshuffle=reshuffle)`` in C++
+    (the same deal for the same seed). ``RuntimeError`` when the core is not used (``ImportError``
+    under ``KARDINAL_ENV_BACKEND=core``); ``DeckError`` for a deck or reshuffle that does not fit."""
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a kardinal_env.koenig.Rules, got {type(rules).__name__}")
+    module = _module_or_raise(module)
+    return module.KoenigGame(core_board(rules.compiled, module), rules.players, rules.discard, seed, deck, reshuffle)
+
+
+def core_position(game: Game, module: ModuleType | None = None) -> Any:
+    """A new core game in the position of the Python ``game`` (its deck, its reshuffle order or plan, its
+    moves replayed, each checked by the core). A determinized world (:meth:`Game.with_hidden`) has no
+    first deck: ``RuntimeError``."""
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a kardinal_env.koenig.Game, got {type(game).__name__}")
+    plan = game.reshuffle_order
+    if plan is None and game._plan is not None:
+        plan = [game.board.types[t] for t in game._plan]
+    core = core_game(game.rules, deck=game.initial_deck, reshuffle=plan, module=module)
+    for m in game.to_record()["moves"]:
+        core.play(m)
+    if core.snapshot()["history"] != game.snapshot()["history"]:
+        raise RuntimeError("the compiled core and the Python engine disagree on this game's position")
+    return core
+
+
+def core_from_record(record: dict, source: str = "record", module: ModuleType | None = None) -> Any:
+    """Replay a ``kardinal-koenig-record/1`` dict in the core, checked as :meth:`Game.from_record` checks
+    it (``RecordError`` naming the field, or the move index and the rule its move breaks)."""
+    parts = parse_record(record, source)
+    seed = "kardinal-koenig-record:" + json.dumps(parts.deck)
+    try:
+        game = core_game(parts.rules, seed, deck=parts.deck, reshuffle=parts.reshuffle, module=module)
+    except DeckError as exc:
+        field, _, detail = str(exc).partition(": ")
+        raise RecordError(f"{source}: field {field!r}: {detail}") from None
+    for i, move in enumerate(parts.moves):
+        try:
+            play_record_move(game, i, move, source)
+        except DeckError as exc:
+            raise RecordError(f"{source}: field 'reshuffle' does not fit the game at move {i}: {exc}") from None
+        if parts.reshuffle is None and game.runouts:
+            raise RecordError(
+                f"{source}: field 'reshuffle' is null but the deck runs out for the first time at move {i} ({move!r})"
+            )
+    plan = game.reshuffle_plan
+    if plan is not None and game.reshuffle_order is None:
+        # As Game.from_record: moves that stop before the first run-out leave the order waiting for
+        # it; it must already hold the discard pile so far.
+        missing = list(game.discard_pile())
+        for t in plan:
+            if t in missing:
+                missing.remove(t)
+        if missing:
+            raise RecordError(
+                f"{source}: field 'reshuffle' cannot be the discard pile at the first run-out: it lacks "
+                f"{_census(missing)} of the pile after {len(parts.moves)} moves"
+            )
+    check_replayed_result(parts.result, game, source)
+    return game
+
+
+def core_record(game: Any, rules: Rules) -> dict:
+    """A core game as a ``kardinal-koenig-record/1`` dict (what :meth:`Game.to_record` writes)."""
+    over = game.is_over
+    reshuffle = game.reshuffle_order
+    if reshuffle is None:
+        reshuffle = game.reshuffle_plan
+    return make_record(
+        rules,
+        game.initial_deck,
+        reshuffle,
+        game.history,
+        game.scores() if over else None,
+        game.winners() if over else None,
+    )
+
+
+def ismcts_root(
+    game: Any,
+    rng: random.Random,
+    simulations: int = 200,
+    exploration: float = 0.7,
+    scale: float = 8.0,
+) -> list[tuple[str, int, float]] | None:
+    """``ismcts:simulations``'s search (:class:`agents.search.ismcts.ISMCTSAgent` with its default
+    ``rollout_moves=0``) of the seat on turn, run by the core: the root's children as ``(move, visits,
+    mean value of the seat on turn)`` in expansion order (the agent plays the most visited; ties: the
+    higher mean, then the first). Each simulation's world is dealt in Python by
+    :class:`~kardinal_env.koenig.knowledge.SeatKnowledge` with ``rng`` and the expansion choices are
+    ``rng.randrange`` draws, in the Python search's order, so the result is the Python search's, draw
+    for draw (``tests/test_core_koenig.py``). ``None``, without touching ``rng``, when the core is not
+    used or ``game`` is not a plain :class:`Game`; ``ValueError`` when the decision has fewer than two
+    legal moves."""
+    if type(game) is not Game:
+        return None
+    module = core_module()
+    if module is None:
+        return None
+    seat = game.current_player
+    if seat is None or len(game.legal_move_ids()) < 2:
+        raise ValueError("ismcts_root: the decision needs at least two legal moves")
+    knowledge = SeatKnowledge(game, seat)
+
+    def deal() -> tuple[dict[int, list[int]], list[int], int]:
+        hands, deck = knowledge.sample(rng)  # what SeatKnowledge.deal draws, in its order
+        return hands, deck, rng.getrandbits(64)
+
+    core = core_position(game, module)
+    names = game.board.moves
+    children = core.ismcts_root(simulations, exploration, scale, deal, rng.randrange)
+    return [(names[m], int(visits), float(mean)) for m, visits, mean in children]
