@@ -24,7 +24,8 @@ their visits and values; ``KardinalGame.mcts_move``, the move: the same UCT, rew
 progressive widening and playout policy, ported from ``agents.baselines.kardinal_greedy.Playout``;
 the same algorithm, not the same random draws). The agent calls it for every decision; it answers
 ``None`` (and the Python search runs, drawing exactly as before) when the core is not used or the
-game is not a plain :class:`~kardinal_env.kardinal.engine.Game`.
+game is neither a plain :class:`~kardinal_env.kardinal.engine.Game` nor a plain core-backed one
+(:class:`~kardinal_env.kardinal.core_game.CoreGame`, searched without a replay).
 
 **Observations and masks.** The core also writes what the Python
 :class:`~kardinal_env.kardinal.observation.ObservationEncoder` and
@@ -115,10 +116,11 @@ def _load() -> ModuleType | None:
     return _module
 
 
-def core_module() -> ModuleType | None:
+def core_module(warn: bool = True) -> ModuleType | None:
     """The ``kardinal_core`` extension module, or None when the backend is ``python`` or the core is
-    not built (then, unless the backend was forced to ``python``, one ``RuntimeWarning`` per process).
-    ``ImportError`` when ``KARDINAL_ENV_BACKEND=core`` and it is missing."""
+    not built (then, unless the backend was forced to ``python`` or ``warn`` is False, one
+    ``RuntimeWarning`` per process). ``ImportError`` when ``KARDINAL_ENV_BACKEND=core`` and it is
+    missing. ``Game(...)`` asks with ``warn=False``: a pure-Python install plays quietly."""
     global _warned
     requested = _requested()
     if requested == "python":
@@ -130,7 +132,7 @@ def core_module() -> ModuleType | None:
                 f"{BACKEND_VARIABLE}=core but the compiled core (kardinal_core) is not importable "
                 f"({_import_error}); {BUILD_HINT}"
             )
-        if not _warned:
+        if warn and not _warned:
             _warned = True
             warnings.warn(
                 f"kardinal_env: the compiled core (kardinal_core) is not built, using the Python engine; "
@@ -182,6 +184,8 @@ def core_position(game: Game, module: ModuleType | None = None) -> Any:
     when the core is not used, as :func:`core_game`)."""
     if not isinstance(game, Game):
         raise TypeError(f"game must be a kardinal_env.kardinal.Game, got {type(game).__name__}")
+    if game.compiled:  # a core-backed game: a copy of its core (no replay)
+        return game.core.clone()  # type: ignore[attr-defined]
     core = core_game(game.rules) if module is None else game_of_module(module, game.rules)
     for code in game.history_codes:  # the move codes as played (Game.history formats them)
         core.play_code(code)
@@ -206,14 +210,16 @@ def mcts_root(
     most visited, ties: the higher mean, then the first (:meth:`agents.search.mcts.MCTSAgent.select_move`;
     ``KardinalGame.mcts_move`` in the core). ``None``, without touching
     ``rng``, when the core is not used (not built, or ``KARDINAL_ENV_BACKEND=python``) or ``game`` is not
-    a plain :class:`~kardinal_env.kardinal.engine.Game` (a subclass may change what the core cannot
-    see): then the caller searches in Python."""
-    if type(game) is not Game:
+    a plain :class:`~kardinal_env.kardinal.engine.Game` or :class:`~kardinal_env.kardinal.core_game.CoreGame`
+    (a subclass may change what the core cannot see): then the caller searches in Python."""
+    from kardinal_env.kardinal.core_game import CoreGame
+
+    if type(game) is not Game and type(game) is not CoreGame:
         return None
     module = core_module()
     if module is None:
         return None
-    core = core_position(game, module)
+    core = game.core if type(game) is CoreGame else core_position(game, module)  # mcts_root searches a copy
     children = core.mcts_root(simulations, rng.getrandbits(64), exploration, widen_base, margin_weight)
     return [(format_move(tuple(code)), int(visits), float(value)) for code, visits, value in children]
 
@@ -222,7 +228,7 @@ def _core_of(game: Any, module: ModuleType | None) -> Any:
     """The core game to read: ``game`` itself when it is one (it has ``encode_into``), else the core
     replay of a Python :class:`Game` (:func:`core_position`)."""
     if isinstance(game, Game):
-        return core_position(game, module)
+        return game.core if game.compiled else core_position(game, module)  # type: ignore[attr-defined]
     if hasattr(game, "encode_into") and hasattr(game, "action_mask_into"):
         return game
     raise TypeError(
