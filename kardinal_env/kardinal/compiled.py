@@ -15,8 +15,14 @@ The environment variable ``KARDINAL_ENV_BACKEND`` chooses, read at every call:
 * unset or empty — use the core when it is installed; when it is not, one ``RuntimeWarning`` (per
   process) says how to build it, and the Python engine remains.
 
-The Python :class:`~kardinal_env.kardinal.engine.Game` is not backed by the core yet: this module is
-the way in for benchmarks, lockstep tests and tools that opt in.
+**The public Game.** When the core is used, ``Game(rules)`` (and the registry's ``new_game``,
+``Game.from_record``) builds a :class:`~kardinal_env.kardinal.core_game.CoreGame`: a
+:class:`~kardinal_env.kardinal.engine.Game` subclass with the same public API and results whose state
+lives in a ``KardinalGame`` (notation, records, rule-naming errors and the action ids stay the
+Python modules'; see :mod:`kardinal_env.kardinal.core_game`). The backend is read when a game is
+built (a game keeps its engine); ``Game(...)`` asks quietly (``core_module(warn=False)``: a
+pure-Python install plays without the warning below). ``Game.reference(rules)`` always builds the
+Python engine, the readable reference the lockstep tests compare against.
 
 **Search.** :func:`mcts_root` is Kardinal's ``GameSpec.compiled_search``: ``mcts:N``
 (:mod:`agents.search.mcts`) run by the core (``KardinalGame.mcts_root``, the root's children with
@@ -43,13 +49,17 @@ buffers (cpp/src/observation.hpp; nothing is allocated per call):
 (``actions.frame_window``: the rules' window variant, else the lossless 53); every other window,
 dtype, shape, a non-contiguous or read-only buffer and an observer or seat out of range raise
 ``TypeError`` (not an array, wrong dtype) or ``ValueError`` (everything else), naming the problem.
-Each takes a core game (``KardinalGame``, the fast path: keep one in step with the Python game) or a
-Python :class:`~kardinal_env.kardinal.engine.Game`, which is replayed into the core first
+Each takes a core game (``KardinalGame``), a core-backed :class:`~kardinal_env.kardinal.core_game.CoreGame`
+(its core is read directly: the fast path; ``CoreGame.encode_into`` / ``action_mask_into`` are the same
+calls), or a Python :class:`~kardinal_env.kardinal.engine.Game`, which is replayed into the core first
 (:func:`core_position`, one checked move at a time: for tests and tools, not for a training loop).
 ``tests/test_core_observation.py`` keeps them in lockstep with the Python encoder and codec. The
 batched environment :class:`kardinal_env.vector.VectorEnv` steps Kardinal games in the core and has it
-write every game's observation and mask into the batch's arrays (``kardinal_core.KardinalBatch``);
-the AEC environment ``kardinal_v0`` does not use the core yet.
+write every game's observation and mask into the batch's arrays (``kardinal_core.KardinalBatch``).
+The AEC environment ``kardinal_v0`` on a core-backed game has the core write each seat's observation
+and mask into arrays the environment owns and hands out (no allocation per step); the Python
+:class:`~kardinal_env.kardinal.observation.ObservationEncoder` and
+:class:`~kardinal_env.kardinal.actions.ActionCodec` given a core-backed game also ask the core.
 """
 
 from __future__ import annotations

@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.kardinal.engine import PHASES, BuildChips, Building, Game, LiveView
 from kardinal_env.kardinal.notation import SHAPE_NAMES, key_xy
-from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.kardinal.rules import Rules
 
 __all__ = ["CoreGame"]
@@ -191,7 +191,9 @@ class CoreGame(Game):
         """The Python engine's :class:`LiveView` built from the core (new containers each call, not live
         references: the observation encoder writes a core game with :meth:`encode_into` instead)."""
         core = self._core
-        squares, shapes, colours = [], [], []
+        squares: list[tuple[int, ...]] = []
+        shapes: list[int] = []
+        colours: list[int] = []
         for shape, colour, _builder, k1, k2 in core.buildings():
             squares.append((k1,) if k2 < 0 else (k1, k2))
             shapes.append(shape)
@@ -277,7 +279,7 @@ class CoreGame(Game):
         reference = self.reference_game()
         if move is code:
             try:
-                move = format_move(code)
+                move = format_move(code)  # type: ignore[arg-type]
             except (TypeError, ValueError, IndexError, KeyError):
                 move = code
         if reference.is_legal_code(code):

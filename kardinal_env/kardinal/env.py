@@ -52,6 +52,13 @@ the action space raises the same clear ``IllegalMoveError`` (our ``ActionCheckWr
 ``AssertOutOfBoundsWrapper``, whose bare ``AssertionError`` said nothing); ``OrderEnforcingWrapper``
 last.
 
+**Buffers.** When the game is core-backed (``Game(...)`` with the compiled core, see
+``kardinal_env.kardinal.compiled``), ``observe(agent)`` and ``action_mask(agent)`` hand out arrays the
+environment owns, one observation and one mask per seat, rewritten in place by the core (no
+allocation per step): they hold that seat's values until its next ``observe`` / ``action_mask``;
+copy them to keep them. The values are byte for byte those of the Python backend (new arrays each
+call). ``KARDINAL_ENV_BACKEND=python`` gives the Python engine.
+
 **Masks without observations.** ``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()``
 give the mask / the legal action indices without encoding an observation (both come from
 ``ActionCodec.legal_actions``, the one mask builder every consumer uses).
@@ -161,7 +168,7 @@ class raw_env(TurnBasedEnv):
     def _encode(self, seat: int) -> np.ndarray:
         game = self.game
         if game.compiled:
-            return game.encode_into(seat, self._seat_buffers(seat)[0])  # type: ignore[attr-defined]
+            return game.encode_into(seat, self._seat_buffers(seat)[0])
         return self.encoder.encode(game, seat)
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
@@ -172,7 +179,7 @@ class raw_env(TurnBasedEnv):
         if not game.compiled:
             return super().action_mask(agent)
         seat = self.agent_name_mapping[agent or self.agent_selection]
-        return game.action_mask_into(self._seat_buffers(seat)[1], seat)  # type: ignore[attr-defined]
+        return game.action_mask_into(self._seat_buffers(seat)[1], seat)
 
     def _compute_legal_actions(self) -> np.ndarray:
         return self.codec.legal_actions(self.game)
