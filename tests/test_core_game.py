@@ -193,9 +193,11 @@ def test_backend_variable_chooses_the_game(core, monkeypatch):
 def test_python_backend_without_the_core_is_quiet(monkeypatch):
     """Without the core (or with the python backend) ``Game(...)`` is the Python engine and warns
     nothing: the warning is for code that asks the core itself."""
-    monkeypatch.setattr(compiled, "_module", None)
-    monkeypatch.setattr(compiled, "_tried", True)
-    monkeypatch.setattr(compiled, "_warned", False)
+    from kardinal_env.kardinal import backend
+
+    monkeypatch.setattr(backend, "_module", None)
+    monkeypatch.setattr(backend, "_tried", True)
+    monkeypatch.setattr(backend, "_warned", False)
     monkeypatch.delenv(compiled.BACKEND_VARIABLE, raising=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

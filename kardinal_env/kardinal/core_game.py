@@ -24,14 +24,16 @@ reference and lets it explain (each rule's explanation lives in one place, ``eng
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from kardinal_env.core.protocol import finishing_order_from_keys
-from kardinal_env.kardinal.engine import PHASES, BuildChips, Building, Game, LiveView
+from kardinal_env.kardinal import backend
+from kardinal_env.kardinal.engine import PHASES, BuildChips, Building, Game, LiveView, use_core_game
 from kardinal_env.kardinal.notation import SHAPE_NAMES, key_xy
 from kardinal_env.kardinal.rules import Rules
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["CoreGame"]
 
@@ -53,15 +55,17 @@ class CoreGame(Game):
     __slots__ = ("_core",)
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None, **options):
-        from kardinal_env.kardinal import compiled
-
         if rules is None:
             rules = Rules(**options)
         elif options:
             raise TypeError("pass either a Rules object or rule options by name, not both")
         elif not isinstance(rules, Rules):
             raise TypeError(f"rules must be a kardinal_env.kardinal.Rules, got {type(rules).__name__}")
-        self._core = compiled.core_game(rules)
+        module = backend.core_module()
+        if module is None:
+            why = f"{backend.BACKEND_VARIABLE}=python" if backend._requested() == "python" else "the core is not built"
+            raise RuntimeError(f"the compiled Kardinal engine is not available ({why}); {backend.BUILD_HINT}")
+        self._core = backend.game_of_module(module, rules)
         self.rules = rules
         self._n = rules.players
         self._seat_colours = tuple(rules.seat_colours(s) for s in range(rules.players))
@@ -145,7 +149,9 @@ class CoreGame(Game):
         return self._core.winners()
 
     def finishing_order(self) -> list[list[int]]:
-        scores = self._core.scores()  # RuntimeError before the end, as the Python engine
+        if not self._core.is_over:
+            raise RuntimeError("finishing_order() is only defined once the game is over")
+        scores = self._core.scores()
         return finishing_order_from_keys(list(zip(scores, self._core.cathedral_touches(), strict=True)))
 
     def chips_held(self, seat: int) -> int:
@@ -286,3 +292,6 @@ class CoreGame(Game):
             raise AssertionError(f"engine bug: the core refuses {move!r}, which the Python engine accepts")
         reference._raise_illegal(code, move)
         raise AssertionError("unreachable: the Python engine explains every illegal move")  # pragma: no cover
+
+
+use_core_game(CoreGame)
