@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.kardinal import backend
 from kardinal_env.kardinal.engine import PHASES, BuildChips, Building, Game, LiveView, use_core_game
-from kardinal_env.kardinal.notation import SHAPE_NAMES, key_xy
+from kardinal_env.kardinal.notation import SHAPE_NAMES, format_move, key_xy
 from kardinal_env.kardinal.rules import Rules
 
 if TYPE_CHECKING:
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 __all__ = ["CoreGame"]
 
 _CATHEDRAL_NAMES = ("nave", "clock tower")
+_TEXTS: dict[tuple, str] = {}  # move code -> notation (legal_moves), cleared past _TEXTS_LIMIT entries
+_TEXTS_LIMIT = 200_000
 
 
 def _restore(rules: Rules, codes: list[tuple]) -> CoreGame:
@@ -244,8 +246,30 @@ class CoreGame(Game):
             moves = self._moves = self._core.legal_move_codes()
         return moves
 
+    def legal_moves(self) -> list[str]:
+        index = self._text_index
+        if index is None:
+            # The core hands out one shared tuple per move code: its notation is formatted once per
+            # process (notation.format_move) and looked up afterwards.
+            texts = _TEXTS
+            if len(texts) > _TEXTS_LIMIT:
+                texts.clear()
+            index = {}
+            for code in self.legal_move_codes():
+                text = texts.get(code)
+                if text is None:
+                    text = texts[code] = format_move(code)
+                index[text] = code
+            self._text_index = index
+        return list(index)
+
     def is_legal_code(self, code: tuple) -> bool:
         return self._core.is_legal_code(code)
+
+    def play_code(self, code: tuple) -> None:
+        """Play a legal move code; :class:`IllegalMoveError` names the rule otherwise (as the Python
+        engine's ``play_code``)."""
+        self._apply(code)
 
     def apply_legal_code(self, code: tuple) -> None:
         """Play a move code the caller knows is legal; the core checks it all the same (an illegal one
@@ -280,8 +304,6 @@ class CoreGame(Game):
         return game
 
     def _raise_illegal(self, code: Any, move: object) -> None:
-        from kardinal_env.kardinal.notation import format_move
-
         reference = self.reference_game()
         if move is code:
             try:
