@@ -251,3 +251,25 @@ def test_env_hands_out_its_own_buffers_on_the_core(core):
     assert restored.game.history == env.game.history and restored.game.compiled
     assert restored.observe("player_0")["observation"] is not buffers[0]
     assert np.array_equal(restored.observe("player_0")["observation"], env.observe("player_0")["observation"])
+
+
+def test_wrappers_for_learners_copy_the_env_buffers(core):
+    """Code that keeps observations gets copies (FreshObservationWrapper: RLlib; fresh_observation:
+    the single-agent env, Tianshou), while the AEC env rewrites its own arrays."""
+    from kardinal_env.core.env_utils import FreshObservationWrapper
+
+    env = kardinal_v0.env(players=2)
+    env.reset(seed=1)
+    wrapped = FreshObservationWrapper(env)
+    kept = wrapped.observe("player_0")
+    owned = env.observe("player_0")
+    assert kept["observation"] is not owned["observation"]
+    assert np.array_equal(kept["observation"], owned["observation"])
+    before = kept["observation"].copy(), kept["action_mask"].copy()
+    while env.agent_selection == "player_0":  # the build, then the compensation chip and the cardinal
+        env.step(int(env.unwrapped.legal_actions()[0]))
+    now = env.observe("player_0")
+    assert now["observation"] is owned["observation"] and not np.array_equal(now["observation"], before[0])
+    assert np.array_equal(kept["observation"], before[0]) and np.array_equal(kept["action_mask"], before[1])
+    assert wrapped.agent_selection == env.agent_selection == "player_1"
+    assert wrapped.last()[0]["observation"] is not env.unwrapped.observe("player_1")["observation"]

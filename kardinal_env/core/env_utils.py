@@ -13,6 +13,8 @@
   :class:`ActionCheckWrapper`, then ``OrderEnforcingWrapper``. Each layer is PettingZoo's class (a
   subclass) reading the AEC state (``agent_selection``, ``terminations`` ...) straight from the raw
   env through properties rather than through ``__getattr__`` once per layer (the same values).
+* :func:`fresh_observation` / :class:`FreshObservationWrapper` — copies of observations, for code that
+  keeps them (an environment may hand out arrays it rewrites in place).
 """
 
 from __future__ import annotations
@@ -29,7 +31,14 @@ from pettingzoo.utils.wrappers.base import BaseWrapper
 
 from kardinal_env.core.errors import IllegalMoveError
 
-__all__ = ["check_action", "seat_action_mask", "ActionCheckWrapper", "wrap_classic"]
+__all__ = [
+    "check_action",
+    "seat_action_mask",
+    "ActionCheckWrapper",
+    "wrap_classic",
+    "fresh_observation",
+    "FreshObservationWrapper",
+]
 
 
 def check_action(action: object, num_actions: int) -> int:
@@ -141,6 +150,27 @@ class ActionCheckWrapper(_ForwardState, BaseWrapper):
             return
         check_action(action, int(self.action_space(agent).n))
         super().step(action)
+
+
+def fresh_observation(observation: Any) -> Any:
+    """A copy of ``observation`` (its NumPy arrays copied; a dict of them copied entry by entry), for
+    code that keeps observations: an environment may hand out arrays it owns and rewrites in place
+    (``kardinal_v0`` on a core-backed game)."""
+    if isinstance(observation, dict):
+        return {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in observation.items()}
+    return observation.copy() if isinstance(observation, np.ndarray) else observation
+
+
+class FreshObservationWrapper(_ForwardState, BaseWrapper):
+    """``observe`` (and so ``last``) returns copies (:func:`fresh_observation`): for learners that keep
+    the observations they are given (RLlib's episodes hold references until they are batched)."""
+
+    def __init__(self, env: AECEnv):
+        self._bind_raw(env)
+        super().__init__(env)
+
+    def observe(self, agent):
+        return fresh_observation(super().observe(agent))
 
 
 def wrap_classic(raw: AECEnv) -> AECEnv:
