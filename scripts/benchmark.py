@@ -13,9 +13,12 @@
         against the Python engine, in the same run, repeats interleaved: uniformly random games as
         decisions/s of (a) the Python engine as ``engine`` measures it (legal_moves + play(str)),
         (b) the Python engine on move codes (legal_move_codes + apply_legal_code, its fast path),
-        (c) the core's random_playouts (whole games inside C++, its own generator) and (d) the core
-        stepped from Python one decision at a time (legal_move_codes + play_code, checked); the
-        ratios c/a, c/b, d/a, d/b per repeat (median and range).
+        (c) the core's random_playouts (whole games inside C++, its own generator), (d) the core
+        stepped from Python one decision at a time (legal_move_codes + play_code, checked), and the
+        public Game backed by the core (kardinal_env.kardinal.core_game.CoreGame) stepped the same
+        way, (e) on codes (legal_move_codes + play_code) and (f) on strings (legal_moves + play);
+        the ratios c/a, c/b, d/a, d/b, e/b, f/a per repeat (median and range). The Python engine
+        is Game.reference (Game(...) is core-backed when the core is used).
     python scripts/benchmark.py koenig-core [--players 4] [--seconds 2] [--repeats 5] [--discard one]
         The same comparison for the core's Kardinal & König engine (kardinal_core.KoenigGame; default
         board), repeats interleaved, decisions/s of (a) the Python engine, legal_moves + play(str),
@@ -102,7 +105,8 @@ def bench_engine(players: int, seconds: float, repeats: int, seed: int = 0) -> d
     rules = Rules(players=players)
     rng = random.Random(seed)
     steps, games = _timed(lambda: _random_game(Game(rules), rng), seconds, repeats)
-    print(f"engine, {players} players, random legal moves (legal_moves + play):")
+    backend = "core-backed" if Game(rules).compiled else "Python"
+    print(f"engine ({backend} Game), {players} players, random legal moves (legal_moves + play):")
     print(f"  decisions/s  {_fmt(steps)}   median (min-max) of {repeats} x {seconds:g} s")
     print(f"  games/s      {_fmt(games)}")
     return {"decisions_per_s": statistics.median(steps), "games_per_s": statistics.median(games)}
@@ -151,10 +155,10 @@ def bench_core(players: int, seconds: float, repeats: int, seed: int = 0) -> dic
     playout_seed = [seed]
 
     def python_strings():
-        return _random_game(Game(rules), rng)
+        return _random_game(Game.reference(rules), rng)
 
     def python_codes():
-        game = Game(rules)
+        game = Game.reference(rules)
         n = 0
         while not game.is_over:
             game.apply_legal_code(rng.choice(game.legal_move_codes()))
@@ -174,9 +178,22 @@ def bench_core(players: int, seconds: float, repeats: int, seed: int = 0) -> dic
             n += 1
         return n, 1
 
-    names = ("python_strings", "python_codes", "core_playouts", "core_stepped")
-    letters = dict(zip(names, "abcd"))
-    runs = (python_strings, python_codes, core_playouts, core_stepped)
+    def game_codes():  # the public Game, core-backed: what agents and the environments call
+        game = Game(rules)
+        n = 0
+        while not game.is_over:
+            game.play_code(rng.choice(game.legal_move_codes()))
+            n += 1
+        return n, 1
+
+    def game_strings():
+        return _random_game(Game(rules), rng)
+
+    if not Game(rules).compiled:
+        raise RuntimeError("Game(rules) is not core-backed here (KARDINAL_ENV_BACKEND=python?)")
+    names = ("python_strings", "python_codes", "core_playouts", "core_stepped", "game_codes", "game_strings")
+    letters = dict(zip(names, "abcdef"))
+    runs = (python_strings, python_codes, core_playouts, core_stepped, game_codes, game_strings)
     rates: dict[str, list[float]] = {name: [] for name in names}
     for _ in range(repeats):  # interleaved so all four see the same machine load
         for name, fn in zip(names, runs):
@@ -193,16 +210,20 @@ def bench_core(players: int, seconds: float, repeats: int, seed: int = 0) -> dic
     print(f"  (b) Python engine, legal_move_codes + apply_legal_code: {_fmt(rates['python_codes'])} decisions/s")
     print(f"  (c) core random_playouts (whole games in C++):        {_fmt(rates['core_playouts'])} decisions/s")
     print(f"  (d) core stepped from Python (codes + play_code):     {_fmt(rates['core_stepped'])} decisions/s")
+    print(f"  (e) Game (core-backed), legal_move_codes + play_code: {_fmt(rates['game_codes'])} decisions/s")
+    print(f"  (f) Game (core-backed), legal_moves + play(str):      {_fmt(rates['game_strings'])} decisions/s")
     out = {name: statistics.median(v) for name, v in rates.items()}
     for a, b, target in (
         ("core_playouts", "python_strings", 20),
         ("core_playouts", "python_codes", 20),
         ("core_stepped", "python_strings", 4),
         ("core_stepped", "python_codes", 4),
+        ("game_codes", "python_codes", 4),
+        ("game_strings", "python_strings", None),
     ):
         value, text = ratio(a, b)
         label = f"{letters[a]}/{letters[b]}"
-        print(f"  ratio {label}: {text}   (issue 22 target >= {target}x)")
+        print(f"  ratio {label}: {text}" + (f"   (issue 22 target >= {target}x)" if target else ""))
         out[f"{a}/{b}"] = value
     return out
 
@@ -293,7 +314,7 @@ def bench_core_mcts(players: int, repeats: int, simulations: int = 200, seed: in
     rng = random.Random(seed)
     positions = []
     while len(positions) < 8:  # one position a quarter, half, three quarters into a random game
-        game = Game(rules)
+        game = Game.reference(rules)  # the Python engine (the core search replays it, as before)
         moves: list = []
         while not game.is_over:
             moves.append(game.clone())
@@ -396,7 +417,7 @@ def bench_core_obs(players: int, repeats: int, games: int = 20, window: int | No
         encoder, codec = ObservationEncoder(rules), ActionCodec(rules)
         spent = 0.0
         for history in histories:
-            game = Game(rules)
+            game = Game.reference(rules)  # the Python engine and encoder
             for i in range(len(history) + 1):
                 seat = game.current_player
                 start = timer()

@@ -2,7 +2,8 @@
 # Command (2) of the README quick start: set up .venv (all extras, so the RL-library integration
 # tests and the documentation site's build run too), then the checks CI runs:
 #   ruff check · ruff format --check · mypy (kardinal_env, settings in pyproject.toml) ·
-#   mkdocs build --strict (the site, into the git-ignored site/) · pytest ·
+#   mkdocs build --strict (the site, into the git-ignored site/) · pytest · the engine and environment
+#   tests again with KARDINAL_ENV_BACKEND=python (skipped when extra pytest arguments are given) ·
 #   the Ray cluster tests in a loopback-only network namespace (scripts/test_cluster.sh; skipped
 #   when extra pytest arguments are given)
 # Every check runs even when an earlier one fails; the script exits non-zero when any failed and
@@ -15,6 +16,21 @@ bash scripts/setup.sh train,dev,integrations,docs || exit 1
 export KARDINAL_REQUIRE_CORE=1
 
 LINTED=(kardinal_env agents scripts tests configs docs/hooks)
+# Run a second time on the Python engine (KARDINAL_ENV_BACKEND=python; the default run is core-backed).
+PYTHON_BACKEND_TESTS=(
+    tests/test_rules_engine.py
+    tests/test_notation.py
+    tests/test_record.py
+    tests/test_env.py
+    tests/test_env_edges.py
+    tests/test_window_bound.py
+    tests/test_golden.py
+    tests/test_playthroughs.py
+    tests/test_replay_html.py
+    tests/test_kardinal_protocol.py
+    tests/test_registry.py
+    tests/test_properties.py
+)
 failed=()
 run() {  # run NAME COMMAND...: run a check, remember it when it fails
     local name=$1
@@ -42,6 +58,20 @@ if [ "$rc" -eq 5 ]; then
     failed+=("pytest (exit 5: no test was collected)")
 elif [ "$rc" -ne 0 ]; then
     failed+=("pytest (exit $rc)")
+fi
+
+if [ "$#" -eq 0 ]; then  # the engine and environment tests once more on the Python engine
+    # The run above plays Kardinal on the core-backed Game (setup.sh builds the core, and
+    # KARDINAL_ENV_BACKEND is unset); these files again with KARDINAL_ENV_BACKEND=python, so the
+    # Python reference engine passes every engine, record, golden, playthrough and environment test too.
+    echo "== pytest, KARDINAL_ENV_BACKEND=python (engine and environment tests)" >&2
+    KARDINAL_ENV_BACKEND=python .venv/bin/python -m pytest -q -p no:cacheprovider "${PYTHON_BACKEND_TESTS[@]}"
+    rc=$?
+    if [ "$rc" -eq 5 ]; then
+        failed+=("pytest on the python backend (exit 5: no test was collected)")
+    elif [ "$rc" -ne 0 ]; then
+        failed+=("pytest on the python backend (exit $rc)")
+    fi
 fi
 
 if [ "$#" -eq 0 ]; then  # the Ray cluster tests, in a loopback-only network namespace of their own

@@ -73,7 +73,7 @@ def _state(game) -> tuple:
 def _lockstep(module, rules: Rules, seed: int) -> int:
     """Play one seeded random game on both engines, comparing at every decision; its length."""
     rng = random.Random(seed)
-    py = Game(rules)
+    py = Game.reference(rules)
     cc = compiled.game_of_module(module, rules)
     checked_clone = False
     while True:

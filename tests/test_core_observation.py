@@ -51,7 +51,7 @@ class _Lockstep:
 
     def __init__(self, module, rules: Rules, window: int | None):
         self.rules = rules
-        self.py = Game(rules)
+        self.py = Game.reference(rules)
         self.cc = compiled.game_of_module(module, rules)
         self.encoder = ObservationEncoder(rules, window)
         self.codec = ActionCodec(rules, window)
@@ -126,7 +126,7 @@ def test_python_game_helpers_match(core):
     core) and on a core game give the Python encoder's and codec's output, into the same buffers."""
     rng = random.Random(5)
     for rules in (Rules(players=3, preset="german"), Rules(players=4, shared_pool=True, window=9)):
-        game = Game(rules)
+        game = Game.reference(rules)
         cc = compiled.game_of_module(core, rules)
         encoder, codec = ObservationEncoder(rules), ActionCodec(rules)
         obs, mask = compiled.observation_buffer(rules), compiled.mask_buffer(rules, dtype=np.int8)
@@ -150,7 +150,7 @@ def test_python_game_helpers_match(core):
 
 def test_buffers_are_written_in_place(core):
     rules = Rules(players=4)
-    py, game = Game(rules), compiled.game_of_module(core, rules)
+    py, game = Game.reference(rules), compiled.game_of_module(core, rules)
     for _ in range(7):
         code = py.legal_move_codes()[0]
         py.apply_legal_code(code)
@@ -321,7 +321,7 @@ def test_a_finished_game_encodes_as_in_python(core):
     """The Python encoder and codec do not raise once the game is over: the observation shows the
     final position, every mask is empty and there are no legal ids; the core does the same."""
     rules = Rules(players=3, preset="german")
-    py, cc = Game(rules), compiled.game_of_module(core, rules)
+    py, cc = Game.reference(rules), compiled.game_of_module(core, rules)
     while not py.is_over:
         code = py.legal_move_codes()[-1]
         py.apply_legal_code(code)

@@ -279,6 +279,28 @@ class Game {
     bool is_site(int key) const { return key >= 0 && key < KEY_LIMIT && site_[key] != 0; }
     const std::vector<int16_t> &site_keys() const { return site_order_; }
 
+    // ------------------------------------------------------------ queries of the Python Game (core_game.py)
+    // The builder of building b (-1: the cathedral), the neighbour bit summary of a site (0: not a
+    // site; the Python engine's _sites values), and the buildings next to the squares of the build m
+    // in the order the Python engine's _touched meets them (square by square, NEIGHBOUR_STEPS order,
+    // each building once): what it needs to list BuildChips.colours in its own order.
+    int building_builder(int b) const { return bbuilder_[b]; }
+    int site_bits(int key) const { return (key >= 0 && key < KEY_LIMIT) ? site_[key] : 0; }
+    int touched_in_order(const Move &m, int out[8]) const {
+        int count = 0;
+        int squares[2] = {m.k1, m.k2};
+        int nsq = m.k2 < 0 ? 1 : 2;
+        for (int i = 0; i < nsq; ++i)
+            for (int step : NEIGHBOUR_STEPS) {
+                int b = cell_[squares[i] + step];
+                if (b < 0) continue;
+                bool seen = false;
+                for (int j = 0; j < count; ++j) seen = seen || out[j] == b;
+                if (!seen) out[count++] = b;
+            }
+        return count;
+    }
+
   private:
     int n_ = 2, half_ = -1;
     int8_t cell_[KEY_LIMIT];

@@ -514,6 +514,8 @@ NB_MODULE(kardinal_core, m) {
         .def_prop_ro("move_count", &Game::move_count)
         .def_prop_ro("cardinal_key", &Game::cardinal_key)
         .def_prop_ro("pending_chips", &Game::pending)
+        .def_prop_ro("current_seat", &Game::current,
+                     "The seat on turn, kept once the game is over (the last seat that played; LiveView.current).")
         .def(
             "legal_move_codes",
             [](Game &g) {
@@ -726,6 +728,108 @@ NB_MODULE(kardinal_core, m) {
             },
             "legal_move_codes() as the playout policy orders them for progressive widening (Playout.order: "
             "most promising first, equal ones in legal order).")
+        // ============================================================ queries of the Python Game
+        // (kardinal_env/kardinal/core_game.py: the public Game API backed by this engine)
+        .def(
+            "buildings",
+            [](const Game &g) {
+                nb::list out;
+                for (int b = 0; b < g.num_buildings(); ++b)
+                    out.append(nb::make_tuple(g.building_shape(b), g.building_colour(b), g.building_builder(b),
+                                              g.building_square(b, 0), g.building_square(b, 1)));
+                return out;
+            },
+            "Every building as (shape, colour, builder, key1, key2): the nave and the clock tower first "
+            "(colour and builder -1), then the edifices in build order (key2 -1 for one square).")
+        .def(
+            "site_summaries",
+            [](const Game &g) {
+                nb::dict out;
+                for (int16_t k : g.site_keys()) {
+                    int bits = g.site_bits(k);
+                    if (bits) out[nb::int_(int(k))] = bits;
+                }
+                return out;
+            },
+            "The sites as a new dict key -> neighbour bit summary, in the order they became sites (the "
+            "Python engine's site table).")
+        .def(
+            "cardinal_target_keys",
+            [](const Game &g) {
+                std::vector<int> keys;
+                for (int16_t k : g.site_keys())
+                    if (g.site_bits(k) && k != g.cardinal_key()) keys.push_back(k);
+                std::sort(keys.begin(), keys.end());
+                nb::list out;
+                for (int k : keys) out.append(k);
+                return out;
+            },
+            "Square keys the cardinal may be moved to now (ascending), whatever the phase.")
+        .def("is_cardinal_target", [](const Game &g, long long key) {
+                 return key >= 0 && key < kardinal::KEY_LIMIT && g.is_cardinal_target(int(key));
+             }, nb::arg("key"), "Whether the cardinal may be moved to square key now: a site, not its own square.")
+        .def(
+            "projected_holdings",
+            [](const Game &g, long long seat) {
+                check_seat(g, seat, "seat");
+                int h[4];
+                g.projected_holdings(int(seat), h);
+                return int_list(h, 4);
+            },
+            nb::arg("seat"), "Chips per colour seat would hold if the game ended now (Game.projected_holdings).")
+        .def(
+            "builds_for",
+            [](Game &g, long long seat, bool ignore_cardinal) {
+                check_seat(g, seat, "seat");
+                std::vector<Move> moves;
+                g.builds_of(int(seat), ignore_cardinal ? -1 : g.cardinal_key(), moves);
+                nb::list out;
+                for (const Move &m : moves) out.append(code_tuple(m));
+                return out;
+            },
+            nb::arg("seat"), nb::arg("ignore_cardinal") = false,
+            "Every build seat could make now as if on turn (Game.builds_for), a new list of move codes.")
+        .def(
+            "next_builder",
+            [](Game &g, bool ignore_cardinal) {
+                std::vector<Move> moves;
+                int seat = g.next_builder(ignore_cardinal, moves);
+                nb::list out;
+                for (const Move &m : moves) out.append(code_tuple(m));
+                if (seat < 0) return nb::make_tuple(nb::none(), nb::list());
+                return nb::make_tuple(seat, out);
+            },
+            nb::arg("ignore_cardinal") = false,
+            "Game.next_builder: (seat, its builds) of the first following seat with a build, (None, []) "
+            "when none has.")
+        .def(
+            "build_chips",
+            [](const Game &g, nb::handle code) {
+                Move m = parse_code(code);
+                auto interior = [](int k) {
+                    int x = k / kardinal::KEY_STRIDE, y = k % kardinal::KEY_STRIDE;
+                    return x >= 1 && x < kardinal::KEY_STRIDE - 1 && y >= 1 && y < kardinal::KEY_STRIDE - 1;
+                };
+                if (m.kind != kardinal::BUILD || !interior(m.k1) || (m.k2 >= 0 && !interior(m.k2)) ||
+                    (m.k2 < 0 && m.k2 != -1))
+                    throw nb::value_error(("build_chips needs a build move code, got " +
+                                           nb::cast<std::string>(nb::repr(code)))
+                                              .c_str());
+                kardinal::BuildGain gain = g.build_chips(m);
+                int touched[8];
+                int count = g.touched_in_order(m, touched);
+                nb::list ids, colours;
+                for (int i = 0; i < count; ++i) {
+                    ids.append(touched[i]);
+                    colours.append(g.building_colour(touched[i]));
+                }
+                return nb::make_tuple(ids, colours, int_list(gain.colours, 4), gain.substitutes, gain.set_aside,
+                                      gain.touches_cathedral);
+            },
+            nb::arg("code"),
+            "What the build code would score for the seat on turn now (Game.build_chips): (touched building "
+            "ids in the Python engine's order, their colours (-1: the cathedral), regular chips per colour, "
+            "substitutes, set_aside, touches_cathedral).")
         .def("__repr__", [](const Game &g) {
             std::string cur = g.is_over() ? "None" : std::to_string(g.current());
             return "KardinalGame(players=" + std::to_string(g.num_players()) + ", phase='" + PHASE_NAMES[g.phase()] +

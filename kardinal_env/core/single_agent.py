@@ -52,6 +52,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from kardinal_env.core.env_utils import fresh_observation
 from kardinal_env.core.registry import GameSpec, get_game, resolve
 
 __all__ = ["VsBots", "KardinalVsBots", "KardinalKoenigVsBots", "AGENT_LOADER_GROUP", "agent_loader"]
@@ -167,7 +168,8 @@ class VsBots(gym.Env):
         return reward
 
     def _obs(self) -> dict:
-        return self.aec.observe(self.aec.possible_agents[self.learner_seat])
+        # A copy: Gymnasium callers may keep it, and the AEC env may hand out arrays it rewrites.
+        return fresh_observation(self.aec.observe(self.aec.possible_agents[self.learner_seat]))
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)

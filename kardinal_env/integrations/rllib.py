@@ -63,6 +63,7 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env
 from torch import nn
 
+from kardinal_env.core.env_utils import FreshObservationWrapper
 from kardinal_env.core.registry import GameSpec, get_game
 from kardinal_env.core.rewards import win_share
 from kardinal_env.integrations.common import aec_env
@@ -94,7 +95,8 @@ RANDOM = "random"
 def env_creator(env_config: dict | None = None, game: str | GameSpec = "kardinal") -> PettingZooEnv:
     """``PettingZooEnv`` over ``game``'s AEC environment made with ``env_config`` (the creator behind
     :func:`register_game_env`)."""
-    return PettingZooEnv(aec_env(game, **dict(env_config or {})))
+    # RLlib's episodes keep the observations they are given: copies (kardinal_v0 hands out its buffers).
+    return PettingZooEnv(FreshObservationWrapper(aec_env(game, **dict(env_config or {}))))
 
 
 def register_game_env(game: str | GameSpec = "kardinal", name: str | None = None) -> str:

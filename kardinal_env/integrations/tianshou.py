@@ -56,7 +56,7 @@ class TianshouEnv(PettingZooEnv):
         observation, _, terminated, truncated, _ = self.env.last()
         obs = {
             "agent_id": self.env.agent_selection,
-            "obs": observation["observation"],
+            "obs": observation["observation"].copy(),  # kept by the buffer; the env may rewrite its own
             "mask": np.asarray(observation["action_mask"], dtype=bool),
         }
         return obs, bool(terminated), bool(truncated)

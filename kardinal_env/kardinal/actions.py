@@ -264,6 +264,8 @@ class ActionCodec:
         in the order of ``game.legal_move_codes()`` (empty once the game is over). The one mask
         builder: the environment, the single-agent view, the integrations and the PPO agent all use
         it. A cardinal decision is read from the engine's cardinal targets without building codes."""
+        if game.compiled:  # a core-backed game: the core lists them (the same ids in the same order)
+            return game.legal_action_ids(self.window).astype(np.intp, copy=False)  # type: ignore[attr-defined]
         seat = game.current_player
         if seat is None:
             return np.empty(0, dtype=np.intp)

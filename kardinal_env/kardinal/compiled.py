@@ -15,8 +15,14 @@ The environment variable ``KARDINAL_ENV_BACKEND`` chooses, read at every call:
 * unset or empty — use the core when it is installed; when it is not, one ``RuntimeWarning`` (per
   process) says how to build it, and the Python engine remains.
 
-The Python :class:`~kardinal_env.kardinal.engine.Game` is not backed by the core yet: this module is
-the way in for benchmarks, lockstep tests and tools that opt in.
+**The public Game.** When the core is used, ``Game(rules)`` (and the registry's ``new_game``,
+``Game.from_record``) builds a :class:`~kardinal_env.kardinal.core_game.CoreGame`: a
+:class:`~kardinal_env.kardinal.engine.Game` subclass with the same public API and results whose state
+lives in a ``KardinalGame`` (notation, records, rule-naming errors and the action ids stay the
+Python modules'; see :mod:`kardinal_env.kardinal.core_game`). The backend is read when a game is
+built (a game keeps its engine); ``Game(...)`` asks quietly (``core_module(warn=False)``: a
+pure-Python install plays without the warning below). ``Game.reference(rules)`` always builds the
+Python engine, the readable reference the lockstep tests compare against.
 
 **Search.** :func:`mcts_root` is Kardinal's ``GameSpec.compiled_search``: ``mcts:N``
 (:mod:`agents.search.mcts`) run by the core (``KardinalGame.mcts_root``, the root's children with
@@ -24,7 +30,8 @@ their visits and values; ``KardinalGame.mcts_move``, the move: the same UCT, rew
 progressive widening and playout policy, ported from ``agents.baselines.kardinal_greedy.Playout``;
 the same algorithm, not the same random draws). The agent calls it for every decision; it answers
 ``None`` (and the Python search runs, drawing exactly as before) when the core is not used or the
-game is not a plain :class:`~kardinal_env.kardinal.engine.Game`.
+game is neither a plain :class:`~kardinal_env.kardinal.engine.Game` nor a plain core-backed one
+(:class:`~kardinal_env.kardinal.core_game.CoreGame`, searched without a replay).
 
 **Observations and masks.** The core also writes what the Python
 :class:`~kardinal_env.kardinal.observation.ObservationEncoder` and
@@ -42,27 +49,30 @@ buffers (cpp/src/observation.hpp; nothing is allocated per call):
 (``actions.frame_window``: the rules' window variant, else the lossless 53); every other window,
 dtype, shape, a non-contiguous or read-only buffer and an observer or seat out of range raise
 ``TypeError`` (not an array, wrong dtype) or ``ValueError`` (everything else), naming the problem.
-Each takes a core game (``KardinalGame``, the fast path: keep one in step with the Python game) or a
-Python :class:`~kardinal_env.kardinal.engine.Game`, which is replayed into the core first
+Each takes a core game (``KardinalGame``), a core-backed :class:`~kardinal_env.kardinal.core_game.CoreGame`
+(its core is read directly: the fast path; ``CoreGame.encode_into`` / ``action_mask_into`` are the same
+calls), or a Python :class:`~kardinal_env.kardinal.engine.Game`, which is replayed into the core first
 (:func:`core_position`, one checked move at a time: for tests and tools, not for a training loop).
 ``tests/test_core_observation.py`` keeps them in lockstep with the Python encoder and codec. The
 batched environment :class:`kardinal_env.vector.VectorEnv` steps Kardinal games in the core and has it
-write every game's observation and mask into the batch's arrays (``kardinal_core.KardinalBatch``);
-the AEC environment ``kardinal_v0`` does not use the core yet.
+write every game's observation and mask into the batch's arrays (``kardinal_core.KardinalBatch``).
+The AEC environment ``kardinal_v0`` on a core-backed game has the core write each seat's observation
+and mask into arrays the environment owns and hands out (no allocation per step); the Python
+:class:`~kardinal_env.kardinal.observation.ObservationEncoder` and
+:class:`~kardinal_env.kardinal.actions.ActionCodec` given a core-backed game also ask the core.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
 import random
-import warnings
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from kardinal_env.kardinal import backend as _backend
 from kardinal_env.kardinal.actions import NON_SPATIAL_ACTIONS, SPATIAL_ACTION_PLANES, frame_window
+from kardinal_env.kardinal.backend import BACKEND_VARIABLE, BUILD_HINT, available, backend, core_module, game_of_module
 from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.notation import format_move
 from kardinal_env.kardinal.observation import NUM_CHANNELS
@@ -85,71 +95,6 @@ __all__ = [
     "mask_buffer",
 ]
 
-#: The environment variable that chooses the backend: ``python``, ``core`` or unset.
-BACKEND_VARIABLE = "KARDINAL_ENV_BACKEND"
-#: How to build the core (named by the warning and the errors).
-BUILD_HINT = "build it with `bash scripts/setup.sh` or `pip install ./cpp` (needs a C++17 compiler)"
-_BACKENDS = ("python", "core")
-
-_module: ModuleType | None = None
-_import_error: ImportError | None = None
-_tried = False
-_warned = False
-
-
-def _requested() -> str:
-    value = os.environ.get(BACKEND_VARIABLE, "").strip().lower()
-    if value and value not in _BACKENDS:
-        raise ValueError(f"{BACKEND_VARIABLE} must be 'python', 'core' or unset, got {value!r}")
-    return value
-
-
-def _load() -> ModuleType | None:
-    global _module, _import_error, _tried
-    if not _tried:
-        _tried = True
-        try:
-            _module = importlib.import_module("kardinal_core")
-        except ImportError as exc:
-            _import_error = exc
-    return _module
-
-
-def core_module() -> ModuleType | None:
-    """The ``kardinal_core`` extension module, or None when the backend is ``python`` or the core is
-    not built (then, unless the backend was forced to ``python``, one ``RuntimeWarning`` per process).
-    ``ImportError`` when ``KARDINAL_ENV_BACKEND=core`` and it is missing."""
-    global _warned
-    requested = _requested()
-    if requested == "python":
-        return None
-    module = _load()
-    if module is None:
-        if requested == "core":
-            raise ImportError(
-                f"{BACKEND_VARIABLE}=core but the compiled core (kardinal_core) is not importable "
-                f"({_import_error}); {BUILD_HINT}"
-            )
-        if not _warned:
-            _warned = True
-            warnings.warn(
-                f"kardinal_env: the compiled core (kardinal_core) is not built, using the Python engine; "
-                f"{BUILD_HINT}, or set {BACKEND_VARIABLE}=python to silence this",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-    return module
-
-
-def available() -> bool:
-    """Whether the compiled core will be used (built, and the backend not forced to ``python``)."""
-    return core_module() is not None
-
-
-def backend() -> str:
-    """``"core"`` or ``"python"``: what :func:`available` decides, as a name."""
-    return "core" if available() else "python"
-
 
 def core_game(rules: Rules) -> Any:
     """A new ``kardinal_core.KardinalGame`` with these rules; ``RuntimeError`` when the backend is
@@ -158,22 +103,9 @@ def core_game(rules: Rules) -> Any:
         raise TypeError(f"rules must be a kardinal_env.kardinal.Rules, got {type(rules).__name__}")
     module = core_module()
     if module is None:
-        reason = f"{BACKEND_VARIABLE}=python" if _requested() == "python" else "the core is not built"
+        reason = f"{BACKEND_VARIABLE}=python" if _backend._requested() == "python" else "the core is not built"
         raise RuntimeError(f"the compiled Kardinal engine is not available ({reason}); {BUILD_HINT}")
     return game_of_module(module, rules)
-
-
-def game_of_module(module: ModuleType, rules: Rules) -> Any:
-    """A new ``KardinalGame`` of the given core ``module`` with these rules (the one place that
-    passes ``Rules`` to the core's constructor)."""
-    return module.KardinalGame(
-        rules.players,
-        rules.shared_pool,
-        rules.exhausted_colour,
-        rules.neutral_build_chips,
-        rules.neutral_touch_chips,
-        rules.window,
-    )
 
 
 def core_position(game: Game, module: ModuleType | None = None) -> Any:
@@ -182,6 +114,8 @@ def core_position(game: Game, module: ModuleType | None = None) -> Any:
     when the core is not used, as :func:`core_game`)."""
     if not isinstance(game, Game):
         raise TypeError(f"game must be a kardinal_env.kardinal.Game, got {type(game).__name__}")
+    if game.compiled:  # a core-backed game: a copy of its core (no replay)
+        return game.core.clone()  # type: ignore[attr-defined]
     core = core_game(game.rules) if module is None else game_of_module(module, game.rules)
     for code in game.history_codes:  # the move codes as played (Game.history formats them)
         core.play_code(code)
@@ -206,14 +140,16 @@ def mcts_root(
     most visited, ties: the higher mean, then the first (:meth:`agents.search.mcts.MCTSAgent.select_move`;
     ``KardinalGame.mcts_move`` in the core). ``None``, without touching
     ``rng``, when the core is not used (not built, or ``KARDINAL_ENV_BACKEND=python``) or ``game`` is not
-    a plain :class:`~kardinal_env.kardinal.engine.Game` (a subclass may change what the core cannot
-    see): then the caller searches in Python."""
-    if type(game) is not Game:
+    a plain :class:`~kardinal_env.kardinal.engine.Game` or :class:`~kardinal_env.kardinal.core_game.CoreGame`
+    (a subclass may change what the core cannot see): then the caller searches in Python."""
+    from kardinal_env.kardinal.core_game import CoreGame
+
+    if type(game) is not Game and type(game) is not CoreGame:
         return None
     module = core_module()
     if module is None:
         return None
-    core = core_position(game, module)
+    core = game.core if type(game) is CoreGame else core_position(game, module)  # mcts_root searches a copy
     children = core.mcts_root(simulations, rng.getrandbits(64), exploration, widen_base, margin_weight)
     return [(format_move(tuple(code)), int(visits), float(value)) for code, visits, value in children]
 
@@ -222,7 +158,7 @@ def _core_of(game: Any, module: ModuleType | None) -> Any:
     """The core game to read: ``game`` itself when it is one (it has ``encode_into``), else the core
     replay of a Python :class:`Game` (:func:`core_position`)."""
     if isinstance(game, Game):
-        return core_position(game, module)
+        return game.core if game.compiled else core_position(game, module)  # type: ignore[attr-defined]
     if hasattr(game, "encode_into") and hasattr(game, "action_mask_into"):
         return game
     raise TypeError(
@@ -275,5 +211,4 @@ def mask_buffer(rules: Rules, window: int | None = None, dtype: Any = np.bool_) 
 
 def _reset_for_tests() -> None:
     """Forget the import attempt and the warning (tests of the backend selection only)."""
-    global _module, _import_error, _tried, _warned
-    _module, _import_error, _tried, _warned = None, None, False, False
+    _backend._reset_for_tests()

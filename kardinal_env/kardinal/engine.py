@@ -51,12 +51,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.game_base import TurnBasedGame
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_replayed_result, play_record_move
+from kardinal_env.kardinal import backend
 from kardinal_env.kardinal.notation import (
     BUILD,
     CARDINAL,
@@ -174,9 +175,39 @@ def _window_mask(window: int | None) -> bytes | None:
     return bytes(mask)
 
 
-class Game(TurnBasedGame):
-    """One game of Kardinal. See the module docstring for phases, notation and errors."""
+class _EngineChoice(type):
+    """``Game(...)`` builds the core-backed game (:class:`kardinal_env.kardinal.core_game.CoreGame`,
+    which registers itself with :func:`use_core_game` when ``kardinal_env.kardinal`` is imported) when
+    the compiled core is used (:func:`kardinal_env.kardinal.backend.core_module`: the backend is not
+    ``python`` and the core is built), the Python engine otherwise. Subclasses and
+    :meth:`Game.reference` are never redirected; unpickling and ``clone`` do not call the class."""
 
+    core_class: Any = None
+
+    def __call__(cls, *args, **kwargs):
+        core_class = _EngineChoice.core_class
+        if cls is Game and core_class is not None and backend.core_module(warn=False) is not None:
+            return core_class(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+def use_core_game(core_class: type) -> None:
+    """Have ``Game(...)`` build ``core_class`` (a :class:`Game` subclass) whenever the core is used.
+    Called once, by :mod:`kardinal_env.kardinal.core_game`."""
+    if not (isinstance(core_class, type) and issubclass(core_class, Game)):
+        raise TypeError(f"core_class must be a subclass of Game, got {core_class!r}")
+    _EngineChoice.core_class = core_class
+
+
+class Game(TurnBasedGame, metaclass=_EngineChoice):
+    """One game of Kardinal. See the module docstring for phases, notation and errors.
+
+    ``Game(rules)`` is backed by the compiled core when it is used (then it is a
+    :class:`~kardinal_env.kardinal.core_game.CoreGame`, a subclass with the same public API and
+    results); :meth:`Game.reference` always builds this Python engine, the readable reference."""
+
+    #: Whether the game's state lives in the compiled core (:class:`~kardinal_env.kardinal.core_game.CoreGame`).
+    compiled: ClassVar[bool] = False
     PHASE_NAMES = PHASES
     _OVER_PHASE = _OVER
     __slots__ = (
@@ -252,6 +283,14 @@ class Game(TurnBasedGame):
         self._winners: list[int] | None = None
         self._text_index: dict[str, tuple] | None = None
         self._moves: list[tuple] | None = self._builds_for(0, -1)  # never empty: the cathedral has six free sites
+
+    @classmethod
+    def reference(cls, rules: Rules | None = None, seed: int | None = None, **options) -> Game:
+        """A game of the Python engine, whatever the backend (``Game(...)`` may build the core-backed
+        one): for lockstep comparisons and error explanations."""
+        game = Game.__new__(Game)
+        game.__init__(rules, seed, **options)  # type: ignore[misc]
+        return game
 
     # ------------------------------------------------------------------ public state
     # current_player, phase, is_over, num_players and move_count come from TurnBasedGame.
@@ -487,7 +526,7 @@ class Game(TurnBasedGame):
 
     def clone(self) -> Game:
         """An independent copy (for search)."""
-        g = Game.__new__(Game)
+        g = Game.__new__(Game)  # not Game(): that may build the core-backed game
         g.rules = self.rules
         g._n = self._n
         g._seat_colours = self._seat_colours

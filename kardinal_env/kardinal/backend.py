@@ -1,0 +1,102 @@
+"""Which engine backs Kardinal's :class:`~kardinal_env.kardinal.engine.Game`: the backend selection.
+
+The standard library only (no numpy, no environment libraries): the engine asks it for every
+``Game(...)``. :mod:`kardinal_env.kardinal.compiled` re-exports these names and documents the
+choice: ``KARDINAL_ENV_BACKEND`` = ``python`` (never the core), ``core`` (the core must be there) or
+unset (the core when it is built; else one ``RuntimeWarning`` per process, unless asked quietly).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import warnings
+from types import ModuleType
+from typing import Any
+
+__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "core_module", "available", "backend", "game_of_module"]
+
+#: The environment variable that chooses the backend: ``python``, ``core`` or unset.
+BACKEND_VARIABLE = "KARDINAL_ENV_BACKEND"
+#: How to build the core (named by the warning and the errors).
+BUILD_HINT = "build it with `bash scripts/setup.sh` or `pip install ./cpp` (needs a C++17 compiler)"
+_BACKENDS = ("python", "core")
+
+_module: ModuleType | None = None
+_import_error: ImportError | None = None
+_tried = False
+_warned = False
+
+
+def _requested() -> str:
+    value = os.environ.get(BACKEND_VARIABLE, "").strip().lower()
+    if value and value not in _BACKENDS:
+        raise ValueError(f"{BACKEND_VARIABLE} must be 'python', 'core' or unset, got {value!r}")
+    return value
+
+
+def _load() -> ModuleType | None:
+    global _module, _import_error, _tried
+    if not _tried:
+        _tried = True
+        try:
+            _module = importlib.import_module("kardinal_core")
+        except ImportError as exc:
+            _import_error = exc
+    return _module
+
+
+def core_module(warn: bool = True) -> ModuleType | None:
+    """The ``kardinal_core`` extension module, or None when the backend is ``python`` or the core is
+    not built (then, unless the backend was forced to ``python`` or ``warn`` is False, one
+    ``RuntimeWarning`` per process). ``ImportError`` when ``KARDINAL_ENV_BACKEND=core`` and it is
+    missing. ``Game(...)`` asks with ``warn=False``: a pure-Python install plays quietly."""
+    global _warned
+    requested = _requested()
+    if requested == "python":
+        return None
+    module = _load()
+    if module is None:
+        if requested == "core":
+            raise ImportError(
+                f"{BACKEND_VARIABLE}=core but the compiled core (kardinal_core) is not importable "
+                f"({_import_error}); {BUILD_HINT}"
+            )
+        if warn and not _warned:
+            _warned = True
+            warnings.warn(
+                f"kardinal_env: the compiled core (kardinal_core) is not built, using the Python engine; "
+                f"{BUILD_HINT}, or set {BACKEND_VARIABLE}=python to silence this",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+    return module
+
+
+def available() -> bool:
+    """Whether the compiled core will be used (built, and the backend not forced to ``python``)."""
+    return core_module() is not None
+
+
+def backend() -> str:
+    """``"core"`` or ``"python"``: what :func:`available` decides, as a name."""
+    return "core" if available() else "python"
+
+
+def game_of_module(module: ModuleType, rules: Any) -> Any:
+    """A new ``KardinalGame`` of the given core ``module`` with these rules (the one place that
+    passes ``Rules`` to the core's constructor)."""
+    return module.KardinalGame(
+        rules.players,
+        rules.shared_pool,
+        rules.exhausted_colour,
+        rules.neutral_build_chips,
+        rules.neutral_touch_chips,
+        rules.window,
+    )
+
+
+def _reset_for_tests() -> None:
+    """Forget the import attempt and the warning (tests of the backend selection only)."""
+    global _module, _import_error, _tried, _warned
+    _module, _import_error, _tried, _warned = None, None, False, False

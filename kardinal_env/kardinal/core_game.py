@@ -1,0 +1,319 @@
+"""The Kardinal :class:`~kardinal_env.kardinal.engine.Game` backed by the compiled core.
+
+:class:`CoreGame` is a :class:`~kardinal_env.kardinal.engine.Game` (a subclass: ``isinstance`` and the
+registry's ``game_of`` keep working) whose state lives in a ``kardinal_core.KardinalGame``
+(``cpp/src/kardinal.hpp``, the C++ port of the Python engine, kept in lockstep by
+``tests/test_core_kardinal.py``). It has the Python engine's whole public API with the same results:
+the same notation strings (``kardinal_env.kardinal.notation`` formats and parses them), move codes in
+the same order, records (``to_record`` / ``from_record``), ``clone``, scores, winners, finishing order,
+the heuristics' queries (``build_chips``, ``builds_for``, ``next_builder``, ``projected_holdings``) and
+``live_view``. What it adds: :attr:`CoreGame.core` (the core game, for the buffer writers of
+:mod:`kardinal_env.kardinal.compiled`; read it, never play on it), and ``encode_into`` /
+``action_mask_into``, which write the observation and the mask into caller-owned arrays.
+
+You do not construct it by name: ``Game(rules)`` returns one when the core is used
+(:mod:`kardinal_env.kardinal.compiled`: ``KARDINAL_ENV_BACKEND`` unset with the core built, or
+``core``), and a plain Python game otherwise; ``Game.reference(rules)`` always gives the Python engine.
+
+**Errors.** An illegal move raises the Python engine's :class:`~kardinal_env.core.errors.IllegalMoveError`
+with its message naming the rule: the rare error path replays this game's moves into the Python
+reference and lets it explain (each rule's explanation lives in one place, ``engine.Game._explain``).
+
+**Pickling** stores the rules and the move codes and replays them (the core object is not picklable).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kardinal_env.core.protocol import finishing_order_from_keys
+from kardinal_env.kardinal import backend
+from kardinal_env.kardinal.engine import PHASES, BuildChips, Building, Game, LiveView, use_core_game
+from kardinal_env.kardinal.notation import SHAPE_NAMES, format_move, key_xy
+from kardinal_env.kardinal.rules import Rules
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["CoreGame"]
+
+_CATHEDRAL_NAMES = ("nave", "clock tower")
+_TEXTS: dict[tuple, str] = {}  # move code -> notation (legal_moves), cleared past _TEXTS_LIMIT entries
+_TEXTS_LIMIT = 200_000
+
+
+def _restore(rules: Rules, codes: list[tuple]) -> CoreGame:
+    """Unpickling: a new core-backed game with ``codes`` replayed (each checked by the core)."""
+    game = CoreGame(rules)
+    for code in codes:
+        game.play_code(code)
+    return game
+
+
+class CoreGame(Game):
+    """A Kardinal game whose state is a ``kardinal_core.KardinalGame`` (see the module docstring)."""
+
+    compiled = True
+    __slots__ = ("_core",)
+
+    def __init__(self, rules: Rules | None = None, seed: int | None = None, **options):
+        if rules is None:
+            rules = Rules(**options)
+        elif options:
+            raise TypeError("pass either a Rules object or rule options by name, not both")
+        elif not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a kardinal_env.kardinal.Rules, got {type(rules).__name__}")
+        module = backend.core_module()
+        if module is None:
+            why = f"{backend.BACKEND_VARIABLE}=python" if backend._requested() == "python" else "the core is not built"
+            raise RuntimeError(f"the compiled Kardinal engine is not available ({why}); {backend.BUILD_HINT}")
+        self._core = backend.game_of_module(module, rules)
+        self.rules = rules
+        self._n = rules.players
+        self._seat_colours = tuple(rules.seat_colours(s) for s in range(rules.players))
+        self._history: list[tuple] = []
+        self._moves: list[tuple] | None = None
+        self._text_index: dict[str, tuple] | None = None
+
+    @property
+    def core(self) -> Any:
+        """The ``kardinal_core.KardinalGame`` holding this game's state: for the core's readers
+        (:func:`kardinal_env.kardinal.compiled.encode_into`, the search). Never play a move on it: the
+        game would no longer know its history."""
+        return self._core
+
+    def __reduce__(self):
+        return (_restore, (self.rules, list(self._history)))
+
+    # ------------------------------------------------------------------ turn state
+    @property
+    def current_player(self) -> int | None:
+        return self._core.current_player
+
+    @property
+    def phase(self) -> str:
+        return self._core.phase
+
+    @property
+    def is_over(self) -> bool:
+        return self._core.is_over
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def cardinal(self) -> tuple[int, int] | None:
+        key = self._core.cardinal_key
+        return None if key < 0 else key_xy(key)
+
+    @property
+    def cardinal_key(self) -> int:
+        return self._core.cardinal_key
+
+    @property
+    def last_built(self) -> tuple[int, int] | None:
+        return self._core.last_built
+
+    @property
+    def pending_chips(self) -> int:
+        return self._core.pending_chips
+
+    def chips(self) -> list[list[int]]:
+        return self._core.chips()
+
+    def supply(self) -> list[int]:
+        return self._core.supply()
+
+    def set_aside(self) -> list[int]:
+        return self._core.set_aside()
+
+    def edifices_left(self) -> list[list[int]]:
+        return self._core.edifices_left()
+
+    def cathedral_touches(self) -> list[int]:
+        return self._core.cathedral_touches()
+
+    def buildings(self) -> list[Building]:
+        out = []
+        for bid, (shape, colour, builder, k1, k2) in enumerate(self._core.buildings()):
+            squares = (key_xy(k1),) if k2 < 0 else (key_xy(k1), key_xy(k2))
+            if bid < 2:
+                out.append(Building(bid, _CATHEDRAL_NAMES[bid], None, squares, None))
+            else:
+                out.append(Building(bid, SHAPE_NAMES[shape], colour, squares, builder))
+        return out
+
+    def sites(self) -> list[tuple[int, int]]:
+        return [key_xy(k) for k in sorted(self._core.site_summaries())]
+
+    def scores(self) -> list[int]:
+        return self._core.scores()
+
+    def winners(self) -> list[int]:
+        return self._core.winners()
+
+    def finishing_order(self) -> list[list[int]]:
+        if not self._core.is_over:
+            raise RuntimeError("finishing_order() is only defined once the game is over")
+        scores = self._core.scores()
+        return finishing_order_from_keys(list(zip(scores, self._core.cathedral_touches(), strict=True)))
+
+    def chips_held(self, seat: int) -> int:
+        return self._core.chips_held(seat)
+
+    def projected_holdings(self, seat: int) -> list[int]:
+        return self._core.projected_holdings(seat)
+
+    def projected_scores(self) -> list[int]:
+        return self._core.projected_scores()
+
+    def may_keep_cardinal(self) -> bool:
+        return self._core.cardinal_key >= 0
+
+    def is_cardinal_target(self, key: int) -> bool:
+        return self._core.is_cardinal_target(key)
+
+    def cardinal_target_keys(self) -> list[int]:
+        return self._core.cardinal_target_keys()
+
+    def builds_for(self, seat: int, ignore_cardinal: bool = False) -> list[tuple]:
+        return self._core.builds_for(seat, ignore_cardinal)
+
+    def next_builder(self, ignore_cardinal: bool = False) -> tuple[int | None, list[tuple]]:
+        return self._core.next_builder(ignore_cardinal)
+
+    def build_chips(self, code: tuple) -> BuildChips:
+        ids, colours_of, taken, substitutes, set_aside, cathedral = self._core.build_chips(code)
+        # The Python engine lists the regular chips in the iteration order of its set of touched
+        # building ids; the core counts them per colour and names the ids in the order the engine
+        # adds them to that set, so the same set gives the same order.
+        colour_of = dict(zip(ids, colours_of, strict=True))
+        left = list(taken)
+        colours = []
+        for bid in set(ids):
+            c = colour_of[bid]
+            if c >= 0 and left[c]:
+                left[c] -= 1
+                colours.append(c)
+        return BuildChips(tuple(colours), substitutes, set_aside, cathedral)
+
+    def live_view(self) -> LiveView:
+        """The Python engine's :class:`LiveView` built from the core (new containers each call, not live
+        references: the observation encoder writes a core game with :meth:`encode_into` instead)."""
+        core = self._core
+        squares: list[tuple[int, ...]] = []
+        shapes: list[int] = []
+        colours: list[int] = []
+        for shape, colour, _builder, k1, k2 in core.buildings():
+            squares.append((k1,) if k2 < 0 else (k1, k2))
+            shapes.append(shape)
+            colours.append(colour)
+        return LiveView(
+            squares,
+            shapes,
+            colours,
+            core.site_summaries(),
+            core.cardinal_key,
+            core.supply(),
+            core.chips(),
+            [n for per_colour in core.edifices_left() for n in per_colour],
+            core.cathedral_touches(),
+            PHASES.index(core.phase),
+            core.current_seat,
+            core.pending_chips,
+        )
+
+    # ------------------------------------------------------------------ observation and mask buffers
+    def encode_into(self, observer: int, out: np.ndarray) -> np.ndarray:
+        """``ObservationEncoder(rules).encode(self, observer)`` written into ``out`` (a writable
+        C-contiguous ``uint8`` array of shape ``(72, W, W)``, ``W`` the rules' frame window; see
+        :func:`kardinal_env.kardinal.compiled.encode_into` for the errors); returns ``out``."""
+        self._core.encode_into(observer, out)
+        return out
+
+    def action_mask_into(self, out: np.ndarray, seat: int | None = None) -> np.ndarray:
+        """``ActionCodec(rules).action_mask(self, seat)`` written into ``out`` (a writable C-contiguous
+        ``bool`` or ``int8`` array of length ``17·W² + 5``); returns ``out``."""
+        self._core.action_mask_into(out, seat)
+        return out
+
+    def legal_action_ids(self, window: int | None = None) -> np.ndarray:
+        """``ActionCodec(rules, window).legal_actions(self)``: a new ``int64`` array."""
+        return self._core.legal_action_ids(window)
+
+    # ------------------------------------------------------------------ moves
+    def legal_move_codes(self) -> list[tuple]:
+        moves = self._moves
+        if moves is None:
+            moves = self._moves = self._core.legal_move_codes()
+        return moves
+
+    def legal_moves(self) -> list[str]:
+        index = self._text_index
+        if index is None:
+            # The core hands out one shared tuple per move code: its notation is formatted once per
+            # process (notation.format_move) and looked up afterwards.
+            texts = _TEXTS
+            if len(texts) > _TEXTS_LIMIT:
+                texts.clear()
+            index = {}
+            for code in self.legal_move_codes():
+                text = texts.get(code)
+                if text is None:
+                    text = texts[code] = format_move(code)
+                index[text] = code
+            self._text_index = index
+        return list(index)
+
+    def is_legal_code(self, code: tuple) -> bool:
+        return self._core.is_legal_code(code)
+
+    def play_code(self, code: tuple) -> None:
+        """Play a legal move code; :class:`IllegalMoveError` names the rule otherwise (as the Python
+        engine's ``play_code``)."""
+        self._apply(code)
+
+    def apply_legal_code(self, code: tuple) -> None:
+        """Play a move code the caller knows is legal; the core checks it all the same (an illegal one
+        raises :class:`IllegalMoveError` naming the rule, as :meth:`play_code`)."""
+        self._apply(code)
+
+    def _apply(self, code: tuple) -> None:
+        try:
+            self._core.play_code(code)
+        except (TypeError, ValueError):
+            self._raise_illegal(code, code)
+        self._history.append(code)
+        self._moves = None
+        self._text_index = None
+
+    def clone(self) -> CoreGame:
+        g = object.__new__(CoreGame)
+        g.rules = self.rules
+        g._n = self._n
+        g._seat_colours = self._seat_colours
+        g._core = self._core.clone()
+        g._history = list(self._history)
+        g._moves = self._moves  # replaced after a move, never modified: safe to share
+        g._text_index = self._text_index
+        return g
+
+    def reference_game(self) -> Game:
+        """This position in the Python reference engine (the moves replayed: for diagnosis and tests)."""
+        game = Game.reference(self.rules)
+        for code in self._history:
+            game.apply_legal_code(code)
+        return game
+
+    def _raise_illegal(self, code: Any, move: object) -> None:
+        reference = self.reference_game()
+        if move is code:
+            try:
+                move = format_move(code)  # type: ignore[arg-type]
+            except (TypeError, ValueError, IndexError, KeyError):
+                move = code
+        if reference.is_legal_code(code):
+            raise AssertionError(f"engine bug: the core refuses {move!r}, which the Python engine accepts")
+        reference._raise_illegal(code, move)
+        raise AssertionError("unreachable: the Python engine explains every illegal move")  # pragma: no cover
+
+
+use_core_game(CoreGame)
