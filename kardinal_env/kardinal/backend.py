@@ -14,7 +14,7 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "core_module", "available", "backend", "game_of_module"]
+__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "core_module", "available", "backend", "requested", "game_of_module"]
 
 #: The environment variable that chooses the backend: ``python``, ``core`` or unset.
 BACKEND_VARIABLE = "KARDINAL_ENV_BACKEND"
@@ -28,7 +28,9 @@ _tried = False
 _warned = False
 
 
-def _requested() -> str:
+def requested() -> str:
+    """What ``KARDINAL_ENV_BACKEND`` asks for: ``"python"``, ``"core"`` or ``""`` (unset: the core when it
+    is built); ``ValueError`` naming the variable for any other value."""
     value = os.environ.get(BACKEND_VARIABLE, "").strip().lower()
     if value and value not in _BACKENDS:
         raise ValueError(f"{BACKEND_VARIABLE} must be 'python', 'core' or unset, got {value!r}")
@@ -52,12 +54,12 @@ def core_module(warn: bool = True) -> ModuleType | None:
     ``RuntimeWarning`` per process). ``ImportError`` when ``KARDINAL_ENV_BACKEND=core`` and it is
     missing. ``Game(...)`` asks with ``warn=False``: a pure-Python install plays quietly."""
     global _warned
-    requested = _requested()
-    if requested == "python":
+    wanted = requested()
+    if wanted == "python":
         return None
     module = _load()
     if module is None:
-        if requested == "core":
+        if wanted == "core":
             raise ImportError(
                 f"{BACKEND_VARIABLE}=core but the compiled core (kardinal_core) is not importable "
                 f"({_import_error}); {BUILD_HINT}"

@@ -65,7 +65,7 @@ class CoreGame(Game):
             raise TypeError(f"rules must be a kardinal_env.kardinal.Rules, got {type(rules).__name__}")
         module = backend.core_module()
         if module is None:
-            why = f"{backend.BACKEND_VARIABLE}=python" if backend._requested() == "python" else "the core is not built"
+            why = f"{backend.BACKEND_VARIABLE}=python" if backend.requested() == "python" else "the core is not built"
             raise RuntimeError(f"the compiled Kardinal engine is not available ({why}); {backend.BUILD_HINT}")
         self._core = backend.game_of_module(module, rules)
         self.rules = rules

@@ -29,6 +29,7 @@ from typing import Any
 
 from kardinal_env.core.errors import RecordError
 from kardinal_env.core.records import check_replayed_result, play_record_move
+from kardinal_env.kardinal import backend as _backend
 from kardinal_env.kardinal import compiled as _kardinal_compiled
 from kardinal_env.kardinal.compiled import BACKEND_VARIABLE, BUILD_HINT
 from kardinal_env.koenig.board import Board
@@ -60,7 +61,7 @@ def core_module() -> ModuleType | None:
     ``KARDINAL_ENV_BACKEND=core`` when it is missing or predates ``KoenigGame``)."""
     module = _kardinal_compiled.core_module()
     if module is not None and not hasattr(module, "KoenigGame"):
-        if _kardinal_compiled._requested() == "core":
+        if _backend.requested() == "core":
             raise ImportError(
                 f"{BACKEND_VARIABLE}=core but the installed kardinal_core has no Kardinal & König engine "
                 f"(built before it was added); {BUILD_HINT}"
@@ -84,7 +85,7 @@ def _module_or_raise(module: ModuleType | None) -> ModuleType:
         return module
     module = core_module()
     if module is None:
-        forced = _kardinal_compiled._requested() == "python"
+        forced = _backend.requested() == "python"
         reason = f"{BACKEND_VARIABLE}=python" if forced else "the core is not built"
         raise RuntimeError(f"the compiled Kardinal & König engine is not available ({reason}); {BUILD_HINT}")
     return module
