@@ -145,6 +145,30 @@ def bench_koenig_engine(players: int, seconds: float, repeats: int, discard: str
     return {"decisions_per_s": statistics.median(steps), "games_per_s": statistics.median(per_game), "per_cpu_s": cpu}
 
 
+def _engine_comparison(title: str, rows, targets, seconds: float, repeats: int) -> dict:
+    """Time each ``(name, label, fn)`` of ``rows`` for ``seconds`` per repeat, the repeats interleaved so
+    that all of them see the same machine load; print decisions/s and, for each ``(a, b, target)`` of
+    ``targets``, the ratio a/b per repeat (median and range; ``target`` None: no target). The medians
+    and ratios as a dict."""
+    names = [name for name, _, _ in rows]
+    letters = dict(zip(names, "abcdefgh"))
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(repeats):
+        for name, _, fn in rows:
+            rates[name] += _timed(fn, seconds, 1)[0]
+    print(f"{title}, {repeats} x {seconds:g} s:")
+    width = max(len(label) for _, label, _ in rows) + 1
+    for name, label, _ in rows:
+        print(f"  ({letters[name]}) {label + ':':<{width}} {_fmt(rates[name])} decisions/s")
+    out = {name: statistics.median(v) for name, v in rates.items()}
+    for a, b, target in targets:
+        r = [x / y for x, y in zip(rates[a], rates[b])]
+        text = f"{statistics.median(r):.1f}x (per-repeat {min(r):.1f}-{max(r):.1f})"
+        print(f"  ratio {letters[a]}/{letters[b]}: {text}" + (f"   (issue 22 target >= {target}x)" if target else ""))
+        out[f"{a}/{b}"] = statistics.median(r)
+    return out
+
+
 def bench_core(players: int, seconds: float, repeats: int, seed: int = 0) -> dict:
     from kardinal_env.kardinal import Game, Rules
     from kardinal_env.kardinal.compiled import core_game
@@ -191,41 +215,24 @@ def bench_core(players: int, seconds: float, repeats: int, seed: int = 0) -> dic
 
     if not Game(rules).compiled:
         raise RuntimeError("Game(rules) is not core-backed here (KARDINAL_ENV_BACKEND=python?)")
-    names = ("python_strings", "python_codes", "core_playouts", "core_stepped", "game_codes", "game_strings")
-    letters = dict(zip(names, "abcdef"))
-    runs = (python_strings, python_codes, core_playouts, core_stepped, game_codes, game_strings)
-    rates: dict[str, list[float]] = {name: [] for name in names}
-    for _ in range(repeats):  # interleaved so all four see the same machine load
-        for name, fn in zip(names, runs):
-            rates[name] += _timed(fn, seconds, 1)[0]
-
-    def ratio(a: str, b: str) -> tuple[float, str]:
-        r = [x / y for x, y in zip(rates[a], rates[b])]
-        return statistics.median(r), f"{statistics.median(r):.1f}x (per-repeat {min(r):.1f}-{max(r):.1f})"
-
-    print(
-        f"Kardinal engine, {players} players, random legal moves, compiled core vs Python, {repeats} x {seconds:g} s:"
+    rows = (
+        ("python_strings", "Python engine, legal_moves + play(str)", python_strings),
+        ("python_codes", "Python engine, legal_move_codes + apply_legal_code", python_codes),
+        ("core_playouts", "core random_playouts (whole games in C++)", core_playouts),
+        ("core_stepped", "core stepped from Python (codes + play_code)", core_stepped),
+        ("game_codes", "Game (core-backed), legal_move_codes + play_code", game_codes),
+        ("game_strings", "Game (core-backed), legal_moves + play(str)", game_strings),
     )
-    print(f"  (a) Python engine, legal_moves + play(str):           {_fmt(rates['python_strings'])} decisions/s")
-    print(f"  (b) Python engine, legal_move_codes + apply_legal_code: {_fmt(rates['python_codes'])} decisions/s")
-    print(f"  (c) core random_playouts (whole games in C++):        {_fmt(rates['core_playouts'])} decisions/s")
-    print(f"  (d) core stepped from Python (codes + play_code):     {_fmt(rates['core_stepped'])} decisions/s")
-    print(f"  (e) Game (core-backed), legal_move_codes + play_code: {_fmt(rates['game_codes'])} decisions/s")
-    print(f"  (f) Game (core-backed), legal_moves + play(str):      {_fmt(rates['game_strings'])} decisions/s")
-    out = {name: statistics.median(v) for name, v in rates.items()}
-    for a, b, target in (
+    targets = (
         ("core_playouts", "python_strings", 20),
         ("core_playouts", "python_codes", 20),
         ("core_stepped", "python_strings", 4),
         ("core_stepped", "python_codes", 4),
         ("game_codes", "python_codes", 4),
         ("game_strings", "python_strings", None),
-    ):
-        value, text = ratio(a, b)
-        label = f"{letters[a]}/{letters[b]}"
-        print(f"  ratio {label}: {text}" + (f"   (issue 22 target >= {target}x)" if target else ""))
-        out[f"{a}/{b}"] = value
-    return out
+    )
+    title = f"Kardinal engine, {players} players, random legal moves, compiled core vs Python"
+    return _engine_comparison(title, rows, targets, seconds, repeats)
 
 
 def bench_koenig_core(players: int, seconds: float, repeats: int, discard: str = "one", seed: int = 0) -> dict:
@@ -271,37 +278,22 @@ def bench_koenig_core(players: int, seconds: float, repeats: int, discard: str =
             n += 1
         return n, 1
 
-    names = ("python_strings", "python_ids", "core_playouts", "core_stepped")
-    letters = dict(zip(names, "abcd"))
-    runs = (python_strings, python_ids, core_playouts, core_stepped)
-    rates: dict[str, list[float]] = {name: [] for name in names}
-    for _ in range(repeats):  # interleaved so all four see the same machine load
-        for name, fn in zip(names, runs):
-            rates[name] += _timed(fn, seconds, 1)[0]
-
-    def ratio(a: str, b: str) -> tuple[float, str]:
-        r = [x / y for x, y in zip(rates[a], rates[b])]
-        return statistics.median(r), f"{statistics.median(r):.1f}x (per-repeat {min(r):.1f}-{max(r):.1f})"
-
-    print(
-        f"Kardinal & König engine, {players} players, discard={discard!r}, random legal moves, compiled core vs "
-        f"Python, {repeats} x {seconds:g} s:"
+    rows = (
+        ("python_strings", "Python engine, legal_moves + play(str)", python_strings),
+        ("python_ids", "Python engine, legal_move_ids + apply_legal_id", python_ids),
+        ("core_playouts", "core random_playouts (whole games in C++)", core_playouts),
+        ("core_stepped", "core stepped from Python (legal_move_ids + play_id)", core_stepped),
     )
-    print(f"  (a) Python engine, legal_moves + play(str):             {_fmt(rates['python_strings'])} decisions/s")
-    print(f"  (b) Python engine, legal_move_ids + apply_legal_id:      {_fmt(rates['python_ids'])} decisions/s")
-    print(f"  (c) core random_playouts (whole games in C++):          {_fmt(rates['core_playouts'])} decisions/s")
-    print(f"  (d) core stepped from Python (legal_move_ids + play_id): {_fmt(rates['core_stepped'])} decisions/s")
-    out = {name: statistics.median(v) for name, v in rates.items()}
-    for a, b, target in (
+    targets = (
         ("core_playouts", "python_strings", 20),
         ("core_playouts", "python_ids", 20),
         ("core_stepped", "python_strings", 4),
         ("core_stepped", "python_ids", 4),
-    ):
-        value, text = ratio(a, b)
-        print(f"  ratio {letters[a]}/{letters[b]}: {text}   (issue 22 target >= {target}x)")
-        out[f"{a}/{b}"] = value
-    return out
+    )
+    title = (
+        f"Kardinal & König engine, {players} players, discard={discard!r}, random legal moves, compiled core vs Python"
+    )
+    return _engine_comparison(title, rows, targets, seconds, repeats)
 
 
 def bench_core_mcts(players: int, repeats: int, simulations: int = 200, seed: int = 0) -> dict:
