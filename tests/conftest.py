@@ -93,3 +93,18 @@ def pytest_configure(config):
         "filterwarnings",
         "ignore:.*Overriding environment rllib-multi-agent-env-v0 already in registry:UserWarning",
     )
+
+
+# ---------------------------------------------------------------- the compiled core
+
+
+@pytest.fixture
+def core(monkeypatch):
+    """The compiled core module, used by the games (``KARDINAL_ENV_BACKEND`` unset for the test); the test
+    skips where the core is not built (fails under ``KARDINAL_REQUIRE_CORE=1``). A test file may define
+    its own ``core`` fixture (tests/test_core_koenig.py does, for the Kardinal & König engine)."""
+    from helpers import kardinal_core_or_skip
+
+    module = kardinal_core_or_skip()
+    monkeypatch.delenv("KARDINAL_ENV_BACKEND", raising=False)
+    return module

@@ -21,20 +21,12 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import kardinal_core_or_skip
 
 from kardinal_env import IllegalMoveError, kardinal_v0
 from kardinal_env.core.registry import game_of, get_game
 from kardinal_env.kardinal import Game, Rules, compiled
 from kardinal_env.kardinal.actions import ActionCodec
 from kardinal_env.kardinal.observation import ObservationEncoder
-
-
-@pytest.fixture
-def core(monkeypatch):
-    module = kardinal_core_or_skip()
-    monkeypatch.delenv(compiled.BACKEND_VARIABLE, raising=False)
-    return module
 
 
 def _variants() -> list[Rules]:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import math
 import random
+import zlib
 
 import pytest
-from helpers import kardinal_core_or_skip
 
 from agents import load_agent
 from agents.baselines.kardinal_greedy import GreedyAgent, rollout_move
@@ -28,13 +28,6 @@ from agents.search.mcts import MCTSAgent
 from kardinal_env.core.registry import get_game
 from kardinal_env.kardinal import Game, Rules, compiled
 from kardinal_env.kardinal.notation import BUILD, CHIP
-
-
-@pytest.fixture
-def core(monkeypatch):
-    module = kardinal_core_or_skip()
-    monkeypatch.delenv(compiled.BACKEND_VARIABLE, raising=False)
-    return module
 
 
 def _variants() -> list[Rules]:
@@ -74,7 +67,7 @@ def _play(rules: Rules, agents) -> Game:
 
 @pytest.mark.parametrize("rules", _variants(), ids=repr)
 def test_core_search_answers_a_legal_move_in_every_variant(core, rules):
-    rng = random.Random(hash(repr(rules)) % 1000)
+    rng = random.Random(zlib.crc32(repr(rules).encode()))  # str hash() differs per process: a flaky seed
     positions = _random_positions(rules, rng, 6)
     assert positions
     for game in positions:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.kardinal import backend
-from kardinal_env.kardinal.engine import PHASES, BuildChips, Building, Game, LiveView, use_core_game
+from kardinal_env.kardinal.engine import PHASES, BuildChips, Building, Game, LiveView, resolve_rules, use_core_game
 from kardinal_env.kardinal.notation import SHAPE_NAMES, format_move, key_xy
 from kardinal_env.kardinal.rules import Rules
 
@@ -57,12 +57,7 @@ class CoreGame(Game):
     __slots__ = ("_core",)
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None, **options):
-        if rules is None:
-            rules = Rules(**options)
-        elif options:
-            raise TypeError("pass either a Rules object or rule options by name, not both")
-        elif not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a kardinal_env.kardinal.Rules, got {type(rules).__name__}")
+        rules = resolve_rules(rules, options)
         module = backend.core_module()
         if module is None:
             why = f"{backend.BACKEND_VARIABLE}=python" if backend.requested() == "python" else "the core is not built"

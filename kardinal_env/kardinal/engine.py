@@ -199,6 +199,18 @@ def use_core_game(core_class: type) -> None:
     _EngineChoice.core_class = core_class
 
 
+def resolve_rules(rules: Rules | None, options: dict) -> Rules:
+    """The rules of ``Game(rules, **options)``: ``rules`` itself, or ``Rules(**options)``; ``TypeError``
+    for both at once or for rules that are not a :class:`Rules`."""
+    if rules is None:
+        return Rules(**options)
+    if options:
+        raise TypeError("pass either a Rules object or rule options by name, not both")
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a kardinal_env.kardinal.Rules, got {type(rules).__name__}")
+    return rules
+
+
 class Game(TurnBasedGame, metaclass=_EngineChoice):
     """One game of Kardinal. See the module docstring for phases, notation and errors.
 
@@ -243,13 +255,7 @@ class Game(TurnBasedGame, metaclass=_EngineChoice):
     def __init__(self, rules: Rules | None = None, seed: int | None = None, **options):
         # ``seed`` is part of the game protocol (a game with chance deals with it); Kardinal has no
         # chance element, so every seed gives the same game.
-        if rules is None:
-            rules = Rules(**options)
-        elif options:
-            raise TypeError("pass either a Rules object or rule options by name, not both")
-        elif not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a kardinal_env.kardinal.Rules, got {type(rules).__name__}")
-        self.rules = rules
+        self.rules = rules = resolve_rules(rules, options)
         n = rules.players
         self._n = n
         self._seat_colours = tuple(rules.seat_colours(s) for s in range(n))
