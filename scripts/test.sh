@@ -3,6 +3,8 @@
 # tests and the documentation site's build run too), then the checks CI runs:
 #   ruff check · ruff format --check · mypy (kardinal_env, settings in pyproject.toml) ·
 #   mkdocs build --strict (the site, into the git-ignored site/) · pytest ·
+#   the Kardinal & König engine and environment tests again with KARDINAL_ENV_BACKEND=python (skipped
+#   when extra pytest arguments are given) ·
 #   the Ray cluster tests in a loopback-only network namespace (scripts/test_cluster.sh; skipped
 #   when extra pytest arguments are given)
 # Every check runs even when an earlier one fails; the script exits non-zero when any failed and
@@ -52,6 +54,32 @@ if [ "$#" -eq 0 ]; then  # the Ray cluster tests, in a loopback-only network nam
         failed+=("cluster tests (exit 5: no test was collected)")
     elif [ "$rc" -ne 0 ]; then
         failed+=("cluster tests (exit $rc)")
+    fi
+fi
+
+# Kardinal & König's engine and environment tests once more on the Python engine (the run above plays
+# K&K on the core-backed Game: setup.sh builds the core and KARDINAL_ENV_BACKEND is unset), so the
+# Python reference engine passes every engine, record, knowledge and environment test too.
+KOENIG_PYTHON_BACKEND_TESTS=(
+    tests/test_koenig_rules.py
+    tests/test_koenig_record.py
+    tests/test_koenig_runout.py
+    tests/test_koenig_knowledge.py
+    tests/test_koenig_protocol.py
+    tests/test_koenig_properties.py
+    tests/test_koenig_scoring.py
+    tests/test_koenig_replay_html.py
+    tests/test_kardinal_koenig_env.py
+    tests/test_ismcts.py
+)
+if [ "$#" -eq 0 ]; then
+    echo "== pytest, KARDINAL_ENV_BACKEND=python (Kardinal & König engine and environment tests)" >&2
+    KARDINAL_ENV_BACKEND=python .venv/bin/python -m pytest -q -p no:cacheprovider "${KOENIG_PYTHON_BACKEND_TESTS[@]}"
+    rc=$?
+    if [ "$rc" -eq 5 ]; then
+        failed+=("K&K pytest on the python backend (exit 5: no test was collected)")
+    elif [ "$rc" -ne 0 ]; then
+        failed+=("K&K pytest on the python backend (exit $rc)")
     fi
 fi
 

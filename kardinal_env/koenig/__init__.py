@@ -24,6 +24,7 @@ replay with ``kardinal-replay FILE`` (``kardinal_env.core.replay``).
 """
 
 from kardinal_env.core.errors import RecordError
+from kardinal_env.koenig import core_game as _core_game  # noqa: F401  (registers the core-backed Game)
 from kardinal_env.koenig.board import BOARD_FORMAT, Board, BoardError, board_names, load_board
 from kardinal_env.koenig.engine import PHASES, DeckError, Game, IllegalMoveError
 from kardinal_env.koenig.notation import MalformedMoveError, parse_move

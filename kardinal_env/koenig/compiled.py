@@ -15,9 +15,15 @@ Backend selection is Kardinal's (:mod:`kardinal_env.kardinal.compiled`, one modu
 (one ``RuntimeWarning`` per process when it is not). A core built before Kardinal & König was added
 (no ``KoenigGame``) counts as not built.
 
-The Python :class:`~kardinal_env.koenig.Game` is not backed by the core: this module is the way in
-for benchmarks, lockstep tests and tools that opt in (:func:`core_game`, :func:`core_from_record`,
-:func:`core_record`).
+**The public Game.** When the core is used, ``Game(rules, seed)`` (and the registry's ``new_game``,
+``Game.from_record``) builds a :class:`~kardinal_env.koenig.core_game.CoreGame`: a
+:class:`~kardinal_env.koenig.Game` subclass with the same public API and results whose state lives in
+a ``KoenigGame`` (see :mod:`kardinal_env.koenig.core_game`; its determinized worlds are the Python
+engine's). The backend is read when a game is built (a game keeps its engine), quietly: a
+pure-Python install plays without the warning. ``Game.reference(rules, seed)`` always builds the
+Python engine, the readable reference the lockstep tests compare against. This module's functions
+(:func:`core_game`, :func:`core_from_record`, :func:`core_record`) are the raw core's way in, for
+benchmarks, lockstep tests and tools.
 """
 
 from __future__ import annotations
@@ -138,6 +144,8 @@ def core_position(game: Game, module: ModuleType | None = None) -> Any:
     first deck: ``RuntimeError``."""
     if not isinstance(game, Game):
         raise TypeError(f"game must be a kardinal_env.koenig.Game, got {type(game).__name__}")
+    if game.compiled:  # a core-backed game: a copy of its core (no replay)
+        return game.core.clone()  # type: ignore[attr-defined]
     plan = game.reshuffle_order
     if plan is None and game._plan is not None:
         plan = [game.board.types[t] for t in game._plan]
@@ -215,9 +223,12 @@ def ismcts_root(
     :class:`~kardinal_env.koenig.knowledge.SeatKnowledge` with ``rng`` and the expansion choices are
     ``rng.randrange`` draws, in the Python search's order, so the result is the Python search's, draw
     for draw (``tests/test_core_koenig.py``). ``None``, without touching ``rng``, when the core is not
-    used or ``game`` is not a plain :class:`Game`; ``ValueError`` when the decision has fewer than two
-    legal moves."""
-    if type(game) is not Game:
+    used or ``game`` is neither a plain :class:`Game` nor a plain core-backed one
+    (:class:`~kardinal_env.koenig.core_game.CoreGame`, searched on a copy of its core); ``ValueError``
+    when the decision has fewer than two legal moves."""
+    from kardinal_env.koenig.core_game import CoreGame
+
+    if type(game) is not Game and type(game) is not CoreGame:
         return None
     module = core_module()
     if module is None:
