@@ -197,7 +197,10 @@ def test_the_shuffler_is_the_same_in_cpp(core):
 def test_equal_seeds_deal_equal_decks(core):
     for rules in VARIANTS:
         for seed in (0, 7, "x", 2**64 + 9):
-            assert compiled.core_game(rules, seed, module=core).initial_deck == Game.reference(rules, seed=seed).initial_deck
+            assert (
+                compiled.core_game(rules, seed, module=core).initial_deck
+                == Game.reference(rules, seed=seed).initial_deck
+            )
 
 
 # ---------------------------------------------------------------- records

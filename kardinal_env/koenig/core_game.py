@@ -73,6 +73,7 @@ class CoreGame(Game):
 
     compiled = True
     __slots__ = ("_core", "_args", "_reference")
+    _reference: Game | None
 
     def __init__(
         self,
