@@ -22,7 +22,9 @@
         (b) the Python engine on move ids, legal_move_ids + apply_legal_id (its fast path), (c) the
         core's random_playouts (whole games inside C++) and (d) the core stepped from Python one
         decision at a time on action ids (legal_move_ids + play_id, checked; each game a fresh seeded
-        deal like (a) and (b)); the ratios c/a, c/b, d/a, d/b per repeat (median and range).
+        deal like (a) and (b)); (e) and (f) the public ``Game(...)``, core-backed (CoreGame), on ids
+        and on strings; the ratios c/a, c/b, d/a, d/b, e/b, f/a per repeat (median and range). The
+        Python engine is ``Game.reference``.
     python scripts/benchmark.py core-mcts [--players 4] [--repeats 5] [--simulations 200]
         Seconds per ``mcts:N`` decision, the Python search (MCTSAgent(compiled=False)) against the
         compiled core's (MCTSAgent: GameSpec.compiled_search, position replayed into the core
@@ -222,7 +224,7 @@ def bench_koenig_core(players: int, seconds: float, repeats: int, discard: str =
         return deal[0]
 
     def python_strings():
-        game = Game(rules, seed=next_seed())
+        game = Game.reference(rules, seed=next_seed())
         n = 0
         while not game.is_over:
             game.play(rng.choice(game.legal_moves()))
@@ -230,7 +232,7 @@ def bench_koenig_core(players: int, seconds: float, repeats: int, discard: str =
         return n, 1
 
     def python_ids():
-        game = Game(rules, seed=next_seed())
+        game = Game.reference(rules, seed=next_seed())
         n = 0
         while not game.is_over:
             game.apply_legal_id(rng.choice(game.legal_move_ids()))
@@ -250,9 +252,25 @@ def bench_koenig_core(players: int, seconds: float, repeats: int, discard: str =
             n += 1
         return n, 1
 
-    names = ("python_strings", "python_ids", "core_playouts", "core_stepped")
-    letters = dict(zip(names, "abcd"))
-    runs = (python_strings, python_ids, core_playouts, core_stepped)
+    def game_ids():  # the public Game(...), core-backed (CoreGame), on ids
+        game = Game(rules, seed=next_seed())
+        n = 0
+        while not game.is_over:
+            game.apply_legal_id(rng.choice(game.legal_move_ids()))
+            n += 1
+        return n, 1
+
+    def game_strings():  # the public Game(...), core-backed (CoreGame), on strings
+        game = Game(rules, seed=next_seed())
+        n = 0
+        while not game.is_over:
+            game.play(rng.choice(game.legal_moves()))
+            n += 1
+        return n, 1
+
+    names = ("python_strings", "python_ids", "core_playouts", "core_stepped", "game_ids", "game_strings")
+    letters = dict(zip(names, "abcdef"))
+    runs = (python_strings, python_ids, core_playouts, core_stepped, game_ids, game_strings)
     rates: dict[str, list[float]] = {name: [] for name in names}
     for _ in range(repeats):  # interleaved so all four see the same machine load
         for name, fn in zip(names, runs):
@@ -270,15 +288,20 @@ def bench_koenig_core(players: int, seconds: float, repeats: int, discard: str =
     print(f"  (b) Python engine, legal_move_ids + apply_legal_id:      {_fmt(rates['python_ids'])} decisions/s")
     print(f"  (c) core random_playouts (whole games in C++):          {_fmt(rates['core_playouts'])} decisions/s")
     print(f"  (d) core stepped from Python (legal_move_ids + play_id): {_fmt(rates['core_stepped'])} decisions/s")
+    print(f"  (e) public Game (core-backed), ids:                     {_fmt(rates['game_ids'])} decisions/s")
+    print(f"  (f) public Game (core-backed), strings:                 {_fmt(rates['game_strings'])} decisions/s")
     out = {name: statistics.median(v) for name, v in rates.items()}
     for a, b, target in (
         ("core_playouts", "python_strings", 20),
         ("core_playouts", "python_ids", 20),
         ("core_stepped", "python_strings", 4),
         ("core_stepped", "python_ids", 4),
+        ("game_ids", "python_ids", None),
+        ("game_strings", "python_strings", None),
     ):
         value, text = ratio(a, b)
-        print(f"  ratio {letters[a]}/{letters[b]}: {text}   (issue 22 target >= {target}x)")
+        goal = "" if target is None else f"   (issue 22 target >= {target}x)"
+        print(f"  ratio {letters[a]}/{letters[b]}: {text}{goal}")
         out[f"{a}/{b}"] = value
     return out
 

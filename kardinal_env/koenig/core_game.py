@@ -279,7 +279,7 @@ class CoreGame(Game):
 
     def play(self, move: str) -> None:
         self._core.play(move)  # IllegalMoveError naming the rule, as the Python engine
-        self._played(self._core.history_ids[-1])
+        self._played(self.board.move_index[move])  # the core played it: a move string of the table
 
     def play_id(self, move_id: int) -> None:
         self._core.play_id(move_id)
