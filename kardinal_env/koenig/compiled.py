@@ -37,8 +37,9 @@ from kardinal_env.core.errors import RecordError
 from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.kardinal import compiled as _kardinal_compiled
 from kardinal_env.kardinal.compiled import BACKEND_VARIABLE, BUILD_HINT
+from kardinal_env.koenig import backend as _backend
 from kardinal_env.koenig.board import Board
-from kardinal_env.koenig.engine import DeckError, Game, _census
+from kardinal_env.koenig.engine import DeckError, Game, _census, core_game_class
 from kardinal_env.koenig.knowledge import SeatKnowledge
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import Rules
@@ -56,8 +57,6 @@ __all__ = [
     "core_record",
     "ismcts_root",
 ]
-
-_boards: dict[int, tuple[Board, Any]] = {}  # id(Board) -> (Board, KoenigBoard): boards are compiled once and shared
 
 
 def core_module() -> ModuleType | None:
@@ -101,24 +100,7 @@ def core_board(board: Board, module: ModuleType | None = None) -> Any:
     board and cached)."""
     if not isinstance(board, Board):
         raise TypeError(f"board must be a kardinal_env.koenig.board.Board, got {type(board).__name__}")
-    module = _module_or_raise(module)
-    entry = _boards.get(id(board))
-    if entry is None or entry[0] is not board or type(entry[1]).__module__ != module.__name__:
-        kb = module.KoenigBoard(
-            board.name,
-            list(board.country_ids),
-            list(board.site_ids),
-            list(board.site_country),
-            list(board.types),
-            list(board.counts),
-            [list(cs) for cs in board.type_countries],
-            [tuple(r) for r in board.roads],
-            [tuple(a) for a in board.alliances],
-        )
-        if list(kb.moves) != list(board.moves):  # the two move tables must be one
-            raise RuntimeError(f"the compiled core's move table differs from the Python one on board {board.name!r}")
-        entry = _boards[id(board)] = (board, kb)
-    return entry[1]
+    return _backend.core_board(board, _module_or_raise(module))
 
 
 def core_game(
@@ -226,9 +208,7 @@ def ismcts_root(
     used or ``game`` is neither a plain :class:`Game` nor a plain core-backed one
     (:class:`~kardinal_env.koenig.core_game.CoreGame`, searched on a copy of its core); ``ValueError``
     when the decision has fewer than two legal moves."""
-    from kardinal_env.koenig.core_game import CoreGame
-
-    if type(game) is not Game and type(game) is not CoreGame:
+    if type(game) is not Game and type(game) is not core_game_class():
         return None
     module = core_module()
     if module is None:

@@ -31,32 +31,15 @@ built, so it can be rebuilt) and the move ids, and replays them.
 from __future__ import annotations
 
 import random
-from types import ModuleType
 from typing import Any
 
-from kardinal_env.kardinal import compiled as _kardinal_compiled
+from kardinal_env.koenig import backend
+from kardinal_env.koenig.backend import core_module_quiet
 from kardinal_env.koenig.engine import Game, LiveView, _census, use_core_game
 from kardinal_env.koenig.record import make_record
 from kardinal_env.koenig.rules import Rules
 
 __all__ = ["CoreGame", "core_module_quiet"]
-
-
-def core_module_quiet() -> ModuleType | None:
-    """The ``kardinal_core`` module when ``Game(...)`` should be core-backed, else None, without the
-    not-built warning (a pure-Python install plays quietly); ``ImportError`` under
-    ``KARDINAL_ENV_BACKEND=core`` when the core (or its Kardinal & König engine) is missing."""
-    requested = _kardinal_compiled._requested()
-    if requested == "python":
-        return None
-    module = _kardinal_compiled._load()
-    if module is None or not hasattr(module, "KoenigGame"):
-        if requested == "core":
-            from kardinal_env.koenig import compiled
-
-            return compiled.core_module()  # raises the ImportError naming what is missing
-        return None
-    return module
 
 
 def _restore(rules: Rules, args: tuple, moves: list[int]) -> CoreGame:
@@ -90,14 +73,13 @@ class CoreGame(Game):
             raise TypeError("pass either a Rules object or rule options by name, not both")
         elif not isinstance(rules, Rules):
             raise TypeError(f"rules must be a kardinal_env.koenig.Rules, got {type(rules).__name__}")
-        from kardinal_env.koenig import compiled
-
         module = core_module_quiet()
         if module is None:
-            compiled._module_or_raise(None)  # RuntimeError naming why the core is not used
+            raise backend.unavailable()
         if seed is None:  # a drawn seed (as ShuffleRng(None) draws one), kept so the game can be rebuilt
             seed = random.SystemRandom().getrandbits(64)
-        self._core = compiled.core_game(rules, seed, deck=deck, reshuffle=reshuffle, module=module)
+        board = backend.core_board(rules.compiled, module)
+        self._core = module.KoenigGame(board, rules.players, rules.discard, seed, deck, reshuffle)
         self._args = (seed, None if deck is None else list(deck), None if reshuffle is None else list(reshuffle))
         self.rules = rules
         self.board = rules.compiled

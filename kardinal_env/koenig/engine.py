@@ -166,6 +166,12 @@ def use_core_game(core_class: type, core_wanted: Any) -> None:
     _EngineChoice.core_wanted = core_wanted
 
 
+def core_game_class() -> type | None:
+    """The core-backed :class:`Game` subclass ``Game(...)`` builds when the core is used
+    (:class:`kardinal_env.koenig.core_game.CoreGame`, once registered), else None."""
+    return _EngineChoice.core_class
+
+
 class Game(TurnBasedGame, metaclass=_EngineChoice):
     """One game of Kardinal & König. See the module docstring for phases, rules and errors.
 
