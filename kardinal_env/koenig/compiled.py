@@ -208,7 +208,7 @@ def ismcts_root(
     used or ``game`` is neither a plain :class:`Game` nor a plain core-backed one
     (:class:`~kardinal_env.koenig.core_game.CoreGame`, searched on a copy of its core); ``ValueError``
     when the decision has fewer than two legal moves."""
-    if type(game) is not Game and type(game) is not core_game_class():
+    if not isinstance(game, Game) or type(game) not in (Game, core_game_class()):
         return None
     module = core_module()
     if module is None:
