@@ -25,7 +25,9 @@
         (b) the Python engine on move ids, legal_move_ids + apply_legal_id (its fast path), (c) the
         core's random_playouts (whole games inside C++) and (d) the core stepped from Python one
         decision at a time on action ids (legal_move_ids + play_id, checked; each game a fresh seeded
-        deal like (a) and (b)); the ratios c/a, c/b, d/a, d/b per repeat (median and range).
+        deal like (a) and (b)); (e) and (f) the public ``Game(...)``, core-backed (CoreGame), on ids
+        and on strings; the ratios c/a, c/b, d/a, d/b, e/b, f/a per repeat (median and range). The
+        Python engine is ``Game.reference``.
     python scripts/benchmark.py core-mcts [--players 4] [--repeats 5] [--simulations 200]
         Seconds per ``mcts:N`` decision, the Python search (MCTSAgent(compiled=False)) against the
         compiled core's (MCTSAgent: GameSpec.compiled_search, position replayed into the core
@@ -250,7 +252,7 @@ def bench_koenig_core(players: int, seconds: float, repeats: int, discard: str =
         return deal[0]
 
     def python_strings():
-        game = Game(rules, seed=next_seed())
+        game = Game.reference(rules, seed=next_seed())
         n = 0
         while not game.is_over:
             game.play(rng.choice(game.legal_moves()))
@@ -258,7 +260,7 @@ def bench_koenig_core(players: int, seconds: float, repeats: int, discard: str =
         return n, 1
 
     def python_ids():
-        game = Game(rules, seed=next_seed())
+        game = Game.reference(rules, seed=next_seed())
         n = 0
         while not game.is_over:
             game.apply_legal_id(rng.choice(game.legal_move_ids()))
@@ -278,17 +280,37 @@ def bench_koenig_core(players: int, seconds: float, repeats: int, discard: str =
             n += 1
         return n, 1
 
+    def game_ids():  # the public Game(...), core-backed (CoreGame), on ids
+        game = Game(rules, seed=next_seed())
+        n = 0
+        while not game.is_over:
+            game.apply_legal_id(rng.choice(game.legal_move_ids()))
+            n += 1
+        return n, 1
+
+    def game_strings():  # the public Game(...), core-backed (CoreGame), on strings
+        game = Game(rules, seed=next_seed())
+        n = 0
+        while not game.is_over:
+            game.play(rng.choice(game.legal_moves()))
+            n += 1
+        return n, 1
+
     rows = (
         ("python_strings", "Python engine, legal_moves + play(str)", python_strings),
         ("python_ids", "Python engine, legal_move_ids + apply_legal_id", python_ids),
         ("core_playouts", "core random_playouts (whole games in C++)", core_playouts),
         ("core_stepped", "core stepped from Python (legal_move_ids + play_id)", core_stepped),
+        ("game_ids", "Game (core-backed), legal_move_ids + apply_legal_id", game_ids),
+        ("game_strings", "Game (core-backed), legal_moves + play(str)", game_strings),
     )
     targets = (
         ("core_playouts", "python_strings", 20),
         ("core_playouts", "python_ids", 20),
         ("core_stepped", "python_strings", 4),
         ("core_stepped", "python_ids", 4),
+        ("game_ids", "python_ids", 4),
+        ("game_strings", "python_strings", None),
     )
     title = (
         f"Kardinal & König engine, {players} players, discard={discard!r}, random legal moves, compiled core vs Python"

@@ -2,8 +2,8 @@
 # Command (2) of the README quick start: set up .venv (all extras, so the RL-library integration
 # tests and the documentation site's build run too), then the checks CI runs:
 #   ruff check · ruff format --check · mypy (kardinal_env, settings in pyproject.toml) ·
-#   mkdocs build --strict (the site, into the git-ignored site/) · pytest · the engine and environment
-#   tests again with KARDINAL_ENV_BACKEND=python (skipped when extra pytest arguments are given) ·
+#   mkdocs build --strict (the site, into the git-ignored site/) · pytest · both games' engine and
+#   environment tests again with KARDINAL_ENV_BACKEND=python (skipped when extra pytest arguments are given) ·
 #   the Ray cluster tests in a loopback-only network namespace (scripts/test_cluster.sh; skipped
 #   when extra pytest arguments are given)
 # Every check runs even when an earlier one fails; the script exits non-zero when any failed and
@@ -30,6 +30,16 @@ PYTHON_BACKEND_TESTS=(
     tests/test_kardinal_protocol.py
     tests/test_registry.py
     tests/test_properties.py
+    tests/test_koenig_rules.py
+    tests/test_koenig_record.py
+    tests/test_koenig_runout.py
+    tests/test_koenig_knowledge.py
+    tests/test_koenig_protocol.py
+    tests/test_koenig_properties.py
+    tests/test_koenig_scoring.py
+    tests/test_koenig_replay_html.py
+    tests/test_kardinal_koenig_env.py
+    tests/test_ismcts.py
 )
 failed=()
 run() {  # run NAME COMMAND...: run a check, remember it when it fails
@@ -61,9 +71,9 @@ elif [ "$rc" -ne 0 ]; then
 fi
 
 if [ "$#" -eq 0 ]; then  # the engine and environment tests once more on the Python engine
-    # The run above plays Kardinal on the core-backed Game (setup.sh builds the core, and
-    # KARDINAL_ENV_BACKEND is unset); these files again with KARDINAL_ENV_BACKEND=python, so the
-    # Python reference engine passes every engine, record, golden, playthrough and environment test too.
+    # The run above plays both games on the core-backed Game (setup.sh builds the core, and
+    # KARDINAL_ENV_BACKEND is unset); these files again with KARDINAL_ENV_BACKEND=python, so the Python
+    # reference engines pass every engine, record, knowledge, golden, playthrough and environment test too.
     echo "== pytest, KARDINAL_ENV_BACKEND=python (engine and environment tests)" >&2
     KARDINAL_ENV_BACKEND=python .venv/bin/python -m pytest -q -p no:cacheprovider "${PYTHON_BACKEND_TESTS[@]}"
     rc=$?

@@ -103,7 +103,7 @@ def _lockstep(module, rules: Rules, seed: int) -> int:
     """One seeded random game on both engines (both shuffling from ``seed``), compared at every
     decision; its length."""
     rng = random.Random(seed)
-    py = Game(rules, seed=seed)
+    py = Game.reference(rules, seed=seed)
     cc = compiled.core_game(rules, seed, module=module)
     assert cc.initial_deck == py.initial_deck, f"{rules} seed {seed}: the deals differ"
     checked_clone = False
@@ -197,21 +197,24 @@ def test_the_shuffler_is_the_same_in_cpp(core):
 def test_equal_seeds_deal_equal_decks(core):
     for rules in VARIANTS:
         for seed in (0, 7, "x", 2**64 + 9):
-            assert compiled.core_game(rules, seed, module=core).initial_deck == Game(rules, seed=seed).initial_deck
+            assert (
+                compiled.core_game(rules, seed, module=core).initial_deck
+                == Game.reference(rules, seed=seed).initial_deck
+            )
 
 
 # ---------------------------------------------------------------- records
 
 
 def _random_python_game(rules: Rules, seed: int, moves: int | None = None) -> Game:
-    game = Game(rules, seed=seed)
+    game = Game.reference(rules, seed=seed)
     rng = random.Random(seed)
     while not game.is_over and (moves is None or game.move_count < moves):
         game.play_id(rng.choice(game.legal_move_ids()))
     return game
 
 
-def test_records_written_by_one_engine_replay_on_the_other(core):
+def test_records_written_by_one_engine_replay_on_the_other(core, monkeypatch):
     for i, rules in enumerate(VARIANTS):
         py = _random_python_game(rules, 500 + i)
         replayed = compiled.core_from_record(py.to_record(), module=core)
@@ -221,7 +224,10 @@ def test_records_written_by_one_engine_replay_on_the_other(core):
         while not cc.is_over:
             cc.play_index(rng.randrange(cc.num_legal_moves()))
         record = compiled.core_record(cc, rules)
-        back = Game.from_record(record)
+        with monkeypatch.context() as patch:  # the Python engine's from_record (Game(...) may be core-backed)
+            patch.setenv(compiled.BACKEND_VARIABLE, "python")
+            back = Game.from_record(record)
+        assert not back.compiled
         assert back.snapshot() == cc.snapshot() and back.to_record() == record
 
 
@@ -235,7 +241,7 @@ def test_records_in_progress_and_positions(core):
         assert compiled.core_record(cc, rules) == py.to_record()
 
 
-def test_bad_records_are_refused_like_the_python_engine(core):
+def test_bad_records_are_refused_like_the_python_engine(core, monkeypatch):
     record = _random_python_game(Rules(players=3), 4).to_record()
     early = dict(record, moves=record["moves"][:30], result=None)  # stops before the first run-out
     cases = [dict(early, reshuffle=record["deck"][:3])]  # cannot hold the pile after 30 moves
@@ -246,11 +252,15 @@ def test_bad_records_are_refused_like_the_python_engine(core):
     cases.append(dict(record, reshuffle=None))
     cases.append(dict(record, result={"scores": [0, 0, 0], "winners": [0, 1, 2]}))
     for case in cases:
-        with pytest.raises(RecordError) as expected:
-            Game.from_record(case)
+        with monkeypatch.context() as patch, pytest.raises(RecordError) as expected:
+            patch.setenv(compiled.BACKEND_VARIABLE, "python")
+            Game.from_record(case)  # the Python engine
         with pytest.raises(RecordError) as got:
             compiled.core_from_record(case, module=core)
         assert str(got.value) == str(expected.value)
+        with pytest.raises(RecordError) as public:
+            Game.from_record(case)  # the core-backed Game
+        assert str(public.value) == str(expected.value)
 
 
 # ---------------------------------------------------------------- bad input
@@ -259,7 +269,7 @@ def test_bad_records_are_refused_like_the_python_engine(core):
 def test_illegal_moves_name_the_rule_like_the_python_engine(core):
     """Every move id and every move string of the table, in many positions: the same verdict, rule and message."""
     rules = Rules(players=4, discard="any")
-    py = Game(rules, seed=5)
+    py = Game.reference(rules, seed=5)
     cc = compiled.core_game(rules, 5, module=core)
     rng = random.Random(5)
     names = list(rules.compiled.moves)
@@ -312,7 +322,7 @@ def test_moves_outside_the_table_get_the_python_engine_s_errors(core):
     rng = random.Random(3)
     for rules in (Rules(players=4), Rules(players=3, discard="any", board=ODD_BOARD)):
         names = list(rules.compiled.moves)
-        py = Game(rules, seed=8)
+        py = Game.reference(rules, seed=8)
         cc = compiled.core_game(rules, 8, module=core)
         checked = 0
         while True:
@@ -368,13 +378,13 @@ def test_out_of_range_and_wrong_types(core):
 def test_bad_decks_and_rules_are_refused(core):
     rules = Rules(players=3)
     board = compiled.core_board(rules.compiled, core)
-    deck = Game(rules, seed=0).initial_deck
+    deck = Game.reference(rules, seed=0).initial_deck
     for bad in (deck[1:], deck + [0], [9] + deck[1:], "0123", [None] * len(deck), [True] + deck[1:], 5):
         with pytest.raises(DeckError) as got:
             core.KoenigGame(board, 3, "one", 0, bad)
         assert str(got.value).startswith("deck:")
         with pytest.raises(DeckError):
-            Game(rules, deck=bad)
+            Game.reference(rules, deck=bad)
     with pytest.raises(DeckError, match="reshuffle"):
         core.KoenigGame(board, 3, "one", 0, None, deck + deck)
     for players in (2, 6, -1):
@@ -645,7 +655,7 @@ def test_compiled_ismcts_chooses_the_python_search_s_move_draw_for_draw(core, mo
 
 def test_compiled_ismcts_declines_what_it_cannot_search(core, monkeypatch):
     rules = Rules(players=4)
-    game = Game(rules, seed=1)
+    game = Game.reference(rules, seed=1)
     rng = random.Random(0)
     state = rng.getstate()
 

@@ -483,6 +483,34 @@ void bind_koenig(nb::module_ &m) {
                 return d;
             },
             "Every piece of state (hidden cards included) as Game.snapshot() writes it.")
+        .def(
+            "live_view",
+            [](const KGame &g) {
+                nb::list owner;
+                for (int o : g.owner) owner.append(o);
+                return nb::make_tuple(
+                    owner, per_country(g, g.cl), per_country(g, g.ad),
+                    int_list(g.hand_size.begin(), g.hand_size.begin() + g.n),
+                    int_list(g.cl_left.begin(), g.cl_left.begin() + g.n),
+                    int_list(g.ad_left.begin(), g.ad_left.begin() + g.n),
+                    int_list(g.scores.begin(), g.scores.begin() + g.n), int_list(g.display), int_list(g.pile),
+                    int(g.deck.size()), g.runouts, g.last_round, g.phase, g.current, g.country, g.pieces,
+                    g.paid + g.discards, g.placements);
+            },
+            "The fields of Game.live_view() in its order (new lists; type indices, not digits): owner, "
+            "cloisters, advisors, hand_sizes, cloisters_left, advisors_left, scores, display, pile, deck_size, "
+            "runouts, last_round, phase, current, country, pieces, cards, placements.")
+        .def(
+            "deck_takes_raw",
+            [](const KGame &g) {
+                nb::list out;
+                for (const auto &t : g.takes) out.append(nb::make_tuple(t.moves, t.taker, t.card));
+                return out;
+            },
+            "Every card taken from the deck after the deal as (moves played, taker or -1, type index): "
+            "hidden information, for Game.deck_takes (which shows each card only to the seat that saw it).")
+        .def_prop_ro("movers", [](const KGame &g) { return int_list(g.by); },
+                     "The seat that made each move of history_ids (public).")
         .def("clone", [](const KGame &g) { return KGame(g); }, "An independent copy; it shuffles as this game would.")
         .def(
             "ismcts_root",

@@ -18,12 +18,15 @@ PettingZoo environment, public as ``kardinal_env.kardinal_koenig_v1``), ``text``
 files: schema, validation, the move table), ``scoring`` (the three scorings as pure functions),
 ``knowledge`` (what a seat may know of the cards, and dealing the worlds it cannot tell apart:
 ``Game.determinize``), ``shuffle`` (the documented card shuffler, the same in the compiled core),
-``compiled`` (the compiled core's engine, ``kardinal_core.KoenigGame``, when it is built). Records
+``compiled`` (the compiled core's engine, ``kardinal_core.KoenigGame``, when it is built),
+``core_game`` (``Game(...)`` backed by it: ``CoreGame``; ``Game.reference(...)`` is always the Python
+engine) and ``backend`` (which of the two ``Game(...)`` builds, standard library only). Records
 replay with ``kardinal-replay FILE`` (``kardinal_env.core.replay``).
 ``docs/rules-koenig.md`` states the rules as implemented.
 """
 
 from kardinal_env.core.errors import RecordError
+from kardinal_env.koenig import core_game as _core_game  # noqa: F401  (registers the core-backed Game)
 from kardinal_env.koenig.board import BOARD_FORMAT, Board, BoardError, board_names, load_board
 from kardinal_env.koenig.engine import PHASES, DeckError, Game, IllegalMoveError
 from kardinal_env.koenig.notation import MalformedMoveError, parse_move

@@ -15,9 +15,15 @@ Backend selection is Kardinal's (:mod:`kardinal_env.kardinal.compiled`, one modu
 (one ``RuntimeWarning`` per process when it is not). A core built before Kardinal & König was added
 (no ``KoenigGame``) counts as not built.
 
-The Python :class:`~kardinal_env.koenig.Game` is not backed by the core: this module is the way in
-for benchmarks, lockstep tests and tools that opt in (:func:`core_game`, :func:`core_from_record`,
-:func:`core_record`).
+**The public Game.** When the core is used, ``Game(rules, seed)`` (and the registry's ``new_game``,
+``Game.from_record``) builds a :class:`~kardinal_env.koenig.core_game.CoreGame`: a
+:class:`~kardinal_env.koenig.Game` subclass with the same public API and results whose state lives in
+a ``KoenigGame`` (see :mod:`kardinal_env.koenig.core_game`; its determinized worlds are the Python
+engine's). The backend is read when a game is built (a game keeps its engine), quietly: a
+pure-Python install plays without the warning. ``Game.reference(rules, seed)`` always builds the
+Python engine, the readable reference the lockstep tests compare against. This module's functions
+(:func:`core_game`, :func:`core_from_record`, :func:`core_record`) are the raw core's way in, for
+benchmarks, lockstep tests and tools.
 """
 
 from __future__ import annotations
@@ -32,8 +38,9 @@ from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.kardinal import backend as _backend
 from kardinal_env.kardinal import compiled as _kardinal_compiled
 from kardinal_env.kardinal.compiled import BACKEND_VARIABLE, BUILD_HINT
+from kardinal_env.koenig import backend as _backend
 from kardinal_env.koenig.board import Board
-from kardinal_env.koenig.engine import DeckError, Game, _census
+from kardinal_env.koenig.engine import DeckError, Game, _census, core_game_class
 from kardinal_env.koenig.knowledge import SeatKnowledge
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import Rules
@@ -51,8 +58,6 @@ __all__ = [
     "core_record",
     "ismcts_root",
 ]
-
-_boards: dict[int, tuple[Board, Any]] = {}  # id(Board) -> (Board, KoenigBoard): boards are compiled once and shared
 
 
 def core_module() -> ModuleType | None:
@@ -96,24 +101,7 @@ def core_board(board: Board, module: ModuleType | None = None) -> Any:
     board and cached)."""
     if not isinstance(board, Board):
         raise TypeError(f"board must be a kardinal_env.koenig.board.Board, got {type(board).__name__}")
-    module = _module_or_raise(module)
-    entry = _boards.get(id(board))
-    if entry is None or entry[0] is not board or type(entry[1]).__module__ != module.__name__:
-        kb = module.KoenigBoard(
-            board.name,
-            list(board.country_ids),
-            list(board.site_ids),
-            list(board.site_country),
-            list(board.types),
-            list(board.counts),
-            [list(cs) for cs in board.type_countries],
-            [tuple(r) for r in board.roads],
-            [tuple(a) for a in board.alliances],
-        )
-        if list(kb.moves) != list(board.moves):  # the two move tables must be one
-            raise RuntimeError(f"the compiled core's move table differs from the Python one on board {board.name!r}")
-        entry = _boards[id(board)] = (board, kb)
-    return entry[1]
+    return _backend.core_board(board, _module_or_raise(module))
 
 
 def core_game(
@@ -139,6 +127,8 @@ def core_position(game: Game, module: ModuleType | None = None) -> Any:
     first deck: ``RuntimeError``."""
     if not isinstance(game, Game):
         raise TypeError(f"game must be a kardinal_env.koenig.Game, got {type(game).__name__}")
+    if game.compiled:  # a core-backed game: a copy of its core (no replay)
+        return game.core.clone()  # type: ignore[attr-defined]
     plan = game.reshuffle_order
     if plan is None and game._plan is not None:
         plan = [game.board.types[t] for t in game._plan]
@@ -216,9 +206,10 @@ def ismcts_root(
     :class:`~kardinal_env.koenig.knowledge.SeatKnowledge` with ``rng`` and the expansion choices are
     ``rng.randrange`` draws, in the Python search's order, so the result is the Python search's, draw
     for draw (``tests/test_core_koenig.py``). ``None``, without touching ``rng``, when the core is not
-    used or ``game`` is not a plain :class:`Game`; ``ValueError`` when the decision has fewer than two
-    legal moves."""
-    if type(game) is not Game:
+    used or ``game`` is neither a plain :class:`Game` nor a plain core-backed one
+    (:class:`~kardinal_env.koenig.core_game.CoreGame`, searched on a copy of its core); ``ValueError``
+    when the decision has fewer than two legal moves."""
+    if not isinstance(game, Game) or type(game) not in (Game, core_game_class()):
         return None
     module = core_module()
     if module is None:

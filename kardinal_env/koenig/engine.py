@@ -88,7 +88,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import NamedTuple, NoReturn
+from typing import Any, ClassVar, NamedTuple, NoReturn
 
 from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.game_base import TurnBasedGame
@@ -140,9 +140,47 @@ class LiveView(NamedTuple):
     placements: int  # pieces placed in the whole game (changes exactly when the board does)
 
 
-class Game(TurnBasedGame):
-    """One game of Kardinal & König. See the module docstring for phases, rules and errors."""
+class _EngineChoice(type):
+    """``Game(...)`` builds the core-backed game (:class:`kardinal_env.koenig.core_game.CoreGame`, which
+    registers itself with :func:`use_core_game` when ``kardinal_env.koenig`` is imported) when the
+    compiled core is used (``KARDINAL_ENV_BACKEND`` is not ``python`` and the core is built), the Python
+    engine otherwise. Subclasses and :meth:`Game.reference` are never redirected; unpickling and
+    ``clone`` do not call the class."""
 
+    core_class: Any = None
+    core_wanted: Any = None  # () -> the core module or None (core_game.core_module_quiet)
+
+    def __call__(cls, *args, **kwargs):
+        core_class = _EngineChoice.core_class
+        if cls is Game and core_class is not None and _EngineChoice.core_wanted() is not None:
+            return core_class(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+def use_core_game(core_class: type, core_wanted: Any) -> None:
+    """Have ``Game(...)`` build ``core_class`` (a :class:`Game` subclass) whenever ``core_wanted()`` is
+    not None. Called once, by :mod:`kardinal_env.koenig.core_game`."""
+    if not (isinstance(core_class, type) and issubclass(core_class, Game)):
+        raise TypeError(f"core_class must be a subclass of Game, got {core_class!r}")
+    _EngineChoice.core_class = core_class
+    _EngineChoice.core_wanted = core_wanted
+
+
+def core_game_class() -> type | None:
+    """The core-backed :class:`Game` subclass ``Game(...)`` builds when the core is used
+    (:class:`kardinal_env.koenig.core_game.CoreGame`, once registered), else None."""
+    return _EngineChoice.core_class
+
+
+class Game(TurnBasedGame, metaclass=_EngineChoice):
+    """One game of Kardinal & König. See the module docstring for phases, rules and errors.
+
+    ``Game(rules, seed)`` is backed by the compiled core when it is used (then it is a
+    :class:`~kardinal_env.koenig.core_game.CoreGame`, a subclass with the same public API and results);
+    :meth:`Game.reference` always builds this Python engine, the readable reference."""
+
+    #: Whether the game's state lives in the compiled core (:class:`~kardinal_env.koenig.core_game.CoreGame`).
+    compiled: ClassVar[bool] = False
     PHASE_NAMES = PHASES
     _OVER_PHASE = _OVER
     __slots__ = (
@@ -295,6 +333,22 @@ class Game(TurnBasedGame):
         self._placements = 0
         self._now = None
         self._parts = [[None] * C, None, [None] * n]
+
+    @classmethod
+    def reference(
+        cls,
+        rules: Rules | None = None,
+        seed: int | str | None = None,
+        *,
+        deck: list[int] | None = None,
+        reshuffle: list[int] | None = None,
+        **options,
+    ) -> Game:
+        """A game of the Python engine, whatever the backend (``Game(...)`` may build the core-backed
+        one): the readable reference, for lockstep comparisons and determinized worlds."""
+        game = Game.__new__(Game)
+        game.__init__(rules, seed, deck=deck, reshuffle=reshuffle, **options)  # type: ignore[misc]
+        return game
 
     def _check_order(self, given: object, cards: list[int] | None, what: str) -> list[int]:
         b = self.board
@@ -771,22 +825,30 @@ class Game(TurnBasedGame):
                     f"{source}: field 'reshuffle' is null but the deck runs out for the first time at move {i} "
                     f"({move!r})"
                 )
-        if game._plan is not None and game._reshuffled is None:
-            # Moves that stop before the first run-out (a finished game always ran out twice): the
-            # order waits for the run-out, when the pile must be exactly its cards; it already holds
-            # the pile so far, or it never will.
-            missing = list(game._pile)
-            for t in game._plan:
-                if t in missing:
-                    missing.remove(t)
-            if missing:
-                types = game.board.types
-                raise RecordError(
-                    f"{source}: field 'reshuffle' cannot be the discard pile at the first run-out: it lacks "
-                    f"{_census([types[t] for t in missing])} of the pile after {len(parts.moves)} moves"
-                )
+        lacks = game._plan_lacks()
+        if lacks is not None:
+            raise RecordError(
+                f"{source}: field 'reshuffle' cannot be the discard pile at the first run-out: it lacks "
+                f"{lacks} of the pile after {len(parts.moves)} moves"
+            )
         check_replayed_result(parts.result, game, source)
         return game
+
+    def _plan_lacks(self) -> str | None:
+        """For :meth:`from_record`: the cards of the discard pile so far that a reshuffle order still
+        waiting for the first run-out lacks (a census), or None. Moves that stop before the first
+        run-out (a finished game always ran out twice) leave the order waiting, when the pile must be
+        exactly its cards; it already holds the pile so far, or it never will."""
+        if self._plan is None or self._reshuffled is not None:
+            return None
+        missing = list(self._pile)
+        for t in self._plan:
+            if t in missing:
+                missing.remove(t)
+        if not missing:
+            return None
+        types = self.board.types
+        return _census([types[t] for t in missing])
 
     def __repr__(self) -> str:
         return (

@@ -1,0 +1,87 @@
+"""Whether ``kardinal_env.koenig.Game(...)`` is backed by the compiled core: the backend selection for
+Kardinal & König's public game, in the standard library only (no numpy: the engines need nothing
+else; ``tests/test_packaging.py``).
+
+The choice is Kardinal's (:mod:`kardinal_env.kardinal.compiled`, one module ``kardinal_core``, one
+variable): ``KARDINAL_ENV_BACKEND=python`` never uses the core, ``core`` requires it (``ImportError``
+naming what is missing), unset uses it when it is built and holds the Kardinal & König engine.
+``Game(...)`` asks quietly (no not-built warning: a pure-Python install plays without one);
+:mod:`kardinal_env.koenig.compiled` is the way in for tools, with the warning.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+from typing import Any
+
+__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "requested", "core_module_quiet", "core_board", "unavailable"]
+
+#: The environment variable that chooses the backend (Kardinal's): ``python``, ``core`` or unset.
+BACKEND_VARIABLE = "KARDINAL_ENV_BACKEND"
+#: How to build the core (named by the errors).
+BUILD_HINT = "build it with `bash scripts/setup.sh` or `pip install ./cpp` (needs a C++17 compiler)"
+
+_boards: dict[int, tuple[Any, Any]] = {}  # id(Board) -> (Board, KoenigBoard): boards are compiled once and shared
+
+
+def requested() -> str:
+    """``"python"``, ``"core"`` or ``""`` (unset): what ``KARDINAL_ENV_BACKEND`` asks for."""
+    value = os.environ.get(BACKEND_VARIABLE, "").strip().lower()
+    if value and value not in ("python", "core"):
+        raise ValueError(f"{BACKEND_VARIABLE} must be 'python', 'core' or unset, got {value!r}")
+    return value
+
+
+def core_module_quiet() -> ModuleType | None:
+    """The ``kardinal_core`` module when ``Game(...)`` is to be core-backed, else None (no warning);
+    ``ImportError`` under ``KARDINAL_ENV_BACKEND=core`` when the core, or its Kardinal & König engine,
+    is missing."""
+    wanted = requested()
+    if wanted == "python":
+        return None
+    try:
+        module = importlib.import_module("kardinal_core")
+    except ImportError as exc:
+        if wanted == "core":
+            raise ImportError(
+                f"{BACKEND_VARIABLE}=core but the compiled core (kardinal_core) is not importable ({exc}); {BUILD_HINT}"
+            ) from None
+        return None
+    if not hasattr(module, "KoenigGame"):
+        if wanted == "core":
+            raise ImportError(
+                f"{BACKEND_VARIABLE}=core but the installed kardinal_core has no Kardinal & König engine "
+                f"(built before it was added); {BUILD_HINT}"
+            )
+        return None
+    return module
+
+
+def unavailable() -> RuntimeError:
+    """The error for a core-backed game asked for when the core is not used (names why)."""
+    reason = f"{BACKEND_VARIABLE}=python" if requested() == "python" else "the core is not built"
+    return RuntimeError(f"the compiled Kardinal & König engine is not available ({reason}); {BUILD_HINT}")
+
+
+def core_board(board: Any, module: ModuleType) -> Any:
+    """The core's ``KoenigBoard`` of a compiled :class:`~kardinal_env.koenig.board.Board` (built once per
+    board and cached; the two move tables must be one)."""
+    entry = _boards.get(id(board))
+    if entry is None or entry[0] is not board or type(entry[1]).__module__ != module.__name__:
+        kb = module.KoenigBoard(
+            board.name,
+            list(board.country_ids),
+            list(board.site_ids),
+            list(board.site_country),
+            list(board.types),
+            list(board.counts),
+            [list(cs) for cs in board.type_countries],
+            [tuple(r) for r in board.roads],
+            [tuple(a) for a in board.alliances],
+        )
+        if list(kb.moves) != list(board.moves):
+            raise RuntimeError(f"the compiled core's move table differs from the Python one on board {board.name!r}")
+        entry = _boards[id(board)] = (board, kb)
+    return entry[1]

@@ -1,0 +1,326 @@
+"""The Kardinal & König :class:`~kardinal_env.koenig.engine.Game` backed by the compiled core.
+
+:class:`CoreGame` is a :class:`~kardinal_env.koenig.engine.Game` (a subclass: ``isinstance`` and the
+registry's ``game_of`` keep working) whose state lives in a ``kardinal_core.KoenigGame``
+(``cpp/src/koenig.hpp``, the C++ port of the Python engine, kept in lockstep by
+``tests/test_core_koenig.py``). It has the Python engine's whole public API with the same results:
+the same move ids (the board's move table) in the same order, notation strings, the same shuffles
+for a seed, records (``to_record`` / ``from_record``), ``clone``, scores, winners, finishing order,
+``snapshot``, ``live_view`` (new lists built by the core each call) and the errors: an illegal move
+raises the same :class:`~kardinal_env.core.errors.IllegalMoveError` (the core names the same rule with
+the same message), a deck or reshuffle that does not fit the same
+:class:`~kardinal_env.koenig.engine.DeckError`. What it adds: :attr:`CoreGame.core` (the core game, for
+the core's readers such as :func:`kardinal_env.koenig.compiled.ismcts_root`; read it, never play on it).
+
+**Hidden information.** :meth:`CoreGame.deck_takes` shows each card taken from the deck only to the
+seat that saw it, as the Python engine does, and :meth:`~kardinal_env.koenig.engine.Game.determinize`
+is the Python engine's (:class:`~kardinal_env.koenig.knowledge.SeatKnowledge` reads the game through
+its public methods). :meth:`CoreGame.with_hidden` (and so every determinized world) is a world of the
+Python engine: this position replayed into the reference engine, then :meth:`Game.with_hidden` there,
+so a world forgets exactly what the Python engine's worlds forget.
+
+You do not construct it by name: ``Game(rules, seed)`` returns one when the core is used
+(:mod:`kardinal_env.koenig.compiled`: ``KARDINAL_ENV_BACKEND`` unset with the core built, or
+``core``), and a plain Python game otherwise; ``Game.reference(rules, seed)`` always gives the Python
+engine.
+
+**Pickling** stores the constructor's arguments (a ``seed=None`` game is given a drawn seed when it is
+built, so it can be rebuilt) and the move ids, and replays them.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from kardinal_env.koenig import backend
+from kardinal_env.koenig.backend import core_module_quiet
+from kardinal_env.koenig.engine import Game, LiveView, _census, use_core_game
+from kardinal_env.koenig.record import make_record
+from kardinal_env.koenig.rules import Rules
+
+__all__ = ["CoreGame", "core_module_quiet"]
+
+
+def _restore(rules: Rules, args: tuple, moves: list[int]) -> CoreGame:
+    """Unpickling: the same constructor arguments, then the moves (each checked by the core)."""
+    seed, deck, reshuffle = args
+    game = CoreGame(rules, seed, deck=deck, reshuffle=reshuffle)
+    for m in moves:
+        game.play_id(m)
+    return game
+
+
+class CoreGame(Game):
+    """A Kardinal & König game whose state is a ``kardinal_core.KoenigGame`` (see the module docstring)."""
+
+    compiled = True
+    __slots__ = ("_core", "_args", "_reference")
+    _reference: Game | None
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        seed: int | str | None = None,
+        *,
+        deck: list[int] | None = None,
+        reshuffle: list[int] | None = None,
+        **options,
+    ):
+        if rules is None:
+            rules = Rules(**options)
+        elif options:
+            raise TypeError("pass either a Rules object or rule options by name, not both")
+        elif not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a kardinal_env.koenig.Rules, got {type(rules).__name__}")
+        module = core_module_quiet()
+        if module is None:
+            raise backend.unavailable()
+        if seed is None:  # a drawn seed (as ShuffleRng(None) draws one), kept so the game can be rebuilt
+            seed = random.SystemRandom().getrandbits(64)
+        board = backend.core_board(rules.compiled, module)
+        self._core = module.KoenigGame(board, rules.players, rules.discard, seed, deck, reshuffle)
+        self._args = (seed, None if deck is None else list(deck), None if reshuffle is None else list(reshuffle))
+        self.rules = rules
+        self.board = rules.compiled
+        self._n = rules.players
+        self._T = len(self.board.types)
+        self._history = []
+        self._moves = None
+        self._names = None
+        self._knowledge = None
+        self._reference = None
+
+    @property
+    def core(self) -> Any:
+        """The ``kardinal_core.KoenigGame`` holding this game's state (for the core's readers). Never
+        play a move on it: the game would no longer know its history."""
+        return self._core
+
+    def __reduce__(self):
+        return (_restore, (self.rules, self._args, list(self._history)))
+
+    # ------------------------------------------------------------------ turn state
+    @property
+    def current_player(self) -> int | None:
+        return self._core.current_player
+
+    @property
+    def phase(self) -> str:
+        return self._core.phase
+
+    @property
+    def is_over(self) -> bool:
+        return self._core.is_over
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def history(self) -> list[str]:
+        names = self.board.moves
+        return [names[m] for m in self._history]
+
+    @property
+    def runouts(self) -> int:
+        return self._core.runouts
+
+    @property
+    def last_round(self) -> bool:
+        return self._core.last_round
+
+    @property
+    def turn_country(self) -> str | None:
+        return self._core.turn_country
+
+    @property
+    def pieces_this_turn(self) -> int:
+        return self._core.pieces_this_turn
+
+    @property
+    def cards_this_turn(self) -> int:
+        return self._core.cards_this_turn
+
+    @property
+    def missed_turns(self) -> list[tuple[int, int]]:
+        return self._core.missed_turns
+
+    @property
+    def initial_deck(self) -> list[int]:
+        return self._core.initial_deck
+
+    @property
+    def reshuffle_order(self) -> list[int] | None:
+        return self._core.reshuffle_order
+
+    def deck_takes(self, seat: int) -> list[tuple[int, int, int | None]]:
+        types = self.board.types
+        return [
+            (moves, taker, types[t] if (taker == seat or taker < 0) and t >= 0 else None)
+            for moves, taker, t in self._core.deck_takes_raw()
+        ]
+
+    def hand(self, seat: int) -> list[int]:
+        return self._core.hand(seat)
+
+    def hand_counts(self, seat: int) -> list[int]:
+        return self._core.hand_counts(seat)
+
+    def hand_size(self, seat: int) -> int:
+        return self._core.hand_size(seat)
+
+    def display(self) -> list[int]:
+        return self._core.display()
+
+    def deck_size(self) -> int:
+        return self._core.deck_size()
+
+    def discard_pile(self) -> list[int]:
+        return self._core.discard_pile()
+
+    def pieces_left(self, seat: int) -> tuple[int, int]:
+        return self._core.pieces_left(seat)
+
+    def owners(self) -> list[int | None]:
+        return self._core.owners()
+
+    def owner(self, site: str) -> int | None:
+        return self._core.owners()[self.board.site_index[site]]
+
+    def cloister_counts(self) -> list[list[int]]:
+        return self._core.cloister_counts()
+
+    def advisor_counts(self) -> list[list[int]]:
+        return self._core.advisor_counts()
+
+    def scores(self) -> list[int]:
+        return self._core.scores()
+
+    def interim_scores(self) -> list[int] | None:
+        return self._core.interim_scores()
+
+    def final_breakdown(self) -> dict[str, list[int]] | None:
+        return self._core.final_breakdown()
+
+    def scoring_now(self) -> dict[str, list[int]]:
+        return self._core.scoring_now()
+
+    def projected_scores(self) -> list[int]:
+        return self._core.projected_scores()
+
+    def decision_log(self) -> list[tuple[int, str]]:
+        names = self.board.moves
+        return [(seat, names[m]) for seat, m in zip(self._core.movers, self._history, strict=True)]
+
+    def live_view(self) -> LiveView:
+        """The Python engine's :class:`LiveView`, built by the core (new lists each call; the same
+        values)."""
+        return LiveView(*self._core.live_view())
+
+    def hand_counts_view(self, seat: int) -> list[int]:
+        return self._core.hand_counts(seat)
+
+    def winners(self) -> list[int]:
+        return self._core.winners()
+
+    def finishing_order(self) -> list[list[int]]:
+        return self._core.finishing_order()
+
+    def snapshot(self) -> dict:
+        return self._core.snapshot()
+
+    # ------------------------------------------------------------------ hidden information
+    def reference_game(self) -> Game:
+        """This position in the Python reference engine (the same constructor arguments, the moves
+        replayed): for worlds, diagnosis and tests. Cached until the next move: do not play on it."""
+        ref = self._reference
+        if ref is None or ref.move_count != len(self._history):
+            seed, deck, reshuffle = self._args
+            ref = Game.reference(self.rules, seed, deck=deck, reshuffle=reshuffle)
+            for m in self._history:
+                ref.apply_legal_id(m)
+            if ref.snapshot() != self._core.snapshot():
+                raise AssertionError("engine bug: the compiled core and the Python engine disagree on this position")
+            self._reference = ref
+        return ref
+
+    def with_hidden(self, hands: dict[int, list[int]], deck: list[int], seed: int | str | None = None) -> Game:
+        """:meth:`Game.with_hidden`: a world of the Python engine (see the module docstring)."""
+        return self.reference_game().with_hidden(hands, deck, seed)
+
+    # ------------------------------------------------------------------ moves
+    def legal_move_ids(self) -> list[int]:
+        moves = self._moves
+        if moves is None:
+            moves = self._moves = self._core.legal_move_ids()
+        return moves
+
+    def legal_moves(self) -> list[str]:
+        names = self._names
+        if names is None:
+            names = self._names = list(map(self.board.moves.__getitem__, self.legal_move_ids()))
+        return list(names)
+
+    def play(self, move: str) -> None:
+        self._core.play(move)  # IllegalMoveError naming the rule, as the Python engine
+        self._played(self.board.move_index[move])  # the core played it: a move string of the table
+
+    def play_id(self, move_id: int) -> None:
+        self._core.play_id(move_id)
+        self._played(move_id)
+
+    def apply_legal_id(self, move_id: int) -> None:
+        """Play a move id the caller knows is legal; the core checks it all the same."""
+        self._core.apply_legal_id(move_id)
+        self._played(move_id)
+
+    def _played(self, m: int) -> None:
+        self._history.append(m)
+        self._moves = None
+        self._names = None
+
+    def clone(self) -> CoreGame:
+        g = object.__new__(CoreGame)
+        g.rules = self.rules
+        g.board = self.board
+        g._n = self._n
+        g._T = self._T
+        g._core = self._core.clone()
+        g._args = self._args
+        g._history = list(self._history)
+        g._moves = self._moves  # replaced after a move, never modified: safe to share
+        g._names = self._names
+        g._knowledge = None
+        g._reference = None
+        return g
+
+    # ------------------------------------------------------------------ records
+    def to_record(self) -> dict:
+        core = self._core
+        over = core.is_over
+        reshuffle = core.reshuffle_order
+        if reshuffle is None:
+            reshuffle = core.reshuffle_plan
+        return make_record(
+            self.rules,
+            core.initial_deck,
+            reshuffle,
+            self.history,
+            core.scores() if over else None,
+            core.winners() if over else None,
+        )
+
+    def _plan_lacks(self) -> str | None:
+        core = self._core
+        plan = core.reshuffle_plan
+        if plan is None or core.reshuffle_order is not None:
+            return None
+        missing = list(core.discard_pile())
+        for t in plan:
+            if t in missing:
+                missing.remove(t)
+        return _census(missing) if missing else None
+
+    def __repr__(self) -> str:
+        return repr(self._core).replace("KoenigGame(", "Game(", 1)
+
+
+use_core_game(CoreGame, core_module_quiet)
