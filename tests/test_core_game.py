@@ -185,7 +185,7 @@ def test_backend_variable_chooses_the_game(core, monkeypatch):
 def test_python_backend_without_the_core_is_quiet(monkeypatch):
     """Without the core (or with the python backend) ``Game(...)`` is the Python engine and warns
     nothing: the warning is for code that asks the core itself."""
-    from kardinal_env.kardinal import backend
+    from kardinal_env.core import backend
 
     monkeypatch.setattr(backend, "_module", None)
     monkeypatch.setattr(backend, "_tried", True)

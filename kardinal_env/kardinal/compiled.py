@@ -70,9 +70,10 @@ from typing import Any
 
 import numpy as np
 
-from kardinal_env.kardinal import backend as _backend
+from kardinal_env.core import backend as _backend
+from kardinal_env.core.backend import BACKEND_VARIABLE, BUILD_HINT, available, backend, core_module
 from kardinal_env.kardinal.actions import NON_SPATIAL_ACTIONS, SPATIAL_ACTION_PLANES, frame_window
-from kardinal_env.kardinal.backend import BACKEND_VARIABLE, BUILD_HINT, available, backend, core_module, game_of_module
+from kardinal_env.kardinal.core_game import game_of_module
 from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.notation import format_move
 from kardinal_env.kardinal.observation import NUM_CHANNELS

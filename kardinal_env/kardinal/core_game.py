@@ -24,10 +24,11 @@ reference and lets it explain (each rule's explanation lives in one place, ``eng
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from kardinal_env.core import backend
 from kardinal_env.core.protocol import finishing_order_from_keys
-from kardinal_env.kardinal import backend
 from kardinal_env.kardinal.engine import PHASES, BuildChips, Building, Game, LiveView, resolve_rules, use_core_game
 from kardinal_env.kardinal.notation import SHAPE_NAMES, format_move, key_xy
 from kardinal_env.kardinal.rules import Rules
@@ -50,6 +51,19 @@ def _restore(rules: Rules, codes: list[tuple]) -> CoreGame:
     return game
 
 
+def game_of_module(module: ModuleType, rules: Any) -> Any:
+    """A new ``KardinalGame`` of the given core ``module`` with these rules (the one place that
+    passes ``Rules`` to the core's constructor)."""
+    return module.KardinalGame(
+        rules.players,
+        rules.shared_pool,
+        rules.exhausted_colour,
+        rules.neutral_build_chips,
+        rules.neutral_touch_chips,
+        rules.window,
+    )
+
+
 class CoreGame(Game):
     """A Kardinal game whose state is a ``kardinal_core.KardinalGame`` (see the module docstring)."""
 
@@ -62,7 +76,7 @@ class CoreGame(Game):
         if module is None:
             why = f"{backend.BACKEND_VARIABLE}=python" if backend.requested() == "python" else "the core is not built"
             raise RuntimeError(f"the compiled Kardinal engine is not available ({why}); {backend.BUILD_HINT}")
-        self._core = backend.game_of_module(module, rules)
+        self._core = game_of_module(module, rules)
         self.rules = rules
         self._n = rules.players
         self._seat_colours = tuple(rules.seat_colours(s) for s in range(rules.players))

@@ -53,11 +53,11 @@ import random
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
+from kardinal_env.core import backend
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.game_base import TurnBasedGame
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_replayed_result, play_record_move
-from kardinal_env.kardinal import backend
 from kardinal_env.kardinal.notation import (
     BUILD,
     CARDINAL,
@@ -178,7 +178,7 @@ def _window_mask(window: int | None) -> bytes | None:
 class _EngineChoice(type):
     """``Game(...)`` builds the core-backed game (:class:`kardinal_env.kardinal.core_game.CoreGame`,
     which registers itself with :func:`use_core_game` when ``kardinal_env.kardinal`` is imported) when
-    the compiled core is used (:func:`kardinal_env.kardinal.backend.core_module`: the backend is not
+    the compiled core is used (:func:`kardinal_env.core.backend.core_module`: the backend is not
     ``python`` and the core is built), the Python engine otherwise. Subclasses and
     :meth:`Game.reference` are never redirected; unpickling and ``clone`` do not call the class."""
 

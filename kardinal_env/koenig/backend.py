@@ -2,7 +2,7 @@
 Kardinal & König's public game, in the standard library only (no numpy: the engines need nothing
 else; ``tests/test_packaging.py``).
 
-The choice is Kardinal's (:mod:`kardinal_env.kardinal.compiled`, one module ``kardinal_core``, one
+The choice is the suite's (:mod:`kardinal_env.core.backend`, one module ``kardinal_core``, one
 variable): ``KARDINAL_ENV_BACKEND=python`` never uses the core, ``core`` requires it (``ImportError``
 naming what is missing), unset uses it when it is built and holds the Kardinal & König engine.
 ``Game(...)`` asks quietly (no not-built warning: a pure-Python install plays without one);
@@ -11,52 +11,45 @@ naming what is missing), unset uses it when it is built and holds the Kardinal &
 
 from __future__ import annotations
 
-import importlib
-import os
 from types import ModuleType
 from typing import Any
 
-__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "requested", "core_module_quiet", "core_board", "unavailable"]
+from kardinal_env.core import backend as _suite
+from kardinal_env.core.backend import BACKEND_VARIABLE, BUILD_HINT, requested
 
-#: The environment variable that chooses the backend (Kardinal's): ``python``, ``core`` or unset.
-BACKEND_VARIABLE = "KARDINAL_ENV_BACKEND"
-#: How to build the core (named by the errors).
-BUILD_HINT = "build it with `bash scripts/setup.sh` or `pip install ./cpp` (needs a C++17 compiler)"
+__all__ = [
+    "BACKEND_VARIABLE",
+    "BUILD_HINT",
+    "requested",
+    "core_module",
+    "core_module_quiet",
+    "core_board",
+    "unavailable",
+]
 
 _boards: dict[int, tuple[Any, Any]] = {}  # id(Board) -> (Board, KoenigBoard): boards are compiled once and shared
 
 
-def requested() -> str:
-    """``"python"``, ``"core"`` or ``""`` (unset): what ``KARDINAL_ENV_BACKEND`` asks for."""
-    value = os.environ.get(BACKEND_VARIABLE, "").strip().lower()
-    if value and value not in ("python", "core"):
-        raise ValueError(f"{BACKEND_VARIABLE} must be 'python', 'core' or unset, got {value!r}")
-    return value
-
-
-def core_module_quiet() -> ModuleType | None:
-    """The ``kardinal_core`` module when ``Game(...)`` is to be core-backed, else None (no warning);
-    ``ImportError`` under ``KARDINAL_ENV_BACKEND=core`` when the core, or its Kardinal & König engine,
-    is missing."""
-    wanted = requested()
-    if wanted == "python":
-        return None
-    try:
-        module = importlib.import_module("kardinal_core")
-    except ImportError as exc:
-        if wanted == "core":
-            raise ImportError(
-                f"{BACKEND_VARIABLE}=core but the compiled core (kardinal_core) is not importable ({exc}); {BUILD_HINT}"
-            ) from None
-        return None
-    if not hasattr(module, "KoenigGame"):
-        if wanted == "core":
+def core_module(warn: bool = True) -> ModuleType | None:
+    """The ``kardinal_core`` module when it is used and holds the Kardinal & König engine, else None
+    (:func:`kardinal_env.core.backend.core_module`: with ``warn``, one warning per process when the core
+    is not built); ``ImportError`` under ``KARDINAL_ENV_BACKEND=core`` when the core, or its Kardinal &
+    König engine, is missing."""
+    module = _suite.core_module(warn=warn)
+    if module is not None and not hasattr(module, "KoenigGame"):
+        if requested() == "core":
             raise ImportError(
                 f"{BACKEND_VARIABLE}=core but the installed kardinal_core has no Kardinal & König engine "
                 f"(built before it was added); {BUILD_HINT}"
             )
         return None
     return module
+
+
+def core_module_quiet() -> ModuleType | None:
+    """:func:`core_module` without the not-built warning: what ``Game(...)`` asks (a pure-Python
+    install plays quietly)."""
+    return core_module(warn=False)
 
 
 def unavailable() -> RuntimeError:

@@ -33,11 +33,9 @@ import random
 from types import ModuleType
 from typing import Any
 
+from kardinal_env.core.backend import BACKEND_VARIABLE, BUILD_HINT
 from kardinal_env.core.errors import RecordError
 from kardinal_env.core.records import check_replayed_result, play_record_move
-from kardinal_env.kardinal import backend as _backend
-from kardinal_env.kardinal import compiled as _kardinal_compiled
-from kardinal_env.kardinal.compiled import BACKEND_VARIABLE, BUILD_HINT
 from kardinal_env.koenig import backend as _backend
 from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.engine import DeckError, Game, _census, core_game_class
@@ -62,17 +60,9 @@ __all__ = [
 
 def core_module() -> ModuleType | None:
     """The ``kardinal_core`` module when it is used and holds the Kardinal & König engine, else None
-    (see :func:`kardinal_env.kardinal.compiled.core_module`; ``ImportError`` under
-    ``KARDINAL_ENV_BACKEND=core`` when it is missing or predates ``KoenigGame``)."""
-    module = _kardinal_compiled.core_module()
-    if module is not None and not hasattr(module, "KoenigGame"):
-        if _backend.requested() == "core":
-            raise ImportError(
-                f"{BACKEND_VARIABLE}=core but the installed kardinal_core has no Kardinal & König engine "
-                f"(built before it was added); {BUILD_HINT}"
-            )
-        return None
-    return module
+    (:func:`kardinal_env.koenig.backend.core_module`: one warning per process when the core is not built;
+    ``ImportError`` under ``KARDINAL_ENV_BACKEND=core`` when it is missing or predates ``KoenigGame``)."""
+    return _backend.core_module()
 
 
 def available() -> bool:

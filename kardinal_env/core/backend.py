@@ -1,9 +1,12 @@
-"""Which engine backs Kardinal's :class:`~kardinal_env.kardinal.engine.Game`: the backend selection.
+"""Which engine backs the games' ``Game(...)``: the backend selection, one for every game of the suite.
 
-The standard library only (no numpy, no environment libraries): the engine asks it for every
-``Game(...)``. :mod:`kardinal_env.kardinal.compiled` re-exports these names and documents the
-choice: ``KARDINAL_ENV_BACKEND`` = ``python`` (never the core), ``core`` (the core must be there) or
-unset (the core when it is built; else one ``RuntimeWarning`` per process, unless asked quietly).
+The standard library only (no numpy, no environment libraries): the engines ask it for every
+``Game(...)``. ``KARDINAL_ENV_BACKEND`` = ``python`` (never the compiled core), ``core`` (the core must
+be there) or unset (the core when it is built; else one ``RuntimeWarning`` per process, unless asked
+quietly). One extension module, ``kardinal_core``, holds every game's compiled engine;
+:mod:`kardinal_env.kardinal.compiled` and :mod:`kardinal_env.koenig.compiled` are the games' ways in
+(they re-export these names), :mod:`kardinal_env.koenig.backend` adds that the module must hold the
+Kardinal & König engine.
 """
 
 from __future__ import annotations
@@ -12,9 +15,8 @@ import importlib
 import os
 import warnings
 from types import ModuleType
-from typing import Any
 
-__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "core_module", "available", "backend", "requested", "game_of_module"]
+__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "core_module", "available", "backend", "requested"]
 
 #: The environment variable that chooses the backend: ``python``, ``core`` or unset.
 BACKEND_VARIABLE = "KARDINAL_ENV_BACKEND"
@@ -83,19 +85,6 @@ def available() -> bool:
 def backend() -> str:
     """``"core"`` or ``"python"``: what :func:`available` decides, as a name."""
     return "core" if available() else "python"
-
-
-def game_of_module(module: ModuleType, rules: Any) -> Any:
-    """A new ``KardinalGame`` of the given core ``module`` with these rules (the one place that
-    passes ``Rules`` to the core's constructor)."""
-    return module.KardinalGame(
-        rules.players,
-        rules.shared_pool,
-        rules.exhausted_colour,
-        rules.neutral_build_chips,
-        rules.neutral_touch_chips,
-        rules.window,
-    )
 
 
 def _reset_for_tests() -> None:
