@@ -58,7 +58,14 @@ def _state(game, encoder: ObservationEncoder) -> dict:
     return {
         "turn": (game.current_player, game.phase, game.is_over, game.move_count, repr(game)),
         "turn_detail": (game.turn_country, game.pieces_this_turn, game.cards_this_turn, game.missed_turns),
-        "deck": (game.runouts, game.last_round, game.deck_size(), game.initial_deck, game.reshuffle_order),
+        "deck": (
+            game.runouts,
+            game.last_round,
+            game.deck_size(),
+            game.initial_deck,
+            game.reshuffle_order,
+            game.reshuffle_plan,
+        ),
         "cards": (
             [game.hand(s) for s in range(n)],
             [game.hand_counts(s) for s in range(n)],
@@ -143,8 +150,10 @@ def test_records_replay_on_the_core_backed_game(core):
             if py.move_count in (10, 200):  # in progress too
                 back = Game.from_record(py.to_record())
                 assert type(back) is CoreGame and back.snapshot() == py.snapshot()
-        back = Game.from_record(py.to_record())
+        record = py.to_record()
+        back = Game.from_record(record)
         assert type(back) is CoreGame
+        assert py.reshuffle_plan is None and back.reshuffle_plan == record["reshuffle"] is not None
         assert back.snapshot() == py.snapshot() and back.to_record() == py.to_record()
         assert get_game("kardinal_koenig").new_game(rules).compiled
         assert game_of(back).name == "kardinal_koenig"

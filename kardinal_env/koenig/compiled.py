@@ -38,7 +38,7 @@ from kardinal_env.core.errors import RecordError
 from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.koenig import backend as _backend
 from kardinal_env.koenig.board import Board
-from kardinal_env.koenig.engine import DeckError, Game, _census, core_game_class
+from kardinal_env.koenig.engine import DeckError, Game, card_census, core_game_class
 from kardinal_env.koenig.knowledge import SeatKnowledge
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import Rules
@@ -120,8 +120,8 @@ def core_position(game: Game, module: ModuleType | None = None) -> Any:
     if game.compiled:  # a core-backed game: a copy of its core (no replay)
         return game.core.clone()  # type: ignore[attr-defined]
     plan = game.reshuffle_order
-    if plan is None and game._plan is not None:
-        plan = [game.board.types[t] for t in game._plan]
+    if plan is None:
+        plan = game.reshuffle_plan
     core = core_game(game.rules, deck=game.initial_deck, reshuffle=plan, module=module)
     for m in game.to_record()["moves"]:
         core.play(m)
@@ -160,7 +160,7 @@ def core_from_record(record: dict, source: str = "record", module: ModuleType | 
         if missing:
             raise RecordError(
                 f"{source}: field 'reshuffle' cannot be the discard pile at the first run-out: it lacks "
-                f"{_census(missing)} of the pile after {len(parts.moves)} moves"
+                f"{card_census(missing)} of the pile after {len(parts.moves)} moves"
             )
     check_replayed_result(parts.result, game, source)
     return game

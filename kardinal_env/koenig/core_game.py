@@ -35,7 +35,7 @@ from typing import Any
 
 from kardinal_env.koenig import backend
 from kardinal_env.koenig.backend import core_module_quiet
-from kardinal_env.koenig.engine import Game, LiveView, _census, use_core_game
+from kardinal_env.koenig.engine import Game, LiveView, card_census, use_core_game
 from kardinal_env.koenig.record import make_record
 from kardinal_env.koenig.rules import Rules
 
@@ -150,6 +150,10 @@ class CoreGame(Game):
     @property
     def reshuffle_order(self) -> list[int] | None:
         return self._core.reshuffle_order
+
+    @property
+    def reshuffle_plan(self) -> list[int] | None:
+        return self._core.reshuffle_plan
 
     def deck_takes(self, seat: int) -> list[tuple[int, int, int | None]]:
         types = self.board.types
@@ -317,7 +321,7 @@ class CoreGame(Game):
         for t in plan:
             if t in missing:
                 missing.remove(t)
-        return _census(missing) if missing else None
+        return card_census(missing) if missing else None
 
     def __repr__(self) -> str:
         return repr(self._core).replace("KoenigGame(", "Game(", 1)

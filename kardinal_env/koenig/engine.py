@@ -287,8 +287,8 @@ class Game(TurnBasedGame, metaclass=_EngineChoice):
             if min(spare) < 0:  # the pile at the run-out is part of the deck's cards
                 types = b.types
                 raise DeckError(
-                    f"reshuffle: holds {_census([types[t] for t in plan])}, more than the {rules.players}-player "
-                    f"deck on board {b.name!r} has ({_census(cards)})"
+                    f"reshuffle: holds {card_census([types[t] for t in plan])}, more than the {rules.players}-player "
+                    f"deck on board {b.name!r} has ({card_census(cards)})"
                 )
         self._reshuffled = None
         self._deck = order[::-1]  # top of the deck at the end
@@ -359,8 +359,8 @@ class Game(TurnBasedGame, metaclass=_EngineChoice):
         given = list(given)
         if cards is not None and sorted(given) != cards:
             raise DeckError(
-                f"{what}: holds {_census(given)} but the {self.rules.players}-player deck on board "
-                f"{b.name!r} is {_census(cards)}"
+                f"{what}: holds {card_census(given)} but the {self.rules.players}-player deck on board "
+                f"{b.name!r} is {card_census(cards)}"
             )
         return [b.type_index[t] for t in given]
 
@@ -419,6 +419,15 @@ class Game(TurnBasedGame, metaclass=_EngineChoice):
             return None
         types = self.board.types
         return [types[t] for t in self._reshuffled]
+
+    @property
+    def reshuffle_plan(self) -> list[int] | None:
+        """The reshuffle order given with ``reshuffle=`` (type digits, top first), or ``None`` when none
+        was given (the discard pile is then shuffled by the game's generator)."""
+        if self._plan is None:
+            return None
+        types = self.board.types
+        return [types[t] for t in self._plan]
 
     def deck_takes(self, seat: int) -> list[tuple[int, int, int | None]]:
         """Every card taken from the deck after the deal, in order, as ``seat`` saw it:
@@ -848,7 +857,7 @@ class Game(TurnBasedGame, metaclass=_EngineChoice):
         if not missing:
             return None
         types = self.board.types
-        return _census([types[t] for t in missing])
+        return card_census([types[t] for t in missing])
 
     def __repr__(self) -> str:
         return (
@@ -1049,8 +1058,8 @@ class Game(TurnBasedGame, metaclass=_EngineChoice):
                 if sorted(self._plan) != sorted(pile):
                     types = self.board.types
                     raise DeckError(
-                        f"reshuffle: holds {_census([types[t] for t in self._plan])} but the discard pile is "
-                        f"{_census([types[t] for t in pile])}"
+                        f"reshuffle: holds {card_census([types[t] for t in self._plan])} but the discard pile is "
+                        f"{card_census([types[t] for t in pile])}"
                     )
                 order = list(self._plan)
             else:
@@ -1210,7 +1219,8 @@ def _site_ids(free: list[int], board: Board) -> tuple[tuple[int, ...], ...]:
     return tuple(zip(*[site_moves[s] for s in free]))
 
 
-def _census(cards: list[int]) -> str:
+def card_census(cards: list[int]) -> str:
+    """Cards (type digits) as a census for error messages: ``{type 1: 2, type 4: 1}``."""
     counts: dict[int, int] = {}
     for t in cards:
         counts[t] = counts.get(t, 0) + 1
