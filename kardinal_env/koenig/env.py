@@ -135,7 +135,7 @@ class raw_env(TurnBasedEnv):
     def _encode(self, seat: int) -> np.ndarray:
         game = self.game
         if game.compiled:
-            return game.encode_into(seat, self._seat_buffers(seat)[0])  # type: ignore[attr-defined]
+            return game.encode_into(seat, self._seat_buffers(seat)[0])
         return self.encoder.encode(game, seat)
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
@@ -146,7 +146,7 @@ class raw_env(TurnBasedEnv):
         if not game.compiled:
             return super().action_mask(agent)
         seat = self.agent_name_mapping[agent or self.agent_selection]
-        return game.action_mask_into(self._seat_buffers(seat)[1], seat)  # type: ignore[attr-defined]
+        return game.action_mask_into(self._seat_buffers(seat)[1], seat)
 
     def _compute_legal_actions(self) -> np.ndarray:
         return self.codec.legal_actions(self.game)
