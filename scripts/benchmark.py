@@ -45,6 +45,11 @@
         the compiled core's KardinalGame.encode_into + action_mask_into writing into preallocated
         buffers; only those calls are timed (the moves are played untimed), repeats interleaved; the
         ratio core / python per repeat (median and range). --window: a window variant (Rules(window=W)).
+    python scripts/benchmark.py koenig-obs [--players 4] [--repeats 5] [--games 20] [--discard one]
+        The same for Kardinal & König: the Python ObservationEncoder.encode + ActionCodec.action_mask
+        (Game.reference, its board-block cache) against the core-backed Game's encode_into +
+        action_mask_into into preallocated buffers, the seat deciding observing; only those calls are
+        timed, repeats interleaved; the ratio core / python per repeat (median and range).
     python scripts/benchmark.py env [--players 4] [--seconds 2] [--repeats 5]
         Random masked play through kardinal_v0.env() (agent_iter / last / step; observation and
         mask built every step) side by side, in the same run, with PettingZoo's connect_four_v3
@@ -476,6 +481,67 @@ def bench_core_obs(players: int, repeats: int, games: int = 20, window: int | No
     return {"python": statistics.median(python), "core": statistics.median(core), "ratio": statistics.median(ratios)}
 
 
+def bench_koenig_obs(players: int, repeats: int, games: int, discard: str = "one", seed: int = 0) -> dict:
+    from kardinal_env.koenig import Game, Rules, compiled
+    from kardinal_env.koenig.actions import ActionCodec
+    from kardinal_env.koenig.observation import ObservationEncoder
+
+    if not compiled.available():
+        raise SystemExit("koenig-obs needs the compiled core (bash scripts/setup.sh)")
+    rules = Rules(players=players, discard=discard)
+    rng = random.Random(seed)
+    histories = []
+    for g in range(games):
+        game = Game.reference(rules, seed=seed + g)
+        while not game.is_over:
+            game.apply_legal_id(rng.choice(game.legal_move_ids()))
+        histories.append((seed + g, game.history))
+    positions = sum(len(h[1]) + 1 for h in histories)
+    timer = time.perf_counter
+
+    def run(make, encode, mask) -> float:
+        spent = 0.0
+        for game_seed, moves in histories:
+            game = make(game_seed)
+            for i in range(len(moves) + 1):
+                seat = game.current_player
+                start = timer()
+                encode(game, 0 if seat is None else seat)
+                mask(game)
+                spent += timer() - start
+                if i < len(moves):
+                    game.play(moves[i])
+        return positions / spent
+
+    encoder, codec = ObservationEncoder(rules), ActionCodec(rules)
+    obs, buf = compiled.observation_buffer(rules), compiled.mask_buffer(rules)
+
+    def python_side() -> float:
+        return run(lambda s: Game.reference(rules, seed=s), encoder.encode, codec.action_mask)
+
+    def core_side() -> float:
+        return run(
+            lambda s: Game(rules, seed=s),
+            lambda game, seat: game.encode_into(seat, obs),
+            lambda game: game.action_mask_into(buf),
+        )
+
+    python_side(), core_side()  # warm-up
+    python, core = [], []
+    for _ in range(repeats):  # interleaved so both see the same machine load
+        python.append(python_side())
+        core.append(core_side())
+    ratios = [c / p for p, c in zip(python, core)]
+    print(
+        f"Kardinal & König observation ({obs.size} float32) + action mask ({buf.size} int8), {players} players, "
+        f"discard={discard!r}, {positions} positions of {games} random games, {repeats} repeats:"
+    )
+    print(f"  Python ObservationEncoder.encode + ActionCodec.action_mask: {_fmt(python)} per s")
+    print(f"  core encode_into + action_mask_into (preallocated buffers): {_fmt(core)} per s")
+    print(f"  ratio core / python: {statistics.median(ratios):.1f}x (per-repeat {min(ratios):.1f}-{max(ratios):.1f})")
+    return {"python": statistics.median(python), "core": statistics.median(core), "ratio": statistics.median(ratios)}
+
+
 def _aec_game(env, rng):
     env.reset()
     n = 0
@@ -644,6 +710,7 @@ def main() -> None:
             "koenig-ismcts",
             "core-mcts",
             "core-obs",
+            "koenig-obs",
             "env",
             "koenig-env",
             "vector",
@@ -654,7 +721,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--discard", default="one", help="koenig targets only: 'one' or 'any'")
     parser.add_argument("--simulations", type=int, default=200, help="core-mcts only: simulations per decision")
-    parser.add_argument("--games", type=int, default=20, help="core-obs only: random games whose positions are encoded")
+    parser.add_argument(
+        "--games", type=int, default=20, help="core-obs / koenig-obs only: random games whose positions are encoded"
+    )
     parser.add_argument("--window", type=int, default=None, help="core-obs only: a window variant, Rules(window=W)")
     parser.add_argument("--num-envs", type=int, default=32, help="vector only: games per VectorEnv")
     args = parser.parse_args()
@@ -670,6 +739,8 @@ def main() -> None:
         bench_core_mcts(args.players, args.repeats, args.simulations)
     elif args.what == "core-obs":
         bench_core_obs(args.players, args.repeats, args.games, args.window)
+    elif args.what == "koenig-obs":
+        bench_koenig_obs(args.players, args.repeats, args.games, args.discard)
     elif args.what == "koenig-engine":
         bench_koenig_engine(args.players, args.seconds, args.repeats, args.discard)
     elif args.what == "koenig-env":

@@ -7,6 +7,7 @@
 // a deck or reshuffle order that does not fit raises kardinal_env.koenig.engine.DeckError (a
 // ValueError), malformed board arrays ValueError, wrong types TypeError, seats out of range IndexError.
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
@@ -18,8 +19,10 @@
 #include <random>
 #include <tuple>
 
+#include "buffers.hpp"
 #include "koenig.hpp"
 #include "koenig_ismcts.hpp"
+#include "koenig_observation.hpp"
 
 namespace nb = nanobind;
 using koenig::Board;
@@ -254,6 +257,79 @@ nb::list finishing_order(const KGame &g) {
         out.append(group);
     }
     return out;
+}
+
+
+// ------------------------------------------------------------------ observation and mask buffers
+// (koenig_observation.hpp) The caller's array is taken only as it is (buffers.hpp): float32 (L,) for
+// an observation, bool or int8 (num_moves,) for a mask. The game is read with the GIL held into a
+// per-thread scratch (no allocation once it has grown), and the caller's buffer written without it.
+using KObsArray = nb::ndarray<float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using KBoolMask = nb::ndarray<bool, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using KInt8Mask = nb::ndarray<int8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+bool is_float32(nb::dlpack::dtype d) { return d == nb::dtype<float>(); }
+bool is_mask_dtype(nb::dlpack::dtype d) { return d == nb::dtype<bool>() || d == nb::dtype<int8_t>(); }
+bool one_dimensional(const buffers::AnyArray &a) { return a.ndim() == 1; }
+
+void check_observer(const KGame &g, long long seat, const char *what) {
+    if (seat < 0 || seat >= g.n)
+        throw nb::value_error((std::string(what) + " " + std::to_string(seat) + " is out of range: a " +
+                               std::to_string(g.n) + "-player game has seats 0.." + std::to_string(g.n - 1))
+                                  .c_str());
+}
+
+void koenig_encode_into(const KGame &g, long long observer, nb::handle out) {
+    check_observer(g, observer, "observer");
+    const size_t size = size_t(koenig::observation_size(*g.board));
+    const std::string shape = "(" + std::to_string(size) + ",)";
+    KObsArray arr;
+    if (!nb::try_cast(out, arr, false))
+        buffers::refuse_buffer(out, "a writable C-contiguous numpy.float32 array of shape " + shape, is_float32,
+                               "float32", one_dimensional, shape);
+    if (arr.shape(0) != size)
+        throw nb::value_error(("out must have shape " + shape + " (this board's observation), got (" +
+                               std::to_string(arr.shape(0)) + ",)")
+                                  .c_str());
+    thread_local std::vector<float> scratch;
+    scratch.resize(size);
+    koenig::encode_observation(g, int(observer), scratch.data());
+    float *data = arr.data();
+    {
+        nb::gil_scoped_release release;
+        std::memcpy(data, scratch.data(), size * sizeof(float));
+    }
+}
+
+void koenig_action_mask_into(KGame &g, nb::handle out, std::optional<long long> seat) {
+    if (seat) check_observer(g, *seat, "seat");
+    KBoolMask as_bool;
+    KInt8Mask as_int8;
+    uint8_t *data;
+    size_t length;
+    const size_t size = size_t(g.board->num_moves);
+    const std::string shape = "(" + std::to_string(size) + ",)";
+    if (nb::try_cast(out, as_bool, false)) {
+        data = reinterpret_cast<uint8_t *>(as_bool.data());
+        length = as_bool.shape(0);
+    } else if (nb::try_cast(out, as_int8, false)) {
+        data = reinterpret_cast<uint8_t *>(as_int8.data());
+        length = as_int8.shape(0);
+    } else {
+        buffers::refuse_buffer(out, "a writable C-contiguous numpy int8 (or bool) array of shape " + shape,
+                               is_mask_dtype, "int8 (or bool)", one_dimensional, shape);
+    }
+    if (length != size)
+        throw nb::value_error(("out must have shape " + shape + " (this board's moves), got (" +
+                               std::to_string(length) + ",)")
+                                  .c_str());
+    thread_local std::vector<uint8_t> scratch;
+    scratch.resize(size);
+    koenig::write_action_mask(g, seat ? int(*seat) : -1, scratch.data());
+    {
+        nb::gil_scoped_release release;
+        std::memcpy(data, scratch.data(), size);
+    }
 }
 
 }  // namespace
@@ -512,6 +588,19 @@ void bind_koenig(nb::module_ &m) {
         .def_prop_ro("movers", [](const KGame &g) { return int_list(g.by); },
                      "The seat that made each move of history_ids (public).")
         .def("clone", [](const KGame &g) { return KGame(g); }, "An independent copy; it shuffles as this game would.")
+        .def_prop_ro("observation_size", [](const KGame &g) { return koenig::observation_size(*g.board); },
+                     "L, the length of this board's observation (ObservationEncoder(rules).size).")
+        .def("encode_into", &koenig_encode_into, nb::arg("observer"), nb::arg("out").none(),
+             "Write ObservationEncoder(rules).encode(game, observer) into out, a writable C-contiguous "
+             "numpy.float32 array of shape (observation_size,); every entry is written, returns None. Only what "
+             "observer may know (its hand, public facts). TypeError: not an array, or not float32; ValueError: "
+             "another shape, not C-contiguous, read-only, observer out of range.")
+        .def("action_mask_into", &koenig_action_mask_into, nb::arg("out").none(),
+             nb::arg("seat").none() = nb::none(),
+             "Write ActionCodec(rules).action_mask(game, seat) into out, a writable C-contiguous numpy int8 (or "
+             "bool) array of shape (num_moves,): ones at the legal move ids when seat (default: the deciding "
+             "seat) decides now, zeros otherwise and once the game is over. Returns None. TypeError: not an "
+             "array, or not int8/bool; ValueError: another shape, not C-contiguous, read-only, seat out of range.")
         .def(
             "ismcts_root",
             [](KGame &g, long long simulations, double exploration, double scale, nb::callable deal, nb::callable pick) {

@@ -21,6 +21,7 @@
 
 #include "kardinal.hpp"
 #include "mcts.hpp"
+#include "buffers.hpp"
 #include "observation.hpp"
 
 namespace nb = nanobind;
@@ -153,60 +154,9 @@ namespace {
 using ObservationArray = nb::ndarray<uint8_t, nb::shape<kardinal::OBS_CHANNELS, -1, -1>, nb::c_contig, nb::device::cpu>;
 using BoolMask = nb::ndarray<bool, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using Int8Mask = nb::ndarray<int8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-using AnyArray = nb::ndarray<nb::ro>;
 
-std::string dtype_text(nb::dlpack::dtype d) {
-    using code = nb::dlpack::dtype_code;
-    std::string name;
-    switch (code(d.code)) {
-        case code::Int: name = "int" + std::to_string(d.bits); break;
-        case code::UInt: name = "uint" + std::to_string(d.bits); break;
-        case code::Float: name = "float" + std::to_string(d.bits); break;
-        case code::Complex: name = "complex" + std::to_string(d.bits); break;
-        case code::Bool: name = "bool"; break;
-        default: name = "dtype code " + std::to_string(int(d.code)) + " of " + std::to_string(d.bits) + " bits";
-    }
-    if (d.lanes != 1) name += " x" + std::to_string(d.lanes);
-    return name;
-}
-
-std::string shape_text(const AnyArray &a) {
-    std::string out = "(";
-    for (size_t i = 0; i < a.ndim(); ++i) out += (i ? ", " : "") + std::to_string(a.shape(i));
-    return out + (a.ndim() == 1 ? ",)" : ")");
-}
-
-bool c_contiguous(const AnyArray &a) {
-    int64_t size = 1, accum = 1;
-    for (size_t i = 0; i < a.ndim(); ++i) size *= int64_t(a.shape(i));
-    if (size <= 1) return true;
-    for (size_t i = a.ndim(); i-- > 0;) {
-        if (a.shape(i) != 1 && a.stride(i) != accum) return false;
-        accum *= int64_t(a.shape(i));
-    }
-    return true;
-}
-
-// Why `out` is not the buffer wanted (it failed the nb::ndarray constraints): raises the first problem
-// found, in the order not an array, device, dtype, shape, contiguity, read-only.
-[[noreturn]] void refuse_buffer(nb::handle out, const std::string &wanted, bool (*dtype_ok)(nb::dlpack::dtype),
-                                const std::string &dtype_wanted, bool (*shape_ok)(const AnyArray &),
-                                const std::string &shape_wanted) {
-    AnyArray a;
-    std::string type = nb::type_name(out.type()).c_str();
-    if (!nb::try_cast(out, a, false))
-        throw nb::type_error(("out must be " + wanted + ", got " + type).c_str());
-    if (a.device_type() != nb::device::cpu::value)
-        throw nb::type_error(("out must be " + wanted + " in CPU memory, got a " + type + " on device type " +
-                              std::to_string(a.device_type()))
-                                 .c_str());
-    if (!dtype_ok(a.dtype()))
-        throw nb::type_error(("out must have dtype " + dtype_wanted + ", got " + dtype_text(a.dtype())).c_str());
-    if (!shape_ok(a))
-        throw nb::value_error(("out must have shape " + shape_wanted + ", got " + shape_text(a)).c_str());
-    if (!c_contiguous(a)) throw nb::value_error("out must be C-contiguous (np.ascontiguousarray makes a copy)");
-    throw nb::value_error("out is read-only; pass a writable array");
-}
+using buffers::AnyArray;
+using buffers::refuse_buffer;
 
 bool is_uint8(nb::dlpack::dtype d) { return d == nb::dtype<uint8_t>(); }
 bool is_mask_dtype(nb::dlpack::dtype d) { return d == nb::dtype<bool>() || d == nb::dtype<int8_t>(); }

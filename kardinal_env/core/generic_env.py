@@ -104,7 +104,7 @@ class GameEnv(TurnBasedEnv):
             ) from None
         dtype = np.dtype(getattr(self.encoder, "dtype", np.float32))
         low, high = observation_bounds(self.encoder, dtype)
-        observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=dtype)  # type: ignore[arg-type]
+        observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=dtype)
         self._setup(spec.check_players(players), observation, int(self.codec.num_actions), reward, render_mode)
 
     # ------------------------------------------------------------------ TurnBasedEnv hooks

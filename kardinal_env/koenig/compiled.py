@@ -6,7 +6,14 @@ the Python engine (:class:`kardinal_env.koenig.Game`, the reference), compared i
 ``play_id`` / ``play`` raising the same :class:`~kardinal_env.core.errors.IllegalMoveError` (same
 ``rule``, same message), the same shuffles (:mod:`kardinal_env.koenig.shuffle`: a seed deals the same
 deck and reshuffles the discard pile the same way), scores, winners, finishing order, ``clone``,
-``snapshot`` and ``random_playouts(n_games, seed)`` (whole games inside C++). The board is parsed
+``snapshot`` and ``random_playouts(n_games, seed)`` (whole games inside C++). The observation encoder
+and the action mask are in C++ too (``cpp/src/koenig_observation.hpp``): :func:`encode_into` and
+:func:`action_mask_into` write :class:`~kardinal_env.koenig.observation.ObservationEncoder`'s and
+:class:`~kardinal_env.koenig.actions.ActionCodec`'s output, byte for byte, into caller-owned arrays
+(:func:`observation_buffer`, :func:`mask_buffer`) without allocating, reading only what the observer
+may know (``tests/test_core_koenig_observation.py``). A buffer is taken only as it is: ``TypeError``
+for something that is not a NumPy array or has another dtype, ``ValueError`` for another shape, a
+non-contiguous or read-only array, or a seat out of range. The board is parsed
 and validated in Python (:mod:`kardinal_env.koenig.board`); :func:`core_board` passes its arrays to
 the core, which checks them again.
 
@@ -33,6 +40,8 @@ import random
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
 from kardinal_env.core.backend import BACKEND_VARIABLE, BUILD_HINT
 from kardinal_env.core.errors import RecordError
 from kardinal_env.core.records import check_replayed_result, play_record_move
@@ -55,6 +64,10 @@ __all__ = [
     "core_from_record",
     "core_record",
     "ismcts_root",
+    "encode_into",
+    "action_mask_into",
+    "observation_buffer",
+    "mask_buffer",
 ]
 
 
@@ -217,3 +230,47 @@ def ismcts_root(
     names = game.board.moves
     children = core.ismcts_root(simulations, exploration, scale, deal, rng.randrange)
     return [(names[m], int(visits), float(mean)) for m, visits, mean in children]
+
+
+def _core_of(game: Any, module: ModuleType | None) -> Any:
+    """The core game to read: ``game``'s core when it is core-backed, the core replay of a Python
+    :class:`Game` (:func:`core_position`), or ``game`` itself when it is a ``KoenigGame``."""
+    if isinstance(game, Game):
+        return game.core if game.compiled else core_position(game, module)  # type: ignore[attr-defined]
+    if hasattr(game, "encode_into") and hasattr(game, "action_mask_into"):
+        return game
+    raise TypeError(f"game must be a kardinal_env.koenig.Game or a kardinal_core.KoenigGame, got {type(game).__name__}")
+
+
+def encode_into(game: Any, observer: int, out: np.ndarray, module: ModuleType | None = None) -> np.ndarray:
+    """Write ``ObservationEncoder(rules).encode(game, observer)`` into ``out`` (a writable C-contiguous
+    ``float32`` array of shape ``(L,)``, :func:`observation_buffer`) with the core, and return ``out``
+    itself. ``game``: a core-backed or Python :class:`Game` (the latter replayed into the core with
+    :func:`core_position`), or a ``KoenigGame``. ``TypeError`` / ``ValueError`` for a buffer the Python
+    encoder could not have produced or an observer out of range."""
+    _core_of(game, module).encode_into(observer, out)
+    return out
+
+
+def action_mask_into(
+    game: Any, out: np.ndarray, seat: int | None = None, module: ModuleType | None = None
+) -> np.ndarray:
+    """Write ``ActionCodec(rules).action_mask(game, seat)`` into ``out`` (a writable C-contiguous ``int8``
+    or ``bool`` array of length ``num_moves``, :func:`mask_buffer`) with the core, and return ``out``:
+    ones at the legal move ids when ``seat`` (default: the deciding seat) decides now, zeros elsewhere
+    and once the game is over. ``game`` and ``module`` as in :func:`encode_into`."""
+    _core_of(game, module).action_mask_into(out, seat)
+    return out
+
+
+def observation_buffer(rules: Rules) -> np.ndarray:
+    """A new zeroed ``float32`` array of the observation's shape under ``rules``, for :func:`encode_into`."""
+    from kardinal_env.koenig.observation import ObservationEncoder
+
+    return np.zeros(ObservationEncoder(rules).shape, dtype=np.float32)
+
+
+def mask_buffer(rules: Rules, dtype: Any = np.int8) -> np.ndarray:
+    """A new zeroed array of length ``num_moves`` (the board's move table) for :func:`action_mask_into`
+    (``dtype`` ``int8``, the env's, or ``bool``)."""
+    return np.zeros(rules.compiled.num_moves, dtype=dtype)

@@ -10,7 +10,8 @@ for a seed, records (``to_record`` / ``from_record``), ``clone``, scores, winner
 raises the same :class:`~kardinal_env.core.errors.IllegalMoveError` (the core names the same rule with
 the same message), a deck or reshuffle that does not fit the same
 :class:`~kardinal_env.koenig.engine.DeckError`. What it adds: :attr:`CoreGame.core` (the core game, for
-the core's readers such as :func:`kardinal_env.koenig.compiled.ismcts_root`; read it, never play on it).
+the core's readers such as :func:`kardinal_env.koenig.compiled.ismcts_root`; read it, never play on it),
+and ``encode_into`` / ``action_mask_into``, which write the observation and the mask into caller-owned arrays.
 
 **Hidden information.** :meth:`CoreGame.deck_takes` shows each card taken from the deck only to the
 seat that saw it, as the Python engine does, and :meth:`~kardinal_env.koenig.engine.Game.determinize`
@@ -32,6 +33,8 @@ from __future__ import annotations
 
 import random
 from typing import Any
+
+import numpy as np
 
 from kardinal_env.koenig import backend
 from kardinal_env.koenig.backend import core_module_quiet
@@ -221,6 +224,20 @@ class CoreGame(Game):
 
     def hand_counts_view(self, seat: int) -> list[int]:
         return self._core.hand_counts(seat)
+
+    # ------------------------------------------------------------------ observation and mask buffers
+    def encode_into(self, observer: int, out: np.ndarray) -> np.ndarray:
+        """``ObservationEncoder(rules).encode(self, observer)`` written by the core into ``out`` (a writable
+        C-contiguous ``float32`` array of the encoder's shape; see
+        :func:`kardinal_env.koenig.compiled.encode_into` for the errors); returns ``out``."""
+        self._core.encode_into(observer, out)
+        return out
+
+    def action_mask_into(self, out: np.ndarray, seat: int | None = None) -> np.ndarray:
+        """``ActionCodec(rules).action_mask(self, seat)`` written by the core into ``out`` (a writable
+        C-contiguous ``int8`` or ``bool`` array of length ``num_moves``); returns ``out``."""
+        self._core.action_mask_into(out, seat)
+        return out
 
     def winners(self) -> list[int]:
         return self._core.winners()

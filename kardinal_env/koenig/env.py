@@ -31,6 +31,13 @@ the others (hand sizes, pieces left, scores, the board, the display, the deck si
 pile): hidden information stays hidden. ``action_mask`` has ones at the legal actions of the
 selected agent, all zeros for every other agent and once the game is over.
 
+**Buffers.** When the game is core-backed (``Game(...)`` with the compiled core, see
+``kardinal_env.koenig.compiled``), ``observe(agent)`` and ``action_mask(agent)`` hand out arrays the
+environment owns, one observation and one mask per seat, rewritten in place by the core (no
+allocation per step): they are shared, and hold that seat's values until its next ``observe`` /
+``action_mask``; copy them to keep them. The values are byte for byte those of the Python backend
+(new arrays each call). ``KARDINAL_ENV_BACKEND=python`` gives the Python engine.
+
 **Actions.** The board's move table (``kardinal_env.koenig.board.Board``, the reference), ``P = T + 1``
 payments per target; the slices (cloisters, advisors, ``end``, discards, draws, the deck) are laid out
 in ``kardinal_env.koenig.actions`` (390 actions on the default board: ids 0..389). The codec is
@@ -113,8 +120,33 @@ class raw_env(TurnBasedEnv):
     def _new_game(self, chance: random.Random) -> Game:
         return Game(self.rules, seed=chance.getrandbits(64))
 
+    def _seat_buffers(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """The observation and mask arrays this env owns for ``seat`` (core-backed games only),
+        allocated on first use and then rewritten in place."""
+        buffers = self.__dict__.get("_buffers")
+        if buffers is None:
+            players = len(self.possible_agents)
+            buffers = self._buffers = [
+                (np.zeros(self.encoder.shape, dtype=np.float32), np.zeros(self.num_actions, dtype=np.int8))
+                for _ in range(players)
+            ]
+        return buffers[seat]
+
     def _encode(self, seat: int) -> np.ndarray:
-        return self.encoder.encode(self.game, seat)
+        game = self.game
+        if game.compiled:
+            return game.encode_into(seat, self._seat_buffers(seat)[0])
+        return self.encoder.encode(game, seat)
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The int8 action mask of ``agent`` (default: the selected agent), see
+        :meth:`TurnBasedEnv.action_mask`; on a core-backed game written by the core into the array the
+        env owns for that agent (rewritten by its next observation or mask)."""
+        game = self.game
+        if not game.compiled:
+            return super().action_mask(agent)
+        seat = self.agent_name_mapping[agent or self.agent_selection]
+        return game.action_mask_into(self._seat_buffers(seat)[1], seat)
 
     def _compute_legal_actions(self) -> np.ndarray:
         return self.codec.legal_actions(self.game)
