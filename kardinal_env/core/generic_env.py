@@ -35,7 +35,7 @@ Version history: v0 — first version.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -104,7 +104,9 @@ class GameEnv(TurnBasedEnv):
             ) from None
         dtype = np.dtype(getattr(self.encoder, "dtype", np.float32))
         low, high = observation_bounds(self.encoder, dtype)
-        observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=dtype)
+        # gymnasium's stubs name scalar types, not np.dtype objects (which Box accepts at run time); the cast
+        # keeps mypy quiet with and without those stubs
+        observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=cast(Any, dtype))
         self._setup(spec.check_players(players), observation, int(self.codec.num_actions), reward, render_mode)
 
     # ------------------------------------------------------------------ TurnBasedEnv hooks
