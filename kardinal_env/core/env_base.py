@@ -11,12 +11,20 @@ winners at the end, pickling that continues the game, seeding, and render-mode d
 An environment subclasses it and provides:
 
 * ``_new_game(chance: random.Random)`` — a fresh engine game (``chance`` drives any shuffling);
-* ``_encode(seat)`` — the observation array of ``seat``;
+* ``encoder`` — an object whose ``encode(game, seat)`` is the observation array of ``seat`` (or its own
+  ``_encode(seat)``);
 * ``_compute_legal_actions()`` — the legal actions of the current decision (``intp`` array);
 * ``_play(action, seat)`` — check and play an in-range action (raising the engine's
   ``IllegalMoveError`` naming the rule when illegal) and return the reward this move earned the
   acting seat, or ``None`` when the game gives no per-move rewards;
 * ``_render_text()`` and ``_render_image()``.
+
+**Buffers of a core-backed game.** An environment with ``writes_core_buffers = True`` whose game is
+backed by the compiled core (``game.compiled``; the game offers ``encode_into(seat, out)`` and
+``action_mask_into(out, seat)``) owns one observation array and one mask array per seat, allocated
+on first use, which the core rewrites in place and :meth:`TurnBasedEnv.observe` /
+:meth:`TurnBasedEnv.action_mask` hand out: no allocation per step, and an array a caller keeps changes
+with that seat's next observation (copy it to keep it).
 """
 
 from __future__ import annotations
@@ -68,8 +76,29 @@ class TurnBasedEnv(AECEnv, EzPickle):
     def _new_game(self, chance: random.Random) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _encode(self, seat: int) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    #: Whether a core-backed game writes observations and masks into arrays this env owns (see the
+    #: module docstring).
+    writes_core_buffers = False
+
+    def _encode(self, seat: int) -> np.ndarray:
+        """The observation of ``seat``: written by the core into this env's array for the seat (a
+        core-backed game and ``writes_core_buffers``), else ``self.encoder.encode(game, seat)``."""
+        game = self.game
+        if self.writes_core_buffers and game.compiled:
+            return game.encode_into(seat, self._seat_buffers(seat)[0])
+        return self.encoder.encode(game, seat)
+
+    def _seat_buffers(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """The observation and mask arrays this env owns for ``seat`` (core-backed games only),
+        allocated on first use and then rewritten in place."""
+        buffers = self.__dict__.get("_buffers")
+        if buffers is None:
+            box: Any = self.observation_spaces[self.possible_agents[0]]["observation"]
+            buffers = self._buffers = [
+                (np.zeros(box.shape, dtype=box.dtype), np.zeros(self.num_actions, dtype=np.int8))
+                for _ in self.possible_agents
+            ]
+        return buffers[seat]
 
     def _compute_legal_actions(self) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -153,9 +182,15 @@ class TurnBasedEnv(AECEnv, EzPickle):
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """The int8 action mask of ``agent`` (default: the selected agent) without encoding an
-        observation: ones at :meth:`legal_actions` for the deciding agent, all zeros otherwise."""
+        observation: ones at :meth:`legal_actions` for the deciding agent, all zeros otherwise; on a
+        core-backed game (``writes_core_buffers``) written by the core into the array the env owns for
+        that agent (rewritten by its next mask)."""
+        seat = self.agent_name_mapping[agent or self.agent_selection]
+        game = self.game
+        if self.writes_core_buffers and game.compiled:
+            return game.action_mask_into(self._seat_buffers(seat)[1], seat)
         mask = np.zeros(self.num_actions, dtype=np.int8)
-        if self.agent_name_mapping[agent or self.agent_selection] == self.game.current_player:
+        if seat == game.current_player:
             mask[self.legal_actions()] = 1
         return mask
 

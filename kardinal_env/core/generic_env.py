@@ -113,9 +113,6 @@ class GameEnv(TurnBasedEnv):
     def _new_game(self, chance: random.Random) -> Any:
         return self.game_spec.new_game(self.rules, seed=chance.getrandbits(64) if self.game_spec.chance else None)
 
-    def _encode(self, seat: int) -> np.ndarray:
-        return self.encoder.encode(self.game, seat)
-
     def _compute_legal_actions(self) -> np.ndarray:
         return np.asarray(self.codec.legal_actions(self.game), dtype=np.intp)
 

@@ -116,37 +116,11 @@ class raw_env(TurnBasedEnv):
         observation = spaces.Box(0, 255, self.encoder.shape, dtype=np.float32)
         self._setup(players, observation, self.codec.num_actions, reward, render_mode)
 
+    writes_core_buffers = True  # a core-backed game writes into arrays the env owns (env_base)
+
     # ------------------------------------------------------------------ TurnBasedEnv hooks
     def _new_game(self, chance: random.Random) -> Game:
         return Game(self.rules, seed=chance.getrandbits(64))
-
-    def _seat_buffers(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
-        """The observation and mask arrays this env owns for ``seat`` (core-backed games only),
-        allocated on first use and then rewritten in place."""
-        buffers = self.__dict__.get("_buffers")
-        if buffers is None:
-            players = len(self.possible_agents)
-            buffers = self._buffers = [
-                (np.zeros(self.encoder.shape, dtype=np.float32), np.zeros(self.num_actions, dtype=np.int8))
-                for _ in range(players)
-            ]
-        return buffers[seat]
-
-    def _encode(self, seat: int) -> np.ndarray:
-        game = self.game
-        if game.compiled:
-            return game.encode_into(seat, self._seat_buffers(seat)[0])
-        return self.encoder.encode(game, seat)
-
-    def action_mask(self, agent: str | None = None) -> np.ndarray:
-        """The int8 action mask of ``agent`` (default: the selected agent), see
-        :meth:`TurnBasedEnv.action_mask`; on a core-backed game written by the core into the array the
-        env owns for that agent (rewritten by its next observation or mask)."""
-        game = self.game
-        if not game.compiled:
-            return super().action_mask(agent)
-        seat = self.agent_name_mapping[agent or self.agent_selection]
-        return game.action_mask_into(self._seat_buffers(seat)[1], seat)
 
     def _compute_legal_actions(self) -> np.ndarray:
         return self.codec.legal_actions(self.game)
