@@ -32,15 +32,16 @@ built, so it can be rebuilt) and the move ids, and replays them.
 from __future__ import annotations
 
 import random
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from kardinal_env.koenig import backend
 from kardinal_env.koenig.backend import core_module_quiet
 from kardinal_env.koenig.engine import Game, LiveView, card_census, use_core_game
 from kardinal_env.koenig.record import make_record
 from kardinal_env.koenig.rules import Rules
+
+if TYPE_CHECKING:  # the engines import no third-party library (tests/test_packaging.py)
+    import numpy as np
 
 __all__ = ["CoreGame", "core_module_quiet"]
 
