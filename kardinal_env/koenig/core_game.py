@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from kardinal_env.koenig import backend
 from kardinal_env.koenig.backend import core_module_quiet
-from kardinal_env.koenig.engine import Game, LiveView, card_census, use_core_game
+from kardinal_env.koenig.engine import Game, LiveView, card_census, resolve_rules, use_core_game
 from kardinal_env.koenig.record import make_record
 from kardinal_env.koenig.rules import Rules
 
@@ -71,12 +71,7 @@ class CoreGame(Game):
         reshuffle: list[int] | None = None,
         **options,
     ):
-        if rules is None:
-            rules = Rules(**options)
-        elif options:
-            raise TypeError("pass either a Rules object or rule options by name, not both")
-        elif not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a kardinal_env.koenig.Rules, got {type(rules).__name__}")
+        rules = resolve_rules(rules, options)
         module = core_module_quiet()
         if module is None:
             raise backend.unavailable()

@@ -172,6 +172,18 @@ def core_game_class() -> type | None:
     return _EngineChoice.core_class
 
 
+def resolve_rules(rules: Rules | None, options: dict) -> Rules:
+    """The rules of ``Game(rules, **options)``: ``rules`` itself, or ``Rules(**options)``; ``TypeError``
+    for both at once or for rules that are not a :class:`Rules`."""
+    if rules is None:
+        return Rules(**options)
+    if options:
+        raise TypeError("pass either a Rules object or rule options by name, not both")
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a kardinal_env.koenig.Rules, got {type(rules).__name__}")
+    return rules
+
+
 class Game(TurnBasedGame, metaclass=_EngineChoice):
     """One game of Kardinal & König. See the module docstring for phases, rules and errors.
 
@@ -257,12 +269,7 @@ class Game(TurnBasedGame, metaclass=_EngineChoice):
         reshuffle: list[int] | None = None,
         **options,
     ):
-        if rules is None:
-            rules = Rules(**options)
-        elif options:
-            raise TypeError("pass either a Rules object or rule options by name, not both")
-        elif not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a kardinal_env.koenig.Rules, got {type(rules).__name__}")
+        rules = resolve_rules(rules, options)
         self.rules = rules
         b = self.board = rules.compiled
         n = self._n = rules.players
