@@ -42,10 +42,13 @@ Actions                 ``step(actions)``: an integer array of shape ``(N,)``, `
 
 ``reset(seed=None)`` and ``step(actions)`` return a :class:`VectorStep` (``observation``,
 ``action_mask``, ``current_player``, ``rewards``, ``terminated``, ``truncated``, ``info``; ``info``
-holds ``final_observation`` and ``final_info``). **The arrays are the environment's own**, allocated
-once and overwritten in place by the next ``reset``/``step``: keep a copy (``np.copy``) of what must
-survive, or pass ``copy=True`` to get copies. Do not write into them. One call at a time: an
-environment is not meant to be shared by threads (the core refuses a second call meanwhile).
+holds ``final_observation`` and ``final_info``). **The arrays are read-only views of the environment's
+own buffers**, allocated once and overwritten in place by the next ``reset``/``step`` (the core backend
+rewrites only what changed in each row: the old ones of the mask and of the spatial planes are cleared,
+a constant plane is refilled only when its value changed); keep a copy (``np.copy``) of what must
+survive, or pass ``copy=True`` to get writable copies. Writing into them raises NumPy's ``ValueError``.
+One call at a time: an environment is not meant to be shared by threads (the core refuses a second
+call meanwhile).
 
 Rewards
 =======
@@ -223,14 +226,14 @@ class VectorEnv:
         self._impl = impl
         self.num_actions = impl.num_actions
         self.observation_shape: tuple[int, ...] = tuple(impl.observation.shape[1:])
-        # the arrays (the module docstring): the backend's own buffers, written in place
-        self.observation: np.ndarray = impl.observation
-        self.action_mask: np.ndarray = impl.action_mask
-        self.current_player: np.ndarray = impl.current_player
-        self.rewards: np.ndarray = impl.rewards
-        self.terminated: np.ndarray = impl.terminated
-        self.truncated = np.zeros(self.num_envs, dtype=bool)
-        self.final_observation: np.ndarray = impl.final_observation
+        # the arrays (the module docstring): read-only views of the backend's own buffers, written in place
+        self.observation: np.ndarray = _read_only(impl.observation)
+        self.action_mask: np.ndarray = _read_only(impl.action_mask)
+        self.current_player: np.ndarray = _read_only(impl.current_player)
+        self.rewards: np.ndarray = _read_only(impl.rewards)
+        self.terminated: np.ndarray = _read_only(impl.terminated)
+        self.truncated = _read_only(np.zeros(self.num_envs, dtype=bool))
+        self.final_observation: np.ndarray = _read_only(impl.final_observation)
         self.final_info: dict[int, dict] = {}
         low, high = observation_bounds(impl.encoder_hint, self.observation.dtype)
         dtype: Any = self.observation.dtype
@@ -523,6 +526,14 @@ class _CoreBackend:
 
 
 # ---------------------------------------------------------------------- set-up helpers
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A view of ``array`` that refuses writes (``ValueError: assignment destination is read-only``): the
+    backends rewrite only what changed in their buffers, so a write by the user would corrupt later steps."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, options: dict) -> tuple[Any, dict]:

@@ -293,6 +293,12 @@ def test_auto_reset_keeps_the_final_observation(backend):
         env.step(env.random_actions(rng))
     assert all(np.array_equal(a, b) for a, b in zip(copied[:6], saved, strict=True))
     assert copied.info["final_observation"] is not env.final_observation
+    # the environment's own arrays refuse writes (the core rewrites only what changed in a row, so a
+    # write would corrupt later steps); the copies are the caller's to change
+    for name in ARRAYS:
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(env, name).reshape(-1)[0] = 1
+    copied.observation.reshape(-1)[0] = 1
 
 
 def test_koenig_seeds():
