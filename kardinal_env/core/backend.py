@@ -15,8 +15,9 @@ import importlib
 import os
 import warnings
 from types import ModuleType
+from typing import Any
 
-__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "core_module", "available", "backend", "requested"]
+__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "CoreBacked", "core_module", "available", "backend", "requested"]
 
 #: The environment variable that chooses the backend: ``python``, ``core`` or unset.
 BACKEND_VARIABLE = "KARDINAL_ENV_BACKEND"
@@ -91,3 +92,31 @@ def _reset_for_tests() -> None:
     """Forget the import attempt and the warning (tests of the backend selection only)."""
     global _module, _import_error, _tried, _warned
     _module, _import_error, _tried, _warned = None, None, False, False
+
+
+class CoreBacked:
+    """What every core-backed ``Game`` (both games' ``CoreGame``) reads straight from its core object
+    ``_core``: the core itself and the turn state. Mixed in before the game's ``Game`` class."""
+
+    __slots__ = ()
+    compiled = True
+    _core: Any
+
+    @property
+    def core(self) -> Any:
+        """The core object (``kardinal_core.KardinalGame`` / ``KoenigGame``) holding this game's state, for
+        the core's readers (observation writers, searches). Never play a move on it: the game would no
+        longer know its history."""
+        return self._core
+
+    @property
+    def current_player(self) -> int | None:
+        return self._core.current_player
+
+    @property
+    def phase(self) -> str:
+        return self._core.phase
+
+    @property
+    def is_over(self) -> bool:
+        return self._core.is_over

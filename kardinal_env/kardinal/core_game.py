@@ -28,6 +28,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from kardinal_env.core import backend
+from kardinal_env.core.backend import CoreBacked
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.kardinal.engine import PHASES, BuildChips, Building, Game, LiveView, resolve_rules, use_core_game
 from kardinal_env.kardinal.notation import SHAPE_NAMES, format_move, key_xy
@@ -64,10 +65,9 @@ def game_of_module(module: ModuleType, rules: Any) -> Any:
     )
 
 
-class CoreGame(Game):
+class CoreGame(CoreBacked, Game):
     """A Kardinal game whose state is a ``kardinal_core.KardinalGame`` (see the module docstring)."""
 
-    compiled = True
     __slots__ = ("_core",)
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None, **options):
@@ -84,28 +84,8 @@ class CoreGame(Game):
         self._moves: list[tuple] | None = None
         self._text_index: dict[str, tuple] | None = None
 
-    @property
-    def core(self) -> Any:
-        """The ``kardinal_core.KardinalGame`` holding this game's state: for the core's readers
-        (:func:`kardinal_env.kardinal.compiled.encode_into`, the search). Never play a move on it: the
-        game would no longer know its history."""
-        return self._core
-
     def __reduce__(self):
         return (_restore, (self.rules, list(self._history)))
-
-    # ------------------------------------------------------------------ turn state
-    @property
-    def current_player(self) -> int | None:
-        return self._core.current_player
-
-    @property
-    def phase(self) -> str:
-        return self._core.phase
-
-    @property
-    def is_over(self) -> bool:
-        return self._core.is_over
 
     # ------------------------------------------------------------------ public state
     @property

@@ -32,8 +32,9 @@ built, so it can be rebuilt) and the move ids, and replays them.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from kardinal_env.core.backend import CoreBacked
 from kardinal_env.koenig import backend
 from kardinal_env.koenig.backend import core_module_quiet
 from kardinal_env.koenig.engine import Game, LiveView, card_census, resolve_rules, use_core_game
@@ -55,10 +56,9 @@ def _restore(rules: Rules, args: tuple, moves: list[int]) -> CoreGame:
     return game
 
 
-class CoreGame(Game):
+class CoreGame(CoreBacked, Game):
     """A Kardinal & König game whose state is a ``kardinal_core.KoenigGame`` (see the module docstring)."""
 
-    compiled = True
     __slots__ = ("_core", "_args", "_reference")
     _reference: Game | None
 
@@ -90,27 +90,8 @@ class CoreGame(Game):
         self._knowledge = None
         self._reference = None
 
-    @property
-    def core(self) -> Any:
-        """The ``kardinal_core.KoenigGame`` holding this game's state (for the core's readers). Never
-        play a move on it: the game would no longer know its history."""
-        return self._core
-
     def __reduce__(self):
         return (_restore, (self.rules, self._args, list(self._history)))
-
-    # ------------------------------------------------------------------ turn state
-    @property
-    def current_player(self) -> int | None:
-        return self._core.current_player
-
-    @property
-    def phase(self) -> str:
-        return self._core.phase
-
-    @property
-    def is_over(self) -> bool:
-        return self._core.is_over
 
     # ------------------------------------------------------------------ public state
     @property
