@@ -18,7 +18,8 @@ game, players, options  a registered game (``"kardinal"``, ``"kardinal_koenig"``
                         ``neutral_touch_chips``, ``window``; K&K: ``discard``, ``board``), or a ready
                         ``rules=`` object; any other keyword goes to the game's codec and encoder
                         (``spec.make_codec(rules, **options)``), as in the generic AEC env
-``reward``              ``"win_loss"`` (default) or ``"margin"``; ``chip_shaping`` (Kardinal only)
+``reward``              ``"win_loss"`` (default) or ``"margin"``; ``chip_shaping`` (Kardinal only) and
+                        ``score_shaping`` (the self-play trainer's shaping; below)
 Actions                 ``step(actions)``: an integer array of shape ``(N,)``, ``actions[i]`` the action
                         id (``Discrete(A)``, the AEC env's action space) of the seat that is to act in
                         game ``i`` (``current_player[i]``)
@@ -61,6 +62,12 @@ acting seat took with the move (Kardinal; 0 on the move that ends the game; ``ch
 default, gives nothing), plus, on the move that ends the game, every seat's terminal reward
 (:func:`kardinal_env.core.rewards.terminal_rewards`: ``"win_loss"`` +1 for every winner and -1 for the
 others; ``"margin"`` ``clip((own - best other score) / 20, -1, 1)``). Every other entry is 0.
+
+``score_shaping`` (default 0; the AEC envs do not offer it) adds the other term of
+:class:`kardinal_env.core.rewards.ShapingTracker`, the self-play trainer's potential-based shaping: the
+acting seat also earns ``score_shaping`` times the change of its projected margin
+(:func:`~kardinal_env.core.rewards.projected_margins`: its projected final score minus the best other)
+that its move caused, the last move included (the chip term comes first, as in the tracker).
 
 Auto-reset
 ==========
@@ -141,7 +148,7 @@ from kardinal_env.core.env_utils import check_action
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.generic_env import observation_bounds
 from kardinal_env.core.registry import GameSpec, get_game
-from kardinal_env.core.rewards import check_scheme, chip_gain, terminal_rewards
+from kardinal_env.core.rewards import ShapingTracker, check_scheme, terminal_rewards
 
 __all__ = ["VectorEnv", "VectorStep", "IllegalActionError", "BACKENDS"]
 
@@ -184,6 +191,7 @@ class VectorEnv:
         threads: int = 0,
         reward: str = "win_loss",
         chip_shaping: float = 0.0,
+        score_shaping: float = 0.0,
         rules: Any = None,
         **options: Any,
     ):
@@ -195,14 +203,16 @@ class VectorEnv:
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
         check_scheme(reward)
-        chip_shaping = float(chip_shaping)
-        if not np.isfinite(chip_shaping):
-            raise ValueError(f"chip_shaping must be a finite number, got {chip_shaping!r}")
+        chip_shaping, score_shaping = float(chip_shaping), float(score_shaping)
+        for name, value in (("chip_shaping", chip_shaping), ("score_shaping", score_shaping)):
+            if not np.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
         self.spec = spec
         self.num_envs = int(num_envs)
         self.threads = int(threads)
         self.reward_scheme = reward
         self.chip_shaping = chip_shaping
+        self.score_shaping = score_shaping
         self.rules, self.env_options = _rules_and_env_options(spec, players, rules, options)
         self.num_players = int(self.rules.players)
         if self.env_options:  # options neither the rules nor the codec and encoder take: say which
@@ -280,8 +290,9 @@ class VectorEnv:
         return ids[offsets[:-1] + (draw * counts).astype(np.int64)]
 
     def game(self, index: int) -> Any:
-        """A copy of game ``index`` as the registry's game object (the core backend replays its moves
-        into a Python game): for inspection, rendering and records."""
+        """A copy of game ``index`` as the registry's game object: for inspection, rendering, records and
+        for agents that read a game (the self-play trainer's baselines). The core backend copies its C++
+        game into a core-backed ``Game`` (no replay)."""
         self._require_started("game()")
         return self._impl.game(self._check_index(index))
 
@@ -383,6 +394,8 @@ class _PythonBackend:
         first = np.asarray(self.encoders[0].encode(probe, probe.current_player))
         if env.chip_shaping and not hasattr(probe, "chips_held"):
             raise ValueError(f"chip_shaping needs a game with chips_held(); {spec.name} has none")
+        shaping = env.chip_shaping or env.score_shaping
+        self.shaping = ShapingTracker(env.chip_shaping, env.score_shaping) if shaping else None
         self.games: list[Any] = [None] * n
         self.legal_ids: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * n
         self.observation = np.zeros((n, *first.shape), dtype=first.dtype)
@@ -422,15 +435,16 @@ class _PythonBackend:
             if not (self.legal_ids[i] == action).any():
                 raise env._illegal(i, self.games[i], action, self.codec)
         final: dict[int, dict] = {}
-        shaping, players = env.chip_shaping, env.num_players
+        shaping, players = self.shaping, env.num_players
         for i, action in enumerate(actions.tolist()):
             game = self.games[i]
             seat = game.current_player
-            before = game.chips_held(seat) if shaping else 0
+            if shaping is not None:
+                shaping.before(game, seat)
             game.play(self.codec.decode(game, action))
             earned = [0.0] * players
-            if shaping:  # kardinal_v0's per-move reward of the acting seat
-                earned[seat] = shaping * chip_gain(game, seat, before)
+            if shaping is not None:  # the per-move reward of the acting seat
+                earned[seat] = shaping.reward(game, seat)
             self.terminated[i] = game.is_over
             if game.is_over:  # every seat's terminal reward, added as the AEC env adds it (in float64)
                 earned = [e + r for e, r in zip(earned, terminal_rewards(game, env.reward_scheme), strict=True)]
@@ -476,7 +490,7 @@ class _CoreBackend:
             raise RuntimeError(
                 f"the compiled core is older than kardinal_env.vector (no KardinalBatch); {compiled.BUILD_HINT}"
             )
-        self.batch = module.KardinalBatch(start, env.num_envs, env.reward_scheme, env.chip_shaping)
+        self.batch = module.KardinalBatch(start, env.num_envs, env.reward_scheme, env.chip_shaping, env.score_shaping)
         self.codec = env.spec.make_codec(env.rules)
         self.encoder_hint: Any = None
         self.num_actions = int(self.batch.num_actions)
@@ -519,10 +533,11 @@ class _CoreBackend:
         return [ids[offsets[i] : offsets[i + 1]] for i in range(self.env.num_envs)]
 
     def game(self, i: int) -> Any:
-        game = self.env.spec.new_game(self.env.rules)
-        for code in self.batch.history_codes(i):
-            game.play_code(code)
-        return game
+        from kardinal_env.kardinal.core_game import CoreGame
+
+        # the batch's copy of the game and its history, wrapped (no replay): cheap enough for a baseline's
+        # every decision (the trainer's opponents)
+        return CoreGame.of_core(self.env.rules, self.batch.game(i), self.batch.history_codes(i))
 
 
 # ---------------------------------------------------------------------- set-up helpers

@@ -26,6 +26,7 @@ from test_core_kardinal import VARIANTS
 
 from kardinal_env import IllegalMoveError
 from kardinal_env.core.registry import get_game
+from kardinal_env.core.rewards import ShapingTracker, terminal_rewards
 from kardinal_env.kardinal import Game, Rules
 from kardinal_env.kardinal.observation import ObservationEncoder
 from kardinal_env.vector import IllegalActionError, VectorEnv
@@ -150,11 +151,10 @@ def test_python_backend_serves_a_third_registered_game():
 # ---------------------------------------------------------------- core backend against python backend
 
 
-def _pair(rules: Rules, n: int, reward: str, chip_shaping: float, threads: int = 0):
-    py = VectorEnv("kardinal", n, rules=rules, backend="python", reward=reward, chip_shaping=chip_shaping)
-    cc = VectorEnv(
-        "kardinal", n, rules=rules, backend="core", reward=reward, chip_shaping=chip_shaping, threads=threads
-    )
+def _pair(rules: Rules, n: int, reward: str, chip_shaping: float, score_shaping: float = 0.0, threads: int = 0):
+    shaping = {"reward": reward, "chip_shaping": chip_shaping, "score_shaping": score_shaping}
+    py = VectorEnv("kardinal", n, rules=rules, backend="python", **shaping)
+    cc = VectorEnv("kardinal", n, rules=rules, backend="core", threads=threads, **shaping)
     return py, cc
 
 
@@ -166,11 +166,19 @@ def _same(a: VectorEnv, b: VectorEnv, where: str) -> None:
     assert a.final_info == b.final_info, f"{where}: final_info"
 
 
-REWARDS = [("win_loss", 0.0), ("margin", 0.5), ("win_loss", -0.25), ("margin", 1.0)]
+REWARDS = [
+    ("win_loss", 0.0, 0.0),
+    ("margin", 0.5, 0.05),
+    ("win_loss", -0.25, 0.0),
+    ("margin", 1.0, 0.0),
+    ("win_loss", 0.0, 0.1),
+]
 
 
-def _lockstep(rules: Rules, n: int, steps: int, seed: int, reward: str, chip_shaping: float) -> tuple[int, int]:
-    py, cc = _pair(rules, n, reward, chip_shaping)
+def _lockstep(
+    rules: Rules, n: int, steps: int, seed: int, reward: str, chip_shaping: float, score_shaping: float
+) -> tuple[int, int]:
+    py, cc = _pair(rules, n, reward, chip_shaping, score_shaping)
     py.reset(seed=seed)
     cc.reset(seed=seed)
     _same(py, cc, f"{rules} reset")
@@ -183,7 +191,7 @@ def _lockstep(rules: Rules, n: int, steps: int, seed: int, reward: str, chip_sha
         )
         py.step(actions)
         cc.step(actions)
-        _same(py, cc, f"{rules} {reward} {chip_shaping} step {step}")
+        _same(py, cc, f"{rules} {reward} {chip_shaping} {score_shaping} step {step}")
         ended += int(py.terminated.sum())
     for i in range(n):  # the core's game, replayed into Python, is the python backend's game
         assert cc.game(i).history_codes == py.game(i).history_codes
@@ -193,8 +201,7 @@ def _lockstep(rules: Rules, n: int, steps: int, seed: int, reward: str, chip_sha
 def test_core_lockstep_with_python_backend_every_variant(core):
     total = ended = 0
     for k, rules in enumerate(VARIANTS):
-        reward, chip_shaping = REWARDS[k % len(REWARDS)]
-        s, e = _lockstep(rules, 4, 75, k, reward, chip_shaping)
+        s, e = _lockstep(rules, 4, 75, k, *REWARDS[k % len(REWARDS)])
         total += s
         ended += e
     assert total >= 8000 and ended >= 100
@@ -204,9 +211,41 @@ def test_core_lockstep_with_python_backend_every_variant(core):
 def test_core_lockstep_thousands_of_steps(core):
     total = 0
     for k, rules in enumerate(VARIANTS * 2):
-        reward, chip_shaping = REWARDS[(k + 1) % len(REWARDS)]
-        total += _lockstep(rules, 8, 250, 1000 + k, reward, chip_shaping)[0]
+        total += _lockstep(rules, 8, 250, 1000 + k, *REWARDS[(k + 1) % len(REWARDS)])[0]
     assert total >= 100_000
+
+
+@pytest.mark.parametrize("backend", ["python", "core"])
+def test_score_shaping_is_the_trainers_shaping(backend):
+    """score_shaping: the acting seat earns score_shaping x the change of its projected margin
+    (rewards.projected_margins) that its move caused, plus chip shaping and, on the last move, every
+    seat's terminal reward: games played alongside with rewards.ShapingTracker give the same rewards."""
+    if backend == "core":
+        kardinal_core_or_skip()
+    rules = Rules(players=3, window=9)
+    env = VectorEnv("kardinal", 3, rules=rules, backend=backend, reward="margin", chip_shaping=0.5, score_shaping=0.05)
+    env.reset()
+    games = [Game(rules) for _ in range(3)]
+    codec = get_game("kardinal").make_codec(rules)
+    rng = np.random.default_rng(3)
+    ended = shaped = 0
+    for _ in range(200):
+        actions = env.random_actions(rng)
+        expected = np.zeros((3, 3))
+        for i, game in enumerate(games):
+            seat = game.current_player
+            tracker = ShapingTracker(0.5, 0.05)
+            tracker.before(game, seat)
+            game.play_code(codec.decode_code(int(actions[i]), seat))
+            expected[i, seat] = tracker.reward(game, seat)
+            shaped += expected[i, seat] != 0
+            if game.is_over:
+                expected[i] += terminal_rewards(game, "margin")
+                games[i] = Game(rules)
+                ended += 1
+        env.step(actions)
+        assert np.array_equal(env.rewards, expected.astype(np.float32))
+    assert ended >= 2 and shaped >= 100
 
 
 def test_core_threads_give_the_same_bytes(core):

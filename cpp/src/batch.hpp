@@ -10,6 +10,9 @@
 // reward of every seat on the move that ends the game ("win_loss": +1 winners, -1 the others;
 // "margin": clip((own - best other) / 20, -1, 1)).
 //
+// score_shaping adds rewards.ShapingTracker's other term: score_shaping times the change of the acting
+// seat's projected margin (rewards.projected_margins) that its move caused (the trainer's shaping).
+//
 // Every game's work is independent: its Game, its legal ids, its scratch and its rows of the buffers.
 // step() and reset() split the games into contiguous chunks over `threads` std::threads (the calling
 // thread works one chunk); the bindings call them with the GIL released. Actions are validated for
@@ -50,6 +53,14 @@ inline void terminal_rewards(const Game &g, int scheme, double out[4]) {
     }
 }
 
+// rewards.projected_margins of one seat: its projected final score minus the best other one.
+inline double projected_margin(const Game &g, int seat) {
+    int best_other = INT_MIN;
+    for (int t = 0; t < g.num_players(); ++t)
+        if (t != seat) best_other = std::max(best_other, g.projected_score(t));
+    return double(g.projected_score(seat) - best_other);
+}
+
 inline int chips_held(const Game &g, int seat) {
     return g.held(seat, 0) + g.held(seat, 1) + g.held(seat, 2) + g.held(seat, 3);
 }
@@ -69,9 +80,9 @@ class Batch {
     std::vector<int32_t> final_moves;        // (N,): its number of moves
     std::vector<int32_t> final_player;       // (N,): the seat whose move ended it (final_observation's observer)
 
-    Batch(const Rules &rules, int num_envs, int reward_scheme, double chip_shaping)
+    Batch(const Rules &rules, int num_envs, int reward_scheme, double chip_shaping, double score_shaping = 0.0)
         : start_(rules), n_(num_envs), players_(rules.players), window_(frame_window(rules)),
-          scheme_(reward_scheme), chip_shaping_(chip_shaping) {
+          scheme_(reward_scheme), chip_shaping_(chip_shaping), score_shaping_(score_shaping) {
         if (num_envs < 1) throw std::invalid_argument("num_envs must be at least 1");
         if (reward_scheme != REWARD_WIN_LOSS && reward_scheme != REWARD_MARGIN)
             throw std::invalid_argument("reward scheme must be win_loss (0) or margin (1)");
@@ -144,7 +155,7 @@ class Batch {
   private:
     Game start_;
     int n_, players_, window_, scheme_;
-    double chip_shaping_;
+    double chip_shaping_, score_shaping_;
     size_t obs_size_ = 0, actions_ = 0;
     std::vector<Game> games_;
     std::vector<std::vector<long long>> ids_;   // the legal action ids of each game's current decision
@@ -189,11 +200,14 @@ class Batch {
         Game &g = games_[row];
         const int seat = g.current();
         const int before = chip_shaping_ != 0.0 ? chips_held(g, seat) : 0;
+        const double margin_before = score_shaping_ != 0.0 ? projected_margin(g, seat) : 0.0;
         const Move m = g.legal()[size_t(chosen_[row])];
         history_[row].push_back(m);
         g.apply(m);
         double earned[4] = {0.0, 0.0, 0.0, 0.0};
-        if (chip_shaping_ != 0.0) earned[seat] = chip_shaping_ * double(g.is_over() ? 0 : chips_held(g, seat) - before);
+        // rewards.ShapingTracker.reward, term by term in its order
+        if (chip_shaping_ != 0.0) earned[seat] += chip_shaping_ * double(g.is_over() ? 0 : chips_held(g, seat) - before);
+        if (score_shaping_ != 0.0) earned[seat] += score_shaping_ * (projected_margin(g, seat) - margin_before);
         const bool over = g.is_over();
         terminated[row] = over;
         if (over) {

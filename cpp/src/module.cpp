@@ -271,7 +271,8 @@ void bind_batch(nb::module_ &m) {
                         "N Kardinal games stepped together in C++ (kardinal_env.vector's core backend; see there).")
         .def(
             "__init__",
-            [](PyBatch *self, const Game &start, long long num_envs, const std::string &reward, double chip_shaping) {
+            [](PyBatch *self, const Game &start, long long num_envs, const std::string &reward, double chip_shaping,
+               double score_shaping) {
                 if (start.move_count() != 0)
                     throw nb::value_error("KardinalBatch needs a game at its start (no move played) as the template");
                 if (num_envs < 1 || num_envs > (1LL << 20))
@@ -282,12 +283,15 @@ void bind_batch(nb::module_ &m) {
                 else if (reward == "margin") scheme = kardinal::REWARD_MARGIN;
                 else throw nb::value_error(("reward must be one of ['win_loss', 'margin'], got '" + reward + "'").c_str());
                 finite(chip_shaping, "chip_shaping");
-                new (self) PyBatch(start.rules, int(num_envs), scheme, chip_shaping);
+                finite(score_shaping, "score_shaping");
+                new (self) PyBatch(start.rules, int(num_envs), scheme, chip_shaping, score_shaping);
             },
             nb::arg("start"), nb::arg("num_envs"), nb::arg("reward") = "win_loss", nb::arg("chip_shaping") = 0.0,
+            nb::arg("score_shaping") = 0.0,
             "A batch of num_envs games with the rules of start (a KardinalGame with no move played; "
             "kardinal_env.kardinal.compiled.game_of_module makes one from Rules). reward: 'win_loss' or "
-            "'margin'; chip_shaping: reward per chip the acting seat takes (kardinal_v0's rewards). The "
+            "'margin'; chip_shaping: reward per chip the acting seat takes (kardinal_v0's rewards); score_shaping: "
+            "times the change of the acting seat's projected margin (rewards.ShapingTracker). The "
             "games start at the position of reset(), which must be called before step().")
         .def_prop_ro("num_envs", &PyBatch::num_envs)
         .def_prop_ro("num_players", &PyBatch::players)
@@ -409,6 +413,10 @@ void bind_batch(nb::module_ &m) {
                 return nb::make_tuple(int64_array(ids), int64_array(offsets));
             },
             "Every game's legal action ids at once: (ids, offsets), game i's being ids[offsets[i]:offsets[i+1]].")
+        .def(
+            "game",
+            [](PyBatch &b, long long i) { return Game(b.game(check_index(b, i))); },
+            nb::arg("index"), "A copy of game index (a new KardinalGame; the batch's game is not touched).")
         .def(
             "history_codes",
             [](PyBatch &b, long long i) {

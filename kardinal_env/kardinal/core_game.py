@@ -274,6 +274,20 @@ class CoreGame(CoreBacked, Game):
         self._moves = None
         self._text_index = None
 
+    @classmethod
+    def of_core(cls, rules: Rules, core: Any, history: list[tuple]) -> CoreGame:
+        """A game around ``core``, a ``kardinal_core.KardinalGame`` with these ``rules`` that has played
+        the move codes ``history`` (taken as they are; the batched environment's copies of its games)."""
+        g = object.__new__(cls)
+        g.rules = rules
+        g._n = rules.players
+        g._seat_colours = tuple(rules.seat_colours(s) for s in range(rules.players))
+        g._core = core
+        g._history = list(history)
+        g._moves = None
+        g._text_index = None
+        return g
+
     def clone(self) -> CoreGame:
         g = object.__new__(CoreGame)
         g.rules = self.rules
