@@ -77,6 +77,7 @@ __all__ = [
     "NON_SPATIAL",
     "Decision",
     "prepare",
+    "decision_of",
     "policy_step",
     "crop_indices",
     "crop_box",
@@ -313,11 +314,17 @@ class Decision:
 def prepare(game, encoder: ObservationEncoder, codec: ActionCodec, margin: int = 1) -> Decision:
     """Encode the current decision of ``game`` (for ``game.current_player``) as a crop."""
     seat = game.current_player
-    obs = encoder.encode(game, seat)
+    return decision_of(encoder.encode(game, seat), codec.legal_actions(game), seat, codec.window, margin)
+
+
+def decision_of(obs: np.ndarray, legal: np.ndarray, seat: int, window: int, margin: int = 1) -> Decision:
+    """The crop decision of ``seat`` from its full ``(72, W, W)`` observation and the legal action ids
+    (what :func:`prepare` encodes, or a row of :class:`kardinal_env.vector.VectorEnv`); the crop and
+    the scalars are copies, so ``obs`` may be rewritten afterwards."""
     box = crop_box(obs, margin)
     spatial, scalars = crop_obs(obs, box)
-    legal = codec.legal_actions(game).astype(np.int64)
-    return Decision(seat, box, spatial, scalars, _crop_mask_from_legal(legal, box, codec.window), legal, codec.window)
+    legal = np.asarray(legal, dtype=np.int64)
+    return Decision(seat, box, spatial, scalars, _crop_mask_from_legal(legal, box, window), legal, window)
 
 
 def crop_indices(legal: np.ndarray, box, window: int, padded: tuple[int, int] | None = None) -> np.ndarray:

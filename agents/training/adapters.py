@@ -67,6 +67,7 @@ from agents.networks.checkpoint import network_builder
 from agents.networks.kardinal_net import (
     collate,
     crop_to_padded,
+    decision_of,
     full_to_crop,
     policy_step,
     prepare,
@@ -151,6 +152,39 @@ class GameAdapter:
     def build_net(self) -> torch.nn.Module:
         return self.builder(self.rules, self.config.network_options())
 
+    # ------------------------------------------------------------------ the batched environment
+    def vector_env(self, num_envs: int) -> Any:
+        """The rollout's :class:`kardinal_env.vector.VectorEnv`: ``num_envs`` games of these rules whose
+        rewards are the training rewards (the config's terminal scheme, ``chip_shaping`` and
+        ``score_shaping``, as :class:`kardinal_env.core.rewards.ShapingTracker` gives them)."""
+        from kardinal_env.vector import VectorEnv
+
+        cfg = self.config
+        return VectorEnv(
+            self.spec,
+            num_envs,
+            rules=self.rules,
+            reward=cfg.reward,
+            chip_shaping=cfg.chip_shaping,
+            score_shaping=cfg.score_shaping,
+        )
+
+    def decision_of(self, observation: np.ndarray, legal: np.ndarray, seat: int):
+        """The decision of ``seat`` from its observation in the batched environment (a row, rewritten by
+        the next step: the decision keeps copies) and the legal action ids: what :meth:`prepare` gives
+        for the same position."""
+        raise NotImplementedError
+
+    def policy_actions(self, net, decisions, greedy: bool = False, generator=None):
+        """:meth:`policy_step` with the environment's action ids instead of moves: ``(stored actions,
+        action ids, log-probs, values)``."""
+        raise NotImplementedError
+
+    def action_of(self, game, move) -> int:
+        """The action id (the environment's) of ``move`` (in the adapter's representation, e.g. a
+        baseline's) in ``game``'s current decision."""
+        raise NotImplementedError
+
 
 # ---------------------------------------------------------------------- any game: flat observations
 @dataclass
@@ -201,6 +235,19 @@ class FlatAdapter(GameAdapter):
         return acts, [int(a) for a in acts], logp.numpy(), values.numpy()
 
     def stored_action(self, decision, move):
+        return int(move)
+
+    def decision_of(self, observation, legal, seat):
+        mask = np.zeros(self.num_actions, dtype=bool)
+        mask[np.asarray(legal, dtype=np.int64)] = True
+        obs = np.array(observation, dtype=np.float32).reshape(self.obs_size)  # a copy
+        return FlatDecision(seat, obs, mask, [int(a) for a in np.flatnonzero(mask)])
+
+    def policy_actions(self, net, decisions, greedy=False, generator=None):
+        stored, moves, logp, values = self.policy_step(net, decisions, greedy=greedy, generator=generator)
+        return stored, np.asarray(moves, dtype=np.int64), logp, values
+
+    def action_of(self, game, move):
         return int(move)
 
     def forward(self, net, decisions, actions):
@@ -264,6 +311,15 @@ class KardinalAdapter(GameAdapter):
 
     def stored_action(self, decision, move):
         return full_to_crop(self.codec.encode_code(move, decision.seat), decision.box, self.codec.window)
+
+    def decision_of(self, observation, legal, seat):
+        return decision_of(observation, legal, seat, self.codec.window, self.margin)
+
+    def policy_actions(self, net, decisions, greedy=False, generator=None):
+        return policy_step(net, decisions, greedy=greedy, generator=generator)
+
+    def action_of(self, game, move):
+        return self.codec.encode_code(move, game.current_player)
 
     def forward(self, net, decisions, actions):
         sp, sc, valid, mask = collate(

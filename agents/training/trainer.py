@@ -247,8 +247,10 @@ def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: 
 
 # ---------------------------------------------------------------------- rollout
 class Rollout:
-    """One iteration's rollout: whole games until at least ``steps_per_iter`` learner steps are stored.
-    Holds the buffer and, per finished game, the per-seat advantages and returns."""
+    """One iteration's rollout: whole games until at least ``steps_per_iter`` learner steps are stored,
+    played in the trainer's batched environment (:meth:`GameAdapter.vector_env`,
+    :class:`kardinal_env.vector.VectorEnv`: one ``step`` plays one decision in every game). Holds the
+    buffer and, per finished game, the per-seat advantages and returns."""
 
     def __init__(self, trainer: Trainer):
         self.t = trainer
@@ -258,14 +260,14 @@ class Rollout:
         self.ep_returns: list = []
         self.ep_lengths: list = []
         self.opp_results: dict = {trainer.config.baseline: [], "pool": [], "random": []}
-        self.shaping = ShapingTracker(trainer.config.chip_shaping, trainer.config.score_shaping)
         self.seconds = 0.0
 
     def __len__(self) -> int:
         return len(self.buf["action"])
 
     def new_slot(self) -> Slot:
-        """A new game; who plays the other seats is drawn from the opponent shares."""
+        """Who plays the seats of a new game (its position lives in the environment): drawn from the
+        opponent shares."""
         cfg, rng, n = self.t.config, self.t.rng, self.t.rules.players
         control: list = ["learner"] * n
         u = rng.random()
@@ -280,28 +282,10 @@ class Rollout:
             keep = int(rng.integers(n))
             control = [kind] * n
             control[keep] = "learner"
-        return Slot(self.t.adapter.new_game(rng), control)
-
-    def apply_move(self, slot: Slot, seat: int, move) -> None:
-        """Play a move; a learner seat's shaping reward goes to its last stored decision."""
-        game = slot.game
-        learner_seat = seat in slot.traj
-        if learner_seat:
-            self.shaping.before(game, seat)
-        self.t.adapter.apply(game, move)
-        if not learner_seat:
-            return
-        r = self.shaping.reward(game, seat)
-        if r:
-            traj = slot.traj[seat]
-            if traj:
-                self.buf["reward"][traj[-1]] += r
-            else:
-                slot.pending[seat] += r
-            slot.returns[seat] += r
+        return Slot(None, control)
 
     def record(self, slot: Slot, d, stored_action: int, logprob: float, value: float) -> None:
-        """Store a learner decision (called just before its move is applied)."""
+        """Store a learner decision (called just before its move is played)."""
         buf = self.buf
         idx = len(buf["action"])
         buf["decision"].append(d)
@@ -313,18 +297,29 @@ class Rollout:
         slot.pending[d.seat] = 0.0
         slot.traj[d.seat].append(idx)
 
-    def finish(self, slot: Slot) -> None:
-        """A game is over: terminal rewards, the advantages and returns of its stored decisions
-        (per-seat GAE), episode statistics."""
+    def earn(self, slot: Slot, rewards: np.ndarray) -> None:
+        """A step's rewards (the environment's, every seat) for the learner seats of ``slot``: what a
+        seat earns after its last stored decision is that decision's (the shaping of its own move, the
+        terminal reward at the end); before its first one it waits in ``pending``."""
+        for seat, traj in slot.traj.items():
+            r = float(rewards[seat])
+            if not r:
+                continue
+            if traj:
+                self.buf["reward"][traj[-1]] += r
+            else:
+                slot.pending[seat] += r
+            slot.returns[seat] += r
+
+    def finish(self, slot: Slot, info: dict) -> None:
+        """A game is over (``info``: the environment's ``final_info`` of its slot): the advantages and
+        returns of its stored decisions (per-seat GAE; the terminal rewards are already in the
+        buffer), episode statistics."""
         cfg, buf = self.t.config, self.buf
-        game = slot.game
-        final = terminal_rewards(game, cfg.reward)
-        winners = game.winners()
         terminal = {}
         for seat in slot.traj:
-            slot.returns[seat] += final[seat]
             self.ep_returns.append(slot.returns[seat])
-            terminal[seat] = final[seat] + slot.pending[seat]
+            terminal[seat] = slot.pending[seat]  # a seat without a stored decision: nothing to add it to
         order = sorted(i for traj in slot.traj.values() for i in traj)  # buffer order = game order
         if order:
             adv, ret = per_seat_gae(
@@ -338,35 +333,71 @@ class Rollout:
             for j, i in enumerate(order):
                 self.adv[i] = adv[j]
                 self.ret[i] = ret[j]
-        self.ep_lengths.append(game.move_count)
+        self.ep_lengths.append(info["move_count"])
         opp = [c for c in slot.control if c != "learner"]
         if opp:
             kind = opp[0] if isinstance(opp[0], str) else "pool"
             seat = next(iter(slot.traj))
-            self.opp_results[kind].append(win_share(winners=winners, seat=seat))
+            self.opp_results[kind].append(win_share(winners=info["winners"], seat=seat))
+
+    def actions(self, env, slots: list[Slot | None], controllers: dict) -> np.ndarray:
+        """Every game's action for the next step: a forced move as it is; ``random`` and the baselines
+        (which read a copy of the game, ``env.game(i)``) move one by one; the network decisions of each
+        controller go through one batched forward pass on the seat's own observation row; learner
+        decisions are recorded. A slot that is done (``None``) plays its first legal action, unrecorded."""
+        t = self.t
+        adapter, rng_py = t.adapter, t.rng_py
+        legal_ids = env.legal_actions()
+        actions = np.empty(env.num_envs, dtype=np.int64)
+        groups: dict = {}
+        for i, slot in enumerate(slots):
+            legal = legal_ids[i]
+            seat = int(env.current_player[i])
+            ctl = None if slot is None else slot.control[seat]
+            if ctl is None or len(legal) == 1:
+                actions[i] = legal[0]
+            elif ctl == "random":
+                actions[i] = legal[rng_py.randrange(len(legal))]
+            elif isinstance(ctl, str) and ctl in adapter.spec.baselines:
+                game = env.game(i)
+                actions[i] = adapter.action_of(game, adapter.baseline_move(ctl, game, rng_py))
+            else:
+                groups.setdefault(ctl, []).append((i, adapter.decision_of(env.observation[i], legal, seat)))
+        for key, items in groups.items():
+            net, greedy = controllers[key]
+            decisions = [d for _, d in items]
+            stored, ids, logp, values = adapter.policy_actions(net, decisions, greedy=greedy, generator=t.generator)
+            for k, (i, d) in enumerate(items):
+                if key == "learner":
+                    slot = slots[i]
+                    assert slot is not None
+                    self.record(slot, d, int(stored[k]), float(logp[k]), float(values[k]))
+                actions[i] = ids[k]
+        return actions
 
     def run(self) -> Rollout:
-        """Play games in lockstep until at least ``steps_per_iter`` steps are stored and every game
-        in flight has finished."""
+        """Play games in the batched environment until at least ``steps_per_iter`` steps are stored and
+        every game in flight has finished (a slot whose game ends after that stays done)."""
         t, cfg = self.t, self.t.config
         controllers: dict = {"learner": (t.net, False)}
         for i, pn in enumerate(t.pool_nets):
             controllers[("pool", i)] = (pn, False)
-        slots = [self.new_slot() for _ in range(cfg.num_envs)]
+        env = t.vector_env()
+        seeds = [int(t.rng.integers(2**31)) for _ in range(env.num_envs)] if t.adapter.spec.chance else None
+        env.reset(seed=seeds)
+        slots: list[Slot | None] = [self.new_slot() for _ in range(env.num_envs)]
         t0 = time.time()
-        while slots:
-            play_round(slots, controllers, t.adapter, t.rng_py, t.generator, self.apply_move, self.record)
+        while any(slot is not None for slot in slots):
+            out = env.step(self.actions(env, slots, controllers))
             self.adv.extend([0.0] * (len(self) - len(self.adv)))
             self.ret.extend([0.0] * (len(self) - len(self.ret)))
-            still = []
-            for slot in slots:
-                if slot.game.is_over:
-                    self.finish(slot)
-                    if len(self) < cfg.steps_per_iter:
-                        still.append(self.new_slot())
-                else:
-                    still.append(slot)
-            slots = still
+            for i, slot in enumerate(slots):
+                if slot is None:
+                    continue
+                self.earn(slot, out.rewards[i])
+                if out.terminated[i]:
+                    self.finish(slot, out.info["final_info"][i])
+                    slots[i] = self.new_slot() if len(self) < cfg.steps_per_iter else None
         self.seconds = time.time() - t0
         return self
 
@@ -524,6 +555,13 @@ class Trainer:
         self.writer: Any = None  # a tensorboard SummaryWriter while running with track=true
         self.bar: Any = None  # a tqdm bar while running with progress=true
         self.revision = "unknown"
+        self._vector_env: Any = None  # the rollouts' batched environment, built at the first rollout
+
+    def vector_env(self) -> Any:
+        """The rollouts' :class:`kardinal_env.vector.VectorEnv` (``num_envs`` games; built once)."""
+        if self._vector_env is None:
+            self._vector_env = self.adapter.vector_env(self.config.num_envs)
+        return self._vector_env
 
     # ------------------------------------------------------------ setup
     def _restore(self, ckpt: dict) -> None:
