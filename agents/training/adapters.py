@@ -27,6 +27,12 @@ the game's registry entry (:class:`kardinal_env.core.registry.GameSpec`): its ``
 ``forward_targets(net, ds, ...)`` the same for a target distribution over several actions per decision
                                   (the search trainer's visit counts; ``logit_indices`` maps them)
 ``size(d)``                       a decision's input size (minibatches of similar size: less padding)
+``vector_env(n)``                 the rollouts' :class:`kardinal_env.vector.VectorEnv` (``n`` games, the
+                                  training rewards: terminal scheme, chip and score shaping)
+``decision_of(obs, legal, seat)`` the decision of ``seat`` from its row of the batched environment
+                                  (what ``prepare`` gives for the same position; copies kept)
+``policy_actions(net, ds, ...)``  ``policy_step`` with the environment's action ids instead of moves
+``action_of(game, move)``         the action id of a move (a baseline's) in ``game``'s decision
 ``build_net()``                   the network of the config, built by the game's network builder
                                   (:func:`agents.networks.checkpoint.network_builder`)
 ===============================  =====================================================================

@@ -50,10 +50,16 @@ message says how many steps that was. The progress bar counts the same steps.
 
 **Self-play.** One shared policy/value network (Kardinal: :class:`agents.networks.kardinal_net.KardinalNet`;
 K&K: :mod:`agents.networks.koenig_net`, ``network: graph`` or ``mlp``; another game: its own or
-:class:`agents.networks.mlp.MLPNet`) plays every seat. ``num_envs`` games run in lockstep; each
-round, every unfinished game makes one decision, and the decisions of all games that the learner
-controls go through one batched forward pass (Kardinal: on crops). Decisions with a single legal
-move are played without the network and are not stored.
+:class:`agents.networks.mlp.MLPNet`) plays every seat. The rollouts run in a batched environment,
+:class:`kardinal_env.vector.VectorEnv` with ``num_envs`` games (:meth:`GameAdapter.vector_env`; the
+C++ batch where the core is built, the Python engines through the game protocol otherwise): each
+``step`` plays one decision in every game; the decisions of all games that the learner controls go
+through one batched forward pass on the deciding seat's own observation row (Kardinal: cropped);
+baselines read a copy of their game (``env.game(i)``); the environment's rewards are the training
+rewards (below). Decisions with a single legal move are played without the network and are not
+stored. A game's slot restarts with new opponents when its game ends, until the iteration has its
+steps; then the slot idles until every game in flight has ended (``tests/test_rollout.py`` checks the
+rollout against a game-by-game one: the same decisions and rewards).
 
 **Opponents.** When a game starts, with probability ``greedy_share`` one seat (2 players: one of
 the two, chosen at random; more players: all seats but one) is played by the game's baseline named
@@ -63,12 +69,13 @@ probability ``pool_share`` by a frozen past snapshot of the network (the pool ho
 policy), with probability ``random_share`` by the random agent; otherwise the learner plays every
 seat. Opponent decisions are never trained on.
 
-**Rewards and advantages** (terms in :mod:`kardinal_env.core.rewards`). Each learner seat has its own
-trajectory: its decisions in order. A decision's reward is what the seat earned by it (plus by its
-following forced moves): ``chip_shaping`` per chip it took (a game with chips), ``score_shaping`` times the change of
-(its projected final score − the best other projected score) its move caused; at the end every
-learner seat gets the terminal reward (``win_loss``: +1 win, −1 loss, shared wins +1; ``margin``:
-clip(margin/20, −1, 1)) on its last decision. GAE runs over each seat's own decisions (never over
+**Rewards and advantages** (terms in :mod:`kardinal_env.core.rewards`, computed by the batched
+environment). Each learner seat has its own trajectory: its decisions in order. A decision's reward is
+what the seat earned by it (plus by its following forced moves): ``chip_shaping`` per chip it took (a
+game with chips), ``score_shaping`` times the change of (its projected final score − the best other
+projected score) its move caused; at the end every learner seat gets the terminal reward
+(``win_loss``: +1 win, −1 loss, shared wins +1; ``margin``: clip(margin/20, −1, 1)) on its last
+decision. GAE runs over each seat's own decisions (never over
 the interleaved sequence); each rollout collects whole games, so no bootstrapping is needed.
 
 **Warm start** (``bc_games > 0``): before PPO the network imitates the ``baseline`` (policy:
