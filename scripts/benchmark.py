@@ -33,6 +33,11 @@
         compiled core's (MCTSAgent: GameSpec.compiled_search, position replayed into the core
         included), on the same 8 positions of seeded random games, repeats interleaved; the ratio
         python / core per repeat (median and range).
+    python scripts/benchmark.py puct [--players 4] [--repeats 5] [--simulations 256]
+        Seconds per ``puct:N:zoo:kardinal-2p`` decision (the shipped 2-player network's own search) on
+        6 positions of seeded random games, on the Python engine (Game.reference) and on the
+        core-backed Game, repeats interleaved, and the share of the time spent in the network's forward
+        pass: the bound on what a compiled tree, engine and encoder could give (1 / that share).
     python scripts/benchmark.py koenig-ismcts [--players 4] [--repeats 5] [--simulations 200]
         Seconds per ``ismcts:N`` decision on Kardinal & König, the Python search (ISMCTSAgent(compiled=False))
         against the compiled core's (ISMCTSAgent: GameSpec.compiled_ismcts; the worlds still dealt in
@@ -366,6 +371,79 @@ def bench_core_mcts(players: int, repeats: int, simulations: int = 200, seed: in
         "   (issue 22 target >= 10x)"
     )
     return {"python": statistics.median(python), "core": statistics.median(core), "ratio": statistics.median(ratios)}
+
+
+def bench_puct(
+    players: int, repeats: int, simulations: int = 256, model: str = "zoo:kardinal-2p", seed: int = 0
+) -> dict:
+    """``puct:N`` on a shipped network, per decision, on the Python engine and on the core-backed game,
+    and the share of the time the network's forward pass takes (what no compiled tree can remove)."""
+    from agents import load_agent
+    from kardinal_env.kardinal import Game, Rules
+
+    rules = Rules(players=players)
+    rng = random.Random(seed)
+    python_positions = []
+    while len(python_positions) < 6:  # a quarter, half, three quarters into random games
+        game = Game.reference(rules)
+        seen: list = []
+        while not game.is_over:
+            seen.append(game.clone())
+            game.apply_legal_code(rng.choice(game.legal_move_codes()))
+        for at in (len(seen) // 4, len(seen) // 2, 3 * len(seen) // 4):
+            if len(seen[at].legal_moves()) > 1 and len(python_positions) < 6:
+                python_positions.append(seen[at])
+    core_positions = []
+    for position in python_positions:
+        game = Game(rules)  # core-backed where the core is built and used
+        for code in position.history_codes:
+            game.play_code(code)
+        core_positions.append(game)
+    agent = load_agent(f"puct:{simulations}:{model}", seed=seed)
+    net = agent.evaluator.net
+    forward_seconds = [0.0]
+    plain_forward = net.forward
+
+    def timed_forward(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return plain_forward(*args, **kwargs)
+        finally:
+            forward_seconds[0] += time.perf_counter() - start
+
+    net.forward = timed_forward
+
+    def per_decision(positions) -> tuple[float, float]:
+        agent.reset(seed)
+        forward_seconds[0] = 0.0
+        start = time.perf_counter()
+        for game in positions:
+            agent.select_move(game)
+        total = time.perf_counter() - start
+        return total / len(positions), forward_seconds[0] / total
+
+    per_decision(core_positions[:1])  # warm-up
+    python, core, python_share, core_share = [], [], [], []
+    for _ in range(repeats):  # interleaved so both see the same machine load
+        seconds, share = per_decision(python_positions)
+        python.append(seconds)
+        python_share.append(share)
+        seconds, share = per_decision(core_positions)
+        core.append(seconds)
+        core_share.append(share)
+    ratio = statistics.median(p / c for p, c in zip(python, core))
+    bound = 1.0 / statistics.median(core_share)
+    print(
+        f"Kardinal puct:{simulations}:{model}, {players} players, seconds per decision over "
+        f"{len(python_positions)} positions, {repeats} repeats:"
+    )
+    print(f"  Python engine: {statistics.median(python):.3f} s, network forward {statistics.median(python_share):.0%}")
+    print(f"  core engine:   {statistics.median(core):.3f} s, network forward {statistics.median(core_share):.0%}")
+    print(
+        f"  ratio python/core: {ratio:.2f}x (issue 22 target >= 3x); a search whose tree, engine and encoding "
+        f"cost nothing would be at most {bound:.2f}x faster than the core-backed one (the forward pass stays)"
+    )
+    return {"python": statistics.median(python), "core": statistics.median(core), "ratio": ratio, "bound": bound}
 
 
 def bench_koenig_ismcts(players: int, repeats: int, simulations: int = 200, seed: int = 0) -> dict:
@@ -709,6 +787,7 @@ def main() -> None:
             "koenig-core",
             "koenig-ismcts",
             "core-mcts",
+            "puct",
             "core-obs",
             "koenig-obs",
             "env",
@@ -720,7 +799,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--discard", default="one", help="koenig targets only: 'one' or 'any'")
-    parser.add_argument("--simulations", type=int, default=200, help="core-mcts only: simulations per decision")
+    parser.add_argument(
+        "--simulations", type=int, default=None, help="core-mcts, koenig-ismcts (default 200), puct (256): per decision"
+    )
     parser.add_argument(
         "--games", type=int, default=20, help="core-obs / koenig-obs only: random games whose positions are encoded"
     )
@@ -734,9 +815,11 @@ def main() -> None:
     elif args.what == "koenig-core":
         bench_koenig_core(args.players, args.seconds, args.repeats, args.discard)
     elif args.what == "koenig-ismcts":
-        bench_koenig_ismcts(args.players, args.repeats, args.simulations)
+        bench_koenig_ismcts(args.players, args.repeats, args.simulations or 200)
     elif args.what == "core-mcts":
-        bench_core_mcts(args.players, args.repeats, args.simulations)
+        bench_core_mcts(args.players, args.repeats, args.simulations or 200)
+    elif args.what == "puct":
+        bench_puct(args.players, args.repeats, args.simulations or 256)
     elif args.what == "core-obs":
         bench_core_obs(args.players, args.repeats, args.games, args.window)
     elif args.what == "koenig-obs":
