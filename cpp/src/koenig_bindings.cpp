@@ -705,7 +705,7 @@ void bind_koenig(nb::module_ &m) {
                 for (const auto &c : children) out.append(nb::make_tuple(c.move, c.visits, c.mean));
                 return out;
             },
-            nb::arg("simulations"), nb::arg("exploration"), nb::arg("scale"), nb::arg("knowledge"), nb::arg("seed"),
+            nb::arg("simulations"), nb::arg("exploration"), nb::arg("scale"), nb::arg("knowledge").none(), nb::arg("seed").none(),
             "ISMCTSAgent's search (rollout_moves=0) of the seat on turn, on the core, from that seat's knowledge "
             "(SeatKnowledge.deal_data(): plain counts, no hidden card) and the decision's seed (an int, taken mod "
             "2**64): every world is dealt in C++ (koenig_worlds.hpp) from ShuffleRng(seed) as the Python search "
@@ -732,7 +732,7 @@ void bind_koenig(nb::module_ &m) {
                 uint64_t next_seed = rng.next();
                 return nb::make_tuple(hands, int_list(digits(b, w.deck)), next_seed);
             },
-            nb::arg("knowledge"), nb::arg("seed"),
+            nb::arg("knowledge").none(), nb::arg("seed").none(),
             "kardinal_env.koenig.knowledge.deal_hidden(knowledge, ShuffleRng(seed)) in C++, then the world's "
             "shuffle seed (the generator's next draw), as SeatKnowledge.deal draws them: (hands {seat: sorted "
             "digits}, deck digits top first, seed). For the lockstep tests; errors as ismcts_root.")

@@ -123,7 +123,19 @@ class ShuffleRng:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def shuffle(self, items: list[Any]) -> None:
-        """Shuffle ``items`` in place (Fisher–Yates from the end)."""
+        """Shuffle ``items`` in place (Fisher–Yates from the end). The draws of :meth:`next` and
+        :meth:`below` written out in the loop (the hot path of dealing worlds; the same numbers)."""
+        s = self.state
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            n = i + 1
+            while True:
+                s = (s + _GAMMA) & _MASK
+                z = ((s ^ (s >> 30)) * _M1) & _MASK
+                z = ((z ^ (z >> 27)) * _M2) & _MASK
+                m = ((z ^ (z >> 31)) & 0xFFFFFFFF) * n
+                low = m & 0xFFFFFFFF
+                if low >= n or low >= ((1 << 32) - n) % n:  # Lemire's rejection
+                    break
+            j = m >> 32
             items[i], items[j] = items[j], items[i]
+        self.state = s
