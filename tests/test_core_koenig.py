@@ -853,4 +853,3 @@ def test_the_core_deals_the_python_dealer_s_worlds(core):
                             after += knowledge.new_deck is not None
                 game.apply_legal_id(rng.choice(game.legal_move_ids()))
     assert checked > 1000 and after > 400
-

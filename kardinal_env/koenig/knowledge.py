@@ -44,8 +44,19 @@ of the new-deck cards left. Every world dealt is possible in its cards: each car
 hand that spent it, the deck holds only cards of the reshuffled pile, and every card is somewhere.
 
 The world is :meth:`Game.with_hidden` of the game with those hands and that deck; its later shuffles
-follow a fresh seed drawn from ``rng``, and when the seat on turn is another seat, its pending
-decision follows its dealt hand (right after a first piece: a second piece or drawing).
+follow a fresh seed, and when the seat on turn is another seat, its pending decision follows its
+dealt hand (right after a first piece: a second piece or drawing).
+
+**The draws.** Every random number of a deal comes from one
+:class:`~kardinal_env.koenig.shuffle.ShuffleRng` (the shared SplitMix64 generator; integer draws only:
+``below``, ``weighted``, ``shuffle``), in the order :func:`deal_hidden` spells out:
+:meth:`SeatKnowledge.deal` (``determinize``) seeds it with one ``rng.getrandbits(64)`` of the caller's
+generator (a ``random.Random`` or a ``ShuffleRng``), deals, and takes the world's shuffle seed as its
+next 64-bit draw. The dealer reads only :meth:`SeatKnowledge.deal_data` — plain counts, no hidden card
+— and the compiled core deals from the same data with a copy of it (``cpp/src/koenig_worlds.hpp``,
+``KoenigGame.deal_world``; the compiled ISMCTS deals all its worlds so): the same data and the same
+generator state give the same world in both (``tests/test_core_koenig.py``). What a seat may know is
+computed here only; the core only deals from it.
 
 Not used: what a choice reveals about a hand beyond the cards it spent — a seat that drew right after
 a first piece in a country with a cloister could not pay for a second piece there; one that ended or

@@ -71,8 +71,9 @@ def seed_state(seed: int | str | None) -> int:
 
 
 class ShuffleRng:
-    """SplitMix64 with ``below``, ``getrandbits``, ``weighted`` and ``shuffle`` as the module docstring defines them. ``state`` is
-    the whole state (copy a generator with ``ShuffleRng.from_state(rng.state)``)."""
+    """SplitMix64 with ``below``, ``getrandbits``, ``weighted`` and ``shuffle`` as the module docstring
+    defines them. ``state`` is the whole state (copy a generator with
+    ``ShuffleRng.from_state(rng.state)``)."""
 
     __slots__ = ("state",)
 
