@@ -190,9 +190,18 @@ def test_the_shuffler_is_the_same_in_cpp(core):
             items = list(range(size))
             ShuffleRng(seed).shuffle(items)
             assert core.koenig_shuffle(seed, size) == items, (seed, size)
+        for weights in ([1], [3, 0, 5, 2], [0, 7], [4, 6], [2**31, 2**31 - 1]):
+            rng = ShuffleRng(seed)
+            assert core.koenig_weighted(seed, weights, 20) == [rng.weighted(weights) for _ in range(20)], seed
+        for bits in (1, 8, 33, 64):
+            rng = ShuffleRng(seed)
+            assert core.koenig_getrandbits(seed, bits, 5) == [rng.getrandbits(bits) for _ in range(5)], seed
     for bad in (1.5, b"x", [1]):
         with pytest.raises(TypeError):
             core.koenig_shuffle(bad, 3)
+    for weights in ([], [0, 0], [-1, 2], [2**32]):
+        with pytest.raises(ValueError):
+            core.koenig_weighted(1, weights, 1)
 
 
 def test_equal_seeds_deal_equal_decks(core):

@@ -1,5 +1,5 @@
 // Python bindings of the Kardinal & König engine (koenig.hpp): KoenigBoard, KoenigGame and the shared
-// shuffler (koenig_shuffle, koenig_draws, koenig_seed_state). kardinal_env/koenig/compiled.py is the
+// shuffler (koenig_shuffle, koenig_draws, koenig_weighted, koenig_getrandbits, koenig_seed_state). kardinal_env/koenig/compiled.py is the
 // way in from Python (it builds the KoenigBoard from a parsed board).
 //
 // Every input is checked before it reaches the engine: a move that is not legal raises the Python
@@ -777,6 +777,34 @@ void bind_koenig(nb::module_ &m) {
             return out;
         },
         nb::arg("seed").none(), nb::arg("k"), "The first k draws of ShuffleRng(seed).");
+    m.def(
+        "koenig_weighted",
+        [](nb::handle seed, std::vector<long long> weights, long long k) {
+            if (k < 0 || k > 1'000'000) throw nb::value_error("k must be 0..1000000");
+            long long total = 0;
+            for (long long w : weights) {
+                if (w < 0 || w >= (1LL << 32)) throw nb::value_error("weights must be in 0..2**32-1");
+                total += w;
+            }
+            if (total < 1 || total >= (1LL << 32)) throw nb::value_error("the weights' total must be in 1..2**32-1");
+            koenig::ShuffleRng rng(seed_state(seed));
+            std::vector<int> out;
+            for (long long i = 0; i < k; ++i) out.push_back(rng.weighted(weights));
+            return out;
+        },
+        nb::arg("seed").none(), nb::arg("weights"), nb::arg("k"),
+        "The first k ShuffleRng(seed).weighted(weights) draws.");
+    m.def(
+        "koenig_getrandbits",
+        [](nb::handle seed, int bits, long long k) {
+            if (bits < 1 || bits > 64) throw nb::value_error("bits must be 1..64");
+            if (k < 0 || k > 1'000'000) throw nb::value_error("k must be 0..1000000");
+            koenig::ShuffleRng rng(seed_state(seed));
+            std::vector<uint64_t> out;
+            for (long long i = 0; i < k; ++i) out.push_back(rng.getrandbits(bits));
+            return out;
+        },
+        nb::arg("seed").none(), nb::arg("bits"), nb::arg("k"), "The first k ShuffleRng(seed).getrandbits(bits).");
     m.def(
         "koenig_shuffle",
         [](nb::handle seed, long long size) {

@@ -222,7 +222,7 @@ class WorldDealer {
                         return FAIL;
                     }
                     if (w0 + w1 >= (1LL << 32)) DealData::bad("counts too large");
-                    int first = rng.below(uint32_t(w0 + w1)) < uint64_t(w0) ? 0 : 1;  // ShuffleRng.weighted
+                    int first = rng.weighted(std::array<long long, 2>{w0, w1});
                     for (int choice : {first, 1 - first}) {
                         if (!(choice == 0 ? w0 : w1)) continue;
                         int &slot = choice == 0 ? old_slots[s] : new_slots[s];
