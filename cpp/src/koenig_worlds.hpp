@@ -77,7 +77,7 @@ struct DealData {
             if (k != hidden) bad("pool and known cards do not add up to the other hands and the deck");
             return;
         }
-        long long slots = 0, news = 0, shown = 0;
+        long long slots = 0, news = 0;
         if (pool_total > MAX_DEAL_COUNT) bad("a pool too large");
         for (int s = 0; s < n; ++s) {
             long long k = sum(start_known[s]);
@@ -95,14 +95,12 @@ struct DealData {
                 ++news;
             } else if (st.kind == STEP_SHOWN || st.kind == STEP_SPEND) {
                 if (st.type < 0 || st.type >= T) bad("a step's type out of range");
-                shown += st.kind == STEP_SHOWN;
             } else {
                 bad("a step's kind must be 0, 1 or 2");
             }
         }
         long long total_new = sum(new_deck);
         if (total_new != deck_size + news) bad("new_deck does not add up to the deck and the draws from it");
-        (void)shown;
     }
 };
 
