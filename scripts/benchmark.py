@@ -40,9 +40,10 @@
         pass: the bound on what a compiled tree, engine and encoder could give (1 / that share).
     python scripts/benchmark.py koenig-ismcts [--players 4] [--repeats 5] [--simulations 200]
         Seconds per ``ismcts:N`` decision on Kardinal & König, the Python search (ISMCTSAgent(compiled=False))
-        against the compiled core's (ISMCTSAgent: GameSpec.compiled_ismcts; the worlds still dealt in
-        Python, the position replayed into the core included), on the same 8 positions of seeded random
-        games, repeats interleaved; both choose the same moves; the ratio python / core per repeat.
+        against the compiled core's (ISMCTSAgent: GameSpec.compiled_ismcts; the seat's knowledge built
+        in Python and the position copied into the core included, the worlds dealt in C++), on the same 8
+        positions of seeded random games, repeats interleaved; both choose the same moves; the ratio
+        python / core per repeat.
     python scripts/benchmark.py core-obs [--players 4] [--repeats 5] [--games 20] [--window W]
         Observations + action masks per second over every position of seeded random games, the seat
         deciding observing (as the environment does): the Python ObservationEncoder.encode (following

@@ -33,6 +33,7 @@ from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.kardinal import compiled as kardinal_compiled
 from kardinal_env.koenig import Game, Rules, compiled
 from kardinal_env.koenig.engine import DeckError
+from kardinal_env.koenig.knowledge import SeatKnowledge
 from kardinal_env.koenig.shuffle import ShuffleRng, seed_state
 
 ODD_BOARD = {
@@ -189,9 +190,18 @@ def test_the_shuffler_is_the_same_in_cpp(core):
             items = list(range(size))
             ShuffleRng(seed).shuffle(items)
             assert core.koenig_shuffle(seed, size) == items, (seed, size)
+        for weights in ([1], [3, 0, 5, 2], [0, 7], [4, 6], [2**31, 2**31 - 1]):
+            rng = ShuffleRng(seed)
+            assert core.koenig_weighted(seed, weights, 20) == [rng.weighted(weights) for _ in range(20)], seed
+        for bits in (1, 8, 33, 64):
+            rng = ShuffleRng(seed)
+            assert core.koenig_getrandbits(seed, bits, 5) == [rng.getrandbits(bits) for _ in range(5)], seed
     for bad in (1.5, b"x", [1]):
         with pytest.raises(TypeError):
             core.koenig_shuffle(bad, 3)
+    for weights in ([], [0, 0], [-1, 2], [2**32]):
+        with pytest.raises(ValueError):
+            core.koenig_weighted(1, weights, 1)
 
 
 def test_equal_seeds_deal_equal_decks(core):
@@ -512,18 +522,74 @@ _FUZZ = textwrap.dedent(
             refused += 1
         if rng.random() < 0.3 and not g.is_over:
             g.play_index(rng.randrange(g.num_legal_moves()))
+
+    # The world dealer's bindings (ismcts_root, deal_world) with malformed knowledge data: a seat's
+    # real SeatKnowledge.deal_data(), before and after the first run-out, with one thing broken.
+    from kardinal_env.koenig import Game
+    from kardinal_env.koenig.knowledge import SeatKnowledge
+
+    def broken(data):
+        data = {key: (list(map(list, v)) if key in ("known", "start_known", "steps") and v is not None
+                      else list(v) if isinstance(v, list) else v) for key, v in data.items()}
+        key = rng.choice(sorted(data))
+        how = rng.randrange(7)
+        value = data[key]
+        if how == 0:
+            del data[key]  # a missing key
+        elif how == 1:
+            data[key] = rng.choice(pool)  # a value of another type
+        elif how == 2 and isinstance(value, list):
+            data[key] = value + [rng.choice([0, 1, x])] if rng.random() < 0.5 else value[:-1]  # another size
+        elif how == 3 and isinstance(value, list) and value:
+            i = rng.randrange(len(value))
+            if isinstance(value[i], list) and value[i]:
+                j = rng.randrange(len(value[i]))
+                value[i][j] = rng.choice([-1, -7, value[i][j] + 1, value[i][j] - 1, 10**6, 2**40, x])
+            else:
+                value[i] = rng.choice([-1, -3, value[i] + 1, 10**7, x, [x]])  # negative, off by one
+        elif how == 4 and isinstance(value, int):
+            data[key] = rng.choice([value + 1, value - 1, -1, 2**70, x])  # counts that do not add up
+        elif how == 5:
+            data["steps"] = [[rng.randrange(-1, 4), rng.randrange(-1, 6), rng.randrange(-2, 11)]
+                             for _ in range(rng.randrange(6))] + list(data.get("steps") or [])
+        return data
+
+    positions = []
+    for players, seed, moves in ((3, 4, 30), (4, 5, 100), (5, 6, 85), (4, 7, 110), (3, 8, 90), (5, 9, 20)):
+        game = Game(Rules(players=players), seed=seed)
+        while not game.is_over and game.move_count < moves:
+            game.apply_legal_id(rng.choice(game.legal_move_ids()))
+        if not game.is_over:
+            positions.append((compiled.core_position(game, kardinal_core), SeatKnowledge(game, game.current_player)))
+    assert len(positions) >= 4 and any(k.new_deck is not None for _, k in positions)
+    for _ in range(int(sys.argv[3])):
+        core, knowledge = rng.choice(positions)
+        x = rng.choice(pool)
+        data = broken(knowledge.deal_data())
+        seed = rng.getrandbits(64) if rng.random() < 0.7 else rng.choice(pool)
+        calls += 1
+        try:
+            if rng.random() < 0.5 and core.num_legal_moves() > 1:
+                core.ismcts_root(3, 0.7, 8.0, data, seed)
+            else:
+                core.deal_world(data if rng.random() < 0.9 else rng.choice(pool), seed)
+        except (TypeError, ValueError):
+            refused += 1
     print(calls, refused)
     """
 )
 
 
 def test_fuzz_the_bindings_never_crash(core):
-    """Random ids, strings, bytes, seats, decks and board arrays: every call plays or raises; run in a
-    subprocess so a crash fails the test."""
-    result = subprocess.run([sys.executable, "-c", _FUZZ, "7", "20000"], capture_output=True, text=True, timeout=300)
+    """Random ids, strings, bytes, seats, decks and board arrays, and malformed knowledge data and seeds
+    for the world dealer (ismcts_root, deal_world): every call plays or raises; run in a subprocess so a
+    crash fails the test."""
+    result = subprocess.run(
+        [sys.executable, "-c", _FUZZ, "7", "20000", "3000"], capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     calls, refused = map(int, result.stdout.split())
-    assert calls == 20_000 and 0 < refused < calls
+    assert calls == 23_000 and 0 < refused < calls
 
 
 # ---------------------------------------------------------------- playouts and the rest
@@ -629,28 +695,84 @@ def test_a_core_without_koenig_counts_as_not_built(fresh):
 
 
 def test_compiled_ismcts_chooses_the_python_search_s_move_draw_for_draw(core, monkeypatch):
-    """ISMCTSAgent with the compiled search (the default) and without it (compiled=False): the same move
-    and the same generator state afterwards, at positions of every player count, both discard options,
-    before and after the run-out; the compiled search really ran."""
+    """ISMCTSAgent with the compiled search (the default: worlds dealt in C++ from the seat's knowledge)
+    and without it (compiled=False): the same move, the same root statistics and the same generator state
+    afterwards, at positions of every player count, both discard options, before and after the first
+    run-out, on the Python engine and on the core-backed game; the compiled search really ran."""
     from agents.search.ismcts import ISMCTSAgent
 
     monkeypatch.delenv(compiled.BACKEND_VARIABLE, raising=False)
-    positions = 0
+    positions = after = 0
     for i, (players, discard, moves) in enumerate(
-        [(3, "one", 8), (4, "any", 40), (5, "one", 75), (4, "one", 110), (3, "any", 90), (4, "one", 1)]
+        [
+            (3, "one", 8),
+            (4, "any", 40),
+            (5, "one", 75),
+            (4, "one", 110),
+            (3, "any", 90),
+            (4, "one", 1),
+            (5, "any", 100),
+            (3, "one", 70),
+            (5, "one", 30),
+            (4, "any", 85),
+        ]
     ):
-        game = _random_python_game(Rules(players=players, discard=discard), 40 + i, moves)
+        rules = Rules(players=players, discard=discard)
+        game = _random_python_game(rules, 40 + i, moves)
         if game.is_over or len(game.legal_moves()) < 2:
             continue
         positions += 1
-        assert compiled.ismcts_root(game, random.Random(0), 5) is not None  # the core searches here
+        after += game.runouts > 0
+        backed = Game(rules, seed=40 + i)  # the same position on the core-backed game
+        for m in game.history:
+            backed.play(m)
+        assert backed.compiled
+        children = compiled.ismcts_root(game, random.Random(0), 30)
+        assert children is not None and children == compiled.ismcts_root(backed, random.Random(0), 30)
         for seed in (0, 1):
             fast = ISMCTSAgent(60, seed=seed)
             slow = ISMCTSAgent(60, seed=seed, compiled=False)
-            assert fast.select_move(game) == slow.select_move(game), (players, discard, moves, seed)
-            assert fast.rng.getstate() == slow.rng.getstate()
+            slow_backed = ISMCTSAgent(60, seed=seed, compiled=False)
+            move = fast.select_move(game)
+            assert move == slow.select_move(game) == slow_backed.select_move(backed), (players, discard, moves, seed)
+            assert fast.rng.getstate() == slow.rng.getstate() == slow_backed.rng.getstate()
             assert fast._compiled is not None and slow._compiled is None
-    assert positions >= 5
+            again = ISMCTSAgent(60, seed=seed)
+            assert again.select_move(backed) == move and again.rng.getstate() == fast.rng.getstate()
+    assert positions >= 8 and after >= 3
+
+
+def test_compiled_ismcts_root_statistics_equal_the_python_search_s(core, monkeypatch):
+    """Not only the move: the compiled root's children (move, visits, mean) are the Python search's."""
+    from agents.search.ismcts import ISMCTSAgent, _Node
+    from kardinal_env.koenig.shuffle import ShuffleRng as Rng
+
+    monkeypatch.delenv(compiled.BACKEND_VARIABLE, raising=False)
+    for i, (players, moves) in enumerate([(4, 30), (5, 90), (3, 100)]):
+        game = _random_python_game(Rules(players=players), 70 + i, moves)
+        if game.is_over or len(game.legal_moves()) < 2:
+            continue
+        seed = random.Random(i).getrandbits(64)
+        got = compiled.ismcts_root(game, _FixedBits(seed), 80)
+        agent = ISMCTSAgent(80, compiled=False)
+        root = _Node(-1, players)
+        search_rng = Rng(seed)
+        for _ in range(80):
+            agent._simulate(game.determinize(game.current_player, search_rng), root, players, search_rng)
+        seat = game.current_player
+        want = [(m, ch.visits, ch.totals[seat] / ch.visits) for m, ch in root.children.items()]
+        assert got == want
+
+
+class _FixedBits:
+    """A generator whose one ``getrandbits(64)`` is ``value``."""
+
+    def __init__(self, value: int):
+        self.value = value
+
+    def getrandbits(self, k: int) -> int:
+        assert k == 64
+        return self.value
 
 
 def test_compiled_ismcts_declines_what_it_cannot_search(core, monkeypatch):
@@ -668,17 +790,75 @@ def test_compiled_ismcts_declines_what_it_cannot_search(core, monkeypatch):
     assert compiled.ismcts_root(game, rng) is None and rng.getstate() == state
     monkeypatch.delenv(compiled.BACKEND_VARIABLE)
     cc = compiled.core_game(rules, 1, module=core)
+    data = SeatKnowledge(Game(rules, seed=1), 0).deal_data()
     with pytest.raises(ValueError, match="positive"):
-        cc.ismcts_root(0, 0.7, 8.0, lambda: None, lambda k: 0)
-    with pytest.raises((TypeError, RuntimeError)):
-        cc.ismcts_root(5, 0.7, 8.0, lambda: None, lambda k: 0)  # deal() must give (hands, deck, seed)
-    others = {s: game.hand(s) for s in (1, 2, 3)}
-    with pytest.raises(ValueError, match="every other seat"):
-        cc.ismcts_root(5, 0.7, 8.0, lambda: ({1: game.hand(1)}, list(game.snapshot()["deck"]), 1), lambda k: 0)
-    with pytest.raises(ValueError, match="0..k-1"):
-        cc.ismcts_root(5, 0.7, 8.0, lambda: (others, list(game.snapshot()["deck"]), 1), lambda k: k)
+        cc.ismcts_root(0, 0.7, 8.0, data, 1)
+    with pytest.raises(TypeError, match="must be a dict"):
+        cc.ismcts_root(5, 0.7, 8.0, list(data.items()), 1)
+    for seed in ("1", None, 1.0, True, [1]):
+        with pytest.raises(TypeError, match="seed must be an int"):
+            cc.ismcts_root(5, 0.7, 8.0, data, seed)
+        with pytest.raises(TypeError, match="seed must be an int"):
+            cc.deal_world(data, seed)
+    other = SeatKnowledge(Game(rules, seed=1), 2).deal_data()
     with pytest.raises(ValueError, match="seat on turn"):
-        cc.ismcts_root(5, 0.7, 8.0, lambda: ({0: game.hand(0)}, list(game.snapshot()["deck"]), 1), lambda k: 0)
-    with pytest.raises(ValueError, match="not the cards"):
-        cc.ismcts_root(5, 0.7, 8.0, lambda: (others, [game.snapshot()["deck"][0]] * game.deck_size(), 1), lambda k: 0)
+        cc.ismcts_root(5, 0.7, 8.0, other, 1)
+    assert len(cc.deal_world(other, 1)[0]) == 3  # a world for any seat
+
+    def refused(error, match, **changes):
+        bad = {**data, **changes}
+        for key in [k for k, v in changes.items() if v is _MISSING]:
+            del bad[key]
+        with pytest.raises(error, match=match):
+            cc.ismcts_root(5, 0.7, 8.0, bad, 1)
+        with pytest.raises(error, match=match):
+            cc.deal_world(bad, 1)
+
+    pool, known = data["pool"], data["known"]
+    refused(ValueError, "missing key 'pool'", pool=_MISSING)
+    refused(TypeError, "pool must be a list", pool="0123")
+    refused(ValueError, "pool must have", pool=pool + [0])  # wrong sizes
+    refused(ValueError, "known must have", known=known[:3])
+    refused(ValueError, "hand_sizes must have", hand_sizes=data["hand_sizes"][:3])
+    refused(TypeError, "must be an int", pool=[str(k) for k in pool])
+    refused(ValueError, "negative count", pool=[-1] + pool[1:], known=[[known[1][0] + 1] + row[1:] for row in known])
+    refused(ValueError, "do not add up", pool=[pool[0] + 1] + pool[1:])  # counts that do not add up
+    refused(ValueError, "hand_sizes are not the game's", hand_sizes=[5, 5, 5, 6])
+    refused(ValueError, "deck_size", deck_size=data["deck_size"] - 1)
+    refused(ValueError, "out of range", seat=2**40)
+    refused(ValueError, "seat out of range", seat=4)
+    refused(ValueError, "after the run-out", steps=[[1, 1, -1]])
+    refused(ValueError, "too large", pool=[10**5] + pool[1:])
     assert cc.move_count == 0
+
+
+_MISSING = object()
+
+
+def test_the_core_deals_the_python_dealer_s_worlds(core):
+    """SeatKnowledge.sample (knowledge.deal_hidden) and the core's deal_world (koenig_worlds.hpp): the
+    same knowledge and the same ShuffleRng state give the same world and leave the generator in the same
+    state, for every seat of positions of 3-, 4- and 5-player games all along (before and after the first
+    run-out, both discard options, another board)."""
+    checked = after = 0
+    for players, discard, board in ((3, "one", None), (4, "any", None), (5, "one", None), (4, "one", ODD_BOARD)):
+        rules = Rules(players=players, discard=discard) if board is None else Rules(players=players, board=board)
+        for game_seed in range(3):
+            rng = random.Random(game_seed * 10 + players)
+            game = Game.reference(rules, seed=game_seed)
+            while not game.is_over:
+                if game.move_count % 9 == 0:
+                    cc = compiled.core_position(game, core)
+                    for seat in range(players):
+                        knowledge = SeatKnowledge(game, seat)
+                        data = knowledge.deal_data()
+                        for _ in range(2):
+                            seed = rng.getrandbits(64)
+                            world_rng = ShuffleRng(seed)
+                            hands, deck = knowledge.sample(world_rng)
+                            got_hands, got_deck, got_next = cc.deal_world(data, seed)
+                            assert (got_hands, got_deck, got_next) == (hands, deck, world_rng.next())
+                            checked += 1
+                            after += knowledge.new_deck is not None
+                game.apply_legal_id(rng.choice(game.legal_move_ids()))
+    assert checked > 1000 and after > 400

@@ -22,9 +22,11 @@ def test_same_move_when_only_hidden_state_differs(seed):
     checked = 0
     while not g1.is_over and g1.display() == g2.display() and checked < 6:
         if g1.current_player == 0:
-            move1 = ISMCTSAgent(30, seed=seed).select_move(g1)
+            move1 = ISMCTSAgent(30, seed=seed).select_move(g1)  # the compiled search when the core is built
             move2 = ISMCTSAgent(30, seed=seed).select_move(g2)
-            assert move1 == move2
+            slow1 = ISMCTSAgent(30, seed=seed, compiled=False).select_move(g1)
+            slow2 = ISMCTSAgent(30, seed=seed, compiled=False).select_move(g2)
+            assert move1 == move2 == slow1 == slow2
             checked += 1
             g1.play(move1)
             g2.play(move1)

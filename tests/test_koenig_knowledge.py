@@ -6,6 +6,7 @@ worlds)."""
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 
@@ -14,8 +15,9 @@ import pytest
 from koenig_helpers import hidden_twins, play_common_move, random_game
 
 from kardinal_env.koenig import Game, Rules
-from kardinal_env.koenig.knowledge import SeatKnowledge, card_counts, deck_counts
+from kardinal_env.koenig.knowledge import SeatKnowledge, card_counts, deal_hidden, deck_counts
 from kardinal_env.koenig.observation import ObservationEncoder
+from kardinal_env.koenig.shuffle import ShuffleRng
 
 
 def _until_first_run_out(seed: int, players: int = 4, discard: str = "one") -> Game:
@@ -247,6 +249,32 @@ def test_the_knowledge_of_a_world_is_its_seat_s():
     with pytest.raises(ValueError, match="own draws are not known"):
         SeatKnowledge(world, min(drew))
     SeatKnowledge(world, 0)
+
+
+@pytest.mark.parametrize("moves", [30, 110])
+def test_determinize_deals_from_a_shuffle_rng_seeded_from_rng(moves):
+    """``determinize(seat, rng)`` takes one ``rng.getrandbits(64)``: the seed of the world's
+    ``ShuffleRng``, which deals (``SeatKnowledge.sample``, ``deal_hidden`` of ``deal_data``) and then
+    seeds the world's shuffles; a ``ShuffleRng`` may be passed as ``rng`` too."""
+    game = random_game(4, seed=12, moves=moves)
+    assert (game.runouts > 0) == (moves > 100)
+    for seat in range(4):
+        knowledge = SeatKnowledge(game, seat)
+        for rng in (random.Random(seat), ShuffleRng(seat)):
+            probe = copy.deepcopy(rng)
+            seed = probe.getrandbits(64)
+            world = game.determinize(seat, rng)
+            assert rng.getrandbits(64) == probe.getrandbits(64)  # one draw taken, not more
+            world_rng = ShuffleRng(seed)
+            hands, deck = knowledge.sample(world_rng)
+            types = game.board.type_index
+            assert {s: sorted(world.hand(s)) for s in hands} == hands
+            twin = game.with_hidden(hands, deck, seed=world_rng.next())
+            assert twin.snapshot() == world.snapshot()
+            assert deal_hidden(knowledge.deal_data(), ShuffleRng(seed)) == (
+                {s: [types[t] for t in cards] for s, cards in hands.items()},
+                [types[t] for t in deck],
+            )
 
 
 # ---------------------------------------------------------------------- the observation reads it

@@ -47,6 +47,31 @@ def test_known_shuffles_and_bounded_draws():
         rng.below(0)
 
 
+def test_known_bits_and_weighted_choices():
+    """Pinned outputs of getrandbits (the top bits of one draw) and weighted (one bounded draw over the
+    total, the first index whose running total exceeds it): the world dealer and ISMCTS draw with them,
+    in Python and in the core (cpp/src/koenig_worlds.hpp), so a change fails here."""
+    rng = ShuffleRng(5)
+    assert [rng.getrandbits(64) for _ in range(2)] == [7134611160154358618, 13877614986023876344]
+    assert [rng.getrandbits(8) for _ in range(4)] == [59, 25, 48, 97] and rng.getrandbits(1) == 1
+    a, b = ShuffleRng(6), ShuffleRng(6)
+    assert a.getrandbits(64) == b.next() and a.getrandbits(20) == b.next() >> 44
+    rng = ShuffleRng(7)
+    assert [rng.weighted([3, 0, 5, 2]) for _ in range(12)] == [2, 3, 2, 2, 2, 2, 0, 0, 2, 2, 0, 0]
+    a, b = ShuffleRng(8), ShuffleRng(8)
+    assert [a.weighted([4, 6]) for _ in range(50)] == [int(b.below(10) >= 4) for _ in range(50)]
+    counts = [0, 0, 0]
+    for _ in range(6000):
+        counts[rng.weighted([1, 0, 2])] += 1
+    assert counts[1] == 0 and 1800 < counts[0] < 2200
+    for bad in ([], [0, 0], [-1, 2], [1 << 32]):
+        with pytest.raises(ValueError):
+            rng.weighted(bad)
+    for k in (0, 65):
+        with pytest.raises(ValueError):
+            rng.getrandbits(k)
+
+
 def test_below_is_uniform_enough_and_in_range():
     rng = ShuffleRng(3)
     counts = [0] * 7

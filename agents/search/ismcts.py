@@ -20,15 +20,23 @@ playout policy (``GameSpec.rollout`` of the registry entry ``game=`` or, by defa
 ``rollout="random"``), and a value per seat in ``[0, 1]``: for a finished game ``1/k`` for each of
 ``k`` winners (0 for the others); otherwise ``sigmoid((projected score − best other projected
 score) / scale)`` with ``game.projected_scores()``. The final move is the most visited root child
-(ties: the higher mean value, then the first expanded). All randomness comes from the agent's own
-seeded ``random.Random``.
+(ties: the higher mean value, then the first expanded).
+
+**Randomness.** Each decision draws one ``getrandbits(64)`` from the agent's seeded ``random.Random``
+and seeds with it a :class:`~kardinal_env.koenig.shuffle.ShuffleRng` (SplitMix64, the suite's shared
+generator, implemented identically in the compiled core); every random number of the search comes
+from it, in this order per simulation: the world (``game.determinize(seat, search_rng)``, which for
+Kardinal & König takes one 64-bit draw as the world's seed), then the expansion choice
+(``search_rng.below(len(untried))``). Playouts (``rollout_moves > 0``) draw from the agent's
+``random.Random``.
 
 **Compiled search.** A game whose registry entry names a ``GameSpec.compiled_ismcts`` (Kardinal &
 König: :func:`kardinal_env.koenig.compiled.ismcts_root`, the compiled core) is searched by it when the
-search plays no playouts (``rollout_moves=0``, the default) and ``compiled`` is true (the default): the
-worlds are still dealt in Python and every draw comes from this agent's generator in the same order,
-so the compiled search chooses the same move as this module's (``tests/test_core_koenig.py``), a few
-times faster. It answers ``None`` (and this module searches) when the core is not built, under
+search plays no playouts (``rollout_moves=0``, the default) and ``compiled`` is true (the default): it
+is handed the seat's knowledge (computed once, in Python) and the decision's 64-bit seed, deals every
+world in C++ with the same algorithm on the same generator and draws the expansion choices from it in
+the same order, so it chooses the same move as this module's (``tests/test_core_koenig.py``), an order
+of magnitude faster. It answers ``None`` (and this module searches) when the core is not built, under
 ``KARDINAL_ENV_BACKEND=python``, or for a subclass of the game. ``compiled=False`` always searches in
 Python.
 """
@@ -41,6 +49,7 @@ from typing import Any
 from agents.base import BaseAgent
 from agents.search.common import backup, check_count, play_out
 from kardinal_env.core.registry import GameSpec, UnknownGameError, game_of
+from kardinal_env.koenig.shuffle import ShuffleRng
 
 __all__ = ["ISMCTSAgent"]
 
@@ -114,8 +123,9 @@ class ISMCTSAgent(BaseAgent):
                     return max(children, key=lambda child: (child[1], child[2]))[0]
         n = game.num_players
         root = _Node(-1, n)
+        search_rng = ShuffleRng(self.rng.getrandbits(64))
         for _ in range(self.simulations):
-            self._simulate(game.determinize(seat, self.rng), root, n)
+            self._simulate(game.determinize(seat, search_rng), root, n, search_rng)
         best = max(
             root.children.items(),
             key=lambda item: (item[1].visits, item[1].totals[seat] / max(1, item[1].visits)),
@@ -131,8 +141,7 @@ class ISMCTSAgent(BaseAgent):
         self._policy = spec.load("rollout")
         self._game_class = type(game)
 
-    def _simulate(self, world, root: _Node, n: int) -> None:
-        rng = self.rng
+    def _simulate(self, world, root: _Node, n: int, rng: ShuffleRng) -> None:
         c = self.exploration
         node = root
         path = []
@@ -144,7 +153,7 @@ class ISMCTSAgent(BaseAgent):
                 avail[m] = avail.get(m, 0) + 1
             untried = [m for m in moves if m not in node.children]
             if untried:
-                m = untried[rng.randrange(len(untried))]
+                m = untried[rng.below(len(untried))]
                 child = node.children[m] = _Node(mover, n)
                 world.play(m)
                 path.append(child)
@@ -160,7 +169,7 @@ class ISMCTSAgent(BaseAgent):
             world.play(best)
             node = node.children[best]
             path.append(node)
-        play_out(world, self._policy if self.rollout == "policy" else None, rng, self.rollout_moves)
+        play_out(world, self._policy if self.rollout == "policy" else None, self.rng, self.rollout_moves)
         root.visits += 1  # the root's totals are never read: it is not on the path
         backup(path, self._values(world, n))
 

@@ -51,6 +51,23 @@ struct ShuffleRng {
         }
         return uint32_t(m >> 32);
     }
+    // The top k bits of one draw (1 <= k <= 64): ShuffleRng.getrandbits.
+    uint64_t getrandbits(int k) { return next() >> (64 - k); }
+    // An index drawn in proportion to non-negative integer weights (total 1..2**32-1): r = below(total),
+    // the first i whose running total exceeds r (ShuffleRng.weighted).
+    template <class W>
+    int weighted(const W &weights) {
+        uint64_t total = 0;
+        for (auto w : weights) total += uint64_t(w);
+        uint64_t r = below(uint32_t(total));
+        int i = 0;
+        for (auto w : weights) {
+            if (r < uint64_t(w)) return i;
+            r -= uint64_t(w);
+            ++i;
+        }
+        return i - 1;  // unreachable for a total in range
+    }
     template <class T>
     void shuffle(std::vector<T> &items) {
         for (size_t i = items.size(); i-- > 1;) {

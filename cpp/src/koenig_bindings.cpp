@@ -1,5 +1,5 @@
 // Python bindings of the Kardinal & König engine (koenig.hpp): KoenigBoard, KoenigGame and the shared
-// shuffler (koenig_shuffle, koenig_draws, koenig_seed_state). kardinal_env/koenig/compiled.py is the
+// shuffler (koenig_shuffle, koenig_draws, koenig_weighted, koenig_getrandbits, koenig_seed_state). kardinal_env/koenig/compiled.py is the
 // way in from Python (it builds the KoenigBoard from a parsed board).
 //
 // Every input is checked before it reaches the engine: a move that is not legal raises the Python
@@ -13,7 +13,6 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
-#include <nanobind/stl/function.h>
 #include <nanobind/stl/tuple.h>
 
 #include <random>
@@ -22,6 +21,7 @@
 #include "buffers.hpp"
 #include "koenig.hpp"
 #include "koenig_ismcts.hpp"
+#include "koenig_worlds.hpp"
 #include "koenig_observation.hpp"
 
 namespace nb = nanobind;
@@ -190,6 +190,91 @@ int check_seat(const KGame &g, long long seat) {
     if (seat < 0 || seat >= g.n)
         throw nb::index_error(("seat " + std::to_string(seat) + " out of range (0.." + std::to_string(g.n - 1) + ")").c_str());
     return int(seat);
+}
+
+// A search or world seed: an int (bool excluded), taken mod 2**64; TypeError otherwise.
+uint64_t search_seed(nb::handle seed) {
+    if (!PyLong_Check(seed.ptr()) || PyBool_Check(seed.ptr()))
+        throw nb::type_error(("seed must be an int, got " + std::string(nb::type_name(seed.type()).c_str())).c_str());
+    unsigned long long v = PyLong_AsUnsignedLongLongMask(seed.ptr());
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) throw nb::python_error();
+    return v;
+}
+
+// SeatKnowledge.deal_data() of a seat of g, checked (koenig::DealData::check): TypeError for a value of
+// the wrong type, ValueError for a missing key, wrong sizes, out-of-range or inconsistent counts.
+koenig::DealData deal_data(const KGame &g, nb::handle obj) {
+    if (!PyDict_Check(obj.ptr()))
+        throw nb::type_error(("knowledge must be a dict (SeatKnowledge.deal_data()), got " +
+                              std::string(nb::type_name(obj.type()).c_str()))
+                                 .c_str());
+    const int n = g.n, T = g.board->T;
+    auto get = [&](const char *key) -> nb::handle {
+        PyObject *v = PyDict_GetItemString(obj.ptr(), key);
+        if (!v) throw nb::value_error((std::string("knowledge data: missing key '") + key + "'").c_str());
+        return nb::handle(v);
+    };
+    auto integer = [&](nb::handle v, const std::string &what) {
+        auto x = as_move_id(v);
+        if (!x) throw nb::type_error(("knowledge data: " + what + " must be an int").c_str());
+        if (*x < -1'000'000 || *x > 1'000'000) throw nb::value_error(("knowledge data: " + what + " out of range").c_str());
+        return int(*x);
+    };
+    auto sequence = [&](nb::handle v, const std::string &what, size_t size) {
+        if (!PyList_Check(v.ptr()) && !PyTuple_Check(v.ptr()))
+            throw nb::type_error(("knowledge data: " + what + " must be a list").c_str());
+        if (size_t(PySequence_Size(v.ptr())) != size)
+            throw nb::value_error(("knowledge data: " + what + " must have " + std::to_string(size) + " entries").c_str());
+        std::vector<nb::handle> items;
+        for (nb::handle item : v) items.push_back(item);
+        return items;
+    };
+    auto counts = [&](nb::handle v, const std::string &what) {
+        koenig::TypeCounts c{};
+        auto items = sequence(v, what, size_t(T));
+        for (int t = 0; t < T; ++t) c[t] = integer(items[size_t(t)], what);
+        return c;
+    };
+    auto rows = [&](nb::handle v, const std::string &what) {
+        std::array<koenig::TypeCounts, koenig::MAX_SEATS> r{};
+        auto items = sequence(v, what, size_t(n));
+        for (int s = 0; s < n; ++s) r[s] = counts(items[size_t(s)], what);
+        return r;
+    };
+    auto per_seat = [&](nb::handle v, const std::string &what) {
+        std::array<int, koenig::MAX_SEATS> r{};
+        auto items = sequence(v, what, size_t(n));
+        for (int s = 0; s < n; ++s) r[s] = integer(items[size_t(s)], what);
+        return r;
+    };
+    koenig::DealData d;
+    d.n = n;
+    d.T = T;
+    d.seat = integer(get("seat"), "seat");
+    d.hand_sizes = per_seat(get("hand_sizes"), "hand_sizes");
+    d.deck_size = integer(get("deck_size"), "deck_size");
+    d.pool = counts(get("pool"), "pool");
+    d.known = rows(get("known"), "known");
+    nb::handle new_deck = get("new_deck"), start_known = get("start_known"), start_sizes = get("start_sizes");
+    nb::handle steps = get("steps");
+    d.after_runout = !new_deck.is_none();
+    if (!PyList_Check(steps.ptr()) && !PyTuple_Check(steps.ptr()))
+        throw nb::type_error("knowledge data: steps must be a list");
+    if (d.after_runout) {
+        d.new_deck = counts(new_deck, "new_deck");
+        d.start_known = rows(start_known, "start_known");
+        d.start_sizes = per_seat(start_sizes, "start_sizes");
+        if (size_t(PySequence_Size(steps.ptr())) > koenig::MAX_DEAL_STEPS)
+            throw nb::value_error("knowledge data: too many steps");
+        for (nb::handle step : steps) {
+            auto items = sequence(step, "a step", 3);
+            d.steps.push_back({integer(items[0], "a step"), integer(items[1], "a step"), integer(items[2], "a step")});
+        }
+    } else if (!start_known.is_none() || !start_sizes.is_none() || PySequence_Size(steps.ptr()) != 0) {
+        throw nb::value_error("knowledge data: start_known, start_sizes and steps are for after the run-out (new_deck)");
+    }
+    d.check(n, T, g.hand_size, int(g.deck.size()));
+    return d;
 }
 
 nb::list int_list(const std::vector<int> &xs) {
@@ -603,59 +688,54 @@ void bind_koenig(nb::module_ &m) {
              "array, or not int8/bool; ValueError: another shape, not C-contiguous, read-only, seat out of range.")
         .def(
             "ismcts_root",
-            [](KGame &g, long long simulations, double exploration, double scale, nb::callable deal, nb::callable pick) {
+            [](KGame &g, long long simulations, double exploration, double scale, nb::handle knowledge, nb::handle seed) {
                 if (simulations < 1) throw nb::value_error("ismcts: simulations must be a positive integer");
                 if (g.is_over() || g.legal().size() < 2)
                     throw nb::value_error("ismcts_root: the decision needs at least two legal moves");
-                const Board &b = *g.board;
-                auto deal_world = [&]() {
-                    nb::object got = deal();
-                    auto [hands, deck, seed] = nb::cast<std::tuple<nb::dict, nb::list, nb::int_>>(got);
-                    koenig::World w;
-                    auto index = [&](nb::handle digit) {
-                        auto v = as_move_id(digit);
-                        int t = v && *v >= 0 && *v <= 9 ? b.type_of_digit(int(*v)) : -1;
-                        if (t < 0) throw nb::value_error("ismcts_root: deal() gave a card that is no card type of the board");
-                        return t;
-                    };
-                    std::array<int, koenig::MAX_TYPES> before{}, after{};
-                    for (auto [seat_obj, hand] : hands) {
-                        long long s = nb::cast<long long>(seat_obj);
-                        if (s < 0 || s >= g.n || s == g.current)
-                            throw nb::value_error("ismcts_root: deal() gave a hand of the seat on turn or of no seat");
-                        std::vector<int> cards;
-                        for (nb::handle d : hand) cards.push_back(index(d));
-                        if (int(cards.size()) != g.hand_size[s]) throw nb::value_error("ismcts_root: deal() changed a hand's size");
-                        for (int t = 0; t < b.T; ++t) before[t] += g.hands[s][t];
-                        for (int t : cards) after[t] += 1;
-                        w.hands.push_back({int(s), cards});
-                    }
-                    if (int(w.hands.size()) != g.n - 1)  // every hidden hand is replaced: the search never sees one
-                        throw nb::value_error("ismcts_root: deal() must give a hand for every other seat");
-                    for (nb::handle d : deck) w.deck.push_back(index(d));
-                    if (w.deck.size() != g.deck.size()) throw nb::value_error("ismcts_root: deal() changed the deck's size");
-                    for (int t : g.deck) before[t] += 1;
-                    for (int t : w.deck) after[t] += 1;
-                    if (before != after) throw nb::value_error("ismcts_root: deal()'s cards are not the cards they replace");
-                    w.seed = PyLong_AsUnsignedLongLongMask(seed.ptr());
-                    if (PyErr_Occurred()) throw nb::python_error();
-                    return w;
-                };
-                auto pick_one = [&](int k) {
-                    long long i = nb::cast<long long>(pick(k));
-                    if (i < 0 || i >= k) throw nb::value_error("ismcts_root: pick(k) must return an int in 0..k-1");
-                    return int(i);
-                };
-                auto children = koenig::Ismcts::search(g, int(simulations), exploration, scale, deal_world, pick_one);
+                koenig::DealData data = deal_data(g, knowledge);
+                if (data.seat != g.current) throw nb::value_error("ismcts_root: the knowledge must be the seat on turn's");
+                uint64_t state = search_seed(seed);
+                std::vector<koenig::IsmctsChild> children;
+                {
+                    KGame root = g;  // a copy taken with the GIL held
+                    nb::gil_scoped_release release;
+                    children = koenig::Ismcts::search(root, int(simulations), exploration, scale, data, state);
+                }
                 nb::list out;
                 for (const auto &c : children) out.append(nb::make_tuple(c.move, c.visits, c.mean));
                 return out;
             },
-            nb::arg("simulations"), nb::arg("exploration"), nb::arg("scale"), nb::arg("deal"), nb::arg("pick"),
-            "ISMCTSAgent's search (rollout_moves=0) of the seat on turn, on the core: deal() -> (hands {seat: "
-            "digits}, deck digits top first, shuffle seed) gives each simulation's world, pick(k) each expansion "
-            "choice in 0..k-1; both are called in the Python search's order. The root's children as (move id, "
-            "visits, mean value of the seat on turn), in expansion order.")
+            nb::arg("simulations"), nb::arg("exploration"), nb::arg("scale"), nb::arg("knowledge").none(), nb::arg("seed").none(),
+            "ISMCTSAgent's search (rollout_moves=0) of the seat on turn, on the core, from that seat's knowledge "
+            "(SeatKnowledge.deal_data(): plain counts, no hidden card) and the decision's seed (an int, taken mod "
+            "2**64): every world is dealt in C++ (koenig_worlds.hpp) from ShuffleRng(seed) as the Python search "
+            "deals it. The root's children as (move id, visits, mean value of the seat on turn), in expansion "
+            "order. TypeError / ValueError for knowledge that is malformed or does not fit this game, or a seed "
+            "that is not an int.")
+        .def(
+            "deal_world",
+            [](const KGame &g, nb::handle knowledge, nb::handle seed) {
+                koenig::DealData data = deal_data(g, knowledge);
+                koenig::ShuffleRng rng(search_seed(seed));
+                koenig::DealtWorld w;
+                koenig::WorldDealer::deal(data, rng, w);
+                koenig::check_world(g, data.seat, w);
+                const Board &b = *g.board;
+                nb::dict hands;
+                for (int s = 0; s < g.n; ++s) {
+                    if (s == data.seat) continue;
+                    std::vector<int> cards;
+                    for (int t = 0; t < b.T; ++t)
+                        for (int k = 0; k < w.hands[s][t]; ++k) cards.push_back(b.types[t]);
+                    hands[nb::int_(s)] = int_list(cards);
+                }
+                uint64_t next_seed = rng.next();
+                return nb::make_tuple(hands, int_list(digits(b, w.deck)), next_seed);
+            },
+            nb::arg("knowledge").none(), nb::arg("seed").none(),
+            "kardinal_env.koenig.knowledge.deal_hidden(knowledge, ShuffleRng(seed)) in C++, then the world's "
+            "shuffle seed (the generator's next draw), as SeatKnowledge.deal draws them: (hands {seat: sorted "
+            "digits}, deck digits top first, seed). For the lockstep tests; errors as ismcts_root.")
         .def(
             "random_playouts",
             [](const KGame &g, long long n_games, nb::handle seed) {
@@ -697,6 +777,34 @@ void bind_koenig(nb::module_ &m) {
             return out;
         },
         nb::arg("seed").none(), nb::arg("k"), "The first k draws of ShuffleRng(seed).");
+    m.def(
+        "koenig_weighted",
+        [](nb::handle seed, std::vector<long long> weights, long long k) {
+            if (k < 0 || k > 1'000'000) throw nb::value_error("k must be 0..1000000");
+            long long total = 0;
+            for (long long w : weights) {
+                if (w < 0 || w >= (1LL << 32)) throw nb::value_error("weights must be in 0..2**32-1");
+                total += w;
+            }
+            if (total < 1 || total >= (1LL << 32)) throw nb::value_error("the weights' total must be in 1..2**32-1");
+            koenig::ShuffleRng rng(seed_state(seed));
+            std::vector<int> out;
+            for (long long i = 0; i < k; ++i) out.push_back(rng.weighted(weights));
+            return out;
+        },
+        nb::arg("seed").none(), nb::arg("weights"), nb::arg("k"),
+        "The first k ShuffleRng(seed).weighted(weights) draws.");
+    m.def(
+        "koenig_getrandbits",
+        [](nb::handle seed, int bits, long long k) {
+            if (bits < 1 || bits > 64) throw nb::value_error("bits must be 1..64");
+            if (k < 0 || k > 1'000'000) throw nb::value_error("k must be 0..1000000");
+            koenig::ShuffleRng rng(seed_state(seed));
+            std::vector<uint64_t> out;
+            for (long long i = 0; i < k; ++i) out.push_back(rng.getrandbits(bits));
+            return out;
+        },
+        nb::arg("seed").none(), nb::arg("bits"), nb::arg("k"), "The first k ShuffleRng(seed).getrandbits(bits).");
     m.def(
         "koenig_shuffle",
         [](nb::handle seed, long long size) {

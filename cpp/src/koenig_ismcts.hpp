@@ -1,25 +1,21 @@
 // Information-set MCTS for Kardinal & König (agents/search/ismcts.py's ISMCTSAgent with
-// rollout_moves=0, its default) on the core engine. The randomness stays in Python: every simulation
-// asks `deal()` for a world (the other seats' hands, the deck and the world's shuffle seed, drawn by
-// kardinal_env.koenig.knowledge with the agent's generator) and `pick(k)` for an expansion choice in
-// 0..k-1 (the agent's rng.randrange), in the order the Python search draws them, and the floating-point
-// arithmetic is the Python search's, so the core chooses the same move from the same generator
-// (tests/test_core_koenig.py compares them).
+// rollout_moves=0, its default) on the core engine. Every random number comes from one ShuffleRng
+// seeded with the decision's seed, drawn as the Python search draws it: per simulation, one 64-bit draw
+// seeds the world's own ShuffleRng, which deals the other hands and the deck from the seat's knowledge
+// (koenig_worlds.hpp, the copy of kardinal_env.koenig.knowledge.deal_hidden) and then gives the world's
+// shuffle seed; then below(k) picks the expansion among k untried moves. The floating-point arithmetic
+// is the Python search's, so the core chooses the same move from the same seed
+// (tests/test_core_koenig.py compares them). The root game holds the true position; each world
+// replaces every other hand and the deck with dealt cards, so the search never reads a hidden card.
 #pragma once
 
 #include <cmath>
-#include <functional>
 #include <vector>
 
 #include "koenig.hpp"
+#include "koenig_worlds.hpp"
 
 namespace koenig {
-
-struct World {
-    std::vector<std::pair<int, std::vector<int>>> hands;  // seat -> hand as type indices
-    std::vector<int> deck;                                // type indices, top first
-    uint64_t seed = 0;
-};
 
 struct IsmctsChild {
     int move, visits;
@@ -55,23 +51,26 @@ class Ismcts {
         }
     };
 
-    // Python's ISMCTSAgent.select_move for the seat on turn of `root` (at least two legal moves).
+    // Python's ISMCTSAgent.select_move for the seat on turn of `root` (at least two legal moves), from
+    // that seat's knowledge (checked against root: DealData::check) and the decision's seed.
     static std::vector<IsmctsChild> search(const Game &root, int simulations, double exploration, double scale,
-                                           const std::function<World()> &deal, const std::function<int(int)> &pick) {
+                                           const DealData &knowledge, uint64_t seed) {
         int n = root.n, seat = root.current;
         std::vector<Node> nodes;
         nodes.emplace_back(-1);
         std::vector<int> path, untried;
         std::array<double, MAX_SEATS> values{};
+        ShuffleRng rng(seed);
+        DealtWorld w;
         for (int sim = 0; sim < simulations; ++sim) {
-            World w = deal();
+            ShuffleRng world_rng(rng.next());  // SeatKnowledge.deal: ShuffleRng(rng.getrandbits(64))
+            WorldDealer::deal(knowledge, world_rng, w);
+            check_world(root, seat, w);
             Game world = root;
-            for (auto &[s, hand] : w.hands) {
-                world.hands[s].fill(0);
-                for (int t : hand) world.hands[s][t] += 1;
-            }
+            for (int s = 0; s < n; ++s)
+                if (s != seat) world.hands[s] = w.hands[s];
             world.deck.assign(w.deck.rbegin(), w.deck.rend());
-            world.rng = ShuffleRng(w.seed);
+            world.rng = ShuffleRng(world_rng.next());
             world.plan.reset();
             int node = 0;
             path.clear();
@@ -84,7 +83,7 @@ class Ismcts {
                 for (int m : moves)
                     if (nodes[size_t(node)].child(m) < 0) untried.push_back(m);
                 if (!untried.empty()) {
-                    int m = untried[size_t(pick(int(untried.size())))];
+                    int m = untried[rng.below(uint32_t(untried.size()))];
                     nodes.emplace_back(mover);
                     int child = int(nodes.size()) - 1;
                     nodes[size_t(node)].children.push_back({m, child});

@@ -30,14 +30,18 @@ inherit from anything here.
 ``from_record(record)`` (class method)         the game of a record (a game in progress if the moves stop
                                                early); the record error names what and where
 ``determinize(seat, rng)``                     a full game state that ``seat`` cannot tell apart from this
-                                               one, its hidden parts dealt with ``rng`` (a
-                                               ``random.Random``) consistently with everything the seat
-                                               has seen. A game of perfect information without chance
-                                               returns ``clone()``. This is the *one* place where a game
-                                               decides what a seat may know: searches that need a sampled
-                                               world call it, and the observation encoder reads the same
-                                               knowledge (for Kardinal & König: ``kardinal_env.koenig.
-                                               knowledge``)
+                                               one, its hidden parts dealt with ``rng`` consistently with
+                                               everything the seat has seen. ``rng`` is a random source
+                                               with ``getrandbits(k)``: a ``random.Random``, or the
+                                               ``ShuffleRng`` (``kardinal_env.koenig.shuffle``) that
+                                               ``ismcts:N`` passes; a game that needs other draws seeds
+                                               its own generator with ``rng.getrandbits(64)``, as
+                                               Kardinal & König does. A game of perfect information
+                                               without chance returns ``clone()``. This is the *one*
+                                               place where a game decides what a seat may know: searches
+                                               that need a sampled world call it, and the observation
+                                               encoder reads the same knowledge (for Kardinal & König:
+                                               ``kardinal_env.koenig.knowledge``)
 =============================================  =======================================================
 
 :class:`ActionCodec` — integer action ids of a game (the environments' action space)

@@ -205,13 +205,15 @@ def ismcts_root(
     """``ismcts:simulations``'s search (:class:`agents.search.ismcts.ISMCTSAgent` with its default
     ``rollout_moves=0``) of the seat on turn, run by the core: the root's children as ``(move, visits,
     mean value of the seat on turn)`` in expansion order (the agent plays the most visited; ties: the
-    higher mean, then the first). Each simulation's world is dealt in Python by
-    :class:`~kardinal_env.koenig.knowledge.SeatKnowledge` with ``rng`` and the expansion choices are
-    ``rng.randrange`` draws, in the Python search's order, so the result is the Python search's, draw
-    for draw (``tests/test_core_koenig.py``). ``None``, without touching ``rng``, when the core is not
-    used or ``game`` is neither a plain :class:`Game` nor a plain core-backed one
-    (:class:`~kardinal_env.koenig.core_game.CoreGame`, searched on a copy of its core); ``ValueError``
-    when the decision has fewer than two legal moves."""
+    higher mean, then the first). It draws one ``rng.getrandbits(64)``, the search's seed, as the Python
+    search does, and hands the core the seat's knowledge
+    (:meth:`~kardinal_env.koenig.knowledge.SeatKnowledge.deal_data`, no hidden card): the core deals each
+    world with the same algorithm (``cpp/src/koenig_worlds.hpp``) on the same
+    :class:`~kardinal_env.koenig.shuffle.ShuffleRng` stream and draws the expansion choices from it, so
+    the result is the Python search's, draw for draw (``tests/test_core_koenig.py``). ``None``, without
+    touching ``rng``, when the core is not used or ``game`` is neither a plain :class:`Game` nor a
+    plain core-backed one (:class:`~kardinal_env.koenig.core_game.CoreGame`, searched on a copy of its
+    core); ``ValueError`` when the decision has fewer than two legal moves."""
     if not isinstance(game, Game) or type(game) not in (Game, core_game_class()):
         return None
     module = core_module()
@@ -221,14 +223,9 @@ def ismcts_root(
     if seat is None or len(game.legal_move_ids()) < 2:
         raise ValueError("ismcts_root: the decision needs at least two legal moves")
     knowledge = SeatKnowledge(game, seat)
-
-    def deal() -> tuple[dict[int, list[int]], list[int], int]:
-        hands, deck = knowledge.sample(rng)  # what SeatKnowledge.deal draws, in its order
-        return hands, deck, rng.getrandbits(64)
-
     core = core_position(game, module)
     names = game.board.moves
-    children = core.ismcts_root(simulations, exploration, scale, deal, rng.randrange)
+    children = core.ismcts_root(simulations, exploration, scale, knowledge.deal_data(), rng.getrandbits(64))
     return [(names[m], int(visits), float(mean)) for m, visits, mean in children]
 
 

@@ -621,9 +621,11 @@ class Game(TurnBasedGame, metaclass=_EngineChoice):
 
     def determinize(self, seat: int, rng: random.Random) -> Game:
         """A world ``seat`` cannot tell apart from this game: the cards it cannot see (the other
-        seats' hands and the deck) dealt with ``rng`` consistently with everything it has seen, future
-        shuffles seeded from ``rng`` (the game protocol's ``determinize``; the dealing is
-        :meth:`kardinal_env.koenig.knowledge.SeatKnowledge.deal`, built once per position and seat)."""
+        seats' hands and the deck) dealt consistently with everything it has seen (the game protocol's
+        ``determinize``; the dealing is :meth:`kardinal_env.koenig.knowledge.SeatKnowledge.deal`, built
+        once per position and seat). ``rng`` (a ``random.Random``, or a
+        :class:`~kardinal_env.koenig.shuffle.ShuffleRng`) gives one ``getrandbits(64)``: the seed of the
+        world's ``ShuffleRng``, which deals the cards and then seeds the world's future shuffles."""
         if not (isinstance(seat, int) and 0 <= seat < self._n):
             raise ValueError(f"determinize: seat must be 0..{self._n - 1}, got {seat!r}")
         cache = self._knowledge

@@ -44,8 +44,19 @@ of the new-deck cards left. Every world dealt is possible in its cards: each car
 hand that spent it, the deck holds only cards of the reshuffled pile, and every card is somewhere.
 
 The world is :meth:`Game.with_hidden` of the game with those hands and that deck; its later shuffles
-follow a fresh seed drawn from ``rng``, and when the seat on turn is another seat, its pending
-decision follows its dealt hand (right after a first piece: a second piece or drawing).
+follow a fresh seed, and when the seat on turn is another seat, its pending decision follows its
+dealt hand (right after a first piece: a second piece or drawing).
+
+**The draws.** Every random number of a deal comes from one
+:class:`~kardinal_env.koenig.shuffle.ShuffleRng` (the shared SplitMix64 generator; integer draws only:
+``below``, ``weighted``, ``shuffle``), in the order :func:`deal_hidden` spells out:
+:meth:`SeatKnowledge.deal` (``determinize``) seeds it with one ``rng.getrandbits(64)`` of the caller's
+generator (a ``random.Random`` or a ``ShuffleRng``), deals, and takes the world's shuffle seed as its
+next 64-bit draw. The dealer reads only :meth:`SeatKnowledge.deal_data` — plain counts, no hidden card
+— and the compiled core deals from the same data with a copy of it (``cpp/src/koenig_worlds.hpp``,
+``KoenigGame.deal_world``; the compiled ISMCTS deals all its worlds so): the same data and the same
+generator state give the same world in both (``tests/test_core_koenig.py``). What a seat may know is
+computed here only; the core only deals from it.
 
 Not used: what a choice reveals about a hand beyond the cards it spent — a seat that drew right after
 a first piece in a country with a cloister could not pay for a second piece there; one that ended or
@@ -61,14 +72,14 @@ builds it once.
 
 from __future__ import annotations
 
-import random
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.rules import DISPLAY_SIZE, HAND_SIZE, REMOVED_PER_TYPE
+from kardinal_env.koenig.shuffle import ShuffleRng
 
-__all__ = ["CardCounts", "SeatKnowledge", "card_counts", "deck_counts"]
+__all__ = ["CardCounts", "SeatKnowledge", "card_counts", "deal_hidden", "deck_counts"]
 
 #: Random replays of the moves since the run-out before the exhaustive one (see the module docstring).
 _ATTEMPTS = 20
@@ -114,7 +125,7 @@ def card_counts(game: Any, seat: int, view: Any = None) -> CardCounts:
 
 
 class _DeadEnd(Exception):
-    """A random replay took too many steps (see :meth:`SeatKnowledge._replay`)."""
+    """A random replay took too many steps (see :func:`deal_hidden`)."""
 
 
 class SeatKnowledge:
@@ -144,6 +155,7 @@ class SeatKnowledge:
         "_pool",
         "_start",
         "_steps",
+        "_data",
     )
 
     def __init__(self, game: Any, seat: int):
@@ -180,6 +192,7 @@ class SeatKnowledge:
         for s, m in log[:split]:
             if s != seat:
                 follow(s, m)
+        self._data: dict | None = None
         self.hidden_draws = {s: 0 for s in others}
         self._steps: list[tuple[int, int, int]] = []
         self._start: tuple[dict[int, list[int]], dict[int, int]] | None = None
@@ -312,117 +325,178 @@ class SeatKnowledge:
         )
 
     # ------------------------------------------------------------------ dealing
-    def deal(self, rng: random.Random) -> Any:
+    def deal_data(self) -> dict:
+        """What dealing a world needs, as plain data (counts per card type index; built once): ``seat``,
+        ``hand_sizes`` (every seat), ``deck_size``, ``pool`` (the cards to share out: before the first
+        run-out every unseen card not known in a hand, after it the other hands' hidden cards at the
+        run-out), ``known`` (per seat, the cards known in its hand now; the seat's own row zeros),
+        ``new_deck`` (``None`` before the first run-out), ``start_known`` and ``start_sizes`` (per seat,
+        known cards and hand sizes at the run-out; ``None`` before it) and ``steps`` (the other seats'
+        moves since the run-out as ``[kind, seat, type]``: 0 a display draw, 1 a draw from the new deck
+        with type -1, 2 a card spent). :func:`deal_hidden` deals from it, and so does the compiled core
+        (``KoenigGame.deal_world``, ``KoenigGame.ismcts_root``): it holds no hidden card."""
+        data = self._data
+        if data is None:
+            n, T = len(self.hand_sizes), len(self.hand)
+            zero = [0] * T
+            start = self._start
+            data = self._data = {
+                "seat": self.seat,
+                "hand_sizes": list(self.hand_sizes),
+                "deck_size": self.deck_size,
+                "pool": list(self._pool),
+                "known": [list(self.known_counts.get(s, zero)) for s in range(n)],
+                "new_deck": None if self.new_deck is None else list(self.new_deck),
+                "start_known": None if start is None else [list(start[0].get(s, zero)) for s in range(n)],
+                "start_sizes": None if start is None else [start[1].get(s, 0) for s in range(n)],
+                "steps": [list(step) for step in self._steps],
+            }
+        return data
+
+    def deal(self, rng: Any) -> Any:
         """A world the seat cannot tell apart from the game: a :meth:`Game.with_hidden` copy whose other
-        hands and deck are dealt with ``rng`` consistently with this knowledge (module docstring)."""
-        hands, deck = self.sample(rng)
-        return self.game.with_hidden(hands, deck, seed=rng.getrandbits(64))
+        hands and deck are dealt consistently with this knowledge (module docstring). ``rng`` is a
+        ``random.Random`` or a :class:`~kardinal_env.koenig.shuffle.ShuffleRng`: one ``getrandbits(64)``
+        of it seeds the world's own ``ShuffleRng``, which deals (:meth:`sample`) and then gives the
+        world's shuffle seed (one 64-bit draw)."""
+        world_rng = ShuffleRng(rng.getrandbits(64))
+        hands, deck = self.sample(world_rng)
+        return self.game.with_hidden(hands, deck, seed=world_rng.next())
 
-    def sample(self, rng: random.Random) -> tuple[dict[int, list[int]], list[int]]:
-        """The hidden cards of one world: ``(other seat -> hand, deck top first)`` as type digits."""
+    def sample(self, rng: ShuffleRng) -> tuple[dict[int, list[int]], list[int]]:
+        """The hidden cards of one world, drawn from ``rng``: ``(other seat -> hand, deck top first)`` as
+        type digits (:func:`deal_hidden` of :meth:`deal_data`)."""
         types = self.game.board.types
-        if self.new_deck is None:
-            pool = [t for t, k in enumerate(self._pool) for _ in range(k)]
-            rng.shuffle(pool)
-            hands = {}
-            for s in self._others:
-                cards = [t for t, k in enumerate(self.known_counts[s]) for _ in range(k)]
-                need = self.hand_sizes[s] - len(cards)
-                hands[s] = cards + pool[:need]
-                del pool[:need]
-            deck = pool
-        else:
-            for _ in range(_ATTEMPTS):
-                try:
-                    hands, deck = self._replay(rng, _BUDGET)
-                    break
-                except _DeadEnd:
-                    continue
-            else:  # pragma: no cover - twenty unlucky replays in a row
-                hands, deck = self._replay(rng, None)
-        if len(deck) != self.deck_size:  # pragma: no cover - a bug
-            raise AssertionError(f"dealt a deck of {len(deck)} cards, the game has {self.deck_size}")
-        return {s: sorted(types[t] for t in cards) for s, cards in hands.items()}, [types[t] for t in deck]
+        hands, deck = deal_hidden(self.deal_data(), rng)
+        return {s: [types[t] for t in cards] for s, cards in hands.items()}, [types[t] for t in deck]
 
-    def _replay(self, rng: random.Random, budget: int | None) -> tuple[dict[int, list[int]], list[int]]:
-        """One world after a run-out: replay the other seats' moves since it (module docstring),
-        undoing a choice that leads nowhere; :class:`_DeadEnd` after ``budget`` steps."""
-        assert self._start is not None and self.new_deck is not None  # after a run-out
-        start, sizes = self._start
-        held = {s: list(start[s]) for s in self._others}  # cards known or chosen in each hand
-        old_slots = {s: sizes[s] - sum(start[s]) for s in self._others}
-        new_slots = dict.fromkeys(self._others, 0)
-        old = list(self._pool)
-        new = list(self.new_deck)
-        steps = self._steps
-        spent = [0]
 
-        def walk(i: int) -> bool:
-            # Iterate over the steps that need no choice; recurse at a choice (so that it can be undone:
-            # the depth is the number of cards spent from placeholders, a few dozen at most).
-            undo: list[tuple[int, int, int]] = []
-            ok = False
-            try:
-                while i < len(steps):
-                    spent[0] += 1
-                    if budget is not None and spent[0] > budget:
-                        raise _DeadEnd
-                    kind, s, t = steps[i]
-                    if kind == _SHOWN:
-                        held[s][t] += 1
-                        undo.append((kind, s, t))
-                    elif kind == _NEW:
-                        new_slots[s] += 1
-                        undo.append((kind, s, t))
-                    elif held[s][t]:
-                        held[s][t] -= 1
-                        undo.append((_SPEND, s, t))
-                    else:
-                        weights = (old_slots[s] * old[t], new_slots[s] * new[t])
-                        if not weights[0] and not weights[1]:
-                            return False
-                        first = 0 if rng.random() * (weights[0] + weights[1]) < weights[0] else 1
-                        for choice in (first, 1 - first):
-                            if not weights[choice]:
-                                continue
-                            slots, pool = (old_slots, old) if choice == 0 else (new_slots, new)
-                            slots[s] -= 1
-                            pool[t] -= 1
-                            if walk(i + 1):
-                                ok = True
-                                return True
-                            slots[s] += 1
-                            pool[t] += 1
-                        return False
-                    i += 1
-                ok = True
-                return True
-            finally:
-                if not ok:
-                    for kind, s, t in reversed(undo):
-                        if kind == _SHOWN:
-                            held[s][t] -= 1
-                        elif kind == _NEW:
-                            new_slots[s] -= 1
-                        else:
-                            held[s][t] += 1
+def deal_hidden(data: dict, rng: ShuffleRng) -> tuple[dict[int, list[int]], list[int]]:
+    """One world from :meth:`SeatKnowledge.deal_data`, every draw from ``rng`` (a
+    :class:`~kardinal_env.koenig.shuffle.ShuffleRng`): ``(other seat -> hand as sorted type indices,
+    deck as type indices top first)``. The compiled core's copy is ``cpp/src/koenig_worlds.hpp``
+    (``tests/test_core_koenig.py`` compares them world for world).
 
-        if not walk(0):  # pragma: no cover - the true cards are one answer
-            raise AssertionError(f"no world fits seat {self.seat}'s knowledge")
-        old_cards = [t for t, k in enumerate(old) for _ in range(k)]
-        new_cards = [t for t, k in enumerate(new) for _ in range(k)]
-        rng.shuffle(old_cards)
-        rng.shuffle(new_cards)
+    The draws, in order. *Before the first run-out*: the pool's cards in type order are shuffled
+    (``rng.shuffle``); each other seat in seat order gets its known cards and the next cards of the
+    shuffled pool to its hand size; the deck is the rest, in that order. *After it*: up to
+    ``_ATTEMPTS`` random replays of ``steps`` of at most ``_BUDGET`` steps each (then one without a
+    limit); a spend of a card not held turns a placeholder of the spender into it, old or new-deck:
+    ``rng.weighted([old placeholders * old cards of the type, new placeholders * new cards of it])``
+    chooses which is tried first (the other is tried when that one leads nowhere). Then the old cards
+    left in type order are shuffled, then the new-deck cards left; each other seat in seat order takes
+    its share of the old ones, then of the new ones, and the deck is the new-deck cards left over."""
+    seat = data["seat"]
+    sizes = data["hand_sizes"]
+    others = [s for s in range(len(sizes)) if s != seat]
+    if data["new_deck"] is None:
+        pool = [t for t, k in enumerate(data["pool"]) for _ in range(k)]
+        rng.shuffle(pool)
+        known = data["known"]
         hands = {}
-        for s in self._others:
-            cards = [t for t, k in enumerate(held[s]) for _ in range(k)]
-            cards += old_cards[: old_slots[s]] + new_cards[: new_slots[s]]
-            del old_cards[: old_slots[s]]
-            del new_cards[: new_slots[s]]
+        at = 0
+        for s in others:
+            cards = [t for t, k in enumerate(known[s]) for _ in range(k)]
+            need = sizes[s] - len(cards)
+            cards += pool[at : at + need]
+            at += need
             hands[s] = cards
-        if old_cards:  # pragma: no cover - a bug
-            raise AssertionError(f"{len(old_cards)} cards of the old hands are left over")
-        return hands, new_cards
+        deck = pool[at:]
+    else:
+        for _ in range(_ATTEMPTS):
+            try:
+                hands, deck = _replay(data, others, rng, _BUDGET)
+                break
+            except _DeadEnd:
+                continue
+        else:  # pragma: no cover - twenty unlucky replays in a row
+            hands, deck = _replay(data, others, rng, None)
+    if len(deck) != data["deck_size"]:  # pragma: no cover - a bug
+        raise AssertionError(f"dealt a deck of {len(deck)} cards, the game has {data['deck_size']}")
+    return {s: sorted(cards) for s, cards in hands.items()}, deck
+
+
+def _replay(
+    data: dict, others: list[int], rng: ShuffleRng, budget: int | None
+) -> tuple[dict[int, list[int]], list[int]]:
+    """One world after a run-out: replay the other seats' moves since it (module docstring),
+    undoing a choice that leads nowhere; :class:`_DeadEnd` after ``budget`` steps."""
+    start, sizes = data["start_known"], data["start_sizes"]
+    held = {s: list(start[s]) for s in others}  # cards known or chosen in each hand
+    old_slots = {s: sizes[s] - sum(start[s]) for s in others}
+    new_slots = dict.fromkeys(others, 0)
+    old = list(data["pool"])
+    new = list(data["new_deck"])
+    steps = data["steps"]
+    spent = [0]
+
+    def walk(i: int) -> bool:
+        # Iterate over the steps that need no choice; recurse at a choice (so that it can be undone:
+        # the depth is the number of cards spent from placeholders, a few dozen at most).
+        undo: list[tuple[int, int, int]] = []
+        ok = False
+        try:
+            while i < len(steps):
+                spent[0] += 1
+                if budget is not None and spent[0] > budget:
+                    raise _DeadEnd
+                kind, s, t = steps[i]
+                if kind == _SHOWN:
+                    held[s][t] += 1
+                    undo.append((kind, s, t))
+                elif kind == _NEW:
+                    new_slots[s] += 1
+                    undo.append((kind, s, t))
+                elif held[s][t]:
+                    held[s][t] -= 1
+                    undo.append((_SPEND, s, t))
+                else:
+                    weights = (old_slots[s] * old[t], new_slots[s] * new[t])
+                    if not weights[0] and not weights[1]:
+                        return False
+                    first = rng.weighted(weights)
+                    for choice in (first, 1 - first):
+                        if not weights[choice]:
+                            continue
+                        slots, pool = (old_slots, old) if choice == 0 else (new_slots, new)
+                        slots[s] -= 1
+                        pool[t] -= 1
+                        if walk(i + 1):
+                            ok = True
+                            return True
+                        slots[s] += 1
+                        pool[t] += 1
+                    return False
+                i += 1
+            ok = True
+            return True
+        finally:
+            if not ok:
+                for kind, s, t in reversed(undo):
+                    if kind == _SHOWN:
+                        held[s][t] -= 1
+                    elif kind == _NEW:
+                        new_slots[s] -= 1
+                    else:
+                        held[s][t] += 1
+
+    if not walk(0):  # pragma: no cover - the true cards are one answer
+        raise AssertionError(f"no world fits seat {data['seat']}'s knowledge")
+    old_cards = [t for t, k in enumerate(old) for _ in range(k)]
+    new_cards = [t for t, k in enumerate(new) for _ in range(k)]
+    rng.shuffle(old_cards)
+    rng.shuffle(new_cards)
+    hands = {}
+    o = w = 0
+    for s in others:
+        cards = [t for t, k in enumerate(held[s]) for _ in range(k)]
+        cards += old_cards[o : o + old_slots[s]] + new_cards[w : w + new_slots[s]]
+        o += old_slots[s]
+        w += new_slots[s]
+        hands[s] = cards
+    if o != len(old_cards):  # pragma: no cover - a bug
+        raise AssertionError(f"{len(old_cards) - o} cards of the old hands are left over")
+    return hands, new_cards[w:]
 
 
 #: Steps of the replay after a run-out: a display draw (the card is known), a draw from the new deck

@@ -14,10 +14,22 @@ n``, draw again; the result is ``m >> 32`` (uniform on ``0..n-1``).
 **Shuffle.** Fisher–Yates from the end, like ``random.shuffle``: for ``i`` from ``len - 1`` down to
 ``1``, swap items ``i`` and ``below(i + 1)``.
 
+**Bits.** ``getrandbits(k)`` (``1 <= k <= 64``): the top ``k`` bits of one draw, ``draw >> (64 - k)``
+(so ``getrandbits(64)`` is the draw itself; the name and meaning of :meth:`random.Random.getrandbits`,
+so a ``ShuffleRng`` may stand where a seed is drawn from a ``random.Random``).
+
+**Weighted choice.** ``weighted(weights)`` (non-negative integers, total ``1 <= W < 2**32``): ``r =
+below(W)``; the result is the first index ``i`` with ``r < weights[0] + ... + weights[i]`` (index
+``i`` with probability ``weights[i] / W``; one bounded draw, integers only, so both languages agree).
+
 **Seeds.** ``seed_state(seed)`` turns a game seed into the initial state: an ``int`` (``bool``
 included) is taken mod 2**64 (so ``-1`` is ``2**64 - 1``); a ``str`` is hashed with 64-bit FNV-1a
 over its UTF-8 bytes (offset ``0xCBF29CE484222325``, prime ``0x100000001B3``); ``None`` draws a
 state from the operating system's entropy (an unseeded game). Anything else is a ``TypeError``.
+
+The dealing of hidden cards (:mod:`kardinal_env.koenig.knowledge`, ``cpp/src/koenig_worlds.hpp``) and
+the ISMCTS search of Kardinal & König draw from this generator too, so that the core's search equals
+the Python one draw for draw.
 
 ``tests/test_koenig_shuffle.py`` pins known vectors; ``tests/test_core_koenig.py`` checks that the
 core draws the same for many seeds.
@@ -26,6 +38,7 @@ core draws the same for many seeds.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["ShuffleRng", "seed_state", "fnv1a64"]
@@ -58,8 +71,9 @@ def seed_state(seed: int | str | None) -> int:
 
 
 class ShuffleRng:
-    """SplitMix64 with ``below`` and ``shuffle`` as the module docstring defines them. ``state`` is
-    the whole state (copy a generator with ``ShuffleRng.from_state(rng.state)``)."""
+    """SplitMix64 with ``below``, ``getrandbits``, ``weighted`` and ``shuffle`` as the module docstring
+    defines them. ``state`` is the whole state (copy a generator with
+    ``ShuffleRng.from_state(rng.state)``)."""
 
     __slots__ = ("state",)
 
@@ -92,8 +106,37 @@ class ShuffleRng:
                 low = m & 0xFFFFFFFF
         return m >> 32
 
+    def getrandbits(self, k: int) -> int:
+        """The top ``k`` bits of one draw (``1 <= k <= 64``)."""
+        if not 1 <= k <= 64:
+            raise ValueError(f"getrandbits: k must be in 1..64, got {k}")
+        return self.next() >> (64 - k)
+
+    def weighted(self, weights: Sequence[int]) -> int:
+        """An index drawn in proportion to ``weights`` (non-negative ints, total in 1..2**32-1)."""
+        if any(w < 0 for w in weights):
+            raise ValueError(f"weighted: weights must be >= 0, got {list(weights)}")
+        r = self.below(sum(weights))  # ValueError for a total of 0 or of 2**32 and more
+        for i, w in enumerate(weights):
+            if r < w:
+                return i
+            r -= w
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def shuffle(self, items: list[Any]) -> None:
-        """Shuffle ``items`` in place (Fisher–Yates from the end)."""
+        """Shuffle ``items`` in place (Fisher–Yates from the end). The draws of :meth:`next` and
+        :meth:`below` written out in the loop (the hot path of dealing worlds; the same numbers)."""
+        s = self.state
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            n = i + 1
+            while True:
+                s = (s + _GAMMA) & _MASK
+                z = ((s ^ (s >> 30)) * _M1) & _MASK
+                z = ((z ^ (z >> 27)) * _M2) & _MASK
+                m = ((z ^ (z >> 31)) & 0xFFFFFFFF) * n
+                low = m & 0xFFFFFFFF
+                if low >= n or low >= ((1 << 32) - n) % n:  # Lemire's rejection
+                    break
+            j = m >> 32
             items[i], items[j] = items[j], items[i]
+        self.state = s
