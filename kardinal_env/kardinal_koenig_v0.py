@@ -1,6 +1,6 @@
 """``kardinal_koenig_v0``: replaced by :mod:`kardinal_env.kardinal_koenig_v1` (PettingZoo's habit).
 
-v1 deals seeded games with the shared shuffler (:mod:`kardinal_env.koenig.shuffle`), so a seeded v0
+v1 deals seeded games with the shared shuffler (:mod:`kardinal_env.core.shuffle`), so a seeded v0
 result does not reproduce on v1; observations, actions and rewards are unchanged. Importing this
 module works; calling ``env``, ``raw_env``, ``parallel_env`` or ``manual_control`` raises
 ``DeprecatedEnv`` (an ``ImportError``: PettingZoo's own class) naming ``kardinal_koenig_v1``, as

@@ -30,11 +30,11 @@ from helpers import kardinal_core_or_skip
 from koenig_helpers import small_board
 
 from kardinal_env.core.errors import IllegalMoveError, RecordError
+from kardinal_env.core.shuffle import ShuffleRng, seed_state
 from kardinal_env.kardinal import compiled as kardinal_compiled
 from kardinal_env.koenig import Game, Rules, compiled
 from kardinal_env.koenig.engine import DeckError
 from kardinal_env.koenig.knowledge import SeatKnowledge
-from kardinal_env.koenig.shuffle import ShuffleRng, seed_state
 
 ODD_BOARD = {
     "format": "kardinal-koenig-board/1",
@@ -745,7 +745,7 @@ def test_compiled_ismcts_chooses_the_python_search_s_move_draw_for_draw(core, mo
 def test_compiled_ismcts_root_statistics_equal_the_python_search_s(core, monkeypatch):
     """Not only the move: the compiled root's children (move, visits, mean) are the Python search's."""
     from agents.search.ismcts import ISMCTSAgent, _Node
-    from kardinal_env.koenig.shuffle import ShuffleRng as Rng
+    from kardinal_env.core.shuffle import ShuffleRng as Rng
 
     monkeypatch.delenv(compiled.BACKEND_VARIABLE, raising=False)
     for i, (players, moves) in enumerate([(4, 30), (5, 90), (3, 100)]):

@@ -30,7 +30,7 @@ def _fingerprint(results: dict) -> list[tuple]:
 # Per game (scores, winners, ranks, moves, sha1 of the moves) from agents/evaluation/tournament.py at
 # commit 298d071, before the back-ends, the worker module and finishing_order(): the split must not change a game.
 # The Kardinal & König cases (kk3, kk5any) were frozen again when the shared shuffler
-# (kardinal_env.koenig.shuffle, issue 22) changed how a seed deals; nothing else changed them.
+# (kardinal_env.core.shuffle, issue 22) changed how a seed deals; nothing else changed them.
 FROZEN = {
     "k3rand": (
         dict(table=("kardinal", 3, {}), seed=5, games=12, agents=["random"]),

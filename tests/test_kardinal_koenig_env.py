@@ -293,7 +293,7 @@ def test_one_replay_command_knows_both_formats(tmp_path):
 
 
 def test_the_old_version_raises_naming_the_new_one():
-    """v1 changed how seeds deal (kardinal_env.koenig.shuffle); v0 refuses with PettingZoo's error."""
+    """v1 changed how seeds deal (kardinal_env.core.shuffle); v0 refuses with PettingZoo's error."""
     from pettingzoo.utils.deprecated_module import DeprecatedEnv
 
     from kardinal_env import kardinal_koenig_v0

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from koenig_helpers import hidden_twins, play_common_move, random_game
 
+from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig import Game, Rules
 from kardinal_env.koenig.knowledge import SeatKnowledge, card_counts, deal_hidden, deck_counts
 from kardinal_env.koenig.observation import ObservationEncoder
-from kardinal_env.koenig.shuffle import ShuffleRng
 
 
 def _until_first_run_out(seed: int, players: int = 4, discard: str = "one") -> Game:

@@ -1,12 +1,12 @@
-"""The shared shuffler of Kardinal & König (kardinal_env.koenig.shuffle): known vectors, and that the
+"""The shared shuffler of Kardinal & König (kardinal_env.core.shuffle): known vectors, and that the
 engine deals and reshuffles with it. The compiled core's copy is compared in tests/test_core_koenig.py."""
 
 from __future__ import annotations
 
 import pytest
 
+from kardinal_env.core.shuffle import ShuffleRng, fnv1a64, seed_state
 from kardinal_env.koenig import Game, Rules
-from kardinal_env.koenig.shuffle import ShuffleRng, fnv1a64, seed_state
 
 
 def test_splitmix64_published_vector():

@@ -23,7 +23,7 @@ score) / scale)`` with ``game.projected_scores()``. The final move is the most v
 (ties: the higher mean value, then the first expanded).
 
 **Randomness.** Each decision draws one ``getrandbits(64)`` from the agent's seeded ``random.Random``
-and seeds with it a :class:`~kardinal_env.koenig.shuffle.ShuffleRng` (SplitMix64, the suite's shared
+and seeds with it a :class:`~kardinal_env.core.shuffle.ShuffleRng` (SplitMix64, the suite's shared
 generator, implemented identically in the compiled core); every random number of the search comes
 from it, in this order per simulation: the world (``game.determinize(seat, search_rng)``, which for
 Kardinal & König takes one 64-bit draw as the world's seed), then the expansion choice
@@ -49,7 +49,7 @@ from typing import Any
 from agents.base import BaseAgent
 from agents.search.common import backup, check_count, play_out
 from kardinal_env.core.registry import GameSpec, UnknownGameError, game_of
-from kardinal_env.koenig.shuffle import ShuffleRng
+from kardinal_env.core.shuffle import ShuffleRng
 
 __all__ = ["ISMCTSAgent"]
 

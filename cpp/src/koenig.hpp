@@ -28,7 +28,7 @@ constexpr int MAX_PIECES_PER_TURN = 2;
 enum Phase { PLACE = 0, SECOND = 1, DISCARD = 2, DRAW = 3, OVER = 4 };
 inline const char *PHASE_NAMES[] = {"place", "second", "discard", "draw", "over"};
 
-// The shuffler shared with kardinal_env/koenig/shuffle.py (documented there): SplitMix64, Lemire's
+// The shuffler shared with kardinal_env/core/shuffle.py (documented there): SplitMix64, Lemire's
 // bounded integers on the low 32 bits with rejection, Fisher-Yates from the end.
 struct ShuffleRng {
     uint64_t state;
@@ -77,7 +77,7 @@ struct ShuffleRng {
     }
 };
 
-// 64-bit FNV-1a (string seeds; kardinal_env.koenig.shuffle.fnv1a64).
+// 64-bit FNV-1a (string seeds; kardinal_env.core.shuffle.fnv1a64).
 inline uint64_t fnv1a64(const std::string &text) {
     uint64_t h = 0xCBF29CE484222325ULL;
     for (unsigned char c : text) h = (h ^ c) * 0x100000001B3ULL;

@@ -478,7 +478,7 @@ void bind_koenig(nb::module_ &m) {
             nb::arg("board"), nb::arg("players"), nb::arg("discard") = "one", nb::arg("seed").none() = nb::none(),
             nb::arg("deck").none() = nb::none(), nb::arg("reshuffle").none() = nb::none(),
             "As Game(Rules(players, discard, board), seed, deck=..., reshuffle=...): the same shuffles "
-            "(kardinal_env.koenig.shuffle), deck and reshuffle as type digits, top first.")
+            "(kardinal_env.core.shuffle), deck and reshuffle as type digits, top first.")
         .def_prop_ro("num_players", [](const KGame &g) { return g.n; })
         .def_prop_ro("current_player",
                      [](const KGame &g) -> std::optional<int> {
@@ -766,7 +766,7 @@ void bind_koenig(nb::module_ &m) {
         });
 
     m.def("koenig_seed_state", &seed_state, nb::arg("seed").none(),
-          "kardinal_env.koenig.shuffle.seed_state in C++ (None: a state from std::random_device).");
+          "kardinal_env.core.shuffle.seed_state in C++ (None: a state from std::random_device).");
     m.def(
         "koenig_draws",
         [](nb::handle seed, long long k) {

@@ -2,7 +2,7 @@
 // kardinal_env/koenig/knowledge.py's deal_hidden (the reference; its docstring and the module's
 // "Dealing a world" section are the spec). The knowledge itself — what a seat may know — is computed in
 // Python only (SeatKnowledge.deal_data); this file only deals from it, with the same draws of the same
-// generator (ShuffleRng, kardinal_env/koenig/shuffle.py), so the same knowledge and the same generator
+// generator (ShuffleRng, kardinal_env/core/shuffle.py), so the same knowledge and the same generator
 // state give the same world in both languages (tests/test_core_koenig.py compares them). It never sees a
 // hidden card: the data holds counts the seat knows and the public replay since the first run-out.
 //

@@ -33,7 +33,7 @@ inherit from anything here.
                                                one, its hidden parts dealt with ``rng`` consistently with
                                                everything the seat has seen. ``rng`` is a random source
                                                with ``getrandbits(k)``: a ``random.Random``, or the
-                                               ``ShuffleRng`` (``kardinal_env.koenig.shuffle``) that
+                                               ``ShuffleRng`` (``kardinal_env.core.shuffle``) that
                                                ``ismcts:N`` passes; a game that needs other draws seeds
                                                its own generator with ``rng.getrandbits(64)``, as
                                                Kardinal & König does. A game of perfect information

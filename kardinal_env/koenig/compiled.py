@@ -4,7 +4,7 @@ The core (``kardinal-env-core``, ``cpp/``; ``bash scripts/setup.sh`` builds it) 
 the Python engine (:class:`kardinal_env.koenig.Game`, the reference), compared in lockstep by
 ``tests/test_core_koenig.py``: the same move ids (the board's move table) in the same order, checked
 ``play_id`` / ``play`` raising the same :class:`~kardinal_env.core.errors.IllegalMoveError` (same
-``rule``, same message), the same shuffles (:mod:`kardinal_env.koenig.shuffle`: a seed deals the same
+``rule``, same message), the same shuffles (:mod:`kardinal_env.core.shuffle`: a seed deals the same
 deck and reshuffles the discard pile the same way), scores, winners, finishing order, ``clone``,
 ``snapshot`` and ``random_playouts(n_games, seed)`` (whole games inside C++). The observation encoder
 and the action mask are in C++ too (``cpp/src/koenig_observation.hpp``): :func:`encode_into` and
@@ -209,7 +209,7 @@ def ismcts_root(
     search does, and hands the core the seat's knowledge
     (:meth:`~kardinal_env.koenig.knowledge.SeatKnowledge.deal_data`, no hidden card): the core deals each
     world with the same algorithm (``cpp/src/koenig_worlds.hpp``) on the same
-    :class:`~kardinal_env.koenig.shuffle.ShuffleRng` stream and draws the expansion choices from it, so
+    :class:`~kardinal_env.core.shuffle.ShuffleRng` stream and draws the expansion choices from it, so
     the result is the Python search's, draw for draw (``tests/test_core_koenig.py``). ``None``, without
     touching ``rng``, when the core is not used or ``game`` is neither a plain :class:`Game` nor a
     plain core-backed one (:class:`~kardinal_env.koenig.core_game.CoreGame`, searched on a copy of its

@@ -61,8 +61,8 @@ Its message starts with the rule broken, also in its ``rule`` attribute: ``"malf
 
 Chance
 ------
-``Game(rules, seed)`` shuffles the deck with :class:`~kardinal_env.koenig.shuffle.ShuffleRng` seeded
-with ``seed`` (SplitMix64 and a Fisher–Yates shuffle, documented in :mod:`kardinal_env.koenig.shuffle`
+``Game(rules, seed)`` shuffles the deck with :class:`~kardinal_env.core.shuffle.ShuffleRng` seeded
+with ``seed`` (SplitMix64 and a Fisher–Yates shuffle, documented in :mod:`kardinal_env.core.shuffle`
 and implemented identically in the compiled core, so a seed deals the same game on both backends)
 and later shuffles the discard pile with the same generator. ``deck=`` (and ``reshuffle=``) fix the
 card orders instead (top first, as type digits): that is how records replay. The initial deck is
@@ -94,13 +94,13 @@ from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.game_base import TurnBasedGame
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_replayed_result, play_record_move
+from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig import scoring
 from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.knowledge import SeatKnowledge
 from kardinal_env.koenig.notation import MalformedMoveError, parse_move
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import ADVISORS, CLOISTERS, DISPLAY_SIZE, HAND_SIZE, Rules
-from kardinal_env.koenig.shuffle import ShuffleRng
 
 __all__ = ["Game", "IllegalMoveError", "DeckError", "PHASES"]
 
@@ -624,7 +624,7 @@ class Game(TurnBasedGame, metaclass=_EngineChoice):
         seats' hands and the deck) dealt consistently with everything it has seen (the game protocol's
         ``determinize``; the dealing is :meth:`kardinal_env.koenig.knowledge.SeatKnowledge.deal`, built
         once per position and seat). ``rng`` (a ``random.Random``, or a
-        :class:`~kardinal_env.koenig.shuffle.ShuffleRng`) gives one ``getrandbits(64)``: the seed of the
+        :class:`~kardinal_env.core.shuffle.ShuffleRng`) gives one ``getrandbits(64)``: the seed of the
         world's ``ShuffleRng``, which deals the cards and then seeds the world's future shuffles."""
         if not (isinstance(seat, int) and 0 <= seat < self._n):
             raise ValueError(f"determinize: seat must be 0..{self._n - 1}, got {seat!r}")

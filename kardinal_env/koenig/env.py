@@ -62,7 +62,7 @@ it after every step; ``"rgb_array"``: a ``uint8`` picture of the map drawn from 
 layout (sites coloured by owner, roads, numbered alliance links, seals with advisor counts).
 
 Version history
-* v1: seeded games deal with the shared shuffler (:mod:`kardinal_env.koenig.shuffle`, the same
+* v1: seeded games deal with the shared shuffler (:mod:`kardinal_env.core.shuffle`, the same
   deal on the compiled core), so ``reset(seed=...)`` gives other games than v0 did; observations,
   actions and rewards are unchanged (checkpoints trained on v0 load for v1).
   ``kardinal_env.kardinal_koenig_v0`` now raises an error naming v1.

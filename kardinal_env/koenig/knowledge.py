@@ -48,7 +48,7 @@ follow a fresh seed, and when the seat on turn is another seat, its pending deci
 dealt hand (right after a first piece: a second piece or drawing).
 
 **The draws.** Every random number of a deal comes from one
-:class:`~kardinal_env.koenig.shuffle.ShuffleRng` (the shared SplitMix64 generator; integer draws only:
+:class:`~kardinal_env.core.shuffle.ShuffleRng` (the shared SplitMix64 generator; integer draws only:
 ``below``, ``weighted``, ``shuffle``), in the order :func:`deal_hidden` spells out:
 :meth:`SeatKnowledge.deal` (``determinize``) seeds it with one ``rng.getrandbits(64)`` of the caller's
 generator (a ``random.Random`` or a ``ShuffleRng``), deals, and takes the world's shuffle seed as its
@@ -75,9 +75,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.rules import DISPLAY_SIZE, HAND_SIZE, REMOVED_PER_TYPE
-from kardinal_env.koenig.shuffle import ShuffleRng
 
 __all__ = ["CardCounts", "SeatKnowledge", "card_counts", "deal_hidden", "deck_counts"]
 
@@ -356,7 +356,7 @@ class SeatKnowledge:
     def deal(self, rng: Any) -> Any:
         """A world the seat cannot tell apart from the game: a :meth:`Game.with_hidden` copy whose other
         hands and deck are dealt consistently with this knowledge (module docstring). ``rng`` is a
-        ``random.Random`` or a :class:`~kardinal_env.koenig.shuffle.ShuffleRng`: one ``getrandbits(64)``
+        ``random.Random`` or a :class:`~kardinal_env.core.shuffle.ShuffleRng`: one ``getrandbits(64)``
         of it seeds the world's own ``ShuffleRng``, which deals (:meth:`sample`) and then gives the
         world's shuffle seed (one 64-bit draw)."""
         world_rng = ShuffleRng(rng.getrandbits(64))
@@ -373,7 +373,7 @@ class SeatKnowledge:
 
 def deal_hidden(data: dict, rng: ShuffleRng) -> tuple[dict[int, list[int]], list[int]]:
     """One world from :meth:`SeatKnowledge.deal_data`, every draw from ``rng`` (a
-    :class:`~kardinal_env.koenig.shuffle.ShuffleRng`): ``(other seat -> hand as sorted type indices,
+    :class:`~kardinal_env.core.shuffle.ShuffleRng`): ``(other seat -> hand as sorted type indices,
     deck as type indices top first)``. The compiled core's copy is ``cpp/src/koenig_worlds.hpp``
     (``tests/test_core_koenig.py`` compares them world for world).
 

@@ -1,6 +1,7 @@
-"""The card shuffler of Kardinal & König: one small documented generator, implemented identically
-here and in the compiled core (``cpp/src/koenig.hpp``), so a seeded game deals the same cards on both
-backends.
+"""The suite's shared generator: one small documented generator, implemented identically here and in
+the compiled core (``cpp/src/koenig.hpp``), so a seeded game deals the same cards on both backends
+(Kardinal & König's shuffles) and a search draws the same on both (``ismcts:N``'s worlds and
+expansions). The standard library only, like the engines.
 
 **Generator.** SplitMix64 (Steele, Lea and Flood 2014; the seeding generator of Java's
 ``SplittableRandom`` and of xoshiro): a 64-bit state ``s``; each draw adds ``0x9E3779B97F4A7C15``
