@@ -14,7 +14,7 @@
   wrong dtype or shape, ids out of range, illegal actions: an error naming the game and the rule,
   every game unchanged; bad constructor arguments).
 
-Core tests use ``kardinal_core_or_skip`` (skipped without the core unless ``KARDINAL_REQUIRE_CORE=1``).
+Kardinal & König's core backend: tests/test_vector_koenig.py. Core tests use ``kardinal_core_or_skip`` (skipped without the core unless ``KARDINAL_REQUIRE_CORE=1``).
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def test_python_backend_serves_a_third_registered_game():
                     aec.reset()
             _check_decisions(env, aecs, f"step {step}")
         assert ended >= 3
-        with pytest.raises(ValueError, match="Kardinal games only"):
+        with pytest.raises(ValueError, match="Kardinal and Kardinal & König games only"):
             VectorEnv("nim", 2, backend="core")
 
 
@@ -235,7 +235,7 @@ def test_core_threads_give_the_same_bytes(core):
 
 def test_auto_backend(core):
     assert VectorEnv("kardinal", 2).backend == "core"
-    assert VectorEnv("kardinal_koenig", 2).backend == "python"
+    assert VectorEnv("kardinal_koenig", 2).backend == "core"  # tests/test_vector_koenig.py
     assert VectorEnv("kardinal", 2, backend="python").backend == "python"
 
 
@@ -458,7 +458,6 @@ def test_bad_construction_and_order():
         ({"chip_shaping": float("nan")}, ValueError, "chip_shaping"),
         ({"foo": 1}, ValueError, r"option\(s\) \['foo'\]"),
         ({"preset": "french"}, ValueError, "preset"),
-        ({"game": "kardinal_koenig", "backend": "core"}, ValueError, "Kardinal games only"),
         ({"game": "kardinal_koenig", "chip_shaping": 1.0}, ValueError, "chips_held"),
         ({"rules": Rules(players=2), "players": 2}, ValueError, "either rules="),
         ({"rules": "rules"}, TypeError, "rules must be a Rules"),
