@@ -308,6 +308,11 @@ class Game {
     int placements = 0;
     std::vector<Take> takes;
 
+  private:
+    mutable std::array<int, MAX_SEATS> chain_cache_{}, chain_key_{-1, -1, -1, -1, -1};  // chain_points()
+
+  public:
+
     // deck / reshuffle: card orders as type *indices*, top first (the bindings convert and check digits).
     Game(std::shared_ptr<const Board> b, int players, bool any, uint64_t seed, std::optional<std::vector<int>> given_deck,
          std::optional<std::vector<int>> given_plan)
@@ -685,8 +690,19 @@ class Game {
             for (int s = 0; s < n; ++s)
                 if (ca[s] == top_a && cb[s] == top_b) out[n + s] += worth;
         }
-        for (int s = 0; s < n; ++s) out[2 * n + s] = seat_chain_points(owner, b.adjacency, s);
+        for (int s = 0; s < n; ++s) out[2 * n + s] = chain_points(s);
         return out;
+    }
+
+    // seat_chain_points(owner, adjacency, seat), cached per seat: owner[] changes only when a seat
+    // places a cloister (apply), which lowers that seat's cl_left, so the cache of a seat holds while
+    // its cl_left does (a copy of the game copies the cache with the state it describes).
+    int chain_points(int seat) const {
+        if (chain_key_[seat] != cl_left[seat]) {
+            chain_cache_[seat] = seat_chain_points(owner, board->adjacency, seat);
+            chain_key_[seat] = cl_left[seat];
+        }
+        return chain_cache_[seat];
     }
 
     std::vector<int> projected_scores() const {
