@@ -87,15 +87,25 @@ Backends
   (``spec.new_game``), the game's codec (``spec.make_codec``: legal ids, ``decode``) and one encoder per
   game (``spec.make_encoder``), through the game protocol only (:mod:`kardinal_env.core.protocol`).
   ``threads`` does nothing here.
-* ``"core"`` — Kardinal stepped in C++ (``kardinal_core.KardinalBatch``, cpp/src/batch.hpp): one
-  call checks every action, plays every move, auto-resets, and writes observations, masks, seats,
-  rewards and final observations into the arrays (the core's own buffers, shared with NumPy), with
-  the GIL released; ``threads=k >= 2`` splits the games over ``k`` std::threads (each game's work is
-  independent, so the results do not depend on ``k``). Byte for byte the python backend's output
-  (``tests/test_vector.py``). Needs the compiled core (``bash scripts/setup.sh``).
-* ``"auto"`` (default) — ``"core"`` when the game is Kardinal and the core is built and used (see
-  :mod:`kardinal_env.kardinal.compiled`: ``KARDINAL_ENV_BACKEND=python`` turns it off), else
-  ``"python"``. Kardinal & König has no C++ engine: the python backend serves it.
+* ``"core"`` — the game stepped in C++: Kardinal (``kardinal_core.KardinalBatch``, cpp/src/batch.hpp)
+  and Kardinal & König (``kardinal_core.KoenigBatch``, cpp/src/koenig_batch.hpp, with the engine of
+  cpp/src/koenig.hpp and the encoder of cpp/src/koenig_observation.hpp). One call checks every
+  action, plays every move, auto-resets, and writes observations, masks, seats, rewards and final
+  observations into the arrays (the core's own buffers, shared with NumPy), with the GIL released;
+  ``threads=k >= 2`` splits the games over ``k`` std::threads (each game's work is independent, so
+  the results do not depend on ``k``). Kardinal & König's deals keep the seeds above: this side keeps
+  one ``generator.getrandbits(64)`` drawn ahead per slot in the batch's ``next_seed`` array, which the
+  batch deals the slot's next game with (the same shuffles in C++ as in Python,
+  :mod:`kardinal_env.koenig.shuffle`) and which is refilled for the slots that dealt; ``reset()``
+  without a seed uses the drawn-ahead values, a reseeding draws them again, so every game of a slot
+  is the python backend's. ``game(i)`` rebuilds game ``i`` in Python (Kardinal: its moves replayed;
+  K&K: dealt with its seed, its move ids replayed). Byte for byte the python backend's output
+  (``tests/test_vector.py``, ``tests/test_vector_koenig.py``). Needs the compiled core
+  (``bash scripts/setup.sh``); a game registered under another name with the same engine and rules
+  classes qualifies, any other game or codec/encoder options do not (``ValueError``).
+* ``"auto"`` (default) — ``"core"`` when the game is Kardinal or Kardinal & König and the core is
+  built and used (see :mod:`kardinal_env.kardinal.compiled` and :mod:`kardinal_env.koenig.compiled`:
+  ``KARDINAL_ENV_BACKEND=python`` turns it off), else ``"python"``.
 
 Illegal actions
 ===============
@@ -468,8 +478,9 @@ class _CoreBackend:
 
     def __init__(self, env: VectorEnv):
         self.env = env
-        part = _core_game(env.spec, env.rules)(env)
-        self.part = part
+        part_class = _core_game(env.spec, env.rules)
+        assert part_class is not None  # _choose_backend picked "core" for a game the core steps
+        self.part = part = part_class(env)
         self.batch = batch = part.batch
         self.codec = env.spec.make_codec(env.rules)
         self.encoder_hint: Any = part.encoder_hint

@@ -14,7 +14,9 @@
   wrong dtype or shape, ids out of range, illegal actions: an error naming the game and the rule,
   every game unchanged; bad constructor arguments).
 
-Kardinal & König's core backend: tests/test_vector_koenig.py. Core tests use ``kardinal_core_or_skip`` (skipped without the core unless ``KARDINAL_REQUIRE_CORE=1``).
+Kardinal & König's core backend: tests/test_vector_koenig.py.
+
+Core tests use ``kardinal_core_or_skip`` (skipped without the core unless ``KARDINAL_REQUIRE_CORE=1``).
 """
 
 from __future__ import annotations

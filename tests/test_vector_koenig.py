@@ -186,7 +186,7 @@ def test_bad_actions_give_the_python_backends_errors(core):
     bads.append(huge)
     for index in range(3):  # an in-range id that is not legal: the engine's error naming the rule
         legal = set(py.legal_actions(index).tolist())
-        for action in [a for a in range(py.num_actions) if a not in legal][:: 97]:
+        for action in [a for a in range(py.num_actions) if a not in legal][::97]:
             bad = good.copy()
             bad[index] = action
             bads.append(bad)
@@ -230,7 +230,8 @@ def test_batch_binding_refuses_bad_input(core):
             core.KoenigBatch(*args)
     batch.next_seed[:] = [7, 2**64 - 1]
     batch.reset()
-    assert batch.seed(1) == 2**64 - 1 and batch.game(0).initial_deck == compiled.core_game(Rules(players=3), 7).initial_deck
+    assert batch.seed(1) == 2**64 - 1
+    assert batch.game(0).initial_deck == compiled.core_game(Rules(players=3), 7).initial_deck
     view = batch.observation
     del batch  # the arrays keep the batch alive
     assert view.shape == (2, 494) and view.dtype == np.float32 and view.any()
