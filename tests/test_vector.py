@@ -16,14 +16,15 @@
 
 Kardinal & König's core backend: tests/test_vector_koenig.py.
 
-Core tests use ``kardinal_core_or_skip`` (skipped without the core unless ``KARDINAL_REQUIRE_CORE=1``).
+Core tests use the ``core`` fixture (tests/conftest.py: skipped without the core unless
+``KARDINAL_REQUIRE_CORE=1``; ``KARDINAL_ENV_BACKEND`` unset for the test, so they run under
+``KARDINAL_ENV_BACKEND=python`` too).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import kardinal_core_or_skip
 from test_core_kardinal import VARIANTS
 
 from kardinal_env import IllegalMoveError
@@ -33,11 +34,6 @@ from kardinal_env.kardinal.observation import ObservationEncoder
 from kardinal_env.vector import IllegalActionError, VectorEnv
 
 ARRAYS = ("observation", "action_mask", "current_player", "rewards", "terminated", "truncated", "final_observation")
-
-
-@pytest.fixture
-def core():
-    return kardinal_core_or_skip()
 
 
 # ---------------------------------------------------------------- python backend against AEC envs
@@ -252,9 +248,9 @@ def test_auto_backend_follows_the_backend_variable(monkeypatch):
 
 
 @pytest.mark.parametrize("backend", ["python", "core"])
-def test_auto_reset_keeps_the_final_observation(backend):
+def test_auto_reset_keeps_the_final_observation(backend, request):
     if backend == "core":
-        kardinal_core_or_skip()
+        request.getfixturevalue("core")
     rules = Rules(players=2, window=5)
     codec = get_game("kardinal").make_codec(rules)
     encoder = ObservationEncoder(rules)
@@ -348,8 +344,6 @@ def _backends():
 
 
 def _env(backend: str, game: str = "kardinal", players: int = 3) -> VectorEnv:
-    if backend == "core":
-        kardinal_core_or_skip()
     env = VectorEnv(game, 3, players, seed=1, backend=backend)
     env.reset()
     rng = np.random.default_rng(2)
@@ -370,7 +364,9 @@ def _unchanged(env: VectorEnv, snapshot: list) -> None:
 
 
 @pytest.mark.parametrize("backend", _backends())
-def test_actions_of_a_wrong_type_or_shape(backend):
+def test_actions_of_a_wrong_type_or_shape(backend, request):
+    if backend == "core":
+        request.getfixturevalue("core")
     env = _env(backend)
     good = env.random_actions(np.random.default_rng(0))
     snapshot = _snapshot(env)
@@ -386,7 +382,9 @@ def test_actions_of_a_wrong_type_or_shape(backend):
 
 
 @pytest.mark.parametrize("backend", _backends())
-def test_ids_out_of_range(backend):
+def test_ids_out_of_range(backend, request):
+    if backend == "core":
+        request.getfixturevalue("core")
     env = _env(backend)
     good = env.random_actions(np.random.default_rng(0))
     snapshot = _snapshot(env)
@@ -407,7 +405,9 @@ def test_ids_out_of_range(backend):
 
 
 @pytest.mark.parametrize("backend", _backends())
-def test_illegal_actions_name_the_game_and_the_rule(backend):
+def test_illegal_actions_name_the_game_and_the_rule(backend, request):
+    if backend == "core":
+        request.getfixturevalue("core")
     env = _env(backend)
     good = env.random_actions(np.random.default_rng(0))
     snapshot = _snapshot(env)
