@@ -310,6 +310,8 @@ class Game {
 
   private:
     mutable std::array<int, MAX_SEATS> chain_cache_{}, chain_key_{-1, -1, -1, -1, -1};  // chain_points()
+    mutable std::array<int, MAX_SEATS> projected_cache_{};    // projected_into()
+    mutable std::array<int, 3> projected_key_{-1, -1, -1};
 
   public:
 
@@ -706,12 +708,26 @@ class Game {
     }
 
     std::vector<int> projected_scores() const {
-        std::vector<int> out(scores.begin(), scores.begin() + n);
-        if (phase == OVER) return out;
-        auto now = scoring_now();
-        int times = runouts == 0 ? 2 : 1;
-        for (int s = 0; s < n; ++s) out[s] += times * now[s] + now[n + s] + now[2 * n + s];
+        std::vector<int> out(size_t(n), 0);
+        projected_into(out.data());
         return out;
+    }
+
+    // projected_scores() into out (n values), cached: the projection reads the pieces on the board
+    // (they change only with a placement, counted by placements), the scores and the run-outs (they
+    // change only in runout() and finish()), so it holds while placements, runouts and phase == OVER do.
+    void projected_into(int *out) const {
+        const std::array<int, 3> key{placements, runouts, phase == OVER ? 1 : 0};
+        if (key != projected_key_) {
+            for (int s = 0; s < n; ++s) projected_cache_[s] = scores[s];
+            if (phase != OVER) {
+                auto now = scoring_now();
+                int times = runouts == 0 ? 2 : 1;
+                for (int s = 0; s < n; ++s) projected_cache_[s] += times * now[s] + now[n + s] + now[2 * n + s];
+            }
+            projected_key_ = key;
+        }
+        std::copy(projected_cache_.begin(), projected_cache_.begin() + n, out);
     }
 
     void finish() {
