@@ -20,9 +20,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
-#include <exception>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "batch_common.hpp"
@@ -183,6 +181,7 @@ class Batch {
         show(i);
     }
 
+    // work(begin, end) over contiguous chunks of the games on `threads` threads (batch_common.hpp).
     template <class Work>
     void for_chunks(int threads, Work work) {
         batching::for_chunks(n_, threads, work);
