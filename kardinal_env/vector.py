@@ -97,15 +97,25 @@ Backends
   (``spec.new_game``), the game's codec (``spec.make_codec``: legal ids, ``decode``) and one encoder per
   game (``spec.make_encoder``), through the game protocol only (:mod:`kardinal_env.core.protocol`).
   ``threads`` does nothing here.
-* ``"core"`` — Kardinal stepped in C++ (``kardinal_core.KardinalBatch``, cpp/src/batch.hpp): one
-  call checks every action, plays every move, auto-resets, and writes observations, masks, seats,
-  rewards and final observations into the arrays (the core's own buffers, shared with NumPy), with
-  the GIL released; ``threads=k >= 2`` splits the games over ``k`` std::threads (each game's work is
-  independent, so the results do not depend on ``k``). Byte for byte the python backend's output
-  (``tests/test_vector.py``). Needs the compiled core (``bash scripts/setup.sh``).
-* ``"auto"`` (default) — ``"core"`` when the game is Kardinal and the core is built and used (see
-  :mod:`kardinal_env.kardinal.compiled`: ``KARDINAL_ENV_BACKEND=python`` turns it off), else
-  ``"python"``. Kardinal & König has no C++ engine: the python backend serves it.
+* ``"core"`` — the game stepped in C++: Kardinal (``kardinal_core.KardinalBatch``, cpp/src/batch.hpp)
+  and Kardinal & König (``kardinal_core.KoenigBatch``, cpp/src/koenig_batch.hpp, with the engine of
+  cpp/src/koenig.hpp and the encoder of cpp/src/koenig_observation.hpp). One call checks every
+  action, plays every move, auto-resets, and writes observations, masks, seats, rewards and final
+  observations into the arrays (the core's own buffers, shared with NumPy), with the GIL released;
+  ``threads=k >= 2`` splits the games over ``k`` std::threads (each game's work is independent, so
+  the results do not depend on ``k``). Kardinal & König's deals keep the seeds above: this side keeps
+  one ``generator.getrandbits(64)`` drawn ahead per slot in the batch's ``next_seed`` array, which the
+  batch deals the slot's next game with (the same shuffles in C++ as in Python,
+  :mod:`kardinal_env.koenig.shuffle`) and which is refilled for the slots that dealt; ``reset()``
+  without a seed uses the drawn-ahead values, a reseeding draws them again, so every game of a slot
+  is the python backend's. ``game(i)`` rebuilds game ``i`` in Python (Kardinal: its moves replayed;
+  K&K: dealt with its seed, its move ids replayed). Byte for byte the python backend's output
+  (``tests/test_vector.py``, ``tests/test_vector_koenig.py``). Needs the compiled core
+  (``bash scripts/setup.sh``); a game registered under another name with the same engine and rules
+  classes qualifies, any other game or codec/encoder options do not (``ValueError``).
+* ``"auto"`` (default) — ``"core"`` when the game is Kardinal or Kardinal & König and the core is
+  built and used (see :mod:`kardinal_env.kardinal.compiled` and :mod:`kardinal_env.koenig.compiled`:
+  ``KARDINAL_ENV_BACKEND=python`` turns it off), else ``"python"``.
 
 Illegal actions
 ===============
@@ -225,6 +235,7 @@ class VectorEnv:
                     f"of its codec and encoder ({exc})"
                 ) from None
         self._generators = [random.Random() for _ in range(self.num_envs)]
+        self._seed_epoch = 0  # counts the reseedings of the generators (the core backend's seeds ahead)
         if seed is not None:
             self._seed(seed)
         self.backend = _choose_backend(spec, self.rules, self.env_options, backend)
@@ -323,6 +334,7 @@ class VectorEnv:
             raise TypeError(f"seed must be an integer or a list of {self.num_envs} integers, got {seed!r}")
         for generator, s in zip(self._generators, seeds, strict=True):
             generator.seed(int(s))
+        self._seed_epoch += 1
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         array = np.asarray(actions)
@@ -477,43 +489,60 @@ class _PythonBackend:
 
 
 class _CoreBackend:
-    """Kardinal in C++: ``kardinal_core.KardinalBatch`` (cpp/src/batch.hpp) owns the arrays."""
+    """A game stepped in C++: the game's batch (``kardinal_core.KardinalBatch`` / ``KoenigBatch``, made by
+    its :class:`_CoreGame` part) owns the arrays; for a game with chance this side keeps each slot's
+    ``next_seed`` one draw ahead of its generator, so every deal is the python backend's."""
 
     def __init__(self, env: VectorEnv):
-        from kardinal_env.kardinal import compiled
-
         self.env = env
-        self.compiled = compiled
-        start = compiled.core_game(env.rules)  # RuntimeError / ImportError naming how to build the core
-        module: Any = compiled.core_module()
-        if not hasattr(module, "KardinalBatch"):
-            raise RuntimeError(
-                f"the compiled core is older than kardinal_env.vector (no KardinalBatch); {compiled.BUILD_HINT}"
-            )
-        self.batch = module.KardinalBatch(start, env.num_envs, env.reward_scheme, env.chip_shaping, env.score_shaping)
+        part_class = _core_game(env.spec, env.rules)
+        assert part_class is not None  # _choose_backend picked "core" for a game the core steps
+        self.part = part = part_class(env)
+        self.batch = batch = part.batch
         self.codec = env.spec.make_codec(env.rules)
-        self.encoder_hint: Any = None
-        self.num_actions = int(self.batch.num_actions)
-        self.observation = self.batch.observation
-        self.action_mask = self.batch.action_mask
-        self.current_player = self.batch.current_player
-        self.rewards = self.batch.rewards
-        self.terminated = self.batch.terminated
-        self.final_observation = self.batch.final_observation
-        self._scores = self.batch.final_scores
-        self._winners = self.batch.final_winners
-        self._moves = self.batch.final_moves
-        self._last = self.batch.final_player
+        self.encoder_hint: Any = part.encoder_hint
+        self.num_actions = int(batch.num_actions)
+        self.observation = batch.observation
+        self.action_mask = batch.action_mask
+        self.current_player = batch.current_player
+        self.rewards = batch.rewards
+        self.terminated = batch.terminated
+        self.final_observation = batch.final_observation
+        self._scores = batch.final_scores
+        self._winners = batch.final_winners
+        self._moves = batch.final_moves
+        self._last = batch.final_player
+        # the seed of each slot's next deal, drawn from its generator ahead of time (chance games only)
+        self._next_seed: np.ndarray | None = batch.next_seed if env.spec.chance else None
+        self._drawn_for = -1  # env._seed_epoch of the generators _next_seed was drawn from
+
+    def _draw(self, slots: Sequence[int]) -> None:
+        generators, seeds = self.env._generators, self._next_seed
+        assert seeds is not None
+        for i in slots:
+            seeds[i] = generators[i].getrandbits(64)
 
     def reset(self) -> None:
-        self.batch.reset(self.env.threads)
+        env = self.env
+        slots = range(env.num_envs)
+        if self._next_seed is not None and self._drawn_for != env._seed_epoch:
+            self._draw(slots)  # reseeded (or never drawn): the drawn-ahead seeds are stale
+        self.batch.reset(env.threads)
+        if self._next_seed is not None:
+            self._draw(slots)
+            self._drawn_for = env._seed_epoch
 
     def step(self, actions: np.ndarray) -> dict[int, dict]:
         bad = self.batch.step(actions, self.env.threads)
         if bad >= 0:  # nothing moved: explain with the Python engine's error
             raise self.env._illegal(bad, self.game(bad), int(actions[bad]), self.codec)
+        ended = np.flatnonzero(self.terminated).tolist()
+        if not ended:
+            return {}
+        if self._next_seed is not None:
+            self._draw(ended)  # the slots that dealt a new game: their next seeds
         final: dict[int, dict] = {}
-        for i in np.flatnonzero(self.terminated).tolist():
+        for i in ended:
             final[i] = {
                 "scores": self._scores[i].tolist(),
                 "winners": np.flatnonzero(self._winners[i]).tolist(),
@@ -533,11 +562,72 @@ class _CoreBackend:
         return [ids[offsets[i] : offsets[i + 1]] for i in range(self.env.num_envs)]
 
     def game(self, i: int) -> Any:
+        return self.part.game(i)
+
+
+class _CoreGame:
+    """The per-game part of the core backend: makes the game's batch (``batch``), names the encoder
+    whose bounds the observation space takes (``encoder_hint``), and rebuilds game ``i`` as the
+    registry's game object (``game``)."""
+
+    batch: Any
+    encoder_hint: Any = None
+
+    def __init__(self, env: VectorEnv):
+        self.env = env
+
+    def game(self, i: int) -> Any:
+        raise NotImplementedError
+
+
+def _batch_class(module: Any, name: str, hint: str) -> Any:
+    if not hasattr(module, name):
+        raise RuntimeError(f"the compiled core is older than kardinal_env.vector (no {name}); {hint}")
+    return getattr(module, name)
+
+
+class _KardinalCore(_CoreGame):
+    """Kardinal: ``KardinalBatch`` from the start position (no chance: every game is the same start)."""
+
+    def __init__(self, env: VectorEnv):
+        from kardinal_env.kardinal import compiled
+
+        super().__init__(env)
+        start = compiled.core_game(env.rules)  # RuntimeError / ImportError naming how to build the core
+        batch_class = _batch_class(compiled.core_module(), "KardinalBatch", compiled.BUILD_HINT)
+        self.batch = batch_class(start, env.num_envs, env.reward_scheme, env.chip_shaping, env.score_shaping)
+
+    def game(self, i: int) -> Any:
         from kardinal_env.kardinal.core_game import CoreGame
 
         # the batch's copy of the game and its history, wrapped (no replay): cheap enough for a baseline's
         # every decision (the trainer's opponents)
         return CoreGame.of_core(self.env.rules, self.batch.game(i), self.batch.history_codes(i))
+
+
+class _KoenigCore(_CoreGame):
+    """Kardinal & König: ``KoenigBatch`` on the core's board; each game is dealt with its slot's
+    ``next_seed`` and rebuilt in Python from that seed and its move ids."""
+
+    def __init__(self, env: VectorEnv):
+        from kardinal_env.koenig import compiled
+
+        super().__init__(env)
+        if env.chip_shaping:  # the python backend's error: K&K has no chips
+            raise ValueError(f"chip_shaping needs a game with chips_held(); {env.spec.name} has none")
+        rules = env.rules
+        board = compiled.core_board(rules.compiled)  # RuntimeError / ImportError naming how to build the core
+        batch_class = _batch_class(compiled.core_module(), "KoenigBatch", compiled.BUILD_HINT)
+        self.batch = batch_class(
+            board, rules.players, rules.discard, env.num_envs, env.reward_scheme, env.score_shaping
+        )
+        self.encoder_hint = env.spec.make_encoder(rules)
+
+    def game(self, i: int) -> Any:
+        game = self.env.spec.new_game(self.env.rules, seed=int(self.batch.seed(i)))
+        for move_id in self.batch.history_ids(i):
+            game.play_id(move_id)
+        return game
 
 
 # ---------------------------------------------------------------------- set-up helpers
@@ -571,29 +661,49 @@ def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, opti
     return rules_class(players=spec.check_players(players), **given), env_options
 
 
-def _core_supports(spec: GameSpec, rules: Any) -> bool:
-    """Whether the core has a batched engine for this game: Kardinal's engine and rules (the classes,
-    not the name: a game registered under another name with them qualifies)."""
+def _core_game(spec: GameSpec, rules: Any) -> type[_CoreGame] | None:
+    """The core backend's part for this game, or None when the core has no batch for it: Kardinal's or
+    Kardinal & König's engine and rules (the classes, not the name: a game registered under another
+    name with them qualifies)."""
     from kardinal_env.kardinal.engine import Game
     from kardinal_env.kardinal.rules import Rules
+    from kardinal_env.koenig.engine import Game as KoenigGame
+    from kardinal_env.koenig.rules import Rules as KoenigRules
 
-    return spec.load("game_class") is Game and type(rules) is Rules
+    game_class = spec.load("game_class")
+    if game_class is Game and type(rules) is Rules:
+        return _KardinalCore
+    if game_class is KoenigGame and type(rules) is KoenigRules:
+        return _KoenigCore
+    return None
+
+
+def _core_module(part: type[_CoreGame]) -> Any:
+    """The compiled core when it is built and used for the game of ``part`` (None: not built, too old,
+    or ``KARDINAL_ENV_BACKEND=python``; one warning when not built)."""
+    if part is _KoenigCore:
+        from kardinal_env.koenig import compiled as koenig_compiled
+
+        module = koenig_compiled.core_module()
+        return module if module is not None and hasattr(module, "KoenigBatch") else None
+    from kardinal_env.kardinal import compiled
+
+    module = compiled.core_module()
+    return module if module is not None and hasattr(module, "KardinalBatch") else None
 
 
 def _choose_backend(spec: GameSpec, rules: Any, env_options: dict, backend: str) -> str:
     if backend == "python":
         return "python"
-    supported = _core_supports(spec, rules) and not env_options
+    part = _core_game(spec, rules)
     if backend == "core":
-        if not supported:
-            why = f"options {sorted(env_options)}" if env_options and _core_supports(spec, rules) else spec.name
+        if part is None or env_options:
+            why = f"options {sorted(env_options)}" if env_options and part is not None else spec.name
             raise ValueError(
-                f"backend='core' steps Kardinal games only ({why} has no C++ batch); use backend='python' or 'auto'"
+                f"backend='core' steps Kardinal and Kardinal & König games only, without codec or encoder "
+                f"options ({why} has no C++ batch); use backend='python' or 'auto'"
             )
         return "core"
-    if not supported:
+    if part is None or env_options:
         return "python"
-    from kardinal_env.kardinal import compiled
-
-    module = compiled.core_module()  # None (one warning) when not built, or KARDINAL_ENV_BACKEND=python
-    return "core" if module is not None and hasattr(module, "KardinalBatch") else "python"
+    return "core" if _core_module(part) is not None else "python"

@@ -715,6 +715,10 @@ def bench_vector(players: int, seconds: float, repeats: int, num_envs: int = 32,
         "kardinal core, threads=0": dict(game="kardinal", players=players, backend="core", threads=0),
         "kardinal core, threads=2": dict(game="kardinal", players=players, backend="core", threads=2),
         "kardinal python": dict(game="kardinal", players=players, backend="python"),
+        "kardinal_koenig core, threads=0": dict(game="kardinal_koenig", players=koenig_players, backend="core"),
+        "kardinal_koenig core, threads=2": dict(
+            game="kardinal_koenig", players=koenig_players, backend="core", threads=2
+        ),
         "kardinal_koenig python": dict(game="kardinal_koenig", players=koenig_players, backend="python"),
     }
     envs = {}
@@ -755,7 +759,7 @@ def bench_vector(players: int, seconds: float, repeats: int, num_envs: int = 32,
     )
     out: dict[str, float] = {}
     for name, values in rates.items():
-        line = f"  {name:<28} {_fmt(values)}"
+        line = f"  {name:<32} {_fmt(values)}"
         if name != "connect_four_v3":
             ratios = [v / c for v, c in zip(values, c4)]
             line += (

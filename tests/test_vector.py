@@ -14,14 +14,17 @@
   wrong dtype or shape, ids out of range, illegal actions: an error naming the game and the rule,
   every game unchanged; bad constructor arguments).
 
-Core tests use ``kardinal_core_or_skip`` (skipped without the core unless ``KARDINAL_REQUIRE_CORE=1``).
+Kardinal & König's core backend: tests/test_vector_koenig.py.
+
+Core tests use the ``core`` fixture (tests/conftest.py: skipped without the core unless
+``KARDINAL_REQUIRE_CORE=1``; ``KARDINAL_ENV_BACKEND`` unset for the test, so they run under
+``KARDINAL_ENV_BACKEND=python`` too).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import kardinal_core_or_skip
 from test_core_kardinal import VARIANTS
 
 from kardinal_env import IllegalMoveError
@@ -32,11 +35,6 @@ from kardinal_env.kardinal.observation import ObservationEncoder
 from kardinal_env.vector import IllegalActionError, VectorEnv
 
 ARRAYS = ("observation", "action_mask", "current_player", "rewards", "terminated", "truncated", "final_observation")
-
-
-@pytest.fixture
-def core():
-    return kardinal_core_or_skip()
 
 
 # ---------------------------------------------------------------- python backend against AEC envs
@@ -144,7 +142,7 @@ def test_python_backend_serves_a_third_registered_game():
                     aec.reset()
             _check_decisions(env, aecs, f"step {step}")
         assert ended >= 3
-        with pytest.raises(ValueError, match="Kardinal games only"):
+        with pytest.raises(ValueError, match="Kardinal and Kardinal & König games only"):
             VectorEnv("nim", 2, backend="core")
 
 
@@ -216,12 +214,12 @@ def test_core_lockstep_thousands_of_steps(core):
 
 
 @pytest.mark.parametrize("backend", ["python", "core"])
-def test_score_shaping_is_the_trainers_shaping(backend):
+def test_score_shaping_is_the_trainers_shaping(backend, request):
     """score_shaping: the acting seat earns score_shaping x the change of its projected margin
     (rewards.projected_margins) that its move caused, plus chip shaping and, on the last move, every
     seat's terminal reward: games played alongside with rewards.ShapingTracker give the same rewards."""
     if backend == "core":
-        kardinal_core_or_skip()
+        request.getfixturevalue("core")
     rules = Rules(players=3, window=9)
     env = VectorEnv("kardinal", 3, rules=rules, backend=backend, reward="margin", chip_shaping=0.5, score_shaping=0.05)
     env.reset()
@@ -274,7 +272,7 @@ def test_core_threads_give_the_same_bytes(core):
 
 def test_auto_backend(core):
     assert VectorEnv("kardinal", 2).backend == "core"
-    assert VectorEnv("kardinal_koenig", 2).backend == "python"
+    assert VectorEnv("kardinal_koenig", 2).backend == "core"  # tests/test_vector_koenig.py
     assert VectorEnv("kardinal", 2, backend="python").backend == "python"
 
 
@@ -289,9 +287,9 @@ def test_auto_backend_follows_the_backend_variable(monkeypatch):
 
 
 @pytest.mark.parametrize("backend", ["python", "core"])
-def test_auto_reset_keeps_the_final_observation(backend):
+def test_auto_reset_keeps_the_final_observation(backend, request):
     if backend == "core":
-        kardinal_core_or_skip()
+        request.getfixturevalue("core")
     rules = Rules(players=2, window=5)
     codec = get_game("kardinal").make_codec(rules)
     encoder = ObservationEncoder(rules)
@@ -391,8 +389,6 @@ def _backends():
 
 
 def _env(backend: str, game: str = "kardinal", players: int = 3) -> VectorEnv:
-    if backend == "core":
-        kardinal_core_or_skip()
     env = VectorEnv(game, 3, players, seed=1, backend=backend)
     env.reset()
     rng = np.random.default_rng(2)
@@ -413,7 +409,9 @@ def _unchanged(env: VectorEnv, snapshot: list) -> None:
 
 
 @pytest.mark.parametrize("backend", _backends())
-def test_actions_of_a_wrong_type_or_shape(backend):
+def test_actions_of_a_wrong_type_or_shape(backend, request):
+    if backend == "core":
+        request.getfixturevalue("core")
     env = _env(backend)
     good = env.random_actions(np.random.default_rng(0))
     snapshot = _snapshot(env)
@@ -429,7 +427,9 @@ def test_actions_of_a_wrong_type_or_shape(backend):
 
 
 @pytest.mark.parametrize("backend", _backends())
-def test_ids_out_of_range(backend):
+def test_ids_out_of_range(backend, request):
+    if backend == "core":
+        request.getfixturevalue("core")
     env = _env(backend)
     good = env.random_actions(np.random.default_rng(0))
     snapshot = _snapshot(env)
@@ -450,7 +450,9 @@ def test_ids_out_of_range(backend):
 
 
 @pytest.mark.parametrize("backend", _backends())
-def test_illegal_actions_name_the_game_and_the_rule(backend):
+def test_illegal_actions_name_the_game_and_the_rule(backend, request):
+    if backend == "core":
+        request.getfixturevalue("core")
     env = _env(backend)
     good = env.random_actions(np.random.default_rng(0))
     snapshot = _snapshot(env)
@@ -503,7 +505,6 @@ def test_bad_construction_and_order():
         ({"chip_shaping": float("nan")}, ValueError, "chip_shaping"),
         ({"foo": 1}, ValueError, r"option\(s\) \['foo'\]"),
         ({"preset": "french"}, ValueError, "preset"),
-        ({"game": "kardinal_koenig", "backend": "core"}, ValueError, "Kardinal games only"),
         ({"game": "kardinal_koenig", "chip_shaping": 1.0}, ValueError, "chips_held"),
         ({"rules": Rules(players=2), "players": 2}, ValueError, "either rules="),
         ({"rules": "rules"}, TypeError, "rules must be a Rules"),

@@ -23,34 +23,22 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
-#include <exception>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
+#include "batch_common.hpp"
 #include "kardinal.hpp"
 #include "observation.hpp"
 
 namespace kardinal {
 
-constexpr int REWARD_WIN_LOSS = 0, REWARD_MARGIN = 1;
-constexpr double MARGIN_SCALE = 20.0;  // rewards.MARGIN_SCALE
+using batching::MARGIN_SCALE;
+using batching::REWARD_MARGIN;
+using batching::REWARD_WIN_LOSS;
 
 // rewards.terminal_rewards of a finished game, per seat.
 inline void terminal_rewards(const Game &g, int scheme, double out[4]) {
-    const int n = g.num_players();
-    if (scheme == REWARD_WIN_LOSS) {
-        for (int s = 0; s < n; ++s) out[s] = -1.0;
-        for (int w : g.winners()) out[w] = 1.0;
-        return;
-    }
-    for (int s = 0; s < n; ++s) {
-        int best_other = INT_MIN;
-        for (int t = 0; t < n; ++t)
-            if (t != s) best_other = std::max(best_other, g.score(t));
-        double margin = double(g.score(s) - best_other) / MARGIN_SCALE;
-        out[s] = std::max(-1.0, std::min(1.0, margin));
-    }
+    batching::terminal_rewards(g.num_players(), [&g](int s) { return g.score(s); }, g.winners(), scheme, out);
 }
 
 // rewards.projected_margins of one seat: its projected final score minus the best other one.
@@ -230,44 +218,10 @@ class Batch {
         show(i);
     }
 
-    // work(begin, end) over contiguous chunks of the games, on min(threads, N) threads (the calling
-    // thread works the first chunk; threads <= 1: all in the calling thread). A thread that cannot be
-    // started leaves its chunk to the calling thread; the first exception of any chunk is rethrown
-    // once every thread has joined.
+    // work(begin, end) over contiguous chunks of the games on `threads` threads (batch_common.hpp).
     template <class Work>
     void for_chunks(int threads, Work work) {
-        const int k = std::max(1, std::min(threads, n_));
-        if (k == 1) {
-            work(0, n_);
-            return;
-        }
-        auto begin_of = [&](int t) { return int((long long)n_ * t / k); };
-        std::vector<std::exception_ptr> errors(static_cast<size_t>(k));
-        std::vector<std::thread> pool;
-        std::vector<int> left;  // chunks no thread could take
-        pool.reserve(size_t(k - 1));
-        for (int t = 1; t < k; ++t) {
-            try {
-                pool.emplace_back([&, t] {
-                    try {
-                        work(begin_of(t), begin_of(t + 1));
-                    } catch (...) {
-                        errors[size_t(t)] = std::current_exception();
-                    }
-                });
-            } catch (...) {
-                left.push_back(t);
-            }
-        }
-        try {
-            work(0, begin_of(1));
-            for (int t : left) work(begin_of(t), begin_of(t + 1));
-        } catch (...) {
-            errors[0] = std::current_exception();
-        }
-        for (auto &th : pool) th.join();
-        for (auto &e : errors)
-            if (e) std::rethrow_exception(e);
+        batching::for_chunks(n_, threads, work);
     }
 };
 

@@ -325,6 +325,13 @@ class Game {
     int placements = 0;
     std::vector<Take> takes;
 
+  private:
+    mutable std::array<int, MAX_SEATS> chain_cache_{}, chain_key_{-1, -1, -1, -1, -1};  // chain_points()
+    mutable std::array<int, MAX_SEATS> projected_cache_{};    // projected_into()
+    mutable std::array<int, 3> projected_key_{-1, -1, -1};
+
+  public:
+
     // deck / reshuffle: card orders as type *indices*, top first (the bindings convert and check digits).
     Game(std::shared_ptr<const Board> b, int players, bool any, uint64_t seed, std::optional<std::vector<int>> given_deck,
          std::optional<std::vector<int>> given_plan)
@@ -702,17 +709,42 @@ class Game {
             for (int s = 0; s < n; ++s)
                 if (ca[s] == top_a && cb[s] == top_b) out[n + s] += worth;
         }
-        for (int s = 0; s < n; ++s) out[2 * n + s] = seat_chain_points(owner, b.adjacency, s);
+        for (int s = 0; s < n; ++s) out[2 * n + s] = chain_points(s);
         return out;
     }
 
+    // seat_chain_points(owner, adjacency, seat), cached per seat: owner[] changes only when a seat
+    // places a cloister (apply), which lowers that seat's cl_left, so the cache of a seat holds while
+    // its cl_left does (a copy of the game copies the cache with the state it describes).
+    int chain_points(int seat) const {
+        if (chain_key_[seat] != cl_left[seat]) {
+            chain_cache_[seat] = seat_chain_points(owner, board->adjacency, seat);
+            chain_key_[seat] = cl_left[seat];
+        }
+        return chain_cache_[seat];
+    }
+
     std::vector<int> projected_scores() const {
-        std::vector<int> out(scores.begin(), scores.begin() + n);
-        if (phase == OVER) return out;
-        auto now = scoring_now();
-        int times = runouts == 0 ? 2 : 1;
-        for (int s = 0; s < n; ++s) out[s] += times * now[s] + now[n + s] + now[2 * n + s];
+        std::vector<int> out(size_t(n), 0);
+        projected_into(out.data());
         return out;
+    }
+
+    // projected_scores() into out (n values), cached: the projection reads the pieces on the board
+    // (they change only with a placement, counted by placements), the scores and the run-outs (they
+    // change only in runout() and finish()), so it holds while placements, runouts and phase == OVER do.
+    void projected_into(int *out) const {
+        const std::array<int, 3> key{placements, runouts, phase == OVER ? 1 : 0};
+        if (key != projected_key_) {
+            for (int s = 0; s < n; ++s) projected_cache_[s] = scores[s];
+            if (phase != OVER) {
+                auto now = scoring_now();
+                int times = runouts == 0 ? 2 : 1;
+                for (int s = 0; s < n; ++s) projected_cache_[s] += times * now[s] + now[n + s] + now[2 * n + s];
+            }
+            projected_key_ = key;
+        }
+        std::copy(projected_cache_.begin(), projected_cache_.begin() + n, out);
     }
 
     void finish() {

@@ -15,11 +15,16 @@
 #include <nanobind/stl/vector.h>
 #include <nanobind/stl/tuple.h>
 
+#include <cmath>
 #include <random>
 #include <tuple>
 
+#include "batch_bindings.hpp"
 #include "buffers.hpp"
 #include "koenig.hpp"
+#include "koenig_batch.hpp"
+#include <cmath>
+
 #include "koenig_ismcts.hpp"
 #include "koenig_worlds.hpp"
 #include "koenig_observation.hpp"
@@ -415,6 +420,185 @@ void koenig_action_mask_into(KGame &g, nb::handle out, std::optional<long long> 
         nb::gil_scoped_release release;
         std::memcpy(data, scratch.data(), size);
     }
+}
+
+
+// ==================================================================== batched games (koenig_batch.hpp)
+// KoenigBatch: N games stepped together for kardinal_env.vector's "core" backend, bound as KardinalBatch
+// is (module.cpp): the batch owns its buffers and hands them to NumPy as arrays owned by the batch
+// object; reset() and step() release the GIL and may split the games over std::threads; step() checks
+// every action first and returns the first game whose action is not a legal id (-1: every game moved).
+struct PyKoenigBatch : koenig::Batch, batch_bindings::BusyFlag {
+    using koenig::Batch::Batch;
+};
+
+constexpr const char *KOENIG_BATCH_NAME = "KoenigBatch";
+
+int batch_index(const PyKoenigBatch &b, long long i) {
+    batch_bindings::check_idle(b, KOENIG_BATCH_NAME);
+    return batch_bindings::check_index(i, b.num_envs());
+}
+
+void bind_koenig_batch(nb::module_ &m) {
+    using batch_bindings::buffer_view;
+    using B = PyKoenigBatch;
+    nb::class_<B>(m, "KoenigBatch",
+                  "N Kardinal & König games stepped together in C++ (kardinal_env.vector's core backend; see there).")
+        .def(
+            "__init__",
+            [](B *self, std::shared_ptr<Board> board, long long players, const std::string &discard, long long num_envs,
+               const std::string &reward, double score_shaping) {
+                if (!board) throw nb::type_error("board must be a KoenigBoard");
+                if (!std::isfinite(score_shaping))
+                    throw nb::value_error(("score_shaping must be a finite number, got " + std::to_string(score_shaping)).c_str());
+                if (players < 3 || players > 5)
+                    throw nb::value_error(("players must be 3, 4 or 5, got " + std::to_string(players)).c_str());
+                if (discard != "one" && discard != "any")
+                    throw nb::value_error(("discard must be one of ['one', 'any'], got '" + discard + "'").c_str());
+                if (num_envs < 1 || num_envs > (1LL << 20))
+                    throw nb::value_error(
+                        ("num_envs must be an integer from 1 to 1048576, got " + std::to_string(num_envs)).c_str());
+                int scheme;
+                if (reward == "win_loss") scheme = batching::REWARD_WIN_LOSS;
+                else if (reward == "margin") scheme = batching::REWARD_MARGIN;
+                else throw nb::value_error(("reward must be one of ['win_loss', 'margin'], got '" + reward + "'").c_str());
+                new (self) B(board, int(players), discard == "any", int(num_envs), scheme, score_shaping);
+            },
+            nb::arg("board"), nb::arg("players"), nb::arg("discard"), nb::arg("num_envs"),
+            nb::arg("reward") = "win_loss", nb::arg("score_shaping") = 0.0,
+            "A batch of num_envs games of Rules(players, discard, board) (board: a KoenigBoard, "
+            "kardinal_env.koenig.compiled.core_board). reward: 'win_loss' or 'margin'; score_shaping: times the change "
+            "of the acting seat's projected margin (rewards.ShapingTracker). Fill next_seed, then "
+            "call reset(): each game is dealt with its slot's next_seed (as Game(rules, seed)).")
+        .def_prop_ro("num_envs", &B::num_envs)
+        .def_prop_ro("num_players", &B::players)
+        .def_prop_ro("num_actions", [](const B &b) { return b.action_count(); })
+        .def_prop_ro("observation_size", [](const B &b) { return b.observation_length(); })
+        .def_prop_ro("observation",
+                     [](nb::handle self) {
+                         B &b = nb::cast<B &>(self);
+                         return buffer_view<float>(self, b.observation, {size_t(b.num_envs()), b.observation_length()});
+                     },
+                     "(N, L) float32: each game's observation of the seat to act (a view of the batch's buffer).")
+        .def_prop_ro("action_mask",
+                     [](nb::handle self) {
+                         B &b = nb::cast<B &>(self);
+                         return buffer_view<bool>(self, b.action_mask, {size_t(b.num_envs()), b.action_count()});
+                     },
+                     "(N, num_moves) bool: the legal actions of the seat to act.")
+        .def_prop_ro("current_player",
+                     [](nb::handle self) {
+                         B &b = nb::cast<B &>(self);
+                         return buffer_view<int64_t>(self, b.current_player, {size_t(b.num_envs())});
+                     },
+                     "(N,) int64: the seat to act in each game.")
+        .def_prop_ro("rewards",
+                     [](nb::handle self) {
+                         B &b = nb::cast<B &>(self);
+                         return buffer_view<float>(self, b.rewards, {size_t(b.num_envs()), size_t(b.players())});
+                     },
+                     "(N, players) float32: every seat's reward from the last step's move.")
+        .def_prop_ro("terminated",
+                     [](nb::handle self) {
+                         B &b = nb::cast<B &>(self);
+                         return buffer_view<bool>(self, b.terminated, {size_t(b.num_envs())});
+                     },
+                     "(N,) bool: the game ended with the last step's move (and a new one was dealt).")
+        .def_prop_ro("final_observation",
+                     [](nb::handle self) {
+                         B &b = nb::cast<B &>(self);
+                         return buffer_view<float>(self, b.final_observation,
+                                                   {size_t(b.num_envs()), b.observation_length()});
+                     },
+                     "(N, L) float32: a game's final position seen by final_player, written when it ends.")
+        .def_prop_ro("final_scores",
+                     [](nb::handle self) {
+                         B &b = nb::cast<B &>(self);
+                         return buffer_view<int32_t>(self, b.final_scores, {size_t(b.num_envs()), size_t(b.players())});
+                     },
+                     "(N, players) int32: the final scores of the game that ended last in each slot.")
+        .def_prop_ro("final_winners",
+                     [](nb::handle self) {
+                         B &b = nb::cast<B &>(self);
+                         return buffer_view<bool>(self, b.final_winners, {size_t(b.num_envs()), size_t(b.players())});
+                     },
+                     "(N, players) bool: its winners.")
+        .def_prop_ro("final_moves",
+                     [](nb::handle self) {
+                         B &b = nb::cast<B &>(self);
+                         return buffer_view<int32_t>(self, b.final_moves, {size_t(b.num_envs())});
+                     },
+                     "(N,) int32: its number of moves.")
+        .def_prop_ro("final_player",
+                     [](nb::handle self) {
+                         B &b = nb::cast<B &>(self);
+                         return buffer_view<int32_t>(self, b.final_player, {size_t(b.num_envs())});
+                     },
+                     "(N,) int32: the seat whose move ended it (-1: none yet).")
+        .def_prop_ro("next_seed",
+                     [](nb::handle self) {
+                         B &b = nb::cast<B &>(self);
+                         return buffer_view<uint64_t>(self, b.next_seed, {size_t(b.num_envs())});
+                     },
+                     "(N,) uint64, writable: the seed of the next game dealt in each slot (at reset(), or when "
+                     "a step ends the slot's game). The batch reads it; the caller refills it.")
+        .def(
+            "reset",
+            [](B &b, long long threads) {
+                int k = batch_bindings::check_threads(threads);
+                batch_bindings::BusyGuard guard(b, KOENIG_BATCH_NAME);
+                nb::gil_scoped_release release;
+                b.reset(k);
+            },
+            nb::arg("threads") = 0,
+            "A new game in every slot, dealt with next_seed; the buffers show the first decisions (rewards "
+            "and terminated 0).")
+        .def(
+            "step",
+            [](B &b, nb::handle actions, long long threads) {
+                int k = batch_bindings::check_threads(threads);
+                batch_bindings::ActionArray a = batch_bindings::check_actions(actions, b.num_envs());
+                batch_bindings::BusyGuard guard(b, KOENIG_BATCH_NAME);
+                const int64_t *data = a.data();
+                long long bad;
+                {
+                    nb::gil_scoped_release release;
+                    bad = b.find_illegal(data);
+                    if (bad < 0) b.step(data, k);
+                }
+                return bad;
+            },
+            nb::arg("actions"), nb::arg("threads") = 0,
+            "Play actions[i] (a move id) in game i for every game (threads: split the games over that many "
+            "threads; 0 or 1: the calling thread), dealing a new game (next_seed) in the slots whose game "
+            "ends. Returns -1; or, when some action is not a legal id of its game, the first such game's "
+            "index, having changed nothing.")
+        .def(
+            "legal_action_ids",
+            [](B &b, long long i) { return batch_bindings::int64_array(b.legal_ids(batch_index(b, i))); },
+            nb::arg("index"), "The legal action ids of game index's decision (a new int64 array), in legal order.")
+        .def(
+            "all_legal_action_ids",
+            [](B &b) {
+                batch_bindings::check_idle(b, KOENIG_BATCH_NAME);
+                std::vector<int64_t> ids, offsets{0};
+                for (int i = 0; i < b.num_envs(); ++i) {
+                    koenig::MoveSpan ms = b.legal_ids(i);
+                    ids.insert(ids.end(), ms.begin(), ms.end());
+                    offsets.push_back(int64_t(ids.size()));
+                }
+                return nb::make_tuple(batch_bindings::int64_array(ids), batch_bindings::int64_array(offsets));
+            },
+            "Every game's legal action ids at once: (ids, offsets), game i's being ids[offsets[i]:offsets[i+1]].")
+        .def(
+            "history_ids", [](B &b, long long i) { return int_list(b.game(batch_index(b, i)).history); },
+            nb::arg("index"), "The move ids game index has played since its deal (a new list).")
+        .def(
+            "seed", [](B &b, long long i) { return b.seed(batch_index(b, i)); }, nb::arg("index"),
+            "The seed game index was dealt with (Game(rules, seed) deals the same game).")
+        .def(
+            "game", [](B &b, long long i) { return KGame(b.game(batch_index(b, i))); }, nb::arg("index"),
+            "A copy of game index as a KoenigGame.");
 }
 
 }  // namespace
@@ -816,4 +1000,5 @@ void bind_koenig(nb::module_ &m) {
             return items;
         },
         nb::arg("seed").none(), nb::arg("size"), "list(range(size)) shuffled by ShuffleRng(seed).shuffle.");
+    bind_koenig_batch(m);
 }

@@ -72,7 +72,9 @@ inline void encode_observation(const Game &g, int observer, float *out) {
     const ObsLayout L(b);
     const int n = g.n, P = OBS_SLOTS;
     std::memset(out, 0, sizeof(float) * size_t(L.size));
-    auto slot = [&](int seat) { return (seat - observer + n) % n; };
+    std::array<int, MAX_SEATS> slots{};  // seat -> its slot, (seat - observer) mod n
+    for (int seat = 0; seat < n; ++seat) slots[size_t(seat)] = (seat - observer + n) % n;
+    auto slot = [&](int seat) { return slots[size_t(seat)]; };
     // Board block.
     for (int s = 0; s < b.S; ++s) {
         int o = g.owner[s];
@@ -84,7 +86,8 @@ inline void encode_observation(const Game &g, int observer, float *out) {
             out[L.advisors + c * P + slot(seat)] = float(g.ad[c * n + seat]);
         }
     // Per-seat public values.
-    std::vector<int> projected = g.projected_scores();
+    std::array<int, MAX_SEATS> projected{};
+    g.projected_into(projected.data());
     for (int seat = 0; seat < n; ++seat) {
         int k = slot(seat);
         out[L.hand_sizes + k] = float(g.hand_size[seat]);

@@ -208,63 +208,26 @@ int mask_window(const Game &g, size_t length) {
 // returns the first game whose action is not legal (-1: all legal, every game moved), so an illegal
 // action changes nothing; kardinal_env.vector turns that index into the engine's error naming the rule.
 #include "batch.hpp"
-
-#include <atomic>
+#include "batch_bindings.hpp"
 
 namespace {
 
-struct PyBatch : kardinal::Batch {
+using batch_bindings::ActionArray;
+using batch_bindings::BusyGuard;
+using batch_bindings::buffer_view;
+using batch_bindings::check_threads;
+using batch_bindings::int64_array;
+
+constexpr const char *BATCH_NAME = "KardinalBatch";
+
+struct PyBatch : kardinal::Batch, batch_bindings::BusyFlag {
     using kardinal::Batch::Batch;
-    std::atomic<bool> busy{false};  // one reset/step at a time (they run without the GIL)
 };
-
-// Marks the batch busy for one call; a second call meanwhile (another Python thread) is refused.
-class BusyGuard {
-  public:
-    explicit BusyGuard(PyBatch &b) : b_(b) {
-        bool expected = false;
-        if (!b_.busy.compare_exchange_strong(expected, true))
-            throw std::runtime_error("KardinalBatch: another thread is stepping or resetting this batch");
-    }
-    ~BusyGuard() { b_.busy.store(false); }
-    BusyGuard(const BusyGuard &) = delete;
-    BusyGuard &operator=(const BusyGuard &) = delete;
-
-  private:
-    PyBatch &b_;
-};
-
-int check_threads(long long threads) {
-    if (threads < 0 || threads > 1024)
-        throw nb::value_error(("threads must be an integer from 0 to 1024, got " + std::to_string(threads)).c_str());
-    return int(threads);
-}
 
 int check_index(const PyBatch &b, long long i) {
-    if (b.busy.load())
-        throw std::runtime_error("KardinalBatch: another thread is stepping or resetting this batch");
-    if (i < 0 || i >= b.num_envs())
-        throw nb::index_error(("game index " + std::to_string(i) + " is out of range: the batch has games 0.." +
-                               std::to_string(b.num_envs() - 1))
-                                  .c_str());
-    return int(i);
+    batch_bindings::check_idle(b, BATCH_NAME);
+    return batch_bindings::check_index(i, b.num_envs());
 }
-
-// A NumPy array over the batch's own buffer; the batch object (owner) lives as long as the array.
-template <class T, class Storage>
-nb::ndarray<nb::numpy, T> buffer_view(nb::handle owner, Storage &storage, std::initializer_list<size_t> shape) {
-    std::vector<size_t> dims(shape);
-    return nb::ndarray<nb::numpy, T>(reinterpret_cast<T *>(storage.data()), dims.size(), dims.data(), owner);
-}
-
-nb::ndarray<nb::numpy, int64_t, nb::ndim<1>> int64_array(const std::vector<long long> &values) {
-    int64_t *data = new int64_t[values.size() ? values.size() : 1];
-    std::copy(values.begin(), values.end(), data);
-    nb::capsule owner(data, [](void *p) noexcept { delete[] static_cast<int64_t *>(p); });
-    return nb::ndarray<nb::numpy, int64_t, nb::ndim<1>>(data, {values.size()}, owner);
-}
-
-using ActionArray = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 void bind_batch(nb::module_ &m) {
     nb::class_<PyBatch>(m, "KardinalBatch",
@@ -364,7 +327,7 @@ void bind_batch(nb::module_ &m) {
             "reset",
             [](PyBatch &b, long long threads) {
                 int k = check_threads(threads);
-                BusyGuard guard(b);
+                BusyGuard guard(b, BATCH_NAME);
                 nb::gil_scoped_release release;
                 b.reset(k);
             },
@@ -374,14 +337,8 @@ void bind_batch(nb::module_ &m) {
             "step",
             [](PyBatch &b, nb::handle actions, long long threads) {
                 int k = check_threads(threads);
-                ActionArray a;
-                if (!nb::try_cast(actions, a, false))
-                    throw nb::type_error("actions must be a C-contiguous numpy int64 array of shape (num_envs,)");
-                if (a.shape(0) != size_t(b.num_envs()))
-                    throw nb::value_error(("actions must have shape (" + std::to_string(b.num_envs()) + ",), got (" +
-                                           std::to_string(a.shape(0)) + ",)")
-                                              .c_str());
-                BusyGuard guard(b);
+                ActionArray a = batch_bindings::check_actions(actions, b.num_envs());
+                BusyGuard guard(b, BATCH_NAME);
                 const int64_t *data = a.data();
                 long long bad;
                 {
@@ -402,8 +359,7 @@ void bind_batch(nb::module_ &m) {
         .def(
             "all_legal_action_ids",
             [](PyBatch &b) {
-                if (b.busy.load())
-                    throw std::runtime_error("KardinalBatch: another thread is stepping or resetting this batch");
+                batch_bindings::check_idle(b, BATCH_NAME);
                 std::vector<long long> ids, offsets{0};
                 for (int i = 0; i < b.num_envs(); ++i) {
                     const auto &g = b.legal_ids(i);
@@ -424,10 +380,7 @@ void bind_batch(nb::module_ &m) {
                 for (const Move &m : b.history(check_index(b, i))) out.append(code_tuple(m));
                 return out;
             },
-            nb::arg("index"), "The move codes game index has played since its start (a new list).")
-        .def(
-            "game", [](PyBatch &b, long long i) { return Game(b.game(check_index(b, i))); }, nb::arg("index"),
-            "A copy of game index as a KardinalGame.");
+            nb::arg("index"), "The move codes game index has played since its start (a new list).");
 }
 
 }  // namespace

@@ -13,7 +13,9 @@ and the action mask are in C++ too (``cpp/src/koenig_observation.hpp``): :func:`
 (:func:`observation_buffer`, :func:`mask_buffer`) without allocating, reading only what the observer
 may know (``tests/test_core_koenig_observation.py``). A buffer is taken only as it is: ``TypeError``
 for something that is not a NumPy array or has another dtype, ``ValueError`` for another shape, a
-non-contiguous or read-only array, or a seat out of range. The board is parsed
+non-contiguous or read-only array, or a seat out of range. The batched environment
+:class:`kardinal_env.vector.VectorEnv` steps N games in the core at once (``kardinal_core.KoenigBatch``,
+``cpp/src/koenig_batch.hpp``), byte for byte its python backend (``tests/test_vector_koenig.py``). The board is parsed
 and validated in Python (:mod:`kardinal_env.koenig.board`); :func:`core_board` passes its arrays to
 the core, which checks them again.
 

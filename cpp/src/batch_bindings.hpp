@@ -1,0 +1,94 @@
+// Binding helpers shared by the batched games' Python classes (KardinalBatch in module.cpp, KoenigBatch
+// in koenig_bindings.cpp): the busy flag that refuses a second call while one runs without the GIL,
+// the threads argument, NumPy views of a batch's own buffers and new int64 arrays.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace batch_bindings {
+
+namespace nb = nanobind;
+
+// One reset/step at a time per batch (they run without the GIL); `name` names the class in errors.
+struct BusyFlag {
+    std::atomic<bool> busy{false};
+};
+
+[[noreturn]] inline void refuse_busy(const char *name) {
+    throw std::runtime_error(std::string(name) + ": another thread is stepping or resetting this batch");
+}
+
+inline void check_idle(const BusyFlag &f, const char *name) {
+    if (f.busy.load()) refuse_busy(name);
+}
+
+// Marks the batch busy for one call; a second call meanwhile (another Python thread) is refused.
+class BusyGuard {
+  public:
+    BusyGuard(BusyFlag &f, const char *name) : f_(f) {
+        bool expected = false;
+        if (!f_.busy.compare_exchange_strong(expected, true)) refuse_busy(name);
+    }
+    ~BusyGuard() { f_.busy.store(false); }
+    BusyGuard(const BusyGuard &) = delete;
+    BusyGuard &operator=(const BusyGuard &) = delete;
+
+  private:
+    BusyFlag &f_;
+};
+
+inline int check_threads(long long threads) {
+    if (threads < 0 || threads > 1024)
+        throw nb::value_error(("threads must be an integer from 0 to 1024, got " + std::to_string(threads)).c_str());
+    return int(threads);
+}
+
+inline int check_index(long long i, int num_envs) {
+    if (i < 0 || i >= num_envs)
+        throw nb::index_error(("game index " + std::to_string(i) + " is out of range: the batch has games 0.." +
+                               std::to_string(num_envs - 1))
+                                  .c_str());
+    return int(i);
+}
+
+// A NumPy array over a batch's own buffer; the batch object (owner) lives as long as the array.
+template <class T, class Storage>
+nb::ndarray<nb::numpy, T> buffer_view(nb::handle owner, Storage &storage, std::initializer_list<size_t> shape) {
+    std::vector<size_t> dims(shape);
+    return nb::ndarray<nb::numpy, T>(reinterpret_cast<T *>(storage.data()), dims.size(), dims.data(), owner);
+}
+
+// A new int64 NumPy array holding values.
+template <class Values>
+nb::ndarray<nb::numpy, int64_t, nb::ndim<1>> int64_array(const Values &values) {
+    const size_t size = size_t(values.end() - values.begin());
+    int64_t *data = new int64_t[size ? size : 1];
+    std::copy(values.begin(), values.end(), data);
+    nb::capsule owner(data, [](void *p) noexcept { delete[] static_cast<int64_t *>(p); });
+    return nb::ndarray<nb::numpy, int64_t, nb::ndim<1>>(data, {size}, owner);
+}
+
+// The actions argument of step(): taken only as a C-contiguous int64 array in CPU memory.
+using ActionArray = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+inline ActionArray check_actions(nb::handle actions, int num_envs) {
+    ActionArray a;
+    if (!nb::try_cast(actions, a, false))
+        throw nb::type_error("actions must be a C-contiguous numpy int64 array of shape (num_envs,)");
+    if (a.shape(0) != size_t(num_envs))
+        throw nb::value_error(
+            ("actions must have shape (" + std::to_string(num_envs) + ",), got (" + std::to_string(a.shape(0)) + ",)")
+                .c_str());
+    return a;
+}
+
+}  // namespace batch_bindings
