@@ -607,7 +607,7 @@ class _KardinalCore(_CoreGame):
 
 class _KoenigCore(_CoreGame):
     """Kardinal & König: ``KoenigBatch`` on the core's board; each game is dealt with its slot's
-    ``next_seed`` and rebuilt in Python from that seed and its move ids."""
+    ``next_seed``; ``game(i)`` wraps the batch's copy of it (its seed and move ids kept for records)."""
 
     def __init__(self, env: VectorEnv):
         from kardinal_env.koenig import compiled
@@ -624,10 +624,11 @@ class _KoenigCore(_CoreGame):
         self.encoder_hint = env.spec.make_encoder(rules)
 
     def game(self, i: int) -> Any:
-        game = self.env.spec.new_game(self.env.rules, seed=int(self.batch.seed(i)))
-        for move_id in self.batch.history_ids(i):
-            game.play_id(move_id)
-        return game
+        from kardinal_env.koenig.core_game import CoreGame
+
+        # the batch's copy of the game, its seed and its moves, wrapped (no replay)
+        batch = self.batch
+        return CoreGame.of_core(self.env.rules, batch.game(i), int(batch.seed(i)), batch.history_ids(i))
 
 
 # ---------------------------------------------------------------------- set-up helpers

@@ -32,7 +32,7 @@ built, so it can be rebuilt) and the move ids, and replays them.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kardinal_env.core.backend import CoreBacked
 from kardinal_env.koenig import backend
@@ -274,6 +274,25 @@ class CoreGame(CoreBacked, Game):
         self._history.append(m)
         self._moves = None
         self._names = None
+
+    @classmethod
+    def of_core(cls, rules: Rules, core: Any, seed: int, history: list[int]) -> CoreGame:
+        """A game around ``core``, a ``kardinal_core.KoenigGame`` with these ``rules`` dealt with ``seed``
+        (no ``deck=``/``reshuffle=``) that has played the move ids ``history`` (taken as they are; the
+        batched environment's copies of its games)."""
+        g = object.__new__(cls)
+        g.rules = rules
+        g.board = rules.compiled
+        g._n = rules.players
+        g._T = len(g.board.types)
+        g._core = core
+        g._args = (int(seed), None, None)
+        g._history = [int(m) for m in history]
+        g._moves = None
+        g._names = None
+        g._knowledge = None
+        g._reference = None
+        return g
 
     def clone(self) -> CoreGame:
         g = object.__new__(CoreGame)
