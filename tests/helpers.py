@@ -48,3 +48,20 @@ def bounding_box(game: Game) -> tuple[int, int, int, int]:
     xs = [x for x, _ in squares]
     ys = [y for _, y in squares]
     return min(xs), max(xs), min(ys), max(ys)
+
+
+def step_in_lockstep(envs: list, steps: int, seed: int, same) -> None:
+    """Reset the batched environments ``envs`` (``kardinal_env.vector.VectorEnv``) and step them all
+    with the same random legal actions (drawn for the first, seeded by ``seed``) for ``steps`` steps;
+    after every step ``same(envs[0], env, where)`` compares each other env with the first."""
+    import numpy as np
+
+    for env in envs:
+        env.reset()
+    rng = np.random.default_rng(seed)
+    for step in range(steps):
+        actions = envs[0].random_actions(rng)
+        for env in envs:
+            env.step(actions)
+        for env in envs[1:]:
+            same(envs[0], env, f"threads={env.threads} step {step}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import step_in_lockstep
 from test_core_kardinal import VARIANTS
 
 from kardinal_env import IllegalMoveError
@@ -252,15 +253,8 @@ def test_core_threads_give_the_same_bytes(core):
         VectorEnv("kardinal", 7, rules=rules, backend="core", threads=t, reward="margin", chip_shaping=0.5)
         for t in (0, 1, 2, 3, 7, 64)
     ]
-    for env in envs:
-        env.reset()
+    step_in_lockstep(envs, 150, 5, _same)
     rng = np.random.default_rng(5)
-    for step in range(150):
-        actions = envs[0].random_actions(rng)
-        for env in envs:
-            env.step(actions)
-        for env in envs[1:]:
-            _same(envs[0], env, f"threads={env.threads} step {step}")
     full = VectorEnv("kardinal", 5, 4, backend="core", threads=2)  # the lossless window, another size
     one = VectorEnv("kardinal", 5, 4, backend="core")
     full.reset(), one.reset()

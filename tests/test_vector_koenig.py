@@ -23,6 +23,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from helpers import step_in_lockstep
 from koenig_helpers import small_board
 from test_core_koenig import ODD_BOARD
 
@@ -124,17 +125,7 @@ def test_core_seeds_follow_the_slot_generators(core, monkeypatch):
 def test_core_threads_give_the_same_bytes(core):
     rules = Rules(players=5, discard="any")
     envs = [VectorEnv("kardinal_koenig", 7, rules=rules, backend="core", threads=t, seed=3) for t in (0, 1, 2, 3, 64)]
-    for env in envs:
-        env.reset()
-    rng = np.random.default_rng(5)
-    for step in range(300):
-        actions = envs[0].random_actions(rng)
-        for env in envs:
-            env.step(actions)
-        for env in envs[1:]:
-            for name in ARRAYS:
-                assert getattr(envs[0], name).tobytes() == getattr(env, name).tobytes(), (env.threads, step, name)
-            assert envs[0].final_info == env.final_info
+    step_in_lockstep(envs, 300, 5, _same)
 
 
 def test_auto_backend(core, monkeypatch):
