@@ -227,6 +227,9 @@ def test_play_ctrl_c_exits_quietly_with_130():
             if not line or line.startswith("type a move"):
                 break
         proc.send_signal(signal.SIGINT)
+        # stdin stays open until the process has ended: closing it at once (communicate) raced the
+        # signal on a loaded machine — EOF could reach input() first, and "end of input" exits with 0
+        proc.wait(timeout=60)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
         proc.kill()
