@@ -4,16 +4,18 @@ trainer state plays the same games on the registry's ``Game`` objects (``play_ro
 shaping from ``rewards.ShapingTracker``, the terminal rewards from ``rewards.terminal_rewards``), the
 way the trainer collected before it stepped a batched environment.
 
-For a game without chance (Kardinal) both draw from the trainer's generators in the same order, so
-they must store the same decisions (seats, crops, actions, log-probabilities, values) and the same
-rewards, advantages and returns (up to float32: the environment's rewards are float32), and count the
-same games, lengths and results — with learner, pool, greedy and random seats, forced moves, score
-and chip shaping, on both backends of the environment. For Kardinal & König (chance: the rollout
-deals from seeds it draws up front) the rollout's bookkeeping is checked on its own: every stored
-decision has a finite advantage, and every learner seat's rewards add up to its episode return.
+Both draw from the trainer's generators in the same order (for Kardinal & König, a game with chance,
+the reference deals slot i's games from a ``random.Random`` seeded as the rollout seeds the
+environment's slot i), so they must store the same decisions (seats, observations or crops, masks,
+actions, log-probabilities, values) and the same rewards, advantages and returns (up to float32: the
+environment's rewards are float32), and count the same games, lengths and results — with learner,
+pool, baseline and random seats, forced moves, score and chip shaping, on both backends of the
+environment, for both games.
 """
 
 from __future__ import annotations
+
+import random
 
 import numpy as np
 import pytest
@@ -62,10 +64,17 @@ class ReferenceRollout(Rollout):
         for i, pn in enumerate(t.pool_nets):
             controllers[("pool", i)] = (pn, False)
         shaping = ShapingTracker(cfg.chip_shaping, cfg.score_shaping)
+        spec = t.adapter.spec
+        # a game with chance: slot i deals its games from its own generator, seeded from the trainer's
+        # (what VectorEnv.reset(seed=[...]) does); the seeds are drawn before the slots' opponents
+        generators = [random.Random(int(t.rng.integers(2**31))) for _ in range(cfg.num_envs)] if spec.chance else []
+        index: dict[int, int] = {}  # id(slot) -> its slot number
 
-        def new_slot() -> Slot:
+        def new_slot(i: int) -> Slot:
             slot = self.new_slot()
-            slot.game = t.adapter.new_game(t.rng)
+            seed = generators[i].getrandbits(64) if generators else None
+            slot.game = spec.new_game(t.rules, seed=seed)
+            index[id(slot)] = i
             return slot
 
         def apply_move(slot, seat, move):
@@ -76,7 +85,7 @@ class ReferenceRollout(Rollout):
             if learner:
                 self.earn(slot, _at(seat, shaping.reward(slot.game, seat), t.rules.players))
 
-        slots = [new_slot() for _ in range(cfg.num_envs)]
+        slots = [new_slot(i) for i in range(cfg.num_envs)]
         while slots:
             play_round(slots, controllers, t.adapter, t.rng_py, t.generator, apply_move, self.record)
             self.adv.extend([0.0] * (len(self) - len(self.adv)))
@@ -88,7 +97,7 @@ class ReferenceRollout(Rollout):
                     self.earn(slot, np.asarray(terminal_rewards(game, cfg.reward)))
                     self.finish(slot, {"winners": game.winners(), "move_count": game.move_count})
                     if len(self) < cfg.steps_per_iter:
-                        still.append(new_slot())
+                        still.append(new_slot(index[id(slot)]))
                 else:
                     still.append(slot)
             slots = still
@@ -101,14 +110,23 @@ def _at(seat: int, value: float, players: int) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("backend", ["python", "core"])
-def test_rollout_through_the_batched_env_equals_the_game_by_game_rollout(tmp_path, backend, monkeypatch):
+KOENIG = {"game": "kardinal_koenig", "players": 4, "chip_shaping": 0.0, "steps_per_iter": 150}
+
+
+@pytest.mark.parametrize(
+    "backend, options",
+    [("python", {}), ("core", {}), ("python", KOENIG), ("core", KOENIG)],
+    ids=["kardinal-python", "kardinal-core", "koenig-python", "koenig-core"],
+)
+def test_rollout_through_the_batched_env_equals_the_game_by_game_rollout(tmp_path, backend, options, monkeypatch):
     if backend == "core":
         kardinal_core_or_skip()
+        monkeypatch.delenv("KARDINAL_ENV_BACKEND", raising=False)
     else:
         monkeypatch.setenv("KARDINAL_ENV_BACKEND", "python")
-    vector = _trainer(tmp_path)
-    reference = _trainer(tmp_path)
+    vector = _trainer(tmp_path, **options)
+    reference = _trainer(tmp_path, **options)
+    koenig = bool(options)
     for _ in range(2):  # two iterations: the second starts from the generators the first left
         a = Rollout(vector).run()
         b = ReferenceRollout(reference).run()
@@ -117,26 +135,20 @@ def test_rollout_through_the_batched_env_equals_the_game_by_game_rollout(tmp_pat
         assert a.buf["seat"] == b.buf["seat"] and a.buf["action"] == b.buf["action"]
         assert a.buf["logprob"] == b.buf["logprob"] and a.buf["value"] == b.buf["value"]
         for d, e in zip(a.buf["decision"], b.buf["decision"], strict=True):
-            assert d.box == e.box and np.array_equal(d.spatial, e.spatial) and np.array_equal(d.mask, e.mask)
+            assert np.array_equal(d.mask, e.mask)
+            if koenig:
+                assert np.array_equal(d.obs, e.obs) and d.legal == e.legal
+            else:
+                assert d.box == e.box and np.array_equal(d.spatial, e.spatial)
         assert np.allclose(a.buf["reward"], b.buf["reward"], atol=1e-6)
         assert np.count_nonzero(b.buf["reward"]) > 20  # shaping and terminal rewards were earned
         assert np.allclose(a.adv, b.adv, atol=1e-5) and np.allclose(a.ret, b.ret, atol=1e-5)
         assert a.ep_lengths == b.ep_lengths and np.allclose(a.ep_returns, b.ep_returns, atol=1e-5)
         assert a.opp_results == b.opp_results
-        assert all(a.opp_results[k] for k in a.opp_results)  # greedy, pool and random seats all played
+        played = [k for k in a.opp_results if a.opp_results[k]]  # greedy, pool and random seats
+        assert len(played) >= (1 if koenig else 3)  # (K&K: few, long games; at least one kind)
         assert vector.rng.random() == reference.rng.random()  # the same draws from the generators
         assert vector.rng_py.random() == reference.rng_py.random()
-
-
-def test_koenig_rollout_bookkeeping(tmp_path):
-    trainer = _trainer(tmp_path, game="kardinal_koenig", players=4, chip_shaping=0.0, steps_per_iter=200)
-    ro = Rollout(trainer).run()
-    assert len(ro) >= 200 and len(ro.adv) == len(ro) and np.isfinite(ro.adv).all()
-    assert ro.ep_lengths and min(ro.ep_lengths) > 20
-    # per game and seat, GAE with lambda = gamma = 1 would give return = sum of rewards; here check the
-    # sum of all stored rewards equals the sum of the learner seats' episode returns (nothing lost)
-    assert np.isclose(sum(ro.buf["reward"]), sum(ro.ep_returns), atol=1e-4)
-    assert set(ro.buf["seat"]) == {0, 1, 2, 3}
 
 
 def test_per_seat_gae_sees_the_terminal_reward_once(tmp_path):
