@@ -212,6 +212,12 @@ def test_play_saves_finished_and_unfinished_games_as_records(tmp_path, monkeypat
 def test_play_ctrl_c_exits_quietly_with_130():
     import signal
 
+    def default_sigint() -> None:
+        # A runner started in the background (e.g. under nohup and time) may hand its children SIGINT
+        # ignored, and Python installs no KeyboardInterrupt handler then: the Ctrl-C of a terminal is
+        # what is tested, so the child starts with SIGINT's default disposition.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
     proc = subprocess.Popen(
         [sys.executable, "scripts/play.py", "--agents", "greedy"],
         cwd=ROOT,
@@ -219,6 +225,7 @@ def test_play_ctrl_c_exits_quietly_with_130():
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=default_sigint,
     )
     try:
         # the help line is flushed when the prompt waits for input: the game loop is running
@@ -227,8 +234,8 @@ def test_play_ctrl_c_exits_quietly_with_130():
             if not line or line.startswith("type a move"):
                 break
         proc.send_signal(signal.SIGINT)
-        # stdin stays open until the process has ended: closing it at once (communicate) raced the
-        # signal on a loaded machine — EOF could reach input() first, and "end of input" exits with 0
+        # stdin stays open until the process has ended, so only the signal can end it (an EOF would
+        # end the game with "end of input" and status 0)
         proc.wait(timeout=60)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
