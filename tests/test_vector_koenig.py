@@ -286,3 +286,44 @@ def test_fuzz_the_batch_bindings_never_crash(core):
     assert result.returncode == 0, result.stderr[-3000:]
     calls, refused = map(int, result.stdout.split())
     assert calls == 4000 and 0 < refused < calls
+
+
+@pytest.mark.parametrize("game", ["kardinal", "kardinal_koenig"])
+def test_a_second_thread_is_refused_while_a_batch_steps(core, game):
+    """step() runs without the GIL; a call from another Python thread meanwhile (here a read of the
+    legal ids) raises RuntimeError ("another thread is stepping or resetting this batch") instead of
+    racing, and the stepping thread's calls all go through."""
+    import threading
+
+    env = VectorEnv(game, 512, 4, seed=0)  # a long step: hundreds of games per call
+    env.reset()
+    batch = env._impl.batch
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    steps = [0]
+
+    def stepper() -> None:
+        rng = np.random.default_rng(1)
+        try:
+            while not stop.is_set() and steps[0] < 200:
+                env.step(env.random_actions(rng))
+                steps[0] += 1
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=stepper)
+    thread.start()
+    refused = 0
+    try:
+        while thread.is_alive() and refused < 3:
+            try:
+                batch.legal_action_ids(0)
+            except RuntimeError as exc:
+                assert "another thread is stepping or resetting this batch" in str(exc)
+                refused += 1
+    finally:
+        stop.set()
+        thread.join()
+    assert not errors, errors
+    assert refused == 3 and steps[0] >= 1
+    env.step(env.random_actions(np.random.default_rng(2)))  # free again once the stepper is done
