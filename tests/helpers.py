@@ -65,3 +65,18 @@ def step_in_lockstep(envs: list, steps: int, seed: int, same) -> None:
             env.step(actions)
         for env in envs[1:]:
             same(envs[0], env, f"threads={env.threads} step {step}")
+
+
+def stepped_vector_env(game: str, backend: str, players: int, steps: int, num_envs: int = 3):
+    """A ``VectorEnv`` of ``num_envs`` games (seed 1) after ``steps`` steps of random legal actions
+    (seed 2): a position mid-game for the bad-input tests."""
+    import numpy as np
+
+    from kardinal_env.vector import VectorEnv
+
+    env = VectorEnv(game, num_envs, players, seed=1, backend=backend)
+    env.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(steps):
+        env.step(env.random_actions(rng))
+    return env

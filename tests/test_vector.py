@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import step_in_lockstep
+from helpers import step_in_lockstep, stepped_vector_env
 from test_core_kardinal import VARIANTS
 
 from kardinal_env import IllegalMoveError
@@ -383,12 +383,7 @@ def _backends():
 
 
 def _env(backend: str, game: str = "kardinal", players: int = 3) -> VectorEnv:
-    env = VectorEnv(game, 3, players, seed=1, backend=backend)
-    env.reset()
-    rng = np.random.default_rng(2)
-    for _ in range(5):
-        env.step(env.random_actions(rng))
-    return env
+    return stepped_vector_env(game, backend, players, 5)
 
 
 def _snapshot(env: VectorEnv) -> list:

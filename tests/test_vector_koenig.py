@@ -23,7 +23,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from helpers import step_in_lockstep
+from helpers import step_in_lockstep, stepped_vector_env
 from koenig_helpers import small_board
 from test_core_koenig import ODD_BOARD
 
@@ -143,12 +143,7 @@ def test_auto_backend(core, monkeypatch):
 
 
 def _stepped(backend: str) -> VectorEnv:
-    env = VectorEnv("kardinal_koenig", 3, 4, seed=1, backend=backend)
-    env.reset()
-    rng = np.random.default_rng(2)
-    for _ in range(7):
-        env.step(env.random_actions(rng))
-    return env
+    return stepped_vector_env("kardinal_koenig", backend, 4, 7)
 
 
 def _state(env: VectorEnv) -> list:
