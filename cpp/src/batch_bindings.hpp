@@ -77,6 +77,67 @@ nb::ndarray<nb::numpy, int64_t, nb::ndim<1>> int64_array(const Values &values) {
     return nb::ndarray<nb::numpy, int64_t, nb::ndim<1>>(data, {size}, owner);
 }
 
+// What both batches offer under the same names and shapes: their sizes, and NumPy views of their
+// buffers (each batch binds its observation, mask and final observation itself): the seat to act, the
+// rewards, terminated, and the final scores, winners, move count and player of the game that ended last
+// in each slot.
+template <class Batch, class Class>
+void bind_common_arrays(Class &cls) {
+    cls.def_prop_ro("num_envs", [](const Batch &b) { return b.num_envs(); })
+        .def_prop_ro("num_players", [](const Batch &b) { return b.players(); })
+        .def_prop_ro("num_actions", [](const Batch &b) { return b.action_count(); })
+        .def_prop_ro(
+           "current_player",
+           [](nb::handle self) {
+               Batch &b = nb::cast<Batch &>(self);
+               return buffer_view<int64_t>(self, b.current_player, {size_t(b.num_envs())});
+           },
+           "(N,) int64: the seat to act in each game.")
+        .def_prop_ro(
+            "rewards",
+            [](nb::handle self) {
+                Batch &b = nb::cast<Batch &>(self);
+                return buffer_view<float>(self, b.rewards, {size_t(b.num_envs()), size_t(b.players())});
+            },
+            "(N, players) float32: every seat's reward from the last step's move.")
+        .def_prop_ro(
+            "terminated",
+            [](nb::handle self) {
+                Batch &b = nb::cast<Batch &>(self);
+                return buffer_view<bool>(self, b.terminated, {size_t(b.num_envs())});
+            },
+            "(N,) bool: the game ended with the last step's move (and the slot started its next game in the "
+            "same step).")
+        .def_prop_ro(
+            "final_scores",
+            [](nb::handle self) {
+                Batch &b = nb::cast<Batch &>(self);
+                return buffer_view<int32_t>(self, b.final_scores, {size_t(b.num_envs()), size_t(b.players())});
+            },
+            "(N, players) int32: the final scores of the game that ended last in each slot.")
+        .def_prop_ro(
+            "final_winners",
+            [](nb::handle self) {
+                Batch &b = nb::cast<Batch &>(self);
+                return buffer_view<bool>(self, b.final_winners, {size_t(b.num_envs()), size_t(b.players())});
+            },
+            "(N, players) bool: its winners.")
+        .def_prop_ro(
+            "final_moves",
+            [](nb::handle self) {
+                Batch &b = nb::cast<Batch &>(self);
+                return buffer_view<int32_t>(self, b.final_moves, {size_t(b.num_envs())});
+            },
+            "(N,) int32: its number of moves.")
+        .def_prop_ro(
+            "final_player",
+            [](nb::handle self) {
+                Batch &b = nb::cast<Batch &>(self);
+                return buffer_view<int32_t>(self, b.final_player, {size_t(b.num_envs())});
+            },
+            "(N,) int32: the seat whose move ended it (-1: none yet).");
+}
+
 // The actions argument of step(): taken only as a C-contiguous int64 array in CPU memory.
 using ActionArray = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 

@@ -442,9 +442,10 @@ int batch_index(const PyKoenigBatch &b, long long i) {
 void bind_koenig_batch(nb::module_ &m) {
     using batch_bindings::buffer_view;
     using B = PyKoenigBatch;
-    nb::class_<B>(m, "KoenigBatch",
-                  "N Kardinal & König games stepped together in C++ (kardinal_env.vector's core backend; see there).")
-        .def(
+    nb::class_<B> cls(m, "KoenigBatch",
+                      "N Kardinal & König games stepped together in C++ (kardinal_env.vector's core backend; see there).");
+    batch_bindings::bind_common_arrays<B>(cls);
+    cls.def(
             "__init__",
             [](B *self, std::shared_ptr<Board> board, long long players, const std::string &discard, long long num_envs,
                const std::string &reward, double score_shaping) {
@@ -470,9 +471,6 @@ void bind_koenig_batch(nb::module_ &m) {
             "kardinal_env.koenig.compiled.core_board). reward: 'win_loss' or 'margin'; score_shaping: times the change "
             "of the acting seat's projected margin (rewards.ShapingTracker). Fill next_seed, then "
             "call reset(): each game is dealt with its slot's next_seed (as Game(rules, seed)).")
-        .def_prop_ro("num_envs", &B::num_envs)
-        .def_prop_ro("num_players", &B::players)
-        .def_prop_ro("num_actions", [](const B &b) { return b.action_count(); })
         .def_prop_ro("observation_size", [](const B &b) { return b.observation_length(); })
         .def_prop_ro("observation",
                      [](nb::handle self) {
@@ -486,24 +484,6 @@ void bind_koenig_batch(nb::module_ &m) {
                          return buffer_view<bool>(self, b.action_mask, {size_t(b.num_envs()), b.action_count()});
                      },
                      "(N, num_moves) bool: the legal actions of the seat to act.")
-        .def_prop_ro("current_player",
-                     [](nb::handle self) {
-                         B &b = nb::cast<B &>(self);
-                         return buffer_view<int64_t>(self, b.current_player, {size_t(b.num_envs())});
-                     },
-                     "(N,) int64: the seat to act in each game.")
-        .def_prop_ro("rewards",
-                     [](nb::handle self) {
-                         B &b = nb::cast<B &>(self);
-                         return buffer_view<float>(self, b.rewards, {size_t(b.num_envs()), size_t(b.players())});
-                     },
-                     "(N, players) float32: every seat's reward from the last step's move.")
-        .def_prop_ro("terminated",
-                     [](nb::handle self) {
-                         B &b = nb::cast<B &>(self);
-                         return buffer_view<bool>(self, b.terminated, {size_t(b.num_envs())});
-                     },
-                     "(N,) bool: the game ended with the last step's move (and a new one was dealt).")
         .def_prop_ro("final_observation",
                      [](nb::handle self) {
                          B &b = nb::cast<B &>(self);
@@ -511,30 +491,6 @@ void bind_koenig_batch(nb::module_ &m) {
                                                    {size_t(b.num_envs()), b.observation_length()});
                      },
                      "(N, L) float32: a game's final position seen by final_player, written when it ends.")
-        .def_prop_ro("final_scores",
-                     [](nb::handle self) {
-                         B &b = nb::cast<B &>(self);
-                         return buffer_view<int32_t>(self, b.final_scores, {size_t(b.num_envs()), size_t(b.players())});
-                     },
-                     "(N, players) int32: the final scores of the game that ended last in each slot.")
-        .def_prop_ro("final_winners",
-                     [](nb::handle self) {
-                         B &b = nb::cast<B &>(self);
-                         return buffer_view<bool>(self, b.final_winners, {size_t(b.num_envs()), size_t(b.players())});
-                     },
-                     "(N, players) bool: its winners.")
-        .def_prop_ro("final_moves",
-                     [](nb::handle self) {
-                         B &b = nb::cast<B &>(self);
-                         return buffer_view<int32_t>(self, b.final_moves, {size_t(b.num_envs())});
-                     },
-                     "(N,) int32: its number of moves.")
-        .def_prop_ro("final_player",
-                     [](nb::handle self) {
-                         B &b = nb::cast<B &>(self);
-                         return buffer_view<int32_t>(self, b.final_player, {size_t(b.num_envs())});
-                     },
-                     "(N,) int32: the seat whose move ended it (-1: none yet).")
         .def_prop_ro("next_seed",
                      [](nb::handle self) {
                          B &b = nb::cast<B &>(self);

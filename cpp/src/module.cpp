@@ -230,9 +230,10 @@ int check_index(const PyBatch &b, long long i) {
 }
 
 void bind_batch(nb::module_ &m) {
-    nb::class_<PyBatch>(m, "KardinalBatch",
-                        "N Kardinal games stepped together in C++ (kardinal_env.vector's core backend; see there).")
-        .def(
+    nb::class_<PyBatch> cls(m, "KardinalBatch",
+                            "N Kardinal games stepped together in C++ (kardinal_env.vector's core backend; see there).");
+    batch_bindings::bind_common_arrays<PyBatch>(cls);
+    cls.def(
             "__init__",
             [](PyBatch *self, const Game &start, long long num_envs, const std::string &reward, double chip_shaping,
                double score_shaping) {
@@ -256,10 +257,7 @@ void bind_batch(nb::module_ &m) {
             "'margin'; chip_shaping: reward per chip the acting seat takes (kardinal_v0's rewards); score_shaping: "
             "times the change of the acting seat's projected margin (rewards.ShapingTracker). The "
             "games start at the position of reset(), which must be called before step().")
-        .def_prop_ro("num_envs", &PyBatch::num_envs)
-        .def_prop_ro("num_players", &PyBatch::players)
         .def_prop_ro("window", &PyBatch::window)
-        .def_prop_ro("num_actions", [](const PyBatch &b) { return b.action_count(); })
         .def_prop_ro("observation",
                      [](nb::handle self) {
                          PyBatch &b = nb::cast<PyBatch &>(self);
@@ -273,24 +271,6 @@ void bind_batch(nb::module_ &m) {
                          return buffer_view<bool>(self, b.action_mask, {size_t(b.num_envs()), b.action_count()});
                      },
                      "(N, 17 W W + 5) bool: the legal actions of the seat to act.")
-        .def_prop_ro("current_player",
-                     [](nb::handle self) {
-                         PyBatch &b = nb::cast<PyBatch &>(self);
-                         return buffer_view<int64_t>(self, b.current_player, {size_t(b.num_envs())});
-                     },
-                     "(N,) int64: the seat to act in each game.")
-        .def_prop_ro("rewards",
-                     [](nb::handle self) {
-                         PyBatch &b = nb::cast<PyBatch &>(self);
-                         return buffer_view<float>(self, b.rewards, {size_t(b.num_envs()), size_t(b.players())});
-                     },
-                     "(N, players) float32: every seat's reward from the last step's move.")
-        .def_prop_ro("terminated",
-                     [](nb::handle self) {
-                         PyBatch &b = nb::cast<PyBatch &>(self);
-                         return buffer_view<bool>(self, b.terminated, {size_t(b.num_envs())});
-                     },
-                     "(N,) bool: the game ended with the last step's move (and was reset in the same step).")
         .def_prop_ro("final_observation",
                      [](nb::handle self) {
                          PyBatch &b = nb::cast<PyBatch &>(self);
@@ -299,30 +279,6 @@ void bind_batch(nb::module_ &m) {
                                                      {n, size_t(kardinal::OBS_CHANNELS), w, w});
                      },
                      "(N, 72, W, W) uint8: a game's final position seen by final_player, written when it ends.")
-        .def_prop_ro("final_scores",
-                     [](nb::handle self) {
-                         PyBatch &b = nb::cast<PyBatch &>(self);
-                         return buffer_view<int32_t>(self, b.final_scores, {size_t(b.num_envs()), size_t(b.players())});
-                     },
-                     "(N, players) int32: the final scores of the game that ended last in each slot.")
-        .def_prop_ro("final_winners",
-                     [](nb::handle self) {
-                         PyBatch &b = nb::cast<PyBatch &>(self);
-                         return buffer_view<bool>(self, b.final_winners, {size_t(b.num_envs()), size_t(b.players())});
-                     },
-                     "(N, players) bool: its winners.")
-        .def_prop_ro("final_moves",
-                     [](nb::handle self) {
-                         PyBatch &b = nb::cast<PyBatch &>(self);
-                         return buffer_view<int32_t>(self, b.final_moves, {size_t(b.num_envs())});
-                     },
-                     "(N,) int32: its number of moves.")
-        .def_prop_ro("final_player",
-                     [](nb::handle self) {
-                         PyBatch &b = nb::cast<PyBatch &>(self);
-                         return buffer_view<int32_t>(self, b.final_player, {size_t(b.num_envs())});
-                     },
-                     "(N,) int32: the seat whose move ended it (-1: none yet).")
         .def(
             "reset",
             [](PyBatch &b, long long threads) {
