@@ -7,6 +7,8 @@
   gives the class method ``load(path)``: a record file replayed by the engine's ``from_record``.
 * :func:`options_from_dict` — a ``Rules`` object from a record's ``rules`` dict: unknown or missing
   options are named, and the rules' own validation error is prefixed with where the dict came from.
+* :func:`resolve_rules` — the one reading of ``Game(rules, **options)`` for both engines and their
+  core-backed games: the rules object itself, or the rules class called with the options.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from typing import Any, ClassVar, TypeVar
 
 from kardinal_env.core.records import read_record_file
 
-__all__ = ["TurnBasedGame", "options_from_dict"]
+__all__ = ["TurnBasedGame", "options_from_dict", "resolve_rules"]
 
 _G = TypeVar("_G", bound="TurnBasedGame")
+_R = TypeVar("_R")
 
 
 class TurnBasedGame:
@@ -75,3 +78,17 @@ def options_from_dict(cls: Any, data: Any, names: set[str], error: type[Exceptio
         return cls(**data)
     except error as exc:
         raise error(f"{where}: {exc}") from None
+
+
+def resolve_rules(rules: _R | None, options: dict, rules_class: type[_R]) -> _R:
+    """The rules of ``Game(rules, **options)`` of the game whose rules class is ``rules_class``: ``rules``
+    itself, or ``rules_class(**options)``; ``TypeError`` for both at once or for rules that are not a
+    ``rules_class`` (named by its public path, e.g. ``kardinal_env.kardinal.Rules``)."""
+    if rules is None:
+        return rules_class(**options)
+    if options:
+        raise TypeError("pass either a Rules object or rule options by name, not both")
+    if not isinstance(rules, rules_class):
+        package = rules_class.__module__.rsplit(".", 1)[0]
+        raise TypeError(f"rules must be a {package}.{rules_class.__qualname__}, got {type(rules).__name__}")
+    return rules

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 from kardinal_env.core import backend
 from kardinal_env.core.backend import CoreBacked
+from kardinal_env.core.game_base import resolve_rules
 from kardinal_env.core.protocol import finishing_order_from_keys
-from kardinal_env.kardinal.engine import PHASES, BuildChips, Building, Game, LiveView, resolve_rules, use_core_game
+from kardinal_env.kardinal.engine import PHASES, BuildChips, Building, Game, LiveView, use_core_game
 from kardinal_env.kardinal.notation import SHAPE_NAMES, format_move, key_xy
 from kardinal_env.kardinal.rules import Rules
 
@@ -71,7 +72,7 @@ class CoreGame(CoreBacked, Game):
     __slots__ = ("_core",)
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None, **options):
-        rules = resolve_rules(rules, options)
+        rules = resolve_rules(rules, options, Rules)
         module = backend.core_module()
         if module is None:
             why = f"{backend.BACKEND_VARIABLE}=python" if backend.requested() == "python" else "the core is not built"

@@ -55,7 +55,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from kardinal_env.core import backend
 from kardinal_env.core.errors import IllegalMoveError
-from kardinal_env.core.game_base import TurnBasedGame
+from kardinal_env.core.game_base import TurnBasedGame, resolve_rules
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.kardinal.notation import (
@@ -199,18 +199,6 @@ def use_core_game(core_class: type) -> None:
     _EngineChoice.core_class = core_class
 
 
-def resolve_rules(rules: Rules | None, options: dict) -> Rules:
-    """The rules of ``Game(rules, **options)``: ``rules`` itself, or ``Rules(**options)``; ``TypeError``
-    for both at once or for rules that are not a :class:`Rules`."""
-    if rules is None:
-        return Rules(**options)
-    if options:
-        raise TypeError("pass either a Rules object or rule options by name, not both")
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a kardinal_env.kardinal.Rules, got {type(rules).__name__}")
-    return rules
-
-
 class Game(TurnBasedGame, metaclass=_EngineChoice):
     """One game of Kardinal. See the module docstring for phases, notation and errors.
 
@@ -255,7 +243,7 @@ class Game(TurnBasedGame, metaclass=_EngineChoice):
     def __init__(self, rules: Rules | None = None, seed: int | None = None, **options):
         # ``seed`` is part of the game protocol (a game with chance deals with it); Kardinal has no
         # chance element, so every seed gives the same game.
-        self.rules = rules = resolve_rules(rules, options)
+        self.rules = rules = resolve_rules(rules, options, Rules)
         n = rules.players
         self._n = n
         self._seat_colours = tuple(rules.seat_colours(s) for s in range(n))

@@ -35,9 +35,10 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from kardinal_env.core.backend import CoreBacked
+from kardinal_env.core.game_base import resolve_rules
 from kardinal_env.koenig import backend
 from kardinal_env.koenig.backend import core_module_quiet
-from kardinal_env.koenig.engine import Game, LiveView, card_census, resolve_rules, use_core_game
+from kardinal_env.koenig.engine import Game, LiveView, card_census, use_core_game
 from kardinal_env.koenig.record import make_record
 from kardinal_env.koenig.rules import Rules
 
@@ -71,7 +72,7 @@ class CoreGame(CoreBacked, Game):
         reshuffle: list[int] | None = None,
         **options,
     ):
-        rules = resolve_rules(rules, options)
+        rules = resolve_rules(rules, options, Rules)
         module = core_module_quiet()
         if module is None:
             raise backend.unavailable()

@@ -91,7 +91,7 @@ import random
 from typing import Any, ClassVar, NamedTuple, NoReturn
 
 from kardinal_env.core.errors import IllegalMoveError, RecordError
-from kardinal_env.core.game_base import TurnBasedGame
+from kardinal_env.core.game_base import TurnBasedGame, resolve_rules
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.core.shuffle import ShuffleRng
@@ -170,18 +170,6 @@ def core_game_class() -> type | None:
     """The core-backed :class:`Game` subclass ``Game(...)`` builds when the core is used
     (:class:`kardinal_env.koenig.core_game.CoreGame`, once registered), else None."""
     return _EngineChoice.core_class
-
-
-def resolve_rules(rules: Rules | None, options: dict) -> Rules:
-    """The rules of ``Game(rules, **options)``: ``rules`` itself, or ``Rules(**options)``; ``TypeError``
-    for both at once or for rules that are not a :class:`Rules`."""
-    if rules is None:
-        return Rules(**options)
-    if options:
-        raise TypeError("pass either a Rules object or rule options by name, not both")
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a kardinal_env.koenig.Rules, got {type(rules).__name__}")
-    return rules
 
 
 class Game(TurnBasedGame, metaclass=_EngineChoice):
@@ -269,7 +257,7 @@ class Game(TurnBasedGame, metaclass=_EngineChoice):
         reshuffle: list[int] | None = None,
         **options,
     ):
-        rules = resolve_rules(rules, options)
+        rules = resolve_rules(rules, options, Rules)
         self.rules = rules
         b = self.board = rules.compiled
         n = self._n = rules.players
