@@ -55,7 +55,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from kardinal_env.core import backend
 from kardinal_env.core.errors import IllegalMoveError
-from kardinal_env.core.game_base import TurnBasedGame, resolve_rules
+from kardinal_env.core.game_base import CoreRedirect, TurnBasedGame, resolve_rules, use_core_class
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.kardinal.notation import (
@@ -175,31 +175,19 @@ def _window_mask(window: int | None) -> bytes | None:
     return bytes(mask)
 
 
-class _EngineChoice(type):
-    """``Game(...)`` builds the core-backed game (:class:`kardinal_env.kardinal.core_game.CoreGame`,
-    which registers itself with :func:`use_core_game` when ``kardinal_env.kardinal`` is imported) when
-    the compiled core is used (:func:`kardinal_env.core.backend.core_module`: the backend is not
-    ``python`` and the core is built), the Python engine otherwise. Subclasses and
-    :meth:`Game.reference` are never redirected; unpickling and ``clone`` do not call the class."""
-
-    core_class: Any = None
-
-    def __call__(cls, *args, **kwargs):
-        core_class = _EngineChoice.core_class
-        if cls is Game and core_class is not None and backend.core_module(warn=False) is not None:
-            return core_class(*args, **kwargs)
-        return super().__call__(*args, **kwargs)
-
-
 def use_core_game(core_class: type) -> None:
-    """Have ``Game(...)`` build ``core_class`` (a :class:`Game` subclass) whenever the core is used.
-    Called once, by :mod:`kardinal_env.kardinal.core_game`."""
-    if not (isinstance(core_class, type) and issubclass(core_class, Game)):
-        raise TypeError(f"core_class must be a subclass of Game, got {core_class!r}")
-    _EngineChoice.core_class = core_class
+    """Have ``Game(...)`` build ``core_class`` (:class:`kardinal_env.kardinal.core_game.CoreGame`) when the
+    compiled core is used (:func:`kardinal_env.core.backend.core_module`: the backend is not ``python``
+    and the core is built). Called once, by :mod:`kardinal_env.kardinal.core_game`
+    (:class:`kardinal_env.core.game_base.CoreRedirect`)."""
+    use_core_class(Game, core_class, _core_wanted)
 
 
-class Game(TurnBasedGame, metaclass=_EngineChoice):
+def _core_wanted() -> Any:
+    return backend.core_module(warn=False)
+
+
+class Game(TurnBasedGame, metaclass=CoreRedirect):
     """One game of Kardinal. See the module docstring for phases, notation and errors.
 
     ``Game(rules)`` is backed by the compiled core when it is used (then it is a

@@ -91,7 +91,7 @@ import random
 from typing import Any, ClassVar, NamedTuple, NoReturn
 
 from kardinal_env.core.errors import IllegalMoveError, RecordError
-from kardinal_env.core.game_base import TurnBasedGame, resolve_rules
+from kardinal_env.core.game_base import CoreRedirect, TurnBasedGame, core_class_of, resolve_rules, use_core_class
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.core.shuffle import ShuffleRng
@@ -140,39 +140,20 @@ class LiveView(NamedTuple):
     placements: int  # pieces placed in the whole game (changes exactly when the board does)
 
 
-class _EngineChoice(type):
-    """``Game(...)`` builds the core-backed game (:class:`kardinal_env.koenig.core_game.CoreGame`, which
-    registers itself with :func:`use_core_game` when ``kardinal_env.koenig`` is imported) when the
-    compiled core is used (``KARDINAL_ENV_BACKEND`` is not ``python`` and the core is built), the Python
-    engine otherwise. Subclasses and :meth:`Game.reference` are never redirected; unpickling and
-    ``clone`` do not call the class."""
-
-    core_class: Any = None
-    core_wanted: Any = None  # () -> the core module or None (core_game.core_module_quiet)
-
-    def __call__(cls, *args, **kwargs):
-        core_class = _EngineChoice.core_class
-        if cls is Game and core_class is not None and _EngineChoice.core_wanted() is not None:
-            return core_class(*args, **kwargs)
-        return super().__call__(*args, **kwargs)
-
-
 def use_core_game(core_class: type, core_wanted: Any) -> None:
-    """Have ``Game(...)`` build ``core_class`` (a :class:`Game` subclass) whenever ``core_wanted()`` is
-    not None. Called once, by :mod:`kardinal_env.koenig.core_game`."""
-    if not (isinstance(core_class, type) and issubclass(core_class, Game)):
-        raise TypeError(f"core_class must be a subclass of Game, got {core_class!r}")
-    _EngineChoice.core_class = core_class
-    _EngineChoice.core_wanted = core_wanted
+    """Have ``Game(...)`` build ``core_class`` (:class:`kardinal_env.koenig.core_game.CoreGame`) whenever
+    ``core_wanted()`` is not None (``KARDINAL_ENV_BACKEND`` is not ``python`` and the core is built).
+    Called once, by :mod:`kardinal_env.koenig.core_game` (:class:`kardinal_env.core.game_base.CoreRedirect`)."""
+    use_core_class(Game, core_class, core_wanted)
 
 
 def core_game_class() -> type | None:
     """The core-backed :class:`Game` subclass ``Game(...)`` builds when the core is used
     (:class:`kardinal_env.koenig.core_game.CoreGame`, once registered), else None."""
-    return _EngineChoice.core_class
+    return core_class_of(Game)
 
 
-class Game(TurnBasedGame, metaclass=_EngineChoice):
+class Game(TurnBasedGame, metaclass=CoreRedirect):
     """One game of Kardinal & König. See the module docstring for phases, rules and errors.
 
     ``Game(rules, seed)`` is backed by the compiled core when it is used (then it is a
