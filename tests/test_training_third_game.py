@@ -24,6 +24,7 @@ from agents.networks.checkpoint import (  # noqa: E402
 from agents.networks.mlp import MLPNet  # noqa: E402
 from agents.networks.ppo_agent import FlatPPOAgent, PPOAgent  # noqa: E402
 from agents.training import run as trainer  # noqa: E402
+from agents.training import trainer as trainer_module  # noqa: E402
 from agents.training.adapters import FlatAdapter, make_adapter  # noqa: E402
 from agents.training.config import ConfigError, make_config  # noqa: E402
 from kardinal_env.core.registry import register_game, unregister_game  # noqa: E402
@@ -203,3 +204,50 @@ def test_a_plain_network_function_is_wrapped(nim, tmp_path):
         assert isinstance(agent, FlatPPOAgent) and agent.select_move(spec.new_game(rules)) in {"1", "2", "3"}
     finally:
         unregister_game("nim_net")
+
+
+def test_keep_best_writes_the_best_evaluation_and_resume_keeps_it(nim, tmp_path, monkeypatch):
+    """The evaluations against greedy score as scripted: best.pt is the network of the highest one
+    (ties: the later), checkpoint.pt stays the last state, and a resumed run keeps the earlier best
+    until one of its own evaluations reaches it."""
+    scripted = iter([0.2, 0.6, 0.6, 0.4, 0.3, 0.5, 0.55, 0.9])  # warm start, 3 iterations, final; then the resume
+    real = trainer_module.evaluate_policy
+
+    def scripted_greedy(net, adapter, opponent, games, seed):
+        real_score = real(net, adapter, opponent, games, seed)  # still plays the games
+        return next(scripted) if opponent == "greedy" else real_score
+
+    monkeypatch.setattr(trainer_module, "evaluate_policy", scripted_greedy)
+    steps = []
+    monkeypatch.setattr(trainer_module.Trainer, "keep_if_best", _recording(trainer_module.Trainer.keep_if_best, steps))
+    options = dict(TINY, runs_dir=str(tmp_path), run_name="best", keep_best=True, eval_games=4, final_eval_games=4)
+    last_path = trainer.train(options)
+    assert [score for _, score in steps] == [0.2, 0.6, 0.6, 0.4, 0.3]
+    best, _ = read_checkpoint(tmp_path / "best" / "best.pt")
+    last, _ = read_checkpoint(last_path)
+    assert best["best"] == {"winrate": 0.6, "step": steps[2][0], "opponent": "greedy"}  # the later of the two 0.6
+    assert best["step"] == steps[2][0] and best["winrates"]["greedy"] == 0.6  # the network that scored it
+    assert last["best"] == best["best"] and last["step"] == steps[4][0] > best["step"]
+    # resumed: 0.5 and 0.55 do not reach 0.6, the final 0.9 does
+    earlier = best["best"]
+    where = {"runs_dir": str(tmp_path), "run_name": "best"}
+    more = trainer.train(where, resume=last_path, total_steps=last["step"] + 200)
+    assert [score for _, score in steps[5:]] == [0.5, 0.55, 0.9]
+    between, _ = read_checkpoint(tmp_path / "best" / f"checkpoint_{steps[6][0]}.pt")
+    assert between["best"] == earlier
+    resumed, _ = read_checkpoint(more)
+    best, _ = read_checkpoint(tmp_path / "best" / "best.pt")
+    assert resumed["best"] == best["best"] == {"winrate": 0.9, "step": steps[7][0], "opponent": "greedy"}
+
+
+def _recording(method, steps: list):
+    def keep_if_best(self, iteration):
+        steps.append((self.global_step, self.latest["greedy"]))
+        return method(self, iteration)
+
+    return keep_if_best
+
+
+def test_keep_best_needs_evaluation_games():
+    with pytest.raises(ConfigError, match="'keep_best' .*eval_games and final_eval_games are both 0"):
+        make_config(("test", {"keep_best": True, "eval_games": 0, "final_eval_games": 0}))

@@ -277,6 +277,11 @@ class TrainConfig:
     checkpoint_interval: int = opt(
         50, "iterations between numbered checkpoints (0: only the final checkpoint.pt)", lo=0
     )
+    keep_best: bool = opt(
+        False,
+        "after every evaluation (after the warm start, periodic, final) write best.pt when the win rate against "
+        "the baseline is the highest of the run so far (ties: the later one); checkpoint.pt stays the last state",
+    )
     track: bool = opt(True, "write TensorBoard logs into the run directory")
     progress: bool = opt(True, "show tqdm progress bars (false: one log line per iteration)")
 
@@ -437,6 +442,12 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
         )
     if cfg.algorithm == "search":
         _check_search(cfg, spec, sources)
+    if cfg.keep_best and not (cfg.eval_games or cfg.final_eval_games):
+        where = ", ".join(sorted({sources.get(k, "default") for k in ("keep_best", "eval_games", "final_eval_games")}))
+        raise ConfigError(
+            f"config key 'keep_best' ({where}): needs evaluation games to choose by; eval_games and "
+            "final_eval_games are both 0"
+        )
     if not cfg.exp_name.strip():
         raise ConfigError(f"config key 'exp_name' ({sources.get('exp_name', 'default')}): must not be empty")
     if not cfg.runs_dir.strip():

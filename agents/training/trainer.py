@@ -558,6 +558,8 @@ class Trainer:
         self.pool_nets = [self._frozen(sd) for sd in self.pool]
         self.num_iterations = max(1, math.ceil(cfg.total_steps / cfg.steps_per_iter))
         self.latest = {opp: float("nan") for opp in self.adapter.opponents}
+        # keep_best: the best evaluation against the baseline so far (kept across --resume)
+        self.best: dict | None = dict(checkpoint["best"]) if checkpoint and checkpoint.get("best") else None
         self.sps = 0.0
         self.writer: Any = None  # a tensorboard SummaryWriter while running with track=true
         self.bar: Any = None  # a tqdm bar while running with progress=true
@@ -781,6 +783,7 @@ class Trainer:
             optimizer=self.optimizer.state_dict(),
             pool=self.pool,
             winrates={k: float(v) for k, v in self.latest.items()},
+            best=self.best,
             cpu_seconds=self._count_cpu(),
             rng={
                 "numpy": self.rng.bit_generator.state,
@@ -790,6 +793,20 @@ class Trainer:
             },
         )
         return write_checkpoint(ckpt, path)
+
+    def keep_if_best(self, iteration: int) -> None:
+        """With ``keep_best``: write ``best.pt`` when the evaluation just made scored at least as well
+        against the baseline as every earlier one of the run (a NaN, no games, never counts)."""
+        cfg = self.config
+        score = self.latest.get(cfg.baseline, float("nan"))
+        if not cfg.keep_best or math.isnan(score):
+            return
+        if self.best is not None and score < self.best["winrate"]:
+            return
+        self.best = {"winrate": float(score), "step": int(self.global_step), "opponent": cfg.baseline}
+        self.save_checkpoint(os.path.join(self.run_dir, "best.pt"), iteration)
+        if self.writer is not None:
+            self.writer.add_scalar(f"eval/best_winrate_vs_{cfg.baseline}", score, self.global_step)
 
     def _count_cpu(self) -> float:
         """Add the process CPU time since the last call to ``cpu_seconds`` (and return it)."""
@@ -806,6 +823,7 @@ class Trainer:
             self.writer.add_scalar("warmstart/seconds", info["seconds"], 0)
         self.evaluate(0, cfg.eval_games)
         self.log(f"after warm start ({info['seconds']:.0f}s): {self._winrates()}")
+        self.keep_if_best(0)
 
     # ------------------------------------------------------------ the loop
     def run(self) -> str:
@@ -843,6 +861,7 @@ class Trainer:
                 self.evaluate(iteration, cfg.eval_games)
                 if self.bar is None:
                     self.log(f"eval step {self.global_step}: {self._winrates()}")
+                self.keep_if_best(iteration)
             if cfg.checkpoint_interval and iteration % cfg.checkpoint_interval == 0:
                 self.save_checkpoint(os.path.join(self.run_dir, f"checkpoint_{self.global_step}.pt"), iteration)
                 self.save_checkpoint(os.path.join(self.run_dir, "checkpoint.pt"), iteration)
@@ -859,6 +878,12 @@ class Trainer:
                 f"\nfinal ({self.global_step} steps, {self.sps:.0f} steps/s, {(time.time() - wall_start) / 60:.1f} min "
                 f"in all): win rate {self._winrates(', ')} "
                 f"({cfg.final_eval_games} games each, seats alternated, a shared win among k winners counts 1/k)"
+            )
+            self.keep_if_best(iteration)
+        if self.best is not None:
+            msg += (
+                f"\nbest.pt: step {self.best['step']}, win rate {self.best['winrate']:.3f} against "
+                f"{self.best['opponent']} (the best evaluation of the run)"
             )
         self.log(msg)
         return self.save_checkpoint(os.path.join(self.run_dir, "checkpoint.pt"), iteration)
