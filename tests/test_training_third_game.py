@@ -248,6 +248,17 @@ def _recording(method, steps: list):
     return keep_if_best
 
 
+def test_a_new_run_removes_an_earlier_best_pt(nim, tmp_path):
+    stale = tmp_path / "again" / "best.pt"
+    stale.parent.mkdir()
+    stale.write_bytes(b"an earlier run's")
+    options = dict(TINY, runs_dir=str(tmp_path), run_name="again", total_steps=60, bc_games=0, checkpoint_interval=0)
+    trainer.train(options)  # keep_best off: no best.pt of its own, and not the earlier one
+    assert not stale.exists()
+    trainer.train(dict(options, keep_best=True))
+    assert read_checkpoint(stale)[0]["best"]["opponent"] == "greedy"
+
+
 def test_keep_best_needs_evaluation_games():
     with pytest.raises(ConfigError, match="'keep_best' .*eval_games and final_eval_games are both 0"):
         make_config(("test", {"keep_best": True, "eval_games": 0, "final_eval_games": 0}))

@@ -604,6 +604,9 @@ class Trainer:
             os.makedirs(self.run_dir, exist_ok=True)
         except OSError as exc:
             raise TrainingError(f"cannot create the run directory {self.run_dir!r}: {exc}") from None
+        stale_best = os.path.join(self.run_dir, "best.pt")
+        if self.ckpt is None and os.path.exists(stale_best):  # an earlier run's under this name, not this one's
+            os.remove(stale_best)
         if cfg.track:
             from torch.utils.tensorboard import SummaryWriter
 
