@@ -273,10 +273,29 @@ def tiny_run(tmp_path_factory):
             "bc_games=2",
             "--set",
             "bc_epochs=1",
+            "--set",
+            "keep_best=true",
         ]
     )
     assert rc == 0
     return out, str(out / "tiny" / "checkpoint.pt")
+
+
+def test_tiny_run_keeps_its_best_evaluated_network(tiny_run):
+    """keep_best on Kardinal's network (what the default preset and main.sh use): best.pt is a
+    checkpoint of the run whose greedy win rate is the best the run evaluated, and it plays."""
+    out, path = tiny_run
+    best = torch.load(out / "tiny" / "best.pt", weights_only=True)
+    last = torch.load(path, weights_only=True)
+    assert best["best"] == last["best"] and best["best"]["opponent"] == "greedy"
+    assert best["winrates"]["greedy"] == best["best"]["winrate"] and best["step"] == best["best"]["step"]
+    numbered = [
+        torch.load(out / "tiny" / f, weights_only=True) for f in os.listdir(out / "tiny") if f.startswith("checkpoint_")
+    ]
+    assert all(c["winrates"]["greedy"] <= best["best"]["winrate"] for c in numbered)
+    agent = PPOAgent.from_checkpoint(str(out / "tiny" / "best.pt"), greedy=True, seed=0)
+    game = Game(Rules(players=2))
+    assert agent.select_move(game) in game.legal_moves()
 
 
 def test_tiny_training_run_checkpoint(tiny_run):
