@@ -204,3 +204,12 @@ def test_games_against_the_baseline_store_the_searching_seats_examples_only(tmp_
     examples = [e for slot in starts for e in slot.examples]
     assert examples and {e.seat for e in examples} <= set(range(players))
     assert len(ro) == sum(len(slot.examples) for slot in starts if slot.game.is_over)
+
+
+def test_the_search_trainer_keeps_its_best_evaluated_network(tmp_path):
+    """keep_best is the base trainer's, so the search trainer writes best.pt the same way."""
+    path = train(_config(tmp_path, search="mcts", keep_best=True, final_eval_games=2))
+    last, _ = read_checkpoint(path)
+    best, _ = read_checkpoint(tmp_path / "run" / "best.pt")
+    assert last["best"] == best["best"] and best["best"]["opponent"] == "greedy"
+    assert best["winrates"]["greedy"] == best["best"]["winrate"]
