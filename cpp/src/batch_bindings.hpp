@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,9 +61,31 @@ inline int check_index(long long i, int num_envs) {
 
 // A NumPy array over a batch's own buffer; the batch object (owner) lives as long as the array.
 template <class T, class Storage>
-nb::ndarray<nb::numpy, T> buffer_view(nb::handle owner, Storage &storage, std::initializer_list<size_t> shape) {
-    std::vector<size_t> dims(shape);
+nb::ndarray<nb::numpy, T> buffer_view(nb::handle owner, Storage &storage, const std::vector<size_t> &dims) {
     return nb::ndarray<nb::numpy, T>(reinterpret_cast<T *>(storage.data()), dims.size(), dims.data(), owner);
+}
+
+// The shapes of most views: one entry per game, or one per game and seat.
+template <class Batch>
+std::vector<size_t> per_game(const Batch &b) {
+    return {size_t(b.num_envs())};
+}
+template <class Batch>
+std::vector<size_t> per_seat(const Batch &b) {
+    return {size_t(b.num_envs()), size_t(b.players())};
+}
+
+// The read-only property `name` of the bound class of Batch: the batch's buffer `member` as a NumPy view
+// (buffer_view) of T with the dimensions shape(batch). Every array either batch hands out is bound so.
+template <class T, class Batch, class Class, class Owner, class Storage, class Shape>
+void def_view(Class &cls, const char *name, Storage Owner::*member, Shape shape, const char *doc) {
+    cls.def_prop_ro(
+        name,
+        [member, shape](nb::handle self) {
+            Batch &b = nb::cast<Batch &>(self);
+            return buffer_view<T>(self, b.*member, shape(b));
+        },
+        doc);
 }
 
 // A new int64 NumPy array holding values.
@@ -85,57 +106,22 @@ template <class Batch, class Class>
 void bind_common_arrays(Class &cls) {
     cls.def_prop_ro("num_envs", [](const Batch &b) { return b.num_envs(); })
         .def_prop_ro("num_players", [](const Batch &b) { return b.players(); })
-        .def_prop_ro("num_actions", [](const Batch &b) { return b.action_count(); })
-        .def_prop_ro(
-           "current_player",
-           [](nb::handle self) {
-               Batch &b = nb::cast<Batch &>(self);
-               return buffer_view<int64_t>(self, b.current_player, {size_t(b.num_envs())});
-           },
-           "(N,) int64: the seat to act in each game.")
-        .def_prop_ro(
-            "rewards",
-            [](nb::handle self) {
-                Batch &b = nb::cast<Batch &>(self);
-                return buffer_view<float>(self, b.rewards, {size_t(b.num_envs()), size_t(b.players())});
-            },
-            "(N, players) float32: every seat's reward from the last step's move.")
-        .def_prop_ro(
-            "terminated",
-            [](nb::handle self) {
-                Batch &b = nb::cast<Batch &>(self);
-                return buffer_view<bool>(self, b.terminated, {size_t(b.num_envs())});
-            },
-            "(N,) bool: the game ended with the last step's move (and the slot started its next game in the "
-            "same step).")
-        .def_prop_ro(
-            "final_scores",
-            [](nb::handle self) {
-                Batch &b = nb::cast<Batch &>(self);
-                return buffer_view<int32_t>(self, b.final_scores, {size_t(b.num_envs()), size_t(b.players())});
-            },
-            "(N, players) int32: the final scores of the game that ended last in each slot.")
-        .def_prop_ro(
-            "final_winners",
-            [](nb::handle self) {
-                Batch &b = nb::cast<Batch &>(self);
-                return buffer_view<bool>(self, b.final_winners, {size_t(b.num_envs()), size_t(b.players())});
-            },
-            "(N, players) bool: its winners.")
-        .def_prop_ro(
-            "final_moves",
-            [](nb::handle self) {
-                Batch &b = nb::cast<Batch &>(self);
-                return buffer_view<int32_t>(self, b.final_moves, {size_t(b.num_envs())});
-            },
-            "(N,) int32: its number of moves.")
-        .def_prop_ro(
-            "final_player",
-            [](nb::handle self) {
-                Batch &b = nb::cast<Batch &>(self);
-                return buffer_view<int32_t>(self, b.final_player, {size_t(b.num_envs())});
-            },
-            "(N,) int32: the seat whose move ended it (-1: none yet).");
+        .def_prop_ro("num_actions", [](const Batch &b) { return b.action_count(); });
+    def_view<int64_t, Batch>(cls, "current_player", &Batch::current_player, per_game<Batch>,
+                             "(N,) int64: the seat to act in each game.");
+    def_view<float, Batch>(cls, "rewards", &Batch::rewards, per_seat<Batch>,
+                           "(N, players) float32: every seat's reward from the last step's move.");
+    def_view<bool, Batch>(cls, "terminated", &Batch::terminated, per_game<Batch>,
+                          "(N,) bool: the game ended with the last step's move (and the slot started its next game "
+                          "in the same step).");
+    def_view<int32_t, Batch>(cls, "final_scores", &Batch::final_scores, per_seat<Batch>,
+                             "(N, players) int32: the final scores of the game that ended last in each slot.");
+    def_view<bool, Batch>(cls, "final_winners", &Batch::final_winners, per_seat<Batch>,
+                          "(N, players) bool: its winners.");
+    def_view<int32_t, Batch>(cls, "final_moves", &Batch::final_moves, per_game<Batch>,
+                             "(N,) int32: its number of moves.");
+    def_view<int32_t, Batch>(cls, "final_player", &Batch::final_player, per_game<Batch>,
+                             "(N,) int32: the seat whose move ended it (-1: none yet).");
 }
 
 // The actions argument of step(): taken only as a C-contiguous int64 array in CPU memory.

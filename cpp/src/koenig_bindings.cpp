@@ -440,7 +440,6 @@ int batch_index(const PyKoenigBatch &b, long long i) {
 }
 
 void bind_koenig_batch(nb::module_ &m) {
-    using batch_bindings::buffer_view;
     using B = PyKoenigBatch;
     nb::class_<B> cls(m, "KoenigBatch",
                       "N Kardinal & König games stepped together in C++ (kardinal_env.vector's core backend; see there).");
@@ -471,33 +470,22 @@ void bind_koenig_batch(nb::module_ &m) {
             "kardinal_env.koenig.compiled.core_board). reward: 'win_loss' or 'margin'; score_shaping: times the change "
             "of the acting seat's projected margin (rewards.ShapingTracker). Fill next_seed, then "
             "call reset(): each game is dealt with its slot's next_seed (as Game(rules, seed)).")
-        .def_prop_ro("observation_size", [](const B &b) { return b.observation_length(); })
-        .def_prop_ro("observation",
-                     [](nb::handle self) {
-                         B &b = nb::cast<B &>(self);
-                         return buffer_view<float>(self, b.observation, {size_t(b.num_envs()), b.observation_length()});
-                     },
-                     "(N, L) float32: each game's observation of the seat to act (a view of the batch's buffer).")
-        .def_prop_ro("action_mask",
-                     [](nb::handle self) {
-                         B &b = nb::cast<B &>(self);
-                         return buffer_view<bool>(self, b.action_mask, {size_t(b.num_envs()), b.action_count()});
-                     },
-                     "(N, num_moves) bool: the legal actions of the seat to act.")
-        .def_prop_ro("final_observation",
-                     [](nb::handle self) {
-                         B &b = nb::cast<B &>(self);
-                         return buffer_view<float>(self, b.final_observation,
-                                                   {size_t(b.num_envs()), b.observation_length()});
-                     },
-                     "(N, L) float32: a game's final position seen by final_player, written when it ends.")
-        .def_prop_ro("next_seed",
-                     [](nb::handle self) {
-                         B &b = nb::cast<B &>(self);
-                         return buffer_view<uint64_t>(self, b.next_seed, {size_t(b.num_envs())});
-                     },
-                     "(N,) uint64, writable: the seed of the next game dealt in each slot (at reset(), or when "
-                     "a step ends the slot's game). The batch reads it; the caller refills it.")
+        .def_prop_ro("observation_size", [](const B &b) { return b.observation_length(); });
+    auto row_shape = [](const B &b) { return std::vector<size_t>{size_t(b.num_envs()), b.observation_length()}; };
+    auto mask_shape = [](const B &b) { return std::vector<size_t>{size_t(b.num_envs()), b.action_count()}; };
+    batch_bindings::def_view<float, B>(
+        cls, "observation", &B::observation, row_shape,
+        "(N, L) float32: each game's observation of the seat to act (a view of the batch's buffer).");
+    batch_bindings::def_view<bool, B>(cls, "action_mask", &B::action_mask, mask_shape,
+                                      "(N, num_moves) bool: the legal actions of the seat to act.");
+    batch_bindings::def_view<float, B>(
+        cls, "final_observation", &B::final_observation, row_shape,
+        "(N, L) float32: a game's final position seen by final_player, written when it ends.");
+    batch_bindings::def_view<uint64_t, B>(
+        cls, "next_seed", &B::next_seed, batch_bindings::per_game<B>,
+        "(N,) uint64, writable: the seed of the next game dealt in each slot (at reset(), or when a step ends "
+        "the slot's game). The batch reads it; the caller refills it.");
+    cls
         .def(
             "reset",
             [](B &b, long long threads) {

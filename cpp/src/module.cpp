@@ -214,7 +214,6 @@ namespace {
 
 using batch_bindings::ActionArray;
 using batch_bindings::BusyGuard;
-using batch_bindings::buffer_view;
 using batch_bindings::check_threads;
 using batch_bindings::int64_array;
 
@@ -257,28 +256,21 @@ void bind_batch(nb::module_ &m) {
             "'margin'; chip_shaping: reward per chip the acting seat takes (kardinal_v0's rewards); score_shaping: "
             "times the change of the acting seat's projected margin (rewards.ShapingTracker). The "
             "games start at the position of reset(), which must be called before step().")
-        .def_prop_ro("window", &PyBatch::window)
-        .def_prop_ro("observation",
-                     [](nb::handle self) {
-                         PyBatch &b = nb::cast<PyBatch &>(self);
-                         size_t n = size_t(b.num_envs()), w = size_t(b.window());
-                         return buffer_view<uint8_t>(self, b.observation, {n, size_t(kardinal::OBS_CHANNELS), w, w});
-                     },
-                     "(N, 72, W, W) uint8: each game's observation of the seat to act (a view of the batch's buffer).")
-        .def_prop_ro("action_mask",
-                     [](nb::handle self) {
-                         PyBatch &b = nb::cast<PyBatch &>(self);
-                         return buffer_view<bool>(self, b.action_mask, {size_t(b.num_envs()), b.action_count()});
-                     },
-                     "(N, 17 W W + 5) bool: the legal actions of the seat to act.")
-        .def_prop_ro("final_observation",
-                     [](nb::handle self) {
-                         PyBatch &b = nb::cast<PyBatch &>(self);
-                         size_t n = size_t(b.num_envs()), w = size_t(b.window());
-                         return buffer_view<uint8_t>(self, b.final_observation,
-                                                     {n, size_t(kardinal::OBS_CHANNELS), w, w});
-                     },
-                     "(N, 72, W, W) uint8: a game's final position seen by final_player, written when it ends.")
+        .def_prop_ro("window", &PyBatch::window);
+    auto window_shape = [](const PyBatch &b) {
+        size_t n = size_t(b.num_envs()), w = size_t(b.window());
+        return std::vector<size_t>{n, size_t(kardinal::OBS_CHANNELS), w, w};
+    };
+    auto mask_shape = [](const PyBatch &b) { return std::vector<size_t>{size_t(b.num_envs()), b.action_count()}; };
+    batch_bindings::def_view<uint8_t, PyBatch>(
+        cls, "observation", &PyBatch::observation, window_shape,
+        "(N, 72, W, W) uint8: each game's observation of the seat to act (a view of the batch's buffer).");
+    batch_bindings::def_view<bool, PyBatch>(cls, "action_mask", &PyBatch::action_mask, mask_shape,
+                                            "(N, 17 W W + 5) bool: the legal actions of the seat to act.");
+    batch_bindings::def_view<uint8_t, PyBatch>(
+        cls, "final_observation", &PyBatch::final_observation, window_shape,
+        "(N, 72, W, W) uint8: a game's final position seen by final_player, written when it ends.");
+    cls
         .def(
             "reset",
             [](PyBatch &b, long long threads) {
