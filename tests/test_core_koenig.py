@@ -762,6 +762,10 @@ def test_compiled_ismcts_root_statistics_equal_the_python_search_s(core, monkeyp
         seat = game.current_player
         want = [(m, ch.visits, ch.totals[seat] / ch.visits) for m, ch in root.children.items()]
         assert got == want
+        # the agent's public root statistics (what search trainers read) agree the same way
+        fast = ISMCTSAgent(80, seed=i).root_statistics(game)
+        assert fast == ISMCTSAgent(80, seed=i, compiled=False).root_statistics(game)
+        assert sum(visits for _, visits, _ in fast) == 80
 
 
 class _FixedBits:

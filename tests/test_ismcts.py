@@ -132,3 +132,27 @@ def test_with_hidden_refuses_cards_that_do_not_fit():
         bad = list(snap["deck"])
         bad[0] = next(t for t in (0, 1, 2, 3, 4) if t != bad[0])
         game.with_hidden({}, bad)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_root_statistics_cover_the_legal_moves_and_give_the_move_it_plays(compiled):
+    """What search trainers read: every simulation passes one root child, the children are legal moves,
+    and select_move plays the most visited (ties: the higher mean) from the same seed; a forced move
+    comes back unsearched."""
+    game = Game(Rules(players=4), seed=5)
+    rng = random.Random(5)
+    checked = 0
+    while not game.is_over and checked < 4:
+        legal = game.legal_moves()
+        if len(legal) > 1:
+            stats = ISMCTSAgent(40, seed=checked, compiled=compiled).root_statistics(game)
+            assert sum(visits for _, visits, _ in stats) == 40
+            assert {move for move, _, _ in stats} <= set(legal)
+            assert all(0.0 <= mean <= 1.0 for _, visits, mean in stats if visits)
+            best = max(stats, key=lambda child: (child[1], child[2]))[0]
+            assert ISMCTSAgent(40, seed=checked, compiled=compiled).select_move(game) == best
+            checked += 1
+        else:
+            assert ISMCTSAgent(40, seed=0, compiled=compiled).root_statistics(game) == [(legal[0], 0, 0.0)]
+        game.play(rng.choice(legal))
+    assert checked == 4

@@ -51,7 +51,7 @@ def _config(tmp_path, **kw):
         ({"pool_share": 0.2}, "'pool_share'.*not allowed with algorithm=search"),
         ({"game": "kardinal_koenig", "players": 4, "search": "mcts"}, "mcts is not allowed for game kardinal_koenig"),
         ({"simulations": 4, "fast_simulations": 8}, "a fast search must not be larger than a full one"),
-        ({"search": "alphabeta"}, "'search'.*expected one of puct, mcts"),
+        ({"search": "alphabeta"}, "'search'.*expected one of puct, mcts, ismcts"),
         ({"full_search_share": 0.0}, "full_search_share"),
     ],
 )
@@ -66,7 +66,13 @@ def test_the_algorithm_picks_the_trainer(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("game", "search", "players"), [("kardinal", "mcts", 2), ("kardinal", "puct", 3), ("kardinal_koenig", "puct", 4)]
+    ("game", "search", "players"),
+    [
+        ("kardinal", "mcts", 2),
+        ("kardinal", "puct", 3),
+        ("kardinal_koenig", "puct", 4),
+        ("kardinal_koenig", "ismcts", 4),
+    ],
 )
 def test_examples_hold_the_searchs_policy_over_legal_moves_and_the_game_result(tmp_path, game, search, players):
     trainer = make_trainer(_config(tmp_path, game=game, search=search, players=players))
@@ -81,7 +87,7 @@ def test_examples_hold_the_searchs_policy_over_legal_moves_and_the_game_result(t
         assert e.decision.seat == e.seat
         assert e.value in (-1.0, 1.0)  # win_loss, no shaping
         visits = e.probs * full_sims
-        if search == "puct":  # every simulation passes through one root child
+        if search in ("puct", "ismcts"):  # every simulation passes through one root child
             assert np.allclose(visits, np.round(visits), atol=1e-4)
     # every game's examples of one seat share its result
     stats = trainer.update(ro)

@@ -100,11 +100,20 @@ class ISMCTSAgent(BaseAgent):
         self._compiled: Any = None
 
     def select_move(self, game) -> str:
+        return max(self.root_statistics(game), key=lambda child: (child[1], child[2]))[0]
+
+    def root_statistics(self, game) -> list[tuple[str, int, float]]:
+        """Search ``game``'s current decision (``simulations`` simulations from the deciding seat's
+        determinizations) and return the root's children in expansion order: ``(move, visits, mean value
+        of the deciding seat)``. The move :meth:`select_move` plays is the most visited (ties: the higher
+        mean, then the first expanded). Search trainers (:mod:`agents.training.search_training`,
+        ``search: ismcts``) take the visits as a policy target. A decision with one legal move is not
+        searched: that move, with no visits."""
         moves = game.legal_moves()
         if not moves:
             raise ValueError("no legal move: the game is over")
         if len(moves) == 1:
-            return moves[0]
+            return [(moves[0], 0, 0.0)]
         self._setup(game)
         seat = game.current_player
         if self.compiled and self.rollout_moves == 0:
@@ -120,17 +129,14 @@ class ISMCTSAgent(BaseAgent):
                     game, self.rng, simulations=self.simulations, exploration=self.exploration, scale=self.scale
                 )
                 if children is not None:
-                    return max(children, key=lambda child: (child[1], child[2]))[0]
+                    return children
         n = game.num_players
         root = _Node(-1, n)
         search_rng = ShuffleRng(self.rng.getrandbits(64))
         for _ in range(self.simulations):
             self._simulate(game.determinize(seat, search_rng), root, n, search_rng)
-        best = max(
-            root.children.items(),
-            key=lambda item: (item[1].visits, item[1].totals[seat] / max(1, item[1].visits)),
-        )
-        return best[0]
+        children = root.children.items()
+        return [(move, child.visits, child.totals[seat] / max(1, child.visits)) for move, child in children]
 
     def _setup(self, game) -> None:
         """The playout policy of the game (looked up in the registry once per game class, and only

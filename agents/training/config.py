@@ -176,8 +176,10 @@ class TrainConfig:
         "puct",
         "algorithm=search: the search at every self-play move: puct (the network's own PUCT search, leaves "
         "valued by the network, batched across the games; every game) or mcts (the game's mcts:N with its "
-        "playouts, the compiled one where it is built; games of perfect information)",
-        choices=("puct", "mcts"),
+        "playouts, the compiled one where it is built; games of perfect information) or ismcts (the game's "
+        "ismcts:N, information-set MCTS over the seat's determinizations, the compiled one where it is built; "
+        "every game)",
+        choices=("puct", "mcts", "ismcts"),
     )
     simulations: int = opt(32, "algorithm=search: simulations of a full search (its policy is a training target)", lo=1)
     fast_simulations: int = opt(
@@ -527,7 +529,8 @@ def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
     if cfg.search == "mcts" and not spec.perfect_information:
         raise ConfigError(
             f"config key 'search' ({sources.get('search', 'default')}): mcts is not allowed for game {spec.name}, "
-            "which hides information from the seats (mcts searches games of perfect information); expected puct"
+            "which hides information from the seats (mcts searches games of perfect information); "
+            "expected puct or ismcts"
         )
     if cfg.fast_simulations > cfg.simulations:
         raise ConfigError(

@@ -33,6 +33,11 @@ with deep learning and tree search*; Silver et al. 2017, AlphaZero):
   playout policy; the compiled core's where it is built): the network learns from a search that does
   not use it (expert iteration's first iteration; continue with ``search=puct`` on ``--resume``).
   Games of perfect information only.
+* ``search: ismcts`` — the game's ``ismcts:N`` (:class:`agents.search.ismcts.ISMCTSAgent`,
+  single-observer information-set MCTS over the deciding seat's determinizations, leaves valued by the
+  projected score margin; the compiled core's for Kardinal & König where it is built): the fast
+  network-free teacher for games that hide information (on a game of perfect information it is UCT on
+  clones without playouts).
 
 **Playout-cap randomisation** (Wu 2019, KataGo): a decision is searched fully (``simulations``) with
 probability ``full_search_share`` and fast (``fast_simulations``) otherwise; only full searches become
@@ -40,7 +45,7 @@ training examples, fast ones just move the game on cheaply.
 
 **Moves.** A game's first ``temperature_moves`` searched decisions play a move drawn in proportion to
 the root visits; later ones play the most visited (ties: the higher prior for puct, the higher mean
-reward for mcts).
+reward for mcts and ismcts).
 
 **Examples and targets.** A full search stores the deciding seat's decision (:meth:`GameAdapter.prepare`:
 that seat's own observation only), the searched moves as stored actions and the *policy target* over
@@ -83,6 +88,7 @@ import torch.nn as nn
 
 from agents.networks.base import MASK_VALUE
 from agents.networks.checkpoint import make_checkpoint
+from agents.search.ismcts import ISMCTSAgent
 from agents.search.mcts import MCTSAgent
 from agents.search.puct import PUCTAgent
 from agents.training.trainer import Trainer
@@ -151,8 +157,9 @@ class SearchTrainer(Trainer):
                 game=self.adapter.spec,
             )
         else:
-            self.full_mcts = MCTSAgent(cfg.simulations, seed=cfg.seed, game=self.adapter.spec)
-            self.fast_mcts = MCTSAgent(cfg.fast_simulations, seed=cfg.seed + 1, game=self.adapter.spec)
+            search_class = MCTSAgent if cfg.search == "mcts" else ISMCTSAgent
+            self.full_search = search_class(cfg.simulations, seed=cfg.seed, game=self.adapter.spec)
+            self.fast_search = search_class(cfg.fast_simulations, seed=cfg.seed + 1, game=self.adapter.spec)
 
     # ------------------------------------------------------------ self-play
     def collect_rollout(self) -> SelfPlay:  # type: ignore[override]
@@ -218,10 +225,10 @@ class SearchTrainer(Trainer):
         cfg = self.config
         if not slots:
             return []
-        if cfg.search == "mcts":
+        if cfg.search != "puct":
             out = []
             for slot, is_full in zip(slots, full, strict=True):
-                agent = self.full_mcts if is_full else self.fast_mcts
+                agent = self.full_search if is_full else self.fast_search
                 out.append([(m, float(v), q) for m, v, q in agent.root_statistics(slot.game)])
             return out
         games = [slot.game for slot in slots]
