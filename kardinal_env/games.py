@@ -96,6 +96,7 @@ KARDINAL_KOENIG = GameSpec(
         "default": "kardinal_configs:koenig_default.yaml",
         "long": "kardinal_configs:koenig_long.yaml",
         "heuristic": "kardinal_configs:koenig_heuristic.yaml",
+        "search": "kardinal_configs:koenig_search.yaml",
     },
     play_page="agents.serving.koenig_page:make_page",
 )

@@ -53,6 +53,12 @@ def test_defaults_and_the_default_preset_load(tmp_path):
     koenig = _cfg(["--config", str(CONFIGS / "koenig_default.yaml")])
     assert (koenig.game, koenig.players, koenig.resolved_network()) == ("kardinal_koenig", 4, "graph")
     assert koenig.run_name == "koenig_default"
+    koenig_search = _cfg(["--config", "kardinal_koenig:search"])
+    assert (koenig_search.game, koenig_search.algorithm, koenig_search.search) == (
+        "kardinal_koenig",
+        "search",
+        "ismcts",
+    )
 
 
 def test_game_keys_from_the_command_line():
@@ -179,7 +185,7 @@ def test_presets_by_name_from_the_registry(tmp_path, monkeypatch):
     with pytest.raises(
         ConfigError,
         match=r"'nope' does not exist \(presets by name: default, koenig_default, koenig_heuristic, koenig_long, "
-        r"long_2p, long_4p, search_2p, search_4p, kardinal:default, ",
+        r"koenig_search, long_2p, long_4p, search_2p, search_4p, kardinal:default, ",
     ):
         load_yaml("nope")
 
