@@ -44,6 +44,13 @@
         in Python and the position copied into the core included, the worlds dealt in C++), on the same 8
         positions of seeded random games, repeats interleaved; both choose the same moves; the ratio
         python / core per repeat.
+    python scripts/benchmark.py koenig-heuristic [--players 4] [--repeats 3] [--games 2]
+        The Kardinal & König ``heuristic`` agent, Python (KoenigHeuristicAgent(compiled=False)) against
+        compiled (KoenigHeuristicAgent: kardinal_env.koenig.compiled.heuristic_values on the core-backed
+        Game; the seat's deck probabilities computed in Python included): seconds per decision on 8
+        positions of seeded random games, and seconds per whole game with every seat the agent (--games
+        seeded games per repeat), repeats interleaved; both choose the same moves and play the same
+        games; the ratios python / compiled per repeat (median and range).
     python scripts/benchmark.py core-obs [--players 4] [--repeats 5] [--games 20] [--window W]
         Observations + action masks per second over every position of seeded random games, the seat
         deciding observing (as the environment does): the Python ObservationEncoder.encode (following
@@ -493,6 +500,91 @@ def bench_koenig_ismcts(players: int, repeats: int, simulations: int = 200, seed
     return {"python": statistics.median(python), "core": statistics.median(core), "ratio": statistics.median(ratios)}
 
 
+def bench_koenig_heuristic(players: int, repeats: int, games: int = 2, seed: int = 0) -> dict:
+    from agents.baselines.koenig_heuristic import KoenigHeuristicAgent
+    from kardinal_env.koenig import Game, Rules
+    from kardinal_env.koenig.compiled import core_game, heuristic_core
+
+    rules = Rules(players=players)
+    core_game(rules)  # RuntimeError naming how to build the core when it is missing
+    if heuristic_core() is None:
+        raise RuntimeError("the compiled heuristic is not available (KoenigGame.heuristic_values): rebuild the core")
+    rng = random.Random(seed)
+    positions = []
+    deal = 0
+    while len(positions) < 8:  # one position a quarter, half, three quarters into a random game
+        deal += 1
+        game = Game(rules, seed=deal)
+        moves: list = []
+        while not game.is_over:
+            moves.append(game.clone())
+            game.apply_legal_id(rng.choice(game.legal_move_ids()))
+        for at in (len(moves) // 4, len(moves) // 2, 3 * len(moves) // 4):
+            if len(moves[at].legal_moves()) > 1 and len(positions) < 8:
+                positions.append(moves[at])
+
+    def per_decision(compiled: bool) -> tuple[float, list[str]]:
+        agent = KoenigHeuristicAgent(seed=seed, compiled=compiled)
+        start = time.perf_counter()
+        chosen = [agent.select_move(game) for game in positions]
+        return (time.perf_counter() - start) / len(positions), chosen
+
+    def per_game(compiled: bool) -> tuple[float, list[list[int]], int]:
+        histories, decisions = [], 0
+        start = time.perf_counter()
+        for g in range(games):
+            game = Game(rules, seed=1000 + g)
+            agents = [KoenigHeuristicAgent(seed=s, compiled=compiled) for s in range(players)]
+            while not game.is_over:
+                game.play(agents[game.current_player].select_move(game))
+            histories.append(game.history)
+            decisions += len(game.history)
+        return (time.perf_counter() - start) / games, histories, decisions
+
+    per_decision(True)  # warm-up (imports)
+    py_dec, cc_dec, py_game, cc_game = [], [], [], []
+    decisions = 0
+    for _ in range(repeats):  # interleaved so both see the same machine load
+        seconds, slow_moves = per_decision(False)
+        py_dec.append(seconds)
+        seconds, fast_moves = per_decision(True)
+        cc_dec.append(seconds)
+        assert fast_moves == slow_moves, "the compiled heuristic chose other moves"
+        seconds, slow_games, decisions = per_game(False)
+        py_game.append(seconds)
+        seconds, fast_games, _ = per_game(True)
+        cc_game.append(seconds)
+        assert fast_games == slow_games, "the compiled heuristic played other games"
+    dec_ratios = [p / c for p, c in zip(py_dec, cc_dec)]
+    game_ratios = [p / c for p, c in zip(py_game, cc_game)]
+    med = statistics.median
+    print(
+        f"Kardinal & König heuristic, {players} players, {repeats} repeats (the same moves and games on both): "
+        f"seconds per decision over {len(positions)} positions; seconds per game over {games} games of "
+        f"{decisions / games:.0f} decisions (every seat the agent, forced single moves included)"
+    )
+    print(
+        f"  Python heuristic:   {med(py_dec):.5f} s/decision ({min(py_dec):.5f}-{max(py_dec):.5f}), "
+        f"{med(py_game):.3f} s/game ({min(py_game):.3f}-{max(py_game):.3f})"
+    )
+    print(
+        f"  compiled heuristic: {med(cc_dec):.5f} s/decision ({min(cc_dec):.5f}-{max(cc_dec):.5f}), "
+        f"{med(cc_game):.3f} s/game ({min(cc_game):.3f}-{max(cc_game):.3f})"
+    )
+    print(
+        f"  ratio python/compiled: {med(dec_ratios):.1f}x per decision (per-repeat {min(dec_ratios):.1f}-"
+        f"{max(dec_ratios):.1f}), {med(game_ratios):.1f}x per game ({min(game_ratios):.1f}-{max(game_ratios):.1f})"
+    )
+    return {
+        "python_decision": med(py_dec),
+        "core_decision": med(cc_dec),
+        "python_game": med(py_game),
+        "core_game": med(cc_game),
+        "ratio_decision": med(dec_ratios),
+        "ratio_game": med(game_ratios),
+    }
+
+
 def bench_core_obs(players: int, repeats: int, games: int = 20, window: int | None = None, seed: int = 0) -> dict:
     from kardinal_env.kardinal import Game, Rules, compiled
     from kardinal_env.kardinal.actions import ActionCodec
@@ -791,6 +883,7 @@ def main() -> None:
             "core",
             "koenig-core",
             "koenig-ismcts",
+            "koenig-heuristic",
             "core-mcts",
             "puct",
             "core-obs",
@@ -808,7 +901,11 @@ def main() -> None:
         "--simulations", type=int, default=None, help="core-mcts, koenig-ismcts (default 200), puct (256): per decision"
     )
     parser.add_argument(
-        "--games", type=int, default=20, help="core-obs / koenig-obs only: random games whose positions are encoded"
+        "--games",
+        type=int,
+        default=None,
+        help="core-obs / koenig-obs (default 20): random games whose positions are encoded; koenig-heuristic (2): "
+        "whole games per repeat",
     )
     parser.add_argument("--window", type=int, default=None, help="core-obs only: a window variant, Rules(window=W)")
     parser.add_argument("--num-envs", type=int, default=32, help="vector only: games per VectorEnv")
@@ -821,14 +918,16 @@ def main() -> None:
         bench_koenig_core(args.players, args.seconds, args.repeats, args.discard)
     elif args.what == "koenig-ismcts":
         bench_koenig_ismcts(args.players, args.repeats, args.simulations or 200)
+    elif args.what == "koenig-heuristic":
+        bench_koenig_heuristic(args.players, args.repeats, args.games or 2)
     elif args.what == "core-mcts":
         bench_core_mcts(args.players, args.repeats, args.simulations or 200)
     elif args.what == "puct":
         bench_puct(args.players, args.repeats, args.simulations or 256)
     elif args.what == "core-obs":
-        bench_core_obs(args.players, args.repeats, args.games, args.window)
+        bench_core_obs(args.players, args.repeats, args.games or 20, args.window)
     elif args.what == "koenig-obs":
-        bench_koenig_obs(args.players, args.repeats, args.games, args.discard)
+        bench_koenig_obs(args.players, args.repeats, args.games or 20, args.discard)
     elif args.what == "koenig-engine":
         bench_koenig_engine(args.players, args.seconds, args.repeats, args.discard)
     elif args.what == "koenig-env":

@@ -45,6 +45,16 @@ with the opportunities of the board after them, and the best of those (or of the
 move. Draw decisions take the expectimax's best source. Ties are broken by the agent's own
 generator (``seed``).
 
+**Compiled.** Where the compiled core is built (``bash scripts/setup.sh``), the candidates' values
+(everything above before the tie-break) are computed by the core (``cpp/src/koenig_heuristic.hpp``,
+:func:`kardinal_env.koenig.compiled.heuristic_values`): the same moves and the same values, operation
+for operation (``tests/test_core_koenig_heuristic.py`` compares them at thousands of positions and
+whole games), about ten times faster (``scripts/benchmark.py koenig-heuristic``). The core reads the
+public state and the seat's own hand; what the seat knows of the deck (:func:`deck_probabilities`) is
+computed here and passed in; the tie-break stays in Python for both paths. ``compiled=False``
+(:class:`KoenigHeuristicAgent`, :func:`heuristic_move`) always plans in Python, as do
+``KARDINAL_ENV_BACKEND=python``, a subclass of ``Game`` and a determinized world.
+
 The weights were tuned by coordinate search over head-to-head tournaments of candidate against
 incumbent weights (``agents.baselines.koenig_tuning``); ``docs/koenig-heuristic.md`` has the method,
 every comparison and the strength against ``greedy`` and ``random``.
@@ -55,6 +65,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 from agents.base import BaseAgent
+from kardinal_env.koenig import compiled as _compiled
 from kardinal_env.koenig import scoring
 from kardinal_env.koenig.knowledge import SeatKnowledge
 
@@ -62,6 +73,7 @@ __all__ = [
     "HeuristicWeights",
     "KoenigHeuristicAgent",
     "heuristic_move",
+    "heuristic_candidates",
     "deck_probabilities",
     "estimated_final_scores",
     "DEFAULT_WEIGHTS",
@@ -659,12 +671,15 @@ class _Planner:
         return out
 
     # -------------------------------------------------------------- plans
-    def choose(self, rng) -> str:
+    def candidates(self) -> list[tuple[int, float]]:
+        """``(move id, value)`` of the decision's candidates, before the tie-break (:func:`_tie_break`):
+        the draw moves' values for a draw decision (:meth:`_draw`), else the plans without pieces valued
+        exactly and the ``replan`` best placed plans valued again (a move may appear several times)."""
         game = self.game
         legal = game.legal_move_ids()
         phase = game.phase
         if phase == "draw":
-            return self._draw(legal, rng)
+            return self._draw(legal)
         b = self.b
         plans: list[tuple[float, int, tuple[int, ...], tuple[int, ...]]] = []  # (estimate, move, pieces, hand)
         base = self.draws_after(())
@@ -694,7 +709,7 @@ class _Planner:
                         plans.append((self._score(pair, hand2, base), m, pair, hand2))
         # Plans without pieces are valued exactly; the best plans with pieces again, with the
         # opportunities of the board after them.
-        final: list[tuple[float, int]] = [(v, m) for v, m, pieces, _ in plans if not pieces]
+        final: list[tuple[int, float]] = [(m, v) for v, m, pieces, _ in plans if not pieces]
         placed = sorted((p for p in plans if p[2]), key=lambda p: -p[0])
         seen: set[tuple] = set()
         for _, m, pieces, h in placed:
@@ -702,12 +717,10 @@ class _Planner:
             if key in seen:
                 continue
             seen.add(key)
-            final.append((self._score(pieces, h, self.draws_after(pieces)), m))
+            final.append((m, self._score(pieces, h, self.draws_after(pieces))))
             if len(seen) >= self.replan:
                 break
-        best = max(v for v, _ in final)
-        top = sorted({m for v, m in final if v >= best - 1e-9})
-        return b.moves[top[0] if len(top) == 1 else top[rng.randrange(len(top))]]
+        return final
 
     def _score(self, pieces: tuple[int, ...], hand: tuple[int, ...], draws: _Draws) -> float:
         return self.board_value(pieces) + self.hand_value(hand, draws)
@@ -731,19 +744,46 @@ class _Planner:
             frontier = nxt
         return sorted(out)
 
-    def _draw(self, legal: list[int], rng) -> str:
+    def _draw(self, legal: list[int]) -> list[tuple[int, float]]:
         b = self.b
-        if self.next_turn <= 0:
-            return b.moves[legal[0]]
+        if self.next_turn <= 0:  # no further turn: the first draw
+            return [(legal[0], 0.0)]
         draws = self.draws_after(())
         options = draws.options(self.hand, self.display)
         scored = []
         for m in legal:
             src = -1 if m == b.deck_id else m - b.draw_base
-            scored.append((options.get(src, 0.0), m))
-        best = max(v for v, _ in scored)
-        top = [m for v, m in scored if v >= best - 1e-9]
-        return b.moves[top[0] if len(top) == 1 else top[rng.randrange(len(top))]]
+            scored.append((m, options.get(src, 0.0)))
+        return scored
+
+
+def _tie_break(candidates: list[tuple[int, float]], rng) -> int:
+    """The move id of the best candidate; exact ties (within ``1e-9``) broken by ``rng`` among the
+    tied move ids in ascending order (one ``rng.randrange`` only when several tie)."""
+    best = max(v for _, v in candidates)
+    top = sorted({m for m, v in candidates if v >= best - 1e-9})
+    return top[0] if len(top) == 1 else top[rng.randrange(len(top))]
+
+
+def heuristic_candidates(
+    game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 6, compiled: bool = True
+) -> list[tuple[int, float]]:
+    """The heuristic's ``(move id, value)`` candidates for the current decision, before the tie-break
+    (:meth:`_Planner.candidates`): from the compiled core when ``compiled`` and it is used
+    (:func:`kardinal_env.koenig.compiled.heuristic_values`), else from the Python planner. The two
+    agree to about 1e-12 (``tests/test_core_koenig_heuristic.py``)."""
+    seat = game.current_player
+    if seat is None:
+        raise ValueError("no legal move: the game is over")
+    if compiled and _compiled.heuristic_core() is not None:
+        if _next_turn_chance(game.live_view(), game.num_players, seat) > 0:
+            probs = deck_probabilities(game, seat)
+        else:  # not read: the planner asks what the deck holds only when the seat may play again
+            probs = [0.0] * len(game.board.types)
+        values = _compiled.heuristic_values(game, weights, replan, probs)
+        if values is not None:
+            return values
+    return _Planner(game, weights, replan).candidates()
 
 
 def estimated_final_scores(game, weights: HeuristicWeights = DEFAULT_WEIGHTS) -> list[float]:
@@ -757,15 +797,18 @@ def estimated_final_scores(game, weights: HeuristicWeights = DEFAULT_WEIGHTS) ->
     return list(_Position(game, seat, weights, _static(game.board)).ef)
 
 
-def heuristic_move(game, rng, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 6) -> str:
+def heuristic_move(
+    game, rng, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 6, compiled: bool = True
+) -> str:
     """The heuristic's move for the current decision of a ``kardinal_env.koenig.Game`` (module
-    docstring); ``rng`` (a ``random.Random``) breaks exact ties."""
+    docstring); ``rng`` (a ``random.Random``) breaks exact ties. ``compiled``: value the candidates in
+    the compiled core when it is used (the same move; ``False`` forces the Python planner)."""
     legal = game.legal_move_ids()
     if not legal:
         raise ValueError("no legal move: the game is over")
     if len(legal) == 1:
         return game.board.moves[legal[0]]
-    return _Planner(game, weights, replan).choose(rng)
+    return game.board.moves[_tie_break(heuristic_candidates(game, weights, replan, compiled), rng)]
 
 
 class KoenigHeuristicAgent(BaseAgent):
@@ -773,12 +816,19 @@ class KoenigHeuristicAgent(BaseAgent):
 
     name = "heuristic"
 
-    def __init__(self, seed: int | None = None, weights: HeuristicWeights | None = None, replan: int = 6):
+    def __init__(
+        self,
+        seed: int | None = None,
+        weights: HeuristicWeights | None = None,
+        replan: int = 6,
+        compiled: bool = True,
+    ):
         super().__init__(seed)
         if isinstance(replan, bool) or not isinstance(replan, int) or replan < 1:
             raise ValueError(f"replan must be a positive integer, got {replan!r}")
         self.weights = DEFAULT_WEIGHTS if weights is None else weights
         self.replan = replan
+        self.compiled = bool(compiled)
 
     def select_move(self, game) -> str:
-        return heuristic_move(game, self.rng, self.weights, self.replan)
+        return heuristic_move(game, self.rng, self.weights, self.replan, self.compiled)

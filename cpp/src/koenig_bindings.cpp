@@ -25,6 +25,7 @@
 #include "koenig_batch.hpp"
 #include <cmath>
 
+#include "koenig_heuristic.hpp"
 #include "koenig_ismcts.hpp"
 #include "koenig_worlds.hpp"
 #include "koenig_observation.hpp"
@@ -280,6 +281,36 @@ koenig::DealData deal_data(const KGame &g, nb::handle obj) {
     }
     d.check(n, T, g.hand_size, int(g.deck.size()));
     return d;
+}
+
+// A sequence (list or tuple) of `size` real numbers (int or float, bool excluded) for the argument
+// `what` of heuristic_values: TypeError naming it for another type, ValueError for another length or a
+// value that is not finite.
+std::vector<double> real_sequence(nb::handle obj, const char *what, size_t size, const std::string &hint) {
+    const std::string name = std::string("heuristic_values: ") + what;
+    if (!PyList_Check(obj.ptr()) && !PyTuple_Check(obj.ptr()))
+        throw nb::type_error((name + " must be a list or tuple of " + hint + ", got " +
+                              std::string(nb::type_name(obj.type()).c_str()))
+                                 .c_str());
+    if (size_t(PySequence_Size(obj.ptr())) != size)
+        throw nb::value_error((name + " must have " + std::to_string(size) + " entries (" + hint + "), got " +
+                               std::to_string(PySequence_Size(obj.ptr())))
+                                  .c_str());
+    std::vector<double> out;
+    size_t i = 0;
+    for (nb::handle item : obj) {
+        if (PyBool_Check(item.ptr()) || !(PyFloat_Check(item.ptr()) || PyLong_Check(item.ptr())))
+            throw nb::type_error((name + "[" + std::to_string(i) + "] must be a number, got " +
+                                  std::string(nb::type_name(item.type()).c_str()))
+                                     .c_str());
+        double v = PyFloat_AsDouble(item.ptr());
+        if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
+        if (!std::isfinite(v))
+            throw nb::value_error((name + "[" + std::to_string(i) + "] must be finite, got " + std::to_string(v)).c_str());
+        out.push_back(v);
+        ++i;
+    }
+    return out;
 }
 
 nb::list int_list(const std::vector<int> &xs) {
@@ -840,6 +871,50 @@ void bind_koenig(nb::module_ &m) {
             "deals it. The root's children as (move id, visits, mean value of the seat on turn), in expansion "
             "order. TypeError / ValueError for knowledge that is malformed or does not fit this game, or a seed "
             "that is not an int.")
+        .def(
+            "heuristic_values",
+            [](const KGame &g, nb::handle weights, nb::handle deck_probs, nb::handle replan) {
+                static const char *names[] = {"rival_max", "fill", "contest", "alliance_one", "alliance_two",
+                                              "chain_three", "chain_two", "hand", "hand_second", "horizon"};
+                std::vector<double> w = real_sequence(weights, "weights", 10, "the 10 HeuristicWeights fields in order");
+                for (int i = 0; i < 10; ++i)
+                    if (w[size_t(i)] < 0)
+                        throw nb::value_error((std::string("heuristic_values: weights[") + std::to_string(i) + "] (" +
+                                               names[i] + ") must be >= 0")
+                                                  .c_str());
+                if (w[0] > 1) throw nb::value_error("heuristic_values: weights[0] (rival_max) must be at most 1");
+                if (w[9] <= 0) throw nb::value_error("heuristic_values: weights[9] (horizon) must be positive");
+                const int T = g.board->T;
+                std::vector<double> probs =
+                    real_sequence(deck_probs, "deck_probs", size_t(T), "one probability per card type");
+                for (int t = 0; t < T; ++t)
+                    if (probs[size_t(t)] < 0 || probs[size_t(t)] > 1)
+                        throw nb::value_error(("heuristic_values: deck_probs[" + std::to_string(t) + "] must be in [0, 1]").c_str());
+                auto r = as_move_id(replan);
+                if (!r) throw nb::type_error(("heuristic_values: replan must be an int, got " +
+                                              std::string(nb::type_name(replan.type()).c_str()))
+                                                 .c_str());
+                if (*r < 1 || *r > 1'000'000) throw nb::value_error("heuristic_values: replan must be 1..1000000");
+                if (g.is_over()) throw nb::value_error("heuristic_values: the game is over; there is no decision");
+                koenig::HeuristicWeights hw{w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9]};
+                std::vector<koenig::HeuristicCandidate> out;
+                {
+                    KGame copy = g;  // a copy taken with the GIL held
+                    nb::gil_scoped_release release;
+                    out = koenig::heuristic_candidates(copy, hw, int(*r), probs);
+                }
+                nb::list result;
+                for (const auto &c : out) result.append(nb::make_tuple(c.move, c.value));
+                return result;
+            },
+            nb::arg("weights").none(), nb::arg("deck_probs").none(), nb::arg("replan").none(),
+            "The `heuristic` agent's candidates for the seat on turn (agents/baselines/koenig_heuristic.py, "
+            "_Planner before its tie-break; koenig_heuristic.hpp): [(move id, value)], the draw moves' values for "
+            "a draw decision, else the plans without pieces and the `replan` best placed plans re-valued. "
+            "weights: the 10 HeuristicWeights fields in field order; deck_probs: per card type index, the chance "
+            "that the deck's next card has that type (deck_probabilities(game, seat): what the seat knows); "
+            "replan: a positive int. Reads only public state and the seat's own hand. TypeError / ValueError "
+            "naming the argument for bad input, ValueError once the game is over.")
         .def(
             "deal_world",
             [](const KGame &g, nb::handle knowledge, nb::handle seed) {

@@ -37,6 +37,7 @@ benchmarks, lockstep tests and tools.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from types import ModuleType
@@ -66,6 +67,8 @@ __all__ = [
     "core_from_record",
     "core_record",
     "ismcts_root",
+    "heuristic_values",
+    "heuristic_core",
     "encode_into",
     "action_mask_into",
     "observation_buffer",
@@ -229,6 +232,48 @@ def ismcts_root(
     names = game.board.moves
     children = core.ismcts_root(simulations, exploration, scale, knowledge.deal_data(), rng.getrandbits(64))
     return [(names[m], int(visits), float(mean)) for m, visits, mean in children]
+
+
+def heuristic_core() -> ModuleType | None:
+    """The core module when it is used and has the heuristic (``KoenigGame.heuristic_values``), else None;
+    quiet (no not-built warning: the heuristic then plays in Python, as a pure-Python install does)."""
+    module = _backend.core_module_quiet()
+    if module is None or not hasattr(module.KoenigGame, "heuristic_values"):
+        return None
+    return module
+
+
+def heuristic_values(game: Any, weights: Any, replan: int, deck_probs: list[float]) -> list[tuple[int, float]] | None:
+    """The ``heuristic`` agent's candidates for the seat on turn, valued by the core
+    (``cpp/src/koenig_heuristic.hpp``): ``[(move id, value)]`` as
+    :meth:`agents.baselines.koenig_heuristic._Planner.candidates` lists them before its tie-break (the
+    same ids in the same order, values equal to about 1e-12: ``tests/test_core_koenig_heuristic.py``).
+    ``weights``: a ``HeuristicWeights`` (any dataclass of its 10 fields) or the 10 fields in order;
+    ``replan``: a positive int; ``deck_probs``: per card type index, what the seat knows of the deck's
+    next card (``deck_probabilities(game, seat)``; only read when the seat may get another turn). The
+    core reads the public state and the seat's own hand, nothing else. ``None`` when the core is not
+    used (:func:`heuristic_core`, asked quietly), ``game`` is neither a plain :class:`Game` nor a plain
+    core-backed one, or it is a determinized world (:meth:`Game.with_hidden`; a Python game is replayed
+    into the core, :func:`core_position`); ``TypeError`` / ``ValueError`` naming the argument for bad
+    input, ``ValueError`` once the game is over."""
+    if not isinstance(game, Game) or type(game) not in (Game, core_game_class()):
+        return None
+    module = heuristic_core()
+    if module is None:
+        return None
+    if dataclasses.is_dataclass(weights) and not isinstance(weights, type):
+        weights = [getattr(weights, f.name) for f in dataclasses.fields(weights)]
+    if isinstance(deck_probs, np.ndarray):
+        deck_probs = deck_probs.tolist()
+    if game.compiled:
+        core = game.core  # type: ignore[attr-defined]
+    else:
+        try:
+            _ = game.initial_deck
+        except RuntimeError:  # a determinized world (Game.with_hidden): no deck to replay it from
+            return None
+        core = core_position(game, module)
+    return [(int(m), float(v)) for m, v in core.heuristic_values(weights, deck_probs, replan)]
 
 
 def _core_of(game: Any, module: ModuleType | None) -> Any:
