@@ -430,15 +430,16 @@ class _Position:
                 alliances.update(st.alliances_of[-1 - piece])
         ef = list(self.ef)
         n = self.n
-        for c in countries:
+        # ascending order (the compiled heuristic sums in the same order: the same values to the last bit)
+        for c in sorted(countries):
             new, old = self._cl_comp(c), self.clc[c]
             for s in range(n):
                 ef[s] += new[s] - old[s]
-        for i in alliances:
+        for i in sorted(alliances):
             new, old = self._al_comp(i), self.alc[i]
             for s in range(n):
                 ef[s] += new[s] - old[s]
-        for s in chains:
+        for s in sorted(chains):
             ef[s] += self._ch_comp(s) - self.chc[s]
         for piece in reversed(pieces):
             self._unplace(piece)

@@ -7,8 +7,8 @@
 //
 // It reads only public state and the deciding seat's own hand; what the seat knows of the deck comes in
 // as deck_probs (deck_probabilities(game, seat) in Python, from SeatKnowledge). The floating-point
-// operations follow the Python's order (including the iteration order of the Python set of alliances
-// that try_pieces builds), so the values agree with it to the last bits
+// operations follow the Python's order (try_pieces visits the changed countries, alliances and chains
+// in ascending order, as the Python does), so the values agree with it to the last bits
 // (tests/test_core_koenig_heuristic.py).
 #pragma once
 
@@ -31,68 +31,6 @@ struct HeuristicWeights {
 constexpr double HEURISTIC_CARDS_PER_TURN = 2.0;
 constexpr double HEURISTIC_FINAL_WIN = 1000.0;
 
-// The iteration order of a CPython (3.x) set of small non-negative ints built by adding `items` one
-// by one to an empty set: hash(i) == i, open addressing with LINEAR_PROBES = 9 and perturbation,
-// resized to 4 x used when fill x 5 >= mask x 3.
-inline std::vector<int> python_int_set_order(const std::vector<int> &items) {
-    constexpr size_t LINEAR_PROBES = 9, PERTURB_SHIFT = 5;
-    std::vector<long long> table(8, -1);
-    size_t used = 0;
-    auto insert_clean = [&](std::vector<long long> &tab, long long key) {
-        size_t mask = tab.size() - 1, perturb = size_t(key), i = size_t(key) & mask;
-        while (true) {
-            if (tab[i] < 0) {
-                tab[i] = key;
-                return;
-            }
-            if (i + LINEAR_PROBES <= mask)
-                for (size_t j = 1; j <= LINEAR_PROBES; ++j)
-                    if (tab[i + j] < 0) {
-                        tab[i + j] = key;
-                        return;
-                    }
-            perturb >>= PERTURB_SHIFT;
-            i = (i * 5 + 1 + perturb) & mask;
-        }
-    };
-    for (int item : items) {
-        long long key = item;
-        size_t mask = table.size() - 1, perturb = size_t(key), i = size_t(key) & mask;
-        bool found = false, placed = false;
-        while (!found && !placed) {
-            size_t probes = i + LINEAR_PROBES <= mask ? LINEAR_PROBES : 0;
-            for (size_t j = 0; j <= probes; ++j) {
-                long long &e = table[i + j];
-                if (e < 0) {
-                    e = key;
-                    placed = true;
-                    break;
-                }
-                if (e == key) {
-                    found = true;
-                    break;
-                }
-            }
-            if (found || placed) break;
-            perturb >>= PERTURB_SHIFT;
-            i = (i * 5 + 1 + perturb) & mask;
-        }
-        if (found) continue;
-        ++used;
-        if (used * 5 < mask * 3) continue;
-        size_t newsize = 8;
-        while (newsize <= used * 4) newsize <<= 1;
-        std::vector<long long> bigger(newsize, -1);
-        for (long long e : table)
-            if (e >= 0) insert_clean(bigger, e);
-        table.swap(bigger);
-    }
-    std::vector<int> out;
-    for (long long e : table)
-        if (e >= 0) out.push_back(int(e));
-    return out;
-}
-
 using HHand = std::array<int, MAX_TYPES>;
 
 // _Position: the public board valued for one seat; pieces (a site for a cloister, -1 - country for an
@@ -102,7 +40,6 @@ class HeuristicPosition {
     const Board *b = nullptr;
     const HeuristicWeights *w = nullptr;
     const std::vector<std::vector<int>> *alliances_of = nullptr;        // per country, ascending (_Static)
-    const std::vector<std::vector<int>> *alliance_set_order = nullptr;  // per country: set(alliances_of[c])'s order
     int n = 0, me = 0, times = 2;
     double phi = 0.0;
     bool final_turn = false;
@@ -319,7 +256,7 @@ class HeuristicPosition {
                 advisor_countries.push_back(-1 - piece);
             }
         }
-        std::sort(countries.begin(), countries.end());  // a Python set of small ints: ascending
+        std::sort(countries.begin(), countries.end());
         std::array<double, MAX_SEATS> e = ef;
         for (int c : countries) {
             auto now = cl_comp(c);
@@ -327,16 +264,12 @@ class HeuristicPosition {
             for (int s = 0; s < n; ++s) e[s] += now[s] - old[s];
         }
         if (!advisor_countries.empty()) {
-            // The Python set of alliances, updated with alliances_of[c] per advisor: its iteration order
-            // (precomputed for the planner's case, advisors in one country).
-            bool one = std::all_of(advisor_countries.begin(), advisor_countries.end(),
-                                   [&](int c) { return c == advisor_countries[0]; });
-            std::vector<int> items;
-            if (!one)
-                for (int c : advisor_countries) items.insert(items.end(), (*alliances_of)[size_t(c)].begin(), (*alliances_of)[size_t(c)].end());
-            const std::vector<int> &order = one ? (*alliance_set_order)[size_t(advisor_countries[0])] : items;
-            if (!one) items = python_int_set_order(items);
-            for (int i : order) {
+            std::vector<int> alliances;  // the alliances of the advisors' countries, ascending
+            for (int c : advisor_countries)
+                alliances.insert(alliances.end(), (*alliances_of)[size_t(c)].begin(), (*alliances_of)[size_t(c)].end());
+            std::sort(alliances.begin(), alliances.end());
+            alliances.erase(std::unique(alliances.begin(), alliances.end()), alliances.end());
+            for (int i : alliances) {
                 auto now = al_comp(i);
                 const auto &old = alc[size_t(i)];
                 for (int s = 0; s < n; ++s) e[s] += now[s] - old[s];
@@ -521,7 +454,7 @@ class HeuristicPlanner {
     const Board &b;
     HeuristicWeights w;
     int replan, seat;
-    std::vector<std::vector<int>> alliances_of, alliance_set_order;
+    std::vector<std::vector<int>> alliances_of;
     HeuristicPosition pos;
     HHand hand{};
     std::vector<int> display;
@@ -538,11 +471,9 @@ class HeuristicPlanner {
             alliances_of[size_t(b.alliances[i].first)].push_back(int(i));
             alliances_of[size_t(b.alliances[i].second)].push_back(int(i));
         }
-        for (const auto &items : alliances_of) alliance_set_order.push_back(python_int_set_order(items));
         pos.b = &b;
         pos.alliances_of = &alliances_of;
         pos.w = &w;
-        pos.alliance_set_order = &alliance_set_order;
         pos.n = n;
         pos.me = seat;
         pos.owner = g.owner;
