@@ -454,17 +454,15 @@ def bench_puct(
     return {"python": statistics.median(python), "core": statistics.median(core), "ratio": ratio, "bound": bound}
 
 
-def bench_koenig_ismcts(players: int, repeats: int, simulations: int = 200, seed: int = 0) -> dict:
-    from agents.search.ismcts import ISMCTSAgent
-    from kardinal_env.koenig import Game, Rules
-    from kardinal_env.koenig.compiled import core_game
+def _koenig_positions(rules, seed: int, count: int = 8) -> list:
+    """``count`` Kardinal & König positions with a choice: a quarter, half and three quarters into
+    random games of ``rules`` (deals 1, 2, ...; moves drawn from ``seed``)."""
+    from kardinal_env.koenig import Game
 
-    rules = Rules(players=players)
-    core_game(rules)  # RuntimeError naming how to build the core when it is missing
     rng = random.Random(seed)
-    positions = []
+    positions: list = []
     deal = 0
-    while len(positions) < 8:  # one position a quarter, half, three quarters into a random game
+    while len(positions) < count:
         deal += 1
         game = Game(rules, seed=deal)
         moves: list = []
@@ -472,8 +470,19 @@ def bench_koenig_ismcts(players: int, repeats: int, simulations: int = 200, seed
             moves.append(game.clone())
             game.apply_legal_id(rng.choice(game.legal_move_ids()))
         for at in (len(moves) // 4, len(moves) // 2, 3 * len(moves) // 4):
-            if len(moves[at].legal_moves()) > 1 and len(positions) < 8:
+            if len(moves[at].legal_moves()) > 1 and len(positions) < count:
                 positions.append(moves[at])
+    return positions
+
+
+def bench_koenig_ismcts(players: int, repeats: int, simulations: int = 200, seed: int = 0) -> dict:
+    from agents.search.ismcts import ISMCTSAgent
+    from kardinal_env.koenig import Rules
+    from kardinal_env.koenig.compiled import core_game
+
+    rules = Rules(players=players)
+    core_game(rules)  # RuntimeError naming how to build the core when it is missing
+    positions = _koenig_positions(rules, seed)
 
     def per_decision(compiled: bool) -> tuple[float, list[str]]:
         agent = ISMCTSAgent(simulations, seed=seed, compiled=compiled)
@@ -509,19 +518,7 @@ def bench_koenig_heuristic(players: int, repeats: int, games: int = 2, seed: int
     core_game(rules)  # RuntimeError naming how to build the core when it is missing
     if heuristic_core() is None:
         raise RuntimeError("the compiled heuristic is not available (KoenigGame.heuristic_values): rebuild the core")
-    rng = random.Random(seed)
-    positions = []
-    deal = 0
-    while len(positions) < 8:  # one position a quarter, half, three quarters into a random game
-        deal += 1
-        game = Game(rules, seed=deal)
-        moves: list = []
-        while not game.is_over:
-            moves.append(game.clone())
-            game.apply_legal_id(rng.choice(game.legal_move_ids()))
-        for at in (len(moves) // 4, len(moves) // 2, 3 * len(moves) // 4):
-            if len(moves[at].legal_moves()) > 1 and len(positions) < 8:
-                positions.append(moves[at])
+    positions = _koenig_positions(rules, seed)
 
     def per_decision(compiled: bool) -> tuple[float, list[str]]:
         agent = KoenigHeuristicAgent(seed=seed, compiled=compiled)
