@@ -94,6 +94,27 @@ def test_rules_players_and_options_are_checked():
         KARDINAL.rules(board="x")
 
 
+@pytest.mark.parametrize("backend", ["python", "core"])
+def test_game_without_players_or_with_an_unknown_option_names_the_options(backend, monkeypatch):
+    """``Game()`` of either engine (the core-backed one too) asks for the number of players and
+    ``Game(players=N, unknown=...)`` names the unknown option, both listing the rules' options."""
+    from kardinal_env.kardinal import Game as KardinalGame
+    from kardinal_env.koenig import Game as KoenigGame
+
+    if backend == "python":
+        monkeypatch.setenv("KARDINAL_ENV_BACKEND", "python")
+    for game_class, package, players in (
+        (KardinalGame, "kardinal_env.kardinal", 2),
+        (KoenigGame, "kardinal_env.koenig", 4),
+    ):
+        with pytest.raises(TypeError, match=re.escape(f"{package}.Game needs the number of players")) as info:
+            game_class()
+        assert "'players'" in str(info.value)
+        with pytest.raises(TypeError, match=re.escape(f"{package}.Game: unknown rule option(s) ['colour']")):
+            game_class(players=players, colour=1)
+        assert game_class(players=players).num_players == players
+
+
 def test_lookups_name_the_choices():
     with pytest.raises(UnknownGameError, match=r"unknown game 'chess'; registered games: \['kardinal', "):
         get_game("chess")
