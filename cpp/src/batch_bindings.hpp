@@ -65,7 +65,7 @@ nb::ndarray<nb::numpy, T> buffer_view(nb::handle owner, Storage &storage, const 
     return nb::ndarray<nb::numpy, T>(reinterpret_cast<T *>(storage.data()), dims.size(), dims.data(), owner);
 }
 
-// The shapes of most views: one entry per game, or one per game and seat.
+// The shapes of most views: one entry per game, one per game and seat, or one per game and action.
 template <class Batch>
 std::vector<size_t> per_game(const Batch &b) {
     return {size_t(b.num_envs())};
@@ -73,6 +73,10 @@ std::vector<size_t> per_game(const Batch &b) {
 template <class Batch>
 std::vector<size_t> per_seat(const Batch &b) {
     return {size_t(b.num_envs()), size_t(b.players())};
+}
+template <class Batch>
+std::vector<size_t> per_action(const Batch &b) {
+    return {size_t(b.num_envs()), size_t(b.action_count())};
 }
 
 // The read-only property `name` of the bound class of Batch: the batch's buffer `member` as a NumPy view

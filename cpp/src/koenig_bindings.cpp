@@ -503,11 +503,10 @@ void bind_koenig_batch(nb::module_ &m) {
             "call reset(): each game is dealt with its slot's next_seed (as Game(rules, seed)).")
         .def_prop_ro("observation_size", [](const B &b) { return b.observation_length(); });
     auto row_shape = [](const B &b) { return std::vector<size_t>{size_t(b.num_envs()), b.observation_length()}; };
-    auto mask_shape = [](const B &b) { return std::vector<size_t>{size_t(b.num_envs()), b.action_count()}; };
     batch_bindings::def_view<float, B>(
         cls, "observation", &B::observation, row_shape,
         "(N, L) float32: each game's observation of the seat to act (a view of the batch's buffer).");
-    batch_bindings::def_view<bool, B>(cls, "action_mask", &B::action_mask, mask_shape,
+    batch_bindings::def_view<bool, B>(cls, "action_mask", &B::action_mask, batch_bindings::per_action<B>,
                                       "(N, num_moves) bool: the legal actions of the seat to act.");
     batch_bindings::def_view<float, B>(
         cls, "final_observation", &B::final_observation, row_shape,

@@ -261,11 +261,11 @@ void bind_batch(nb::module_ &m) {
         size_t n = size_t(b.num_envs()), w = size_t(b.window());
         return std::vector<size_t>{n, size_t(kardinal::OBS_CHANNELS), w, w};
     };
-    auto mask_shape = [](const PyBatch &b) { return std::vector<size_t>{size_t(b.num_envs()), b.action_count()}; };
     batch_bindings::def_view<uint8_t, PyBatch>(
         cls, "observation", &PyBatch::observation, window_shape,
         "(N, 72, W, W) uint8: each game's observation of the seat to act (a view of the batch's buffer).");
-    batch_bindings::def_view<bool, PyBatch>(cls, "action_mask", &PyBatch::action_mask, mask_shape,
+    batch_bindings::def_view<bool, PyBatch>(cls, "action_mask", &PyBatch::action_mask,
+                                            batch_bindings::per_action<PyBatch>,
                                             "(N, 17 W W + 5) bool: the legal actions of the seat to act.");
     batch_bindings::def_view<uint8_t, PyBatch>(
         cls, "final_observation", &PyBatch::final_observation, window_shape,
