@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, ClassVar, TypeVar
 
 from kardinal_env.core.records import read_record_file
@@ -84,21 +85,27 @@ def options_from_dict(cls: Any, data: Any, names: set[str], error: type[Exceptio
         raise error(f"{where}: {exc}") from None
 
 
+@functools.cache
+def _rule_options(rules_class: type) -> tuple[str, ...]:
+    """The option names a rules class takes (its dataclass fields that are constructor arguments)."""
+    return tuple(f.name for f in dataclasses.fields(rules_class) if f.init)
+
+
 def resolve_rules(rules: _R | None, options: dict, rules_class: type[_R]) -> _R:
     """The rules of ``Game(rules, **options)`` of the game whose rules class is ``rules_class``: ``rules``
     itself, or ``rules_class(**options)``; ``TypeError`` for both at once or for rules that are not a
     ``rules_class`` (named by its public path, e.g. ``kardinal_env.kardinal.Rules``), for an option the
     rules do not have, and for no ``players`` (naming the options the rules have)."""
     if rules is None:
-        package = rules_class.__module__.rsplit(".", 1)[0]
-        known = [f.name for f in dataclasses.fields(rules_class) if f.init]  # type: ignore[arg-type]
-        unknown = sorted(set(options) - set(known))
-        if unknown:
-            raise TypeError(f"{package}.Game: unknown rule option(s) {unknown}; the options are {known}")
-        if "players" not in options:
+        known = _rule_options(rules_class)  # type: ignore[arg-type]  # a class is hashable
+        if "players" not in options or not options.keys() <= set(known):  # the checks only on a bad call
+            package = rules_class.__module__.rsplit(".", 1)[0]
+            unknown = sorted(set(options) - set(known))
+            if unknown:
+                raise TypeError(f"{package}.Game: unknown rule option(s) {unknown}; the options are {list(known)}")
             raise TypeError(
                 f"{package}.Game needs the number of players: Game(players=N, ...) or "
-                f"Game({package}.Rules(players=N, ...)); the options are {known}"
+                f"Game({package}.Rules(players=N, ...)); the options are {list(known)}"
             )
         return rules_class(**options)
     if options:
