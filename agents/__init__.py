@@ -9,6 +9,9 @@
                    games of perfect information (``GameSpec.perfect_information``)
 ``ismcts:N``       information-set MCTS with N simulations on ``game.determinize`` worlds
                    (:class:`agents.search.ismcts.ISMCTSAgent`); any game
+``rollout:N``      the game's heuristic playout search with N worlds per candidate move
+                   (``GameSpec.rollout_search``; Kardinal & König:
+                   :class:`agents.search.heuristic_rollouts.HeuristicRolloutAgent`)
 ``ppo:PATH``       a PPO checkpoint (``agents.networks.ppo_agent.PPOAgent.from_checkpoint(PATH, **kw)``);
                    the game the checkpoint was trained on (its environment is the game's ``env_name``)
 ``puct:N:PATH``    PUCT search with N simulations guided by the PPO checkpoint PATH
@@ -71,7 +74,8 @@ __all__ = [
 
 SPEC_HELP = (
     "agent specs: a baseline of the game ('random', 'greedy', ...), 'mcts:N' (N simulations, a positive "
-    "integer; games of perfect information), 'ismcts:N' (any game), 'ppo:PATH', 'puct:N:PATH' "
+    "integer; games of perfect information), 'ismcts:N' (any game), 'rollout:N' (N worlds of heuristic "
+    "playouts; Kardinal & König), 'ppo:PATH', 'puct:N:PATH' "
     "(N simulations guided by checkpoint PATH), 'zoo:NAME' (a network shipped with the package; "
     "'puct:N:zoo:NAME' searches with it), 'rllib:PATH'"
 )
@@ -103,12 +107,22 @@ def _needs_perfect_information(spec: str, game: GameSpec) -> str | None:
     return f"needs a game of perfect information; {game.name} hides information from the seats: try {other!r}"
 
 
+def _needs_rollout_search(spec: str, game: GameSpec) -> str | None:
+    if game.rollout_search is not None:
+        return None
+    other = "ismcts:" + spec.partition(":")[2]
+    return (
+        f"needs a game with a heuristic playout search (GameSpec.rollout_search); {game.name} has none: try {other!r}"
+    )
+
+
 #: The spec kinds besides the baselines, by name.
 KINDS: dict[str, Kind] = {
     k.name: k
     for k in (
         Kind("mcts", "mcts:200", simulations=True, needs=_needs_perfect_information),
         Kind("ismcts", "ismcts:200", simulations=True),
+        Kind("rollout", "rollout:16", simulations=True, needs=_needs_rollout_search),
         Kind("ppo", "ppo:runs/x/checkpoint.pt", path=True),
         Kind("puct", "puct:64:runs/x/checkpoint.pt", simulations=True, path=True),
         Kind("rllib", "rllib:runs/rllib/checkpoint", path=True),
@@ -279,6 +293,14 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
 
         assert simulations is not None
         return ISMCTSAgent(simulations, game=game_spec, **kw)
+    if kind == "rollout":
+        assert simulations is not None
+        if game_spec is None:
+            able = [spec for spec in games().values() if spec.rollout_search is not None]
+            if len(able) != 1:
+                raise AgentSpecError(f"agent spec {text!r}: name the game (games with it: {[g.name for g in able]})")
+            game_spec = able[0]
+        return game_spec.load("rollout_search")(simulations, game=game_spec, **kw)
     from agents.networks.rllib_agent import RLlibAgent  # kind == "rllib"; imports ray and torch; only here
 
     assert path is not None

@@ -593,7 +593,7 @@ def deck_probabilities(game, seat: int) -> list[float]:
 class _Planner:
     """Plans the rest of the seat's turn (module docstring) and returns the move that starts the best plan."""
 
-    def __init__(self, game, w: HeuristicWeights, replan: int) -> None:
+    def __init__(self, game, w: HeuristicWeights, replan: int, deck_probs: list[float] | None = None) -> None:
         self.game = game
         self.w = w
         self.replan = replan
@@ -606,7 +606,10 @@ class _Planner:
         self.hand = tuple(game.hand_counts(seat))
         self.display = tuple(sorted(view.display))
         self.next_turn = _next_turn_chance(view, game.num_players, seat)
-        self.probs = deck_probabilities(game, seat) if self.next_turn > 0 else []
+        if self.next_turn <= 0:
+            self.probs: list[float] = []
+        else:
+            self.probs = deck_probabilities(game, seat) if deck_probs is None else list(deck_probs)
         self._boards: dict[tuple[int, ...], float] = {}
         self._after: dict[tuple[int, ...], _Draws] = {}
 

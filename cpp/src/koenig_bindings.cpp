@@ -27,6 +27,7 @@
 
 #include "koenig_heuristic.hpp"
 #include "koenig_ismcts.hpp"
+#include "koenig_rollouts.hpp"
 #include "koenig_worlds.hpp"
 #include "koenig_observation.hpp"
 
@@ -284,10 +285,11 @@ koenig::DealData deal_data(const KGame &g, nb::handle obj) {
 }
 
 // A sequence (list or tuple) of `size` real numbers (int or float, bool excluded) for the argument
-// `what` of heuristic_values: TypeError naming it for another type, ValueError for another length or a
+// `what` of heuristic_values (or of `fn`): TypeError naming it for another type, ValueError for another length or a
 // value that is not finite.
-std::vector<double> real_sequence(nb::handle obj, const char *what, size_t size, const std::string &hint) {
-    const std::string name = std::string("heuristic_values: ") + what;
+std::vector<double> real_sequence(nb::handle obj, const char *what, size_t size, const std::string &hint,
+                                  const std::string &fn = "heuristic_values") {
+    const std::string name = fn + ": " + what;
     if (!PyList_Check(obj.ptr()) && !PyTuple_Check(obj.ptr()))
         throw nb::type_error((name + " must be a list or tuple of " + hint + ", got " +
                               std::string(nb::type_name(obj.type()).c_str()))
@@ -311,6 +313,29 @@ std::vector<double> real_sequence(nb::handle obj, const char *what, size_t size,
         ++i;
     }
     return out;
+}
+
+// The heuristic's weights (the 10 HeuristicWeights fields in order), checked as HeuristicWeights checks
+// them; errors name `fn`.
+koenig::HeuristicWeights heuristic_weights(nb::handle weights, const std::string &fn) {
+    static const char *names[] = {"rival_max", "fill", "contest", "alliance_one", "alliance_two",
+                                  "chain_three", "chain_two", "hand", "hand_second", "horizon"};
+    std::vector<double> w = real_sequence(weights, "weights", 10, "the 10 HeuristicWeights fields in order", fn);
+    for (int i = 0; i < 10; ++i)
+        if (w[size_t(i)] < 0)
+            throw nb::value_error((fn + ": weights[" + std::to_string(i) + "] (" + names[i] + ") must be >= 0").c_str());
+    if (w[0] > 1) throw nb::value_error((fn + ": weights[0] (rival_max) must be at most 1").c_str());
+    if (w[9] <= 0) throw nb::value_error((fn + ": weights[9] (horizon) must be positive").c_str());
+    return {w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9]};
+}
+
+// The heuristic's `replan` (an int, 1..1000000); errors name `fn`.
+int heuristic_replan(nb::handle replan, const std::string &fn) {
+    auto r = as_move_id(replan);
+    if (!r)
+        throw nb::type_error((fn + ": replan must be an int, got " + std::string(nb::type_name(replan.type()).c_str())).c_str());
+    if (*r < 1 || *r > 1'000'000) throw nb::value_error((fn + ": replan must be 1..1000000").c_str());
+    return int(*r);
 }
 
 nb::list int_list(const std::vector<int> &xs) {
@@ -873,34 +898,20 @@ void bind_koenig(nb::module_ &m) {
         .def(
             "heuristic_values",
             [](const KGame &g, nb::handle weights, nb::handle deck_probs, nb::handle replan) {
-                static const char *names[] = {"rival_max", "fill", "contest", "alliance_one", "alliance_two",
-                                              "chain_three", "chain_two", "hand", "hand_second", "horizon"};
-                std::vector<double> w = real_sequence(weights, "weights", 10, "the 10 HeuristicWeights fields in order");
-                for (int i = 0; i < 10; ++i)
-                    if (w[size_t(i)] < 0)
-                        throw nb::value_error((std::string("heuristic_values: weights[") + std::to_string(i) + "] (" +
-                                               names[i] + ") must be >= 0")
-                                                  .c_str());
-                if (w[0] > 1) throw nb::value_error("heuristic_values: weights[0] (rival_max) must be at most 1");
-                if (w[9] <= 0) throw nb::value_error("heuristic_values: weights[9] (horizon) must be positive");
+                koenig::HeuristicWeights hw = heuristic_weights(weights, "heuristic_values");
                 const int T = g.board->T;
                 std::vector<double> probs =
                     real_sequence(deck_probs, "deck_probs", size_t(T), "one probability per card type");
                 for (int t = 0; t < T; ++t)
                     if (probs[size_t(t)] < 0 || probs[size_t(t)] > 1)
                         throw nb::value_error(("heuristic_values: deck_probs[" + std::to_string(t) + "] must be in [0, 1]").c_str());
-                auto r = as_move_id(replan);
-                if (!r) throw nb::type_error(("heuristic_values: replan must be an int, got " +
-                                              std::string(nb::type_name(replan.type()).c_str()))
-                                                 .c_str());
-                if (*r < 1 || *r > 1'000'000) throw nb::value_error("heuristic_values: replan must be 1..1000000");
+                int r = heuristic_replan(replan, "heuristic_values");
                 if (g.is_over()) throw nb::value_error("heuristic_values: the game is over; there is no decision");
-                koenig::HeuristicWeights hw{w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9]};
                 std::vector<koenig::HeuristicCandidate> out;
                 {
                     KGame copy = g;  // a copy taken with the GIL held
                     nb::gil_scoped_release release;
-                    out = koenig::heuristic_candidates(copy, hw, int(*r), probs);
+                    out = koenig::heuristic_candidates(copy, hw, r, probs);
                 }
                 nb::list result;
                 for (const auto &c : out) result.append(nb::make_tuple(c.move, c.value));
@@ -938,6 +949,52 @@ void bind_koenig(nb::module_ &m) {
             "kardinal_env.koenig.knowledge.deal_hidden(knowledge, ShuffleRng(seed)) in C++, then the world's "
             "shuffle seed (the generator's next draw), as SeatKnowledge.deal draws them: (hands {seat: sorted "
             "digits}, deck digits top first, seed). For the lockstep tests; errors as ismcts_root.")
+        .def(
+            "heuristic_rollouts",
+            [](KGame &g, nb::handle moves, long long worlds, nb::handle weights, nb::handle replan, nb::handle knowledge,
+               nb::handle seed) {
+                const std::string fn = "heuristic_rollouts";
+                koenig::HeuristicWeights hw = heuristic_weights(weights, fn);
+                int r = heuristic_replan(replan, fn);
+                if (worlds < 1) throw nb::value_error((fn + ": worlds must be a positive integer").c_str());
+                if (g.is_over()) throw nb::value_error((fn + ": the game is over; there is no decision").c_str());
+                if (!PyList_Check(moves.ptr()) && !PyTuple_Check(moves.ptr()))
+                    throw nb::type_error((fn + ": moves must be a list or tuple of legal move ids").c_str());
+                std::vector<int> ids;
+                for (nb::handle item : moves) {
+                    auto id = as_move_id(item);
+                    if (!id || !g.is_legal(int(*id)))
+                        throw nb::value_error((fn + ": moves must be legal move ids of the seat on turn, got " +
+                                               std::string(nb::str(item).c_str()))
+                                                  .c_str());
+                    ids.push_back(int(*id));
+                }
+                if (ids.empty()) throw nb::value_error((fn + ": moves is empty").c_str());
+                koenig::DealData data = deal_data(g, knowledge);
+                if (data.seat != g.current) throw nb::value_error((fn + ": the knowledge must be the seat on turn's").c_str());
+                uint64_t state = search_seed(seed);
+                std::vector<koenig::RolloutValue> values;
+                {
+                    KGame root = g;  // a copy taken with the GIL held
+                    nb::gil_scoped_release release;
+                    values = koenig::HeuristicRollouts::evaluate(root, ids, int(worlds), data, state, hw, r);
+                }
+                nb::list out;
+                for (const auto &v : values) {
+                    nb::list shares, margins;
+                    for (double x : v.shares) shares.append(x);
+                    for (int x : v.margins) margins.append(x);
+                    out.append(nb::make_tuple(v.move, shares, margins));
+                }
+                return out;
+            },
+            nb::arg("moves").none(), nb::arg("worlds"), nb::arg("weights").none(), nb::arg("replan").none(),
+            nb::arg("knowledge").none(), nb::arg("seed").none(),
+            "Each of `moves` (legal move ids of the seat on turn) valued by heuristic playouts "
+            "(koenig_rollouts.hpp): in each of `worlds` worlds dealt from the seat's knowledge "
+            "(SeatKnowledge.deal_data()) with ShuffleRng(seed), the move and then the `heuristic` (weights, "
+            "replan) in every seat to the game's end. [(move id, [win share per world], [final score margin per "
+            "world])] in the order of `moves` (the margin: the seat's score less the best other seat's). TypeError / ValueError naming the argument for bad input.")
         .def(
             "random_playouts",
             [](const KGame &g, long long n_games, nb::handle seed) {

@@ -66,12 +66,7 @@ class Ismcts {
             ShuffleRng world_rng(rng.next());  // SeatKnowledge.deal: ShuffleRng(rng.getrandbits(64))
             WorldDealer::deal(knowledge, world_rng, w);
             check_world(root, seat, w);
-            Game world = root;
-            for (int s = 0; s < n; ++s)
-                if (s != seat) world.hands[s] = w.hands[s];
-            world.deck.assign(w.deck.rbegin(), w.deck.rend());
-            world.rng = ShuffleRng(world_rng.next());
-            world.plan.reset();
+            Game world = install_world(root, seat, w, world_rng);
             int node = 0;
             path.clear();
             while (!world.is_over()) {

@@ -131,6 +131,19 @@ inline void check_world(const Game &g, int seat, const DealtWorld &w) {
     if (before != after) DealData::bad("its cards are not the cards of the other hands and the deck");
 }
 
+// `root` with world `w` in place of every hand but `seat`'s and of the deck, and the world's shuffle seed
+// drawn from `world_rng` (after the deal, as Game.with_hidden takes it): a game the seat cannot tell apart
+// from `root`. check_world(root, seat, w) first.
+inline Game install_world(const Game &root, int seat, const DealtWorld &w, ShuffleRng &world_rng) {
+    Game world = root;
+    for (int s = 0; s < root.n; ++s)
+        if (s != seat) world.hands[s] = w.hands[s];
+    world.deck.assign(w.deck.rbegin(), w.deck.rend());
+    world.rng = ShuffleRng(world_rng.next());
+    world.plan.reset();
+    return world;
+}
+
 class WorldDealer {
   public:
     // knowledge.py deal_hidden(data, rng); `data` checked (DealData::check) by the caller.

@@ -68,6 +68,8 @@ field                  meaning
                        (:mod:`agents.search.ismcts` without playouts) in compiled code, drawing from
                        ``rng`` exactly as the Python search does (the same move), or ``None`` (none); it
                        answers ``None``, without drawing, when it cannot search this game now
+``rollout_search``     the agent class of ``rollout:N`` (a search whose playouts are the game's strongest
+                       baseline), built as ``cls(N, seed=..., game=spec)``, or ``None`` (the game has none)
 ``network``            ``network(rules, config) -> torch.nn.Module``: the policy/value network builder of
                        the self-play trainer, or ``None`` (the trainer's generic MLP)
 ``adapter``            the self-play trainer's adapter class for the game, or ``None`` (the generic one
@@ -180,6 +182,7 @@ class GameSpec:
     rollout: Any = None
     compiled_search: Any = None
     compiled_ismcts: Any = None
+    rollout_search: Any = None
     network: Any = None
     adapter: Any = None
     presets: Mapping[str, str] = field(default_factory=dict)

@@ -1,0 +1,198 @@
+"""Heuristic rollouts for Kardinal & König (``rollout:N``): the ``heuristic`` baseline's best moves
+valued by playing ``N`` determinized worlds to the end with the heuristic in every seat.
+
+**The decision.** At a decision with two or more legal moves the agent asks the ``heuristic``
+(:func:`agents.baselines.koenig_heuristic.heuristic_candidates`, with the seat's own knowledge of the
+deck) for its candidates and keeps the ``candidates`` best distinct moves (default 4; ties: the lower
+move id). If one is left it is played. Otherwise each is valued by :func:`rollout_values` over ``N``
+worlds, and the agent plays the move with the highest mean win share (ties: the higher mean final
+score margin, then the heuristic's order). A flat Monte Carlo search whose playout policy is a strong
+player — the rollout algorithm of Tesauro & Galperin (1996) and Bertsekas: it improves on its base
+policy when the playouts model the other seats well, and here they are the heuristic itself.
+
+**A world** is dealt as ``ismcts`` deals it, from what the seat knows
+(:class:`kardinal_env.koenig.knowledge.SeatKnowledge`; no hidden card is read): a 64-bit draw of the
+decision's :class:`~kardinal_env.core.shuffle.ShuffleRng` seeds the world's generator, which deals the
+other hands and the deck and then gives the world's shuffle seed. Every candidate is played in every
+world (common random numbers). The seed of a decision is one ``getrandbits(64)`` of the agent's
+``random.Random``.
+
+**A playout** plays the candidate, then the heuristic (``replan`` re-valued plans, default 1: ~3x
+cheaper than the baseline's 6) for every seat until the game ends; exact ties go to the lowest move
+id. A playout seat values deck draws by the cards it cannot see in that world — every other hand and
+the deck, by type (:func:`unseen_deck_probabilities`) — where the real heuristic also takes out the
+cards it knows to be in other hands. The value of a playout for the searching seat is its win share
+(``1/k`` for each of ``k`` winners) and its final score less the best other seat's.
+
+**Compiled.** With the compiled core (``KoenigGame.heuristic_rollouts``, ``cpp/src/koenig_rollouts.hpp``)
+the worlds are dealt and played in C++ — the same deals, moves and values as this module's Python
+reference (``compiled=False``), compared world for world in ``tests/test_core_koenig_rollouts.py``.
+A playout costs ~5–15 ms in C++ and ~1 s in Python, so the agent is practical only with the core.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import astuple
+from typing import Any
+
+from agents.base import BaseAgent
+from agents.baselines.koenig_heuristic import (
+    DEFAULT_WEIGHTS,
+    HeuristicWeights,
+    _Planner,
+    _tie_break,
+    heuristic_candidates,
+)
+from agents.search.common import check_count
+from kardinal_env.core.shuffle import ShuffleRng
+from kardinal_env.koenig import compiled as _compiled
+from kardinal_env.koenig.knowledge import SeatKnowledge, deck_counts
+
+__all__ = ["HeuristicRolloutAgent", "choose", "rollout_values", "unseen_deck_probabilities", "playout_move"]
+
+
+def unseen_deck_probabilities(game, seat: int) -> list[float]:
+    """Per card type index, what a playout seat assumes of the deck's next card: the cards it cannot
+    see (the whole deck's cards less its hand, the display and the discard pile), normalised; all zero
+    when the deck is empty."""
+    if game.deck_size() == 0:
+        return [0.0] * len(game.board.types)
+    counts = deck_counts(game.rules)
+    index = game.board.type_index
+    for t, k in enumerate(game.hand_counts(seat)):
+        counts[t] -= k
+    for digit in game.display() + game.discard_pile():
+        counts[index[digit]] -= 1
+    total = sum(counts)
+    return [c / total for c in counts]
+
+
+def playout_move(game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 1) -> int:
+    """The playout policy's move id for the seat on turn: the heuristic's best candidate (Python
+    planner) with :func:`unseen_deck_probabilities`; exact ties (within ``1e-9``) to the lowest id."""
+    legal = game.legal_move_ids()
+    if len(legal) == 1:
+        return legal[0]
+    seat = game.current_player
+    candidates = _Planner(game, weights, replan, unseen_deck_probabilities(game, seat)).candidates()
+    top = max(v for _, v in candidates)
+    return min(m for m, v in candidates if v >= top - 1e-9)
+
+
+def rollout_values(
+    game,
+    moves: list[int],
+    worlds: int,
+    seed: int,
+    weights: HeuristicWeights = DEFAULT_WEIGHTS,
+    replan: int = 1,
+    compiled: bool = True,
+) -> list[tuple[int, list[float], list[int]]]:
+    """``[(move id, [win share per world], [final score margin per world])]`` of the seat on turn for
+    each of ``moves`` (legal move ids), over ``worlds`` worlds dealt from ``ShuffleRng(seed)`` (module
+    docstring); the margin is the seat's final score less the best other seat's. In the compiled core
+    when ``compiled`` and the game is core-backed; else in Python."""
+    check_count("rollout: worlds", worlds)
+    if not moves:
+        raise ValueError("rollout_values: moves is empty")
+    seat = game.current_player
+    if seat is None:
+        raise ValueError("rollout_values: the game is over; there is no decision")
+    knowledge = SeatKnowledge(game, seat)
+    if compiled and _compiled.heuristic_core() is not None and getattr(game, "compiled", False):
+        values = game.core.heuristic_rollouts(
+            list(moves), worlds, list(astuple(weights)), replan, knowledge.deal_data(), seed
+        )
+        return [(int(m), list(shares), list(margins)) for m, shares, margins in values]
+    legal = set(game.legal_move_ids())
+    for m in moves:
+        if m not in legal:
+            raise ValueError(f"rollout_values: moves must be legal move ids of the seat on turn, got {m!r}")
+    rng = ShuffleRng(seed)
+    out: list[tuple[int, list[float], list[int]]] = [(m, [], []) for m in moves]
+    for _ in range(worlds):
+        world = knowledge.deal(rng)
+        for move, shares, margins in out:
+            g = world.clone()
+            g.play_id(move)
+            while not g.is_over:
+                g.play_id(playout_move(g, weights, replan))
+            scores = g.scores()
+            winners = g.winners()
+            shares.append(1.0 / len(winners) if seat in winners else 0.0)
+            margins.append(scores[seat] - max(s for o, s in enumerate(scores) if o != seat))
+    return out
+
+
+def choose(values: list[tuple[int, list[float], list[int]]], z: float = 2.0, win_bonus: float = 10.0) -> int:
+    """The move of :class:`HeuristicRolloutAgent` from :func:`rollout_values`, whose first move is the
+    heuristic's: a world's value is the margin plus ``win_bonus`` times the win share; another move
+    replaces the heuristic's only when its mean paired difference (world by world) less ``z`` standard
+    errors is above zero, and the largest such lower bound wins (ties: the earlier move)."""
+    base = [m + win_bonus * s for s, m in zip(values[0][1], values[0][2], strict=True)]
+    n = len(base)
+    choice, best = values[0][0], 0.0
+    if n < 2:
+        return choice
+    for move, shares, margins in values[1:]:
+        diff = [m + win_bonus * s - b for s, m, b in zip(shares, margins, base, strict=True)]
+        mean = sum(diff) / n
+        var = sum((d - mean) ** 2 for d in diff) / (n - 1)
+        low = mean - z * math.sqrt(var / n)
+        if low > best:
+            choice, best = move, low
+    return choice
+
+
+class HeuristicRolloutAgent(BaseAgent):
+    """``rollout:N``: the heuristic's move, replaced by one of its next ``candidates - 1`` best when
+    ``N`` heuristic playouts each show that one clearly better (module docstring). Kardinal & König
+    only; public information and its own hand only."""
+
+    def __init__(
+        self,
+        worlds: int = 24,
+        seed: int | None = None,
+        candidates: int = 3,
+        z: float = 2.0,
+        win_bonus: float = 10.0,
+        replan: int = 1,
+        weights: HeuristicWeights | None = None,
+        compiled: bool = True,
+        game: Any = None,
+    ):
+        super().__init__(seed)
+        check_count("rollout: worlds", worlds)
+        check_count("rollout: candidates", candidates)
+        check_count("rollout: replan", replan)
+        for name, value in (("z", z), ("win_bonus", win_bonus)):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+                raise ValueError(f"rollout: {name} must be a finite number >= 0, got {value!r}")
+        self.worlds = worlds
+        self.candidates = candidates
+        self.z = float(z)
+        self.win_bonus = float(win_bonus)
+        self.replan = replan
+        self.weights = DEFAULT_WEIGHTS if weights is None else weights
+        self.compiled = bool(compiled)
+        self.name = f"rollout:{worlds}"
+        self.game = game
+
+    def select_move(self, game) -> str:
+        legal = game.legal_move_ids()
+        if not legal:
+            raise ValueError("no legal move: the game is over")
+        if len(legal) == 1:
+            return game.board.moves[legal[0]]
+        candidates = heuristic_candidates(game, self.weights, 6, self.compiled)
+        first = _tie_break(candidates, self.rng)  # the heuristic's own move (the same draw from rng)
+        best: dict[int, float] = {}
+        for m, v in candidates:
+            best[m] = max(best.get(m, v), v)
+        others = [m for m in sorted(best, key=lambda m: (-best[m], m)) if m != first][: self.candidates - 1]
+        if not others:
+            return game.board.moves[first]
+        seed = self.rng.getrandbits(64)
+        values = rollout_values(game, [first, *others], self.worlds, seed, self.weights, self.replan, self.compiled)
+        return game.board.moves[choose(values, self.z, self.win_bonus)]

@@ -1,0 +1,211 @@
+"""Heuristic rollouts (``rollout:N``, agents/search/heuristic_rollouts.py): the compiled playouts
+(``KoenigGame.heuristic_rollouts``, cpp/src/koenig_rollouts.hpp) in lockstep with the Python reference,
+the agent's hidden-information discipline, its spec, and errors naming the bad argument.
+
+The lockstep tests start late in seeded games (3, 4 and 5 players, ``discard`` one and any, after the
+first run-out and in the last round) because a Python playout costs about a second from mid-game: the
+compiled values (mean win share, mean final margin per candidate) must equal the Python ones exactly —
+the same worlds, the same heuristic moves in every seat, the same final scores.
+
+Skipped (with the reason) when ``kardinal_core`` is not built, unless ``KARDINAL_REQUIRE_CORE=1``, and
+under ``KARDINAL_ENV_BACKEND=python``; the pure-Python tests at the end run everywhere.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from helpers import kardinal_core_or_skip
+from koenig_helpers import hidden_twins, play_common_move
+
+from agents import AgentSpecError, load_agent
+from agents.baselines.koenig_heuristic import DEFAULT_WEIGHTS, KoenigHeuristicAgent
+from agents.search.heuristic_rollouts import (
+    HeuristicRolloutAgent,
+    choose,
+    rollout_values,
+    unseen_deck_probabilities,
+)
+from kardinal_env.koenig import Game, Rules, compiled
+from kardinal_env.koenig.knowledge import SeatKnowledge, deck_counts
+
+WEIGHTS = list(DEFAULT_WEIGHTS.as_dict().values())
+
+
+@pytest.fixture
+def core():
+    module = kardinal_core_or_skip()
+    if not hasattr(module.KoenigGame, "heuristic_rollouts"):
+        pytest.fail("kardinal_core is built but has no KoenigGame.heuristic_rollouts: rebuild it (scripts/setup.sh)")
+    if compiled.heuristic_core() is None:
+        pytest.skip(f"{compiled.BACKEND_VARIABLE}=python: the rollouts play in Python")
+    return module
+
+
+def _late_game(players: int, discard: str, seed: int, left: int) -> Game:
+    """A core-backed game of heuristic seats, stopped at a decision with 2+ legal moves about ``left``
+    decisions before its end (the end found by playing a clone out with the same seats)."""
+    rules = Rules(players=players, discard=discard)
+
+    def seats():
+        return [KoenigHeuristicAgent(seed=seed * 10 + s) for s in range(players)]
+
+    probe, agents = Game(rules, seed=seed), seats()
+    while not probe.is_over:
+        probe.play(agents[probe.current_player].select_move(probe))
+    game, agents = Game(rules, seed=seed), seats()
+    while game.move_count < probe.move_count - left or len(game.legal_move_ids()) < 2:
+        game.play(agents[game.current_player].select_move(game))
+    assert game.compiled and not game.is_over
+    return game
+
+
+LATE_GAMES = [(4, "one", 1, 40), (3, "any", 2, 30), (5, "one", 3, 30)]
+
+
+@pytest.mark.parametrize(("players", "discard", "seed", "left"), LATE_GAMES)
+def test_compiled_rollouts_equal_the_python_reference(core, players, discard, seed, left):
+    game = _late_game(players, discard, seed, left)
+    moves = game.legal_move_ids()[:3]
+    cc = rollout_values(game, moves, 3, 1000 + seed)
+    py = rollout_values(game, moves, 3, 1000 + seed, compiled=False)
+    assert cc == py
+    assert [m for m, _, _ in cc] == moves
+    assert all(len(shares) == len(margins) == 3 for _, shares, margins in cc)
+    assert all(share in (0.0, 1.0, 0.5, 1 / 3) for _, shares, _ in cc for share in shares)
+    assert all(isinstance(margin, int) for _, _, margins in cc for margin in margins)
+    assert len({tuple(margins) for _, _, margins in cc}) > 1, "the candidates should differ"
+
+
+def test_rollouts_after_the_first_runout_and_in_the_last_round(core):
+    checked = {"after_runout": 0, "last_round": 0}
+    for seed in range(4, 10):
+        game = _late_game(4, "one", seed, 12)
+        if game.runouts > 0:
+            checked["after_runout"] += 1
+        if game.last_round:
+            checked["last_round"] += 1
+        moves = game.legal_move_ids()[:2]
+        assert rollout_values(game, moves, 2, seed) == rollout_values(game, moves, 2, seed, compiled=False)
+    assert checked["after_runout"] >= 3
+
+
+def test_the_seed_decides_the_worlds(core):
+    game = _late_game(4, "one", 1, 60)
+    moves = game.legal_move_ids()[:4]
+    a = rollout_values(game, moves, 8, 7)
+    assert a == rollout_values(game, moves, 8, 7)
+    assert any(rollout_values(game, moves, 8, s) != a for s in (8, 9, 10))
+
+
+def test_hidden_cards_do_not_change_the_rollouts_or_the_move(core):
+    """Two games that differ only in cards seat 0 cannot see: the same values for every candidate and
+    the same move of the agent (same seed), at every seat-0 decision while its view is the same."""
+    checked = 0
+    for seed in range(1, 5):
+        g1, g2 = hidden_twins(seed, observer=0)
+        assert g1.snapshot()["hands"] != g2.snapshot()["hands"]
+        rng = random.Random(seed)
+        while not g1.is_over and g1.display() == g2.display() and g1.hand(0) == g2.hand(0) and checked < 12:
+            if g1.current_player == 0 and len(g1.legal_move_ids()) > 1:
+                moves = g1.legal_move_ids()[:2]
+                assert rollout_values(g1, moves, 2, seed) == rollout_values(g2, moves, 2, seed)
+                a1, a2 = HeuristicRolloutAgent(2, seed=seed), HeuristicRolloutAgent(2, seed=seed)
+                assert a1.select_move(g1) == a2.select_move(g2)
+                checked += 1
+            if not play_common_move(g1, g2, rng):
+                break
+    assert checked >= 6
+
+
+def test_bad_arguments_raise_errors_naming_them(core):
+    game = _late_game(4, "one", 1, 60)
+    data = SeatKnowledge(game, game.current_player).deal_data()
+    legal = game.legal_move_ids()
+    illegal = next(m for m in range(len(game.board.moves)) if m not in legal)
+    bad = [
+        ((legal[:2], 0, WEIGHTS, 1, data, 1), ValueError, r"heuristic_rollouts: worlds must be a positive integer"),
+        (([], 2, WEIGHTS, 1, data, 1), ValueError, r"moves is empty"),
+        (([illegal], 2, WEIGHTS, 1, data, 1), ValueError, r"moves must be legal move ids of the seat on turn"),
+        ((None, 2, WEIGHTS, 1, data, 1), TypeError, r"moves must be a list or tuple"),
+        ((legal[:2], 2, WEIGHTS[:9], 1, data, 1), ValueError, r"heuristic_rollouts: weights must have 10 entries"),
+        ((legal[:2], 2, [*WEIGHTS[:9], 0.0], 1, data, 1), ValueError, r"heuristic_rollouts: weights\[9\] \(horizon\)"),
+        ((legal[:2], 2, WEIGHTS, 0, data, 1), ValueError, r"heuristic_rollouts: replan must be 1\.\.1000000"),
+        ((legal[:2], 2, WEIGHTS, 1, data, "1"), TypeError, r"seed"),
+    ]
+    for args, exc, pattern in bad:
+        with pytest.raises(exc, match=pattern):
+            game.core.heuristic_rollouts(*args)
+    other = SeatKnowledge(game, (game.current_player + 1) % 4).deal_data()
+    with pytest.raises(ValueError, match=r"the knowledge must be the seat on turn's"):
+        game.core.heuristic_rollouts(legal[:2], 2, WEIGHTS, 1, other, 1)
+
+
+def test_the_agent_plays_a_whole_game_with_the_core(core):
+    rules = Rules(players=4)
+    game = Game(rules, seed=5)
+    agents = [HeuristicRolloutAgent(2, seed=1, candidates=2), *(KoenigHeuristicAgent(seed=s) for s in range(3))]
+    while not game.is_over:
+        move = agents[game.current_player].select_move(game)
+        assert move in game.legal_moves()
+        game.play(move)
+    assert len(game.scores()) == 4
+
+
+# ----------------------------------------------------------------- pure Python: everywhere
+
+
+def test_choose_keeps_the_heuristics_move_unless_another_is_clearly_better():
+    first = (10, [0.0, 1.0, 0.0, 0.0], [-3, 2, -5, -1])
+    noisy = (11, [1.0, 0.0, 0.0, 0.0], [4, -6, -2, -1])  # better on average, but not clearly
+    clear = (12, [0.0, 1.0, 0.0, 0.0], [-1, 4, -3, 2])  # 2-3 points better in every world
+    assert choose([first, noisy]) == 10
+    assert choose([first, noisy, clear]) == 12
+    assert choose([first, clear], z=50.0) == 10
+    assert choose([first, noisy], z=0.0) == 11
+    assert choose([(10, [0.0], [-3]), (11, [1.0], [9])]) == 10  # one world: no error estimate, no switch
+
+
+def test_unseen_deck_probabilities_are_the_cards_the_seat_cannot_see():
+    game = Game(Rules(players=4), seed=2)
+    rng = random.Random(2)
+    for _ in range(40):
+        game.play(rng.choice(game.legal_moves()))
+    seat = game.current_player
+    probs = unseen_deck_probabilities(game, seat)
+    unseen = deck_counts(game.rules)
+    index = game.board.type_index
+    for t, k in enumerate(game.hand_counts(seat)):
+        unseen[t] -= k
+    for digit in game.display() + game.discard_pile():
+        unseen[index[digit]] -= 1
+    others = sum(game.hand_size(s) for s in range(4) if s != seat)
+    assert sum(unseen) == game.deck_size() + others
+    assert probs == pytest.approx([k / sum(unseen) for k in unseen])
+    assert sum(probs) == pytest.approx(1.0)
+
+
+def test_the_spec_builds_the_agent_and_other_games_refuse_it():
+    agent = load_agent("rollout:8", game="kardinal_koenig", seed=1)
+    assert isinstance(agent, HeuristicRolloutAgent) and agent.worlds == 8 and agent.name == "rollout:8"
+    with pytest.raises(AgentSpecError, match=r"rollout:8.*heuristic playout search.*kardinal has none"):
+        load_agent("rollout:8", game="kardinal")
+    with pytest.raises(AgentSpecError, match=r"rollout:0"):
+        load_agent("rollout:0", game="kardinal_koenig")
+    with pytest.raises(ValueError, match=r"rollout: candidates"):
+        HeuristicRolloutAgent(4, candidates=0)
+    with pytest.raises(ValueError, match=r"rollout: z must be a finite number >= 0"):
+        HeuristicRolloutAgent(4, z=-1.0)
+
+
+def test_the_python_reference_plays_a_late_decision_without_the_core():
+    """``compiled=False`` on a Python-engine game: a legal move near the end of a game."""
+    game = Game(Rules(players=3, discard="any"), seed=4)
+    agents = [KoenigHeuristicAgent(seed=s, compiled=False) for s in range(3)]
+    while not game.is_over and not (game.last_round and len(game.legal_move_ids()) > 1):
+        game.play(agents[game.current_player].select_move(game))
+    if game.is_over:
+        pytest.fail("seed 4 should reach a last-round decision with two or more legal moves")
+    agent = HeuristicRolloutAgent(2, seed=0, candidates=2, compiled=False)
+    assert agent.select_move(game) in game.legal_moves()
