@@ -51,6 +51,11 @@
         positions of seeded random games, and seconds per whole game with every seat the agent (--games
         seeded games per repeat), repeats interleaved; both choose the same moves and play the same
         games; the ratios python / compiled per repeat (median and range).
+    python scripts/benchmark.py koenig-rollout [--players 4] [--repeats 3] [--simulations 24]
+        The Kardinal & König ``rollout:N`` agent (N worlds per candidate; compiled playouts): seconds per
+        decision on 8 positions of seeded random games, and seconds per playout (one world, one move) of
+        the Python reference against the core on the three positions nearest the end, repeats
+        interleaved; both give the same values; the ratio python / core per repeat.
     python scripts/benchmark.py core-obs [--players 4] [--repeats 5] [--games 20] [--window W]
         Observations + action masks per second over every position of seeded random games, the seat
         deciding observing (as the environment does): the Python ObservationEncoder.encode (following
@@ -509,6 +514,54 @@ def bench_koenig_ismcts(players: int, repeats: int, simulations: int = 200, seed
     return {"python": statistics.median(python), "core": statistics.median(core), "ratio": statistics.median(ratios)}
 
 
+def bench_koenig_rollout(players: int, repeats: int, worlds: int = 24, seed: int = 0) -> dict:
+    from agents.search.heuristic_rollouts import HeuristicRolloutAgent, rollout_values
+    from kardinal_env.koenig import Rules
+    from kardinal_env.koenig.compiled import core_game, heuristic_core
+
+    rules = Rules(players=players)
+    core_game(rules)  # RuntimeError naming how to build the core when it is missing
+    if heuristic_core() is None:
+        raise RuntimeError("the compiled heuristic is not available (KoenigGame.heuristic_rollouts): rebuild the core")
+    positions = _koenig_positions(rules, seed)
+    late = sorted(positions, key=lambda g: -g.move_count)[:3]
+
+    def per_decision() -> float:
+        agent = HeuristicRolloutAgent(worlds, seed=seed)
+        start = time.perf_counter()
+        for game in positions:
+            agent.select_move(game)
+        return (time.perf_counter() - start) / len(positions)
+
+    def per_playout(compiled: bool) -> tuple[float, list]:
+        start = time.perf_counter()
+        values = [rollout_values(g, g.legal_move_ids()[:1], 1, seed, compiled=compiled) for g in late]
+        return (time.perf_counter() - start) / len(late), values
+
+    per_decision()  # warm-up (imports)
+    decision, python, core = [], [], []
+    for _ in range(repeats):  # interleaved so all see the same machine load
+        decision.append(per_decision())
+        seconds, slow = per_playout(False)
+        python.append(seconds)
+        seconds, fast = per_playout(True)
+        core.append(seconds)
+        assert fast == slow, "the compiled playouts gave other values"
+    ratios = [p / c for p, c in zip(python, core)]
+    med = statistics.median
+    print(f"Kardinal & König rollout:{worlds}, {players} players, {repeats} repeats:")
+    print(
+        f"  seconds per decision over {len(positions)} positions: {med(decision):.3f} "
+        f"({min(decision):.3f}-{max(decision):.3f})"
+    )
+    print(
+        f"  seconds per playout from the {len(late)} latest positions (moves {sorted(g.move_count for g in late)}): "
+        f"Python {med(python):.3f}, core {med(core):.4f}; ratio python/core {med(ratios):.0f}x "
+        f"(per-repeat {min(ratios):.0f}-{max(ratios):.0f})"
+    )
+    return {"decision": med(decision), "python_playout": med(python), "core_playout": med(core), "ratio": med(ratios)}
+
+
 def bench_koenig_heuristic(players: int, repeats: int, games: int = 2, seed: int = 0) -> dict:
     from agents.baselines.koenig_heuristic import KoenigHeuristicAgent
     from kardinal_env.koenig import Game, Rules
@@ -881,6 +934,7 @@ def main() -> None:
             "koenig-core",
             "koenig-ismcts",
             "koenig-heuristic",
+            "koenig-rollout",
             "core-mcts",
             "puct",
             "core-obs",
@@ -917,6 +971,8 @@ def main() -> None:
         bench_koenig_ismcts(args.players, args.repeats, args.simulations or 200)
     elif args.what == "koenig-heuristic":
         bench_koenig_heuristic(args.players, args.repeats, args.games or 2)
+    elif args.what == "koenig-rollout":
+        bench_koenig_rollout(args.players, args.repeats, args.simulations or 24)
     elif args.what == "core-mcts":
         bench_core_mcts(args.players, args.repeats, args.simulations or 200)
     elif args.what == "puct":
