@@ -514,16 +514,23 @@ def bench_koenig_ismcts(players: int, repeats: int, simulations: int = 200, seed
     return {"python": statistics.median(python), "core": statistics.median(core), "ratio": statistics.median(ratios)}
 
 
-def bench_koenig_rollout(players: int, repeats: int, worlds: int = 24, seed: int = 0) -> dict:
-    from agents.search.heuristic_rollouts import HeuristicRolloutAgent, rollout_values
+def _heuristic_positions(players: int, seed: int, binding: str) -> tuple:
+    """The rules and :func:`_koenig_positions` of the benchmarks of the compiled heuristic; a
+    RuntimeError naming what to build when the core or its ``binding`` is missing."""
     from kardinal_env.koenig import Rules
     from kardinal_env.koenig.compiled import core_game, heuristic_core
 
     rules = Rules(players=players)
     core_game(rules)  # RuntimeError naming how to build the core when it is missing
     if heuristic_core() is None:
-        raise RuntimeError("the compiled heuristic is not available (KoenigGame.heuristic_rollouts): rebuild the core")
-    positions = _koenig_positions(rules, seed)
+        raise RuntimeError(f"the compiled heuristic is not available ({binding}): rebuild the core")
+    return rules, _koenig_positions(rules, seed)
+
+
+def bench_koenig_rollout(players: int, repeats: int, worlds: int = 24, seed: int = 0) -> dict:
+    from agents.search.heuristic_rollouts import HeuristicRolloutAgent, rollout_values
+
+    _rules, positions = _heuristic_positions(players, seed, "KoenigGame.heuristic_rollouts")
     late = sorted(positions, key=lambda g: -g.move_count)[:3]
 
     def per_decision() -> float:
@@ -564,14 +571,9 @@ def bench_koenig_rollout(players: int, repeats: int, worlds: int = 24, seed: int
 
 def bench_koenig_heuristic(players: int, repeats: int, games: int = 2, seed: int = 0) -> dict:
     from agents.baselines.koenig_heuristic import KoenigHeuristicAgent
-    from kardinal_env.koenig import Game, Rules
-    from kardinal_env.koenig.compiled import core_game, heuristic_core
+    from kardinal_env.koenig import Game
 
-    rules = Rules(players=players)
-    core_game(rules)  # RuntimeError naming how to build the core when it is missing
-    if heuristic_core() is None:
-        raise RuntimeError("the compiled heuristic is not available (KoenigGame.heuristic_values): rebuild the core")
-    positions = _koenig_positions(rules, seed)
+    rules, positions = _heuristic_positions(players, seed, "KoenigGame.heuristic_values")
 
     def per_decision(compiled: bool) -> tuple[float, list[str]]:
         agent = KoenigHeuristicAgent(seed=seed, compiled=compiled)

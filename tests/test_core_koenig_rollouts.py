@@ -28,7 +28,7 @@ from agents.search.heuristic_rollouts import (
     unseen_deck_probabilities,
 )
 from kardinal_env.koenig import Game, Rules, compiled
-from kardinal_env.koenig.knowledge import SeatKnowledge, deck_counts
+from kardinal_env.koenig.knowledge import SeatKnowledge
 
 WEIGHTS = list(DEFAULT_WEIGHTS.as_dict().values())
 
@@ -168,22 +168,24 @@ def test_choose_keeps_the_heuristics_move_unless_another_is_clearly_better():
 
 
 def test_unseen_deck_probabilities_are_the_cards_the_seat_cannot_see():
-    game = Game(Rules(players=4), seed=2)
-    rng = random.Random(2)
-    for _ in range(40):
-        game.play(rng.choice(game.legal_moves()))
-    seat = game.current_player
-    probs = unseen_deck_probabilities(game, seat)
-    unseen = deck_counts(game.rules)
-    index = game.board.type_index
-    for t, k in enumerate(game.hand_counts(seat)):
-        unseen[t] -= k
-    for digit in game.display() + game.discard_pile():
-        unseen[index[digit]] -= 1
-    others = sum(game.hand_size(s) for s in range(4) if s != seat)
-    assert sum(unseen) == game.deck_size() + others
-    assert probs == pytest.approx([k / sum(unseen) for k in unseen])
-    assert sum(probs) == pytest.approx(1.0)
+    """Worked out from public information and the seat's hand, they are the make-up of the cards the
+    seat cannot see — read here from the game's snapshot: the other hands and the deck."""
+    for seed, moves in ((2, 40), (3, 90)):
+        game = Game(Rules(players=4), seed=seed)
+        rng = random.Random(seed)
+        for _ in range(moves):
+            game.play(rng.choice(game.legal_moves()))
+        seat = game.current_player
+        snap = game.snapshot()
+        unseen = [0] * len(game.board.types)
+        for other, hand in enumerate(snap["hands"]):
+            if other != seat:
+                for t in hand:
+                    unseen[t] += 1
+        for t in snap["deck"]:
+            unseen[t] += 1
+        assert unseen != [0] * len(unseen) and game.deck_size() > 0
+        assert unseen_deck_probabilities(game, seat) == pytest.approx([k / sum(unseen) for k in unseen])
 
 
 def test_the_spec_builds_the_agent_and_other_games_refuse_it():
