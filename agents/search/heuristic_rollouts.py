@@ -35,8 +35,9 @@ cards it knows to be in other hands.
 **Compiled.** With the compiled core (``KoenigGame.heuristic_rollouts``, ``cpp/src/koenig_rollouts.hpp``)
 the worlds are dealt and played in C++ — the same deals, moves and values as this module's Python
 reference (``compiled=False``), compared world for world in ``tests/test_core_koenig_rollouts.py``.
-A playout costs ~3–10 ms in C++ and ~1 s in Python from mid-game, so the agent is practical only with
-the core (``N = 24``: ~0.6 s a decision, ~18 s a 4-player game on one core).
+A playout from the last third of a game costs ~0.014 s in C++ and ~0.26 s in Python (18×; longer from
+earlier positions: ``scripts/benchmark.py koenig-rollout``), so the agent is practical only with the
+core (``N = 24``: ~0.6 s a decision, ~18 s a 4-player game on one core).
 """
 
 from __future__ import annotations
