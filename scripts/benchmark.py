@@ -51,9 +51,10 @@
         positions of seeded random games, and seconds per whole game with every seat the agent (--games
         seeded games per repeat), repeats interleaved; both choose the same moves and play the same
         games; the ratios python / compiled per repeat (median and range).
-    python scripts/benchmark.py koenig-rollout [--players 4] [--repeats 3] [--simulations 24]
-        The Kardinal & König ``rollout:N`` agent (N worlds per candidate; compiled playouts): seconds per
-        decision on 8 positions of seeded random games, and seconds per playout (one world, one move) of
+    python scripts/benchmark.py koenig-rollout [--players 4] [--repeats 3] [--simulations 128]
+        The Kardinal & König ``rollout:N`` agent (up to N worlds per candidate; compiled playouts): seconds
+        per decision and worlds played per decision on 8 positions of seeded random games, and seconds per
+        playout (one world, one move) of
         the Python reference against the core on the three positions nearest the end, repeats
         interleaved; both give the same values; the ratio python / core per repeat.
     python scripts/benchmark.py core-obs [--players 4] [--repeats 5] [--games 20] [--window W]
@@ -527,17 +528,20 @@ def _heuristic_positions(players: int, seed: int, binding: str) -> tuple:
     return rules, _koenig_positions(rules, seed)
 
 
-def bench_koenig_rollout(players: int, repeats: int, worlds: int = 24, seed: int = 0) -> dict:
+def bench_koenig_rollout(players: int, repeats: int, worlds: int = 128, seed: int = 0) -> dict:
     from agents.search.heuristic_rollouts import HeuristicRolloutAgent, rollout_values
 
     _rules, positions = _heuristic_positions(players, seed, "KoenigGame.heuristic_rollouts")
     late = sorted(positions, key=lambda g: -g.move_count)[:3]
+
+    played: list[int] = []
 
     def per_decision() -> float:
         agent = HeuristicRolloutAgent(worlds, seed=seed)
         start = time.perf_counter()
         for game in positions:
             agent.select_move(game)
+            played.append(agent.last_worlds)
         return (time.perf_counter() - start) / len(positions)
 
     def per_playout(compiled: bool) -> tuple[float, list]:
@@ -559,14 +563,21 @@ def bench_koenig_rollout(players: int, repeats: int, worlds: int = 24, seed: int
     print(f"Kardinal & König rollout:{worlds}, {players} players, {repeats} repeats:")
     print(
         f"  seconds per decision over {len(positions)} positions: {med(decision):.3f} "
-        f"({min(decision):.3f}-{max(decision):.3f})"
+        f"({min(decision):.3f}-{max(decision):.3f}); worlds played per decision {statistics.mean(played):.1f} "
+        f"(at most {worlds})"
     )
     print(
         f"  seconds per playout from the {len(late)} latest positions (moves {sorted(g.move_count for g in late)}): "
         f"Python {med(python):.3f}, core {med(core):.4f}; ratio python/core {med(ratios):.0f}x "
         f"(per-repeat {min(ratios):.0f}-{max(ratios):.0f})"
     )
-    return {"decision": med(decision), "python_playout": med(python), "core_playout": med(core), "ratio": med(ratios)}
+    return {
+        "decision": med(decision),
+        "worlds": statistics.mean(played),
+        "python_playout": med(python),
+        "core_playout": med(core),
+        "ratio": med(ratios),
+    }
 
 
 def bench_koenig_heuristic(players: int, repeats: int, games: int = 2, seed: int = 0) -> dict:
@@ -974,7 +985,7 @@ def main() -> None:
     elif args.what == "koenig-heuristic":
         bench_koenig_heuristic(args.players, args.repeats, args.games or 2)
     elif args.what == "koenig-rollout":
-        bench_koenig_rollout(args.players, args.repeats, args.simulations or 24)
+        bench_koenig_rollout(args.players, args.repeats, args.simulations or 128)
     elif args.what == "core-mcts":
         bench_core_mcts(args.players, args.repeats, args.simulations or 200)
     elif args.what == "puct":

@@ -21,10 +21,16 @@ from helpers import kardinal_core_or_skip
 from koenig_helpers import hidden_twins, play_common_move
 
 from agents import AgentSpecError, load_agent
-from agents.baselines.koenig_heuristic import DEFAULT_WEIGHTS, KoenigHeuristicAgent
+from agents.baselines.koenig_heuristic import (
+    DEFAULT_WEIGHTS,
+    KoenigHeuristicAgent,
+    _tie_break,
+    heuristic_candidates,
+)
 from agents.search.heuristic_rollouts import (
     HeuristicRolloutAgent,
     choose,
+    paired_statistics,
     rollout_values,
     unseen_deck_probabilities,
 )
@@ -154,7 +160,85 @@ def test_the_agent_plays_a_whole_game_with_the_core(core):
     assert len(game.scores()) == 4
 
 
+def test_one_round_of_n_worlds_is_the_fixed_rule(core):
+    """``batch >= N``: one round of exactly ``N`` worlds, the move :func:`choose` makes of
+    :func:`rollout_values` with the round's seed (the agent's first draws: the heuristic's tie-break, then
+    the seed); a smaller batch plays at least one batch and at most ``N`` worlds, in whole rounds."""
+    checked = 0
+    for players, discard, seed, left in LATE_GAMES:
+        game = _late_game(players, discard, seed, left)
+        fixed = HeuristicRolloutAgent(8, seed=seed, batch=8)
+        move = fixed.select_move(game)
+        if fixed.last_worlds == 0:  # one candidate only: nothing to play out
+            continue
+        assert fixed.last_worlds == 8
+        probe = HeuristicRolloutAgent(8, seed=seed)
+        candidates = heuristic_candidates(game, DEFAULT_WEIGHTS, 6, True)
+        first = _tie_break(candidates, probe.rng)
+        ranked = sorted({m for m, _ in candidates}, key=lambda m: (-max(v for c, v in candidates if c == m), m))
+        moves = [first, *[m for m in ranked if m != first][:2]]
+        values = rollout_values(game, moves, 8, probe.rng.getrandbits(64))
+        assert move == game.board.moves[choose(values)]
+        for batch, most in ((3, 8), (4, 12)):
+            agent = HeuristicRolloutAgent(most, seed=seed, batch=batch)
+            assert agent.select_move(game) in game.legal_moves()
+            assert batch <= agent.last_worlds <= most
+            assert agent.last_worlds % batch == 0 or agent.last_worlds == most
+        checked += 1
+    assert checked >= 2
+
+
 # ----------------------------------------------------------------- pure Python: everywhere
+
+
+class _Board:
+    moves = [f"m{i}" for i in range(4)]
+
+
+class _FakeGame:
+    board = _Board
+
+
+def _scripted(monkeypatch, margin):
+    """Replace :func:`rollout_values` by scripted worlds: ``margin(move, world)`` (the heuristic's move
+    0 always 0); returns the list of ``(moves, worlds)`` of each round."""
+    import agents.search.heuristic_rollouts as module
+
+    calls = []
+
+    def fake(game, moves, worlds, seed, weights, replan, compiled):
+        start = sum(w for _, w in calls)
+        calls.append((list(moves), worlds))
+        return [(m, [0.0] * worlds, [0 if m == 0 else margin(m, start + w) for w in range(worlds)]) for m in moves]
+
+    monkeypatch.setattr(module, "rollout_values", fake)
+    return calls
+
+
+def test_rounds_stop_when_no_alternative_is_promising_and_go_on_while_one_is(monkeypatch):
+    """The rounds on scripted worlds (alternating values a, b: mean (a+b)/2, standard deviation ~|a-b|/2):
+    alternatives clearly worse end the decision after one round; one half a standard deviation better
+    is promising after 8 worlds (t = 1.3), not yet significant after 16 (t = 1.9) and chosen after 24
+    (t = 2.4); a tenth of one is dropped after the first round; one at 0.3 stays promising but never
+    significant and the rounds stop at N, the last one cut short."""
+    agent = HeuristicRolloutAgent(40, seed=0, batch=8)
+    calls = _scripted(monkeypatch, lambda m, w: -5 + w % 2 if m == 1 else -3 - w % 3)
+    assert agent._sequential_choice(_FakeGame, 0, [1, 2]) == 0
+    assert calls == [([0, 1, 2], 8)] and agent.last_worlds == 8
+
+    calls = _scripted(monkeypatch, lambda m, w: 1.5 if w % 2 else -0.5)
+    assert agent._sequential_choice(_FakeGame, 0, [1]) == 1
+    assert calls == [([0, 1], 8)] * 3 and agent.last_worlds == 24
+
+    calls = _scripted(monkeypatch, lambda m, w: 1.1 if w % 2 else -0.9)
+    assert agent._sequential_choice(_FakeGame, 0, [1]) == 0 and len(calls) == 1
+
+    agent = HeuristicRolloutAgent(36, seed=0, batch=16)
+    calls = _scripted(monkeypatch, lambda m, w: 1.3 if w % 2 else -0.7)
+    assert agent._sequential_choice(_FakeGame, 0, [1]) == 0
+    assert [w for _, w in calls] == [16, 16, 4] and agent.last_worlds == 36
+    ((_, mean, se),) = paired_statistics([(0, [0.0] * 36, [0] * 36), (1, [0.0] * 36, [1.3, -0.7] * 18)])
+    assert 1 < mean / se < 2
 
 
 def test_choose_keeps_the_heuristics_move_unless_another_is_clearly_better():
@@ -200,6 +284,10 @@ def test_the_spec_builds_the_agent_and_other_games_refuse_it():
         HeuristicRolloutAgent(4, candidates=0)
     with pytest.raises(ValueError, match=r"rollout: z must be a finite number >= 0"):
         HeuristicRolloutAgent(4, z=-1.0)
+    with pytest.raises(ValueError, match=r"rollout: batch"):
+        HeuristicRolloutAgent(4, batch=0)
+    with pytest.raises(ValueError, match=r"rollout: t_continue must be a finite number >= 0"):
+        HeuristicRolloutAgent(4, t_continue=float("nan"))
 
 
 def test_the_python_reference_plays_a_late_decision_without_the_core():
