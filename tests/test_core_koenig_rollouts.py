@@ -178,7 +178,7 @@ def test_one_round_of_n_worlds_is_the_fixed_rule(core):
         ranked = sorted({m for m, _ in candidates}, key=lambda m: (-max(v for c, v in candidates if c == m), m))
         moves = [first, *[m for m in ranked if m != first][:2]]
         values = rollout_values(game, moves, 8, probe.rng.getrandbits(64))
-        assert move == game.board.moves[choose(values)]
+        assert move == game.board.moves[choose(values, fixed.z, fixed.win_bonus)]
         for batch, most in ((3, 8), (4, 12)):
             agent = HeuristicRolloutAgent(most, seed=seed, batch=batch)
             assert agent.select_move(game) in game.legal_moves()
@@ -216,12 +216,12 @@ def _scripted(monkeypatch, margin):
 
 
 def test_rounds_stop_when_no_alternative_is_promising_and_go_on_while_one_is(monkeypatch):
-    """The rounds on scripted worlds (alternating values a, b: mean (a+b)/2, standard deviation ~|a-b|/2):
+    """The rounds on scripted worlds, ``z = 2``, ``t_continue = 1`` (alternating values a, b: mean (a+b)/2, standard deviation ~|a-b|/2):
     alternatives clearly worse end the decision after one round; one half a standard deviation better
     is promising after 8 worlds (t = 1.3), not yet significant after 16 (t = 1.9) and chosen after 24
     (t = 2.4); a tenth of one is dropped after the first round; one at 0.3 stays promising but never
     significant and the rounds stop at N, the last one cut short."""
-    agent = HeuristicRolloutAgent(40, seed=0, batch=8)
+    agent = HeuristicRolloutAgent(40, seed=0, batch=8, z=2.0, t_continue=1.0)
     calls = _scripted(monkeypatch, lambda m, w: -5 + w % 2 if m == 1 else -3 - w % 3)
     assert agent._sequential_choice(_FakeGame, 0, [1, 2]) == 0
     assert calls == [([0, 1, 2], 8)] and agent.last_worlds == 8
@@ -233,7 +233,7 @@ def test_rounds_stop_when_no_alternative_is_promising_and_go_on_while_one_is(mon
     calls = _scripted(monkeypatch, lambda m, w: 1.1 if w % 2 else -0.9)
     assert agent._sequential_choice(_FakeGame, 0, [1]) == 0 and len(calls) == 1
 
-    agent = HeuristicRolloutAgent(36, seed=0, batch=16)
+    agent = HeuristicRolloutAgent(36, seed=0, batch=16, z=2.0, t_continue=1.0)
     calls = _scripted(monkeypatch, lambda m, w: 1.3 if w % 2 else -0.7)
     assert agent._sequential_choice(_FakeGame, 0, [1]) == 0
     assert [w for _, w in calls] == [16, 16, 4] and agent.last_worlds == 36
