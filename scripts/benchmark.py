@@ -51,7 +51,7 @@
         positions of seeded random games, and seconds per whole game with every seat the agent (--games
         seeded games per repeat), repeats interleaved; both choose the same moves and play the same
         games; the ratios python / compiled per repeat (median and range).
-    python scripts/benchmark.py koenig-rollout [--players 4] [--repeats 3] [--simulations 128]
+    python scripts/benchmark.py koenig-rollout [--players 4] [--repeats 3] [--simulations 512]
         The Kardinal & König ``rollout:N`` agent (up to N worlds per candidate; compiled playouts): seconds
         per decision and worlds played per decision on 8 positions of seeded random games, and seconds per
         playout (one world, one move) of
@@ -528,7 +528,7 @@ def _heuristic_positions(players: int, seed: int, binding: str) -> tuple:
     return rules, _koenig_positions(rules, seed)
 
 
-def bench_koenig_rollout(players: int, repeats: int, worlds: int = 128, seed: int = 0) -> dict:
+def bench_koenig_rollout(players: int, repeats: int, worlds: int = 512, seed: int = 0) -> dict:
     from agents.search.heuristic_rollouts import HeuristicRolloutAgent, rollout_values
 
     _rules, positions = _heuristic_positions(players, seed, "KoenigGame.heuristic_rollouts")
@@ -985,7 +985,7 @@ def main() -> None:
     elif args.what == "koenig-heuristic":
         bench_koenig_heuristic(args.players, args.repeats, args.games or 2)
     elif args.what == "koenig-rollout":
-        bench_koenig_rollout(args.players, args.repeats, args.simulations or 128)
+        bench_koenig_rollout(args.players, args.repeats, args.simulations or 512)
     elif args.what == "core-mcts":
         bench_core_mcts(args.players, args.repeats, args.simulations or 200)
     elif args.what == "puct":

@@ -216,7 +216,8 @@ def _scripted(monkeypatch, margin):
 
 
 def test_rounds_stop_when_no_alternative_is_promising_and_go_on_while_one_is(monkeypatch):
-    """The rounds on scripted worlds, ``z = 2``, ``t_continue = 1`` (alternating values a, b: mean (a+b)/2, standard deviation ~|a-b|/2):
+    """The rounds on scripted worlds, ``z = 2``, ``t_continue = 1`` (alternating values a, b: mean
+    (a+b)/2, standard deviation ~|a-b|/2):
     alternatives clearly worse end the decision after one round; one half a standard deviation better
     is promising after 8 worlds (t = 1.3), not yet significant after 16 (t = 1.9) and chosen after 24
     (t = 2.4); a tenth of one is dropped after the first round; one at 0.3 stays promising but never

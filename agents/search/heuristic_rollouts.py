@@ -9,18 +9,21 @@ deck) for its move — the one the ``heuristic`` agent plays, ties broken by the
 move id). Each is played in the same worlds (:func:`rollout_values`). A world's value for a move is
 the seat's final score less the best other seat's, plus ``win_bonus`` (default 10) times its win
 share; another move replaces the heuristic's only when its mean difference to it, world by world, is
-above ``z`` (default 2) standard errors of that difference, and the largest such lower bound wins
+above ``z`` (default 2.5) standard errors of that difference, and the largest such lower bound wins
 (:func:`choose`, :func:`paired_statistics`). Most decisions keep the heuristic's move; the rule changes
 it where playouts see what the one-ply planner cannot (the last turns and the final scoring above all).
 
 **Rounds.** The worlds are played in rounds of ``batch`` (default 16; the last round is cut to end at
 ``N``), each dealt from a fresh seed. After each round the test runs on all the worlds so far; if it
 keeps the heuristic's move, the next round plays only the alternatives still *promising* — mean paired
-difference above ``t_continue`` (default 1) standard errors — and the decision ends when none is, or
+difference above ``t_continue`` (default 0.5) standard errors — and the decision ends when none is, or
 after ``N`` worlds. Most decisions end after the first round (in 4-player games against three
-``heuristic`` seats, ``rollout:128`` played ~19 worlds on average at a decision with alternatives, and
-``rollout:512`` the same moves in 192 of 200 games); the close ones get more. With ``batch >= N`` the
-agent plays exactly ``N`` worlds in one round (the fixed rule of version 1, below).
+``heuristic`` seats, with ``z = 2`` and ``t_continue = 1``, ``rollout:128`` played ~19 worlds on average
+at a decision with alternatives, and ``rollout:512`` the same moves in 192 of 200 games); the close ones
+get more. The defaults (``z = 2.5``, ``t_continue = 0.5``: a stricter test, more rounds for the close
+decisions) took 0.348 and 0.393 of two sets of 200 games against three ``heuristic`` seats, the first
+defaults 0.308 (docs/results.md). With ``batch >= N``
+the agent plays exactly ``N`` worlds in one round (the fixed rule of version 1, below).
 
 Why not the move with the best mean: the candidates' means differ by less than their noise over a
 few dozen worlds, and choosing the best mean replaces good moves by lucky ones — that version, with
@@ -46,11 +49,11 @@ the worlds are dealt and played in C++ — the same deals, moves and values as t
 reference (``compiled=False``), compared world for world in ``tests/test_core_koenig_rollouts.py``.
 A playout from the last third of a game costs ~0.014 s in C++ and ~0.26 s in Python (18×; longer from
 earlier positions: ``scripts/benchmark.py koenig-rollout``), so the agent is practical only with the
-core (``rollout:128``: ~7.5 s a 4-player game on one core, ~0.23 s a decision).
+core (``rollout:512``: ~12–14 s a 4-player game on one core, ~0.4 s a decision).
 
 **Version history.** 2 (this one): rounds of ``batch`` worlds up to ``N`` (``N`` was the fixed number
-of worlds; the default agent is ``worlds=128``). 1: ``N`` worlds at every decision (``batch=N``
-reproduces it move for move).
+of worlds); defaults ``worlds=512``, ``z=2.5``, ``t_continue=0.5``. 1: ``N`` worlds at every decision,
+``z=2`` (``batch=N, z=2`` reproduces it move for move).
 """
 
 from __future__ import annotations
@@ -199,16 +202,16 @@ class HeuristicRolloutAgent(BaseAgent):
 
     def __init__(
         self,
-        worlds: int = 128,
+        worlds: int = 512,
         seed: int | None = None,
         candidates: int = 3,
-        z: float = 2.0,
+        z: float = 2.5,
         win_bonus: float = 10.0,
         replan: int = 1,
         weights: HeuristicWeights | None = None,
         compiled: bool = True,
         batch: int = 16,
-        t_continue: float = 1.0,
+        t_continue: float = 0.5,
         game: Any = None,
     ):
         super().__init__(seed)
