@@ -54,9 +54,8 @@
     python scripts/benchmark.py koenig-rollout [--players 4] [--repeats 3] [--simulations 512]
         The Kardinal & König ``rollout:N`` agent (up to N worlds per candidate; compiled playouts): seconds
         per decision and worlds played per decision on 8 positions of seeded random games, and seconds per
-        playout (one world, one move) of
-        the Python reference against the core on the three positions nearest the end, repeats
-        interleaved; both give the same values; the ratio python / core per repeat.
+        playout (one world, one move) of the Python reference against the core on the three positions
+        nearest the end, repeats interleaved; both give the same values; the ratio python / core per repeat.
     python scripts/benchmark.py core-obs [--players 4] [--repeats 5] [--games 20] [--window W]
         Observations + action masks per second over every position of seeded random games, the seat
         deciding observing (as the environment does): the Python ObservationEncoder.encode (following

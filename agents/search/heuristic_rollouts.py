@@ -22,8 +22,8 @@ after ``N`` worlds. Most decisions end after the first round (in 4-player games 
 at a decision with alternatives, and ``rollout:512`` the same moves in 192 of 200 games); the close ones
 get more. The defaults (``z = 2.5``, ``t_continue = 0.5``: a stricter test, more rounds for the close
 decisions) took 0.348 and 0.393 of two sets of 200 games against three ``heuristic`` seats, the first
-defaults 0.308 (docs/results.md). With ``batch >= N``
-the agent plays exactly ``N`` worlds in one round (the fixed rule of version 1, below).
+defaults 0.308 (docs/results.md). With ``batch >= N`` the agent plays exactly ``N`` worlds in one
+round (the fixed rule of version 1, below).
 
 Why not the move with the best mean: the candidates' means differ by less than their noise over a
 few dozen worlds, and choosing the best mean replaces good moves by lucky ones — that version, with
@@ -185,8 +185,14 @@ def choose(values: list[tuple[int, list[float], list[int]]], z: float = 2.0, win
     heuristic's: a world's value is the margin plus ``win_bonus`` times the win share; another move
     replaces the heuristic's only when its mean paired difference (world by world) less ``z`` standard
     errors is above zero, and the largest such lower bound wins (ties: the earlier move)."""
-    choice, best = values[0][0], 0.0
-    for move, mean, se in paired_statistics(values, win_bonus):
+    return _significant(values[0][0], paired_statistics(values, win_bonus), z)
+
+
+def _significant(first: int, statistics: list[tuple[int, float, float]], z: float) -> int:
+    """:func:`choose` on :func:`paired_statistics`: the move whose mean less ``z`` standard errors is
+    the largest above zero (ties: the earlier), else ``first``."""
+    choice, best = first, 0.0
+    for move, mean, se in statistics:
         low = mean - z * se
         if low > best:
             choice, best = move, low
@@ -268,10 +274,10 @@ class HeuristicRolloutAgent(BaseAgent):
                 played[move][1].extend(margins)
             n += size
             self.last_worlds = n
-            values = [(m, *played[m]) for m in (first, *alive)]
-            choice = choose(values, self.z, self.win_bonus)
+            stats = paired_statistics([(m, *played[m]) for m in (first, *alive)], self.win_bonus)
+            choice = _significant(first, stats, self.z)
             if choice != first:
                 return choice
-            alive = [m for m, mean, se in paired_statistics(values, self.win_bonus) if mean > self.t_continue * se]
+            alive = [m for m, mean, se in stats if mean > self.t_continue * se]
             if not alive or n >= self.worlds:
                 return first
