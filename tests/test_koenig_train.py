@@ -295,3 +295,116 @@ def test_evaluator_plays_a_koenig_checkpoint_with_seats_rotated(koenig_runs):
     assert sorted(g["seats"].index(0) for g in res["games"]) == [0, 1, 2]  # the checkpoint sat in every seat
     ppo = res["summary"][0]
     assert ppo["games"] == 3 and 0.0 <= ppo["win_rate"] <= 1.0
+
+
+# ---------------------------------------------------------------------- the warm start's storage
+def test_compact_decisions_give_the_same_forward_pass():
+    """``compact`` stores K&K's observation as float16 (exact: integer entries) and the legal ids as an
+    array; the training forward pass on compacted decisions is the same to the last bit."""
+    adapter = make_adapter(_cfg(game="kardinal_koenig", players=4, hidden=16))
+    net = adapter.build_net()
+    game = adapter.new_game(np.random.default_rng(3))
+    rng = random.Random(3)
+    decisions, actions = [], []
+    for _ in range(40):
+        d = adapter.prepare(game)
+        decisions.append(d)
+        actions.append(d.legal[0])
+        adapter.apply(game, d.legal[rng.randrange(len(d.legal))])
+    small = [adapter.compact(d) for d in decisions]
+    assert all(s.obs.dtype == np.float16 and s.obs.nbytes * 2 == d.obs.nbytes for s, d in zip(small, decisions))
+    assert all(list(s.legal) == d.legal for s, d in zip(small, decisions))
+    with torch.no_grad():
+        full = adapter.forward(net, decisions, actions)
+        comp = adapter.forward(net, small, actions)
+    for a, b in zip(full, comp):
+        assert torch.equal(a, b)
+
+
+def test_compact_keeps_float32_when_float16_would_round():
+    adapter = make_adapter(_cfg(game="kardinal_koenig", players=4, hidden=16))
+    d = adapter.prepare(adapter.new_game(np.random.default_rng(4)))
+    d.obs[0] = 0.1  # not exact in float16
+    assert adapter.compact(d).obs.dtype == np.float32
+
+
+def test_annealed_warm_start_ends_at_zero_learning_rate(monkeypatch):
+    """With ``bc_anneal_lr`` the warm start's last update runs at 1/n of the rate and the first at the
+    full rate (linear decay over bc_epochs x minibatches); without it every update at the full rate."""
+    from agents.training import trainer as trainer_mod
+
+    seen: dict[bool, list[float]] = {}
+    for anneal in (True, False):
+        cfg = _cfg(
+            game="kardinal_koenig", players=4, hidden=16, bc_games=5, bc_epochs=2, bc_anneal_lr=anneal, progress=False
+        )
+        adapter = make_adapter(cfg)
+        net = adapter.build_net()
+        rates: list[float] = []
+        step = torch.optim.Adam.step
+
+        def spy(self, *args, _rates=rates, _step=step, **kw):
+            _rates.append(self.param_groups[0]["lr"])
+            return _step(self, *args, **kw)
+
+        monkeypatch.setattr(torch.optim.Adam, "step", spy)
+        stats = trainer_mod.warm_start(
+            net, cfg, adapter, random.Random(1), np.random.default_rng(1), log=lambda *_: None
+        )
+        monkeypatch.setattr(torch.optim.Adam, "step", step)
+        assert stats["decisions"] > 256 and len(rates) == 2 * -(-stats["decisions"] // 256)
+        seen[anneal] = rates
+    n = len(seen[True])
+    assert seen[True][0] == pytest.approx(1e-3) and seen[True][-1] == pytest.approx(1e-3 / n)
+    assert all(a > b for a, b in zip(seen[True], seen[True][1:]))
+    assert seen[False] == [pytest.approx(1e-3)] * len(seen[False])
+
+
+# ---------------------------------------------------------------------- anchor_kl
+def test_anchor_kl_keeps_the_warm_start_weights_and_resumes_with_them(tmp_path):
+    """With ``anchor_kl`` the checkpoints carry the warm start's weights (the anchor), PPO moved the
+    network away from them, the losses report a positive divergence, and a resumed run keeps the same
+    anchor; without it no anchor is stored."""
+    from agents.training.trainer import Trainer
+
+    opts = _tiny(tmp_path, players=4, hidden=16, run_name="anchored", anchor_kl=0.5, baseline="greedy")
+    path = train_mod.train(opts)
+    ckpt, net = read_checkpoint(path)
+    anchor = ckpt["anchor"]
+    assert set(anchor) == set(ckpt["model"])
+    assert any(not torch.equal(anchor[k], ckpt["model"][k]) for k in anchor)  # PPO moved the network
+    trainer = Trainer(make_config(("test", dict(opts, total_steps=480))), checkpoint=ckpt)
+    assert all(torch.equal(trainer.anchor[k], anchor[k]) for k in anchor)
+    stats = trainer.update(trainer.collect_rollout())
+    assert stats["anchor_kl"] > 0.0
+    plain, _ = read_checkpoint(train_mod.train(_tiny(tmp_path, players=4, hidden=16, run_name="plain")))
+    assert plain.get("anchor") is None
+
+
+def test_anchor_divergence_is_zero_at_the_anchor(tmp_path):
+    from agents.training.trainer import Trainer
+
+    cfg = make_config(("test", _tiny(tmp_path, players=4, hidden=16, anchor_kl=1.0)))
+    trainer = Trainer(cfg)
+    trainer.anchor = {k: v.clone() for k, v in trainer.net.state_dict().items()}
+    trainer.anchor_net = trainer._frozen(trainer.anchor)
+    ro = trainer.collect_rollout()
+    mb = np.arange(min(32, len(ro)))
+    logits, _, mask, _ = trainer.adapter.forward(
+        trainer.net, [ro.buf["decision"][i] for i in mb], [ro.buf["action"][i] for i in mb]
+    )
+    assert trainer.anchor_divergence(mb, ro.buf, MaskedCategorical(logits, mask)).item() == pytest.approx(0.0, abs=1e-6)
+    with torch.no_grad():
+        for p in trainer.net.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    logits, _, mask, _ = trainer.adapter.forward(
+        trainer.net, [ro.buf["decision"][i] for i in mb], [ro.buf["action"][i] for i in mb]
+    )
+    assert trainer.anchor_divergence(mb, ro.buf, MaskedCategorical(logits, mask)).item() > 1e-4
+
+
+def test_anchor_kl_without_a_warm_start_is_refused(tmp_path):
+    from agents.training.trainer import TrainingError
+
+    with pytest.raises(TrainingError, match="anchor_kl=0.5 needs the warm start's policy"):
+        train_mod.train(_tiny(tmp_path, players=4, hidden=16, run_name="no_anchor", anchor_kl=0.5, bc_games=0))

@@ -27,6 +27,8 @@ the game's registry entry (:class:`kardinal_env.core.registry.GameSpec`): its ``
 ``forward_targets(net, ds, ...)`` the same for a target distribution over several actions per decision
                                   (the search trainer's visit counts; ``logit_indices`` maps them)
 ``size(d)``                       a decision's input size (minibatches of similar size: less padding)
+``compact(d)``                    the decision in a smaller form for storage (the warm start's data);
+                                  :meth:`forward` gives the same result on it
 ``vector_env(n)``                 the rollouts' :class:`kardinal_env.vector.VectorEnv` (``n`` games, the
                                   training rewards: terminal scheme, chip and score shaping)
 ``decision_of(obs, legal, seat)`` the decision of ``seat`` from its row of the batched environment
@@ -140,6 +142,11 @@ class GameAdapter:
     def size(self, decision) -> int:
         return 0
 
+    def compact(self, decision):
+        """``decision`` in a smaller form for long-lived storage (the warm start keeps every imitated
+        decision): the same inputs to :meth:`forward` to the last bit. Default: ``decision`` itself."""
+        return decision
+
     def forward_targets(self, net, decisions, actions: list, probs: list):
         """Training forward pass for a policy target over several actions of each decision (a
         search's visit distribution): ``(logits, values, mask, target)``, ``target`` shaped like
@@ -196,12 +203,13 @@ class GameAdapter:
 @dataclass
 class FlatDecision:
     """One decision of a flat-observation game: the deciding seat's own observation (flattened,
-    float32; scaled inside the network), the mask over the codec's actions and the legal action ids."""
+    float32, or float16 after :meth:`FlatAdapter.compact`; scaled inside the network), the mask over
+    the codec's actions and the legal action ids (a list, or an int array after ``compact``)."""
 
     seat: int
     obs: np.ndarray  # (observation size,) float32
     mask: np.ndarray  # (num_actions,) bool
-    legal: list
+    legal: Any  # list[int], or an integer array after FlatAdapter.compact
 
 
 class FlatAdapter(GameAdapter):
@@ -243,6 +251,14 @@ class FlatAdapter(GameAdapter):
     def stored_action(self, decision, move):
         return int(move)
 
+    def compact(self, decision):
+        """The observation as float16 when that holds it exactly (integer-valued encoders: K&K's
+        largest entry is below 100), the legal ids as an int16 array: a third of the memory."""
+        obs16 = decision.obs.astype(np.float16)
+        obs = obs16 if np.array_equal(obs16, decision.obs) else decision.obs
+        legal = np.asarray(decision.legal, dtype=np.int16 if self.num_actions < 2**15 else np.int64)
+        return FlatDecision(decision.seat, obs, decision.mask, legal)
+
     def decision_of(self, observation, legal, seat):
         mask = np.zeros(self.num_actions, dtype=bool)
         mask[np.asarray(legal, dtype=np.int64)] = True
@@ -257,7 +273,7 @@ class FlatAdapter(GameAdapter):
         return int(move)
 
     def forward(self, net, decisions, actions):
-        obs = torch.from_numpy(np.stack([d.obs for d in decisions]))
+        obs = torch.from_numpy(np.stack([d.obs for d in decisions]).astype(np.float32, copy=False))
         mask = torch.from_numpy(np.stack([d.mask for d in decisions]))
         logits, values = net(obs)
         return logits, values, mask, torch.as_tensor(np.asarray(actions, dtype=np.int64))

@@ -241,6 +241,13 @@ class TrainConfig:
     bc_epsilon: float = opt(0.1, "warm start: share of random moves in the imitation games", lo=0.0, hi=1.0)
     bc_epochs: int = opt(2, "warm start: epochs over the imitation data", lo=0)
     bc_learning_rate: float = opt(1e-3, "warm start: Adam learning rate", lo=0.0, lo_open=True)
+    bc_anneal_lr: bool = opt(False, "warm start: decay the learning rate linearly to zero over its epochs")
+    anchor_kl: float = opt(
+        0.0,
+        "PPO: weight of KL(warm-start policy || policy) in the loss, keeping PPO near the imitated "
+        "baseline (0: off; needs the warm start, bc_games > 0, or a resumed run that had one)",
+        lo=0.0,
+    )
     # ------------------------------------------------------------ PPO
     learning_rate: float = opt(5e-4, "Adam learning rate of PPO", lo=0.0, lo_open=True)
     anneal_lr: bool = opt(

@@ -79,7 +79,13 @@ decision. GAE runs over each seat's own decisions (never over
 the interleaved sequence); each rollout collects whole games, so no bootstrapping is needed.
 
 **Warm start** (``bc_games > 0``): before PPO the network imitates the ``baseline`` (policy:
-cross-entropy on its moves; value: the discounted return of those games under the training rewards).
+cross-entropy on its moves; value: the discounted return of those games under the training rewards),
+``bc_epochs`` passes in minibatches of 256 at ``bc_learning_rate`` (decayed linearly to zero with
+``bc_anneal_lr``); the decisions are stored compactly (``GameAdapter.compact``: K&K's observations
+as exact float16), so tens of thousands of imitation games fit in memory. With ``anchor_kl > 0``
+the warm start's policy stays as a frozen *anchor* and every PPO minibatch adds ``anchor_kl`` times
+KL(anchor || policy) over the legal actions (behaviour-regularised fine-tuning: PPO may leave the
+imitated baseline only where the returns pay for it); the anchor's weights travel in the checkpoints.
 Progress bars (or log lines with ``progress=false``) show the games being generated and the epochs.
 
 **Logging.** TensorBoard in ``runs/{run_name}/`` with CleanRL's tags (charts/episodic_return,
@@ -97,7 +103,8 @@ previous file). ``runs/{run_name}/checkpoint.pt`` (latest) and ``checkpoint_{ste
 ``cpu_seconds`` (process CPU time of the run and the runs it resumed),
 ``model_config``, the observation/action layout, the rules, the config, ``step``, ``iteration``, the
 git revision (:func:`agents.runinfo.git_revision`), plus the optimizer, the opponent pool and the
-random states for ``--resume``. ``load_agent("ppo:PATH")`` plays a checkpoint of any game.
+random states for ``--resume`` (and ``anchor``, the warm start's weights, with ``anchor_kl``).
+``load_agent("ppo:PATH")`` plays a checkpoint of any game.
 
 **Reproducibility.** A run is a function of its config on one machine with the same torch version
 and ``torch_threads`` (see ``docs/results.md`` for what was measured).
@@ -460,7 +467,7 @@ def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=pri
             r = shaping.reward(game, seat)
             if d is not None:
                 i = len(data["action"])
-                data["decision"].append(d)
+                data["decision"].append(adapter.compact(d))
                 data["action"].append(adapter.stored_action(d, code))
                 data["ret"].append(0.0)
                 seq.append([i, seat, r])
@@ -487,6 +494,7 @@ def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=pri
     net.train()
     acc: list[float] = []
     n_chunks = math.ceil(n / mb)
+    total_updates, updates = max(1, cfg.bc_epochs * n_chunks), 0
     progress = _Progress(cfg.bc_epochs * n_chunks, "warm start: training minibatches", cfg.progress, log)
     for epoch in range(cfg.bc_epochs):
         order = np.lexsort((rng.random(n), areas))
@@ -500,10 +508,14 @@ def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=pri
             )
             dist = MaskedCategorical(logits, mask)
             loss = -dist.log_prob(actions).mean() + 0.5 * ((value - ret) ** 2).mean()
+            if cfg.bc_anneal_lr:  # linearly to zero over the warm start's updates
+                for group in opt.param_groups:
+                    group["lr"] = cfg.bc_learning_rate * (1.0 - updates / total_updates)
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), 1.0)
             opt.step()
+            updates += 1
             acc.append((dist.mode() == actions).float().mean().item())
             progress.update()
         log(f"warm start epoch {epoch + 1}: {n} {cfg.baseline} decisions, accuracy {np.mean(acc):.3f}")
@@ -550,12 +562,14 @@ class Trainer:
         self.net = self.adapter.build_net()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.pool: list[dict] = []  # state_dicts of frozen snapshots
+        self.anchor: dict | None = None  # anchor_kl: the warm start's weights (the regulariser's policy)
         self.global_step, self.start_iteration = 0, 1
         self.cpu_seconds = 0.0  # process CPU time of the runs of this chain (warm start included)
         self._cpu_mark = time.process_time()
         if checkpoint is not None:
             self._restore(checkpoint)
         self.pool_nets = [self._frozen(sd) for sd in self.pool]
+        self.anchor_net: nn.Module | None = None if self.anchor is None else self._frozen(self.anchor)
         self.num_iterations = max(1, math.ceil(cfg.total_steps / cfg.steps_per_iter))
         self.latest = {opp: float("nan") for opp in self.adapter.opponents}
         # keep_best: the best evaluation against the baseline so far (kept across --resume)
@@ -578,6 +592,7 @@ class Trainer:
         if "optimizer" in ckpt:
             self.optimizer.load_state_dict(ckpt["optimizer"])
         self.pool = list(ckpt.get("pool", []))
+        self.anchor = ckpt.get("anchor")
         self.global_step = int(ckpt.get("step", 0))
         self.cpu_seconds = float(ckpt.get("cpu_seconds", 0.0))
         self.start_iteration = int(ckpt.get("iteration", 0)) + 1
@@ -650,6 +665,7 @@ class Trainer:
         areas = np.array([self.adapter.size(d) for d in buf["decision"]])
         mb_size = max(1, math.ceil(batch / cfg.num_minibatches))
         clipfracs = []
+        anchor_kl = torch.zeros(())
         t0 = time.time()
         for _epoch in range(cfg.update_epochs):
             if cfg.bucket_minibatches:
@@ -685,6 +701,9 @@ class Trainer:
                     v_loss = 0.5 * ((newvalue - b_ret[mbt]) ** 2).mean()
                 entropy_loss = entropy.mean()
                 loss = pg_loss - cfg.ent_coef * entropy_loss + v_loss * cfg.vf_coef
+                if self.anchor_net is not None and cfg.anchor_kl > 0:
+                    anchor_kl = self.anchor_divergence(mb, buf, dist)
+                    loss = loss + cfg.anchor_kl * anchor_kl
                 self.optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -700,9 +719,23 @@ class Trainer:
             "old_approx_kl": old_approx_kl.item(),
             "approx_kl": approx_kl.item(),
             "clipfrac": float(np.mean(clipfracs)),
+            "anchor_kl": anchor_kl.item(),
             "explained_variance": float(np.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y),
             "seconds": time.time() - t0,
         }
+
+    def anchor_divergence(self, mb: np.ndarray, buf: dict, dist: MaskedCategorical) -> torch.Tensor:
+        """The mean over the minibatch ``mb`` of KL(anchor policy || ``dist``) over the legal actions:
+        the warm start's policy (frozen) as the target of a cross-entropy that keeps PPO near it."""
+        with torch.no_grad():
+            logits, _, mask, _ = self.adapter.forward(
+                self.anchor_net, [buf["decision"][i] for i in mb], [buf["action"][i] for i in mb]
+            )
+            target = MaskedCategorical(logits, mask)
+        terms = torch.where(
+            target.mask, target.probs * (target.log_probs - dist.log_probs), torch.zeros_like(dist.logits)
+        )
+        return terms.sum(-1).mean()
 
     def take_snapshot(self, iteration: int) -> None:
         """Every ``snapshot_interval`` iterations (with ``pool_share > 0``) a frozen copy joins the pool."""
@@ -741,6 +774,7 @@ class Trainer:
                 "old_approx_kl",
                 "approx_kl",
                 "clipfrac",
+                "anchor_kl",
                 "explained_variance",
             ):
                 w.add_scalar(f"losses/{key}", stats[key], step)
@@ -785,6 +819,7 @@ class Trainer:
             revision=self.revision,
             optimizer=self.optimizer.state_dict(),
             pool=self.pool,
+            anchor=self.anchor,
             winrates={k: float(v) for k, v in self.latest.items()},
             best=self.best,
             cpu_seconds=self._count_cpu(),
@@ -827,6 +862,9 @@ class Trainer:
         self.evaluate(0, cfg.eval_games)
         self.log(f"after warm start ({info['seconds']:.0f}s): {self._winrates()}")
         self.keep_if_best(0)
+        if cfg.anchor_kl > 0:
+            self.anchor = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
+            self.anchor_net = self._frozen(self.anchor)
 
     # ------------------------------------------------------------ the loop
     def run(self) -> str:
@@ -844,6 +882,11 @@ class Trainer:
         if self.ckpt is None and cfg.bc_games > 0:
             self.run_warm_start()
             start_time = time.time()  # SPS measures the PPO loop (rollouts, updates, evaluations)
+        if cfg.anchor_kl > 0 and self.anchor_net is None:
+            raise TrainingError(
+                f"anchor_kl={cfg.anchor_kl} needs the warm start's policy as its anchor, but this run has none "
+                "(set bc_games > 0, or resume a run that was trained with anchor_kl and a warm start)"
+            )
         start_step = self.global_step
         iteration = self.start_iteration - 1
         for iteration in range(self.start_iteration, self.num_iterations + 1):
