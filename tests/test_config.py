@@ -122,7 +122,7 @@ def test_set_values_are_converted_by_the_field_type(key, text, value):
             ["--set", "greedy_share=0.6", "--set", "pool_share=0.5"],
             ["greedy_share + pool_share + random_share", "at most 1", "1.1"],
         ),
-        (["--set", "total_steps=abc"], ["'total_steps'", "'abc'", "not a number", "positive integer"]),
+        (["--set", "total_steps=abc"], ["'total_steps'", "'abc'", "not a number", "an integer >= 0"]),
         (["--set", "total_steps=2.5"], ["'total_steps'", "not an integer"]),
         (["--set", "num_envs=0"], ["'num_envs'", "'0'", "positive integer"]),
         (["--set", "reward=winloss"], ["'reward'", "'winloss'", "win_loss, margin"]),

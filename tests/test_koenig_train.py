@@ -408,3 +408,16 @@ def test_anchor_kl_without_a_warm_start_is_refused(tmp_path):
 
     with pytest.raises(TrainingError, match="anchor_kl=0.5 needs the warm start's policy"):
         train_mod.train(_tiny(tmp_path, players=4, hidden=16, run_name="no_anchor", anchor_kl=0.5, bc_games=0))
+
+
+def test_total_steps_zero_is_a_warm_start_only(tmp_path):
+    """``total_steps: 0``: the warm start, its evaluation and a checkpoint of the imitated network
+    (step 0, iteration 0), no PPO iteration; refused without a warm start or with the search trainer."""
+    path = train_mod.train(_tiny(tmp_path, players=4, hidden=16, run_name="imitation", total_steps=0, anchor_kl=0.5))
+    ckpt, _ = read_checkpoint(path)
+    assert ckpt["step"] == 0 and ckpt["iteration"] == 0 and ckpt["pool"] == []
+    assert all(torch.equal(ckpt["anchor"][k], ckpt["model"][k]) for k in ckpt["model"])  # no update after it
+    with pytest.raises(ConfigError, match="'total_steps' .*needs bc_games > 0"):
+        make_config(("test", _tiny(tmp_path, total_steps=0, bc_games=0)))
+    with pytest.raises(ConfigError, match="algorithm 'ppo'"):
+        make_config(("test", _tiny(tmp_path, total_steps=0, algorithm="search")))

@@ -128,8 +128,9 @@ class TrainConfig:
         200_000,
         "learner steps to train (a step = one stored learner decision). Training runs whole iterations and "
         "stops after the first iteration that reaches this count, so it trains this many steps rounded up to "
-        "the end of that iteration (at most about one iteration more)",
-        lo=1,
+        "the end of that iteration (at most about one iteration more); 0: the warm start alone (bc_games > 0, "
+        "algorithm ppo)",
+        lo=0,
     )
     num_envs: int = opt(32, "games played in lockstep during a rollout", lo=1)
     steps_per_iter: int = opt(
@@ -448,6 +449,12 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
         raise ConfigError(
             f"config keys greedy_share + pool_share + random_share ({where}) must sum to at most 1, got "
             f"{cfg.greedy_share} + {cfg.pool_share} + {cfg.random_share} = {shares:g}"
+        )
+    if cfg.total_steps == 0 and (cfg.bc_games == 0 or cfg.algorithm != "ppo"):
+        where = ", ".join(sorted({sources.get(k, "default") for k in ("total_steps", "bc_games", "algorithm")}))
+        raise ConfigError(
+            f"config key 'total_steps' ({where}): 0 means a warm start only, which needs bc_games > 0 and "
+            f"algorithm 'ppo' (got bc_games={cfg.bc_games}, algorithm={cfg.algorithm!r})"
         )
     if cfg.algorithm == "search":
         _check_search(cfg, spec, sources)

@@ -889,7 +889,9 @@ class Trainer:
             )
         start_step = self.global_step
         iteration = self.start_iteration - 1
-        for iteration in range(self.start_iteration, self.num_iterations + 1):
+        # total_steps 0: the warm start only (no iteration; the checkpoint records iteration 0)
+        iterations = range(self.start_iteration, self.num_iterations + 1) if cfg.total_steps > 0 else range(0)
+        for iteration in iterations:
             if self.global_step >= cfg.total_steps:
                 break
             if cfg.anneal_lr:
