@@ -406,6 +406,8 @@ def test_anchor_divergence_is_zero_at_the_anchor(tmp_path):
 def test_anchor_kl_without_a_warm_start_is_refused(tmp_path):
     from agents.training.trainer import TrainingError
 
+    with pytest.raises(ConfigError, match="'anchor_kl' .*algorithm 'search' does not use it"):
+        make_config(("test", _tiny(tmp_path, anchor_kl=0.5, algorithm="search")))
     with pytest.raises(TrainingError, match="anchor_kl=0.5 needs the warm start's policy"):
         train_mod.train(_tiny(tmp_path, players=4, hidden=16, run_name="no_anchor", anchor_kl=0.5, bc_games=0))
 

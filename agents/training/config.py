@@ -456,6 +456,12 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
             f"config key 'total_steps' ({where}): 0 means a warm start only, which needs bc_games > 0 and "
             f"algorithm 'ppo' (got bc_games={cfg.bc_games}, algorithm={cfg.algorithm!r})"
         )
+    if cfg.anchor_kl > 0 and cfg.algorithm != "ppo":
+        where = ", ".join(sorted({sources.get(k, "default") for k in ("anchor_kl", "algorithm")}))
+        raise ConfigError(
+            f"config key 'anchor_kl' ({where}): a penalty of PPO's loss; algorithm {cfg.algorithm!r} does not "
+            "use it (set anchor_kl: 0)"
+        )
     if cfg.algorithm == "search":
         _check_search(cfg, spec, sources)
     if cfg.keep_best and not (cfg.eval_games or cfg.final_eval_games):
