@@ -53,6 +53,7 @@ def _config(tmp_path, **kw):
         ({"simulations": 4, "fast_simulations": 8}, "a fast search must not be larger than a full one"),
         ({"search": "alphabeta"}, "'search'.*expected one of puct, mcts, ismcts"),
         ({"full_search_share": 0.0}, "full_search_share"),
+        ({"search": "rollout"}, "rollout is not allowed for game kardinal.*no rollout search"),
     ],
 )
 def test_bad_search_options_are_refused_naming_the_key(changes, message):
@@ -219,3 +220,35 @@ def test_the_search_trainer_keeps_its_best_evaluated_network(tmp_path):
     best, _ = read_checkpoint(tmp_path / "run" / "best.pt")
     assert last["best"] == best["best"] and best["best"]["opponent"] == "greedy"
     assert best["winrates"]["greedy"] == best["best"]["winrate"]
+
+
+def test_rollout_search_targets_the_rollout_agents_choice(tmp_path):
+    """search=rollout (Kardinal & König): every example's target is one move, all the weight, and it
+    is the move the game's rollout:N plays from the same position with the same generator."""
+    from agents.search.heuristic_rollouts import HeuristicRolloutAgent
+
+    trainer = make_trainer(
+        _config(
+            tmp_path,
+            game="kardinal_koenig",
+            players=4,
+            search="rollout",
+            network="advised",
+            simulations=8,
+            fast_simulations=8,
+            full_search_share=1.0,
+            num_envs=1,
+            steps_per_iter=6,
+            greedy_share=1.0,
+            baseline="heuristic",
+        )
+    )
+    assert isinstance(trainer.full_search, HeuristicRolloutAgent) and trainer.full_search.worlds == 8
+    ro = trainer.collect_rollout()
+    assert len(ro) >= 6 and ro.games == 1
+    for e in ro.examples:
+        assert len(e.actions) == 1 and e.probs.tolist() == [1.0]
+        assert e.decision.mask[e.actions[0]]
+        assert e.decision.obs.shape == (trainer.adapter.obs_size + trainer.adapter.num_actions,)  # advice
+    assert len({e.seat for e in ro.examples}) == 1  # three heuristic seats, one searching seat
+    assert math.isfinite(trainer.update(ro)["policy_loss"])

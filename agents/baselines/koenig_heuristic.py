@@ -64,6 +64,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
+import numpy as np
+
 from agents.base import BaseAgent
 from kardinal_env.koenig import compiled as _compiled
 from kardinal_env.koenig import scoring
@@ -76,6 +78,8 @@ __all__ = [
     "heuristic_candidates",
     "deck_probabilities",
     "estimated_final_scores",
+    "heuristic_advice",
+    "ADVICE_CLIP",
     "DEFAULT_WEIGHTS",
 ]
 
@@ -788,6 +792,37 @@ def heuristic_candidates(
         if values is not None:
             return values
     return _Planner(game, weights, replan).candidates()
+
+
+#: :func:`heuristic_advice` clips the gaps at this many points of estimated margin (the value's unit).
+ADVICE_CLIP = 8.0
+
+
+def heuristic_advice(
+    game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 6, clip: float = ADVICE_CLIP
+) -> np.ndarray:
+    """The heuristic's view of every move of the current decision, for a network to start from
+    (:mod:`agents.networks.koenig_net`, kind ``advised``): a float32 array over the board's move table
+    (``game.board.moves``), for each move the value of the heuristic's best plan that starts with it
+    less the value of its best plan overall, clipped to ``[-clip, 0]`` — 0 for the move the heuristic
+    plays (every move of an exact tie), ``-clip`` for the legal moves it did not value (placements
+    outside its ``replan`` best plans) and for the illegal ones. A decision with a single legal move
+    gives 0 for it. Public information and the seat's own hand only, as :func:`heuristic_candidates`."""
+    legal = game.legal_move_ids()
+    if not legal:
+        raise ValueError("no legal move: the game is over")
+    out = np.full(len(game.board.moves), -clip, dtype=np.float32)
+    if len(legal) == 1:
+        out[legal[0]] = 0.0
+        return out
+    best: dict[int, float] = {}
+    for m, v in heuristic_candidates(game, weights, replan):
+        if v > best.get(m, -np.inf):
+            best[m] = v
+    top = max(best.values())
+    for m, v in best.items():
+        out[m] = max(-clip, v - top)
+    return out
 
 
 def estimated_final_scores(game, weights: HeuristicWeights = DEFAULT_WEIGHTS) -> list[float]:

@@ -17,9 +17,19 @@ table (``Board.moves``; mask them with the action mask) and the value of the obs
   value head reads the pooled graph. The same weights work on any board with the same number of
   card types (the graph is built from the board).
 
-``build_koenig_net(kind, rules, **kw)`` builds either; ``net.config`` holds what is needed to rebuild
+* :class:`AdvisedGraphNet` (kind ``advised``) — the graph network on top of the ``heuristic``
+  baseline: its input is the observation followed by the heuristic's advice, one entry per move
+  (:func:`agents.baselines.koenig_heuristic.heuristic_advice`: how many points of estimated margin the
+  heuristic's best plan starting with the move falls short of its best plan, clipped at 8; the
+  heuristic reads public information and the seat's own hand only), and its logits are the graph
+  network's plus ``exp(log_advice_scale)`` (a trained parameter, 2 at the start) times the advice. The
+  graph's policy layers start at zero: untrained, the network's most probable move is the heuristic's,
+  and training learns where to depart from it. The advice needs the game, not only the observation
+  (:func:`network_input`; the trainer's adapter passes the game, :meth:`KoenigPPOAgent.act` refuses).
+
+``build_koenig_net(kind, rules, **kw)`` builds any of them; ``net.config`` holds what is needed to rebuild
 it from a checkpoint. :data:`build_network` is the game's :class:`agents.networks.base.NetworkBuilder`
-(kinds ``graph``, the default, and ``mlp``; the layout it records is the observation length, the
+(kinds ``graph``, the default, ``mlp`` and ``advised``; the layout it records is the observation length, the
 number of actions, the board's name and the network kind), and :class:`KoenigPPOAgent` plays a
 checkpoint (the generic :class:`agents.networks.ppo_agent.FlatPPOAgent`, which refuses a game on
 another board than the one it was trained on).
@@ -35,13 +45,15 @@ against three random. The trainer's default for ``kardinal_koenig`` is therefore
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import torch
 import torch.nn as nn
 
-from agents.networks.base import NetworkBuilder, network_kind
+from agents.networks.base import NetworkBuilder, model_config, network_kind
 from agents.networks.mlp import MLPNet
 from agents.networks.mlp import mlp_layers as _mlp
 from agents.networks.ppo_agent import FlatPPOAgent
@@ -50,6 +62,9 @@ from kardinal_env.koenig.observation import SEAT_SLOTS, ObservationEncoder
 __all__ = [
     "KoenigMLP",
     "KoenigGraphNet",
+    "AdvisedGraphNet",
+    "advised",
+    "network_input",
     "KoenigPPOAgent",
     "build_koenig_net",
     "build_network",
@@ -57,7 +72,9 @@ __all__ = [
     "NETWORK_KINDS",
 ]
 
-NETWORK_KINDS = ("graph", "mlp")  # the default first
+NETWORK_KINDS = ("graph", "mlp", "advised")  # the default first
+#: The advised network's initial weight of the heuristic's advice on the logits (per point of margin).
+ADVICE_SCALE = 2.0
 
 #: The MLP of Kardinal & König: the generic one (kept under its old name).
 KoenigMLP = MLPNet
@@ -156,19 +173,42 @@ class KoenigGraphNet(nn.Module):
         return logits, self.value(pooled).squeeze(-1)
 
 
+class AdvisedGraphNet(KoenigGraphNet):
+    """The graph network on top of the ``heuristic``'s advice (see the module docstring): its input
+    is the observation followed by :func:`agents.baselines.koenig_heuristic.heuristic_advice` (one
+    entry per move), its logits are the graph network's plus ``advice_scale`` times the advice.
+    The graph's policy layers start at zero, so an untrained network plays the heuristic's move."""
+
+    def __init__(self, rules, hidden: int = 64, rounds: int = 2, advice_scale: float = ADVICE_SCALE):
+        super().__init__(rules, hidden=hidden, rounds=rounds)
+        self.config = {"kind": "advised", "hidden": hidden, "rounds": rounds}
+        self.observation_size = int(self.scale.shape[0])
+        self.log_advice_scale = nn.Parameter(torch.tensor(math.log(advice_scale)))
+        for layer in (self.site_policy, self.country_policy, self.other_policy):
+            nn.init.zeros_(layer.weight)
+            nn.init.zeros_(layer.bias)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        n = self.observation_size
+        logits, value = super().forward(obs[:, :n])
+        return logits + self.log_advice_scale.exp() * obs[:, n:], value
+
+
 def build_koenig_net(kind: str, rules, hidden: int = 64, rounds: int = 2) -> nn.Module:
-    """A network of ``kind`` (``"mlp"`` or ``"graph"``) for ``rules``'s board."""
+    """A network of ``kind`` (``"graph"``, ``"advised"`` or ``"mlp"``) for ``rules``'s board."""
     if kind == "mlp":
         encoder = ObservationEncoder(rules)
         return MLPNet(encoder.size, rules.compiled.num_moves, hidden=hidden, scale=encoder.scale)
     if kind == "graph":
         return KoenigGraphNet(rules, hidden=hidden, rounds=rounds)
+    if kind == "advised":
+        return AdvisedGraphNet(rules, hidden=hidden, rounds=rounds)
     raise ValueError(f"network kind must be one of {list(NETWORK_KINDS)}, got {kind!r}")
 
 
 def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
     kind = network_kind(build_network, options)
-    if kind == "graph":
+    if kind in ("graph", "advised"):
         return build_koenig_net(kind, rules, hidden=int(options["hidden"]), rounds=int(options["rounds"]))
     return build_koenig_net(kind, rules, hidden=int(options["hidden"]))
 
@@ -183,10 +223,39 @@ def layout(rules: Any, model_config: Mapping[str, Any]) -> dict:
     }
 
 
+def advised(model_config: Mapping[str, Any]) -> bool:
+    """Whether a network of ``model_config`` reads the heuristic's advice after the observation."""
+    return model_config.get("kind") == "advised"
+
+
+def network_input(observation: np.ndarray, game, advice: bool) -> np.ndarray:
+    """What a K&K network reads for the deciding seat of ``game``: its ``observation`` (float32), and
+    for an advised network the heuristic's advice after it (:func:`heuristic_advice`)."""
+    if not advice:
+        return observation
+    from agents.baselines.koenig_heuristic import heuristic_advice
+
+    return np.concatenate([observation, heuristic_advice(game)])
+
+
 class KoenigPPOAgent(FlatPPOAgent):
     """A policy network playing Kardinal & König (:class:`agents.networks.ppo_agent.FlatPPOAgent`):
     only the deciding seat's own observation, the codec's mask; a game on another board than the
-    checkpoint's raises ``ValueError``."""
+    checkpoint's raises ``ValueError``. An ``advised`` network also reads the heuristic's advice
+    (:func:`network_input`), which needs the game: :meth:`act` on an environment's observation alone
+    raises ``ValueError`` for it."""
+
+    def network_input(self, game, seat: int) -> np.ndarray:
+        obs = super().network_input(game, seat)
+        return network_input(obs, game, advised(model_config(self.net)))
+
+    def act(self, observation, action_mask=None) -> int:
+        if advised(model_config(self.net)):
+            raise ValueError(
+                f"{self.name}: an 'advised' network reads the heuristic's advice, which needs the game: "
+                "use select_move(game)"
+            )
+        return super().act(observation, action_mask)
 
     def check_rules(self, rules: Any) -> None:
         trained = self.train_rules.compiled if self.train_rules is not None else None

@@ -209,7 +209,12 @@ class FlatPPOAgent(PPOAgent):
             return self.codec.decode(game, int(legal[0]))
         seat = game.current_player
         mask = self.codec.action_mask(game, seat).astype(bool)
-        return self.codec.decode(game, self._choose(self.encoder.encode(game, seat), mask))
+        return self.codec.decode(game, self._choose(self.network_input(game, seat), mask))
+
+    def network_input(self, game, seat: int) -> np.ndarray:
+        """What the network reads for ``seat``'s decision in ``game``: the seat's observation (float32,
+        flattened). A game's agent may add to it (Kardinal & König's ``advised`` network)."""
+        return np.asarray(self.encoder.encode(game, seat), dtype=np.float32).reshape(-1)
 
     def act(self, observation, action_mask=None) -> int:
         """The action for an environment's observation and its ``action_mask`` (or the env's
@@ -231,7 +236,7 @@ class FlatPPOAgent(PPOAgent):
             raise ValueError("policy_value: the games of one call must share their rules")
         if games[0].rules is not self._rules:
             self._setup(games[0].rules)
-        obs = np.stack([np.asarray(self.encoder.encode(g, g.current_player), dtype=np.float32) for g in games])
+        obs = np.stack([self.network_input(g, g.current_player) for g in games])
         logits, values = self.net(torch.from_numpy(obs).reshape(len(games), -1))
         logits_np = logits.numpy().astype(np.float64)
         out = []

@@ -241,21 +241,29 @@ class HeuristicRolloutAgent(BaseAgent):
         self.last_worlds = 0
 
     def select_move(self, game) -> str:
+        return max(self.root_statistics(game), key=lambda child: child[1])[0]
+
+    def root_statistics(self, game) -> list[tuple[str, int, float]]:
+        """The decision as a search trainer reads it (:mod:`agents.training.search_training`,
+        ``search: rollout``): ``(move, visits, value)`` for the heuristic's move and the alternatives
+        considered, in that order, the move :meth:`select_move` plays with 1 visit and the others
+        with 0 (the policy target is that move); ``value`` is the heuristic's. A decision with one
+        legal move: that move, with no visits."""
         legal = game.legal_move_ids()
         if not legal:
             raise ValueError("no legal move: the game is over")
         self.last_worlds = 0
+        moves = game.board.moves
         if len(legal) == 1:
-            return game.board.moves[legal[0]]
+            return [(moves[legal[0]], 0, 0.0)]
         candidates = heuristic_candidates(game, self.weights, 6, self.compiled)
         first = _tie_break(candidates, self.rng)  # the heuristic's own move (the same draw from rng)
         best: dict[int, float] = {}
         for m, v in candidates:
             best[m] = max(best.get(m, v), v)
         others = [m for m in sorted(best, key=lambda m: (-best[m], m)) if m != first][: self.candidates - 1]
-        if not others:
-            return game.board.moves[first]
-        return game.board.moves[self._sequential_choice(game, first, others)]
+        choice = self._sequential_choice(game, first, others) if others else first
+        return [(moves[m], int(m == choice), best[m]) for m in (first, *others)]
 
     def _sequential_choice(self, game, first: int, alive: list[int]) -> int:
         """Rounds of worlds (a fresh 64-bit seed each) for the heuristic's move and the alternatives

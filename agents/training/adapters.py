@@ -31,8 +31,9 @@ the game's registry entry (:class:`kardinal_env.core.registry.GameSpec`): its ``
                                   :meth:`forward` gives the same result on it
 ``vector_env(n)``                 the rollouts' :class:`kardinal_env.vector.VectorEnv` (``n`` games, the
                                   training rewards: terminal scheme, chip and score shaping)
-``decision_of(obs, legal, seat)`` the decision of ``seat`` from its row of the batched environment
-                                  (what ``prepare`` gives for the same position; copies kept)
+``decision_of(obs, legal, seat, game)`` the decision of ``seat`` from its row of the batched
+                                  environment (what ``prepare`` gives for the same position; copies
+                                  kept); ``game``: a copy of the game when ``reads_game`` (else ``None``)
 ``policy_actions(net, ds, ...)``  ``policy_step`` with the environment's action ids instead of moves
 ``action_of(game, move)``         the action id of a move (a baseline's) in ``game``'s decision
 ``build_net()``                   the network of the config, built by the game's network builder
@@ -80,6 +81,7 @@ from agents.networks.kardinal_net import (
     policy_step,
     prepare,
 )
+from agents.networks.koenig_net import network_input
 from agents.runinfo import game_seed
 from kardinal_env.core.registry import GameSpec, get_game
 from kardinal_env.kardinal.notation import parse_move
@@ -182,10 +184,14 @@ class GameAdapter:
             score_shaping=cfg.score_shaping,
         )
 
-    def decision_of(self, observation: np.ndarray, legal: np.ndarray, seat: int):
+    #: Whether :meth:`decision_of` needs the game as well as the environment's row (the trainer then
+    #: passes a copy, ``VectorEnv.game``): Kardinal & König's ``advised`` network.
+    reads_game = False
+
+    def decision_of(self, observation: np.ndarray, legal: np.ndarray, seat: int, game: Any = None):
         """The decision of ``seat`` from its observation in the batched environment (a row, rewritten by
         the next step: the decision keeps copies) and the legal action ids: what :meth:`prepare` gives
-        for the same position."""
+        for the same position. ``game``: the game (a copy) when :attr:`reads_game`, else ``None``."""
         raise NotImplementedError
 
     def policy_actions(self, net, decisions, greedy: bool = False, generator=None):
@@ -259,7 +265,7 @@ class FlatAdapter(GameAdapter):
         legal = np.asarray(decision.legal, dtype=np.int16 if self.num_actions < 2**15 else np.int64)
         return FlatDecision(decision.seat, obs, decision.mask, legal)
 
-    def decision_of(self, observation, legal, seat):
+    def decision_of(self, observation, legal, seat, game=None):
         mask = np.zeros(self.num_actions, dtype=bool)
         mask[np.asarray(legal, dtype=np.int64)] = True
         obs = np.array(observation, dtype=np.float32).reshape(self.obs_size)  # a copy
@@ -282,7 +288,27 @@ class FlatAdapter(GameAdapter):
 # ---------------------------------------------------------------------- Kardinal & König
 class KoenigAdapter(FlatAdapter):
     """Kardinal & König: a :class:`FlatAdapter` whose actions are the board's move ids (the
-    game's codec: its mask is the decision's mask), played through the engine's move-id fast path."""
+    game's codec: its mask is the decision's mask), played through the engine's move-id fast path.
+    For the ``advised`` network a decision's observation is followed by the heuristic's advice
+    (:func:`agents.networks.koenig_net.network_input`), computed from the game."""
+
+    def __init__(self, config, spec: GameSpec):
+        super().__init__(config, spec)
+        self.reads_game = config.resolved_network() == "advised"
+
+    def prepare(self, game):
+        d = super().prepare(game)
+        if self.reads_game:
+            d.obs = network_input(d.obs, game, True)
+        return d
+
+    def decision_of(self, observation, legal, seat, game=None):
+        d = super().decision_of(observation, legal, seat)
+        if self.reads_game:
+            if game is None:
+                raise ValueError("the advised network's decisions need the game (reads_game)")
+            d.obs = network_input(d.obs, game, True)
+        return d
 
     def legal(self, game):
         return game.legal_move_ids()
@@ -334,7 +360,7 @@ class KardinalAdapter(GameAdapter):
     def stored_action(self, decision, move):
         return full_to_crop(self.codec.encode_code(move, decision.seat), decision.box, self.codec.window)
 
-    def decision_of(self, observation, legal, seat):
+    def decision_of(self, observation, legal, seat, game=None):
         return decision_of(observation, legal, seat, self.codec.window, self.margin)
 
     def policy_actions(self, net, decisions, greedy=False, generator=None):

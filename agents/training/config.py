@@ -179,8 +179,9 @@ class TrainConfig:
         "valued by the network, batched across the games; every game) or mcts (the game's mcts:N with its "
         "playouts, the compiled one where it is built; games of perfect information) or ismcts (the game's "
         "ismcts:N, information-set MCTS over the seat's determinizations, the compiled one where it is built; "
-        "every game)",
-        choices=("puct", "mcts", "ismcts"),
+        "every game) or rollout (the game's rollout:N, simulations = its worlds: kardinal_koenig's heuristic "
+        "with heuristic playouts; its chosen move is the target)",
+        choices=("puct", "mcts", "ismcts", "rollout"),
     )
     simulations: int = opt(32, "algorithm=search: simulations of a full search (its policy is a training target)", lo=1)
     fast_simulations: int = opt(
@@ -272,14 +273,15 @@ class TrainConfig:
         "network kind: auto (the game's default, the first kind of its network builder) or one of the game's "
         "kinds: cnn (kardinal: agents.networks.kardinal_net.KardinalNet on crops), graph (kardinal_koenig: message "
         "passing over sites and countries), mlp (kardinal_koenig, and every game without a network of its own: "
-        "two hidden layers on the flat observation)",
+        "two hidden layers on the flat observation), advised (kardinal_koenig: the graph network's logits added "
+        "to the heuristic baseline's advice on every move; untrained it plays the heuristic's move)",
     )
     channels: int = opt(32, "network: convolution channels (cnn)", lo=1)
     blocks: int = opt(2, "network: residual blocks (cnn)", lo=0)
     hidden: int = opt(
-        64, "network: width of the pooled-feature MLPs (cnn), hidden layers (mlp), node features (graph)", lo=1
+        64, "network: width of the pooled-feature MLPs (cnn), hidden layers (mlp), node features (graph, advised)", lo=1
     )
-    rounds: int = opt(2, "network: message-passing rounds (graph)", lo=0)
+    rounds: int = opt(2, "network: message-passing rounds (graph, advised)", lo=0)
     # ------------------------------------------------------------ evaluation, checkpoints, output
     eval_interval: int = opt(10, "iterations between evaluations against random and greedy (0: none)", lo=0)
     eval_games: int = opt(40, "games per opponent in each periodic evaluation (0: none)", lo=0)
@@ -551,6 +553,11 @@ def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
             f"config key 'search' ({sources.get('search', 'default')}): mcts is not allowed for game {spec.name}, "
             "which hides information from the seats (mcts searches games of perfect information); "
             "expected puct or ismcts"
+        )
+    if cfg.search == "rollout" and spec.rollout_search is None:
+        raise ConfigError(
+            f"config key 'search' ({sources.get('search', 'default')}): rollout is not allowed for game {spec.name}, "
+            "which has no rollout search (GameSpec.rollout_search); expected puct, ismcts or mcts"
         )
     if cfg.fast_simulations > cfg.simulations:
         raise ConfigError(

@@ -39,6 +39,12 @@ with deep learning and tree search*; Silver et al. 2017, AlphaZero):
   network-free teacher for games that hide information (on a game of perfect information it is UCT on
   clones without playouts).
 
+* ``search: rollout`` — the game's ``rollout:N`` (``GameSpec.rollout_search``; Kardinal & König:
+  :class:`agents.search.heuristic_rollouts.HeuristicRolloutAgent`, the ``heuristic``'s move unless
+  heuristic playouts in up to ``N`` determinized worlds show one of its next best moves clearly
+  better): its choice is the target (one move, all the weight). With the ``advised`` network, which
+  starts at the heuristic's moves, the network learns where the playouts overrule the heuristic.
+
 **Playout-cap randomisation** (Wu 2019, KataGo): a decision is searched fully (``simulations``) with
 probability ``full_search_share`` and fast (``fast_simulations``) otherwise; only full searches become
 training examples, fast ones just move the game on cheaply.
@@ -157,7 +163,9 @@ class SearchTrainer(Trainer):
                 game=self.adapter.spec,
             )
         else:
-            search_class = MCTSAgent if cfg.search == "mcts" else ISMCTSAgent
+            search_class: Any = {"mcts": MCTSAgent, "ismcts": ISMCTSAgent}.get(cfg.search)
+            if search_class is None:  # rollout: the game's rollout:N (checked by the config)
+                search_class = self.adapter.spec.load("rollout_search")
             self.full_search = search_class(cfg.simulations, seed=cfg.seed, game=self.adapter.spec)
             self.fast_search = search_class(cfg.fast_simulations, seed=cfg.seed + 1, game=self.adapter.spec)
 

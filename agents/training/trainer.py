@@ -376,7 +376,8 @@ class Rollout:
                 game = env.game(i)
                 actions[i] = adapter.action_of(game, adapter.baseline_move(ctl, game, rng_py))
             else:
-                groups.setdefault(ctl, []).append((i, adapter.decision_of(env.observation[i], legal, seat)))
+                game = env.game(i) if adapter.reads_game else None
+                groups.setdefault(ctl, []).append((i, adapter.decision_of(env.observation[i], legal, seat, game)))
         for key, items in groups.items():
             net, greedy = controllers[key]
             decisions = [d for _, d in items]

@@ -1,0 +1,155 @@
+"""The ``advised`` Kardinal & König network: the heuristic's advice (its range, its zero at the
+heuristic's move, hidden cards that do not change it), an untrained advised agent playing the
+heuristic's moves, the training adapter's decisions for it, and its refusal of ``act`` without the game."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents import load_agent  # noqa: E402
+from agents.baselines.koenig_heuristic import (  # noqa: E402
+    ADVICE_CLIP,
+    heuristic_advice,
+    heuristic_candidates,
+)
+from agents.networks.koenig_net import AdvisedGraphNet, KoenigPPOAgent  # noqa: E402
+from agents.training import run as train_mod  # noqa: E402
+from agents.training.adapters import make_adapter  # noqa: E402
+from agents.training.config import make_config  # noqa: E402
+from kardinal_env.koenig import Game, Rules  # noqa: E402
+
+torch.set_num_threads(1)
+
+
+def _positions(players=4, games=3, seed=0):
+    """Decisions with several legal moves from random games (every 5th such decision)."""
+    rng = random.Random(seed)
+    out = []
+    for g in range(games):
+        game = Game(Rules(players=players), seed=seed * 100 + g)
+        k = 0
+        while not game.is_over:
+            legal = game.legal_move_ids()
+            if len(legal) > 1:
+                k += 1
+                if k % 5 == 0:
+                    out.append(game.clone())
+            game.apply_legal_id(legal[rng.randrange(len(legal))])
+    return out
+
+
+def test_advice_is_zero_at_the_heuristics_best_moves_and_clipped_elsewhere():
+    positions = _positions()
+    assert len(positions) >= 20
+    for game in positions:
+        advice = heuristic_advice(game)
+        legal = set(game.legal_move_ids())
+        assert advice.shape == (len(game.board.moves),) and advice.dtype == np.float32
+        assert advice.max() == 0.0 and advice.min() >= -ADVICE_CLIP
+        best = {}
+        for m, v in heuristic_candidates(game):
+            best[m] = max(best.get(m, -np.inf), v)
+        top = max(best.values())
+        for m in range(len(advice)):
+            if m not in legal or m not in best:
+                assert advice[m] == -ADVICE_CLIP
+            else:
+                assert advice[m] == pytest.approx(max(-ADVICE_CLIP, best[m] - top), abs=1e-5)
+        assert {m for m in legal if advice[m] == 0.0} == {m for m, v in best.items() if v >= top - 1e-6}
+
+
+def test_advice_of_a_forced_move_and_of_a_finished_game():
+    game = Game(Rules(players=4), seed=3)
+    while len(game.legal_move_ids()) != 1:
+        game.apply_legal_id(game.legal_move_ids()[0])
+    advice = heuristic_advice(game)
+    assert advice[game.legal_move_ids()[0]] == 0.0 and (advice < 0).sum() == len(advice) - 1
+    while not game.is_over:
+        game.apply_legal_id(game.legal_move_ids()[0])
+    with pytest.raises(ValueError, match="game is over"):
+        heuristic_advice(game)
+
+
+def test_advice_does_not_change_when_only_hidden_cards_do():
+    for game in _positions(games=2, seed=4):
+        seat = game.current_player
+        world = game.determinize(seat, random.Random(7))
+        assert np.allclose(heuristic_advice(game), heuristic_advice(world), atol=1e-5)  # Python vs core: 1e-12
+
+
+def test_an_untrained_advised_agent_plays_the_heuristics_move():
+    rules = Rules(players=4)
+    torch.manual_seed(0)
+    agent = KoenigPPOAgent(AdvisedGraphNet(rules, hidden=16, rounds=1), rules=rules)
+    checked = 0
+    for game in _positions(seed=2):
+        best = np.flatnonzero(heuristic_advice(game) == 0.0)
+        move = game.board.move_index[agent.select_move(game)]
+        assert move in best
+        checked += len(best) == 1
+    assert checked >= 10
+    with pytest.raises(ValueError, match="needs the game"):
+        agent.act(np.zeros(10, dtype=np.float32), np.ones(390, dtype=bool))
+
+
+def test_advised_adapter_appends_the_advice_and_hides_the_hidden_cards():
+    adapter = make_adapter(make_config(("test", {"game": "kardinal_koenig", "network": "advised", "hidden": 16})))
+    assert adapter.reads_game
+    for game in _positions(games=1, seed=5)[:6]:
+        d = adapter.prepare(game)
+        n = adapter.obs_size
+        assert d.obs.shape == (n + adapter.num_actions,)
+        assert np.array_equal(d.obs[n:], heuristic_advice(game))
+        row = d.obs[:n]
+        again = adapter.decision_of(row, np.flatnonzero(d.mask), d.seat, game)
+        assert np.array_equal(again.obs, d.obs) and np.array_equal(again.mask, d.mask)
+        world = game.determinize(d.seat, random.Random(1))
+        assert np.allclose(adapter.prepare(world).obs, d.obs, atol=1e-5)
+        with pytest.raises(ValueError, match="need the game"):
+            adapter.decision_of(row, np.flatnonzero(d.mask), d.seat)
+
+
+def test_tiny_advised_training_round_trips_through_load_agent(tmp_path):
+    path = train_mod.train(
+        dict(
+            game="kardinal_koenig",
+            network="advised",
+            hidden=16,
+            rounds=1,
+            total_steps=200,
+            steps_per_iter=100,
+            num_envs=4,
+            greedy_share=0.5,
+            baseline="heuristic",
+            eval_interval=1,
+            eval_games=2,
+            final_eval_games=2,
+            runs_dir=str(tmp_path),
+            track=False,
+            progress=False,
+        )
+    )
+    ckpt = torch.load(path, weights_only=True)
+    assert ckpt["layout"]["network"] == "advised" and ckpt["model_config"]["kind"] == "advised"
+    assert "log_advice_scale" in ckpt["model"]
+    agent = load_agent(f"ppo:{path}", seed=0)
+    game = Game(agent.train_rules, seed=8)
+    while not game.is_over:
+        game.play(agent.select_move(game))
+    assert game.is_over
+
+
+def test_rollout_root_statistics_name_the_move_it_plays():
+    from agents.search.heuristic_rollouts import HeuristicRolloutAgent
+
+    for game in _positions(games=1, seed=6)[:8]:
+        stats = HeuristicRolloutAgent(16, seed=3).root_statistics(game)
+        move = HeuristicRolloutAgent(16, seed=3).select_move(game)
+        assert [m for m, visits, _ in stats if visits == 1] == [move]
+        assert sum(visits for _, visits, _ in stats) == 1
+        assert heuristic_advice(game)[game.board.move_index[stats[0][0]]] == 0.0  # first: the heuristic's move
