@@ -51,7 +51,7 @@ def test_defaults_and_the_default_preset_load(tmp_path):
     search = _cfg(["--config", "kardinal:search_2p"])
     assert (search.algorithm, search.search, search.simulations, search.players) == ("search", "mcts", 800, 2)
     koenig = _cfg(["--config", str(CONFIGS / "koenig_default.yaml")])
-    assert (koenig.game, koenig.players, koenig.resolved_network()) == ("kardinal_koenig", 4, "graph")
+    assert (koenig.game, koenig.players, koenig.resolved_network()) == ("kardinal_koenig", 4, "advised")
     assert koenig.run_name == "koenig_default"
     koenig_search = _cfg(["--config", "kardinal_koenig:search"])
     assert (koenig_search.game, koenig_search.algorithm, koenig_search.search) == (
