@@ -153,3 +153,46 @@ def test_rollout_root_statistics_name_the_move_it_plays():
         assert [m for m, visits, _ in stats if visits == 1] == [move]
         assert sum(visits for _, visits, _ in stats) == 1
         assert heuristic_advice(game)[game.board.move_index[stats[0][0]]] == 0.0  # first: the heuristic's move
+
+
+def _after_the_first_runout(seed=1, more=40):
+    """A decision with several legal moves, ``more`` decisions after the first run-out (every seat has
+    drawn from the new deck by then)."""
+    rng = random.Random(seed)
+    game = Game(Rules(players=4), seed=seed)
+    after = 0
+    while game.live_view().runouts == 0 or after < more or len(game.legal_move_ids()) < 2:
+        after += game.live_view().runouts > 0
+        legal = game.legal_move_ids()
+        game.apply_legal_id(legal[rng.randrange(len(legal))])
+    assert not game.is_over
+    return game
+
+
+def test_advice_for_another_seat_inside_a_searchs_world_after_the_first_runout():
+    """A search's world is dealt for its own seat; after the first run-out the other seats' draws
+    are not recorded there, and their advice assumes the deck holds the cards they cannot see."""
+    from kardinal_env.koenig.knowledge import UnknownDrawsError
+
+    game = _after_the_first_runout()
+    seat = game.current_player
+    world = game.determinize(seat, random.Random(2))
+    rng = random.Random(3)
+    while world.current_player == seat or len(world.legal_move_ids()) < 2:
+        legal = world.legal_move_ids()
+        world.apply_legal_id(legal[rng.randrange(len(legal))])
+    with pytest.raises(UnknownDrawsError):
+        heuristic_candidates(world)
+    advice = heuristic_advice(world)
+    assert advice.max() == 0.0 and advice[world.legal_move_ids()].max() == 0.0
+
+
+def test_puct_searches_with_an_advised_network():
+    from agents.search.puct import PUCTAgent
+
+    rules = Rules(players=4)
+    torch.manual_seed(0)
+    agent = KoenigPPOAgent(AdvisedGraphNet(rules, hidden=16, rounds=1), rules=rules)
+    game = _after_the_first_runout(seed=2)
+    move = PUCTAgent(agent, 24, seed=0).select_move(game)
+    assert move in game.legal_moves()

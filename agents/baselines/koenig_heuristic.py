@@ -69,7 +69,7 @@ import numpy as np
 from agents.base import BaseAgent
 from kardinal_env.koenig import compiled as _compiled
 from kardinal_env.koenig import scoring
-from kardinal_env.koenig.knowledge import SeatKnowledge
+from kardinal_env.koenig.knowledge import SeatKnowledge, UnknownDrawsError, deck_counts
 
 __all__ = [
     "HeuristicWeights",
@@ -79,6 +79,7 @@ __all__ = [
     "deck_probabilities",
     "estimated_final_scores",
     "heuristic_advice",
+    "unseen_deck_probabilities",
     "ADVICE_CLIP",
     "DEFAULT_WEIGHTS",
 ]
@@ -594,6 +595,22 @@ def deck_probabilities(game, seat: int) -> list[float]:
     return [c / total for c in counts]
 
 
+def unseen_deck_probabilities(game, seat: int) -> list[float]:
+    """Per card type index, what a playout seat assumes of the deck's next card: the cards it cannot
+    see (the whole deck's cards less its hand, the display and the discard pile), normalised; all zero
+    when the deck is empty."""
+    if game.deck_size() == 0:
+        return [0.0] * len(game.board.types)
+    counts = deck_counts(game.rules)
+    index = game.board.type_index
+    for t, k in enumerate(game.hand_counts(seat)):
+        counts[t] -= k
+    for digit in game.display() + game.discard_pile():
+        counts[index[digit]] -= 1
+    total = sum(counts)
+    return [c / total for c in counts]
+
+
 class _Planner:
     """Plans the rest of the seat's turn (module docstring) and returns the move that starts the best plan."""
 
@@ -807,7 +824,10 @@ def heuristic_advice(
     less the value of its best plan overall, clipped to ``[-clip, 0]`` — 0 for the move the heuristic
     plays (every move of an exact tie), ``-clip`` for the legal moves it did not value (placements
     outside its ``replan`` best plans) and for the illegal ones. A decision with a single legal move
-    gives 0 for it. Public information and the seat's own hand only, as :func:`heuristic_candidates`."""
+    gives 0 for it. Public information and the seat's own hand only, as :func:`heuristic_candidates`.
+    In a world a search dealt for another seat (``game.determinize``), where this seat's draws after the
+    first run-out are not recorded, the deck is taken to hold the cards the seat cannot see
+    (:func:`unseen_deck_probabilities`, as the playouts of ``rollout:N`` assume)."""
     legal = game.legal_move_ids()
     if not legal:
         raise ValueError("no legal move: the game is over")
@@ -815,8 +835,13 @@ def heuristic_advice(
     if len(legal) == 1:
         out[legal[0]] = 0.0
         return out
+    try:
+        candidates = heuristic_candidates(game, weights, replan)
+    except UnknownDrawsError:  # another seat's decision inside a world a search dealt for its own seat
+        probs = unseen_deck_probabilities(game, game.current_player)
+        candidates = _Planner(game, weights, replan, probs).candidates()
     best: dict[int, float] = {}
-    for m, v in heuristic_candidates(game, weights, replan):
+    for m, v in candidates:
         if v > best.get(m, -np.inf):
             best[m] = v
     top = max(best.values())

@@ -69,11 +69,12 @@ from agents.baselines.koenig_heuristic import (
     _Planner,
     _tie_break,
     heuristic_candidates,
+    unseen_deck_probabilities,
 )
 from agents.search.common import check_count
 from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig import compiled as _compiled
-from kardinal_env.koenig.knowledge import SeatKnowledge, deck_counts
+from kardinal_env.koenig.knowledge import SeatKnowledge
 
 __all__ = [
     "HeuristicRolloutAgent",
@@ -83,22 +84,6 @@ __all__ = [
     "rollout_values",
     "unseen_deck_probabilities",
 ]
-
-
-def unseen_deck_probabilities(game, seat: int) -> list[float]:
-    """Per card type index, what a playout seat assumes of the deck's next card: the cards it cannot
-    see (the whole deck's cards less its hand, the display and the discard pile), normalised; all zero
-    when the deck is empty."""
-    if game.deck_size() == 0:
-        return [0.0] * len(game.board.types)
-    counts = deck_counts(game.rules)
-    index = game.board.type_index
-    for t, k in enumerate(game.hand_counts(seat)):
-        counts[t] -= k
-    for digit in game.display() + game.discard_pile():
-        counts[index[digit]] -= 1
-    total = sum(counts)
-    return [c / total for c in counts]
 
 
 def playout_move(game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 1) -> int:

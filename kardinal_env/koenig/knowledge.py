@@ -79,7 +79,7 @@ from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.rules import DISPLAY_SIZE, HAND_SIZE, REMOVED_PER_TYPE
 
-__all__ = ["CardCounts", "SeatKnowledge", "card_counts", "deal_hidden", "deck_counts"]
+__all__ = ["CardCounts", "SeatKnowledge", "UnknownDrawsError", "card_counts", "deal_hidden", "deck_counts"]
 
 #: Random replays of the moves since the run-out before the exhaustive one (see the module docstring).
 _ATTEMPTS = 20
@@ -122,6 +122,11 @@ def card_counts(game: Any, seat: int, view: Any = None) -> CardCounts:
         pile[t] += 1
     total = _deck_counts(game.board, game.num_players)
     return CardCounts(hand, display, pile, [total[t] - hand[t] - display[t] - pile[t] for t in range(T)])
+
+
+class UnknownDrawsError(ValueError):
+    """A seat's knowledge asked of a world dealt for another seat (``Game.determinize``) after the
+    first run-out: which cards the seat drew from the new deck is not recorded there."""
 
 
 class _DeadEnd(Exception):
@@ -211,7 +216,7 @@ class SeatKnowledge:
                 elif taker in self.hidden_draws:
                     self.hidden_draws[taker] += 1
                 else:
-                    raise ValueError(
+                    raise UnknownDrawsError(
                         f"seat {seat}'s own draws are not known in this game (a world dealt for another seat)"
                     )
             self.new_deck = reshuffled
