@@ -196,3 +196,32 @@ def test_puct_searches_with_an_advised_network():
     game = _after_the_first_runout(seed=2)
     move = PUCTAgent(agent, 24, seed=0).select_move(game)
     assert move in game.legal_moves()
+
+
+def test_puct_backs_up_a_world_that_ended_where_the_tree_goes_on(monkeypatch):
+    """Worlds dealt for one seat may end at different times; a descent that meets a finished world
+    takes its result as the leaf's value (it used to fail on an empty list of moves)."""
+    from agents.search.puct import PUCTAgent
+
+    rules = Rules(players=4)
+    torch.manual_seed(0)
+    agent = KoenigPPOAgent(AdvisedGraphNet(rules, hidden=16, rounds=1), rules=rules)
+    game = _after_the_first_runout(seed=3)
+    puct = PUCTAgent(agent, 12, seed=0)
+    finished = game.determinize(game.current_player, random.Random(4))
+    rng = random.Random(5)
+    while not finished.is_over:
+        legal = finished.legal_move_ids()
+        finished.apply_legal_id(legal[rng.randrange(len(legal))])
+    real_world = puct._world
+    calls = []
+
+    def world(root_game, seat):
+        calls.append(seat)
+        w = real_world(root_game, seat)
+        return finished.clone() if len(calls) % 3 == 0 else w
+
+    monkeypatch.setattr(puct, "_world", world)
+    root = puct.expand_root(game)
+    puct.search(game, root, 12)
+    assert len(calls) == 12 and root.visits == 8  # the finished worlds end their descent before a choice

@@ -287,6 +287,8 @@ class PUCTAgent(BaseAgent):
         while True:
             available = None
             if not self._same_worlds:
+                if g.is_over:  # this world ended where others go on: its result is the leaf's value
+                    return node, None, g, path
                 available = _available(node, g)
                 if available is False:
                     return node, None, g, path
