@@ -8,9 +8,10 @@
     python scripts/tune_koenig_heuristic.py h2h --a JSON [--b JSON] [--games 40] [--seed 0]
         Heuristic with weights A against weights B (default: the module's defaults), half the seats each.
     python scripts/tune_koenig_heuristic.py tune [--start JSON] [--games 40] [--rounds 1]
-            [--names a,b,...] [--factors 0.5,2] [--z 1.0] [--seed 0]
+            [--names a,b,...] [--factors 0.5,2] [--z 1.0] [--seed 0] [--field JSON]
         Coordinate search (agents.baselines.koenig_tuning.coordinate_search); logs every comparison
-        and prints the final weights as JSON.
+        and prints the final weights as JSON. With --field (e.g. '{}': the defaults) it searches for
+        a best response: one seat against copies of the heuristic with those fixed weights.
 
 JSON weights are an object of (some of) the fields of HeuristicWeights, e.g. '{"hand": 0.8}'.
 Run tournaments with ``nice -n 19`` on a shared machine; docs/koenig-heuristic.md has the numbers.
@@ -67,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--names", default=None, help="weights to tune, comma-separated (default: all)")
     tune.add_argument("--factors", default="0.5,2")
     tune.add_argument("--z", type=float, default=1.0)
+    tune.add_argument("--field", default=None, help="best response to this fixed field (JSON weights)")
     for q in (vs, h2h, tune):
         q.add_argument("--players", type=int, default=4, choices=(3, 4, 5))
         q.add_argument("--discard", choices=("one", "any"), default="one")
@@ -110,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             players=args.players,
             discard=args.discard,
             seed=args.seed,
+            field=None if args.field is None else _weights(args.field),
             log=lambda line: print(line, flush=True),
         )
         print(json.dumps(best.as_dict()))

@@ -14,13 +14,14 @@ torch = pytest.importorskip("torch")
 from agents import load_agent  # noqa: E402
 from agents.baselines.koenig_heuristic import (  # noqa: E402
     ADVICE_CLIP,
+    HeuristicWeights,
     heuristic_advice,
     heuristic_candidates,
 )
 from agents.networks.koenig_net import AdvisedGraphNet, KoenigPPOAgent  # noqa: E402
 from agents.training import run as train_mod  # noqa: E402
 from agents.training.adapters import make_adapter  # noqa: E402
-from agents.training.config import make_config  # noqa: E402
+from agents.training.config import ConfigError, make_config  # noqa: E402
 from kardinal_env.koenig import Game, Rules  # noqa: E402
 
 torch.set_num_threads(1)
@@ -114,6 +115,24 @@ def test_advised_adapter_appends_the_advice_and_hides_the_hidden_cards():
             adapter.decision_of(row, np.flatnonzero(d.mask), d.seat)
 
 
+def test_advice_weights_reach_the_adapter_and_bad_ones_are_refused():
+    config = {"game": "kardinal_koenig", "network": "advised", "hidden": 16, "advice_weights": "contest=0.48"}
+    adapter = make_adapter(make_config(("test", config)))
+    weights = HeuristicWeights(contest=0.48)
+    for game in _positions(games=1, seed=6)[:4]:
+        assert np.array_equal(adapter.prepare(game).obs[adapter.obs_size :], heuristic_advice(game, weights))
+    with pytest.raises(ConfigError, match="'advice_weights'.*only for network advised, not graph"):
+        make_config(("test", {**config, "network": "graph"}))
+    with pytest.raises(ConfigError, match="'advice_weights'.*expected name=value, got 'contest'"):
+        make_config(("test", {**config, "advice_weights": "contest"}))
+    with pytest.raises(ConfigError, match="'advice_weights'.*unknown weight.*'contes'"):
+        make_config(("test", {**config, "advice_weights": "contes=1"}))
+    with pytest.raises(ConfigError, match="'advice_weights'.*HeuristicWeights.fill: expected a number"):
+        make_config(("test", {**config, "advice_weights": "fill=lots"}))
+    with pytest.raises(ConfigError, match="'advice_weights'.*must be finite and >= 0"):
+        make_config(("test", {**config, "advice_weights": "fill=-1"}))
+
+
 def test_tiny_advised_training_round_trips_through_load_agent(tmp_path):
     path = train_mod.train(
         dict(
@@ -129,6 +148,7 @@ def test_tiny_advised_training_round_trips_through_load_agent(tmp_path):
             eval_interval=1,
             eval_games=2,
             final_eval_games=2,
+            advice_weights="contest=0.48, fill=0.125,hand=0.6",
             runs_dir=str(tmp_path),
             track=False,
             progress=False,
@@ -137,7 +157,16 @@ def test_tiny_advised_training_round_trips_through_load_agent(tmp_path):
     ckpt = torch.load(path, weights_only=True)
     assert ckpt["layout"]["network"] == "advised" and ckpt["model_config"]["kind"] == "advised"
     assert "log_advice_scale" in ckpt["model"]
+    # the weights that differ from the defaults are recorded (hand=0.6 is the default) and read back
+    assert ckpt["model_config"]["advice_weights"] == {"contest": 0.48, "fill": 0.125}
     agent = load_agent(f"ppo:{path}", seed=0)
+    weights = HeuristicWeights(contest=0.48, fill=0.125)
+    differs = 0
+    for game in _positions(games=2, seed=9):
+        row = agent.network_input(game, game.current_player)
+        assert np.array_equal(row[-len(game.board.moves) :], heuristic_advice(game, weights))
+        differs += not np.array_equal(row[-len(game.board.moves) :], heuristic_advice(game))
+    assert differs > 0  # the weights change the advice somewhere
     game = Game(agent.train_rules, seed=8)
     while not game.is_over:
         game.play(agent.select_move(game))

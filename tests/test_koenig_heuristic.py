@@ -359,3 +359,31 @@ def test_estimated_final_scores():
             assert estimated_final_scores(_resampled(game, random.Random(0))) == est
         game.play(rng.choice(game.legal_moves()))
     assert estimated_final_scores(game) == game.scores()
+
+
+def test_coordinate_search_against_a_fixed_field(monkeypatch):
+    """``field=W``: candidate and incumbent each play one seat against copies of W (scripted results
+    here); a candidate replaces the incumbent only when both its win share and, by z standard errors,
+    its score difference are higher."""
+    from agents.baselines import koenig_tuning
+
+    played: list[float] = []
+    results = {0.6: (0.25, 0.0), 1.2: (0.30, 1.0), 0.3: (0.20, -1.0), 2.4: (0.26, 1.1)}
+
+    def scripted(focal, field, games, **options):
+        agent, opponent = focal(0), field(0)
+        assert opponent.weights == DEFAULT_WEIGHTS and options["seed"] == 7
+        played.append(agent.weights.hand)
+        share, diff = results[agent.weights.hand]
+        return koenig_tuning.MatchResult(games, share, 0.25, diff, 0.1, 0.0)
+
+    monkeypatch.setattr(koenig_tuning, "one_vs_field", scripted)
+    lines: list[str] = []
+    best = koenig_tuning.coordinate_search(
+        DEFAULT_WEIGHTS, names=["hand"], factors=(2.0, 0.5), rounds=2, seed=7, field=DEFAULT_WEIGHTS, log=lines.append
+    )
+    # round 1: 1.2 beats 0.6 (share 0.30 > 0.25, diff 1.0 > 1 x 0.141); round 2 from 1.2: 2.4 has the
+    # higher share but its diff (+0.1) is under one standard error; 0.6 is worse: 1.2 stays
+    assert best.hand == 1.2
+    assert played == [0.6, 1.2, 2.4, 0.6]
+    assert "ACCEPT" in lines[1] and "reject" in lines[3] and "reject" in lines[4]

@@ -132,6 +132,27 @@ class HeuristicWeights:
             raise ValueError(f"HeuristicWeights: unknown weight(s) {unknown}; known: {sorted(known)}")
         return cls(**data)
 
+    @classmethod
+    def parse(cls, text: str) -> HeuristicWeights:
+        """Weights from ``"name=value,name=value"`` (the others at their defaults; ``""``: the defaults),
+        as configs write them (e.g. the ``advice_weights`` of the trainer's advised network)."""
+        data: dict[str, float] = {}
+        for item in (part.strip() for part in text.split(",")):
+            if not item:
+                continue
+            name, sep, value = item.partition("=")
+            if not sep:
+                raise ValueError(f"HeuristicWeights: expected name=value, got {item!r} in {text!r}")
+            try:
+                data[name.strip()] = float(value)
+            except ValueError:
+                raise ValueError(f"HeuristicWeights.{name.strip()}: expected a number, got {value!r}") from None
+        return cls.from_dict(data)
+
+    def changed(self) -> dict[str, float]:
+        """The weights that differ from the defaults (``{}`` for the defaults)."""
+        return {k: v for k, v in self.as_dict().items() if v != getattr(DEFAULT_WEIGHTS, k)}
+
 
 DEFAULT_WEIGHTS = HeuristicWeights()
 

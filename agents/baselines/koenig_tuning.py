@@ -16,7 +16,9 @@ seat is ``1/k`` when it is one of ``k`` winners and 0 otherwise.
   weight at 0; ``rival_max`` moved by ``rival_step``, clipped to [0, 1]) plays a head-to-head
   against the incumbent on the same deals; a candidate replaces the incumbent when its win share is
   above 0.5 and its mean score difference is more than ``z`` standard errors above 0. Rounds repeat
-  over the weights.
+  over the weights. With ``field=W`` the search looks for a best response instead: candidate and
+  incumbent each play :func:`one_vs_field` against copies of the fixed weights ``W``, and the better
+  one (win share, and score difference by ``z`` standard errors) is kept.
 * :func:`wilson_interval` — the 95% Wilson score interval of a share (:mod:`agents.evaluation.stats`).
 
 ``scripts/tune_koenig_heuristic.py`` is the command line over these functions.
@@ -209,15 +211,38 @@ def coordinate_search(
     players: int = 4,
     discard: str = "one",
     seed: int = 0,
+    field: HeuristicWeights | None = None,
     log: Callable[[str], None] = print,
 ) -> HeuristicWeights:
-    """Coordinate search from ``start`` by head-to-head matches (module docstring); returns the
-    incumbent at the end. Every comparison plays the same deals (seeds from ``seed``)."""
+    """Coordinate search from ``start`` (module docstring); returns the incumbent at the end. Every
+    comparison plays the same deals (seeds from ``seed``).
+
+    ``field=None``: a candidate plays a :func:`head_to_head` against the incumbent and replaces it when
+    its win share is above parity and its mean score difference more than ``z`` standard errors above 0.
+    ``field=W``: the *best response* to a fixed field — candidate and incumbent each play
+    :func:`one_vs_field` against ``players - 1`` heuristics with weights ``W`` on the same deals, and
+    the candidate replaces the incumbent when its win share is higher and its mean score difference
+    (against the field) is more than ``z`` standard errors (of the difference of the two means) higher."""
     incumbent = start
     names = list(names) if names is not None else list(start.as_dict())
     unknown = sorted(set(names) - set(start.as_dict()))
     if unknown:
         raise ValueError(f"coordinate_search: unknown weight(s) {unknown}")
+
+    def against_field(w: HeuristicWeights) -> MatchResult:
+        assert field is not None
+        return one_vs_field(
+            lambda s: KoenigHeuristicAgent(seed=s, weights=w),
+            lambda s: KoenigHeuristicAgent(seed=s, weights=field),
+            games,
+            players=players,
+            discard=discard,
+            seed=seed,
+        )
+
+    if field is not None:
+        held = against_field(incumbent)
+        log(f"start {incumbent.as_dict()} against the field: {held.summary()}")
     for r in range(rounds):
         changed = False
         for name in names:
@@ -226,14 +251,21 @@ def coordinate_search(
                     candidate = replace(incumbent, **{name: value})
                 except ValueError:
                     continue
-                res = head_to_head(candidate, incumbent, games, players=players, discard=discard, seed=seed)
-                accept = res.share > res.parity and res.score_diff > z * res.score_diff_se
+                if field is None:
+                    res = head_to_head(candidate, incumbent, games, players=players, discard=discard, seed=seed)
+                    accept = res.share > res.parity and res.score_diff > z * res.score_diff_se
+                else:
+                    res = against_field(candidate)
+                    se = math.hypot(res.score_diff_se, held.score_diff_se)
+                    accept = res.share > held.share and res.score_diff - held.score_diff > z * se
                 log(
                     f"round {r + 1} {name}={value} (incumbent {getattr(incumbent, name)}): {res.summary()} "
                     f"-> {'ACCEPT' if accept else 'reject'}"
                 )
                 if accept:
                     incumbent = candidate
+                    if field is not None:
+                        held = res
                     changed = True
                     break
         log(f"after round {r + 1}: {incumbent.as_dict()}")

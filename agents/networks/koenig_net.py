@@ -26,6 +26,9 @@ table (``Board.moves``; mask them with the action mask) and the value of the obs
   graph's policy layers start at zero: untrained, the network's most probable move is the heuristic's,
   and training learns where to depart from it. The advice needs the game, not only the observation
   (:func:`network_input`; the trainer's adapter passes the game, :meth:`KoenigPPOAgent.act` refuses).
+  The advice is the baseline's own (its default weights) unless the network's config names other
+  weights (``advice_weights``: the ones that differ from the defaults; the trainer's config key of the
+  same name), which the checkpoint records and the agent reads the advice with.
 
 ``build_koenig_net(kind, rules, **kw)`` builds any of them; ``net.config`` holds what is needed to rebuild
 it from a checkpoint. :data:`build_network` is the game's :class:`agents.networks.base.NetworkBuilder`
@@ -47,7 +50,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -56,6 +59,9 @@ import torch.nn as nn
 from agents.networks.base import NetworkBuilder, model_config, network_kind
 from agents.networks.mlp import MLPNet
 from agents.networks.mlp import mlp_layers as _mlp
+
+if TYPE_CHECKING:
+    from agents.baselines.koenig_heuristic import HeuristicWeights
 from agents.networks.ppo_agent import FlatPPOAgent
 from kardinal_env.koenig.observation import SEAT_SLOTS, ObservationEncoder
 
@@ -65,6 +71,7 @@ __all__ = [
     "AdvisedGraphNet",
     "advised",
     "network_input",
+    "advice_weights",
     "KoenigPPOAgent",
     "build_koenig_net",
     "build_network",
@@ -179,9 +186,18 @@ class AdvisedGraphNet(KoenigGraphNet):
     entry per move), its logits are the graph network's plus ``advice_scale`` times the advice.
     The graph's policy layers start at zero, so an untrained network plays the heuristic's move."""
 
-    def __init__(self, rules, hidden: int = 64, rounds: int = 2, advice_scale: float = ADVICE_SCALE):
+    def __init__(
+        self,
+        rules,
+        hidden: int = 64,
+        rounds: int = 2,
+        advice_scale: float = ADVICE_SCALE,
+        advice_weights: Mapping[str, float] | None = None,
+    ):
         super().__init__(rules, hidden=hidden, rounds=rounds)
         self.config = {"kind": "advised", "hidden": hidden, "rounds": rounds}
+        if advice_weights:  # the heuristic weights the advice is computed with, where not the defaults
+            self.config["advice_weights"] = dict(advice_weights)
         self.observation_size = int(self.scale.shape[0])
         self.log_advice_scale = nn.Parameter(torch.tensor(math.log(advice_scale)))
         for layer in (self.site_policy, self.country_policy, self.other_policy):
@@ -194,21 +210,29 @@ class AdvisedGraphNet(KoenigGraphNet):
         return logits + self.log_advice_scale.exp() * obs[:, n:], value
 
 
-def build_koenig_net(kind: str, rules, hidden: int = 64, rounds: int = 2) -> nn.Module:
-    """A network of ``kind`` (``"graph"``, ``"advised"`` or ``"mlp"``) for ``rules``'s board."""
+def build_koenig_net(
+    kind: str, rules, hidden: int = 64, rounds: int = 2, advice_weights: Mapping[str, float] | None = None
+) -> nn.Module:
+    """A network of ``kind`` (``"graph"``, ``"advised"`` or ``"mlp"``) for ``rules``'s board;
+    ``advice_weights`` (advised only): the heuristic weights that differ from the defaults."""
     if kind == "mlp":
         encoder = ObservationEncoder(rules)
         return MLPNet(encoder.size, rules.compiled.num_moves, hidden=hidden, scale=encoder.scale)
     if kind == "graph":
         return KoenigGraphNet(rules, hidden=hidden, rounds=rounds)
     if kind == "advised":
-        return AdvisedGraphNet(rules, hidden=hidden, rounds=rounds)
+        return AdvisedGraphNet(rules, hidden=hidden, rounds=rounds, advice_weights=advice_weights)
     raise ValueError(f"network kind must be one of {list(NETWORK_KINDS)}, got {kind!r}")
 
 
 def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
     kind = network_kind(build_network, options)
-    if kind in ("graph", "advised"):
+    if kind == "advised":
+        weights = options.get("advice_weights") or {}
+        return build_koenig_net(
+            kind, rules, hidden=int(options["hidden"]), rounds=int(options["rounds"]), advice_weights=weights
+        )
+    if kind == "graph":
         return build_koenig_net(kind, rules, hidden=int(options["hidden"]), rounds=int(options["rounds"]))
     return build_koenig_net(kind, rules, hidden=int(options["hidden"]))
 
@@ -228,14 +252,25 @@ def advised(model_config: Mapping[str, Any]) -> bool:
     return model_config.get("kind") == "advised"
 
 
-def network_input(observation: np.ndarray, game, advice: bool) -> np.ndarray:
+def advice_weights(model_config: Mapping[str, Any]) -> HeuristicWeights | None:
+    """The heuristic weights an advised network of ``model_config`` reads the advice with (its
+    ``advice_weights`` over the defaults); ``None`` for a network that reads no advice."""
+    if not advised(model_config):
+        return None
+    from agents.baselines.koenig_heuristic import HeuristicWeights
+
+    return HeuristicWeights.from_dict(dict(model_config.get("advice_weights") or {}))
+
+
+def network_input(observation: np.ndarray, game, advice: HeuristicWeights | None) -> np.ndarray:
     """What a K&K network reads for the deciding seat of ``game``: its ``observation`` (float32), and
-    for an advised network the heuristic's advice after it (:func:`heuristic_advice`)."""
-    if not advice:
+    for an advised network (``advice``: the heuristic's weights, :func:`advice_weights`; ``None``: no
+    advice) the heuristic's advice after it (:func:`heuristic_advice`)."""
+    if advice is None:
         return observation
     from agents.baselines.koenig_heuristic import heuristic_advice
 
-    return np.concatenate([observation, heuristic_advice(game)])
+    return np.concatenate([observation, heuristic_advice(game, advice)])
 
 
 class KoenigPPOAgent(FlatPPOAgent):
@@ -245,9 +280,15 @@ class KoenigPPOAgent(FlatPPOAgent):
     (:func:`network_input`), which needs the game: :meth:`act` on an environment's observation alone
     raises ``ValueError`` for it."""
 
+    _advice_config: Any = None  # the model config the cached advice weights were read from
+    _advice: HeuristicWeights | None = None
+
     def network_input(self, game, seat: int) -> np.ndarray:
         obs = super().network_input(game, seat)
-        return network_input(obs, game, advised(model_config(self.net)))
+        if self._advice_config is not model_config(self.net):
+            self._advice_config = model_config(self.net)
+            self._advice = advice_weights(self._advice_config)
+        return network_input(obs, game, self._advice)
 
     def act(self, observation, action_mask=None) -> int:
         if advised(model_config(self.net)):

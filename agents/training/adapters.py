@@ -81,7 +81,7 @@ from agents.networks.kardinal_net import (
     policy_step,
     prepare,
 )
-from agents.networks.koenig_net import network_input
+from agents.networks.koenig_net import advice_weights, network_input
 from agents.runinfo import game_seed
 from kardinal_env.core.registry import GameSpec, get_game
 from kardinal_env.kardinal.notation import parse_move
@@ -295,11 +295,12 @@ class KoenigAdapter(FlatAdapter):
     def __init__(self, config, spec: GameSpec):
         super().__init__(config, spec)
         self.reads_game = config.resolved_network() == "advised"
+        self.advice = advice_weights(config.network_options()) if self.reads_game else None
 
     def prepare(self, game):
         d = super().prepare(game)
         if self.reads_game:
-            d.obs = network_input(d.obs, game, True)
+            d.obs = network_input(d.obs, game, self.advice)
         return d
 
     def decision_of(self, observation, legal, seat, game=None):
@@ -307,7 +308,7 @@ class KoenigAdapter(FlatAdapter):
         if self.reads_game:
             if game is None:
                 raise ValueError("the advised network's decisions need the game (reads_game)")
-            d.obs = network_input(d.obs, game, True)
+            d.obs = network_input(d.obs, game, self.advice)
         return d
 
     def legal(self, game):

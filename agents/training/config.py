@@ -282,6 +282,12 @@ class TrainConfig:
         64, "network: width of the pooled-feature MLPs (cnn), hidden layers (mlp), node features (graph, advised)", lo=1
     )
     rounds: int = opt(2, "network: message-passing rounds (graph, advised)", lo=0)
+    advice_weights: str = opt(
+        "",
+        "network advised: the heuristic weights the advice is computed with, as name=value pairs separated by "
+        "commas over the baseline's defaults (e.g. contest=0.48,fill=0.125; names: the fields of "
+        "agents.baselines.koenig_heuristic.HeuristicWeights); empty: the heuristic baseline's own weights",
+    )
     # ------------------------------------------------------------ evaluation, checkpoints, output
     eval_interval: int = opt(10, "iterations between evaluations against random and greedy (0: none)", lo=0)
     eval_games: int = opt(40, "games per opponent in each periodic evaluation (0: none)", lo=0)
@@ -319,11 +325,21 @@ class TrainConfig:
             "blocks": self.blocks,
             "hidden": self.hidden,
             "rounds": self.rounds,
+            "advice_weights": _advice_weights(self.advice_weights),
         }
 
     def rule_options(self, spec: GameSpec) -> dict:
         """The rule options of ``spec`` that this config sets (its fields named like them)."""
         return {o.name: getattr(self, o.name) for o in spec.rule_options if o.name in _RULE_FIELDS}
+
+
+def _advice_weights(text: str) -> dict[str, float]:
+    """The advised network's heuristic weights that differ from the defaults, from ``advice_weights``."""
+    if not text:
+        return {}
+    from agents.baselines.koenig_heuristic import HeuristicWeights
+
+    return HeuristicWeights.parse(text).changed()
 
 
 def _network_kinds(spec: GameSpec) -> tuple[str, ...]:
@@ -522,6 +538,16 @@ def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
                 f"config key 'network' ({src('network', 'game')}): {cfg.network!r} is not a network of game {game}; "
                 f"expected auto or one of {', '.join(kinds)}"
             )
+    if cfg.advice_weights:
+        if cfg.resolved_network() != "advised":
+            raise ConfigError(
+                f"config key 'advice_weights' ({src('advice_weights')}): {cfg.advice_weights!r} is only for "
+                f"network advised, not {cfg.resolved_network()} ({src('network')}); expected ''"
+            )
+        try:
+            _advice_weights(cfg.advice_weights)
+        except ValueError as exc:
+            raise ConfigError(f"config key 'advice_weights' ({src('advice_weights')}): {exc}") from None
     if cfg.chip_shaping != 0 and not hasattr(spec.load("game_class"), "chips_held"):
         raise ConfigError(
             f"config key 'chip_shaping' ({src('chip_shaping')}): {cfg.chip_shaping} is not allowed for game "
