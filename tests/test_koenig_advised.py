@@ -131,6 +131,15 @@ def test_advice_weights_reach_the_adapter_and_bad_ones_are_refused():
         make_config(("test", {**config, "advice_weights": "fill=lots"}))
     with pytest.raises(ConfigError, match="'advice_weights'.*must be finite and >= 0"):
         make_config(("test", {**config, "advice_weights": "fill=-1"}))
+    # the advice's initial weight on the logits
+    from agents.networks.koenig_net import build_network
+
+    cfg = make_config(("test", {**config, "advice_scale": 8.0}))
+    net = build_network(adapter.rules, cfg.network_options())
+    assert net.log_advice_scale.detach().exp().item() == pytest.approx(8.0)
+    assert net.config["advice_weights"] == {"contest": 0.48}
+    with pytest.raises(ConfigError, match="'advice_scale'.*only for network advised, not graph"):
+        make_config(("test", {"game": "kardinal_koenig", "network": "graph", "advice_scale": 8.0}))
 
 
 def test_tiny_advised_training_round_trips_through_load_agent(tmp_path):

@@ -228,9 +228,12 @@ def build_koenig_net(
 def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
     kind = network_kind(build_network, options)
     if kind == "advised":
-        weights = options.get("advice_weights") or {}
-        return build_koenig_net(
-            kind, rules, hidden=int(options["hidden"]), rounds=int(options["rounds"]), advice_weights=weights
+        return AdvisedGraphNet(
+            rules,
+            hidden=int(options["hidden"]),
+            rounds=int(options["rounds"]),
+            advice_scale=float(options.get("advice_scale", ADVICE_SCALE)),
+            advice_weights=options.get("advice_weights") or {},
         )
     if kind == "graph":
         return build_koenig_net(kind, rules, hidden=int(options["hidden"]), rounds=int(options["rounds"]))

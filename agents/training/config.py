@@ -282,6 +282,13 @@ class TrainConfig:
         64, "network: width of the pooled-feature MLPs (cnn), hidden layers (mlp), node features (graph, advised)", lo=1
     )
     rounds: int = opt(2, "network: message-passing rounds (graph, advised)", lo=0)
+    advice_scale: float = opt(
+        2.0,
+        "network advised: the advice's weight on the logits at the start, per point of margin (trained from "
+        "there; larger: the sampled policy keeps closer to the heuristic's move)",
+        lo=0.0,
+        lo_open=True,
+    )
     advice_weights: str = opt(
         "",
         "network advised: the heuristic weights the advice is computed with, as name=value pairs separated by "
@@ -326,6 +333,7 @@ class TrainConfig:
             "hidden": self.hidden,
             "rounds": self.rounds,
             "advice_weights": _advice_weights(self.advice_weights),
+            "advice_scale": self.advice_scale,
         }
 
     def rule_options(self, spec: GameSpec) -> dict:
@@ -538,6 +546,11 @@ def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
                 f"config key 'network' ({src('network', 'game')}): {cfg.network!r} is not a network of game {game}; "
                 f"expected auto or one of {', '.join(kinds)}"
             )
+    if cfg.advice_scale != _FIELDS["advice_scale"].default and cfg.resolved_network() != "advised":
+        raise ConfigError(
+            f"config key 'advice_scale' ({src('advice_scale')}): {cfg.advice_scale!r} is only for network advised, "
+            f"not {cfg.resolved_network()} ({src('network')}); expected {_FIELDS['advice_scale'].default}"
+        )
     if cfg.advice_weights:
         if cfg.resolved_network() != "advised":
             raise ConfigError(
