@@ -1,7 +1,7 @@
 """Tune and measure the Kardinal & König heuristic (``heuristic``) by tournaments.
 
     python scripts/tune_koenig_heuristic.py vs AGENT [--against FIELD] [--games 200] [--players 4]
-            [--discard one] [--seed 0] [--weights JSON]
+            [--discard one] [--seed 0] [--weights JSON] [--agent-weights JSON]
         AGENT in one seat (rotated) against players-1 copies of FIELD (default: AGENT is
         ``heuristic`` against FIELD); agents: random, greedy, heuristic. Prints the win share with
         its Wilson 95% interval, the score difference and seconds per game.
@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     vs.add_argument("--against", choices=sorted(AGENTS), default=None)
     vs.add_argument("--games", type=int, default=200)
     vs.add_argument("--weights", default=None, help="heuristic weights (JSON) for every heuristic seat")
+    vs.add_argument(
+        "--agent-weights", default=None, help="heuristic weights (JSON) for AGENT's seat only (over --weights)"
+    )
     h2h = sub.add_parser("h2h", help="two weight sets head to head")
     h2h.add_argument("--a", required=True)
     h2h.add_argument("--b", default=None)
@@ -83,13 +86,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "vs":
         field = args.against or ("greedy" if args.agent == "heuristic" else "heuristic")
         w = _weights(args.weights) if args.weights else None
+        mine = _weights(args.agent_weights, w or DEFAULT_WEIGHTS) if args.agent_weights else w
+        if args.agent_weights and args.agent != "heuristic":
+            raise SystemExit(f"--agent-weights: {args.agent} has no weights (only heuristic has)")
 
-        def build(name: str):
-            return lambda seed: make_agent(name, seed, w if name == "heuristic" else None)
+        def build(name: str, weights: HeuristicWeights | None):
+            return lambda seed: make_agent(name, seed, weights if name == "heuristic" else None)
 
         res = one_vs_field(
-            build(args.agent),
-            build(field),
+            build(args.agent, mine),
+            build(field, w),
             args.games,
             players=args.players,
             discard=args.discard,

@@ -387,3 +387,30 @@ def test_coordinate_search_against_a_fixed_field(monkeypatch):
     assert best.hand == 1.2
     assert played == [0.6, 1.2, 2.4, 0.6]
     assert "ACCEPT" in lines[1] and "reject" in lines[3] and "reject" in lines[4]
+
+
+def test_tune_script_gives_weights_to_the_agents_seat_only(capsys, monkeypatch):
+    """``vs heuristic --against heuristic --agent-weights W``: W in the agent's seat, the defaults in the
+    field's; agents without weights refuse them."""
+    import importlib.util
+    from pathlib import Path
+
+    from agents.baselines import koenig_tuning
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "tune_koenig_heuristic.py"
+    spec = importlib.util.spec_from_file_location("tune_koenig_heuristic", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    seen: list[tuple[float, float]] = []
+
+    def spy(focal, field, games, **options):
+        seen.append((focal(0).weights.contest, field(0).weights.contest))
+        return koenig_tuning.MatchResult(games, 0.25, 0.25, 0.0, 0.0, 0.0)
+
+    monkeypatch.setattr(script, "one_vs_field", spy)
+    assert script.main(["vs", "heuristic", "--against", "heuristic", "--agent-weights", '{"contest": 0.48}']) == 0
+    assert seen == [(0.48, DEFAULT_WEIGHTS.contest)]
+    assert "heuristic vs 3 x heuristic" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="greedy has no weights"):
+        script.main(["vs", "greedy", "--agent-weights", '{"contest": 0.48}'])
