@@ -22,7 +22,8 @@ table (``Board.moves``; mask them with the action mask) and the value of the obs
   (:func:`agents.baselines.koenig_heuristic.heuristic_advice`: how many points of estimated margin the
   heuristic's best plan starting with the move falls short of its best plan, clipped at 8; the
   heuristic reads public information and the seat's own hand only), and its logits are the graph
-  network's plus ``exp(log_advice_scale)`` (a trained parameter, 2 at the start) times the advice. The
+  network's plus ``exp(log_advice_scale)`` (a trained parameter; 2 at the start unless the trainer's
+  ``advice_scale`` says otherwise) times the advice. The
   graph's policy layers start at zero: untrained, the network's most probable move is the heuristic's,
   and training learns where to depart from it. The advice needs the game, not only the observation
   (:func:`network_input`; the trainer's adapter passes the game, :meth:`KoenigPPOAgent.act` refuses).
@@ -59,11 +60,11 @@ import torch.nn as nn
 from agents.networks.base import NetworkBuilder, model_config, network_kind
 from agents.networks.mlp import MLPNet
 from agents.networks.mlp import mlp_layers as _mlp
+from agents.networks.ppo_agent import FlatPPOAgent
+from kardinal_env.koenig.observation import SEAT_SLOTS, ObservationEncoder
 
 if TYPE_CHECKING:
     from agents.baselines.koenig_heuristic import HeuristicWeights
-from agents.networks.ppo_agent import FlatPPOAgent
-from kardinal_env.koenig.observation import SEAT_SLOTS, ObservationEncoder
 
 __all__ = [
     "KoenigMLP",
@@ -211,32 +212,39 @@ class AdvisedGraphNet(KoenigGraphNet):
 
 
 def build_koenig_net(
-    kind: str, rules, hidden: int = 64, rounds: int = 2, advice_weights: Mapping[str, float] | None = None
+    kind: str,
+    rules,
+    hidden: int = 64,
+    rounds: int = 2,
+    advice_scale: float = ADVICE_SCALE,
+    advice_weights: Mapping[str, float] | None = None,
 ) -> nn.Module:
     """A network of ``kind`` (``"graph"``, ``"advised"`` or ``"mlp"``) for ``rules``'s board;
-    ``advice_weights`` (advised only): the heuristic weights that differ from the defaults."""
+    ``advice_scale`` and ``advice_weights`` (advised only): the advice's initial weight on the logits
+    and the heuristic weights that differ from the defaults."""
     if kind == "mlp":
         encoder = ObservationEncoder(rules)
         return MLPNet(encoder.size, rules.compiled.num_moves, hidden=hidden, scale=encoder.scale)
     if kind == "graph":
         return KoenigGraphNet(rules, hidden=hidden, rounds=rounds)
     if kind == "advised":
-        return AdvisedGraphNet(rules, hidden=hidden, rounds=rounds, advice_weights=advice_weights)
+        return AdvisedGraphNet(
+            rules, hidden=hidden, rounds=rounds, advice_scale=advice_scale, advice_weights=advice_weights
+        )
     raise ValueError(f"network kind must be one of {list(NETWORK_KINDS)}, got {kind!r}")
 
 
 def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
     kind = network_kind(build_network, options)
-    if kind == "advised":
-        return AdvisedGraphNet(
+    if kind in ("graph", "advised"):
+        return build_koenig_net(
+            kind,
             rules,
             hidden=int(options["hidden"]),
             rounds=int(options["rounds"]),
             advice_scale=float(options.get("advice_scale", ADVICE_SCALE)),
             advice_weights=options.get("advice_weights") or {},
         )
-    if kind == "graph":
-        return build_koenig_net(kind, rules, hidden=int(options["hidden"]), rounds=int(options["rounds"]))
     return build_koenig_net(kind, rules, hidden=int(options["hidden"]))
 
 
