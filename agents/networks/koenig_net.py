@@ -291,14 +291,14 @@ class KoenigPPOAgent(FlatPPOAgent):
     (:func:`network_input`), which needs the game: :meth:`act` on an environment's observation alone
     raises ``ValueError`` for it."""
 
-    _advice_config: Any = None  # the model config the cached advice weights were read from
+    _advice_net: Any = None  # the network the cached advice weights were read from
     _advice: HeuristicWeights | None = None
 
     def network_input(self, game, seat: int) -> np.ndarray:
         obs = super().network_input(game, seat)
-        if self._advice_config is not model_config(self.net):
-            self._advice_config = model_config(self.net)
-            self._advice = advice_weights(self._advice_config)
+        if self._advice_net is not self.net:  # model_config() is a fresh copy: key the cache on the network
+            self._advice_net = self.net
+            self._advice = advice_weights(model_config(self.net))
         return network_input(obs, game, self._advice)
 
     def act(self, observation, action_mask=None) -> int:
