@@ -1,6 +1,6 @@
 """Checkpoints (agents.networks.checkpoint): the format version, the game, refusals with a clear
-reason (no layout, another format, an unregistered game), and atomic writes (a crash mid-write keeps
-the last good checkpoint)."""
+reason (no layout, another format, an unregistered game), atomic writes (a crash mid-write keeps
+the last good checkpoint), and weight averaging."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 from agents.networks.checkpoint import (  # noqa: E402
     CHECKPOINT_FORMAT,
     CheckpointError,
+    average_checkpoints,
     checkpoint_game,
     make_checkpoint,
     read_checkpoint,
@@ -169,3 +170,37 @@ def test_a_previous_env_version_of_the_same_game_is_accepted():
     for env in ("kardinal_koenig_v2", "kardinal_v0"):
         with pytest.raises(CheckpointError, match="has env 'kardinal_koenig_v1'"):
             checkpoint_game({"format": CHECKPOINT_FORMAT, "game": "kardinal_koenig", "env": env})
+
+
+def _seeded_ckpt(seed: int, channels: int = 8, **fields) -> dict:
+    torch.manual_seed(seed)
+    return make_checkpoint(get_game("kardinal"), Rules(players=2), KardinalNet(channels, 1, 16), **fields)
+
+
+def test_averaging_checkpoints_gives_the_mean_of_their_weights(tmp_path):
+    paths = [
+        write_checkpoint(_seeded_ckpt(seed, step=100 * seed, optimizer={"x": 1}), tmp_path / f"c{seed}.pt")
+        for seed in (1, 2, 3)
+    ]
+    averaged = average_checkpoints(paths)
+    weights = [torch.load(p, weights_only=True)["model"] for p in paths]
+    for name, value in averaged["model"].items():
+        expected = (weights[0][name].double() + weights[1][name].double() + weights[2][name].double()) / 3
+        assert torch.allclose(value.double(), expected, atol=1e-6), name
+        assert value.dtype == weights[0][name].dtype
+    assert not torch.equal(averaged["model"]["stem.weight"], weights[2]["stem.weight"])  # not just the last one
+    assert averaged["step"] == 300 and "optimizer" not in averaged
+    assert averaged["averaged_from"] == [{"path": str(p), "step": 100 * s} for p, s in zip(paths, (1, 2, 3))]
+    read, net = read_checkpoint(write_checkpoint(averaged, tmp_path / "avg.pt"))
+    assert read["averaged_from"][0]["step"] == 100 and net is not None
+
+
+def test_averaging_refuses_other_networks_and_single_checkpoints(tmp_path):
+    a = write_checkpoint(_seeded_ckpt(1), tmp_path / "a.pt")
+    other = write_checkpoint(_seeded_ckpt(2, channels=4), tmp_path / "other.pt")
+    with pytest.raises(CheckpointError, match="other.pt: cannot be averaged with .*a.pt: its layout|its model_config"):
+        average_checkpoints([a, other])
+    with pytest.raises(CheckpointError, match="two or more"):
+        average_checkpoints([a])
+    with pytest.raises(CheckpointError, match="no such file"):
+        average_checkpoints([a, tmp_path / "missing.pt"])

@@ -183,6 +183,25 @@ def test_replay_warmup_holds_updates_until_the_replay_has_refilled(tmp_path):
     assert any(not torch.equal(a, b) for a, b in zip(before, trainer.net.parameters()))
 
 
+def test_the_learning_rate_anneals_by_stored_examples(tmp_path):
+    """An iteration stores whole games, several times ``steps_per_iter`` here: the decay follows the
+    examples, so the last iteration before ``total_steps`` trains at a small share of the rate."""
+    trainer = make_trainer(_config(tmp_path, search="mcts", total_steps=150, anneal_lr=True, learning_rate=0.01))
+    seen = []
+    log = trainer.log_iteration
+
+    def spy(iteration, ro, stats):
+        seen.append((trainer.global_step - len(ro), trainer.optimizer.param_groups[0]["lr"]))
+        log(iteration, ro, stats)
+
+    trainer.log_iteration = spy
+    trainer.run()
+    assert len(seen) >= 2 and seen[0] == (0, 0.01)
+    for before, lr in seen:
+        assert lr == pytest.approx(0.01 * (1 - before / 150))
+    assert seen[-1][1] < 0.01 * (1 - (len(seen) - 1) / trainer.num_iterations)  # below the iteration schedule
+
+
 @pytest.mark.parametrize("players", [2, 4])
 def test_games_against_the_baseline_store_the_searching_seats_examples_only(tmp_path, players, monkeypatch):
     trainer = make_trainer(_config(tmp_path, search="mcts", players=players, greedy_share=1.0))

@@ -122,6 +122,27 @@ def test_export_strips_training_state_and_refuses_to_overwrite(tmp_path):
         export(tmp_path / "missing.pt", "other", folder=tmp_path)
 
 
+def test_zoo_command_line_averages_checkpoints(tmp_path, capsys):
+    from agents.networks.checkpoint import make_checkpoint, read_checkpoint, write_checkpoint
+    from agents.training.adapters import make_adapter
+    from agents.training.config import make_config
+
+    adapter = make_adapter(make_config(("test", {"game": "kardinal", "players": 2, "channels": 4, "blocks": 1})))
+    paths = []
+    for step in (10, 20):
+        torch.manual_seed(step)
+        net = adapter.build_net()
+        ckpt = make_checkpoint(adapter.spec, adapter.rules, net, step=step)
+        paths.append(write_checkpoint(ckpt, tmp_path / f"{step}.pt"))
+    out = tmp_path / "avg.pt"
+    assert main(["average", str(out), *paths]) == 0
+    assert "the mean of 2 checkpoints" in capsys.readouterr().out
+    ckpt, _net = read_checkpoint(out)
+    assert [s["step"] for s in ckpt["averaged_from"]] == [10, 20]
+    assert main(["average", str(tmp_path / "one.pt"), paths[0]]) == 2
+    assert "two or more" in capsys.readouterr().out and not (tmp_path / "one.pt").exists()
+
+
 def test_zoo_command_line_lists_and_shows(capsys):
     assert main(["list"]) == 0
     listed = capsys.readouterr().out

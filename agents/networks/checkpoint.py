@@ -40,6 +40,10 @@ for another layout, rules the game cannot read, or weights that do not fit ``mod
 its layout (every checkpoint the trainer wrote did), and :func:`read_checkpoint` adds the ``game``
 key. A checkpoint without a layout is refused: nothing tells what its network was trained on.
 
+:func:`average_checkpoints` averages the weights of several checkpoints of one network (stochastic
+weight averaging, Izmailov et al. 2018: checkpoints of one run taken some updates apart, averaged,
+usually play better than any one of them; the result records them under ``averaged_from``).
+
 :func:`player_count_warning` names a mismatch between the players a checkpoint was trained for and
 the game it is used in (the layout is the same for every player count of a game, so such a network
 plays, but it has never seen that game).
@@ -73,6 +77,7 @@ __all__ = [
     "build_net",
     "trained_players",
     "player_count_warning",
+    "average_checkpoints",
 ]
 
 #: The ``format`` of the checkpoints this version writes.
@@ -322,3 +327,54 @@ def player_count_warning(label: str, trained: int | None, players: int) -> str |
         f"{label} was trained for {trained}-player games and is used in {players}-player games "
         "(same observation layout, so it plays, but it has never seen this game)"
     )
+
+
+# ---------------------------------------------------------------------- averaging
+#: What :func:`average_checkpoints` drops: the training state of one run, which the average is not.
+TRAINING_ONLY_KEYS = ("optimizer", "pool", "rng")
+
+
+def average_checkpoints(paths) -> dict:
+    """The checkpoint whose weights are the mean of the weights of the checkpoints at ``paths`` (two or
+    more, each checked by :func:`read_checkpoint`): the last one's entries otherwise, without its
+    training state (:data:`TRAINING_ONLY_KEYS`), plus ``averaged_from`` (each input's path and step).
+    :class:`CheckpointError` names the input that differs from the first in game, layout, network
+    options or weight names and shapes, or in an integer tensor (those are copied, not averaged)."""
+    paths = [str(p) for p in paths]
+    if len(paths) < 2:
+        raise CheckpointError(paths[0] if paths else "checkpoint", "averaging needs two or more checkpoints")
+    first, _ = read_checkpoint(paths[0])
+    total = {k: v.detach().clone().double() if v.is_floating_point() else v for k, v in first["model"].items()}
+    last = first
+    sources = [{"path": paths[0], "step": first.get("step")}]
+    for path in paths[1:]:
+        ckpt, _ = read_checkpoint(path)
+        for key in ("game", "layout", "model_config"):
+            if ckpt[key] != first[key]:
+                raise CheckpointError(
+                    path, f"cannot be averaged with {paths[0]}: its {key} {ckpt[key]!r} differs from {first[key]!r}"
+                )
+        model = ckpt["model"]
+        if set(model) != set(total):
+            names = sorted(set(model) ^ set(total))[:4]
+            raise CheckpointError(path, f"cannot be averaged with {paths[0]}: other weights ({', '.join(names)})")
+        for name, value in model.items():
+            if value.shape != total[name].shape:
+                raise CheckpointError(
+                    path,
+                    f"cannot be averaged with {paths[0]}: {name} has shape {tuple(value.shape)}, "
+                    f"not {tuple(total[name].shape)}",
+                )
+            if value.is_floating_point():
+                total[name] += value.double()
+            elif not torch.equal(value, total[name]):
+                raise CheckpointError(path, f"cannot be averaged with {paths[0]}: integer tensor {name} differs")
+        last = ckpt
+        sources.append({"path": path, "step": ckpt.get("step")})
+    averaged = {k: v for k, v in last.items() if k not in TRAINING_ONLY_KEYS}
+    averaged["model"] = {
+        name: (value / len(paths)).to(first["model"][name].dtype) if value.is_floating_point() else value
+        for name, value in total.items()
+    }
+    averaged["averaged_from"] = sources
+    return averaged

@@ -253,7 +253,9 @@ class TrainConfig:
     # ------------------------------------------------------------ PPO
     learning_rate: float = opt(5e-4, "Adam learning rate of PPO", lo=0.0, lo_open=True)
     anneal_lr: bool = opt(
-        True, "decay the learning rate linearly to 0 over ceil(total_steps / steps_per_iter) iterations"
+        True,
+        "decay the learning rate linearly to 0 over ceil(total_steps / steps_per_iter) iterations "
+        "(algorithm=search: over total_steps stored examples)",
     )
     gamma: float = opt(0.99, "discount factor (over a seat's own decisions)", lo=0.0, hi=1.0)
     gae_lambda: float = opt(0.95, "GAE lambda", lo=0.0, hi=1.0)

@@ -66,9 +66,11 @@ still to come under the PPO trainer's rewards, as :mod:`agents.search.puct` read
 **Update.** Examples enter a replay of the latest ``replay_size``; after each iteration (at least
 ``steps_per_iter`` new examples, whole games) ``ceil(new * sample_reuse / minibatch_size)`` minibatches
 are drawn uniformly from the replay. Loss: cross-entropy between the policy target and the masked
-policy + ``vf_coef`` × ½ squared value error; Adam (``learning_rate``, ``anneal_lr``), gradients clipped
-at ``max_grad_norm``. The replay is not stored in checkpoints: after ``--resume`` it starts empty, and
-``replay_warmup`` (examples) holds the updates back until it has refilled (also in a fresh run).
+policy + ``vf_coef`` × ½ squared value error; Adam (``learning_rate``; ``anneal_lr`` decays it linearly
+to 0 at ``total_steps`` stored examples, so a resumed run with a larger ``total_steps`` goes on from
+its share), gradients clipped at ``max_grad_norm``. The replay is not stored in checkpoints: after
+``--resume`` it starts empty, and ``replay_warmup`` (examples) holds the updates back until it has
+refilled (also in a fresh run).
 
 **Steps** are stored examples (full searches): ``total_steps`` and the progress bar count them.
 **Logging**: ``charts/SPS`` (examples/s), ``charts/searched_decisions``, ``charts/game_length``,
@@ -290,6 +292,12 @@ class SearchTrainer(Trainer):
         margins = projected_margins(game) if cfg.score_shaping else [0.0] * game.num_players
         for e in slot.examples:
             e.value = final[e.seat] + cfg.score_shaping * (margins[e.seat] - e.margin)
+
+    def lr_fraction(self, iteration: int) -> float:
+        """``anneal_lr``: the share of ``learning_rate`` left, by stored examples (an iteration stores
+        whole games, often twice ``steps_per_iter``, so counting iterations would stop the decay
+        halfway): 1 at step 0, 0 at ``total_steps``; a resumed run goes on from its step."""
+        return max(0.0, 1.0 - self.global_step / self.config.total_steps)
 
     # ------------------------------------------------------------ update
     def update(self, ro: SelfPlay) -> dict:  # type: ignore[override]

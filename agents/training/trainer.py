@@ -868,6 +868,11 @@ class Trainer:
             self.anchor_net = self._frozen(self.anchor)
 
     # ------------------------------------------------------------ the loop
+    def lr_fraction(self, iteration: int) -> float:
+        """``anneal_lr``: the share of ``learning_rate`` for ``iteration`` (1 at the first, falling
+        linearly over ``ceil(total_steps / steps_per_iter)`` iterations)."""
+        return 1.0 - (iteration - 1.0) / self.num_iterations
+
     def run(self) -> str:
         """Train (warm start, then PPO iterations until ``total_steps``); the final checkpoint's path."""
         self._open_outputs()
@@ -896,8 +901,7 @@ class Trainer:
             if self.global_step >= cfg.total_steps:
                 break
             if cfg.anneal_lr:
-                frac = 1.0 - (iteration - 1.0) / self.num_iterations
-                self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+                self.optimizer.param_groups[0]["lr"] = self.lr_fraction(iteration) * cfg.learning_rate
             ro = self.collect_rollout()
             self.global_step += len(ro)
             stats = self.update(ro)

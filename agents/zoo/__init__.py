@@ -50,6 +50,7 @@ KEPT_KEYS = (
     "revision",
     "winrates",
     "cpu_seconds",
+    "averaged_from",
 )
 
 
@@ -107,7 +108,9 @@ def export(
 
 def main(argv: list[str] | None = None) -> int:
     """``python scripts/zoo.py``: ``list`` the models, ``show NAME`` (the card), ``add NAME CHECKPOINT
-    [--force]`` (:func:`export`). Exit status 2 with one ``error:`` line for a bad name or checkpoint."""
+    [--force]`` (:func:`export`), ``average OUT CHECKPOINT...``
+    (:func:`agents.networks.checkpoint.average_checkpoints`). Exit status 2 with one ``error:`` line for a
+    bad name or checkpoint."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="zoo", description="The model zoo shipped with kardinal-env.")
@@ -119,6 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     add.add_argument("name")
     add.add_argument("checkpoint")
     add.add_argument("--force", action="store_true", help="replace an existing model")
+    average = sub.add_parser(
+        "average",
+        help="write the mean of the weights of checkpoints of one network (stochastic weight averaging)",
+    )
+    average.add_argument("out", help="the averaged checkpoint to write (then: zoo.py add NAME OUT)")
+    average.add_argument("checkpoints", nargs="+", help="two or more checkpoints of the same network")
     ns = parser.parse_args(argv)
     from agents.networks.checkpoint import CheckpointError
 
@@ -130,6 +139,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"zoo:{name:<22} {size:5.2f} MB  {title}")
         elif ns.command == "show":
             print(Path(card_path(ns.name)).read_text(encoding="utf-8"), end="")
+        elif ns.command == "average":
+            from agents.networks.checkpoint import average_checkpoints, write_checkpoint
+
+            write_checkpoint(average_checkpoints(ns.checkpoints), ns.out)
+            print(f"{ns.out}: the mean of {len(ns.checkpoints)} checkpoints")
         else:
             path = export(ns.checkpoint, ns.name, force=ns.force)
             print(f"{path} ({os.path.getsize(path) / 1e6:.2f} MB); write its card: {Path(path).with_suffix('.md')}")
