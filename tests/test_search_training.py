@@ -183,6 +183,37 @@ def test_replay_warmup_holds_updates_until_the_replay_has_refilled(tmp_path):
     assert any(not torch.equal(a, b) for a, b in zip(before, trainer.net.parameters()))
 
 
+@pytest.mark.parametrize(("game", "search", "players"), [("kardinal", "mcts", 2), ("kardinal_koenig", "ismcts", 4)])
+def test_policy_play_games_play_the_networks_moves_and_keep_the_searchs_targets(tmp_path, game, search, players):
+    """policy_play_share 1 (temperature_moves 0): every searching seat's move is the network's argmax,
+    only full searches run (no fast one), and their visits are still the examples' targets."""
+    trainer = make_trainer(
+        _config(tmp_path, game=game, players=players, search=search, policy_play_share=1.0, temperature_moves=0)
+    )
+    flags: list[bool] = []
+    search_fn, play_policy = trainer._search, trainer._play_policy
+
+    def spy_search(slots, full):
+        flags.extend(full)
+        return search_fn(slots, full)
+
+    def spy_policy(slots):
+        expected = [(slot, len(slot.game.history), trainer.evaluator.select_move(slot.game)) for slot in slots]
+        play_policy(slots)
+        for slot, before, move in expected:
+            assert slot.game.history[before] == move
+
+    def no_search_move(slot, children):
+        raise AssertionError("a search's move was played in a policy_play game")
+
+    trainer._search, trainer._play_policy, trainer._play = spy_search, spy_policy, no_search_move
+    ro = trainer.collect_rollout()
+    assert ro.examples and flags and all(flags), "full searches only, and they stored examples"
+    assert len(ro.examples) == len(flags)
+    for e in ro.examples:
+        assert e.probs.sum() == pytest.approx(1.0) and len(e.actions) == len(e.probs)
+
+
 def test_the_learning_rate_anneals_by_stored_examples(tmp_path):
     """An iteration stores whole games, several times ``steps_per_iter`` here: the decay follows the
     examples, so the last iteration before ``total_steps`` trains at a small share of the rate."""

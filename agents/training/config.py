@@ -238,6 +238,15 @@ class TrainConfig:
         "checkpoints, so a resumed run starts it empty: this keeps its first updates off a few games)",
         lo=0,
     )
+    policy_play_share: float = opt(
+        0.0,
+        "algorithm=search: share of games in which the searching seats play the network's own move (drawn from "
+        "its policy for the first temperature_moves decisions, then its argmax) instead of the search's; the "
+        "search still labels their full-search decisions (DAgger: targets in the positions the network's own "
+        "play leads to) and no fast search runs in them",
+        lo=0.0,
+        hi=1.0,
+    )
     # ------------------------------------------------------------ warm start (behaviour cloning of the baseline)
     bc_games: int = opt(0, "warm start: games of the baseline to imitate before PPO (0: no warm start)", lo=0)
     bc_epsilon: float = opt(0.1, "warm start: share of random moves in the imitation games", lo=0.0, hi=1.0)

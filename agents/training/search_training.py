@@ -45,6 +45,14 @@ with deep learning and tree search*; Silver et al. 2017, AlphaZero):
   better): its choice is the target (one move, all the weight). With the ``advised`` network, which
   starts at the heuristic's moves, the network learns where the playouts overrule the heuristic.
 
+**DAgger games** (Ross, Gordon & Bagnell 2011): with probability ``policy_play_share`` a game's searching
+seats play the network's own move (drawn from its policy for their first ``temperature_moves``
+decisions, its argmax after, as it plays when deployed) instead of the search's; the search still
+runs at the full-search decisions and its visits are their targets, and no fast search runs. A network
+trained only where its teacher plays meets other positions when it plays itself (against ``greedy``
+especially); these games put the teacher's answers there. With ``greedy_share`` both can apply to one
+game.
+
 **Playout-cap randomisation** (Wu 2019, KataGo): a decision is searched fully (``simulations``) with
 probability ``full_search_share`` and fast (``fast_simulations``) otherwise; only full searches become
 training examples, fast ones just move the game on cheaply.
@@ -119,11 +127,12 @@ class Example:
 
 
 class _Game:
-    __slots__ = ("game", "baseline_seats", "examples", "searched", "length")
+    __slots__ = ("game", "baseline_seats", "policy_play", "examples", "searched", "length")
 
-    def __init__(self, game, baseline_seats: frozenset[int] = frozenset()):
+    def __init__(self, game, baseline_seats: frozenset[int] = frozenset(), policy_play: bool = False):
         self.game = game
         self.baseline_seats = baseline_seats  # seats the config's baseline plays (greedy_share games)
+        self.policy_play = policy_play  # the searching seats play the network's move (policy_play_share games)
         self.examples: list[Example] = []
         self.searched = 0  # decisions searched so far (the temperature schedule)
         self.length = 0  # moves played
@@ -150,10 +159,10 @@ class SearchTrainer(Trainer):
         super().__init__(config, checkpoint)
         cfg = self.config
         self.replay: collections.deque[Example] = collections.deque(maxlen=cfg.replay_size)
+        agent_class = self.adapter.builder.agent_class()
+        live = make_checkpoint(self.adapter.spec, self.rules, self.net, config=dataclasses.asdict(cfg))
+        self.evaluator = agent_class.from_checkpoint_dict(live, self.net, name="learner")  # plays self.net
         if cfg.search == "puct":
-            agent_class = self.adapter.builder.agent_class()
-            live = make_checkpoint(self.adapter.spec, self.rules, self.net, config=dataclasses.asdict(cfg))
-            self.evaluator = agent_class.from_checkpoint_dict(live, self.net, name="learner")  # plays self.net
             self.searcher: Any = PUCTAgent(
                 self.evaluator,
                 cfg.simulations,
@@ -183,13 +192,18 @@ class SearchTrainer(Trainer):
         while running:
             playing = [slot for slot in running if not slot.game.is_over]
             full = [self.rng_py.random() < cfg.full_search_share for _ in playing]
-            roots = self._search(playing, full)
-            for slot, is_full, children in zip(playing, full, roots, strict=True):
+            searching = [
+                (slot, is_full) for slot, is_full in zip(playing, full, strict=True) if is_full or not slot.policy_play
+            ]
+            roots = self._search([slot for slot, _ in searching], [is_full for _, is_full in searching])
+            for (slot, is_full), children in zip(searching, roots, strict=True):
                 if is_full:
                     self._store(slot, children)
                     stored += 1
-                self._play(slot, children)
+                if not slot.policy_play:
+                    self._play(slot, children)
                 searched += 1
+            self._play_policy([slot for slot in playing if slot.policy_play])
             still = []
             for slot in running:
                 if slot.game.is_over or self._play_unsearched(slot):
@@ -211,9 +225,29 @@ class SearchTrainer(Trainer):
         if cfg.greedy_share and self.rng.random() < cfg.greedy_share:
             keep = int(self.rng.integers(n))
             baseline_seats = frozenset(s for s in range(n) if s != keep)
-        slot = _Game(self.adapter.new_game(self.rng), baseline_seats)
+        policy_play = bool(cfg.policy_play_share) and self.rng.random() < cfg.policy_play_share
+        slot = _Game(self.adapter.new_game(self.rng), baseline_seats, policy_play)
         self._play_unsearched(slot)
         return slot
+
+    def _play_policy(self, slots: list[_Game]) -> None:
+        """One move of the network's own in each of ``slots`` (one batched forward pass): drawn from its
+        policy for a game's first ``temperature_moves`` decisions, its most likely move after."""
+        if not slots:
+            return
+        codec = self.evaluator.codec
+        for slot, (legal, prior, _value) in zip(
+            slots, self.evaluator.policy_value([s.game for s in slots]), strict=True
+        ):
+            prior = np.asarray(prior, np.float64)
+            if slot.searched < self.config.temperature_moves:
+                i = int(self.rng.choice(len(prior), p=prior / prior.sum()))
+            else:
+                i = int(np.argmax(prior))
+            slot.searched += 1
+            game = slot.game
+            self.adapter.apply(game, self.adapter.encode_move(game, codec.decode(game, int(legal[i]))))
+            slot.length += 1
 
     def _play_unsearched(self, slot: _Game) -> bool:
         """Play the decisions that need no search: a single legal move, or a baseline seat's move;
