@@ -198,10 +198,10 @@ def test_policy_play_games_play_the_networks_moves_and_keep_the_searchs_targets(
         return search_fn(slots, full)
 
     def spy_policy(slots):
-        expected = [(slot, len(slot.game.history), trainer.evaluator.select_move(slot.game)) for slot in slots]
-        play_policy(slots)
-        for slot, before, move in expected:
-            assert slot.game.history[before] == move
+        before = [(slot, slot.game.clone()) for slot in slots]
+        play_policy(slots)  # first: the evaluator must set itself up
+        for slot, position in before:
+            assert slot.game.history[len(position.history)] == trainer.evaluator.select_move(position)
 
     def no_search_move(slot, children):
         raise AssertionError("a search's move was played in a policy_play game")

@@ -235,10 +235,9 @@ class SearchTrainer(Trainer):
         policy for a game's first ``temperature_moves`` decisions, its most likely move after."""
         if not slots:
             return
-        codec = self.evaluator.codec
-        for slot, (legal, prior, _value) in zip(
-            slots, self.evaluator.policy_value([s.game for s in slots]), strict=True
-        ):
+        evaluated = self.evaluator.policy_value([s.game for s in slots])
+        codec = self.evaluator.codec  # set up by policy_value for the games' rules
+        for slot, (legal, prior, _value) in zip(slots, evaluated, strict=True):
             prior = np.asarray(prior, np.float64)
             if slot.searched < self.config.temperature_moves:
                 i = int(self.rng.choice(len(prior), p=prior / prior.sum()))
