@@ -9,6 +9,8 @@
                    games of perfect information (``GameSpec.perfect_information``)
 ``ismcts:N``       information-set MCTS with N simulations on ``game.determinize`` worlds
                    (:class:`agents.search.ismcts.ISMCTSAgent`); any game
+``gismcts:N``      ``ismcts:N`` guided by the game's heuristic (``GameSpec.search_guide``; ``rollout="guide"``):
+                   each node searches the mover's 3 best moves, every simulation a heuristic playout
 ``rollout:N``      the game's heuristic playout search with N worlds per candidate move
                    (``GameSpec.rollout_search``; Kardinal & König:
                    :class:`agents.search.heuristic_rollouts.HeuristicRolloutAgent`)
@@ -74,7 +76,7 @@ __all__ = [
 
 SPEC_HELP = (
     "agent specs: a baseline of the game ('random', 'greedy', ...), 'mcts:N' (N simulations, a positive "
-    "integer; games of perfect information), 'ismcts:N' (any game), 'rollout:N' (N worlds of heuristic "
+    "integer; games of perfect information), 'ismcts:N' (any game), 'gismcts:N' (ismcts guided by the game's heuristic; Kardinal & König), 'rollout:N' (N worlds of heuristic "
     "playouts; Kardinal & König), 'ppo:PATH', 'puct:N:PATH' "
     "(N simulations guided by checkpoint PATH), 'zoo:NAME' (a network shipped with the package; "
     "'puct:N:zoo:NAME' searches with it), 'rllib:PATH'"
@@ -107,6 +109,13 @@ def _needs_perfect_information(spec: str, game: GameSpec) -> str | None:
     return f"needs a game of perfect information; {game.name} hides information from the seats: try {other!r}"
 
 
+def _needs_search_guide(spec: str, game: GameSpec) -> str | None:
+    if game.search_guide is not None:
+        return None
+    other = "ismcts:" + spec.partition(":")[2]
+    return f"needs a game with a search guide (GameSpec.search_guide); {game.name} has none: try {other!r}"
+
+
 def _needs_rollout_search(spec: str, game: GameSpec) -> str | None:
     if game.rollout_search is not None:
         return None
@@ -122,6 +131,7 @@ KINDS: dict[str, Kind] = {
     for k in (
         Kind("mcts", "mcts:200", simulations=True, needs=_needs_perfect_information),
         Kind("ismcts", "ismcts:200", simulations=True),
+        Kind("gismcts", "gismcts:200", simulations=True, needs=_needs_search_guide),
         Kind("rollout", "rollout:16", simulations=True, needs=_needs_rollout_search),
         Kind("ppo", "ppo:runs/x/checkpoint.pt", path=True),
         Kind("puct", "puct:64:runs/x/checkpoint.pt", simulations=True, path=True),
@@ -293,18 +303,31 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
 
         assert simulations is not None
         return ISMCTSAgent(simulations, game=game_spec, **kw)
+    if kind == "gismcts":
+        from agents.search.ismcts import ISMCTSAgent
+
+        assert simulations is not None
+        if game_spec is None:
+            game_spec = _only_game_with("search_guide", text)
+        return ISMCTSAgent(simulations, game=game_spec, rollout="guide", **kw)
     if kind == "rollout":
         assert simulations is not None
         if game_spec is None:
-            able = [spec for spec in games().values() if spec.rollout_search is not None]
-            if len(able) != 1:
-                raise AgentSpecError(f"agent spec {text!r}: name the game (games with it: {[g.name for g in able]})")
-            game_spec = able[0]
+            game_spec = _only_game_with("rollout_search", text)
         return game_spec.load("rollout_search")(simulations, game=game_spec, **kw)
     from agents.networks.rllib_agent import RLlibAgent  # kind == "rllib"; imports ray and torch; only here
 
     assert path is not None
     return RLlibAgent.from_checkpoint(path, **kw)
+
+
+def _only_game_with(entry: str, text: str) -> GameSpec:
+    """The one registered game whose registry ``entry`` is set (a spec of a game-specific kind given no
+    game); :class:`AgentSpecError` unless exactly one has it."""
+    able = [spec for spec in games().values() if getattr(spec, entry) is not None]
+    if len(able) != 1:
+        raise AgentSpecError(f"agent spec {text!r}: name the game (games with it: {[g.name for g in able]})")
+    return able[0]
 
 
 def _load_network_agent(kind: str, simulations: int | None, path: str, kw: dict) -> Any:

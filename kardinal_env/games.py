@@ -90,6 +90,7 @@ KARDINAL_KOENIG = GameSpec(
     },
     rollout="agents.baselines.koenig_greedy:rollout_move",
     compiled_ismcts="kardinal_env.koenig.compiled:ismcts_root",
+    search_guide="agents.search.heuristic_rollouts:HeuristicGuide",
     rollout_search="agents.search.heuristic_rollouts:HeuristicRolloutAgent",
     network="agents.networks.koenig_net:build_network",
     adapter="agents.training.adapters:KoenigAdapter",

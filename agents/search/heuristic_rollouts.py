@@ -77,6 +77,7 @@ from kardinal_env.koenig import compiled as _compiled
 from kardinal_env.koenig.knowledge import SeatKnowledge
 
 __all__ = [
+    "HeuristicGuide",
     "HeuristicRolloutAgent",
     "choose",
     "paired_statistics",
@@ -96,6 +97,52 @@ def playout_move(game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int 
     candidates = _Planner(game, weights, replan, unseen_deck_probabilities(game, seat)).candidates()
     top = max(v for _, v in candidates)
     return min(m for m, v in candidates if v >= top - 1e-9)
+
+
+class HeuristicGuide:
+    """Kardinal & König's search guide (``GameSpec.search_guide``), what ``gismcts:N`` (the guided
+    :class:`agents.search.ismcts.ISMCTSAgent`, ``rollout="guide"``) asks of the heuristic in a dealt
+    world: :meth:`ranked`, the mover's best moves, and :meth:`play_out`, the heuristic in every seat to
+    the game's end. Both value deck draws as a playout seat does (:func:`unseen_deck_probabilities`,
+    ``replan`` re-valued plans), so they read the world, never the real game. The compiled core's
+    search takes :attr:`core_arguments` and does the same in C++ (``cpp/src/koenig_rollouts.hpp``,
+    ``HeuristicRollouts::ranked``)."""
+
+    def __init__(self, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 1):
+        check_count("guide: replan", replan)
+        self.weights = weights
+        self.replan = replan
+
+    @property
+    def core_arguments(self) -> tuple[list[float], int]:
+        """``(weights as the 10 field values, replan)``, as the core's ``ismcts_root`` takes them."""
+        return list(astuple(self.weights)), self.replan
+
+    def ranked(self, world, limit: int) -> list[str]:
+        """The seat on turn's ``limit`` best moves (notation) by the heuristic, best first (a move's
+        value: its best candidate's): repeatedly the lowest move id among those within ``1e-9`` of the
+        best value left (:func:`playout_move`'s tie rule). A decision with one legal move: that move."""
+        names = world.board.moves
+        legal = world.legal_move_ids()
+        if len(legal) == 1:
+            return [names[legal[0]]]
+        seat = world.current_player
+        planner = _Planner(world, self.weights, self.replan, unseen_deck_probabilities(world, seat))
+        best: dict[int, float] = {}
+        for m, v in planner.candidates():
+            best[m] = max(best.get(m, v), v)
+        out: list[str] = []
+        while len(out) < limit and best:
+            top = max(best.values())
+            pick = min(m for m, v in best.items() if v >= top - 1e-9)
+            out.append(names[pick])
+            del best[pick]
+        return out
+
+    def play_out(self, world) -> None:
+        """Play ``world`` (in place) to its end with :func:`playout_move` in every seat."""
+        while not world.is_over:
+            world.play_id(playout_move(world, self.weights, self.replan))
 
 
 def rollout_values(

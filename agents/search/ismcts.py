@@ -22,6 +22,14 @@ playout policy (``GameSpec.rollout`` of the registry entry ``game=`` or, by defa
 score) / scale)`` with ``game.projected_scores()``. The final move is the most visited root child
 (ties: the higher mean value, then the first expanded).
 
+**Guided search** (``rollout="guide"``, the spec ``gismcts:N``): for a game with a search guide
+(``GameSpec.search_guide``; Kardinal & König:
+:class:`agents.search.heuristic_rollouts.HeuristicGuide`, the ``heuristic`` baseline as a playout seat
+sees a dealt world) a node offers only the mover's ``widen`` (default 3) best moves by the guide in the
+simulation's world (``guide.ranked(world, widen)``: they are the moves its availability counts), the
+best untried one is expanded (no random draw), and every simulation ends with ``guide.play_out(world)``
+to the game's end, so its value is the win share. ``rollout_moves`` must stay 0.
+
 **Randomness.** Each decision draws one ``getrandbits(64)`` from the agent's seeded ``random.Random``
 and seeds with it a :class:`~kardinal_env.core.shuffle.ShuffleRng` (SplitMix64, the suite's shared
 generator, implemented identically in the compiled core); every random number of the search comes
@@ -36,9 +44,14 @@ search plays no playouts (``rollout_moves=0``, the default) and ``compiled`` is 
 is handed the seat's knowledge (computed once, in Python) and the decision's 64-bit seed, deals every
 world in C++ with the same algorithm on the same generator and draws the expansion choices from it in
 the same order, so it chooses the same move as this module's (``tests/test_core_koenig.py``), an order
-of magnitude faster. It answers ``None`` (and this module searches) when the core is not built, under
+of magnitude faster. The guided search goes to the core too (the guide's weights and ``replan``
+with it; ``tests/test_gismcts.py``): there a playout costs ~10 ms, in Python ~20 times more. It
+answers ``None`` (and this module searches) when the core is not built, under
 ``KARDINAL_ENV_BACKEND=python``, or for a subclass of the game. ``compiled=False`` always searches in
 Python.
+
+**Version history.** 2: the guided search (``rollout="guide"``, ``widen``, ``guide``). 1: UCB1 with
+availability counts, random expansion, the game's playout policy or none.
 """
 
 from __future__ import annotations
@@ -53,7 +66,7 @@ from kardinal_env.core.shuffle import ShuffleRng
 
 __all__ = ["ISMCTSAgent"]
 
-_ROLLOUTS = ("policy", "random")
+_ROLLOUTS = ("policy", "random", "guide")
 
 
 class _Node:
@@ -80,22 +93,28 @@ class ISMCTSAgent(BaseAgent):
         rollout: str = "policy",
         game: GameSpec | None = None,
         compiled: bool = True,
+        widen: int = 3,
+        guide: Any = None,
     ):
         super().__init__(seed)
         check_count("ismcts: simulations", simulations)
         check_count("ismcts: rollout_moves", rollout_moves, minimum=0)
+        check_count("ismcts: widen", widen)
         if rollout not in _ROLLOUTS:
             raise ValueError(f"ismcts: rollout must be one of {list(_ROLLOUTS)}, got {rollout!r}")
+        if rollout == "guide" and rollout_moves:
+            raise ValueError("ismcts: rollout='guide' plays every simulation to the game's end; leave rollout_moves at 0")
         self.simulations = simulations
         self.exploration = exploration
         self.rollout_moves = rollout_moves
         self.scale = scale
         self.rollout = rollout
-        self.name = f"ismcts:{simulations}"
+        self.widen = widen
+        self.name = f"{'gismcts' if rollout == 'guide' else 'ismcts'}:{simulations}"
         self.game = game
         self.compiled = compiled
         self._game_class: type | None = None
-        self._policy: Any = None
+        self._policy: Any = guide  # the guide itself with rollout="guide" (None: the game's, built at the first search)
         self._compiled_class: type | None = None
         self._compiled: Any = None
 
@@ -116,6 +135,7 @@ class ISMCTSAgent(BaseAgent):
             return [(moves[0], 0, 0.0)]
         self._setup(game)
         seat = game.current_player
+        guide = self._policy if self.rollout == "guide" else None
         if self.compiled and self.rollout_moves == 0:
             if type(game) is not self._compiled_class:
                 try:
@@ -125,8 +145,9 @@ class ISMCTSAgent(BaseAgent):
                 self._compiled = spec.load("compiled_ismcts") if spec is not None else None
                 self._compiled_class = type(game)
             if self._compiled is not None:
+                extra = {} if guide is None else {"guide": guide, "widen": self.widen}
                 children = self._compiled(
-                    game, self.rng, simulations=self.simulations, exploration=self.exploration, scale=self.scale
+                    game, self.rng, simulations=self.simulations, exploration=self.exploration, scale=self.scale, **extra
                 )
                 if children is not None:
                     return children
@@ -140,7 +161,18 @@ class ISMCTSAgent(BaseAgent):
 
     def _setup(self, game) -> None:
         """The playout policy of the game (looked up in the registry once per game class, and only
-        when the search plays out at all)."""
+        when the search plays out at all), or with ``rollout="guide"`` its search guide (built once,
+        unless one was given)."""
+        if self.rollout == "guide":
+            if self._policy is None:
+                spec = self.game if self.game is not None else game_of(game)
+                if spec.search_guide is None:
+                    raise ValueError(
+                        f"ismcts: rollout='guide' needs a game with a search guide (GameSpec.search_guide); "
+                        f"{spec.name} has none"
+                    )
+                self._policy = spec.load("search_guide")()
+            return
         if self.rollout_moves == 0 or self.rollout == "random" or type(game) is self._game_class:
             return
         spec = self.game if self.game is not None else game_of(game)
@@ -149,17 +181,18 @@ class ISMCTSAgent(BaseAgent):
 
     def _simulate(self, world, root: _Node, n: int, rng: ShuffleRng) -> None:
         c = self.exploration
+        guide = self._policy if self.rollout == "guide" else None
         node = root
         path = []
         while not world.is_over:
-            moves = world.legal_moves()
+            moves = world.legal_moves() if guide is None else guide.ranked(world, self.widen)
             mover = world.current_player
             avail = node.avail
             for m in moves:
                 avail[m] = avail.get(m, 0) + 1
             untried = [m for m in moves if m not in node.children]
             if untried:
-                m = untried[rng.below(len(untried))]
+                m = untried[0] if guide is not None else untried[rng.below(len(untried))]
                 child = node.children[m] = _Node(mover, n)
                 world.play(m)
                 path.append(child)
@@ -175,7 +208,10 @@ class ISMCTSAgent(BaseAgent):
             world.play(best)
             node = node.children[best]
             path.append(node)
-        play_out(world, self._policy if self.rollout == "policy" else None, self.rng, self.rollout_moves)
+        if guide is not None:
+            guide.play_out(world)
+        else:
+            play_out(world, self._policy if self.rollout == "policy" else None, self.rng, self.rollout_moves)
         root.visits += 1  # the root's totals are never read: it is not on the path
         backup(path, self._values(world, n))
 

@@ -16,6 +16,7 @@
 #include <nanobind/stl/tuple.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
 #include <tuple>
 
@@ -871,8 +872,15 @@ void bind_koenig(nb::module_ &m) {
              "array, or not int8/bool; ValueError: another shape, not C-contiguous, read-only, seat out of range.")
         .def(
             "ismcts_root",
-            [](KGame &g, long long simulations, double exploration, double scale, nb::handle knowledge, nb::handle seed) {
+            [](KGame &g, long long simulations, double exploration, double scale, nb::handle knowledge, nb::handle seed,
+               nb::handle weights, nb::handle replan, long long widen) {
                 if (simulations < 1) throw nb::value_error("ismcts: simulations must be a positive integer");
+                std::optional<koenig::IsmctsGuide> guide;
+                if (!weights.is_none()) {
+                    if (widen < 1) throw nb::value_error("ismcts_root: widen must be a positive integer");
+                    guide = koenig::IsmctsGuide{heuristic_weights(weights, "ismcts_root"),
+                                                heuristic_replan(replan, "ismcts_root"), int(widen)};
+                }
                 if (g.is_over() || g.legal().size() < 2)
                     throw nb::value_error("ismcts_root: the decision needs at least two legal moves");
                 koenig::DealData data = deal_data(g, knowledge);
@@ -882,19 +890,24 @@ void bind_koenig(nb::module_ &m) {
                 {
                     KGame root = g;  // a copy taken with the GIL held
                     nb::gil_scoped_release release;
-                    children = koenig::Ismcts::search(root, int(simulations), exploration, scale, data, state);
+                    children = koenig::Ismcts::search(root, int(simulations), exploration, scale, data, state,
+                                                      guide ? &*guide : nullptr);
                 }
                 nb::list out;
                 for (const auto &c : children) out.append(nb::make_tuple(c.move, c.visits, c.mean));
                 return out;
             },
             nb::arg("simulations"), nb::arg("exploration"), nb::arg("scale"), nb::arg("knowledge").none(), nb::arg("seed").none(),
-            "ISMCTSAgent's search (rollout_moves=0) of the seat on turn, on the core, from that seat's knowledge "
+            nb::arg("weights").none() = nb::none(), nb::arg("replan").none() = nb::none(), nb::arg("widen") = 3,
+            "ISMCTSAgent's search (rollout_moves=0, or rollout=\"guide\" when weights are given) of the seat on "
+            "turn, on the core, from that seat's knowledge "
             "(SeatKnowledge.deal_data(): plain counts, no hidden card) and the decision's seed (an int, taken mod "
             "2**64): every world is dealt in C++ (koenig_worlds.hpp) from ShuffleRng(seed) as the Python search "
             "deals it. The root's children as (move id, visits, mean value of the seat on turn), in expansion "
-            "order. TypeError / ValueError for knowledge that is malformed or does not fit this game, or a seed "
-            "that is not an int.")
+            "order. With weights (the 10 HeuristicWeights fields), replan and widen: the guided search "
+            "(koenig_ismcts.hpp's IsmctsGuide: each node searches the mover's widen best heuristic moves, "
+            "best first, and every simulation ends with a heuristic playout). TypeError / ValueError for "
+            "knowledge that is malformed or does not fit this game, a seed that is not an int, or a bad guide.")
         .def(
             "heuristic_values",
             [](const KGame &g, nb::handle weights, nb::handle deck_probs, nb::handle replan) {

@@ -7,15 +7,29 @@
 // is the Python search's, so the core chooses the same move from the same seed
 // (tests/test_core_koenig.py compares them). The root game holds the true position; each world
 // replaces every other hand and the deck with dealt cards, so the search never reads a hidden card.
+// With an IsmctsGuide (ISMCTSAgent with rollout="guide", `gismcts:N`) a node searches only the mover's
+// `widen` best moves by the heuristic in the world (HeuristicRollouts::ranked), expands the best untried
+// one (no draw), and every simulation ends with a heuristic playout to the game's end.
 #pragma once
 
 #include <cmath>
 #include <vector>
 
 #include "koenig.hpp"
+#include "koenig_rollouts.hpp"
 #include "koenig_worlds.hpp"
 
 namespace koenig {
+
+// The guide of a guided search (ISMCTSAgent with rollout="guide"; the Python reference is
+// agents.search.heuristic_rollouts.HeuristicGuide): at each node only the mover's `widen` best moves by
+// the heuristic in the world are searched, expanded best first (no random draw), and every simulation
+// ends with a heuristic playout to the game's end.
+struct IsmctsGuide {
+    HeuristicWeights weights;
+    int replan = 1;
+    int widen = 3;
+};
 
 struct IsmctsChild {
     int move, visits;
@@ -54,11 +68,13 @@ class Ismcts {
     // Python's ISMCTSAgent.select_move for the seat on turn of `root` (at least two legal moves), from
     // that seat's knowledge (checked against root: DealData::check) and the decision's seed.
     static std::vector<IsmctsChild> search(const Game &root, int simulations, double exploration, double scale,
-                                           const DealData &knowledge, uint64_t seed) {
+                                           const DealData &knowledge, uint64_t seed,
+                                           const IsmctsGuide *guide = nullptr) {
         int n = root.n, seat = root.current;
         std::vector<Node> nodes;
         nodes.emplace_back(-1);
-        std::vector<int> path, untried;
+        std::vector<int> path, untried, moves;
+        std::vector<double> probs;
         std::array<double, MAX_SEATS> values{};
         ShuffleRng rng(seed);
         DealtWorld w;
@@ -71,14 +87,17 @@ class Ismcts {
             path.clear();
             while (!world.is_over()) {
                 MoveSpan ms = world.legal();
-                std::vector<int> moves(ms.begin(), ms.end());
+                if (guide)
+                    HeuristicRollouts::ranked(world, guide->weights, guide->replan, guide->widen, probs, moves);
+                else
+                    moves.assign(ms.begin(), ms.end());
                 int mover = world.current;
                 for (int m : moves) nodes[size_t(node)].see(m);
                 untried.clear();
                 for (int m : moves)
                     if (nodes[size_t(node)].child(m) < 0) untried.push_back(m);
                 if (!untried.empty()) {
-                    int m = untried[rng.below(uint32_t(untried.size()))];
+                    int m = guide ? untried.front() : untried[rng.below(uint32_t(untried.size()))];
                     nodes.emplace_back(mover);
                     int child = int(nodes.size()) - 1;
                     nodes[size_t(node)].children.push_back({m, child});
@@ -101,6 +120,7 @@ class Ismcts {
                 node = nodes[size_t(node)].child(best);
                 path.push_back(node);
             }
+            if (guide) HeuristicRollouts::play_out(world, guide->weights, guide->replan, probs);
             if (world.is_over()) {
                 double share = 1.0 / double(world.winners.size());
                 for (int s = 0; s < n; ++s) values[s] = 0.0;

@@ -59,6 +59,44 @@ class HeuristicRollouts {
         return best;
     }
 
+    // The seat on turn's `limit` best moves by the heuristic (unseen_deck_probs; a move's value is its
+    // best candidate's), best first: repeatedly the lowest move id among those within 1e-9 of the best
+    // value left (playout_move's tie rule). One legal move: that move. Python: HeuristicGuide.ranked.
+    static void ranked(Game &g, const HeuristicWeights &w, int replan, int limit, std::vector<double> &probs,
+                       std::vector<int> &out) {
+        out.clear();
+        MoveSpan ms = g.legal();
+        if (ms.size() == 1) {
+            out.push_back(*ms.begin());
+            return;
+        }
+        unseen_deck_probs(g, g.current, probs);
+        std::vector<HeuristicCandidate> cands = heuristic_candidates(g, w, replan, probs);
+        std::vector<HeuristicCandidate> best;  // one per move, its best value
+        for (const auto &c : cands) {
+            bool seen = false;
+            for (auto &b : best)
+                if (b.move == c.move) {
+                    b.value = std::max(b.value, c.value);
+                    seen = true;
+                }
+            if (!seen) best.push_back(c);
+        }
+        while (int(out.size()) < limit && !best.empty()) {
+            double top = best.front().value;
+            for (const auto &b : best) top = std::max(top, b.value);
+            size_t pick = 0;
+            bool found = false;
+            for (size_t i = 0; i < best.size(); ++i)
+                if (best[i].value >= top - 1e-9 && (!found || best[i].move < best[pick].move)) {
+                    pick = i;
+                    found = true;
+                }
+            out.push_back(best[pick].move);
+            best.erase(best.begin() + long(pick));
+        }
+    }
+
     // Play `g` to its end with the heuristic in every seat.
     static void play_out(Game &g, const HeuristicWeights &w, int replan, std::vector<double> &probs) {
         while (!g.is_over()) g.apply(playout_move(g, w, replan, probs));

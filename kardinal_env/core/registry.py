@@ -63,11 +63,15 @@ field                  meaning
                        compiled code, its children in expansion order, or ``None`` (none); it answers
                        ``None`` when it cannot search this game now (then the Python search runs) and
                        draws from ``rng`` only when it searches
-``compiled_ismcts``    ``compiled_ismcts(game, rng, simulations=, exploration=, scale=) -> [(move, visits, mean
-                       value of the deciding seat), ...] | None``: the root of the ``ismcts:N`` search
-                       (:mod:`agents.search.ismcts` without playouts) in compiled code, drawing from
+``compiled_ismcts``    ``compiled_ismcts(game, rng, simulations=, exploration=, scale=[, guide=, widen=]) ->
+                       [(move, visits, mean value of the deciding seat), ...] | None``: the root of the
+                       ``ismcts:N`` search (:mod:`agents.search.ismcts` without playouts, or guided by
+                       ``guide``, the game's ``search_guide``) in compiled code, drawing from
                        ``rng`` exactly as the Python search does (the same move), or ``None`` (none); it
                        answers ``None``, without drawing, when it cannot search this game now
+``search_guide``       a class whose instances guide ``gismcts:N`` (:mod:`agents.search.ismcts` with
+                       ``rollout="guide"``): ``ranked(world, limit) -> [move, ...]``, the mover's best
+                       moves, best first; ``play_out(world)``, to the game's end; or ``None`` (none)
 ``rollout_search``     the agent class of ``rollout:N`` (a search whose playouts are the game's strongest
                        baseline), built as ``cls(N, seed=..., game=spec)``, or ``None`` (the game has none)
 ``network``            ``network(rules, config) -> torch.nn.Module``: the policy/value network builder of
@@ -182,6 +186,7 @@ class GameSpec:
     rollout: Any = None
     compiled_search: Any = None
     compiled_ismcts: Any = None
+    search_guide: Any = None
     rollout_search: Any = None
     network: Any = None
     adapter: Any = None

@@ -206,9 +206,13 @@ def ismcts_root(
     simulations: int = 200,
     exploration: float = 0.7,
     scale: float = 8.0,
+    guide: Any = None,
+    widen: int = 3,
 ) -> list[tuple[str, int, float]] | None:
     """``ismcts:simulations``'s search (:class:`agents.search.ismcts.ISMCTSAgent` with its default
-    ``rollout_moves=0``) of the seat on turn, run by the core: the root's children as ``(move, visits,
+    ``rollout_moves=0``; with ``guide``, a :class:`agents.search.heuristic_rollouts.HeuristicGuide`, the
+    guided search ``gismcts:simulations``, each node searching the mover's ``widen`` best moves) of the
+    seat on turn, run by the core: the root's children as ``(move, visits,
     mean value of the seat on turn)`` in expansion order (the agent plays the most visited; ties: the
     higher mean, then the first). It draws one ``rng.getrandbits(64)``, the search's seed, as the Python
     search does, and hands the core the seat's knowledge
@@ -230,7 +234,10 @@ def ismcts_root(
     knowledge = SeatKnowledge(game, seat)
     core = core_position(game, module)
     names = game.board.moves
-    children = core.ismcts_root(simulations, exploration, scale, knowledge.deal_data(), rng.getrandbits(64))
+    weights, replan = guide.core_arguments if guide is not None else (None, None)
+    children = core.ismcts_root(
+        simulations, exploration, scale, knowledge.deal_data(), rng.getrandbits(64), weights, replan, widen
+    )
     return [(names[m], int(visits), float(mean)) for m, visits, mean in children]
 
 

@@ -1,0 +1,147 @@
+"""``gismcts:N``: information-set MCTS guided by Kardinal & König's heuristic (``ISMCTSAgent`` with
+``rollout="guide"``, the game's ``GameSpec.search_guide``,
+:class:`agents.search.heuristic_rollouts.HeuristicGuide`). The compiled search (``koenig_ismcts.hpp``
+with an ``IsmctsGuide``) chooses the Python reference's move from the same seed; neither reads hidden
+cards; the guide ranks legal moves as the playout policy does; bad arguments are refused by name."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from koenig_helpers import hidden_twins, play_common_move
+
+from agents import AgentSpecError, load_agent
+from agents.search.heuristic_rollouts import HeuristicGuide, playout_move
+from agents.search.ismcts import ISMCTSAgent
+from kardinal_env.core.registry import get_game
+from kardinal_env.koenig import Game, Rules
+from kardinal_env.koenig import compiled as koenig_compiled
+
+KK = get_game("kardinal_koenig")
+
+
+def _heuristic_game(rules: Rules, seed: int, moves: int) -> Game:
+    """A Python-engine game played by the heuristic for ``moves`` moves, then on to a decision with two or
+    more legal moves (or the end)."""
+    game = Game.reference(rules, seed=seed)
+    agents = [load_agent("heuristic", game=KK, seed=seed + s) for s in range(rules.players)]
+    while not game.is_over and (game.move_count < moves or len(game.legal_moves()) < 2):
+        game.play(agents[game.current_player].select_move(game))
+    return game
+
+
+def test_guide_ranks_distinct_legal_moves_best_first_as_the_playout_policy():
+    guide = HeuristicGuide()
+    checked = 0
+    for seed, moves in ((1, 0), (2, 25), (3, 55), (4, 80)):
+        game = _heuristic_game(Rules(players=4), seed, moves)
+        if game.is_over:
+            continue
+        names = game.board.moves
+        ranked = guide.ranked(game, 3)
+        legal = set(game.legal_moves())
+        assert 1 <= len(ranked) <= 3 and len(set(ranked)) == len(ranked) and set(ranked) <= legal
+        assert ranked[0] == names[playout_move(game)]  # the playout policy's move comes first
+        assert guide.ranked(game, 1) == ranked[:1] and guide.ranked(game, 8)[:3] == ranked
+        checked += 1
+    assert checked == 4
+    with pytest.raises(ValueError, match="replan"):
+        HeuristicGuide(replan=0)
+
+
+def test_guide_plays_a_world_to_its_end_with_the_playout_policy():
+    game = _heuristic_game(Rules(players=3), 5, 70)
+    world, again = game.clone(), game.clone()
+    HeuristicGuide().play_out(world)
+    while not again.is_over:
+        again.play_id(playout_move(again))
+    assert world.is_over and world.history == again.history and game.move_count < world.move_count
+
+
+def test_compiled_guided_search_equals_the_python_reference(core, monkeypatch):
+    """The core's guided search and the Python one (``compiled=False``): the same root statistics (moves,
+    visits, means), the same move and the same generator state afterwards, for every player count and
+    both discard options, before and after the first run-out, on the Python engine and on the core-backed
+    game; the compiled search really ran."""
+    monkeypatch.delenv(koenig_compiled.BACKEND_VARIABLE, raising=False)
+    positions = after = 0
+    for i, (players, discard, moves) in enumerate(
+        [(3, "one", 70), (4, "any", 85), (5, "one", 95), (4, "one", 100), (3, "any", 40)]
+    ):
+        rules = Rules(players=players, discard=discard)
+        game = _heuristic_game(rules, 300 + i, moves)
+        if game.is_over:
+            continue
+        positions += 1
+        after += game.runouts > 0
+        backed = Game(rules, seed=300 + i)
+        for m in game.history:
+            backed.play(m)
+        assert backed.compiled
+        fast = ISMCTSAgent(10, seed=i, rollout="guide", game=KK)
+        slow = ISMCTSAgent(10, seed=i, rollout="guide", game=KK, compiled=False)
+        stats = fast.root_statistics(game)
+        assert stats == slow.root_statistics(game), (players, discard, moves)
+        assert fast.rng.getstate() == slow.rng.getstate()
+        assert fast._compiled is not None and slow._compiled is None
+        assert sum(v for _, v, _ in stats) == 10
+        # every world ranks the root seat's moves alike (its unseen cards are the same in all of them)
+        assert {m for m, _, _ in stats} == set(HeuristicGuide().ranked(game, 3))
+        again = ISMCTSAgent(10, seed=i, rollout="guide", game=KK)
+        assert again.root_statistics(backed) == stats
+    assert positions >= 4 and after >= 1
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_same_move_when_only_hidden_state_differs(compiled):
+    g1, g2 = hidden_twins(2, observer=0)
+    assert g1.snapshot()["hands"] != g2.snapshot()["hands"]
+    rng = random.Random(2)
+    checked = 0
+    while not g1.is_over and g1.display() == g2.display() and checked < 3:
+        if g1.current_player == 0 and len(g1.legal_moves()) > 1:
+            move1 = ISMCTSAgent(8, seed=checked, rollout="guide", game=KK, compiled=compiled).select_move(g1)
+            move2 = ISMCTSAgent(8, seed=checked, rollout="guide", game=KK, compiled=compiled).select_move(g2)
+            assert move1 == move2
+            checked += 1
+            g1.play(move1)
+            g2.play(move1)
+            continue
+        if not play_common_move(g1, g2, rng):
+            break
+    assert checked >= 2
+
+
+def test_spec_and_bad_arguments():
+    agent = load_agent("gismcts:40", game="kardinal_koenig", seed=1)
+    assert isinstance(agent, ISMCTSAgent) and agent.rollout == "guide" and agent.name == "gismcts:40"
+    assert load_agent("gismcts:40").game is KK  # the one game with a search guide
+    with pytest.raises(AgentSpecError, match="search guide.*try 'ismcts:40'"):
+        load_agent("gismcts:40", game="kardinal")
+    with pytest.raises(AgentSpecError, match="positive number of simulations"):
+        load_agent("gismcts:0", game="kardinal_koenig")
+    with pytest.raises(ValueError, match="leave rollout_moves at 0"):
+        ISMCTSAgent(10, rollout="guide", rollout_moves=5)
+    with pytest.raises(ValueError, match="widen"):
+        ISMCTSAgent(10, rollout="guide", widen=0)
+    kardinal = get_game("kardinal")
+    game = kardinal.new_game(kardinal.rules(2), seed=1)
+    with pytest.raises(ValueError, match="search guide .*kardinal has none"):
+        ISMCTSAgent(5, rollout="guide").select_move(game)
+
+
+def test_core_refuses_a_bad_guide(core):
+    from kardinal_env.koenig.knowledge import SeatKnowledge
+
+    game = Game(Rules(players=4), seed=3)
+    cc = koenig_compiled.core_position(game, core)
+    data = SeatKnowledge(game, game.current_player).deal_data()
+    weights, replan = HeuristicGuide().core_arguments
+    assert len(cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 2)) <= 2
+    with pytest.raises(ValueError, match="widen"):
+        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 0)
+    with pytest.raises((TypeError, ValueError), match="ismcts_root"):
+        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights[:3], replan, 3)
+    with pytest.raises((TypeError, ValueError), match="replan"):
+        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, 0, 3)
