@@ -76,7 +76,8 @@ __all__ = [
 
 SPEC_HELP = (
     "agent specs: a baseline of the game ('random', 'greedy', ...), 'mcts:N' (N simulations, a positive "
-    "integer; games of perfect information), 'ismcts:N' (any game), 'gismcts:N' (ismcts guided by the game's heuristic; Kardinal & König), 'rollout:N' (N worlds of heuristic "
+    "integer; games of perfect information), 'ismcts:N' (any game), 'gismcts:N' (ismcts guided by the "
+    "game's heuristic; Kardinal & König), 'rollout:N' (N worlds of heuristic "
     "playouts; Kardinal & König), 'ppo:PATH', 'puct:N:PATH' "
     "(N simulations guided by checkpoint PATH), 'zoo:NAME' (a network shipped with the package; "
     "'puct:N:zoo:NAME' searches with it), 'rllib:PATH'"

@@ -6,7 +6,7 @@ import copy
 import json
 import random
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from kardinal_env.koenig import Game, Rules
 from kardinal_env.koenig.board import BOARDS_DIR
@@ -113,3 +113,22 @@ def play_common_move(g1: Game, g2: Game, rng: random.Random, exclude: Collection
     g1.play(move)
     g2.play(move)
     return True
+
+
+def walk_hidden_twins(
+    g1: Game, g2: Game, same_move: Callable[[Game, Game], str], rng: random.Random, decisions: int, observer: int = 0
+) -> int:
+    """Play two hidden twins (:func:`hidden_twins`) on together while their displays agree: at each of
+    ``observer``'s decisions with two or more legal moves ``same_move(g1, g2)`` gives the move (checking
+    that the two games get the same one), which both play; every other move is a common move
+    (:func:`play_common_move`). Stops after ``decisions`` such decisions; returns how many were checked."""
+    checked = 0
+    while not g1.is_over and g1.display() == g2.display() and checked < decisions:
+        if g1.current_player == observer and len(g1.legal_moves()) > 1:
+            move = same_move(g1, g2)
+            checked += 1
+            g1.play(move)
+            g2.play(move)
+        elif not play_common_move(g1, g2, rng):
+            break
+    return checked

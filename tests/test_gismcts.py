@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from koenig_helpers import hidden_twins, play_common_move
+from koenig_helpers import hidden_twins, walk_hidden_twins
 
 from agents import AgentSpecError, load_agent
 from agents.search.heuristic_rollouts import HeuristicGuide, playout_move
@@ -97,20 +97,16 @@ def test_compiled_guided_search_equals_the_python_reference(core, monkeypatch):
 def test_same_move_when_only_hidden_state_differs(compiled):
     g1, g2 = hidden_twins(2, observer=0)
     assert g1.snapshot()["hands"] != g2.snapshot()["hands"]
-    rng = random.Random(2)
-    checked = 0
-    while not g1.is_over and g1.display() == g2.display() and checked < 3:
-        if g1.current_player == 0 and len(g1.legal_moves()) > 1:
-            move1 = ISMCTSAgent(8, seed=checked, rollout="guide", game=KK, compiled=compiled).select_move(g1)
-            move2 = ISMCTSAgent(8, seed=checked, rollout="guide", game=KK, compiled=compiled).select_move(g2)
-            assert move1 == move2
-            checked += 1
-            g1.play(move1)
-            g2.play(move1)
-            continue
-        if not play_common_move(g1, g2, rng):
-            break
-    assert checked >= 2
+
+    def same_move(a, b):
+        moves = [
+            ISMCTSAgent(8, seed=a.move_count, rollout="guide", game=KK, compiled=compiled).select_move(g)
+            for g in (a, b)
+        ]
+        assert moves[0] == moves[1]
+        return moves[0]
+
+    assert walk_hidden_twins(g1, g2, same_move, random.Random(2), 3) >= 2
 
 
 def test_spec_and_bad_arguments():

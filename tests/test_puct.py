@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 import torch
-from koenig_helpers import hidden_twins, play_common_move
+from koenig_helpers import hidden_twins, walk_hidden_twins
 
 from agents import AgentSpecError, check_spec, load_agent
 from agents.networks.checkpoint import make_checkpoint, network_builder, write_checkpoint
@@ -273,20 +273,14 @@ def test_koenig_puct_searches_only_determinized_worlds(koenig_checkpoint, batch_
 def test_koenig_puct_same_move_when_only_hidden_cards_differ(koenig_checkpoint, seed):
     g1, g2 = hidden_twins(seed, players=3, keep=20)  # seats 1 and 2 swap a card, the deck below 20 reordered
     assert g1.snapshot()["hands"] != g2.snapshot()["hands"]
-    rng = random.Random(seed)
-    checked = 0
-    while not g1.is_over and g1.display() == g2.display() and checked < 4:
-        if g1.current_player == 0:
-            move1 = load_agent(f"puct:12:{koenig_checkpoint}", seed=seed).select_move(g1)
-            move2 = load_agent(f"puct:12:{koenig_checkpoint}", seed=seed).select_move(g2)
-            assert move1 == move2
-            checked += len(g1.legal_moves()) > 1
-            g1.play(move1)
-            g2.play(move1)
-            continue
-        if not play_common_move(g1, g2, rng):
-            break
-    assert checked >= 2
+
+    def same_move(a, b):
+        move1 = load_agent(f"puct:12:{koenig_checkpoint}", seed=seed).select_move(a)
+        move2 = load_agent(f"puct:12:{koenig_checkpoint}", seed=seed).select_move(b)
+        assert move1 == move2
+        return move1
+
+    assert walk_hidden_twins(g1, g2, same_move, random.Random(seed), 4) >= 2
 
 
 def test_puct_checkpoint_plays_only_its_game(koenig_checkpoint, checkpoint):

@@ -103,7 +103,9 @@ class ISMCTSAgent(BaseAgent):
         if rollout not in _ROLLOUTS:
             raise ValueError(f"ismcts: rollout must be one of {list(_ROLLOUTS)}, got {rollout!r}")
         if rollout == "guide" and rollout_moves:
-            raise ValueError("ismcts: rollout='guide' plays every simulation to the game's end; leave rollout_moves at 0")
+            raise ValueError(
+                "ismcts: rollout='guide' plays every simulation to the game's end; leave rollout_moves at 0"
+            )
         self.simulations = simulations
         self.exploration = exploration
         self.rollout_moves = rollout_moves
@@ -147,7 +149,12 @@ class ISMCTSAgent(BaseAgent):
             if self._compiled is not None:
                 extra = {} if guide is None else {"guide": guide, "widen": self.widen}
                 children = self._compiled(
-                    game, self.rng, simulations=self.simulations, exploration=self.exploration, scale=self.scale, **extra
+                    game,
+                    self.rng,
+                    simulations=self.simulations,
+                    exploration=self.exploration,
+                    scale=self.scale,
+                    **extra,
                 )
                 if children is not None:
                     return children
