@@ -119,6 +119,8 @@ def test_spec_and_bad_arguments():
         load_agent("gismcts:0", game="kardinal_koenig")
     with pytest.raises(ValueError, match="leave rollout_moves at 0"):
         ISMCTSAgent(10, rollout="guide", rollout_moves=5)
+    with pytest.raises(ValueError, match="only with rollout='guide'"):
+        ISMCTSAgent(10, guide=HeuristicGuide())
     with pytest.raises(ValueError, match="widen"):
         ISMCTSAgent(10, rollout="guide", widen=0)
     kardinal = get_game("kardinal")
@@ -141,3 +143,19 @@ def test_core_refuses_a_bad_guide(core):
         cc.ismcts_root(4, 0.7, 8.0, data, 1, weights[:3], replan, 3)
     with pytest.raises((TypeError, ValueError), match="replan"):
         cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, 0, 3)
+
+
+def test_a_given_guide_is_the_one_searched_with(core, monkeypatch):
+    """A guide with other weights and ``replan`` reaches the core's search (the Python reference agrees),
+    and it searches differently from the default guide at this position."""
+    from dataclasses import replace
+
+    from agents.baselines.koenig_heuristic import DEFAULT_WEIGHTS
+
+    monkeypatch.delenv(koenig_compiled.BACKEND_VARIABLE, raising=False)
+    game = _heuristic_game(Rules(players=4), 11, 75)
+    other = HeuristicGuide(replace(DEFAULT_WEIGHTS, hand=0.0, contest=3.0 * DEFAULT_WEIGHTS.contest + 1.0), replan=2)
+    fast = ISMCTSAgent(12, seed=3, rollout="guide", guide=other).root_statistics(game)
+    slow = ISMCTSAgent(12, seed=3, rollout="guide", guide=other, compiled=False).root_statistics(game)
+    assert fast == slow
+    assert fast != ISMCTSAgent(12, seed=3, rollout="guide", game=KK).root_statistics(game)

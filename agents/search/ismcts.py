@@ -102,6 +102,8 @@ class ISMCTSAgent(BaseAgent):
         check_count("ismcts: widen", widen)
         if rollout not in _ROLLOUTS:
             raise ValueError(f"ismcts: rollout must be one of {list(_ROLLOUTS)}, got {rollout!r}")
+        if guide is not None and rollout != "guide":
+            raise ValueError(f"ismcts: a guide is used only with rollout='guide', got rollout={rollout!r}")
         if rollout == "guide" and rollout_moves:
             raise ValueError(
                 "ismcts: rollout='guide' plays every simulation to the game's end; leave rollout_moves at 0"
