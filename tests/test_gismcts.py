@@ -79,8 +79,9 @@ def test_compiled_guided_search_equals_the_python_reference(core, monkeypatch):
         for m in game.history:
             backed.play(m)
         assert backed.compiled
-        fast = ISMCTSAgent(10, seed=i, rollout="guide", game=KK)
-        slow = ISMCTSAgent(10, seed=i, rollout="guide", game=KK, compiled=False)
+        mw = 0.5 * (i % 2)  # the win share alone, or half the final margin's sigmoid
+        fast = ISMCTSAgent(10, seed=i, rollout="guide", game=KK, margin_weight=mw)
+        slow = ISMCTSAgent(10, seed=i, rollout="guide", game=KK, compiled=False, margin_weight=mw)
         stats = fast.root_statistics(game)
         assert stats == slow.root_statistics(game), (players, discard, moves)
         assert fast.rng.getstate() == slow.rng.getstate()
@@ -88,7 +89,7 @@ def test_compiled_guided_search_equals_the_python_reference(core, monkeypatch):
         assert sum(v for _, v, _ in stats) == 10
         # every world ranks the root seat's moves alike (its unseen cards are the same in all of them)
         assert {m for m, _, _ in stats} == set(HeuristicGuide().ranked(game, 3))
-        again = ISMCTSAgent(10, seed=i, rollout="guide", game=KK)
+        again = ISMCTSAgent(10, seed=i, rollout="guide", game=KK, margin_weight=mw)
         assert again.root_statistics(backed) == stats
     assert positions >= 4 and after >= 1
 
@@ -123,6 +124,10 @@ def test_spec_and_bad_arguments():
         ISMCTSAgent(10, guide=HeuristicGuide())
     with pytest.raises(ValueError, match="widen"):
         ISMCTSAgent(10, rollout="guide", widen=0)
+    with pytest.raises(ValueError, match=r"margin_weight must be in \[0, 1\]"):
+        ISMCTSAgent(10, rollout="guide", margin_weight=1.5)
+    with pytest.raises(ValueError, match="needs rollout='guide'"):
+        ISMCTSAgent(10, margin_weight=0.5)
     kardinal = get_game("kardinal")
     game = kardinal.new_game(kardinal.rules(2), seed=1)
     with pytest.raises(ValueError, match="search guide .*kardinal has none"):
@@ -139,6 +144,8 @@ def test_core_refuses_a_bad_guide(core):
     assert len(cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 2)) <= 2
     with pytest.raises(ValueError, match="widen"):
         cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 0)
+    with pytest.raises(ValueError, match="margin_weight"):
+        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, -0.1)
     with pytest.raises((TypeError, ValueError), match="ismcts_root"):
         cc.ismcts_root(4, 0.7, 8.0, data, 1, weights[:3], replan, 3)
     with pytest.raises((TypeError, ValueError), match="replan"):

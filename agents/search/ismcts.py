@@ -28,7 +28,8 @@ score) / scale)`` with ``game.projected_scores()``. The final move is the most v
 sees a dealt world) a node offers only the mover's ``widen`` (default 3) best moves by the guide in the
 simulation's world (``guide.ranked(world, widen)``: they are the moves its availability counts), the
 best untried one is expanded (no random draw), and every simulation ends with ``guide.play_out(world)``
-to the game's end, so its value is the win share. ``rollout_moves`` must stay 0.
+to the game's end, valued ``(1 - margin_weight) × win share + margin_weight × sigmoid(final margin /
+scale)`` (``margin_weight`` default 0: the win share alone). ``rollout_moves`` must stay 0.
 
 **Randomness.** Each decision draws one ``getrandbits(64)`` from the agent's seeded ``random.Random``
 and seeds with it a :class:`~kardinal_env.core.shuffle.ShuffleRng` (SplitMix64, the suite's shared
@@ -95,11 +96,16 @@ class ISMCTSAgent(BaseAgent):
         compiled: bool = True,
         widen: int = 3,
         guide: Any = None,
+        margin_weight: float = 0.0,
     ):
         super().__init__(seed)
         check_count("ismcts: simulations", simulations)
         check_count("ismcts: rollout_moves", rollout_moves, minimum=0)
         check_count("ismcts: widen", widen)
+        if not 0.0 <= margin_weight <= 1.0:
+            raise ValueError(f"ismcts: margin_weight must be in [0, 1], got {margin_weight!r}")
+        if margin_weight and rollout != "guide":
+            raise ValueError("ismcts: margin_weight values guided playouts; it needs rollout='guide'")
         if rollout not in _ROLLOUTS:
             raise ValueError(f"ismcts: rollout must be one of {list(_ROLLOUTS)}, got {rollout!r}")
         if guide is not None and rollout != "guide":
@@ -114,6 +120,7 @@ class ISMCTSAgent(BaseAgent):
         self.scale = scale
         self.rollout = rollout
         self.widen = widen
+        self.margin_weight = margin_weight
         self.name = f"{'gismcts' if rollout == 'guide' else 'ismcts'}:{simulations}"
         self.game = game
         self.compiled = compiled
@@ -149,7 +156,9 @@ class ISMCTSAgent(BaseAgent):
                 self._compiled = spec.load("compiled_ismcts") if spec is not None else None
                 self._compiled_class = type(game)
             if self._compiled is not None:
-                extra = {} if guide is None else {"guide": guide, "widen": self.widen}
+                extra = (
+                    {} if guide is None else {"guide": guide, "widen": self.widen, "margin_weight": self.margin_weight}
+                )
                 children = self._compiled(
                     game,
                     self.rng,
@@ -227,7 +236,14 @@ class ISMCTSAgent(BaseAgent):
     def _values(self, world, n: int) -> list[float]:
         if world.is_over:
             winners = world.winners()
-            return [1.0 / len(winners) if s in winners else 0.0 for s in range(n)]
+            values = [1.0 / len(winners) if s in winners else 0.0 for s in range(n)]
+            mw = self.margin_weight
+            if mw > 0:  # guided playouts only (the constructor's check)
+                scores = world.scores()
+                for s in range(n):
+                    margin = scores[s] - max(scores[o] for o in range(n) if o != s)
+                    values[s] = (1.0 - mw) * values[s] + mw * (1.0 / (1.0 + math.exp(-margin / self.scale)))
+            return values
         proj = world.projected_scores()
         out = []
         for s in range(n):

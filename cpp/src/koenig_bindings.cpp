@@ -873,13 +873,15 @@ void bind_koenig(nb::module_ &m) {
         .def(
             "ismcts_root",
             [](KGame &g, long long simulations, double exploration, double scale, nb::handle knowledge, nb::handle seed,
-               nb::handle weights, nb::handle replan, long long widen) {
+               nb::handle weights, nb::handle replan, long long widen, double margin_weight) {
                 if (simulations < 1) throw nb::value_error("ismcts: simulations must be a positive integer");
                 std::optional<koenig::IsmctsGuide> guide;
                 if (!weights.is_none()) {
                     if (widen < 1) throw nb::value_error("ismcts_root: widen must be a positive integer");
+                    if (!(margin_weight >= 0 && margin_weight <= 1))
+                        throw nb::value_error("ismcts_root: margin_weight must be in [0, 1]");
                     guide = koenig::IsmctsGuide{heuristic_weights(weights, "ismcts_root"),
-                                                heuristic_replan(replan, "ismcts_root"), int(widen)};
+                                                heuristic_replan(replan, "ismcts_root"), int(widen), margin_weight};
                 }
                 if (g.is_over() || g.legal().size() < 2)
                     throw nb::value_error("ismcts_root: the decision needs at least two legal moves");
@@ -898,15 +900,16 @@ void bind_koenig(nb::module_ &m) {
                 return out;
             },
             nb::arg("simulations"), nb::arg("exploration"), nb::arg("scale"), nb::arg("knowledge").none(), nb::arg("seed").none(),
-            nb::arg("weights").none() = nb::none(), nb::arg("replan").none() = nb::none(), nb::arg("widen") = 3,
+            nb::arg("weights").none() = nb::none(), nb::arg("replan").none() = nb::none(), nb::arg("widen") = 3, nb::arg("margin_weight") = 0.0,
             "ISMCTSAgent's search (rollout_moves=0, or rollout=\"guide\" when weights are given) of the seat on "
             "turn, on the core, from that seat's knowledge "
             "(SeatKnowledge.deal_data(): plain counts, no hidden card) and the decision's seed (an int, taken mod "
             "2**64): every world is dealt in C++ (koenig_worlds.hpp) from ShuffleRng(seed) as the Python search "
             "deals it. The root's children as (move id, visits, mean value of the seat on turn), in expansion "
-            "order. With weights (the 10 HeuristicWeights fields), replan and widen: the guided search "
-            "(koenig_ismcts.hpp's IsmctsGuide: each node searches the mover's widen best heuristic moves, "
-            "best first, and every simulation ends with a heuristic playout). TypeError / ValueError for "
+            "order. With weights (the 10 HeuristicWeights fields), replan, widen and margin_weight: the guided "
+            "search (koenig_ismcts.hpp's IsmctsGuide: each node searches the mover's widen best heuristic moves, "
+            "best first, and every simulation ends with a heuristic playout, valued (1 - margin_weight) win "
+            "share + margin_weight sigmoid(final margin / scale)). TypeError / ValueError for "
             "knowledge that is malformed or does not fit this game, a seed that is not an int, or a bad guide.")
         .def(
             "heuristic_values",

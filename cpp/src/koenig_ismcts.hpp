@@ -12,6 +12,7 @@
 // one (no draw), and every simulation ends with a heuristic playout to the game's end.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct IsmctsGuide {
     HeuristicWeights weights;
     int replan = 1;
     int widen = 3;
+    double margin_weight = 0.0;  // a finished playout's value: (1 - w) win share + w sigmoid(margin / scale)
 };
 
 struct IsmctsChild {
@@ -125,6 +127,16 @@ class Ismcts {
                 double share = 1.0 / double(world.winners.size());
                 for (int s = 0; s < n; ++s) values[s] = 0.0;
                 for (int s : world.winners) values[s] = share;
+                if (guide && guide->margin_weight > 0) {
+                    double mw = guide->margin_weight;
+                    for (int s = 0; s < n; ++s) {
+                        int best_other = INT32_MIN;
+                        for (int o = 0; o < n; ++o)
+                            if (o != s) best_other = std::max(best_other, world.scores[o]);
+                        double sig = 1.0 / (1.0 + std::exp(-double(world.scores[s] - best_other) / scale));
+                        values[s] = (1.0 - mw) * values[s] + mw * sig;
+                    }
+                }
             } else {
                 std::vector<int> proj = world.projected_scores();
                 for (int s = 0; s < n; ++s) {

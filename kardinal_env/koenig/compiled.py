@@ -208,10 +208,12 @@ def ismcts_root(
     scale: float = 8.0,
     guide: Any = None,
     widen: int = 3,
+    margin_weight: float = 0.0,
 ) -> list[tuple[str, int, float]] | None:
     """``ismcts:simulations``'s search (:class:`agents.search.ismcts.ISMCTSAgent` with its default
     ``rollout_moves=0``; with ``guide``, a :class:`agents.search.heuristic_rollouts.HeuristicGuide`, the
-    guided search ``gismcts:simulations``, each node searching the mover's ``widen`` best moves) of the
+    guided search ``gismcts:simulations``, each node searching the mover's ``widen`` best moves, its
+    playouts valued with ``margin_weight``) of the
     seat on turn, run by the core: the root's children as ``(move, visits,
     mean value of the seat on turn)`` in expansion order (the agent plays the most visited; ties: the
     higher mean, then the first). It draws one ``rng.getrandbits(64)``, the search's seed, as the Python
@@ -236,7 +238,15 @@ def ismcts_root(
     names = game.board.moves
     weights, replan = guide.core_arguments if guide is not None else (None, None)
     children = core.ismcts_root(
-        simulations, exploration, scale, knowledge.deal_data(), rng.getrandbits(64), weights, replan, widen
+        simulations,
+        exploration,
+        scale,
+        knowledge.deal_data(),
+        rng.getrandbits(64),
+        weights,
+        replan,
+        widen,
+        margin_weight,
     )
     return [(names[m], int(visits), float(mean)) for m, visits, mean in children]
 
