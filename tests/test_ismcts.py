@@ -10,6 +10,7 @@ import pytest
 from koenig_helpers import hidden_twins, walk_hidden_twins
 
 from agents.search.ismcts import ISMCTSAgent
+from kardinal_env.core.registry import get_game
 from kardinal_env.koenig import Game, Rules
 
 
@@ -50,17 +51,21 @@ class _SeatView:
         raise AssertionError(f"the search read game.{name} of the real game")
 
 
-@pytest.mark.parametrize("rollout_moves", [0, 6])
+@pytest.mark.parametrize("rollout_moves", [0, 6, "guide"])
 def test_search_reads_only_determinizations(rollout_moves):
     """Every simulation runs on ``game.determinize(seat, rng)`` for the deciding seat; the real game
-    is asked for nothing else than its legal moves and seats."""
+    is asked for nothing else than its legal moves and seats (also by the guided search, whose guide
+    ranks moves and plays out in the worlds only)."""
     game = Game(Rules(players=4), seed=7)
     rng = random.Random(0)
     while game.move_count < 60:
         game.play(rng.choice(game.legal_moves()))
     seat, history = game.current_player, list(game.history)
     calls: list = []
-    agent = ISMCTSAgent(25, seed=1, rollout_moves=rollout_moves, rollout="random")
+    if rollout_moves == "guide":  # the Python search: the compiled one is handed no game object at all
+        agent = ISMCTSAgent(25, seed=1, rollout="guide", game=get_game("kardinal_koenig"), compiled=False)
+    else:
+        agent = ISMCTSAgent(25, seed=1, rollout_moves=rollout_moves, rollout="random")
     move = agent.select_move(_SeatView(game, calls))
     assert move in game.legal_moves() and game.history == history
     assert len(calls) == 25 and {s for s, _ in calls} == {seat}
