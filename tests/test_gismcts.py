@@ -166,3 +166,27 @@ def test_a_given_guide_is_the_one_searched_with(core, monkeypatch):
     slow = ISMCTSAgent(12, seed=3, rollout="guide", guide=other, compiled=False).root_statistics(game)
     assert fast == slow
     assert fast != ISMCTSAgent(12, seed=3, rollout="guide", game=KK).root_statistics(game)
+
+
+class _PlainGuide:
+    """A guide the core does not know (no ``core_arguments``): the heuristic guide's moves, in Python."""
+
+    def __init__(self):
+        self.inner = HeuristicGuide()
+        self.calls = 0
+
+    def ranked(self, world, limit):
+        self.calls += 1
+        return self.inner.ranked(world, limit)
+
+    def play_out(self, world):
+        self.inner.play_out(world)
+
+
+def test_a_guide_the_core_does_not_know_is_searched_in_python(core, monkeypatch):
+    monkeypatch.delenv(koenig_compiled.BACKEND_VARIABLE, raising=False)
+    game = _heuristic_game(Rules(players=3), 12, 80)
+    plain = _PlainGuide()
+    stats = ISMCTSAgent(6, seed=4, rollout="guide", guide=plain).root_statistics(game)
+    assert plain.calls >= 6  # the Python search asked it at every simulation
+    assert stats == ISMCTSAgent(6, seed=4, rollout="guide", game=KK).root_statistics(game)

@@ -51,7 +51,8 @@ answers ``None`` (and this module searches) when the core is not built, under
 ``KARDINAL_ENV_BACKEND=python``, or for a subclass of the game. ``compiled=False`` always searches in
 Python.
 
-**Version history.** 2: the guided search (``rollout="guide"``, ``widen``, ``guide``). 1: UCB1 with
+**Version history.** 2: the guided search (``rollout="guide"``, ``widen``, ``guide``,
+``margin_weight``). 1: UCB1 with
 availability counts, random expansion, the game's playout policy or none.
 """
 

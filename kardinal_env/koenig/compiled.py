@@ -213,7 +213,8 @@ def ismcts_root(
     """``ismcts:simulations``'s search (:class:`agents.search.ismcts.ISMCTSAgent` with its default
     ``rollout_moves=0``; with ``guide``, a :class:`agents.search.heuristic_rollouts.HeuristicGuide`, the
     guided search ``gismcts:simulations``, each node searching the mover's ``widen`` best moves, its
-    playouts valued with ``margin_weight``) of the
+    playouts valued with ``margin_weight``; a guide without ``core_arguments`` is left to the Python
+    search) of the
     seat on turn, run by the core: the root's children as ``(move, visits,
     mean value of the seat on turn)`` in expansion order (the agent plays the most visited; ties: the
     higher mean, then the first). It draws one ``rng.getrandbits(64)``, the search's seed, as the Python
@@ -236,7 +237,12 @@ def ismcts_root(
     knowledge = SeatKnowledge(game, seat)
     core = core_position(game, module)
     names = game.board.moves
-    weights, replan = guide.core_arguments if guide is not None else (None, None)
+    weights, replan = None, None
+    if guide is not None:
+        arguments = getattr(guide, "core_arguments", None)
+        if arguments is None:  # a guide the core does not know: the Python search runs it
+            return None
+        weights, replan = arguments
     children = core.ismcts_root(
         simulations,
         exploration,
