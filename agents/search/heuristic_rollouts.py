@@ -93,10 +93,28 @@ def playout_move(game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int 
     legal = game.legal_move_ids()
     if len(legal) == 1:
         return legal[0]
-    seat = game.current_player
-    candidates = _Planner(game, weights, replan, unseen_deck_probabilities(game, seat)).candidates()
-    top = max(v for _, v in candidates)
-    return min(m for m, v in candidates if v >= top - 1e-9)
+    return _best_moves(_playout_candidates(game, weights, replan), 1)[0]
+
+
+def _playout_candidates(game, weights: HeuristicWeights, replan: int) -> list[tuple[int, float]]:
+    """The planner's ``(move id, value)`` candidates for the seat on turn, as a playout seat values the
+    deck (:func:`unseen_deck_probabilities`)."""
+    return _Planner(game, weights, replan, unseen_deck_probabilities(game, game.current_player)).candidates()
+
+
+def _best_moves(candidates: list[tuple[int, float]], limit: int) -> list[int]:
+    """The ``limit`` best move ids of ``candidates`` (a move's value: its best candidate's), best first:
+    repeatedly the lowest id among those within ``1e-9`` of the best value left (the playout tie rule)."""
+    best: dict[int, float] = {}
+    for m, v in candidates:
+        best[m] = max(best.get(m, v), v)
+    out: list[int] = []
+    while len(out) < limit and best:
+        top = max(best.values())
+        pick = min(m for m, v in best.items() if v >= top - 1e-9)
+        out.append(pick)
+        del best[pick]
+    return out
 
 
 class HeuristicGuide:
@@ -126,18 +144,7 @@ class HeuristicGuide:
         legal = world.legal_move_ids()
         if len(legal) == 1:
             return [names[legal[0]]]
-        seat = world.current_player
-        planner = _Planner(world, self.weights, self.replan, unseen_deck_probabilities(world, seat))
-        best: dict[int, float] = {}
-        for m, v in planner.candidates():
-            best[m] = max(best.get(m, v), v)
-        out: list[str] = []
-        while len(out) < limit and best:
-            top = max(best.values())
-            pick = min(m for m, v in best.items() if v >= top - 1e-9)
-            out.append(names[pick])
-            del best[pick]
-        return out
+        return [names[m] for m in _best_moves(_playout_candidates(world, self.weights, self.replan), limit)]
 
     def play_out(self, world) -> None:
         """Play ``world`` (in place) to its end with :func:`playout_move` in every seat."""

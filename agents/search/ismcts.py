@@ -52,8 +52,8 @@ answers ``None`` (and this module searches) when the core is not built, under
 Python.
 
 **Version history.** 2: the guided search (``rollout="guide"``, ``widen``, ``guide``,
-``margin_weight``). 1: UCB1 with
-availability counts, random expansion, the game's playout policy or none.
+``margin_weight``). 1: UCB1 with availability counts, random expansion, the game's playout policy or
+none.
 """
 
 from __future__ import annotations
@@ -240,14 +240,15 @@ class ISMCTSAgent(BaseAgent):
             values = [1.0 / len(winners) if s in winners else 0.0 for s in range(n)]
             mw = self.margin_weight
             if mw > 0:  # guided playouts only (the constructor's check)
-                scores = world.scores()
-                for s in range(n):
-                    margin = scores[s] - max(scores[o] for o in range(n) if o != s)
-                    values[s] = (1.0 - mw) * values[s] + mw * (1.0 / (1.0 + math.exp(-margin / self.scale)))
+                margins = self._margin_values(world.scores(), n)
+                values = [(1.0 - mw) * v + mw * m for v, m in zip(values, margins, strict=True)]
             return values
-        proj = world.projected_scores()
+        return self._margin_values(world.projected_scores(), n)
+
+    def _margin_values(self, scores, n: int) -> list[float]:
+        """Per seat ``sigmoid((its score - the best other seat's) / scale)``."""
         out = []
         for s in range(n):
-            margin = proj[s] - max(proj[o] for o in range(n) if o != s)
+            margin = scores[s] - max(scores[o] for o in range(n) if o != s)
             out.append(1.0 / (1.0 + math.exp(-margin / self.scale)))
         return out

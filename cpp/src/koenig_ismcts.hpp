@@ -67,6 +67,16 @@ class Ismcts {
         }
     };
 
+    // sigmoid((scores[s] - the best other seat's score) / scale): seat s's value of a margin.
+    template <class Scores>
+    static double margin_value(const Scores &scores, int n, int s, double scale) {
+        int best_other = INT32_MIN;
+        for (int o = 0; o < n; ++o)
+            if (o != s) best_other = std::max(best_other, int(scores[size_t(o)]));
+        int margin = int(scores[size_t(s)]) - best_other;
+        return 1.0 / (1.0 + std::exp(-double(margin) / scale));
+    }
+
     // Python's ISMCTSAgent.select_move for the seat on turn of `root` (at least two legal moves), from
     // that seat's knowledge (checked against root: DealData::check) and the decision's seed.
     static std::vector<IsmctsChild> search(const Game &root, int simulations, double exploration, double scale,
@@ -88,11 +98,12 @@ class Ismcts {
             int node = 0;
             path.clear();
             while (!world.is_over()) {
-                MoveSpan ms = world.legal();
-                if (guide)
+                if (guide) {
                     HeuristicRollouts::ranked(world, guide->weights, guide->replan, guide->widen, probs, moves);
-                else
+                } else {
+                    MoveSpan ms = world.legal();
                     moves.assign(ms.begin(), ms.end());
+                }
                 int mover = world.current;
                 for (int m : moves) nodes[size_t(node)].see(m);
                 untried.clear();
@@ -129,23 +140,12 @@ class Ismcts {
                 for (int s : world.winners) values[s] = share;
                 if (guide && guide->margin_weight > 0) {
                     double mw = guide->margin_weight;
-                    for (int s = 0; s < n; ++s) {
-                        int best_other = INT32_MIN;
-                        for (int o = 0; o < n; ++o)
-                            if (o != s) best_other = std::max(best_other, world.scores[o]);
-                        double sig = 1.0 / (1.0 + std::exp(-double(world.scores[s] - best_other) / scale));
-                        values[s] = (1.0 - mw) * values[s] + mw * sig;
-                    }
+                    for (int s = 0; s < n; ++s)
+                        values[s] = (1.0 - mw) * values[s] + mw * margin_value(world.scores, n, s, scale);
                 }
             } else {
                 std::vector<int> proj = world.projected_scores();
-                for (int s = 0; s < n; ++s) {
-                    int best_other = INT32_MIN;
-                    for (int o = 0; o < n; ++o)
-                        if (o != s) best_other = std::max(best_other, proj[o]);
-                    int margin = proj[s] - best_other;
-                    values[s] = 1.0 / (1.0 + std::exp(-double(margin) / scale));
-                }
+                for (int s = 0; s < n; ++s) values[s] = margin_value(proj, n, s, scale);
             }
             nodes[0].visits += 1;
             for (int i : path) {

@@ -79,6 +79,7 @@ class HeuristicRollouts {
                 if (b.move == c.move) {
                     b.value = std::max(b.value, c.value);
                     seen = true;
+                    break;
                 }
             if (!seen) best.push_back(c);
         }

@@ -65,9 +65,8 @@ field                  meaning
                        draws from ``rng`` only when it searches
 ``compiled_ismcts``    ``compiled_ismcts(game, rng, simulations=, exploration=, scale=[, guide=, widen=,
                        margin_weight=]) -> [(move, visits, mean value of the deciding seat), ...] | None``:
-                       the root of the
-                       ``ismcts:N`` search (:mod:`agents.search.ismcts` without playouts, or guided by
-                       ``guide``, the game's ``search_guide``) in compiled code, drawing from
+                       the root of the ``ismcts:N`` search (:mod:`agents.search.ismcts` without
+                       playouts, or guided by ``guide``, the game's ``search_guide``) in compiled code, drawing from
                        ``rng`` exactly as the Python search does (the same move), or ``None`` (none); it
                        answers ``None``, without drawing, when it cannot search this game now
 ``search_guide``       a class whose instances guide ``gismcts:N`` (:mod:`agents.search.ismcts` with

@@ -214,9 +214,8 @@ def ismcts_root(
     ``rollout_moves=0``; with ``guide``, a :class:`agents.search.heuristic_rollouts.HeuristicGuide`, the
     guided search ``gismcts:simulations``, each node searching the mover's ``widen`` best moves, its
     playouts valued with ``margin_weight``; a guide without ``core_arguments`` is left to the Python
-    search) of the
-    seat on turn, run by the core: the root's children as ``(move, visits,
-    mean value of the seat on turn)`` in expansion order (the agent plays the most visited; ties: the
+    search) of the seat on turn, run by the core: the root's children as ``(move, visits, mean value of
+    the seat on turn)`` in expansion order (the agent plays the most visited; ties: the
     higher mean, then the first). It draws one ``rng.getrandbits(64)``, the search's seed, as the Python
     search does, and hands the core the seat's knowledge
     (:meth:`~kardinal_env.koenig.knowledge.SeatKnowledge.deal_data`, no hidden card): the core deals each
