@@ -11,6 +11,8 @@
                    (:class:`agents.search.ismcts.ISMCTSAgent`); any game
 ``gismcts:N``      ``ismcts:N`` guided by the game's heuristic (``GameSpec.search_guide``; ``rollout="guide"``):
                    each node searches the mover's 3 best moves, every simulation a heuristic playout
+``pismcts:N``      ``gismcts:N`` with a paired root (``paired=True``): rounds of one world in which every
+                   root child is played, the guide's move kept unless a paired test finds a better one
 ``rollout:N``      the game's heuristic playout search with N worlds per candidate move
                    (``GameSpec.rollout_search``; Kardinal & König:
                    :class:`agents.search.heuristic_rollouts.HeuristicRolloutAgent`)
@@ -77,7 +79,7 @@ __all__ = [
 SPEC_HELP = (
     "agent specs: a baseline of the game ('random', 'greedy', ...), 'mcts:N' (N simulations, a positive "
     "integer; games of perfect information), 'ismcts:N' (any game), 'gismcts:N' (ismcts guided by the "
-    "game's heuristic; Kardinal & König), 'rollout:N' (N worlds of heuristic "
+    "game's heuristic; Kardinal & König), 'pismcts:N' (gismcts with a paired root), 'rollout:N' (N worlds of heuristic "
     "playouts; Kardinal & König), 'ppo:PATH', 'puct:N:PATH' "
     "(N simulations guided by checkpoint PATH), 'zoo:NAME' (a network shipped with the package; "
     "'puct:N:zoo:NAME' searches with it), 'rllib:PATH'"
@@ -133,6 +135,7 @@ KINDS: dict[str, Kind] = {
         Kind("mcts", "mcts:200", simulations=True, needs=_needs_perfect_information),
         Kind("ismcts", "ismcts:200", simulations=True),
         Kind("gismcts", "gismcts:200", simulations=True, needs=_needs_search_guide),
+        Kind("pismcts", "pismcts:200", simulations=True, needs=_needs_search_guide),
         Kind("rollout", "rollout:16", simulations=True, needs=_needs_rollout_search),
         Kind("ppo", "ppo:runs/x/checkpoint.pt", path=True),
         Kind("puct", "puct:64:runs/x/checkpoint.pt", simulations=True, path=True),
@@ -304,12 +307,14 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
 
         assert simulations is not None
         return ISMCTSAgent(simulations, game=game_spec, **kw)
-    if kind == "gismcts":
+    if kind in ("gismcts", "pismcts"):
         from agents.search.ismcts import ISMCTSAgent
 
         assert simulations is not None
         if game_spec is None:
             game_spec = _only_game_with("search_guide", text)
+        if kind == "pismcts":
+            kw.setdefault("paired", True)
         return ISMCTSAgent(simulations, game=game_spec, rollout="guide", **kw)
     if kind == "rollout":
         assert simulations is not None

@@ -1,16 +1,18 @@
 """What the tree searches of :mod:`agents.search` share: their arguments' checks, the playout with a
-policy or uniform random moves, and the backup of a simulation's values along its path.
+policy or uniform random moves, the backup of a simulation's values along its path, and the paired
+test of moves played in the same worlds (``rollout:N``, the paired root of ``pismcts:N``).
 
 Each helper draws from the generator it is given exactly as the searches did before they shared it,
 so seeded searches choose the same moves."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["check_count", "play_out", "backup"]
+__all__ = ["check_count", "play_out", "backup", "paired_statistics", "significant_move"]
 
 
 def check_count(what: str, value: object, minimum: int = 1, allow_none: bool = False) -> None:
@@ -47,3 +49,37 @@ def backup(path: Sequence[Any], values: Sequence[float]) -> None:
         totals = node.totals
         for s in range(n):
             totals[s] += values[s]
+
+
+def _world_values(shares: Sequence[float], margins: Sequence[int], win_bonus: float) -> list[float]:
+    return [m + win_bonus * s for s, m in zip(shares, margins, strict=True)]
+
+
+def paired_statistics(
+    values: Sequence[tuple[Any, Sequence[float], Sequence[int]]], win_bonus: float = 10.0
+) -> list[tuple[Any, float, float]]:
+    """``[(move, mean, standard error)]`` of each move after the first in ``values``, each
+    ``(move, [win share per world], [final score margin per world])`` with the move to beat first (as
+    :func:`agents.search.heuristic_rollouts.rollout_values` gives them): the mean of its paired
+    difference to the first move, world by world (a world's value: the margin plus ``win_bonus`` times
+    the win share), and the standard error of that mean (``inf`` with one world: no error estimate)."""
+    base = _world_values(values[0][1], values[0][2], win_bonus)
+    n = len(base)
+    out = []
+    for move, shares, margins in values[1:]:
+        diff = [v - b for v, b in zip(_world_values(shares, margins, win_bonus), base, strict=True)]
+        mean = sum(diff) / n
+        se = math.sqrt(sum((d - mean) ** 2 for d in diff) / (n - 1) / n) if n > 1 else math.inf
+        out.append((move, mean, se))
+    return out
+
+
+def significant_move(first: Any, statistics: Sequence[tuple[Any, float, float]], z: float) -> Any:
+    """The paired test's choice from :func:`paired_statistics`: the move whose mean less ``z`` standard
+    errors is the largest above zero (ties: the earlier), else ``first``."""
+    choice, best = first, 0.0
+    for move, mean, se in statistics:
+        low = mean - z * se
+        if low > best:
+            choice, best = move, low
+    return choice

@@ -71,7 +71,7 @@ from agents.baselines.koenig_heuristic import (
     heuristic_candidates,
     unseen_deck_probabilities,
 )
-from agents.search.common import check_count
+from agents.search.common import check_count, paired_statistics, significant_move
 from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig import compiled as _compiled
 from kardinal_env.koenig.knowledge import SeatKnowledge
@@ -197,45 +197,12 @@ def rollout_values(
     return out
 
 
-def _world_values(shares: list[float], margins: list[int], win_bonus: float) -> list[float]:
-    return [m + win_bonus * s for s, m in zip(shares, margins, strict=True)]
-
-
-def paired_statistics(
-    values: list[tuple[int, list[float], list[int]]], win_bonus: float = 10.0
-) -> list[tuple[int, float, float]]:
-    """``[(move, mean, standard error)]`` of each move after the first in ``values`` (of
-    :func:`rollout_values`, the heuristic's move first): the mean of its paired difference to the first
-    move, world by world (a world's value: the margin plus ``win_bonus`` times the win share), and the
-    standard error of that mean (``inf`` with one world: no error estimate)."""
-    base = _world_values(values[0][1], values[0][2], win_bonus)
-    n = len(base)
-    out = []
-    for move, shares, margins in values[1:]:
-        diff = [v - b for v, b in zip(_world_values(shares, margins, win_bonus), base, strict=True)]
-        mean = sum(diff) / n
-        se = math.sqrt(sum((d - mean) ** 2 for d in diff) / (n - 1) / n) if n > 1 else math.inf
-        out.append((move, mean, se))
-    return out
-
-
 def choose(values: list[tuple[int, list[float], list[int]]], z: float = 2.0, win_bonus: float = 10.0) -> int:
     """The move of :class:`HeuristicRolloutAgent` from :func:`rollout_values`, whose first move is the
     heuristic's: a world's value is the margin plus ``win_bonus`` times the win share; another move
     replaces the heuristic's only when its mean paired difference (world by world) less ``z`` standard
     errors is above zero, and the largest such lower bound wins (ties: the earlier move)."""
-    return _significant(values[0][0], paired_statistics(values, win_bonus), z)
-
-
-def _significant(first: int, statistics: list[tuple[int, float, float]], z: float) -> int:
-    """:func:`choose` on :func:`paired_statistics`: the move whose mean less ``z`` standard errors is
-    the largest above zero (ties: the earlier), else ``first``."""
-    choice, best = first, 0.0
-    for move, mean, se in statistics:
-        low = mean - z * se
-        if low > best:
-            choice, best = move, low
-    return choice
+    return significant_move(values[0][0], paired_statistics(values, win_bonus), z)
 
 
 class HeuristicRolloutAgent(BaseAgent):
@@ -322,7 +289,7 @@ class HeuristicRolloutAgent(BaseAgent):
             n += size
             self.last_worlds = n
             stats = paired_statistics([(m, *played[m]) for m in (first, *alive)], self.win_bonus)
-            choice = _significant(first, stats, self.z)
+            choice = significant_move(first, stats, self.z)
             if choice != first:
                 return choice
             alive = [m for m, mean, se in stats if mean > self.t_continue * se]

@@ -31,6 +31,16 @@ best untried one is expanded (no random draw), and every simulation ends with ``
 to the game's end, valued ``(1 - margin_weight) × win share + margin_weight × sigmoid(final margin /
 scale)`` (``margin_weight`` default 0: the win share alone). ``rollout_moves`` must stay 0.
 
+**Paired root** (``paired=True`` with the guide, the spec ``pismcts:N``): the root is searched in
+rounds, not by UCB1. Its children are the guide's ``widen`` best moves in the first world (the seat's
+own ranking, the same in every world: its unseen cards are), and each of ``max(1, N // children)``
+rounds deals one world and plays every child in it, each followed by one simulation of the guided
+search below that child (the shared tree, as above). The move is the guide's first unless another
+child's paired difference to it over the rounds — a world's value: the seat's final margin plus
+``win_bonus`` (default 10) times its win share — has its mean above ``z`` (default 2.5) standard errors
+(:func:`agents.search.common.paired_statistics` and ``significant_move``, the test of ``rollout:N``):
+the same deal under every child cancels most of the luck that unpaired ISMCTS compares children on.
+
 **Randomness.** Each decision draws one ``getrandbits(64)`` from the agent's seeded ``random.Random``
 and seeds with it a :class:`~kardinal_env.core.shuffle.ShuffleRng` (SplitMix64, the suite's shared
 generator, implemented identically in the compiled core); every random number of the search comes
@@ -51,7 +61,8 @@ answers ``None`` (and this module searches) when the core is not built, under
 ``KARDINAL_ENV_BACKEND=python``, or for a subclass of the game. ``compiled=False`` always searches in
 Python.
 
-**Version history.** 2: the guided search (``rollout="guide"``, ``widen``, ``guide``,
+**Version history.** 3: the paired root (``paired``, ``z``, ``win_bonus``; spec ``pismcts:N``).
+2: the guided search (``rollout="guide"``, ``widen``, ``guide``,
 ``margin_weight``). 1: UCB1 with availability counts, random expansion, the game's playout policy or
 none.
 """
@@ -62,7 +73,7 @@ import math
 from typing import Any
 
 from agents.base import BaseAgent
-from agents.search.common import backup, check_count, play_out
+from agents.search.common import backup, check_count, paired_statistics, play_out, significant_move
 from kardinal_env.core.registry import GameSpec, UnknownGameError, game_of
 from kardinal_env.core.shuffle import ShuffleRng
 
@@ -98,6 +109,9 @@ class ISMCTSAgent(BaseAgent):
         widen: int = 3,
         guide: Any = None,
         margin_weight: float = 0.0,
+        paired: bool = False,
+        z: float = 2.5,
+        win_bonus: float = 10.0,
     ):
         super().__init__(seed)
         check_count("ismcts: simulations", simulations)
@@ -111,6 +125,11 @@ class ISMCTSAgent(BaseAgent):
             raise ValueError(f"ismcts: rollout must be one of {list(_ROLLOUTS)}, got {rollout!r}")
         if guide is not None and rollout != "guide":
             raise ValueError(f"ismcts: a guide is used only with rollout='guide', got rollout={rollout!r}")
+        if paired and rollout != "guide":
+            raise ValueError("ismcts: paired (the paired root) needs rollout='guide'")
+        for what, value in (("z", z), ("win_bonus", win_bonus)):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
+                raise ValueError(f"ismcts: {what} must be a finite number >= 0, got {value!r}")
         if rollout == "guide" and rollout_moves:
             raise ValueError(
                 "ismcts: rollout='guide' plays every simulation to the game's end; leave rollout_moves at 0"
@@ -122,7 +141,11 @@ class ISMCTSAgent(BaseAgent):
         self.rollout = rollout
         self.widen = widen
         self.margin_weight = margin_weight
-        self.name = f"{'gismcts' if rollout == 'guide' else 'ismcts'}:{simulations}"
+        self.paired = bool(paired)
+        self.z = float(z)
+        self.win_bonus = float(win_bonus)
+        kind = "pismcts" if paired else "gismcts" if rollout == "guide" else "ismcts"
+        self.name = f"{kind}:{simulations}"
         self.game = game
         self.compiled = compiled
         self._game_class: type | None = None
@@ -131,15 +154,25 @@ class ISMCTSAgent(BaseAgent):
         self._compiled: Any = None
 
     def select_move(self, game) -> str:
-        return max(self.root_statistics(game), key=lambda child: (child[1], child[2]))[0]
+        children = self._search(game)
+        if self.paired and len(children) > 1:
+            values = [(move, shares, margins) for move, _, _, shares, margins in children]
+            return significant_move(children[0][0], paired_statistics(values, self.win_bonus), self.z)
+        return max(children, key=lambda child: (child[1], child[2]))[0]
 
     def root_statistics(self, game) -> list[tuple[str, int, float]]:
         """Search ``game``'s current decision (``simulations`` simulations from the deciding seat's
         determinizations) and return the root's children in expansion order: ``(move, visits, mean value
         of the deciding seat)``. The move :meth:`select_move` plays is the most visited (ties: the higher
-        mean, then the first expanded). Search trainers (:mod:`agents.training.search_training`,
-        ``search: ismcts``) take the visits as a policy target. A decision with one legal move is not
-        searched: that move, with no visits."""
+        mean, then the first expanded); with the paired root, the paired test's choice (module
+        docstring). Search trainers (:mod:`agents.training.search_training`, ``search: ismcts``) take
+        the visits as a policy target. A decision with one legal move is not searched: that move, with no
+        visits."""
+        return [child[:3] for child in self._search(game)]
+
+    def _search(self, game) -> list[tuple]:
+        """:meth:`root_statistics`' children; with the paired root each also carries the deciding seat's
+        win shares and final margins, one per round."""
         moves = game.legal_moves()
         if not moves:
             raise ValueError("no legal move: the game is over")
@@ -158,7 +191,14 @@ class ISMCTSAgent(BaseAgent):
                 self._compiled_class = type(game)
             if self._compiled is not None:
                 extra = (
-                    {} if guide is None else {"guide": guide, "widen": self.widen, "margin_weight": self.margin_weight}
+                    {}
+                    if guide is None
+                    else {
+                        "guide": guide,
+                        "widen": self.widen,
+                        "margin_weight": self.margin_weight,
+                        "paired": self.paired,
+                    }
                 )
                 children = self._compiled(
                     game,
@@ -173,6 +213,8 @@ class ISMCTSAgent(BaseAgent):
         n = game.num_players
         root = _Node(-1, n)
         search_rng = ShuffleRng(self.rng.getrandbits(64))
+        if self.paired:
+            return self._search_paired(game, root, n, search_rng)
         for _ in range(self.simulations):
             self._simulate(game.determinize(seat, search_rng), root, n, search_rng)
         children = root.children.items()
@@ -198,11 +240,40 @@ class ISMCTSAgent(BaseAgent):
         self._policy = spec.load("rollout")
         self._game_class = type(game)
 
-    def _simulate(self, world, root: _Node, n: int, rng: ShuffleRng) -> None:
+    def _search_paired(self, game, root: _Node, n: int, search_rng: ShuffleRng) -> list[tuple]:
+        """The paired root (module docstring): rounds of one world, every root child played in each."""
+        seat = game.current_player
+        world = game.determinize(seat, search_rng)
+        first = self._policy.ranked(world, self.widen)
+        for move in first:
+            root.children[move] = _Node(seat, n)
+        played: list[tuple[list[float], list[int]]] = [([], []) for _ in first]
+        for round_ in range(max(1, self.simulations // len(first))):
+            if round_:
+                world = game.determinize(seat, search_rng)
+            for move, (shares, margins) in zip(first, played, strict=True):
+                child = root.children[move]
+                g = world.clone()
+                g.play(move)
+                self._simulate(g, root, n, search_rng, child, [child])
+                scores = g.scores()
+                winners = g.winners()
+                shares.append(1.0 / len(winners) if seat in winners else 0.0)
+                margins.append(scores[seat] - max(s for o, s in enumerate(scores) if o != seat))
+        return [
+            (move, root.children[move].visits, root.children[move].totals[seat] / root.children[move].visits, *p)
+            for move, p in zip(first, played, strict=True)
+        ]
+
+    def _simulate(
+        self, world, root: _Node, n: int, rng: ShuffleRng, node: _Node | None = None, path: list | None = None
+    ) -> None:
+        """One simulation in ``world``, from ``node`` (default: the root; ``path``: the nodes below the
+        root walked to it): selection, expansion, playout, backup."""
         c = self.exploration
         guide = self._policy if self.rollout == "guide" else None
-        node = root
-        path = []
+        node = root if node is None else node
+        path = [] if path is None else path
         while not world.is_over:
             moves = world.legal_moves() if guide is None else guide.ranked(world, self.widen)
             mover = world.current_player

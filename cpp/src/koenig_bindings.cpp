@@ -873,7 +873,7 @@ void bind_koenig(nb::module_ &m) {
         .def(
             "ismcts_root",
             [](KGame &g, long long simulations, double exploration, double scale, nb::handle knowledge, nb::handle seed,
-               nb::handle weights, nb::handle replan, long long widen, double margin_weight) {
+               nb::handle weights, nb::handle replan, long long widen, double margin_weight, bool paired) {
                 if (simulations < 1) throw nb::value_error("ismcts: simulations must be a positive integer");
                 std::optional<koenig::IsmctsGuide> guide;
                 if (!weights.is_none()) {
@@ -881,7 +881,10 @@ void bind_koenig(nb::module_ &m) {
                     if (!(margin_weight >= 0 && margin_weight <= 1))
                         throw nb::value_error("ismcts_root: margin_weight must be in [0, 1]");
                     guide = koenig::IsmctsGuide{heuristic_weights(weights, "ismcts_root"),
-                                                heuristic_replan(replan, "ismcts_root"), int(widen), margin_weight};
+                                                heuristic_replan(replan, "ismcts_root"), int(widen), margin_weight,
+                                                paired};
+                } else if (paired) {
+                    throw nb::value_error("ismcts_root: paired needs the guide (weights)");
                 }
                 if (g.is_over() || g.legal().size() < 2)
                     throw nb::value_error("ismcts_root: the decision needs at least two legal moves");
@@ -896,11 +899,21 @@ void bind_koenig(nb::module_ &m) {
                                                       guide ? &*guide : nullptr);
                 }
                 nb::list out;
-                for (const auto &c : children) out.append(nb::make_tuple(c.move, c.visits, c.mean));
+                for (const auto &c : children) {
+                    if (paired) {
+                        nb::list shares, margins;
+                        for (double v : c.shares) shares.append(v);
+                        for (int v : c.margins) margins.append(v);
+                        out.append(nb::make_tuple(c.move, c.visits, c.mean, shares, margins));
+                    } else {
+                        out.append(nb::make_tuple(c.move, c.visits, c.mean));
+                    }
+                }
                 return out;
             },
             nb::arg("simulations"), nb::arg("exploration"), nb::arg("scale"), nb::arg("knowledge").none(), nb::arg("seed").none(),
             nb::arg("weights").none() = nb::none(), nb::arg("replan").none() = nb::none(), nb::arg("widen") = 3, nb::arg("margin_weight") = 0.0,
+            nb::arg("paired") = false,
             "ISMCTSAgent's search (rollout_moves=0, or rollout=\"guide\" when weights are given) of the seat on "
             "turn, on the core, from that seat's knowledge "
             "(SeatKnowledge.deal_data(): plain counts, no hidden card) and the decision's seed (an int, taken mod "
@@ -909,7 +922,10 @@ void bind_koenig(nb::module_ &m) {
             "order. With weights (the 10 HeuristicWeights fields), replan, widen and margin_weight: the guided "
             "search (koenig_ismcts.hpp's IsmctsGuide: each node searches the mover's widen best heuristic moves, "
             "best first, and every simulation ends with a heuristic playout, valued (1 - margin_weight) win "
-            "share + margin_weight sigmoid(final margin / scale)). TypeError / ValueError for "
+            "share + margin_weight sigmoid(final margin / scale)). With paired (a guide only): the paired root "
+            "(Ismcts::search_paired: rounds of one world in which every root child is played), each child as "
+            "(move id, visits, mean, [the seat's win share per round], [its final score margin per round]). "
+            "TypeError / ValueError for "
             "knowledge that is malformed or does not fit this game, a seed that is not an int, or a bad guide.")
         .def(
             "heuristic_values",

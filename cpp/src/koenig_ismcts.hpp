@@ -9,7 +9,9 @@
 // replaces every other hand and the deck with dealt cards, so the search never reads a hidden card.
 // With an IsmctsGuide (ISMCTSAgent with rollout="guide", `gismcts:N`) a node searches only the mover's
 // `widen` best moves by the heuristic in the world (HeuristicRollouts::ranked), expands the best untried
-// one (no draw), and every simulation ends with a heuristic playout to the game's end.
+// one (no draw), and every simulation ends with a heuristic playout to the game's end. With a paired guide
+// (`pismcts:N`) the root is searched in rounds of one world in which every root child is played
+// (search_paired); the Python agent applies the paired test to the rounds' values.
 #pragma once
 
 #include <algorithm>
@@ -31,11 +33,14 @@ struct IsmctsGuide {
     int replan = 1;
     int widen = 3;
     double margin_weight = 0.0;  // a finished playout's value: (1 - w) win share + w sigmoid(margin / scale)
+    bool paired = false;         // the paired root (Ismcts::search_paired)
 };
 
 struct IsmctsChild {
     int move, visits;
-    double mean;  // mean value of the seat that decides at the root
+    double mean;                 // mean value of the seat that decides at the root
+    std::vector<double> shares;  // paired root only: the seat's win share in each round's world
+    std::vector<int> margins;    // paired root only: the seat's final score margin in each round's world
 };
 
 class Ismcts {
@@ -77,87 +82,164 @@ class Ismcts {
         return 1.0 / (1.0 + std::exp(-double(margin) / scale));
     }
 
-    // Python's ISMCTSAgent.select_move for the seat on turn of `root` (at least two legal moves), from
-    // that seat's knowledge (checked against root: DealData::check) and the decision's seed.
+    // Python's ISMCTSAgent.root_statistics for the seat on turn of `root` (at least two legal moves), from
+    // that seat's knowledge (checked against root: DealData::check) and the decision's seed. With a paired
+    // guide (IsmctsGuide::paired) the root is searched in rounds of one world each (search_paired).
     static std::vector<IsmctsChild> search(const Game &root, int simulations, double exploration, double scale,
                                            const DealData &knowledge, uint64_t seed,
                                            const IsmctsGuide *guide = nullptr) {
-        int n = root.n, seat = root.current;
-        std::vector<Node> nodes;
-        nodes.emplace_back(-1);
-        std::vector<int> path, untried, moves;
-        std::vector<double> probs;
-        std::array<double, MAX_SEATS> values{};
-        ShuffleRng rng(seed);
+        Ismcts s(root, exploration, scale, seed, guide);
+        if (guide && guide->paired) return s.search_paired(knowledge, simulations);
         DealtWorld w;
         for (int sim = 0; sim < simulations; ++sim) {
-            ShuffleRng world_rng(rng.next());  // SeatKnowledge.deal: ShuffleRng(rng.getrandbits(64))
-            WorldDealer::deal(knowledge, world_rng, w);
-            check_world(root, seat, w);
-            Game world = install_world(root, seat, w, world_rng);
-            int node = 0;
-            path.clear();
-            while (!world.is_over()) {
-                if (guide) {
-                    HeuristicRollouts::ranked(world, guide->weights, guide->replan, guide->widen, probs, moves);
-                } else {
-                    MoveSpan ms = world.legal();
-                    moves.assign(ms.begin(), ms.end());
-                }
-                int mover = world.current;
-                for (int m : moves) nodes[size_t(node)].see(m);
-                untried.clear();
-                for (int m : moves)
-                    if (nodes[size_t(node)].child(m) < 0) untried.push_back(m);
-                if (!untried.empty()) {
-                    int m = guide ? untried.front() : untried[rng.below(uint32_t(untried.size()))];
-                    nodes.emplace_back(mover);
-                    int child = int(nodes.size()) - 1;
-                    nodes[size_t(node)].children.push_back({m, child});
-                    world.apply(m);
-                    path.push_back(child);
-                    break;
-                }
-                double best_value = -1.0;
-                int best = moves[0];
-                for (int m : moves) {
-                    const Node &ch = nodes[size_t(nodes[size_t(node)].child(m))];
-                    double value = ch.totals[mover] / ch.visits +
-                                   exploration * std::sqrt(std::log(double(nodes[size_t(node)].available(m))) / ch.visits);
-                    if (value > best_value) {
-                        best_value = value;
-                        best = m;
-                    }
-                }
-                world.apply(best);
-                node = nodes[size_t(node)].child(best);
-                path.push_back(node);
-            }
-            if (guide) HeuristicRollouts::play_out(world, guide->weights, guide->replan, probs);
-            if (world.is_over()) {
-                double share = 1.0 / double(world.winners.size());
-                for (int s = 0; s < n; ++s) values[s] = 0.0;
-                for (int s : world.winners) values[s] = share;
-                if (guide && guide->margin_weight > 0) {
-                    double mw = guide->margin_weight;
-                    for (int s = 0; s < n; ++s)
-                        values[s] = (1.0 - mw) * values[s] + mw * margin_value(world.scores, n, s, scale);
-                }
-            } else {
-                std::vector<int> proj = world.projected_scores();
-                for (int s = 0; s < n; ++s) values[s] = margin_value(proj, n, s, scale);
-            }
-            nodes[0].visits += 1;
-            for (int i : path) {
-                Node &nd = nodes[size_t(i)];
-                nd.visits += 1;
-                for (int s = 0; s < n; ++s) nd.totals[s] += values[s];
-            }
+            Game world = s.deal(knowledge, w);
+            s.path.clear();
+            s.simulate(world, 0);
         }
+        return s.root_children();
+    }
+
+  private:
+    const Game &root;
+    int n, seat;
+    double exploration, scale;
+    const IsmctsGuide *guide;
+    ShuffleRng rng;
+    std::vector<Node> nodes;
+    std::vector<int> path, untried, moves;
+    std::vector<double> probs;
+    std::array<double, MAX_SEATS> values{};
+
+    Ismcts(const Game &r, double c, double sc, uint64_t seed, const IsmctsGuide *g)
+        : root(r), n(r.n), seat(r.current), exploration(c), scale(sc), guide(g), rng(seed) {
+        nodes.emplace_back(-1);
+    }
+
+    // A world dealt from the seat's knowledge: one 64-bit draw seeds its own generator
+    // (SeatKnowledge.deal: ShuffleRng(rng.getrandbits(64))), which deals the hidden cards and gives the
+    // world's shuffle seed.
+    Game deal(const DealData &knowledge, DealtWorld &w) {
+        ShuffleRng world_rng(rng.next());
+        WorldDealer::deal(knowledge, world_rng, w);
+        check_world(root, seat, w);
+        return install_world(root, seat, w, world_rng);
+    }
+
+    // The moves a node offers in `world`: the guide's widen best, or every legal move.
+    void offered(Game &world) {
+        if (guide) {
+            HeuristicRollouts::ranked(world, guide->weights, guide->replan, guide->widen, probs, moves);
+        } else {
+            MoveSpan ms = world.legal();
+            moves.assign(ms.begin(), ms.end());
+        }
+    }
+
+    // One simulation from `node` in `world` (path: the nodes below the root walked so far): selection by
+    // UCB1 with availability counts, expansion of one untried move, the playout, the values, the backup.
+    void simulate(Game &world, int node) {
+        while (!world.is_over()) {
+            offered(world);
+            int mover = world.current;
+            for (int m : moves) nodes[size_t(node)].see(m);
+            untried.clear();
+            for (int m : moves)
+                if (nodes[size_t(node)].child(m) < 0) untried.push_back(m);
+            if (!untried.empty()) {
+                int m = guide ? untried.front() : untried[rng.below(uint32_t(untried.size()))];
+                nodes.emplace_back(mover);
+                int child = int(nodes.size()) - 1;
+                nodes[size_t(node)].children.push_back({m, child});
+                world.apply(m);
+                path.push_back(child);
+                break;
+            }
+            double best_value = -1.0;
+            int best = moves[0];
+            for (int m : moves) {
+                const Node &ch = nodes[size_t(nodes[size_t(node)].child(m))];
+                double value = ch.totals[mover] / ch.visits +
+                               exploration * std::sqrt(std::log(double(nodes[size_t(node)].available(m))) / ch.visits);
+                if (value > best_value) {
+                    best_value = value;
+                    best = m;
+                }
+            }
+            world.apply(best);
+            node = nodes[size_t(node)].child(best);
+            path.push_back(node);
+        }
+        if (guide) HeuristicRollouts::play_out(world, guide->weights, guide->replan, probs);
+        if (world.is_over()) {
+            double share = 1.0 / double(world.winners.size());
+            for (int s = 0; s < n; ++s) values[s] = 0.0;
+            for (int s : world.winners) values[s] = share;
+            if (guide && guide->margin_weight > 0) {
+                double mw = guide->margin_weight;
+                for (int s = 0; s < n; ++s)
+                    values[s] = (1.0 - mw) * values[s] + mw * margin_value(world.scores, n, s, scale);
+            }
+        } else {
+            std::vector<int> proj = world.projected_scores();
+            for (int s = 0; s < n; ++s) values[s] = margin_value(proj, n, s, scale);
+        }
+        nodes[0].visits += 1;
+        for (int i : path) {
+            Node &nd = nodes[size_t(i)];
+            nd.visits += 1;
+            for (int s = 0; s < n; ++s) nd.totals[s] += values[s];
+        }
+    }
+
+    std::vector<IsmctsChild> root_children() const {
         std::vector<IsmctsChild> out;
         for (auto [m, i] : nodes[0].children) {
             const Node &ch = nodes[size_t(i)];
-            out.push_back({m, ch.visits, ch.totals[seat] / std::max(1, ch.visits)});
+            out.push_back({m, ch.visits, ch.totals[seat] / std::max(1, ch.visits), {}, {}});
+        }
+        return out;
+    }
+
+    // The paired root (Python: ISMCTSAgent with paired=True): the root's children are the guide's widen
+    // best moves in the first world (the seat's own ranking: the same in every world), and each of
+    // max(1, simulations / children) rounds deals one world and plays every child in it, one simulation
+    // each below that child; a child's shares / margins are the seat's final win share and score margin
+    // (its score less the best other seat's) of its simulation in each round.
+    std::vector<IsmctsChild> search_paired(const DealData &knowledge, int simulations) {
+        DealtWorld w;
+        std::vector<int> first_moves;
+        std::vector<IsmctsChild> out;
+        int rounds = 1;
+        for (int round = 0; round < rounds; ++round) {
+            Game world = deal(knowledge, w);
+            if (round == 0) {
+                offered(world);
+                first_moves = moves;
+                for (int m : first_moves) {
+                    nodes.emplace_back(seat);
+                    nodes[0].children.push_back({m, int(nodes.size()) - 1});
+                }
+                rounds = std::max(1, simulations / int(first_moves.size()));
+                out = root_children();
+            }
+            for (size_t k = 0; k < first_moves.size(); ++k) {
+                Game g = world;
+                int child = nodes[0].children[k].second;
+                g.apply(first_moves[k]);
+                path.assign(1, child);
+                simulate(g, child);
+                int best_other = INT32_MIN;
+                for (int o = 0; o < n; ++o)
+                    if (o != seat) best_other = std::max(best_other, int(g.scores[size_t(o)]));
+                bool won = std::find(g.winners.begin(), g.winners.end(), seat) != g.winners.end();
+                out[k].shares.push_back(won ? 1.0 / double(g.winners.size()) : 0.0);
+                out[k].margins.push_back(int(g.scores[size_t(seat)]) - best_other);
+            }
+        }
+        std::vector<IsmctsChild> stats = root_children();
+        for (size_t k = 0; k < out.size(); ++k) {
+            out[k].visits = stats[k].visits;
+            out[k].mean = stats[k].mean;
         }
         return out;
     }

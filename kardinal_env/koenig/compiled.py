@@ -209,15 +209,18 @@ def ismcts_root(
     guide: Any = None,
     widen: int = 3,
     margin_weight: float = 0.0,
-) -> list[tuple[str, int, float]] | None:
+    paired: bool = False,
+) -> list[tuple] | None:
     """``ismcts:simulations``'s search (:class:`agents.search.ismcts.ISMCTSAgent` with its default
     ``rollout_moves=0``; with ``guide``, a :class:`agents.search.heuristic_rollouts.HeuristicGuide`, the
     guided search ``gismcts:simulations``, each node searching the mover's ``widen`` best moves, its
     playouts valued with ``margin_weight``; a guide without ``core_arguments`` is left to the Python
     search) of the seat on turn, run by the core: the root's children as ``(move, visits, mean value of
-    the seat on turn)`` in expansion order (the agent plays the most visited; ties: the
-    higher mean, then the first). It draws one ``rng.getrandbits(64)``, the search's seed, as the Python
-    search does, and hands the core the seat's knowledge
+    the seat on turn)`` in expansion order (the agent plays the most visited; ties: the higher mean, then
+    the first); with ``paired`` (and a guide) the paired root (``pismcts:N``), each child as ``(move,
+    visits, mean, [the seat's win share per round], [its final margin per round])``. It draws one
+    ``rng.getrandbits(64)``, the search's seed, as the Python search does, and hands the core the seat's
+    knowledge
     (:meth:`~kardinal_env.koenig.knowledge.SeatKnowledge.deal_data`, no hidden card): the core deals each
     world with the same algorithm (``cpp/src/koenig_worlds.hpp``) on the same
     :class:`~kardinal_env.core.shuffle.ShuffleRng` stream and draws the expansion choices from it, so
@@ -252,7 +255,12 @@ def ismcts_root(
         replan,
         widen,
         margin_weight,
+        paired,
     )
+    if paired:
+        return [
+            (names[m], int(v), float(mean), list(shares), list(margins)) for m, v, mean, shares, margins in children
+        ]
     return [(names[m], int(visits), float(mean)) for m, visits, mean in children]
 
 

@@ -1,0 +1,116 @@
+"""``pismcts:N``: the guided ISMCTS of ``gismcts:N`` with a paired root (``ISMCTSAgent(rollout="guide",
+paired=True)``). Every round deals one world and plays every root child in it; the compiled search
+(``Ismcts::search_paired``) gives the Python reference's children, round values and move from the same
+seed; the move is the paired test's; hidden cards change nothing; bad arguments are refused by name."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from koenig_helpers import hidden_twins, walk_hidden_twins
+from test_gismcts import _heuristic_game
+
+from agents import AgentSpecError, load_agent
+from agents.search.common import paired_statistics, significant_move
+from agents.search.heuristic_rollouts import HeuristicGuide, choose
+from agents.search.ismcts import ISMCTSAgent
+from kardinal_env.core.registry import get_game
+from kardinal_env.koenig import Game, Rules
+from kardinal_env.koenig import compiled as koenig_compiled
+
+KK = get_game("kardinal_koenig")
+
+
+def _paired(simulations: int, seed: int, **kw) -> ISMCTSAgent:
+    return ISMCTSAgent(simulations, seed=seed, rollout="guide", paired=True, game=KK, **kw)
+
+
+def test_compiled_paired_search_equals_the_python_reference(core, monkeypatch):
+    """The core's paired search and the Python one (``compiled=False``): the same children, visits, means
+    and round values (win shares and margins, to the bit), the same move and generator state, for every
+    player count and both discard options, before and after the first run-out, on both engines."""
+    monkeypatch.delenv(koenig_compiled.BACKEND_VARIABLE, raising=False)
+    positions = after = 0
+    for i, (players, discard, moves) in enumerate([(3, "one", 70), (4, "any", 85), (5, "one", 95), (4, "one", 100)]):
+        rules = Rules(players=players, discard=discard)
+        game = _heuristic_game(rules, 300 + i, moves)
+        if game.is_over:
+            continue
+        positions += 1
+        after += game.runouts > 0
+        backed = Game(rules, seed=300 + i)
+        for m in game.history:
+            backed.play(m)
+        assert backed.compiled
+        mw = 0.5 * (i % 2)
+        fast, slow = _paired(9, i, margin_weight=mw), _paired(9, i, margin_weight=mw, compiled=False)
+        children = fast._search(game)
+        assert children == slow._search(game), (players, discard, moves)
+        assert fast._compiled is not None and slow._compiled is None
+        assert fast.rng.getstate() == slow.rng.getstate()
+        assert _paired(9, i, margin_weight=mw)._search(backed) == children
+        # the root's children: the guide's best moves, each played once in each of 9 // k rounds
+        assert [c[0] for c in children] == HeuristicGuide().ranked(game, 3)
+        rounds = 9 // len(children)
+        assert all(c[1] == rounds and len(c[3]) == len(c[4]) == rounds for c in children)
+        assert _paired(9, i, margin_weight=mw).select_move(game) == _paired(
+            9, i, margin_weight=mw, compiled=False
+        ).select_move(game)
+    assert positions >= 3 and after >= 1
+
+
+def test_the_move_is_the_paired_test_s():
+    """``select_move`` plays :func:`~agents.search.heuristic_rollouts.choose`'s move on the round values
+    (the guide's first move unless another's paired lower bound is above zero); ``root_statistics``
+    gives the same children without the round values."""
+    changed = kept = 0
+    for seed, moves, z in ((21, 60, 2.5), (22, 90, 2.5), (30, 90, 0.0), (34, 90, 0.0), (40, 60, 0.0)):
+        game = _heuristic_game(Rules(players=4), seed, moves)
+        if game.is_over:
+            continue
+        children = _paired(12, seed, z=z)._search(game)
+        values = [(m, shares, margins) for m, _, _, shares, margins in children]
+        move = _paired(12, seed, z=z).select_move(game)
+        assert move == choose(values, z=z) == significant_move(children[0][0], paired_statistics(values), z)
+        assert _paired(12, seed, z=z).root_statistics(game) == [c[:3] for c in children]
+        changed += move != children[0][0]
+        kept += move == children[0][0]
+    assert kept >= 1 and changed >= 2  # z = 0: any alternative with a better mean replaces the guide's move
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_same_move_when_only_hidden_state_differs(compiled):
+    g1, g2 = hidden_twins(2, observer=0)
+    assert g1.snapshot()["hands"] != g2.snapshot()["hands"]
+
+    def same_move(a, b):
+        moves = [_paired(6, a.move_count, compiled=compiled).select_move(g) for g in (a, b)]
+        assert moves[0] == moves[1]
+        return moves[0]
+
+    assert walk_hidden_twins(g1, g2, same_move, random.Random(3), 3) >= 2
+
+
+def test_spec_and_bad_arguments(core):
+    agent = load_agent("pismcts:40", game="kardinal_koenig", seed=1)
+    assert isinstance(agent, ISMCTSAgent) and agent.paired and agent.rollout == "guide"
+    assert agent.name == "pismcts:40" and agent.z == 2.5 and agent.win_bonus == 10.0
+    assert load_agent("pismcts:40").game is KK  # the one game with a search guide
+    assert not load_agent("gismcts:40").paired
+    with pytest.raises(AgentSpecError, match="search guide.*try 'ismcts:40'"):
+        load_agent("pismcts:40", game="kardinal")
+    with pytest.raises(ValueError, match="paired .*needs rollout='guide'"):
+        ISMCTSAgent(10, paired=True)
+    for bad in (-1.0, float("inf"), True, "2"):
+        with pytest.raises(ValueError, match="z must be a finite number"):
+            ISMCTSAgent(10, rollout="guide", paired=True, z=bad)
+    with pytest.raises(ValueError, match="win_bonus must be a finite number"):
+        ISMCTSAgent(10, rollout="guide", paired=True, win_bonus=-2)
+    from kardinal_env.koenig.knowledge import SeatKnowledge
+
+    game = Game(Rules(players=4), seed=3)
+    cc = koenig_compiled.core_position(game, core)
+    data = SeatKnowledge(game, game.current_player).deal_data()
+    with pytest.raises(ValueError, match="paired needs the guide"):
+        cc.ismcts_root(4, 0.7, 8.0, data, 1, None, None, 3, 0.0, True)
