@@ -29,9 +29,10 @@ def _paired(simulations: int, seed: int, **kw) -> ISMCTSAgent:
 def test_compiled_paired_search_equals_the_python_reference(core, monkeypatch):
     """The core's paired search and the Python one (``compiled=False``): the same children, visits, means
     and round values (win shares and margins, to the bit), the same move and generator state, for every
-    player count and both discard options, before and after the first run-out, on both engines."""
+    player count and both discard options, before and after the first run-out, on both engines, with
+    every round to the budget and with the paired test stopping the rounds (``batch``)."""
     monkeypatch.delenv(koenig_compiled.BACKEND_VARIABLE, raising=False)
-    positions = after = 0
+    positions = after = stopped = 0
     for i, (players, discard, moves) in enumerate([(3, "one", 70), (4, "any", 85), (5, "one", 95), (4, "one", 100)]):
         rules = Rules(players=players, discard=discard)
         game = _heuristic_game(rules, 300 + i, moves)
@@ -43,40 +44,56 @@ def test_compiled_paired_search_equals_the_python_reference(core, monkeypatch):
         for m in game.history:
             backed.play(m)
         assert backed.compiled
-        mw = 0.5 * (i % 2)
-        fast, slow = _paired(9, i, margin_weight=mw), _paired(9, i, margin_weight=mw, compiled=False)
-        children = fast._search(game)
-        assert children == slow._search(game), (players, discard, moves)
-        assert fast._compiled is not None and slow._compiled is None
-        assert fast.rng.getstate() == slow.rng.getstate()
-        assert _paired(9, i, margin_weight=mw)._search(backed) == children
-        # the root's children: the guide's best moves, each played once in each of 9 // k rounds
-        assert [c[0] for c in children] == HeuristicGuide().ranked(game, 3)
-        rounds = 9 // len(children)
-        assert all(c[1] == rounds and len(c[3]) == len(c[4]) == rounds for c in children)
-        assert _paired(9, i, margin_weight=mw).select_move(game) == _paired(
-            9, i, margin_weight=mw, compiled=False
-        ).select_move(game)
-    assert positions >= 3 and after >= 1
+        kw = {"margin_weight": 0.5 * (i % 2)}
+        for sims, batch in ((9, 0), (27, 2)):  # every round to the budget; the paired test every 2 rounds
+            fast, slow = _paired(sims, i, batch=batch, **kw), _paired(sims, i, batch=batch, compiled=False, **kw)
+            children = fast._search(game)
+            assert children == slow._search(game), (players, discard, moves, batch)
+            assert fast._compiled is not None and slow._compiled is None
+            assert fast.rng.getstate() == slow.rng.getstate()
+            assert _paired(sims, i, batch=batch, **kw)._search(backed) == children
+            assert _paired(sims, i, batch=batch, **kw).select_move(game) == _paired(
+                sims, i, batch=batch, compiled=False, **kw
+            ).select_move(game)
+            # the root's children: the guide's best moves; the first played in every round, an
+            # alternative in every round until the test dropped it; a visit for each
+            assert [c[0] for c in children] == HeuristicGuide().ranked(game, 3)
+            rounds = len(children[0][3])
+            assert all(c[1] == len(c[3]) == len(c[4]) <= rounds for c in children)
+            assert sum(c[1] for c in children) <= sims
+            if not batch:
+                assert all(c[1] == rounds == sims // len(children) for c in children)
+            else:
+                stopped += rounds < sims // len(children)
+    assert positions >= 3 and after >= 1 and stopped >= 1
 
 
 def test_the_move_is_the_paired_test_s():
     """``select_move`` plays :func:`~agents.search.heuristic_rollouts.choose`'s move on the round values
-    (the guide's first move unless another's paired lower bound is above zero); ``root_statistics``
-    gives the same children without the round values."""
-    changed = kept = 0
-    for seed, moves, z in ((21, 60, 2.5), (22, 90, 2.5), (30, 90, 0.0), (34, 90, 0.0), (40, 60, 0.0)):
+    of the alternatives played in every round (the guide's first move unless another's paired lower
+    bound is above zero); ``root_statistics`` gives the same children without the round values."""
+    changed = kept = dropped = 0
+    for seed, moves, z, batch in (
+        (21, 60, 2.5, 0),
+        (22, 90, 2.5, 0),
+        (30, 90, 0.0, 0),
+        (34, 90, 0.0, 0),
+        (40, 60, 0.0, 0),
+        (31, 90, 2.5, 4),
+        (34, 90, 2.5, 4),
+    ):
         game = _heuristic_game(Rules(players=4), seed, moves)
-        if game.is_over:
-            continue
-        children = _paired(12, seed, z=z)._search(game)
-        values = [(m, shares, margins) for m, _, _, shares, margins in children]
-        move = _paired(12, seed, z=z).select_move(game)
+        children = _paired(12 + 48 * bool(batch), seed, z=z, batch=batch)._search(game)
+        rounds = len(children[0][3])
+        values = [(m, shares, margins) for m, _, _, shares, margins in children if len(shares) == rounds]
+        dropped += len(values) < len(children)  # an alternative the test dropped is not in the final test
+        move = _paired(12 + 48 * bool(batch), seed, z=z, batch=batch).select_move(game)
         assert move == choose(values, z=z) == significant_move(children[0][0], paired_statistics(values), z)
-        assert _paired(12, seed, z=z).root_statistics(game) == [c[:3] for c in children]
+        stats = _paired(12 + 48 * bool(batch), seed, z=z, batch=batch).root_statistics(game)
+        assert stats == [c[:3] for c in children]
         changed += move != children[0][0]
         kept += move == children[0][0]
-    assert kept >= 1 and changed >= 2  # z = 0: any alternative with a better mean replaces the guide's move
+    assert kept >= 1 and changed >= 2 and dropped >= 1  # z = 0: any better mean replaces the guide's move
 
 
 @pytest.mark.parametrize("compiled", [True, False])
@@ -107,6 +124,12 @@ def test_spec_and_bad_arguments(core):
             ISMCTSAgent(10, rollout="guide", paired=True, z=bad)
     with pytest.raises(ValueError, match="win_bonus must be a finite number"):
         ISMCTSAgent(10, rollout="guide", paired=True, win_bonus=-2)
+    with pytest.raises(ValueError, match="t_continue must be a finite number"):
+        ISMCTSAgent(10, rollout="guide", paired=True, t_continue=float("nan"))
+    with pytest.raises(ValueError, match="batch must be a non-negative integer"):
+        ISMCTSAgent(10, rollout="guide", paired=True, batch=-1)
+    with pytest.raises(ValueError, match="batch .*needs paired=True"):
+        ISMCTSAgent(10, rollout="guide", batch=4)
     from kardinal_env.koenig.knowledge import SeatKnowledge
 
     game = Game(Rules(players=4), seed=3)
@@ -114,3 +137,8 @@ def test_spec_and_bad_arguments(core):
     data = SeatKnowledge(game, game.current_player).deal_data()
     with pytest.raises(ValueError, match="paired needs the guide"):
         cc.ismcts_root(4, 0.7, 8.0, data, 1, None, None, 3, 0.0, True)
+    weights, replan = HeuristicGuide().core_arguments
+    with pytest.raises(ValueError, match="batch must be >= 0"):
+        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, -1)
+    with pytest.raises(ValueError, match="finite and >= 0"):
+        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 2, -2.5)

@@ -68,10 +68,19 @@ def paired_statistics(
     out = []
     for move, shares, margins in values[1:]:
         diff = [v - b for v, b in zip(_world_values(shares, margins, win_bonus), base, strict=True)]
-        mean = sum(diff) / n
-        se = math.sqrt(sum((d - mean) ** 2 for d in diff) / (n - 1) / n) if n > 1 else math.inf
+        mean = _sum_in_order(diff) / n
+        se = math.sqrt(_sum_in_order([(d - mean) ** 2 for d in diff]) / (n - 1) / n) if n > 1 else math.inf
         out.append((move, mean, se))
     return out
+
+
+def _sum_in_order(values: Sequence[float]) -> float:
+    """Left-to-right float sum, as the compiled core adds (the builtin ``sum`` compensates its rounding
+    from Python 3.12 on; the paired search's stopping rule must agree to the bit in both)."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
 
 
 def significant_move(first: Any, statistics: Sequence[tuple[Any, float, float]], z: float) -> Any:

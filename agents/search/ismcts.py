@@ -112,6 +112,8 @@ class ISMCTSAgent(BaseAgent):
         paired: bool = False,
         z: float = 2.5,
         win_bonus: float = 10.0,
+        batch: int = 0,
+        t_continue: float = 0.5,
     ):
         super().__init__(seed)
         check_count("ismcts: simulations", simulations)
@@ -127,7 +129,10 @@ class ISMCTSAgent(BaseAgent):
             raise ValueError(f"ismcts: a guide is used only with rollout='guide', got rollout={rollout!r}")
         if paired and rollout != "guide":
             raise ValueError("ismcts: paired (the paired root) needs rollout='guide'")
-        for what, value in (("z", z), ("win_bonus", win_bonus)):
+        check_count("ismcts: batch", batch, minimum=0)
+        if batch and not paired:
+            raise ValueError("ismcts: batch (rounds between paired tests) needs paired=True")
+        for what, value in (("z", z), ("win_bonus", win_bonus), ("t_continue", t_continue)):
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
                 raise ValueError(f"ismcts: {what} must be a finite number >= 0, got {value!r}")
         if rollout == "guide" and rollout_moves:
@@ -144,6 +149,8 @@ class ISMCTSAgent(BaseAgent):
         self.paired = bool(paired)
         self.z = float(z)
         self.win_bonus = float(win_bonus)
+        self.batch = batch
+        self.t_continue = float(t_continue)
         kind = "pismcts" if paired else "gismcts" if rollout == "guide" else "ismcts"
         self.name = f"{kind}:{simulations}"
         self.game = game
@@ -156,7 +163,9 @@ class ISMCTSAgent(BaseAgent):
     def select_move(self, game) -> str:
         children = self._search(game)
         if self.paired and len(children) > 1:
-            values = [(move, shares, margins) for move, _, _, shares, margins in children]
+            # the test on the alternatives played in every round (those the rounds did not drop)
+            rounds = len(children[0][3])
+            values = [(move, shares, margins) for move, _, _, shares, margins in children if len(shares) == rounds]
             return significant_move(children[0][0], paired_statistics(values, self.win_bonus), self.z)
         return max(children, key=lambda child: (child[1], child[2]))[0]
 
@@ -198,6 +207,7 @@ class ISMCTSAgent(BaseAgent):
                         "widen": self.widen,
                         "margin_weight": self.margin_weight,
                         "paired": self.paired,
+                        "test": (self.batch, self.z, self.t_continue, self.win_bonus),
                     }
                 )
                 children = self._compiled(
@@ -241,29 +251,42 @@ class ISMCTSAgent(BaseAgent):
         self._game_class = type(game)
 
     def _search_paired(self, game, root: _Node, n: int, search_rng: ShuffleRng) -> list[tuple]:
-        """The paired root (module docstring): rounds of one world, every root child played in each."""
+        """The paired root (module docstring): rounds of one world, the guide's first move and every
+        alternative still in play played in each; with ``batch``, the paired test after every ``batch``
+        rounds ends the search (an alternative passes it) or drops the alternatives no longer promising."""
         seat = game.current_player
         world = game.determinize(seat, search_rng)
         first = self._policy.ranked(world, self.widen)
         for move in first:
             root.children[move] = _Node(seat, n)
-        played: list[tuple[list[float], list[int]]] = [([], []) for _ in first]
-        for round_ in range(max(1, self.simulations // len(first))):
-            if round_:
+        played: dict[str, tuple[list[float], list[int]]] = {move: ([], []) for move in first}
+        alive = first[1:]
+        used = rounds = 0
+        while True:
+            if rounds:
                 world = game.determinize(seat, search_rng)
-            for move, (shares, margins) in zip(first, played, strict=True):
+            for move in (first[0], *alive):
                 child = root.children[move]
                 g = world.clone()
                 g.play(move)
                 self._simulate(g, root, n, search_rng, child, [child])
                 scores = g.scores()
                 winners = g.winners()
-                shares.append(1.0 / len(winners) if seat in winners else 0.0)
-                margins.append(scores[seat] - max(s for o, s in enumerate(scores) if o != seat))
-        return [
-            (move, root.children[move].visits, root.children[move].totals[seat] / root.children[move].visits, *p)
-            for move, p in zip(first, played, strict=True)
-        ]
+                played[move][0].append(1.0 / len(winners) if seat in winners else 0.0)
+                played[move][1].append(scores[seat] - max(s for o, s in enumerate(scores) if o != seat))
+            used += 1 + len(alive)
+            rounds += 1
+            if self.batch and rounds % self.batch == 0 and alive:
+                stats = paired_statistics([(m, *played[m]) for m in (first[0], *alive)], self.win_bonus)
+                if significant_move(first[0], stats, self.z) != first[0]:
+                    break
+                alive = [m for m, mean, se in stats if mean > self.t_continue * se]
+                if not alive:
+                    break
+            if used + 1 + len(alive) > self.simulations:
+                break
+        children = [(move, root.children[move]) for move in first]
+        return [(move, child.visits, child.totals[seat] / child.visits, *played[move]) for move, child in children]
 
     def _simulate(
         self, world, root: _Node, n: int, rng: ShuffleRng, node: _Node | None = None, path: list | None = None

@@ -873,7 +873,8 @@ void bind_koenig(nb::module_ &m) {
         .def(
             "ismcts_root",
             [](KGame &g, long long simulations, double exploration, double scale, nb::handle knowledge, nb::handle seed,
-               nb::handle weights, nb::handle replan, long long widen, double margin_weight, bool paired) {
+               nb::handle weights, nb::handle replan, long long widen, double margin_weight, bool paired,
+               long long batch, double z, double t_continue, double win_bonus) {
                 if (simulations < 1) throw nb::value_error("ismcts: simulations must be a positive integer");
                 std::optional<koenig::IsmctsGuide> guide;
                 if (!weights.is_none()) {
@@ -882,7 +883,11 @@ void bind_koenig(nb::module_ &m) {
                         throw nb::value_error("ismcts_root: margin_weight must be in [0, 1]");
                     guide = koenig::IsmctsGuide{heuristic_weights(weights, "ismcts_root"),
                                                 heuristic_replan(replan, "ismcts_root"), int(widen), margin_weight,
-                                                paired};
+                                                paired, int(batch), z, t_continue, win_bonus};
+                    if (batch < 0 || batch > INT32_MAX) throw nb::value_error("ismcts_root: batch must be >= 0");
+                    for (double v : {z, t_continue, win_bonus})
+                        if (!(v >= 0 && std::isfinite(v)))
+                            throw nb::value_error("ismcts_root: z, t_continue and win_bonus must be finite and >= 0");
                 } else if (paired) {
                     throw nb::value_error("ismcts_root: paired needs the guide (weights)");
                 }
@@ -913,7 +918,8 @@ void bind_koenig(nb::module_ &m) {
             },
             nb::arg("simulations"), nb::arg("exploration"), nb::arg("scale"), nb::arg("knowledge").none(), nb::arg("seed").none(),
             nb::arg("weights").none() = nb::none(), nb::arg("replan").none() = nb::none(), nb::arg("widen") = 3, nb::arg("margin_weight") = 0.0,
-            nb::arg("paired") = false,
+            nb::arg("paired") = false, nb::arg("batch") = 0, nb::arg("z") = 2.5, nb::arg("t_continue") = 0.5,
+            nb::arg("win_bonus") = 10.0,
             "ISMCTSAgent's search (rollout_moves=0, or rollout=\"guide\" when weights are given) of the seat on "
             "turn, on the core, from that seat's knowledge "
             "(SeatKnowledge.deal_data(): plain counts, no hidden card) and the decision's seed (an int, taken mod "
@@ -924,7 +930,8 @@ void bind_koenig(nb::module_ &m) {
             "best first, and every simulation ends with a heuristic playout, valued (1 - margin_weight) win "
             "share + margin_weight sigmoid(final margin / scale)). With paired (a guide only): the paired root "
             "(Ismcts::search_paired: rounds of one world in which every root child is played), each child as "
-            "(move id, visits, mean, [the seat's win share per round], [its final score margin per round]). "
+            "(move id, visits, mean, [the seat's win share per round], [its final score margin per round]); "
+            "batch > 0: the paired test (z, t_continue, win_bonus) after every batch rounds stops the rounds. "
             "TypeError / ValueError for "
             "knowledge that is malformed or does not fit this game, a seed that is not an int, or a bad guide.")
         .def(

@@ -34,6 +34,8 @@ struct IsmctsGuide {
     int widen = 3;
     double margin_weight = 0.0;  // a finished playout's value: (1 - w) win share + w sigmoid(margin / scale)
     bool paired = false;         // the paired root (Ismcts::search_paired)
+    int batch = 0;               // paired: rounds between paired tests (0: no test during the search)
+    double z = 2.5, t_continue = 0.5, win_bonus = 10.0;  // paired: the test (agents.search.common)
 };
 
 struct IsmctsChild {
@@ -201,28 +203,30 @@ class Ismcts {
     }
 
     // The paired root (Python: ISMCTSAgent with paired=True): the root's children are the guide's widen
-    // best moves in the first world (the seat's own ranking: the same in every world), and each of
-    // max(1, simulations / children) rounds deals one world and plays every child in it, one simulation
-    // each below that child; a child's shares / margins are the seat's final win share and score margin
-    // (its score less the best other seat's) of its simulation in each round.
+    // best moves in the first world (the seat's own ranking: the same in every world), and each round
+    // deals one world and plays the first child and every alternative still in play in it, one simulation
+    // each below that child; rounds go on while the simulations fit. With guide->batch, the paired test
+    // after every batch rounds (paired_test) ends the search or drops the alternatives no longer
+    // promising. A child's shares / margins are the seat's final win share and score margin (its score
+    // less the best other seat's) of its simulation in each round it played.
     std::vector<IsmctsChild> search_paired(const DealData &knowledge, int simulations) {
         DealtWorld w;
-        std::vector<int> first_moves;
-        std::vector<IsmctsChild> out;
-        int rounds = 1;
-        for (int round = 0; round < rounds; ++round) {
-            Game world = deal(knowledge, w);
-            if (round == 0) {
-                offered(world);
-                first_moves = moves;
-                for (int m : first_moves) {
-                    nodes.emplace_back(seat);
-                    nodes[0].children.push_back({m, int(nodes.size()) - 1});
-                }
-                rounds = std::max(1, simulations / int(first_moves.size()));
-                out = root_children();
-            }
-            for (size_t k = 0; k < first_moves.size(); ++k) {
+        Game world = deal(knowledge, w);
+        offered(world);
+        std::vector<int> first_moves = moves;
+        for (int m : first_moves) {
+            nodes.emplace_back(seat);
+            nodes[0].children.push_back({m, int(nodes.size()) - 1});
+        }
+        std::vector<IsmctsChild> out = root_children();
+        std::vector<size_t> alive, in_play;
+        for (size_t k = 1; k < first_moves.size(); ++k) alive.push_back(k);
+        int used = 0, rounds = 0;
+        while (true) {
+            if (rounds) world = deal(knowledge, w);
+            in_play.assign(1, 0);
+            in_play.insert(in_play.end(), alive.begin(), alive.end());
+            for (size_t k : in_play) {
                 Game g = world;
                 int child = nodes[0].children[k].second;
                 g.apply(first_moves[k]);
@@ -235,6 +239,12 @@ class Ismcts {
                 out[k].shares.push_back(won ? 1.0 / double(g.winners.size()) : 0.0);
                 out[k].margins.push_back(int(g.scores[size_t(seat)]) - best_other);
             }
+            used += int(in_play.size());
+            rounds += 1;
+            if (guide->batch > 0 && rounds % guide->batch == 0 && !alive.empty()) {
+                if (!paired_test(out, alive)) break;
+            }
+            if (used + 1 + int(alive.size()) > simulations) break;
         }
         std::vector<IsmctsChild> stats = root_children();
         for (size_t k = 0; k < out.size(); ++k) {
@@ -242,6 +252,42 @@ class Ismcts {
             out[k].mean = stats[k].mean;
         }
         return out;
+    }
+
+    // agents.search.common.paired_statistics / significant_move on the first child and the alternatives
+    // `alive` (the same arithmetic, summed left to right): false when an alternative passes the test (the
+    // search ends); else `alive` keeps those whose mean paired difference is above t_continue standard
+    // errors, and true when any is left.
+    bool paired_test(const std::vector<IsmctsChild> &out, std::vector<size_t> &alive) const {
+        const IsmctsChild &base = out[0];
+        size_t r = base.margins.size();
+        std::vector<double> diff(r);
+        std::vector<size_t> keep;
+        double best_low = 0.0;
+        bool changed = false;
+        for (size_t k : alive) {
+            for (size_t i = 0; i < r; ++i)
+                diff[i] = (double(out[k].margins[i]) + guide->win_bonus * out[k].shares[i]) -
+                          (double(base.margins[i]) + guide->win_bonus * base.shares[i]);
+            double total = 0.0;
+            for (double d : diff) total += d;
+            double mean = total / double(r);
+            double se = HUGE_VAL;
+            if (r > 1) {
+                double squares = 0.0;
+                for (double d : diff) squares += (d - mean) * (d - mean);
+                se = std::sqrt(squares / double(r - 1) / double(r));
+            }
+            double low = mean - guide->z * se;
+            if (low > best_low) {
+                best_low = low;
+                changed = true;
+            }
+            if (mean > guide->t_continue * se) keep.push_back(k);
+        }
+        if (changed) return false;
+        alive = keep;
+        return !alive.empty();
     }
 };
 

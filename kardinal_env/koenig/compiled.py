@@ -210,6 +210,7 @@ def ismcts_root(
     widen: int = 3,
     margin_weight: float = 0.0,
     paired: bool = False,
+    test: tuple[int, float, float, float] = (0, 2.5, 0.5, 10.0),
 ) -> list[tuple] | None:
     """``ismcts:simulations``'s search (:class:`agents.search.ismcts.ISMCTSAgent` with its default
     ``rollout_moves=0``; with ``guide``, a :class:`agents.search.heuristic_rollouts.HeuristicGuide`, the
@@ -218,7 +219,8 @@ def ismcts_root(
     search) of the seat on turn, run by the core: the root's children as ``(move, visits, mean value of
     the seat on turn)`` in expansion order (the agent plays the most visited; ties: the higher mean, then
     the first); with ``paired`` (and a guide) the paired root (``pismcts:N``), each child as ``(move,
-    visits, mean, [the seat's win share per round], [its final margin per round])``. It draws one
+    visits, mean, [the seat's win share per round], [its final margin per round])``, its rounds stopped
+    by the paired ``test`` ``(batch, z, t_continue, win_bonus)`` (as ``ISMCTSAgent`` takes them). It draws one
     ``rng.getrandbits(64)``, the search's seed, as the Python search does, and hands the core the seat's
     knowledge
     (:meth:`~kardinal_env.koenig.knowledge.SeatKnowledge.deal_data`, no hidden card): the core deals each
@@ -256,6 +258,7 @@ def ismcts_root(
         widen,
         margin_weight,
         paired,
+        *test,
     )
     if paired:
         return [
