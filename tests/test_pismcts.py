@@ -112,7 +112,7 @@ def test_same_move_when_only_hidden_state_differs(compiled):
 def test_spec_and_bad_arguments(core):
     agent = load_agent("pismcts:40", game="kardinal_koenig", seed=1)
     assert isinstance(agent, ISMCTSAgent) and agent.paired and agent.rollout == "guide"
-    assert agent.name == "pismcts:40" and agent.z == 2.5 and agent.win_bonus == 10.0
+    assert agent.name == "pismcts:40" and agent.z == 2.5 and agent.win_bonus == 10.0 and agent.batch == 16
     assert load_agent("pismcts:40").game is KK  # the one game with a search guide
     assert not load_agent("gismcts:40").paired
     with pytest.raises(AgentSpecError, match="search guide.*try 'ismcts:40'"):

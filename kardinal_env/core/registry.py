@@ -69,9 +69,10 @@ field                  meaning
                        playouts, or guided by ``guide``, the game's ``search_guide``) in compiled code, drawing from
                        ``rng`` exactly as the Python search does (the same move), or ``None`` (none); it
                        answers ``None``, without drawing, when it cannot search this game now
-``search_guide``       a class whose instances guide ``gismcts:N`` (:mod:`agents.search.ismcts` with
-                       ``rollout="guide"``): ``ranked(world, limit) -> [move, ...]``, the mover's best
-                       moves, best first; ``play_out(world)``, to the game's end; or ``None`` (none)
+``search_guide``       a class whose instances guide ``gismcts:N`` and ``pismcts:N``
+                       (:mod:`agents.search.ismcts` with ``rollout="guide"``): ``ranked(world, limit) ->
+                       [move, ...]``, the mover's best moves, best first; ``play_out(world)``, to the
+                       game's end; or ``None`` (none)
 ``rollout_search``     the agent class of ``rollout:N`` (a search whose playouts are the game's strongest
                        baseline), built as ``cls(N, seed=..., game=spec)``, or ``None`` (the game has none)
 ``network``            ``network(rules, config) -> torch.nn.Module``: the policy/value network builder of
