@@ -30,7 +30,8 @@ def test_compiled_paired_search_equals_the_python_reference(core, monkeypatch):
     """The core's paired search and the Python one (``compiled=False``): the same children, visits, means
     and round values (win shares and margins, to the bit), the same move and generator state, for every
     player count and both discard options, before and after the first run-out, on both engines, with
-    every round to the budget and with the paired test stopping the rounds (``batch``)."""
+    every round to the budget and with the paired test stopping the rounds (``batch``), with and without
+    progressive widening (``widen_visits``)."""
     monkeypatch.delenv(koenig_compiled.BACKEND_VARIABLE, raising=False)
     positions = after = stopped = 0
     for i, (players, discard, moves) in enumerate([(3, "one", 70), (4, "any", 85), (5, "one", 95), (4, "one", 100)]):
@@ -44,8 +45,9 @@ def test_compiled_paired_search_equals_the_python_reference(core, monkeypatch):
         for m in game.history:
             backed.play(m)
         assert backed.compiled
-        kw = {"margin_weight": 0.5 * (i % 2)}
-        for sims, batch in ((9, 0), (27, 2)):  # every round to the budget; the paired test every 2 rounds
+        for sims, batch, widen_visits in ((9, 0, 0), (27, 2, 2 * (i % 2))):
+            # every round to the budget; the paired test every 2 rounds, with progressive widening or not
+            kw = {"margin_weight": 0.5 * (i % 2), "widen_visits": widen_visits}
             fast, slow = _paired(sims, i, batch=batch, **kw), _paired(sims, i, batch=batch, compiled=False, **kw)
             children = fast._search(game)
             assert children == slow._search(game), (players, discard, moves, batch)
@@ -130,6 +132,10 @@ def test_spec_and_bad_arguments(core):
         ISMCTSAgent(10, rollout="guide", paired=True, batch=-1)
     with pytest.raises(ValueError, match="batch .*needs paired=True"):
         ISMCTSAgent(10, rollout="guide", batch=4)
+    with pytest.raises(ValueError, match="widen_visits must be a non-negative integer"):
+        ISMCTSAgent(10, rollout="guide", widen_visits=-1)
+    with pytest.raises(ValueError, match="widen_visits .*needs rollout='guide'"):
+        ISMCTSAgent(10, widen_visits=4)
     from kardinal_env.koenig.knowledge import SeatKnowledge
 
     game = Game(Rules(players=4), seed=3)
@@ -142,3 +148,5 @@ def test_spec_and_bad_arguments(core):
         cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, -1)
     with pytest.raises(ValueError, match="finite and >= 0"):
         cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 2, -2.5)
+    with pytest.raises(ValueError, match="widen_visits must be >= 0"):
+        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 2, 2.5, 0.5, 10.0, -1)

@@ -29,7 +29,9 @@ sees a dealt world) a node offers only the mover's ``widen`` (default 3) best mo
 simulation's world (``guide.ranked(world, widen)``: they are the moves its availability counts), the
 best untried one is expanded (no random draw), and every simulation ends with ``guide.play_out(world)``
 to the game's end, valued ``(1 - margin_weight) × win share + margin_weight × sigmoid(final margin /
-scale)`` (``margin_weight`` default 0: the win share alone). ``rollout_moves`` must stay 0.
+scale)`` (``margin_weight`` default 0: the win share alone). ``rollout_moves`` must stay 0. With
+``widen_visits = W > 0`` (progressive widening; default 0: off) a node offers only its ``1 + visits // W``
+best moves (at most ``widen``), so a rarely visited node plays the guide's own move.
 
 **Paired root** (``paired=True`` with the guide, the spec ``pismcts:N``): the root is searched in
 rounds, not by UCB1. Its children are the guide's ``widen`` best moves in the first world (the seat's
@@ -40,6 +42,10 @@ child's paired difference to it over the rounds — a world's value: the seat's 
 ``win_bonus`` (default 10) times its win share — has its mean above ``z`` (default 2.5) standard errors
 (:func:`agents.search.common.paired_statistics` and ``significant_move``, the test of ``rollout:N``):
 the same deal under every child cancels most of the luck that unpaired ISMCTS compares children on.
+Rounds go on while the next fits in the N simulations; with ``batch = B > 0`` (the spec's 16) the test
+also runs after every ``B`` rounds: an alternative that passes it ends the search, and the alternatives
+whose mean paired difference is at most ``t_continue`` (default 0.5) standard errors stop being played
+(``rollout:N``'s rounds); the search ends when none is left.
 
 **Randomness.** Each decision draws one ``getrandbits(64)`` from the agent's seeded ``random.Random``
 and seeds with it a :class:`~kardinal_env.core.shuffle.ShuffleRng` (SplitMix64, the suite's shared
@@ -61,7 +67,8 @@ answers ``None`` (and this module searches) when the core is not built, under
 ``KARDINAL_ENV_BACKEND=python``, or for a subclass of the game. ``compiled=False`` always searches in
 Python.
 
-**Version history.** 3: the paired root (``paired``, ``z``, ``win_bonus``; spec ``pismcts:N``).
+**Version history.** 3: the paired root (``paired``, ``z``, ``win_bonus``, ``batch``, ``t_continue``;
+spec ``pismcts:N``), progressive widening of the guide's moves (``widen_visits``).
 2: the guided search (``rollout="guide"``, ``widen``, ``guide``,
 ``margin_weight``). 1: UCB1 with availability counts, random expansion, the game's playout policy or
 none.
@@ -114,6 +121,7 @@ class ISMCTSAgent(BaseAgent):
         win_bonus: float = 10.0,
         batch: int = 0,
         t_continue: float = 0.5,
+        widen_visits: int = 0,
     ):
         super().__init__(seed)
         check_count("ismcts: simulations", simulations)
@@ -130,6 +138,9 @@ class ISMCTSAgent(BaseAgent):
         if paired and rollout != "guide":
             raise ValueError("ismcts: paired (the paired root) needs rollout='guide'")
         check_count("ismcts: batch", batch, minimum=0)
+        check_count("ismcts: widen_visits", widen_visits, minimum=0)
+        if widen_visits and rollout != "guide":
+            raise ValueError("ismcts: widen_visits (progressive widening of the guide's moves) needs rollout='guide'")
         if batch and not paired:
             raise ValueError("ismcts: batch (rounds between paired tests) needs paired=True")
         for what, value in (("z", z), ("win_bonus", win_bonus), ("t_continue", t_continue)):
@@ -150,6 +161,7 @@ class ISMCTSAgent(BaseAgent):
         self.z = float(z)
         self.win_bonus = float(win_bonus)
         self.batch = batch
+        self.widen_visits = widen_visits
         self.t_continue = float(t_continue)
         kind = "pismcts" if paired else "gismcts" if rollout == "guide" else "ismcts"
         self.name = f"{kind}:{simulations}"
@@ -208,6 +220,7 @@ class ISMCTSAgent(BaseAgent):
                         "margin_weight": self.margin_weight,
                         "paired": self.paired,
                         "test": (self.batch, self.z, self.t_continue, self.win_bonus),
+                        "widen_visits": self.widen_visits,
                     }
                 )
                 children = self._compiled(
@@ -298,7 +311,12 @@ class ISMCTSAgent(BaseAgent):
         node = root if node is None else node
         path = [] if path is None else path
         while not world.is_over:
-            moves = world.legal_moves() if guide is None else guide.ranked(world, self.widen)
+            if guide is None:
+                moves = world.legal_moves()
+            else:
+                moves = guide.ranked(world, self.widen)
+                if self.widen_visits:  # progressive widening: one more move every widen_visits visits
+                    moves = moves[: 1 + node.visits // self.widen_visits]
             mover = world.current_player
             avail = node.avail
             for m in moves:

@@ -874,7 +874,7 @@ void bind_koenig(nb::module_ &m) {
             "ismcts_root",
             [](KGame &g, long long simulations, double exploration, double scale, nb::handle knowledge, nb::handle seed,
                nb::handle weights, nb::handle replan, long long widen, double margin_weight, bool paired,
-               long long batch, double z, double t_continue, double win_bonus) {
+               long long batch, double z, double t_continue, double win_bonus, long long widen_visits) {
                 if (simulations < 1) throw nb::value_error("ismcts: simulations must be a positive integer");
                 std::optional<koenig::IsmctsGuide> guide;
                 if (!weights.is_none()) {
@@ -883,7 +883,9 @@ void bind_koenig(nb::module_ &m) {
                         throw nb::value_error("ismcts_root: margin_weight must be in [0, 1]");
                     guide = koenig::IsmctsGuide{heuristic_weights(weights, "ismcts_root"),
                                                 heuristic_replan(replan, "ismcts_root"), int(widen), margin_weight,
-                                                paired, int(batch), z, t_continue, win_bonus};
+                                                paired, int(batch), z, t_continue, win_bonus, int(widen_visits)};
+                    if (widen_visits < 0 || widen_visits > INT32_MAX)
+                        throw nb::value_error("ismcts_root: widen_visits must be >= 0");
                     if (batch < 0 || batch > INT32_MAX) throw nb::value_error("ismcts_root: batch must be >= 0");
                     for (double v : {z, t_continue, win_bonus})
                         if (!(v >= 0 && std::isfinite(v)))
@@ -919,7 +921,7 @@ void bind_koenig(nb::module_ &m) {
             nb::arg("simulations"), nb::arg("exploration"), nb::arg("scale"), nb::arg("knowledge").none(), nb::arg("seed").none(),
             nb::arg("weights").none() = nb::none(), nb::arg("replan").none() = nb::none(), nb::arg("widen") = 3, nb::arg("margin_weight") = 0.0,
             nb::arg("paired") = false, nb::arg("batch") = 0, nb::arg("z") = 2.5, nb::arg("t_continue") = 0.5,
-            nb::arg("win_bonus") = 10.0,
+            nb::arg("win_bonus") = 10.0, nb::arg("widen_visits") = 0,
             "ISMCTSAgent's search (rollout_moves=0, or rollout=\"guide\" when weights are given) of the seat on "
             "turn, on the core, from that seat's knowledge "
             "(SeatKnowledge.deal_data(): plain counts, no hidden card) and the decision's seed (an int, taken mod "
@@ -932,6 +934,7 @@ void bind_koenig(nb::module_ &m) {
             "(Ismcts::search_paired: rounds of one world in which every root child is played), each child as "
             "(move id, visits, mean, [the seat's win share per round], [its final score margin per round]); "
             "batch > 0: the paired test (z, t_continue, win_bonus) after every batch rounds stops the rounds. "
+            "widen_visits > 0 (a guide only): a node offers its 1 + visits / widen_visits best moves. "
             "TypeError / ValueError for "
             "knowledge that is malformed or does not fit this game, a seed that is not an int, or a bad guide.")
         .def(

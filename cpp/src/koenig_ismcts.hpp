@@ -36,6 +36,7 @@ struct IsmctsGuide {
     bool paired = false;         // the paired root (Ismcts::search_paired)
     int batch = 0;               // paired: rounds between paired tests (0: no test during the search)
     double z = 2.5, t_continue = 0.5, win_bonus = 10.0;  // paired: the test (agents.search.common)
+    int widen_visits = 0;        // > 0: a node offers its 1 + visits / widen_visits best (at most widen)
 };
 
 struct IsmctsChild {
@@ -142,6 +143,8 @@ class Ismcts {
     void simulate(Game &world, int node) {
         while (!world.is_over()) {
             offered(world);
+            if (guide && guide->widen_visits > 0)  // progressive widening: one more move every widen_visits visits
+                moves.resize(std::min(moves.size(), size_t(1 + nodes[size_t(node)].visits / guide->widen_visits)));
             int mover = world.current;
             for (int m : moves) nodes[size_t(node)].see(m);
             untried.clear();

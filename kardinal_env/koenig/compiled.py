@@ -211,6 +211,7 @@ def ismcts_root(
     margin_weight: float = 0.0,
     paired: bool = False,
     test: tuple[int, float, float, float] = (0, 2.5, 0.5, 10.0),
+    widen_visits: int = 0,
 ) -> list[tuple] | None:
     """``ismcts:simulations``'s search (:class:`agents.search.ismcts.ISMCTSAgent` with its default
     ``rollout_moves=0``; with ``guide``, a :class:`agents.search.heuristic_rollouts.HeuristicGuide`, the
@@ -220,7 +221,8 @@ def ismcts_root(
     the seat on turn)`` in expansion order (the agent plays the most visited; ties: the higher mean, then
     the first); with ``paired`` (and a guide) the paired root (``pismcts:N``), each child as ``(move,
     visits, mean, [the seat's win share per round], [its final margin per round])``, its rounds stopped
-    by the paired ``test`` ``(batch, z, t_continue, win_bonus)`` (as ``ISMCTSAgent`` takes them). It draws one
+    by the paired ``test`` ``(batch, z, t_continue, win_bonus)`` (as ``ISMCTSAgent`` takes them);
+    ``widen_visits`` as ``ISMCTSAgent`` takes it (progressive widening of the guide's moves). It draws one
     ``rng.getrandbits(64)``, the search's seed, as the Python search does, and hands the core the seat's
     knowledge
     (:meth:`~kardinal_env.koenig.knowledge.SeatKnowledge.deal_data`, no hidden card): the core deals each
@@ -259,6 +261,7 @@ def ismcts_root(
         margin_weight,
         paired,
         *test,
+        widen_visits,
     )
     if paired:
         return [
