@@ -11,9 +11,10 @@
                    (:class:`agents.search.ismcts.ISMCTSAgent`); any game
 ``gismcts:N``      ``ismcts:N`` guided by the game's heuristic (``GameSpec.search_guide``; ``rollout="guide"``):
                    each node searches the mover's 3 best moves, every simulation a heuristic playout
-``pismcts:N``      ``gismcts:N`` with a paired root (``paired=True, batch=16``): rounds of one world in which
-                   every root child is played, the guide's move kept unless a paired test finds a better
-                   one, the test after every 16 rounds, up to N simulations
+``pismcts:N``      ``gismcts:N`` with a paired root (``paired=True, batch=16, widen_visits=8``): rounds of
+                   one world in which every root child is played, the guide's move kept unless a paired
+                   test finds a better one, the test after every 16 rounds, up to N simulations; below
+                   the root a node offers one more of the guide's moves every 8 visits
 ``rollout:N``      the game's heuristic playout search with N worlds per candidate move
                    (``GameSpec.rollout_search``; Kardinal & König:
                    :class:`agents.search.heuristic_rollouts.HeuristicRolloutAgent`)
@@ -317,6 +318,7 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
         if kind == "pismcts":
             kw.setdefault("paired", True)
             kw.setdefault("batch", 16)
+            kw.setdefault("widen_visits", 8)
         return ISMCTSAgent(simulations, game=game_spec, rollout="guide", **kw)
     if kind == "rollout":
         assert simulations is not None

@@ -13,7 +13,7 @@ from test_gismcts import _heuristic_game
 
 from agents import AgentSpecError, load_agent
 from agents.search.common import paired_statistics, significant_move
-from agents.search.heuristic_rollouts import HeuristicGuide, choose
+from agents.search.heuristic_rollouts import HeuristicGuide, choose, heuristic_root_moves
 from agents.search.ismcts import ISMCTSAgent
 from kardinal_env.core.registry import get_game
 from kardinal_env.koenig import Game, Rules
@@ -57,9 +57,10 @@ def test_compiled_paired_search_equals_the_python_reference(core, monkeypatch):
             assert _paired(sims, i, batch=batch, **kw).select_move(game) == _paired(
                 sims, i, batch=batch, compiled=False, **kw
             ).select_move(game)
-            # the root's children: the guide's best moves; the first played in every round, an
-            # alternative in every round until the test dropped it; a visit for each
-            assert [c[0] for c in children] == HeuristicGuide().ranked(game, 3)
+            # the root's children: the heuristic's own move and its next two (as rollout:N takes them); the
+            # first played in every round, an alternative in every round until the test dropped it
+            root, _ = heuristic_root_moves(game, 3, random.Random(i))
+            assert [c[0] for c in children] == [game.board.moves[m] for m in root]
             rounds = len(children[0][3])
             assert all(c[1] == len(c[3]) == len(c[4]) <= rounds for c in children)
             assert sum(c[1] for c in children) <= sims
@@ -98,6 +99,26 @@ def test_the_move_is_the_paired_test_s():
     assert kept >= 1 and changed >= 2 and dropped >= 1  # z = 0: any better mean replaces the guide's move
 
 
+class _RankingGuide(HeuristicGuide):
+    """The heuristic guide without ``root_moves``: the paired root then takes the guide's best moves in
+    the first world (the core gets no root moves, the weights and ``replan`` as before)."""
+
+    root_moves = None  # type: ignore[assignment]
+
+
+def test_a_guide_without_root_moves_gives_its_ranking_as_the_root(core, monkeypatch):
+    monkeypatch.delenv(koenig_compiled.BACKEND_VARIABLE, raising=False)
+    game = _heuristic_game(Rules(players=4), 31, 90)
+    kw = {"seed": 2, "rollout": "guide", "paired": True, "batch": 4}
+    fast = ISMCTSAgent(24, guide=_RankingGuide(), **kw)._search(game)
+    assert fast == ISMCTSAgent(24, guide=_RankingGuide(), compiled=False, **kw)._search(game)
+    assert [c[0] for c in fast] == HeuristicGuide().ranked(game, 3)
+    root, _ = heuristic_root_moves(game, 3, random.Random(2))
+    assert [c[0] for c in ISMCTSAgent(24, guide=HeuristicGuide(), **kw)._search(game)] == [
+        game.board.moves[m] for m in root
+    ]
+
+
 @pytest.mark.parametrize("compiled", [True, False])
 def test_same_move_when_only_hidden_state_differs(compiled):
     g1, g2 = hidden_twins(2, observer=0)
@@ -115,6 +136,7 @@ def test_spec_and_bad_arguments(core):
     agent = load_agent("pismcts:40", game="kardinal_koenig", seed=1)
     assert isinstance(agent, ISMCTSAgent) and agent.paired and agent.rollout == "guide"
     assert agent.name == "pismcts:40" and agent.z == 2.5 and agent.win_bonus == 10.0 and agent.batch == 16
+    assert agent.widen_visits == 8
     assert load_agent("pismcts:40").game is KK  # the one game with a search guide
     assert not load_agent("gismcts:40").paired
     with pytest.raises(AgentSpecError, match="search guide.*try 'ismcts:40'"):
@@ -150,3 +172,13 @@ def test_spec_and_bad_arguments(core):
         cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 2, -2.5)
     with pytest.raises(ValueError, match="widen_visits must be >= 0"):
         cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 2, 2.5, 0.5, 10.0, -1)
+    legal = game.legal_move_ids()
+    given = legal[:2][::-1]
+    children = cc.ismcts_root(6, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 0, 2.5, 0.5, 10.0, 0, given)
+    assert [c[0] for c in children] == given  # the given root moves, in their order
+    illegal = next(m for m in range(len(game.board.moves)) if m not in legal)
+    for bad in ([], [legal[0], legal[0]], [illegal], ["draw:deck"]):
+        with pytest.raises(ValueError, match="root_moves"):
+            cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 0, 2.5, 0.5, 10.0, 0, bad)
+    with pytest.raises(ValueError, match="root_moves are the paired root's"):
+        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, False, 0, 2.5, 0.5, 10.0, 0, legal[:2])

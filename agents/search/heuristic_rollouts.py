@@ -80,6 +80,7 @@ __all__ = [
     "HeuristicGuide",
     "HeuristicRolloutAgent",
     "choose",
+    "heuristic_root_moves",
     "paired_statistics",
     "playout_move",
     "rollout_values",
@@ -117,6 +118,22 @@ def _best_moves(candidates: list[tuple[int, float]], limit: int) -> list[int]:
     return out
 
 
+def heuristic_root_moves(
+    game, limit: int, rng, weights: HeuristicWeights = DEFAULT_WEIGHTS, compiled: bool = True
+) -> tuple[list[int], dict[int, float]]:
+    """The seat on turn's candidates as ``rollout:N`` and the paired root of ``pismcts:N`` take them:
+    the ``heuristic`` agent's own move (the real heuristic, the seat's own knowledge of the deck, exact
+    ties broken by the same draw of ``rng``) and its next ``limit - 1`` best distinct moves (ties: the
+    lower id), as move ids; and each move's value (its best candidate's)."""
+    candidates = heuristic_candidates(game, weights, 6, compiled)
+    first = _tie_break(candidates, rng)  # the heuristic's own move (the same draw from rng)
+    best: dict[int, float] = {}
+    for m, v in candidates:
+        best[m] = max(best.get(m, v), v)
+    others = [m for m in sorted(best, key=lambda m: (-best[m], m)) if m != first][: limit - 1]
+    return [first, *others], best
+
+
 class HeuristicGuide:
     """Kardinal & König's search guide (``GameSpec.search_guide``), what ``gismcts:N`` (the guided
     :class:`agents.search.ismcts.ISMCTSAgent`, ``rollout="guide"``) asks of the heuristic in a dealt
@@ -145,6 +162,13 @@ class HeuristicGuide:
         if len(legal) == 1:
             return [names[legal[0]]]
         return [names[m] for m in _best_moves(_playout_candidates(world, self.weights, self.replan), limit)]
+
+    def root_moves(self, game, limit: int, rng, compiled: bool = True) -> list[str]:
+        """The paired root's children (``pismcts:N``) on the real game: :func:`heuristic_root_moves` —
+        the ``heuristic`` agent's own move first (one draw of ``rng`` on an exact tie), then its next
+        best — as notation. Public information and the seat's own hand only, as the heuristic."""
+        names = game.board.moves
+        return [names[m] for m in heuristic_root_moves(game, limit, rng, self.weights, compiled)[0]]
 
     def play_out(self, world) -> None:
         """Play ``world`` (in place) to its end with :func:`playout_move` in every seat."""
@@ -262,12 +286,7 @@ class HeuristicRolloutAgent(BaseAgent):
         moves = game.board.moves
         if len(legal) == 1:
             return [(moves[legal[0]], 0, 0.0)]
-        candidates = heuristic_candidates(game, self.weights, 6, self.compiled)
-        first = _tie_break(candidates, self.rng)  # the heuristic's own move (the same draw from rng)
-        best: dict[int, float] = {}
-        for m, v in candidates:
-            best[m] = max(best.get(m, v), v)
-        others = [m for m in sorted(best, key=lambda m: (-best[m], m)) if m != first][: self.candidates - 1]
+        (first, *others), best = heuristic_root_moves(game, self.candidates, self.rng, self.weights, self.compiled)
         choice = self._sequential_choice(game, first, others) if others else first
         return [(moves[m], int(m == choice), best[m]) for m in (first, *others)]
 

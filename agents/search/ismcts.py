@@ -202,6 +202,11 @@ class ISMCTSAgent(BaseAgent):
         self._setup(game)
         seat = game.current_player
         guide = self._policy if self.rollout == "guide" else None
+        first = None  # the paired root's children, from the guide on the real game when it offers them
+        if self.paired and getattr(guide, "root_moves", None) is not None:
+            first = guide.root_moves(game, self.widen, self.rng, self.compiled)
+            if len(first) == 1:
+                return [(first[0], 0, 0.0, [], [])]
         if self.compiled and self.rollout_moves == 0:
             if type(game) is not self._compiled_class:
                 try:
@@ -221,6 +226,7 @@ class ISMCTSAgent(BaseAgent):
                         "paired": self.paired,
                         "test": (self.batch, self.z, self.t_continue, self.win_bonus),
                         "widen_visits": self.widen_visits,
+                        "root_moves": first,
                     }
                 )
                 children = self._compiled(
@@ -237,7 +243,7 @@ class ISMCTSAgent(BaseAgent):
         root = _Node(-1, n)
         search_rng = ShuffleRng(self.rng.getrandbits(64))
         if self.paired:
-            return self._search_paired(game, root, n, search_rng)
+            return self._search_paired(game, root, n, search_rng, first)
         for _ in range(self.simulations):
             self._simulate(game.determinize(seat, search_rng), root, n, search_rng)
         children = root.children.items()
@@ -263,13 +269,14 @@ class ISMCTSAgent(BaseAgent):
         self._policy = spec.load("rollout")
         self._game_class = type(game)
 
-    def _search_paired(self, game, root: _Node, n: int, search_rng: ShuffleRng) -> list[tuple]:
+    def _search_paired(self, game, root: _Node, n: int, search_rng: ShuffleRng, first: list[str] | None) -> list[tuple]:
         """The paired root (module docstring): rounds of one world, the guide's first move and every
         alternative still in play played in each; with ``batch``, the paired test after every ``batch``
         rounds ends the search (an alternative passes it) or drops the alternatives no longer promising."""
         seat = game.current_player
         world = game.determinize(seat, search_rng)
-        first = self._policy.ranked(world, self.widen)
+        if first is None:
+            first = self._policy.ranked(world, self.widen)
         for move in first:
             root.children[move] = _Node(seat, n)
         played: dict[str, tuple[list[float], list[int]]] = {move: ([], []) for move in first}

@@ -874,7 +874,8 @@ void bind_koenig(nb::module_ &m) {
             "ismcts_root",
             [](KGame &g, long long simulations, double exploration, double scale, nb::handle knowledge, nb::handle seed,
                nb::handle weights, nb::handle replan, long long widen, double margin_weight, bool paired,
-               long long batch, double z, double t_continue, double win_bonus, long long widen_visits) {
+               long long batch, double z, double t_continue, double win_bonus, long long widen_visits,
+               nb::handle root_moves) {
                 if (simulations < 1) throw nb::value_error("ismcts: simulations must be a positive integer");
                 std::optional<koenig::IsmctsGuide> guide;
                 if (!weights.is_none()) {
@@ -895,6 +896,19 @@ void bind_koenig(nb::module_ &m) {
                 }
                 if (g.is_over() || g.legal().size() < 2)
                     throw nb::value_error("ismcts_root: the decision needs at least two legal moves");
+                std::vector<int> roots;
+                if (!root_moves.is_none()) {
+                    if (!guide || !paired) throw nb::value_error("ismcts_root: root_moves are the paired root's");
+                    koenig::MoveSpan legal = g.legal();
+                    for (nb::handle m : root_moves) {
+                        std::optional<long long> id = as_move_id(m);
+                        if (!id || std::find(legal.begin(), legal.end(), int(*id)) == legal.end() ||
+                            std::find(roots.begin(), roots.end(), int(*id)) != roots.end())
+                            throw nb::value_error("ismcts_root: root_moves must be distinct legal move ids");
+                        roots.push_back(int(*id));
+                    }
+                    if (roots.empty()) throw nb::value_error("ismcts_root: root_moves is empty");
+                }
                 koenig::DealData data = deal_data(g, knowledge);
                 if (data.seat != g.current) throw nb::value_error("ismcts_root: the knowledge must be the seat on turn's");
                 uint64_t state = search_seed(seed);
@@ -903,7 +917,7 @@ void bind_koenig(nb::module_ &m) {
                     KGame root = g;  // a copy taken with the GIL held
                     nb::gil_scoped_release release;
                     children = koenig::Ismcts::search(root, int(simulations), exploration, scale, data, state,
-                                                      guide ? &*guide : nullptr);
+                                                      guide ? &*guide : nullptr, roots);
                 }
                 nb::list out;
                 for (const auto &c : children) {
@@ -921,7 +935,7 @@ void bind_koenig(nb::module_ &m) {
             nb::arg("simulations"), nb::arg("exploration"), nb::arg("scale"), nb::arg("knowledge").none(), nb::arg("seed").none(),
             nb::arg("weights").none() = nb::none(), nb::arg("replan").none() = nb::none(), nb::arg("widen") = 3, nb::arg("margin_weight") = 0.0,
             nb::arg("paired") = false, nb::arg("batch") = 0, nb::arg("z") = 2.5, nb::arg("t_continue") = 0.5,
-            nb::arg("win_bonus") = 10.0, nb::arg("widen_visits") = 0,
+            nb::arg("win_bonus") = 10.0, nb::arg("widen_visits") = 0, nb::arg("root_moves").none() = nb::none(),
             "ISMCTSAgent's search (rollout_moves=0, or rollout=\"guide\" when weights are given) of the seat on "
             "turn, on the core, from that seat's knowledge "
             "(SeatKnowledge.deal_data(): plain counts, no hidden card) and the decision's seed (an int, taken mod "
@@ -935,6 +949,7 @@ void bind_koenig(nb::module_ &m) {
             "(move id, visits, mean, [the seat's win share per round], [its final score margin per round]); "
             "batch > 0: the paired test (z, t_continue, win_bonus) after every batch rounds stops the rounds. "
             "widen_visits > 0 (a guide only): a node offers its 1 + visits / widen_visits best moves. "
+            "root_moves (distinct legal move ids; paired only): the paired root's children, in that order. "
             "TypeError / ValueError for "
             "knowledge that is malformed or does not fit this game, a seed that is not an int, or a bad guide.")
         .def(

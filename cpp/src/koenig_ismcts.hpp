@@ -87,12 +87,14 @@ class Ismcts {
 
     // Python's ISMCTSAgent.root_statistics for the seat on turn of `root` (at least two legal moves), from
     // that seat's knowledge (checked against root: DealData::check) and the decision's seed. With a paired
-    // guide (IsmctsGuide::paired) the root is searched in rounds of one world each (search_paired).
+    // guide (IsmctsGuide::paired) the root's children (root_moves) are searched in rounds of one world each
+    // (search_paired).
     static std::vector<IsmctsChild> search(const Game &root, int simulations, double exploration, double scale,
                                            const DealData &knowledge, uint64_t seed,
-                                           const IsmctsGuide *guide = nullptr) {
+                                           const IsmctsGuide *guide = nullptr,
+                                           const std::vector<int> &root_moves = {}) {
         Ismcts s(root, exploration, scale, seed, guide);
-        if (guide && guide->paired) return s.search_paired(knowledge, simulations);
+        if (guide && guide->paired) return s.search_paired(knowledge, simulations, root_moves);
         DealtWorld w;
         for (int sim = 0; sim < simulations; ++sim) {
             Game world = s.deal(knowledge, w);
@@ -205,18 +207,20 @@ class Ismcts {
         return out;
     }
 
-    // The paired root (Python: ISMCTSAgent with paired=True): the root's children are the guide's widen
-    // best moves in the first world (the seat's own ranking: the same in every world), and each round
+    // The paired root (Python: ISMCTSAgent with paired=True): the root's children are root_moves (the
+    // Python agent's: the heuristic's own move first), or when none are given the guide's widen best moves
+    // in the first world (the seat's own ranking: the same in every world), and each round
     // deals one world and plays the first child and every alternative still in play in it, one simulation
     // each below that child; rounds go on while the simulations fit. With guide->batch, the paired test
     // after every batch rounds (paired_test) ends the search or drops the alternatives no longer
     // promising. A child's shares / margins are the seat's final win share and score margin (its score
     // less the best other seat's) of its simulation in each round it played.
-    std::vector<IsmctsChild> search_paired(const DealData &knowledge, int simulations) {
+    std::vector<IsmctsChild> search_paired(const DealData &knowledge, int simulations,
+                                           const std::vector<int> &root_moves) {
         DealtWorld w;
         Game world = deal(knowledge, w);
-        offered(world);
-        std::vector<int> first_moves = moves;
+        if (root_moves.empty()) offered(world);
+        std::vector<int> first_moves = root_moves.empty() ? moves : root_moves;
         for (int m : first_moves) {
             nodes.emplace_back(seat);
             nodes[0].children.push_back({m, int(nodes.size()) - 1});
