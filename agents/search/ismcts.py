@@ -203,8 +203,9 @@ class ISMCTSAgent(BaseAgent):
         seat = game.current_player
         guide = self._policy if self.rollout == "guide" else None
         first = None  # the paired root's children, from the guide on the real game when it offers them
-        if self.paired and getattr(guide, "root_moves", None) is not None:
-            first = guide.root_moves(game, self.widen, self.rng, self.compiled)
+        root_moves = getattr(guide, "root_moves", None) if self.paired else None
+        if root_moves is not None:
+            first = root_moves(game, self.widen, self.rng, self.compiled)
             if len(first) == 1:
                 return [(first[0], 0, 0.0, [], [])]
         if self.compiled and self.rollout_moves == 0:
