@@ -34,10 +34,13 @@ scale)`` (``margin_weight`` default 0: the win share alone). ``rollout_moves`` m
 best moves (at most ``widen``), so a rarely visited node plays the guide's own move.
 
 **Paired root** (``paired=True`` with the guide, the spec ``pismcts:N``): the root is searched in
-rounds, not by UCB1. Its children are the guide's ``widen`` best moves in the first world (the seat's
-own ranking, the same in every world: its unseen cards are), and each of ``max(1, N // children)``
-rounds deals one world and plays every child in it, each followed by one simulation of the guided
-search below that child (the shared tree, as above). The move is the guide's first unless another
+rounds, not by UCB1. Its children are ``guide.root_moves(game, widen, rng, compiled)`` when the guide
+has that method — read on the real game from the seat's own view (Kardinal & König: the ``heuristic``
+agent's own move and its next best, :func:`agents.search.heuristic_rollouts.heuristic_root_moves`, one
+draw of the agent's ``random.Random`` on an exact tie, before the search's seed) — else the guide's
+``widen`` best moves in the first world (the same in every world: the seat's unseen cards are). Each
+round deals one world and plays every child in it, each followed by one simulation of the guided
+search below that child (the shared tree, as above). The move is the first child unless another
 child's paired difference to it over the rounds — a world's value: the seat's final margin plus
 ``win_bonus`` (default 10) times its win share — has its mean above ``z`` (default 2.5) standard errors
 (:func:`agents.search.common.paired_statistics` and ``significant_move``, the test of ``rollout:N``):
