@@ -31,6 +31,23 @@ def _heuristic_game(rules: Rules, seed: int, moves: int) -> Game:
     return game
 
 
+def search_positions(cases: list[tuple[int, str, int]]) -> list[tuple[int, Game, Game]]:
+    """``(i, game, backed)`` for each ``(players, discard, moves)`` case whose heuristic game (seed
+    ``300 + i``) is not over: the Python-engine game and the same position on the core-backed game."""
+    out = []
+    for i, (players, discard, moves) in enumerate(cases):
+        rules = Rules(players=players, discard=discard)
+        game = _heuristic_game(rules, 300 + i, moves)
+        if game.is_over:
+            continue
+        backed = Game(rules, seed=300 + i)
+        for m in game.history:
+            backed.play(m)
+        assert backed.compiled
+        out.append((i, game, backed))
+    return out
+
+
 def test_guide_ranks_distinct_legal_moves_best_first_as_the_playout_policy():
     guide = HeuristicGuide()
     checked = 0
@@ -65,25 +82,13 @@ def test_compiled_guided_search_equals_the_python_reference(core, monkeypatch):
     both discard options, before and after the first run-out, on the Python engine and on the core-backed
     game; the compiled search really ran."""
     monkeypatch.delenv(koenig_compiled.BACKEND_VARIABLE, raising=False)
-    positions = after = 0
-    for i, (players, discard, moves) in enumerate(
-        [(3, "one", 70), (4, "any", 85), (5, "one", 95), (4, "one", 100), (3, "any", 40)]
-    ):
-        rules = Rules(players=players, discard=discard)
-        game = _heuristic_game(rules, 300 + i, moves)
-        if game.is_over:
-            continue
-        positions += 1
-        after += game.runouts > 0
-        backed = Game(rules, seed=300 + i)
-        for m in game.history:
-            backed.play(m)
-        assert backed.compiled
+    positions = search_positions([(3, "one", 70), (4, "any", 85), (5, "one", 95), (4, "one", 100), (3, "any", 40)])
+    for i, game, backed in positions:
         mw = 0.5 * (i % 2)  # the win share alone, or half the final margin's sigmoid
         fast = ISMCTSAgent(10, seed=i, rollout="guide", game=KK, margin_weight=mw)
         slow = ISMCTSAgent(10, seed=i, rollout="guide", game=KK, compiled=False, margin_weight=mw)
         stats = fast.root_statistics(game)
-        assert stats == slow.root_statistics(game), (players, discard, moves)
+        assert stats == slow.root_statistics(game), i
         assert fast.rng.getstate() == slow.rng.getstate()
         assert fast._compiled is not None and slow._compiled is None
         assert sum(v for _, v, _ in stats) == 10
@@ -91,7 +96,7 @@ def test_compiled_guided_search_equals_the_python_reference(core, monkeypatch):
         assert {m for m, _, _ in stats} == set(HeuristicGuide().ranked(game, 3))
         again = ISMCTSAgent(10, seed=i, rollout="guide", game=KK, margin_weight=mw)
         assert again.root_statistics(backed) == stats
-    assert positions >= 4 and after >= 1
+    assert len(positions) >= 4 and any(game.runouts > 0 for _, game, _ in positions)
 
 
 @pytest.mark.parametrize("compiled", [True, False])

@@ -9,7 +9,7 @@ import random
 
 import pytest
 from koenig_helpers import hidden_twins, walk_hidden_twins
-from test_gismcts import _heuristic_game
+from test_gismcts import _heuristic_game, search_positions
 
 from agents import AgentSpecError, load_agent
 from agents.search.common import paired_statistics, significant_move
@@ -33,24 +33,15 @@ def test_compiled_paired_search_equals_the_python_reference(core, monkeypatch):
     every round to the budget and with the paired test stopping the rounds (``batch``), with and without
     progressive widening (``widen_visits``)."""
     monkeypatch.delenv(koenig_compiled.BACKEND_VARIABLE, raising=False)
-    positions = after = stopped = 0
-    for i, (players, discard, moves) in enumerate([(3, "one", 70), (4, "any", 85), (5, "one", 95), (4, "one", 100)]):
-        rules = Rules(players=players, discard=discard)
-        game = _heuristic_game(rules, 300 + i, moves)
-        if game.is_over:
-            continue
-        positions += 1
-        after += game.runouts > 0
-        backed = Game(rules, seed=300 + i)
-        for m in game.history:
-            backed.play(m)
-        assert backed.compiled
+    stopped = 0
+    positions = search_positions([(3, "one", 70), (4, "any", 85), (5, "one", 95), (4, "one", 100)])
+    for i, game, backed in positions:
         for sims, batch, widen_visits in ((9, 0, 0), (27, 2, 2 * (i % 2))):
             # every round to the budget; the paired test every 2 rounds, with progressive widening or not
             kw = {"margin_weight": 0.5 * (i % 2), "widen_visits": widen_visits}
             fast, slow = _paired(sims, i, batch=batch, **kw), _paired(sims, i, batch=batch, compiled=False, **kw)
             children = fast._search(game)
-            assert children == slow._search(game), (players, discard, moves, batch)
+            assert children == slow._search(game), (i, batch)
             assert fast._compiled is not None and slow._compiled is None
             assert fast.rng.getstate() == slow.rng.getstate()
             assert _paired(sims, i, batch=batch, **kw)._search(backed) == children
@@ -68,7 +59,7 @@ def test_compiled_paired_search_equals_the_python_reference(core, monkeypatch):
                 assert all(c[1] == rounds == sims // len(children) for c in children)
             else:
                 stopped += rounds < sims // len(children)
-    assert positions >= 3 and after >= 1 and stopped >= 1
+    assert len(positions) >= 3 and any(game.runouts > 0 for _, game, _ in positions) and stopped >= 1
 
 
 def test_the_move_is_the_paired_test_s():
