@@ -302,3 +302,87 @@ def test_rollout_search_targets_the_rollout_agents_choice(tmp_path):
         assert e.decision.obs.shape == (trainer.adapter.obs_size + trainer.adapter.num_actions,)  # advice
     assert len({e.seat for e in ro.examples}) == 1  # three heuristic seats, one searching seat
     assert math.isfinite(trainer.update(ro)["policy_loss"])
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"algorithm": "ppo", "selfplay_workers": 2}, "'selfplay_workers'.*is for algorithm=search"),
+        ({"algorithm": "ppo", "device": "cuda"}, "'device'.*is for algorithm=search"),
+        ({"algorithm": "search", "device": "gpu"}, "'device'.*'gpu' is not a device; expected cpu, cuda or cuda:N"),
+        ({"algorithm": "search", "selfplay_workers": 0}, "selfplay_workers"),
+    ],
+)
+def test_bad_worker_and_device_options_are_refused_naming_the_key(changes, message):
+    with pytest.raises(ConfigError, match=message):
+        make_config(("test", changes))
+
+
+def test_a_gpu_device_without_a_gpu_is_refused_by_name(tmp_path, monkeypatch):
+    from agents.training.trainer import TrainingError
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(TrainingError, match="device 'cuda:1': torch sees no GPU"):
+        make_trainer(_config(tmp_path, device="cuda:1"))
+
+
+def test_updates_train_the_learner_copy_and_the_playing_network_follows(tmp_path):
+    """The update trains a copy on ``device`` (here the CPU), starting from the playing network's weights
+    whoever changed them last, and copies the result back; the optimizer's moments belong to the copy."""
+    trainer = make_trainer(_config(tmp_path, search="mcts", steps_per_iter=30))
+    ro = trainer.collect_rollout()
+    original = {k: v.clone() for k, v in trainer.net.state_dict().items()}
+    with torch.no_grad():  # a change to the playing network (as a warm start makes) reaches the update
+        for p in trainer.net.parameters():
+            p.add_(0.01)
+    changed = {k: v.clone() for k, v in trainer.net.state_dict().items()}
+    stats = trainer.update(ro)
+    assert stats["updates"] > 0
+    learned = trainer.learner.net.state_dict()
+    after = trainer.net.state_dict()
+    assert all(torch.equal(after[k], learned[k]) for k in after), "the playing network holds the update's weights"
+    assert any(not torch.equal(after[k], changed[k]) for k in after)
+    # the update started from the changed weights: they stay nearer to those than to the ones before the change
+    near = sum(float((after[k] - changed[k]).abs().sum()) for k in after if after[k].is_floating_point())
+    far = sum(float((after[k] - original[k]).abs().sum()) for k in after if after[k].is_floating_point())
+    assert near < far
+    params = {id(p) for p in trainer.learner.parameters()}
+    assert trainer.optimizer.state and all(id(p) in params for p in trainer.optimizer.state)
+
+
+def test_self_play_in_worker_processes_is_reproducible_and_counts_their_cpu(tmp_path):
+    """selfplay_workers=2: the iteration's games are played in two spawned processes with the current
+    weights; the same config gives the same examples and weights again, and the workers' CPU time is
+    part of the checkpoint's cpu_seconds."""
+    kw = {"search": "mcts", "steps_per_iter": 30, "total_steps": 60, "num_envs": 4, "selfplay_workers": 2}
+    kw |= {"greedy_share": 0.3, "policy_play_share": 0.5}
+    trainer = make_trainer(_config(tmp_path, run_name="first", **kw))
+    try:
+        ro = trainer.collect_rollout()
+        assert len(ro) >= 30 and ro.games >= 2 and ro.cpu_seconds > 0
+        for e in ro.examples:
+            assert e.decision.mask[e.actions].all() and e.value in (-1.0, 1.0)
+        again = trainer.collect_rollout()  # the same step: the same seeds, the same games
+        assert [e.actions.tolist() for e in again.examples] == [e.actions.tolist() for e in ro.examples]
+    finally:
+        trainer._workers.shutdown()
+    first, _ = read_checkpoint(train(_config(tmp_path, run_name="a", **kw)))
+    second, _ = read_checkpoint(train(_config(tmp_path, run_name="b", **kw)))
+    assert first["step"] == second["step"] >= 60
+    assert all(torch.equal(first["model"][k], second["model"][k]) for k in first["model"])
+    alone, _ = read_checkpoint(train(_config(tmp_path, run_name="alone", **{**kw, "selfplay_workers": 1})))
+    assert alone["step"] != first["step"] or any(
+        not torch.equal(alone["model"][k], first["model"][k]) for k in first["model"]
+    ), "the workers play their own seeded games, not the single process's"
+    assert first["cpu_seconds"] > 0
+
+
+def test_a_resumed_run_with_larger_iterations_trains_to_its_total_steps(tmp_path):
+    """The steps end a run, not an iteration count: resumed at iteration k with a steps_per_iter so large
+    that ceil(total_steps / steps_per_iter) < k, the run still trains until total_steps."""
+    first = train(_config(tmp_path, search="mcts", total_steps=60))
+    ckpt, _ = read_checkpoint(first)
+    assert ckpt["iteration"] >= 2
+    again = train({"total_steps": ckpt["step"] + 30, "steps_per_iter": ckpt["step"] + 30}, resume=first)
+    resumed, _ = read_checkpoint(again)
+    assert resumed["step"] >= ckpt["step"] + 30 and resumed["iteration"] > ckpt["iteration"]

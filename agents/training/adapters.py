@@ -156,7 +156,9 @@ class GameAdapter:
         logits, values, mask, _ = self.forward(net, decisions, [int(a[0]) for a in actions])
         target = torch.zeros_like(logits)
         for row, index in enumerate(self.logit_indices(decisions, actions, logits)):
-            target[row, torch.as_tensor(index)] = torch.as_tensor(probs[row], dtype=target.dtype)
+            target[row, torch.as_tensor(index, device=target.device)] = torch.as_tensor(
+                probs[row], dtype=target.dtype, device=target.device
+            )
         return logits, values, mask, target
 
     def logit_indices(self, decisions, actions: list, logits) -> list[np.ndarray]:

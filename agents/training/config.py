@@ -30,6 +30,7 @@ import argparse
 import dataclasses
 import difflib
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -246,6 +247,18 @@ class TrainConfig:
         "play leads to) and no fast search runs in them",
         lo=0.0,
         hi=1.0,
+    )
+    selfplay_workers: int = opt(
+        1,
+        "algorithm=search: processes that play the self-play games (1: the trainer's own process); each plays "
+        "its share of num_envs and steps_per_iter with the iteration's weights and its own seeds, and the trainer "
+        "updates on all their examples",
+        lo=1,
+    )
+    device: str = opt(
+        "cpu",
+        "algorithm=search: where the updates run: cpu, or cuda / cuda:N where torch sees that GPU (self-play and "
+        "evaluation always run on the CPU; checkpoints hold CPU tensors)",
     )
     # ------------------------------------------------------------ warm start (behaviour cloning of the baseline)
     bc_games: int = opt(0, "warm start: games of the baseline to imitate before PPO (0: no warm start)", lo=0)
@@ -499,6 +512,13 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
             f"config key 'anchor_kl' ({where}): a penalty of PPO's loss; algorithm {cfg.algorithm!r} does not "
             "use it (set anchor_kl: 0)"
         )
+    for key, plain in (("selfplay_workers", 1), ("device", "cpu")):
+        if cfg.algorithm != "search" and getattr(cfg, key) != plain:
+            where = ", ".join(sorted({sources.get(k, "default") for k in (key, "algorithm")}))
+            raise ConfigError(
+                f"config key {key!r} ({where}): {getattr(cfg, key)!r} is for algorithm=search; algorithm "
+                f"{cfg.algorithm!r} plays and updates in its own process on the CPU (expected {plain!r})"
+            )
     if cfg.algorithm == "search":
         _check_search(cfg, spec, sources)
     if cfg.keep_best and not (cfg.eval_games or cfg.final_eval_games):
@@ -608,6 +628,11 @@ def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
         raise ConfigError(
             f"config key 'search' ({sources.get('search', 'default')}): rollout is not allowed for game {spec.name}, "
             "which has no rollout search (GameSpec.rollout_search); expected puct, ismcts or mcts"
+        )
+    if not re.fullmatch(r"cpu|cuda(:[0-9]+)?", cfg.device):
+        raise ConfigError(
+            f"config key 'device' ({sources.get('device', 'default')}): {cfg.device!r} is not a device; "
+            "expected cpu, cuda or cuda:N"
         )
     if cfg.fast_simulations > cfg.simulations:
         raise ConfigError(

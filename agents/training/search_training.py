@@ -80,6 +80,16 @@ its share), gradients clipped at ``max_grad_norm``. The replay is not stored in 
 ``--resume`` it starts empty, and ``replay_warmup`` (examples) holds the updates back until it has
 refilled (also in a fresh run).
 
+**Workers and device.** ``selfplay_workers: N`` (N > 1) plays each iteration's games in N spawned
+processes (started at the first iteration, kept for the run): each gets the current weights, its share
+of ``num_envs`` and ``steps_per_iter`` (rounded up) and seeds drawn from (``seed``, step, worker), so a
+run is reproducible for a given N (not across different N), and the trainer updates on all their
+examples; their CPU time is added to ``cpu_seconds``. A program that trains with workers must guard its
+entry point (``if __name__ == "__main__":``), as every spawned-process pool needs. ``device`` is where
+the updates run: a copy of the network lives there (``cuda`` on a machine with a GPU: the update is
+most of a CPU iteration's time), starts every update from the playing network's weights and hands its
+result back; self-play, evaluation and checkpoints stay on the CPU.
+
 **Steps** are stored examples (full searches): ``total_steps`` and the progress bar count them.
 **Logging**: ``charts/SPS`` (examples/s), ``charts/searched_decisions``, ``charts/game_length``,
 ``charts/selfplay_seconds``, ``charts/update_seconds``, ``charts/cpu_seconds`` (the process's CPU time
@@ -92,9 +102,14 @@ tags as in PPO.
 from __future__ import annotations
 
 import collections
+import copy
 import dataclasses
 import math
+import multiprocessing
+import os
+import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,7 +122,8 @@ from agents.networks.checkpoint import make_checkpoint
 from agents.search.ismcts import ISMCTSAgent
 from agents.search.mcts import MCTSAgent
 from agents.search.puct import PUCTAgent
-from agents.training.trainer import Trainer
+from agents.training.adapters import make_adapter
+from agents.training.trainer import Trainer, TrainingError
 from kardinal_env.core.rewards import projected_margins, terminal_rewards
 
 __all__ = ["SearchTrainer", "Example", "SelfPlay"]
@@ -147,9 +163,45 @@ class SelfPlay:
     searched: int
     lengths: list[int]
     seconds: float
+    cpu_seconds: float = 0.0  # CPU time of the worker processes that played them (selfplay_workers > 1)
 
     def __len__(self) -> int:
         return len(self.examples)
+
+
+class _OnDevice(nn.Module):
+    """``net`` on ``device``, taking the CPU tensors the adapters build (moved on the way in)."""
+
+    def __init__(self, net: nn.Module, device: torch.device):
+        super().__init__()
+        self.net = net.to(device)
+        self.device = device
+
+    def forward(self, *inputs):
+        return self.net(*(x.to(self.device) if isinstance(x, torch.Tensor) else x for x in inputs))
+
+
+_WORKER: Any = None  # a self-play worker process's own SearchTrainer
+
+
+def _worker_start(config) -> None:
+    """A self-play worker's setup: its own trainer of the run's config (one process, the CPU, one thread)."""
+    global _WORKER
+    _WORKER = SearchTrainer(
+        dataclasses.replace(config, selfplay_workers=1, device="cpu", torch_threads=1, track=False, progress=False)
+    )
+
+
+def _worker_collect(weights: dict, words: tuple[int, ...], steps: int, envs: int) -> SelfPlay:
+    """One worker's share of an iteration's self-play (see SearchTrainer._collect_in_workers)."""
+    worker = _WORKER
+    start = time.process_time()
+    worker.net.load_state_dict(weights)
+    worker.reseed(words)
+    worker.config = dataclasses.replace(worker.config, steps_per_iter=steps, num_envs=envs)
+    played = worker.collect_rollout()
+    played.cpu_seconds = time.process_time() - start
+    return played
 
 
 class SearchTrainer(Trainer):
@@ -162,11 +214,29 @@ class SearchTrainer(Trainer):
         agent_class = self.adapter.builder.agent_class()
         live = make_checkpoint(self.adapter.spec, self.rules, self.net, config=dataclasses.asdict(cfg))
         self.evaluator = agent_class.from_checkpoint_dict(live, self.net, name="learner")  # plays self.net
+        self._make_searches(cfg.seed)
+        # The updates train a copy of self.net on cfg.device (self.net plays and is checkpointed on the CPU);
+        # update() copies self.net into it first and back after, so both always agree between iterations.
+        device = torch.device(cfg.device)
+        if device.type == "cuda":
+            if not torch.cuda.is_available():
+                raise TrainingError(f"device {cfg.device!r}: torch sees no GPU on this machine")
+            if cfg.deterministic:  # cuBLAS refuses deterministic algorithms without a workspace setting
+                os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        self.learner = _OnDevice(copy.deepcopy(self.net), device)
+        state = self.optimizer.state_dict()
+        self.optimizer = torch.optim.Adam(self.learner.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.optimizer.load_state_dict(state)  # a resumed run's moments, moved to the device
+        self._workers: Any = None  # the self-play processes (selfplay_workers > 1), started at the first rollout
+
+    def _make_searches(self, seed: int) -> None:
+        """The searches of self-play, seeded with ``seed``."""
+        cfg = self.config
         if cfg.search == "puct":
             self.searcher: Any = PUCTAgent(
                 self.evaluator,
                 cfg.simulations,
-                seed=cfg.seed,
+                seed=seed,
                 c_puct=cfg.c_puct,
                 score_shaping=cfg.score_shaping,
                 reward=cfg.reward,
@@ -177,12 +247,65 @@ class SearchTrainer(Trainer):
             search_class: Any = {"mcts": MCTSAgent, "ismcts": ISMCTSAgent}.get(cfg.search)
             if search_class is None:  # rollout: the game's rollout:N (checked by the config)
                 search_class = self.adapter.spec.load("rollout_search")
-            self.full_search = search_class(cfg.simulations, seed=cfg.seed, game=self.adapter.spec)
-            self.fast_search = search_class(cfg.fast_simulations, seed=cfg.seed + 1, game=self.adapter.spec)
+            self.full_search = search_class(cfg.simulations, seed=seed, game=self.adapter.spec)
+            self.fast_search = search_class(cfg.fast_simulations, seed=seed + 1, game=self.adapter.spec)
+
+    def run(self) -> str:
+        try:
+            return super().run()
+        finally:
+            if self._workers is not None:
+                self._workers.shutdown(cancel_futures=True)
+                self._workers = None
 
     # ------------------------------------------------------------ self-play
     def collect_rollout(self) -> SelfPlay:  # type: ignore[override]
-        """Self-play games until ``steps_per_iter`` examples are stored (whole games)."""
+        """Self-play games until ``steps_per_iter`` examples are stored (whole games): here, or shared among
+        ``selfplay_workers`` processes."""
+        if self.config.selfplay_workers > 1:
+            return self._collect_in_workers()
+        return self._collect_here()
+
+    def _collect_in_workers(self) -> SelfPlay:
+        """One iteration's self-play in the worker processes: each gets the current weights, its share of
+        ``num_envs`` and ``steps_per_iter`` and seeds drawn from (seed, step, worker), so a run's examples
+        depend on the number of workers but not on which process runs which share."""
+        cfg = self.config
+        workers = cfg.selfplay_workers
+        if self._workers is None:
+            self._workers = ProcessPoolExecutor(
+                workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_start, initargs=(cfg,)
+            )
+        t0 = time.time()
+        weights = {k: v.detach().cpu() for k, v in self.net.state_dict().items()}
+        share = (math.ceil(cfg.steps_per_iter / workers), math.ceil(cfg.num_envs / workers))
+        jobs = [
+            self._workers.submit(_worker_collect, weights, (cfg.seed, self.global_step, w), *share)
+            for w in range(workers)
+        ]
+        parts: list[SelfPlay] = [job.result() for job in jobs]
+        played = SelfPlay(
+            [e for p in parts for e in p.examples],
+            sum(p.games for p in parts),
+            sum(p.searched for p in parts),
+            [n for p in parts for n in p.lengths],
+            time.time() - t0,
+            sum(p.cpu_seconds for p in parts),
+        )
+        self.cpu_seconds += played.cpu_seconds  # the checkpoints' cpu_seconds: this process's and the workers'
+        return played
+
+    def reseed(self, words: tuple[int, ...]) -> None:
+        """New random streams for self-play (game draws, moves, the searches, the baselines) from ``words``."""
+        rng = np.random.default_rng(np.random.SeedSequence(list(words)))
+        seed = int(rng.integers(2**31 - 2))
+        self.rng = np.random.default_rng(rng.integers(2**63))
+        self.rng_py = random.Random(seed)
+        self.config = dataclasses.replace(self.config, seed=seed)
+        self.adapter = make_adapter(self.config)  # its baselines are seeded by config.seed
+        self._make_searches(seed)
+
+    def _collect_here(self) -> SelfPlay:
         cfg = self.config
         self.net.eval()
         t0 = time.time()
@@ -335,13 +458,14 @@ class SearchTrainer(Trainer):
     # ------------------------------------------------------------ update
     def update(self, ro: SelfPlay) -> dict:  # type: ignore[override]
         """Minibatches from the replay (see the module docstring); the last minibatch's losses."""
-        cfg, net = self.config, self.net
+        cfg, net = self.config, self.learner
         self.replay.extend(ro.examples)
         t0 = time.time()
         stats = {"policy_loss": math.nan, "policy_kl": math.nan, "value_loss": math.nan, "entropy": math.nan}
         if not self.replay or len(self.replay) < min(cfg.replay_warmup, cfg.replay_size):
             return {**stats, "updates": 0, "seconds": 0.0}
         updates = math.ceil(len(ro) * cfg.sample_reuse / cfg.minibatch_size)
+        net.net.load_state_dict(self.net.state_dict())
         net.train()
         size = min(cfg.minibatch_size, len(self.replay))
         for _ in range(updates):
@@ -349,10 +473,11 @@ class SearchTrainer(Trainer):
             logits, values, mask, target = self.adapter.forward_targets(
                 net, [e.decision for e in batch], [e.actions for e in batch], [e.probs for e in batch]
             )
+            mask = mask.to(logits.device)
             logp = torch.log_softmax(torch.where(mask, logits, torch.full_like(logits, MASK_VALUE)), dim=1)
             logp = torch.where(mask, logp, torch.zeros_like(logp))
             policy_loss = -(target * logp).sum(1).mean()
-            z = torch.tensor([e.value for e in batch], dtype=values.dtype)
+            z = torch.tensor([e.value for e in batch], dtype=values.dtype, device=values.device)
             value_loss = 0.5 * ((values - z) ** 2).mean()
             loss = policy_loss + cfg.vf_coef * value_loss
             self.optimizer.zero_grad()
@@ -363,6 +488,7 @@ class SearchTrainer(Trainer):
             target_entropy = -(target * torch.log(target.clamp_min(1e-12))).sum(1).mean()
             entropy = -(logp.exp() * logp).sum(1).mean()
         net.eval()
+        self.net.load_state_dict(net.net.state_dict())  # copies back to the CPU
         return {
             "policy_loss": policy_loss.item(),
             "policy_kl": (policy_loss - target_entropy).item(),

@@ -118,6 +118,7 @@ per finished game by :meth:`Rollout.finish`), :meth:`Trainer.update` (PPO epochs
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import os
 import random
@@ -871,7 +872,7 @@ class Trainer:
     def lr_fraction(self, iteration: int) -> float:
         """``anneal_lr``: the share of ``learning_rate`` for ``iteration`` (1 at the first, falling
         linearly over ``ceil(total_steps / steps_per_iter)`` iterations)."""
-        return 1.0 - (iteration - 1.0) / self.num_iterations
+        return max(0.0, 1.0 - (iteration - 1.0) / self.num_iterations)
 
     def run(self) -> str:
         """Train (warm start, then PPO iterations until ``total_steps``); the final checkpoint's path."""
@@ -895,8 +896,10 @@ class Trainer:
             )
         start_step = self.global_step
         iteration = self.start_iteration - 1
-        # total_steps 0: the warm start only (no iteration; the checkpoint records iteration 0)
-        iterations = range(self.start_iteration, self.num_iterations + 1) if cfg.total_steps > 0 else range(0)
+        # total_steps 0: the warm start only (no iteration; the checkpoint records iteration 0). The steps end
+        # the run, not an iteration count: a run resumed with a larger steps_per_iter than its first one would
+        # otherwise find its iterations used up and train nothing.
+        iterations = itertools.count(self.start_iteration) if cfg.total_steps > 0 else range(0)
         for iteration in iterations:
             if self.global_step >= cfg.total_steps:
                 break
