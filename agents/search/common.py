@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["check_count", "play_out", "backup", "paired_statistics", "significant_move"]
+__all__ = ["check_count", "play_out", "backup", "paired_statistics", "significant_move", "choose", "seat_result"]
 
 
 def check_count(what: str, value: object, minimum: int = 1, allow_none: bool = False) -> None:
@@ -81,6 +81,25 @@ def _sum_in_order(values: Sequence[float]) -> float:
     for v in values:
         total += v
     return total
+
+
+def seat_result(game: Any, seat: int) -> tuple[float, int]:
+    """``(win share, margin)`` of ``seat`` in a finished game: 1/k when it is one of k winners (else 0),
+    and its final score less the best other seat's (a world's outcome in the paired searches)."""
+    scores = game.scores()
+    winners = game.winners()
+    share = 1.0 / len(winners) if seat in winners else 0.0
+    return share, scores[seat] - max(s for other, s in enumerate(scores) if other != seat)
+
+
+def choose(
+    values: Sequence[tuple[Any, Sequence[float], Sequence[int]]], z: float = 2.0, win_bonus: float = 10.0
+) -> Any:
+    """The move of a paired search from ``values`` (as :func:`paired_statistics` takes them), whose first
+    move is the one to beat: a world's value is the margin plus ``win_bonus`` times the win share;
+    another move replaces the first only when its mean paired difference (world by world) less ``z``
+    standard errors is above zero, and the largest such lower bound wins (ties: the earlier move)."""
+    return significant_move(values[0][0], paired_statistics(values, win_bonus), z)
 
 
 def significant_move(first: Any, statistics: Sequence[tuple[Any, float, float]], z: float) -> Any:

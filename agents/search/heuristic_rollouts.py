@@ -71,7 +71,7 @@ from agents.baselines.koenig_heuristic import (
     heuristic_candidates,
     unseen_deck_probabilities,
 )
-from agents.search.common import check_count, paired_statistics, significant_move
+from agents.search.common import check_count, choose, paired_statistics, seat_result, significant_move
 from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig import compiled as _compiled
 from kardinal_env.koenig.knowledge import SeatKnowledge
@@ -214,19 +214,10 @@ def rollout_values(
             g.play_id(move)
             while not g.is_over:
                 g.play_id(playout_move(g, weights, replan))
-            scores = g.scores()
-            winners = g.winners()
-            shares.append(1.0 / len(winners) if seat in winners else 0.0)
-            margins.append(scores[seat] - max(s for o, s in enumerate(scores) if o != seat))
+            share, margin = seat_result(g, seat)
+            shares.append(share)
+            margins.append(margin)
     return out
-
-
-def choose(values: list[tuple[int, list[float], list[int]]], z: float = 2.0, win_bonus: float = 10.0) -> int:
-    """The move of :class:`HeuristicRolloutAgent` from :func:`rollout_values`, whose first move is the
-    heuristic's: a world's value is the margin plus ``win_bonus`` times the win share; another move
-    replaces the heuristic's only when its mean paired difference (world by world) less ``z`` standard
-    errors is above zero, and the largest such lower bound wins (ties: the earlier move)."""
-    return significant_move(values[0][0], paired_statistics(values, win_bonus), z)
 
 
 class HeuristicRolloutAgent(BaseAgent):

@@ -83,7 +83,15 @@ import math
 from typing import Any
 
 from agents.base import BaseAgent
-from agents.search.common import backup, check_count, paired_statistics, play_out, significant_move
+from agents.search.common import (
+    backup,
+    check_count,
+    choose,
+    paired_statistics,
+    play_out,
+    seat_result,
+    significant_move,
+)
 from kardinal_env.core.registry import GameSpec, UnknownGameError, game_of
 from kardinal_env.core.shuffle import ShuffleRng
 
@@ -181,7 +189,7 @@ class ISMCTSAgent(BaseAgent):
             # the test on the alternatives played in every round (those the rounds did not drop)
             rounds = len(children[0][3])
             values = [(move, shares, margins) for move, _, _, shares, margins in children if len(shares) == rounds]
-            return significant_move(children[0][0], paired_statistics(values, self.win_bonus), self.z)
+            return choose(values, self.z, self.win_bonus)
         return max(children, key=lambda child: (child[1], child[2]))[0]
 
     def root_statistics(self, game) -> list[tuple[str, int, float]]:
@@ -294,10 +302,9 @@ class ISMCTSAgent(BaseAgent):
                 g = world.clone()
                 g.play(move)
                 self._simulate(g, root, n, search_rng, child, [child])
-                scores = g.scores()
-                winners = g.winners()
-                played[move][0].append(1.0 / len(winners) if seat in winners else 0.0)
-                played[move][1].append(scores[seat] - max(s for o, s in enumerate(scores) if o != seat))
+                share, margin = seat_result(g, seat)
+                played[move][0].append(share)
+                played[move][1].append(margin)
             used += 1 + len(alive)
             rounds += 1
             if self.batch and rounds % self.batch == 0 and alive:

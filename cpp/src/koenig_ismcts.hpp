@@ -75,14 +75,19 @@ class Ismcts {
         }
     };
 
-    // sigmoid((scores[s] - the best other seat's score) / scale): seat s's value of a margin.
+    // scores[s] less the best other seat's score (of n seats).
     template <class Scores>
-    static double margin_value(const Scores &scores, int n, int s, double scale) {
+    static int score_margin(const Scores &scores, int n, int s) {
         int best_other = INT32_MIN;
         for (int o = 0; o < n; ++o)
             if (o != s) best_other = std::max(best_other, int(scores[size_t(o)]));
-        int margin = int(scores[size_t(s)]) - best_other;
-        return 1.0 / (1.0 + std::exp(-double(margin) / scale));
+        return int(scores[size_t(s)]) - best_other;
+    }
+
+    // sigmoid(score_margin / scale): seat s's value of a margin.
+    template <class Scores>
+    static double margin_value(const Scores &scores, int n, int s, double scale) {
+        return 1.0 / (1.0 + std::exp(-double(score_margin(scores, n, s)) / scale));
     }
 
     // Python's ISMCTSAgent.root_statistics for the seat on turn of `root` (at least two legal moves), from
@@ -239,12 +244,9 @@ class Ismcts {
                 g.apply(first_moves[k]);
                 path.assign(1, child);
                 simulate(g, child);
-                int best_other = INT32_MIN;
-                for (int o = 0; o < n; ++o)
-                    if (o != seat) best_other = std::max(best_other, int(g.scores[size_t(o)]));
                 bool won = std::find(g.winners.begin(), g.winners.end(), seat) != g.winners.end();
                 out[k].shares.push_back(won ? 1.0 / double(g.winners.size()) : 0.0);
-                out[k].margins.push_back(int(g.scores[size_t(seat)]) - best_other);
+                out[k].margins.push_back(score_margin(g.scores, n, seat));
             }
             used += int(in_play.size());
             rounds += 1;
