@@ -56,6 +56,12 @@
         per decision and worlds played per decision on 8 positions of seeded random games, and seconds per
         playout (one world, one move) of the Python reference against the core on the three positions
         nearest the end, repeats interleaved; both give the same values; the ratio python / core per repeat.
+    python scripts/benchmark.py search-training [--players 2] [--repeats 3] [--workers 1] [--device cpu]
+                                                 [--simulations 800]
+        Iterations of the search trainer on Kardinal (configs/search_2p.yaml's network, mcts:N teacher,
+        DAgger and baseline games, 1,024 examples each), self-play and update timed apart: stored examples
+        per second of each and of the whole iteration, with --workers self-play processes
+        (selfplay_workers) and the updates on --device; the first iteration is not counted.
     python scripts/benchmark.py core-obs [--players 4] [--repeats 5] [--games 20] [--window W]
         Observations + action masks per second over every position of seeded random games, the seat
         deciding observing (as the environment does): the Python ObservationEncoder.encode (following
@@ -457,6 +463,77 @@ def bench_puct(
         f"cost nothing would be at most {bound:.2f}x faster than the core-backed one (the forward pass stays)"
     )
     return {"python": statistics.median(python), "core": statistics.median(core), "ratio": ratio, "bound": bound}
+
+
+def bench_search_training(
+    players: int,
+    repeats: int,
+    workers: int = 1,
+    device: str = "cpu",
+    simulations: int = 800,
+    examples: int = 1024,
+    envs: int = 16,
+    seed: int = 0,
+) -> dict:
+    """Iterations of the search trainer on Kardinal (``configs/search_2p.yaml``'s network, teacher and
+    DAgger/baseline shares; ``examples`` an iteration, ``envs`` games at a time), self-play and update
+    timed apart: stored examples per second of each and of the whole iteration, with ``workers``
+    self-play processes and the updates on ``device``. The first iteration (process start) is not counted."""
+    from agents.training.config import load_yaml, make_config
+    from agents.training.run import make_trainer
+
+    config = make_config(
+        ("configs/search_2p.yaml", load_yaml("search_2p")),
+        (
+            "benchmark",
+            {
+                "players": players,
+                "seed": seed,
+                "simulations": simulations,
+                "fast_simulations": max(1, simulations // 8),
+                "bc_games": 0,
+                "steps_per_iter": examples,
+                "num_envs": envs,
+                "selfplay_workers": workers,
+                "device": device,
+                "deterministic": device == "cpu",
+                "policy_play_share": 0.5,
+                "greedy_share": 0.25,
+                "track": False,
+                "progress": False,
+            },
+        ),
+    )
+    trainer = make_trainer(config)
+    play, update, stored = [], [], []
+    try:
+        for i in range(repeats + 1):
+            start = time.perf_counter()
+            rollout = trainer.collect_rollout()
+            played = time.perf_counter()
+            trainer.update(rollout)
+            done = time.perf_counter()
+            if i:
+                play.append(played - start)
+                update.append(done - played)
+                stored.append(len(rollout))
+    finally:
+        trainer.close()
+    total = sum(stored)
+    out = {
+        "selfplay": total / sum(play),
+        "update": total / sum(update),
+        "iteration": total / (sum(play) + sum(update)),
+    }
+    print(
+        f"Kardinal search training, {players} players, mcts:{simulations} teacher, {workers} self-play "
+        f"process(es), updates on {device}, {repeats} iterations ({total:,} examples):"
+    )
+    print(
+        f"  stored examples/s: self-play {out['selfplay']:.1f}, update {out['update']:.1f}, "
+        f"whole iteration {out['iteration']:.1f}"
+    )
+    return out
 
 
 def _koenig_positions(rules, seed: int, count: int = 8) -> list:
@@ -954,9 +1031,10 @@ def main() -> None:
             "env",
             "koenig-env",
             "vector",
+            "search-training",
         ],
     )
-    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--players", type=int, default=None, help="default 4 (search-training: 2)")
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--discard", default="one", help="koenig targets only: 'one' or 'any'")
@@ -972,7 +1050,11 @@ def main() -> None:
     )
     parser.add_argument("--window", type=int, default=None, help="core-obs only: a window variant, Rules(window=W)")
     parser.add_argument("--num-envs", type=int, default=32, help="vector only: games per VectorEnv")
+    parser.add_argument("--workers", type=int, default=1, help="search-training only: self-play processes")
+    parser.add_argument("--device", default="cpu", help="search-training only: where the updates run (cpu, cuda)")
     args = parser.parse_args()
+    if args.players is None:
+        args.players = 2 if args.what == "search-training" else 4
     if args.what == "engine":
         bench_engine(args.players, args.seconds, args.repeats)
     elif args.what == "core":
@@ -999,6 +1081,8 @@ def main() -> None:
         bench_koenig_env(args.players, args.seconds, args.repeats, args.discard)
     elif args.what == "vector":
         bench_vector(args.players, args.seconds, args.repeats, args.num_envs)
+    elif args.what == "search-training":
+        bench_search_training(args.players, args.repeats, args.workers, args.device, args.simulations or 800)
     else:
         bench_env(args.players, args.seconds, args.repeats)
 

@@ -254,9 +254,13 @@ class SearchTrainer(Trainer):
         try:
             return super().run()
         finally:
-            if self._workers is not None:
-                self._workers.shutdown(cancel_futures=True)
-                self._workers = None
+            self.close()
+
+    def close(self) -> None:
+        """Stop the self-play processes (``selfplay_workers`` > 1; :meth:`run` does it at its end)."""
+        if self._workers is not None:
+            self._workers.shutdown(cancel_futures=True)
+            self._workers = None
 
     # ------------------------------------------------------------ self-play
     def collect_rollout(self) -> SelfPlay:  # type: ignore[override]
