@@ -372,3 +372,36 @@ def test_self_play_in_worker_processes_is_reproducible_and_counts_their_cpu(tmp_
     assert alone["step"] != trained["step"] or any(
         not torch.equal(alone["model"][k], trained["model"][k]) for k in trained["model"]
     ), "the workers play their own seeded games, not the single process's"
+
+
+@pytest.mark.parametrize("bucket", [True, False])
+def test_minibatches_of_crops_are_bucketed_by_size_from_uniform_draws(tmp_path, bucket):
+    """bucket_minibatches: eight minibatches drawn at once, sorted by crop area and cut apart (each group's
+    minibatches cover disjoint ranges of areas); off, or for a game without crops, plain uniform draws."""
+    trainer = make_trainer(_config(tmp_path, search="mcts", steps_per_iter=60, bucket_minibatches=bucket))
+    trainer.replay.extend(trainer.collect_rollout().examples)
+    areas = [trainer.adapter.size(e.decision) for e in trainer.replay]
+    assert len(set(areas)) > 1
+    state = trainer.rng.bit_generator.state
+    batches = trainer.minibatches(11, 16)
+    assert len(batches) == 11 and all(len(b) == 16 for b in batches)
+    plain = np.random.default_rng()
+    plain.bit_generator.state = state
+    if not bucket:
+        assert all(np.array_equal(b, plain.integers(len(areas), size=16)) for b in batches)
+        return
+    for group in (batches[:8], batches[8:]):
+        ranges = sorted((min(areas[i] for i in b), max(areas[i] for i in b)) for b in group)
+        assert all(high <= low for (_, high), (low, _) in zip(ranges, ranges[1:]))
+    drawn = plain.integers(len(areas), size=8 * 16)
+    assert sorted(np.concatenate(batches[:8]).tolist()) == sorted(drawn.tolist()), "the same draws, regrouped"
+
+
+def test_minibatches_without_crops_are_plain_uniform_draws(tmp_path):
+    trainer = make_trainer(_config(tmp_path, game="kardinal_koenig", players=4, search="ismcts", steps_per_iter=30))
+    trainer.replay.extend(trainer.collect_rollout().examples)
+    state = trainer.rng.bit_generator.state
+    batches = trainer.minibatches(3, 8)
+    plain = np.random.default_rng()
+    plain.bit_generator.state = state
+    assert all(np.array_equal(b, plain.integers(len(trainer.replay), size=8)) for b in batches)

@@ -73,12 +73,13 @@ still to come under the PPO trainer's rewards, as :mod:`agents.search.puct` read
 
 **Update.** Examples enter a replay of the latest ``replay_size``; after each iteration (at least
 ``steps_per_iter`` new examples, whole games) ``ceil(new * sample_reuse / minibatch_size)`` minibatches
-are drawn uniformly from the replay. Loss: cross-entropy between the policy target and the masked
-policy + ``vf_coef`` × ½ squared value error; Adam (``learning_rate``; ``anneal_lr`` decays it linearly
-to 0 at ``total_steps`` stored examples, so a resumed run with a larger ``total_steps`` goes on from
-its share), gradients clipped at ``max_grad_norm``. The replay is not stored in checkpoints: after
-``--resume`` it starts empty, and ``replay_warmup`` (examples) holds the updates back until it has
-refilled (also in a fresh run).
+are drawn uniformly from the replay (with ``bucket_minibatches``, for Kardinal's crops, eight at a time,
+sorted by crop size and cut apart: less padding, the same draws). Loss: cross-entropy between the policy
+target and the masked policy + ``vf_coef`` × ½ squared value error; Adam (``learning_rate``;
+``anneal_lr`` decays it linearly to 0 at ``total_steps`` stored examples, so a resumed run with a larger
+``total_steps`` goes on from its share), gradients clipped at ``max_grad_norm``. The replay is not
+stored in checkpoints: after ``--resume`` it starts empty, and ``replay_warmup`` (examples) holds the
+updates back until it has refilled (also in a fresh run).
 
 **Workers and device.** ``selfplay_workers: N`` (N > 1) plays each iteration's games in N spawned
 processes (started at the first iteration, kept for the run): each gets the current weights, its share
@@ -127,6 +128,8 @@ from agents.training.trainer import Trainer, TrainingError
 from kardinal_env.core.rewards import projected_margins, terminal_rewards
 
 __all__ = ["SearchTrainer", "Example", "SelfPlay"]
+
+BUCKET = 8  # bucket_minibatches: minibatches drawn at once and sorted by crop size (SearchTrainer.minibatches)
 
 
 @dataclass
@@ -472,8 +475,8 @@ class SearchTrainer(Trainer):
         net.net.load_state_dict(self.net.state_dict())
         net.train()
         size = min(cfg.minibatch_size, len(self.replay))
-        for _ in range(updates):
-            batch = [self.replay[int(i)] for i in self.rng.integers(len(self.replay), size=size)]
+        for drawn in self.minibatches(updates, size):
+            batch = [self.replay[int(i)] for i in drawn]
             logits, values, mask, target = self.adapter.forward_targets(
                 net, [e.decision for e in batch], [e.actions for e in batch], [e.probs for e in batch]
             )
@@ -501,6 +504,24 @@ class SearchTrainer(Trainer):
             "updates": updates,
             "seconds": time.time() - t0,
         }
+
+    def minibatches(self, updates: int, size: int) -> list[np.ndarray]:
+        """Replay indices of ``updates`` minibatches of ``size``, drawn uniformly with replacement. With
+        ``bucket_minibatches`` and a game whose decisions differ in size (Kardinal's crops), they are drawn
+        ``BUCKET`` minibatches at a time, sorted by crop area and cut into minibatches taken in random order:
+        the same draws, grouped so that a minibatch pads its crops less (a uniform minibatch computes
+        ~2.6 times the crops' area, a bucketed one ~1.5)."""
+        n = len(self.replay)
+        if not self.config.bucket_minibatches or self.adapter.size(self.replay[0].decision) == 0:
+            return [self.rng.integers(n, size=size) for _ in range(updates)]
+        out: list[np.ndarray] = []
+        for start in range(0, updates, BUCKET):
+            count = min(BUCKET, updates - start)
+            drawn = self.rng.integers(n, size=count * size)
+            areas = np.array([self.adapter.size(self.replay[int(i)].decision) for i in drawn])
+            ordered = drawn[np.argsort(areas, kind="stable")]
+            out.extend(ordered[k * size : (k + 1) * size] for k in self.rng.permutation(count))
+        return out
 
     # ------------------------------------------------------------ logging
     def log_iteration(self, iteration: int, ro: SelfPlay, stats: dict) -> None:  # type: ignore[override]
