@@ -101,6 +101,12 @@ class GameAdapter:
         names = [name for name in ("greedy", config.baseline) if name in spec.baselines and name != "random"]
         self.opponents: tuple[str, ...] = ("random", *dict.fromkeys(names))
         self._baseline_agents: dict[str, Any] = {}
+        self._baseline_seed = config.seed
+
+    def reseed_baselines(self, seed: int) -> None:
+        """Baseline agents built afresh, seeded with ``seed`` (a search-training worker's new streams)."""
+        self._baseline_agents.clear()
+        self._baseline_seed = seed
 
     def new_game(self, rng: np.random.Generator):
         seed = int(rng.integers(2**31)) if self.spec.chance else None  # no chance: nothing is drawn from rng
@@ -122,7 +128,7 @@ class GameAdapter:
             if name not in self.spec.baselines:
                 known = ", ".join(sorted(self.spec.baselines))
                 raise ValueError(f"game {self.spec.name} has no baseline {name!r} (its baselines: {known})")
-            agent = self._baseline_agents[name] = self.spec.baseline(name)(seed=self.config.seed)
+            agent = self._baseline_agents[name] = self.spec.baseline(name)(seed=self._baseline_seed)
         return self.encode_move(game, agent.select_move(game))
 
     def encode_move(self, game, move: str):

@@ -123,7 +123,6 @@ from agents.networks.checkpoint import make_checkpoint
 from agents.search.ismcts import ISMCTSAgent
 from agents.search.mcts import MCTSAgent
 from agents.search.puct import PUCTAgent
-from agents.training.adapters import make_adapter
 from agents.training.trainer import Trainer, TrainingError
 from kardinal_env.core.rewards import projected_margins, terminal_rewards
 
@@ -308,8 +307,7 @@ class SearchTrainer(Trainer):
         seed = int(rng.integers(2**31 - 2))
         self.rng = np.random.default_rng(rng.integers(2**63))
         self.rng_py = random.Random(seed)
-        self.config = dataclasses.replace(self.config, seed=seed)
-        self.adapter = make_adapter(self.config)  # its baselines are seeded by config.seed
+        self.adapter.reseed_baselines(seed)
         self._make_searches(seed)
 
     def _collect_here(self) -> SelfPlay:
