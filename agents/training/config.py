@@ -181,8 +181,14 @@ class TrainConfig:
         "playouts, the compiled one where it is built; games of perfect information) or ismcts (the game's "
         "ismcts:N, information-set MCTS over the seat's determinizations, the compiled one where it is built; "
         "every game) or rollout (the game's rollout:N, simulations = its worlds: kardinal_koenig's heuristic "
-        "with heuristic playouts; its chosen move is the target)",
-        choices=("puct", "mcts", "ismcts", "rollout"),
+        "with heuristic playouts; its chosen move is the target) or network (no search: a trained network's "
+        "policy, named by 'teacher', is the target; policy distillation, e.g. into a larger network)",
+        choices=("puct", "mcts", "ismcts", "rollout", "network"),
+    )
+    teacher: str = opt(
+        "",
+        "algorithm=search, search=network: the network whose policy is the target, an agent spec ppo:PATH or "
+        "zoo:NAME of the same game (its own observation and network; the learner's may differ)",
     )
     simulations: int = opt(32, "algorithm=search: simulations of a full search (its policy is a training target)", lo=1)
     fast_simulations: int = opt(
@@ -512,12 +518,16 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
             f"config key 'anchor_kl' ({where}): a penalty of PPO's loss; algorithm {cfg.algorithm!r} does not "
             "use it (set anchor_kl: 0)"
         )
-    for key, plain in (("selfplay_workers", 1), ("device", "cpu")):
+    for key, plain, why in (
+        ("selfplay_workers", 1, "plays and updates in its own process on the CPU"),
+        ("device", "cpu", "plays and updates in its own process on the CPU"),
+        ("teacher", "", "learns from its own games' returns, not from a teacher"),
+    ):
         if cfg.algorithm != "search" and getattr(cfg, key) != plain:
             where = ", ".join(sorted({sources.get(k, "default") for k in (key, "algorithm")}))
             raise ConfigError(
                 f"config key {key!r} ({where}): {getattr(cfg, key)!r} is for algorithm=search; algorithm "
-                f"{cfg.algorithm!r} plays and updates in its own process on the CPU (expected {plain!r})"
+                f"{cfg.algorithm!r} {why} (expected {plain!r})"
             )
     if cfg.algorithm == "search":
         _check_search(cfg, spec, sources)
@@ -629,6 +639,7 @@ def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
             f"config key 'search' ({sources.get('search', 'default')}): rollout is not allowed for game {spec.name}, "
             "which has no rollout search (GameSpec.rollout_search); expected puct, ismcts or mcts"
         )
+    _check_teacher(cfg, spec, sources)
     if not re.fullmatch(r"cpu|cuda(:[0-9]+)?", cfg.device):
         raise ConfigError(
             f"config key 'device' ({sources.get('device', 'default')}): {cfg.device!r} is not a device; "
@@ -639,6 +650,32 @@ def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
             f"config key 'fast_simulations' ({sources.get('fast_simulations', 'default')}): {cfg.fast_simulations} "
             f"is more than simulations ({cfg.simulations}); a fast search must not be larger than a full one"
         )
+
+
+def _check_teacher(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
+    """search=network needs a ``teacher`` (``ppo:PATH`` or ``zoo:NAME`` of the game); other searches none."""
+    where = ", ".join(sorted({sources.get(k, "default") for k in ("teacher", "search")}))
+    if cfg.search != "network":
+        if cfg.teacher:
+            raise ConfigError(
+                f"config key 'teacher' ({where}): {cfg.teacher!r} is for search=network; search {cfg.search!r} "
+                "is its own teacher (expected '')"
+            )
+        return
+    if not cfg.teacher:
+        raise ConfigError(
+            f"config key 'teacher' ({where}): search=network needs the network to learn from, an agent spec "
+            "ppo:PATH or zoo:NAME"
+        )
+    from agents import AgentSpecError, check_spec, parse_spec
+
+    try:
+        kind, _, _ = parse_spec(cfg.teacher, spec)
+        if kind not in ("ppo", "zoo"):
+            raise AgentSpecError(f"{cfg.teacher!r} is a {kind} agent, not a network (expected ppo:PATH or zoo:NAME)")
+        check_spec(cfg.teacher, game=spec)
+    except AgentSpecError as exc:
+        raise ConfigError(f"config key 'teacher' ({where}): {exc}") from None
 
 
 def load_yaml(path) -> dict:

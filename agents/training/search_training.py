@@ -216,6 +216,11 @@ class SearchTrainer(Trainer):
         agent_class = self.adapter.builder.agent_class()
         live = make_checkpoint(self.adapter.spec, self.rules, self.net, config=dataclasses.asdict(cfg))
         self.evaluator = agent_class.from_checkpoint_dict(live, self.net, name="learner")  # plays self.net
+        self.teacher: Any = None  # search=network: the network whose policy is the target
+        if cfg.search == "network":
+            from agents import load_agent
+
+            self.teacher = load_agent(cfg.teacher, game=self.adapter.spec)
         self._make_searches(cfg.seed)
         # The updates train a copy of self.net on cfg.device (self.net plays and is checkpointed on the CPU);
         # update() copies self.net into it first and back after, so both always agree between iterations.
@@ -234,6 +239,8 @@ class SearchTrainer(Trainer):
     def _make_searches(self, seed: int) -> None:
         """The searches of self-play, seeded with ``seed``."""
         cfg = self.config
+        if cfg.search == "network":
+            return  # no search: the teacher (deterministic) answers every decision
         if cfg.search == "puct":
             self.searcher: Any = PUCTAgent(
                 self.evaluator,
@@ -396,6 +403,8 @@ class SearchTrainer(Trainer):
         cfg = self.config
         if not slots:
             return []
+        if cfg.search == "network":
+            return self._teacher_policy([slot.game for slot in slots])
         if cfg.search != "puct":
             out = []
             for slot, is_full in zip(slots, full, strict=True):
@@ -417,6 +426,16 @@ class SearchTrainer(Trainer):
         return [
             [(root.moves[i], float(root.child_visits[i]), float(root.prior[i])) for i in range(len(root.moves))]
             for root in roots
+        ]
+
+    def _teacher_policy(self, games: list) -> list[list[tuple[str, float, float]]]:
+        """search=network: the teacher's policy over each game's legal moves, as ``(move, probability,
+        probability)`` (the probabilities stand in for visits: target, play and tie-break)."""
+        evaluated = self.teacher.policy_value(games)
+        codec = self.teacher.codec  # set up by policy_value for the games' rules
+        return [
+            [(codec.decode(g, int(a)), float(p), float(p)) for a, p in zip(legal, prior, strict=True)]
+            for g, (legal, prior, _value) in zip(games, evaluated, strict=True)
         ]
 
     def _store(self, slot: _Game, children: list[tuple[str, float, float]]) -> None:
