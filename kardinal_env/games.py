@@ -55,6 +55,7 @@ KARDINAL = GameSpec(
         "long_2p": "kardinal_configs:long_2p.yaml",
         "long_4p": "kardinal_configs:long_4p.yaml",
         "search_2p": "kardinal_configs:search_2p.yaml",
+        "distill_2p": "kardinal_configs:distill_2p.yaml",
         "search_4p": "kardinal_configs:search_4p.yaml",
     },
     play_page="agents.serving.kardinal_page:make_page",

@@ -50,6 +50,13 @@ def test_defaults_and_the_default_preset_load(tmp_path):
         _cfg(["--config", str(CONFIGS / f"{preset}.yaml")])  # every shipped preset is valid
     search = _cfg(["--config", "kardinal:search_2p"])
     assert (search.algorithm, search.search, search.simulations, search.players) == ("search", "mcts", 800, 2)
+    distill = _cfg(["--config", "kardinal:distill_2p"])
+    assert (distill.search, distill.teacher, distill.channels, distill.full_search_share) == (
+        "network",
+        "zoo:kardinal-2p",
+        96,
+        1.0,
+    )
     koenig = _cfg(["--config", str(CONFIGS / "koenig_default.yaml")])
     assert (koenig.game, koenig.players, koenig.resolved_network()) == ("kardinal_koenig", 4, "advised")
     assert koenig.run_name == "koenig_default"
@@ -184,8 +191,8 @@ def test_presets_by_name_from_the_registry(tmp_path, monkeypatch):
             assert f"{spec.name}:{preset}" in names
     with pytest.raises(
         ConfigError,
-        match=r"'nope' does not exist \(presets by name: default, koenig_default, koenig_heuristic, koenig_long, "
-        r"koenig_search, long_2p, long_4p, search_2p, search_4p, kardinal:default, ",
+        match=r"'nope' does not exist \(presets by name: default, distill_2p, koenig_default, koenig_heuristic, "
+        r"koenig_long, koenig_search, long_2p, long_4p, search_2p, search_4p, kardinal:default, ",
     ):
         load_yaml("nope")
 

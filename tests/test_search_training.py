@@ -405,3 +405,66 @@ def test_minibatches_without_crops_are_plain_uniform_draws(tmp_path):
     plain = np.random.default_rng()
     plain.bit_generator.state = state
     assert all(np.array_equal(b, plain.integers(len(trainer.replay), size=8)) for b in batches)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"search": "network"}, "'teacher'.*search=network needs the network to learn from"),
+        ({"search": "mcts", "teacher": "zoo:kardinal-2p"}, "'teacher'.*is for search=network"),
+        ({"algorithm": "ppo", "teacher": "zoo:kardinal-2p"}, "'teacher'.*is for algorithm=search"),
+        ({"search": "network", "teacher": "greedy"}, "'teacher'.*greedy agent, not a network"),
+        ({"search": "network", "teacher": "mcts:50"}, "'teacher'.*mcts agent, not a network"),
+        ({"search": "network", "teacher": "ppo:no/such/file.pt"}, "'teacher'.*no checkpoint file"),
+        ({"search": "network", "teacher": "zoo:nothing"}, "'teacher'.*nothing"),
+        (
+            {"search": "network", "teacher": "zoo:kardinal-koenig-4p"},
+            "'teacher'.*trained on kardinal_koenig_v[0-9]+, not kardinal_v0",
+        ),
+    ],
+)
+def test_bad_teacher_options_are_refused_naming_the_key(changes, message):
+    with pytest.raises(ConfigError, match=message):
+        make_config(("test", {"algorithm": "search", **changes}))
+
+
+def test_network_teacher_targets_are_its_policy_and_its_argmax_plays(tmp_path):
+    """search=network: every example's target is the teacher's policy over the legal moves at that
+    decision, and (no sampled moves, no DAgger, no baseline) the game is the teacher's own argmax game,
+    replayed here move by move with the teacher alone."""
+    trainer = make_trainer(
+        _config(
+            tmp_path,
+            search="network",
+            teacher="zoo:kardinal-2p",
+            players=2,
+            full_search_share=1.0,
+            target_temperature=1.0,
+            temperature_moves=0,
+            num_envs=1,
+            steps_per_iter=5,
+        )
+    )
+    assert trainer.teacher is not None and trainer.config.channels != 64  # the learner is not the teacher's net
+    ro = trainer.collect_rollout()
+    assert ro.games == 1 and len(ro) == ro.searched > 5
+    teacher = load_agent("zoo:kardinal-2p", game="kardinal")
+    spec = get_game("kardinal")
+    game = spec.new_game(trainer.rules)
+    examples = iter(ro.examples)
+    while not game.is_over:
+        legal = game.legal_moves()
+        if len(legal) > 1:
+            actions, prior, _ = teacher.policy_value([game])[0]
+            e = next(examples)
+            assert e.decision.seat == e.seat == game.current_player
+            assert len(e.actions) == len(actions) and e.decision.mask[e.actions].all()
+            assert np.allclose(np.sort(e.probs), np.sort(prior / prior.sum()), atol=1e-6)
+            game.play(teacher.codec.decode(game, int(actions[int(np.argmax(prior))])))
+        else:
+            game.play(legal[0])
+    assert next(examples, None) is None
+    winners = set(game.winners())
+    assert all((e.value > 0) == (e.seat in winners) for e in ro.examples)
+    stats = trainer.update(ro)
+    assert stats["updates"] >= 1 and stats["policy_kl"] >= -1e-5

@@ -44,6 +44,13 @@ with deep learning and tree search*; Silver et al. 2017, AlphaZero):
   heuristic playouts in up to ``N`` determinized worlds show one of its next best moves clearly
   better): its choice is the target (one move, all the weight). With the ``advised`` network, which
   starts at the heuristic's moves, the network learns where the playouts overrule the heuristic.
+* ``search: network`` — no search: a trained network's policy (``teacher``: ``ppo:PATH`` or
+  ``zoo:NAME`` of the same game; its own observation and network, loaded once per process) over the
+  legal moves is the target, and its probabilities stand in for the visits (policy distillation, Rusu
+  et al. 2016; kickstarting, Schmitt et al. 2018): a larger or differently shaped network starts from a
+  trained one's play, then continues with a search on ``--resume``. Every decision is a teacher
+  decision (fast ones too: set ``full_search_share: 1``); its value head is not used (the value target
+  is the game result, as with every search).
 
 **DAgger games** (Ross, Gordon & Bagnell 2011): with probability ``policy_play_share`` a game's searching
 seats play the network's own move (drawn from its policy for their first ``temperature_moves``
