@@ -468,3 +468,11 @@ def test_network_teacher_targets_are_its_policy_and_its_argmax_plays(tmp_path):
     assert all((e.value > 0) == (e.seat in winners) for e in ro.examples)
     stats = trainer.update(ro)
     assert stats["updates"] >= 1 and stats["policy_kl"] >= -1e-5
+
+
+def test_a_teacher_trained_for_other_players_is_allowed_with_a_warning():
+    with pytest.warns(UserWarning, match="'teacher'.*trained for 2-player games and is used in 3-player games"):
+        cfg = make_config(
+            ("test", {"algorithm": "search", "search": "network", "teacher": "zoo:kardinal-2p", "players": 3})
+        )
+    assert cfg.teacher == "zoo:kardinal-2p"

@@ -31,6 +31,7 @@ import dataclasses
 import difflib
 import math
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -673,9 +674,11 @@ def _check_teacher(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
         kind, _, _ = parse_spec(cfg.teacher, spec)
         if kind not in ("ppo", "zoo"):
             raise AgentSpecError(f"{cfg.teacher!r} is a {kind} agent, not a network (expected ppo:PATH or zoo:NAME)")
-        check_spec(cfg.teacher, game=spec)
+        notes = check_spec(cfg.teacher, players=cfg.players, game=spec)
     except AgentSpecError as exc:
         raise ConfigError(f"config key 'teacher' ({where}): {exc}") from None
+    for note in notes:  # a teacher trained for another number of players: allowed, said
+        warnings.warn(f"config key 'teacher' ({where}): {note}", stacklevel=2)
 
 
 def load_yaml(path) -> dict:
