@@ -471,7 +471,9 @@ def test_network_teacher_targets_are_its_policy_and_its_argmax_plays(tmp_path):
 
 
 def test_a_teacher_trained_for_other_players_is_allowed_with_a_warning():
-    with pytest.warns(UserWarning, match="'teacher'.*trained for 2-player games and is used in 3-player games"):
+    from agents.networks.checkpoint import PlayerCountWarning
+
+    with pytest.warns(PlayerCountWarning, match="'teacher'.*trained for 2-player games and is used in 3-player games"):
         cfg = make_config(
             ("test", {"algorithm": "search", "search": "network", "teacher": "zoo:kardinal-2p", "players": 3})
         )

@@ -677,8 +677,11 @@ def _check_teacher(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
         notes = check_spec(cfg.teacher, players=cfg.players, game=spec)
     except AgentSpecError as exc:
         raise ConfigError(f"config key 'teacher' ({where}): {exc}") from None
-    for note in notes:  # a teacher trained for another number of players: allowed, said
-        warnings.warn(f"config key 'teacher' ({where}): {note}", stacklevel=2)
+    if notes:  # a teacher trained for another number of players: allowed, said (the category evaluation uses)
+        from agents.networks.checkpoint import PlayerCountWarning
+
+        for note in notes:
+            warnings.warn(f"config key 'teacher' ({where}): {note}", PlayerCountWarning, stacklevel=2)
 
 
 def load_yaml(path) -> dict:
