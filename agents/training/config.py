@@ -669,6 +669,7 @@ def _check_teacher(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
             "ppo:PATH or zoo:NAME"
         )
     from agents import AgentSpecError, check_spec, parse_spec
+    from agents.networks.checkpoint import PlayerCountWarning
 
     try:
         kind, _, _ = parse_spec(cfg.teacher, spec)
@@ -677,11 +678,8 @@ def _check_teacher(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
         notes = check_spec(cfg.teacher, players=cfg.players, game=spec)
     except AgentSpecError as exc:
         raise ConfigError(f"config key 'teacher' ({where}): {exc}") from None
-    if notes:  # a teacher trained for another number of players: allowed, said (the category evaluation uses)
-        from agents.networks.checkpoint import PlayerCountWarning
-
-        for note in notes:
-            warnings.warn(f"config key 'teacher' ({where}): {note}", PlayerCountWarning, stacklevel=2)
+    for note in notes:  # a teacher trained for another number of players: allowed, said (evaluation's category)
+        warnings.warn(f"config key 'teacher' ({where}): {note}", PlayerCountWarning, stacklevel=2)
 
 
 def load_yaml(path) -> dict:
