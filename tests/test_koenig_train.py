@@ -408,7 +408,7 @@ def test_anchor_kl_without_a_warm_start_is_refused(tmp_path):
 
     with pytest.raises(ConfigError, match="'anchor_kl' .*algorithm 'search' does not use it"):
         make_config(("test", _tiny(tmp_path, anchor_kl=0.5, algorithm="search")))
-    with pytest.raises(TrainingError, match="anchor_kl=0.5 needs the warm start's policy"):
+    with pytest.raises(TrainingError, match="anchor_kl=0.5 needs a starting policy"):
         train_mod.train(_tiny(tmp_path, players=4, hidden=16, run_name="no_anchor", anchor_kl=0.5, bc_games=0))
 
 

@@ -275,9 +275,16 @@ class TrainConfig:
     bc_anneal_lr: bool = opt(False, "warm start: decay the learning rate linearly to zero over its epochs")
     anchor_kl: float = opt(
         0.0,
-        "PPO: weight of KL(warm-start policy || policy) in the loss, keeping PPO near the imitated "
-        "baseline (0: off; needs the warm start, bc_games > 0, or a resumed run that had one)",
+        "PPO: weight of KL(starting policy || policy) in the loss, keeping PPO near the imitated "
+        "baseline or the init_weights network (0: off; needs bc_games > 0 or init_weights, or a resumed run "
+        "that had one)",
         lo=0.0,
+    )
+    init_weights: str = opt(
+        "",
+        "start a new run from a trained network's weights, an agent spec ppo:PATH or zoo:NAME of the same game "
+        "and network options (only the weights: steps, optimizer, replay and pool start fresh; fine-tuning "
+        "a zoo model); with anchor_kl its policy is the anchor. '' : fresh weights (or the warm start)",
     )
     # ------------------------------------------------------------ PPO
     learning_rate: float = opt(5e-4, "Adam learning rate of PPO", lo=0.0, lo_open=True)
@@ -513,6 +520,8 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
             f"config key 'total_steps' ({where}): 0 means a warm start only, which needs bc_games > 0 and "
             f"algorithm 'ppo' (got bc_games={cfg.bc_games}, algorithm={cfg.algorithm!r})"
         )
+    if cfg.init_weights:
+        _check_init_weights(cfg, spec, sources)
     if cfg.anchor_kl > 0 and cfg.algorithm != "ppo":
         where = ", ".join(sorted({sources.get(k, "default") for k in ("anchor_kl", "algorithm")}))
         raise ConfigError(
@@ -668,18 +677,36 @@ def _check_teacher(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
             f"config key 'teacher' ({where}): search=network needs the network to learn from, an agent spec "
             "ppo:PATH or zoo:NAME"
         )
+    _check_network_spec("teacher", cfg.teacher, where, cfg, spec)
+
+
+def _check_init_weights(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
+    """``init_weights``: a network spec of the game (``ppo:PATH`` or ``zoo:NAME``), not with a warm start."""
+    where = sources.get("init_weights", "default")
+    if cfg.bc_games > 0:
+        both = ", ".join(sorted({where, sources.get("bc_games", "default")}))
+        raise ConfigError(
+            f"config keys 'init_weights' and 'bc_games' ({both}): two starting points; a run starts either from "
+            f"{cfg.init_weights!r} or from a warm start on the baseline (set bc_games: 0 or init_weights: '')"
+        )
+    _check_network_spec("init_weights", cfg.init_weights, where, cfg, spec)
+
+
+def _check_network_spec(key: str, value: str, where: str, cfg: TrainConfig, spec: GameSpec) -> None:
+    """``ConfigError`` unless ``value`` is a trained network of the game (``ppo:PATH`` or ``zoo:NAME``); a
+    network trained for another number of players is allowed and said (a PlayerCountWarning)."""
     from agents import AgentSpecError, check_spec, parse_spec
     from agents.networks.checkpoint import PlayerCountWarning
 
     try:
-        kind, _, _ = parse_spec(cfg.teacher, spec)
+        kind, _, _ = parse_spec(value, spec)
         if kind not in ("ppo", "zoo"):
-            raise AgentSpecError(f"{cfg.teacher!r} is a {kind} agent, not a network (expected ppo:PATH or zoo:NAME)")
-        notes = check_spec(cfg.teacher, players=cfg.players, game=spec)
+            raise AgentSpecError(f"{value!r} is a {kind} agent, not a network (expected ppo:PATH or zoo:NAME)")
+        notes = check_spec(value, players=cfg.players, game=spec)
     except AgentSpecError as exc:
-        raise ConfigError(f"config key 'teacher' ({where}): {exc}") from None
-    for note in notes:  # a teacher trained for another number of players: allowed, said (evaluation's category)
-        warnings.warn(f"config key 'teacher' ({where}): {note}", PlayerCountWarning, stacklevel=2)
+        raise ConfigError(f"config key {key!r} ({where}): {exc}") from None
+    for note in notes:  # trained for another number of players: allowed, said (evaluation's category)
+        warnings.warn(f"config key {key!r} ({where}): {note}", PlayerCountWarning, stacklevel=3)
 
 
 def load_yaml(path) -> dict:

@@ -3,7 +3,7 @@
 Usage::
 
     from agents.training import train        # the entry points live in agents.training.run
-    from agents.training.config import TrainConfig
+    from agents.training.config import ConfigError, TrainConfig
     path = train(TrainConfig(total_steps=20_000, run_name="smoke"))   # -> runs/smoke/checkpoint.pt
     path = train({"game": "kardinal_koenig", "total_steps": 20_000, "run_name": "kk_smoke"})
     from agents.training.config import load_yaml
@@ -129,11 +129,11 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from agents.networks.base import MaskedCategorical
+from agents.networks.base import MaskedCategorical, model_config
 from agents.networks.checkpoint import make_checkpoint, write_checkpoint
 from agents.runinfo import git_revision
 from agents.training.adapters import GameAdapter, make_adapter
-from agents.training.config import TrainConfig
+from agents.training.config import ConfigError, TrainConfig
 from kardinal_env.core.rewards import ShapingTracker, terminal_rewards, win_share
 
 __all__ = [
@@ -570,6 +570,8 @@ class Trainer:
         self._cpu_mark = time.process_time()
         if checkpoint is not None:
             self._restore(checkpoint)
+        elif cfg.init_weights:
+            self._start_from(cfg.init_weights)
         self.pool_nets = [self._frozen(sd) for sd in self.pool]
         self.anchor_net: nn.Module | None = None if self.anchor is None else self._frozen(self.anchor)
         self.num_iterations = max(1, math.ceil(cfg.total_steps / cfg.steps_per_iter))
@@ -603,6 +605,27 @@ class Trainer:
             self.rng_py.setstate(_tuple_state(ckpt["rng"]["python"]))
             self.generator.set_state(ckpt["rng"]["torch"])
             torch.set_rng_state(ckpt["rng"]["torch_global"])
+
+    def _start_from(self, spec: str) -> None:
+        """``init_weights``: the network ``spec`` names (``ppo:PATH`` / ``zoo:NAME``) gives the starting weights
+        (and, with ``anchor_kl``, the anchor); ``ConfigError`` if its network is not the config's."""
+        import warnings
+
+        from agents import load_agent
+        from agents.networks.checkpoint import PlayerCountWarning
+
+        with warnings.catch_warnings():  # the config check has said it already
+            warnings.simplefilter("ignore", PlayerCountWarning)
+            source = load_agent(spec, game=self.adapter.spec).net
+        stored, given = model_config(source), model_config(self.net)
+        if stored != given:
+            raise ConfigError(
+                f"config key 'init_weights': the network of {spec!r} is {stored}; the config's network options "
+                f"build {given} (set channels, blocks, hidden, ... to the stored ones)"
+            )
+        self.net.load_state_dict(source.state_dict())
+        if self.config.anchor_kl > 0:
+            self.anchor = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
 
     def _frozen(self, state_dict) -> nn.Module:
         pn = self.adapter.build_net()
@@ -891,8 +914,8 @@ class Trainer:
             start_time = time.time()  # SPS measures the PPO loop (rollouts, updates, evaluations)
         if cfg.anchor_kl > 0 and self.anchor_net is None:
             raise TrainingError(
-                f"anchor_kl={cfg.anchor_kl} needs the warm start's policy as its anchor, but this run has none "
-                "(set bc_games > 0, or resume a run that was trained with anchor_kl and a warm start)"
+                f"anchor_kl={cfg.anchor_kl} needs a starting policy as its anchor, but this run has none "
+                "(set bc_games > 0 or init_weights, or resume a run that was trained with anchor_kl and either)"
             )
         start_step = self.global_step
         iteration = self.start_iteration - 1
