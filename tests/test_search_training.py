@@ -478,3 +478,48 @@ def test_a_teacher_trained_for_other_players_is_allowed_with_a_warning():
             ("test", {"algorithm": "search", "search": "network", "teacher": "zoo:kardinal-2p", "players": 3})
         )
     assert cfg.teacher == "zoo:kardinal-2p"
+
+
+def test_baseline_targets_give_the_baselines_move_where_every_legal_move_matches(tmp_path):
+    """baseline_targets '^C' (Kardinal's cardinal moves): those decisions are not searched; their example
+    is the baseline's move with all the weight, and that move is played; builds are searched as before."""
+    trainer = make_trainer(_config(tmp_path, search="mcts", players=2, full_search_share=1.0, baseline_targets="^C"))
+    searched_legal: list[list[str]] = []
+    stored: list[tuple[list[str], list]] = []
+    chosen: list[str] = []
+    full_stats, target, store = trainer.full_search.root_statistics, trainer._baseline_target, trainer._store
+
+    def spy_stats(game):
+        searched_legal.append(game.legal_moves())
+        return full_stats(game)
+
+    def spy_target(game):
+        out = target(game)
+        if out is not None:
+            chosen.append(out[0][0])
+        return out
+
+    def spy_store(slot, children):
+        stored.append((slot.game.legal_moves(), children))
+        store(slot, children)
+
+    trainer.full_search.root_statistics, trainer._baseline_target, trainer._store = spy_stats, spy_target, spy_store
+    ro = trainer.collect_rollout()
+    assert searched_legal and not any(all(m.startswith("C") for m in legal) for legal in searched_legal)
+    cardinal = [(legal, children) for legal, children in stored if all(m.startswith("C") for m in legal)]
+    assert cardinal and len(cardinal) == len(chosen)
+    for (legal, children), move in zip(cardinal, chosen, strict=True):
+        assert children == [(move, 1.0, 1.0)] and move in legal
+    assert sum(len(e.actions) == 1 for e in ro.examples) == len(cardinal)  # searched builds keep their visits
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"baseline_targets": "^(C"}, "'baseline_targets'.*not a regular expression"),
+        ({"baseline_targets": "^C", "algorithm": "ppo"}, "'baseline_targets'.*is for algorithm=search"),
+    ],
+)
+def test_bad_baseline_targets_are_refused_naming_the_key(changes, message):
+    with pytest.raises(ConfigError, match=message):
+        make_config(("test", {**TINY, **changes}))

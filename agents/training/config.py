@@ -255,6 +255,13 @@ class TrainConfig:
         lo=0.0,
         hi=1.0,
     )
+    baseline_targets: str = opt(
+        "",
+        "algorithm=search: a regular expression over move notation; at a decision of a searching seat whose "
+        "legal moves all match it, the config's baseline's move is the target (all the weight) and, where "
+        "the search would play, the move played, with no search (e.g. '^C' for Kardinal's cardinal moves, "
+        "which mcts:800 values nearly uniformly while greedy's blocking rule plays them better). '': none",
+    )
     selfplay_workers: int = opt(
         1,
         "algorithm=search: processes that play the self-play games (1: the trainer's own process); each plays "
@@ -532,6 +539,7 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
         ("selfplay_workers", 1, "plays and updates in its own process on the CPU"),
         ("device", "cpu", "plays and updates in its own process on the CPU"),
         ("teacher", "", "learns from its own games' returns, not from a teacher"),
+        ("baseline_targets", "", "learns from its own games' returns, not from targets"),
     ):
         if cfg.algorithm != "search" and getattr(cfg, key) != plain:
             where = ", ".join(sorted({sources.get(k, "default") for k in (key, "algorithm")}))
@@ -650,6 +658,14 @@ def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
             "which has no rollout search (GameSpec.rollout_search); expected puct, ismcts or mcts"
         )
     _check_teacher(cfg, spec, sources)
+    if cfg.baseline_targets:
+        try:
+            re.compile(cfg.baseline_targets)
+        except re.error as exc:
+            raise ConfigError(
+                f"config key 'baseline_targets' ({sources.get('baseline_targets', 'default')}): "
+                f"{cfg.baseline_targets!r} is not a regular expression ({exc})"
+            ) from None
     if not re.fullmatch(r"cpu|cuda(:[0-9]+)?", cfg.device):
         raise ConfigError(
             f"config key 'device' ({sources.get('device', 'default')}): {cfg.device!r} is not a device; "

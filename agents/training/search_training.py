@@ -60,6 +60,11 @@ trained only where its teacher plays meets other positions when it plays itself 
 especially); these games put the teacher's answers there. With ``greedy_share`` both can apply to one
 game.
 
+**Baseline targets** (``baseline_targets``, a regular expression over move notation): a searching seat's
+decision whose legal moves all match it is not searched; the config's ``baseline`` answers it, and its
+move is the target (all the weight) at a full-search decision and the move played where the search's
+would be (Kardinal's ``'^C'``: ``greedy``'s blocking rule teaches the cardinal moves).
+
 **Playout-cap randomisation** (Wu 2019, KataGo): a decision is searched fully (``simulations``) with
 probability ``full_search_share`` and fast (``fast_simulations``) otherwise; only full searches become
 training examples, fast ones just move the game on cheaply.
@@ -116,6 +121,7 @@ import math
 import multiprocessing
 import os
 import random
+import re
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -224,6 +230,7 @@ class SearchTrainer(Trainer):
         live = make_checkpoint(self.adapter.spec, self.rules, self.net, config=dataclasses.asdict(cfg))
         self.evaluator = agent_class.from_checkpoint_dict(live, self.net, name="learner")  # plays self.net
         self.teacher: Any = None  # search=network: the network whose policy is the target
+        self._baseline_targets = re.compile(cfg.baseline_targets) if cfg.baseline_targets else None
         if cfg.search == "network":
             from agents import load_agent
 
@@ -410,6 +417,12 @@ class SearchTrainer(Trainer):
         cfg = self.config
         if not slots:
             return []
+        if self._baseline_targets is not None:
+            decided = [self._baseline_target(slot.game) for slot in slots]
+            if any(d is not None for d in decided):
+                rest = [(slot, f) for slot, f, d in zip(slots, full, decided, strict=True) if d is None]
+                searched = iter(self._search([slot for slot, _ in rest], [f for _, f in rest]))
+                return [d if d is not None else next(searched) for d in decided]
         if cfg.search == "network":
             return self._teacher_policy([slot.game for slot in slots])
         if cfg.search != "puct":
@@ -434,6 +447,17 @@ class SearchTrainer(Trainer):
             [(root.moves[i], float(root.child_visits[i]), float(root.prior[i])) for i in range(len(root.moves))]
             for root in roots
         ]
+
+    def _baseline_target(self, game) -> list[tuple[str, float, float]] | None:
+        """``baseline_targets``: the baseline's move as the only child (all the visits), if every legal move
+        of the decision matches the pattern; else ``None`` (the decision is searched)."""
+        pattern = self._baseline_targets
+        legal = game.legal_moves()
+        if pattern is None or not all(pattern.search(m) for m in legal):
+            return None
+        code = self.adapter.baseline_move(self.config.baseline, game, self.rng_py)
+        move = next(m for m in legal if self.adapter.encode_move(game, m) == code)
+        return [(move, 1.0, 1.0)]
 
     def _teacher_policy(self, games: list) -> list[list[tuple[str, float, float]]]:
         """search=network: the teacher's policy over each game's legal moves, as ``(move, probability,
