@@ -413,16 +413,20 @@ class SearchTrainer(Trainer):
         return True
 
     def _search(self, slots: list[_Game], full: list[bool]) -> list[list[tuple[str, float, float]]]:
-        """The root of each game's search: ``(move, visits, tie-break)`` per searched move."""
+        """The root of each game's search: ``(move, visits, tie-break)`` per searched move (the baseline's
+        move alone at the decisions ``baseline_targets`` gives it)."""
+        if self._baseline_targets is None:
+            return self._search_roots(slots, full)
+        decided = [self._baseline_target(slot.game) for slot in slots]
+        rest = [(slot, f) for slot, f, d in zip(slots, full, decided, strict=True) if d is None]
+        searched = iter(self._search_roots([slot for slot, _ in rest], [f for _, f in rest]))
+        return [d if d is not None else next(searched) for d in decided]
+
+    def _search_roots(self, slots: list[_Game], full: list[bool]) -> list[list[tuple[str, float, float]]]:
+        """The search at each game's root (``full``: ``simulations``, else ``fast_simulations``)."""
         cfg = self.config
         if not slots:
             return []
-        if self._baseline_targets is not None:
-            decided = [self._baseline_target(slot.game) for slot in slots]
-            if any(d is not None for d in decided):
-                rest = [(slot, f) for slot, f, d in zip(slots, full, decided, strict=True) if d is None]
-                searched = iter(self._search([slot for slot, _ in rest], [f for _, f in rest]))
-                return [d if d is not None else next(searched) for d in decided]
         if cfg.search == "network":
             return self._teacher_policy([slot.game for slot in slots])
         if cfg.search != "puct":
