@@ -34,7 +34,7 @@
         included), on the same 8 positions of seeded random games, repeats interleaved; the ratio
         python / core per repeat (median and range).
     python scripts/benchmark.py puct [--players 4] [--repeats 5] [--simulations 256]
-        Seconds per ``puct:N:zoo:kardinal-2p`` decision (the shipped 2-player network's own search) on
+        Seconds per ``puct:N:zoo:kardinal-2p-cnn`` decision (the shipped 2-player plain network's own search) on
         6 positions of seeded random games, on the Python engine (Game.reference) and on the
         core-backed Game, repeats interleaved, and the share of the time spent in the network's forward
         pass: the bound on what a compiled tree, engine and encoder could give (1 / that share).
@@ -393,7 +393,7 @@ def bench_core_mcts(players: int, repeats: int, simulations: int = 200, seed: in
 
 
 def bench_puct(
-    players: int, repeats: int, simulations: int = 256, model: str = "zoo:kardinal-2p", seed: int = 0
+    players: int, repeats: int, simulations: int = 256, model: str = "zoo:kardinal-2p-cnn", seed: int = 0
 ) -> dict:
     """``puct:N`` on a shipped network, per decision, on the Python engine and on the core-backed game,
     and the share of the time the network's forward pass takes (what no compiled tree can remove)."""

@@ -53,7 +53,7 @@ def test_defaults_and_the_default_preset_load(tmp_path):
     distill = _cfg(["--config", "kardinal:distill_2p"])
     assert (distill.search, distill.teacher, distill.channels, distill.full_search_share) == (
         "network",
-        "zoo:kardinal-2p",
+        "zoo:kardinal-2p-cnn",
         96,
         1.0,
     )

@@ -30,7 +30,7 @@ TINY = {
     "eval_games": 0,
     "final_eval_games": 0,
 }
-ZOO_NET = {"channels": 64, "blocks": 4, "hidden": 64}  # zoo:kardinal-2p's network options
+ZOO_NET = {"channels": 64, "blocks": 4, "hidden": 64}  # the network options of zoo:kardinal-2p's cnn
 
 
 def _same_weights(a: dict, b: dict) -> bool:
@@ -77,14 +77,23 @@ def test_a_search_run_starts_from_a_zoo_model(tmp_path):
                 "simulations": 4,
                 "fast_simulations": 2,
                 "runs_dir": str(tmp_path),
-                "init_weights": "zoo:kardinal-2p",
+                "init_weights": "zoo:kardinal-2p-cnn",
             },
         )
     )
     trainer = make_trainer(cfg)
     assert isinstance(trainer, SearchTrainer)
+    zoo = load_agent("zoo:kardinal-2p-cnn", game="kardinal").net
+    assert _same_weights(trainer.net.state_dict(), zoo.state_dict())
+
+
+def test_an_advised_run_starts_from_the_advised_zoo_model_and_refuses_it_for_a_cnn(tmp_path):
+    opts = {**TINY, **ZOO_NET, "runs_dir": str(tmp_path), "init_weights": "zoo:kardinal-2p"}
+    trainer = Trainer(make_config(("test", {**opts, "network": "advised"})))
     zoo = load_agent("zoo:kardinal-2p", game="kardinal").net
     assert _same_weights(trainer.net.state_dict(), zoo.state_dict())
+    with pytest.raises(ConfigError, match=r"'init_weights': the network of 'zoo:kardinal-2p' is .*'kind': 'advised'"):
+        Trainer(make_config(("test", opts)))
 
 
 @pytest.mark.parametrize(

@@ -121,7 +121,7 @@ def test_advice_weights_reach_the_adapter_and_bad_ones_are_refused():
     weights = HeuristicWeights(contest=0.48)
     for game in _positions(games=1, seed=6)[:4]:
         assert np.array_equal(adapter.prepare(game).obs[adapter.obs_size :], heuristic_advice(game, weights))
-    with pytest.raises(ConfigError, match="'advice_weights'.*only for network advised, not graph"):
+    with pytest.raises(ConfigError, match="'advice_weights'.*only for network advised.*not graph"):
         make_config(("test", {**config, "network": "graph"}))
     with pytest.raises(ConfigError, match="'advice_weights'.*expected name=value, got 'contest'"):
         make_config(("test", {**config, "advice_weights": "contest"}))
@@ -138,7 +138,7 @@ def test_advice_weights_reach_the_adapter_and_bad_ones_are_refused():
     net = build_network(adapter.rules, cfg.network_options())
     assert net.log_advice_scale.detach().exp().item() == pytest.approx(8.0)
     assert net.config["advice_weights"] == {"contest": 0.48}
-    with pytest.raises(ConfigError, match="'advice_scale'.*only for network advised, not graph"):
+    with pytest.raises(ConfigError, match="'advice_scale'.*only for network advised.*not graph"):
         make_config(("test", {"game": "kardinal_koenig", "network": "graph", "advice_scale": 8.0}))
 
 

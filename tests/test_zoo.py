@@ -19,7 +19,7 @@ from agents.zoo import KEPT_KEYS, ZooError, card_path, export, main, model_path,
 from kardinal_env.core.registry import get_game  # noqa: E402
 
 #: The models the package promises (the model-zoo issue: Kardinal 2 and 4 players, Kardinal & König 4).
-PROMISED = {"kardinal-2p", "kardinal-4p", "kardinal-koenig-4p"}
+PROMISED = {"kardinal-2p", "kardinal-4p", "kardinal-koenig-4p", "kardinal-2p-cnn", "kardinal-4p-cnn"}
 MAX_MB = 5.0
 
 

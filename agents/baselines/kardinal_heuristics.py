@@ -19,6 +19,9 @@ __all__ = [
     "build_value",
     "next_builder",
     "cardinal_block_values",
+    "cardinal_advice",
+    "ADVICE_COUNT_WEIGHT",
+    "ADVICE_CLIP",
 ]
 
 
@@ -138,4 +141,33 @@ def cardinal_block_values(game) -> list[tuple[tuple, int, int]]:
             else:
                 break
         out.append((code, best, count))
+    return out
+
+
+#: :func:`cardinal_advice`: the weight of one build more reaching the next builder's best (the
+#: greedy agent's tie-break) against one chip more in that best; the count's part is clipped at 9 of
+#: these, below one chip, so the advice keeps the greedy agent's order.
+ADVICE_COUNT_WEIGHT = 0.1
+#: :func:`cardinal_advice` clips the shortfall at this many chips.
+ADVICE_CLIP = 8.0
+
+
+def cardinal_advice(game) -> list[tuple[tuple, float]]:
+    """For each legal cardinal move: ``(code, advice)``, how far the move falls short of the greedy
+    agent's cardinal choice in the greedy agent's own order (:func:`cardinal_block_values`: fewest
+    chips for the next builder's best build, then fewest builds reaching it). ``advice`` is
+    ``-((best - b) + ADVICE_COUNT_WEIGHT * min(9, count - c[best]))``, with ``b`` the fewest chips any
+    move leaves and ``c[best]`` the fewest builds among the moves that leave ``best``, clipped at
+    ``-ADVICE_CLIP``: 0 for the moves the greedy agent chooses among, negative for every other, and
+    a move the greedy agent ranks lower never gets more (unless both are clipped). Call only in the
+    cardinal phase."""
+    values = cardinal_block_values(game)
+    b = min(best for _code, best, _count in values)
+    fewest: dict[int, int] = {}
+    for _code, best, count in values:
+        fewest[best] = min(count, fewest.get(best, count))
+    out = []
+    for code, best, count in values:
+        shortfall = (best - b) + ADVICE_COUNT_WEIGHT * min(9, count - fewest[best])
+        out.append((code, -min(ADVICE_CLIP, float(shortfall))))
     return out

@@ -51,6 +51,7 @@ plays, but it has never seen that game).
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Mapping
@@ -76,6 +77,7 @@ __all__ = [
     "read_checkpoint",
     "build_net",
     "trained_players",
+    "advise_checkpoint",
     "player_count_warning",
     "average_checkpoints",
 ]
@@ -378,3 +380,39 @@ def average_checkpoints(paths) -> dict:
     }
     averaged["averaged_from"] = sources
     return averaged
+
+
+def advise_checkpoint(path, advice_scale: float) -> dict:
+    """The checkpoint at ``path`` (checked by :func:`read_checkpoint`) with its network turned into the
+    game's ``advised`` kind of the same sizes, without training: the same weights plus the advice's
+    scale ``advice_scale`` (Kardinal: the greedy agent's cardinal advice added to the logits,
+    :class:`agents.networks.kardinal_net.AdvisedKardinalNet`; Kardinal & König: the heuristic's advice,
+    :class:`agents.networks.koenig_net.AdvisedGraphNet`). The training state
+    (:data:`TRAINING_ONLY_KEYS`) is dropped and ``advised_from`` records the source's path and step and
+    the scale. :class:`CheckpointError` when the game has no advised network, the network already is
+    one, the scale is not positive, or the weights do not carry over (another network kind)."""
+    path = str(path)
+    ckpt, _net = read_checkpoint(path)
+    spec = checkpoint_game(ckpt, path)
+    builder = network_builder(spec)
+    if "advised" not in builder.kinds:
+        raise CheckpointError(path, f"game {spec.name} has no advised network (its kinds: {', '.join(builder.kinds)})")
+    config = ckpt["model_config"]
+    if config.get("kind") == "advised":
+        raise CheckpointError(path, "its network already is an advised one")
+    if not (isinstance(advice_scale, int | float) and math.isfinite(advice_scale) and advice_scale > 0):
+        raise CheckpointError(path, f"the advice scale must be a positive number, got {advice_scale!r}")
+    rules = checkpoint_rules(ckpt, path, spec)
+    net = builder(rules, {**config, "kind": "advised", "advice_scale": float(advice_scale)})
+    missing, unexpected = net.load_state_dict(ckpt["model"], strict=False)
+    if unexpected or missing != ["log_advice_scale"]:
+        names = sorted(set(unexpected) | (set(missing) - {"log_advice_scale"}))[:4]
+        raise CheckpointError(
+            path, f"its weights do not carry over to the advised network ({', '.join(names)}): another network kind"
+        )
+    out = {k: v for k, v in ckpt.items() if k not in TRAINING_ONLY_KEYS}
+    out["model"] = net.state_dict()
+    out["model_config"] = model_config(net)
+    out["layout"] = checkpoint_layout(spec, rules, out["model_config"])
+    out["advised_from"] = {"path": path, "step": ckpt.get("step"), "advice_scale": float(advice_scale)}
+    return out

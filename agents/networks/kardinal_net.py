@@ -29,20 +29,38 @@ convolution to 17 logits per square (16 build planes + cardinal), flattened plan
 the codec; a small MLP on the pooled features gives the 5 non-spatial logits. Value: MLP on the
 pooled features -> one number.
 
+**The advised network** (kind ``advised``, :class:`AdvisedKardinalNet`). The same network on top of
+the greedy agent's cardinal rule: its logits are the network's plus ``exp(log_advice_scale)`` (a
+trained parameter; the trainer's ``advice_scale`` at the start) times the *advice*, which is zero
+except at the cardinal moves of a cardinal decision, where it is
+:func:`agents.baselines.kardinal_heuristics.cardinal_advice`: 0 for the moves the greedy agent
+chooses among (fewest chips for the next builder's best build, then fewest builds reaching it) and
+minus the shortfall in chips otherwise (a tenth of a chip per build more, clipped at 8). A
+:class:`Decision` of the advised network carries the advice on its crop (:attr:`Decision.advice`,
+:func:`cardinal_advice_crop`; :func:`prepare` with ``advised=True``), and :func:`batch` pads it into
+the logit layout. The advice needs the game, not only the observation (the trainer's adapter passes
+the game, ``reads_game``; :meth:`KardinalPPOAgent.act` refuses). Kardinal has no hidden
+information, so the advice reads nothing a seat could not see.
+:func:`agents.networks.checkpoint.advise_checkpoint` (``python scripts/zoo.py advise``) turns a
+trained ``cnn`` checkpoint into the advised network of the same weights.
+
 **Decisions** (what training, the agent and the search share). :func:`prepare` encodes the decision of
 ``game.current_player`` as a crop (:class:`Decision`); :func:`policy_step` runs many decisions in one
 forward pass and returns the crop and full actions, log-probabilities and values;
 :func:`crop_indices` maps full action indices into a crop (or a padded batch).
 
 **Checkpoints and the agent.** :data:`build_network` is Kardinal's
-:class:`agents.networks.base.NetworkBuilder` (kind ``cnn``; options ``channels``, ``blocks``,
-``hidden``); the layout it records (:func:`layout`) is the observation's channels, the action planes,
-the non-spatial actions and the window. :class:`KardinalPPOAgent` plays a Kardinal checkpoint.
+:class:`agents.networks.base.NetworkBuilder` (kinds ``cnn``, the default, and ``advised``; options
+``channels``, ``blocks``, ``hidden``, ``advice_scale``); the layout it records (:func:`layout`) is the
+observation's channels, the action planes, the non-spatial actions and the window (and
+``"network": "advised"`` for the advised kind).
+:class:`KardinalPPOAgent` plays a Kardinal checkpoint.
 Every size comes from :mod:`kardinal_env.kardinal.observation` and :mod:`kardinal_env.kardinal.actions`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -56,7 +74,7 @@ from agents.networks.base import MASK_VALUE, MaskedCategorical, NetworkBuilder, 
 from agents.networks.ppo_agent import PPOAgent
 from kardinal_env.core.registry import get_game
 from kardinal_env.kardinal.actions import DEFAULT_WINDOW, NON_SPATIAL_ACTIONS, SPATIAL_ACTION_PLANES, ActionCodec
-from kardinal_env.kardinal.notation import format_move
+from kardinal_env.kardinal.notation import CARDINAL, format_move
 from kardinal_env.kardinal.observation import (
     CHANNEL_NAMES,
     COUNT_SCALE,
@@ -67,7 +85,12 @@ from kardinal_env.kardinal.observation import (
 
 __all__ = [
     "KardinalNet",
+    "AdvisedKardinalNet",
     "KardinalPPOAgent",
+    "ADVICE_SCALE",
+    "advised",
+    "batch",
+    "cardinal_advice_crop",
     "MaskedCategorical",
     "MASK_VALUE",
     "SCALE",
@@ -101,6 +124,11 @@ NON_SPATIAL = NON_SPATIAL_ACTIONS  # 4 chips + keep the cardinal
 SCALE = 1.0 / COUNT_SCALE  # the count planes are divided by this (12)
 TOUCH_FEATURES = 7
 SITES_CHANNEL = CHANNEL_NAMES.index("sites")
+PLANES_BEFORE_CARDINAL = PLANES - 1  # the cardinal plane is the last spatial action plane
+KEEP_CARDINAL = NON_SPATIAL - 1  # ``C-`` is the last non-spatial action
+#: The advised network's initial weight of the cardinal advice on the logits (per chip) where the
+#: options name none (the trainer's ``advice_scale`` does).
+ADVICE_SCALE = 4.0
 
 
 # ---------------------------------------------------------------------- crop
@@ -175,10 +203,12 @@ def scatter_logits(crop_logits: torch.Tensor, box, window: int, fill: float = MA
     return torch.cat([full.reshape(-1), crop_logits[PLANES * h * w :]])
 
 
-def collate(spatials, scalars, masks=None, boxes=None):
+def collate(spatials, scalars, masks=None, boxes=None, advices=None):
     """Pad a list of crops to the largest ``(h, w)``: returns ``spatial (B,17,H,W) float``,
     ``scalars (B,55) float``, ``valid (B,H,W) float`` and, when ``masks`` (crop masks, one per crop)
-    are given, ``mask (B, 17*H*W+5) bool`` in the padded layout. ``boxes`` only supply ``h, w``
+    are given, ``mask (B, 17*H*W+5) bool`` in the padded layout; then, when ``advices``
+    (:attr:`Decision.advice`, one per crop) are given, ``advice (B, 17*H*W+5) float`` in the padded
+    logit layout (zero except the cardinal plane and ``C-``). ``boxes`` only supply ``h, w``
     when given; otherwise they are read from the arrays."""
     B = len(spatials)
     hs = [s.shape[1] for s in spatials]
@@ -200,7 +230,33 @@ def collate(spatials, scalars, masks=None, boxes=None):
             m[i, : PLANES * H * W].reshape(PLANES, H, W)[:, :h, :w] = planes
             m[i, PLANES * H * W :] = cm[PLANES * h * w :]
         out.append(torch.from_numpy(m))
+    if advices is not None:
+        a = np.zeros((B, PLANES * H * W + NON_SPATIAL), dtype=np.float32)
+        start = PLANES_BEFORE_CARDINAL * H * W
+        for i, adv in enumerate(advices):
+            h, w = hs[i], ws[i]
+            a[i, start : start + H * W].reshape(H, W)[:h, :w] = adv[: h * w].reshape(h, w)
+            a[i, PLANES * H * W + KEEP_CARDINAL] = adv[h * w]
+        out.append(torch.from_numpy(a))
     return tuple(out)
+
+
+def batch(decisions, masks: bool = True):
+    """The network's inputs for ``decisions``, padded (:func:`collate`): ``(inputs, mask)``, ``inputs``
+    the arguments of the network's forward pass (``spatial, scalars, valid`` and, when the decisions
+    carry the cardinal advice, ``advice``), ``mask`` the padded action mask (``None`` unless ``masks``).
+    ``ValueError`` when some decisions carry the advice and others do not."""
+    advised = [d.advice is not None for d in decisions]
+    if any(advised) and not all(advised):
+        raise ValueError("a batch mixes decisions with and without the cardinal advice")
+    out = collate(
+        [d.spatial for d in decisions],
+        [d.scalars for d in decisions],
+        [d.mask for d in decisions] if masks else None,
+        advices=[d.advice for d in decisions] if advised and advised[0] else None,
+    )
+    inputs = out[:3] + out[4 if masks else 3 :]
+    return inputs, (out[3] if masks else None)
 
 
 def padded_to_crop(action: int, H: int, W: int, h: int, w: int) -> int:
@@ -253,7 +309,7 @@ class KardinalNet(nn.Module):
 
     def __init__(self, channels: int = 32, blocks: int = 3, hidden: int = 64):
         super().__init__()
-        self.config = {"channels": channels, "blocks": blocks, "hidden": hidden}
+        self.config: dict[str, Any] = {"channels": channels, "blocks": blocks, "hidden": hidden}
         self.stem = nn.Conv2d(SPATIAL + TOUCH_FEATURES, channels, 3, padding=1)
         # Fixed (not learned) 4-neighbour sums: how many squares of each colour slot / shape a new
         # edifice on a square would touch -- what scoring and rules II-V are about.
@@ -279,9 +335,15 @@ class KardinalNet(nn.Module):
     def _touch_features(self, spatial: torch.Tensor) -> torch.Tensor:
         return F.conv2d(spatial, self.touch_kernel, padding=1)
 
-    def forward(self, spatial: torch.Tensor, scalars: torch.Tensor, valid: torch.Tensor):
+    def forward(self, spatial: torch.Tensor, scalars: torch.Tensor, valid: torch.Tensor, advice=None):
         """``spatial (B,17,H,W)`` and ``scalars (B,55)`` raw counts (float); ``valid (B,H,W)``.
-        Returns ``logits (B, 17*H*W + 5)`` in the padded crop layout and ``value (B,)``."""
+        Returns ``logits (B, 17*H*W + 5)`` in the padded crop layout and ``value (B,)``. ``advice``
+        is for the :class:`AdvisedKardinalNet` only (``ValueError`` here)."""
+        if advice is not None:
+            raise ValueError("the cnn network reads no cardinal advice (only network kind 'advised' does)")
+        return self._forward(spatial, scalars, valid)
+
+    def _forward(self, spatial: torch.Tensor, scalars: torch.Tensor, valid: torch.Tensor):
         scalars = scalars / SCALE  # raw counts; the spatial planes are already 0/1
         spatial = torch.cat([spatial, self._touch_features(spatial)], dim=1)
         v = valid[:, None]
@@ -297,6 +359,27 @@ class KardinalNet(nn.Module):
         return logits, value
 
 
+class AdvisedKardinalNet(KardinalNet):
+    """:class:`KardinalNet` on top of the greedy agent's cardinal rule (kind ``advised``, see the
+    module docstring): its logits are the network's plus ``exp(log_advice_scale)`` (trained; ``4`` at
+    the start unless ``advice_scale`` says otherwise) times the advice (:func:`cardinal_advice_crop`,
+    padded by :func:`collate`), which is zero except at the cardinal moves."""
+
+    def __init__(self, channels: int = 32, blocks: int = 3, hidden: int = 64, advice_scale: float = ADVICE_SCALE):
+        super().__init__(channels, blocks, hidden)
+        self.config = {"kind": "advised", "channels": channels, "blocks": blocks, "hidden": hidden}
+        self.log_advice_scale = nn.Parameter(torch.tensor(math.log(advice_scale)))
+
+    def forward(self, spatial: torch.Tensor, scalars: torch.Tensor, valid: torch.Tensor, advice=None):
+        if advice is None:
+            raise ValueError(
+                "the advised network reads the greedy agent's cardinal advice: prepare its decisions "
+                "with advised=True (kardinal_net.prepare)"
+            )
+        logits, value = self._forward(spatial, scalars, valid)
+        return logits + self.log_advice_scale.exp() * advice, value
+
+
 # ---------------------------------------------------------------------- decisions
 @dataclass
 class Decision:
@@ -309,12 +392,20 @@ class Decision:
     mask: np.ndarray  # (17*h*w + 5,) bool
     legal: np.ndarray  # full action indices of the legal moves
     window: int
+    #: the ``advised`` network's input (:func:`cardinal_advice_crop`): ``h*w + 1`` floats, the greedy
+    #: agent's cardinal advice on the crop's squares then on ``C-`` (zeros at a decision that is not a
+    #: cardinal move); ``None`` for the plain network
+    advice: np.ndarray | None = None
 
 
-def prepare(game, encoder: ObservationEncoder, codec: ActionCodec, margin: int = 1) -> Decision:
-    """Encode the current decision of ``game`` (for ``game.current_player``) as a crop."""
+def prepare(game, encoder: ObservationEncoder, codec: ActionCodec, margin: int = 1, advised: bool = False) -> Decision:
+    """Encode the current decision of ``game`` (for ``game.current_player``) as a crop; ``advised``:
+    with the greedy agent's cardinal advice (:func:`cardinal_advice_crop`, the ``advised`` network)."""
     seat = game.current_player
-    return decision_of(encoder.encode(game, seat), codec.legal_actions(game), seat, codec.window, margin)
+    d = decision_of(encoder.encode(game, seat), codec.legal_actions(game), seat, codec.window, margin)
+    if advised:
+        d.advice = cardinal_advice_crop(game, codec, d.box)
+    return d
 
 
 def decision_of(obs: np.ndarray, legal: np.ndarray, seat: int, window: int, margin: int = 1) -> Decision:
@@ -325,6 +416,29 @@ def decision_of(obs: np.ndarray, legal: np.ndarray, seat: int, window: int, marg
     spatial, scalars = crop_obs(obs, box)
     legal = np.asarray(legal, dtype=np.int64)
     return Decision(seat, box, spatial, scalars, _crop_mask_from_legal(legal, box, window), legal, window)
+
+
+def cardinal_advice_crop(game, codec: ActionCodec, box) -> np.ndarray:
+    """The ``advised`` network's input for the current decision of ``game`` on the crop ``box``:
+    ``h*w + 1`` floats, :func:`agents.baselines.kardinal_heuristics.cardinal_advice` of each legal
+    cardinal move on its square (row-major over the crop), then that of ``C-``; all zeros when the
+    decision is not a cardinal move. Reads the public position only (Kardinal has no hidden state)."""
+    from agents.baselines.kardinal_heuristics import cardinal_advice
+
+    r0, c0, h, w = box
+    out = np.zeros(h * w + 1, dtype=np.float32)
+    codes = game.legal_move_codes()
+    if len(codes) < 2 or codes[0][0] != CARDINAL:
+        return out
+    seat = game.current_player
+    for code, advice in cardinal_advice(game):
+        action = codec.encode_code(code, seat)
+        if action == codec.keep_action:
+            out[h * w] = advice
+            continue
+        row, col = divmod(action - codec.cardinal_offset, codec.window)
+        out[(row - r0) * w + (col - c0)] = advice
+    return out
 
 
 def crop_indices(legal: np.ndarray, box, window: int, padded: tuple[int, int] | None = None) -> np.ndarray:
@@ -359,14 +473,12 @@ def _crop_mask_from_legal(legal: np.ndarray, box, window: int) -> np.ndarray:
 def policy_step(net, decisions: list[Decision], greedy: bool = False, generator=None):
     """One batched forward pass. Returns ``(crop_actions, full_actions, logprobs, values)`` as numpy
     arrays; crop actions are in each decision's own crop layout (what training stores)."""
-    sp, sc, valid, mask = collate(
-        [d.spatial for d in decisions], [d.scalars for d in decisions], [d.mask for d in decisions]
-    )
-    logits, values = net(sp, sc, valid)
+    inputs, mask = batch(decisions)
+    logits, values = net(*inputs)
     dist = MaskedCategorical(logits, mask)
     actions = dist.mode() if greedy else dist.sample(generator)
     logprobs = dist.log_prob(actions)
-    H, W = sp.shape[2], sp.shape[3]
+    H, W = inputs[0].shape[2], inputs[0].shape[3]
     crop_actions = np.empty(len(decisions), dtype=np.int64)
     full_actions = np.empty(len(decisions), dtype=np.int64)
     for i, (d, a) in enumerate(zip(decisions, actions.tolist())):
@@ -379,19 +491,31 @@ def policy_step(net, decisions: list[Decision], greedy: bool = False, generator=
 
 # ---------------------------------------------------------------------- builder, layout
 def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
-    network_kind(build_network, options)
-    return KardinalNet(int(options["channels"]), int(options["blocks"]), int(options["hidden"]))
+    sizes = int(options["channels"]), int(options["blocks"]), int(options["hidden"])
+    if network_kind(build_network, options) == "advised":
+        scale = options.get("advice_scale")
+        return AdvisedKardinalNet(*sizes, advice_scale=ADVICE_SCALE if scale is None else float(scale))
+    return KardinalNet(*sizes)
+
+
+def advised(model_config: Mapping[str, Any]) -> bool:
+    """Whether a network of ``model_config`` reads the greedy agent's cardinal advice."""
+    return model_config.get("kind") == "advised"
 
 
 def layout(rules: Any = None, model_config: Mapping[str, Any] | None = None) -> dict:
-    """The observation/action layout of Kardinal's network (the same for every rule set and size)."""
-    return {
+    """The observation/action layout of Kardinal's network (the same for every rule set and size;
+    the advised network adds ``"network": "advised"``, its input being more than the observation)."""
+    out: dict[str, Any] = {
         "observation_channels": int(NUM_CHANNELS),
         "spatial_channels": int(SPATIAL_CHANNELS),
         "action_planes": int(PLANES),
         "non_spatial_actions": int(NON_SPATIAL),
         "window": int(DEFAULT_WINDOW),
     }
+    if model_config is not None and advised(model_config):
+        out["network"] = "advised"
+    return out
 
 
 def current_layout() -> dict:
@@ -431,6 +555,11 @@ class KardinalPPOAgent(PPOAgent):
         kw.setdefault("margin", int(ckpt.get("config", {}).get("crop_margin", 1)))
         return super().from_checkpoint_dict(ckpt, net, path, **kw)
 
+    @property
+    def advised(self) -> bool:
+        """Whether the network reads the greedy agent's cardinal advice (kind ``advised``)."""
+        return isinstance(self.net, AdvisedKardinalNet)
+
     def _setup(self, rules) -> None:
         self._warn_players(rules.players)
         window = self.window or rules.window or DEFAULT_WINDOW
@@ -446,13 +575,18 @@ class KardinalPPOAgent(PPOAgent):
             return format_move(codes[0])
         if self._rules is not game.rules:
             self._setup(game.rules)
-        d = prepare(game, self.encoder, self.codec, self.margin)
+        d = prepare(game, self.encoder, self.codec, self.margin, self.advised)
         _, full, _, _ = policy_step(self.net, [d], greedy=self.greedy, generator=self._generator)
         return format_move(self.codec.decode_code(int(full[0]), d.seat))
 
     @torch.no_grad()
     def act(self, observation, action_mask=None) -> int:
         """Full action integer for a ``kardinal_v0`` observation ``(72, W, W)`` and its ``action_mask``."""
+        if self.advised:
+            raise ValueError(
+                f"{self.name}: an 'advised' network reads the greedy agent's cardinal advice, which needs the "
+                "game: use select_move(game) (or policy_value), not act(observation)"
+            )
         if isinstance(observation, dict):
             observation, action_mask = observation["observation"], observation["action_mask"]
         obs = np.asarray(observation)
@@ -481,11 +615,11 @@ class KardinalPPOAgent(PPOAgent):
             raise ValueError("policy_value: the games of one call must share their rules")
         if self._rules is not games[0].rules:
             self._setup(games[0].rules)
-        ds = [prepare(g, self.encoder, self.codec, self.margin) for g in games]
-        sp, sc, valid = collate([d.spatial for d in ds], [d.scalars for d in ds])
-        logits, values = self.net(sp, sc, valid)
+        ds = [prepare(g, self.encoder, self.codec, self.margin, self.advised) for g in games]
+        inputs, _ = batch(ds, masks=False)
+        logits, values = self.net(*inputs)
         logits_np = logits.numpy().astype(np.float64)
-        padded = (sp.shape[2], sp.shape[3])
+        padded = (inputs[0].shape[2], inputs[0].shape[3])
         out = []
         for row, d in enumerate(ds):
             legal_logits = logits_np[row, crop_indices(d.legal, d.box, d.window, padded)]
@@ -495,4 +629,4 @@ class KardinalPPOAgent(PPOAgent):
 
 
 #: Kardinal's network builder (the registry entry's ``network``).
-build_network = NetworkBuilder(("cnn",), _build, layout, KardinalPPOAgent)
+build_network = NetworkBuilder(("cnn", "advised"), _build, layout, KardinalPPOAgent)

@@ -74,7 +74,8 @@ from agents.baselines.koenig_greedy import koenig_greedy_move
 from agents.networks.base import MaskedCategorical
 from agents.networks.checkpoint import network_builder
 from agents.networks.kardinal_net import (
-    collate,
+    batch,
+    cardinal_advice_crop,
     crop_to_padded,
     decision_of,
     full_to_crop,
@@ -343,6 +344,7 @@ class KardinalAdapter(GameAdapter):
         self.encoder = spec.make_encoder(self.rules)
         self.codec = spec.make_codec(self.rules)
         self.margin = config.crop_margin
+        self.reads_game = config.resolved_network() == "advised"  # the greedy agent's cardinal advice
 
     def legal(self, game):
         return game.legal_move_codes()
@@ -359,7 +361,7 @@ class KardinalAdapter(GameAdapter):
         return parse_move(move)
 
     def prepare(self, game):
-        return prepare(game, self.encoder, self.codec, self.margin)
+        return prepare(game, self.encoder, self.codec, self.margin, self.reads_game)
 
     def policy_step(self, net, decisions, greedy=False, generator=None):
         crop_a, full_a, logp, values = policy_step(net, decisions, greedy=greedy, generator=generator)
@@ -370,7 +372,12 @@ class KardinalAdapter(GameAdapter):
         return full_to_crop(self.codec.encode_code(move, decision.seat), decision.box, self.codec.window)
 
     def decision_of(self, observation, legal, seat, game=None):
-        return decision_of(observation, legal, seat, self.codec.window, self.margin)
+        d = decision_of(observation, legal, seat, self.codec.window, self.margin)
+        if self.reads_game:
+            if game is None:
+                raise ValueError("the advised network's decisions need the game (reads_game)")
+            d.advice = cardinal_advice_crop(game, self.codec, d.box)
+        return d
 
     def policy_actions(self, net, decisions, greedy=False, generator=None):
         return policy_step(net, decisions, greedy=greedy, generator=generator)
@@ -379,14 +386,12 @@ class KardinalAdapter(GameAdapter):
         return self.codec.encode_code(move, game.current_player)
 
     def forward(self, net, decisions, actions):
-        sp, sc, valid, mask = collate(
-            [d.spatial for d in decisions], [d.scalars for d in decisions], [d.mask for d in decisions]
-        )
-        H, W = sp.shape[2], sp.shape[3]
+        inputs, mask = batch(decisions)
+        H, W = inputs[0].shape[2], inputs[0].shape[3]
         acts = torch.tensor(
             [crop_to_padded(a, H, W, d.spatial.shape[1], d.spatial.shape[2]) for d, a in zip(decisions, actions)]
         )
-        logits, values = net(sp, sc, valid)
+        logits, values = net(*inputs)
         return logits, values, mask, acts
 
     def size(self, decision):

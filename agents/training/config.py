@@ -319,7 +319,8 @@ class TrainConfig:
         "kinds: cnn (kardinal: agents.networks.kardinal_net.KardinalNet on crops), graph (kardinal_koenig: message "
         "passing over sites and countries), mlp (kardinal_koenig, and every game without a network of its own: "
         "two hidden layers on the flat observation), advised (kardinal_koenig: the graph network's logits added "
-        "to the heuristic baseline's advice on every move; untrained it plays the heuristic's move)",
+        "to the heuristic baseline's advice on every move; untrained it plays the heuristic's move; kardinal: the "
+        "cnn's logits added to the greedy agent's advice at the cardinal moves)",
     )
     channels: int = opt(32, "network: convolution channels (cnn)", lo=1)
     blocks: int = opt(2, "network: residual blocks (cnn)", lo=0)
@@ -329,8 +330,8 @@ class TrainConfig:
     rounds: int = opt(2, "network: message-passing rounds (graph, advised)", lo=0)
     advice_scale: float = opt(
         2.0,
-        "network advised: the advice's weight on the logits at the start, per point of margin (trained from "
-        "there; larger: the sampled policy keeps closer to the heuristic's move)",
+        "network advised: the advice's weight on the logits at the start, per point of margin (kardinal_koenig) "
+        "or per chip (kardinal) (trained from there; larger: the sampled policy keeps closer to the baseline's move)",
         lo=0.0,
         lo_open=True,
     )
@@ -611,10 +612,11 @@ def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
             f"not {cfg.resolved_network()} ({src('network')}); expected {_FIELDS['advice_scale'].default}"
         )
     if cfg.advice_weights:
-        if cfg.resolved_network() != "advised":
+        if cfg.resolved_network() != "advised" or game != "kardinal_koenig":
             raise ConfigError(
                 f"config key 'advice_weights' ({src('advice_weights')}): {cfg.advice_weights!r} is only for "
-                f"network advised, not {cfg.resolved_network()} ({src('network')}); expected ''"
+                f"network advised of game kardinal_koenig (the heuristic's weights), not {cfg.resolved_network()} "
+                f"({src('network')}) of game {game}; expected ''"
             )
         try:
             _advice_weights(cfg.advice_weights)

@@ -51,6 +51,7 @@ KEPT_KEYS = (
     "winrates",
     "cpu_seconds",
     "averaged_from",
+    "advised_from",
 )
 
 
@@ -109,7 +110,8 @@ def export(
 def main(argv: list[str] | None = None) -> int:
     """``python scripts/zoo.py``: ``list`` the models, ``show NAME`` (the card), ``add NAME CHECKPOINT
     [--force]`` (:func:`export`), ``average OUT CHECKPOINT...``
-    (:func:`agents.networks.checkpoint.average_checkpoints`). Exit status 2 with one ``error:`` line for a
+    (:func:`agents.networks.checkpoint.average_checkpoints`), ``advise OUT CHECKPOINT --scale S``
+    (:func:`agents.networks.checkpoint.advise_checkpoint`). Exit status 2 with one ``error:`` line for a
     bad name or checkpoint."""
     import argparse
 
@@ -128,6 +130,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     average.add_argument("out", help="the averaged checkpoint to write (then: zoo.py add NAME OUT)")
     average.add_argument("checkpoints", nargs="+", help="two or more checkpoints of the same network")
+    advise = sub.add_parser(
+        "advise",
+        help="write a checkpoint's network as the advised network of the same sizes (Kardinal: the greedy "
+        "agent's cardinal advice added to its logits), the same weights, no training",
+    )
+    advise.add_argument("out", help="the advised checkpoint to write (then: zoo.py add NAME OUT)")
+    advise.add_argument("checkpoint", help="a checkpoint of a plain (cnn or graph) network")
+    advise.add_argument("--scale", type=float, required=True, help="the advice's weight on the logits")
     ns = parser.parse_args(argv)
     from agents.networks.checkpoint import CheckpointError
 
@@ -144,6 +154,11 @@ def main(argv: list[str] | None = None) -> int:
 
             write_checkpoint(average_checkpoints(ns.checkpoints), ns.out)
             print(f"{ns.out}: the mean of {len(ns.checkpoints)} checkpoints")
+        elif ns.command == "advise":
+            from agents.networks.checkpoint import advise_checkpoint, write_checkpoint
+
+            write_checkpoint(advise_checkpoint(ns.checkpoint, ns.scale), ns.out)
+            print(f"{ns.out}: the network of {ns.checkpoint} with its advice at scale {ns.scale:g}")
         else:
             path = export(ns.checkpoint, ns.name, force=ns.force)
             print(f"{path} ({os.path.getsize(path) / 1e6:.2f} MB); write its card: {Path(path).with_suffix('.md')}")
