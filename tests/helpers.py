@@ -80,3 +80,20 @@ def stepped_vector_env(game: str, backend: str, players: int, steps: int, num_en
     for _ in range(steps):
         env.step(env.random_actions(rng))
     return env
+
+
+#: A Kardinal training config that runs one tiny iteration in a second or two (2 players, a 4-channel
+#: network, 60 learner steps, no evaluations); tests add or override keys.
+TINY_TRAINING = {
+    "players": 2,
+    "channels": 4,
+    "blocks": 1,
+    "hidden": 8,
+    "num_envs": 3,
+    "steps_per_iter": 60,
+    "total_steps": 60,
+    "progress": False,
+    "track": False,
+    "eval_games": 0,
+    "final_eval_games": 0,
+}

@@ -9,6 +9,7 @@ import pytest
 pytest.importorskip("torch")
 
 import torch  # noqa: E402
+from helpers import TINY_TRAINING  # noqa: E402
 
 from agents import load_agent  # noqa: E402
 from agents.networks.checkpoint import read_checkpoint  # noqa: E402
@@ -17,19 +18,7 @@ from agents.training.run import make_trainer, train  # noqa: E402
 from agents.training.search_training import SearchTrainer  # noqa: E402
 from agents.training.trainer import Trainer  # noqa: E402
 
-TINY = {
-    "players": 2,
-    "channels": 4,
-    "blocks": 1,
-    "hidden": 8,
-    "num_envs": 3,
-    "steps_per_iter": 60,
-    "total_steps": 60,
-    "progress": False,
-    "track": False,
-    "eval_games": 0,
-    "final_eval_games": 0,
-}
+TINY = TINY_TRAINING
 ZOO_NET = {"channels": 64, "blocks": 4, "hidden": 64}  # the network options of zoo:kardinal-2p's cnn
 
 

@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("torch")
 
 import torch  # noqa: E402
+from helpers import TINY_TRAINING  # noqa: E402
 
 from agents import load_agent  # noqa: E402
 from agents.baselines.kardinal_greedy import greedy_code  # noqa: E402
@@ -215,20 +216,7 @@ def test_advise_refuses_what_it_cannot_convert(tmp_path, capsys):
         read_checkpoint(write_checkpoint(ckpt, tmp_path / "relabelled.pt"))
 
 
-TINY = {
-    "players": 2,
-    "network": "advised",
-    "channels": 4,
-    "blocks": 1,
-    "hidden": 8,
-    "num_envs": 3,
-    "steps_per_iter": 60,
-    "total_steps": 60,
-    "progress": False,
-    "track": False,
-    "eval_games": 0,
-    "final_eval_games": 0,
-}
+TINY = {**TINY_TRAINING, "network": "advised"}
 
 
 @pytest.mark.parametrize("algorithm", ["ppo", "search"])
