@@ -229,5 +229,5 @@ def test_both_trainers_train_the_advised_network_and_its_scale(tmp_path, algorit
 
 
 def test_the_heuristics_weights_are_refused_for_kardinals_advised_network():
-    with pytest.raises(ConfigError, match="'advice_weights'.*only for network advised of game kardinal_koenig"):
+    with pytest.raises(ConfigError, match="'advice_weights'.*only for network advised of a game whose advice"):
         make_config(("test", {**TINY, "advice_weights": "contest=0.5"}))

@@ -72,12 +72,15 @@ class NetworkBuilder:
     ``kinds``: the network kinds the game can train, its default first. ``build(rules, options)``:
     a network (with a ``config`` dict). ``layout(rules, model_config)``: the observation/action layout
     of a network (a dict of plain values; :mod:`agents.networks.checkpoint` adds the environment's
-    name). ``agent``: the agent class that plays a checkpoint (or its ``"module:attribute"`` name)."""
+    name). ``agent``: the agent class that plays a checkpoint (or its ``"module:attribute"`` name).
+    ``options``: the options beyond the kind and the sizes that some kind of the game reads (e.g.
+    ``advice_weights``); a trainer config that sets another is refused."""
 
     kinds: tuple[str, ...]
     build: Callable[[Any, Mapping[str, Any]], torch.nn.Module]
     layout: Callable[[Any, Mapping[str, Any]], dict]
     agent: Any
+    options: tuple[str, ...] = ()
 
     def __call__(self, rules: Any, options: Mapping[str, Any]) -> torch.nn.Module:
         return self.build(rules, options)

@@ -629,4 +629,4 @@ class KardinalPPOAgent(PPOAgent):
 
 
 #: Kardinal's network builder (the registry entry's ``network``).
-build_network = NetworkBuilder(("cnn", "advised"), _build, layout, KardinalPPOAgent)
+build_network = NetworkBuilder(("cnn", "advised"), _build, layout, KardinalPPOAgent, options=("advice_scale",))

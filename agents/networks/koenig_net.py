@@ -319,4 +319,6 @@ class KoenigPPOAgent(FlatPPOAgent):
 
 
 #: Kardinal & König's network builder (the registry entry's ``network``).
-build_network = NetworkBuilder(NETWORK_KINDS, _build, layout, KoenigPPOAgent)
+build_network = NetworkBuilder(
+    NETWORK_KINDS, _build, layout, KoenigPPOAgent, options=("advice_scale", "advice_weights")
+)

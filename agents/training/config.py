@@ -402,6 +402,13 @@ def _network_kinds(spec: GameSpec) -> tuple[str, ...]:
     return network_builder(spec).kinds
 
 
+def _network_reads(spec: GameSpec, option: str) -> bool:
+    """Whether some network of ``spec`` reads ``option`` (its builder's ``options``)."""
+    from agents.networks.checkpoint import network_builder
+
+    return option in network_builder(spec).options
+
+
 _FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
 _RULE_FIELDS = {name for name, f in _FIELDS.items() if f.metadata.get("rule_option")}
 
@@ -612,11 +619,11 @@ def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
             f"not {cfg.resolved_network()} ({src('network')}); expected {_FIELDS['advice_scale'].default}"
         )
     if cfg.advice_weights:
-        if cfg.resolved_network() != "advised" or game != "kardinal_koenig":
+        if cfg.resolved_network() != "advised" or not _network_reads(spec, "advice_weights"):
             raise ConfigError(
                 f"config key 'advice_weights' ({src('advice_weights')}): {cfg.advice_weights!r} is only for "
-                f"network advised of game kardinal_koenig (the heuristic's weights), not {cfg.resolved_network()} "
-                f"({src('network')}) of game {game}; expected ''"
+                f"network advised of a game whose advice has weights (kardinal_koenig: the heuristic's), not "
+                f"{cfg.resolved_network()} ({src('network')}) of game {game}; expected ''"
             )
         try:
             _advice_weights(cfg.advice_weights)
