@@ -90,18 +90,18 @@ def test_the_crop_holds_the_advice_at_the_cardinal_moves_and_nothing_at_other_de
     for g in POSITIONS[::3]:
         d = prepare(g, ENCODER, CODEC, advised=True)
         h, w = d.box[2], d.box[3]
-        assert d.advice is not None and d.advice.shape == (h * w + 1,)
+        assert d.advice is not None and d.advice.shape == (h * w + 5,)
         codes = g.legal_move_codes()
         if len(codes) < 2 or codes[0][0] != CARDINAL:
             assert not d.advice.any()
             seen_other += 1
             continue
         seen_cardinal += 1
-        expected = np.zeros(h * w + 1, dtype=np.float32)
+        expected = np.zeros(h * w + 5, dtype=np.float32)
         for code, a in cardinal_advice(g):
             action = CODEC.encode_code(code, g.current_player)
             if action == CODEC.keep_action:
-                expected[h * w] = a
+                expected[h * w + 4] = a  # C-, the last of the 5 non-spatial actions
             else:
                 index = int(crop_indices(np.array([action]), d.box, CODEC.window)[0])
                 expected[index - (PLANES - 1) * h * w] = a  # the cardinal plane is the last spatial one

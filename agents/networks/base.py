@@ -35,7 +35,7 @@ import torch
 
 from kardinal_env.core.registry import resolve
 
-__all__ = ["MASK_VALUE", "MaskedCategorical", "NetworkBuilder", "network_kind", "model_config"]
+__all__ = ["MASK_VALUE", "MaskedCategorical", "NetworkBuilder", "network_kind", "model_config", "advised"]
 
 MASK_VALUE = -1e8
 
@@ -103,3 +103,9 @@ def network_kind(builder: NetworkBuilder, options: Mapping[str, Any]) -> str:
     if kind not in builder.kinds:
         raise ValueError(f"network kind must be one of {list(builder.kinds)}, got {kind!r}")
     return str(kind)
+
+
+def advised(model_config: Mapping[str, Any]) -> bool:
+    """Whether a network of ``model_config`` is an ``advised`` one: it reads its game's baseline advice
+    (computed from the game) besides the observation."""
+    return model_config.get("kind") == "advised"

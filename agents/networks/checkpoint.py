@@ -59,7 +59,7 @@ from typing import Any
 
 import torch
 
-from agents.networks.base import NetworkBuilder, model_config
+from agents.networks.base import NetworkBuilder, advised, model_config
 from agents.networks.mlp import build_network as generic_builder
 from agents.networks.mlp import flat_layout
 from kardinal_env.core.registry import GameSpec, UnknownGameError, games, get_game
@@ -398,7 +398,7 @@ def advise_checkpoint(path, advice_scale: float) -> dict:
     if "advised" not in builder.kinds:
         raise CheckpointError(path, f"game {spec.name} has no advised network (its kinds: {', '.join(builder.kinds)})")
     config = ckpt["model_config"]
-    if config.get("kind") == "advised":
+    if advised(config):
         raise CheckpointError(path, "its network already is an advised one")
     if not (isinstance(advice_scale, int | float) and math.isfinite(advice_scale) and advice_scale > 0):
         raise CheckpointError(path, f"the advice scale must be a positive number, got {advice_scale!r}")

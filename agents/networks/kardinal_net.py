@@ -70,7 +70,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from agents.networks.base import MASK_VALUE, MaskedCategorical, NetworkBuilder, network_kind
+from agents.networks.base import MASK_VALUE, MaskedCategorical, NetworkBuilder, advised, network_kind
 from agents.networks.ppo_agent import PPOAgent
 from kardinal_env.core.registry import get_game
 from kardinal_env.kardinal.actions import DEFAULT_WINDOW, NON_SPATIAL_ACTIONS, SPATIAL_ACTION_PLANES, ActionCodec
@@ -125,7 +125,6 @@ SCALE = 1.0 / COUNT_SCALE  # the count planes are divided by this (12)
 TOUCH_FEATURES = 7
 SITES_CHANNEL = CHANNEL_NAMES.index("sites")
 PLANES_BEFORE_CARDINAL = PLANES - 1  # the cardinal plane is the last spatial action plane
-KEEP_CARDINAL = NON_SPATIAL - 1  # ``C-`` is the last non-spatial action
 #: The advised network's initial weight of the cardinal advice on the logits (per chip) where the
 #: options name none (the trainer's ``advice_scale`` does).
 ADVICE_SCALE = 4.0
@@ -236,7 +235,7 @@ def collate(spatials, scalars, masks=None, boxes=None, advices=None):
         for i, adv in enumerate(advices):
             h, w = hs[i], ws[i]
             a[i, start : start + H * W].reshape(H, W)[:h, :w] = adv[: h * w].reshape(h, w)
-            a[i, PLANES * H * W + KEEP_CARDINAL] = adv[h * w]
+            a[i, PLANES * H * W :] = adv[h * w :]
         out.append(torch.from_numpy(a))
     return tuple(out)
 
@@ -392,9 +391,9 @@ class Decision:
     mask: np.ndarray  # (17*h*w + 5,) bool
     legal: np.ndarray  # full action indices of the legal moves
     window: int
-    #: the ``advised`` network's input (:func:`cardinal_advice_crop`): ``h*w + 1`` floats, the greedy
-    #: agent's cardinal advice on the crop's squares then on ``C-`` (zeros at a decision that is not a
-    #: cardinal move); ``None`` for the plain network
+    #: the ``advised`` network's input (:func:`cardinal_advice_crop`): ``h*w + 5`` floats, the greedy
+    #: agent's cardinal advice on the crop's cardinal plane then the non-spatial actions (zeros at a
+    #: decision that is not a cardinal move); ``None`` for the plain network
     advice: np.ndarray | None = None
 
 
@@ -420,24 +419,20 @@ def decision_of(obs: np.ndarray, legal: np.ndarray, seat: int, window: int, marg
 
 def cardinal_advice_crop(game, codec: ActionCodec, box) -> np.ndarray:
     """The ``advised`` network's input for the current decision of ``game`` on the crop ``box``:
-    ``h*w + 1`` floats, :func:`agents.baselines.kardinal_heuristics.cardinal_advice` of each legal
-    cardinal move on its square (row-major over the crop), then that of ``C-``; all zeros when the
-    decision is not a cardinal move. Reads the public position only (Kardinal has no hidden state)."""
+    ``h*w + 5`` floats, the tail of the crop's logit layout (the cardinal plane, then the 5 non-spatial
+    actions): :func:`agents.baselines.kardinal_heuristics.cardinal_advice` of each legal cardinal move
+    at its action (:func:`crop_indices`), zero elsewhere; all zeros when the decision is not a cardinal
+    move. Reads the public position only (Kardinal has no hidden state)."""
     from agents.baselines.kardinal_heuristics import cardinal_advice
 
-    r0, c0, h, w = box
-    out = np.zeros(h * w + 1, dtype=np.float32)
+    h, w = box[2], box[3]
+    out = np.zeros(h * w + NON_SPATIAL, dtype=np.float32)
     codes = game.legal_move_codes()
     if len(codes) < 2 or codes[0][0] != CARDINAL:
         return out
-    seat = game.current_player
-    for code, advice in cardinal_advice(game):
-        action = codec.encode_code(code, seat)
-        if action == codec.keep_action:
-            out[h * w] = advice
-            continue
-        row, col = divmod(action - codec.cardinal_offset, codec.window)
-        out[(row - r0) * w + (col - c0)] = advice
+    advice = cardinal_advice(game)
+    actions = np.array([codec.encode_code(code, game.current_player) for code, _ in advice], dtype=np.int64)
+    out[crop_indices(actions, box, codec.window) - PLANES_BEFORE_CARDINAL * h * w] = [a for _, a in advice]
     return out
 
 
@@ -496,11 +491,6 @@ def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
         scale = options.get("advice_scale")
         return AdvisedKardinalNet(*sizes, advice_scale=ADVICE_SCALE if scale is None else float(scale))
     return KardinalNet(*sizes)
-
-
-def advised(model_config: Mapping[str, Any]) -> bool:
-    """Whether a network of ``model_config`` reads the greedy agent's cardinal advice."""
-    return model_config.get("kind") == "advised"
 
 
 def layout(rules: Any = None, model_config: Mapping[str, Any] | None = None) -> dict:

@@ -57,7 +57,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from agents.networks.base import NetworkBuilder, model_config, network_kind
+from agents.networks.base import NetworkBuilder, advised, model_config, network_kind
 from agents.networks.mlp import MLPNet
 from agents.networks.mlp import mlp_layers as _mlp
 from agents.networks.ppo_agent import FlatPPOAgent
@@ -256,11 +256,6 @@ def layout(rules: Any, model_config: Mapping[str, Any]) -> dict:
         "board": rules.compiled.name,
         "network": model_config.get("kind"),
     }
-
-
-def advised(model_config: Mapping[str, Any]) -> bool:
-    """Whether a network of ``model_config`` reads the heuristic's advice after the observation."""
-    return model_config.get("kind") == "advised"
 
 
 def advice_weights(model_config: Mapping[str, Any]) -> HeuristicWeights | None:
