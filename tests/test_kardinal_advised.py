@@ -110,6 +110,23 @@ def test_the_crop_holds_the_advice_at_the_cardinal_moves_and_nothing_at_other_de
     assert seen_cardinal > 5 and seen_other > 5
 
 
+
+def test_the_adapter_gives_the_environments_decisions_the_advice_of_the_game():
+    from agents.training.adapters import make_adapter
+
+    adapter = make_adapter(make_config(("test", {"game": "kardinal", "players": 2, "network": "advised"})))
+    plain = make_adapter(make_config(("test", {"game": "kardinal", "players": 2, "network": "cnn"})))
+    assert adapter.reads_game and not plain.reads_game
+    for g in POSITIONS[::7]:
+        d = adapter.prepare(g)
+        seat = g.current_player
+        legal = np.asarray(CODEC.legal_actions(g))
+        again = adapter.decision_of(ENCODER.encode(g, seat), legal, seat, g)
+        assert again.advice is not None and np.array_equal(again.advice, d.advice)
+        with pytest.raises(ValueError, match="need the game"):
+            adapter.decision_of(ENCODER.encode(g, seat), legal, seat)
+        assert plain.decision_of(ENCODER.encode(g, seat), legal, seat).advice is None
+
 def _advised_net(scale: float = 8.0, seed: int = 0) -> AdvisedKardinalNet:
     torch.manual_seed(seed)
     return AdvisedKardinalNet(channels=8, blocks=1, hidden=16, advice_scale=scale).eval()

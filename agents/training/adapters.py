@@ -103,6 +103,7 @@ class GameAdapter:
         self.opponents: tuple[str, ...] = ("random", *dict.fromkeys(names))
         self._baseline_agents: dict[str, Any] = {}
         self._baseline_seed = config.seed
+        self.reads_game = config.resolved_network() == "advised"
 
     def reseed_baselines(self, seed: int) -> None:
         """Baseline agents built afresh, seeded with ``seed`` (a search-training worker's new streams)."""
@@ -194,8 +195,18 @@ class GameAdapter:
         )
 
     #: Whether :meth:`decision_of` needs the game as well as the environment's row (the trainer then
-    #: passes a copy, ``VectorEnv.game``): Kardinal & König's ``advised`` network.
+    #: passes a copy, ``VectorEnv.game``): a game's ``advised`` network, whose input holds advice
+    #: computed from the game (Kardinal's cardinal advice, Kardinal & König's heuristic).
     reads_game = False
+
+    def advice_game(self, game: Any) -> Any:
+        """``game`` when :attr:`reads_game` (``ValueError`` if it is missing), else ``None``: what an
+        adapter's :meth:`decision_of` computes the advice from."""
+        if not self.reads_game:
+            return None
+        if game is None:
+            raise ValueError("the advised network's decisions need the game (reads_game)")
+        return game
 
     def decision_of(self, observation: np.ndarray, legal: np.ndarray, seat: int, game: Any = None):
         """The decision of ``seat`` from its observation in the batched environment (a row, rewritten by
@@ -303,7 +314,6 @@ class KoenigAdapter(FlatAdapter):
 
     def __init__(self, config, spec: GameSpec):
         super().__init__(config, spec)
-        self.reads_game = config.resolved_network() == "advised"
         self.advice = advice_weights(config.network_options()) if self.reads_game else None
 
     def prepare(self, game):
@@ -314,10 +324,9 @@ class KoenigAdapter(FlatAdapter):
 
     def decision_of(self, observation, legal, seat, game=None):
         d = super().decision_of(observation, legal, seat)
-        if self.reads_game:
-            if game is None:
-                raise ValueError("the advised network's decisions need the game (reads_game)")
-            d.obs = network_input(d.obs, game, self.advice)
+        advised_game = self.advice_game(game)
+        if advised_game is not None:
+            d.obs = network_input(d.obs, advised_game, self.advice)
         return d
 
     def legal(self, game):
@@ -344,7 +353,6 @@ class KardinalAdapter(GameAdapter):
         self.encoder = spec.make_encoder(self.rules)
         self.codec = spec.make_codec(self.rules)
         self.margin = config.crop_margin
-        self.reads_game = config.resolved_network() == "advised"  # the greedy agent's cardinal advice
 
     def legal(self, game):
         return game.legal_move_codes()
@@ -373,10 +381,9 @@ class KardinalAdapter(GameAdapter):
 
     def decision_of(self, observation, legal, seat, game=None):
         d = decision_of(observation, legal, seat, self.codec.window, self.margin)
-        if self.reads_game:
-            if game is None:
-                raise ValueError("the advised network's decisions need the game (reads_game)")
-            d.advice = cardinal_advice_crop(game, self.codec, d.box)
+        advised_game = self.advice_game(game)
+        if advised_game is not None:
+            d.advice = cardinal_advice_crop(advised_game, self.codec, d.box)
         return d
 
     def policy_actions(self, net, decisions, greedy=False, generator=None):
