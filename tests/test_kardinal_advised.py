@@ -110,7 +110,6 @@ def test_the_crop_holds_the_advice_at_the_cardinal_moves_and_nothing_at_other_de
     assert seen_cardinal > 5 and seen_other > 5
 
 
-
 def test_the_adapter_gives_the_environments_decisions_the_advice_of_the_game():
     from agents.training.adapters import make_adapter
 
@@ -126,6 +125,7 @@ def test_the_adapter_gives_the_environments_decisions_the_advice_of_the_game():
         with pytest.raises(ValueError, match="need the game"):
             adapter.decision_of(ENCODER.encode(g, seat), legal, seat)
         assert plain.decision_of(ENCODER.encode(g, seat), legal, seat).advice is None
+
 
 def _advised_net(scale: float = 8.0, seed: int = 0) -> AdvisedKardinalNet:
     torch.manual_seed(seed)
