@@ -103,6 +103,9 @@ class GameAdapter:
         self.opponents: tuple[str, ...] = ("random", *dict.fromkeys(names))
         self._baseline_agents: dict[str, Any] = {}
         self._baseline_seed = config.seed
+        #: Whether :meth:`decision_of` needs the game as well as the environment's row (the trainer then
+        #: passes a copy, ``VectorEnv.game``): a game's ``advised`` network, whose input holds advice
+        #: computed from the game (Kardinal's cardinal advice, Kardinal & König's heuristic).
         self.reads_game = config.resolved_network() == "advised"
 
     def reseed_baselines(self, seed: int) -> None:
@@ -194,19 +197,12 @@ class GameAdapter:
             score_shaping=cfg.score_shaping,
         )
 
-    #: Whether :meth:`decision_of` needs the game as well as the environment's row (the trainer then
-    #: passes a copy, ``VectorEnv.game``): a game's ``advised`` network, whose input holds advice
-    #: computed from the game (Kardinal's cardinal advice, Kardinal & König's heuristic).
-    reads_game = False
-
-    def advice_game(self, game: Any) -> Any:
-        """``game`` when :attr:`reads_game` (``ValueError`` if it is missing), else ``None``: what an
-        adapter's :meth:`decision_of` computes the advice from."""
-        if not self.reads_game:
-            return None
-        if game is None:
+    def needs_game(self, game: Any) -> bool:
+        """:attr:`reads_game`: whether :meth:`decision_of` computes advice from ``game``;
+        ``ValueError`` when it does and ``game`` is ``None``."""
+        if self.reads_game and game is None:
             raise ValueError("the advised network's decisions need the game (reads_game)")
-        return game
+        return self.reads_game
 
     def decision_of(self, observation: np.ndarray, legal: np.ndarray, seat: int, game: Any = None):
         """The decision of ``seat`` from its observation in the batched environment (a row, rewritten by
@@ -324,9 +320,8 @@ class KoenigAdapter(FlatAdapter):
 
     def decision_of(self, observation, legal, seat, game=None):
         d = super().decision_of(observation, legal, seat)
-        advised_game = self.advice_game(game)
-        if advised_game is not None:
-            d.obs = network_input(d.obs, advised_game, self.advice)
+        if self.needs_game(game):
+            d.obs = network_input(d.obs, game, self.advice)
         return d
 
     def legal(self, game):
@@ -381,9 +376,8 @@ class KardinalAdapter(GameAdapter):
 
     def decision_of(self, observation, legal, seat, game=None):
         d = decision_of(observation, legal, seat, self.codec.window, self.margin)
-        advised_game = self.advice_game(game)
-        if advised_game is not None:
-            d.advice = cardinal_advice_crop(advised_game, self.codec, d.box)
+        if self.needs_game(game):
+            d.advice = cardinal_advice_crop(game, self.codec, d.box)
         return d
 
     def policy_actions(self, net, decisions, greedy=False, generator=None):
