@@ -22,6 +22,8 @@ tensors and plain Python values, so it loads with ``torch.load(path, weights_onl
 ``config``        the training config (:class:`agents.training.config.TrainConfig` as a dict)
 ``step``, ``iteration``, ``revision`` (:func:`agents.runinfo.git_revision`), ``winrates``; for
 ``--resume``: ``optimizer``, ``pool`` (opponent snapshots) and ``rng`` (random states)
+``search_defaults``  optional: the arguments ``puct:N`` uses with this network unless told otherwise
+                  (:data:`SEARCH_DEFAULT_KEYS`; :func:`search_defaults`, :func:`with_search_defaults`)
 ================  ====================================================================================
 
 :func:`make_checkpoint` builds the first seven entries from a game, its rules and a network;
@@ -78,6 +80,9 @@ __all__ = [
     "build_net",
     "trained_players",
     "advise_checkpoint",
+    "SEARCH_DEFAULT_KEYS",
+    "search_defaults",
+    "with_search_defaults",
     "player_count_warning",
     "average_checkpoints",
 ]
@@ -287,6 +292,7 @@ def read_checkpoint(path, build: bool = True):
         raise CheckpointError(path, f"'model' is a {type(ckpt['model']).__name__}, expected a state_dict")
     if not isinstance(ckpt.get("config", {}), dict):
         raise CheckpointError(path, f"'config' is a {type(ckpt['config']).__name__}, expected a dict")
+    search_defaults(ckpt, path)
     net = _build(ckpt, path, spec, rules) if build else None
     return ckpt, net
 
@@ -415,4 +421,53 @@ def advise_checkpoint(path, advice_scale: float) -> dict:
     out["model_config"] = model_config(net)
     out["layout"] = checkpoint_layout(spec, rules, out["model_config"])
     out["advised_from"] = {"path": path, "step": ckpt.get("step"), "advice_scale": float(advice_scale)}
+    return out
+
+
+#: The search arguments a checkpoint may record as its network's own defaults for ``puct:N``
+#: (:class:`agents.search.puct.PUCTAgent`): one descent at a time or several (``batch_size``), the
+#: exploration constant (``c_puct``) and the weight of the projected score margin in the leaf values
+#: (``score_shaping``; otherwise the training config's).
+SEARCH_DEFAULT_KEYS = ("batch_size", "c_puct", "score_shaping")
+
+
+def search_defaults(ckpt: Mapping[str, Any], path="checkpoint") -> dict:
+    """The checkpoint's ``search_defaults`` (``{}`` when it records none), checked:
+    :class:`CheckpointError` naming the entry for a key outside :data:`SEARCH_DEFAULT_KEYS`, a
+    ``batch_size`` that is not a positive integer, a ``c_puct`` that is not a positive number or a
+    ``score_shaping`` that is not a finite number >= 0."""
+    found = ckpt.get("search_defaults", {})
+    if not isinstance(found, dict):
+        raise CheckpointError(path, f"'search_defaults' is a {type(found).__name__}, expected a dict")
+    for key, value in found.items():
+        if key not in SEARCH_DEFAULT_KEYS:
+            raise CheckpointError(
+                path, f"'search_defaults' has {key!r}; the search's defaults are {', '.join(SEARCH_DEFAULT_KEYS)}"
+            )
+        number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        if key == "batch_size":
+            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+            want = "a positive integer"
+        elif key == "c_puct":
+            ok, want = number and value > 0, "a positive number"
+        else:
+            ok, want = number and value >= 0, "a finite number >= 0"
+        if not ok:
+            raise CheckpointError(path, f"'search_defaults' {key} must be {want}, got {value!r}")
+    return dict(found)
+
+
+def with_search_defaults(path, **defaults: Any) -> dict:
+    """The checkpoint at ``path`` (checked by :func:`read_checkpoint`) with ``defaults`` recorded as
+    its ``search_defaults`` (merged into any it records; a value of ``None`` removes that key), the
+    training state (:data:`TRAINING_ONLY_KEYS`) dropped. :class:`CheckpointError` for a bad default
+    (:func:`search_defaults`)."""
+    path = str(path)
+    ckpt, _net = read_checkpoint(path, build=False)
+    merged = {**search_defaults(ckpt, path), **defaults}
+    out = {k: v for k, v in ckpt.items() if k not in TRAINING_ONLY_KEYS}
+    out["search_defaults"] = {k: v for k, v in merged.items() if v is not None}
+    search_defaults(out, path)
+    if not out["search_defaults"]:
+        del out["search_defaults"]
     return out

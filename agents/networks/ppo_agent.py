@@ -45,6 +45,7 @@ from agents.networks.checkpoint import (
     network_builder,
     player_count_warning,
     read_checkpoint,
+    search_defaults,
     trained_players,
 )
 from kardinal_env.core.registry import game_of
@@ -93,6 +94,9 @@ class PPOAgent(BaseAgent):
         self.name = name
         self.trained_players = trained_players
         self.config = dict(config or {})
+        #: The arguments ``puct:N`` takes with this network unless told otherwise (the checkpoint's
+        #: ``search_defaults``, :func:`agents.networks.checkpoint.search_defaults`).
+        self.search_defaults: dict = {}
         self._warned = False
         self._generator = torch.Generator().manual_seed(seed if seed is not None else 0)
 
@@ -123,7 +127,9 @@ class PPOAgent(BaseAgent):
         config = checkpoint_config(ckpt)
         kw.setdefault("trained_players", config.get("players"))
         kw.setdefault("config", config)
-        return cls(net, **kw)
+        agent = cls(net, **kw)
+        agent.search_defaults = search_defaults(ckpt, path)
+        return agent
 
     def select_move(self, game) -> str:  # pragma: no cover - abstract
         raise NotImplementedError

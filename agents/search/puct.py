@@ -46,6 +46,13 @@ its path so that the next descents spread out, and the loss is taken back when t
 backed up; two descents that reach the same new leaf share its evaluation. ``batch_size=1`` is the
 sequential algorithm. On one CPU core with Kardinal's long presets' network, a simulation costs about
 2 ms at ``batch_size=8`` (about 4 ms at 1), so ``puct:32`` takes about 0.1 s per decision.
+
+**A network's own defaults.** A checkpoint may record the arguments its search should use
+(``search_defaults``: ``batch_size``, ``c_puct``, ``score_shaping``; written by ``python
+scripts/zoo.py search-defaults``); :meth:`PUCTAgent.from_checkpoint` (and so ``puct:N:PATH``) takes
+them unless told otherwise. ``zoo:kardinal-2p`` records ``batch_size=1`` and ``score_shaping=0.02``:
+with 32 simulations, descents made eight at a time on its sharp prior searched worse than one at a time
+(see its model card).
 """
 
 from __future__ import annotations
@@ -178,11 +185,15 @@ class PUCTAgent(BaseAgent):
 
     @classmethod
     def from_checkpoint(cls, path, simulations: int = 64, seed: int | None = None, **kw) -> PUCTAgent:
-        """The search over the network of the checkpoint at ``path`` (any game): ``score_shaping`` and
-        ``reward`` default to the checkpoint's training config."""
+        """The search over the network of the checkpoint at ``path`` (any game). Arguments not given
+        come from the checkpoint's ``search_defaults`` (``batch_size``, ``c_puct``, ``score_shaping``;
+        :func:`agents.networks.checkpoint.search_defaults`), then ``score_shaping`` and ``reward``
+        from its training config, then the constructor's defaults."""
         from agents.networks.ppo_agent import PPOAgent  # imports torch
 
         evaluator = PPOAgent.from_checkpoint(path, seed=seed)
+        for key, value in evaluator.search_defaults.items():
+            kw.setdefault(key, value)
         config = getattr(evaluator, "config", None) or {}
         kw.setdefault("score_shaping", float(config.get("score_shaping", 0.0)))
         kw.setdefault("reward", config.get("reward", "win_loss"))

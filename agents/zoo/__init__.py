@@ -52,6 +52,7 @@ KEPT_KEYS = (
     "cpu_seconds",
     "averaged_from",
     "advised_from",
+    "search_defaults",
 )
 
 
@@ -111,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     """``python scripts/zoo.py``: ``list`` the models, ``show NAME`` (the card), ``add NAME CHECKPOINT
     [--force]`` (:func:`export`), ``average OUT CHECKPOINT...``
     (:func:`agents.networks.checkpoint.average_checkpoints`), ``advise OUT CHECKPOINT --scale S``
-    (:func:`agents.networks.checkpoint.advise_checkpoint`). Exit status 2 with one ``error:`` line for a
+    (:func:`agents.networks.checkpoint.advise_checkpoint`), ``search-defaults OUT CHECKPOINT
+    [--batch-size N] [--c-puct C] [--score-shaping K]``
+    (:func:`agents.networks.checkpoint.with_search_defaults`). Exit status 2 with one ``error:`` line for a
     bad name or checkpoint."""
     import argparse
 
@@ -138,6 +141,15 @@ def main(argv: list[str] | None = None) -> int:
     advise.add_argument("out", help="the advised checkpoint to write (then: zoo.py add NAME OUT)")
     advise.add_argument("checkpoint", help="a checkpoint of a plain (cnn or graph) network")
     advise.add_argument("--scale", type=float, required=True, help="the advice's weight on the logits")
+    defaults = sub.add_parser(
+        "search-defaults",
+        help="write a checkpoint with the arguments puct:N uses with its network unless told otherwise",
+    )
+    defaults.add_argument("out", help="the checkpoint to write (then: zoo.py add NAME OUT)")
+    defaults.add_argument("checkpoint")
+    defaults.add_argument("--batch-size", type=int, help="descents evaluated together (1: one at a time)")
+    defaults.add_argument("--c-puct", type=float, help="the exploration constant")
+    defaults.add_argument("--score-shaping", type=float, help="the projected score margin's weight in leaf values")
     ns = parser.parse_args(argv)
     from agents.networks.checkpoint import CheckpointError
 
@@ -159,6 +171,13 @@ def main(argv: list[str] | None = None) -> int:
 
             write_checkpoint(advise_checkpoint(ns.checkpoint, ns.scale), ns.out)
             print(f"{ns.out}: the network of {ns.checkpoint} with its advice at scale {ns.scale:g}")
+        elif ns.command == "search-defaults":
+            from agents.networks.checkpoint import with_search_defaults, write_checkpoint
+
+            given = {"batch_size": ns.batch_size, "c_puct": ns.c_puct, "score_shaping": ns.score_shaping}
+            ckpt = with_search_defaults(ns.checkpoint, **{k: v for k, v in given.items() if v is not None})
+            write_checkpoint(ckpt, ns.out)
+            print(f"{ns.out}: the network of {ns.checkpoint}, search defaults {ckpt.get('search_defaults', {})}")
         else:
             path = export(ns.checkpoint, ns.name, force=ns.force)
             print(f"{path} ({os.path.getsize(path) / 1e6:.2f} MB); write its card: {Path(path).with_suffix('.md')}")
