@@ -48,6 +48,7 @@ KARDINAL = GameSpec(
     },
     rollout="agents.baselines.kardinal_greedy:rollout_move",
     compiled_search="kardinal_env.kardinal.compiled:mcts_root",
+    compiled_playout="kardinal_env.kardinal.compiled:play_out",
     network="agents.networks.kardinal_net:build_network",
     adapter="agents.training.adapters:KardinalAdapter",
     presets={

@@ -69,6 +69,10 @@ def test_the_search_takes_a_checkpoints_defaults_unless_told_otherwise(tiny_chec
         ({"c_puct": float("inf")}, "c_puct must be a positive number"),
         ({"score_shaping": -0.1}, "score_shaping must be a finite number >= 0"),
         ({"score_shaping": "0.02"}, "score_shaping must be a finite number >= 0"),
+        ({"rollouts": -1}, "rollouts must be an integer >= 0"),
+        ({"rollouts": 2.0}, "rollouts must be an integer >= 0"),
+        ({"rollout_weight": 1.5}, r"rollout_weight must be a number in \[0, 1\]"),
+        ({"rollout_weight": float("nan")}, r"rollout_weight must be a number in \[0, 1\]"),
     ],
 )
 def test_bad_search_defaults_are_refused_naming_the_entry(tiny_checkpoint, tmp_path, defaults, message):
@@ -88,6 +92,12 @@ def test_zoo_command_line_writes_search_defaults(tiny_checkpoint, tmp_path, caps
     assert main(["search-defaults", str(out), tiny_checkpoint, "--batch-size", "1", "--c-puct", "2"]) == 0
     assert "search defaults {'batch_size': 1, 'c_puct': 2.0}" in capsys.readouterr().out
     assert torch.load(out, weights_only=True)["search_defaults"] == {"batch_size": 1, "c_puct": 2.0}
+    playouts = tmp_path / "playouts.pt"
+    assert main(["search-defaults", str(playouts), str(out), "--rollouts", "4", "--rollout-weight", "0.75"]) == 0
+    recorded = torch.load(playouts, weights_only=True)["search_defaults"]
+    assert recorded == {"batch_size": 1, "c_puct": 2.0, "rollouts": 4, "rollout_weight": 0.75}
+    searched = load_agent(f"puct:8:{playouts}", "kardinal")
+    assert (searched.batch_size, searched.rollouts, searched.rollout_weight) == (1, 4, 0.75)
     assert main(["search-defaults", str(tmp_path / "no.pt"), tiny_checkpoint, "--batch-size", "0"]) == 2
     assert "batch_size must be a positive integer" in capsys.readouterr().out
     assert not (tmp_path / "no.pt").exists()

@@ -426,16 +426,18 @@ def advise_checkpoint(path, advice_scale: float) -> dict:
 
 #: The search arguments a checkpoint may record as its network's own defaults for ``puct:N``
 #: (:class:`agents.search.puct.PUCTAgent`): one descent at a time or several (``batch_size``), the
-#: exploration constant (``c_puct``) and the weight of the projected score margin in the leaf values
-#: (``score_shaping``; otherwise the training config's).
-SEARCH_DEFAULT_KEYS = ("batch_size", "c_puct", "score_shaping")
+#: exploration constant (``c_puct``), the weight of the projected score margin in the leaf values
+#: (``score_shaping``; otherwise the training config's), the playouts from every new leaf
+#: (``rollouts``) and their weight in the leaf's value (``rollout_weight``).
+SEARCH_DEFAULT_KEYS = ("batch_size", "c_puct", "score_shaping", "rollouts", "rollout_weight")
 
 
 def search_defaults(ckpt: Mapping[str, Any], path="checkpoint") -> dict:
     """The checkpoint's ``search_defaults`` (``{}`` when it records none), checked:
     :class:`CheckpointError` naming the entry for a key outside :data:`SEARCH_DEFAULT_KEYS`, a
-    ``batch_size`` that is not a positive integer, a ``c_puct`` that is not a positive number or a
-    ``score_shaping`` that is not a finite number >= 0."""
+    ``batch_size`` that is not a positive integer, a ``c_puct`` that is not a positive number, a
+    ``score_shaping`` that is not a finite number >= 0, ``rollouts`` that is not an integer >= 0 or a
+    ``rollout_weight`` that is not a number in [0, 1]."""
     found = ckpt.get("search_defaults", {})
     if not isinstance(found, dict):
         raise CheckpointError(path, f"'search_defaults' is a {type(found).__name__}, expected a dict")
@@ -450,6 +452,11 @@ def search_defaults(ckpt: Mapping[str, Any], path="checkpoint") -> dict:
             want = "a positive integer"
         elif key == "c_puct":
             ok, want = number and value > 0, "a positive number"
+        elif key == "rollouts":
+            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+            want = "an integer >= 0"
+        elif key == "rollout_weight":
+            ok, want = number and 0 <= value <= 1, "a number in [0, 1]"
         else:
             ok, want = number and value >= 0, "a finite number >= 0"
         if not ok:

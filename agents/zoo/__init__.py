@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     [--force]`` (:func:`export`), ``average OUT CHECKPOINT...``
     (:func:`agents.networks.checkpoint.average_checkpoints`), ``advise OUT CHECKPOINT --scale S``
     (:func:`agents.networks.checkpoint.advise_checkpoint`), ``search-defaults OUT CHECKPOINT
-    [--batch-size N] [--c-puct C] [--score-shaping K]``
+    [--batch-size N] [--c-puct C] [--score-shaping K] [--rollouts R] [--rollout-weight W]``
     (:func:`agents.networks.checkpoint.with_search_defaults`). Exit status 2 with one ``error:`` line for a
     bad name or checkpoint."""
     import argparse
@@ -150,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     defaults.add_argument("--batch-size", type=int, help="descents evaluated together (1: one at a time)")
     defaults.add_argument("--c-puct", type=float, help="the exploration constant")
     defaults.add_argument("--score-shaping", type=float, help="the projected score margin's weight in leaf values")
+    defaults.add_argument("--rollouts", type=int, help="playouts from every new leaf (0: the network's value only)")
+    defaults.add_argument("--rollout-weight", type=float, help="the playouts' weight in a leaf's value, in [0, 1]")
     ns = parser.parse_args(argv)
     from agents.networks.checkpoint import CheckpointError
 
@@ -174,7 +176,13 @@ def main(argv: list[str] | None = None) -> int:
         elif ns.command == "search-defaults":
             from agents.networks.checkpoint import with_search_defaults, write_checkpoint
 
-            given = {"batch_size": ns.batch_size, "c_puct": ns.c_puct, "score_shaping": ns.score_shaping}
+            given = {
+                "batch_size": ns.batch_size,
+                "c_puct": ns.c_puct,
+                "score_shaping": ns.score_shaping,
+                "rollouts": ns.rollouts,
+                "rollout_weight": ns.rollout_weight,
+            }
             ckpt = with_search_defaults(ns.checkpoint, **{k: v for k, v in given.items() if v is not None})
             write_checkpoint(ckpt, ns.out)
             print(f"{ns.out}: the network of {ns.checkpoint}, search defaults {ckpt.get('search_defaults', {})}")

@@ -63,6 +63,11 @@ field                  meaning
                        compiled code, its children in expansion order, or ``None`` (none); it answers
                        ``None`` when it cannot search this game now (then the Python search runs) and
                        draws from ``rng`` only when it searches
+``compiled_playout``   ``compiled_playout(game, rng) -> finished game | None``: a copy of ``game`` played to
+                       its end by ``rollout``'s policy in compiled code (the same policy, not the same
+                       random draws; the finished game answers ``scores()``, ``winners()`` and
+                       ``num_players``), or ``None`` (none); it answers ``None``, without drawing,
+                       when it cannot play this game now (then the Python policy plays)
 ``compiled_ismcts``    ``compiled_ismcts(game, rng, simulations=, exploration=, scale=[, guide=, widen=,
                        margin_weight=]) -> [(move, visits, mean value of the deciding seat), ...] | None``:
                        the root of the ``ismcts:N`` search (:mod:`agents.search.ismcts` without
@@ -187,6 +192,7 @@ class GameSpec:
     baselines: Mapping[str, Any] = field(default_factory=dict)
     rollout: Any = None
     compiled_search: Any = None
+    compiled_playout: Any = None
     compiled_ismcts: Any = None
     search_guide: Any = None
     rollout_search: Any = None

@@ -31,7 +31,9 @@ progressive widening and playout policy, ported from ``agents.baselines.kardinal
 the same algorithm, not the same random draws). The agent calls it for every decision; it answers
 ``None`` (and the Python search runs, drawing exactly as before) when the core is not used or the
 game is neither a plain :class:`~kardinal_env.kardinal.engine.Game` nor a plain core-backed one
-(:class:`~kardinal_env.kardinal.core_game.CoreGame`, searched without a replay).
+(:class:`~kardinal_env.kardinal.core_game.CoreGame`, searched without a replay). :func:`play_out` is
+Kardinal's ``GameSpec.compiled_playout``: a game played to its end by the same playout policy in the
+core, for the playouts at the leaves of ``puct:N`` (:mod:`agents.search.puct`, ``rollouts=``).
 
 **Observations and masks.** The core also writes what the Python
 :class:`~kardinal_env.kardinal.observation.ObservationEncoder` and
@@ -89,6 +91,7 @@ __all__ = [
     "game_of_module",
     "core_position",
     "mcts_root",
+    "play_out",
     "encode_into",
     "action_mask_into",
     "legal_action_ids",
@@ -153,6 +156,30 @@ def mcts_root(
     core = game.core if type(game) is CoreGame else core_position(game, module)  # mcts_root searches a copy
     children = core.mcts_root(simulations, rng.getrandbits(64), exploration, widen_base, margin_weight)
     return [(format_move(tuple(code)), int(visits), float(value)) for code, visits, value in children]
+
+
+_SEED_MASK = (1 << 64) - 1
+
+
+def play_out(game: Any, rng: random.Random) -> Any | None:
+    """Kardinal's ``GameSpec.compiled_playout``: a copy of the core-backed ``game`` played to its end in
+    the core by Kardinal's playout policy (``KardinalGame.playout_move``, the C++ port of
+    ``agents.baselines.kardinal_greedy.Playout``: the same policy, not the same random draws), the
+    ``i``-th move drawing from a generator seeded with ``seed + i`` where ``seed`` is one draw of
+    ``rng`` (``rng.getrandbits(64)``). Returns the finished core ``KardinalGame`` (``scores()``,
+    ``winners()``, ``num_players``). ``None``, without touching ``rng``, when ``game`` is not a plain
+    :class:`~kardinal_env.kardinal.core_game.CoreGame` (a Python game, or a subclass that may change
+    what the core cannot see): then the caller plays out in Python. ``game`` is never modified."""
+    from kardinal_env.kardinal.core_game import CoreGame
+
+    if type(game) is not CoreGame:
+        return None
+    core = game.core.clone()
+    seed = rng.getrandbits(64)
+    while not core.is_over:
+        core.play_code(core.playout_move(seed))
+        seed = (seed + 1) & _SEED_MASK
+    return core
 
 
 def _core_of(game: Any, module: ModuleType | None) -> Any:
