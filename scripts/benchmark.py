@@ -33,8 +33,10 @@
         compiled core's (MCTSAgent: GameSpec.compiled_search, position replayed into the core
         included), on the same 8 positions of seeded random games, repeats interleaved; the ratio
         python / core per repeat (median and range).
-    python scripts/benchmark.py puct [--players 4] [--repeats 5] [--simulations 256]
-        Seconds per ``puct:N:zoo:kardinal-2p-cnn`` decision (the shipped 2-player plain network's own search) on
+    python scripts/benchmark.py puct [--players 4] [--repeats 5] [--simulations 256] [--model zoo:kardinal-2p-cnn]
+                                     [--rollouts R]
+        Seconds per ``puct:N:MODEL`` decision (default: the shipped 2-player plain network's own search;
+        ``--rollouts``: playouts from every new leaf, else the model's own search defaults) on
         6 positions of seeded random games, on the Python engine (Game.reference) and on the
         core-backed Game, repeats interleaved, and the share of the time spent in the network's forward
         pass: the bound on what a compiled tree, engine and encoder could give (1 / that share).
@@ -393,10 +395,17 @@ def bench_core_mcts(players: int, repeats: int, simulations: int = 200, seed: in
 
 
 def bench_puct(
-    players: int, repeats: int, simulations: int = 256, model: str = "zoo:kardinal-2p-cnn", seed: int = 0
+    players: int,
+    repeats: int,
+    simulations: int = 256,
+    model: str = "zoo:kardinal-2p-cnn",
+    seed: int = 0,
+    rollouts: int | None = None,
 ) -> dict:
     """``puct:N`` on a shipped network, per decision, on the Python engine and on the core-backed game,
-    and the share of the time the network's forward pass takes (what no compiled tree can remove)."""
+    and the share of the time the network's forward pass takes (what no compiled tree can remove).
+    ``rollouts``: playouts from every new leaf (``None``: the model's own search defaults); on the
+    core-backed game they run in the core (``GameSpec.compiled_playout``), on the Python engine in Python."""
     from agents import load_agent
     from kardinal_env.kardinal import Game, Rules
 
@@ -418,7 +427,7 @@ def bench_puct(
         for code in position.history_codes:
             game.play_code(code)
         core_positions.append(game)
-    agent = load_agent(f"puct:{simulations}:{model}", seed=seed)
+    agent = load_agent(f"puct:{simulations}:{model}", seed=seed, **({} if rollouts is None else {"rollouts": rollouts}))
     net = agent.evaluator.net
     forward_seconds = [0.0]
     plain_forward = net.forward
@@ -453,7 +462,8 @@ def bench_puct(
     ratio = statistics.median(p / c for p, c in zip(python, core))
     bound = 1.0 / statistics.median(core_share)
     print(
-        f"Kardinal puct:{simulations}:{model}, {players} players, seconds per decision over "
+        f"Kardinal puct:{simulations}:{model} ({agent.rollouts} playouts a leaf, batch {agent.batch_size}), "
+        f"{players} players, seconds per decision over "
         f"{len(python_positions)} positions, {repeats} repeats:"
     )
     print(f"  Python engine: {statistics.median(python):.3f} s, network forward {statistics.median(python_share):.0%}")
@@ -1049,6 +1059,10 @@ def main() -> None:
         "whole games per repeat",
     )
     parser.add_argument("--window", type=int, default=None, help="core-obs only: a window variant, Rules(window=W)")
+    parser.add_argument(
+        "--model", default="zoo:kardinal-2p-cnn", help="puct only: the network searched (a path or zoo:NAME)"
+    )
+    parser.add_argument("--rollouts", type=int, default=None, help="puct only: playouts from every new leaf")
     parser.add_argument("--num-envs", type=int, default=32, help="vector only: games per VectorEnv")
     parser.add_argument("--workers", type=int, default=1, help="search-training only: self-play processes")
     parser.add_argument("--device", default="cpu", help="search-training only: where the updates run (cpu, cuda)")
@@ -1070,7 +1084,7 @@ def main() -> None:
     elif args.what == "core-mcts":
         bench_core_mcts(args.players, args.repeats, args.simulations or 200)
     elif args.what == "puct":
-        bench_puct(args.players, args.repeats, args.simulations or 256)
+        bench_puct(args.players, args.repeats, args.simulations or 256, args.model, rollouts=args.rollouts)
     elif args.what == "core-obs":
         bench_core_obs(args.players, args.repeats, args.games or 20, args.window)
     elif args.what == "koenig-obs":
