@@ -252,9 +252,9 @@ class _SeatView:
         raise AssertionError(f"the search read game.{name} of the real game")
 
 
-@pytest.mark.parametrize("batch_size", [1, 8])
-def test_koenig_puct_searches_only_determinized_worlds(koenig_checkpoint, batch_size):
-    agent = load_agent(f"puct:30:{koenig_checkpoint}", seed=3, batch_size=batch_size)
+@pytest.mark.parametrize("batch_size, rollouts", [(1, 0), (8, 0), (8, 1)])
+def test_koenig_puct_searches_only_determinized_worlds(koenig_checkpoint, batch_size, rollouts):
+    agent = load_agent(f"puct:30:{koenig_checkpoint}", seed=3, batch_size=batch_size, rollouts=rollouts)
     game = _koenig_midgame(5)
     while len(game.legal_moves()) < 2:
         game.play(game.legal_moves()[0])
@@ -269,14 +269,15 @@ def test_koenig_puct_searches_only_determinized_worlds(koenig_checkpoint, batch_
     assert np.isclose(root.prior.sum(), 1.0)
 
 
-@pytest.mark.parametrize("seed", range(2))
-def test_koenig_puct_same_move_when_only_hidden_cards_differ(koenig_checkpoint, seed):
+@pytest.mark.parametrize("seed, rollouts", [(0, 0), (1, 0), (0, 1)])
+def test_koenig_puct_same_move_when_only_hidden_cards_differ(koenig_checkpoint, seed, rollouts):
+    """Also with playouts at the leaves: they play out the seat's determinized worlds only."""
     g1, g2 = hidden_twins(seed, players=3, keep=20)  # seats 1 and 2 swap a card, the deck below 20 reordered
     assert g1.snapshot()["hands"] != g2.snapshot()["hands"]
 
     def same_move(a, b):
-        move1 = load_agent(f"puct:12:{koenig_checkpoint}", seed=seed).select_move(a)
-        move2 = load_agent(f"puct:12:{koenig_checkpoint}", seed=seed).select_move(b)
+        move1 = load_agent(f"puct:12:{koenig_checkpoint}", seed=seed, rollouts=rollouts).select_move(a)
+        move2 = load_agent(f"puct:12:{koenig_checkpoint}", seed=seed, rollouts=rollouts).select_move(b)
         assert move1 == move2
         return move1
 

@@ -47,8 +47,8 @@ alone). A game whose registry entry names a ``GameSpec.compiled_playout`` (Kardi
 playout policy, :func:`kardinal_env.kardinal.compiled.play_out`) plays there when it can (~0.1 ms a
 Kardinal playout against ~2 ms for the Python policy; the same policy, not the same random draws);
 otherwise the Python policy plays (``policy.play_out`` when it has one). The playouts draw from the
-agent's seeded generator. Kardinal's ``puct:32`` with 4 playouts a leaf costs about 1.3 times the
-network-only search.
+agent's seeded generator. Kardinal's ``puct:32`` with 4 playouts a leaf played in the core costs
+about 1.2 times the network-only search (``scripts/benchmark.py puct --rollouts 4``).
 
 **Move.** The most visited root child (ties: the higher prior, then the later move in the network's
 order). ``temperature > 0`` samples the root move in proportion to ``visits ** (1 / temperature)``
@@ -64,7 +64,8 @@ sequential algorithm. On one CPU core with Kardinal's long presets' network, a s
 **A network's own defaults.** A checkpoint may record the arguments its search should use
 (``search_defaults``: ``batch_size``, ``c_puct``, ``score_shaping``, ``rollouts``, ``rollout_weight``;
 written by ``python scripts/zoo.py search-defaults``); :meth:`PUCTAgent.from_checkpoint` (and so
-``puct:N:PATH``) takes them unless told otherwise.
+``puct:N:PATH``) takes them unless told otherwise. ``zoo:kardinal-2p`` records ``batch_size=1``,
+``rollouts=4`` and ``rollout_weight=0.5`` (its model card has the games that chose them).
 """
 
 from __future__ import annotations
