@@ -97,3 +97,20 @@ TINY_TRAINING = {
     "eval_games": 0,
     "final_eval_games": 0,
 }
+
+
+def tiny_training_checkpoint(path, config: dict, step: int) -> str:
+    """Write a tiny 2-player Kardinal training checkpoint (a 4-channel network, with its optimizer's
+    state, as a training run leaves one) with ``config`` and ``step`` at ``path``; returns the path."""
+    import torch
+
+    from agents.networks.checkpoint import make_checkpoint, write_checkpoint
+    from agents.training.adapters import make_adapter
+    from agents.training.config import make_config
+
+    cfg = make_config(("test", {"game": "kardinal", "players": 2, "channels": 4, "blocks": 1, "hidden": 8}))
+    adapter = make_adapter(cfg)
+    net = adapter.build_net()
+    optimizer = torch.optim.Adam(net.parameters())
+    ckpt = make_checkpoint(adapter.spec, adapter.rules, net, config=config, step=step, optimizer=optimizer.state_dict())
+    return write_checkpoint(ckpt, path)

@@ -13,7 +13,6 @@ import torch  # noqa: E402
 from agents import load_agent  # noqa: E402
 from agents.networks.checkpoint import (  # noqa: E402
     CheckpointError,
-    make_checkpoint,
     read_checkpoint,
     search_defaults,
     with_search_defaults,
@@ -25,17 +24,9 @@ from agents.zoo import card_path, main, model_path, names  # noqa: E402
 
 @pytest.fixture
 def tiny_checkpoint(tmp_path):
-    from agents.training.adapters import make_adapter
-    from agents.training.config import make_config
+    from helpers import tiny_training_checkpoint
 
-    cfg = make_config(("test", {"game": "kardinal", "players": 2, "channels": 4, "blocks": 1, "hidden": 8}))
-    adapter = make_adapter(cfg)
-    net = adapter.build_net()
-    opt = torch.optim.Adam(net.parameters())
-    ckpt = make_checkpoint(
-        adapter.spec, adapter.rules, net, config={"score_shaping": 0.1}, step=3, optimizer=opt.state_dict()
-    )
-    return write_checkpoint(ckpt, tmp_path / "train.pt")
+    return tiny_training_checkpoint(tmp_path / "train.pt", {"score_shaping": 0.1}, step=3)
 
 
 def test_the_search_takes_a_checkpoints_defaults_unless_told_otherwise(tiny_checkpoint, tmp_path):

@@ -96,20 +96,9 @@ def test_an_unknown_zoo_model_is_refused_naming_the_models_there_are(spec):
 
 
 def test_export_strips_training_state_and_refuses_to_overwrite(tmp_path):
-    from agents.networks.checkpoint import make_checkpoint, write_checkpoint
-    from agents.training.adapters import make_adapter
-    from agents.training.config import make_config
+    from helpers import tiny_training_checkpoint
 
-    cfg = make_config(("test", {"game": "kardinal", "players": 2, "channels": 4, "blocks": 1, "hidden": 8}))
-    adapter = make_adapter(cfg)
-    net = adapter.build_net()
-    opt = torch.optim.Adam(net.parameters())
-    src = write_checkpoint(
-        make_checkpoint(
-            adapter.spec, adapter.rules, net, config={"runs_dir": "/somewhere/else"}, step=7, optimizer=opt.state_dict()
-        ),
-        tmp_path / "train.pt",
-    )
+    src = tiny_training_checkpoint(tmp_path / "train.pt", {"runs_dir": "/somewhere/else"}, step=7)
     out = export(src, "tiny", folder=tmp_path)
     ckpt = torch.load(out, weights_only=True)
     assert "optimizer" not in ckpt and ckpt["step"] == 7 and ckpt["config"]["runs_dir"] == "runs"
