@@ -64,8 +64,9 @@ sequential algorithm. On one CPU core with Kardinal's long presets' network, a s
 **A network's own defaults.** A checkpoint may record the arguments its search should use
 (``search_defaults``: ``batch_size``, ``c_puct``, ``score_shaping``, ``rollouts``, ``rollout_weight``;
 written by ``python scripts/zoo.py search-defaults``); :meth:`PUCTAgent.from_checkpoint` (and so
-``puct:N:PATH``) takes them unless told otherwise. ``zoo:kardinal-2p`` records ``batch_size=1``,
-``rollouts=4`` and ``rollout_weight=0.5`` (its model card has the games that chose them).
+``puct:N:PATH``) takes them unless told otherwise. ``zoo:kardinal-2p`` and ``zoo:kardinal-4p`` record
+``batch_size=1``, ``rollouts=4`` and ``rollout_weight=0.5`` (their model cards have the games that chose
+them).
 """
 
 from __future__ import annotations
