@@ -21,7 +21,8 @@
 ``ppo:PATH``       a PPO checkpoint (``agents.networks.ppo_agent.PPOAgent.from_checkpoint(PATH, **kw)``);
                    the game the checkpoint was trained on (its environment is the game's ``env_name``)
 ``puct:N:PATH``    PUCT search with N simulations guided by the PPO checkpoint PATH
-                   (``agents.search.puct.PUCTAgent.from_checkpoint(PATH, N, **kw)``); the game the
+                   (``agents.search.puct.PUCTAgent.from_checkpoint(PATH, N, **kw)``, with the
+                   checkpoint's own ``search_defaults`` where it records any); the game the
                    checkpoint was trained on
 ``zoo:NAME``       a network shipped with the package (:mod:`agents.zoo`: ``kardinal-2p``, ...): its
                    policy, as ``ppo:`` plays it; ``puct:N:zoo:NAME`` searches with it
