@@ -79,7 +79,7 @@ def test_leaf_values_mix_the_network_with_python_playouts():
 
 def test_weight_one_values_leaves_by_playouts_alone_and_weight_zero_by_the_network(core):
     game = _midgame(Game(Rules(players=2)), seed=3)
-    z = _mean_rewards([compiled.play_out(game, random.Random(9)) for _ in range(1)], 2)
+    z = _mean_rewards([compiled.play_out(game, random.Random(9))], 2)  # the one playout rollouts=1 plays
     only_playouts = PUCTAgent(_evaluator(), 4, seed=9, rollouts=1, rollout_weight=1.0).expand_root(game)
     assert only_playouts.value == pytest.approx(list(z))
     only_network = PUCTAgent(_evaluator(), 4, seed=9, rollouts=2, rollout_weight=0.0).expand_root(game)
