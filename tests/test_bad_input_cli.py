@@ -303,6 +303,10 @@ def test_train_resume_refuses_another_network_shape(ckpts, capsys):
         (["--set", "total_steps=abc"], "config key 'total_steps' (--set): 'abc' is not allowed (not a number)"),
         (["--set", "num_envs=0"], "config key 'num_envs' (--set): '0' is not allowed; expected a positive integer"),
         (["--set", "reward=winloss"], "config key 'reward' (--set): 'winloss' is not allowed; expected one of"),
+        (
+            ["--set", "score_shaping=-0.1"],
+            "config key 'score_shaping' (--set): '-0.1' is not allowed; expected a number >= 0",
+        ),
         (["--config", "missing.yaml"], "config file 'missing.yaml' does not exist"),
         (["--num_envs", "-1"], "config key 'num_envs' (--num_envs): '-1'"),
         (["--set", "nosuchkey=1"], "unknown config key 'nosuchkey'"),

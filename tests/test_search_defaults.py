@@ -76,6 +76,9 @@ def test_bad_search_defaults_are_refused_naming_the_entry(tiny_checkpoint, tmp_p
         read_checkpoint(bad)
     with pytest.raises(CheckpointError, match="expected a dict"):
         search_defaults({"search_defaults": [("batch_size", 1)]})
+    if "simulations" not in defaults:  # the search refuses the same value as an argument, in the same words
+        with pytest.raises(ValueError, match="puct: " + message):
+            PUCTAgent.from_checkpoint(tiny_checkpoint, 8, **defaults)
 
 
 def test_zoo_command_line_writes_search_defaults(tiny_checkpoint, tmp_path, capsys):

@@ -64,6 +64,7 @@ import torch
 from agents.networks.base import NetworkBuilder, advised, model_config
 from agents.networks.mlp import build_network as generic_builder
 from agents.networks.mlp import flat_layout
+from agents.search.puct import SEARCH_ARGUMENTS, search_argument_problem
 from kardinal_env.core.registry import GameSpec, UnknownGameError, games, get_game
 
 __all__ = [
@@ -429,15 +430,14 @@ def advise_checkpoint(path, advice_scale: float) -> dict:
 #: exploration constant (``c_puct``), the weight of the projected score margin in the leaf values
 #: (``score_shaping``; otherwise the training config's), the playouts from every new leaf
 #: (``rollouts``) and their weight in the leaf's value (``rollout_weight``).
-SEARCH_DEFAULT_KEYS = ("batch_size", "c_puct", "score_shaping", "rollouts", "rollout_weight")
+SEARCH_DEFAULT_KEYS = tuple(SEARCH_ARGUMENTS)
 
 
 def search_defaults(ckpt: Mapping[str, Any], path="checkpoint") -> dict:
     """The checkpoint's ``search_defaults`` (``{}`` when it records none), checked:
-    :class:`CheckpointError` naming the entry for a key outside :data:`SEARCH_DEFAULT_KEYS`, a
-    ``batch_size`` that is not a positive integer, a ``c_puct`` that is not a positive number, a
-    ``score_shaping`` that is not a finite number >= 0, ``rollouts`` that is not an integer >= 0 or a
-    ``rollout_weight`` that is not a number in [0, 1]."""
+    :class:`CheckpointError` naming the entry for a key outside :data:`SEARCH_DEFAULT_KEYS` or a value
+    outside its range (:data:`agents.search.puct.SEARCH_ARGUMENTS`, the ranges :class:`PUCTAgent`
+    checks its arguments with: e.g. ``rollout_weight`` must be a number in [0, 1])."""
     found = ckpt.get("search_defaults", {})
     if not isinstance(found, dict):
         raise CheckpointError(path, f"'search_defaults' is a {type(found).__name__}, expected a dict")
@@ -446,21 +446,9 @@ def search_defaults(ckpt: Mapping[str, Any], path="checkpoint") -> dict:
             raise CheckpointError(
                 path, f"'search_defaults' has {key!r}; the search's defaults are {', '.join(SEARCH_DEFAULT_KEYS)}"
             )
-        number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-        if key == "batch_size":
-            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
-            want = "a positive integer"
-        elif key == "c_puct":
-            ok, want = number and value > 0, "a positive number"
-        elif key == "rollouts":
-            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-            want = "an integer >= 0"
-        elif key == "rollout_weight":
-            ok, want = number and 0 <= value <= 1, "a number in [0, 1]"
-        else:
-            ok, want = number and value >= 0, "a finite number >= 0"
-        if not ok:
-            raise CheckpointError(path, f"'search_defaults' {key} must be {want}, got {value!r}")
+        problem = search_argument_problem(key, value)
+        if problem:
+            raise CheckpointError(path, f"'search_defaults' {problem}")
     return dict(found)
 
 

@@ -151,7 +151,9 @@ class TrainConfig:
     chip_shaping: float = opt(
         0.0, "reward per chip a learner move takes (leftovers at the end excluded; a game with chips only)"
     )
-    score_shaping: float = opt(0.0, "reward per point of change of the seat's projected score margin its move causes")
+    score_shaping: float = opt(
+        0.0, "reward per point of change of the seat's projected score margin its move causes", lo=0.0
+    )
     # ------------------------------------------------------------ opponents
     baseline: str = opt(
         "greedy",
