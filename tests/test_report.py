@@ -89,6 +89,13 @@ def test_head_to_head_matrix_pools_runs_of_a_pair_and_counts_the_first_agents_se
     assert f"| `greedy` | {wins / 12:.3f} ({lo:.3f}–{hi:.3f}), 12 |" in matrix
     assert "against 1 copy of the column's agent" in matrix and "`random` |" in matrix.splitlines()[2]
     assert matrix in ladder_markdown(build_ladder([a, b]))
+    # a file relabelled to keep an earlier version apart (same spec, another label) is its own row
+    earlier = _data(b)
+    earlier["labels"][0] = "greedy v0"
+    relabelled = build_ladder([a, _write(tmp_path, earlier)])
+    assert head_to_head(relabelled.runs[1]) == ("greedy v0", "random")
+    rows = [line for line in matrix_markdown(relabelled).splitlines() if line.startswith("| `greedy")]
+    assert len(rows) == 2 and all(line.endswith(", 6 |") for line in rows), rows
     # a run of three different agents is not head to head: no matrix
     three = _data(koenig)
     three["options"]["agents"] = ["greedy", "random", "heuristic"]

@@ -35,8 +35,8 @@ cannot be pooled: the error names both files and what differs.
 **One against the field.** A run whose first agent plays one seat against copies of one other
 agent in every other seat (``kardinal-evaluate --agents A B --players 4``: ``A`` against three
 ``B``) is a *head-to-head* run. :func:`matrix_markdown` tabulates those: one row per first agent, one
-column per opponent, each cell the row agent's win share in those games (runs of the same pair
-pooled) with its 95% Wilson interval and the number of games.
+column per opponent (their labels), each cell the row agent's win share in those games (runs of the
+same pair of labels pooled) with its 95% Wilson interval and the number of games.
 
 **Outputs.** :func:`ladder_markdown`: a caption (game, rules, seats, games, runs, parity), the
 table, the head-to-head matrix when there are head-to-head runs, and one line per source file
@@ -334,11 +334,12 @@ def _caption(ladder: Ladder) -> str:
 
 
 def head_to_head(run: Run) -> tuple[str, str] | None:
-    """``(agent, opponent)`` specs of a run whose first agent plays one seat against copies of one
-    other agent (module docstring), else ``None``."""
+    """``(agent, opponent)`` labels of a run whose first agent plays one seat against copies of one
+    other agent (module docstring), else ``None``. Labels, not specs: a file relabelled to tell an
+    earlier version of an agent from the current one (``pismcts:200 ranked``) is not pooled with it."""
     first, rest = run.specs[0], run.specs[1:]
     if rest and first not in rest and len(set(rest)) == 1:
-        return first, rest[0]
+        return run.labels[0], run.labels[1]
     return None
 
 
