@@ -72,6 +72,7 @@ them).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -95,7 +96,7 @@ def _finite(value: object) -> bool:
 #: The valid range of each search argument a checkpoint may record as its default, held once for
 #: :class:`PUCTAgent` and :func:`agents.networks.checkpoint.search_defaults`: the test and what the
 #: value must be.
-SEARCH_ARGUMENTS: dict[str, tuple[Any, str]] = {
+SEARCH_ARGUMENTS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "batch_size": (lambda v: _integer(v) and v >= 1, "a positive integer"),
     "c_puct": (lambda v: _finite(v) and v > 0, "a positive number"),
     "score_shaping": (lambda v: _finite(v) and v >= 0, "a finite number >= 0"),
