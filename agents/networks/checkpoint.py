@@ -64,7 +64,7 @@ import torch
 from agents.networks.base import NetworkBuilder, advised, model_config
 from agents.networks.mlp import build_network as generic_builder
 from agents.networks.mlp import flat_layout
-from agents.search.puct import SEARCH_ARGUMENTS, search_argument_problem
+from agents.search.common import SEARCH_ARGUMENTS, search_argument_problem
 from kardinal_env.core.registry import GameSpec, UnknownGameError, games, get_game
 
 __all__ = [
@@ -436,7 +436,7 @@ SEARCH_DEFAULT_KEYS = tuple(SEARCH_ARGUMENTS)
 def search_defaults(ckpt: Mapping[str, Any], path="checkpoint") -> dict:
     """The checkpoint's ``search_defaults`` (``{}`` when it records none), checked:
     :class:`CheckpointError` naming the entry for a key outside :data:`SEARCH_DEFAULT_KEYS` or a value
-    outside its range (:data:`agents.search.puct.SEARCH_ARGUMENTS`, the ranges :class:`PUCTAgent`
+    outside its range (:data:`agents.search.common.SEARCH_ARGUMENTS`, the ranges :class:`PUCTAgent`
     checks its arguments with: e.g. ``rollout_weight`` must be a number in [0, 1])."""
     found = ckpt.get("search_defaults", {})
     if not isinstance(found, dict):

@@ -12,7 +12,17 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["check_count", "play_out", "backup", "paired_statistics", "significant_move", "choose", "seat_result"]
+__all__ = [
+    "check_count",
+    "play_out",
+    "backup",
+    "paired_statistics",
+    "significant_move",
+    "choose",
+    "seat_result",
+    "SEARCH_ARGUMENTS",
+    "search_argument_problem",
+]
 
 
 def check_count(what: str, value: object, minimum: int = 1, allow_none: bool = False) -> None:
@@ -111,3 +121,30 @@ def significant_move(first: Any, statistics: Sequence[tuple[Any, float, float]],
         if low > best:
             choice, best = move, low
     return choice
+
+
+def _integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+#: The valid range of each search argument a checkpoint may record as its default, held once for
+#: :class:`agents.search.puct.PUCTAgent` and :func:`agents.networks.checkpoint.search_defaults`: the test and what the
+#: value must be.
+SEARCH_ARGUMENTS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "batch_size": (lambda v: _integer(v) and v >= 1, "a positive integer"),
+    "c_puct": (lambda v: _finite(v) and v > 0, "a positive number"),
+    "score_shaping": (lambda v: _finite(v) and v >= 0, "a finite number >= 0"),
+    "rollouts": (lambda v: _integer(v) and v >= 0, "an integer >= 0"),
+    "rollout_weight": (lambda v: _finite(v) and 0 <= v <= 1, "a number in [0, 1]"),
+}
+
+
+def search_argument_problem(key: str, value: object) -> str | None:
+    """``None`` when ``value`` is in the valid range of the search argument ``key``
+    (:data:`SEARCH_ARGUMENTS`), else what is wrong (``"c_puct must be a positive number, got 0"``)."""
+    ok, want = SEARCH_ARGUMENTS[key]
+    return None if ok(value) else f"{key} must be {want}, got {value!r}"

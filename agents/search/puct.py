@@ -72,45 +72,16 @@ them).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from agents.base import BaseAgent
-from agents.search.common import check_count, play_out
+from agents.search.common import check_count, play_out, search_argument_problem
 from kardinal_env.core.registry import GameSpec, game_of
 from kardinal_env.core.rewards import REWARD_SCHEMES, projected_margins, terminal_rewards
 
-__all__ = ["PUCTAgent", "VIRTUAL_LOSS", "SEARCH_ARGUMENTS", "search_argument_problem"]
-
-
-def _integer(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _finite(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-#: The valid range of each search argument a checkpoint may record as its default, held once for
-#: :class:`PUCTAgent` and :func:`agents.networks.checkpoint.search_defaults`: the test and what the
-#: value must be.
-SEARCH_ARGUMENTS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "batch_size": (lambda v: _integer(v) and v >= 1, "a positive integer"),
-    "c_puct": (lambda v: _finite(v) and v > 0, "a positive number"),
-    "score_shaping": (lambda v: _finite(v) and v >= 0, "a finite number >= 0"),
-    "rollouts": (lambda v: _integer(v) and v >= 0, "an integer >= 0"),
-    "rollout_weight": (lambda v: _finite(v) and 0 <= v <= 1, "a number in [0, 1]"),
-}
-
-
-def search_argument_problem(key: str, value: object) -> str | None:
-    """``None`` when ``value`` is in the valid range of the search argument ``key``
-    (:data:`SEARCH_ARGUMENTS`), else what is wrong (``"c_puct must be a positive number, got 0"``)."""
-    ok, want = SEARCH_ARGUMENTS[key]
-    return None if ok(value) else f"{key} must be {want}, got {value!r}"
-
+__all__ = ["PUCTAgent", "VIRTUAL_LOSS"]
 
 VIRTUAL_LOSS = -1.0  # added to a pending path's values (for the deciding seat) until its leaf is valued
 _PENDING = object()  # placeholder child: a leaf that a descent of the current batch is evaluating
