@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 __all__ = [
     "check_count",
+    "check_finite",
     "play_out",
     "backup",
     "paired_statistics",
@@ -25,14 +26,29 @@ __all__ = [
 ]
 
 
+def _integer(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _finite(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def check_count(what: str, value: object, minimum: int = 1, allow_none: bool = False) -> None:
     """``ValueError`` naming ``what`` (e.g. ``"mcts: simulations"``) unless ``value`` is an integer
     (not a bool) of at least ``minimum`` (1: positive, 0: non-negative), or ``None`` when allowed."""
     if value is None and allow_none:
         return
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+    if not _integer(value) or value < minimum:
         kind = "a positive integer" if minimum == 1 else "a non-negative integer" if minimum == 0 else f">= {minimum}"
         raise ValueError(f"{what} must be {'None or ' if allow_none else ''}{kind}, got {value!r}")
+
+
+def check_finite(what: str, value: object) -> None:
+    """``ValueError`` naming ``what`` (e.g. ``"rollout: z"``) unless ``value`` is a finite number >= 0
+    (not a bool)."""
+    if not (_finite(value) and value >= 0):
+        raise ValueError(f"{what} must be a finite number >= 0, got {value!r}")
 
 
 def play_out(
@@ -123,17 +139,9 @@ def significant_move(first: Any, statistics: Sequence[tuple[Any, float, float]],
     return choice
 
 
-def _integer(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _finite(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
 #: The valid range of each search argument a checkpoint may record as its default, held once for
-#: :class:`agents.search.puct.PUCTAgent` and :func:`agents.networks.checkpoint.search_defaults`: the test and what the
-#: value must be.
+#: :class:`agents.search.puct.PUCTAgent` and :func:`agents.networks.checkpoint.search_defaults`: the
+#: test and what the value must be.
 SEARCH_ARGUMENTS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "batch_size": (lambda v: _integer(v) and v >= 1, "a positive integer"),
     "c_puct": (lambda v: _finite(v) and v > 0, "a positive number"),

@@ -58,7 +58,6 @@ of worlds); defaults ``worlds=512``, ``z=2.5``, ``t_continue=0.5``. 1: ``N`` wor
 
 from __future__ import annotations
 
-import math
 from dataclasses import astuple
 from typing import Any
 
@@ -71,7 +70,7 @@ from agents.baselines.koenig_heuristic import (
     heuristic_candidates,
     unseen_deck_probabilities,
 )
-from agents.search.common import check_count, choose, paired_statistics, seat_result, significant_move
+from agents.search.common import check_count, check_finite, choose, paired_statistics, seat_result, significant_move
 from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig import compiled as _compiled
 from kardinal_env.koenig.knowledge import SeatKnowledge
@@ -247,8 +246,7 @@ class HeuristicRolloutAgent(BaseAgent):
         check_count("rollout: replan", replan)
         check_count("rollout: batch", batch)
         for name, value in (("z", z), ("win_bonus", win_bonus), ("t_continue", t_continue)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
-                raise ValueError(f"rollout: {name} must be a finite number >= 0, got {value!r}")
+            check_finite(f"rollout: {name}", value)
         self.worlds = worlds
         self.batch = batch
         self.candidates = candidates

@@ -86,6 +86,7 @@ from agents.base import BaseAgent
 from agents.search.common import (
     backup,
     check_count,
+    check_finite,
     choose,
     paired_statistics,
     play_out,
@@ -155,8 +156,7 @@ class ISMCTSAgent(BaseAgent):
         if batch and not paired:
             raise ValueError("ismcts: batch (rounds between paired tests) needs paired=True")
         for what, value in (("z", z), ("win_bonus", win_bonus), ("t_continue", t_continue)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
-                raise ValueError(f"ismcts: {what} must be a finite number >= 0, got {value!r}")
+            check_finite(f"ismcts: {what}", value)
         if rollout == "guide" and rollout_moves:
             raise ValueError(
                 "ismcts: rollout='guide' plays every simulation to the game's end; leave rollout_moves at 0"
