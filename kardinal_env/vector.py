@@ -154,6 +154,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
+from kardinal_env.core.checks import is_integral
 from kardinal_env.core.env_utils import check_action
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.generic_env import observation_bounds
@@ -206,9 +207,9 @@ class VectorEnv:
         **options: Any,
     ):
         spec = get_game(game)
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if not is_integral(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 0 <= threads <= 1024:
+        if not is_integral(threads) or not 0 <= threads <= 1024:
             raise ValueError(f"threads must be an integer from 0 to 1024, got {threads!r}")
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
@@ -322,13 +323,11 @@ class VectorEnv:
             raise RuntimeError(f"call reset() before {what}: no game has started")
 
     def _seed(self, seed: int | Sequence[int]) -> None:
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        if is_integral(seed):
             seeds = [int(seed) + i for i in range(self.num_envs)]
         elif isinstance(seed, Sequence) and not isinstance(seed, (str, bytes)):
             seeds = list(seed)
-            if len(seeds) != self.num_envs or not all(
-                isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in seeds
-            ):
+            if len(seeds) != self.num_envs or not all(is_integral(s) for s in seeds):
                 raise ValueError(f"seed must be an integer or a list of {self.num_envs} integers, got {seed!r}")
         else:
             raise TypeError(f"seed must be an integer or a list of {self.num_envs} integers, got {seed!r}")
@@ -357,7 +356,7 @@ class VectorEnv:
         return np.ascontiguousarray(array, dtype=np.int64)
 
     def _check_index(self, index: Any) -> int:
-        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self.num_envs:
+        if not is_integral(index) or not 0 <= index < self.num_envs:
             raise IndexError(f"game index must be an integer from 0 to {self.num_envs - 1}, got {index!r}")
         return int(index)
 

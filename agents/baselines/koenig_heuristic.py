@@ -67,6 +67,7 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 
 from agents.base import BaseAgent
+from kardinal_env.core.checks import is_int, is_number
 from kardinal_env.koenig import compiled as _compiled
 from kardinal_env.koenig import scoring
 from kardinal_env.koenig.knowledge import SeatKnowledge, UnknownDrawsError, deck_counts
@@ -111,7 +112,7 @@ class HeuristicWeights:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value == value:
+            if not is_number(value) or not value == value:
                 raise ValueError(f"HeuristicWeights.{f.name} must be a number, got {value!r}")
             if value < 0 or value == float("inf"):
                 raise ValueError(f"HeuristicWeights.{f.name} must be finite and >= 0, got {value!r}")
@@ -909,7 +910,7 @@ class KoenigHeuristicAgent(BaseAgent):
         compiled: bool = True,
     ):
         super().__init__(seed)
-        if isinstance(replan, bool) or not isinstance(replan, int) or replan < 1:
+        if not is_int(replan) or replan < 1:
             raise ValueError(f"replan must be a positive integer, got {replan!r}")
         self.weights = DEFAULT_WEIGHTS if weights is None else weights
         self.replan = replan

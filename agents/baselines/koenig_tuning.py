@@ -35,6 +35,7 @@ from agents.baselines.koenig_greedy import GreedyAgent
 from agents.baselines.koenig_heuristic import DEFAULT_WEIGHTS, HeuristicWeights, KoenigHeuristicAgent
 from agents.baselines.random import RandomAgent
 from agents.evaluation.stats import wilson_interval
+from kardinal_env.core.checks import is_int
 from kardinal_env.koenig import Game, Rules
 
 __all__ = [
@@ -120,7 +121,7 @@ def _result(shares: list[float], diffs: list[float], parity: float, seconds: flo
 
 
 def _check_games(games: int) -> None:
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+    if not is_int(games) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
 
 

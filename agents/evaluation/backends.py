@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 
 from agents.evaluation.worker import EvaluationError, GameTask, Setup, build_worker, init_process, play_in_process
 from agents.networks.checkpoint import PlayerCountWarning
+from kardinal_env.core.checks import is_int
 
 __all__ = ["Backend", "Serial", "ProcessPool", "Progress", "check_positive"]
 
@@ -46,7 +47,7 @@ def check_positive(name: str, value: object, allow_none: bool = False) -> None:
     """``ValueError`` naming ``name`` unless ``value`` is a positive integer (or ``None`` if allowed)."""
     if value is None and allow_none:
         return
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+    if not is_int(value) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
 

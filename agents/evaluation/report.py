@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.evaluation.tournament import describe_rules, wilson_interval
+from kardinal_env.core.checks import is_int, is_number
 from kardinal_env.core.rewards import WIN_DEFINITION, win_share
 
 __all__ = [
@@ -142,13 +143,9 @@ def _need(condition: bool, path: str, message: str) -> None:
         raise LadderError(f"{path}: {message}")
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _int_list(value: Any, length: int, lo: int, hi: int) -> bool:
     """``value`` is a list of ``length`` integers in ``[lo, hi]``."""
-    return isinstance(value, list) and len(value) == length and all(_is_int(v) and lo <= v <= hi for v in value)
+    return isinstance(value, list) and len(value) == length and all(is_int(v) and lo <= v <= hi for v in value)
 
 
 def _check_game(path: str, index: int, game: Any, players: int, participants: int) -> None:
@@ -163,9 +160,7 @@ def _check_game(path: str, index: int, game: Any, players: int, participants: in
     )
     scores = game["scores"]
     _need(
-        isinstance(scores, list)
-        and len(scores) == players
-        and all(isinstance(s, int | float) and not isinstance(s, bool) for s in scores),
+        isinstance(scores, list) and len(scores) == players and all(is_number(s) for s in scores),
         path,
         f"{where}.scores must be {players} numbers, got {scores!r}",
     )
@@ -178,7 +173,7 @@ def _check_game(path: str, index: int, game: Any, players: int, participants: in
     _need(
         isinstance(winners, list)
         and 0 < len(winners) <= players
-        and all(_is_int(w) and 0 <= w < players for w in winners)
+        and all(is_int(w) and 0 <= w < players for w in winners)
         and len(set(winners)) == len(winners),
         path,
         f"{where}.winners must be distinct seats in 0..{players - 1}, at least one, got {winners!r}",
@@ -209,7 +204,7 @@ def load_run(path: str | Path) -> Run:
         _need(key in options, name, f"options has no {key!r}")
     game, players, rules = options["game"], options["players"], options["rules"]
     _need(isinstance(game, str) and game != "", name, f"options.game must be a game name, got {game!r}")
-    _need(_is_int(players) and players >= 1, name, f"options.players must be a positive integer, got {players!r}")
+    _need(is_int(players) and players >= 1, name, f"options.players must be a positive integer, got {players!r}")
     _need(isinstance(rules, dict), name, f"options.rules must be an object, got {rules!r}")
     labels = data.get("labels")
     _need(

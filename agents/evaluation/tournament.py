@@ -87,6 +87,7 @@ from agents.evaluation.stats import wilson_interval
 from agents.evaluation.worker import EvaluationError, GameTask, Setup
 from agents.networks.checkpoint import PlayerCountWarning
 from agents.runinfo import git_revision
+from kardinal_env.core.checks import is_int
 from kardinal_env.core.cli import add_rule_option_flags, given_rule_options, seat_counts
 from kardinal_env.core.registry import GameSpec, game_for_record, game_names, game_of, get_game
 from kardinal_env.core.registry import games as registered_games
@@ -280,7 +281,7 @@ def evaluate(
     if not isinstance(backend, Backend):
         raise TypeError(f"backend must be a Backend (Serial, ProcessPool, RayTasks), got {type(backend).__name__}")
     for name, value, lo in (("games", games, 1), ("save_games", save_games, 0), ("seed", seed, 0)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < lo:
+        if not is_int(value) or value < lo:
             raise ValueError(f"{name} must be an integer >= {lo}, got {value!r}")
     if save_games > games:
         raise ValueError(f"save_games ({save_games}) cannot exceed games ({games})")

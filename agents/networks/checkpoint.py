@@ -65,6 +65,7 @@ from agents.networks.base import NetworkBuilder, advised, model_config
 from agents.networks.mlp import build_network as generic_builder
 from agents.networks.mlp import flat_layout
 from agents.search.common import SEARCH_ARGUMENTS, search_argument_problem
+from kardinal_env.core.checks import is_int
 from kardinal_env.core.registry import GameSpec, UnknownGameError, games, get_game
 
 __all__ = [
@@ -324,7 +325,7 @@ def trained_players(ckpt: dict) -> int | None:
     if isinstance(rules, dict) and isinstance(rules.get("players"), int):
         return rules["players"]
     players = ckpt.get("config", {}).get("players") if isinstance(ckpt.get("config"), dict) else None
-    return players if isinstance(players, int) and not isinstance(players, bool) else None
+    return players if is_int(players) else None
 
 
 def player_count_warning(label: str, trained: int | None, players: int) -> str | None:

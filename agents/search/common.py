@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, TypeGuard
+from typing import Any
+
+from kardinal_env.core.checks import is_finite_number, is_int
 
 __all__ = [
     "check_count",
@@ -26,20 +28,12 @@ __all__ = [
 ]
 
 
-def _integer(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _finite(value: object) -> TypeGuard[int | float]:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def check_count(what: str, value: object, minimum: int = 1, allow_none: bool = False) -> None:
     """``ValueError`` naming ``what`` (e.g. ``"mcts: simulations"``) unless ``value`` is an integer
     (not a bool) of at least ``minimum`` (1: positive, 0: non-negative), or ``None`` when allowed."""
     if value is None and allow_none:
         return
-    if not _integer(value) or value < minimum:
+    if not is_int(value) or value < minimum:
         kind = "a positive integer" if minimum == 1 else "a non-negative integer" if minimum == 0 else f">= {minimum}"
         raise ValueError(f"{what} must be {'None or ' if allow_none else ''}{kind}, got {value!r}")
 
@@ -47,7 +41,7 @@ def check_count(what: str, value: object, minimum: int = 1, allow_none: bool = F
 def check_finite(what: str, value: object) -> None:
     """``ValueError`` naming ``what`` (e.g. ``"rollout: z"``) unless ``value`` is a finite number >= 0
     (not a bool)."""
-    if not (_finite(value) and value >= 0):
+    if not (is_finite_number(value) and value >= 0):
         raise ValueError(f"{what} must be a finite number >= 0, got {value!r}")
 
 
@@ -143,11 +137,11 @@ def significant_move(first: Any, statistics: Sequence[tuple[Any, float, float]],
 #: :class:`agents.search.puct.PUCTAgent` and :func:`agents.networks.checkpoint.search_defaults`: the
 #: test and what the value must be.
 SEARCH_ARGUMENTS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "batch_size": (lambda v: _integer(v) and v >= 1, "a positive integer"),
-    "c_puct": (lambda v: _finite(v) and v > 0, "a positive number"),
-    "score_shaping": (lambda v: _finite(v) and v >= 0, "a finite number >= 0"),
-    "rollouts": (lambda v: _integer(v) and v >= 0, "an integer >= 0"),
-    "rollout_weight": (lambda v: _finite(v) and 0 <= v <= 1, "a number in [0, 1]"),
+    "batch_size": (lambda v: is_int(v) and v >= 1, "a positive integer"),
+    "c_puct": (lambda v: is_finite_number(v) and v > 0, "a positive number"),
+    "score_shaping": (lambda v: is_finite_number(v) and v >= 0, "a finite number >= 0"),
+    "rollouts": (lambda v: is_int(v) and v >= 0, "an integer >= 0"),
+    "rollout_weight": (lambda v: is_finite_number(v) and 0 <= v <= 1, "a number in [0, 1]"),
 }
 
 

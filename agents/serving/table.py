@@ -24,6 +24,7 @@ from typing import Any
 
 from agents import check_spec, load_agent
 from agents.networks.checkpoint import PlayerCountWarning
+from kardinal_env.core.checks import is_int
 from kardinal_env.core.registry import GameSpec, game_names, get_game
 
 __all__ = [
@@ -130,7 +131,7 @@ def rule_option_argv(spec: GameSpec, options: dict[str, Any]) -> list[str]:
 def seat_specs(specs: list[str], players: int, human_seat: int, what: str = "--seat") -> dict[int, str]:
     """Agent spec per other seat (in turn order, the last spec repeated); ``ValueError`` for a bad seat
     (named ``what`` in the message) or too few / too many specs."""
-    if isinstance(human_seat, bool) or not isinstance(human_seat, int) or not 0 <= human_seat < players:
+    if not is_int(human_seat) or not 0 <= human_seat < players:
         raise ValueError(f"{what} must be 0..{players - 1}, got {human_seat!r}")
     others = [s for s in range(players) if s != human_seat]
     if not specs:

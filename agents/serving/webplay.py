@@ -72,6 +72,7 @@ from typing import Any
 from agents import AgentSpecError
 from agents.serving.pages import page_for
 from agents.serving.table import build_agents, default_game, rule_options, seat_specs, table_parser
+from kardinal_env.core.checks import is_int
 from kardinal_env.core.registry import GameSpec, get_game
 
 __all__ = ["PlaySession", "PlayServer", "PlayError", "make_server", "serve", "main"]
@@ -117,7 +118,7 @@ class PlaySession:
         self.spec = get_game(game) if game is not None else default_game()
         self.rules = self.spec.rules(players, **options)
         players = self.rules.players if players is None else players
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        if not is_int(seed) or seed < 0:
             raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
         self.specs = seat_specs(list(agents), players, human_seat, what="human_seat")
         self.human_seat = human_seat
@@ -155,7 +156,7 @@ class PlaySession:
             game = self.game
             if not isinstance(move, str):
                 raise PlayError(400, f"field 'move' must be a move string in notation, got {move!r}", "request")
-            if at is not None and (isinstance(at, bool) or not isinstance(at, int)):
+            if at is not None and not is_int(at):
                 raise PlayError(400, f"field 'at' must be the move count you saw (an integer), got {at!r}", "request")
             if game.is_over:
                 raise PlayError(400, f"game over: the game ended after {game.move_count} moves", "game over")
@@ -395,7 +396,7 @@ def make_server(
     :class:`PlaySession` of ``game`` (default Kardinal) with rule ``options``. ``ValueError`` (rules
     errors included) / :class:`~agents.AgentSpecError` for bad settings, ``OSError`` when the address
     cannot be bound."""
-    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+    if not is_int(port) or not 0 <= port <= 65535:
         raise ValueError(f"port must be 0..65535 (0 = any free port), got {port!r}")
     session = PlaySession(agents, players, human_seat, seed=seed, game=game, **options)
     return PlayServer((host, port), session, verbose=verbose)

@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import numbers
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -29,6 +28,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers.base import BaseWrapper
 
+from kardinal_env.core.checks import is_integral
 from kardinal_env.core.errors import IllegalMoveError
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
 
 def check_action(action: object, num_actions: int) -> int:
     """``action`` as an ``int`` if it is an integer in ``[0, num_actions)``; IllegalMoveError otherwise."""
-    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+    if not is_integral(action):
         shape = getattr(action, "shape", None)
         if shape == () and getattr(getattr(action, "dtype", None), "kind", "") in "iu":  # 0-d integer array
             action = int(action.item())  # type: ignore[attr-defined]

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from kardinal_env.core.checks import is_int
 from kardinal_env.core.registry import get_game
 
 __all__ = ["write_png", "position_after", "write_position_png"]
@@ -52,7 +53,7 @@ def write_png(image: np.ndarray, path: str | Path) -> Path:
 def position_after(game: str, players: int | None = None, moves: int = 0, seed: int = 0) -> Any:
     """A game of the registered game ``game`` (default rules for ``players`` seats) after up to
     ``moves`` random legal moves chosen by ``random.Random(seed)``."""
-    if isinstance(moves, bool) or not isinstance(moves, int) or moves < 0:
+    if not is_int(moves) or moves < 0:
         raise ValueError(f"moves must be an integer >= 0, got {moves!r}")
     spec = get_game(game)
     position = spec.new_game(spec.rules(players), seed=seed)

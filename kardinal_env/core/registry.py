@@ -98,6 +98,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kardinal_env.core.checks import is_int
+
 __all__ = [
     "GameSpec",
     "RuleOption",
@@ -237,7 +239,7 @@ class GameSpec:
         """``players`` (the default when ``None``) if the game supports it; ``ValueError`` otherwise."""
         if players is None:
             return self.default_players
-        if isinstance(players, bool) or not isinstance(players, int) or players not in self.players:
+        if not is_int(players) or players not in self.players:
             raise ValueError(f"{self.name} plays {seat_counts(self.players)} players, got {players!r}")
         return players
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from kardinal_env.core.checks import is_int
 from kardinal_env.kardinal.observation import COUNT_SCALE, NUM_CHANNELS, SPATIAL_CHANNELS
 
 __all__ = ["CropTrunk", "PooledTrunk", "DEFAULT_CROP", "SPATIAL_CHANNELS", "SCALAR_CHANNELS", "check_window"]
@@ -69,7 +70,7 @@ class CropTrunk(nn.Module):
         super().__init__()
         if crop is None:
             crop = min(DEFAULT_CROP, window)
-        if isinstance(crop, bool) or not isinstance(crop, int) or crop < 3 or crop % 2 == 0 or crop > window:
+        if not is_int(crop) or crop < 3 or crop % 2 == 0 or crop > window:
             raise ValueError(f"crop must be an odd integer from 3 to the window {window}, got {crop!r}")
         self.window = window
         self.crop = crop
@@ -99,7 +100,7 @@ class PooledTrunk(nn.Module):
 
     def __init__(self, channels: int = 32, blocks: int = 3, scalar_dim: int = 64):
         super().__init__()
-        if isinstance(blocks, bool) or not isinstance(blocks, int) or blocks < 1:
+        if not is_int(blocks) or blocks < 1:
             raise ValueError(f"blocks must be a positive integer, got {blocks!r}")
         layers: list[nn.Module] = []
         c = SPATIAL_CHANNELS

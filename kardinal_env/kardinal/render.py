@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kardinal_env.core.checks import is_int
 from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.window import LOSSLESS_WINDOW
 
@@ -73,11 +74,7 @@ def _draw_yard(cv: Canvas, colour, x0: int, y0: int, x1: int, y1: int, size: int
 
 
 def _check_size(size) -> tuple[int, int]:
-    if (
-        not isinstance(size, tuple | list)
-        or len(size) != 2
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in size)
-    ):
+    if not isinstance(size, tuple | list) or len(size) != 2 or not all(is_int(v) for v in size):
         raise ValueError(f"game_image: size must be (width, height) in pixels, got {size!r}")
     width, height = size
     if width < 96 or height < 96:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
+from kardinal_env.core.checks import is_int
 from kardinal_env.core.game_base import options_from_dict
 from kardinal_env.kardinal.window import LOSSLESS_WINDOW, check_window
 
@@ -73,7 +74,7 @@ class Rules:
     window: int | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.players, bool) or not isinstance(self.players, int) or not 2 <= self.players <= 4:
+        if not is_int(self.players) or not 2 <= self.players <= 4:
             raise RulesError(f"players must be 2, 3 or 4, got {self.players!r}")
         if self.preset not in PRESETS:
             raise RulesError(f"preset must be one of {sorted(PRESETS)}, got {self.preset!r}")

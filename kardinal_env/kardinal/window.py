@@ -33,6 +33,8 @@ A smaller odd ``window`` (``Rules(window=W)``, ``kardinal_v0.env(window=W)``) is
 (rule "window"), so the action mask and the engine still agree — but it is a different game.
 """
 
+from kardinal_env.core.checks import is_int
+
 #: Every edifice square satisfies |x| <= EDIFICE_REACH and |y| <= EDIFICE_REACH.
 EDIFICE_REACH = 25
 #: The cardinal always satisfies |x| <= CARDINAL_REACH and |y| <= CARDINAL_REACH.
@@ -47,7 +49,7 @@ def check_window(window: object, error: type[Exception] = ValueError, allow_none
     range otherwise."""
     if window is None and allow_none:
         return None
-    if isinstance(window, bool) or not isinstance(window, int) or window % 2 == 0 or not 3 <= window <= LOSSLESS_WINDOW:
+    if not is_int(window) or window % 2 == 0 or not 3 <= window <= LOSSLESS_WINDOW:
         allowed = "None or an odd integer" if allow_none else "an odd integer"
         raise error(f"window must be {allowed} from 3 to {LOSSLESS_WINDOW}, got {window!r}")
     return window

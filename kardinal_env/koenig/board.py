@@ -43,6 +43,8 @@ import os
 import re
 from pathlib import Path
 
+from kardinal_env.core.checks import is_int, is_number
+
 __all__ = [
     "BOARD_FORMAT",
     "BOARDS_DIR",
@@ -68,10 +70,6 @@ class BoardError(ValueError):
 def board_names() -> list[str]:
     """Names of the packaged boards (files in ``kardinal_env/koenig/boards``)."""
     return sorted(p.stem for p in BOARDS_DIR.glob("*.json"))
-
-
-def _is_int(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def _check_id(value: object, where: str) -> str:
@@ -160,12 +158,12 @@ def validate_board(data: object, where: str = "board") -> dict:
             if key not in card:
                 raise BoardError(f"{kw}: missing key {key!r}")
         t = card["type"]
-        if not _is_int(t) or not 0 <= t <= 9:
+        if not is_int(t) or not 0 <= t <= 9:
             raise BoardError(f"{kw}: 'type' must be a digit 0-9, got {t!r}")
         if t in types:
             raise BoardError(f"{kw}: card type {t} is listed twice")
         types.add(t)
-        if not _is_int(card["count"]) or card["count"] < 1:
+        if not is_int(card["count"]) or card["count"] < 1:
             raise BoardError(f"{kw}: 'count' must be a positive integer, got {card['count']!r}")
         if not isinstance(card["countries"], list):
             raise BoardError(f"{kw}: 'countries' must be a list of country ids")
@@ -208,11 +206,7 @@ def validate_board(data: object, where: str = "board") -> dict:
         for key, pos in layout.items():
             if key not in ids:
                 raise BoardError(f"{where}: layout: unknown id {key!r}")
-            if (
-                not isinstance(pos, list)
-                or len(pos) != 2
-                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in pos)
-            ):
+            if not isinstance(pos, list) or len(pos) != 2 or not all(is_number(v) for v in pos):
                 raise BoardError(f"{where}: layout[{key!r}]: expected [x, y] numbers, got {pos!r}")
             if not all(math.isfinite(v) for v in pos):
                 raise BoardError(f"{where}: layout[{key!r}]: coordinates must be finite numbers, got {pos!r}")

@@ -90,6 +90,7 @@ import json
 import random
 from typing import Any, ClassVar, NamedTuple, NoReturn
 
+from kardinal_env.core.checks import is_int
 from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.game_base import CoreRedirect, TurnBasedGame, core_class_of, resolve_rules, use_core_class
 from kardinal_env.core.protocol import finishing_order_from_keys
@@ -328,9 +329,7 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
 
     def _check_order(self, given: object, cards: list[int] | None, what: str) -> list[int]:
         b = self.board
-        if not isinstance(given, (list, tuple)) or not all(
-            isinstance(t, int) and not isinstance(t, bool) and t in b.type_index for t in given
-        ):
+        if not isinstance(given, (list, tuple)) or not all(is_int(t) and t in b.type_index for t in given):
             raise DeckError(f"{what}: expected a list of card types {list(b.types)}, got {given!r}")
         given = list(given)
         if cards is not None and sorted(given) != cards:

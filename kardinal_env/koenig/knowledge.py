@@ -75,6 +75,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from kardinal_env.core.checks import is_int
 from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.rules import DISPLAY_SIZE, HAND_SIZE, REMOVED_PER_TYPE
@@ -165,7 +166,7 @@ class SeatKnowledge:
 
     def __init__(self, game: Any, seat: int):
         n = game.num_players
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        if not is_int(seat) or not 0 <= seat < n:
             raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
         b = game.board
         self.game = game

@@ -32,6 +32,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from kardinal_env.core.checks import is_int
 from kardinal_env.core.game_base import options_from_dict
 from kardinal_env.koenig.board import Board, BoardError, board_names, compile_board, load_board
 
@@ -65,7 +66,7 @@ class Rules:
     _key: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.players, bool) or not isinstance(self.players, int) or not 3 <= self.players <= 5:
+        if not is_int(self.players) or not 3 <= self.players <= 5:
             raise RulesError(f"players must be 3, 4 or 5, got {self.players!r}")
         if self.discard not in DISCARD_OPTIONS:
             raise RulesError(f"discard must be one of {list(DISCARD_OPTIONS)}, got {self.discard!r}")

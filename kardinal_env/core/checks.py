@@ -1,0 +1,50 @@
+"""Type tests for checking arguments, configs and records: one place for "an integer, not a bool".
+
+Python's ``bool`` is a subclass of ``int``, so ``isinstance(True, int)`` holds; every check in the
+package that asks for a count, a seat, a seed or a score asks one of these instead, and so refuses
+``True``/``False`` the same way everywhere. Each caller keeps its own error message (what and where).
+
+- :func:`is_int`: a Python ``int`` that is not a ``bool``.
+- :func:`is_integral`: an ``int`` or a NumPy integer that is not a ``bool`` (actions, seeds and sizes
+  that come out of arrays).
+- :func:`is_number`: an ``int`` or ``float`` that is not a ``bool`` (NaN and infinities included;
+  :func:`is_finite_number` excludes them).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import TYPE_CHECKING, TypeGuard
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["is_finite_number", "is_int", "is_integral", "is_number"]
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    """``value`` is an ``int`` and not a ``bool``."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_integral(value: object) -> TypeGuard[int | np.integer]:
+    """``value`` is an ``int`` or a NumPy integer and not a ``bool``. NumPy is not imported here (the
+    engines run on the standard library alone): where it is not loaded, no value can be one of its
+    integers."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, numpy.integer)
+
+
+def is_number(value: object) -> TypeGuard[int | float]:
+    """``value`` is an ``int`` or a ``float`` and not a ``bool``."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def is_finite_number(value: object) -> TypeGuard[int | float]:
+    """:func:`is_number` and neither NaN nor infinite."""
+    return is_number(value) and math.isfinite(value)
