@@ -17,6 +17,7 @@ from agents.networks.checkpoint import (  # noqa: E402
     checkpoint_game,
     make_checkpoint,
     read_checkpoint,
+    trained_players,
     write_checkpoint,
 )
 from agents.networks.kardinal_net import KardinalNet  # noqa: E402
@@ -204,3 +205,11 @@ def test_averaging_refuses_other_networks_and_single_checkpoints(tmp_path):
         average_checkpoints([a])
     with pytest.raises(CheckpointError, match="no such file"):
         average_checkpoints([a, tmp_path / "missing.pt"])
+
+
+def test_trained_players_reads_rules_then_config_and_refuses_bools():
+    assert trained_players({"rules": {"players": 3}, "config": {"players": 4}}) == 3
+    assert trained_players({"rules": {"players": "3"}, "config": {"players": 4}}) == 4
+    assert trained_players({"rules": {"players": True}, "config": {"players": 4}}) == 4
+    assert trained_players({"config": {"players": False}}) is None
+    assert trained_players({}) is None

@@ -321,11 +321,11 @@ def _build(ckpt: dict, path, spec: GameSpec, rules: Any) -> torch.nn.Module:
 
 def trained_players(ckpt: dict) -> int | None:
     """Players of the games a checkpoint was trained on (``None`` if it does not say)."""
-    rules = ckpt.get("rules")
-    if isinstance(rules, dict) and isinstance(rules.get("players"), int):
-        return rules["players"]
-    players = ckpt.get("config", {}).get("players") if isinstance(ckpt.get("config"), dict) else None
-    return players if is_int(players) else None
+    for section in ("rules", "config"):
+        found = ckpt.get(section)
+        if isinstance(found, dict) and is_int(found.get("players")):
+            return found["players"]
+    return None
 
 
 def player_count_warning(label: str, trained: int | None, players: int) -> str | None:
