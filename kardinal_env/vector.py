@@ -154,9 +154,10 @@ from typing import Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
+from kardinal_env.core import limits
 from kardinal_env.core.checks import is_integral
 from kardinal_env.core.env_utils import check_action
-from kardinal_env.core.errors import IllegalMoveError
+from kardinal_env.core.errors import IllegalMoveError, OutOfRangeError, StateError
 from kardinal_env.core.generic_env import observation_bounds
 from kardinal_env.core.registry import GameSpec, get_game
 from kardinal_env.core.rewards import ShapingTracker, check_scheme, terminal_rewards
@@ -207,10 +208,9 @@ class VectorEnv:
         **options: Any,
     ):
         spec = get_game(game)
-        if not is_integral(num_envs) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if not is_integral(threads) or not 0 <= threads <= 1024:
-            raise ValueError(f"threads must be an integer from 0 to 1024, got {threads!r}")
+        num_envs = limits.check_num_envs(num_envs)  # before anything is made per slot
+        if not is_integral(threads) or not 0 <= threads <= limits.THREADS:
+            raise ValueError(f"threads must be an integer from 0 to {limits.THREADS}, got {threads!r}")
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
         check_scheme(reward)
@@ -235,10 +235,8 @@ class VectorEnv:
                     f"{spec.name}: option(s) {sorted(self.env_options)} are neither rule options nor options "
                     f"of its codec and encoder ({exc})"
                 ) from None
-        self._generators = [random.Random() for _ in range(self.num_envs)]
-        self._seed_epoch = 0  # counts the reseedings of the generators (the core backend's seeds ahead)
         if seed is not None:
-            self._seed(seed)
+            self._check_seed(seed)
         self.backend = _choose_backend(spec, self.rules, self.env_options, backend)
         impl: _PythonBackend | _CoreBackend
         if self.backend == "core":
@@ -246,6 +244,11 @@ class VectorEnv:
         else:
             impl = _PythonBackend(self)
         self._impl = impl
+        # made once the backend has checked the batch's size (limits.check_batch counts them)
+        self._generators = [random.Random() for _ in range(self.num_envs)]
+        self._seed_epoch = 0  # counts the reseedings of the generators (the core backend's seeds ahead)
+        if seed is not None:
+            self._seed(seed)
         self.num_actions = impl.num_actions
         self.observation_shape: tuple[int, ...] = tuple(impl.observation.shape[1:])
         # the arrays (the module docstring): read-only views of the backend's own buffers, written in place
@@ -320,22 +323,35 @@ class VectorEnv:
     # ------------------------------------------------------------------ helpers
     def _require_started(self, what: str) -> None:
         if not self._started:
-            raise RuntimeError(f"call reset() before {what}: no game has started")
+            raise StateError(f"call reset() before {what}: no game has started")
 
-    def _seed(self, seed: int | Sequence[int]) -> None:
+    def _check_seed(self, seed: int | Sequence[int]) -> list[int]:
+        """The slots' seeds: ``seed + i`` for an integer, else the list itself; every one ``>= 0``
+        (Python's ``random.Random`` seeds an int by its absolute value, so ``-1`` and ``1`` would deal
+        the same games)."""
+        wanted = f"seed must be an integer >= 0 or a list of {self.num_envs} integers >= 0, got {seed!r}"
         if is_integral(seed):
-            seeds = [int(seed) + i for i in range(self.num_envs)]
+            seeds = [int(seed) + i for i in range(self.num_envs)]  # type: ignore[call-overload]
         elif isinstance(seed, Sequence) and not isinstance(seed, (str, bytes)):
             seeds = list(seed)
             if len(seeds) != self.num_envs or not all(is_integral(s) for s in seeds):
-                raise ValueError(f"seed must be an integer or a list of {self.num_envs} integers, got {seed!r}")
+                raise ValueError(wanted)
+            seeds = [int(s) for s in seeds]
         else:
-            raise TypeError(f"seed must be an integer or a list of {self.num_envs} integers, got {seed!r}")
+            raise TypeError(wanted)
+        if min(seeds) < 0:
+            raise ValueError(wanted)
+        return seeds
+
+    def _seed(self, seed: int | Sequence[int]) -> None:
+        seeds = self._check_seed(seed)
         for generator, s in zip(self._generators, seeds, strict=True):
             generator.seed(int(s))
         self._seed_epoch += 1
 
     def _check_actions(self, actions: Any) -> np.ndarray:
+        """A copy of ``actions`` as a new int64 array, checked: the copy is what is played, so another
+        thread writing into the caller's array meanwhile changes nothing."""
         array = np.asarray(actions)
         if array.dtype.kind not in "iu":
             raise TypeError(
@@ -346,6 +362,7 @@ class VectorEnv:
             raise ValueError(
                 f"actions must have shape ({self.num_envs},), one action id per game; got shape {array.shape}"
             )
+        array = np.array(array)  # a copy: what is checked below is what is played
         outside = np.flatnonzero((array < 0) | (array >= self.num_actions))
         if outside.size:
             i = int(outside[0])
@@ -353,11 +370,14 @@ class VectorEnv:
                 check_action(array[i], self.num_actions)
             except IllegalMoveError as exc:
                 raise IllegalActionError(f"game {i}: {exc}", exc.rule, array[i].item(), i) from None
-        return np.ascontiguousarray(array, dtype=np.int64)
+        return array.astype(np.int64, copy=False)
 
     def _check_index(self, index: Any) -> int:
-        if not is_integral(index) or not 0 <= index < self.num_envs:
-            raise IndexError(f"game index must be an integer from 0 to {self.num_envs - 1}, got {index!r}")
+        wanted = f"game index must be an integer from 0 to {self.num_envs - 1}, got {index!r}"
+        if not is_integral(index):
+            raise TypeError(wanted)
+        if not 0 <= index < self.num_envs:
+            raise OutOfRangeError(wanted)
         return int(index)
 
     def _result(self, copy: bool) -> VectorStep:
@@ -398,11 +418,13 @@ class _PythonBackend:
         spec, rules, n = env.spec, env.rules, env.num_envs
         self.env = env
         self.codec = spec.make_codec(rules, **env.env_options)
-        self.encoders = [spec.make_encoder(rules, **env.env_options) for _ in range(n)]
-        self.encoder_hint: Any = self.encoders[0]
+        self.encoder_hint: Any = spec.make_encoder(rules, **env.env_options)
         self.num_actions = int(self.codec.num_actions)
         probe = spec.new_game(rules, seed=0 if spec.chance else None)
-        first = np.asarray(self.encoders[0].encode(probe, probe.current_player))
+        first = np.asarray(self.encoder_hint.encode(probe, probe.current_player))
+        # two observations, a mask row and (a rough floor) the slot's generator, game and encoder
+        limits.check_batch(n, 2 * first.nbytes + self.num_actions + _SLOT_OVERHEAD)
+        self.encoders = [self.encoder_hint] + [spec.make_encoder(rules, **env.env_options) for _ in range(n - 1)]
         if env.chip_shaping and not hasattr(probe, "chips_held"):
             raise ValueError(f"chip_shaping needs a game with chips_held(); {spec.name} has none")
         shaping = env.chip_shaping or env.score_shaping
@@ -631,6 +653,9 @@ class _KoenigCore(_CoreGame):
 
 
 # ---------------------------------------------------------------------- set-up helpers
+
+#: Bytes a slot takes besides its arrays, at least (its random.Random alone is about 2.5 KB).
+_SLOT_OVERHEAD = 4096
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

@@ -164,7 +164,7 @@ def test_bad_arguments_raise_errors_naming_them(core):
         ((WEIGHTS, None, 6), TypeError, r"deck_probs must be a list or tuple"),
         ((WEIGHTS, [0.2, 0.2, 0.2, 0.2, 1.2], 6), ValueError, r"deck_probs\[4\] must be in \[0, 1\]"),
         ((WEIGHTS, [0.2, 0.2, float("inf"), 0.2, 0.2], 6), ValueError, r"deck_probs\[2\] must be finite"),
-        ((WEIGHTS, probs, 0), ValueError, r"replan must be 1\.\.1000000"),
+        ((WEIGHTS, probs, 0), ValueError, r"replan must be an integer from 1 to 1000000"),
         ((WEIGHTS, probs, "6"), TypeError, r"replan must be an int"),
         ((WEIGHTS, probs, True), TypeError, r"replan must be an int"),
     ]

@@ -132,13 +132,21 @@ def test_bad_arguments_raise_errors_naming_them(core):
     legal = game.legal_move_ids()
     illegal = next(m for m in range(len(game.board.moves)) if m not in legal)
     bad = [
-        ((legal[:2], 0, WEIGHTS, 1, data, 1), ValueError, r"heuristic_rollouts: worlds must be a positive integer"),
+        (
+            (legal[:2], 0, WEIGHTS, 1, data, 1),
+            ValueError,
+            r"worlds must be an integer from 1 to 10000",
+        ),
         (([], 2, WEIGHTS, 1, data, 1), ValueError, r"moves is empty"),
         (([illegal], 2, WEIGHTS, 1, data, 1), ValueError, r"moves must be legal move ids of the seat on turn"),
         ((None, 2, WEIGHTS, 1, data, 1), TypeError, r"moves must be a list or tuple"),
         ((legal[:2], 2, WEIGHTS[:9], 1, data, 1), ValueError, r"heuristic_rollouts: weights must have 10 entries"),
         ((legal[:2], 2, [*WEIGHTS[:9], 0.0], 1, data, 1), ValueError, r"heuristic_rollouts: weights\[9\] \(horizon\)"),
-        ((legal[:2], 2, WEIGHTS, 0, data, 1), ValueError, r"heuristic_rollouts: replan must be 1\.\.1000000"),
+        (
+            (legal[:2], 2, WEIGHTS, 0, data, 1),
+            ValueError,
+            r"rollouts: replan must be an integer from 1 to",
+        ),
         ((legal[:2], 2, WEIGHTS, 1, data, "1"), TypeError, r"seed"),
     ]
     for args, exc, pattern in bad:

@@ -89,9 +89,9 @@ def test_plays_legal_moves_and_beats_random():
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match="positive integer"):
+    with pytest.raises(ValueError, match="simulations must be an integer from 1 to"):
         ISMCTSAgent(0)
-    with pytest.raises(ValueError, match="rollout_moves must be a non-negative integer"):
+    with pytest.raises(ValueError, match="rollout_moves must be an integer from 0 to"):
         ISMCTSAgent(5, rollout_moves=-2)
 
 

@@ -298,7 +298,7 @@ def test_weights_are_checked():
         HeuristicWeights(rival_max=2)
     with pytest.raises(ValueError, match="horizon must be positive"):
         HeuristicWeights(horizon=0)
-    with pytest.raises(ValueError, match="replan must be a positive integer"):
+    with pytest.raises(ValueError, match="replan must be an integer from 1 to"):
         KoenigHeuristicAgent(replan=0)
 
 

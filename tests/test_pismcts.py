@@ -141,11 +141,11 @@ def test_spec_and_bad_arguments(core):
         ISMCTSAgent(10, rollout="guide", paired=True, win_bonus=-2)
     with pytest.raises(ValueError, match="t_continue must be a finite number"):
         ISMCTSAgent(10, rollout="guide", paired=True, t_continue=float("nan"))
-    with pytest.raises(ValueError, match="batch must be a non-negative integer"):
+    with pytest.raises(ValueError, match="batch must be an integer from 0 to"):
         ISMCTSAgent(10, rollout="guide", paired=True, batch=-1)
     with pytest.raises(ValueError, match="batch .*needs paired=True"):
         ISMCTSAgent(10, rollout="guide", batch=4)
-    with pytest.raises(ValueError, match="widen_visits must be a non-negative integer"):
+    with pytest.raises(ValueError, match="widen_visits must be an integer from 0 to"):
         ISMCTSAgent(10, rollout="guide", widen_visits=-1)
     with pytest.raises(ValueError, match="widen_visits .*needs rollout='guide'"):
         ISMCTSAgent(10, widen_visits=4)
@@ -157,11 +157,11 @@ def test_spec_and_bad_arguments(core):
     with pytest.raises(ValueError, match="paired needs the guide"):
         cc.ismcts_root(4, 0.7, 8.0, data, 1, None, None, 3, 0.0, True)
     weights, replan = HeuristicGuide().core_arguments
-    with pytest.raises(ValueError, match="batch must be >= 0"):
+    with pytest.raises(ValueError, match="batch must be an integer from 0 to"):
         cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, -1)
     with pytest.raises(ValueError, match="finite and >= 0"):
         cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 2, -2.5)
-    with pytest.raises(ValueError, match="widen_visits must be >= 0"):
+    with pytest.raises(ValueError, match="widen_visits must be an integer from 0 to"):
         cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 2, 2.5, 0.5, 10.0, -1)
     legal = game.legal_move_ids()
     given = legal[:2][::-1]

@@ -122,8 +122,8 @@ def test_search_with_playouts_plays_legal_moves_to_the_end(batch_size):
 @pytest.mark.parametrize(
     "kw, message",
     [
-        (dict(rollouts=-1), "rollouts must be an integer >= 0"),
-        (dict(rollouts=2.0), "rollouts must be an integer >= 0"),
+        (dict(rollouts=-1), "rollouts must be an integer from 0 to 1000000"),
+        (dict(rollouts=2.0), "rollouts must be an integer from 0 to 1000000"),
         (dict(rollout_weight=1.5), r"rollout_weight must be a number in \[0, 1\]"),
         (dict(rollout_weight=-0.1), r"rollout_weight must be a number in \[0, 1\]"),
         (dict(rollout_weight=True), r"rollout_weight must be a number in \[0, 1\]"),

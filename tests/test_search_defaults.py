@@ -53,15 +53,15 @@ def test_the_search_takes_a_checkpoints_defaults_unless_told_otherwise(tiny_chec
     "defaults, message",
     [
         ({"simulations": 32}, "has 'simulations'"),
-        ({"batch_size": 0}, "batch_size must be a positive integer"),
-        ({"batch_size": True}, "batch_size must be a positive integer"),
-        ({"batch_size": 1.5}, "batch_size must be a positive integer"),
+        ({"batch_size": 0}, "batch_size must be an integer from 1 to 1000000"),
+        ({"batch_size": True}, "batch_size must be an integer from 1 to 1000000"),
+        ({"batch_size": 1.5}, "batch_size must be an integer from 1 to 1000000"),
         ({"c_puct": 0.0}, "c_puct must be a positive number"),
         ({"c_puct": float("inf")}, "c_puct must be a positive number"),
         ({"score_shaping": -0.1}, "score_shaping must be a finite number >= 0"),
         ({"score_shaping": "0.02"}, "score_shaping must be a finite number >= 0"),
-        ({"rollouts": -1}, "rollouts must be an integer >= 0"),
-        ({"rollouts": 2.0}, "rollouts must be an integer >= 0"),
+        ({"rollouts": -1}, "rollouts must be an integer from 0 to 1000000"),
+        ({"rollouts": 2.0}, "rollouts must be an integer from 0 to 1000000"),
         ({"rollout_weight": 1.5}, r"rollout_weight must be a number in \[0, 1\]"),
         ({"rollout_weight": float("nan")}, r"rollout_weight must be a number in \[0, 1\]"),
     ],
@@ -93,7 +93,7 @@ def test_zoo_command_line_writes_search_defaults(tiny_checkpoint, tmp_path, caps
     searched = load_agent(f"puct:8:{playouts}", "kardinal")
     assert (searched.batch_size, searched.rollouts, searched.rollout_weight) == (1, 4, 0.75)
     assert main(["search-defaults", str(tmp_path / "no.pt"), tiny_checkpoint, "--batch-size", "0"]) == 2
-    assert "batch_size must be a positive integer" in capsys.readouterr().out
+    assert "batch_size must be an integer from 1 to 1000000" in capsys.readouterr().out
     assert not (tmp_path / "no.pt").exists()
 
 

@@ -67,6 +67,7 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 
 from agents.base import BaseAgent
+from kardinal_env.core import limits
 from kardinal_env.core.checks import is_int, is_number
 from kardinal_env.koenig import compiled as _compiled
 from kardinal_env.koenig import scoring
@@ -910,8 +911,8 @@ class KoenigHeuristicAgent(BaseAgent):
         compiled: bool = True,
     ):
         super().__init__(seed)
-        if not is_int(replan) or replan < 1:
-            raise ValueError(f"replan must be a positive integer, got {replan!r}")
+        if not is_int(replan) or not 1 <= replan <= limits.KNOB:
+            raise ValueError(f"replan must be an integer from 1 to {limits.KNOB}, got {replan!r}")
         self.weights = DEFAULT_WEIGHTS if weights is None else weights
         self.replan = replan
         self.compiled = bool(compiled)

@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from kardinal_env.core import limits
 from kardinal_env.core.checks import is_finite_number, is_int
 
 __all__ = [
@@ -28,21 +29,25 @@ __all__ = [
 ]
 
 
-def check_count(what: str, value: object, minimum: int = 1, allow_none: bool = False) -> None:
+def check_count(
+    what: str, value: object, minimum: int = 1, allow_none: bool = False, maximum: int = limits.KNOB
+) -> None:
     """``ValueError`` naming ``what`` (e.g. ``"mcts: simulations"``) unless ``value`` is an integer
-    (not a bool) of at least ``minimum`` (1: positive, 0: non-negative), or ``None`` when allowed."""
+    (not a bool) from ``minimum`` (1: positive, 0: non-negative) to ``maximum`` (a bound of
+    :mod:`kardinal_env.core.limits`: :data:`~kardinal_env.core.limits.KNOB` unless given), or ``None``
+    when allowed. Checked when an agent is made, so a count the search cannot honour never reaches it."""
     if value is None and allow_none:
         return
-    if not is_int(value) or value < minimum:
-        kind = "a positive integer" if minimum == 1 else "a non-negative integer" if minimum == 0 else f">= {minimum}"
+    if not is_int(value) or not minimum <= value <= maximum:  # type: ignore[operator]
+        kind = f"an integer from {minimum} to {maximum}"
         raise ValueError(f"{what} must be {'None or ' if allow_none else ''}{kind}, got {value!r}")
 
 
-def check_finite(what: str, value: object) -> None:
+def check_finite(what: str, value: object, positive: bool = False) -> None:
     """``ValueError`` naming ``what`` (e.g. ``"rollout: z"``) unless ``value`` is a finite number >= 0
-    (not a bool)."""
-    if not (is_finite_number(value) and value >= 0):
-        raise ValueError(f"{what} must be a finite number >= 0, got {value!r}")
+    (> 0 when ``positive``; not a bool, not NaN)."""
+    if not (is_finite_number(value) and (value > 0 if positive else value >= 0)):  # type: ignore[operator]
+        raise ValueError(f"{what} must be a finite number {'> 0' if positive else '>= 0'}, got {value!r}")
 
 
 def play_out(
@@ -137,10 +142,10 @@ def significant_move(first: Any, statistics: Sequence[tuple[Any, float, float]],
 #: :class:`agents.search.puct.PUCTAgent` and :func:`agents.networks.checkpoint.search_defaults`: the
 #: test and what the value must be.
 SEARCH_ARGUMENTS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "batch_size": (lambda v: is_int(v) and v >= 1, "a positive integer"),
+    "batch_size": (lambda v: is_int(v) and 1 <= v <= limits.KNOB, f"an integer from 1 to {limits.KNOB}"),
     "c_puct": (lambda v: is_finite_number(v) and v > 0, "a positive number"),
     "score_shaping": (lambda v: is_finite_number(v) and v >= 0, "a finite number >= 0"),
-    "rollouts": (lambda v: is_int(v) and v >= 0, "an integer >= 0"),
+    "rollouts": (lambda v: is_int(v) and 0 <= v <= limits.KNOB, f"an integer from 0 to {limits.KNOB}"),
     "rollout_weight": (lambda v: is_finite_number(v) and 0 <= v <= 1, "a number in [0, 1]"),
 }
 

@@ -71,6 +71,7 @@ from agents.baselines.koenig_heuristic import (
     unseen_deck_probabilities,
 )
 from agents.search.common import check_count, check_finite, choose, paired_statistics, seat_result, significant_move
+from kardinal_env.core import limits
 from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig import compiled as _compiled
 from kardinal_env.koenig.knowledge import SeatKnowledge
@@ -188,7 +189,7 @@ def rollout_values(
     each of ``moves`` (legal move ids), over ``worlds`` worlds dealt from ``ShuffleRng(seed)`` (module
     docstring); the margin is the seat's final score less the best other seat's. In the compiled core
     when ``compiled`` and the game is core-backed; else in Python."""
-    check_count("rollout: worlds", worlds)
+    check_count("rollout: worlds", worlds, maximum=limits.WORLDS)
     if not moves:
         raise ValueError("rollout_values: moves is empty")
     seat = game.current_player
@@ -241,7 +242,7 @@ class HeuristicRolloutAgent(BaseAgent):
         game: Any = None,
     ):
         super().__init__(seed)
-        check_count("rollout: worlds", worlds)
+        check_count("rollout: worlds", worlds, maximum=limits.WORLDS)
         check_count("rollout: candidates", candidates)
         check_count("rollout: replan", replan)
         check_count("rollout: batch", batch)

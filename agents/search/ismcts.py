@@ -93,6 +93,8 @@ from agents.search.common import (
     seat_result,
     significant_move,
 )
+from kardinal_env.core import limits
+from kardinal_env.core.checks import is_finite_number
 from kardinal_env.core.registry import GameSpec, UnknownGameError, game_of
 from kardinal_env.core.shuffle import ShuffleRng
 
@@ -136,10 +138,12 @@ class ISMCTSAgent(BaseAgent):
         widen_visits: int = 0,
     ):
         super().__init__(seed)
-        check_count("ismcts: simulations", simulations)
+        check_count("ismcts: simulations", simulations, maximum=limits.SIMULATIONS)
+        check_finite("ismcts: exploration", exploration)
+        check_finite("ismcts: scale", scale, positive=True)
         check_count("ismcts: rollout_moves", rollout_moves, minimum=0)
         check_count("ismcts: widen", widen)
-        if not 0.0 <= margin_weight <= 1.0:
+        if not (is_finite_number(margin_weight) and 0.0 <= margin_weight <= 1.0):
             raise ValueError(f"ismcts: margin_weight must be in [0, 1], got {margin_weight!r}")
         if margin_weight and rollout != "guide":
             raise ValueError("ismcts: margin_weight values guided playouts; it needs rollout='guide'")

@@ -59,7 +59,9 @@ import math
 from typing import Any
 
 from agents.base import BaseAgent
-from agents.search.common import backup, check_count, play_out
+from agents.search.common import backup, check_count, check_finite, play_out
+from kardinal_env.core import limits
+from kardinal_env.core.checks import is_finite_number
 from kardinal_env.core.registry import GameSpec, game_of
 
 __all__ = ["MCTSAgent"]
@@ -100,7 +102,12 @@ class MCTSAgent(BaseAgent):
         compiled: bool = True,
     ):
         super().__init__(seed)
-        check_count("mcts: simulations", simulations)
+        check_count("mcts: simulations", simulations, maximum=limits.SIMULATIONS)
+        check_finite("mcts: exploration", exploration)
+        if not (is_finite_number(margin_weight) and 0 <= margin_weight <= 1):
+            raise ValueError(f"mcts: margin_weight must be a number in [0, 1], got {margin_weight!r}")
+        if widen_base is not None:
+            check_finite("mcts: widen_base", widen_base)
         if rollout not in _ROLLOUTS:
             raise ValueError(f"mcts: rollout must be one of {list(_ROLLOUTS)}, got {rollout!r}")
         check_count("mcts: playout_moves", playout_moves, minimum=0, allow_none=True)

@@ -78,6 +78,7 @@ import numpy as np
 
 from agents.base import BaseAgent
 from agents.search.common import check_count, play_out, search_argument_problem
+from kardinal_env.core import limits
 from kardinal_env.core.registry import GameSpec, game_of
 from kardinal_env.core.rewards import REWARD_SCHEMES, projected_margins, terminal_rewards
 
@@ -169,7 +170,7 @@ class PUCTAgent(BaseAgent):
         game: GameSpec | None = None,
     ):
         super().__init__(seed)
-        check_count("puct: simulations", simulations)
+        check_count("puct: simulations", simulations, maximum=limits.SIMULATIONS)
         for key, value in (
             ("c_puct", c_puct),
             ("score_shaping", score_shaping),

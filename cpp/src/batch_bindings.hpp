@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "boundary.hpp"
+
 namespace batch_bindings {
 
 namespace nb = nanobind;
@@ -45,17 +47,12 @@ class BusyGuard {
     BusyFlag &f_;
 };
 
-inline int check_threads(long long threads) {
-    if (threads < 0 || threads > 1024)
-        throw nb::value_error(("threads must be an integer from 0 to 1024, got " + std::to_string(threads)).c_str());
-    return int(threads);
-}
+inline int check_threads(long long threads) { return boundary::narrow(threads, 0, boundary::limits::THREADS, "threads"); }
 
 inline int check_index(long long i, int num_envs) {
     if (i < 0 || i >= num_envs)
-        throw nb::index_error(("game index " + std::to_string(i) + " is out of range: the batch has games 0.." +
-                               std::to_string(num_envs - 1))
-                                  .c_str());
+        boundary::out_of_range("game index " + std::to_string(i) + " is out of range: the batch has games 0.." +
+                               std::to_string(num_envs - 1));
     return int(i);
 }
 
@@ -126,20 +123,6 @@ void bind_common_arrays(Class &cls) {
                              "(N,) int32: its number of moves.");
     def_view<int32_t, Batch>(cls, "final_player", &Batch::final_player, per_game<Batch>,
                              "(N,) int32: the seat whose move ended it (-1: none yet).");
-}
-
-// The actions argument of step(): taken only as a C-contiguous int64 array in CPU memory.
-using ActionArray = nb::ndarray<const int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-
-inline ActionArray check_actions(nb::handle actions, int num_envs) {
-    ActionArray a;
-    if (!nb::try_cast(actions, a, false))
-        throw nb::type_error("actions must be a C-contiguous numpy int64 array of shape (num_envs,)");
-    if (a.shape(0) != size_t(num_envs))
-        throw nb::value_error(
-            ("actions must have shape (" + std::to_string(num_envs) + ",), got (" + std::to_string(a.shape(0)) + ",)")
-                .c_str());
-    return a;
 }
 
 }  // namespace batch_bindings

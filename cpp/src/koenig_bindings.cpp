@@ -21,6 +21,7 @@
 #include <tuple>
 
 #include "batch_bindings.hpp"
+#include "boundary.hpp"
 #include "buffers.hpp"
 #include "koenig.hpp"
 #include "koenig_batch.hpp"
@@ -38,20 +39,7 @@ using KGame = koenig::Game;
 
 namespace {
 
-// Raise module.name(args...) as the current Python exception; ValueError(message) when the class
-// cannot be imported (the core used without kardinal_env).
-[[noreturn]] void raise_as(const char *module, const char *name, const std::string &message, nb::handle extra1 = {},
-                           nb::handle extra2 = {}) {
-    try {
-        nb::object cls = nb::module_::import_(module).attr(name);
-        nb::object exc = extra1.is_valid() ? cls(message, extra1, extra2.is_valid() ? nb::borrow(extra2) : nb::none())
-                                           : cls(message);
-        PyErr_SetObject(cls.ptr(), exc.ptr());
-    } catch (nb::python_error &) {
-        PyErr_SetString(PyExc_ValueError, message.c_str());
-    }
-    throw nb::python_error();
-}
+using boundary::raise_as;
 
 // As Game.play_id: the error's move is the move string for an id of the table, else the input.
 [[noreturn]] void raise_illegal(const koenig::IllegalMove &e, nb::handle move, const Board *board = nullptr) {
@@ -63,18 +51,8 @@ namespace {
     raise_as("kardinal_env.core.errors", "IllegalMoveError", e.message, rule, move);
 }
 
-// A move id from any object: an int that fits (bool excluded) or nullopt.
-std::optional<long long> as_move_id(nb::handle obj) {
-    if (!PyLong_Check(obj.ptr()) || PyBool_Check(obj.ptr())) return std::nullopt;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow);
-    if (overflow) return std::nullopt;
-    if (v == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return std::nullopt;
-    }
-    return v;
-}
+// A move id from any object: an int that fits 64 bits (bool excluded) or nullopt.
+std::optional<long long> as_move_id(nb::handle obj) { return boundary::integer(obj); }
 
 void play_checked(KGame &g, nb::handle move) {
     auto id = as_move_id(move);
@@ -196,7 +174,7 @@ std::vector<int> digits(const Board &b, const std::vector<int> &idx) {
 
 int check_seat(const KGame &g, long long seat) {
     if (seat < 0 || seat >= g.n)
-        throw nb::index_error(("seat " + std::to_string(seat) + " out of range (0.." + std::to_string(g.n - 1) + ")").c_str());
+        boundary::out_of_range("seat " + std::to_string(seat) + " out of range (0.." + std::to_string(g.n - 1) + ")");
     return int(seat);
 }
 
@@ -335,8 +313,7 @@ int heuristic_replan(nb::handle replan, const std::string &fn) {
     auto r = as_move_id(replan);
     if (!r)
         throw nb::type_error((fn + ": replan must be an int, got " + std::string(nb::type_name(replan.type()).c_str())).c_str());
-    if (*r < 1 || *r > 1'000'000) throw nb::value_error((fn + ": replan must be 1..1000000").c_str());
-    return int(*r);
+    return boundary::narrow(*r, 1, boundary::limits::KNOB, fn + ": replan");
 }
 
 nb::list int_list(const std::vector<int> &xs) {
@@ -389,7 +366,7 @@ nb::dict breakdown(const KGame &g, const std::vector<int> &parts) {
 }
 
 void need_over(const KGame &g, const char *what) {
-    if (!g.is_over()) throw std::runtime_error(std::string(what) + "() is only defined once the game is over");
+    if (!g.is_over()) boundary::not_over(std::string(what) + "() is only defined once the game is over");
 }
 
 nb::list finishing_order(const KGame &g) {
@@ -512,14 +489,14 @@ void bind_koenig_batch(nb::module_ &m) {
                     throw nb::value_error(("players must be 3, 4 or 5, got " + std::to_string(players)).c_str());
                 if (discard != "one" && discard != "any")
                     throw nb::value_error(("discard must be one of ['one', 'any'], got '" + discard + "'").c_str());
-                if (num_envs < 1 || num_envs > (1LL << 20))
-                    throw nb::value_error(
-                        ("num_envs must be an integer from 1 to 1048576, got " + std::to_string(num_envs)).c_str());
+                const long long per_game = 2 * 4 * (long long)koenig::observation_size(*board) + board->num_moves +
+                                           (long long)sizeof(KGame) + 256;
+                const int n = boundary::batch_size(num_envs, per_game);
                 int scheme;
                 if (reward == "win_loss") scheme = batching::REWARD_WIN_LOSS;
                 else if (reward == "margin") scheme = batching::REWARD_MARGIN;
                 else throw nb::value_error(("reward must be one of ['win_loss', 'margin'], got '" + reward + "'").c_str());
-                new (self) B(board, int(players), discard == "any", int(num_envs), scheme, score_shaping);
+                new (self) B(board, int(players), discard == "any", n, scheme, score_shaping);
             },
             nb::arg("board"), nb::arg("players"), nb::arg("discard"), nb::arg("num_envs"),
             nb::arg("reward") = "win_loss", nb::arg("score_shaping") = 0.0,
@@ -557,9 +534,9 @@ void bind_koenig_batch(nb::module_ &m) {
             "step",
             [](B &b, nb::handle actions, long long threads) {
                 int k = batch_bindings::check_threads(threads);
-                batch_bindings::ActionArray a = batch_bindings::check_actions(actions, b.num_envs());
+                std::vector<int64_t> copy = boundary::copy_actions(actions, b.num_envs());
                 batch_bindings::BusyGuard guard(b, KOENIG_BATCH_NAME);
-                const int64_t *data = a.data();
+                const int64_t *data = copy.data();  // the core's own copy: only it is checked and played
                 long long bad;
                 {
                     nb::gil_scoped_release release;
@@ -745,9 +722,8 @@ void bind_koenig(nb::module_ &m) {
             [](KGame &g, long long i) {
                 koenig::MoveSpan ms = g.legal();
                 if (i < 0 || size_t(i) >= ms.size())
-                    throw nb::index_error(("move index " + std::to_string(i) + " out of range (" + std::to_string(ms.size()) +
-                                           " legal moves)")
-                                              .c_str());
+                    boundary::out_of_range("move index " + std::to_string(i) + " out of range (" +
+                                           std::to_string(ms.size()) + " legal moves)");
                 try {
                     g.apply(ms[size_t(i)]);
                 } catch (const koenig::DeckProblem &e) {
@@ -876,21 +852,24 @@ void bind_koenig(nb::module_ &m) {
                nb::handle weights, nb::handle replan, long long widen, double margin_weight, bool paired,
                long long batch, double z, double t_continue, double win_bonus, long long widen_visits,
                nb::handle root_moves) {
-                if (simulations < 1) throw nb::value_error("ismcts: simulations must be a positive integer");
+                using boundary::limits::KNOB;
+                const int sims = boundary::narrow(simulations, 1, boundary::limits::SIMULATIONS, "ismcts_root: simulations");
+                boundary::finite(exploration, "ismcts_root: exploration");
+                if (!(boundary::finite(scale, "ismcts_root: scale") > 0))
+                    throw nb::value_error("ismcts_root: scale must be a positive number");
                 std::optional<koenig::IsmctsGuide> guide;
                 if (!weights.is_none()) {
-                    if (widen < 1) throw nb::value_error("ismcts_root: widen must be a positive integer");
+                    const int widen_n = boundary::narrow(widen, 1, KNOB, "ismcts_root: widen");
+                    const int batch_n = boundary::narrow(batch, 0, KNOB, "ismcts_root: batch");
+                    const int widen_visits_n = boundary::narrow(widen_visits, 0, KNOB, "ismcts_root: widen_visits");
                     if (!(margin_weight >= 0 && margin_weight <= 1))
                         throw nb::value_error("ismcts_root: margin_weight must be in [0, 1]");
-                    guide = koenig::IsmctsGuide{heuristic_weights(weights, "ismcts_root"),
-                                                heuristic_replan(replan, "ismcts_root"), int(widen), margin_weight,
-                                                paired, int(batch), z, t_continue, win_bonus, int(widen_visits)};
-                    if (widen_visits < 0 || widen_visits > INT32_MAX)
-                        throw nb::value_error("ismcts_root: widen_visits must be >= 0");
-                    if (batch < 0 || batch > INT32_MAX) throw nb::value_error("ismcts_root: batch must be >= 0");
                     for (double v : {z, t_continue, win_bonus})
                         if (!(v >= 0 && std::isfinite(v)))
                             throw nb::value_error("ismcts_root: z, t_continue and win_bonus must be finite and >= 0");
+                    guide = koenig::IsmctsGuide{heuristic_weights(weights, "ismcts_root"),
+                                                heuristic_replan(replan, "ismcts_root"), widen_n, margin_weight,
+                                                paired, batch_n, z, t_continue, win_bonus, widen_visits_n};
                 } else if (paired) {
                     throw nb::value_error("ismcts_root: paired needs the guide (weights)");
                 }
@@ -902,7 +881,7 @@ void bind_koenig(nb::module_ &m) {
                     koenig::MoveSpan legal = g.legal();
                     for (nb::handle m : root_moves) {
                         std::optional<long long> id = as_move_id(m);
-                        if (!id || std::find(legal.begin(), legal.end(), int(*id)) == legal.end() ||
+                        if (!id || std::find(legal.begin(), legal.end(), *id) == legal.end() ||
                             std::find(roots.begin(), roots.end(), int(*id)) != roots.end())
                             throw nb::value_error("ismcts_root: root_moves must be distinct legal move ids");
                         roots.push_back(int(*id));
@@ -916,7 +895,7 @@ void bind_koenig(nb::module_ &m) {
                 {
                     KGame root = g;  // a copy taken with the GIL held
                     nb::gil_scoped_release release;
-                    children = koenig::Ismcts::search(root, int(simulations), exploration, scale, data, state,
+                    children = koenig::Ismcts::search(root, sims, exploration, scale, data, state,
                                                       guide ? &*guide : nullptr, roots);
                 }
                 nb::list out;
@@ -1013,14 +992,14 @@ void bind_koenig(nb::module_ &m) {
                 const std::string fn = "heuristic_rollouts";
                 koenig::HeuristicWeights hw = heuristic_weights(weights, fn);
                 int r = heuristic_replan(replan, fn);
-                if (worlds < 1) throw nb::value_error((fn + ": worlds must be a positive integer").c_str());
+                const int worlds_n = boundary::narrow(worlds, 1, boundary::limits::WORLDS, fn + ": worlds");
                 if (g.is_over()) throw nb::value_error((fn + ": the game is over; there is no decision").c_str());
                 if (!PyList_Check(moves.ptr()) && !PyTuple_Check(moves.ptr()))
                     throw nb::type_error((fn + ": moves must be a list or tuple of legal move ids").c_str());
                 std::vector<int> ids;
                 for (nb::handle item : moves) {
                     auto id = as_move_id(item);
-                    if (!id || !g.is_legal(int(*id)))
+                    if (!id || !g.is_legal(*id))
                         throw nb::value_error((fn + ": moves must be legal move ids of the seat on turn, got " +
                                                std::string(nb::str(item).c_str()))
                                                   .c_str());
@@ -1034,7 +1013,7 @@ void bind_koenig(nb::module_ &m) {
                 {
                     KGame root = g;  // a copy taken with the GIL held
                     nb::gil_scoped_release release;
-                    values = koenig::HeuristicRollouts::evaluate(root, ids, int(worlds), data, state, hw, r);
+                    values = koenig::HeuristicRollouts::evaluate(root, ids, worlds_n, data, state, hw, r);
                 }
                 nb::list out;
                 for (const auto &v : values) {
@@ -1055,7 +1034,7 @@ void bind_koenig(nb::module_ &m) {
         .def(
             "random_playouts",
             [](const KGame &g, long long n_games, nb::handle seed) {
-                if (n_games < 0) throw nb::value_error("n_games must be >= 0");
+                boundary::narrow<long long>(n_games, 0, boundary::limits::PLAYOUTS, "n_games");
                 uint64_t state = seed_state(seed);
                 koenig::PlayoutSummary s;
                 KGame start = g;  // a copy taken with the GIL held: another thread may play on g meanwhile
@@ -1086,7 +1065,7 @@ void bind_koenig(nb::module_ &m) {
     m.def(
         "koenig_draws",
         [](nb::handle seed, long long k) {
-            if (k < 0 || k > 1'000'000) throw nb::value_error("k must be 0..1000000");
+            boundary::narrow<long long>(k, 0, boundary::limits::DRAWS, "k");
             koenig::ShuffleRng rng(seed_state(seed));
             std::vector<uint64_t> out;
             for (long long i = 0; i < k; ++i) out.push_back(rng.next());
@@ -1096,7 +1075,7 @@ void bind_koenig(nb::module_ &m) {
     m.def(
         "koenig_weighted",
         [](nb::handle seed, std::vector<long long> weights, long long k) {
-            if (k < 0 || k > 1'000'000) throw nb::value_error("k must be 0..1000000");
+            boundary::narrow<long long>(k, 0, boundary::limits::DRAWS, "k");
             long long total = 0;
             for (long long w : weights) {
                 if (w < 0 || w >= (1LL << 32)) throw nb::value_error("weights must be in 0..2**32-1");
@@ -1114,7 +1093,7 @@ void bind_koenig(nb::module_ &m) {
         "koenig_getrandbits",
         [](nb::handle seed, int bits, long long k) {
             if (bits < 1 || bits > 64) throw nb::value_error("bits must be 1..64");
-            if (k < 0 || k > 1'000'000) throw nb::value_error("k must be 0..1000000");
+            boundary::narrow<long long>(k, 0, boundary::limits::DRAWS, "k");
             koenig::ShuffleRng rng(seed_state(seed));
             std::vector<uint64_t> out;
             for (long long i = 0; i < k; ++i) out.push_back(rng.getrandbits(bits));
@@ -1124,7 +1103,7 @@ void bind_koenig(nb::module_ &m) {
     m.def(
         "koenig_shuffle",
         [](nb::handle seed, long long size) {
-            if (size < 0 || size > 1'000'000) throw nb::value_error("size must be 0..1000000");
+            boundary::narrow<long long>(size, 0, boundary::limits::DRAWS, "size");
             koenig::ShuffleRng rng(seed_state(seed));
             std::vector<long long> items(static_cast<size_t>(size));
             for (long long i = 0; i < size; ++i) items[size_t(i)] = i;

@@ -21,6 +21,7 @@
 
 #include "kardinal.hpp"
 #include "mcts.hpp"
+#include "boundary.hpp"
 #include "buffers.hpp"
 #include "observation.hpp"
 
@@ -104,7 +105,7 @@ void play_checked(Game &g, nb::handle code) {
 }
 
 void require_over(const Game &g, const char *what) {
-    if (!g.is_over()) throw std::runtime_error(std::string(what) + " is only defined once the game is over");
+    if (!g.is_over()) boundary::not_over(std::string(what) + " is only defined once the game is over");
 }
 
 nb::list int_list(const int *values, int n) {
@@ -119,10 +120,7 @@ void require_playing(const Game &g) {
     if (g.is_over()) throw nb::value_error("no legal move: the game is over");
 }
 
-double finite(double x, const char *what) {
-    if (!std::isfinite(x)) throw nb::value_error((std::string(what) + " must be a finite number").c_str());
-    return x;
-}
+using boundary::finite;
 
 }  // namespace
 
@@ -130,12 +128,8 @@ double finite(double x, const char *what) {
 kardinal::MctsOptions mcts_options(const Game &g, long long simulations, uint64_t seed, double exploration,
                                    std::optional<double> widen_base, double margin_weight) {
     require_playing(g);
-    if (simulations < 1 || simulations > 100000000LL) {
-        std::string got = std::to_string(simulations);
-        throw nb::value_error(("simulations must be a positive integer (at most 100,000,000), got " + got).c_str());
-    }
     kardinal::MctsOptions o;
-    o.simulations = simulations;
+    o.simulations = boundary::narrow<long long>(simulations, 1, boundary::limits::SIMULATIONS, "simulations");
     o.seed = seed;
     o.exploration = finite(exploration, "exploration");
     o.widen = widen_base.has_value();
@@ -212,7 +206,6 @@ int mask_window(const Game &g, size_t length) {
 
 namespace {
 
-using batch_bindings::ActionArray;
 using batch_bindings::BusyGuard;
 using batch_bindings::check_threads;
 using batch_bindings::int64_array;
@@ -238,16 +231,17 @@ void bind_batch(nb::module_ &m) {
                double score_shaping) {
                 if (start.move_count() != 0)
                     throw nb::value_error("KardinalBatch needs a game at its start (no move played) as the template");
-                if (num_envs < 1 || num_envs > (1LL << 20))
-                    throw nb::value_error(
-                        ("num_envs must be an integer from 1 to 1048576, got " + std::to_string(num_envs)).c_str());
+                const long long window = kardinal::frame_window(start.rules);
+                const long long per_game = 2 * kardinal::OBS_CHANNELS * window * window + kardinal::num_actions(int(window)) +
+                                           (long long)(sizeof(Game) + 2 * sizeof(kardinal::ObservationParts)) + 256;
+                const int n = boundary::batch_size(num_envs, per_game);
                 int scheme;
                 if (reward == "win_loss") scheme = kardinal::REWARD_WIN_LOSS;
                 else if (reward == "margin") scheme = kardinal::REWARD_MARGIN;
                 else throw nb::value_error(("reward must be one of ['win_loss', 'margin'], got '" + reward + "'").c_str());
                 finite(chip_shaping, "chip_shaping");
                 finite(score_shaping, "score_shaping");
-                new (self) PyBatch(start.rules, int(num_envs), scheme, chip_shaping, score_shaping);
+                new (self) PyBatch(start.rules, n, scheme, chip_shaping, score_shaping);
             },
             nb::arg("start"), nb::arg("num_envs"), nb::arg("reward") = "win_loss", nb::arg("chip_shaping") = 0.0,
             nb::arg("score_shaping") = 0.0,
@@ -285,9 +279,9 @@ void bind_batch(nb::module_ &m) {
             "step",
             [](PyBatch &b, nb::handle actions, long long threads) {
                 int k = check_threads(threads);
-                ActionArray a = batch_bindings::check_actions(actions, b.num_envs());
+                std::vector<int64_t> copy = boundary::copy_actions(actions, b.num_envs());
                 BusyGuard guard(b, BATCH_NAME);
-                const int64_t *data = a.data();
+                const int64_t *data = copy.data();  // the core's own copy: only it is checked and played
                 long long bad;
                 {
                     nb::gil_scoped_release release;
@@ -335,6 +329,7 @@ void bind_batch(nb::module_ &m) {
 
 NB_MODULE(kardinal_core, m) {
     m.doc() = "kardinal-env's compiled core: the Kardinal rules engine in C++ (see kardinal_env.kardinal.compiled)";
+    m.attr("LIMITS") = boundary::limits_dict();  // the upper bounds of every count and size (boundary.hpp)
 
     nb::class_<Game>(m, "KardinalGame",
                      "One game of Kardinal in C++, on the Python engine's move codes (kardinal_env.kardinal.Game).")
@@ -396,9 +391,8 @@ NB_MODULE(kardinal_core, m) {
             [](Game &g, long i) {
                 const auto &moves = g.legal();
                 if (i < 0 || size_t(i) >= moves.size())
-                    throw nb::index_error(("move index " + std::to_string(i) + " out of range (" +
-                                           std::to_string(moves.size()) + " legal moves)")
-                                              .c_str());
+                    boundary::out_of_range("move index " + std::to_string(i) + " out of range (" +
+                                           std::to_string(moves.size()) + " legal moves)");
                 g.apply(moves[size_t(i)]);
             },
             nb::arg("index"), "Play the legal move at this position of legal_move_codes().")
@@ -425,9 +419,11 @@ NB_MODULE(kardinal_core, m) {
                  return out;
              })
         .def("chips_held",
-             [](const Game &g, int seat) {
-                 if (seat < 0 || seat >= g.num_players()) throw nb::index_error("seat out of range");
-                 return g.held(seat, 0) + g.held(seat, 1) + g.held(seat, 2) + g.held(seat, 3);
+             [](const Game &g, long long seat) {
+                 if (seat < 0 || seat >= g.num_players())
+                     boundary::out_of_range("seat " + std::to_string(seat) + " out of range (0.." +
+                                            std::to_string(g.num_players() - 1) + ")");
+                 return g.held(int(seat), 0) + g.held(int(seat), 1) + g.held(int(seat), 2) + g.held(int(seat), 3);
              })
         .def("supply",
              [](const Game &g) {
@@ -501,7 +497,7 @@ NB_MODULE(kardinal_core, m) {
         .def(
             "random_playouts",
             [](const Game &g, long long n_games, uint64_t seed) {
-                if (n_games < 0) throw nb::value_error("n_games must be >= 0");
+                boundary::narrow<long long>(n_games, 0, boundary::limits::PLAYOUTS, "n_games");
                 kardinal::PlayoutSummary s;
                 {
                     nb::gil_scoped_release release;

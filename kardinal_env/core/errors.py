@@ -1,8 +1,17 @@
-"""Error types shared by the engines, the record formats and the environments."""
+"""Error types shared by the engines, the record formats and the environments.
+
+The convention of the whole public API (Python engines, the compiled core, the environments, the
+agents): ``TypeError`` for an argument of the wrong type; ``ValueError`` or one of its subclasses for
+a wrong value, an index or seat out of range, or a call in the wrong state. The subclasses for the
+last two keep the older, narrower types as second bases so that existing ``except`` clauses still
+match: :class:`OutOfRangeError` (also an ``IndexError``) and :class:`StateError` (also a
+``RuntimeError``; :class:`GameNotOverError` is one). ``RuntimeError`` alone means a fault of the
+installation or an internal bug (the compiled core missing or disagreeing with the Python engine), or
+a batch of the compiled core stepped from two threads at once."""
 
 from __future__ import annotations
 
-__all__ = ["IllegalMoveError", "RecordError"]
+__all__ = ["IllegalMoveError", "RecordError", "OutOfRangeError", "StateError", "GameNotOverError"]
 
 
 class IllegalMoveError(ValueError):
@@ -16,3 +25,15 @@ class IllegalMoveError(ValueError):
 
 class RecordError(ValueError):
     """A malformed or inconsistent game record; the message says what and where."""
+
+
+class OutOfRangeError(ValueError, IndexError):
+    """An index, seat or slot number outside its range (the message names the range)."""
+
+
+class StateError(ValueError, RuntimeError):
+    """A call in the wrong state: before ``reset()``, after the episode ended, before the game is over."""
+
+
+class GameNotOverError(StateError):
+    """A result (scores, winners, finishing order) asked for before the game is over."""

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from kardinal_env.core import backend
 from kardinal_env.core.backend import CoreBacked
+from kardinal_env.core.errors import GameNotOverError
 from kardinal_env.core.game_base import resolve_rules
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.kardinal.engine import PHASES, BuildChips, Building, Game, LiveView, use_core_game
@@ -142,7 +143,7 @@ class CoreGame(CoreBacked, Game):
 
     def finishing_order(self) -> list[list[int]]:
         if not self._core.is_over:
-            raise RuntimeError("finishing_order() is only defined once the game is over")
+            raise GameNotOverError("finishing_order() is only defined once the game is over")
         scores = self._core.scores()
         return finishing_order_from_keys(list(zip(scores, self._core.cathedral_touches(), strict=True)))
 

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from kardinal_env.core import backend
-from kardinal_env.core.errors import IllegalMoveError
+from kardinal_env.core.errors import GameNotOverError, IllegalMoveError
 from kardinal_env.core.game_base import CoreRedirect, TurnBasedGame, resolve_rules, use_core_class
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_replayed_result, play_record_move
@@ -347,13 +347,13 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
     def scores(self) -> list[int]:
         """Final scores per seat (docs/rules.md: chips held plus the best colour once more)."""
         if self._scores is None:
-            raise RuntimeError("scores() is only defined once the game is over")
+            raise GameNotOverError("scores() is only defined once the game is over")
         return list(self._scores)
 
     def winners(self) -> list[int]:
         """Winning seats (highest score, then most edifices touching the cathedral; ties kept)."""
         if self._winners is None:
-            raise RuntimeError("winners() is only defined once the game is over")
+            raise GameNotOverError("winners() is only defined once the game is over")
         return list(self._winners)
 
     def finishing_order(self) -> list[list[int]]:
@@ -361,7 +361,7 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
         touching the cathedral; seats still tied share a group. The first group is :meth:`winners`.
         Only once the game is over."""
         if self._scores is None:
-            raise RuntimeError("finishing_order() is only defined once the game is over")
+            raise GameNotOverError("finishing_order() is only defined once the game is over")
         return finishing_order_from_keys(list(zip(self._scores, self._cathedral_touch, strict=True)))
 
     def determinize(self, seat: int, rng: random.Random) -> Game:

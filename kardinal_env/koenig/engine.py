@@ -91,7 +91,7 @@ import random
 from typing import Any, ClassVar, NamedTuple, NoReturn
 
 from kardinal_env.core.checks import is_int
-from kardinal_env.core.errors import IllegalMoveError, RecordError
+from kardinal_env.core.errors import GameNotOverError, IllegalMoveError, RecordError
 from kardinal_env.core.game_base import CoreRedirect, TurnBasedGame, core_class_of, resolve_rules, use_core_class
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_replayed_result, play_record_move
@@ -636,14 +636,14 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
     def winners(self) -> list[int]:
         """Seats with the highest final score (all of them when tied); only once the game is over."""
         if self._winners is None:
-            raise RuntimeError("winners() is only defined once the game is over")
+            raise GameNotOverError("winners() is only defined once the game is over")
         return list(self._winners)
 
     def finishing_order(self) -> list[list[int]]:
         """Groups of seats from first place to last by final score (the rules have no tie-break:
         tied seats share a place); the first group is :meth:`winners`. Only once the game is over."""
         if self._winners is None:
-            raise RuntimeError("finishing_order() is only defined once the game is over")
+            raise GameNotOverError("finishing_order() is only defined once the game is over")
         return finishing_order_from_keys(self._scores)
 
     def snapshot(self) -> dict:
