@@ -30,6 +30,15 @@ tensors and plain Python values, so it loads with ``torch.load(path, weights_onl
 :func:`write_checkpoint` writes a checkpoint atomically (a temporary file in the same directory,
 then ``os.replace``: a crash mid-write leaves the previous checkpoint at ``path`` intact).
 
+**Temporary files.** The temporary file of a write to ``DIR/NAME`` is ``DIR/.NAME.XXXXXXXX.tmp``
+(eight random characters of ``[a-z0-9_]``, :func:`tempfile.mkstemp`'s); a failed write removes its
+own, but a process killed mid-write leaves it behind. :func:`remove_temp_files` removes such
+leftovers: only regular files whose name is exactly that pattern for a target it is given, nothing
+else. :func:`write_checkpoint` calls it for its own target after every write that succeeded (so a
+target's leftovers live only until its next good write; one process writes a target at a time),
+and the trainer for its run directory's files (``checkpoint.pt``, ``checkpoint_STEP.pt``,
+``best.pt``) when a run starts or resumes (:mod:`agents.training.trainer`).
+
 :func:`read_checkpoint` is the check that ``agents.load_agent`` (``ppo:`` / ``puct:`` specs), the
 evaluator (once, before any worker starts) and ``kardinal-train --resume`` run: it raises
 :class:`CheckpointError` — ``PATH: not a kardinal-env checkpoint (what is wrong)`` — for a missing,
@@ -55,6 +64,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from typing import Any
@@ -78,6 +88,8 @@ __all__ = [
     "checkpoint_rules",
     "make_checkpoint",
     "write_checkpoint",
+    "temp_target",
+    "remove_temp_files",
     "read_checkpoint",
     "build_net",
     "trained_players",
@@ -150,10 +162,13 @@ def make_checkpoint(spec: GameSpec, rules: Any, net: torch.nn.Module, **fields: 
 def write_checkpoint(ckpt: dict, path) -> str:
     """Write ``ckpt`` to ``path`` atomically: into a temporary file of the same directory, flushed
     to disk, then renamed over ``path`` (``os.replace``). If the write fails, the temporary file is
-    removed and whatever was at ``path`` before is left as it was. Returns ``path``."""
+    removed and whatever was at ``path`` before is left as it was; once it succeeded, the temporary
+    files that earlier writes to ``path`` left behind (killed mid-write) are removed
+    (:func:`remove_temp_files`). Returns ``path``."""
     path = str(path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    name = os.path.basename(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
             torch.save(ckpt, fh)
@@ -166,7 +181,45 @@ def write_checkpoint(ckpt: dict, path) -> str:
         except OSError:
             pass
         raise
+    remove_temp_files(directory, name)
     return path
+
+
+#: The name of a temporary file of :func:`write_checkpoint`: ``.TARGET.XXXXXXXX.tmp``.
+_TEMP_NAME = re.compile(r"\.(?P<target>.+)\.[a-z0-9_]{8}\.tmp")
+
+
+def temp_target(filename: str) -> str | None:
+    """The file name a temporary file of :func:`write_checkpoint` was written for
+    (``.checkpoint.pt.k3x9_q2a.tmp`` -> ``checkpoint.pt``); ``None`` for any other name."""
+    match = _TEMP_NAME.fullmatch(filename)
+    return match["target"] if match else None
+
+
+def remove_temp_files(directory, targets: str | re.Pattern[str]) -> list[str]:
+    """Remove the temporary files that writes of :func:`write_checkpoint` into ``directory`` left
+    behind (a process killed mid-write) for the targets ``targets`` names: one file name, or a
+    compiled pattern that the whole target name must match (``re.compile(r"best\\.pt")``). Only regular
+    files named ``.TARGET.XXXXXXXX.tmp`` are removed, nothing else; a file that cannot be removed is
+    left. Returns the paths removed."""
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        target = temp_target(entry.name)
+        if target is None:
+            continue
+        wanted = target == targets if isinstance(targets, str) else targets.fullmatch(target) is not None
+        try:
+            if not wanted or not entry.is_file(follow_symlinks=False):
+                continue
+            os.unlink(entry.path)
+        except OSError:  # gone already, or not ours to remove
+            continue
+        removed.append(entry.path)
+    return sorted(removed)
 
 
 # ---------------------------------------------------------------------- reading

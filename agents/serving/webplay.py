@@ -46,8 +46,20 @@ HTTP API (JSON; every error is ``{"error": message, "rule": name or null}``):
 
 A POST without the session token of this server, or with another one, is refused (403, rule
 ``session``): a page of another site cannot play for you (it cannot read the token), and a
-page of an earlier server run learns that it must reload. Bodies that are not a JSON object,
-unknown fields and bodies over 4 KiB are refused (400 / 413, rule ``request``).
+page of an earlier server run learns that it must reload.
+
+**Malformed requests.** One function reads every request body, :func:`parse_body`, and every
+malformed one gets a JSON error (rule ``request``) that says what is wrong, never a dropped
+connection or a traceback: a body that is not UTF-8, not JSON (``NaN`` and ``Infinity`` included),
+nested more than :data:`MAX_DEPTH` levels deep, not a JSON object, an object with a key twice, an
+unknown field or a string that is not Unicode text (a lone surrogate) is refused with 400; a
+``Content-Length`` that is not one byte count (negative, ``1_0``, two different ones) with 400, one
+over :data:`MAX_BODY` (4 KiB) with 413, a body that ends before its ``Content-Length`` with 400 (or
+408 when it stops arriving for :attr:`PlayServer.request_timeout` seconds) and a chunked body
+(``Transfer-Encoding``) with 411. The fields' values are checked by the action (``move``, ``at``:
+400; ``session``: 403). A body the server did not read (over the limit, chunked) is drained, up to
+:data:`DRAIN_LIMIT` bytes, after the answer, so that the client reads the answer rather than a reset
+connection. A request line or header the standard library refuses gets the same JSON error shape.
 
 Why the standard library's ``http.server.ThreadingHTTPServer``: the server answers one person on
 one machine with a handful of small JSON requests, so it needs no framework, no extra dependency
@@ -62,10 +74,14 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import re
 import secrets
 import socket
 import sys
 import threading
+import time
+import traceback
+from collections.abc import Collection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -75,9 +91,14 @@ from agents.serving.table import build_agents, default_game, rule_options, seat_
 from kardinal_env.core.checks import is_int
 from kardinal_env.core.registry import GameSpec, get_game
 
-__all__ = ["PlaySession", "PlayServer", "PlayError", "make_server", "serve", "main"]
+__all__ = ["PlaySession", "PlayServer", "PlayError", "parse_body", "make_server", "serve", "main"]
 
-MAX_BODY = 4096  # bytes of a request body
+#: Bytes of a request body at most (a longer ``Content-Length`` is refused with 413).
+MAX_BODY = 4096
+#: Nesting levels of arrays and objects a request body may have (the API's bodies have one).
+MAX_DEPTH = 8
+#: Bytes of a refused, unread body the server reads and drops after its answer, at most.
+DRAIN_LIMIT = 1 << 20
 
 
 class PlayError(Exception):
@@ -91,6 +112,107 @@ class PlayError(Exception):
 
     def payload(self) -> dict:
         return {"error": self.message, "rule": self.rule}
+
+
+_CONTENT_LENGTH = re.compile(r"[0-9]+")
+
+
+def _request_error(message: str, status: int = 400) -> PlayError:
+    return PlayError(status, message, "request")
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in ``text`` (brackets inside strings do not count),
+    found without parsing: the JSON parser recurses once per level."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _no_constant(name: str) -> Any:
+    raise _request_error(f"the request body is not JSON: {name} is not a JSON value")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    body: dict = {}
+    for key, value in pairs:
+        if key in body:
+            raise _request_error(f"the request body is not a valid object: field {key!r} appears twice")
+        body[key] = value
+    return body
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The first string in ``value`` (keys included) that is not Unicode text, or ``None``."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value
+        return None
+    if isinstance(value, dict):
+        value = [*value.keys(), *value.values()]
+    if isinstance(value, list):
+        for item in value:
+            found = _lone_surrogate(item)
+            if found is not None:
+                return found
+    return None
+
+
+def parse_body(raw: bytes, fields: Collection[str], shape: str) -> dict:
+    """The one parser of request bodies: ``raw`` (the bytes the request sent) as a JSON object whose
+    keys are among ``fields`` (``{}`` for an empty body); :class:`PlayError` (rule ``request``; 413
+    over :data:`MAX_BODY`, else 400) naming what is wrong, ``shape`` (e.g. ``'{"session": ...}'``)
+    telling what to send. The values are not checked here (the action checks its fields)."""
+    if len(raw) > MAX_BODY:
+        raise _request_error(f"request body of {len(raw)} bytes is over the limit of {MAX_BODY}", 413)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = raw[exc.start : exc.start + 1].hex()
+        raise _request_error(
+            f"the request body is not JSON: not UTF-8 text ({exc.reason} 0x{bad} at byte {exc.start})"
+        ) from None
+    if not text.strip():
+        return {}
+    depth = _nesting_depth(text)
+    if depth > MAX_DEPTH:
+        raise _request_error(
+            f"the request body nests arrays/objects {depth} levels deep (at most {MAX_DEPTH}); send {shape}"
+        )
+    try:
+        body = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except PlayError:
+        raise
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        raise _request_error(f"the request body is not JSON: {exc}; send {shape}") from None
+    if not isinstance(body, dict):
+        raise _request_error(f"the request body must be a JSON object, got {type(body).__name__}; send {shape}")
+    bad_text = _lone_surrogate(body)
+    if bad_text is not None:
+        raise _request_error(
+            f"the request body holds a string that is not Unicode text (a lone surrogate): {bad_text!r}"
+        )
+    unknown = sorted(set(body) - set(fields))
+    if unknown:
+        raise _request_error(f"unknown field(s) {unknown}; send {shape}")
+    return body
 
 
 class PlaySession:
@@ -203,7 +325,9 @@ class PlaySession:
         """:class:`PlayError` (403, rule ``session``) unless ``token`` is this session's token."""
         if token is None:
             raise PlayError(403, "missing field 'session': send the session token of GET /api/state", "session")
-        if not isinstance(token, str) or not secrets.compare_digest(token.encode(), self.session.encode()):
+        if not isinstance(token, str) or not secrets.compare_digest(
+            token.encode("utf-8", "surrogatepass"), self.session.encode("utf-8")
+        ):
             raise PlayError(403, "unknown session: this server plays another session; reload the page", "session")
 
     # ------------------------------------------------------------------ internals
@@ -252,6 +376,16 @@ class _Handler(BaseHTTPRequestHandler):
     server: PlayServer
     server_version = "kardinal-webplay"
 
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.request_timeout)  # every read and write of the connection
+        self._drain = 0  # bytes of a refused body still to read and drop after the answer
+
+    def handle(self) -> None:
+        super().handle()
+        if self._drain:
+            self._linger()
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         if self.server.verbose:
             super().log_message(format, *args)
@@ -264,7 +398,8 @@ class _Handler(BaseHTTPRequestHandler):
         for key, value in (extra or {}).items():
             self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
     def _json(self, status: int, value: Any, extra: dict | None = None) -> None:
         self._send(status, json.dumps(value).encode("utf-8"), "application/json; charset=utf-8", extra)
@@ -272,69 +407,138 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(self, err: PlayError) -> None:
         self._json(err.status, err.payload())
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        path = self.path.split("?", 1)[0]
-        session = self.server.session
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The standard library's refusals (a bad request line or header, an unsupported method) in
+        the API's JSON error shape."""
+        short = self.responses.get(code, ("error", ""))[0]
+        text = message or short
+        if explain and explain not in text:
+            text = f"{text}: {explain}"
+        self.log_error("code %d, message %s", code, text)
+        self.close_connection = True
+        self._json(code, {"error": text, "rule": "request"})
+
+    def _answer(self, action: Any) -> None:
+        """Run ``action`` (one request's work): a :class:`PlayError` is answered as such; any other
+        exception, a bug, is answered with 500 and its traceback goes to stderr."""
         try:
-            if path in ("/", "/index.html"):
-                self._send(200, self.server.page, "text/html; charset=utf-8")
-            elif path == "/api/state":
-                self._json(200, session.state())
-            elif path == "/api/record":
-                record = session.record()
-                name = f"{session.spec.name}-game-{session.game_id}.json"
-                body = (json.dumps(record, indent=1) + "\n").encode("utf-8")
-                disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
-                self._send(200, body, "application/json; charset=utf-8", disposition)
-            elif path in ("/api/move", "/api/new"):
-                raise PlayError(405, f"{path} takes POST, not GET", "request")
-            else:
-                raise PlayError(404, f"no such page: {path}", "request")
+            action()
         except PlayError as err:
             self._error(err)
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True  # the client went away or stopped: nobody to answer
+        except Exception as exc:
+            sys.stderr.write(f"kardinal-webplay: error in {self.command} {self.path}:\n{traceback.format_exc()}")
+            self._json(500, {"error": f"internal error: {type(exc).__name__}: {exc}", "rule": None})
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self._answer(self._get)
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        self._answer(self._post)
+
+    def _get(self) -> None:
         path = self.path.split("?", 1)[0]
         session = self.server.session
-        try:
-            if path == "/api/move":
-                body = self._body({"session", "move", "at"}, '{"session": ..., "move": ..., "at": ...}')
-                session.check_session(body.get("session"))
-                if "move" not in body:
-                    raise PlayError(400, "missing field 'move'", "request")
-                self._json(200, session.play(body["move"], body.get("at")))
-            elif path == "/api/new":
-                body = self._body({"session"}, '{"session": ...}')
-                session.check_session(body.get("session"))
-                self._json(200, session.new_game())
-            elif path in ("/", "/api/state", "/api/record"):
-                raise PlayError(405, f"{path} takes GET, not POST", "request")
-            else:
-                raise PlayError(404, f"no such page: {path}", "request")
-        except PlayError as err:
-            self._error(err)
+        if path in ("/", "/index.html"):
+            self._send(200, self.server.page, "text/html; charset=utf-8")
+        elif path == "/api/state":
+            self._json(200, session.state())
+        elif path == "/api/record":
+            record = session.record()
+            name = f"{session.spec.name}-game-{session.game_id}.json"
+            body = (json.dumps(record, indent=1) + "\n").encode("utf-8")
+            disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
+            self._send(200, body, "application/json; charset=utf-8", disposition)
+        elif path in ("/api/move", "/api/new"):
+            raise PlayError(405, f"{path} takes POST, not GET", "request")
+        else:
+            raise PlayError(404, f"no such page: {path}", "request")
+
+    def _post(self) -> None:
+        path = self.path.split("?", 1)[0]
+        session = self.server.session
+        if path == "/api/move":
+            body = self._body({"session", "move", "at"}, '{"session": ..., "move": ..., "at": ...}')
+            session.check_session(body.get("session"))
+            if "move" not in body:
+                raise PlayError(400, "missing field 'move'", "request")
+            self._json(200, session.play(body["move"], body.get("at")))
+        elif path == "/api/new":
+            body = self._body({"session"}, '{"session": ...}')
+            session.check_session(body.get("session"))
+            self._json(200, session.new_game())
+        elif path in ("/", "/api/state", "/api/record"):
+            self._read_body()  # read (or refuse) the body before answering
+            raise PlayError(405, f"{path} takes GET, not POST", "request")
+        else:
+            self._read_body()
+            raise PlayError(404, f"no such page: {path}", "request")
 
     def _body(self, fields: set[str], shape: str) -> dict:
-        length_text = self.headers.get("Content-Length", "0")
-        try:
-            length = int(length_text)
-        except ValueError:
-            raise PlayError(400, f"bad Content-Length {length_text!r}", "request") from None
+        """Read the request's body (``Content-Length`` bytes) and parse it (:func:`parse_body`)."""
+        return parse_body(self._read_body(), fields, shape)
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding") is not None:
+            self._drain = DRAIN_LIMIT
+            raise PlayError(411, "Transfer-Encoding is not accepted: send the body with a Content-Length", "request")
+        values = [value.strip() for value in self.headers.get_all("Content-Length") or []]
+        if not values:
+            return b""
+        if len(set(values)) > 1:
+            self._drain = DRAIN_LIMIT
+            raise _request_error(f"conflicting Content-Length headers {values}")
+        text = values[0]
+        if not _CONTENT_LENGTH.fullmatch(text):
+            self._drain = DRAIN_LIMIT
+            raise _request_error(f"bad Content-Length {text!r}: not a byte count")
+        length = int(text) if len(text) <= 12 else 10**12
         if length > MAX_BODY:
-            raise PlayError(413, f"request body of {length} bytes is over the limit of {MAX_BODY}", "request")
-        raw = self.rfile.read(length) if length > 0 else b""
-        if not raw.strip():
-            return {}
+            self._drain = length
+            shown = text if len(text) <= 20 else f"{text[:17]}..."
+            raise _request_error(f"request body of {shown} bytes is over the limit of {MAX_BODY}", 413)
+        chunks: list[bytes] = []
+        got = 0
         try:
-            body = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise PlayError(400, f"the request body is not JSON: {exc}", "request") from None
-        if not isinstance(body, dict):
-            raise PlayError(400, f"the request body must be a JSON object, got {type(body).__name__}", "request")
-        unknown = sorted(set(body) - fields)
-        if unknown:
-            raise PlayError(400, f"unknown field(s) {unknown}; send {shape}", "request")
-        return body
+            while got < length:
+                chunk = self.rfile.read1(length - got)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                got += len(chunk)
+        except TimeoutError:
+            self.close_connection = True
+            raise _request_error(
+                f"the request body stopped arriving after {got} of the {length} bytes its Content-Length "
+                f"announced ({self.server.request_timeout:g} s without data)",
+                408,
+            ) from None
+        if got < length:
+            raise _request_error(
+                f"the request body ended after {got} of the {length} bytes its Content-Length announced"
+            )
+        return b"".join(chunks)
+
+    def _linger(self) -> None:
+        """After answering a body it did not read: end the answer, then read and drop what the
+        client still sends (up to the body's length, :data:`DRAIN_LIMIT` and one ``request_timeout``),
+        so that closing the socket does not reset the connection before the client has read the answer."""
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+        except OSError:
+            return
+        left = min(self._drain, DRAIN_LIMIT)
+        deadline = time.monotonic() + self.server.request_timeout
+        try:
+            while left > 0 and time.monotonic() < deadline:
+                chunk = self.rfile.read1(min(left, 65536))
+                if not chunk:
+                    break
+                left -= len(chunk)
+        except OSError:  # a timeout or a reset: the client has what it needs, or is gone
+            pass
 
 
 class PlayServer(ThreadingHTTPServer):
@@ -342,6 +546,8 @@ class PlayServer(ThreadingHTTPServer):
     shuts it down and closes the socket (also as a context manager: ``with make_server(...) as s``)."""
 
     daemon_threads = True
+    #: Seconds a connection may stay silent while the server waits for (or sends) its bytes.
+    request_timeout = 10.0
 
     def __init__(self, address: tuple[str, int], session: PlaySession, verbose: bool = False):
         if ":" in address[0]:  # an IPv6 address such as ::1

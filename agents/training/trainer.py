@@ -106,6 +106,30 @@ git revision (:func:`agents.runinfo.git_revision`), plus the optimizer, the oppo
 random states for ``--resume`` (and ``anchor``, the warm start's weights, with ``anchor_kl``).
 ``load_agent("ppo:PATH")`` plays a checkpoint of any game.
 
+**Checkpoints after a kill.** ``checkpoint.pt`` is the state ``--resume`` continues; ``best.pt``
+(``keep_best``) is a copy of one of its states, and each checkpoint's ``best`` entry
+(``{"winrate", "step", "opponent"}``, ``step`` being the ``step`` count of that state) records which.
+The order of the writes: when an evaluation makes a new best, :meth:`Trainer.keep_if_best` writes
+``checkpoint.pt`` (recording the new best) first and ``best.pt`` (the same dict) second. So
+``best.pt`` never holds a step that ``checkpoint.pt`` has not reached, and a kill at any point
+leaves a ``checkpoint.pt`` that is a whole state: the one before the new best (a kill during the
+first write) or the one that records it (a kill later). On ``--resume``, :meth:`Trainer.run` first
+makes ``best.pt`` in the run directory agree with the resumed checkpoint's ``best`` record:
+
+* ``best.pt`` is the recorded best (its ``best`` entry and its ``step`` are the record's): kept;
+* the record is of the checkpoint's own step: ``best.pt`` is written anew from the checkpoint (the
+  same network; the run stopped between the two writes), replacing an earlier best of the run;
+* any other ``best.pt`` is never deleted but renamed ``best_step{N}.pt`` (``N``: its step;
+  ``best_previous.pt`` when it records none), and the run says so: one of a step beyond the
+  resumed checkpoint (written before its checkpoint by an earlier version of the trainer, or left
+  by a resume from an earlier ``checkpoint_{step}.pt``) or of another run. When the recorded best
+  is then not in the run directory, the record is dropped: the resumed run's next evaluation
+  writes ``best.pt``.
+
+Temporary files of checkpoint writes that a kill left behind (``.checkpoint.pt.XXXXXXXX.tmp``,
+``.best.pt.XXXXXXXX.tmp``, :func:`agents.networks.checkpoint.remove_temp_files`) are removed from
+the run directory when a run starts or resumes, and each target's after its next write succeeded.
+
 **Reproducibility.** A run is a function of its config on one machine with the same torch version
 and ``torch_threads`` (see ``docs/results.md`` for what was measured).
 
@@ -122,6 +146,7 @@ import itertools
 import math
 import os
 import random
+import re
 import time
 from typing import Any
 
@@ -130,10 +155,17 @@ import torch
 import torch.nn as nn
 
 from agents.networks.base import MaskedCategorical, model_config
-from agents.networks.checkpoint import make_checkpoint, write_checkpoint
+from agents.networks.checkpoint import (
+    CheckpointError,
+    make_checkpoint,
+    read_checkpoint,
+    remove_temp_files,
+    write_checkpoint,
+)
 from agents.runinfo import git_revision
 from agents.training.adapters import GameAdapter, make_adapter
 from agents.training.config import ConfigError, TrainConfig
+from kardinal_env.core.checks import is_int
 from kardinal_env.core.rewards import ShapingTracker, terminal_rewards, win_share
 
 __all__ = [
@@ -541,6 +573,10 @@ def _tuple_state(state):
     return (version, tuple(internal), gauss)
 
 
+#: The files the trainer writes into its run directory with :func:`write_checkpoint`.
+RUN_FILES = re.compile(r"checkpoint(_[0-9]+)?\.pt|best\.pt")
+
+
 class Trainer:
     """Self-play PPO on one validated :class:`TrainConfig` (optionally continuing a checkpoint dict
     read by :func:`agents.networks.checkpoint.read_checkpoint`). :meth:`run` trains and returns the path of
@@ -644,9 +680,15 @@ class Trainer:
             os.makedirs(self.run_dir, exist_ok=True)
         except OSError as exc:
             raise TrainingError(f"cannot create the run directory {self.run_dir!r}: {exc}") from None
+        removed = remove_temp_files(self.run_dir, RUN_FILES)  # left by a run killed mid-write
+        if removed:
+            names = ", ".join(os.path.basename(p) for p in removed)
+            self.log(f"removed {len(removed)} temporary file(s) of interrupted checkpoint writes: {names}")
         stale_best = os.path.join(self.run_dir, "best.pt")
         if self.ckpt is None and os.path.exists(stale_best):  # an earlier run's under this name, not this one's
             os.remove(stale_best)
+        if self.ckpt is not None:
+            self._reconcile_best()
         if cfg.track:
             from torch.utils.tensorboard import SummaryWriter
 
@@ -662,6 +704,58 @@ class Trainer:
             self.bar = tqdm(
                 total=max(cfg.total_steps, self.global_step), initial=self.global_step, unit="step", dynamic_ncols=True
             )
+
+    def _reconcile_best(self) -> None:
+        """On ``--resume``: make ``best.pt`` agree with the checkpoint's ``best`` record (the rule is in
+        the module docstring, *Checkpoints after a kill*)."""
+        assert self.ckpt is not None
+        path = os.path.join(self.run_dir, "best.pt")
+        record, step = self.best, int(self.ckpt.get("step", 0))
+        if os.path.exists(path):
+            try:
+                found, _ = read_checkpoint(path, build=False)
+            except CheckpointError:
+                found = {}
+            found_step, found_best = found.get("step"), found.get("best")
+            if record is not None and found_best == record and found_step == record.get("step"):
+                return  # the recorded best
+            superseded = (  # an earlier best of this run, which the record's (at the checkpoint's step) replaces
+                record is not None
+                and record.get("step") == step
+                and is_int(found_step)
+                and found_step <= step
+                and isinstance(found_best, dict)
+                and isinstance(found_best.get("winrate"), float)
+                and found_best["winrate"] <= record.get("winrate", float("nan"))
+            )
+            if not superseded:  # kept under another name, never deleted
+                aside = self._aside_name(found_step)
+                os.replace(path, aside)
+                what = f"step {found_step}" if is_int(found_step) else "no step"
+                self.log(
+                    f"best.pt ({what}) is not the best that the resumed checkpoint (step {step}) records; "
+                    f"renamed {os.path.basename(aside)}"
+                )
+        if record is None:
+            return
+        if record.get("step") == step:  # the same network: the run stopped between writing checkpoint.pt and best.pt
+            write_checkpoint(self.ckpt, path)
+            self.log(f"best.pt: written from the resumed checkpoint (step {step}), the best it records")
+            return
+        self.log(
+            f"best.pt: the best that the resumed checkpoint records (step {record.get('step')}) is not in "
+            f"{self.run_dir}; the next evaluation writes best.pt"
+        )
+        self.best = None
+
+    def _aside_name(self, step: Any) -> str:
+        stem = f"best_step{step}" if is_int(step) else "best_previous"
+        path = os.path.join(self.run_dir, f"{stem}.pt")
+        for k in itertools.count(2):
+            if not os.path.exists(path):
+                return path
+            path = os.path.join(self.run_dir, f"{stem}-{k}.pt")
+        raise AssertionError("unreachable")
 
     def _close_outputs(self) -> None:
         if self.bar is not None:
@@ -834,7 +928,11 @@ class Trainer:
 
     def save_checkpoint(self, path: str, iteration: int) -> str:
         """Write a checkpoint (see :mod:`agents.networks.checkpoint`) and return its path."""
-        ckpt = make_checkpoint(
+        return write_checkpoint(self.checkpoint_dict(iteration), path)
+
+    def checkpoint_dict(self, iteration: int) -> dict:
+        """The checkpoint dict of the current state (``iteration``: the one to record)."""
+        return make_checkpoint(
             self.adapter.spec,
             self.rules,
             self.net,
@@ -855,11 +953,11 @@ class Trainer:
                 "torch_global": torch.get_rng_state(),
             },
         )
-        return write_checkpoint(ckpt, path)
 
     def keep_if_best(self, iteration: int) -> None:
         """With ``keep_best``: write ``best.pt`` when the evaluation just made scored at least as well
-        against the baseline as every earlier one of the run (a NaN, no games, never counts)."""
+        against the baseline as every earlier one of the run (a NaN, no games, never counts); the
+        same state goes to ``checkpoint.pt`` first."""
         cfg = self.config
         score = self.latest.get(cfg.baseline, float("nan"))
         if not cfg.keep_best or math.isnan(score):
@@ -867,7 +965,11 @@ class Trainer:
         if self.best is not None and score < self.best["winrate"]:
             return
         self.best = {"winrate": float(score), "step": int(self.global_step), "opponent": cfg.baseline}
-        self.save_checkpoint(os.path.join(self.run_dir, "best.pt"), iteration)
+        # checkpoint.pt first, recording this best, then best.pt: best.pt never holds a step that
+        # checkpoint.pt has not reached (see "Checkpoints after a kill" in the module docstring)
+        ckpt = self.checkpoint_dict(iteration)
+        write_checkpoint(ckpt, os.path.join(self.run_dir, "checkpoint.pt"))
+        write_checkpoint(ckpt, os.path.join(self.run_dir, "best.pt"))
         if self.writer is not None:
             self.writer.add_scalar(f"eval/best_winrate_vs_{cfg.baseline}", score, self.global_step)
 
@@ -886,10 +988,10 @@ class Trainer:
             self.writer.add_scalar("warmstart/seconds", info["seconds"], 0)
         self.evaluate(0, cfg.eval_games)
         self.log(f"after warm start ({info['seconds']:.0f}s): {self._winrates()}")
-        self.keep_if_best(0)
-        if cfg.anchor_kl > 0:
+        if cfg.anchor_kl > 0:  # before keep_if_best: the checkpoint.pt it may write resumes with the anchor
             self.anchor = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
             self.anchor_net = self._frozen(self.anchor)
+        self.keep_if_best(0)
 
     # ------------------------------------------------------------ the loop
     def lr_fraction(self, iteration: int) -> float:
