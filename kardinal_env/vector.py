@@ -331,7 +331,7 @@ class VectorEnv:
         the same games)."""
         wanted = f"seed must be an integer >= 0 or a list of {self.num_envs} integers >= 0, got {seed!r}"
         if is_integral(seed):
-            seeds = [int(seed) + i for i in range(self.num_envs)]  # type: ignore[call-overload]
+            seeds = [int(seed) + i for i in range(self.num_envs)]
         elif isinstance(seed, Sequence) and not isinstance(seed, (str, bytes)):
             seeds = list(seed)
             if len(seeds) != self.num_envs or not all(is_integral(s) for s in seeds):

@@ -38,7 +38,7 @@ def check_count(
     when allowed. Checked when an agent is made, so a count the search cannot honour never reaches it."""
     if value is None and allow_none:
         return
-    if not is_int(value) or not minimum <= value <= maximum:  # type: ignore[operator]
+    if not is_int(value) or not minimum <= value <= maximum:
         kind = f"an integer from {minimum} to {maximum}"
         raise ValueError(f"{what} must be {'None or ' if allow_none else ''}{kind}, got {value!r}")
 
@@ -46,7 +46,7 @@ def check_count(
 def check_finite(what: str, value: object, positive: bool = False) -> None:
     """``ValueError`` naming ``what`` (e.g. ``"rollout: z"``) unless ``value`` is a finite number >= 0
     (> 0 when ``positive``; not a bool, not NaN)."""
-    if not (is_finite_number(value) and (value > 0 if positive else value >= 0)):  # type: ignore[operator]
+    if not (is_finite_number(value) and (value > 0 if positive else value >= 0)):
         raise ValueError(f"{what} must be a finite number {'> 0' if positive else '>= 0'}, got {value!r}")
 
 

@@ -68,9 +68,9 @@ def check_num_envs(num_envs: object) -> int:
     ``ValueError`` naming the bound otherwise."""
     if not is_integral(num_envs):
         raise TypeError(f"num_envs must be an integer from 1 to {NUM_ENVS}, got {num_envs!r}")
-    if not 1 <= num_envs <= NUM_ENVS:  # type: ignore[operator]
+    if not 1 <= num_envs <= NUM_ENVS:
         raise ValueError(f"num_envs must be an integer from 1 to {NUM_ENVS}, got {num_envs!r}")
-    return int(num_envs)  # type: ignore[call-overload]
+    return int(num_envs)
 
 
 def check_batch(num_envs: int, bytes_per_game: int) -> None:
