@@ -3,8 +3,9 @@
 ``load_agent(spec, game=None, **kw)`` builds an agent from a spec string:
 
 =================  ===========================================================================
-``random``,        a baseline of the game: the kinds its registry entry lists
-``greedy``, ...    (``GameSpec.baselines``; every built-in game has ``random`` and ``greedy``)
+``random``,        a baseline of the game (``GameSpec.baseline_kinds``): ``random``, a uniformly random
+``greedy``, ...    legal move, on every game (``registry.GENERIC_BASELINES``), and the kinds its registry
+                   entry lists (``GameSpec.baselines``; both built-in games have ``greedy``)
 ``mcts:N``         UCT with ``N`` simulations per decision (:class:`agents.search.mcts.MCTSAgent`);
                    games of perfect information (``GameSpec.perfect_information``)
 ``ismcts:N``       information-set MCTS with N simulations on ``game.determinize`` worlds
@@ -80,7 +81,7 @@ __all__ = [
 ]
 
 SPEC_HELP = (
-    "agent specs: a baseline of the game ('random', 'greedy', ...), 'mcts:N' (N simulations, a positive "
+    "agent specs: a baseline of the game ('random' on every game, 'greedy', ...), 'mcts:N' (N simulations, a positive "
     "integer; games of perfect information), 'ismcts:N' (any game), 'gismcts:N' (ismcts guided by the "
     "game's heuristic; Kardinal & König), 'pismcts:N' (gismcts with a paired root), 'rollout:N' (N worlds of heuristic "
     "playouts; Kardinal & König), 'ppo:PATH', 'puct:N:PATH' "
@@ -155,9 +156,10 @@ def _is_positive_int(text: str) -> bool:
 
 
 def _baseline_kinds(game: GameSpec | None) -> list[str]:
+    """The baseline kinds of ``game`` (``random`` and its entry's), or of any registered game."""
     if game is not None:
-        return sorted(game.baselines)
-    return sorted({kind for spec in games().values() for kind in spec.baselines})
+        return game.baseline_kinds
+    return sorted({kind for spec in games().values() for kind in spec.baseline_kinds})
 
 
 def parse_spec(spec: str, game: str | GameSpec | None = None) -> tuple[str, int | None, str | None]:
@@ -379,9 +381,9 @@ class BaselineAgent(BaseAgent):
         agent = self._agents.get(type(game))
         if agent is None:
             spec = game_of(game)
-            if self.kind not in spec.baselines:
+            if not spec.has_baseline(self.kind):
                 raise ValueError(
-                    f"{self.kind!r} is not a baseline of {spec.name}; its baselines: {sorted(spec.baselines)}"
+                    f"{self.kind!r} is not a baseline of {spec.name}; its baselines: {spec.baseline_kinds}"
                 )
             agent = self._agents[type(game)] = spec.baseline(self.kind)(seed=self.seed, **self._kw)
         return agent

@@ -117,11 +117,15 @@ class NimGame:
 
     projected_scores = scores  # the scores if the game ended now
 
-    def winners(self) -> list[int]:
+    def winners(self) -> list[int]:  # the protocol: only once the game is over
+        if not self.is_over:
+            raise RuntimeError("winners() is only defined once the game is over")
         scores = self.scores()
         return [seat for seat, score in enumerate(scores) if score == max(scores)]
 
     def finishing_order(self) -> list[list[int]]:
+        if not self.is_over:
+            raise RuntimeError("finishing_order() is only defined once the game is over")
         return finishing_order_from_keys(list(zip(self.scores(), self.taken)))
 
     def clone(self) -> NimGame:
@@ -256,7 +260,7 @@ SPEC = GameSpec(
         RuleOption("pile", "str", "stones in the pile at the start (default 12)"),
         RuleOption("misere", "flag", "whoever takes the last stone loses", default=False),
     ),
-    baselines={"random": "agents.baselines.random:RandomAgent", "greedy": NimGreedyAgent},
+    baselines={"greedy": NimGreedyAgent},  # random, mcts:N and ismcts:N play every game unlisted
 )
 
 

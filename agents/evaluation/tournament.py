@@ -16,12 +16,13 @@ Command line (``kardinal-evaluate`` or ``python scripts/evaluate.py``)::
     kardinal-evaluate --agents mcts:200 greedy --games 400 --address HOST:PORT   # Ray tasks on a cluster
 
 **Games.** ``--game NAME``: any registered game (:mod:`kardinal_env.core.registry`; default: the
-first registered, ``kardinal``); ``--players`` from the game's seat counts (default: the game's
-default); the rules options of every registered game are flags (``--preset``, ``--shared-pool``,
-``--discard``, ``--board``, ... from ``GameSpec.rule_options``), and one that belongs to another game is
-refused (``--discard is an option of kardinal_koenig, not kardinal``). In the library a
-:class:`Table` holds the game, the seat count and the rules (checked by the game's registry entry).
-For 3 or more players the win rate to compare with is parity, ``1/players``.
+first registered, ``kardinal``; ``--plugin MODULE[:ATTRIBUTE]`` first loads a game that a module of
+one's own registers, :func:`kardinal_env.core.cli.load_plugin_argv`); ``--players`` from the game's
+seat counts (default: the game's default); the rules options of every registered game are flags
+(``--preset``, ``--shared-pool``, ``--discard``, ``--board``, ... from ``GameSpec.rule_options``), and
+one that belongs to another game is refused (``--discard is an option of kardinal_koenig, not
+kardinal``). In the library a :class:`Table` holds the game, the seat count and the rules (checked
+by the game's registry entry). For 3 or more players the win rate to compare with is parity, ``1/players``.
 
 **Lineup.** Each agent spec (see ``agents.load_agent``) is one *participant*. With fewer specs than
 players, the last spec is repeated to fill the seats (``--agents ppo:X greedy --players 4`` is one
@@ -88,7 +89,13 @@ from agents.evaluation.worker import EvaluationError, GameTask, Setup
 from agents.networks.checkpoint import PlayerCountWarning
 from agents.runinfo import git_revision
 from kardinal_env.core.checks import is_int
-from kardinal_env.core.cli import add_rule_option_flags, given_rule_options, seat_counts
+from kardinal_env.core.cli import (
+    add_plugin_argument,
+    add_rule_option_flags,
+    given_rule_options,
+    load_plugin_argv,
+    seat_counts,
+)
 from kardinal_env.core.registry import GameSpec, game_for_record, game_names, game_of, get_game
 from kardinal_env.core.registry import games as registered_games
 from kardinal_env.core.rewards import WIN_DEFINITION, win_share
@@ -551,6 +558,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-moves", action="store_true", help="do not store each game's moves in the JSON")
     parser.add_argument("--quiet", action="store_true", help="no per-game progress on stderr")
+    add_plugin_argument(parser)
     add_rule_option_flags(parser, "kardinal-evaluate")
     return parser
 
@@ -567,6 +575,7 @@ def main(argv=None) -> int:
     """``kardinal-evaluate`` / ``scripts/evaluate.py``. Exit status 0; 2 for bad arguments, specs or
     checkpoints (before any game); 1 if a game fails; 130 on Ctrl-C."""
     os.environ.setdefault("MPLBACKEND", "Agg")
+    load_plugin_argv(argv)  # --plugin: games of one's own modules, before --game's choices are listed
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.save_games and not args.out:

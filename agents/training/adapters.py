@@ -8,8 +8,9 @@ the game's registry entry (:class:`kardinal_env.core.registry.GameSpec`): its ``
 ===============================  =====================================================================
 ``spec``, ``rules``, ``env_name`` the game, the rules of the training games (``spec.rules(players,
                                   **rule options of the config)``), its environment's name
-``opponents``                     the baselines the trainer evaluates with (``random``, ``greedy``
-                                  when the game has that baseline, and the config's ``baseline``)
+``opponents``                     the baselines the trainer evaluates with (``random``, which every
+                                  game has, ``greedy`` when the game has that baseline, and the
+                                  config's ``baseline``)
 ``new_game(rng)``                 a new game (a game with chance shuffles with a seed drawn from
                                   ``rng``; one without draws nothing)
 ``eval_game(seed, index)``        the ``index``-th game of an evaluation seeded with ``seed``
@@ -99,7 +100,7 @@ class GameAdapter:
         self.rules = spec.rules(config.players, **config.rule_options(spec))
         self.env_name = spec.env_name
         self.builder = network_builder(spec)
-        names = [name for name in ("greedy", config.baseline) if name in spec.baselines and name != "random"]
+        names = [name for name in ("greedy", config.baseline) if spec.has_baseline(name) and name != "random"]
         self.opponents: tuple[str, ...] = ("random", *dict.fromkeys(names))
         self._baseline_agents: dict[str, Any] = {}
         self._baseline_seed = config.seed
@@ -130,8 +131,8 @@ class GameAdapter:
         """The move (in the adapter's representation) of the game's baseline ``name``."""
         agent = self._baseline_agents.get(name)
         if agent is None:
-            if name not in self.spec.baselines:
-                known = ", ".join(sorted(self.spec.baselines))
+            if not self.spec.has_baseline(name):
+                known = ", ".join(self.spec.baseline_kinds)
                 raise ValueError(f"game {self.spec.name} has no baseline {name!r} (its baselines: {known})")
             agent = self._baseline_agents[name] = self.spec.baseline(name)(seed=self._baseline_seed)
         return self.encode_move(game, agent.select_move(game))

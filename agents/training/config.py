@@ -16,8 +16,9 @@ game gets the ones it has; setting one that the game does not have is an error n
 options); ``network`` is ``auto`` (the game's default) or one of the kinds of the game's network
 builder (:func:`agents.networks.checkpoint.network_builder`); ``chip_shaping`` needs a game with
 chips (an engine with ``chips_held``); the baseline opponent (``greedy_share``, the warm start)
-needs a game with a baseline named ``baseline`` (default ``greedy``; ``greedy_share`` is named for
-that default). Presets by name are the registry entries' ``presets``
+needs a game with a baseline named ``baseline`` other than ``random`` (default ``greedy``;
+``greedy_share`` is named for that default; games against ``random``, which every game has, are
+``random_share``'s). Presets by name are the registry entries' ``presets``
 (:func:`preset_names`).
 
 Torch-free: importing this module does not import torch (checking a ``network`` other than
@@ -32,10 +33,12 @@ import difflib
 import math
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import kardinal_env  # noqa: F401  (registers the built-in games)
+from kardinal_env.core.cli import add_plugin_argument
 from kardinal_env.core.registry import GameSpec, RuleOption, UnknownGameError, game_names, games, get_game
 from kardinal_env.core.rewards import REWARD_SCHEMES
 
@@ -636,15 +639,36 @@ def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
             f"config key 'chip_shaping' ({src('chip_shaping')}): {cfg.chip_shaping} is not allowed for game "
             f"{game} (it has no chips); expected 0 (use score_shaping)"
         )
-    if cfg.baseline not in spec.baselines or cfg.baseline == "random":
-        for key in ("greedy_share", "bc_games"):
-            if getattr(cfg, key):
-                baselines = ", ".join(sorted(b for b in spec.baselines if b != "random")) or "none"
-                raise ConfigError(
-                    f"config key {key!r} ({src(key)}): {getattr(cfg, key)} is not allowed for game {game}: it has "
-                    f"no baseline {cfg.baseline!r} (config key 'baseline' ({src('baseline')}); its baselines: "
-                    f"{baselines}); expected 0"
-                )
+    _check_baseline_opponent(cfg, spec, src)
+
+
+#: Why ``greedy_share`` and ``bc_games`` take a baseline other than ``random`` (which every game has).
+_NOT_RANDOM = {
+    "greedy_share": "games against random are random_share's (set random_share instead)",
+    "bc_games": "the warm start imitates the baseline's moves, and random moves teach nothing",
+}
+
+
+def _check_baseline_opponent(cfg: TrainConfig, spec: GameSpec, src: Callable[..., str]) -> None:
+    """``greedy_share`` and ``bc_games`` need ``baseline`` to be one of the game's baselines other than
+    ``random``; the message says which of the two is missing and which baselines the game has."""
+    others = [b for b in spec.baseline_kinds if b != "random"]
+    for key in ("greedy_share", "bc_games"):
+        value = getattr(cfg, key)
+        if not value:
+            continue
+        start = f"config key {key!r} ({src(key)}): {value} is not allowed"
+        baseline = f"config key 'baseline' ({src('baseline')})"
+        if others:
+            fix = f"set baseline to one of game {spec.name}'s other baselines ({', '.join(others)}) or expected 0"
+        else:
+            fix = f"game {spec.name} has no baseline besides random; expected 0"
+        if cfg.baseline == "random":
+            raise ConfigError(f"{start} with baseline random ({baseline}): {_NOT_RANDOM[key]}; {fix}")
+        if not spec.has_baseline(cfg.baseline):
+            if others:
+                fix = f"set baseline to one of its baselines ({', '.join(others)}) or expected 0"
+            raise ConfigError(f"{start} for game {spec.name}: it has no baseline {cfg.baseline!r} ({baseline}); {fix}")
 
 
 def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
@@ -858,6 +882,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         help="continue a run from its checkpoint.pt (its config is the base; options given here override it)",
     )
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="set a config key (repeatable)")
+    add_plugin_argument(p)  # loaded by agents.training.run.main before this parser is built
     group = p.add_argument_group("training options (also as KEY=VALUE with --set or as keys of the YAML preset)")
     for f in dataclasses.fields(TrainConfig):
         group.add_argument(

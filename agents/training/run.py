@@ -24,6 +24,7 @@ from agents.training.adapters import make_adapter
 from agents.training.config import ConfigError, TrainConfig, build_parser, config_from_args, make_config
 from agents.training.search_training import SearchTrainer
 from agents.training.trainer import Trainer, TrainingError
+from kardinal_env.core.cli import load_plugin_argv
 
 __all__ = ["train", "main", "make_trainer", "load_resume"]
 
@@ -98,6 +99,7 @@ def make_trainer(config: TrainConfig, checkpoint: dict | None = None) -> Trainer
 def main(argv=None) -> int:
     """``kardinal-train`` / ``scripts/train.py``: parse the options, check them, train. Exit status 0,
     2 for a bad option or checkpoint (one ``error:`` line), 130 on Ctrl-C."""
+    load_plugin_argv(argv)  # --plugin: games of one's own modules, before the parser lists the games
     parser = build_parser()
     ns = parser.parse_args(argv)
     try:

@@ -1,5 +1,13 @@
-"""Command-line flags for the registered games' rules options, shared by every tool that takes a
-``--game`` (``kardinal-evaluate``, the RLlib trainer).
+"""Command-line flags for the registered games, shared by every tool that takes a ``--game``
+(``kardinal-evaluate``, ``kardinal-train``, ``kardinal-replay``, the RLlib trainer).
+
+* :func:`load_plugin_argv` and :func:`add_plugin_argument` — ``--plugin MODULE[:ATTRIBUTE]``
+  (repeatable): a game registered by a module of one's own, not by an installed package's entry
+  point, named on the command line. :func:`load_plugin_argv` reads the ``--plugin`` values of the
+  command line and loads them (:func:`kardinal_env.core.registry.load_plugins`) *before* the tool
+  builds the parser that lists the games; :func:`add_plugin_argument` adds the option to that parser
+  (``--help`` shows it). The plugins also go into ``KARDINAL_ENV_PLUGINS`` of the process, so the
+  processes the tool spawns (evaluation and self-play workers) load them too.
 
 * :func:`add_rule_option_flags` — one flag per rules option name of every registered game
   (``GameSpec.rule_options``: ``--preset``, ``--shared-pool``, ``--discard``, ``--board``, ...; an
@@ -12,11 +20,53 @@
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Sequence
 from typing import Any
 
-from kardinal_env.core.registry import GameSpec, RuleOption, games, seat_counts
+from kardinal_env.core.registry import PLUGINS_ENV, GameSpec, RuleOption, games, load_plugins, seat_counts
 
-__all__ = ["add_rule_option_flags", "given_rule_options", "rule_options_by_name", "seat_counts"]
+__all__ = [
+    "add_plugin_argument",
+    "load_plugin_argv",
+    "PLUGIN_HELP",
+    "add_rule_option_flags",
+    "given_rule_options",
+    "rule_options_by_name",
+    "seat_counts",
+]
+
+PLUGIN_HELP = (
+    "load a game plugin before the game is looked up (repeatable): MODULE, a module that registers its "
+    "games when imported, or MODULE:ATTRIBUTE, a GameSpec or a function returning one (e.g. my_games:SPEC); "
+    f"the module must be importable (PYTHONPATH). The environment variable {PLUGINS_ENV}=MODULE,... does the same"
+)
+
+
+def add_plugin_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--plugin MODULE[:ATTRIBUTE]`` (repeatable) to ``parser``; the tool loads the values with
+    :func:`load_plugin_argv` before it builds the parser."""
+    parser.add_argument("--plugin", action="append", default=[], metavar="MODULE[:ATTRIBUTE]", help=PLUGIN_HELP)
+
+
+def load_plugin_argv(argv: Sequence[str] | None, prog: str | None = None) -> list[str]:
+    """Load the plugins that ``--plugin`` names in ``argv`` (``sys.argv[1:]`` when ``None``), in order,
+    and return them; call it before building a parser whose choices list the games. The option must be
+    spelled out (``--plugin X`` or ``--plugin=X``). A plugin that cannot be loaded is a usage error
+    (exit status 2, ``prog: error: plugin 'x' (--plugin) cannot be loaded: ...``). The plugins are
+    added to ``KARDINAL_ENV_PLUGINS`` of this process for the processes it spawns."""
+    pre = argparse.ArgumentParser(prog=prog, add_help=False, allow_abbrev=False)
+    pre.add_argument("--plugin", action="append", default=[])
+    known, _ = pre.parse_known_args(None if argv is None else list(argv))
+    plugins: list[str] = [p.strip() for p in known.plugin]
+    try:
+        load_plugins(plugins, source="--plugin")
+    except (ImportError, TypeError, ValueError) as exc:
+        pre.error(str(exc))
+    if plugins:
+        current = [p.strip() for p in os.environ.get(PLUGINS_ENV, "").split(",") if p.strip()]
+        os.environ[PLUGINS_ENV] = ",".join(dict.fromkeys(current + [p for p in plugins if p]))
+    return plugins
 
 
 def rule_options_by_name() -> dict[str, list[tuple[GameSpec, RuleOption]]]:

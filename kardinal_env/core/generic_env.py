@@ -24,8 +24,8 @@ environment (its ``env_id`` is registered with PettingZoo pointing here, ``game=
   before; ``infos`` carry ``scores`` and ``winners`` at the end.
 * A new game per ``reset(seed)``: a game with chance (``spec.chance``) gets a seed drawn from the
   env's generator, so ``reset(seed=s)`` repeats the deal.
-* Render modes: ``"ansi"`` / ``"human"`` (``spec.game_text``), ``"rgb_array"`` when the game has an
-  ``image`` renderer.
+* Render modes (:func:`generic_render_modes`): ``"ansi"`` / ``"human"`` (``spec.game_text``),
+  ``"rgb_array"`` when the game has an ``image`` renderer.
 * :meth:`GameEnv.encode_move` / :meth:`GameEnv.decode_action`: notation ⇄ action id for the agent
   now selected.
 
@@ -47,12 +47,18 @@ from kardinal_env.core.env_utils import check_action, wrap_classic
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.registry import GameSpec, get_game
 
-__all__ = ["GameEnv", "env", "raw_env"]
+__all__ = ["GameEnv", "env", "raw_env", "generic_render_modes"]
 
 
 def env(**kwargs: Any) -> AECEnv:
     """:class:`GameEnv` with the classic wrappers (:func:`kardinal_env.core.env_utils.wrap_classic`)."""
     return wrap_classic(GameEnv(**kwargs))
+
+
+def generic_render_modes(spec: GameSpec) -> list[str]:
+    """The render modes :class:`GameEnv` offers for ``spec``: ``human`` and ``ansi`` (its ``text``
+    picture, which every game has) and ``rgb_array`` when it has an ``image`` renderer."""
+    return [m for m in RENDER_MODES if m != "rgb_array" or spec.image is not None]
 
 
 def observation_bounds(encoder: Any, dtype: np.dtype) -> tuple[Any, Any]:
@@ -84,7 +90,7 @@ class GameEnv(TurnBasedEnv):
         AECEnv.__init__(self)
         self.game_spec = spec
         self.metadata = {**TurnBasedEnv.metadata, "name": spec.env_name}
-        modes = [m for m in RENDER_MODES if m != "rgb_array" or spec.image is not None]
+        modes = generic_render_modes(spec)
         self.metadata["render_modes"] = modes
         if render_mode is not None and render_mode not in modes:
             raise ValueError(f"render_mode for {spec.name} must be one of {modes} or None, got {render_mode!r}")

@@ -16,14 +16,27 @@ inherit from anything here.
 ``move_count`` / ``history``                   moves played so far / their notation strings
 ``legal_moves()``                              the legal moves of the current decision (notation strings,
                                                no duplicates, in the engine's canonical order)
-``play(move)``                                 play one move; an illegal or malformed one raises an error
-                                               (a ``ValueError``) that names the rule it breaks
-``scores()``                                   the scores so far (final once the game is over)
+``play(move)``                                 play one move; an illegal or malformed one (a move after
+                                               the end too) raises
+                                               :class:`~kardinal_env.core.errors.IllegalMoveError`
+                                               ``(message, rule, move)`` — a ``ValueError`` whose ``rule``
+                                               names the rule it breaks — and changes nothing. It must be
+                                               that class: the tools catch only it (the batched
+                                               ``kardinal_env.vector.VectorEnv``, record replays), so any
+                                               other error is taken for a bug of the engine
+``scores()``                                   the final scores once the game is over; before the end the
+                                               scores so far, or a ``RuntimeError`` for a game that has
+                                               none (Kardinal): tools read ``projected_scores()`` mid-game
 ``projected_scores()``                         the final scores if the game ended now (shaping, search)
-``winners()``                                  the seats in first place (shared wins: several seats)
-``finishing_order()``                          groups of seats from first place to last, with the game's
-                                               own tie-break; seats still tied share a group (asked once
-                                               the game is over; an engine may refuse before)
+``winners()``                                  once the game is over: the seats in first place (shared
+                                               wins: several seats). Before the end there are none to
+                                               give: it raises ``RuntimeError`` (the engines: "winners()
+                                               is only defined once the game is over"); tools ask only
+                                               once ``is_over``
+``finishing_order()``                          once the game is over: groups of seats from first place to
+                                               last, with the game's own tie-break; seats still tied share
+                                               a group (the first group is ``winners()``). Before the end,
+                                               ``RuntimeError`` as for ``winners()``
 ``clone()``                                    an independent copy (search plays on clones)
 ``to_record()``                                the game record (a JSON-ready dict; its ``format`` field
                                                names the record format of the registry entry)
@@ -109,15 +122,24 @@ class GameState(Protocol):
 
     def legal_moves(self) -> list[str]: ...
 
-    def play(self, move: str) -> None: ...
+    def play(self, move: str) -> None:
+        """Play ``move``. An illegal or malformed move (or any move once the game is over) raises
+        :class:`kardinal_env.core.errors.IllegalMoveError` ``(message, rule, move)`` and leaves the game
+        unchanged; no other error type: the tools catch only that one (``VectorEnv`` among them)."""
+        ...
 
     def scores(self) -> list[int]: ...
 
     def projected_scores(self) -> list[int]: ...
 
-    def winners(self) -> list[int]: ...
+    def winners(self) -> list[int]:
+        """The seats in first place, once the game is over (several for a shared win). Before the end:
+        ``RuntimeError`` ("winners() is only defined once the game is over"), never a guess."""
+        ...
 
-    def finishing_order(self) -> list[list[int]]: ...
+    def finishing_order(self) -> list[list[int]]:
+        """Groups of seats from first place to last, once the game is over; ``RuntimeError`` before."""
+        ...
 
     def clone(self) -> GameState: ...
 

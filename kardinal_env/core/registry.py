@@ -17,12 +17,17 @@ The built-in games (``kardinal``, ``kardinal_koenig``) are registered by ``kardi
 
 or by a package entry point in the group ``kardinal_env.games`` whose object is a :class:`GameSpec`
 (or a function returning one); :func:`games` loads the entry points of installed packages the first
-time it is asked (:func:`load_entry_points`). ``docs/adding-a-game.md`` walks through a whole game
-(``tests/third_game.py``). Names, record formats, ``env_id`` and ``gym_id`` are unique among the
-registered games; a game whose classes are given as objects is checked against the protocol when it
-is registered. :func:`unregister_game` removes a game; :func:`on_register` tells a listener about
-every game registered (and, optionally, unregistered) — the environments' registration with
-PettingZoo and Gymnasium (:mod:`kardinal_env.core.registration`) is such a listener.
+time it is asked (:func:`load_entry_points`). A game that a script or module registers (no
+installed package) reaches the command-line tools as a **plugin** (:func:`load_plugins`): each
+tool's ``--plugin MODULE[:ATTRIBUTE]`` (:func:`kardinal_env.core.cli.load_plugin_argv`), or the
+environment variable ``KARDINAL_ENV_PLUGINS`` (:data:`PLUGINS_ENV`; comma-separated, read by
+:func:`games` the first time it is asked, so every tool and every process a tool spawns sees it).
+``docs/adding-a-game.md`` walks through a whole game (``tests/third_game.py``). Names, record
+formats, ``env_id`` and ``gym_id`` are unique among the registered games; a game whose classes are
+given as objects is checked against the protocol when it is registered. :func:`unregister_game`
+removes a game; :func:`on_register` tells a listener about every game registered (and, optionally,
+unregistered) — the environments' registration with PettingZoo and Gymnasium
+(:mod:`kardinal_env.core.registration`) is such a listener.
 
 Fields that name code may be given as the object or as a ``"module:attribute"`` string, which
 :meth:`GameSpec.load` imports on first use (so registering a game imports nothing heavy, and the
@@ -54,7 +59,9 @@ field                  meaning
 ``chance``             whether the game deals or shuffles (then ``seed`` matters)
 ``perfect_information`` whether every seat sees everything (else ``determinize`` deals hidden cards)
 ``rule_options``       the rules' options besides ``players`` as :class:`RuleOption` (command-line flags)
-``baselines``          agent kind → agent class (``"random"``, ``"greedy"``, ...), built with ``seed=``
+``baselines``          agent kind → agent class (``"greedy"``, ...), built with ``seed=``; every game also has
+                       the kinds of :data:`GENERIC_BASELINES` (``random``) without listing them
+                       (:meth:`GameSpec.baseline_kinds`); an entry may list ``random`` only as that agent
 ``rollout``            ``rollout(game, rng) -> move``: the fast move policy a search's playouts use
                        (``None``: uniform random)
 ``compiled_search``    ``compiled_search(game, rng, simulations=, exploration=, widen_base=, margin_weight=)
@@ -94,8 +101,10 @@ field                  meaning
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from kardinal_env.core.checks import is_int
@@ -116,9 +125,26 @@ __all__ = [
     "seat_counts",
     "UnknownGameError",
     "ENTRY_POINT_GROUP",
+    "GENERIC_BASELINES",
+    "PLUGINS_ENV",
+    "load_plugins",
 ]
 
 ENTRY_POINT_GROUP = "kardinal_env.games"
+
+#: The environment variable of :func:`load_plugins`: comma-separated ``module`` or ``module:attribute``
+#: plugins, loaded the first time :func:`games` is asked.
+PLUGINS_ENV = "KARDINAL_ENV_PLUGINS"
+
+#: The baselines every game has without its registry entry listing them: agents that use nothing but
+#: the game protocol (``legal_moves``), so they play any game. ``random``: a uniformly random legal
+#: move (:class:`agents.baselines.random.RandomAgent`). This is the one definition of ``random``:
+#: ``agents.load_agent``, ``parse_spec`` and ``check_spec`` look it up here through
+#: :meth:`GameSpec.baseline`, and the trainer's evaluation and the Gymnasium view
+#: (:class:`kardinal_env.core.single_agent.VsBots`, ``opponents="random"``) play the same uniform
+#: choice among the legal moves from their own seeded streams, for every game. An entry may list
+#: ``random`` only as this agent (a game-specific ``random`` would disagree with them).
+GENERIC_BASELINES: Mapping[str, str] = MappingProxyType({"random": "agents.baselines.random:RandomAgent"})
 
 
 class UnknownGameError(ValueError):
@@ -212,6 +238,13 @@ class GameSpec:
             raise ValueError(
                 f"GameSpec {self.name!r}: default_players {self.default_players} is not one of {list(self.players)}"
             )
+        for kind, target in GENERIC_BASELINES.items():
+            given = self.baselines.get(kind) if isinstance(self.baselines, Mapping) else None
+            if given is not None and _target_name(given) != target:
+                raise ValueError(
+                    f"GameSpec {self.name!r}: baselines[{kind!r}] must be every game's {kind} agent ({target}) "
+                    f"or be left out (the trainer and the Gymnasium view play that one), got {given!r}"
+                )
 
     # ------------------------------------------------------------------ lazy fields
     def load(self, field_name: str) -> Any:
@@ -272,14 +305,32 @@ class GameSpec:
     def game_text(self, game: Any, seat: int | None = None) -> str:
         return self.load("text")(game, seat)
 
+    @property
+    def baseline_kinds(self) -> list[str]:
+        """Every baseline kind the game plays, sorted: its entry's ``baselines`` and the generic ones
+        (:data:`GENERIC_BASELINES`: ``random``), which every game has without listing them."""
+        return sorted({*self.baselines, *GENERIC_BASELINES})
+
+    def has_baseline(self, kind: object) -> bool:
+        """Whether ``kind`` is one of :attr:`baseline_kinds`."""
+        return isinstance(kind, str) and (kind in self.baselines or kind in GENERIC_BASELINES)
+
     def baseline(self, kind: str) -> Any:
-        """The baseline agent class ``kind`` of this game; ``KeyError`` naming the choices otherwise."""
-        if kind not in self.baselines:
-            raise KeyError(f"{self.name} has no baseline {kind!r}; its baselines: {sorted(self.baselines)}")
+        """The baseline agent class ``kind`` of this game (one of :attr:`baseline_kinds`: its entry's, or
+        a generic one such as ``random``); ``KeyError`` naming the choices otherwise."""
+        if not self.has_baseline(kind):
+            raise KeyError(f"{self.name} has no baseline {kind!r}; its baselines: {self.baseline_kinds}")
         cache = self.__dict__.setdefault("_baselines", {})
         if kind not in cache:
-            cache[kind] = resolve(self.baselines[kind])
+            cache[kind] = resolve(self.baselines[kind] if kind in self.baselines else GENERIC_BASELINES[kind])
         return cache[kind]
+
+
+def _target_name(obj: Any) -> str:
+    """``"module:qualname"`` of an object (a string as it is): what a lazy field names."""
+    if isinstance(obj, str):
+        return obj
+    return f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', repr(obj))}"
 
 
 def seat_counts(players: Sequence[int]) -> str:
@@ -292,6 +343,7 @@ def seat_counts(players: Sequence[int]) -> str:
 
 _GAMES: dict[str, GameSpec] = {}
 _ENTRY_POINTS_LOADED = False
+_ENV_PLUGINS_LOADED = False
 _LISTENERS: list[Callable[[GameSpec], None]] = []
 _UNREGISTER_LISTENERS: list[Callable[[GameSpec], None]] = []
 
@@ -400,9 +452,64 @@ def load_entry_points(force: bool = False) -> None:
     _ENTRY_POINTS_LOADED = True
 
 
+def load_plugins(plugins: str | Iterable[str] | None, source: str = "--plugin") -> list[GameSpec]:
+    """Load game plugins and return the games they registered (in order, each once).
+
+    A plugin is ``"module"`` — imported; a module that registers its games when it is imported
+    (``register_game(...)`` at its top level) — or ``"module:attribute"`` — a :class:`GameSpec` or a
+    function returning one (an entry point's object: ``third_game:SPEC``, ``third_game:register``),
+    registered unless that very spec already is. ``plugins``: a list, or one comma-separated string
+    (``KARDINAL_ENV_PLUGINS``); empty names are skipped. The module must be importable (on
+    ``sys.path`` / ``PYTHONPATH``). Loading a plugin again does nothing new. Errors name the plugin
+    and ``source`` (``--plugin``, the environment variable): ``ImportError`` when it cannot be
+    imported, ``TypeError`` when the attribute is no :class:`GameSpec`, ``ValueError`` when its
+    game's name, record format or ids are another game's."""
+    if plugins is None:
+        return []
+    names = plugins.split(",") if isinstance(plugins, str) else list(plugins)
+    loaded: list[GameSpec] = []
+    for raw in names:
+        name = raw.strip()
+        if not name:
+            continue
+        where = f"plugin {name!r} ({source})"
+        before = dict(_GAMES)
+        try:
+            obj = resolve(name)
+        except Exception as exc:
+            raise ImportError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from exc
+        if ":" in name:
+            try:
+                spec = obj() if callable(obj) and not isinstance(obj, GameSpec) else obj
+                if not isinstance(spec, GameSpec):
+                    raise TypeError(f"must name a GameSpec or a function returning one, got {type(spec).__name__}")
+                register_game(spec)
+            except (TypeError, ValueError) as exc:
+                raise (TypeError if isinstance(exc, TypeError) else ValueError)(f"{where}: {exc}") from exc
+            if spec not in loaded:
+                loaded.append(spec)
+        loaded += [s for n, s in _GAMES.items() if before.get(n) is not s and s not in loaded]
+    return loaded
+
+
+def _load_env_plugins() -> None:
+    """The plugins of :data:`PLUGINS_ENV`, once (the flag is set first: a plugin may ask for the games)."""
+    global _ENV_PLUGINS_LOADED
+    if _ENV_PLUGINS_LOADED:
+        return
+    _ENV_PLUGINS_LOADED = True
+    try:
+        load_plugins(os.environ.get(PLUGINS_ENV), source=f"environment variable {PLUGINS_ENV}")
+    except BaseException:
+        _ENV_PLUGINS_LOADED = False
+        raise
+
+
 def games() -> dict[str, GameSpec]:
-    """Every registered game by name (the built-in ones first, then those of entry points)."""
+    """Every registered game by name (the built-in ones first, then those of entry points and of the
+    plugins of :data:`PLUGINS_ENV`)."""
     load_entry_points()
+    _load_env_plugins()
     return dict(_GAMES)
 
 

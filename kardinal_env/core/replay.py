@@ -9,6 +9,8 @@ With ``-o/--output game.html`` it also writes the game as a self-contained HTML 
 ``html_replay`` renderer: step through every position in a browser) and prints
 ``wrote HTML replay: game.html``; a game without one is an error that says so. Exit status 0 when the
 record is valid, 1 (with ``error: FILE: what is wrong`` on stderr) otherwise; 2 for bad arguments.
+``--plugin MODULE[:ATTRIBUTE]`` (repeatable) first loads a game that a module of one's own registers
+(:func:`kardinal_env.core.cli.load_plugin_argv`).
 
 Python: :func:`replay_file` (the game and its text picture) and :func:`write_html` (record file to
 HTML file); ``spec.load("html_replay")(record, path)`` for a record dict.
@@ -21,6 +23,7 @@ import os
 import sys
 from typing import Any
 
+from kardinal_env.core.cli import add_plugin_argument, load_plugin_argv
 from kardinal_env.core.errors import RecordError
 from kardinal_env.core.records import read_record_file
 from kardinal_env.core.registry import GameSpec, UnknownGameError, game_for_record, games
@@ -65,9 +68,11 @@ def write_html(path: str, output: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    load_plugin_argv(argv, "kardinal-replay")  # --plugin: a game of one's own module, before the record is read
     parser = argparse.ArgumentParser(prog="kardinal-replay", description=(__doc__ or "").split("\n")[0])
     parser.add_argument("file", help="a record file (JSON)")
     parser.add_argument("-o", "--output", metavar="HTML", help="also write a self-contained HTML replay to this file")
+    add_plugin_argument(parser)
     args = parser.parse_args(argv)
     if args.output is not None and (os.path.isdir(args.output) or not args.output.strip()):
         parser.error(f"-o/--output {args.output!r}: give a file name, not a directory")

@@ -33,8 +33,9 @@ Defaults: ``players``: the AEC environment's default (4 for both built-in games;
   reward the game's environment gives). An illegal action raises ``IllegalMoveError`` (no silent
   replacement).
 * ``learner_seat``: a seat number, or ``"random"`` to draw the seat from the reset seed.
-* ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator), one policy for
-  every other seat, or a list with one per other seat. A policy is an object with
+* ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator: the ``random``
+  baseline that every game has, :data:`kardinal_env.core.registry.GENERIC_BASELINES`, played without
+  the agent loader), one policy for every other seat, or a list with one per other seat. A policy is an object with
   ``select_move(game) -> str``, a callable ``game -> str``, or an agent spec string (``"greedy"``,
   ``"mcts:50"``, ``"ppo:PATH"``, ...; loaded once, seeded at every ``reset``). This module does not
   import any agent code: a spec string is handed to the agent loader that an installed package
@@ -42,6 +43,12 @@ Defaults: ``players``: the AEC environment's default (4 for both built-in games;
   ``agents:load_agent``), called as ``loader(spec, game=NAME, seed=None)``; without a loader a spec
   string is a ``ValueError`` saying so.
 * Other keyword options are passed to the AEC environment (rule options, ``reward``, env options).
+* Render modes (:func:`render_modes`): the game's, in the view's ``metadata["render_modes"]``: those
+  of its own environment module (``raw_env.metadata``), or for the generic environment ``human`` and
+  ``ansi`` (the game's ``text`` picture; ``human`` prints it) and ``rgb_array`` when the registry
+  entry has an ``image``. ``render()`` is the AEC environment's. The class's own ``metadata``, which
+  ``gymnasium.make`` reads before it knows the game, lists every mode a game may offer; a mode the
+  game lacks (``rgb_array`` without an image) is a ``ValueError`` naming the game's modes.
 """
 
 from __future__ import annotations
@@ -52,10 +59,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from kardinal_env.core.env_base import RENDER_MODES
 from kardinal_env.core.env_utils import fresh_observation
 from kardinal_env.core.registry import GameSpec, get_game, resolve
 
-__all__ = ["VsBots", "KardinalVsBots", "KardinalKoenigVsBots", "AGENT_LOADER_GROUP", "agent_loader"]
+__all__ = ["VsBots", "KardinalVsBots", "KardinalKoenigVsBots", "AGENT_LOADER_GROUP", "agent_loader", "render_modes"]
 
 AGENT_LOADER_GROUP = "kardinal_env.agent_loaders"
 
@@ -96,10 +104,22 @@ def aec_class(spec: GameSpec) -> Any:
     return resolve("kardinal_env.core.generic_env:GameEnv")
 
 
+def render_modes(spec: GameSpec) -> list[str]:
+    """The render modes of a game's AEC environment, and so of its single-agent view: its own
+    environment module's (``raw_env.metadata["render_modes"]``), else the generic environment's
+    (:func:`kardinal_env.core.generic_env.generic_render_modes`: ``human``, ``ansi``, and
+    ``rgb_array`` when the registry entry has an ``image``)."""
+    if spec.env_module is not None:
+        return list(spec.load("env_module").raw_env.metadata["render_modes"])
+    return list(resolve("kardinal_env.core.generic_env:generic_render_modes")(spec))
+
+
 class VsBots(gym.Env):
     """The learner's seat of a game's AEC environment, opponents played inside ``step``."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    #: Every mode some game may offer (``gymnasium.make`` checks a ``render_mode`` against this before it
+    #: builds the view); an instance's ``metadata["render_modes"]`` is its game's (:func:`render_modes`).
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
     #: The game when none is given (set by the named subclasses).
     game: str | None = None
 
@@ -116,6 +136,14 @@ class VsBots(gym.Env):
         if game is None:
             raise ValueError("VsBots needs game=NAME, a registered game")
         self.game_spec = spec = get_game(game)
+        modes = render_modes(spec)
+        self.metadata = {**type(self).metadata, "render_modes": modes}
+        if render_mode is not None and render_mode not in modes:
+            hint = " (rgb_array needs an image renderer, GameSpec.image)" if render_mode == "rgb_array" else ""
+            raise ValueError(
+                f"render_mode {render_mode!r} is not a render mode of {spec.name}: expected one of {modes} "
+                f"or None{hint}"
+            )
         cls = aec_class(spec)
         if spec.env_module is None:
             env_kwargs = {"game": spec.name, **env_kwargs}

@@ -54,7 +54,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kardinal_env.core.cli import add_rule_option_flags, given_rule_options
+from kardinal_env.core.cli import add_plugin_argument, add_rule_option_flags, given_rule_options, load_plugin_argv
 from kardinal_env.core.registry import games
 
 __all__ = ["build_config", "env_config", "env_runner_nodes", "main", "parse_args"]
@@ -96,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="any other option of the game's environment (VALUE read as JSON when it parses)",
     )
+    add_plugin_argument(p)
     add_rule_option_flags(p, "the RLlib trainer")
     p.add_argument("--iterations", type=int, default=2, help="training iterations (tiny by default)")
     p.add_argument("--train-batch-size", type=int, default=512, help="env steps per iteration")
@@ -118,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
+    load_plugin_argv(argv)  # --plugin: games of one's own modules, before --game's choices are listed
     parser = build_parser()
     args = parser.parse_args(argv)
     spec = games()[args.game]
