@@ -65,6 +65,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.base import Agent, BaseAgent
+from kardinal_env.core import limits
 from kardinal_env.core.registry import GameSpec, game_of, games, get_game
 
 __all__ = [
@@ -195,6 +196,12 @@ def parse_spec(spec: str, game: str | GameSpec | None = None) -> tuple[str, int 
                 f"bad agent spec {spec!r}: {kind.name} needs a positive number of simulations, e.g. {kind.example!r}"
             )
         simulations = int(sims)
+        most = limits.WORLDS if kind.name == "rollout" else limits.SIMULATIONS
+        if simulations > most:
+            what = "worlds per move" if kind.name == "rollout" else "simulations"
+            raise AgentSpecError(
+                f"bad agent spec {spec!r}: {kind.name} takes at most {most:,} {what} (kardinal_env.core.limits)"
+            )
         arg = rest
     elif not sep or not arg:
         if kind.name == "zoo":

@@ -20,6 +20,8 @@ game, players, options  a registered game (``"kardinal"``, ``"kardinal_koenig"``
                         (``spec.make_codec(rules, **options)``), as in the generic AEC env
 ``reward``              ``"win_loss"`` (default) or ``"margin"``; ``chip_shaping`` (Kardinal only) and
                         ``score_shaping`` (the self-play trainer's shaping; below)
+``illegal_action``      ``"raise"`` (default) or ``"lose"``: what an action id that is not legal in its
+                        game does (below)
 Actions                 ``step(actions)``: an integer array of shape ``(N,)``, ``actions[i]`` the action
                         id (``Discrete(A)``, the AEC env's action space) of the seat that is to act in
                         game ``i`` (``current_player[i]``)
@@ -36,7 +38,8 @@ Actions                 ``step(actions)``: an integer array of shape ``(N,)``, `
                         that ended, seen by the seat whose move ended it; other rows keep older data
 ``final_info``          ``{i: {"scores", "winners", "move_count", "last_player"}}`` for the games that
                         ended in this step (``scores``/``winners`` as the AEC env's final ``infos``;
-                        ``last_player``: the seat whose move ended it, ``final_observation``'s observer)
+                        ``last_player``: the seat whose move ended it, ``final_observation``'s observer;
+                        a game ended by forfeit also has ``illegal_action``, below)
 ``legal_actions(i)``    on request: the legal action ids of game ``i`` (int64, in the engine's order);
                         ``legal_actions()``: a list of all N
 ======================  ============================================================================
@@ -97,9 +100,9 @@ Backends
   (``spec.new_game``), the game's codec (``spec.make_codec``: legal ids, ``decode``) and one encoder per
   game (``spec.make_encoder``), through the game protocol only (:mod:`kardinal_env.core.protocol`).
   ``threads`` does nothing here.
-* ``"core"`` — the game stepped in C++: Kardinal (``kardinal_core.KardinalBatch``, cpp/src/batch.hpp)
-  and Kardinal & König (``kardinal_core.KoenigBatch``, cpp/src/koenig_batch.hpp, with the engine of
-  cpp/src/koenig.hpp and the encoder of cpp/src/koenig_observation.hpp). One call checks every
+* ``"core"`` — the game stepped in C++: Kardinal (``kardinal_core.KardinalBatch``, cpp/src/kardinal/batch.hpp)
+  and Kardinal & König (``kardinal_core.KoenigBatch``, cpp/src/koenig/batch.hpp, with the engine of
+  cpp/src/koenig/engine.hpp and the encoder of cpp/src/koenig/observation.hpp). One call checks every
   action, plays every move, auto-resets, and writes observations, masks, seats, rewards and final
   observations into the arrays (the core's own buffers, shared with NumPy), with the GIL released;
   ``threads=k >= 2`` splits the games over ``k`` std::threads (each game's work is independent, so
@@ -120,14 +123,36 @@ Backends
 Illegal actions
 ===============
 
-Every action is checked before any game moves. An action id outside ``[0, A)`` or one that is not
-legal in its game raises :class:`IllegalActionError` (a ``ValueError``, an
-:class:`~kardinal_env.core.errors.IllegalMoveError`) whose message starts ``game i:`` and carries the
-engine's own message naming the broken rule (``rule``: that rule, ``"action"`` for an id out of range;
-``index``: the game); every game is left unchanged. When several games have bad actions the error
-names the first with an id out of range, else the first with an illegal move. Actions that are not
-an integer array of shape ``(N,)`` raise ``TypeError`` (not integers: floats, bools, objects) or
-``ValueError`` (another shape). Nothing is rounded, clipped or cast from floats.
+Every action is checked before any game moves. Actions that are not an integer array of shape
+``(N,)`` raise ``TypeError`` (not integers: floats, bools, objects) or ``ValueError`` (another shape),
+and an action id outside ``[0, A)`` raises :class:`IllegalActionError` (rule ``"action"``), in every
+mode: such a value is a bug of the caller, not a choice among the actions. Nothing is rounded,
+clipped or cast from floats. An id of ``[0, A)`` that is not legal in its game depends on
+``illegal_action`` (:mod:`kardinal_env.core.illegal`, the rule every environment shares):
+
+* ``"raise"`` (default) — :class:`IllegalActionError` (a ``ValueError``, an
+  :class:`~kardinal_env.core.errors.IllegalMoveError`) whose message starts ``game i:`` and carries
+  the engine's own message naming the broken rule (``rule``: that rule, ``"action"`` for an id out of
+  range; ``index``: the game); every game is left unchanged. When several games have bad actions the
+  error names the first with an id out of range, else the first with an illegal move.
+* ``"lose"`` — pgx's rule: that game ends by the forfeit of its seat to act, the other games play
+  their moves. The slot is treated as any game that ended in the step: ``terminated[i]`` is True,
+  ``rewards[i]`` holds the scheme's loss reward for the offender and its win reward for every other
+  seat (``win_loss`` and ``margin``: −1 / +1; no shaping term: no move was played),
+  ``final_observation[i]`` is the position at the forfeit seen by the offender, ``final_info[i]`` is
+  ``{"scores": None, "winners": [the other seats], "illegal_action": {"rule", "message", "action",
+  "move", "seat"}, "move_count", "last_player": the offender}``, and the slot's next game is already
+  in its rows (its deal: the slot's next seed, as after any game).
+
+**Forfeits on the core backend.** The compiled batch can restart all its games at once but not one
+alone, so a slot whose game is forfeited goes on *in Python* until the next ``reset()``: its games are
+the registry's (``spec.new_game``, core-backed where the core is built), stepped and encoded as the
+python backend does, their rows written into the batch's arrays after each batch step (the batch
+meanwhile plays legal moves in a stand-in game of that slot, whose results are discarded);
+``reset()`` hands every slot back to the batch. The output is the python backend's, byte for byte
+(tests/test_vector.py and tests/test_vector_koenig.py step both in lockstep through forfeits and
+resets); such a slot costs what a slot of the python backend costs. A policy that follows the masks
+never forfeits, and then nothing of this runs.
 
 Relation to Gymnasium and PettingZoo
 ====================================
@@ -159,6 +184,7 @@ from kardinal_env.core.checks import is_integral
 from kardinal_env.core.env_utils import check_action
 from kardinal_env.core.errors import IllegalMoveError, OutOfRangeError, StateError
 from kardinal_env.core.generic_env import observation_bounds
+from kardinal_env.core.illegal import check_illegal_action, forfeit
 from kardinal_env.core.registry import GameSpec, get_game
 from kardinal_env.core.rewards import ShapingTracker, check_scheme, terminal_rewards
 
@@ -205,10 +231,12 @@ class VectorEnv:
         chip_shaping: float = 0.0,
         score_shaping: float = 0.0,
         rules: Any = None,
+        illegal_action: str = "raise",
         **options: Any,
     ):
         spec = get_game(game)
         num_envs = limits.check_num_envs(num_envs)  # before anything is made per slot
+        check_illegal_action(illegal_action)
         if not is_integral(threads) or not 0 <= threads <= limits.THREADS:
             raise ValueError(f"threads must be an integer from 0 to {limits.THREADS}, got {threads!r}")
         if backend not in BACKENDS:
@@ -222,6 +250,7 @@ class VectorEnv:
         self.num_envs = int(num_envs)
         self.threads = int(threads)
         self.reward_scheme = reward
+        self.illegal_action = illegal_action
         self.chip_shaping = chip_shaping
         self.score_shaping = score_shaping
         self.rules, self.env_options = _rules_and_env_options(spec, players, rules, options)
@@ -281,7 +310,8 @@ class VectorEnv:
 
     def step(self, actions: Any, copy: bool = False) -> VectorStep:
         """Play ``actions[i]`` for the seat to act in game ``i``, for every game; auto-reset the games
-        that end (the module docstring). Bad actions raise before any game moves."""
+        that end (the module docstring). Bad actions raise before any game moves (an illegal one under
+        ``illegal_action="lose"`` ends its game by forfeit instead)."""
         self._require_started("step()")
         self.final_info = self._impl.step(self._check_actions(actions))
         return self._result(copy)
@@ -394,17 +424,21 @@ class VectorEnv:
 
     def _illegal(self, index: int, game: Any, action: int, codec: Any) -> IllegalActionError:
         """The error for an in-range action that is not legal in ``game`` (slot ``index``): the
-        engine's own, naming the broken rule (the codec decodes the id, a copy of the game plays it)."""
+        engine's own (:meth:`_explain`) with the game's index."""
+        exc = self._explain(game, action, codec)
+        return IllegalActionError(f"game {index}: {exc}", exc.rule, action, index)
+
+    @staticmethod
+    def _explain(game: Any, action: int, codec: Any) -> IllegalMoveError:
+        """The engine's error for an in-range action that is not legal in ``game``, naming the broken
+        rule (the codec decodes the id, a copy of the game plays it)."""
         try:
             move = codec.decode(game, action)
             game.clone().play(move)
         except IllegalMoveError as exc:
-            return IllegalActionError(f"game {index}: {exc}", exc.rule, action, index)
-        return IllegalActionError(  # the engine took it: its codec and legal_actions disagree
-            f"game {index}: action {action} ({move!r}) is not among the legal actions of the codec",
-            "action",
-            action,
-            index,
+            return exc
+        return IllegalMoveError(  # the engine took it: its codec and legal_actions disagree
+            f"action {action} ({move!r}) is not among the legal actions of the codec", "action", action
         )
 
 
@@ -412,25 +446,40 @@ class VectorEnv:
 
 
 class _PythonBackend:
-    """The reference: registry games, the game's codec, one encoder per game (the game protocol)."""
+    """The reference: registry games, the game's codec, one encoder per game (the game protocol).
 
-    def __init__(self, env: VectorEnv):
+    ``buffers`` (an object with the arrays ``observation``, ``action_mask``, ``current_player``,
+    ``rewards``, ``terminated``, ``final_observation``): play single slots into those arrays instead
+    of allocating its own — the core backend's slots that go on in Python after a forfeit; then
+    encoders are made per slot when first needed."""
+
+    def __init__(self, env: VectorEnv, buffers: Any = None):
         spec, rules, n = env.spec, env.rules, env.num_envs
         self.env = env
         self.codec = spec.make_codec(rules, **env.env_options)
         self.encoder_hint: Any = spec.make_encoder(rules, **env.env_options)
         self.num_actions = int(self.codec.num_actions)
         probe = spec.new_game(rules, seed=0 if spec.chance else None)
-        first = np.asarray(self.encoder_hint.encode(probe, probe.current_player))
-        # two observations, a mask row and (a rough floor) the slot's generator, game and encoder
-        limits.check_batch(n, 2 * first.nbytes + self.num_actions + _SLOT_OVERHEAD)
-        self.encoders = [self.encoder_hint] + [spec.make_encoder(rules, **env.env_options) for _ in range(n - 1)]
         if env.chip_shaping and not hasattr(probe, "chips_held"):
             raise ValueError(f"chip_shaping needs a game with chips_held(); {spec.name} has none")
+        self.encoders: list[Any] = [self.encoder_hint] + [None] * (n - 1)
+        if buffers is None:
+            first = np.asarray(self.encoder_hint.encode(probe, probe.current_player))
+            # two observations, a mask row and (a rough floor) the slot's generator, game and encoder
+            limits.check_batch(n, 2 * first.nbytes + self.num_actions + _SLOT_OVERHEAD)
+            self.encoders[1:] = [spec.make_encoder(rules, **env.env_options) for _ in range(n - 1)]
         shaping = env.chip_shaping or env.score_shaping
         self.shaping = ShapingTracker(env.chip_shaping, env.score_shaping) if shaping else None
         self.games: list[Any] = [None] * n
         self.legal_ids: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * n
+        if buffers is not None:
+            self.observation = buffers.observation
+            self.final_observation = buffers.final_observation
+            self.action_mask = buffers.action_mask
+            self.current_player = buffers.current_player
+            self.rewards = buffers.rewards
+            self.terminated = buffers.terminated
+            return
         self.observation = np.zeros((n, *first.shape), dtype=first.dtype)
         self.final_observation = np.zeros_like(self.observation)
         self.action_mask = np.zeros((n, self.num_actions), dtype=bool)
@@ -438,9 +487,23 @@ class _PythonBackend:
         self.rewards = np.zeros((n, env.num_players), dtype=np.float32)
         self.terminated = np.zeros(n, dtype=bool)
 
-    def new_game(self, i: int) -> Any:
+    def encoder(self, i: int) -> Any:
+        """Slot ``i``'s encoder (made when first needed)."""
+        encoder = self.encoders[i]
+        if encoder is None:
+            env = self.env
+            encoder = self.encoders[i] = env.spec.make_encoder(env.rules, **env.env_options)
+        return encoder
+
+    def new_game(self, i: int, seed: int | None = None) -> Any:
+        """Slot ``i``'s next game, dealt (a game with chance) with ``seed``, by default the next draw of
+        the slot's generator."""
         env = self.env
-        seed = env._generators[i].getrandbits(64) if env.spec.chance else None
+        if env.spec.chance:
+            if seed is None:
+                seed = env._generators[i].getrandbits(64)
+        else:
+            seed = None
         return env.spec.new_game(env.rules, seed=seed)
 
     def show(self, i: int) -> None:
@@ -450,7 +513,7 @@ class _PythonBackend:
         legal = np.asarray(self.codec.legal_actions(game), dtype=np.int64)
         self.legal_ids[i] = legal
         self.current_player[i] = seat
-        self.observation[i] = self.encoders[i].encode(game, seat)
+        self.observation[i] = self.encoder(i).encode(game, seat)
         row = self.action_mask[i]
         row[:] = False
         row[legal] = True
@@ -464,33 +527,62 @@ class _PythonBackend:
 
     def step(self, actions: np.ndarray) -> dict[int, dict]:
         env = self.env
+        forfeits = set()
         for i, action in enumerate(actions.tolist()):  # every action is checked before any game moves
             if not (self.legal_ids[i] == action).any():
-                raise env._illegal(i, self.games[i], action, self.codec)
+                if env.illegal_action == "raise":
+                    raise env._illegal(i, self.games[i], action, self.codec)
+                forfeits.add(i)
         final: dict[int, dict] = {}
-        shaping, players = self.shaping, env.num_players
         for i, action in enumerate(actions.tolist()):
-            game = self.games[i]
-            seat = game.current_player
-            if shaping is not None:
-                shaping.before(game, seat)
-            game.play(self.codec.decode(game, action))
-            earned = [0.0] * players
-            if shaping is not None:  # the per-move reward of the acting seat
-                earned[seat] = shaping.reward(game, seat)
-            self.terminated[i] = game.is_over
-            if game.is_over:  # every seat's terminal reward, added as the AEC env adds it (in float64)
-                earned = [e + r for e, r in zip(earned, terminal_rewards(game, env.reward_scheme), strict=True)]
-                self.final_observation[i] = self.encoders[i].encode(game, seat)
-                final[i] = {
-                    "scores": game.scores(),
-                    "winners": game.winners(),
-                    "move_count": game.move_count,
-                    "last_player": seat,
-                }
-                self.games[i] = self.new_game(i)
-            self.rewards[i] = earned
-            self.show(i)
+            info = self.lose(i, action) if i in forfeits else self.play(i, action)
+            if info is not None:
+                final[i] = info
+        return final
+
+    def play(self, i: int, action: int) -> dict | None:
+        """Play the legal ``action`` in game ``i`` and write the slot's rows; when the game ends, its
+        final info (and the slot's next game is started)."""
+        env = self.env
+        shaping = self.shaping
+        game = self.games[i]
+        seat = game.current_player
+        if shaping is not None:
+            shaping.before(game, seat)
+        game.play(self.codec.decode(game, action))
+        earned = [0.0] * env.num_players
+        if shaping is not None:  # the per-move reward of the acting seat
+            earned[seat] = shaping.reward(game, seat)
+        self.terminated[i] = game.is_over
+        final = None
+        if game.is_over:  # every seat's terminal reward, added as the AEC env adds it (in float64)
+            earned = [e + r for e, r in zip(earned, terminal_rewards(game, env.reward_scheme), strict=True)]
+            self.final_observation[i] = self.encoder(i).encode(game, seat)
+            final = {
+                "scores": game.scores(),
+                "winners": game.winners(),
+                "move_count": game.move_count,
+                "last_player": seat,
+            }
+            self.games[i] = self.new_game(i)
+        self.rewards[i] = earned
+        self.show(i)
+        return final
+
+    def lose(self, i: int, action: int, next_seed: int | None = None) -> dict:
+        """Game ``i`` ends by the forfeit of its seat to act, whose ``action`` (an id of the action
+        space) is not legal (:func:`kardinal_env.core.illegal.forfeit`): the slot's rows, its final
+        info, and its next game (dealt with ``next_seed``, by default the generator's next draw)."""
+        env = self.env
+        game = self.games[i]
+        seat = game.current_player
+        lost = forfeit(env._explain(game, action, self.codec), action, seat, env.num_players, env.reward_scheme)
+        self.terminated[i] = True
+        self.final_observation[i] = self.encoder(i).encode(game, seat)
+        final = {**lost.info(), "move_count": game.move_count, "last_player": seat}
+        self.games[i] = self.new_game(i, next_seed)
+        self.rewards[i] = lost.rewards
+        self.show(i)
         return final
 
     def legal(self, i: int) -> np.ndarray:
@@ -536,6 +628,11 @@ class _CoreBackend:
         # the seed of each slot's next deal, drawn from its generator ahead of time (chance games only)
         self._next_seed: np.ndarray | None = batch.next_seed if env.spec.chance else None
         self._drawn_for = -1  # env._seed_epoch of the generators _next_seed was drawn from
+        # Forfeits (illegal_action="lose"; the module docstring): the slots that go on in Python until the
+        # next reset, each with the last final observation of its own games (the batch's stand-in game of
+        # the slot writes its own when it ends), and the python backend that plays them (made when needed).
+        self.detached: dict[int, np.ndarray] = {}
+        self._python: _PythonBackend | None = None
 
     def _draw(self, slots: Sequence[int]) -> None:
         generators, seeds = self.env._generators, self._next_seed
@@ -546,6 +643,8 @@ class _CoreBackend:
     def reset(self) -> None:
         env = self.env
         slots = range(env.num_envs)
+        if self.detached:
+            self._reattach()
         if self._next_seed is not None and self._drawn_for != env._seed_epoch:
             self._draw(slots)  # reseeded (or never drawn): the drawn-ahead seeds are stale
         self.batch.reset(env.threads)
@@ -554,10 +653,16 @@ class _CoreBackend:
             self._drawn_for = env._seed_epoch
 
     def step(self, actions: np.ndarray) -> dict[int, dict]:
-        bad = self.batch.step(actions, self.env.threads)
-        if bad >= 0:  # nothing moved: explain with the Python engine's error
-            raise self.env._illegal(bad, self.game(bad), int(actions[bad]), self.codec)
-        ended = np.flatnonzero(self.terminated).tolist()
+        if not self.detached:
+            bad = self.batch.step(actions, self.env.threads)
+            if bad < 0:
+                return self._finals(np.flatnonzero(self.terminated).tolist())
+            if self.env.illegal_action == "raise":  # nothing moved: explain with the Python engine's error
+                raise self.env._illegal(bad, self.game(bad), int(actions[bad]), self.codec)
+        return self._step_with_forfeits(actions)
+
+    def _finals(self, ended: list[int]) -> dict[int, dict]:
+        """The final infos of the batch's games that ended in ``ended`` (and their slots' next seeds)."""
         if not ended:
             return {}
         if self._next_seed is not None:
@@ -572,17 +677,88 @@ class _CoreBackend:
             }
         return final
 
+    def _step_with_forfeits(self, actions: np.ndarray) -> dict[int, dict]:
+        """A step under ``illegal_action="lose"`` with forfeits now or slots playing in Python (the module
+        docstring): the batch plays a legal move in the stand-in game of every such slot, then the
+        python backend plays those slots and writes their rows over the batch's."""
+        env, batch = self.env, self.batch
+        legal = self.action_mask[np.arange(env.num_envs), actions]  # the masks the caller was shown
+        losing = [i for i in np.flatnonzero(~legal).tolist() if i not in self.detached]
+        python = self._python_slots()
+        for i in losing:  # the forfeited game, before the batch moves its slot on
+            python.games[i] = self.part.game(i)
+        # seeds of the next deals of the newly forfeited slots (drawn ahead; the stand-in may deal with them)
+        seeds = {i: None if self._next_seed is None else int(self._next_seed[i]) for i in losing}
+        python_slots = [*self.detached, *losing]
+        batch_actions = actions.copy()
+        for i in python_slots:
+            batch_actions[i] = batch.legal_action_ids(i)[0]
+        bad = batch.step(batch_actions, env.threads)
+        if bad >= 0:  # pragma: no cover - every action given is legal
+            raise RuntimeError(f"internal error: the batch refused a legal action in game {bad}")
+        ended = np.flatnonzero(self.terminated).tolist()
+        stand_ins_ended = {i for i in ended if i in self.detached}
+        final = self._finals([i for i in ended if i not in self.detached and i not in seeds])
+        for i in list(self.detached):
+            action = int(actions[i])
+            info = python.play(i, action) if legal[i] else python.lose(i, action)
+            if info is not None:
+                final[i] = info
+                self.detached[i] = self.final_observation[i].copy()
+            elif i in stand_ins_ended:  # the stand-in's end wrote over the slot's final observation
+                self.final_observation[i] = self.detached[i]
+        for i in losing:
+            final[i] = python.lose(i, int(actions[i]), seeds[i])
+            self.detached[i] = self.final_observation[i].copy()
+        return dict(sorted(final.items()))
+
+    def _python_slots(self) -> _PythonBackend:
+        if self._python is None:
+            self._python = _PythonBackend(self.env, buffers=self)
+        return self._python
+
+    def _reattach(self) -> None:
+        """Hand the slots that play in Python back to the batch (before its reset): their rows back to
+        what the batch last wrote there, which its reset rewrites where they change only; for a game
+        with chance, unless the generators are reseeded, the slot's next seed drawn again (the one drawn
+        ahead was dealt in Python)."""
+        env, batch, python = self.env, self.batch, self._python_slots()
+        redraw = self._next_seed is not None and self._drawn_for == env._seed_epoch
+        for i in self.detached:
+            stand_in = self.part.game(i)
+            self.observation[i] = python.encoder(i).encode(stand_in, stand_in.current_player)
+            row = self.action_mask[i]
+            row[:] = False
+            row[batch.legal_action_ids(i)] = True
+            if redraw:
+                assert self._next_seed is not None
+                self._next_seed[i] = env._generators[i].getrandbits(64)
+            python.games[i] = None
+        self.detached.clear()
+
     def legal(self, i: int) -> np.ndarray:
+        if i in self.detached:
+            return self._python_slots().legal(i)
         return self.batch.legal_action_ids(i)
 
     def flat_legal(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.batch.all_legal_action_ids()
+        if not self.detached:
+            return self.batch.all_legal_action_ids()
+        rows = self.all_legal()
+        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([ids.size for ids in rows], out=offsets[1:])
+        return np.concatenate(rows), offsets
 
     def all_legal(self) -> list[np.ndarray]:
         ids, offsets = self.batch.all_legal_action_ids()
-        return [ids[offsets[i] : offsets[i + 1]] for i in range(self.env.num_envs)]
+        rows = [ids[offsets[i] : offsets[i + 1]] for i in range(self.env.num_envs)]
+        for i in self.detached:
+            rows[i] = self._python_slots().legal(i)
+        return rows
 
     def game(self, i: int) -> Any:
+        if i in self.detached:
+            return self._python_slots().game(i)
         return self.part.game(i)
 
 

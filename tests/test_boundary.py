@@ -1,6 +1,6 @@
 """Regression tests of issue 53's reproducers: each way in from Python that crashed, hung, truncated or
 leaked an unexpected exception now gets a clear refusal naming the limit (kardinal_env.core.limits,
-cpp/src/boundary.hpp). The crashes themselves (a signal) are caught in subprocesses by
+cpp/src/common/boundary.hpp). The crashes themselves (a signal) are caught in subprocesses by
 tests/test_core_fuzz.py; here every call is made in-process and must be refused at once."""
 
 from __future__ import annotations

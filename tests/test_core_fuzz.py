@@ -1,4 +1,4 @@
-"""The project's fuzzing of every way into the compiled core from Python (cpp/src/boundary.hpp).
+"""The project's fuzzing of every way into the compiled core from Python (cpp/src/common/boundary.hpp).
 
 Every public function and method of ``kardinal_core`` (found by walking the module, so a new binding is
 fuzzed without an edit here), the :class:`kardinal_env.vector.VectorEnv` of both games and the search

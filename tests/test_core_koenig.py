@@ -1,4 +1,4 @@
-"""The compiled core's Kardinal & König engine (``kardinal_core.KoenigGame``, cpp/src/koenig.hpp) in
+"""The compiled core's Kardinal & König engine (``kardinal_core.KoenigGame``, cpp/src/koenig/engine.hpp) in
 lockstep with the Python engine (kardinal_env.koenig.Game, the reference).
 
 Seeded random games in every variant (3, 4 and 5 players, ``discard`` one and any, the packaged board,
@@ -840,7 +840,7 @@ _MISSING = object()
 
 
 def test_the_core_deals_the_python_dealer_s_worlds(core):
-    """SeatKnowledge.sample (knowledge.deal_hidden) and the core's deal_world (koenig_worlds.hpp): the
+    """SeatKnowledge.sample (knowledge.deal_hidden) and the core's deal_world (koenig/worlds.hpp): the
     same knowledge and the same ShuffleRng state give the same world and leave the generator in the same
     state, for every seat of positions of 3-, 4- and 5-player games all along (before and after the first
     run-out, both discard options, another board)."""

@@ -1,4 +1,4 @@
-"""The compiled ``heuristic`` (``KoenigGame.heuristic_values``, cpp/src/koenig_heuristic.hpp) in
+"""The compiled ``heuristic`` (``KoenigGame.heuristic_values``, cpp/src/koenig/heuristic.hpp) in
 lockstep with the Python planner (agents.baselines.koenig_heuristic._Planner).
 
 At many positions of seeded games (3, 4 and 5 players, ``discard`` one and any, the packaged board and

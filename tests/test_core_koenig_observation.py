@@ -1,5 +1,5 @@
 """The compiled core's Kardinal & König observation encoder and action mask (``KoenigGame.encode_into`` /
-``action_mask_into``, cpp/src/koenig_observation.hpp) against the Python reference
+``action_mask_into``, cpp/src/koenig/observation.hpp) against the Python reference
 (``kardinal_env.koenig.observation.ObservationEncoder.encode``, ``ActionCodec.action_mask``).
 
 Seeded random games in every variant of tests/test_core_koenig.py (3, 4, 5 players × discard one / any ×

@@ -1,5 +1,5 @@
 """Heuristic rollouts (``rollout:N``, agents/search/heuristic_rollouts.py): the compiled playouts
-(``KoenigGame.heuristic_rollouts``, cpp/src/koenig_rollouts.hpp) in lockstep with the Python reference,
+(``KoenigGame.heuristic_rollouts``, cpp/src/koenig/rollouts.hpp) in lockstep with the Python reference,
 the agent's hidden-information discipline, its spec, and errors naming the bad argument.
 
 The lockstep tests start late in seeded games (3, 4 and 5 players, ``discard`` one and any, after the

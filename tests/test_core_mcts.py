@@ -1,4 +1,4 @@
-"""Kardinal's ``mcts:N`` searched by the compiled core (``KardinalGame.mcts_move``, cpp/src/mcts.hpp),
+"""Kardinal's ``mcts:N`` searched by the compiled core (``KardinalGame.mcts_move``, cpp/src/kardinal/mcts.hpp),
 reached from :class:`agents.search.mcts.MCTSAgent` through ``GameSpec.compiled_search``
 (:func:`kardinal_env.kardinal.compiled.mcts_root`).
 

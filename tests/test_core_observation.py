@@ -1,4 +1,4 @@
-"""The compiled core's observation encoder and action mask builder (cpp/src/observation.hpp, bound as
+"""The compiled core's observation encoder and action mask builder (cpp/src/kardinal/observation.hpp, bound as
 ``KardinalGame.encode_into`` / ``action_mask_into`` / ``legal_action_ids``) in lockstep with the
 Python :class:`~kardinal_env.kardinal.observation.ObservationEncoder` and
 :class:`~kardinal_env.kardinal.actions.ActionCodec`.

@@ -1,6 +1,6 @@
 """``gismcts:N``: information-set MCTS guided by Kardinal & König's heuristic (``ISMCTSAgent`` with
 ``rollout="guide"``, the game's ``GameSpec.search_guide``,
-:class:`agents.search.heuristic_rollouts.HeuristicGuide`). The compiled search (``koenig_ismcts.hpp``
+:class:`agents.search.heuristic_rollouts.HeuristicGuide`). The compiled search (``koenig/ismcts.hpp``
 with an ``IsmctsGuide``) chooses the Python reference's move from the same seed; neither reads hidden
 cards; the guide ranks legal moves as the playout policy does; bad arguments are refused by name."""
 

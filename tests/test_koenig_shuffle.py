@@ -50,7 +50,7 @@ def test_known_shuffles_and_bounded_draws():
 def test_known_bits_and_weighted_choices():
     """Pinned outputs of getrandbits (the top bits of one draw) and weighted (one bounded draw over the
     total, the first index whose running total exceeds it): the world dealer and ISMCTS draw with them,
-    in Python and in the core (cpp/src/koenig_worlds.hpp), so a change fails here."""
+    in Python and in the core (cpp/src/koenig/worlds.hpp), so a change fails here."""
     rng = ShuffleRng(5)
     assert [rng.getrandbits(64) for _ in range(2)] == [7134611160154358618, 13877614986023876344]
     assert [rng.getrandbits(8) for _ in range(4)] == [59, 25, 48, 97] and rng.getrandbits(1) == 1

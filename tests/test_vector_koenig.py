@@ -1,5 +1,5 @@
 """kardinal_env.vector's core backend for Kardinal & König (``kardinal_core.KoenigBatch``,
-cpp/src/koenig_batch.hpp) against the python backend, the reference.
+cpp/src/koenig/batch.hpp) against the python backend, the reference.
 
 * Lockstep, byte for byte (observation, mask, seat, rewards, terminated, final observation, final
   info, legal ids), over seeded random actions for 3, 4 and 5 players, ``discard`` one and any, on the

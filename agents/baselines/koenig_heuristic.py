@@ -46,7 +46,7 @@ move. Draw decisions take the expectimax's best source. Ties are broken by the a
 generator (``seed``).
 
 **Compiled.** Where the compiled core is built (``bash scripts/setup.sh``), the candidates' values
-(everything above before the tie-break) are computed by the core (``cpp/src/koenig_heuristic.hpp``,
+(everything above before the tie-break) are computed by the core (``cpp/src/koenig/heuristic.hpp``,
 :func:`kardinal_env.koenig.compiled.heuristic_values`): the same moves and the same values, operation
 for operation (``tests/test_core_koenig_heuristic.py`` compares them at thousands of positions and
 whole games), about ten times faster (``scripts/benchmark.py koenig-heuristic``). The core reads the

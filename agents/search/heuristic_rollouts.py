@@ -44,7 +44,7 @@ id. A playout seat values deck draws by the cards it cannot see in that world �
 the deck, by type (:func:`unseen_deck_probabilities`) — where the real heuristic also takes out the
 cards it knows to be in other hands.
 
-**Compiled.** With the compiled core (``KoenigGame.heuristic_rollouts``, ``cpp/src/koenig_rollouts.hpp``)
+**Compiled.** With the compiled core (``KoenigGame.heuristic_rollouts``, ``cpp/src/koenig/rollouts.hpp``)
 the worlds are dealt and played in C++ — the same deals, moves and values as this module's Python
 reference (``compiled=False``), compared world for world in ``tests/test_core_koenig_rollouts.py``.
 A playout from the last third of a game costs ~0.014 s in C++ and ~0.26 s in Python (18×; longer from
@@ -140,7 +140,7 @@ class HeuristicGuide:
     world: :meth:`ranked`, the mover's best moves, and :meth:`play_out`, the heuristic in every seat to
     the game's end. Both value deck draws as a playout seat does (:func:`unseen_deck_probabilities`,
     ``replan`` re-valued plans), so they read the world, never the real game. The compiled core's
-    search takes :attr:`core_arguments` and does the same in C++ (``cpp/src/koenig_rollouts.hpp``,
+    search takes :attr:`core_arguments` and does the same in C++ (``cpp/src/koenig/rollouts.hpp``,
     ``HeuristicRollouts::ranked``)."""
 
     def __init__(self, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 1):

@@ -1,5 +1,5 @@
 """The suite's shared generator: one small documented generator, implemented identically here and in
-the compiled core (``cpp/src/koenig.hpp``), so a seeded game deals the same cards on both backends
+the compiled core (``cpp/src/koenig/engine.hpp``), so a seeded game deals the same cards on both backends
 (Kardinal & König's shuffles) and a search draws the same on both (``ismcts:N``'s worlds and
 expansions). The standard library only, like the engines.
 
@@ -28,7 +28,7 @@ included) is taken mod 2**64 (so ``-1`` is ``2**64 - 1``); a ``str`` is hashed w
 over its UTF-8 bytes (offset ``0xCBF29CE484222325``, prime ``0x100000001B3``); ``None`` draws a
 state from the operating system's entropy (an unseeded game). Anything else is a ``TypeError``.
 
-The dealing of hidden cards (:mod:`kardinal_env.koenig.knowledge`, ``cpp/src/koenig_worlds.hpp``) and
+The dealing of hidden cards (:mod:`kardinal_env.koenig.knowledge`, ``cpp/src/koenig/worlds.hpp``) and
 the ISMCTS search of Kardinal & König draw from this generator too, so that the core's search equals
 the Python one draw for draw.
 

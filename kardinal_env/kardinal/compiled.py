@@ -38,7 +38,7 @@ core, for the playouts at the leaves of ``puct:N`` (:mod:`agents.search.puct`, `
 **Observations and masks.** The core also writes what the Python
 :class:`~kardinal_env.kardinal.observation.ObservationEncoder` and
 :class:`~kardinal_env.kardinal.actions.ActionCodec` build, byte for byte, into caller-owned NumPy
-buffers (cpp/src/observation.hpp; nothing is allocated per call):
+buffers (cpp/src/kardinal/observation.hpp; nothing is allocated per call):
 
 * :func:`encode_into` — ``ObservationEncoder(rules, W).encode(game, observer)`` into a writable
   C-contiguous ``uint8`` array of shape ``(72, W, W)``;

@@ -2,7 +2,7 @@
 
 :class:`CoreGame` is a :class:`~kardinal_env.kardinal.engine.Game` (a subclass: ``isinstance`` and the
 registry's ``game_of`` keep working) whose state lives in a ``kardinal_core.KardinalGame``
-(``cpp/src/kardinal.hpp``, the C++ port of the Python engine, kept in lockstep by
+(``cpp/src/kardinal/engine.hpp``, the C++ port of the Python engine, kept in lockstep by
 ``tests/test_core_kardinal.py``). It has the Python engine's whole public API with the same results:
 the same notation strings (``kardinal_env.kardinal.notation`` formats and parses them), move codes in
 the same order, records (``to_record`` / ``from_record``), ``clone``, scores, winners, finishing order,

@@ -7,7 +7,7 @@ the Python engine (:class:`kardinal_env.koenig.Game`, the reference), compared i
 ``rule``, same message), the same shuffles (:mod:`kardinal_env.core.shuffle`: a seed deals the same
 deck and reshuffles the discard pile the same way), scores, winners, finishing order, ``clone``,
 ``snapshot`` and ``random_playouts(n_games, seed)`` (whole games inside C++). The observation encoder
-and the action mask are in C++ too (``cpp/src/koenig_observation.hpp``): :func:`encode_into` and
+and the action mask are in C++ too (``cpp/src/koenig/observation.hpp``): :func:`encode_into` and
 :func:`action_mask_into` write :class:`~kardinal_env.koenig.observation.ObservationEncoder`'s and
 :class:`~kardinal_env.koenig.actions.ActionCodec`'s output, byte for byte, into caller-owned arrays
 (:func:`observation_buffer`, :func:`mask_buffer`) without allocating, reading only what the observer
@@ -15,7 +15,7 @@ may know (``tests/test_core_koenig_observation.py``). A buffer is taken only as 
 for something that is not a NumPy array or has another dtype, ``ValueError`` for another shape, a
 non-contiguous or read-only array, or a seat out of range. The batched environment
 :class:`kardinal_env.vector.VectorEnv` steps N games in the core at once (``kardinal_core.KoenigBatch``,
-``cpp/src/koenig_batch.hpp``), byte for byte its python backend (``tests/test_vector_koenig.py``). The board is parsed
+``cpp/src/koenig/batch.hpp``), byte for byte its python backend (``tests/test_vector_koenig.py``). The board is parsed
 and validated in Python (:mod:`kardinal_env.koenig.board`); :func:`core_board` passes its arrays to
 the core, which checks them again.
 
@@ -228,7 +228,7 @@ def ismcts_root(
     ``rng.getrandbits(64)``, the search's seed, as the Python search does, and hands the core the seat's
     knowledge
     (:meth:`~kardinal_env.koenig.knowledge.SeatKnowledge.deal_data`, no hidden card): the core deals each
-    world with the same algorithm (``cpp/src/koenig_worlds.hpp``) on the same
+    world with the same algorithm (``cpp/src/koenig/worlds.hpp``) on the same
     :class:`~kardinal_env.core.shuffle.ShuffleRng` stream and draws the expansion choices from it, so
     the result is the Python search's, draw for draw (``tests/test_core_koenig.py``). ``None``, without
     touching ``rng``, when the core is not used or ``game`` is neither a plain :class:`Game` nor a
@@ -284,7 +284,7 @@ def heuristic_core() -> ModuleType | None:
 
 def heuristic_values(game: Any, weights: Any, replan: int, deck_probs: list[float]) -> list[tuple[int, float]] | None:
     """The ``heuristic`` agent's candidates for the seat on turn, valued by the core
-    (``cpp/src/koenig_heuristic.hpp``): ``[(move id, value)]`` as
+    (``cpp/src/koenig/heuristic.hpp``): ``[(move id, value)]`` as
     :meth:`agents.baselines.koenig_heuristic._Planner.candidates` lists them before its tie-break (the
     same ids in the same order, values equal to about 1e-12: ``tests/test_core_koenig_heuristic.py``).
     ``weights``: a ``HeuristicWeights`` (any dataclass of its 10 fields) or the 10 fields in order;

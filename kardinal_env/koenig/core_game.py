@@ -2,7 +2,7 @@
 
 :class:`CoreGame` is a :class:`~kardinal_env.koenig.engine.Game` (a subclass: ``isinstance`` and the
 registry's ``game_of`` keep working) whose state lives in a ``kardinal_core.KoenigGame``
-(``cpp/src/koenig.hpp``, the C++ port of the Python engine, kept in lockstep by
+(``cpp/src/koenig/engine.hpp``, the C++ port of the Python engine, kept in lockstep by
 ``tests/test_core_koenig.py``). It has the Python engine's whole public API with the same results:
 the same move ids (the board's move table) in the same order, notation strings, the same shuffles
 for a seed, records (``to_record`` / ``from_record``), ``clone``, scores, winners, finishing order,

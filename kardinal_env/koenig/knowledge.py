@@ -53,7 +53,7 @@ dealt hand (right after a first piece: a second piece or drawing).
 :meth:`SeatKnowledge.deal` (``determinize``) seeds it with one ``rng.getrandbits(64)`` of the caller's
 generator (a ``random.Random`` or a ``ShuffleRng``), deals, and takes the world's shuffle seed as its
 next 64-bit draw. The dealer reads only :meth:`SeatKnowledge.deal_data` — plain counts, no hidden card
-— and the compiled core deals from the same data with a copy of it (``cpp/src/koenig_worlds.hpp``,
+— and the compiled core deals from the same data with a copy of it (``cpp/src/koenig/worlds.hpp``,
 ``KoenigGame.deal_world``; the compiled ISMCTS deals all its worlds so): the same data and the same
 generator state give the same world in both (``tests/test_core_koenig.py``). What a seat may know is
 computed here only; the core only deals from it.
@@ -380,7 +380,7 @@ class SeatKnowledge:
 def deal_hidden(data: dict, rng: ShuffleRng) -> tuple[dict[int, list[int]], list[int]]:
     """One world from :meth:`SeatKnowledge.deal_data`, every draw from ``rng`` (a
     :class:`~kardinal_env.core.shuffle.ShuffleRng`): ``(other seat -> hand as sorted type indices,
-    deck as type indices top first)``. The compiled core's copy is ``cpp/src/koenig_worlds.hpp``
+    deck as type indices top first)``. The compiled core's copy is ``cpp/src/koenig/worlds.hpp``
     (``tests/test_core_koenig.py`` compares them world for world).
 
     The draws, in order. *Before the first run-out*: the pool's cards in type order are shuffled

@@ -48,7 +48,7 @@ segment               size           content
 ====================  =============  ===================================================================
 
 ``ObservationEncoder.segments`` maps each name to its ``slice``; ``encode`` returns a new array
-each call. The compiled core has the same encoder (``cpp/src/koenig_observation.hpp``), writing into a
+each call. The compiled core has the same encoder (``cpp/src/koenig/observation.hpp``), writing into a
 caller-owned array: :func:`kardinal_env.koenig.compiled.encode_into` (byte for byte this one, tested).
 """
 

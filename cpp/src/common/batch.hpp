@@ -1,4 +1,4 @@
-// What the batched games of both engines share (batch.hpp: Kardinal, koenig_batch.hpp: Kardinal &
+// What the batched games of both engines share (batch.hpp: Kardinal, koenig/batch.hpp: Kardinal &
 // König): the terminal rewards of kardinal_env/core/rewards.py and the split of N independent games
 // over std::threads.
 #pragma once

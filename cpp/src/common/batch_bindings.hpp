@@ -1,5 +1,5 @@
-// Binding helpers shared by the batched games' Python classes (KardinalBatch in module.cpp, KoenigBatch
-// in koenig_bindings.cpp): the busy flag that refuses a second call while one runs without the GIL,
+// Binding helpers shared by the batched games' Python classes (KardinalBatch in kardinal/bindings.cpp, KoenigBatch
+// in koenig/bindings.cpp): the busy flag that refuses a second call while one runs without the GIL,
 // the threads argument, NumPy views of a batch's own buffers and new int64 arrays.
 #pragma once
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "boundary.hpp"
+#include "common/boundary.hpp"
 
 namespace batch_bindings {
 

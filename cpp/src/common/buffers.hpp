@@ -1,5 +1,5 @@
-// Checks of caller-owned NumPy buffers, shared by the Kardinal (module.cpp) and Kardinal & König
-// (koenig_bindings.cpp) encode_into / action_mask_into bindings: a buffer is taken only as it is (no
+// Checks of caller-owned NumPy buffers, shared by the Kardinal (kardinal/bindings.cpp) and Kardinal & König
+// (koenig/bindings.cpp) encode_into / action_mask_into bindings: a buffer is taken only as it is (no
 // implicit conversion, which would write into a copy), and anything else is refused with a TypeError
 // (not an array, wrong dtype, not in CPU memory) or a ValueError (wrong shape, not C-contiguous,
 // read-only) that names the problem.

@@ -26,9 +26,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "batch_common.hpp"
-#include "kardinal.hpp"
-#include "observation.hpp"
+#include "common/batch.hpp"
+#include "kardinal/engine.hpp"
+#include "kardinal/observation.hpp"
 
 namespace kardinal {
 
@@ -218,7 +218,7 @@ class Batch {
         show(i);
     }
 
-    // work(begin, end) over contiguous chunks of the games on `threads` threads (batch_common.hpp).
+    // work(begin, end) over contiguous chunks of the games on `threads` threads (common/batch.hpp).
     template <class Work>
     void for_chunks(int threads, Work work) {
         batching::for_chunks(n_, threads, work);

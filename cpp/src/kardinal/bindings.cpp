@@ -1,4 +1,4 @@
-// Python bindings of the compiled core (nanobind): the module kardinal_core.
+// Python bindings of the Kardinal engine (bind_kardinal, called by module.cpp): KardinalGame and KardinalBatch.
 //
 // KardinalGame mirrors kardinal_env.kardinal.Game on move codes: legal_move_codes() returns the same
 // tuples in the same order; play_code / apply_legal_code check the code against them and raise
@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "kardinal.hpp"
-#include "mcts.hpp"
-#include "boundary.hpp"
-#include "buffers.hpp"
-#include "observation.hpp"
+#include "kardinal/engine.hpp"
+#include "kardinal/mcts.hpp"
+#include "common/boundary.hpp"
+#include "common/buffers.hpp"
+#include "kardinal/observation.hpp"
 
 namespace nb = nanobind;
 using kardinal::Game;
@@ -201,8 +201,8 @@ int mask_window(const Game &g, size_t length) {
 // split the games over std::threads. step() first checks every action against its game's legal ids and
 // returns the first game whose action is not legal (-1: all legal, every game moved), so an illegal
 // action changes nothing; kardinal_env.vector turns that index into the engine's error naming the rule.
-#include "batch.hpp"
-#include "batch_bindings.hpp"
+#include "kardinal/batch.hpp"
+#include "common/batch_bindings.hpp"
 
 namespace {
 
@@ -327,9 +327,7 @@ void bind_batch(nb::module_ &m) {
 
 }  // namespace
 
-NB_MODULE(kardinal_core, m) {
-    m.doc() = "kardinal-env's compiled core: the Kardinal rules engine in C++ (see kardinal_env.kardinal.compiled)";
-    m.attr("LIMITS") = boundary::limits_dict();  // the upper bounds of every count and size (boundary.hpp)
+void bind_kardinal(nb::module_ &m) {
 
     nb::class_<Game>(m, "KardinalGame",
                      "One game of Kardinal in C++, on the Python engine's move codes (kardinal_env.kardinal.Game).")
@@ -565,7 +563,7 @@ NB_MODULE(kardinal_core, m) {
             [](Game &g, uint64_t seed) {
                 require_playing(g);
                 kardinal::Playout policy(g.rules);
-                kardinal::SplitMix64 rng(seed);
+                kardinal::ShuffleRng rng(seed);
                 return code_tuple(policy.choose(g, rng));
             },
             nb::arg("seed") = 0,
@@ -776,5 +774,4 @@ NB_MODULE(kardinal_core, m) {
 
     // ============================================================ batched games (batch.hpp, section above)
     bind_batch(m);
-    void bind_koenig(nb::module_ &); bind_koenig(m);  // Kardinal & König: koenig_bindings.cpp
 }

@@ -12,7 +12,11 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/rng.hpp"
+
 namespace kardinal {
+
+using common::ShuffleRng;
 
 constexpr int BUILD = 0, CHIP = 1, CARDINAL = 2;
 constexpr int HOUSE = 0, TOWER = 1, YARD = 2;
@@ -62,26 +66,6 @@ struct Rules {
 };
 
 // A small, fast generator (splitmix64) for the playouts run inside C++.
-struct SplitMix64 {
-    uint64_t state;
-    explicit SplitMix64(uint64_t seed) : state(seed) {}
-    uint64_t next() {
-        uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
-    uint32_t below(uint32_t n) {  // uniform in [0, n), Lemire's method with rejection
-        uint64_t m = uint64_t(uint32_t(next())) * n;
-        uint32_t low = uint32_t(m);
-        if (low < n) {
-            uint32_t t = uint32_t(-n) % n;
-            while (low < t) { m = uint64_t(uint32_t(next())) * n; low = uint32_t(m); }
-        }
-        return uint32_t(m >> 32);
-    }
-};
-
 struct PlayoutSummary {
     long long games = 0, decisions = 0;
     std::array<long long, 4> wins{};    // games each seat won (ties: every winner counts)
@@ -204,7 +188,7 @@ class Game {
     }
 
     // Plays uniformly random legal moves until the game is over; returns the decisions made.
-    long long random_playout(SplitMix64 &rng) {
+    long long random_playout(ShuffleRng &rng) {
         long long n = 0;
         while (phase_ != OVER) {
             if (phase_ == CARDINAL_PHASE && !moves_valid_) {
@@ -533,7 +517,7 @@ class Game {
 
 inline PlayoutSummary random_playouts(const Game &start, long long n_games, uint64_t seed) {
     PlayoutSummary out;
-    SplitMix64 rng(seed);
+    ShuffleRng rng(seed);
     for (long long g = 0; g < n_games; ++g) {
         Game game = start;
         out.decisions += game.random_playout(rng);

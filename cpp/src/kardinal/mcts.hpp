@@ -12,12 +12,12 @@
 #include <utility>
 #include <vector>
 
-#include "kardinal.hpp"
+#include "kardinal/engine.hpp"
 
 namespace kardinal {
 
 // A uniform double in [0, 1) from 53 random bits.
-inline double uniform01(SplitMix64 &rng) { return double(rng.next() >> 11) * (1.0 / 9007199254740992.0); }
+inline double uniform01(ShuffleRng &rng) { return double(rng.next() >> 11) * (1.0 / 9007199254740992.0); }
 
 inline bool owns_colour(const Rules &r, int seat, int colour) {
     int own[4];
@@ -68,7 +68,7 @@ class Playout {
     const std::array<double, 5> &weights(int seat) const { return weights_[size_t(seat)]; }
 
     // The policy's move for the current decision of g (not over).
-    Move choose(Game &g, SplitMix64 &rng) {
+    Move choose(Game &g, ShuffleRng &rng) {
         if (g.phase() == CARDINAL_PHASE) return cardinal(g, rng);
         const std::vector<Move> &moves = g.legal();
         if (moves.size() == 1) return moves[0];
@@ -84,7 +84,7 @@ class Playout {
     }
 
     // Plays g to its end with the policy.
-    void play_out(Game &g, SplitMix64 &rng) {
+    void play_out(Game &g, ShuffleRng &rng) {
         while (!g.is_over()) g.apply(choose(g, rng));
     }
 
@@ -134,7 +134,7 @@ class Playout {
     std::vector<std::pair<int, int>> squares_;  // (square key, best builds on it), first seen first
     std::vector<Keyed> keyed_;
 
-    Move top_build(Game &g, const std::vector<Move> &moves, const std::array<double, 5> &w, SplitMix64 &rng) {
+    Move top_build(Game &g, const std::vector<Move> &moves, const std::array<double, 5> &w, ShuffleRng &rng) {
         double best = -1.0;
         top_.clear();
         for (size_t i = 0; i < moves.size(); ++i) {
@@ -148,7 +148,7 @@ class Playout {
         return moves[top_.size() == 1 ? top_[0] : top_[rng.below(uint32_t(top_.size()))]];
     }
 
-    Move cardinal(Game &g, SplitMix64 &rng) {
+    Move cardinal(Game &g, ShuffleRng &rng) {
         uint32_t count = g.cardinal_choices();
         if (count == 1) return g.cardinal_choice(0);
         if (cardinal_block > 0.0 && uniform01(rng) < cardinal_block) return quick_block(g, count, rng);
@@ -167,7 +167,7 @@ class Playout {
     // _quick_block: the square shared by most of the next builder's best builds by raw chip count
     // (cardinal ignored); C- when the cardinal stands there; a random cardinal move when that square
     // is no target or nobody could build.
-    Move quick_block(Game &g, uint32_t count, SplitMix64 &rng) {
+    Move quick_block(Game &g, uint32_t count, ShuffleRng &rng) {
         g.next_builder(true, builds_);
         if (builds_.empty()) return g.cardinal_choice(rng.below(count));
         values_.clear();
@@ -265,7 +265,7 @@ class Mcts {
     };
     Playout policy_;
     MctsOptions opt_;
-    SplitMix64 rng_;
+    ShuffleRng rng_;
     std::vector<Node> nodes_;
     std::vector<int> path_;
 

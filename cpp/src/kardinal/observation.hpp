@@ -2,7 +2,7 @@
 // kardinal_env/kardinal/observation.py (ObservationEncoder.encode) and kardinal_env/kardinal/actions.py
 // (colour_order, seat_order, frame_window, window_layout, ActionCodec.legal_actions / action_mask),
 // writing into caller-owned buffers byte for byte as the Python reference does. Every rule stays in
-// the engine (kardinal.hpp): the encoder only reads the position.
+// the engine (kardinal/engine.hpp): the encoder only reads the position.
 //
 // Observation: (72, W, W) uint8, channel-first, square (x, y) at row W // 2 - y, column x + W // 2.
 // Planes 0-16 are 0/1 (nave, clock tower, house/tower/yard of colour slot 0..3, cardinal, sites,
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "kardinal.hpp"
+#include "kardinal/engine.hpp"
 
 namespace kardinal {
 

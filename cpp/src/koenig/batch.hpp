@@ -1,12 +1,12 @@
 // N Kardinal & König games stepped together (kardinal_env.vector's "core" backend for K&K): one call
 // plays one move in every game, deals a new game in the slots whose game ended (Gymnasium's SAME_STEP
-// auto-reset), and writes each game's observation of the seat to act next (koenig_observation.hpp,
+// auto-reset), and writes each game's observation of the seat to act next (koenig/observation.hpp,
 // the ObservationEncoder's float32 vector), its action mask, the seat, every seat's reward of the move
 // and the final observation / scores of a game that ended into buffers the batch owns (allocated once).
 //
 // The readable reference is kardinal_env/vector.py's python backend; tests/test_vector_koenig.py keeps
 // the two byte for byte in lockstep. Rewards are kardinal_koenig_v1's: no per-move term, and on the
-// move that ends a game every seat's terminal reward (batch_common.hpp).
+// move that ends a game every seat's terminal reward (common/batch.hpp).
 //
 // Seeds: a game started in slot i (reset or auto-reset) is dealt with next_seed[i], a buffer the
 // caller fills (VectorEnv writes the slot generator's getrandbits(64), drawn ahead, and refills the
@@ -26,9 +26,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "batch_common.hpp"
-#include "koenig.hpp"
-#include "koenig_observation.hpp"
+#include "common/batch.hpp"
+#include "koenig/engine.hpp"
+#include "koenig/observation.hpp"
 
 namespace koenig {
 

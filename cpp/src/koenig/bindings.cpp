@@ -1,4 +1,4 @@
-// Python bindings of the Kardinal & König engine (koenig.hpp): KoenigBoard, KoenigGame and the shared
+// Python bindings of the Kardinal & König engine (bind_koenig, called by module.cpp; engine.hpp): KoenigBoard, KoenigGame and the shared
 // shuffler (koenig_shuffle, koenig_draws, koenig_weighted, koenig_getrandbits, koenig_seed_state). kardinal_env/koenig/compiled.py is the
 // way in from Python (it builds the KoenigBoard from a parsed board).
 //
@@ -20,18 +20,18 @@
 #include <random>
 #include <tuple>
 
-#include "batch_bindings.hpp"
-#include "boundary.hpp"
-#include "buffers.hpp"
-#include "koenig.hpp"
-#include "koenig_batch.hpp"
+#include "common/batch_bindings.hpp"
+#include "common/boundary.hpp"
+#include "common/buffers.hpp"
+#include "koenig/engine.hpp"
+#include "koenig/batch.hpp"
 #include <cmath>
 
-#include "koenig_heuristic.hpp"
-#include "koenig_ismcts.hpp"
-#include "koenig_rollouts.hpp"
-#include "koenig_worlds.hpp"
-#include "koenig_observation.hpp"
+#include "koenig/heuristic.hpp"
+#include "koenig/ismcts.hpp"
+#include "koenig/rollouts.hpp"
+#include "koenig/worlds.hpp"
+#include "koenig/observation.hpp"
 
 namespace nb = nanobind;
 using koenig::Board;
@@ -385,7 +385,7 @@ nb::list finishing_order(const KGame &g) {
 
 
 // ------------------------------------------------------------------ observation and mask buffers
-// (koenig_observation.hpp) The caller's array is taken only as it is (buffers.hpp): float32 (L,) for
+// (koenig/observation.hpp) The caller's array is taken only as it is (buffers.hpp): float32 (L,) for
 // an observation, bool or int8 (num_moves,) for a mask. The game is read with the GIL held into a
 // per-thread scratch (no allocation once it has grown), and the caller's buffer written without it.
 using KObsArray = nb::ndarray<float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
@@ -457,9 +457,9 @@ void koenig_action_mask_into(KGame &g, nb::handle out, std::optional<long long> 
 }
 
 
-// ==================================================================== batched games (koenig_batch.hpp)
+// ==================================================================== batched games (koenig/batch.hpp)
 // KoenigBatch: N games stepped together for kardinal_env.vector's "core" backend, bound as KardinalBatch
-// is (module.cpp): the batch owns its buffers and hands them to NumPy as arrays owned by the batch
+// is (kardinal/bindings.cpp): the batch owns its buffers and hands them to NumPy as arrays owned by the batch
 // object; reset() and step() release the GIL and may split the games over std::threads; step() checks
 // every action first and returns the first game whose action is not a legal id (-1: every game moved).
 struct PyKoenigBatch : koenig::Batch, batch_bindings::BusyFlag {
@@ -918,10 +918,10 @@ void bind_koenig(nb::module_ &m) {
             "ISMCTSAgent's search (rollout_moves=0, or rollout=\"guide\" when weights are given) of the seat on "
             "turn, on the core, from that seat's knowledge "
             "(SeatKnowledge.deal_data(): plain counts, no hidden card) and the decision's seed (an int, taken mod "
-            "2**64): every world is dealt in C++ (koenig_worlds.hpp) from ShuffleRng(seed) as the Python search "
+            "2**64): every world is dealt in C++ (koenig/worlds.hpp) from ShuffleRng(seed) as the Python search "
             "deals it. The root's children as (move id, visits, mean value of the seat on turn), in expansion "
             "order. With weights (the 10 HeuristicWeights fields), replan, widen and margin_weight: the guided "
-            "search (koenig_ismcts.hpp's IsmctsGuide: each node searches the mover's widen best heuristic moves, "
+            "search (koenig/ismcts.hpp's IsmctsGuide: each node searches the mover's widen best heuristic moves, "
             "best first, and every simulation ends with a heuristic playout, valued (1 - margin_weight) win "
             "share + margin_weight sigmoid(final margin / scale)). With paired (a guide only): the paired root "
             "(Ismcts::search_paired: rounds of one world in which every root child is played), each child as "
@@ -955,7 +955,7 @@ void bind_koenig(nb::module_ &m) {
             },
             nb::arg("weights").none(), nb::arg("deck_probs").none(), nb::arg("replan").none(),
             "The `heuristic` agent's candidates for the seat on turn (agents/baselines/koenig_heuristic.py, "
-            "_Planner before its tie-break; koenig_heuristic.hpp): [(move id, value)], the draw moves' values for "
+            "_Planner before its tie-break; koenig/heuristic.hpp): [(move id, value)], the draw moves' values for "
             "a draw decision, else the plans without pieces and the `replan` best placed plans re-valued. "
             "weights: the 10 HeuristicWeights fields in field order; deck_probs: per card type index, the chance "
             "that the deck's next card has that type (deck_probabilities(game, seat): what the seat knows); "
@@ -1027,7 +1027,7 @@ void bind_koenig(nb::module_ &m) {
             nb::arg("moves").none(), nb::arg("worlds"), nb::arg("weights").none(), nb::arg("replan").none(),
             nb::arg("knowledge").none(), nb::arg("seed").none(),
             "Each of `moves` (legal move ids of the seat on turn) valued by heuristic playouts "
-            "(koenig_rollouts.hpp): in each of `worlds` worlds dealt from the seat's knowledge "
+            "(koenig/rollouts.hpp): in each of `worlds` worlds dealt from the seat's knowledge "
             "(SeatKnowledge.deal_data()) with ShuffleRng(seed), the move and then the `heuristic` (weights, "
             "replan) in every seat to the game's end. [(move id, [win share per world], [final score margin per "
             "world])] in the order of `moves` (the margin: the seat's score less the best other seat's). TypeError / ValueError naming the argument for bad input.")

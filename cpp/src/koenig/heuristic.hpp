@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "koenig.hpp"
+#include "koenig/engine.hpp"
 
 namespace koenig {
 

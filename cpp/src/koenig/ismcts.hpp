@@ -2,7 +2,7 @@
 // rollout_moves=0, its default) on the core engine. Every random number comes from one ShuffleRng
 // seeded with the decision's seed, drawn as the Python search draws it: per simulation, one 64-bit draw
 // seeds the world's own ShuffleRng, which deals the other hands and the deck from the seat's knowledge
-// (koenig_worlds.hpp, the copy of kardinal_env.koenig.knowledge.deal_hidden) and then gives the world's
+// (koenig/worlds.hpp, the copy of kardinal_env.koenig.knowledge.deal_hidden) and then gives the world's
 // shuffle seed; then below(k) picks the expansion among k untried moves. The floating-point arithmetic
 // is the Python search's, so the core chooses the same move from the same seed
 // (tests/test_core_koenig.py compares them). The root game holds the true position; each world
@@ -18,9 +18,9 @@
 #include <cmath>
 #include <vector>
 
-#include "koenig.hpp"
-#include "koenig_rollouts.hpp"
-#include "koenig_worlds.hpp"
+#include "koenig/engine.hpp"
+#include "koenig/rollouts.hpp"
+#include "koenig/worlds.hpp"
 
 namespace koenig {
 

@@ -1,7 +1,7 @@
 // Kardinal & König's observation encoder and action mask builder in C++: ports of
 // kardinal_env/koenig/observation.py (ObservationEncoder.encode) and kardinal_env/koenig/actions.py
 // (ActionCodec.action_mask), writing into caller-owned buffers byte for byte as the Python reference
-// does. Every rule stays in the engine (koenig.hpp): the encoder only reads the position.
+// does. Every rule stays in the engine (koenig/engine.hpp): the encoder only reads the position.
 //
 // Only what the observer may know (observation.py's docstring, knowledge.card_counts): its own hand,
 // and of the others only public facts. `unseen` is the whole deck per type minus the observer's hand,
@@ -19,7 +19,7 @@
 #include <cstring>
 #include <vector>
 
-#include "koenig.hpp"
+#include "koenig/engine.hpp"
 
 namespace koenig {
 

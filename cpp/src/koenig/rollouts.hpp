@@ -1,11 +1,11 @@
 // Heuristic playouts for Kardinal & König: the root candidates of a search valued by playing each
-// determinized world to its end with the `heuristic` agent in every seat (koenig_heuristic.hpp). The
+// determinized world to its end with the `heuristic` agent in every seat (koenig/heuristic.hpp). The
 // Python reference is agents/search/heuristic_rollouts.py; tests/test_core_koenig_rollouts.py compares
 // the two world for world.
 //
 // Every random number comes from one ShuffleRng seeded with the decision's seed: per world, one 64-bit
 // draw seeds the world's own ShuffleRng, which deals the other hands and the deck from the seat's
-// knowledge (koenig_worlds.hpp) and then gives the world's shuffle seed. Every candidate is played in
+// knowledge (koenig/worlds.hpp) and then gives the world's shuffle seed. Every candidate is played in
 // every world (common random numbers: the candidates are compared on the same deals). Inside a world a
 // playout seat assumes the deck is made of the cards it cannot see (unseen_deck_probs): a model of the
 // other seats, worked out in a dealt world; the root never reads a hidden card of the real game. Exact
@@ -15,9 +15,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "koenig.hpp"
-#include "koenig_heuristic.hpp"
-#include "koenig_worlds.hpp"
+#include "koenig/engine.hpp"
+#include "koenig/heuristic.hpp"
+#include "koenig/worlds.hpp"
 
 namespace koenig {
 

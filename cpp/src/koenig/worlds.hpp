@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "koenig.hpp"
+#include "koenig/engine.hpp"
 
 namespace koenig {
 

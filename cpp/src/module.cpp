@@ -1,0 +1,18 @@
+// The extension module kardinal_core: the compiled core of kardinal-env. Each game binds itself
+// (kardinal/bindings.cpp, koenig/bindings.cpp); what they share is in common/ (the boundary discipline
+// every binding follows: common/boundary.hpp).
+#include <nanobind/nanobind.h>
+
+#include "common/boundary.hpp"
+
+namespace nb = nanobind;
+
+void bind_kardinal(nb::module_ &m);
+void bind_koenig(nb::module_ &m);
+
+NB_MODULE(kardinal_core, m) {
+    m.doc() = "kardinal-env's compiled core: the Kardinal and Kardinal & Koenig engines, batches and searches in C++";
+    m.attr("LIMITS") = boundary::limits_dict();  // the upper bounds of every count and size (common/boundary.hpp)
+    bind_kardinal(m);
+    bind_koenig(m);
+}
