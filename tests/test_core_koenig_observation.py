@@ -161,7 +161,7 @@ def test_bad_buffers_and_seats_are_refused_naming_the_problem(core):
         with pytest.raises(ValueError, match=f"seat {seat} is out of range"):
             game.action_mask_into(np.zeros(A, dtype=np.int8), seat)
     assert not good.any()  # nothing was written by a refused call
-    with pytest.raises(TypeError, match="out must have dtype int8 \\(or bool\\), got int32"):
+    with pytest.raises(TypeError, match="out must have dtype bool \\(or int8\\), got int32"):
         game.action_mask_into(np.zeros(A, dtype=np.int32))
     with pytest.raises(ValueError, match=rf"out must have shape \({A},\).*got \({A - 1},\)"):
         game.action_mask_into(np.zeros(A - 1, dtype=np.int8))

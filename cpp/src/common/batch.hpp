@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <exception>
 #include <thread>
 #include <vector>
@@ -31,6 +32,35 @@ void terminal_rewards(int n, const Scores &scores, const Winners &winners, int s
         out[s] = std::max(-1.0, std::min(1.0, margin));
     }
 }
+
+// The buffers both batches hand to NumPy, row i for game i, C order; Obs is the observation's element
+// type. allocate() sizes them once; they are never reallocated (the bindings' arrays point into them).
+template <class Obs>
+struct Buffers {
+    std::vector<Obs> observation;        // (N, *obs): the observation of the seat to act
+    std::vector<uint8_t> action_mask;    // (N, actions) bools: its legal actions
+    std::vector<int64_t> current_player; // (N,)
+    std::vector<float> rewards;          // (N, players): every seat's reward from the last step's move
+    std::vector<uint8_t> terminated;     // (N,) bools: the game ended in the last step (and the slot began anew)
+    std::vector<Obs> final_observation;  // (N, *obs): a game's last position, seen by the seat that ended it
+    std::vector<int32_t> final_scores;   // (N, players): its final scores
+    std::vector<uint8_t> final_winners;  // (N, players) bools: its winners
+    std::vector<int32_t> final_moves;    // (N,): its number of moves
+    std::vector<int32_t> final_player;   // (N,): the seat whose move ended it (-1: none yet)
+
+    void allocate(size_t n, size_t players, size_t obs_size, size_t actions) {
+        observation.assign(n * obs_size, Obs(0));
+        action_mask.assign(n * actions, 0);
+        current_player.assign(n, 0);
+        rewards.assign(n * players, 0.0f);
+        terminated.assign(n, 0);
+        final_observation.assign(n * obs_size, Obs(0));
+        final_scores.assign(n * players, 0);
+        final_winners.assign(n * players, 0);
+        final_moves.assign(n, 0);
+        final_player.assign(n, -1);
+    }
+};
 
 // work(begin, end) over contiguous chunks of n games, on min(threads, n) threads (the calling thread
 // works the first chunk; threads <= 1: all in the calling thread). A thread that cannot be started

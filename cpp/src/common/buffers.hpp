@@ -69,4 +69,24 @@ inline bool c_contiguous(const AnyArray &a) {
     throw nb::value_error("out is read-only; pass a writable array");
 }
 
+inline bool is_mask_dtype(nb::dlpack::dtype d) { return d == nb::dtype<bool>() || d == nb::dtype<int8_t>(); }
+inline bool one_dimensional(const AnyArray &a) { return a.ndim() == 1; }
+
+// An action-mask buffer from the caller: a writable C-contiguous 1-d numpy bool or int8 array in CPU
+// memory, as its bytes and length; anything else is refused (refuse_buffer), `shape` naming the
+// length wanted.
+struct Mask {
+    uint8_t *data;
+    size_t length;
+};
+
+inline Mask mask_buffer(nb::handle out, const std::string &shape) {
+    nb::ndarray<bool, nb::ndim<1>, nb::c_contig, nb::device::cpu> as_bool;
+    nb::ndarray<int8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> as_int8;
+    if (nb::try_cast(out, as_bool, false)) return {reinterpret_cast<uint8_t *>(as_bool.data()), as_bool.shape(0)};
+    if (nb::try_cast(out, as_int8, false)) return {reinterpret_cast<uint8_t *>(as_int8.data()), as_int8.shape(0)};
+    refuse_buffer(out, "a writable C-contiguous numpy bool (or int8) array of shape " + shape, is_mask_dtype,
+                  "bool (or int8)", one_dimensional, shape);
+}
+
 }  // namespace buffers

@@ -53,21 +53,8 @@ inline int chips_held(const Game &g, int seat) {
     return g.held(seat, 0) + g.held(seat, 1) + g.held(seat, 2) + g.held(seat, 3);
 }
 
-class Batch {
+class Batch : public batching::Buffers<uint8_t> {
   public:
-    // The buffers, row i for game i, C order; allocated here once and never reallocated (the bindings
-    // hand them to NumPy as arrays owned by the Python object of the batch).
-    std::vector<uint8_t> observation;        // (N, 72, W, W): the observation of the seat to act
-    std::vector<uint8_t> action_mask;        // (N, 17 W W + 5) bools: its legal actions
-    std::vector<int64_t> current_player;     // (N,)
-    std::vector<float> rewards;              // (N, players): the rewards of the last step's move
-    std::vector<uint8_t> terminated;         // (N,) bools: the game ended in the last step (and was reset)
-    std::vector<uint8_t> final_observation;  // (N, 72, W, W): a game's last position, written when it ends
-    std::vector<int32_t> final_scores;       // (N, players): its final scores
-    std::vector<uint8_t> final_winners;      // (N, players) bools: its winners
-    std::vector<int32_t> final_moves;        // (N,): its number of moves
-    std::vector<int32_t> final_player;       // (N,): the seat whose move ended it (final_observation's observer)
-
     Batch(const Rules &rules, int num_envs, int reward_scheme, double chip_shaping, double score_shaping = 0.0)
         : start_(rules), n_(num_envs), players_(rules.players), window_(frame_window(rules)),
           scheme_(reward_scheme), chip_shaping_(chip_shaping), score_shaping_(score_shaping) {
@@ -77,17 +64,8 @@ class Batch {
         check_window(rules, window_);
         obs_size_ = size_t(OBS_CHANNELS) * size_t(window_) * size_t(window_);
         actions_ = size_t(num_actions(window_));
-        const size_t n = size_t(n_), p = size_t(players_);
-        observation.assign(n * obs_size_, 0);
-        action_mask.assign(n * actions_, 0);
-        current_player.assign(n, 0);
-        rewards.assign(n * p, 0.0f);
-        terminated.assign(n, 0);
-        final_observation.assign(n * obs_size_, 0);
-        final_scores.assign(n * p, 0);
-        final_winners.assign(n * p, 0);
-        final_moves.assign(n, 0);
-        final_player.assign(n, -1);
+        const size_t n = size_t(n_);
+        allocate(n, size_t(players_), obs_size_, actions_);
         games_.assign(n, start_);
         ids_.assign(n, {});
         history_.assign(n, {});

@@ -146,18 +146,14 @@ kardinal::MctsOptions mcts_options(const Game &g, long long simulations, uint64_
 namespace {
 
 using ObservationArray = nb::ndarray<uint8_t, nb::shape<kardinal::OBS_CHANNELS, -1, -1>, nb::c_contig, nb::device::cpu>;
-using BoolMask = nb::ndarray<bool, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-using Int8Mask = nb::ndarray<int8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 using buffers::AnyArray;
 using buffers::refuse_buffer;
 
 bool is_uint8(nb::dlpack::dtype d) { return d == nb::dtype<uint8_t>(); }
-bool is_mask_dtype(nb::dlpack::dtype d) { return d == nb::dtype<bool>() || d == nb::dtype<int8_t>(); }
 bool observation_shape(const AnyArray &a) {
     return a.ndim() == 3 && a.shape(0) == size_t(kardinal::OBS_CHANNELS) && a.shape(1) == a.shape(2);
 }
-bool one_dimensional(const AnyArray &a) { return a.ndim() == 1; }
 
 void check_seat(const Game &g, long long seat, const char *what) {
     int n = g.num_players();
@@ -726,20 +722,7 @@ void bind_kardinal(nb::module_ &m) {
             "action_mask_into",
             [](Game &g, nb::handle out, std::optional<long long> seat) {
                 if (seat) check_seat(g, *seat, "seat");
-                BoolMask as_bool;
-                Int8Mask as_int8;
-                uint8_t *data;
-                size_t length;
-                if (nb::try_cast(out, as_bool, false)) {
-                    data = reinterpret_cast<uint8_t *>(as_bool.data());
-                    length = as_bool.shape(0);
-                } else if (nb::try_cast(out, as_int8, false)) {
-                    data = reinterpret_cast<uint8_t *>(as_int8.data());
-                    length = as_int8.shape(0);
-                } else {
-                    refuse_buffer(out, "a writable C-contiguous numpy bool (or int8) array of shape (17*W*W + 5,)",
-                                  is_mask_dtype, "bool (or int8)", one_dimensional, "(17*W*W + 5,)");
-                }
+                auto [data, length] = buffers::mask_buffer(out, "(17*W*W + 5,)");
                 int window = mask_window(g, length);
                 std::vector<long long> ids;
                 if (!g.is_over() && (!seat || *seat == g.current())) kardinal::legal_action_ids(g, window, ids);

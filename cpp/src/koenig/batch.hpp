@@ -32,19 +32,8 @@
 
 namespace koenig {
 
-class Batch {
+class Batch : public batching::Buffers<float> {
   public:
-    // The buffers, row i for game i, C order; allocated here once and never reallocated.
-    std::vector<float> observation;        // (N, L): the observation of the seat to act
-    std::vector<uint8_t> action_mask;      // (N, num_moves) bools: its legal actions
-    std::vector<int64_t> current_player;   // (N,)
-    std::vector<float> rewards;            // (N, players): every seat's reward from the last step's move
-    std::vector<uint8_t> terminated;       // (N,) bools: the game ended in the last step (and was dealt anew)
-    std::vector<float> final_observation;  // (N, L): a game's last position, seen by the seat that ended it
-    std::vector<int32_t> final_scores;     // (N, players): its final scores
-    std::vector<uint8_t> final_winners;    // (N, players) bools: its winners
-    std::vector<int32_t> final_moves;      // (N,): its number of moves
-    std::vector<int32_t> final_player;     // (N,): the seat whose move ended it (-1: none yet)
     std::vector<uint64_t> next_seed;       // (N,): the seed of the next game dealt in each slot (the caller's)
 
     Batch(std::shared_ptr<const Board> board, int players, bool discard_any, int num_envs, int reward_scheme,
@@ -57,17 +46,8 @@ class Batch {
             throw std::invalid_argument("reward scheme must be win_loss (0) or margin (1)");
         obs_size_ = size_t(observation_size(*board_));
         actions_ = size_t(board_->num_moves);
-        const size_t n = size_t(n_), p = size_t(players_);
-        observation.assign(n * obs_size_, 0.0f);
-        action_mask.assign(n * actions_, 0);
-        current_player.assign(n, 0);
-        rewards.assign(n * p, 0.0f);
-        terminated.assign(n, 0);
-        final_observation.assign(n * obs_size_, 0.0f);
-        final_scores.assign(n * p, 0);
-        final_winners.assign(n * p, 0);
-        final_moves.assign(n, 0);
-        final_player.assign(n, -1);
+        const size_t n = size_t(n_);
+        allocate(n, size_t(players_), obs_size_, actions_);
         next_seed.assign(n, 0);
         seeds_.assign(n, 0);
         games_.reserve(n);

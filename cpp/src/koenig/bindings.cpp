@@ -389,12 +389,9 @@ nb::list finishing_order(const KGame &g) {
 // an observation, bool or int8 (num_moves,) for a mask. The game is read with the GIL held into a
 // per-thread scratch (no allocation once it has grown), and the caller's buffer written without it.
 using KObsArray = nb::ndarray<float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-using KBoolMask = nb::ndarray<bool, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-using KInt8Mask = nb::ndarray<int8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 bool is_float32(nb::dlpack::dtype d) { return d == nb::dtype<float>(); }
-bool is_mask_dtype(nb::dlpack::dtype d) { return d == nb::dtype<bool>() || d == nb::dtype<int8_t>(); }
-bool one_dimensional(const buffers::AnyArray &a) { return a.ndim() == 1; }
+using buffers::one_dimensional;
 
 void check_observer(const KGame &g, long long seat, const char *what) {
     if (seat < 0 || seat >= g.n)
@@ -427,22 +424,9 @@ void koenig_encode_into(const KGame &g, long long observer, nb::handle out) {
 
 void koenig_action_mask_into(KGame &g, nb::handle out, std::optional<long long> seat) {
     if (seat) check_observer(g, *seat, "seat");
-    KBoolMask as_bool;
-    KInt8Mask as_int8;
-    uint8_t *data;
-    size_t length;
     const size_t size = size_t(g.board->num_moves);
     const std::string shape = "(" + std::to_string(size) + ",)";
-    if (nb::try_cast(out, as_bool, false)) {
-        data = reinterpret_cast<uint8_t *>(as_bool.data());
-        length = as_bool.shape(0);
-    } else if (nb::try_cast(out, as_int8, false)) {
-        data = reinterpret_cast<uint8_t *>(as_int8.data());
-        length = as_int8.shape(0);
-    } else {
-        buffers::refuse_buffer(out, "a writable C-contiguous numpy int8 (or bool) array of shape " + shape,
-                               is_mask_dtype, "int8 (or bool)", one_dimensional, shape);
-    }
+    auto [data, length] = buffers::mask_buffer(out, shape);
     if (length != size)
         throw nb::value_error(("out must have shape " + shape + " (this board's moves), got (" +
                                std::to_string(length) + ",)")
