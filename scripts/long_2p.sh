@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long 2-player run exactly as measured in docs/results.md (about 2.2 CPU-hours on one core):
+# The long 2-player run exactly as measured in docs/lab/kardinal-ppo.md (about 2.2 CPU-hours on one core):
 #
 #   1. configs/long_2p.yaml (1.2M learner steps, 40% of the games against greedy) -> runs/long_2p/
 #   2. resumed to 1.75M steps with 80% greedy games, 10% snapshots, lr 2e-4      -> runs/long_2p_ft_g8/

@@ -18,6 +18,7 @@ pytest.importorskip("openskill")
 pytest.importorskip("matplotlib")
 
 from agents.evaluation.report import (  # noqa: E402
+    SLIM_GAME_KEYS,
     LadderError,
     build_ladder,
     head_to_head,
@@ -25,6 +26,7 @@ from agents.evaluation.report import (  # noqa: E402
     load_run,
     matrix_markdown,
     plot_ladder,
+    slim_results,
     write_ladder,
 )
 from agents.evaluation.tournament import Table, evaluate, wilson_interval, write_outputs  # noqa: E402
@@ -293,6 +295,42 @@ def test_script_writes_the_ladder_and_refuses_a_bad_file(results, tmp_path):
     assert refused.returncode == 1
     assert f"ladder_page: {bad}: expected a JSON object" in refused.stderr
     assert not (tmp_path / "bad.md").exists()
+
+
+def test_a_slimmed_file_gives_the_same_ladder(results, tmp_path):
+    """slim_results (ladder_page.py --slim) drops what no ladder reads and keeps the ladder, the
+    summary and every other top-level field; twice is once; a bad file is refused untouched."""
+    full = _data(results["koenig"])
+    for game in full["games"]:
+        game["moves"] = ["a move"]  # what kardinal-evaluate writes without --no-moves
+    source = _write(tmp_path, full, "full.json")
+    path = _write(tmp_path, full, "slim.json")
+    assert _script(str(path), "--slim", "--out", str(tmp_path), "--name", "s").returncode == 0
+    slim = _data(path)
+    assert slim["games"] == [{key: game[key] for key in SLIM_GAME_KEYS} for game in full["games"]]
+    assert "rating_history" not in slim and "slim" in slim
+    assert {k: v for k, v in slim.items() if k not in ("games", "slim")} == {
+        k: v for k, v in full.items() if k not in ("games", "rating_history")
+    }
+    assert ladder_markdown(build_ladder([path]), ["x"]) == ladder_markdown(build_ladder([source]), ["x"])
+    assert (tmp_path / "s.md").read_text() == ladder_markdown(build_ladder([path]))
+    text = path.read_text()
+    slim_results(path)
+    assert path.read_text() == text
+    bad = _write(tmp_path, '{"format": "kardinal-eval/1"}', "bad.json")
+    with pytest.raises(LadderError, match="no 'options' object"):
+        slim_results(bad)
+    assert bad.read_text() == '{"format": "kardinal-eval/1"}'
+
+
+def test_the_docs_results_files_are_slim():
+    """docs/data keeps what the ladders and the pages read, not every game's timings (or moves)."""
+    files = sorted(DATA.glob("*/*/results.json"))
+    assert files
+    for path in files:
+        data = _data(path)
+        fat = "rating_history" in data or any(set(game) - set(SLIM_GAME_KEYS) for game in data["games"])
+        assert not fat and "slim" in data, f"{path}: python scripts/ladder_page.py --slim ... (or slim_results)"
 
 
 def _committed_ladders() -> list[Path]:

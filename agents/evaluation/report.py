@@ -43,6 +43,12 @@ table, the head-to-head matrix when there are head-to-head runs, and one line pe
 (its agents, games, seed, kardinal-env version and commit).
 :func:`plot_ladder`: a PNG with the win shares and their intervals (parity marked) beside the
 ratings (mu with a 3-sigma bar). Both are deterministic for the same files (no timestamps).
+
+**Slim files.** :func:`slim_results` rewrites a results file in place to what a ladder and the
+documentation read: each game's ``game``, ``seed``, ``seats``, ``scores``, ``ranks`` and ``winners``
+(:data:`SLIM_GAME_KEYS`) and every top-level field but ``rating_history`` (the summary stays), one game
+a line; a ``slim`` field says so. The ladder of a slimmed file is the ladder of the file (the files
+under ``docs/data/`` are kept this way: ``scripts/ladder_page.py --slim``).
 """
 
 from __future__ import annotations
@@ -70,6 +76,8 @@ __all__ = [
     "matrix_markdown",
     "plot_ladder",
     "write_ladder",
+    "SLIM_GAME_KEYS",
+    "slim_results",
 ]
 
 #: The results format a ladder reads.
@@ -463,3 +471,32 @@ def write_ladder(
     markdown.write_text(ladder_markdown(ladder, source_names), encoding="utf-8")
     plot_ladder(ladder, png)
     return {"markdown": markdown, "png": png}
+
+
+# ---------------------------------------------------------------------------------------- slim files
+#: What :func:`slim_results` keeps of each game record.
+SLIM_GAME_KEYS = ("game", "seed", "seats", "scores", "ranks", "winners")
+
+
+def slim_results(path: str | Path) -> Path:
+    """Rewrite the results file ``path`` in place keeping what a ladder and the pages read (module
+    docstring, "Slim files"); the file is checked first (:func:`load_run`: a bad one is refused, not
+    rewritten). Slimming a slim file changes nothing. Returns the path."""
+    load_run(path)
+    path = Path(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.pop("rating_history", None)
+    data["games"] = [{key: game[key] for key in SLIM_GAME_KEYS if key in game} for game in data["games"]]
+    data["slim"] = (
+        f"per game only {', '.join(SLIM_GAME_KEYS)}; no rating_history "
+        "(agents.evaluation.report.slim_results)"
+    )
+    lines = []
+    for key, value in data.items():
+        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+            items = ",\n".join(f"  {json.dumps(item)}" for item in value)  # one record a line
+            lines.append(f" {json.dumps(key)}: [\n{items}\n ]")
+        else:
+            lines.append(f" {json.dumps(key)}: {json.dumps(value)}")
+    path.write_text("{\n" + ",\n".join(lines) + "\n}\n", encoding="utf-8")
+    return path

@@ -41,7 +41,7 @@ another board than the one it was trained on).
 The MLP is the generic :class:`agents.networks.mlp.MLPNet` (``KoenigMLP`` is its old name) with the
 encoder's ``scale``.
 
-Measured (``docs/results.md``, Kardinal & König section): with the same training budget (60k PPO
+Measured (``docs/lab/koenig-training.md``, "Network comparison"): with the same training budget (60k PPO
 steps after the same warm start) the graph network (64 features, 93k parameters) won 0.289 of 200
 4-player games against three greedy seats, the MLP (256 units, 293k parameters) 0.163; both ~0.96
 against three random. The trainer's default for ``kardinal_koenig`` is therefore ``graph``.

@@ -107,7 +107,7 @@ result back; self-play, evaluation and checkpoints stay on the CPU.
 **Logging**: ``charts/SPS`` (examples/s), ``charts/searched_decisions``, ``charts/game_length``,
 ``charts/selfplay_seconds``, ``charts/update_seconds``, ``charts/cpu_seconds`` (the process's CPU time
 over all runs of the chain, also in every checkpoint as ``cpu_seconds``: the x-axis of the
-equal-CPU comparisons in ``docs/results.md``), ``losses/policy_loss``, ``losses/policy_kl`` (the
+equal-CPU comparisons in ``docs/lab/search-training.md``), ``losses/policy_loss``, ``losses/policy_kl`` (the
 cross-entropy minus the targets' entropy), ``losses/value_loss``, ``losses/entropy``; the evaluation
 tags as in PPO.
 """

@@ -24,7 +24,7 @@ games and their chance, the decision's observation and mask, the batched forward
 <-> move, the baselines' moves, the network) is behind them; the rollout, per-seat GAE, the PPO
 update, the opponent pool, the warm start, logging and checkpoints below are shared. Kardinal's
 trajectories are unchanged by the adapter (a 20k-step run is bit-identical before and after it:
-``docs/results.md``).
+``docs/lab/index.md``, "Reproducibility").
 
 **Hidden information and chance** (Kardinal & König). A network decision sees only the deciding
 seat's own observation (the game's encoder for that seat: its hand and public facts, never another
@@ -131,7 +131,7 @@ Temporary files of checkpoint writes that a kill left behind (``.checkpoint.pt.X
 the run directory when a run starts or resumes, and each target's after its next write succeeded.
 
 **Reproducibility.** A run is a function of its config on one machine with the same torch version
-and ``torch_threads`` (see ``docs/results.md`` for what was measured).
+and ``torch_threads`` (see ``docs/lab/index.md`` for what was measured).
 
 Named steps of one iteration: :meth:`Trainer.collect_rollout` (whole games; advantages are computed
 per finished game by :meth:`Rollout.finish`), :meth:`Trainer.update` (PPO epochs),
