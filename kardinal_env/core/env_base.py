@@ -6,7 +6,19 @@ generic :class:`kardinal_env.core.generic_env.GameEnv` of any registered game).
 ``agent_selection`` following the engine's ``current_player``, the per-decision cache of legal
 actions, masks that are all zero for every agent but the selected one, terminal rewards from
 ``kardinal_env.core.rewards`` (plus an optional per-move reward a game may add), ``infos`` with scores and
-winners at the end, pickling that continues the game, seeding, and render-mode dispatch.
+winners at the end, pickling that continues the game, seeding, render-mode dispatch, and the
+``illegal_action`` option (:mod:`kardinal_env.core.illegal`, the one rule for every environment).
+
+**Illegal actions.** ``step`` first checks that the action is an id of the action space
+(:func:`kardinal_env.core.env_utils.check_action`: ``IllegalMoveError`` with rule ``"action"``
+otherwise, in every mode), then plays it. An id the engine refuses raises its ``IllegalMoveError``
+naming the rule under ``illegal_action="raise"`` (the default), and nothing changes. Under ``"lose"``
+the episode ends by forfeit (:func:`kardinal_env.core.illegal.forfeit`): no move is played, every
+agent is terminated, the offender's reward is the scheme's loss reward and every other agent's the
+win reward, every agent's ``infos`` is the forfeit's report (``illegal_action``: rule, message,
+action, move, seat; ``winners``: the other seats; ``scores``: ``None``). From then on, as after a
+game's end, every mask is all zero and :meth:`TurnBasedEnv.legal_actions` is empty;
+:attr:`TurnBasedEnv.forfeited` holds the forfeit until the next ``reset``.
 
 An environment subclasses it and provides:
 
@@ -38,23 +50,47 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from kardinal_env.core.env_utils import check_action
+from kardinal_env.core.errors import IllegalMoveError
+from kardinal_env.core.illegal import Forfeit, check_illegal_action, forfeit
 from kardinal_env.core.rewards import check_scheme, terminal_rewards
 
 __all__ = ["TurnBasedEnv", "RENDER_MODES"]
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
 
-_AEC_FIELDS = ("agents", "rewards", "_cumulative_rewards", "terminations", "truncations", "infos", "agent_selection")
+_AEC_FIELDS = (
+    "agents",
+    "rewards",
+    "_cumulative_rewards",
+    "terminations",
+    "truncations",
+    "infos",
+    "agent_selection",
+    "_forfeit",
+)
 
 
 class TurnBasedEnv(AECEnv, EzPickle):
     """Shared base of the environments (see the module docstring)."""
 
     metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 2}
+    #: What an illegal action does (``"raise"`` or ``"lose"``, the module docstring); set by :meth:`_setup`.
+    illegal_action = "raise"
+    #: The forfeit that ended this episode (``illegal_action="lose"``), else None.
+    _forfeit: Forfeit | None = None
 
-    def _setup(self, players: int, observation: spaces.Box, num_actions: int, reward: str, render_mode) -> None:
+    def _setup(
+        self,
+        players: int,
+        observation: spaces.Box,
+        num_actions: int,
+        reward: str,
+        render_mode,
+        illegal_action: str = "raise",
+    ) -> None:
         """Called by the subclass ``__init__`` once its options are checked."""
         check_scheme(reward)
+        self.illegal_action = check_illegal_action(illegal_action)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {list(RENDER_MODES)} or None, got {render_mode!r}")
         self.reward_scheme = reward
@@ -152,6 +188,12 @@ class TurnBasedEnv(AECEnv, EzPickle):
         """Whether ``reset()`` has been called (so :attr:`game` exists)."""
         return self._game is not None
 
+    @property
+    def forfeited(self) -> Forfeit | None:
+        """The forfeit that ended this episode (an illegal action under ``illegal_action="lose"``), else
+        None (:mod:`kardinal_env.core.illegal`)."""
+        return self._forfeit
+
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
@@ -166,6 +208,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self._actions_cache = None
+        self._forfeit = None
         self.agent_selection = self.possible_agents[game.current_player]
 
     def observe(self, agent):
@@ -173,7 +216,9 @@ class TurnBasedEnv(AECEnv, EzPickle):
 
     def legal_actions(self) -> np.ndarray:
         """Legal actions of the selected agent's decision (cached per decision: do not modify the
-        array). Empty once the game is over."""
+        array). Empty once the game is over or forfeited."""
+        if self._forfeit is not None:
+            return np.empty(0, dtype=np.intp)
         count = self.game.move_count
         cache = self._actions_cache
         if cache is None or cache[0] != count:
@@ -184,13 +229,17 @@ class TurnBasedEnv(AECEnv, EzPickle):
         """The int8 action mask of ``agent`` (default: the selected agent) without encoding an
         observation: ones at :meth:`legal_actions` for the deciding agent, all zeros otherwise; on a
         core-backed game (``writes_core_buffers``) written by the core into the array the env owns for
-        that agent (rewritten by its next mask)."""
+        that agent (rewritten by its next mask). All zeros once the episode ended by forfeit."""
         seat = self.agent_name_mapping[agent or self.agent_selection]
         game = self.game
         if self.writes_core_buffers and game.compiled:
+            if self._forfeit is not None:
+                out = self._seat_buffers(seat)[1]
+                out.fill(0)
+                return out
             return game.action_mask_into(self._seat_buffers(seat)[1], seat)
         mask = np.zeros(self.num_actions, dtype=np.int8)
-        if seat == game.current_player:
+        if seat == game.current_player:  # legal_actions() is empty once forfeited
             mask[self.legal_actions()] = 1
         return mask
 
@@ -200,7 +249,15 @@ class TurnBasedEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         game = self.game
-        earned = self._play(check_action(action, self.num_actions), self.agent_name_mapping[agent])
+        action = check_action(action, self.num_actions)  # not an action id: IllegalMoveError in every mode
+        seat = self.agent_name_mapping[agent]
+        try:
+            earned = self._play(action, seat)
+        except IllegalMoveError as error:  # the engine refused the move: nothing has changed
+            if self.illegal_action == "raise":
+                raise
+            self._end_by_forfeit(agent, forfeit(error, action, seat, len(self.possible_agents), self.reward_scheme))
+            return
         self._cumulative_rewards[agent] = 0.0
         if earned is not None:
             self._clear_rewards()  # without per-move rewards every reward stays 0 until the end
@@ -214,6 +271,18 @@ class TurnBasedEnv(AECEnv, EzPickle):
             self.agent_selection = self.possible_agents[game.current_player]
         if earned is not None or game.is_over:  # otherwise every reward of this step is 0
             self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_by_forfeit(self, agent: str, lost: Forfeit) -> None:
+        """End the episode by ``agent``'s forfeit (``illegal_action="lose"``, the module docstring)."""
+        self._forfeit = lost
+        self._cumulative_rewards[agent] = 0.0
+        for a, r in zip(self.agents, lost.rewards, strict=True):
+            self.rewards[a] = r
+        self.terminations = {a: True for a in self.agents}
+        self.infos = {a: lost.info() for a in self.agents}
+        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

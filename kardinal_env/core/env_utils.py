@@ -13,6 +13,13 @@
   :class:`ActionCheckWrapper`, then ``OrderEnforcingWrapper``. Each layer is PettingZoo's class (a
   subclass) reading the AEC state (``agent_selection``, ``terminations`` ...) straight from the raw
   env through properties rather than through ``__getattr__`` once per layer (the same values).
+  ``terminate_illegal=False`` leaves ``TerminateIllegalWrapper`` out.
+* :func:`classic_env` — what every environment module's ``env(**kwargs)`` is: its ``raw_env`` in the
+  classic stack. Without ``illegal_action`` (or with ``None``) the stack has
+  ``TerminateIllegalWrapper`` (the classic behaviour: −1 to the offender, 0 to the others, the game
+  ends, PettingZoo prints a warning); with ``illegal_action="raise"`` or ``"lose"`` it is passed to
+  ``raw_env`` and the stack has no ``TerminateIllegalWrapper``, so the raw env's rule applies
+  (:mod:`kardinal_env.core.illegal`).
 * :func:`fresh_observation` / :class:`FreshObservationWrapper` — copies of observations, for code that
   keeps them (an environment may hand out arrays it rewrites in place).
 """
@@ -36,6 +43,7 @@ __all__ = [
     "seat_action_mask",
     "ActionCheckWrapper",
     "wrap_classic",
+    "classic_env",
     "fresh_observation",
     "FreshObservationWrapper",
 ]
@@ -173,8 +181,17 @@ class FreshObservationWrapper(_ForwardState, BaseWrapper):
         return fresh_observation(super().observe(agent))
 
 
-def wrap_classic(raw: AECEnv) -> AECEnv:
-    """The classic wrapper stack described in the module docstring."""
-    env = _TerminateIllegal(raw, illegal_reward=-1)
+def wrap_classic(raw: AECEnv, terminate_illegal: bool = True) -> AECEnv:
+    """The classic wrapper stack described in the module docstring (``terminate_illegal=False``:
+    without ``TerminateIllegalWrapper``)."""
+    env: AECEnv = _TerminateIllegal(raw, illegal_reward=-1) if terminate_illegal else raw
     env = ActionCheckWrapper(env)
     return _OrderEnforcing(env)
+
+
+def classic_env(raw_class: Callable[..., AECEnv], **kwargs: Any) -> AECEnv:
+    """``raw_class(**kwargs)`` in the classic stack; ``illegal_action`` picks it (the module docstring)."""
+    if kwargs.get("illegal_action") is None:
+        kwargs.pop("illegal_action", None)
+        return wrap_classic(raw_class(**kwargs))
+    return wrap_classic(raw_class(**kwargs), terminate_illegal=False)

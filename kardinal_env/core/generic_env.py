@@ -17,9 +17,13 @@ environment (its ``env_id`` is registered with PettingZoo pointing here, ``game=
   encoder's attributes of those names if it has them, else the dtype's range (±inf for floats);
   action space ``Discrete(codec.num_actions)``. The mask comes from ``codec.legal_actions``; the
   observation from ``encoder.encode(game, seat)`` (what that seat may know).
-* ``step(action)`` decodes the action for the deciding seat (``codec.decode``) and plays it; an
-  action that is not legal now raises the engine's error naming the broken rule (the raw env) or
-  costs −1 and ends the game (``env()``, PettingZoo's ``TerminateIllegalWrapper``).
+* ``step(action)`` decodes the action for the deciding seat (``codec.decode``) and plays it. An
+  action that is not legal now (``illegal_action``, :mod:`kardinal_env.core.illegal`): the raw env
+  raises the engine's error naming the broken rule (``"raise"``, the default) or ends the episode by
+  forfeit (``"lose"``: the offender gets the scheme's loss reward, the others the win reward, the
+  ``infos`` name the rule and the action); ``env()`` without ``illegal_action`` keeps PettingZoo's
+  ``TerminateIllegalWrapper`` (−1 to the offender, 0 to the others, the game ends). A value that is
+  not an id of the action space raises ``IllegalMoveError`` (rule ``"action"``) in every mode.
 * Rewards: ``reward="win_loss"`` or ``"margin"`` at the end (:mod:`kardinal_env.core.rewards`), 0
   before; ``infos`` carry ``scores`` and ``winners`` at the end.
 * A new game per ``reset(seed)``: a game with chance (``spec.chance``) gets a seed drawn from the
@@ -29,7 +33,8 @@ environment (its ``env_id`` is registered with PettingZoo pointing here, ``game=
 * :meth:`GameEnv.encode_move` / :meth:`GameEnv.decode_action`: notation ⇄ action id for the agent
   now selected.
 
-Version history: v0 — first version.
+Version history: v0 — first version; ``illegal_action`` option added (issue 54; the default keeps
+the behaviour, so the version is kept).
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from kardinal_env.core.env_base import RENDER_MODES, TurnBasedEnv
-from kardinal_env.core.env_utils import check_action, wrap_classic
+from kardinal_env.core.env_utils import check_action, classic_env
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.registry import GameSpec, get_game
 
@@ -51,8 +56,9 @@ __all__ = ["GameEnv", "env", "raw_env", "generic_render_modes"]
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """:class:`GameEnv` with the classic wrappers (:func:`kardinal_env.core.env_utils.wrap_classic`)."""
-    return wrap_classic(GameEnv(**kwargs))
+    """:class:`GameEnv` with the classic wrappers (:func:`kardinal_env.core.env_utils.classic_env`:
+    PettingZoo's ``TerminateIllegalWrapper`` unless ``illegal_action`` is given)."""
+    return classic_env(GameEnv, **kwargs)
 
 
 def generic_render_modes(spec: GameSpec) -> list[str]:
@@ -83,10 +89,19 @@ class GameEnv(TurnBasedEnv):
         players: int | None = None,
         reward: str = "win_loss",
         render_mode: str | None = None,
+        illegal_action: str = "raise",
         **options: Any,
     ):
         spec = get_game(game)
-        EzPickle.__init__(self, game=spec.name, players=players, reward=reward, render_mode=render_mode, **options)
+        EzPickle.__init__(
+            self,
+            game=spec.name,
+            players=players,
+            reward=reward,
+            render_mode=render_mode,
+            illegal_action=illegal_action,
+            **options,
+        )
         AECEnv.__init__(self)
         self.game_spec = spec
         self.metadata = {**TurnBasedEnv.metadata, "name": spec.env_name}
@@ -113,7 +128,9 @@ class GameEnv(TurnBasedEnv):
         # gymnasium's stubs name scalar types, not np.dtype objects (which Box accepts at run time); the cast
         # keeps mypy quiet with and without those stubs
         observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=cast(Any, dtype))
-        self._setup(spec.check_players(players), observation, int(self.codec.num_actions), reward, render_mode)
+        self._setup(
+            spec.check_players(players), observation, int(self.codec.num_actions), reward, render_mode, illegal_action
+        )
 
     # ------------------------------------------------------------------ TurnBasedEnv hooks
     def _new_game(self, chance: random.Random) -> Any:

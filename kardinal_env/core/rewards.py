@@ -9,6 +9,16 @@ config refuses ``chip_shaping`` for other games).
 * :func:`terminal_rewards` — at the end of a game, per seat. ``"win_loss"``: +1 for every winner
   (tied winners all get +1), −1 for every other seat. ``"margin"``:
   ``clip((own score − best other score) / MARGIN_SCALE, −1, 1)`` with ``MARGIN_SCALE = 20``.
+* :data:`LOSS_AND_WIN` — per scheme, the loss and the win reward: the lowest and the highest terminal
+  reward the scheme gives (``win_loss``: −1 and +1; ``margin``: −1 and +1, the ends of its clipped
+  scale).
+* :func:`forfeit_rewards` — the rewards of a game that ends by forfeit (an illegal action under
+  ``illegal_action="lose"``, :mod:`kardinal_env.core.illegal`): the offending seat gets the scheme's
+  loss reward, every other seat its win reward. Under ``"margin"`` that is −1 for the offender (a
+  loss by ``MARGIN_SCALE`` points or more, the worst margin: no finished game is worse for it) and
+  +1 for every other seat (the best margin): an unfinished game has no final scores to take a
+  margin of (Kardinal's engine has none before the end), so a forfeit is scored as the most
+  decisive result the scheme can express.
 * :func:`projected_margins` — per seat, the projected final score (``projected_scores()``: the final
   score if the game ended now) minus the best other projected score. Potential-based score shaping
   rewards the change of this margin that a move causes, so ``value + score_shaping * margin`` is a
@@ -35,8 +45,10 @@ __all__ = [
     "REWARD_SCHEMES",
     "MARGIN_SCALE",
     "WIN_DEFINITION",
+    "LOSS_AND_WIN",
     "check_scheme",
     "terminal_rewards",
+    "forfeit_rewards",
     "projected_margins",
     "chip_gain",
     "ShapingTracker",
@@ -46,6 +58,8 @@ __all__ = [
 REWARD_SCHEMES = ("win_loss", "margin")
 MARGIN_SCALE = 20.0
 WIN_DEFINITION = "a shared win among k winners counts 1/k"
+#: Per reward scheme: (loss reward, win reward), the lowest and highest terminal reward it gives.
+LOSS_AND_WIN: dict[str, tuple[float, float]] = {"win_loss": (-1.0, 1.0), "margin": (-1.0, 1.0)}
 
 
 def check_scheme(scheme: str) -> str:
@@ -58,15 +72,25 @@ def check_scheme(scheme: str) -> str:
 def terminal_rewards(game: GameState, scheme: str = "win_loss") -> list[float]:
     """Terminal reward of every seat of a finished ``game`` under ``scheme``."""
     check_scheme(scheme)
+    loss, win = LOSS_AND_WIN[scheme]
     if scheme == "win_loss":
         winners = set(game.winners())
-        return [1.0 if s in winners else -1.0 for s in range(game.num_players)]
+        return [win if s in winners else loss for s in range(game.num_players)]
     scores = game.scores()
     out = []
     for s, own in enumerate(scores):
         best_other = max(v for i, v in enumerate(scores) if i != s)
-        out.append(max(-1.0, min(1.0, (own - best_other) / MARGIN_SCALE)))
+        out.append(max(loss, min(win, (own - best_other) / MARGIN_SCALE)))
     return out
+
+
+def forfeit_rewards(num_players: int, loser: int, scheme: str = "win_loss") -> list[float]:
+    """Per seat, the rewards of a game that ``loser`` forfeits under ``scheme``: the scheme's loss reward
+    to ``loser``, its win reward to every other seat (:data:`LOSS_AND_WIN`; the module docstring)."""
+    loss, win = LOSS_AND_WIN[check_scheme(scheme)]
+    if not 0 <= loser < num_players:
+        raise ValueError(f"loser must be a seat 0..{num_players - 1}, got {loser!r}")
+    return [loss if s == loser else win for s in range(num_players)]
 
 
 def projected_margins(game: GameState) -> list[float]:

@@ -17,7 +17,8 @@ id                                     game (AEC environment underneath)
 :class:`KardinalKoenigVsBots` are ``VsBots`` with the game fixed (subclass them for one game).
 
 Defaults: ``players``: the AEC environment's default (4 for both built-in games; the game's
-``default_players`` for the generic environment), ``learner_seat=0``, ``opponents="random"``.
+``default_players`` for the generic environment), ``learner_seat=0``, ``opponents="random"``,
+``illegal_action="lose"``.
 
 * Spaces: the same ``Dict(observation, action_mask)`` observation space and ``Discrete`` action
   space as the AEC environment (the learner's view), so one network serves both.
@@ -30,8 +31,21 @@ Defaults: ``players``: the AEC environment's default (4 for both built-in games;
 * ``step(action)`` plays the learner's decision, then every opponent decision until the learner
   decides again or the game ends (chance such as deck draws happens inside the engine). Reward: the
   learner's reward from the AEC environment's scheme (terminal ±1 by default, plus any per-move
-  reward the game's environment gives). An illegal action raises ``IllegalMoveError`` (no silent
-  replacement).
+  reward the game's environment gives).
+* ``illegal_action`` (:mod:`kardinal_env.core.illegal`, the rule every environment shares): what the
+  learner's action id does when the mask forbids it. ``"lose"`` (the default): the episode ends by
+  forfeit — no move is played, ``terminated`` is True, the reward is the scheme's loss reward (−1
+  under ``win_loss`` and ``margin``), the observation's mask and :meth:`VsBots.action_masks` are all
+  zero, and ``info`` holds ``learner_seat``, ``scores`` (``None``: the game did not end by its
+  rules), ``winners`` (the other seats) and ``illegal_action`` (``rule``, ``message``, ``action``,
+  ``move``, ``seat``). ``"raise"``: ``IllegalMoveError`` naming the rule, nothing changes (the
+  behaviour before the option). The default is ``"lose"`` so that Gymnasium's
+  ``gymnasium.utils.env_checker.check_env`` and RLlib's environment pre-check, which step
+  ``action_space.sample()`` without the mask, pass on every registered id; a masked learner
+  (sb3-contrib's ``MaskablePPO``) never forfeits. In both modes a value that is not an id of the
+  action space (``-1``, ``A``, ``1.5``) raises ``IllegalMoveError`` with rule ``"action"``, and an
+  opponent's illegal move (a bug of that opponent, not a choice of the learner) raises the engine's
+  ``IllegalMoveError``. The AEC environment underneath is made in its default mode.
 * ``learner_seat``: a seat number, or ``"random"`` to draw the seat from the reset seed.
 * ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator: the ``random``
   baseline that every game has, :data:`kardinal_env.core.registry.GENERIC_BASELINES`, played without
@@ -49,6 +63,10 @@ Defaults: ``players``: the AEC environment's default (4 for both built-in games;
   entry has an ``image``. ``render()`` is the AEC environment's. The class's own ``metadata``, which
   ``gymnasium.make`` reads before it knows the game, lists every mode a game may offer; a mode the
   game lacks (``rgb_array`` without an image) is a ``ValueError`` naming the game's modes.
+
+Version history (the ids keep their versions: a game played with legal actions is unchanged)
+* ``illegal_action`` option, default ``"lose"`` (issue 54): an illegal learner action used to raise
+  ``IllegalMoveError``; it now ends the episode by forfeit (``illegal_action="raise"`` restores that).
 """
 
 from __future__ import annotations
@@ -60,7 +78,9 @@ import gymnasium as gym
 import numpy as np
 
 from kardinal_env.core.env_base import RENDER_MODES
-from kardinal_env.core.env_utils import fresh_observation
+from kardinal_env.core.env_utils import check_action, fresh_observation
+from kardinal_env.core.errors import IllegalMoveError
+from kardinal_env.core.illegal import Forfeit, check_illegal_action, forfeit
 from kardinal_env.core.registry import GameSpec, get_game, resolve
 
 __all__ = ["VsBots", "KardinalVsBots", "KardinalKoenigVsBots", "AGENT_LOADER_GROUP", "agent_loader", "render_modes"]
@@ -129,12 +149,16 @@ class VsBots(gym.Env):
         learner_seat: int | str = 0,
         opponents: Any = "random",
         render_mode: str | None = None,
+        illegal_action: str = "lose",
         **env_kwargs: Any,
     ):
         if game is None:
             game = type(self).game
         if game is None:
             raise ValueError("VsBots needs game=NAME, a registered game")
+        self.illegal_action = check_illegal_action(illegal_action)
+        #: The forfeit that ended the episode (the learner's illegal action under "lose"), else None.
+        self.forfeited: Forfeit | None = None
         self.game_spec = spec = get_game(game)
         modes = render_modes(spec)
         self.metadata = {**type(self).metadata, "render_modes": modes}
@@ -165,6 +189,7 @@ class VsBots(gym.Env):
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)
         self.action_space = self.aec.action_space(agent0)
+        self._num_actions = int(self.aec.action_space(agent0).n)
         self.learner_seat: int = 0 if isinstance(learner_seat, str) else learner_seat
 
     # ------------------------------------------------------------------
@@ -197,7 +222,10 @@ class VsBots(gym.Env):
 
     def _obs(self) -> dict:
         # A copy: Gymnasium callers may keep it, and the AEC env may hand out arrays it rewrites.
-        return fresh_observation(self.aec.observe(self.aec.possible_agents[self.learner_seat]))
+        obs = fresh_observation(self.aec.observe(self.aec.possible_agents[self.learner_seat]))
+        if self.forfeited is not None:  # the episode is over: no legal action (the AEC env does not know)
+            obs["action_mask"][:] = 0
+        return obs
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -206,6 +234,7 @@ class VsBots(gym.Env):
         for p in self.opponents:
             if not isinstance(p, str) and hasattr(p, "reset"):
                 p.reset(None if seed is None else seed + 1)
+        self.forfeited = None
         self.aec.reset(seed=seed)
         self._advance()
         return self._obs(), {"learner_seat": self.learner_seat}
@@ -215,11 +244,17 @@ class VsBots(gym.Env):
         if not aec.started:
             raise RuntimeError("step() called before reset(); call reset() first")
         learner = aec.possible_agents[self.learner_seat]
-        if aec.game.is_over:
+        if aec.game.is_over or self.forfeited is not None:
             raise RuntimeError("step() called after the episode ended; call reset()")
         if aec.game.current_player != self.learner_seat:  # pragma: no cover - guarded by _advance
             raise RuntimeError("internal error: the learner is not on turn")
-        aec.step(action)  # the AEC env checks the type and range (IllegalMoveError, rule "action")
+        action = check_action(action, self._num_actions)  # not an action id: raises in every mode
+        try:
+            aec.step(action)
+        except IllegalMoveError as error:  # the engine refused the move: nothing has changed
+            if self.illegal_action == "raise":
+                raise
+            return self._forfeit(forfeit(error, action, self.learner_seat, self.players, aec.reward_scheme))
         reward = aec.rewards[learner]
         reward += self._advance()
         terminated = aec.game.is_over
@@ -228,10 +263,18 @@ class VsBots(gym.Env):
             info.update(scores=aec.game.scores(), winners=aec.game.winners())
         return self._obs(), float(reward), terminated, False, info
 
+    def _forfeit(self, lost: Forfeit):
+        """The step that ends the episode by the learner's forfeit (``illegal_action="lose"``)."""
+        self.forfeited = lost
+        info: dict[str, Any] = {"learner_seat": self.learner_seat, **lost.info()}
+        return self._obs(), float(lost.rewards[self.learner_seat]), True, False, info
+
     def action_masks(self) -> np.ndarray:
-        """The learner's legal-action mask as bool (all False once the game is over)."""
+        """The learner's legal-action mask as bool (all False once the game is over or forfeited)."""
         if not self.aec.started:
             raise RuntimeError("action_masks() called before reset(); call reset() first")
+        if self.forfeited is not None:
+            return np.zeros(self._num_actions, dtype=np.bool_)
         return self.aec.action_mask(self.aec.possible_agents[self.learner_seat]).view(np.bool_)
 
     def render(self):

@@ -8,7 +8,12 @@ imports this module.
   ``config.environment("kardinal_koenig_v1", env_config={"players": 3})``. The creator wraps the
   game's AEC environment (:func:`kardinal_env.integrations.common.aec_env`) in RLlib's
   ``PettingZooEnv``. The observation dict is passed through unchanged (keys ``"observation"`` and
-  ``"action_mask"``; no renaming).
+  ``"action_mask"``; no renaming). The environment is made with ``illegal_action="lose"`` unless
+  ``env_config`` names another (:mod:`kardinal_env.core.illegal`; ``None``: PettingZoo's classic
+  ``TerminateIllegalWrapper``): an action the mask forbids ends the episode by forfeit, the offender
+  gets the loss reward and the others the win reward, and the final ``infos`` name the rule. So
+  RLlib's environment pre-check, which steps unmasked random actions, runs with checking on
+  (:func:`ppo_config` leaves it on) and passes quietly; the masked modules never send such an action.
 * :class:`KardinalMaskedRLModule` — a small convolutional actor-critic (torch) for board
   observations ``(C, H, W)`` (Kardinal's): it sets the logits of illegal actions to ``FLOAT_MIN`` in
   every forward pass (exploration, inference and training) and computes values for PPO's GAE. On
@@ -71,6 +76,7 @@ from kardinal_env.kardinal.actions import NON_SPATIAL_ACTIONS, SPATIAL_ACTION_PL
 from kardinal_env.kardinal.observation import COUNT_SCALE
 
 __all__ = [
+    "ILLEGAL_ACTION",
     "KardinalMaskedRLModule",
     "LeagueCallback",
     "LeagueMapping",
@@ -92,11 +98,16 @@ RANDOM = "random"
 
 
 # ---------------------------------------------------------------------- environment
+#: The ``illegal_action`` of the environments :func:`env_creator` makes unless ``env_config`` names one.
+ILLEGAL_ACTION = "lose"
+
+
 def env_creator(env_config: dict | None = None, game: str | GameSpec = "kardinal") -> PettingZooEnv:
     """``PettingZooEnv`` over ``game``'s AEC environment made with ``env_config`` (the creator behind
-    :func:`register_game_env`)."""
+    :func:`register_game_env`; ``illegal_action`` defaults to :data:`ILLEGAL_ACTION`)."""
+    options = {"illegal_action": ILLEGAL_ACTION, **dict(env_config or {})}
     # RLlib's episodes keep the observations they are given: copies (kardinal_v0 hands out its buffers).
-    return PettingZooEnv(FreshObservationWrapper(aec_env(game, **dict(env_config or {}))))
+    return PettingZooEnv(FreshObservationWrapper(aec_env(game, **options)))
 
 
 def register_game_env(game: str | GameSpec = "kardinal", name: str | None = None) -> str:
@@ -419,7 +430,8 @@ def restore_league(algorithm, checkpoint) -> list[str]:
 def default_module(game: str | GameSpec = "kardinal", env_config: dict | None = None) -> tuple[type, dict]:
     """``(module_class, model_config defaults)`` for ``game``'s observation: :class:`KardinalMaskedRLModule`
     for a ``(C, H, W)`` board, else :class:`MaskedMLPRLModule` with the encoder's ``scale`` (when it has one)."""
-    probe = aec_env(game, wrapped=False, **dict(env_config or {}))
+    options = {k: v for k, v in dict(env_config or {}).items() if k != "illegal_action"}  # not the spaces
+    probe = aec_env(game, wrapped=False, **options)
     space = _board_space(probe.observation_space(probe.possible_agents[0]), "ppo_config")
     if len(space.shape) == 3:
         return KardinalMaskedRLModule, {"channels": 32, "blocks": 3, "value_hidden": 64}
@@ -471,9 +483,9 @@ def ppo_config(
     main_spec = RLModuleSpec(module_class=module_class, model_config=model_config)
     config = (
         PPOConfig()
-        # RLlib's env checker steps unmasked random actions, which the environments punish as
-        # illegal (TerminateIllegalWrapper prints a warning); the masked modules never send them.
-        .environment(name, env_config=env_config, disable_env_checking=True)
+        # RLlib's env pre-check stays on: it steps unmasked random actions, which end the episode by
+        # forfeit (env_creator's illegal_action="lose"); the masked modules never send them.
+        .environment(name, env_config=env_config)
         .env_runners(
             num_env_runners=num_env_runners,
             num_envs_per_env_runner=num_envs_per_env_runner,

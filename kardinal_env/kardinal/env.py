@@ -14,7 +14,8 @@ Rewards              terminal ±1 by default (see below)
 Keyword options: ``players`` (2–4), ``preset`` (``"english"``/``"german"``), ``shared_pool``,
 ``exhausted_colour``, ``neutral_build_chips``, ``neutral_touch_chips`` (see ``kardinal_env.kardinal.rules``),
 ``window`` (odd, default 53), ``reward`` (``"win_loss"`` or ``"margin"``), ``chip_shaping``
-(float, default 0), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"`` or ``None``).
+(float, default 0), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"`` or ``None``),
+``illegal_action`` (``"raise"``, the default, or ``"lose"``; below).
 
 **Turns.** ``agent_selection`` always follows the engine: the seat that built acts again for its
 chip choice(s) and its cardinal decision, and seats that cannot build are skipped (never selected).
@@ -43,14 +44,23 @@ mask and engine still agree.
 1)``. ``chip_shaping=s`` adds ``s`` per chip the acting seat takes during play (scoring,
 compensation and substitute chips; chips set aside give nothing). No truncation: every game ends.
 
-**Illegal actions.** ``raw_env.step`` raises ``kardinal_env.IllegalMoveError`` naming the broken
-rule; an action that is not an integer of the action space (``1.5``, ``"3"``, ``True``, ``-1``,
-``num_actions``) raises it with rule ``"action"`` — nothing is rounded or clipped. ``env()`` wraps
-``raw_env`` like the classic games (``kardinal_env.core.env_utils.wrap_classic``): an in-range action the
-mask forbids gives the offender −1 and ends the game (``TerminateIllegalWrapper``); a value outside
-the action space raises the same clear ``IllegalMoveError`` (our ``ActionCheckWrapper`` replaces
-``AssertOutOfBoundsWrapper``, whose bare ``AssertionError`` said nothing); ``OrderEnforcingWrapper``
-last.
+**Illegal actions** (``illegal_action``, the one rule of ``kardinal_env.core.illegal``). An action
+that is not an integer of the action space (``1.5``, ``"3"``, ``True``, ``-1``, ``num_actions``)
+raises ``kardinal_env.IllegalMoveError`` with rule ``"action"`` in every mode — nothing is rounded
+or clipped. An id the mask forbids: ``raw_env(illegal_action="raise")`` (the default) raises
+``IllegalMoveError`` naming the broken rule (``"rule IV"``, ``"phase"``, ...) and changes nothing;
+``illegal_action="lose"`` ends the episode by forfeit (pgx's rule): no move is played, every agent
+is terminated, the offender gets the reward scheme's loss reward and every other agent the win
+reward (``win_loss``: −1 / +1; ``margin``: −1 / +1 too, the ends of its scale, since an unfinished
+game has no scores to take a margin of), and every agent's ``infos`` is ``{"scores": None,
+"winners": [the other seats], "illegal_action": {"rule", "message", "action", "move", "seat"}}``;
+masks are all zero from then on. ``env()`` wraps ``raw_env`` like the classic games
+(``kardinal_env.core.env_utils.classic_env``): without ``illegal_action`` an in-range action the
+mask forbids gives the offender −1 and the others 0 and ends the game (PettingZoo's
+``TerminateIllegalWrapper``); ``env(illegal_action="raise"|"lose")`` leaves that wrapper out and the
+raw env's rule applies. A value outside the action space raises the same clear ``IllegalMoveError``
+(our ``ActionCheckWrapper`` replaces ``AssertOutOfBoundsWrapper``, whose bare ``AssertionError``
+said nothing); ``OrderEnforcingWrapper`` last.
 
 **Buffers.** When the game is core-backed (``Game(...)`` with the compiled core, see
 ``kardinal_env.kardinal.compiled``), ``observe(agent)`` and ``action_mask(agent)`` hand out arrays the
@@ -70,6 +80,8 @@ H×W×3 picture (``kardinal_env.kardinal.render.game_image``).
 Version history
 * v0: initial release. (Later changes that keep observations, actions and rewards identical —
   checked by the golden playthroughs in ``tests/golden/playthroughs`` — keep the version.)
+* v0, ``illegal_action`` option (issue 54): ``"lose"`` ends the episode by forfeit; the default
+  ``"raise"`` and ``env()``'s classic wrapper behave as before, so the version is kept.
 """
 
 from __future__ import annotations
@@ -82,7 +94,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from kardinal_env.core.env_base import RENDER_MODES, TurnBasedEnv
-from kardinal_env.core.env_utils import wrap_classic
+from kardinal_env.core.env_utils import classic_env
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.rewards import REWARD_SCHEMES, chip_gain
 from kardinal_env.kardinal.actions import DEFAULT_WINDOW, ActionCodec
@@ -96,8 +108,9 @@ __all__ = ["env", "raw_env", "REWARD_SCHEMES", "RENDER_MODES"]
 
 
 def env(**kwargs) -> AECEnv:
-    """``raw_env`` with the classic wrappers (``kardinal_env.core.env_utils.wrap_classic``)."""
-    return wrap_classic(raw_env(**kwargs))
+    """``raw_env`` with the classic wrappers (``kardinal_env.core.env_utils.classic_env``: PettingZoo's
+    ``TerminateIllegalWrapper`` unless ``illegal_action`` is given)."""
+    return classic_env(raw_env, **kwargs)
 
 
 class raw_env(TurnBasedEnv):
@@ -117,6 +130,7 @@ class raw_env(TurnBasedEnv):
         reward: str = "win_loss",
         chip_shaping: float = 0.0,
         render_mode: str | None = None,
+        illegal_action: str = "raise",
     ):
         EzPickle.__init__(
             self,
@@ -130,6 +144,7 @@ class raw_env(TurnBasedEnv):
             reward,
             chip_shaping,
             render_mode,
+            illegal_action,
         )
         AECEnv.__init__(self)
         check_window(window)
@@ -147,7 +162,7 @@ class raw_env(TurnBasedEnv):
         self.codec = ActionCodec(self.rules, window)
         self.encoder = ObservationEncoder(self.rules, window)
         observation = spaces.Box(0, 48, self.encoder.shape, dtype=np.uint8)
-        self._setup(players, observation, self.codec.num_actions, reward, render_mode)
+        self._setup(players, observation, self.codec.num_actions, reward, render_mode, illegal_action)
 
     writes_core_buffers = True  # a core-backed game writes into arrays the env owns (env_base)
 

@@ -15,7 +15,7 @@ Keyword options: ``players`` (3–5), ``discard`` (``"one"``: exactly one card, 
 ``"any"``: one to three, one decision each), ``board`` (``None`` for the packaged default board —
 a reconstruction, see ``docs/rules-koenig.md`` — a board file path, or a board dict), ``reward``
 (``"win_loss"`` or ``"margin"``), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"`` or
-``None``).
+``None``), ``illegal_action`` (``"raise"``, the default, or ``"lose"``; below).
 
 **Turns and chance.** ``agent_selection`` follows the engine: the seat on turn decides its first
 piece (or a discard), the optional second piece (``end`` to stop), further discards under
@@ -50,11 +50,19 @@ in ``kardinal_env.koenig.actions`` (390 actions on the default board: ids 0..389
 all get +1), −1 to the others. ``reward="margin"``: ``clip((own − best other score) / 20, −1, 1)``.
 No truncation: every game ends.
 
-**Illegal actions.** ``raw_env.step`` raises ``kardinal_env.koenig.IllegalMoveError`` naming the
-broken rule (``"payment"``, ``"advisor limit"``, ...); an action that is not an integer of the
-action space raises ``kardinal_env.IllegalMoveError`` with rule ``"action"``. ``env()`` adds the
-classic wrappers (``kardinal_env.core.env_utils.wrap_classic``): an in-range masked action gives the
-offender −1 and ends the game.
+**Illegal actions** (``illegal_action``, the one rule of ``kardinal_env.core.illegal``). An action
+that is not an integer of the action space raises ``kardinal_env.IllegalMoveError`` with rule
+``"action"`` in every mode. An id the mask forbids: ``raw_env(illegal_action="raise")`` (the
+default) raises ``kardinal_env.koenig.IllegalMoveError`` naming the broken rule (``"payment"``,
+``"advisor limit"``, ...) and changes nothing; ``illegal_action="lose"`` ends the episode by forfeit
+(pgx's rule): no move is played (no card is drawn), every agent is terminated, the offender gets the
+reward scheme's loss reward and every other agent the win reward (``win_loss``: −1 / +1;
+``margin``: −1 / +1 too, the ends of its scale), and every agent's ``infos`` is ``{"scores": None,
+"winners": [the other seats], "illegal_action": {"rule", "message", "action", "move", "seat"}}``;
+masks are all zero from then on. ``env()`` adds the classic wrappers
+(``kardinal_env.core.env_utils.classic_env``): without ``illegal_action`` an in-range masked action
+gives the offender −1 and the others 0 and ends the game (PettingZoo's ``TerminateIllegalWrapper``);
+``env(illegal_action="raise"|"lose")`` leaves that wrapper out and the raw env's rule applies.
 
 **Rendering.** ``"ansi"``: the map as text (countries with their sites and owners, seals with
 advisors, the observer's hand — the selected agent's — display, deck, scores); ``"human"`` prints
@@ -62,6 +70,8 @@ it after every step; ``"rgb_array"``: a ``uint8`` picture of the map drawn from 
 layout (sites coloured by owner, roads, numbered alliance links, seals with advisor counts).
 
 Version history
+* v1, ``illegal_action`` option (issue 54): ``"lose"`` ends the episode by forfeit; the default
+  ``"raise"`` and ``env()``'s classic wrapper behave as before, so the version is kept.
 * v1: seeded games deal with the shared shuffler (:mod:`kardinal_env.core.shuffle`, the same
   deal on the compiled core), so ``reset(seed=...)`` gives other games than v0 did; observations,
   actions and rewards are unchanged (checkpoints trained on v0 load for v1).
@@ -79,7 +89,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from kardinal_env.core.env_base import RENDER_MODES, TurnBasedEnv
-from kardinal_env.core.env_utils import wrap_classic
+from kardinal_env.core.env_utils import classic_env
 from kardinal_env.core.rewards import REWARD_SCHEMES
 from kardinal_env.koenig.actions import ActionCodec
 from kardinal_env.koenig.engine import Game
@@ -90,8 +100,9 @@ __all__ = ["env", "raw_env", "REWARD_SCHEMES", "RENDER_MODES"]
 
 
 def env(**kwargs) -> AECEnv:
-    """``raw_env`` with the classic wrappers (``kardinal_env.core.env_utils.wrap_classic``)."""
-    return wrap_classic(raw_env(**kwargs))
+    """``raw_env`` with the classic wrappers (``kardinal_env.core.env_utils.classic_env``: PettingZoo's
+    ``TerminateIllegalWrapper`` unless ``illegal_action`` is given)."""
+    return classic_env(raw_env, **kwargs)
 
 
 class raw_env(TurnBasedEnv):
@@ -106,15 +117,16 @@ class raw_env(TurnBasedEnv):
         board: object = None,
         reward: str = "win_loss",
         render_mode: str | None = None,
+        illegal_action: str = "raise",
     ):
-        EzPickle.__init__(self, players, discard, board, reward, render_mode)
+        EzPickle.__init__(self, players, discard, board, reward, render_mode, illegal_action)
         AECEnv.__init__(self)
         self.rules = Rules(players=players, discard=discard, board=board)
         self.board = self.rules.compiled
         self.codec = ActionCodec(self.rules)
         self.encoder = ObservationEncoder(self.rules)
         observation = spaces.Box(0, 255, self.encoder.shape, dtype=np.float32)
-        self._setup(players, observation, self.codec.num_actions, reward, render_mode)
+        self._setup(players, observation, self.codec.num_actions, reward, render_mode, illegal_action)
 
     writes_core_buffers = True  # a core-backed game writes into arrays the env owns (env_base)
 
