@@ -1,0 +1,414 @@
+"""The training options: :class:`TrainConfig`, one dataclass field per option of ``kardinal-train``.
+
+Every field of :class:`TrainConfig` carries its help text, its type and what values it allows
+(``metadata``: :func:`opt`; a field of a game's rule option, :func:`rule_opt`, takes its default and
+help text from the registry). The command line's ``--help`` is generated from them
+(:func:`config_help`; :func:`agents.training.config.build_parser`), and
+:func:`agents.training.validation.make_config` checks every value against them before anything runs.
+A config is read through :mod:`agents.training.config`.
+
+Torch-free: importing this module does not import torch (checking a ``network`` other than
+``auto``, and :meth:`TrainConfig.resolved_network`, import the game's network module).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import kardinal_env  # noqa: F401  (registers the built-in games)
+from kardinal_env.core.registry import GameSpec, RuleOption, game_names, games, get_game
+from kardinal_env.core.rewards import REWARD_SCHEMES
+
+__all__ = ["TrainConfig", "opt", "rule_opt", "config_help"]
+
+
+def opt(default, help: str, *, lo=None, hi=None, lo_open: bool = False, choices=None):
+    """A config field: ``default``, ``help`` (shown by ``--help``), allowed range ``lo..hi`` (``lo``
+    excluded when ``lo_open``) or ``choices``."""
+    return field(default=default, metadata={"help": help, "lo": lo, "hi": hi, "lo_open": lo_open, "choices": choices})
+
+
+def _owners(name: str) -> list[GameSpec]:
+    """The registered games that have the rule option ``name``."""
+    return [spec for spec in games().values() if any(o.name == name for o in spec.rule_options)]
+
+
+def _option(spec: GameSpec, name: str) -> RuleOption | None:
+    return next((o for o in spec.rule_options if o.name == name), None)
+
+
+def _choices(spec: GameSpec, name: str) -> tuple[str, ...]:
+    option = _option(spec, name)
+    return option.choices if option is not None else ()
+
+
+def rule_opt(name: str):
+    """A config field for the choice rule option ``name`` of the registered games that have one: its
+    default and help text come from the registry (checked per game by :func:`make_config`)."""
+    owners = _owners(name)
+    option = _option(owners[0], name)
+    assert option is not None and option.choices, name
+    default = option.default if option.default is not None else option.choices[0]
+    help = f"{option.help} (a rule option of {', '.join(spec.name for spec in owners)})"
+    return field(
+        default=default,
+        metadata={"help": help, "lo": None, "hi": None, "lo_open": False, "choices": None, "rule_option": True},
+    )
+
+
+@dataclass
+class TrainConfig:
+    """Every option of the self-play PPO trainer (see :mod:`agents.training.trainer` for the algorithm).
+
+    A *step* is one stored learner decision: one decision of a seat the learner controls that had
+    more than one legal move (opponent moves and forced moves are not counted)."""
+
+    # ------------------------------------------------------------ run
+    exp_name: str = opt("ppo_selfplay", "experiment name (the run name defaults to {exp_name}__{seed})")
+    run_name: str = opt("", "run directory name under runs_dir (empty: {exp_name}__{seed})")
+    runs_dir: str = opt("runs", "directory that holds the run directories (TensorBoard logs, checkpoints)")
+    seed: int = opt(1, "random seed of everything (opponent choice, sampling, minibatches, initial weights)", lo=0)
+    torch_threads: int = opt(1, "torch intra-op threads (results are reproducible only for the same number)", lo=1)
+    deterministic: bool = opt(True, "torch.use_deterministic_algorithms (same machine, same results)")
+    algorithm: str = opt(
+        "ppo",
+        "ppo: self-play PPO (agents.training.trainer); search: search-based self-play, expert iteration "
+        "(agents.training.search_training): a search at every move, the network learns the search's "
+        "policy and the game results",
+        choices=("ppo", "search"),
+    )
+    # ------------------------------------------------------------ game
+    game: str = opt(
+        game_names()[0],
+        "the game to train on: a registered game (" + ", ".join(game_names()) + ")",
+    )
+    players: int | None = opt(
+        None, "players per game: one of the game's player counts (not given: the game's default)", lo=1
+    )
+    preset: str = rule_opt("preset")
+    discard: str = rule_opt("discard")
+    # ------------------------------------------------------------ rollout
+    total_steps: int = opt(
+        200_000,
+        "learner steps to train (a step = one stored learner decision). Training runs whole iterations and "
+        "stops after the first iteration that reaches this count, so it trains this many steps rounded up to "
+        "the end of that iteration (at most about one iteration more); 0: the warm start alone (bc_games > 0, "
+        "algorithm ppo)",
+        lo=0,
+    )
+    num_envs: int = opt(32, "games played in lockstep during a rollout", lo=1)
+    steps_per_iter: int = opt(
+        2048, "learner steps collected per iteration before the PPO update (games are finished, so a little more)", lo=1
+    )
+    crop_margin: int = opt(
+        1, "cnn (kardinal): squares around the sites' bounding box that the network sees (1 holds every move)", lo=1
+    )
+    # ------------------------------------------------------------ rewards
+    reward: str = opt(
+        "win_loss",
+        "terminal reward: win_loss (+1 every winner, shared wins included; -1 otherwise) or margin "
+        "(clip((own score - best other score) / 20, -1, 1))",
+        choices=REWARD_SCHEMES,
+    )
+    chip_shaping: float = opt(
+        0.0, "reward per chip a learner move takes (leftovers at the end excluded; a game with chips only)"
+    )
+    score_shaping: float = opt(
+        0.0, "reward per point of change of the seat's projected score margin its move causes", lo=0.0
+    )
+    # ------------------------------------------------------------ opponents
+    baseline: str = opt(
+        "greedy",
+        "the game's baseline agent that plays the greedy_share games and that the warm start imitates "
+        "(greedy; kardinal_koenig also: heuristic)",
+    )
+    greedy_share: float = opt(
+        0.0,
+        "share of games against the baseline named by 'baseline' (default greedy; 2 players: it plays one seat; "
+        "more: all seats but one)",
+        lo=0.0,
+        hi=1.0,
+    )
+    pool_share: float = opt(0.0, "share of games against a frozen past snapshot of the network", lo=0.0, hi=1.0)
+    random_share: float = opt(
+        0.0,
+        "share of games against the random agent (the shares must sum to at most 1; the rest is pure self-play)",
+        lo=0.0,
+        hi=1.0,
+    )
+    pool_size: int = opt(5, "snapshots kept in the opponent pool (the latest ones)", lo=1)
+    snapshot_interval: int = opt(10, "iterations between two snapshots taken into the pool", lo=1)
+    # ------------------------------------------------------------ search-based self-play (algorithm=search)
+    search: str = opt(
+        "puct",
+        "algorithm=search: the search at every self-play move: puct (the network's own PUCT search, leaves "
+        "valued by the network, batched across the games; every game) or mcts (the game's mcts:N with its "
+        "playouts, the compiled one where it is built; games of perfect information) or ismcts (the game's "
+        "ismcts:N, information-set MCTS over the seat's determinizations, the compiled one where it is built; "
+        "every game) or rollout (the game's rollout:N, simulations = its worlds: kardinal_koenig's heuristic "
+        "with heuristic playouts; its chosen move is the target) or network (no search: a trained network's "
+        "policy, named by 'teacher', is the target; policy distillation, e.g. into a larger network)",
+        choices=("puct", "mcts", "ismcts", "rollout", "network"),
+    )
+    teacher: str = opt(
+        "",
+        "algorithm=search, search=network: the network whose policy is the target, an agent spec ppo:PATH or "
+        "zoo:NAME of the same game (its own observation and network; the learner's may differ)",
+    )
+    simulations: int = opt(32, "algorithm=search: simulations of a full search (its policy is a training target)", lo=1)
+    fast_simulations: int = opt(
+        8, "algorithm=search: simulations of a fast search (playout-cap randomisation; not a training target)", lo=1
+    )
+    full_search_share: float = opt(
+        0.25,
+        "algorithm=search: share of the decisions searched fully (KataGo's playout-cap randomisation; "
+        "1: every decision)",
+        lo=0.0,
+        hi=1.0,
+        lo_open=True,
+    )
+    c_puct: float = opt(1.5, "algorithm=search, search=puct: exploration constant of PUCT", lo=0.0, lo_open=True)
+    search_batch: int = opt(
+        4, "algorithm=search, search=puct: descents per game per batched network call (virtual loss)", lo=1
+    )
+    dirichlet_alpha: float = opt(
+        0.3,
+        "algorithm=search, search=puct: Dirichlet noise on a full search's root prior (alpha)",
+        lo=0.0,
+        lo_open=True,
+    )
+    noise_fraction: float = opt(
+        0.25, "algorithm=search, search=puct: weight of that noise in the root prior (0: none)", lo=0.0, hi=1.0
+    )
+    target_temperature: float = opt(
+        1.0,
+        "algorithm=search: the policy target is proportional to visits ** (1 / target_temperature): 1 the visit "
+        "shares; smaller sharpens them toward the most visited move (mcts's UCT spreads its visits widely)",
+        lo=0.0,
+        lo_open=True,
+    )
+    temperature_moves: int = opt(
+        8,
+        "algorithm=search: each game's first decisions (this many) play a move drawn in proportion to the "
+        "search's visits; later ones the most visited",
+        lo=0,
+    )
+    replay_size: int = opt(
+        50_000, "algorithm=search: training examples kept (the latest); minibatches are drawn from them", lo=1
+    )
+    sample_reuse: float = opt(
+        4.0,
+        "algorithm=search: minibatch samples per new example (updates per iteration = "
+        "ceil(new examples * sample_reuse / minibatch_size))",
+        lo=0.0,
+        lo_open=True,
+    )
+    minibatch_size: int = opt(256, "algorithm=search: examples per minibatch", lo=1)
+    replay_warmup: int = opt(
+        0,
+        "algorithm=search: no update until the replay holds this many examples (the replay is not in "
+        "checkpoints, so a resumed run starts it empty: this keeps its first updates off a few games)",
+        lo=0,
+    )
+    policy_play_share: float = opt(
+        0.0,
+        "algorithm=search: share of games in which the searching seats play the network's own move (drawn from "
+        "its policy for the first temperature_moves decisions, then its argmax) instead of the search's; the "
+        "search still labels their full-search decisions (DAgger: targets in the positions the network's own "
+        "play leads to) and no fast search runs in them",
+        lo=0.0,
+        hi=1.0,
+    )
+    baseline_targets: str = opt(
+        "",
+        "algorithm=search: a regular expression over move notation; at a decision of a searching seat whose "
+        "legal moves all match it, the config's baseline's move is the target (all the weight) and, where "
+        "the search would play, the move played, with no search (e.g. '^C' for Kardinal's cardinal moves, "
+        "which mcts:800 values nearly uniformly while greedy's blocking rule plays them better). '': none",
+    )
+    selfplay_workers: int = opt(
+        1,
+        "algorithm=search: processes that play the self-play games (1: the trainer's own process); each plays "
+        "its share of num_envs and steps_per_iter with the iteration's weights and its own seeds, and the trainer "
+        "updates on all their examples",
+        lo=1,
+    )
+    device: str = opt(
+        "cpu",
+        "algorithm=search: where the updates run: cpu, or cuda / cuda:N where torch sees that GPU (self-play and "
+        "evaluation always run on the CPU; checkpoints hold CPU tensors)",
+    )
+    # ------------------------------------------------------------ warm start (behaviour cloning of the baseline)
+    bc_games: int = opt(0, "warm start: games of the baseline to imitate before PPO (0: no warm start)", lo=0)
+    bc_epsilon: float = opt(0.1, "warm start: share of random moves in the imitation games", lo=0.0, hi=1.0)
+    bc_epochs: int = opt(2, "warm start: epochs over the imitation data", lo=0)
+    bc_learning_rate: float = opt(1e-3, "warm start: Adam learning rate", lo=0.0, lo_open=True)
+    bc_anneal_lr: bool = opt(False, "warm start: decay the learning rate linearly to zero over its epochs")
+    anchor_kl: float = opt(
+        0.0,
+        "PPO: weight of KL(starting policy || policy) in the loss, keeping PPO near the imitated "
+        "baseline or the init_weights network (0: off; needs bc_games > 0 or init_weights, or a resumed run "
+        "that had one)",
+        lo=0.0,
+    )
+    init_weights: str = opt(
+        "",
+        "start a new run from a trained network's weights, an agent spec ppo:PATH or zoo:NAME of the same game "
+        "and network options (only the weights: steps, optimizer, replay and pool start fresh; fine-tuning "
+        "a zoo model); with anchor_kl its policy is the anchor. '' : fresh weights (or the warm start)",
+    )
+    # ------------------------------------------------------------ PPO
+    learning_rate: float = opt(5e-4, "Adam learning rate of PPO", lo=0.0, lo_open=True)
+    anneal_lr: bool = opt(
+        True,
+        "decay the learning rate linearly to 0 over ceil(total_steps / steps_per_iter) iterations "
+        "(algorithm=search: over total_steps stored examples)",
+    )
+    gamma: float = opt(0.99, "discount factor (over a seat's own decisions)", lo=0.0, hi=1.0)
+    gae_lambda: float = opt(0.95, "GAE lambda", lo=0.0, hi=1.0)
+    num_minibatches: int = opt(8, "minibatches per update epoch", lo=1)
+    update_epochs: int = opt(2, "PPO epochs over each rollout", lo=1)
+    bucket_minibatches: bool = opt(True, "minibatches of similar crop size (less padding)")
+    norm_adv: bool = opt(True, "normalise advantages per minibatch")
+    clip_coef: float = opt(0.2, "PPO clipping coefficient", lo=0.0, lo_open=True)
+    clip_vloss: bool = opt(False, "clip the value loss like the policy ratio")
+    ent_coef: float = opt(0.01, "entropy bonus coefficient", lo=0.0)
+    vf_coef: float = opt(0.5, "value loss coefficient", lo=0.0)
+    max_grad_norm: float = opt(0.5, "gradient norm clip", lo=0.0, lo_open=True)
+    target_kl: float = opt(0.0, "stop an update early when the approximate KL exceeds this (0: off)", lo=0.0)
+    # ------------------------------------------------------------ network
+    network: str = opt(
+        "auto",
+        "network kind: auto (the game's default, the first kind of its network builder) or one of the game's "
+        "kinds: cnn (kardinal: agents.networks.kardinal_net.KardinalNet on crops), graph (kardinal_koenig: message "
+        "passing over sites and countries), mlp (kardinal_koenig, and every game without a network of its own: "
+        "two hidden layers on the flat observation), advised (kardinal_koenig: the graph network's logits added "
+        "to the heuristic baseline's advice on every move; untrained it plays the heuristic's move; kardinal: the "
+        "cnn's logits added to the greedy agent's advice at the cardinal moves)",
+    )
+    channels: int = opt(32, "network: convolution channels (cnn)", lo=1)
+    blocks: int = opt(2, "network: residual blocks (cnn)", lo=0)
+    hidden: int = opt(
+        64, "network: width of the pooled-feature MLPs (cnn), hidden layers (mlp), node features (graph, advised)", lo=1
+    )
+    rounds: int = opt(2, "network: message-passing rounds (graph, advised)", lo=0)
+    advice_scale: float = opt(
+        2.0,
+        "network advised: the advice's weight on the logits at the start, per point of margin (kardinal_koenig) "
+        "or per chip (kardinal) (trained from there; larger: the sampled policy keeps closer to the baseline's move)",
+        lo=0.0,
+        lo_open=True,
+    )
+    advice_weights: str = opt(
+        "",
+        "network advised: the heuristic weights the advice is computed with, as name=value pairs separated by "
+        "commas over the baseline's defaults (e.g. contest=0.48,fill=0.125; names: the fields of "
+        "agents.baselines.koenig_heuristic.HeuristicWeights); empty: the heuristic baseline's own weights",
+    )
+    # ------------------------------------------------------------ evaluation, checkpoints, output
+    eval_interval: int = opt(10, "iterations between evaluations against random and greedy (0: none)", lo=0)
+    eval_games: int = opt(40, "games per opponent in each periodic evaluation (0: none)", lo=0)
+    final_eval_games: int = opt(100, "games per opponent in the final evaluation (0: none)", lo=0)
+    checkpoint_interval: int = opt(
+        50, "iterations between numbered checkpoints (0: only the final checkpoint.pt)", lo=0
+    )
+    keep_best: bool = opt(
+        False,
+        "after every evaluation (after the warm start, periodic, final) write best.pt when the win rate against "
+        "the baseline is the highest of the run so far (ties: the later one); checkpoint.pt stays the last state",
+    )
+    track: bool = opt(True, "write TensorBoard logs into the run directory")
+    progress: bool = opt(True, "show tqdm progress bars (false: one log line per iteration)")
+
+    def resolved_run_name(self) -> str:
+        return self.run_name or f"{self.exp_name}__{self.seed}"
+
+    def __post_init__(self) -> None:
+        if self.players is None:
+            self.players = get_game(self.game).default_players
+
+    def resolved_network(self) -> str:
+        """The network kind: ``network``, or the game's default for ``auto``."""
+        if self.network != "auto":
+            return self.network
+        return _network_kinds(get_game(self.game))[0]
+
+    def network_options(self) -> dict:
+        """The options of the game's network builder (:mod:`agents.networks.base`): ``kind`` and the
+        sizes (each kind reads the ones it uses)."""
+        return {
+            "kind": self.resolved_network(),
+            "channels": self.channels,
+            "blocks": self.blocks,
+            "hidden": self.hidden,
+            "rounds": self.rounds,
+            "advice_weights": _advice_weights(self.advice_weights),
+            "advice_scale": self.advice_scale,
+        }
+
+    def rule_options(self, spec: GameSpec) -> dict:
+        """The rule options of ``spec`` that this config sets (its fields named like them)."""
+        return {o.name: getattr(self, o.name) for o in spec.rule_options if o.name in _RULE_FIELDS}
+
+
+def _advice_weights(text: str) -> dict[str, float]:
+    """The advised network's heuristic weights that differ from the defaults, from ``advice_weights``."""
+    if not text:
+        return {}
+    from agents.baselines.koenig_heuristic import HeuristicWeights
+
+    return HeuristicWeights.parse(text).changed()
+
+
+def _network_kinds(spec: GameSpec) -> tuple[str, ...]:
+    from agents.networks.checkpoint import network_builder  # imports torch: only when a network is checked
+
+    return network_builder(spec).kinds
+
+
+def _network_reads(spec: GameSpec, option: str) -> bool:
+    """Whether some network of ``spec`` reads ``option`` (its builder's ``options``)."""
+    from agents.networks.checkpoint import network_builder
+
+    return option in network_builder(spec).options
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+_RULE_FIELDS = {name for name, f in _FIELDS.items() if f.metadata.get("rule_option")}
+
+
+def _kind(f: dataclasses.Field) -> str:
+    kind = f.type if isinstance(f.type, str) else f.type.__name__
+    return kind.removesuffix(" | None")
+
+
+def _allowed(f: dataclasses.Field) -> str:
+    m, kind = f.metadata, _kind(f)
+    if kind == "bool":
+        return "true or false"
+    if m.get("rule_option"):
+        return "; ".join(f"{spec.name}: one of {', '.join(_choices(spec, f.name))}" for spec in _owners(f.name))
+    if m["choices"]:
+        return "one of " + ", ".join(m["choices"])
+    noun = {"int": "an integer", "float": "a number", "str": "a string"}[kind]
+    lo, hi = m["lo"], m["hi"]
+    if lo is not None and hi is not None:
+        return f"{noun} from {lo} to {hi}"
+    if lo is not None:
+        if m["lo_open"]:
+            return f"{noun} greater than {lo}"
+        return f"{noun} >= {lo}" if not (kind == "int" and lo == 1) else "a positive integer"
+    return noun
+
+
+def _default(f: dataclasses.Field) -> str:
+    return "the game's" if f.default is None else repr(f.default)
+
+
+def config_help() -> str:
+    """One line per option: name, type, default and help (what ``--help`` shows)."""
+    lines = []
+    for f in dataclasses.fields(TrainConfig):
+        lines.append(f"{f.name} ({_allowed(f)}; default {_default(f)}): {f.metadata['help']}")
+    return "\n".join(lines)

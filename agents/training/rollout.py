@@ -1,0 +1,313 @@
+"""The self-play games of the PPO trainer (:mod:`agents.training.trainer`): one iteration's rollout, who
+plays the seats of its games, their rewards and per-seat advantages; and the lockstep games of the
+trainer's evaluations (:func:`evaluate_policy`).
+
+**Self-play.** The rollouts run in a batched environment, :class:`kardinal_env.vector.VectorEnv`
+with ``num_envs`` games (:meth:`GameAdapter.vector_env`; the C++ batch where the core is built, the
+Python engines through the game protocol otherwise): each ``step`` plays one decision in every game;
+the decisions of all games that the learner controls go through one batched forward pass on the
+deciding seat's own observation row (Kardinal: cropped); baselines read a copy of their game
+(``env.game(i)``); the environment's rewards are the training rewards (below). Decisions with a
+single legal move are played without the network and are not stored. A game's slot restarts with new
+opponents when its game ends, until the iteration has its steps; then the slot idles until every
+game in flight has ended (``tests/test_rollout.py`` checks the rollout against a game-by-game one:
+the same decisions and rewards).
+
+**Opponents.** When a game starts, with probability ``greedy_share`` one seat (2 players: one of
+the two, chosen at random; more players: all seats but one) is played by the game's baseline named
+by ``baseline`` (default ``greedy``; Kardinal & König also has ``heuristic``), with
+probability ``pool_share`` by a frozen past snapshot of the network (the pool holds the last
+``pool_size`` snapshots, one taken every ``snapshot_interval`` iterations; snapshots sample from their
+policy), with probability ``random_share`` by the random agent; otherwise the learner plays every
+seat. Opponent decisions are never trained on.
+
+**Rewards and advantages** (terms in :mod:`kardinal_env.core.rewards`, computed by the batched
+environment). Each learner seat has its own trajectory: its decisions in order. A decision's reward is
+what the seat earned by it (plus by its following forced moves): ``chip_shaping`` per chip it took (a
+game with chips), ``score_shaping`` times the change of (its projected final score − the best other
+projected score) its move caused; at the end every learner seat gets the terminal reward
+(``win_loss``: +1 win, −1 loss, shared wins +1; ``margin``: clip(margin/20, −1, 1)) on its last
+decision. GAE runs over each seat's own decisions (never over
+the interleaved sequence); each rollout collects whole games, so no bootstrapping is needed.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from agents.training.adapters import GameAdapter
+from kardinal_env.core.rewards import win_share
+
+if TYPE_CHECKING:
+    from agents.training.trainer import Trainer
+
+__all__ = ["Rollout", "Slot", "play_round", "evaluate_policy", "gae", "per_seat_gae"]
+
+_BUFFER_KEYS = ("decision", "action", "logprob", "value", "reward", "seat")
+
+
+# ---------------------------------------------------------------------- advantages
+def gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """GAE over one seat's complete trajectory (the last decision is terminal). Returns (adv, returns)."""
+    T = len(rewards)
+    adv = np.zeros(T, dtype=np.float32)
+    last = 0.0
+    for t in reversed(range(T)):
+        terminal = t + 1 == T
+        next_value = 0.0 if terminal else values[t + 1]
+        delta = rewards[t] + gamma * next_value - values[t]
+        last = delta + (0.0 if terminal else gamma * lam * last)
+        adv[t] = last
+    return adv, adv + np.asarray(values, dtype=np.float32)
+
+
+def per_seat_gae(seats, rewards, values, terminal, gamma: float, lam: float):
+    """Advantages and returns of one finished game's stored decisions, given in game order (seats
+    interleaved). ``rewards[i]`` is what decision ``i`` earned for its own seat; ``terminal[seat]`` is
+    added to that seat's last decision. GAE runs over each seat's own decisions separately."""
+    seats = np.asarray(seats)
+    rewards = np.asarray(rewards, dtype=np.float32).copy()
+    values = np.asarray(values, dtype=np.float32)
+    adv = np.zeros(len(seats), dtype=np.float32)
+    ret = np.zeros(len(seats), dtype=np.float32)
+    for seat in np.unique(seats):
+        idx = np.flatnonzero(seats == seat)
+        rewards[idx[-1]] += terminal[int(seat)]
+        a, r = gae(rewards[idx], values[idx], gamma, lam)
+        adv[idx] = a
+        ret[idx] = r
+    return adv, ret
+
+
+# ---------------------------------------------------------------------- games in lockstep
+class Slot:
+    """One game in the lockstep batch and who controls each seat."""
+
+    __slots__ = ("game", "control", "traj", "pending", "returns")
+
+    def __init__(self, game, control):
+        self.game = game
+        self.control = control  # per seat: "learner", "random", a baseline's name or ("pool", index)
+        self.traj = {s: [] for s, c in enumerate(control) if c == "learner"}  # buffer indices
+        self.pending = {s: 0.0 for s in self.traj}  # rewards earned before the seat's first decision
+        self.returns = {s: 0.0 for s in self.traj}
+
+
+def play_round(slots, controllers, adapter: GameAdapter, rng_py, generator, apply_move=None, record=None):
+    """Every unfinished slot makes one decision. ``controllers`` maps a control key (anything but
+    "random" and the adapter's baselines) to ``(net, greedy_flag)``; decisions of the same key share one forward pass
+    (:meth:`GameAdapter.policy_step`). ``record(slot, decision, stored_action, logprob, value)`` is
+    called for "learner" decisions just before the move is applied; ``apply_move(slot, seat, move)``
+    applies every move (default: :meth:`GameAdapter.apply`). A network decision sees only the
+    deciding seat's observation (:meth:`GameAdapter.prepare`)."""
+    if apply_move is None:
+
+        def apply_move(slot, seat, move):
+            adapter.apply(slot.game, move)
+
+    groups: dict = {}
+    for slot in slots:
+        game = slot.game
+        if game.is_over:
+            continue
+        seat = game.current_player
+        codes = adapter.legal(game)
+        ctl = slot.control[seat]
+        if len(codes) == 1:
+            apply_move(slot, seat, codes[0])
+        elif ctl == "random":
+            apply_move(slot, seat, codes[rng_py.randrange(len(codes))])
+        elif isinstance(ctl, str) and ctl in adapter.spec.baselines:
+            apply_move(slot, seat, adapter.baseline_move(ctl, game, rng_py))
+        else:
+            groups.setdefault(ctl, []).append((slot, adapter.prepare(game)))
+    for key, items in groups.items():
+        net, greedy = controllers[key]
+        decisions = [d for _, d in items]
+        stored, moves, logp, values = adapter.policy_step(net, decisions, greedy=greedy, generator=generator)
+        for i, (slot, d) in enumerate(items):
+            if key == "learner" and record is not None:
+                record(slot, d, int(stored[i]), float(logp[i]), float(values[i]))
+            apply_move(slot, d.seat, moves[i])
+
+
+def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: int) -> float:
+    """Win rate (:func:`kardinal_env.core.rewards.win_share`: a shared win among k winners counts 1/k)
+    of the argmax policy against ``opponent`` (a baseline's name, e.g. "random", "greedy") in every other seat, seats
+    rotated; all games in lockstep (game ``i`` is :meth:`GameAdapter.eval_game` ``(seed, i)``, dealt
+    like the evaluator's game ``i``). NaN for ``games <= 0``."""
+    n = adapter.rules.players
+    if games <= 0:
+        return float("nan")
+    slots = []
+    for i in range(games):
+        control = [opponent] * n
+        control[i % n] = "net"
+        slots.append(Slot(adapter.eval_game(seed, i), control))
+    rng_py = random.Random(seed)
+    controllers = {"net": (net, True)}
+    while any(not s.game.is_over for s in slots):
+        play_round(slots, controllers, adapter, rng_py, None)
+    return sum(win_share(winners=s.game.winners(), seat=i % n) for i, s in enumerate(slots)) / games
+
+
+# ---------------------------------------------------------------------- rollout
+class Rollout:
+    """One iteration's rollout: whole games until at least ``steps_per_iter`` learner steps are stored,
+    played in the trainer's batched environment (:meth:`GameAdapter.vector_env`,
+    :class:`kardinal_env.vector.VectorEnv`: one ``step`` plays one decision in every game). Holds the
+    buffer and, per finished game, the per-seat advantages and returns."""
+
+    def __init__(self, trainer: Trainer):
+        self.t = trainer
+        self.buf: dict[str, list] = {k: [] for k in _BUFFER_KEYS}
+        self.adv: list = []
+        self.ret: list = []
+        self.ep_returns: list = []
+        self.ep_lengths: list = []
+        self.opp_results: dict = {trainer.config.baseline: [], "pool": [], "random": []}
+        self.seconds = 0.0
+
+    def __len__(self) -> int:
+        return len(self.buf["action"])
+
+    def new_slot(self) -> Slot:
+        """Who plays the seats of a new game (its position lives in the environment): drawn from the
+        opponent shares."""
+        cfg, rng, n = self.t.config, self.t.rng, self.t.rules.players
+        control: list = ["learner"] * n
+        u = rng.random()
+        kind: str | tuple[str, int] | None = None
+        if u < cfg.greedy_share:
+            kind = cfg.baseline
+        elif u < cfg.greedy_share + cfg.pool_share and self.t.pool_nets:
+            kind = ("pool", int(rng.integers(len(self.t.pool_nets))))
+        elif u < cfg.greedy_share + cfg.pool_share + cfg.random_share:
+            kind = "random"
+        if kind is not None:
+            keep = int(rng.integers(n))
+            control = [kind] * n
+            control[keep] = "learner"
+        return Slot(None, control)
+
+    def record(self, slot: Slot, d, stored_action: int, logprob: float, value: float) -> None:
+        """Store a learner decision (called just before its move is played)."""
+        buf = self.buf
+        idx = len(buf["action"])
+        buf["decision"].append(d)
+        buf["action"].append(stored_action)
+        buf["logprob"].append(logprob)
+        buf["value"].append(value)
+        buf["reward"].append(slot.pending[d.seat])
+        buf["seat"].append(d.seat)
+        slot.pending[d.seat] = 0.0
+        slot.traj[d.seat].append(idx)
+
+    def earn(self, slot: Slot, rewards: np.ndarray) -> None:
+        """A step's rewards (the environment's, every seat) for the learner seats of ``slot``: what a
+        seat earns after its last stored decision is that decision's (the shaping of its own move, the
+        terminal reward at the end); before its first one it waits in ``pending``."""
+        for seat, traj in slot.traj.items():
+            r = float(rewards[seat])
+            if not r:
+                continue
+            if traj:
+                self.buf["reward"][traj[-1]] += r
+            else:
+                slot.pending[seat] += r
+            slot.returns[seat] += r
+
+    def finish(self, slot: Slot, info: dict) -> None:
+        """A game is over (``info``: the environment's ``final_info`` of its slot): the advantages and
+        returns of its stored decisions (per-seat GAE; the terminal rewards are already in the
+        buffer), episode statistics."""
+        cfg, buf = self.t.config, self.buf
+        terminal = {}
+        for seat in slot.traj:
+            self.ep_returns.append(slot.returns[seat])
+            terminal[seat] = slot.pending[seat]  # a seat without a stored decision: nothing to add it to
+        order = sorted(i for traj in slot.traj.values() for i in traj)  # buffer order = game order
+        if order:
+            adv, ret = per_seat_gae(
+                [buf["seat"][i] for i in order],
+                [buf["reward"][i] for i in order],
+                [buf["value"][i] for i in order],
+                terminal,
+                cfg.gamma,
+                cfg.gae_lambda,
+            )
+            for j, i in enumerate(order):
+                self.adv[i] = adv[j]
+                self.ret[i] = ret[j]
+        self.ep_lengths.append(info["move_count"])
+        opp = [c for c in slot.control if c != "learner"]
+        if opp:
+            kind = opp[0] if isinstance(opp[0], str) else "pool"
+            seat = next(iter(slot.traj))
+            self.opp_results[kind].append(win_share(winners=info["winners"], seat=seat))
+
+    def actions(self, env, slots: list[Slot | None], controllers: dict) -> np.ndarray:
+        """Every game's action for the next step: a forced move as it is; ``random`` and the baselines
+        (which read a copy of the game, ``env.game(i)``) move one by one; the network decisions of each
+        controller go through one batched forward pass on the seat's own observation row; learner
+        decisions are recorded. A slot that is done (``None``) plays its first legal action, unrecorded."""
+        t = self.t
+        adapter, rng_py = t.adapter, t.rng_py
+        legal_ids = env.legal_actions()
+        actions = np.empty(env.num_envs, dtype=np.int64)
+        groups: dict = {}
+        for i, slot in enumerate(slots):
+            legal = legal_ids[i]
+            seat = int(env.current_player[i])
+            ctl = None if slot is None else slot.control[seat]
+            if ctl is None or len(legal) == 1:
+                actions[i] = legal[0]
+            elif ctl == "random":
+                actions[i] = legal[rng_py.randrange(len(legal))]
+            elif isinstance(ctl, str) and ctl in adapter.spec.baselines:
+                game = env.game(i)
+                actions[i] = adapter.action_of(game, adapter.baseline_move(ctl, game, rng_py))
+            else:
+                game = env.game(i) if adapter.reads_game else None
+                groups.setdefault(ctl, []).append((i, adapter.decision_of(env.observation[i], legal, seat, game)))
+        for key, items in groups.items():
+            net, greedy = controllers[key]
+            decisions = [d for _, d in items]
+            stored, ids, logp, values = adapter.policy_actions(net, decisions, greedy=greedy, generator=t.generator)
+            for k, (i, d) in enumerate(items):
+                if key == "learner":
+                    slot = slots[i]
+                    assert slot is not None
+                    self.record(slot, d, int(stored[k]), float(logp[k]), float(values[k]))
+                actions[i] = ids[k]
+        return actions
+
+    def run(self) -> Rollout:
+        """Play games in the batched environment until at least ``steps_per_iter`` steps are stored and
+        every game in flight has finished (a slot whose game ends after that stays done)."""
+        t, cfg = self.t, self.t.config
+        controllers: dict = {"learner": (t.net, False)}
+        for i, pn in enumerate(t.pool_nets):
+            controllers[("pool", i)] = (pn, False)
+        env = t.vector_env()
+        seeds = [int(t.rng.integers(2**31)) for _ in range(env.num_envs)] if t.adapter.spec.chance else None
+        env.reset(seed=seeds)
+        slots: list[Slot | None] = [self.new_slot() for _ in range(env.num_envs)]
+        t0 = time.time()
+        while any(slot is not None for slot in slots):
+            out = env.step(self.actions(env, slots, controllers))
+            self.adv.extend([0.0] * (len(self) - len(self.adv)))
+            self.ret.extend([0.0] * (len(self) - len(self.ret)))
+            for i, slot in enumerate(slots):
+                if slot is None:
+                    continue
+                self.earn(slot, out.rewards[i])
+                if out.terminated[i]:
+                    self.finish(slot, out.info["final_info"][i])
+                    slots[i] = self.new_slot() if len(self) < cfg.steps_per_iter else None
+        self.seconds = time.time() - t0
+        return self

@@ -1,0 +1,138 @@
+"""The warm start of the PPO trainer (:mod:`agents.training.trainer`; ``bc_games > 0``): behaviour
+cloning of the config's ``baseline`` before PPO.
+
+Before PPO the network imitates the ``baseline`` (policy: cross-entropy on its moves; value: the
+discounted return of those games under the training rewards), ``bc_epochs`` passes in minibatches of
+256 at ``bc_learning_rate`` (decayed linearly to zero with ``bc_anneal_lr``); the decisions are
+stored compactly (``GameAdapter.compact``: K&K's observations as exact float16), so tens of
+thousands of imitation games fit in memory. Progress bars (or log lines with ``progress=false``)
+show the games being generated and the epochs. The frozen *anchor* that ``anchor_kl`` keeps of the
+imitated policy is the trainer's.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from agents.networks.base import MaskedCategorical
+from agents.training.adapters import GameAdapter
+from agents.training.config import TrainConfig
+from kardinal_env.core.rewards import ShapingTracker, terminal_rewards
+
+__all__ = ["warm_start"]
+
+
+class _Progress:
+    """A tqdm bar, or log lines at every tenth when bars are off."""
+
+    def __init__(self, total: int, desc: str, enabled: bool, log):
+        self.total, self.desc, self.log, self.n = total, desc, log, 0
+        self.bar = None
+        self._next = max(1, total // 10)
+        if enabled and total > 0:
+            from tqdm import tqdm  # type: ignore[import-untyped]
+
+            self.bar = tqdm(total=total, desc=desc, unit="", dynamic_ncols=True, leave=False)
+
+    def update(self, k: int = 1) -> None:
+        self.n += k
+        if self.bar is not None:
+            self.bar.update(k)
+        elif self.n >= self._next or self.n == self.total:
+            self.log(f"{self.desc}: {self.n}/{self.total}")
+            self._next = self.n + max(1, self.total // 10)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=print) -> dict:
+    """Behaviour cloning of the config's ``baseline`` (policy: cross-entropy on its moves; value: the
+    discounted per-seat return of those games with the training rewards). Returns statistics."""
+    rules = adapter.rules
+    data: dict[str, list] = {"decision": [], "action": [], "ret": []}
+    shaping = ShapingTracker(cfg.chip_shaping, cfg.score_shaping)
+    t0 = time.time()
+    progress = _Progress(cfg.bc_games, f"warm start: {cfg.baseline} games", cfg.progress, log)
+    for _ in range(cfg.bc_games):
+        game = adapter.new_game(rng)
+        seq = []  # (buffer index, seat, reward)
+        while not game.is_over:
+            seat = game.current_player
+            codes = adapter.legal(game)
+            if rng_py.random() < cfg.bc_epsilon:
+                code = codes[rng_py.randrange(len(codes))]
+                d = None
+            else:
+                code = adapter.baseline_move(cfg.baseline, game, rng_py)
+                d = adapter.prepare(game) if len(codes) > 1 else None
+            shaping.before(game, seat)
+            adapter.apply(game, code)
+            r = shaping.reward(game, seat)
+            if d is not None:
+                i = len(data["action"])
+                data["decision"].append(adapter.compact(d))
+                data["action"].append(adapter.stored_action(d, code))
+                data["ret"].append(0.0)
+                seq.append([i, seat, r])
+            elif seq:  # credit to the seat's last stored decision
+                for item in reversed(seq):
+                    if item[1] == seat:
+                        item[2] += r
+                        break
+        final = terminal_rewards(game, cfg.reward)
+        for seat in range(rules.players):
+            items = [it for it in seq if it[1] == seat]
+            g = final[seat]
+            for it in reversed(items):
+                g = it[2] + (g if it is items[-1] else cfg.gamma * g)
+                data["ret"][it[0]] = g
+        progress.update()
+    progress.close()
+    t_gen = time.time() - t0
+    n = len(data["action"])
+    log(f"warm start: {cfg.bc_games} {cfg.baseline} games, {n} decisions ({t_gen:.0f}s)")
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.bc_learning_rate, eps=1e-5)
+    areas = np.array([adapter.size(d) for d in data["decision"]])
+    mb = 256
+    net.train()
+    acc: list[float] = []
+    n_chunks = math.ceil(n / mb)
+    total_updates, updates = max(1, cfg.bc_epochs * n_chunks), 0
+    progress = _Progress(cfg.bc_epochs * n_chunks, "warm start: training minibatches", cfg.progress, log)
+    for epoch in range(cfg.bc_epochs):
+        order = np.lexsort((rng.random(n), areas))
+        chunks = [order[i : i + mb] for i in range(0, n, mb)]
+        acc = []
+        for k in rng.permutation(len(chunks)):
+            idx = chunks[k]
+            ret = torch.tensor([data["ret"][i] for i in idx], dtype=torch.float32)
+            logits, value, mask, actions = adapter.forward(
+                net, [data["decision"][i] for i in idx], [data["action"][i] for i in idx]
+            )
+            dist = MaskedCategorical(logits, mask)
+            loss = -dist.log_prob(actions).mean() + 0.5 * ((value - ret) ** 2).mean()
+            if cfg.bc_anneal_lr:  # linearly to zero over the warm start's updates
+                for group in opt.param_groups:
+                    group["lr"] = cfg.bc_learning_rate * (1.0 - updates / total_updates)
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+            updates += 1
+            acc.append((dist.mode() == actions).float().mean().item())
+            progress.update()
+        log(f"warm start epoch {epoch + 1}: {n} {cfg.baseline} decisions, accuracy {np.mean(acc):.3f}")
+    progress.close()
+    return {
+        "decisions": n,
+        "accuracy": float(np.mean(acc)) if acc else 0.0,
+        "seconds": time.time() - t0,
+        "generate_seconds": t_gen,
+    }
