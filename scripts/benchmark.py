@@ -80,13 +80,16 @@
         Random masked play through kardinal_v0.env() (agent_iter / last / step; observation and
         mask built every step) side by side, in the same run, with PettingZoo's connect_four_v3
         env(); prints both, and the ratio kardinal / connect_four.
-    python scripts/benchmark.py vector [--players 4] [--seconds 2] [--repeats 5] [--num-envs 32]
+    python scripts/benchmark.py vector [--players 4] [--seconds 2] [--repeats 5] [--num-envs 8,32,128,512]
+                                       [--threads 0,2]
         kardinal_env.vector.VectorEnv (N games per step call, auto-reset, a uniformly random legal
-        action per game from VectorEnv.random_actions, which reads the legal ids, not the masks):
-        agent-steps/s (N per call) of Kardinal with the core backend (threads 0 and 2) and the python
-        backend, and of Kardinal & König (python backend), side by side with connect_four_v3's AEC loop
-        (``env``'s sampler and loop) and kardinal_v0's, repeats interleaved; the ratio to connect_four
-        per repeat (median and range).
+        action per game from VectorEnv.random_actions, which reads the legal ids, not the masks) with the
+        core backend: agent-steps/s (N per call) of Kardinal and of Kardinal & König at every batch size
+        of --num-envs and every thread count of --threads, and per repeat the ratio of each thread count
+        to the first (threads=2 / threads=0); beside them, at 32 games, both games' python backend and
+        the AEC loops of kardinal_v0 and connect_four_v3 (``env``'s sampler and loop), with the ratio to
+        connect_four per repeat. Every cell is timed once per repeat, repeats interleaved; the machine's
+        usable cores and load average are printed before and after.
 
 Run nothing else on the machine meanwhile: the box has 2 cores and figures move 10-40 % between
 runs; the side-by-side ratio is the stable number.
@@ -95,6 +98,7 @@ runs; the side-by-side ratio is the stable number.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import time
@@ -945,78 +949,130 @@ def bench_koenig_env(players: int, seconds: float, repeats: int, discard: str = 
     }
 
 
-def bench_vector(players: int, seconds: float, repeats: int, num_envs: int = 32, seed: int = 0) -> dict:
+def _load() -> str:
+    try:
+        return "load average " + " / ".join(f"{x:.1f}" for x in os.getloadavg()) + " (1 / 5 / 15 min)"
+    except OSError:
+        return "load average unknown"
+
+
+def bench_vector(
+    players: int,
+    seconds: float,
+    repeats: int,
+    sizes: tuple[int, ...] = (8, 32, 128, 512),
+    threads: tuple[int, ...] = (0, 2),
+    compare_at: int = 32,
+    seed: int = 0,
+) -> dict:
+    """VectorEnv with the core backend for both games at every batch size in ``sizes`` and every thread
+    count in ``threads``; beside it, at ``compare_at`` games, the python backend of both games and the
+    AEC loops of kardinal_v0 and connect_four_v3. Every cell is timed once per repeat, repeats
+    interleaved (all cells see the same machine load); the ratio of each thread count to the first per
+    repeat is the stable number for the thread question."""
     from pettingzoo.classic import connect_four_v3
 
-    from kardinal_env import kardinal_v0
+    from kardinal_env import get_game, kardinal_v0
     from kardinal_env.vector import VectorEnv
 
-    koenig_players = min(max(players, 3), 5)
-    setups = {
-        "kardinal core, threads=0": dict(game="kardinal", players=players, backend="core", threads=0),
-        "kardinal core, threads=2": dict(game="kardinal", players=players, backend="core", threads=2),
-        "kardinal python": dict(game="kardinal", players=players, backend="python"),
-        "kardinal_koenig core, threads=0": dict(game="kardinal_koenig", players=koenig_players, backend="core"),
-        "kardinal_koenig core, threads=2": dict(
-            game="kardinal_koenig", players=koenig_players, backend="core", threads=2
-        ),
-        "kardinal_koenig python": dict(game="kardinal_koenig", players=koenig_players, backend="python"),
-    }
-    envs = {}
-    for name, options in setups.items():
-        try:
-            envs[name] = VectorEnv(num_envs=num_envs, seed=seed, **options)
-        except (ImportError, RuntimeError) as exc:  # the core is not built: say so, measure the rest
-            print(f"  ({name}: skipped, {exc})")
+    def seats(name: str) -> int:  # ``players`` where the game allows it, else its nearest seat count
+        allowed = get_game(name).players
+        return players if players in allowed else min(allowed, key=lambda p: (abs(p - players), p))
+
+    games = {name: seats(name) for name in ("kardinal", "kardinal_koenig")}
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"machine: {cores} usable cores, {_load()}")
+    envs: dict[tuple[str, int, int | str], VectorEnv] = {}
+    for game, n in games.items():
+        for size in sizes:
+            for k in threads:
+                try:
+                    envs[game, size, k] = VectorEnv(
+                        game=game, num_envs=size, players=n, seed=seed, backend="core", threads=k
+                    )
+                except (ImportError, RuntimeError) as exc:  # the core is not built: say so, measure the rest
+                    print(f"  ({game} core: skipped, {exc})")
+                    break
+        envs[game, compare_at, "python"] = VectorEnv(
+            game=game, num_envs=compare_at, players=n, seed=seed, backend="python"
+        )
     rng = np.random.default_rng(seed)
-    calls = 10  # step calls per timed chunk
 
     def vector_chunk(env):
+        calls = max(1, 320 // env.num_envs)  # step calls per timed chunk: ~320 agent-steps
+
         def run():
-            games = 0
+            done = 0
             for _ in range(calls):
-                games += int(env.step(env.random_actions(rng)).terminated.sum())
-            return calls * env.num_envs, games
+                done += int(env.step(env.random_actions(rng)).terminated.sum())
+            return calls * env.num_envs, done
 
         return run
 
     py_rng = random.Random(seed)
     connect4 = connect_four_v3.env()
     kardinal_aec = kardinal_v0.env(players=players)
-    aec_name = f"kardinal_v0 AEC ({players} pl.)"
-    rates: dict[str, list[float]] = {name: [] for name in [*envs, aec_name, "connect_four_v3"]}
+    rates: dict[object, list[float]] = {key: [] for key in envs}
+    rates["aec"], rates["c4"] = [], []
     for env in envs.values():
         env.reset()
     for _ in range(repeats):  # interleaved so all see the same machine load
-        for name, env in envs.items():
-            rates[name] += _timed(vector_chunk(env), seconds, 1)[0]
-        rates[aec_name] += _timed(lambda: _aec_game(kardinal_aec, py_rng), seconds, 1)[0]
-        rates["connect_four_v3"] += _timed(lambda: _aec_game(connect4, py_rng), seconds, 1)[0]
-    c4 = rates["connect_four_v3"]
-    first = next(iter(envs.values()), None)
+        for key, env in envs.items():
+            rates[key] += _timed(vector_chunk(env), seconds, 1)[0]
+        rates["aec"] += _timed(lambda: _aec_game(kardinal_aec, py_rng), seconds, 1)[0]
+        rates["c4"] += _timed(lambda: _aec_game(connect4, py_rng), seconds, 1)[0]
+    c4 = rates["c4"]
+
+    def ratio(values: list[float], base: list[float], digits: int = 2) -> str:
+        r = [v / b for v, b in zip(values, base)]
+        return f"{statistics.median(r):.{digits}f} ({min(r):.{digits}f}-{max(r):.{digits}f})"
+
     print(
-        f"VectorEnv, {num_envs} games per step call, a random legal action per game (random_actions), "
-        f"{repeats} x {seconds:g} s; agent-steps/s, median (min-max):"
+        f"VectorEnv, core backend, a random legal action per game (random_actions), {repeats} x {seconds:g} s per "
+        "cell, repeats interleaved; agent-steps/s, median (min-max):"
     )
     out: dict[str, float] = {}
-    for name, values in rates.items():
-        line = f"  {name:<32} {_fmt(values)}"
-        if name != "connect_four_v3":
-            ratios = [v / c for v, c in zip(values, c4)]
-            line += (
-                f"   ratio to connect_four: {statistics.median(ratios):.2f} "
-                f"(per-repeat {min(ratios):.2f}-{max(ratios):.2f})"
-            )
-            out[f"{name}/connect_four"] = statistics.median(ratios)
+    base_k = threads[0]
+    for game, n in games.items():
+        print(f"  {game} ({n} players)")
+        print(
+            f"    {'games':>5}  "
+            + "".join(f"{f'threads={k}':<28}" for k in threads)
+            + "".join(f"threads={k} / threads={base_k} per repeat" for k in threads[1:])
+        )
+        for size in sizes:
+            if (game, size, base_k) not in envs:
+                continue
+            cells = "".join(f"{_fmt(rates[game, size, k]):<28}" for k in threads)
+            versus = "".join(f"{ratio(rates[game, size, k], rates[game, size, base_k]):<33}" for k in threads[1:])
+            print(f"    {size:>5}  {cells}{versus}")
+            for k in threads:
+                out[f"{game} core, {size} games, threads={k}"] = statistics.median(rates[game, size, k])
+    print(f"  beside them, {compare_at} games (the core rows at {compare_at} from the table above):")
+    lines = [
+        (f"{game} core, threads={k}", rates[game, compare_at, k])
+        for game in games
+        for k in threads
+        if (game, compare_at, k) in envs
+    ]
+    lines += [(f"{game} python backend", rates[game, compare_at, "python"]) for game in games]
+    lines += [(f"kardinal_v0 AEC ({players} players)", rates["aec"]), ("connect_four_v3 AEC", c4)]
+    for name, values in lines:
+        line = f"    {name:<36} {_fmt(values):<28}"
+        if values is not c4:
+            line += f" ratio to connect_four: {ratio(values, c4)}"
+            out[f"{name}/connect_four"] = statistics.median([v / c for v, c in zip(values, c4)])
         print(line)
         out[name] = statistics.median(values)
-    if first is not None and len(first.observation_shape) == 3:  # Kardinal's window of planes
-        size = int(np.prod(first.observation_shape))
+    for game in games:
+        env = envs[game, compare_at, "python"]
+        space = env.single_observation_space
+        nbytes = int(np.prod(space.shape)) * space.dtype.itemsize
         print(
-            f"  Kardinal's observation is the full {first.observation_shape[1]}x{first.observation_shape[2]} window: "
-            f"{first.observation_shape} uint8 = {size:,} bytes a game ({size * num_envs / 1e6:.1f} MB per step call), "
-            f"plus a {first.num_actions:,}-entry mask; connect four's is 84 bytes and 7 actions."
+            f"  {game}'s observation: {space.shape} {space.dtype} = {nbytes:,} bytes a game, "
+            f"{env.num_actions:,} actions; connect four's is 84 bytes and 7 actions."
         )
+    print(f"machine: {_load()} at the end")
     return out
 
 
@@ -1063,7 +1119,12 @@ def main() -> None:
         "--model", default="zoo:kardinal-2p-cnn", help="puct only: the network searched (a path or zoo:NAME)"
     )
     parser.add_argument("--rollouts", type=int, default=None, help="puct only: playouts from every new leaf")
-    parser.add_argument("--num-envs", type=int, default=32, help="vector only: games per VectorEnv")
+    parser.add_argument(
+        "--num-envs",
+        default="8,32,128,512",
+        help="vector only: games per VectorEnv, a comma-separated list of batch sizes",
+    )
+    parser.add_argument("--threads", default="0,2", help="vector only: VectorEnv threads, a comma-separated list")
     parser.add_argument("--workers", type=int, default=1, help="search-training only: self-play processes")
     parser.add_argument("--device", default="cpu", help="search-training only: where the updates run (cpu, cuda)")
     args = parser.parse_args()
@@ -1094,7 +1155,10 @@ def main() -> None:
     elif args.what == "koenig-env":
         bench_koenig_env(args.players, args.seconds, args.repeats, args.discard)
     elif args.what == "vector":
-        bench_vector(args.players, args.seconds, args.repeats, args.num_envs)
+        sizes = tuple(int(x) for x in args.num_envs.split(","))
+        threads = tuple(int(x) for x in args.threads.split(","))
+        compare_at = 32 if 32 in sizes else sizes[0]
+        bench_vector(args.players, args.seconds, args.repeats, sizes, threads, compare_at)
     elif args.what == "search-training":
         bench_search_training(args.players, args.repeats, args.workers, args.device, args.simulations or 800)
     else:

@@ -3,9 +3,13 @@
 #
 #   bash scripts/setup.sh [EXTRAS]     .venv: kardinal-env installed editable with EXTRAS
 #                                      (comma-separated, default "train,dev")
-#   bash scripts/setup.sh core         .venv-core: kardinal-env installed from a freshly built wheel
-#                                      with no extras (only the core dependencies of pyproject.toml),
-#                                      plus pytest and pytest-timeout: the core lane of .ci/run
+#   bash scripts/setup.sh core [WHEELS]
+#                                      .venv-core: kardinal-env installed from a wheel with no extras
+#                                      (only the core dependencies of pyproject.toml) and without the
+#                                      compiled core, plus pytest and pytest-timeout: the core lane of
+#                                      .ci/run, which then adds the core wheel. WHEELS: a folder made by
+#                                      scripts/wheels.sh whose main wheel is installed; without it the
+#                                      wheel is built here from a copy of the sources
 #
 # .venv: installs torch==2.13.0 first where no torch is present (a CPU build lies on this machine
 # kind's disk; an unpinned torch could pull a multi-GB CUDA build). Records what it installed in
@@ -15,10 +19,12 @@
 # C++17 with nanobind, built by scikit-build-core, which takes cmake/ninja from PyPI where the machine
 # lacks them): rebuilt only when a hash of cpp/'s sources differs from .venv/.kardinal-core or the
 # module does not import. A failed build prints one warning and goes on: the Python engine remains.
-# .venv-core: never gets torch, any extra or the compiled core; the project itself is rebuilt and
-# reinstalled on every call (a wheel, not editable, so the core lane tests what a user installs), its
-# dependencies only when missing; pip's download cache makes a fresh one cheap.
+# .venv-core: never gets torch or any extra; the project itself is rebuilt (or taken from WHEELS) and
+# reinstalled on every call (a wheel, not editable, so the core lane tests what a user installs; an
+# installed kardinal-env-core is removed first), its dependencies only when missing; pip's download
+# cache makes a fresh one cheap.
 set -euo pipefail
+WHEELS=${2:+$(cd "$2" && pwd)}  # before the cd below: WHEELS may be relative to the caller's folder
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 REQUESTED=${1:-train,dev}
@@ -28,8 +34,19 @@ if [ "$REQUESTED" = core ]; then
         "$PYTHON" -m venv .venv-core
         .venv-core/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
     fi
-    echo "setup: installing kardinal-env (no extras) into .venv-core" >&2
+    echo "setup: installing kardinal-env (no extras, no compiled core) into .venv-core" >&2
     .venv-core/bin/python -m pip install -q "pytest>=8" "pytest-timeout>=2"
+    # Same version every time: uninstall first, so the wheel of this call is the one installed.
+    .venv-core/bin/python -m pip uninstall -q -y kardinal-env kardinal-env-core >/dev/null 2>&1 || true
+    if [ -n "$WHEELS" ]; then
+        wheels=("$WHEELS"/kardinal_env-*-py3-none-any.whl)
+        if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
+            echo "setup: expected one kardinal_env wheel in $WHEELS (bash scripts/wheels.sh $WHEELS)" >&2
+            exit 1
+        fi
+        .venv-core/bin/python -m pip install -q "${wheels[0]}"
+        exit 0
+    fi
     # Built from a copy of the sources: an in-tree build would reuse build/, where a module deleted
     # since the last build would still lie and slip into the wheel.
     src=$(mktemp -d)

@@ -182,21 +182,33 @@ def test_backend_variable_chooses_the_game(core, monkeypatch):
     assert type(Game.reference(rules)) is Game  # always the Python engine
 
 
-def test_python_backend_without_the_core_is_quiet(monkeypatch):
-    """Without the core (or with the python backend) ``Game(...)`` is the Python engine and warns
-    nothing: the warning is for code that asks the core itself."""
+def test_a_missing_core_warns_once_at_the_first_game(monkeypatch):
+    """Without the core (backend unset) ``Game(...)`` is the Python engine, and the first one of the
+    process gives the one ``CoreMissingWarning`` (issue 54: a plain ``pip install kardinal-env`` must not
+    run on the slower engines silently), pointing at the caller's line; nothing afterwards warns. With
+    ``KARDINAL_ENV_BACKEND=python`` nothing warns at all."""
     from kardinal_env.core import backend
+    from kardinal_env.koenig import Game as KoenigGame
+    from kardinal_env.koenig import Rules as KoenigRules
 
     monkeypatch.setattr(backend, "_module", None)
     monkeypatch.setattr(backend, "_tried", True)
     monkeypatch.setattr(backend, "_warned", False)
-    monkeypatch.delenv(compiled.BACKEND_VARIABLE, raising=False)
+    monkeypatch.setenv(compiled.BACKEND_VARIABLE, "python")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        assert not Game(Rules(players=2)).compiled and compiled.core_module() is None
+    monkeypatch.delenv(compiled.BACKEND_VARIABLE)
+    with pytest.warns(backend.CoreMissingWarning, match=r"not built.*kardinal-env\[core\]") as caught:
         game = Game(Rules(players=2))
     assert type(game) is Game and not game.compiled
-    with pytest.warns(RuntimeWarning, match="not built"):
+    assert len(caught) == 1 and caught[0].filename == __file__, caught[0].filename
+    assert issubclass(backend.CoreMissingWarning, RuntimeWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per process
+        assert not KoenigGame(KoenigRules(players=3)).compiled
         assert compiled.core_module() is None
+        kardinal_v0.env(players=2).reset(seed=0)
 
 
 def _env_run(seed: int, players: int, backend: str, monkeypatch, **options) -> list:

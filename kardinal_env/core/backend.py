@@ -2,8 +2,12 @@
 
 The standard library only (no numpy, no environment libraries): the engines ask it for every
 ``Game(...)``. ``KARDINAL_ENV_BACKEND`` = ``python`` (never the compiled core), ``core`` (the core must
-be there) or unset (the core when it is built; else one ``RuntimeWarning`` per process, unless asked
-quietly). One extension module, ``kardinal_core``, holds every game's compiled engine;
+be there) or unset (the core when it is installed; else the Python engines, and one
+:class:`CoreMissingWarning`, a ``RuntimeWarning``, per process: at the first request, which is the
+first ``Game(...)`` — so the first environment — a program makes, or any other way in; a user of a
+plain ``pip install kardinal-env`` sees once that the games run on the slower engines and how to get
+the core, ``pip install "kardinal-env[core]"``). One extension module, ``kardinal_core``, holds every
+game's compiled engine;
 :mod:`kardinal_env.kardinal.compiled` and :mod:`kardinal_env.koenig.compiled` are the games' ways in
 (they re-export these names), :mod:`kardinal_env.koenig.backend` adds that the module must hold the
 Kardinal & König engine.
@@ -13,16 +17,39 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import warnings
 from types import ModuleType
 from typing import Any
 
-__all__ = ["BACKEND_VARIABLE", "BUILD_HINT", "CoreBacked", "core_module", "available", "backend", "requested"]
+__all__ = [
+    "BACKEND_VARIABLE",
+    "BUILD_HINT",
+    "CoreBacked",
+    "CoreMissingWarning",
+    "core_module",
+    "available",
+    "backend",
+    "requested",
+]
 
 #: The environment variable that chooses the backend: ``python``, ``core`` or unset.
 BACKEND_VARIABLE = "KARDINAL_ENV_BACKEND"
-#: How to build the core (named by the warning and the errors).
-BUILD_HINT = "build it with `bash scripts/setup.sh` or `pip install ./cpp` (needs a C++17 compiler)"
+#: How to get the core (named by the warning and the errors): the ``core`` extra from an index, else a build.
+BUILD_HINT = (
+    'install it with `pip install "kardinal-env[core]"` (from a checkout: `bash scripts/setup.sh` or '
+    "`pip install ./cpp`, which need a C++17 compiler)"
+)
+#: Modules whose frames the warning skips, so that it points at the line of the program that asked.
+_INTERNAL = ("kardinal_env", "agents", "kardinal_configs", "pettingzoo", "gymnasium", "importlib")
+
+
+class CoreMissingWarning(RuntimeWarning):
+    """The compiled core is not installed and ``KARDINAL_ENV_BACKEND`` is unset: the games run on the
+    Python engines. Given once per process; ``KARDINAL_ENV_BACKEND=python`` (or a warnings filter on
+    this class) silences it."""
+
+
 _BACKENDS = ("python", "core")
 
 _module: ModuleType | None = None
@@ -53,10 +80,15 @@ def _load() -> ModuleType | None:
 
 def core_module(warn: bool = True) -> ModuleType | None:
     """The ``kardinal_core`` extension module, or None when the backend is ``python`` or the core is
-    not built (then, unless the backend was forced to ``python`` or ``warn`` is False, one
-    ``RuntimeWarning`` per process). ``ImportError`` when ``KARDINAL_ENV_BACKEND=core`` and it is
-    missing. ``Game(...)`` asks with ``warn=False``: a pure-Python install plays quietly."""
+    not installed. ``ImportError`` when ``KARDINAL_ENV_BACKEND=core`` and it is missing.
+
+    When the core is missing and the backend is unset, the first call of the process gives one
+    :class:`CoreMissingWarning` (pointing at the first line outside this package that asked), whoever
+    asks: ``Game(...)`` too, so a pure-Python install says once that it plays on the Python engines.
+    ``warn`` is accepted for callers that used to ask quietly and changes nothing (issue 54: a quiet
+    first ``Game(...)`` left users of ``pip install kardinal-env`` unaware of the slower engines)."""
     global _warned
+    del warn  # see the docstring: the one warning per process is given whoever asks first
     wanted = requested()
     if wanted == "python":
         return None
@@ -67,15 +99,30 @@ def core_module(warn: bool = True) -> ModuleType | None:
                 f"{BACKEND_VARIABLE}=core but the compiled core (kardinal_core) is not importable "
                 f"({_import_error}); {BUILD_HINT}"
             )
-        if warn and not _warned:
+        if not _warned:
             _warned = True
             warnings.warn(
-                f"kardinal_env: the compiled core (kardinal_core) is not built, using the Python engine; "
-                f"{BUILD_HINT}, or set {BACKEND_VARIABLE}=python to silence this",
-                RuntimeWarning,
-                stacklevel=3,
+                "kardinal_env: the compiled core (kardinal_core, the distribution kardinal-env-core) is not "
+                "built or not installed, so the games run on the Python engines (several times slower); "
+                f"{BUILD_HINT}; or set {BACKEND_VARIABLE}=python to silence this",
+                CoreMissingWarning,
+                stacklevel=_caller_level(),
             )
     return module
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` called in :func:`core_module` that names the first frame
+    outside this package, the game libraries and the import machinery (the program's own line)."""
+    frame = sys._getframe(2)  # the caller of core_module
+    level = 2
+    while frame is not None and frame.f_back is not None:
+        name = frame.f_globals.get("__name__", "") or ""
+        if name.split(".")[0] not in _INTERNAL and not name.startswith("_frozen_importlib"):
+            break
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def available() -> bool:
