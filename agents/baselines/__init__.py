@@ -1,6 +1,7 @@
 """Baseline players, one module per game and kind: ``random`` (any game), ``kardinal_greedy`` and
 ``kardinal_heuristics`` (Kardinal: the greedy agent and the playout policy of search), ``koenig_greedy``
 (Kardinal & König: the greedy agent and the playout policy), ``koenig_heuristic`` and
-``koenig_tuning`` (Kardinal & König: a one-ply turn planner and the tournaments that tune it). A
+``koenig_tuning`` (Kardinal & König: a one-ply turn planner and the tournaments that tune it; the
+planner's weights, board value and plans are ``koenig_heuristic_weights``, ``_value`` and ``_plan``). A
 game's registry entry names its baselines (``GameSpec.baselines``) and its playout policy
 (``GameSpec.rollout``); tools reach them through it, never by the game's name."""

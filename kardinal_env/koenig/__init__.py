@@ -14,8 +14,11 @@ protocol of ``kardinal_env.core.protocol``), ``rules`` (options), ``notation`` (
 ``record`` (the ``kardinal-koenig-record/1`` format), ``actions`` (the action codec: the board's move
 table as action ids, the one mask builder), ``observation`` (the observation encoder), ``env`` (the
 PettingZoo environment, public as ``kardinal_env.kardinal_koenig_v1``), ``text`` (the text picture),
-``render`` (the rgb picture), ``replay_html`` (the HTML replay); and the game's own: ``board`` (board
-files: schema, validation, the move table), ``scoring`` (the three scorings as pure functions),
+``render`` (the rgb picture), ``replay_html`` (the HTML replay); and the game's own: ``state`` (the
+fields of a game and its queries, which ``engine`` changes move by move), ``explain`` (the rule an
+illegal move breaks), ``deck`` (checks of given card orders: ``DeckError``), ``worlds`` (determinized
+worlds: ``Game.with_hidden``, ``Game.determinize``), ``board`` (board files: schema, validation,
+the move table), ``scoring`` (the three scorings as pure functions),
 ``knowledge`` (what a seat may know of the cards, and dealing the worlds it cannot tell apart:
 ``Game.determinize``), ``shuffle`` (the documented card shuffler, the same in the compiled core),
 ``compiled`` (the compiled core's engine, ``kardinal_core.KoenigGame``, when it is built),

@@ -50,7 +50,8 @@ from kardinal_env.core.errors import RecordError
 from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.koenig import backend as _backend
 from kardinal_env.koenig.board import Board
-from kardinal_env.koenig.engine import DeckError, Game, card_census, core_game_class
+from kardinal_env.koenig.deck import DeckError, card_census
+from kardinal_env.koenig.engine import Game, core_game_class
 from kardinal_env.koenig.knowledge import SeatKnowledge
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import Rules
@@ -285,7 +286,7 @@ def heuristic_core() -> ModuleType | None:
 def heuristic_values(game: Any, weights: Any, replan: int, deck_probs: list[float]) -> list[tuple[int, float]] | None:
     """The ``heuristic`` agent's candidates for the seat on turn, valued by the core
     (``cpp/src/koenig/heuristic.hpp``): ``[(move id, value)]`` as
-    :meth:`agents.baselines.koenig_heuristic._Planner.candidates` lists them before its tie-break (the
+    :meth:`agents.baselines.koenig_heuristic_plan._Planner.candidates` lists them before its tie-break (the
     same ids in the same order, values equal to about 1e-12: ``tests/test_core_koenig_heuristic.py``).
     ``weights``: a ``HeuristicWeights`` (any dataclass of its 10 fields) or the 10 fields in order;
     ``replan``: a positive int; ``deck_probs``: per card type index, what the seat knows of the deck's

@@ -38,9 +38,11 @@ from kardinal_env.core.backend import CoreBacked
 from kardinal_env.core.game_base import resolve_rules
 from kardinal_env.koenig import backend
 from kardinal_env.koenig.backend import core_module_quiet
-from kardinal_env.koenig.engine import Game, LiveView, card_census, use_core_game
+from kardinal_env.koenig.deck import card_census
+from kardinal_env.koenig.engine import Game, use_core_game
 from kardinal_env.koenig.record import make_record
 from kardinal_env.koenig.rules import Rules
+from kardinal_env.koenig.state import LiveView
 
 if TYPE_CHECKING:  # the engines import no third-party library (tests/test_packaging.py)
     import numpy as np

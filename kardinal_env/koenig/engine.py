@@ -57,7 +57,7 @@ A move that is not legal raises :class:`IllegalMoveError` (a ``ValueError``) and
 Its message starts with the rule broken, also in its ``rule`` attribute: ``"malformed move"``,
 ``"unknown id"``, ``"game over"``, ``"phase"``, ``"payment"``, ``"one country"``,
 ``"two pieces"``, ``"three cards"``, ``"empty country"``, ``"advisor limit"``, ``"supply"``,
-``"site"``, ``"discard"``, ``"end"`` or ``"draw"``.
+``"site"``, ``"discard"``, ``"end"`` or ``"draw"`` (:mod:`kardinal_env.koenig.explain` works it out).
 
 Chance
 ------
@@ -69,7 +69,7 @@ card orders instead (top first, as type digits): that is how records replay. The
 :attr:`Game.initial_deck` and the order the discard pile took at the reshuffle
 :attr:`Game.reshuffle_order`. A ``reshuffle=`` order must hold exactly the discard pile's cards when
 the deck runs out: the move that runs it out raises :class:`DeckError` otherwise (and the game is
-unusable after it).
+unusable after it). :mod:`kardinal_env.koenig.deck` checks the given orders.
 
 The game protocol
 -----------------
@@ -78,6 +78,11 @@ tied seats share a place), and :meth:`Game.determinize` — a world the seat can
 dealt by :mod:`kardinal_env.koenig.knowledge` (what a seat may know of the cards) through
 :meth:`Game.with_hidden`. :meth:`Game.deck_takes` shows each card taken from the deck only to the
 seat that saw it.
+
+Where things are: this module deals a game and plays it (the rules above, move by move);
+:mod:`kardinal_env.koenig.state` holds the fields of a game and every query of them,
+:mod:`kardinal_env.koenig.explain` the diagnosis of an illegal move, :mod:`kardinal_env.koenig.deck`
+the checks of given card orders, :mod:`kardinal_env.koenig.worlds` the determinized worlds.
 
 Speed: moves are integer ids into the board's move table (``Board.moves``); the legal ids of a
 decision are generated once and cached; the incremental state keeps per-country counts, maxima
@@ -88,57 +93,24 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, ClassVar, NamedTuple, NoReturn
+from typing import Any, ClassVar
 
-from kardinal_env.core.checks import is_int
-from kardinal_env.core.errors import GameNotOverError, IllegalMoveError, RecordError
+from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.game_base import CoreRedirect, TurnBasedGame, core_class_of, resolve_rules, use_core_class
-from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.core.shuffle import ShuffleRng
-from kardinal_env.koenig import scoring
+from kardinal_env.koenig import scoring, worlds
 from kardinal_env.koenig.board import Board
-from kardinal_env.koenig.knowledge import SeatKnowledge
-from kardinal_env.koenig.notation import MalformedMoveError, parse_move
+from kardinal_env.koenig.deck import DeckError, check_order, check_pile, check_plan, plan_lacks
+from kardinal_env.koenig.deck import card_census as card_census  # re-exported: its home was here
+from kardinal_env.koenig.explain import reject
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import ADVISORS, CLOISTERS, DISPLAY_SIZE, HAND_SIZE, Rules
+from kardinal_env.koenig.state import DISCARD, DRAW, MAX_CARDS_PER_TURN, OVER, PHASES, PLACE, SECOND, GameState
+from kardinal_env.koenig.state import MAX_PIECES_PER_TURN as MAX_PIECES_PER_TURN  # re-exported: its home was here
+from kardinal_env.koenig.state import LiveView as LiveView  # re-exported: its home was here
 
 __all__ = ["Game", "IllegalMoveError", "DeckError", "PHASES"]
-
-PHASES = ("place", "second", "discard", "draw", "over")
-_PLACE, _SECOND, _DISCARD, _DRAW, _OVER = range(5)
-MAX_CARDS_PER_TURN = 3
-MAX_PIECES_PER_TURN = 2
-
-
-class DeckError(ValueError):
-    """A given deck or reshuffle order that does not hold the cards it must."""
-
-
-class LiveView(NamedTuple):
-    """Read-only live references into a game's *public* state (:meth:`Game.live_view`), for
-    observation encoders that must not copy. Never modify the containers; fetch a new view after
-    every move (the integers are values at the time of the call). Indices: sites, countries and card
-    types in board order (``Board``); seats absolute."""
-
-    owner: list[int]  # per site: seat, or -1 when empty
-    cloisters: list[list[int]]  # [country][seat]
-    advisors: list[list[int]]  # [country][seat]
-    hand_sizes: list[int]  # per seat
-    cloisters_left: list[int]  # per seat
-    advisors_left: list[int]  # per seat
-    scores: list[int]  # running totals per seat
-    display: list[int]  # type indices of the face-up cards
-    pile: list[int]  # type indices of the discard pile
-    deck_size: int
-    runouts: int
-    last_round: bool
-    phase: int  # index into PHASES
-    current: int  # seat on turn (meaningless once over)
-    country: int  # country index of this turn's first piece, -1 before it
-    pieces: int  # pieces placed this turn
-    cards: int  # cards paid or discarded this turn
-    placements: int  # pieces placed in the whole game (changes exactly when the board does)
 
 
 def use_core_game(core_class: type, core_wanted: Any) -> None:
@@ -154,7 +126,7 @@ def core_game_class() -> type | None:
     return core_class_of(Game)
 
 
-class Game(TurnBasedGame, metaclass=CoreRedirect):
+class Game(TurnBasedGame, GameState, metaclass=CoreRedirect):
     """One game of Kardinal & König. See the module docstring for phases, rules and errors.
 
     ``Game(rules, seed)`` is backed by the compiled core when it is used (then it is a
@@ -164,71 +136,8 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
     #: Whether the game's state lives in the compiled core (:class:`~kardinal_env.koenig.core_game.CoreGame`).
     compiled: ClassVar[bool] = False
     PHASE_NAMES = PHASES
-    _OVER_PHASE = _OVER
-    __slots__ = (
-        "rules",
-        "_now",
-        "_parts",
-        "board",
-        "_n",
-        "_T",
-        "_hands",
-        "_hand_size",
-        "_display",
-        "_deck",
-        "_pile",
-        "_owner",
-        "_free",
-        "_kids",
-        "_cl",
-        "_cl_total",
-        "_cl_max",
-        "_ad",
-        "_ad_total",
-        "_cl_left",
-        "_ad_left",
-        "_scores",
-        "_interim",
-        "_final",
-        "_runouts",
-        "_last_round",
-        "_current",
-        "_phase",
-        "_country",
-        "_pieces",
-        "_paid",
-        "_discards",
-        "_was_empty",
-        "_moves",
-        "_names",
-        "_history",
-        "_rng",
-        "_deck0",
-        "_plan",
-        "_reshuffled",
-        "_missed",
-        "_winners",
-        "_placements",
-        "_by",
-        "_takes",
-        "_knowledge",
-    )
-
-    _moves: list[int] | None
-    _names: list[str] | None
-    _pile: list[int]
-    _history: list[int]
-    _missed: list[tuple[int, int]]
-    _interim: list[int] | None
-    _final: dict[str, list[int]] | None
-    _winners: list[int] | None
-    _reshuffled: list[int] | None
-    _plan: list[int] | None
-    _now: tuple[list[int], list[int], list[int]] | None
-    _parts: list  # [per-country cloister points | None, alliance points | None, per-seat chain points | None]
-    _deck0: list[int] | None  # None in a determinized world (with_hidden): its past deal is not known
-    _takes: list[tuple[int, int, int]]  # every card taken from the deck after the deal (see deck_takes)
-    _knowledge: dict | None  # seat -> (move count, SeatKnowledge): determinize's cache
+    _OVER_PHASE = OVER
+    __slots__ = ()  # the fields are GameState's
 
     def __init__(
         self,
@@ -251,22 +160,12 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
             order = [b.type_index[t] for t in cards]
             self._rng.shuffle(order)
         else:
-            order = self._check_order(deck, cards, "deck")
+            order = check_order(b, n, deck, cards, "deck")
         self._deck0 = order  # top first, type indices; never mutated
         self._plan = None
         if reshuffle is not None:
-            plan = self._plan = self._check_order(reshuffle, None, "reshuffle")
-            spare = [0] * T
-            for t in cards:
-                spare[b.type_index[t]] += 1
-            for t in plan:
-                spare[t] -= 1
-            if min(spare) < 0:  # the pile at the run-out is part of the deck's cards
-                types = b.types
-                raise DeckError(
-                    f"reshuffle: holds {card_census([types[t] for t in plan])}, more than the {rules.players}-player "
-                    f"deck on board {b.name!r} has ({card_census(cards)})"
-                )
+            plan = self._plan = check_order(b, n, reshuffle, None, "reshuffle")
+            check_plan(b, n, plan, cards)  # the pile at the run-out is part of the deck's cards
         self._reshuffled = None
         self._deck = order[::-1]  # top of the deck at the end
         self._hands = [[0] * T for _ in range(n)]
@@ -293,7 +192,7 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
         self._runouts = 0
         self._last_round = False
         self._current = 0
-        self._phase = _PLACE
+        self._phase = PLACE
         self._country = -1
         self._pieces = 0
         self._paid = 0
@@ -302,7 +201,7 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
         self._moves = None
         self._names = None
         self._history = []
-        self._by: list[int] = []  # the seat that made each move of _history
+        self._by = []  # the seat that made each move of _history
         self._takes = []
         self._knowledge = None
         self._missed = []
@@ -327,203 +226,11 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
         game.__init__(rules, seed, deck=deck, reshuffle=reshuffle, **options)  # type: ignore[misc]
         return game
 
-    def _check_order(self, given: object, cards: list[int] | None, what: str) -> list[int]:
-        b = self.board
-        if not isinstance(given, (list, tuple)) or not all(is_int(t) and t in b.type_index for t in given):
-            raise DeckError(f"{what}: expected a list of card types {list(b.types)}, got {given!r}")
-        given = list(given)
-        if cards is not None and sorted(given) != cards:
-            raise DeckError(
-                f"{what}: holds {card_census(given)} but the {self.rules.players}-player deck on board "
-                f"{b.name!r} is {card_census(cards)}"
-            )
-        return [b.type_index[t] for t in given]
-
     # ------------------------------------------------------------------ public state
-    # current_player, phase, is_over, num_players and move_count come from TurnBasedGame.
+    # The queries (hand, scores, snapshot, live_view, ...) are GameState's (kardinal_env.koenig.state);
+    # current_player, phase, is_over, num_players and move_count TurnBasedGame's.
 
-    @property
-    def history(self) -> list[str]:
-        """Every move played so far, in notation."""
-        names = self.board.moves
-        return [names[m] for m in self._history]
-
-    @property
-    def runouts(self) -> int:
-        """How often the deck has run out: 0, 1 (interim scoring done) or 2 (the last round)."""
-        return self._runouts
-
-    @property
-    def last_round(self) -> bool:
-        """True after the second run-out: the game ends when seat n-1's turn ends."""
-        return self._last_round
-
-    @property
-    def turn_country(self) -> str | None:
-        """The country of this turn's first piece, or ``None`` before one is placed."""
-        return None if self._country < 0 else self.board.country_ids[self._country]
-
-    @property
-    def pieces_this_turn(self) -> int:
-        return self._pieces
-
-    @property
-    def cards_this_turn(self) -> int:
-        """Cards played (to pay) or discarded so far this turn."""
-        return self._paid + self._discards
-
-    @property
-    def missed_turns(self) -> list[tuple[int, int]]:
-        """``(moves played before it, seat)`` for every turn missed for want of cards."""
-        return list(self._missed)
-
-    @property
-    def initial_deck(self) -> list[int]:
-        """The whole deck as shuffled before the deal (type digits, top first). A determinized world
-        (:meth:`with_hidden`) does not know it: ``RuntimeError``."""
-        if self._deck0 is None:
-            raise RuntimeError("a determinized world (Game.with_hidden) does not know the deck's first order")
-        types = self.board.types
-        return [types[t] for t in self._deck0]
-
-    @property
-    def reshuffle_order(self) -> list[int] | None:
-        """The order the discard pile took at the first run-out (top first), or ``None`` before it
-        (and in a determinized world dealt after it: :meth:`with_hidden` forgets it)."""
-        if self._reshuffled is None:
-            return None
-        types = self.board.types
-        return [types[t] for t in self._reshuffled]
-
-    @property
-    def reshuffle_plan(self) -> list[int] | None:
-        """The reshuffle order given with ``reshuffle=`` (type digits, top first), or ``None`` when none
-        was given (the discard pile is then shuffled by the game's generator)."""
-        if self._plan is None:
-            return None
-        types = self.board.types
-        return [types[t] for t in self._plan]
-
-    def deck_takes(self, seat: int) -> list[tuple[int, int, int | None]]:
-        """Every card taken from the deck after the deal, in order, as ``seat`` saw it:
-        ``(moves played when it was taken, taker, card)`` with taker a seat (a ``draw:deck``) or
-        ``-1`` (a display refill), and the card's type digit only where ``seat`` saw it — its own
-        draws and the refills — else ``None``. The cards up to the first run-out come from the first
-        deck, the later ones from the reshuffled pile (``kardinal_env.koenig.knowledge`` reads it)."""
-        types = self.board.types
-        return [
-            (moves, taker, types[t] if (taker == seat or taker < 0) and t >= 0 else None)
-            for moves, taker, t in self._takes
-        ]
-
-    def hand(self, seat: int) -> list[int]:
-        """Seat's cards as a sorted list of type digits."""
-        types = self.board.types
-        return [types[t] for t, k in enumerate(self._hands[seat]) for _ in range(k)]
-
-    def hand_counts(self, seat: int) -> list[int]:
-        """Seat's cards as counts per type index (``board.types`` order)."""
-        return list(self._hands[seat])
-
-    def hand_size(self, seat: int) -> int:
-        return self._hand_size[seat]
-
-    def display(self) -> list[int]:
-        """The face-up cards, as a sorted list of type digits."""
-        types = self.board.types
-        return sorted(types[t] for t in self._display)
-
-    def deck_size(self) -> int:
-        return len(self._deck)
-
-    def discard_pile(self) -> list[int]:
-        """The (public) discard pile, type digits in the order the cards were put on it."""
-        types = self.board.types
-        return [types[t] for t in self._pile]
-
-    def pieces_left(self, seat: int) -> tuple[int, int]:
-        """``(cloisters, advisors)`` seat still has in its supply."""
-        return self._cl_left[seat], self._ad_left[seat]
-
-    def owners(self) -> list[int | None]:
-        """Owner seat of every site (``board.site_ids`` order), ``None`` if empty."""
-        return [None if o < 0 else o for o in self._owner]
-
-    def owner(self, site: str) -> int | None:
-        """Owner seat of one site (by id), ``None`` if empty."""
-        o = self._owner[self.board.site_index[site]]
-        return None if o < 0 else o
-
-    def cloister_counts(self) -> list[list[int]]:
-        """``[country][seat]`` cloister counts (``board.country_ids`` order)."""
-        return [list(row) for row in self._cl]
-
-    def advisor_counts(self) -> list[list[int]]:
-        """``[country][seat]`` advisor counts."""
-        return [list(row) for row in self._ad]
-
-    def scores(self) -> list[int]:
-        """Running totals per seat: the interim scoring once it happened, the final one at the end."""
-        return list(self._scores)
-
-    def interim_scores(self) -> list[int] | None:
-        """Points of the interim scoring, or ``None`` before it."""
-        return None if self._interim is None else list(self._interim)
-
-    def final_breakdown(self) -> dict[str, list[int]] | None:
-        """Points of the final scoring by kind (``cloisters``, ``alliances``, ``chains``), once over."""
-        return None if self._final is None else {k: list(v) for k, v in self._final.items()}
-
-    def scoring_now(self) -> dict[str, list[int]]:
-        """What each scoring kind would give on the current board (for analysis and agents).
-
-        Cached until the next piece is placed (observations ask for it at every decision).
-        """
-        now = self._scoring_parts()
-        return {"cloisters": list(now[0]), "alliances": list(now[1]), "chains": list(now[2])}
-
-    def _scoring_parts(self) -> tuple[list[int], list[int], list[int]]:
-        """(cloister, alliance, chain) points per seat on the current board, cached (see scoring_now)."""
-        now = self._now
-        if now is None:
-            b = self.board
-            n = self._n
-            parts = self._parts  # per-country cloister points, alliance points, per-seat chain points
-            cl = [0] * n
-            for c, row in enumerate(self._cl):
-                pts = parts[0][c]
-                if pts is None:
-                    pts = parts[0][c] = scoring.cloister_points(row)
-                for s in range(n):
-                    cl[s] += pts[s]
-            if parts[1] is None:
-                parts[1] = scoring.alliance_points(self._ad, b.alliances)
-            chains = parts[2]
-            for s in range(n):
-                if chains[s] is None:
-                    chains[s] = scoring.seat_chain_points(self._owner, b.adjacency, s)
-            now = self._now = (cl, list(parts[1]), list(chains))
-        return now
-
-    def projected_scores(self) -> list[int]:
-        """Scores if every scoring still to come happened on the current board (public information only).
-
-        Running totals, plus the cloister scoring again if the interim scoring is still to come,
-        plus the final scoring. Equals :meth:`scores` once the game is over.
-        """
-        if self._phase == _OVER:
-            return list(self._scores)
-        cloisters, alliances, chains = self._scoring_parts()
-        times = 2 if self._runouts == 0 else 1
-        scores = self._scores
-        return [scores[s] + times * cloisters[s] + alliances[s] + chains[s] for s in range(self._n)]
-
-    def decision_log(self) -> list[tuple[int, str]]:
-        """Every move so far as ``(seat, move)``: public information (a deck draw shows as
-        ``draw:deck``, never the card)."""
-        names = self.board.moves
-        return [(seat, names[m]) for seat, m in zip(self._by, self._history, strict=True)]
-
+    # ------------------------------------------------------------------ determinized worlds (worlds.py)
     def with_hidden(self, hands: dict[int, list[int]], deck: list[int], seed: int | str | None = None) -> Game:
         """A copy of this game in which the hidden cards are replaced: ``hands`` maps seats to their
         new hands (type digits; sizes must stay), ``deck`` is the new deck (type digits, top first),
@@ -545,47 +252,7 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
         moves are generated anew, and right after a first piece in a country that held a cloister
         (where the true hand decided between a second piece and drawing, which the other seats do not
         see) the copy goes on as its own hand allows — to a second piece, or to drawing."""
-        types = self.board.type_index
-        g = self.clone()
-        old: list[int] = [0] * self._T
-        new: list[int] = [0] * self._T
-        for seat, hand in hands.items():
-            if not 0 <= seat < self._n or len(hand) != self._hand_size[seat]:
-                raise DeckError(
-                    f"hands: seat {seat} must get {self._hand_size[seat] if 0 <= seat < self._n else 0} cards"
-                )
-            counts = [0] * self._T
-            for t in hand:
-                counts[types[t]] += 1
-                new[types[t]] += 1
-            for t, k in enumerate(self._hands[seat]):
-                old[t] += k
-            g._hands[seat] = counts
-        if len(deck) != len(self._deck):
-            raise DeckError(f"deck: must hold {len(self._deck)} cards, got {len(deck)}")
-        for t in deck:
-            new[types[t]] += 1
-        for t in self._deck:
-            old[t] += 1
-        if old != new:
-            raise DeckError("hands/deck: the new cards are not the cards they replace")
-        g._deck = [types[t] for t in reversed(deck)]
-        g._rng = ShuffleRng(seed)
-        g._plan = None
-        g._deck0 = None
-        g._reshuffled = None
-        g._takes = [(moves, taker, -1 if taker in hands else t) for moves, taker, t in self._takes]
-        if self._current in hands and self._phase != _OVER:
-            g._moves = g._names = None
-            first_piece = self._history[-1] < self.board.end_id if self._history else False
-            if self._phase in (_SECOND, _DRAW) and self._pieces == 1 and first_piece and not self._was_empty:
-                moves = g._second_moves()
-                if moves:
-                    g._phase = _SECOND
-                    g._moves = moves
-                else:
-                    g._start_draw()
-        return g
+        return worlds.with_hidden(self, hands, deck, seed)
 
     def determinize(self, seat: int, rng: random.Random) -> Game:
         """A world ``seat`` cannot tell apart from this game: the cards it cannot see (the other
@@ -594,80 +261,7 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
         once per position and seat). ``rng`` (a ``random.Random``, or a
         :class:`~kardinal_env.core.shuffle.ShuffleRng`) gives one ``getrandbits(64)``: the seed of the
         world's ``ShuffleRng``, which deals the cards and then seeds the world's future shuffles."""
-        if not (isinstance(seat, int) and 0 <= seat < self._n):
-            raise ValueError(f"determinize: seat must be 0..{self._n - 1}, got {seat!r}")
-        cache = self._knowledge
-        if cache is None:
-            cache = self._knowledge = {}
-        entry = cache.get(seat)
-        moves = len(self._history)
-        if entry is None or entry[0] != moves:
-            entry = cache[seat] = (moves, SeatKnowledge(self, seat))
-        return entry[1].deal(rng)
-
-    def live_view(self) -> LiveView:
-        """Public state and one seat's cards as live read-only references (:class:`LiveView`): the
-        fast path for observation encoders. Holds no other seat's cards and not the deck order."""
-        return LiveView(
-            self._owner,
-            self._cl,
-            self._ad,
-            self._hand_size,
-            self._cl_left,
-            self._ad_left,
-            self._scores,
-            self._display,
-            self._pile,
-            len(self._deck),
-            self._runouts,
-            self._last_round,
-            self._phase,
-            self._current,
-            self._country,
-            self._pieces,
-            self._paid + self._discards,
-            self._placements,
-        )
-
-    def hand_counts_view(self, seat: int) -> list[int]:
-        """Seat's cards per type index as the engine's own list (read-only; see :meth:`live_view`)."""
-        return self._hands[seat]
-
-    def winners(self) -> list[int]:
-        """Seats with the highest final score (all of them when tied); only once the game is over."""
-        if self._winners is None:
-            raise GameNotOverError("winners() is only defined once the game is over")
-        return list(self._winners)
-
-    def finishing_order(self) -> list[list[int]]:
-        """Groups of seats from first place to last by final score (the rules have no tie-break:
-        tied seats share a place); the first group is :meth:`winners`. Only once the game is over."""
-        if self._winners is None:
-            raise GameNotOverError("finishing_order() is only defined once the game is over")
-        return finishing_order_from_keys(self._scores)
-
-    def snapshot(self) -> dict:
-        """Every piece of state (hidden cards included) as plain data; equal snapshots, equal games."""
-        types = self.board.types
-        return {
-            "current": self._current,
-            "phase": PHASES[self._phase],
-            "hands": [self.hand(s) for s in range(self._n)],
-            "display": [types[t] for t in self._display],
-            "deck": [types[t] for t in reversed(self._deck)],
-            "pile": self.discard_pile(),
-            "owners": self.owners(),
-            "advisors": self.advisor_counts(),
-            "pieces_left": [self.pieces_left(s) for s in range(self._n)],
-            "scores": self.scores(),
-            "runouts": self._runouts,
-            "last_round": self._last_round,
-            "turn": (self._country, self._pieces, self._paid, self._discards),
-            "history": list(self._history),
-            "missed": list(self._missed),
-            "reshuffled": self.reshuffle_order,
-            "winners": self._winners,
-        }
+        return worlds.determinize(self, seat, rng)
 
     # ------------------------------------------------------------------ moves
     def legal_move_ids(self) -> list[int]:
@@ -697,14 +291,14 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
             moves = self._moves = self._generate()
         m = self.board.move_index.get(move) if isinstance(move, str) else None
         if m is None or m not in moves:
-            self._reject(move)
+            reject(self, move)
         self._apply(m)
 
     def play_id(self, move_id: int) -> None:
         """Play a move by id (checked like :meth:`play`)."""
         if move_id not in self.legal_move_ids():
             if isinstance(move_id, int) and 0 <= move_id < self.board.num_moves:
-                self._reject(self.board.moves[move_id])
+                reject(self, self.board.moves[move_id])
             raise IllegalMoveError(f"malformed move: no move id {move_id!r} on this board", "malformed move", move_id)
         self._apply(move_id)
 
@@ -827,14 +421,7 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
         exactly its cards; it already holds the pile so far, or it never will."""
         if self._plan is None or self._reshuffled is not None:
             return None
-        missing = list(self._pile)
-        for t in self._plan:
-            if t in missing:
-                missing.remove(t)
-        if not missing:
-            return None
-        types = self.board.types
-        return card_census([types[t] for t in missing])
+        return plan_lacks(self.board, self._plan, self._pile)
 
     def __repr__(self) -> str:
         return (
@@ -853,7 +440,7 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
     def _generate(self) -> list[int]:
         phase = self._phase
         b = self.board
-        if phase == _DRAW:
+        if phase == DRAW:
             base = b.draw_base
             out: list[int] = [base + t for t in sorted(set(self._display))]
             if self._deck:
@@ -862,7 +449,7 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
         seat = self._current
         hand = self._hands[seat]
         P = b.pay_stride
-        if phase == _PLACE:
+        if phase == PLACE:
             # Singles pay the countries their type names; a pair (j = 1 + t) pays every country.
             pairs = [1 + t for t, k in enumerate(hand) if k >= 2]
             type_countries = b.type_countries
@@ -891,9 +478,9 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
             dbase = b.discard_base
             out += [dbase + t for t, k in enumerate(hand) if k]
             return out
-        if phase == _SECOND:
+        if phase == SECOND:
             return self._second_moves()
-        if phase == _DISCARD:
+        if phase == DISCARD:
             dbase = b.discard_base
             out = [b.end_id]
             out += [dbase + t for t, k in enumerate(hand) if k]
@@ -993,7 +580,7 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
                 if not was_empty:
                     moves = self._second_moves()
                     if moves:
-                        self._phase = _SECOND
+                        self._phase = SECOND
                         self._moves = moves
                         return
             self._start_draw()
@@ -1009,12 +596,12 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
             if self.rules.discard == "one" or self._discards == MAX_CARDS_PER_TURN or not self._hand_size[seat]:
                 self._start_draw()
             else:
-                self._phase = _DISCARD
+                self._phase = DISCARD
                 self._moves = None
 
     def _start_draw(self) -> None:
         if self._hand_size[self._current] < HAND_SIZE and (self._display or self._deck):
-            self._phase = _DRAW
+            self._phase = DRAW
             self._moves = None
         else:
             self._end_turn()
@@ -1032,12 +619,7 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
                 self._scores[s] += points[s]
             pile = self._pile
             if self._plan is not None:
-                if sorted(self._plan) != sorted(pile):
-                    types = self.board.types
-                    raise DeckError(
-                        f"reshuffle: holds {card_census([types[t] for t in self._plan])} but the discard pile is "
-                        f"{card_census([types[t] for t in pile])}"
-                    )
+                check_pile(self.board, self._plan, pile)
                 order = list(self._plan)
             else:
                 order = list(pile)
@@ -1075,7 +657,7 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
             if not self._last_round and not any(self._hand_size):
                 raise AssertionError("engine bug: no seat holds a card before the last round")
         self._current = seat
-        self._phase = _PLACE
+        self._phase = PLACE
         self._moves = None
 
     def _finish(self) -> None:
@@ -1084,108 +666,8 @@ class Game(TurnBasedGame, metaclass=CoreRedirect):
         for s in range(self._n):
             self._scores[s] += final["cloisters"][s] + final["alliances"][s] + final["chains"][s]
         self._winners = scoring.winners(self._scores)
-        self._phase = _OVER
+        self._phase = OVER
         self._moves = []
-
-    # ------------------------------------------------------------------ diagnosis
-    def _reject(self, move: object) -> NoReturn:
-        rule, reason = self._explain(move)
-        raise IllegalMoveError(f"{rule}: {reason} ({move!r})", rule, move)
-
-    def _explain(self, move: object) -> tuple[str, str]:
-        """(rule, reason) for a move string that is not legal now."""
-        b = self.board
-        try:
-            p = parse_move(move)
-        except MalformedMoveError as exc:
-            return "malformed move", str(exc)
-        phase = self._phase
-        if phase == _OVER:
-            return "game over", "the game is over; no move is legal"
-        seat = self._current
-        hand = self._hands[seat]
-        if p.kind in ("K", "A"):
-            if p.kind == "K":
-                if p.target not in b.site_index:
-                    return "unknown id", f"no site {p.target!r} on board {b.name!r}"
-                site = b.site_index[p.target]
-                c = b.site_country[site]
-            else:
-                if p.target not in b.country_index:
-                    return "unknown id", f"no country {p.target!r} on board {b.name!r}"
-                site = -1
-                c = b.country_index[p.target]
-            cname = b.country_ids[c]
-            if p.card not in b.type_index:
-                return "unknown id", f"no card type {p.card} on board {b.name!r} (types {list(b.types)})"
-            t = b.type_index[p.card]
-            cost = 2 if p.pair else 1
-            if phase == _DRAW:
-                if self._pieces == MAX_PIECES_PER_TURN:
-                    return "two pieces", f"seat {seat} placed two pieces this turn; it must now draw"
-                if self._pieces == 1 and self._was_empty:
-                    return "empty country", (
-                        f"{b.country_ids[self._country]} was empty at the start of the turn: it takes one "
-                        "cloister and the turn goes on to drawing"
-                    )
-                if self._pieces == 1:
-                    return "phase", f"no second piece is legal for seat {seat}; it must now draw"
-                return "phase", f"seat {seat} discarded this turn and must now draw (draw:{{t}} or draw:deck)"
-            if phase == _DISCARD:
-                return "discard", "discarding is instead of placing: after a discard no piece may be placed"
-            if phase == _SECOND and c != self._country:
-                return "one country", (
-                    f"this turn's pieces go to {b.country_ids[self._country]}; {cname} is another country"
-                )
-            if phase == _SECOND and self._paid + cost > MAX_CARDS_PER_TURN:
-                return "three cards", f"{self._paid} cards are paid this turn; {cost} more would exceed 3"
-            if not p.pair and c not in b.type_countries[t]:
-                named = b.types[b.country_type[c]]
-                return "payment", f"a type-{p.card} card does not name {cname}; pay with a type-{named} card or a pair"
-            if hand[t] < cost:
-                have = hand[t]
-                return "payment", f"seat {seat} holds {have} card(s) of type {p.card}, the payment needs {cost}"
-            if phase == _PLACE and self._cl_total[c] == 0 and site < 0:
-                return "empty country", f"{cname} holds no cloister: the first piece there must be a cloister"
-            if site >= 0:
-                if not self._cl_left[seat]:
-                    return "supply", f"seat {seat} has no cloister left"
-                if self._owner[site] >= 0:
-                    return "site", f"site {p.target} already holds a cloister of seat {self._owner[site]}"
-            else:
-                if not self._ad_left[seat]:
-                    return "supply", f"seat {seat} has no advisor left"
-                if self._ad_total[c] + 1 > self._cl_max[c]:
-                    return "advisor limit", (
-                        f"{cname} would hold {self._ad_total[c] + 1} advisors but no seat has more than "
-                        f"{self._cl_max[c]} cloister(s) there"
-                    )
-            raise AssertionError(f"engine bug: {move!r} is rejected but no rule explains why")
-        if p.kind == "end":
-            if phase in (_PLACE, _DRAW):
-                return "end", "'end' only stops after a first piece or during discarding (discard='any')"
-            raise AssertionError(f"engine bug: {move!r} is rejected but no rule explains why")
-        if p.kind == "discard":
-            if p.card not in b.type_index:
-                return "unknown id", f"no card type {p.card} on board {b.name!r} (types {list(b.types)})"
-            if phase == _SECOND:
-                return "discard", "a piece was placed this turn: discarding is instead of placing"
-            if phase == _DRAW:
-                return "phase", f"seat {seat} must now draw (draw:{{t}} or draw:deck)"
-            if not hand[b.type_index[p.card]]:
-                return "discard", f"seat {seat} holds no card of type {p.card}"
-            raise AssertionError(f"engine bug: {move!r} is rejected but no rule explains why")
-        # draw
-        if phase != _DRAW:
-            return (
-                "phase",
-                f"seat {seat} must now {('place or discard', 'place a second piece or end', 'discard or end')[phase]}",
-            )
-        if p.target is None:
-            return "draw", "the deck is empty; draw from the display"
-        if p.target not in b.type_index:
-            return "unknown id", f"no card type {p.target} on board {b.name!r} (types {list(b.types)})"
-        return "draw", f"the display holds no card of type {p.target} (display: {self.display()})"
 
 
 def _site_ids(free: list[int], board: Board) -> tuple[tuple[int, ...], ...]:
@@ -1194,11 +676,3 @@ def _site_ids(free: list[int], board: Board) -> tuple[tuple[int, ...], ...]:
         return ((),) * board.pay_stride
     site_moves = board.site_moves
     return tuple(zip(*[site_moves[s] for s in free]))
-
-
-def card_census(cards: list[int]) -> str:
-    """Cards (type digits) as a census for error messages: ``{type 1: 2, type 4: 1}``."""
-    counts: dict[int, int] = {}
-    for t in cards:
-        counts[t] = counts.get(t, 0) + 1
-    return "{" + ", ".join(f"type {t}: {counts[t]}" for t in sorted(counts)) + "}"

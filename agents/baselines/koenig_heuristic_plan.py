@@ -1,0 +1,311 @@
+"""The planner of the Kardinal & König ``heuristic`` (:mod:`agents.baselines.koenig_heuristic`): the
+value of a hand, and every plan for the rest of the seat's turn, valued.
+
+**Value of a hand.** For its next turn: per country, the best gain in margin one piece there brings
+(``g1``) and two pieces (``g2``), on the board after the planned turn; a hand pays for a country with
+a card naming it or a pair (a joker); two pieces need two cards naming it, or one and a pair. The
+hand's value is the best country it pays for plus ``hand_second`` x the second best. Drawing is an
+expectimax: a display card is known, a deck card follows :func:`deck_probabilities` (what the seat
+knows of the deck: ``kardinal_env.koenig.knowledge``). The hand counts with weight ``hand`` times the chance of
+another turn (none in the last round; after the first run-out it depends on the deck left).
+
+**A decision** enumerates every plan for the rest of the turn — a discard (``discard="any"``: any
+set of up to three cards), one piece, or two pieces in one country (with every payment) — and values
+each as board value + hand value. Board values are computed incrementally (a piece changes one
+country, the alliances of that country and the chains next to it); hand values are first estimated
+with the opportunities of the board before the turn, then the ``replan`` best plans are valued again
+with the opportunities of the board after them, and the best of those (or of the discards) gives the
+move. Draw decisions take the expectimax's best source. Ties are broken by the agent's own
+generator (``seed``), in :mod:`agents.baselines.koenig_heuristic`: :meth:`_Planner.candidates` lists
+the valued candidates before the tie-break.
+
+Board values come from :mod:`agents.baselines.koenig_heuristic_value`. :func:`unseen_deck_probabilities`
+is what a playout seat assumes of the deck instead (the cards it cannot see).
+"""
+
+from __future__ import annotations
+
+from agents.baselines.koenig_heuristic_value import _next_turn_chance, _Position, _static
+from agents.baselines.koenig_heuristic_weights import HeuristicWeights
+from kardinal_env.koenig.knowledge import SeatKnowledge, deck_counts
+
+__all__ = ["deck_probabilities", "unseen_deck_probabilities"]
+
+
+class _HandValuer:
+    """Values hands for the seat's next turn given per-country opportunities (module docstring)."""
+
+    def __init__(self, board, opportunities: tuple[list[float], list[float]], second: float) -> None:
+        self.country_type = board.country_type
+        self.g1, self.g2 = opportunities
+        self.second = second
+        self.memo: dict[tuple[int, ...], float] = {}
+
+    def __call__(self, hand: tuple[int, ...]) -> float:
+        v = self.memo.get(hand)
+        if v is None:
+            v = self.memo[hand] = self._value(hand)
+        return v
+
+    def _value(self, hand: tuple[int, ...]) -> float:
+        pairs = [t for t, k in enumerate(hand) if k >= 2]
+        best = second = 0.0
+        g1, g2 = self.g1, self.g2
+        for c, t in enumerate(self.country_type):
+            k = hand[t]
+            if k >= 2 or (k and any(u != t for u in pairs)):
+                v = g2[c]
+            elif k or pairs:
+                v = g1[c]
+            else:
+                continue
+            if v > best:
+                best, second = v, best
+            elif v > second:
+                second = v
+        return best + self.second * second
+
+
+class _Draws:
+    """Expectimax over the draws that refill the hand: display cards are known, deck cards follow ``probs``."""
+
+    def __init__(self, q: _HandValuer, probs: list[float], deck_size: int) -> None:
+        self.q = q
+        self.probs = [(t, p) for t, p in enumerate(probs) if p > 0]
+        self.deck_size = deck_size
+        self.memo: dict[tuple, float] = {}
+
+    def value(self, hand: tuple[int, ...], display: tuple[int, ...], taken: int = 0) -> float:
+        """The hand's value after refilling it to three cards with the best draws."""
+        key = (hand, display, taken)
+        v = self.memo.get(key)
+        if v is None:
+            v = self.memo[key] = max(self.options(hand, display, taken).values(), default=self.q(hand))
+        return v
+
+    def options(self, hand: tuple[int, ...], display: tuple[int, ...], taken: int = 0) -> dict[int, float]:
+        """Value per draw source (a type index for the display, -1 for the deck); empty if the hand is full."""
+        out: dict[int, float] = {}
+        if sum(hand) >= 3:
+            return out
+        for t in sorted(set(display)):
+            rest = list(display)
+            rest.remove(t)
+            out[t] = self.value(_add(hand, t), tuple(rest), taken)
+        if taken < self.deck_size and self.probs:
+            out[-1] = sum(p * self.value(_add(hand, t), display, taken + 1) for t, p in self.probs)
+        return out
+
+
+def _add(hand: tuple[int, ...], t: int, k: int = 1) -> tuple[int, ...]:
+    h = list(hand)
+    h[t] += k
+    return tuple(h)
+
+
+def deck_probabilities(game, seat: int) -> list[float]:
+    """Per type index, the chance that the deck's next card is of that type, from what the seat
+    knows (:class:`kardinal_env.koenig.knowledge.SeatKnowledge`: public information and its own
+    cards): before the first run-out, the unseen cards less those known to be in other hands (taken
+    from the display and not spent since); after it, the new deck's make-up (the reshuffled pile less
+    the cards the seat saw taken from it; other seats' unseen draws from it take each type in
+    proportion). All zero when the deck is empty."""
+    k = SeatKnowledge(game, seat)
+    if k.new_deck is not None:
+        counts = list(k.new_deck)
+    else:
+        counts = list(k.unseen)
+        for row in k.known_counts.values():
+            for t, held in enumerate(row):
+                counts[t] -= held
+    total = sum(counts)
+    if not k.deck_size or total <= 0:
+        return [0.0] * len(counts)
+    return [c / total for c in counts]
+
+
+def unseen_deck_probabilities(game, seat: int) -> list[float]:
+    """Per card type index, what a playout seat assumes of the deck's next card: the cards it cannot
+    see (the whole deck's cards less its hand, the display and the discard pile), normalised; all zero
+    when the deck is empty."""
+    if game.deck_size() == 0:
+        return [0.0] * len(game.board.types)
+    counts = deck_counts(game.rules)
+    index = game.board.type_index
+    for t, k in enumerate(game.hand_counts(seat)):
+        counts[t] -= k
+    for digit in game.display() + game.discard_pile():
+        counts[index[digit]] -= 1
+    total = sum(counts)
+    return [c / total for c in counts]
+
+
+class _Planner:
+    """Plans the rest of the seat's turn (module docstring) and returns the move that starts the best plan."""
+
+    def __init__(self, game, w: HeuristicWeights, replan: int, deck_probs: list[float] | None = None) -> None:
+        self.game = game
+        self.w = w
+        self.replan = replan
+        self.seat = seat = game.current_player
+        self.st = _static(game.board)
+        self.b = game.board
+        self.pos = _Position(game, seat, w, self.st)
+        view = game.live_view()
+        self.view = view
+        self.hand = tuple(game.hand_counts(seat))
+        self.display = tuple(sorted(view.display))
+        self.next_turn = _next_turn_chance(view, game.num_players, seat)
+        if self.next_turn <= 0:
+            self.probs: list[float] = []
+        else:
+            self.probs = deck_probabilities(game, seat) if deck_probs is None else list(deck_probs)
+        self._boards: dict[tuple[int, ...], float] = {}
+        self._after: dict[tuple[int, ...], _Draws] = {}
+
+    # -------------------------------------------------------------- pieces
+    def decode(self, m: int) -> tuple[int, int, tuple[int, ...]]:
+        """(piece, country, cards as type indices) of a placement move id."""
+        b = self.b
+        P = b.pay_stride
+        if m < b.advisor_base:
+            site, j = divmod(m, P)
+            c = b.site_country[site]
+            piece = site
+        else:
+            c, j = divmod(m - b.advisor_base, P)
+            piece = -1 - c
+        cards = (j - 1, j - 1) if j else (b.country_type[c],)
+        return piece, c, cards
+
+    def board_value(self, pieces: tuple[int, ...]) -> float:
+        key = tuple(sorted(pieces))
+        v = self._boards.get(key)
+        if v is None:
+            v = self._boards[key] = self.pos.try_pieces(key) if key else self.pos.value
+        return v
+
+    def draws_after(self, pieces: tuple[int, ...]) -> _Draws:
+        key = tuple(sorted(pieces))
+        d = self._after.get(key)
+        if d is None:
+            pos = self.pos.copy_with(key) if key else self.pos
+            q = _HandValuer(self.b, pos.opportunities(), self.w.hand_second)
+            d = self._after[key] = _Draws(q, self.probs, self.view.deck_size)
+        return d
+
+    def hand_value(self, hand: tuple[int, ...], draws: _Draws) -> float:
+        if self.next_turn <= 0:
+            return 0.0
+        return self.w.hand * self.next_turn * draws.value(hand, self.display)
+
+    def second_pieces(
+        self, piece: int, c: int, hand: tuple[int, ...], budget: int
+    ) -> list[tuple[int, tuple[int, ...]]]:
+        """Second pieces in country ``c`` after ``piece`` (this turn's first), with the cards each costs."""
+        b = self.b
+        pos = self.pos
+        me = self.seat
+        pays: list[tuple[int, ...]] = []
+        tc = b.country_type[c]
+        if hand[tc]:
+            pays.append((tc,))
+        if budget >= 2:
+            pays += [(t, t) for t, k in enumerate(hand) if k >= 2]
+        if not pays:
+            return []
+        out: list[tuple[int, tuple[int, ...]]] = []
+        cloisters_left = pos.cl_left[me] - (1 if piece >= 0 else 0)
+        if cloisters_left > 0:
+            for x in b.country_sites[c]:
+                if pos.owner[x] < 0 and x != piece:
+                    out += [(x, pay) for pay in pays]
+        if pos.advisor_room(c, extra_cloister=piece >= 0, extra_advisors=0 if piece >= 0 else 1):
+            out += [(-1 - c, pay) for pay in pays]
+        return out
+
+    # -------------------------------------------------------------- plans
+    def candidates(self) -> list[tuple[int, float]]:
+        """``(move id, value)`` of the decision's candidates, before the tie-break (:func:`_tie_break`):
+        the draw moves' values for a draw decision (:meth:`_draw`), else the plans without pieces valued
+        exactly and the ``replan`` best placed plans valued again (a move may appear several times)."""
+        game = self.game
+        legal = game.legal_move_ids()
+        phase = game.phase
+        if phase == "draw":
+            return self._draw(legal)
+        b = self.b
+        plans: list[tuple[float, int, tuple[int, ...], tuple[int, ...]]] = []  # (estimate, move, pieces, hand)
+        base = self.draws_after(())
+        budget = 3 - self.view.cards
+        hand = self.hand
+        for m in legal:
+            if m == b.end_id:
+                plans.append((self._score((), hand, base), m, (), hand))
+            elif m >= b.discard_base:
+                t = m - b.discard_base
+                for rest in self._discard_sets(_add(hand, t, -1), t, budget - 1):
+                    plans.append((self._score((), rest, base), m, (), rest))
+            else:
+                piece, c, cards = self.decode(m)
+                h1 = list(hand)
+                for t in cards:
+                    h1[t] -= 1
+                hand1 = tuple(h1)
+                plans.append((self._score((piece,), hand1, base), m, (piece,), hand1))
+                if phase == "place" and any(self.pos.cl[c]):
+                    for piece2, cards2 in self.second_pieces(piece, c, hand1, budget - len(cards)):
+                        h2 = list(hand1)
+                        for t in cards2:
+                            h2[t] -= 1
+                        hand2 = tuple(h2)
+                        pair = (piece, piece2)
+                        plans.append((self._score(pair, hand2, base), m, pair, hand2))
+        # Plans without pieces are valued exactly; the best plans with pieces again, with the
+        # opportunities of the board after them.
+        final: list[tuple[int, float]] = [(m, v) for v, m, pieces, _ in plans if not pieces]
+        placed = sorted((p for p in plans if p[2]), key=lambda p: -p[0])
+        seen: set[tuple] = set()
+        for _, m, pieces, h in placed:
+            key = (tuple(sorted(pieces)), h)
+            if key in seen:
+                continue
+            seen.add(key)
+            final.append((m, self._score(pieces, h, self.draws_after(pieces))))
+            if len(seen) >= self.replan:
+                break
+        return final
+
+    def _score(self, pieces: tuple[int, ...], hand: tuple[int, ...], draws: _Draws) -> float:
+        return self.board_value(pieces) + self.hand_value(hand, draws)
+
+    def _discard_sets(self, hand: tuple[int, ...], first: int, more: int) -> list[tuple[int, ...]]:
+        """Hands left after discarding ``first`` (already taken off ``hand``) and, with
+        ``discard="any"``, up to ``more`` further cards."""
+        if self.game.rules.discard != "any" or more <= 0:
+            return [hand]
+        out = {hand}
+        frontier = [hand]
+        for _ in range(more):
+            nxt = []
+            for h in frontier:
+                for t, k in enumerate(h):
+                    if k:
+                        h2 = _add(h, t, -1)
+                        if h2 not in out:
+                            out.add(h2)
+                            nxt.append(h2)
+            frontier = nxt
+        return sorted(out)
+
+    def _draw(self, legal: list[int]) -> list[tuple[int, float]]:
+        b = self.b
+        if self.next_turn <= 0:  # no further turn: the first draw
+            return [(legal[0], 0.0)]
+        draws = self.draws_after(())
+        options = draws.options(self.hand, self.display)
+        scored = []
+        for m in legal:
+            src = -1 if m == b.deck_id else m - b.draw_base
+            scored.append((m, options.get(src, 0.0)))
+        return scored

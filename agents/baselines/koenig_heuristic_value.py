@@ -1,0 +1,410 @@
+"""The value of a board for the Kardinal & König ``heuristic`` (:mod:`agents.baselines.koenig_heuristic`),
+from public information only.
+
+**Value of a board** (:class:`~agents.baselines.koenig_heuristic_weights.HeuristicWeights` names the
+weights). For every seat an estimate of its final score::
+
+    banked scores
+    + cloister points of every country x the scorings still to come (2 before the interim, then 1)
+      + fill * phi * free sites          (the top seat also scores the cloisters still to come)
+      + contest * phi * scorings * loss  (what the strongest rival takes with two more cloisters there)
+    + alliance points (final scoring: top advisors in both countries, ties score)
+      + phi * alliance_one * worth       (one advisor short of scoring it: e.g. an open alliance whose
+      + phi * alliance_two * worth        other country has no advisor yet; two advisors short)
+    + chain points (chains of 4 or more)
+      + phi * 4 * chain_three / chain_two  (a group whose longest chain is 3 / 2 and that can still grow)
+
+``phi`` (urgency) is ``min(1, turns the seat still has after this one / horizon)``: potential counts
+less as the run-outs near and nothing in the last round, realised points count in full. The *margin*
+is the seat's own estimate minus ``rival_max`` x the best other estimate minus ``1 - rival_max`` x
+their mean. On the game's very last turn (seat n-1's in the last round) the scores after it are
+final, and the value adds ``FINAL_WIN`` x the win share the turn ends with.
+
+:class:`_Position` is the public board valued for one seat: the planner
+(:mod:`agents.baselines.koenig_heuristic_plan`) tries pieces on it and takes them back, valued
+incrementally (a piece changes one country, the alliances of that country and the chains next to
+it), and asks it for the seat's opportunities (the best gain in margin of one or two pieces per
+country). The turns left and the chance of another turn are estimated from public counts
+(:data:`CARDS_PER_TURN`).
+"""
+
+from __future__ import annotations
+
+from agents.baselines.koenig_heuristic_weights import HeuristicWeights
+from kardinal_env.koenig import scoring
+
+__all__ = ["CARDS_PER_TURN", "FINAL_WIN"]
+
+#: Cards drawn or spent per turn on average (measured over games of this agent and ``greedy``): turns
+#: left are estimated from the cards left to draw.
+CARDS_PER_TURN = 2.0
+#: On the game's last turn (seat n-1's in the last round) the scores after it are final: the value
+#: adds this much times the win share the turn gives.
+FINAL_WIN = 1000.0
+
+
+class _Static:
+    """Per-board constants (cached by the board object)."""
+
+    def __init__(self, board) -> None:
+        self.board = board
+        C = len(board.country_ids)
+        self.C = C
+        self.T = len(board.types)
+        self.alliances_of: list[list[int]] = [[] for _ in range(C)]
+        for i, (a, b) in enumerate(board.alliances):
+            self.alliances_of[a].append(i)
+            self.alliances_of[b].append(i)
+        self.group_memo: dict[frozenset, list[tuple[int, tuple[int, ...]]]] = {}
+
+    def groups(self, sites: frozenset) -> list[tuple[int, tuple[int, ...]]]:
+        """``(longest chain, sites next to the group)`` of every connected group of two or more of
+        ``sites`` (one seat's cloisters), cached."""
+        out = self.group_memo.get(sites)
+        if out is None:
+            if len(self.group_memo) > 100_000:
+                self.group_memo.clear()
+            adj = self.board.adjacency
+            out = []
+            seen: set[int] = set()
+            for root in sorted(sites):
+                if root in seen:
+                    continue
+                group = [root]
+                seen.add(root)
+                border: set[int] = set()
+                for v in group:
+                    for u in adj[v]:
+                        if u in sites:
+                            if u not in seen:
+                                seen.add(u)
+                                group.append(u)
+                        else:
+                            border.add(u)
+                if len(group) >= 2:
+                    length = len(group) if len(group) == 2 else scoring.longest_paths(group, adj)[0]
+                    out.append((length, tuple(sorted(border))))
+            self.group_memo[sites] = out
+        return out
+
+
+_STATICS: dict[int, _Static] = {}
+
+
+def _static(board) -> _Static:
+    st = _STATICS.get(id(board))
+    if st is None or st.board is not board:
+        st = _STATICS[id(board)] = _Static(board)
+    return st
+
+
+def _turns_left(view, n: int, seat: int) -> float:
+    """Turns the seat still gets after the current one (an estimate from public counts)."""
+    if view.last_round:
+        return 0.0
+    draws = view.deck_size if view.runouts else 2 * view.deck_size + len(view.pile)
+    return draws / (CARDS_PER_TURN * n)
+
+
+def _next_turn_chance(view, n: int, seat: int) -> float:
+    """The chance that the seat gets another turn after this one."""
+    if view.last_round:
+        return 0.0
+    if view.runouts == 0:
+        return 1.0
+    # The game ends when the deck has run out and seat n-1's turn is over: the seat plays again only
+    # if the deck outlasts the turns up to seat n-1's (about CARDS_PER_TURN cards each).
+    spare = view.deck_size - CARDS_PER_TURN * (n - seat)
+    return min(1.0, max(0.0, 0.5 + spare / (2 * CARDS_PER_TURN)))
+
+
+class _Position:
+    """The public board, valued for one seat; pieces can be tried on it and taken back."""
+
+    __slots__ = (
+        "st",
+        "w",
+        "n",
+        "me",
+        "owner",
+        "cl",
+        "ad",
+        "free",
+        "cl_left",
+        "ad_left",
+        "banked",
+        "times",
+        "phi",
+        "final",
+        "clc",
+        "alc",
+        "chc",
+        "ef",
+        "value",
+        "memo",
+        "_sites",
+    )
+
+    def __init__(self, game, seat: int, w: HeuristicWeights, st: _Static) -> None:
+        view = game.live_view()
+        b = st.board
+        self.st = st
+        self.w = w
+        n = self.n = game.num_players
+        self.me = seat
+        self.owner = list(view.owner)
+        self.cl = [list(r) for r in view.cloisters]
+        self.ad = [list(r) for r in view.advisors]
+        self.free = [sum(1 for x in sites if self.owner[x] < 0) for sites in b.country_sites]
+        self.cl_left = list(view.cloisters_left)
+        self.ad_left = list(view.advisors_left)
+        self.banked = [float(s) for s in view.scores]
+        self.times = 2 if view.runouts == 0 else 1
+        if view.last_round:
+            self.times = 1
+        self.phi = min(1.0, _turns_left(view, n, seat) / w.horizon)
+        self.final = view.last_round and seat == n - 1
+        self.memo: dict[tuple, list[float]] = {}  # (cloister counts, free sites) -> cloister component
+        self._sites: list[set[int]] = [set() for _ in range(n)]
+        for x, o in enumerate(self.owner):
+            if o >= 0:
+                self._sites[o].add(x)
+        self._init_components()
+
+    def _init_components(self) -> None:
+        st = self.st
+        self.clc = [self._cl_comp(c) for c in range(st.C)]
+        self.alc = [self._al_comp(a) for a in range(len(st.board.alliances))]
+        self.chc = [self._ch_comp(s) for s in range(self.n)]
+        ef = list(self.banked)
+        for comp in self.clc:
+            for s in range(self.n):
+                ef[s] += comp[s]
+        for comp in self.alc:
+            for s in range(self.n):
+                ef[s] += comp[s]
+        for s in range(self.n):
+            ef[s] += self.chc[s]
+        self.ef = ef
+        self.value = self._margin(ef)
+
+    def copy_with(self, pieces: tuple[int, ...]) -> _Position:
+        """A new position with the seat's pieces placed (see :meth:`try_pieces` for the encoding)."""
+        p = _Position.__new__(_Position)
+        p.st, p.w, p.n, p.me = self.st, self.w, self.n, self.me
+        p.owner = list(self.owner)
+        p.cl = [list(r) for r in self.cl]
+        p.ad = [list(r) for r in self.ad]
+        p.free = list(self.free)
+        p.cl_left = list(self.cl_left)
+        p.ad_left = list(self.ad_left)
+        p.banked, p.times, p.phi, p.final = self.banked, self.times, self.phi, self.final
+        p.memo = self.memo
+        p._sites = [set(s) for s in self._sites]
+        for piece in pieces:
+            p._place(piece)
+        p._init_components()
+        return p
+
+    # ------------------------------------------------------------------ components
+    def _margin(self, ef: list[float]) -> float:
+        me = self.me
+        others = [v for s, v in enumerate(ef) if s != me]
+        a = self.w.rival_max
+        best = max(others)
+        margin = ef[me] - a * best - (1 - a) * sum(others) / len(others)
+        if self.final and ef[me] >= best:  # the game's last turn: the win share itself
+            margin += FINAL_WIN / (1 + sum(1 for v in others if v == ef[me]))
+        return margin
+
+    def _cl_comp(self, c: int) -> list[float]:
+        key = (tuple(self.cl[c]), self.free[c])
+        out = self.memo.get(key)
+        if out is None:
+            out = self.memo[key] = self._cl_value(list(key[0]), key[1])
+        return out
+
+    def _cl_value(self, row: list[int], f: int) -> list[float]:
+        """The cloister component of one country with cloister counts ``row`` and ``f`` free sites."""
+        pts = scoring.cloister_points(row)
+        times = self.times
+        out = [float(times * p) for p in pts]
+        phi = self.phi
+        if f and phi > 0:
+            w = self.w
+            top = max(row)
+            if top and w.fill:
+                bonus = w.fill * phi * f
+                for s, k in enumerate(row):
+                    if k == top:
+                        out[s] += bonus
+            if w.contest:
+                add = min(2, f)
+                scale = w.contest * phi * times
+                n = self.n
+                for s in range(n):
+                    if not row[s]:
+                        continue
+                    worst = 0
+                    for o in range(n):
+                        if o != s:
+                            row[o] += add
+                            loss = scoring.cloister_points(row)[s] - pts[s]
+                            row[o] -= add
+                            if loss < worst:
+                                worst = loss
+                    out[s] += scale * worst
+        return out
+
+    def _al_comp(self, i: int) -> list[float]:
+        a, b = self.st.board.alliances[i]
+        ca, cb = self.ad[a], self.ad[b]
+        need_a, need_b = max(max(ca), 1), max(max(cb), 1)
+        worth = sum(ca) + sum(cb)
+        w = self.w
+        one = self.phi * w.alliance_one
+        two = self.phi * w.alliance_two
+        out = [0.0] * self.n
+        for s in range(self.n):
+            need = need_a - ca[s] + need_b - cb[s]
+            if need == 0:
+                out[s] = float(worth)
+            elif need == 1:
+                out[s] = one * (worth + 1)
+            elif need == 2:
+                out[s] = two * (worth + 2)
+        return out
+
+    def _ch_comp(self, seat: int) -> float:
+        sites = self._sites[seat]
+        if len(sites) < 2:
+            return 0.0
+        owner = self.owner
+        w = self.w
+        pot3 = 4 * self.phi * w.chain_three
+        pot2 = 4 * self.phi * w.chain_two
+        total = 0.0
+        for length, border in self.st.groups(frozenset(sites)):
+            if length >= 4:
+                total += length
+            elif any(owner[u] < 0 for u in border):
+                total += pot3 if length == 3 else pot2
+        return total
+
+    # ------------------------------------------------------------------ trying pieces
+    def _place(self, piece: int) -> None:
+        me = self.me
+        if piece >= 0:
+            c = self.st.board.site_country[piece]
+            self.owner[piece] = me
+            self.cl[c][me] += 1
+            self.free[c] -= 1
+            self.cl_left[me] -= 1
+            self._sites[me].add(piece)
+        else:
+            c = -1 - piece
+            self.ad[c][me] += 1
+            self.ad_left[me] -= 1
+
+    def _unplace(self, piece: int) -> None:
+        me = self.me
+        if piece >= 0:
+            c = self.st.board.site_country[piece]
+            self.owner[piece] = -1
+            self.cl[c][me] -= 1
+            self.free[c] += 1
+            self.cl_left[me] += 1
+            self._sites[me].discard(piece)
+        else:
+            c = -1 - piece
+            self.ad[c][me] -= 1
+            self.ad_left[me] += 1
+
+    def try_pieces(self, pieces: tuple[int, ...]) -> float:
+        """The margin after the seat places ``pieces`` (a site index for a cloister, ``-1 - country``
+        for an advisor); the position is unchanged afterwards."""
+        st = self.st
+        b = st.board
+        me = self.me
+        countries: set[int] = set()
+        alliances: set[int] = set()
+        chains: set[int] = set()
+        for piece in pieces:
+            self._place(piece)
+            if piece >= 0:
+                countries.add(b.site_country[piece])
+                chains.add(me)
+                owner = self.owner
+                for u in b.adjacency[piece]:
+                    if owner[u] >= 0:
+                        chains.add(owner[u])
+            else:
+                alliances.update(st.alliances_of[-1 - piece])
+        ef = list(self.ef)
+        n = self.n
+        # ascending order (the compiled heuristic sums in the same order: the same values to the last bit)
+        for c in sorted(countries):
+            new, old = self._cl_comp(c), self.clc[c]
+            for s in range(n):
+                ef[s] += new[s] - old[s]
+        for i in sorted(alliances):
+            new, old = self._al_comp(i), self.alc[i]
+            for s in range(n):
+                ef[s] += new[s] - old[s]
+        for s in sorted(chains):
+            ef[s] += self._ch_comp(s) - self.chc[s]
+        for piece in reversed(pieces):
+            self._unplace(piece)
+        return self._margin(ef)
+
+    def advisor_room(self, c: int, extra_cloister: bool = False, extra_advisors: int = 0) -> bool:
+        """Whether the seat may place an advisor in country ``c`` (supply and advisor limit), after
+        ``extra_advisors`` of its own advisors and, if ``extra_cloister``, one of its cloisters there."""
+        me = self.me
+        if self.ad_left[me] <= extra_advisors:
+            return False
+        row = self.cl[c]
+        top = max(max(row), row[me] + 1 if extra_cloister else 0)
+        return sum(self.ad[c]) + extra_advisors + 1 <= top
+
+    def opportunities(self) -> tuple[list[float], list[float]]:
+        """``(g1, g2)`` per country: the best gain in margin of one / two of the seat's pieces there."""
+        st = self.st
+        b = st.board
+        me = self.me
+        base = self.value
+        owner = self.owner
+        g1 = [0.0] * st.C
+        g2 = [0.0] * st.C
+        can_cloister = self.cl_left[me] > 0
+        for c in range(st.C):
+            empty = not any(self.cl[c])
+            singles: list[tuple[float, int]] = []
+            if can_cloister:
+                for x in b.country_sites[c]:
+                    if owner[x] < 0:
+                        singles.append((self.try_pieces((x,)), x))
+            advisor = -1 - c
+            if not empty and self.advisor_room(c):
+                singles.append((self.try_pieces((advisor,)), advisor))
+            if not singles:
+                continue
+            singles.sort(reverse=True)
+            best1 = singles[0][0] - base
+            g1[c] = max(0.0, best1)
+            if empty:
+                g2[c] = g1[c]
+                continue
+            best2 = best1
+            sites = [x for _, x in singles if x >= 0][:4]
+            if self.cl_left[me] >= 2:
+                for i, x in enumerate(sites):
+                    for y in sites[i + 1 :]:
+                        best2 = max(best2, self.try_pieces((x, y)) - base)
+            for x in sites:
+                if self.advisor_room(c, extra_cloister=True):
+                    best2 = max(best2, self.try_pieces((x, advisor)) - base)
+            if self.advisor_room(c, extra_advisors=1):
+                best2 = max(best2, self.try_pieces((advisor, advisor)) - base)
+            g2[c] = max(g1[c], best2)
+        return g1, g2

@@ -1,0 +1,94 @@
+"""The card orders a game of Kardinal & König is given, and their checks.
+
+``Game(rules, seed, deck=..., reshuffle=...)`` (:mod:`kardinal_env.koenig.engine`) takes the deck's
+first order and the order the discard pile takes at the first run-out as type digits, top first
+(records replay this way). :class:`DeckError` (a ``ValueError``) says what does not fit:
+
+* :func:`check_order` — a given order must be a list of the board's card types; the deck must hold
+  exactly the deck's cards for the rules (``Rules.deck_cards``).
+* :func:`check_plan` — a reshuffle order may hold no more of a type than the deck has.
+* :func:`check_pile` — when the deck runs out, a reshuffle order must be exactly the discard pile.
+* :func:`plan_lacks` — for a record that stops before the first run-out: the cards of the discard
+  pile so far that the reshuffle order lacks.
+
+:func:`card_census` writes cards as a census for these messages.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kardinal_env.core.checks import is_int
+
+if TYPE_CHECKING:
+    from kardinal_env.koenig.board import Board
+
+__all__ = ["DeckError", "card_census", "check_order", "check_pile", "check_plan", "plan_lacks"]
+
+
+class DeckError(ValueError):
+    """A given deck or reshuffle order that does not hold the cards it must."""
+
+
+def card_census(cards: list[int]) -> str:
+    """Cards (type digits) as a census for error messages: ``{type 1: 2, type 4: 1}``."""
+    counts: dict[int, int] = {}
+    for t in cards:
+        counts[t] = counts.get(t, 0) + 1
+    return "{" + ", ".join(f"type {t}: {counts[t]}" for t in sorted(counts)) + "}"
+
+
+def check_order(b: Board, players: int, given: object, cards: list[int] | None, what: str) -> list[int]:
+    """``given`` (type digits) as type indices; :class:`DeckError` (prefixed ``what``) unless it is a
+    list of card types of board ``b`` and, where ``cards`` (the ``players``-player deck's cards, sorted)
+    is given, exactly those."""
+    if not isinstance(given, (list, tuple)) or not all(is_int(t) and t in b.type_index for t in given):
+        raise DeckError(f"{what}: expected a list of card types {list(b.types)}, got {given!r}")
+    given = list(given)
+    if cards is not None and sorted(given) != cards:
+        raise DeckError(
+            f"{what}: holds {card_census(given)} but the {players}-player deck on board "
+            f"{b.name!r} is {card_census(cards)}"
+        )
+    return [b.type_index[t] for t in given]
+
+
+def check_plan(b: Board, players: int, plan: list[int], cards: list[int]) -> None:
+    """:class:`DeckError` when the reshuffle order ``plan`` (type indices) holds more cards of a type
+    than the ``players``-player deck (``cards``, type digits) has: the pile at the run-out is part of
+    the deck's cards."""
+    spare = [0] * len(b.types)
+    for t in cards:
+        spare[b.type_index[t]] += 1
+    for t in plan:
+        spare[t] -= 1
+    if min(spare) < 0:
+        types = b.types
+        raise DeckError(
+            f"reshuffle: holds {card_census([types[t] for t in plan])}, more than the {players}-player "
+            f"deck on board {b.name!r} has ({card_census(cards)})"
+        )
+
+
+def check_pile(b: Board, plan: list[int], pile: list[int]) -> None:
+    """:class:`DeckError` unless the reshuffle order ``plan`` holds exactly the discard pile's cards
+    (both type indices), when the deck runs out for the first time."""
+    if sorted(plan) != sorted(pile):
+        types = b.types
+        raise DeckError(
+            f"reshuffle: holds {card_census([types[t] for t in plan])} but the discard pile is "
+            f"{card_census([types[t] for t in pile])}"
+        )
+
+
+def plan_lacks(b: Board, plan: list[int], pile: list[int]) -> str | None:
+    """The cards of the discard pile ``pile`` that the reshuffle order ``plan`` (both type indices)
+    lacks, as a census, or None when it holds them all."""
+    missing = list(pile)
+    for t in plan:
+        if t in missing:
+            missing.remove(t)
+    if not missing:
+        return None
+    types = b.types
+    return card_census([types[t] for t in missing])
