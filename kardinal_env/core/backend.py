@@ -78,17 +78,14 @@ def _load() -> ModuleType | None:
     return _module
 
 
-def core_module(warn: bool = True) -> ModuleType | None:
+def core_module() -> ModuleType | None:
     """The ``kardinal_core`` extension module, or None when the backend is ``python`` or the core is
     not installed. ``ImportError`` when ``KARDINAL_ENV_BACKEND=core`` and it is missing.
 
     When the core is missing and the backend is unset, the first call of the process gives one
     :class:`CoreMissingWarning` (pointing at the first line outside this package that asked), whoever
-    asks: ``Game(...)`` too, so a pure-Python install says once that it plays on the Python engines.
-    ``warn`` is accepted for callers that used to ask quietly and changes nothing (issue 54: a quiet
-    first ``Game(...)`` left users of ``pip install kardinal-env`` unaware of the slower engines)."""
+    asks: ``Game(...)`` too, so a pure-Python install says once that it plays on the Python engines."""
     global _warned
-    del warn  # see the docstring: the one warning per process is given whoever asks first
     wanted = requested()
     if wanted == "python":
         return None

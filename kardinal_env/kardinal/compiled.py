@@ -20,8 +20,8 @@ The environment variable ``KARDINAL_ENV_BACKEND`` chooses, read at every call:
 :class:`~kardinal_env.kardinal.engine.Game` subclass with the same public API and results whose state
 lives in a ``KardinalGame`` (notation, records, rule-naming errors and the action ids stay the
 Python modules'; see :mod:`kardinal_env.kardinal.core_game`). The backend is read when a game is
-built (a game keeps its engine); ``Game(...)`` asks quietly (``core_module(warn=False)``: a
-pure-Python install plays without the warning below). ``Game.reference(rules)`` always builds the
+built (a game keeps its engine); when the core is missing, the first request of the process (a
+``Game(...)`` too) gives the one warning below. ``Game.reference(rules)`` always builds the
 Python engine, the readable reference the lockstep tests compare against.
 
 **Search.** :func:`mcts_root` is Kardinal's ``GameSpec.compiled_search``: ``mcts:N``

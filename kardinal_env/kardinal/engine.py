@@ -184,7 +184,7 @@ def use_core_game(core_class: type) -> None:
 
 
 def _core_wanted() -> Any:
-    return backend.core_module(warn=False)
+    return backend.core_module()
 
 
 class Game(TurnBasedGame, metaclass=CoreRedirect):

@@ -5,8 +5,9 @@ else; ``tests/test_packaging.py``).
 The choice is the suite's (:mod:`kardinal_env.core.backend`, one module ``kardinal_core``, one
 variable): ``KARDINAL_ENV_BACKEND=python`` never uses the core, ``core`` requires it (``ImportError``
 naming what is missing), unset uses it when it is built and holds the Kardinal & König engine.
-``Game(...)`` asks quietly (no not-built warning: a pure-Python install plays without one);
-:mod:`kardinal_env.koenig.compiled` is the way in for tools, with the warning.
+When the core is missing, the first request of the process gives the suite's one warning
+(:func:`kardinal_env.core.backend.core_module`); :mod:`kardinal_env.koenig.compiled` is the way in for
+tools.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ __all__ = [
     "BUILD_HINT",
     "requested",
     "core_module",
-    "core_module_quiet",
     "core_board",
     "unavailable",
 ]
@@ -30,12 +30,12 @@ __all__ = [
 _boards: dict[int, tuple[Any, Any]] = {}  # id(Board) -> (Board, KoenigBoard): boards are compiled once and shared
 
 
-def core_module(warn: bool = True) -> ModuleType | None:
+def core_module() -> ModuleType | None:
     """The ``kardinal_core`` module when it is used and holds the Kardinal & König engine, else None
-    (:func:`kardinal_env.core.backend.core_module`: with ``warn``, one warning per process when the core
-    is not built); ``ImportError`` under ``KARDINAL_ENV_BACKEND=core`` when the core, or its Kardinal &
+    (:func:`kardinal_env.core.backend.core_module`: one warning per process when the core is not
+    built); ``ImportError`` under ``KARDINAL_ENV_BACKEND=core`` when the core, or its Kardinal &
     König engine, is missing."""
-    module = _suite.core_module(warn=warn)
+    module = _suite.core_module()
     if module is not None and not hasattr(module, "KoenigGame"):
         if requested() == "core":
             raise ImportError(
@@ -44,12 +44,6 @@ def core_module(warn: bool = True) -> ModuleType | None:
             )
         return None
     return module
-
-
-def core_module_quiet() -> ModuleType | None:
-    """:func:`core_module` without the not-built warning: what ``Game(...)`` asks (a pure-Python
-    install plays quietly)."""
-    return core_module(warn=False)
 
 
 def unavailable() -> RuntimeError:

@@ -277,7 +277,7 @@ def ismcts_root(
 def heuristic_core() -> ModuleType | None:
     """The core module when it is used and has the heuristic (``KoenigGame.heuristic_values``), else None;
     quiet (no not-built warning: the heuristic then plays in Python, as a pure-Python install does)."""
-    module = _backend.core_module_quiet()
+    module = _backend.core_module()
     if module is None or not hasattr(module.KoenigGame, "heuristic_values"):
         return None
     return module

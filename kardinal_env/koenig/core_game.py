@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from kardinal_env.core.backend import CoreBacked
 from kardinal_env.core.game_base import resolve_rules
 from kardinal_env.koenig import backend
-from kardinal_env.koenig.backend import core_module_quiet
+from kardinal_env.koenig.backend import core_module
 from kardinal_env.koenig.deck import card_census
 from kardinal_env.koenig.engine import Game, use_core_game
 from kardinal_env.koenig.record import make_record
@@ -47,7 +47,7 @@ from kardinal_env.koenig.state import LiveView
 if TYPE_CHECKING:  # the engines import no third-party library (tests/test_packaging.py)
     import numpy as np
 
-__all__ = ["CoreGame", "core_module_quiet"]
+__all__ = ["CoreGame"]
 
 
 def _restore(rules: Rules, args: tuple, moves: list[int]) -> CoreGame:
@@ -75,7 +75,7 @@ class CoreGame(CoreBacked, Game):
         **options,
     ):
         rules = resolve_rules(rules, options, Rules)
-        module = core_module_quiet()
+        module = core_module()
         if module is None:
             raise backend.unavailable()
         if seed is None:  # a drawn seed (as ShuffleRng(None) draws one), kept so the game can be rebuilt
@@ -343,4 +343,4 @@ class CoreGame(CoreBacked, Game):
         return repr(self._core).replace("KoenigGame(", "Game(", 1)
 
 
-use_core_game(CoreGame, core_module_quiet)
+use_core_game(CoreGame, core_module)
