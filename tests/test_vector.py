@@ -541,16 +541,13 @@ def test_random_actions_are_legal():
 
 
 def test_benchmark_vector_runs(capsys):
-    """scripts/benchmark.py vector, a few milliseconds per figure: it runs and prints every row."""
+    """``scripts/benchmark.py vector`` (:func:`kardinal_env.env_benchmarks.bench_vector`), a few
+    milliseconds per figure: it runs and prints every row, for every registered game."""
     pytest.importorskip("pettingzoo.classic.connect_four_v3", reason="connect_four_v3 needs pygame (the dev extra)")
-    import importlib.util
-    from pathlib import Path
+    from kardinal_env.env_benchmarks import bench_vector
 
-    path = Path(__file__).resolve().parent.parent / "scripts" / "benchmark.py"
-    spec = importlib.util.spec_from_file_location("kardinal_benchmark", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    out = module.bench_vector(4, 0.01, 1, num_envs=2)
+    out = bench_vector(4, 0.01, 1, sizes=(2,), threads=(0, 2), compare_at=2)
     printed = capsys.readouterr().out
-    assert "kardinal_koenig python" in printed and "connect_four_v3" in printed and "202,248 bytes" in printed
-    assert out["kardinal python"] > 0 and out["kardinal_koenig python/connect_four"] > 0
+    assert "kardinal_koenig python backend" in printed and "connect_four_v3" in printed
+    assert "202,248 bytes" in printed and "kardinal_v0 AEC (4 players)" in printed
+    assert out["kardinal python backend"] > 0 and out["kardinal_koenig python backend/connect_four"] > 0
