@@ -13,9 +13,10 @@ protocol of ``kardinal_env.core.protocol``), ``rules`` (options and presets), ``
 strings), ``record`` (the ``kardinal-record/1`` format), ``actions`` (the action codec), ``observation``
 (the observation encoder), ``env`` (the PettingZoo environment, public as ``kardinal_env.kardinal_v0``),
 ``text`` (the text picture), ``render`` (the rgb picture), ``replay_html`` (the HTML replay); and the
-game's own: ``window`` (the lossless window of the codec and the encoder). Records replay with
-``kardinal-replay FILE`` (``kardinal_env.core.replay``). ``docs/rules.md`` states the rules as
-implemented.
+game's own: ``state`` (the fields of a game and the queries that read them, which ``engine`` changes
+move by move), ``explain`` (the rule an illegal move breaks), ``window`` (the lossless window of the
+codec and the encoder). Records replay with ``kardinal-replay FILE`` (``kardinal_env.core.replay``).
+``docs/rules.md`` states the rules as implemented.
 """
 
 from kardinal_env.core.errors import IllegalMoveError, RecordError

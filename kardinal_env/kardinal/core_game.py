@@ -17,7 +17,8 @@ You do not construct it by name: ``Game(rules)`` returns one when the core is us
 
 **Errors.** An illegal move raises the Python engine's :class:`~kardinal_env.core.errors.IllegalMoveError`
 with its message naming the rule: the rare error path replays this game's moves into the Python
-reference and lets it explain (each rule's explanation lives in one place, ``engine.Game._explain``).
+reference and lets it explain (each rule's explanation lives in one place,
+:mod:`kardinal_env.kardinal.explain`).
 
 **Pickling** stores the rules and the move codes and replays them (the core object is not picklable).
 """
@@ -32,9 +33,10 @@ from kardinal_env.core.backend import CoreBacked
 from kardinal_env.core.errors import GameNotOverError
 from kardinal_env.core.game_base import resolve_rules
 from kardinal_env.core.protocol import finishing_order_from_keys
-from kardinal_env.kardinal.engine import PHASES, BuildChips, Building, Game, LiveView, use_core_game
+from kardinal_env.kardinal.engine import Game, use_core_game
 from kardinal_env.kardinal.notation import SHAPE_NAMES, format_move, key_xy
 from kardinal_env.kardinal.rules import Rules
+from kardinal_env.kardinal.state import PHASES, BuildChips, Building, LiveView
 
 if TYPE_CHECKING:
     import numpy as np
