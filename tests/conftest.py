@@ -84,8 +84,43 @@ def tab(browser):
     holder.close()
 
 
+# ---------------------------------------------------------------- the backend of a run
+def pytest_addoption(parser):
+    parser.addoption(
+        "--backend",
+        choices=("default", "python"),
+        default="default",
+        help="python: run only the tests marked `backends` (the engine and environment tests), on the "
+        "Python engines (KARDINAL_ENV_BACKEND=python); default: every test, the games on the compiled "
+        "core where it is built",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--backend") != "python":
+        return
+    kept = [item for item in items if item.get_closest_marker("backends")]
+    config.hook.pytest_deselected(items=[item for item in items if not item.get_closest_marker("backends")])
+    items[:] = kept
+
+
+@pytest.fixture(autouse=True)
+def _plugins_variable_restored():
+    """A tool's ``main(argv)`` with ``--plugin`` adds the plugin to ``KARDINAL_ENV_PLUGINS`` for the
+    processes it spawns (kardinal_env.core.cli); a test that calls one in-process must not leave it to
+    the next test of the same worker, whose subprocesses would try to import that module."""
+    before = os.environ.get("KARDINAL_ENV_PLUGINS")
+    yield
+    if before is None:
+        os.environ.pop("KARDINAL_ENV_PLUGINS", None)
+    else:
+        os.environ["KARDINAL_ENV_PLUGINS"] = before
+
+
 # ---------------------------------------------------------------- Ray cluster tests (tests/test_cluster.py)
 def pytest_configure(config):
+    if config.getoption("--backend") == "python":  # before any test module imports an engine
+        os.environ["KARDINAL_ENV_BACKEND"] = "python"
     # Ray's business, not ours (ray 2.60.0): every RLlib multi-agent algorithm build re-registers
     # gymnasium's "rllib-multi-agent-env-v0", and gymnasium warns about the override (a UserWarning
     # from gymnasium/envs/registration.py). Only that message is ignored; our own warnings stay visible.

@@ -21,6 +21,9 @@ from kardinal_env.kardinal.actions import ActionCodec, colour_order
 from kardinal_env.kardinal.notation import square_key
 from kardinal_env.kardinal.observation import CHANNEL_NAMES, NUM_CHANNELS, ObservationEncoder
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 VARIANTS = [
     dict(players=2),
     dict(players=2, preset="german"),

@@ -11,6 +11,9 @@ import kardinal_env  # noqa: F401  (registers the ids)
 from kardinal_env import IllegalMoveError, kardinal_v0
 from kardinal_env.core.single_agent import KardinalVsBots
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 BAD_ACTIONS = [
     (1.5, "expected an integer"),
     (1.0, "expected an integer"),

@@ -10,6 +10,9 @@ from reference import RefGame
 
 from kardinal_env.kardinal import Game
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 GOLDEN = Path(__file__).parent / "golden"
 FILES = sorted(GOLDEN.glob("*.json"))
 

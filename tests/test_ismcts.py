@@ -13,6 +13,9 @@ from agents.search.ismcts import ISMCTSAgent
 from kardinal_env.core.registry import get_game
 from kardinal_env.koenig import Game, Rules
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 
 @pytest.mark.parametrize("seed", range(3))
 def test_same_move_when_only_hidden_state_differs(seed):

@@ -21,6 +21,9 @@ from kardinal_env.koenig import IllegalMoveError as KoenigIllegalMoveError
 from kardinal_env.koenig.observation import SEAT_SLOTS, ObservationEncoder
 from kardinal_env.koenig.text import game_text
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 VARIANTS = [(p, d) for p in (3, 4, 5) for d in ("one", "any")]
 
 

@@ -17,6 +17,9 @@ from kardinal_env.core.protocol import ActionCodec, GameState, ObservationEncode
 from kardinal_env.core.registry import get_game
 from kardinal_env.kardinal import Game, Rules
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 GOLDEN = Path(__file__).parent / "golden"
 
 #: Golden games (tests/golden) and their finishing orders, worked out by hand from test_golden.FACTS

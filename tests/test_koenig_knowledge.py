@@ -19,6 +19,9 @@ from kardinal_env.koenig import Game, Rules
 from kardinal_env.koenig.knowledge import SeatKnowledge, card_counts, deal_hidden, deck_counts
 from kardinal_env.koenig.observation import ObservationEncoder
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 
 def _until_first_run_out(seed: int, players: int = 4, discard: str = "one") -> Game:
     """A random game stopped at the first decision after the deck ran out for the first time."""

@@ -12,12 +12,16 @@ import json
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from koenig_helpers import small_board
 
 from kardinal_env.koenig import Game, IllegalMoveError, Rules
 from kardinal_env.koenig.scoring import alliance_points, chain_points, cloister_points
+
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=25)
 RULE_NAMES = {

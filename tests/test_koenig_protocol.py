@@ -18,6 +18,9 @@ from kardinal_env.core.registry import get_game
 from kardinal_env.koenig import Game, Rules
 from kardinal_env.koenig.actions import ActionCodec as KoenigCodec
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 
 def test_the_game_implements_the_protocol():
     for game in (Game(Rules(players=3)), random_game(4, seed=1, moves=30), random_game(5, seed=2)):

@@ -15,6 +15,9 @@ from koenig_helpers import random_game, small_board
 from kardinal_env.koenig import Game, RecordError, Rules
 from kardinal_env.koenig.record import FORMAT
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 
 def finished(players=4, discard="one", seed=3, board=None):
     return random_game(players=players, discard=discard, seed=seed, board=board)

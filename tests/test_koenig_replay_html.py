@@ -21,6 +21,9 @@ from kardinal_env.koenig import Game, RecordError, Rules
 from kardinal_env.koenig.notation import parse_move
 from kardinal_env.koenig.replay_html import replay_data, replay_html, write_replay_html
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 
 def _record(players: int = 4, seed: int = 0, **options) -> dict:
     return random_game(players=players, seed=seed, **options).to_record()

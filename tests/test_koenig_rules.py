@@ -10,6 +10,9 @@ from koenig_helpers import DEFAULT_BOARD, discard_turn, finish_turn, game_with
 
 from kardinal_env.koenig import Game, IllegalMoveError, Rules
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 COUNTRY_OF_TYPE = {c["type"]: c["countries"] for c in DEFAULT_BOARD["cards"]}
 SITES = {c["id"]: c["sites"] for c in DEFAULT_BOARD["countries"]}
 CIDX = [c["id"] for c in DEFAULT_BOARD["countries"]].index

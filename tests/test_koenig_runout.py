@@ -10,6 +10,9 @@ from koenig_helpers import discard_turn, finish_turn, game_with, small_board
 
 from kardinal_env.koenig import Game, IllegalMoveError, Rules
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 
 def test_runout_during_a_draw_scores_and_reshuffles():
     # seats: 0 0 0 | 1 1 1 | 2 3 3, display 3 3, deck 2 2 0 1 2

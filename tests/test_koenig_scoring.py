@@ -12,6 +12,9 @@ from koenig_helpers import DEFAULT_BOARD, random_game
 from kardinal_env.koenig import Game, Rules
 from kardinal_env.koenig.scoring import alliance_points, chain_points, cloister_points, longest_paths, winners
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 
 # ------------------------------------------------------------------------------------------ cloisters
 @pytest.mark.parametrize(

@@ -19,6 +19,9 @@ from kardinal_env.kardinal.notation import (
     square_key,
 )
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 # ---------------------------------------------------------------- canonical strings
 
 CANONICAL = [

@@ -18,6 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 PLAYTHROUGHS = Path(__file__).parent / "golden" / "playthroughs"
 FILES = sorted(PLAYTHROUGHS.glob("*.json"))
 

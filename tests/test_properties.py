@@ -19,6 +19,9 @@ from kardinal_env import IllegalMoveError
 from kardinal_env.kardinal import Game, Rules
 from kardinal_env.kardinal.notation import parse_move
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 VARIANTS = [
     dict(players=2),
     dict(players=2, preset="german"),

@@ -15,6 +15,9 @@ from kardinal_env import RecordError
 from kardinal_env.kardinal import Game, Rules
 from kardinal_env.kardinal.record import FORMAT
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 GOLDEN = Path(__file__).parent / "golden"
 GOLDEN_FILE = GOLDEN / "german_3p.json"
 

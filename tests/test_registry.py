@@ -23,6 +23,9 @@ from kardinal_env.core.protocol import ActionCodec, GameState, ObservationEncode
 from kardinal_env.core.registry import GameSpec, RuleOption, UnknownGameError, get_game, resolve
 from kardinal_env.games import KARDINAL, KARDINAL_KOENIG
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILT_IN = (KARDINAL, KARDINAL_KOENIG)
 #: The module every built-in game's room has, and the registry field that names code in it.

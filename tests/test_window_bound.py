@@ -18,6 +18,9 @@ import pytest
 from kardinal_env import IllegalMoveError, RecordError
 from kardinal_env.kardinal import Game, Rules
 
+# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
+pytestmark = pytest.mark.backends
+
 GOLDEN = Path(__file__).parent / "golden"
 FILES = sorted(GOLDEN.glob("window_bound_*.json"))
 DIRECTIONS = {"west": (-1, 0), "east": (1, 0), "north": (0, 1), "south": (0, -1)}
