@@ -313,14 +313,25 @@ def test_kardinal_train_takes_plugin(no_env_plugins, tmp_path, capsys):
 
 
 def test_kardinal_play_takes_the_environment_variable(no_env_plugins, monkeypatch, capsys):
-    """``agents.serving`` (``kardinal-play``'s parser) is not changed here: it sees plugins through
-    ``KARDINAL_ENV_PLUGINS``, which the registry reads."""
+    """``kardinal-play`` sees plugins through ``KARDINAL_ENV_PLUGINS``, which the registry reads."""
     from agents.serving.play import main
 
     monkeypatch.setenv(registry.PLUGINS_ENV, PLUGIN)
     monkeypatch.setattr("builtins.input", lambda prompt="": "quit")
     assert main(["--game", "nim", "--players", "2", "--agents", "random"]) == 0
     assert capsys.readouterr().out.startswith("Nim: you are seat 0 of 2; seat 1: random\n")
+
+
+def test_kardinal_play_and_the_play_server_take_plugin(no_env_plugins, monkeypatch, capsys):
+    from agents.serving.play import main
+    from agents.serving.webplay import main as web_main
+
+    monkeypatch.setattr("builtins.input", lambda prompt="": "quit")
+    assert main(["--plugin", PLUGIN, "--game", "nim", "--players", "2", "--agents", "random"]) == 0
+    assert capsys.readouterr().out.startswith("Nim: you are seat 0 of 2; seat 1: random\n")
+    with pytest.raises(SystemExit) as info:
+        web_main(["--plugin", PLUGIN, "--help"])
+    assert info.value.code == 0 and "--plugin" in capsys.readouterr().out
 
 
 def test_the_rllib_trainer_takes_plugin(no_env_plugins):

@@ -25,6 +25,7 @@ from typing import Any
 from agents import check_spec, load_agent
 from agents.networks.checkpoint import PlayerCountWarning
 from kardinal_env.core.checks import is_int
+from kardinal_env.core.cli import add_plugin_argument, load_plugin_argv
 from kardinal_env.core.registry import GameSpec, game_names, get_game
 
 __all__ = [
@@ -98,9 +99,12 @@ def add_table_arguments(parser: argparse.ArgumentParser, spec: GameSpec) -> None
 
 
 def table_parser(argv: list[str] | None, **kw: Any) -> tuple[argparse.ArgumentParser, GameSpec]:
-    """An ``ArgumentParser(**kw)`` with the table options of the game ``argv`` names, and that game."""
+    """An ``ArgumentParser(**kw)`` with the table options of the game ``argv`` names, and that game
+    (the ``--plugin`` modules of ``argv`` loaded first, so a game they register can be named)."""
+    load_plugin_argv(argv, kw.get("prog"))
     spec = game_from_argv(argv)
     parser = argparse.ArgumentParser(**kw)
+    add_plugin_argument(parser)
     add_table_arguments(parser, spec)
     return parser, spec
 
