@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.serving.pages import PLAY_API_JS, PLAY_CSS
-from kardinal_env.kardinal.replay_html import BOARD_CSS, BOARD_JS, building_data, fill_page, position_state
+from agents.serving.pages import play_html
+from kardinal_env.core.page_shell import board_svg
+from kardinal_env.kardinal.replay_html import BOARD_CSS, BOARD_JS, CHIPS_BOX, building_data, position_state
 
 __all__ = ["KardinalPage", "make_page"]
 
@@ -42,7 +43,9 @@ class KardinalPage:
 
     def html(self) -> str:
         """The page: self-contained HTML (the board code of ``kardinal_env.kardinal.replay_html``)."""
-        return fill_page(_PAGE, {"CSS": BOARD_CSS + PLAY_CSS + _PLAY_CSS, "JS": BOARD_JS + PLAY_API_JS + _PLAY_JS})
+        css, js = BOARD_CSS + _PLAY_CSS, BOARD_JS + _PLAY_JS
+        board = board_svg("the board")
+        return play_html("Kardinal: play", css, js, board, [CHIPS_BOX], heading="Kardinal: play against agents")
 
 
 def make_page() -> KardinalPage:
@@ -54,10 +57,7 @@ _PLAY_CSS = """
 .target { fill: rgba(255, 225, 40, 0.28); stroke: #ffe128; stroke-width: 0.05; cursor: pointer; }
 .target:hover { fill: rgba(255, 225, 40, 0.65); }
 .target.chosen { fill: rgba(255, 225, 40, 0.8); }
-#log { max-height: calc(100vh - 600px); min-height: 80px; overflow-y: auto; margin: 0; padding: 0; list-style: none;
-  font: 12px/1.5 ui-monospace, monospace; display: flex; flex-wrap: wrap; gap: 2px 8px; }
-#log .who { color: var(--muted); font-size: 10px; margin-right: 2px; }
-#log li.mine { color: var(--accent); }
+#log { max-height: calc(100vh - 600px); min-height: 80px; }
 """
 
 _PLAY_JS = r"""
@@ -150,22 +150,10 @@ function render() {
   svg.querySelectorAll("rect.target").forEach(el => {
     el.addEventListener("click", () => onSquare(`${el.dataset.x},${el.dataset.y}`, targets));
   });
-  const status = document.getElementById("status");
-  status.classList.toggle("mine", st.your_turn);
-  if (st.agent_error) status.textContent = st.agent_error;
-  else if (st.phase === "over") {
-    const w = st.result.winners;
-    status.textContent = w.includes(st.human_seat) ? (w.length > 1 ? "Game over: you share the win" :
-      "Game over: you win") : `Game over: ${w.map(s => `seat ${s} (${st.names[s]})`).join(", ")} won`;
-  } else if (st.your_turn) status.textContent = `Your turn: ${st.phase}`;
-  else status.textContent = `seat ${st.seat} (${st.names[st.seat]}) to play`;
+  showStatus(st, `Your turn: ${st.phase}`);
   const names = st.names.map((n, s) => `${s}: ${n}`);
   document.getElementById("chips").innerHTML = chipsTable(st.seat_colours, st, st.result, {names: names});
-  document.getElementById("log").innerHTML = st.history.map((m, i) =>
-    `<li class="${st.movers[i] === st.human_seat ? "mine" : ""}"><span class="who">${st.movers[i]}</span>${esc(m)}</li>`
-  ).join("");
-  const log = document.getElementById("log");
-  log.scrollTop = log.scrollHeight;
+  showLog(st);
   showResult(document.getElementById("scores"), st.result, names, "the game is running");
   document.getElementById("who").textContent =
     `You are seat ${st.human_seat} (colours ${st.seat_colours[st.human_seat].join(", ")}); ` +
@@ -189,38 +177,4 @@ document.getElementById("actions").addEventListener("click", e => {
 document.addEventListener("keydown", e => { if (e.key === "Escape" && first !== null) { first = null; render(); } });
 document.getElementById("legend").innerHTML = legendHTML();
 startPlay();
-"""
-
-_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>Kardinal: play</title>
-<style>%CSS%</style>
-</head>
-<body data-busy="0">
-<header><h1>Kardinal: play against agents</h1></header>
-<main>
-<div id="board-wrap"><svg id="board" preserveAspectRatio="xMidYMid meet" role="img" aria-label="the board"></svg></div>
-<aside>
-<div class="box">
-<div id="who"></div>
-<div id="status">connecting...</div>
-<div id="actions"></div>
-<div id="hint"></div>
-<div id="error" data-rule=""></div>
-</div>
-<div class="box"><h2>Chips</h2><div id="chips"></div></div>
-<div class="box"><h2>Result</h2><div id="scores"></div></div>
-<div class="box"><h2>Moves</h2><ol id="log"></ol></div>
-<div class="box" id="tools"><button id="new">New game</button>
-<a id="download" href="/api/record" download>Download record</a></div>
-<div class="box" id="legend"></div>
-</aside>
-</main>
-<script>%JS%</script>
-</body>
-</html>
 """

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.serving.pages import PLAY_API_JS, PLAY_CSS
-from kardinal_env.core.replay_page import COMMON_JS, SHELL_CSS, fill_page
+from agents.serving.pages import play_html
+from kardinal_env.core.page_shell import board_svg
 from kardinal_env.koenig.replay_html import MAP_CSS, MAP_JS, board_data, seat_colours, touched
 
 __all__ = ["KoenigPage", "make_page"]
@@ -76,9 +76,8 @@ class KoenigPage:
 
     def html(self) -> str:
         """The page: self-contained HTML (inline SVG, CSS and script)."""
-        return fill_page(
-            _PAGE, {"CSS": SHELL_CSS + PLAY_CSS + MAP_CSS + _CSS, "JS": COMMON_JS + PLAY_API_JS + MAP_JS + _JS}
-        )
+        title, heading = "Kardinal & König: play", "Kardinal & König: play against agents"
+        return play_html(title, MAP_CSS + _CSS, MAP_JS + _JS, board_svg("the map"), _PANELS, heading=heading)
 
 
 def make_page() -> KoenigPage:
@@ -96,10 +95,7 @@ button.draw { padding: 2px 4px; }
 button.draw .card { pointer-events: none; }
 #hand-box .cards { min-height: 30px; }
 #cards div { margin: 3px 0; }
-#log { max-height: calc(100vh - 700px); min-height: 70px; overflow-y: auto; margin: 0; padding: 0; list-style: none;
-  font: 12px/1.5 ui-monospace, monospace; display: flex; flex-wrap: wrap; gap: 2px 8px; }
-#log .who { color: var(--muted); font-size: 10px; margin-right: 2px; }
-#log li.mine { color: var(--accent); }
+#log { max-height: calc(100vh - 700px); min-height: 70px; }
 .site.target, .seal.target { cursor: pointer; }
 .ring { fill: none; stroke: #e0a800; stroke-width: 0.6; stroke-dasharray: 1.1 0.6; pointer-events: none; }
 .ring.chosen { stroke: #d02020; stroke-width: 1.1; stroke-dasharray: none; }
@@ -134,47 +130,6 @@ function prepareMap(B) {
   svg.setAttribute("viewBox", mapViewBox(B));
   staticSVG = staticMapSVG(B);
   mapKey = JSON.stringify([B.name, B.sites.length, S.players]);
-}
-
-// The map of state st; `places` maps "K:site" / "A:country" to the legal moves there.
-function drawMap(st, places) {
-  const B = st.map;
-  const out = [staticSVG];
-  const touched = st.touched || {};
-  // sites, seals, then the sites you may click again on top (a site next to a seal stays clickable;
-  // the others stay under the seals, as in the replays)
-  const over = [];
-  B.sites.forEach((s, i) => {
-    const owner = st.owners[i];
-    const [x, y] = s.xy;
-    const key = `K:${s.id}`, target = places.has(key);
-    const layer = target ? over : out;
-    const who = owner === null ? "empty" : `cloister of seat ${owner}`;
-    layer.push(`<circle class="site${target ? " target" : ""}${chosen === key ? " chosen" : ""}" data-site="${s.id}" ` +
-               `data-owner="${owner === null ? "" : owner}" cx="${x}" cy="${y}" r="${SITE_R}" ` +
-               `fill="${owner === null ? EMPTY : st.seat_colours[owner]}" stroke="${INK}" stroke-width="0.45">` +
-               `<title>${esc(s.id)}: ${who}${target ? " (click: a cloister here)" : ""}</title></circle>`);
-    if (target) layer.push(`<circle class="ring${chosen === key ? " chosen" : ""}" cx="${x}" cy="${y}" ` +
-                           `r="${SITE_R + 0.9}"/>`);
-    if (touched.site === s.id) layer.push(lastSiteSVG(s.id, x, y));
-  });
-  const {w, h} = sealSize(st.players);
-  B.countries.forEach((c, i) => {
-    const [cx, cy] = c.xy;
-    const x0 = cx - w / 2, y0 = cy - h / 2;
-    const counts = st.advisors[i];
-    const key = `A:${c.id}`, target = places.has(key);
-    const here = st.country === c.id && !st.result;
-    out.push(`<g class="seal${target ? " target" : ""}${chosen === key ? " chosen" : ""}" data-country="${c.id}" ` +
-             `data-advisors="${JSON.stringify(counts)}"><title>${esc(c.name)} (${c.id}), card type ${c.type}; ` +
-             `advisors per seat ${counts.join(", ")}${target ? " (click: an advisor here)" : ""}</title>` +
-             sealFaceSVG(c, counts, st.seat_colours, x0, y0, w, h, here) + `</g>`);
-    if (target) out.push(`<rect class="ring${chosen === key ? " chosen" : ""}" x="${x0 - 0.7}" y="${y0 - 0.7}" ` +
-                         `width="${w + 1.4}" height="${h + 1.4}" rx="1.1"/>`);
-    if (touched.country === c.id) out.push(lastSealSVG(c.id, x0, y0, w, h));
-  });
-  out.push(...over);
-  svg.innerHTML = out.join("");
 }
 
 function seatsTable(st) {
@@ -227,7 +182,7 @@ function render() {
     else buttons.push(m);
   }
   if (chosen !== null && !places.has(chosen)) chosen = null;
-  drawMap(st, places);
+  drawMap(st.map, staticSVG, st, st.seat_colours, st.result ? null : st.country, places, chosen);
   let html = "";
   if (chosen !== null) {
     const opts = places.get(chosen), p0 = opts[0];
@@ -270,23 +225,11 @@ function render() {
   seats.dataset.scores = JSON.stringify(st.scores);
   seats.dataset.handSizes = JSON.stringify(st.hand_sizes);
   // status, result, log
-  const status = document.getElementById("status");
-  status.classList.toggle("mine", st.your_turn);
-  if (st.agent_error) status.textContent = st.agent_error;
-  else if (st.result) {
-    const w = st.result.winners;
-    status.textContent = w.includes(st.human_seat) ? (w.length > 1 ? "Game over: you share the win" :
-      "Game over: you win") : `Game over: ${w.map(s => `seat ${s} (${st.names[s]})`).join(", ")} won`;
-  } else if (st.your_turn) status.textContent = `Your turn: ${st.phase}` + (st.country ? ` (in ${st.country})` : "");
-  else status.textContent = `seat ${st.seat} (${st.names[st.seat]}) to play`;
+  showStatus(st, `Your turn: ${st.phase}` + (st.country ? ` (in ${st.country})` : ""));
   const scores = document.getElementById("scores");
   showResult(scores, st.result, st.names, "the game is running");
   if (st.result) scores.innerHTML = resultHTML(st);
-  const log = document.getElementById("log");
-  log.innerHTML = st.history.map((m, i) =>
-    `<li class="${st.movers[i] === st.human_seat ? "mine" : ""}"><span class="who">${st.movers[i]}</span>${esc(m)}</li>`
-  ).join("");
-  log.scrollTop = log.scrollHeight;
+  showLog(st);
   document.getElementById("who").innerHTML = `You are ${seatSwatch(st.human_seat)}seat ${st.human_seat}; ` +
     st.names.map((n, s) => s === st.human_seat ? null : `seat ${s}: ${esc(n)}`).filter(Boolean).join(", ");
 }
@@ -325,37 +268,7 @@ document.getElementById("legend").innerHTML = legendHTML();
 startPlay();
 """
 
-_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>Kardinal &amp; König: play</title>
-<style>%CSS%</style>
-</head>
-<body data-busy="0">
-<header><h1>Kardinal &amp; König: play against agents</h1></header>
-<main>
-<div id="board-wrap"><svg id="board" preserveAspectRatio="xMidYMid meet" role="img" aria-label="the map"></svg></div>
-<aside>
-<div class="box">
-<div id="who"></div>
-<div id="status">connecting...</div>
-<div id="actions"></div>
-<div id="hint"></div>
-<div id="error" data-rule=""></div>
-</div>
-<div class="box" id="hand-box"><h2>Your hand</h2><div id="hand" class="cards"></div><div id="cards"></div></div>
-<div class="box"><h2>Seats</h2><div id="seats"></div></div>
-<div class="box"><h2>Result</h2><div id="scores"></div></div>
-<div class="box"><h2>Moves</h2><ol id="log"></ol></div>
-<div class="box" id="tools"><button id="new">New game</button>
-<a id="download" href="/api/record" download>Download record</a></div>
-<div class="box" id="legend"></div>
-</aside>
-</main>
-<script>%JS%</script>
-</body>
-</html>
-"""
+_PANELS = [
+    '<div class="box" id="hand-box"><h2>Your hand</h2><div id="hand" class="cards"></div><div id="cards"></div></div>',
+    '<div class="box"><h2>Seats</h2><div id="seats"></div></div>',
+]

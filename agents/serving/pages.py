@@ -20,17 +20,21 @@ the person's seat and one button per legal move).
 page object, or a class or function that makes one without arguments, or a ``"module:attribute"``
 string naming one) when the :class:`~kardinal_env.core.registry.GameSpec` has one; else the
 :class:`TextPage`. No game name is compared.
+
+Every play page is written by :func:`play_html` on the page shell of every page
+(:mod:`kardinal_env.core.page_shell`, shared with the replays): the game gives its board, panels,
+styles and script; :func:`play_html` adds the column's status box, the result, the move list, the
+tools and the legend, :data:`PLAY_CSS` and :data:`PLAY_API_JS`.
 """
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
+from kardinal_env.core.page_shell import LEGEND_BOX, RESULT_BOX, shell_page
 from kardinal_env.core.registry import GameSpec
-from kardinal_env.core.replay_page import COMMON_JS, SHELL_CSS, fill_page
 
-__all__ = ["TextPage", "page_for", "PLAY_API_JS", "PLAY_CSS"]
+__all__ = ["TextPage", "page_for", "play_html", "PLAY_API_JS", "PLAY_CSS"]
 
 
 def page_for(spec: GameSpec) -> Any:
@@ -41,9 +45,35 @@ def page_for(spec: GameSpec) -> Any:
     return page() if callable(page) else page
 
 
+def play_html(
+    title: str, css: str, js: str, board: str, panels: list[str], *, heading: str | None = None, drawn: bool = True
+) -> str:
+    """A play page on the page shell: ``title`` (plain text; the header shows ``heading``, by default the
+    title), the game's ``css`` and ``js`` (after the shell's, :data:`PLAY_CSS` and :data:`PLAY_API_JS`;
+    the script defines ``render()`` and ends with ``startPlay()``), ``board`` (HTML of ``#board-wrap``)
+    and ``panels`` (boxes between the status box and the result). A ``drawn`` page (a game's own) also
+    has ``#who`` and ``#hint`` in the status box, the move list ``#log`` and ``#legend``; the
+    :class:`TextPage` has neither."""
+    who, hint = ('<div id="who"></div>\n', '<div id="hint"></div>\n') if drawn else ("", "")
+    status = (
+        f'<div class="box">\n{who}<div id="status">connecting...</div>\n<div id="actions"></div>\n{hint}'
+        '<div id="error" data-rule=""></div>\n</div>'
+    )
+    log = [_LOG_BOX] if drawn else []
+    legend = [LEGEND_BOX] if drawn else []
+    aside = [status, *panels, RESULT_BOX, *log, _TOOLS_BOX, *legend]
+    return shell_page(title, PLAY_CSS + css, PLAY_API_JS + js, board, aside, heading=heading, body=' data-busy="0"')
+
+
+_LOG_BOX = '<div class="box"><h2>Moves</h2><ol id="log"></ol></div>'
+_TOOLS_BOX = """<div class="box" id="tools"><button id="new">New game</button>
+<a id="download" href="/api/record" download>Download record</a></div>"""
+
+
 #: What every play page's script shares: the last state ``S``, ``request`` (one API call: busy flag,
-#: errors in ``#error`` with ``data-rule``, then ``render()``), ``playMove`` and the "New game" button.
-#: A page defines ``render()`` and calls ``startPlay()`` at the end of its script.
+#: errors in ``#error`` with ``data-rule``, then ``render()``), ``playMove``, the "New game" button,
+#: ``showStatus`` (``#status``) and ``showLog`` (``#log``). A page defines ``render()`` and calls
+#: ``startPlay()`` at the end of its script.
 PLAY_API_JS = r"""
 let S = null;            // the last state from the server
 let busy = false;
@@ -103,6 +133,28 @@ function startPlay() {
   if (link) link.addEventListener("click", e => { if (!S || !S.record_available) e.preventDefault(); });
   request("GET", "/api/state").then(() => { document.body.dataset.ready = "1"; });
 }
+
+// #status: the agent's error, the result, `turn` on the person's turn, else who is to play.
+function showStatus(st, turn) {
+  const status = document.getElementById("status");
+  status.classList.toggle("mine", st.your_turn);
+  if (st.agent_error) status.textContent = st.agent_error;
+  else if (st.result) {
+    const w = st.result.winners;
+    status.textContent = w.includes(st.human_seat) ? (w.length > 1 ? "Game over: you share the win" :
+      "Game over: you win") : `Game over: ${w.map(s => `seat ${s} (${st.names[s]})`).join(", ")} won`;
+  } else if (st.your_turn) status.textContent = turn;
+  else status.textContent = `seat ${st.seat} (${st.names[st.seat]}) to play`;
+}
+
+// #log: the moves so far with the seat that made each (the person's own marked), scrolled to the last.
+function showLog(st) {
+  const log = document.getElementById("log");
+  log.innerHTML = st.history.map((m, i) =>
+    `<li class="${st.movers[i] === st.human_seat ? "mine" : ""}"><span class="who">${st.movers[i]}</span>${esc(m)}</li>`
+  ).join("");
+  log.scrollTop = log.scrollHeight;
+}
 """
 
 #: Styles every play page adds to the shared shell.
@@ -117,6 +169,10 @@ PLAY_CSS = """
 #tools a { color: var(--text); }
 #tools a.disabled { color: var(--muted); cursor: not-allowed; }
 #scores .winner { color: var(--accent); font-weight: 600; }
+#log { overflow-y: auto; margin: 0; padding: 0; list-style: none; font: 12px/1.5 ui-monospace, monospace;
+  display: flex; flex-wrap: wrap; gap: 2px 8px; }
+#log .who { color: var(--muted); font-size: 10px; margin-right: 2px; }
+#log li.mine { color: var(--accent); }
 """
 
 
@@ -131,9 +187,7 @@ class TextPage:
         return {"text": self.spec.game_text(game, seat), "phase": getattr(game, "phase", None)}
 
     def html(self) -> str:
-        title = html.escape(f"{self.spec.title}: play")
-        css = SHELL_CSS + PLAY_CSS + _TEXT_CSS
-        return fill_page(_TEXT_PAGE, {"TITLE": title, "CSS": css, "JS": COMMON_JS + PLAY_API_JS + _TEXT_JS})
+        return play_html(f"{self.spec.title}: play", _TEXT_CSS, _TEXT_JS, '<pre id="text"></pre>', [], drawn=False)
 
 
 _TEXT_CSS = """
@@ -163,33 +217,4 @@ document.getElementById("actions").addEventListener("click", e => {
   if (b && b.dataset.move && !busy) playMove(b.dataset.move);
 });
 startPlay();
-"""
-
-_TEXT_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>%TITLE%</title>
-<style>%CSS%</style>
-</head>
-<body data-busy="0">
-<header><h1>%TITLE%</h1></header>
-<main>
-<div id="board-wrap"><pre id="text"></pre></div>
-<aside>
-<div class="box">
-<div id="status">connecting...</div>
-<div id="actions"></div>
-<div id="error" data-rule=""></div>
-</div>
-<div class="box"><h2>Result</h2><div id="scores"></div></div>
-<div class="box" id="tools"><button id="new">New game</button>
-<a id="download" href="/api/record" download>Download record</a></div>
-</aside>
-</main>
-<script>%JS%</script>
-</body>
-</html>
 """

@@ -22,10 +22,10 @@ For tests and tools the page marks what it shows: every building is an SVG ``rec
 ``data-scores`` and ``data-winners`` (JSON lists; empty for an unfinished game); ``#chips`` the
 chips per seat with ``data-chips`` (JSON, per seat per colour) and ``data-projected``.
 
-:data:`BOARD_JS` and :data:`BOARD_CSS` (the board drawing) are shared with Kardinal's play page
-``agents.serving.kardinal_page``. The page shell, the controls, the stepping script and the JSON embedding are
-``kardinal_env.core.replay_page``, shared with the Kardinal & König replays
-(``kardinal_env.koenig.replay_html``).
+:data:`BOARD_JS` and :data:`BOARD_CSS` (the board drawing) and :data:`CHIPS_BOX` are shared with
+Kardinal's play page ``agents.serving.kardinal_page``. The controls, the stepping script and the JSON
+embedding are ``kardinal_env.core.replay_page`` (shared with the Kardinal & König replays,
+``kardinal_env.koenig.replay_html``), on the page shell of every page, ``kardinal_env.core.page_shell``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 
 from kardinal_env.core.errors import RecordError
-from kardinal_env.core.replay_page import COMMON_JS, SHELL_CSS, embed_json, fill_page, replay_page, write_page
+from kardinal_env.core.replay_page import embed_json, replay_page, write_page
 from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.record import FORMAT, parse_record
 
@@ -43,8 +43,8 @@ __all__ = [
     "write_replay_html",
     "BOARD_JS",
     "BOARD_CSS",
+    "CHIPS_BOX",
     "embed_json",
-    "fill_page",
     "position_state",
     "building_data",
 ]
@@ -131,7 +131,7 @@ def _title(rules: dict) -> str:
 def replay_html(record: dict, source: str = "record") -> str:
     """One self-contained HTML page replaying ``record`` (see the module docstring)."""
     data = replay_data(record, source)
-    return replay_page(_title(data["rules"]), _BOARD_CSS, data, _BOARD_JS + _REPLAY_JS, _PANELS)
+    return replay_page(_title(data["rules"]), BOARD_CSS, data, BOARD_JS + _REPLAY_JS, CHIPS_BOX)
 
 
 def write_replay_html(record: dict, path: str | os.PathLike, source: str | None = None) -> str:
@@ -142,17 +142,20 @@ def write_replay_html(record: dict, path: str | os.PathLike, source: str | None 
 # ---------------------------------------------------------------------------------------------
 # The board drawing, shared with agents.serving.kardinal_page. Square (x, y) is the SVG unit square at
 # (x - x0, y1 - y): one unit per square, top row = highest y.
-_BOARD_CSS = """
+
+#: The board drawing's styles (after the page shell's), shared with ``agents.serving.kardinal_page``.
+BOARD_CSS = """
 #board { width: 100%; height: calc(100vh - 170px); min-height: 320px; display: block; background: #225522;
   border-radius: 6px; }
 td.gain { outline: 2px solid var(--accent); border-radius: 3px; }
 .sw { display: inline-block; width: 11px; height: 11px; border: 1px solid #000; vertical-align: -1px;
   margin-right: 2px; border-radius: 2px; }
 """
-#: The page styles of the board drawing (with the shared shell), used by ``agents.serving.kardinal_page``.
-BOARD_CSS = SHELL_CSS + _BOARD_CSS
 
-_BOARD_JS = r"""
+#: The board drawing (after the page shell's ``esc``), shared with ``agents.serving.kardinal_page``: the
+#: colours, ``swatch(c)``, ``boardView(squareLists)``, ``drawBoard(svg, view, st)``, ``chipsTable(...)``,
+#: ``legendHTML()``.
+BOARD_JS = r"""
 const PALETTE = ["#ebebeb", "#464646", "#d7a03c", "#466ed2"];
 const COLOUR_NAMES = ["white", "grey", "ochre", "blue"];
 const CATHEDRAL = "#962ca0", DARK = "#141414", CARDINAL = "#dc141e", SITE = "#3c783c", GRID = "#19411a";
@@ -291,9 +294,6 @@ function legendHTML() {
     `<span>colours ${[0, 1, 2, 3].map(c => swatch(c) + c).join(" ")}</span></div>`;
 }
 """
-#: The board drawing with the shared helpers (``esc``, ``showResult``), used by ``agents.serving.kardinal_page``.
-BOARD_JS = COMMON_JS + _BOARD_JS
-
 
 # The replay's own part of the page (the stepping is kardinal_env.core.replay_page.REPLAY_JS).
 _REPLAY_JS = r"""
@@ -336,5 +336,5 @@ document.getElementById("legend").innerHTML = legendHTML();
 startReplay(drawPosition);
 """
 
-_PANELS = """<div class="box"><h2>Chips</h2><div id="chips"></div></div>
-<div class="box"><h2>Result</h2><div id="scores"></div></div>"""
+#: The chips box (``#chips``, filled by ``chipsTable``), shared with ``agents.serving.kardinal_page``.
+CHIPS_BOX = '<div class="box"><h2>Chips</h2><div id="chips"></div></div>'

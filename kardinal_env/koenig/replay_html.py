@@ -28,8 +28,9 @@ move touched is ``.last`` (``data-site`` or ``data-country``); ``#position`` rea
 carries ``data-display``, ``data-deck`` and ``data-discards``; ``#scores`` holds the final result
 with ``data-scores`` and ``data-winners`` (JSON lists; empty for an unfinished game).
 
-The page shell, controls and stepping script are ``kardinal_env.core.replay_page`` (shared with the
-Kardinal replays, ``kardinal_env.kardinal.replay_html``). The map drawing is shared with the play page
+The controls and stepping script are ``kardinal_env.core.replay_page`` (shared with the Kardinal
+replays, ``kardinal_env.kardinal.replay_html``), on the page shell of every page,
+``kardinal_env.core.page_shell``. The map drawing is shared with the play page
 ``agents.serving.koenig_page``: :func:`board_data` (the static map as JSON), :func:`seat_colours`,
 :func:`touched`, :data:`MAP_CSS` and :data:`MAP_JS` (the colours, the view box, the static map, a
 seal's face, the outline of what the last move touched).
@@ -202,8 +203,9 @@ MAP_CSS = """
 
 #: The map drawing (after ``COMMON_JS``'s ``esc``), shared with ``agents.serving.koenig_page``: the
 #: colours, ``mapViewBox(B)``, ``staticMapSVG(B)`` (country areas, alliances, roads),
-#: ``sealSize(n)``, ``sealFaceSVG(...)``, ``lastSiteSVG(...)``, ``lastSealSVG(...)``; ``B`` is
-#: :func:`board_data`. It defines ``svg`` (``#board``) too.
+#: ``sealSize(n)``, ``sealFaceSVG(...)``, ``lastSiteSVG(...)``, ``lastSealSVG(...)`` and ``drawMap(...)``
+#: (a position's map, with the play page's clickable sites and seals); ``B`` is :func:`board_data`.
+#: It defines ``svg`` (``#board``) too.
 MAP_JS = r"""
 const svg = document.getElementById("board");
 const CARD_COLOURS = ["#f4d35e", "#ee964b", "#9bc1bc", "#b8b8ff", "#e6aace", "#c5e99b", "#ffd6a5", "#a0c4ff",
@@ -291,6 +293,44 @@ function lastSealSVG(id, x0, y0, w, h) {
          `<rect x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" height="${h + 1.8}" rx="1.2" fill="none" ` +
          `stroke="${LAST}" stroke-width="0.6" pointer-events="none"/>`;
 }
+
+// Draw map B into `svg` at position pos ({owners, advisors, touched}) over its static part `staticSVG`,
+// in the seats' `colours`; the seal of `country` (the turn's, or null) dashed. The play page passes `places` (the
+// clickable keys "K:site" / "A:country", ringed) and `chosen` (the one whose payment is being chosen):
+// clickable sites go on top of the seals (a site next to a seal stays clickable; the others stay under).
+function drawMap(B, staticSVG, pos, colours, country, places = new Set(), chosen = null) {
+  const out = [staticSVG], over = [];
+  const touched = pos.touched || {};
+  B.sites.forEach((s, i) => {
+    const owner = pos.owners[i];
+    const [x, y] = s.xy;
+    const key = `K:${s.id}`, target = places.has(key);
+    const layer = target ? over : out;
+    const who = owner === null ? "empty" : `cloister of seat ${owner}`;
+    layer.push(`<circle class="site${target ? " target" : ""}${chosen === key ? " chosen" : ""}" data-site="${s.id}" ` +
+               `data-owner="${owner === null ? "" : owner}" cx="${x}" cy="${y}" r="${SITE_R}" ` +
+               `fill="${owner === null ? EMPTY : colours[owner]}" stroke="${INK}" stroke-width="0.45">` +
+               `<title>${esc(s.id)}: ${who}${target ? " (click: a cloister here)" : ""}</title></circle>`);
+    if (target) layer.push(`<circle class="ring${chosen === key ? " chosen" : ""}" cx="${x}" cy="${y}" ` +
+                           `r="${SITE_R + 0.9}"/>`);
+    if (touched.site === s.id) layer.push(lastSiteSVG(s.id, x, y));
+  });
+  const {w, h} = sealSize(colours.length);
+  B.countries.forEach((c, i) => {
+    const [cx, cy] = c.xy;
+    const x0 = cx - w / 2, y0 = cy - h / 2;
+    const counts = pos.advisors[i];
+    const key = `A:${c.id}`, target = places.has(key);
+    out.push(`<g class="seal${target ? " target" : ""}${chosen === key ? " chosen" : ""}" data-country="${c.id}" ` +
+             `data-advisors="${JSON.stringify(counts)}"><title>${esc(c.name)} (${c.id}), card type ${c.type}; ` +
+             `advisors per seat ${counts.join(", ")}${target ? " (click: an advisor here)" : ""}</title>` +
+             sealFaceSVG(c, counts, colours, x0, y0, w, h, country === c.id) + `</g>`);
+    if (target) out.push(`<rect class="ring${chosen === key ? " chosen" : ""}" x="${x0 - 0.7}" y="${y0 - 0.7}" ` +
+                         `width="${w + 1.4}" height="${h + 1.4}" rx="1.1"/>`);
+    if (touched.country === c.id) out.push(lastSealSVG(c.id, x0, y0, w, h));
+  });
+  svg.innerHTML = out.concat(over).join("");
+}
 """
 
 _CSS = """
@@ -309,8 +349,7 @@ aside > .box { flex-shrink: 0; }
 """
 
 _PANELS = """<div class="box"><h2>Seats and cards <span class="note" title="A record fixes the whole deck, so every \
-hand is known from it.">(the record reveals every hand)</span></h2><div id="seats"></div><div id="cards"></div></div>
-<div class="box"><h2>Result</h2><div id="scores"></div></div>"""
+hand is known from it.">(the record reveals every hand)</span></h2><div id="seats"></div><div id="cards"></div></div>"""
 
 _JS = r"""
 const B = D.board;
@@ -326,31 +365,6 @@ function seatSwatch(s) {
 svg.setAttribute("viewBox", mapViewBox(B));
 const STATIC = staticMapSVG(B);
 
-function drawMap(p) {
-  const out = [STATIC];
-  const touched = p.touched || {};
-  B.sites.forEach((s, i) => {
-    const owner = p.owners[i];
-    const [x, y] = s.xy;
-    const who = owner === null ? "empty" : `cloister of seat ${owner}`;
-    out.push(`<circle class="site" data-site="${s.id}" data-owner="${owner === null ? "" : owner}" cx="${x}" ` +
-             `cy="${y}" r="${SITE_R}" fill="${owner === null ? EMPTY : D.seat_colours[owner]}" stroke="${INK}" ` +
-             `stroke-width="0.45"><title>${esc(s.id)}: ${who}</title></circle>`);
-    if (touched.site === s.id) out.push(lastSiteSVG(s.id, x, y));
-  });
-  const {w, h} = sealSize(D.players);
-  B.countries.forEach((c, i) => {
-    const [cx, cy] = c.xy;
-    const x0 = cx - w / 2, y0 = cy - h / 2;
-    const counts = p.advisors[i];
-    const here = p.country === c.id && p.phase !== "over";
-    out.push(`<g class="seal" data-country="${c.id}" data-advisors="${JSON.stringify(counts)}">` +
-             `<title>${esc(c.name)} (${c.id}), card type ${c.type}; advisors per seat ${counts.join(", ")}</title>` +
-             sealFaceSVG(c, counts, D.seat_colours, x0, y0, w, h, here) + `</g>`);
-    if (touched.country === c.id) out.push(lastSealSVG(c.id, x0, y0, w, h));
-  });
-  svg.innerHTML = out.join("");
-}
 
 function seatsTable(p, k) {
   const over = p.phase === "over";
@@ -387,7 +401,7 @@ function cardsBox(p) {
 }
 
 function drawPosition(p, k) {
-  drawMap(p);
+  drawMap(B, STATIC, p, D.seat_colours, p.phase === "over" ? null : p.country);
   let status;
   if (p.phase === "over") status = "game over";
   else {
