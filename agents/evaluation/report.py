@@ -488,8 +488,7 @@ def slim_results(path: str | Path) -> Path:
     data.pop("rating_history", None)
     data["games"] = [{key: game[key] for key in SLIM_GAME_KEYS if key in game} for game in data["games"]]
     data["slim"] = (
-        f"per game only {', '.join(SLIM_GAME_KEYS)}; no rating_history "
-        "(agents.evaluation.report.slim_results)"
+        f"per game only {', '.join(SLIM_GAME_KEYS)}; no rating_history (agents.evaluation.report.slim_results)"
     )
     lines = []
     for key, value in data.items():
