@@ -321,49 +321,9 @@ void bind_batch(nb::module_ &m) {
             nb::arg("index"), "The move codes game index has played since its start (a new list).");
 }
 
-}  // namespace
-
-void bind_kardinal(nb::module_ &m) {
-
-    nb::class_<Game>(m, "KardinalGame",
-                     "One game of Kardinal in C++, on the Python engine's move codes (kardinal_env.kardinal.Game).")
-        .def(
-            "__init__",
-            [](Game *self, int players, bool shared_pool, const std::string &exhausted_colour,
-               const std::string &neutral_build_chips, const std::string &neutral_touch_chips,
-               std::optional<int> window) {
-                kardinal::Rules r;
-                r.players = players;
-                r.shared_pool = shared_pool;
-                if (exhausted_colour != "none" && exhausted_colour != "substitute")
-                    throw nb::value_error("exhausted_colour must be 'none' or 'substitute'");
-                if (neutral_build_chips != "put_aside" && neutral_build_chips != "keep")
-                    throw nb::value_error("neutral_build_chips must be 'put_aside' or 'keep'");
-                if (neutral_touch_chips != "score" && neutral_touch_chips != "none")
-                    throw nb::value_error("neutral_touch_chips must be 'score' or 'none'");
-                r.substitute = exhausted_colour == "substitute";
-                r.neutral_put_aside = neutral_build_chips == "put_aside";
-                r.neutral_touch_score = neutral_touch_chips == "score";
-                if (window && *window == 0) throw nb::value_error("window must be None or an odd integer from 3 to 53");
-                r.window = window ? *window : 0;
-                new (self) Game(r);
-            },
-            nb::arg("players"), nb::arg("shared_pool") = false, nb::arg("exhausted_colour") = "none",
-            nb::arg("neutral_build_chips") = "put_aside", nb::arg("neutral_touch_chips") = "score",
-            nb::arg("window").none() = nb::none())
-        .def_prop_ro("num_players", &Game::num_players)
-        .def_prop_ro("current_player",
-                     [](const Game &g) -> std::optional<int> {
-                         if (g.is_over()) return std::nullopt;
-                         return g.current();
-                     })
-        .def_prop_ro("phase", [](const Game &g) { return std::string(PHASE_NAMES[g.phase()]); })
-        .def_prop_ro("is_over", &Game::is_over)
-        .def_prop_ro("move_count", &Game::move_count)
-        .def_prop_ro("cardinal_key", &Game::cardinal_key)
-        .def_prop_ro("pending_chips", &Game::pending)
-        .def_prop_ro("current_seat", &Game::current,
-                     "The seat on turn, kept once the game is over (the last seat that played; LiveView.current).")
+// KardinalGame: the decision, moves, chips, results and copies.
+void bind_game_moves(nb::class_<Game> &cls) {
+    cls
         .def(
             "legal_move_codes",
             [](Game &g) {
@@ -487,7 +447,12 @@ void bind_kardinal(nb::module_ &m) {
                  out.append(group);
                  return out;
              })
-        .def("clone", [](const Game &g) { return Game(g); }, "An independent copy.")
+        .def("clone", [](const Game &g) { return Game(g); }, "An independent copy.");
+}
+
+// KardinalGame: random playouts, mcts:N and the playout policy (the core side of agents/search/mcts.py).
+void bind_game_search(nb::class_<Game> &cls) {
+    cls
         .def(
             "random_playouts",
             [](const Game &g, long long n_games, uint64_t seed) {
@@ -576,7 +541,12 @@ void bind_kardinal(nb::module_ &m) {
                 return out;
             },
             "legal_move_codes() as the playout policy orders them for progressive widening (Playout.order: "
-            "most promising first, equal ones in legal order).")
+            "most promising first, equal ones in legal order).");
+}
+
+// KardinalGame: the queries of the Python Game (kardinal_env/kardinal/core_game.py: the public Game API backed by this engine).
+void bind_game_queries(nb::class_<Game> &cls) {
+    cls
         // ============================================================ queries of the Python Game
         // (kardinal_env/kardinal/core_game.py: the public Game API backed by this engine)
         .def(
@@ -678,13 +648,12 @@ void bind_kardinal(nb::module_ &m) {
             nb::arg("code"),
             "What the build code would score for the seat on turn now (Game.build_chips): (touched building "
             "ids in the Python engine's order, their colours (-1: the cathedral), regular chips per colour, "
-            "substitutes, set_aside, touches_cathedral).")
-        .def("__repr__", [](const Game &g) {
-            std::string cur = g.is_over() ? "None" : std::to_string(g.current());
-            return "KardinalGame(players=" + std::to_string(g.num_players()) + ", phase='" + PHASE_NAMES[g.phase()] +
-                   "', current_player=" + cur + ", moves=" + std::to_string(g.move_count()) + ")";
-        })
+            "substitutes, set_aside, touches_cathedral).");
+}
 
+// KardinalGame: the observation and the action mask written into caller-owned buffers (observation.hpp).
+void bind_game_observation(nb::class_<Game> &cls) {
+    cls
         // ============================================================ observation and action mask
         // (observation.hpp) ObservationEncoder.encode and ActionCodec.action_mask / legal_actions
         // written into caller-owned NumPy buffers, byte for byte as the Python reference.
@@ -753,8 +722,61 @@ void bind_kardinal(nb::module_ &m) {
             "ActionCodec(rules, window).legal_actions(game): the action ids of the current decision's legal "
             "moves for the deciding seat, in the order of legal_move_codes(), as a new numpy int64 array "
             "(empty once the game is over). window: default frame_window; ValueError for one the Python "
-            "codec refuses.");
+            "codec refuses.");;
+}
 
-    // ============================================================ batched games (batch.hpp, section above)
+}  // namespace
+
+void bind_kardinal(nb::module_ &m) {
+
+    nb::class_<Game> cls(m, "KardinalGame",
+                     "One game of Kardinal in C++, on the Python engine's move codes (kardinal_env.kardinal.Game).");
+    cls
+        .def(
+            "__init__",
+            [](Game *self, int players, bool shared_pool, const std::string &exhausted_colour,
+               const std::string &neutral_build_chips, const std::string &neutral_touch_chips,
+               std::optional<int> window) {
+                kardinal::Rules r;
+                r.players = players;
+                r.shared_pool = shared_pool;
+                if (exhausted_colour != "none" && exhausted_colour != "substitute")
+                    throw nb::value_error("exhausted_colour must be 'none' or 'substitute'");
+                if (neutral_build_chips != "put_aside" && neutral_build_chips != "keep")
+                    throw nb::value_error("neutral_build_chips must be 'put_aside' or 'keep'");
+                if (neutral_touch_chips != "score" && neutral_touch_chips != "none")
+                    throw nb::value_error("neutral_touch_chips must be 'score' or 'none'");
+                r.substitute = exhausted_colour == "substitute";
+                r.neutral_put_aside = neutral_build_chips == "put_aside";
+                r.neutral_touch_score = neutral_touch_chips == "score";
+                if (window && *window == 0) throw nb::value_error("window must be None or an odd integer from 3 to 53");
+                r.window = window ? *window : 0;
+                new (self) Game(r);
+            },
+            nb::arg("players"), nb::arg("shared_pool") = false, nb::arg("exhausted_colour") = "none",
+            nb::arg("neutral_build_chips") = "put_aside", nb::arg("neutral_touch_chips") = "score",
+            nb::arg("window").none() = nb::none())
+        .def_prop_ro("num_players", &Game::num_players)
+        .def_prop_ro("current_player",
+                     [](const Game &g) -> std::optional<int> {
+                         if (g.is_over()) return std::nullopt;
+                         return g.current();
+                     })
+        .def_prop_ro("phase", [](const Game &g) { return std::string(PHASE_NAMES[g.phase()]); })
+        .def_prop_ro("is_over", &Game::is_over)
+        .def_prop_ro("move_count", &Game::move_count)
+        .def_prop_ro("cardinal_key", &Game::cardinal_key)
+        .def_prop_ro("pending_chips", &Game::pending)
+        .def_prop_ro("current_seat", &Game::current,
+                     "The seat on turn, kept once the game is over (the last seat that played; LiveView.current).");
+    bind_game_moves(cls);
+    bind_game_search(cls);
+    bind_game_queries(cls);
+    bind_game_observation(cls);
+    cls.def("__repr__", [](const Game &g) {
+            std::string cur = g.is_over() ? "None" : std::to_string(g.current());
+            return "KardinalGame(players=" + std::to_string(g.num_players()) + ", phase='" + PHASE_NAMES[g.phase()] +
+                   "', current_player=" + cur + ", moves=" + std::to_string(g.move_count()) + ")";
+        });
     bind_batch(m);
 }

@@ -562,18 +562,7 @@ void bind_koenig_batch(nb::module_ &m) {
             "A copy of game index as a KoenigGame.");
 }
 
-}  // namespace
-
-void bind_koenig(nb::module_ &m) {
-    nb::register_exception_translator([](const std::exception_ptr &p, void *) {
-        try {
-            std::rethrow_exception(p);
-        } catch (const koenig::IllegalMove &e) {
-            PyErr_SetString(PyExc_ValueError, e.message.c_str());
-        } catch (const koenig::DeckProblem &e) {
-            PyErr_SetString(PyExc_ValueError, e.message.c_str());
-        }
-    });
+void bind_board(nb::module_ &m) {
     nb::class_<Board>(m, "KoenigBoard",
                       "A Kardinal & König board for the core, from a parsed board's arrays "
                       "(kardinal_env.koenig.compiled.core_board builds it from a kardinal_env.koenig.board.Board).")
@@ -597,67 +586,11 @@ void bind_koenig(nb::module_ &m) {
             return "KoenigBoard('" + b.name + "': " + std::to_string(b.C) + " countries, " + std::to_string(b.S) +
                    " sites, " + std::to_string(b.num_moves) + " moves)";
         });
+}
 
-    nb::class_<KGame>(m, "KoenigGame",
-                      "One game of Kardinal & König in C++ on the Python engine's move ids "
-                      "(kardinal_env.koenig.Game); build it with kardinal_env.koenig.compiled.core_game.")
-        .def(
-            "__init__",
-            [](KGame *self, std::shared_ptr<Board> board, long long players, const std::string &discard,
-               nb::handle seed, nb::handle deck, nb::handle reshuffle) {
-                if (!board) throw nb::type_error("board must be a KoenigBoard");
-                if (discard != "one" && discard != "any")
-                    throw nb::value_error(("discard must be one of ['one', 'any'], got '" + discard + "'").c_str());
-                if (players < 3 || players > 5)
-                    throw nb::value_error(("players must be 3, 4 or 5, got " + std::to_string(players)).c_str());
-                uint64_t state = seed_state(seed);
-                std::optional<std::vector<int>> d, r;
-                if (!deck.is_none()) d = card_order(*board, deck, "deck");
-                if (!reshuffle.is_none()) r = card_order(*board, reshuffle, "reshuffle");
-                try {
-                    new (self) KGame(board, int(players), discard == "any", state, d, r);
-                } catch (const koenig::DeckProblem &e) {
-                    raise_as("kardinal_env.koenig.engine", "DeckError", e.message);
-                }
-            },
-            nb::arg("board"), nb::arg("players"), nb::arg("discard") = "one", nb::arg("seed").none() = nb::none(),
-            nb::arg("deck").none() = nb::none(), nb::arg("reshuffle").none() = nb::none(),
-            "As Game(Rules(players, discard, board), seed, deck=..., reshuffle=...): the same shuffles "
-            "(kardinal_env.core.shuffle), deck and reshuffle as type digits, top first.")
-        .def_prop_ro("num_players", [](const KGame &g) { return g.n; })
-        .def_prop_ro("current_player",
-                     [](const KGame &g) -> std::optional<int> {
-                         if (g.is_over()) return std::nullopt;
-                         return g.current;
-                     })
-        .def_prop_ro("phase", [](const KGame &g) { return std::string(koenig::PHASE_NAMES[g.phase]); })
-        .def_prop_ro("is_over", &KGame::is_over)
-        .def_prop_ro("move_count", &KGame::move_count)
-        .def_prop_ro("runouts", [](const KGame &g) { return g.runouts; })
-        .def_prop_ro("last_round", [](const KGame &g) { return g.last_round; })
-        .def_prop_ro("turn_country",
-                     [](const KGame &g) -> std::optional<std::string> {
-                         if (g.country < 0) return std::nullopt;
-                         return g.board->country_ids[g.country];
-                     })
-        .def_prop_ro("pieces_this_turn", [](const KGame &g) { return g.pieces; })
-        .def_prop_ro("cards_this_turn", [](const KGame &g) { return g.paid + g.discards; })
-        .def_prop_ro("board", [](const KGame &g) { return std::const_pointer_cast<Board>(g.board); })
-        .def_prop_ro("history", [](const KGame &g) {
-            nb::list out;
-            for (int m : g.history) out.append(g.board->moves[m]);
-            return out;
-        })
-        .def_prop_ro("history_ids", [](const KGame &g) { return int_list(g.history); })
-        .def_prop_ro("initial_deck", [](const KGame &g) { return digits(*g.board, g.deck0); })
-        .def_prop_ro("reshuffle_order", [](const KGame &g) { return optional_digits(g, g.reshuffled); })
-        .def_prop_ro("reshuffle_plan", [](const KGame &g) { return optional_digits(g, g.plan); },
-                     "The reshuffle order given to the constructor (type digits), or None.")
-        .def_prop_ro("missed_turns", [](const KGame &g) {
-            nb::list out;
-            for (auto [moves, seat] : g.missed) out.append(nb::make_tuple(moves, seat));
-            return out;
-        })
+// KoenigGame: the decision, moves, results and every public query of the position.
+void bind_game_moves(nb::class_<KGame> &cls) {
+    cls
         .def(
             "legal_move_ids",
             [](KGame &g) {
@@ -755,7 +688,12 @@ void bind_koenig(nb::module_ &m) {
         .def("discard_pile", [](const KGame &g) { return digits(*g.board, g.pile); })
         .def("owners", &owners)
         .def("cloister_counts", [](const KGame &g) { return per_country(g, g.cl); })
-        .def("advisor_counts", [](const KGame &g) { return per_country(g, g.ad); })
+        .def("advisor_counts", [](const KGame &g) { return per_country(g, g.ad); });
+}
+
+// KoenigGame: the whole state (hidden cards too, for the lockstep tests and the Python game), copies, the observation and the mask.
+void bind_game_state(nb::class_<KGame> &cls) {
+    cls
         .def(
             "snapshot",
             [](const KGame &g) {
@@ -829,7 +767,12 @@ void bind_koenig(nb::module_ &m) {
              "Write ActionCodec(rules).action_mask(game, seat) into out, a writable C-contiguous numpy int8 (or "
              "bool) array of shape (num_moves,): ones at the legal move ids when seat (default: the deciding "
              "seat) decides now, zeros otherwise and once the game is over. Returns None. TypeError: not an "
-             "array, or not int8/bool; ValueError: another shape, not C-contiguous, read-only, seat out of range.")
+             "array, or not int8/bool; ValueError: another shape, not C-contiguous, read-only, seat out of range.");
+}
+
+// KoenigGame: the searches, the heuristic and the playouts (the core sides of agents/search and agents/baselines).
+void bind_game_search(nb::class_<KGame> &cls) {
+    cls
         .def(
             "ismcts_root",
             [](KGame &g, long long simulations, double exploration, double scale, nb::handle knowledge, nb::handle seed,
@@ -1036,14 +979,11 @@ void bind_koenig(nb::module_ &m) {
             nb::arg("n_games"), nb::arg("seed").none(),
             "Play n_games random games from copies of this position inside C++ (uniform legal moves from a "
             "generator seeded with seed; each copy's later shuffles reseeded from it). A dict: games, "
-            "decisions, wins per seat (every winner of a tie counts), score_sum per seat.")
-        .def("__repr__", [](const KGame &g) {
-            return "KoenigGame(players=" + std::to_string(g.n) + ", phase='" + koenig::PHASE_NAMES[g.phase] +
-                   "', current_player=" + (g.is_over() ? std::string("None") : std::to_string(g.current)) +
-                   ", moves=" + std::to_string(g.history.size()) + ", deck=" + std::to_string(g.deck.size()) +
-                   ", runouts=" + std::to_string(g.runouts) + ")";
-        });
+            "decisions, wins per seat (every winner of a tie counts), score_sum per seat.");
+}
 
+// The shared shuffler (kardinal_env.core.shuffle) for the lockstep tests.
+void bind_shuffler(nb::module_ &m) {
     m.def("koenig_seed_state", &seed_state, nb::arg("seed").none(),
           "kardinal_env.core.shuffle.seed_state in C++ (None: a state from std::random_device).");
     m.def(
@@ -1095,5 +1035,93 @@ void bind_koenig(nb::module_ &m) {
             return items;
         },
         nb::arg("seed").none(), nb::arg("size"), "list(range(size)) shuffled by ShuffleRng(seed).shuffle.");
+}
+
+}  // namespace
+
+void bind_koenig(nb::module_ &m) {
+    nb::register_exception_translator([](const std::exception_ptr &p, void *) {
+        try {
+            std::rethrow_exception(p);
+        } catch (const koenig::IllegalMove &e) {
+            PyErr_SetString(PyExc_ValueError, e.message.c_str());
+        } catch (const koenig::DeckProblem &e) {
+            PyErr_SetString(PyExc_ValueError, e.message.c_str());
+        }
+    });
+    bind_board(m);
+
+    nb::class_<KGame> cls(m, "KoenigGame",
+                      "One game of Kardinal & König in C++ on the Python engine's move ids "
+                      "(kardinal_env.koenig.Game); build it with kardinal_env.koenig.compiled.core_game.");
+    cls
+        .def(
+            "__init__",
+            [](KGame *self, std::shared_ptr<Board> board, long long players, const std::string &discard,
+               nb::handle seed, nb::handle deck, nb::handle reshuffle) {
+                if (!board) throw nb::type_error("board must be a KoenigBoard");
+                if (discard != "one" && discard != "any")
+                    throw nb::value_error(("discard must be one of ['one', 'any'], got '" + discard + "'").c_str());
+                if (players < 3 || players > 5)
+                    throw nb::value_error(("players must be 3, 4 or 5, got " + std::to_string(players)).c_str());
+                uint64_t state = seed_state(seed);
+                std::optional<std::vector<int>> d, r;
+                if (!deck.is_none()) d = card_order(*board, deck, "deck");
+                if (!reshuffle.is_none()) r = card_order(*board, reshuffle, "reshuffle");
+                try {
+                    new (self) KGame(board, int(players), discard == "any", state, d, r);
+                } catch (const koenig::DeckProblem &e) {
+                    raise_as("kardinal_env.koenig.engine", "DeckError", e.message);
+                }
+            },
+            nb::arg("board"), nb::arg("players"), nb::arg("discard") = "one", nb::arg("seed").none() = nb::none(),
+            nb::arg("deck").none() = nb::none(), nb::arg("reshuffle").none() = nb::none(),
+            "As Game(Rules(players, discard, board), seed, deck=..., reshuffle=...): the same shuffles "
+            "(kardinal_env.core.shuffle), deck and reshuffle as type digits, top first.")
+        .def_prop_ro("num_players", [](const KGame &g) { return g.n; })
+        .def_prop_ro("current_player",
+                     [](const KGame &g) -> std::optional<int> {
+                         if (g.is_over()) return std::nullopt;
+                         return g.current;
+                     })
+        .def_prop_ro("phase", [](const KGame &g) { return std::string(koenig::PHASE_NAMES[g.phase]); })
+        .def_prop_ro("is_over", &KGame::is_over)
+        .def_prop_ro("move_count", &KGame::move_count)
+        .def_prop_ro("runouts", [](const KGame &g) { return g.runouts; })
+        .def_prop_ro("last_round", [](const KGame &g) { return g.last_round; })
+        .def_prop_ro("turn_country",
+                     [](const KGame &g) -> std::optional<std::string> {
+                         if (g.country < 0) return std::nullopt;
+                         return g.board->country_ids[g.country];
+                     })
+        .def_prop_ro("pieces_this_turn", [](const KGame &g) { return g.pieces; })
+        .def_prop_ro("cards_this_turn", [](const KGame &g) { return g.paid + g.discards; })
+        .def_prop_ro("board", [](const KGame &g) { return std::const_pointer_cast<Board>(g.board); })
+        .def_prop_ro("history", [](const KGame &g) {
+            nb::list out;
+            for (int m : g.history) out.append(g.board->moves[m]);
+            return out;
+        })
+        .def_prop_ro("history_ids", [](const KGame &g) { return int_list(g.history); })
+        .def_prop_ro("initial_deck", [](const KGame &g) { return digits(*g.board, g.deck0); })
+        .def_prop_ro("reshuffle_order", [](const KGame &g) { return optional_digits(g, g.reshuffled); })
+        .def_prop_ro("reshuffle_plan", [](const KGame &g) { return optional_digits(g, g.plan); },
+                     "The reshuffle order given to the constructor (type digits), or None.")
+        .def_prop_ro("missed_turns", [](const KGame &g) {
+            nb::list out;
+            for (auto [moves, seat] : g.missed) out.append(nb::make_tuple(moves, seat));
+            return out;
+        });
+    bind_game_moves(cls);
+    bind_game_state(cls);
+    bind_game_search(cls);
+    cls.def("__repr__", [](const KGame &g) {
+            return "KoenigGame(players=" + std::to_string(g.n) + ", phase='" + koenig::PHASE_NAMES[g.phase] +
+                   "', current_player=" + (g.is_over() ? std::string("None") : std::to_string(g.current)) +
+                   ", moves=" + std::to_string(g.history.size()) + ", deck=" + std::to_string(g.deck.size()) +
+                   ", runouts=" + std::to_string(g.runouts) + ")";
+        });
+
+    bind_shuffler(m);
     bind_koenig_batch(m);
 }
