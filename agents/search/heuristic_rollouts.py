@@ -22,13 +22,13 @@ after ``N`` worlds. Most decisions end after the first round (in 4-player games 
 at a decision with alternatives, and ``rollout:512`` the same moves in 192 of 200 games); the close ones
 get more. The defaults (``z = 2.5``, ``t_continue = 0.5``: a stricter test, more rounds for the close
 decisions) took 0.348 and 0.393 of two sets of 200 games against three ``heuristic`` seats, the first
-defaults 0.308 (docs/results.md). With ``batch >= N`` the agent plays exactly ``N`` worlds in one
+defaults 0.308 (docs/lab/koenig-search.md). With ``batch >= N`` the agent plays exactly ``N`` worlds in one
 round (the fixed rule of version 1, below).
 
 Why not the move with the best mean: the candidates' means differ by less than their noise over a
 few dozen worlds, and choosing the best mean replaces good moves by lucky ones — that version, with
 four candidates and 16 worlds, took 0.19 of 29 games against three ``heuristic`` seats, below parity
-(docs/results.md). This is the rollout algorithm (Tesauro & Galperin, 1996; Bertsekas) with a
+(docs/lab/koenig-search.md). This is the rollout algorithm (Tesauro & Galperin, 1996; Bertsekas) with a
 significance test in front of the improvement step.
 
 **A world** is dealt as ``ismcts`` deals it, from what the seat knows

@@ -1,5 +1,6 @@
 // The Kardinal & König heuristic baseline (agents/baselines/koenig_heuristic.py, the `heuristic`
-// agent) on the core engine: for the seat on turn, the candidate values that the Python _Planner
+// agent; its planner in koenig_heuristic_plan.py, the board's value in koenig_heuristic_value.py) on the
+// core engine: for the seat on turn, the candidate values that the Python _Planner
 // computes before its tie-break — for a draw decision the value of every draw move (the expectimax's
 // options, legal[0] alone when the seat gets no further turn), for a placement or discard decision the
 // `final` list of _Planner.choose (plans without pieces valued exactly, then the `replan` best placed
