@@ -413,16 +413,15 @@ def run_cases(cases: list[dict], tmp_path: Path) -> tuple[list[str], dict[str, i
                 i, _, result = rest.partition(" ")
                 ended = int(i)
                 counts["cases"] += 1
-                counts["ok" if result == "ok" else "refused" if result.startswith("refused") else "bad"] = (
-                    counts.get("ok" if result == "ok" else "refused" if result.startswith("refused") else "bad", 0) + 1
-                )
-                if result.startswith("BAD"):
+                kind = result.split(" ", 1)[0].lower()  # ok, refused or bad
+                counts[kind] = counts.get(kind, 0) + 1
+                if kind == "bad":
                     findings.append(f"{batch[ended]}: {result}")
         if code == 0 and ended == len(batch) - 1:
             break
         culprit = begun if begun is not None and begun > ended else ended + 1
         if code == "timeout" and culprit == ended + 1 and begun is None:
-            findings.append(f"worker hung before its first case: {proc_tail(stdout)}")
+            findings.append(f"worker hung before its first case: {stdout[-300:]}")
             break
         if culprit >= len(batch):  # died after the last case ended (at exit)
             findings.append(f"the worker ended with {code} after its last case")
@@ -431,10 +430,6 @@ def run_cases(cases: list[dict], tmp_path: Path) -> tuple[list[str], dict[str, i
         findings.append(f"{batch[culprit]}: {what}")
         start += culprit + 1
     return findings, counts
-
-
-def proc_tail(text: str) -> str:
-    return text[-300:]
 
 
 def _core_or_skip():

@@ -18,6 +18,7 @@ from kardinal_env.core.checks import is_finite_number, is_int
 __all__ = [
     "check_count",
     "check_finite",
+    "check_fraction",
     "play_out",
     "backup",
     "paired_statistics",
@@ -48,6 +49,13 @@ def check_finite(what: str, value: object, positive: bool = False) -> None:
     (> 0 when ``positive``; not a bool, not NaN)."""
     if not (is_finite_number(value) and (value > 0 if positive else value >= 0)):
         raise ValueError(f"{what} must be a finite number {'> 0' if positive else '>= 0'}, got {value!r}")
+
+
+def check_fraction(what: str, value: object) -> None:
+    """``ValueError`` naming ``what`` (e.g. ``"mcts: margin_weight"``) unless ``value`` is a number in
+    [0, 1] (not a bool, not NaN)."""
+    if not (is_finite_number(value) and 0 <= value <= 1):  # type: ignore[operator]
+        raise ValueError(f"{what} must be in [0, 1], got {value!r}")
 
 
 def play_out(

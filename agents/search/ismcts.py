@@ -87,6 +87,7 @@ from agents.search.common import (
     backup,
     check_count,
     check_finite,
+    check_fraction,
     choose,
     paired_statistics,
     play_out,
@@ -94,7 +95,6 @@ from agents.search.common import (
     significant_move,
 )
 from kardinal_env.core import limits
-from kardinal_env.core.checks import is_finite_number
 from kardinal_env.core.registry import GameSpec, UnknownGameError, game_of
 from kardinal_env.core.shuffle import ShuffleRng
 
@@ -143,8 +143,7 @@ class ISMCTSAgent(BaseAgent):
         check_finite("ismcts: scale", scale, positive=True)
         check_count("ismcts: rollout_moves", rollout_moves, minimum=0)
         check_count("ismcts: widen", widen)
-        if not (is_finite_number(margin_weight) and 0.0 <= margin_weight <= 1.0):
-            raise ValueError(f"ismcts: margin_weight must be in [0, 1], got {margin_weight!r}")
+        check_fraction("ismcts: margin_weight", margin_weight)
         if margin_weight and rollout != "guide":
             raise ValueError("ismcts: margin_weight values guided playouts; it needs rollout='guide'")
         if rollout not in _ROLLOUTS:

@@ -59,9 +59,8 @@ import math
 from typing import Any
 
 from agents.base import BaseAgent
-from agents.search.common import backup, check_count, check_finite, play_out
+from agents.search.common import backup, check_count, check_finite, check_fraction, play_out
 from kardinal_env.core import limits
-from kardinal_env.core.checks import is_finite_number
 from kardinal_env.core.registry import GameSpec, game_of
 
 __all__ = ["MCTSAgent"]
@@ -104,8 +103,7 @@ class MCTSAgent(BaseAgent):
         super().__init__(seed)
         check_count("mcts: simulations", simulations, maximum=limits.SIMULATIONS)
         check_finite("mcts: exploration", exploration)
-        if not (is_finite_number(margin_weight) and 0 <= margin_weight <= 1):
-            raise ValueError(f"mcts: margin_weight must be a number in [0, 1], got {margin_weight!r}")
+        check_fraction("mcts: margin_weight", margin_weight)
         if widen_base is not None:
             check_finite("mcts: widen_base", widen_base)
         if rollout not in _ROLLOUTS:

@@ -97,10 +97,7 @@ class CoreGame(CoreBacked, Game):
         return (_restore, (self.rules, self._args, list(self._history)))
 
     # ------------------------------------------------------------------ public state
-    @property
-    def history(self) -> list[str]:
-        names = self.board.moves
-        return [names[m] for m in self._history]
+    # history comes from GameState (the move names of _history, which this class keeps as well)
 
     @property
     def runouts(self) -> int:
