@@ -54,7 +54,7 @@ def check_finite(what: str, value: object, positive: bool = False) -> None:
 def check_fraction(what: str, value: object) -> None:
     """``ValueError`` naming ``what`` (e.g. ``"mcts: margin_weight"``) unless ``value`` is a number in
     [0, 1] (not a bool, not NaN)."""
-    if not (is_finite_number(value) and 0 <= value <= 1):  # type: ignore[operator]
+    if not (is_finite_number(value) and 0 <= value <= 1):
         raise ValueError(f"{what} must be in [0, 1], got {value!r}")
 
 
