@@ -9,6 +9,9 @@ package that asks for a count, a seat, a seed or a score asks one of these inste
   that come out of arrays).
 - :func:`is_number`: an ``int`` or ``float`` that is not a ``bool`` (NaN and infinities included;
   :func:`is_finite_number` excludes them).
+- :func:`check_action`: an action id of ``Discrete(n)`` (a Python or NumPy integer, not a bool);
+  anything else raises :class:`~kardinal_env.core.errors.IllegalMoveError` with rule ``"action"``,
+  naming the value and the range. Nothing is rounded or clipped.
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ import math
 import sys
 from typing import TYPE_CHECKING, TypeGuard
 
+from kardinal_env.core.errors import IllegalMoveError
+
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["is_finite_number", "is_int", "is_integral", "is_number"]
+__all__ = ["check_action", "is_finite_number", "is_int", "is_integral", "is_number"]
 
 
 def is_int(value: object) -> TypeGuard[int]:
@@ -48,3 +53,21 @@ def is_number(value: object) -> TypeGuard[int | float]:
 def is_finite_number(value: object) -> TypeGuard[int | float]:
     """:func:`is_number` and neither NaN nor infinite."""
     return is_number(value) and math.isfinite(value)
+
+
+def check_action(action: object, num_actions: int) -> int:
+    """``action`` as an ``int`` if it is an integer in ``[0, num_actions)``; IllegalMoveError otherwise."""
+    if not is_integral(action):
+        shape = getattr(action, "shape", None)
+        if shape == () and getattr(getattr(action, "dtype", None), "kind", "") in "iu":  # 0-d integer array
+            action = int(action.item())  # type: ignore[attr-defined]
+        else:
+            raise IllegalMoveError(
+                f"action: expected an integer in [0, {num_actions}), got {action!r} ({type(action).__name__})",
+                "action",
+                action,
+            )
+    value = int(action)
+    if not 0 <= value < num_actions:
+        raise IllegalMoveError(f"action: {value} is outside Discrete({num_actions})", "action", action)
+    return value

@@ -35,8 +35,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers.base import BaseWrapper
 
-from kardinal_env.core.checks import is_integral
-from kardinal_env.core.errors import IllegalMoveError
+from kardinal_env.core.checks import check_action as check_action  # re-exported: its home was here
 
 __all__ = [
     "check_action",
@@ -47,24 +46,6 @@ __all__ = [
     "fresh_observation",
     "FreshObservationWrapper",
 ]
-
-
-def check_action(action: object, num_actions: int) -> int:
-    """``action`` as an ``int`` if it is an integer in ``[0, num_actions)``; IllegalMoveError otherwise."""
-    if not is_integral(action):
-        shape = getattr(action, "shape", None)
-        if shape == () and getattr(getattr(action, "dtype", None), "kind", "") in "iu":  # 0-d integer array
-            action = int(action.item())  # type: ignore[attr-defined]
-        else:
-            raise IllegalMoveError(
-                f"action: expected an integer in [0, {num_actions}), got {action!r} ({type(action).__name__})",
-                "action",
-                action,
-            )
-    value = int(action)
-    if not 0 <= value < num_actions:
-        raise IllegalMoveError(f"action: {value} is outside Discrete({num_actions})", "action", action)
-    return value
 
 
 def seat_action_mask(

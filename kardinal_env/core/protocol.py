@@ -14,9 +14,26 @@ inherit from anything here.
 ``current_player``                             the seat that decides now; ``None`` once the game is over
 ``is_over``                                    ``True`` once the game has ended
 ``move_count`` / ``history``                   moves played so far / their notation strings
+``num_actions``                                the size of the game's action space under its rules: action
+                                               ids are ``0 .. num_actions - 1`` (the environments'
+                                               ``Discrete`` space; a game may give ids relative to the
+                                               seat that decides, as Kardinal does)
+``legal_actions()``                            the legal action ids of the current decision (a list or a
+                                               1-D integer array; empty once the game is over), in the
+                                               order of ``legal_moves()``
+``apply_action(action)``                       play the move with this id, checked once: an id that is not
+                                               legal now raises ``IllegalMoveError`` naming the rule it
+                                               breaks (rule ``"action"`` for anything that is not an id of
+                                               the action space) and changes nothing. Every tool plays
+                                               through it (environments, ``VectorEnv``, search, training)
+``action_to_string(action)``                   the notation of an action id for the seat that decides now
+``string_to_action(move)``                     the action id of a move in notation for the seat that decides
+                                               now (``IllegalMoveError`` for a malformed move); for a legal
+                                               move ``action_to_string(string_to_action(m)) == m``
 ``legal_moves()``                              the legal moves of the current decision (notation strings,
                                                no duplicates, in the engine's canonical order)
-``play(move)``                                 play one move; an illegal or malformed one (a move after
+``play(move)``                                 play one move in notation (records, people: the convenience
+                                               on top of ``apply_action``); an illegal or malformed one (a move after
                                                the end too) raises
                                                :class:`~kardinal_env.core.errors.IllegalMoveError`
                                                ``(message, rule, move)`` — a ``ValueError`` whose ``rule``
@@ -78,7 +95,9 @@ inherit from anything here.
                                                may know (never another seat's hidden cards or a deck order)
 =============================================  =======================================================
 
-Version history: 1 — first version (both built-in games; ``legal_actions`` in the order of
+Version history: 2 — integer actions are the protocol (``num_actions``, ``legal_actions()``,
+``apply_action``, ``action_to_string``, ``string_to_action`` on the game, as OpenSpiel's ``State``); the
+codec keeps only the mask. 1 — first version (both built-in games; ``legal_actions`` in the order of
 ``legal_moves()``, as both codecs give them).
 """
 
@@ -96,7 +115,7 @@ __all__ = [
     "finishing_order_from_keys",
 ]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 
 @runtime_checkable
@@ -119,6 +138,20 @@ class GameState(Protocol):
 
     @property
     def history(self) -> list[str]: ...
+
+    @property
+    def num_actions(self) -> int: ...
+
+    def legal_actions(self) -> Any: ...
+
+    def apply_action(self, action: int) -> None:
+        """Play the move whose id is ``action``, checked once; ``IllegalMoveError`` naming the rule
+        otherwise (rule ``"action"`` for a value that is not an id of the action space)."""
+        ...
+
+    def action_to_string(self, action: int) -> str: ...
+
+    def string_to_action(self, move: str) -> int: ...
 
     def legal_moves(self) -> list[str]: ...
 
@@ -181,6 +214,11 @@ _GAME_MEMBERS = (
     "is_over",
     "move_count",
     "history",
+    "num_actions",
+    "legal_actions",
+    "apply_action",
+    "action_to_string",
+    "string_to_action",
     "legal_moves",
     "play",
     "scores",

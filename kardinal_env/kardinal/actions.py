@@ -32,11 +32,12 @@ methods the environment uses (``encode_move``, ``decode_action``, ``encode_code`
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from kardinal_env.core.env_utils import check_action, seat_action_mask
 from kardinal_env.core.errors import IllegalMoveError
-from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.notation import (
     BUILD,
     CARDINAL,
@@ -53,6 +54,9 @@ from kardinal_env.kardinal.notation import (
 )
 from kardinal_env.kardinal.rules import Rules
 from kardinal_env.kardinal.window import LOSSLESS_WINDOW, check_window
+
+if TYPE_CHECKING:
+    from kardinal_env.kardinal.engine import Game
 
 __all__ = [
     "ActionCodec",
@@ -231,10 +235,14 @@ class ActionCodec:
         """Notation of ``action`` for the seat that decides now. ``IllegalMoveError`` with rule
         ``"action"`` for anything but an integer in ``[0, num_actions)`` (or a yard whose second square
         lies outside the window), ``"game over"`` when nobody decides."""
+        return format_move(self.code_of(game, action))
+
+    def code_of(self, game: Game, action: object) -> tuple:
+        """The move code of ``action`` for the seat that decides now (the errors of :meth:`decode`)."""
         value = check_action(action, self.num_actions)
         seat = _deciding(game, action)
         try:
-            return format_move(self.decode_code(value, seat))
+            return self.decode_code(value, seat)
         except ValueError as exc:
             raise IllegalMoveError(f"action: {exc}", "action", action) from None
 
@@ -260,12 +268,14 @@ class ActionCodec:
         return out
 
     def legal_actions(self, game: Game) -> np.ndarray:
-        """The legal actions of ``game``'s current decision for the deciding seat, as an ``intp`` array
-        in the order of ``game.legal_move_codes()`` (empty once the game is over). The one mask
-        builder: the environment, the single-agent view, the integrations and the PPO agent all use
-        it. A cardinal decision is read from the engine's cardinal targets without building codes."""
-        if game.compiled:  # a core-backed game: the core lists them (the same ids in the same order)
-            return game.legal_action_ids(self.window).astype(np.intp, copy=False)  # type: ignore[attr-defined]
+        """``game.legal_actions()`` (the game protocol's ids) as an ``intp`` array."""
+        return np.asarray(game.legal_actions(), dtype=np.intp)
+
+    def actions_of(self, game: Game) -> np.ndarray:
+        """The legal actions of a Python engine ``game``'s current decision for the deciding seat, as an
+        ``intp`` array in the order of ``game.legal_move_codes()`` (empty once the game is over): the
+        Python engine's :meth:`~kardinal_env.kardinal.engine.Game.legal_actions`. A cardinal decision
+        is read from the engine's cardinal targets without building codes."""
         seat = game.current_player
         if seat is None:
             return np.empty(0, dtype=np.intp)

@@ -256,6 +256,21 @@ class CoreGame(CoreBacked, Game):
             self._text_index = index
         return list(index)
 
+    def legal_actions(self) -> np.ndarray:
+        """The core's legal action ids (a new ``int64`` array, the Python engine's ids in its order)."""
+        return self._core.legal_action_ids(None)
+
+    def apply_action(self, action: int) -> None:
+        try:
+            code = self._core.play_action(action)
+        except TypeError:  # not an integer, or one wider than 64 bits: nothing was played
+            code = None
+        if code is None:
+            self._raise_illegal(self._code_of(action), None)
+        self._history.append(code)
+        self._moves = None
+        self._text_index = None
+
     def is_legal_code(self, code: tuple) -> bool:
         return self._core.is_legal_code(code)
 
@@ -312,7 +327,7 @@ class CoreGame(CoreBacked, Game):
 
     def _raise_illegal(self, code: Any, move: object) -> None:
         reference = self.reference_game()
-        if move is code:
+        if move is code or move is None:
             try:
                 move = format_move(code)  # type: ignore[arg-type]
             except (TypeError, ValueError, IndexError, KeyError):

@@ -140,6 +140,18 @@ def use_core_game(core_class: type) -> None:
     use_core_class(Game, core_class, _core_wanted)
 
 
+def action_codec(rules: Rules) -> Any:
+    """The :class:`~kardinal_env.kardinal.actions.ActionCodec` of ``rules`` (built once per rules object
+    and kept on it; imported on first use, so the engine itself needs only the standard library)."""
+    codec = rules.__dict__.get("_action_codec")
+    if codec is None:
+        from kardinal_env.kardinal.actions import ActionCodec
+
+        codec = ActionCodec(rules)
+        object.__setattr__(rules, "_action_codec", codec)  # Rules is frozen: a cache, not a field
+    return codec
+
+
 def _core_wanted() -> Any:
     return backend.core_module()
 
@@ -267,6 +279,35 @@ class Game(TurnBasedGame, GameState, metaclass=CoreRedirect):
         if code is None:
             code = self._checked_code(move)
         self._apply(code)
+
+    # ------------------------------------------------------------------ action ids (the game protocol)
+    @property
+    def num_actions(self) -> int:
+        """``17·W² + 5`` for the rules' window ``W`` (:mod:`kardinal_env.kardinal.actions`)."""
+        return action_codec(self.rules).num_actions
+
+    def legal_actions(self) -> Any:
+        """The legal action ids of the deciding seat (ego-centric colours), in the order of
+        :meth:`legal_moves`: an ``intp`` array (empty once the game is over)."""
+        return action_codec(self.rules).actions_of(self)
+
+    def apply_action(self, action: int) -> None:
+        """Play the move of ``action`` for the deciding seat; :class:`IllegalMoveError` names the rule
+        otherwise (``"action"`` for anything but an id of ``Discrete(num_actions)``)."""
+        code = self._code_of(action)
+        if not self.is_legal_code(code):
+            self._raise_illegal(code, format_move(code))
+        self._apply(code)
+
+    def action_to_string(self, action: int) -> str:
+        return format_move(self._code_of(action))
+
+    def string_to_action(self, move: str) -> int:
+        return action_codec(self.rules).encode(self, move)
+
+    def _code_of(self, action: object) -> tuple:
+        """The move code of an action id for the deciding seat (``IllegalMoveError`` otherwise)."""
+        return action_codec(self.rules).code_of(self, action)
 
     def is_legal_code(self, code: tuple) -> bool:
         """Whether ``code`` is one of :meth:`legal_move_codes` (a cardinal decision is answered from

@@ -35,6 +35,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from kardinal_env.core.backend import CoreBacked
+from kardinal_env.core.checks import check_action
 from kardinal_env.core.game_base import resolve_rules
 from kardinal_env.koenig import backend
 from kardinal_env.koenig.backend import core_module
@@ -260,6 +261,14 @@ class CoreGame(CoreBacked, Game):
     def play(self, move: str) -> None:
         self._core.play(move)  # IllegalMoveError naming the rule, as the Python engine
         self._played(self.board.move_index[move])  # the core played it: a move string of the table
+
+    def legal_actions(self) -> list[int]:
+        return self.legal_move_ids()
+
+    def apply_action(self, action: int) -> None:
+        m = check_action(action, self.board.num_moves)
+        self._core.play_id(m)  # IllegalMoveError naming the rule, as the Python engine
+        self._played(m)
 
     def play_id(self, move_id: int) -> None:
         self._core.play_id(move_id)

@@ -95,6 +95,7 @@ import json
 import random
 from typing import Any, ClassVar
 
+from kardinal_env.core.checks import check_action
 from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.game_base import CoreRedirect, TurnBasedGame, core_class_of, resolve_rules, use_core_class
 from kardinal_env.core.records import check_replayed_result, play_record_move
@@ -293,6 +294,36 @@ class Game(TurnBasedGame, GameState, metaclass=CoreRedirect):
         if m is None or m not in moves:
             reject(self, move)
         self._apply(m)
+
+    # ------------------------------------------------------------------ action ids (the game protocol)
+    @property
+    def num_actions(self) -> int:
+        """The size of the board's move table: action id ``a`` is ``board.moves[a]`` for every seat."""
+        return self.board.num_moves
+
+    def legal_actions(self) -> list[int]:
+        """The legal action ids of the current decision, in the order of :meth:`legal_moves` (the
+        engine's cached list: do not modify it)."""
+        return self.legal_move_ids()
+
+    def apply_action(self, action: int) -> None:
+        """Play the move with id ``action``; :class:`IllegalMoveError` names the rule otherwise (``"action"``
+        for anything but an id of ``Discrete(num_actions)``)."""
+        m = check_action(action, self.board.num_moves)
+        if m not in self.legal_move_ids():
+            reject(self, self.board.moves[m])
+        self._apply(m)
+
+    def action_to_string(self, action: int) -> str:
+        return self.board.moves[check_action(action, self.board.num_moves)]
+
+    def string_to_action(self, move: str) -> int:
+        m = self.board.move_index.get(move) if isinstance(move, str) else None
+        if m is None:
+            raise IllegalMoveError(
+                f"malformed move: {move!r} is no move of board {self.board.name!r}", "malformed move", move
+            )
+        return m
 
     def play_id(self, move_id: int) -> None:
         """Play a move by id (checked like :meth:`play`)."""

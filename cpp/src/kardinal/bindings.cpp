@@ -350,6 +350,24 @@ void bind_game_moves(nb::class_<Game> &cls) {
                 g.apply(moves[size_t(i)]);
             },
             nb::arg("index"), "Play the legal move at this position of legal_move_codes().")
+        .def(
+            "play_action",
+            [](Game &g, long long action) -> nb::object {
+                // The id is compared with the legal ids (as wide integers: nothing is narrowed), so any
+                // value that is not one plays nothing; the caller explains the refusal.
+                if (g.is_over()) return nb::none();
+                std::vector<long long> ids;
+                kardinal::legal_action_ids(g, kardinal::frame_window(g.rules), ids);
+                auto at = std::find(ids.begin(), ids.end(), action);
+                if (at == ids.end()) return nb::none();
+                const Move move = g.legal()[size_t(at - ids.begin())];
+                nb::object code = code_tuple(move);
+                g.apply(move);
+                return code;
+            },
+            nb::arg("action"),
+            "Play the legal move whose action id (ActionCodec(rules) at frame_window, for the deciding seat) "
+            "is action and return its move code; None, playing nothing, when action is not a legal id now.")
         .def("play_code", &play_checked, nb::arg("code").none(),
              "Play a legal move code; TypeError for a malformed code, ValueError for an illegal one.")
         .def("apply_legal_code", &play_checked, nb::arg("code").none(),
