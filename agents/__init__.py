@@ -3,21 +3,22 @@
 ``load_agent(spec, game=None, **kw)`` builds an agent from a spec string:
 
 =================  ===========================================================================
-``random``,        a baseline of the game (``GameSpec.baseline_kinds``): ``random``, a uniformly random
-``greedy``, ...    legal move, on every game (``registry.GENERIC_BASELINES``), and the kinds its registry
-                   entry lists (``GameSpec.baselines``; both built-in games have ``greedy``)
+``random``,        a baseline of the game (``GameAgents.baseline_kinds``, :mod:`agents.registry`):
+``greedy``, ...    ``random``, a uniformly random legal move, on every game (``GENERIC_BASELINES``), and
+                   the kinds its agents' entry lists (``GameAgents.baselines``; both built-in games
+                   have ``greedy``)
 ``mcts:N``         UCT with ``N`` simulations per decision (:class:`agents.search.mcts.MCTSAgent`);
                    games of perfect information (``GameSpec.perfect_information``)
 ``ismcts:N``       information-set MCTS with N simulations on ``game.determinize`` worlds
                    (:class:`agents.search.ismcts.ISMCTSAgent`); any game
-``gismcts:N``      ``ismcts:N`` guided by the game's heuristic (``GameSpec.search_guide``; ``rollout="guide"``):
+``gismcts:N``      ``ismcts:N`` guided by the game's heuristic (``GameAgents.search_guide``; ``rollout="guide"``):
                    each node searches the mover's 3 best moves, every simulation a heuristic playout
 ``pismcts:N``      ``gismcts:N`` with a paired root (``paired=True, batch=16, widen_visits=8``): rounds of
                    one world in which every root child is played, the guide's move kept unless a paired
                    test finds a better one, the test after every 16 rounds, up to N simulations; below
                    the root a node offers one more of the guide's moves every 8 visits
 ``rollout:N``      the game's heuristic playout search with N worlds per candidate move
-                   (``GameSpec.rollout_search``; Kardinal & König:
+                   (``GameAgents.rollout_search``; Kardinal & König:
                    :class:`agents.search.heuristic_rollouts.HeuristicRolloutAgent`)
 ``ppo:PATH``       a PPO checkpoint (``agents.networks.ppo_agent.PPOAgent.from_checkpoint(PATH, **kw)``);
                    the game the checkpoint was trained on (its environment is the game's ``env_name``)
@@ -32,7 +33,8 @@
 =================  ===========================================================================
 
 ``game`` is a registered game's name or its :class:`kardinal_env.core.registry.GameSpec` (a spec
-need not be registered). With it, a baseline kind is that game's class (``spec.baseline(kind)``), a
+need not be registered). With it, a baseline kind is that game's class
+(``game_agents(spec).baseline(kind)``, :mod:`agents.registry`), a
 spec that cannot play the game is refused, and a search agent is given the spec (``game=``) instead
 of looking its game up in the registry. With ``game=None`` a baseline kind may be any registered
 game's, and the agent picks its class from the game it is asked to move in
@@ -65,6 +67,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.base import Agent, BaseAgent
+from agents.registry import game_agents
 from kardinal_env.core import limits
 from kardinal_env.core.registry import GameSpec, game_of, games, get_game
 
@@ -118,18 +121,18 @@ def _needs_perfect_information(spec: str, game: GameSpec) -> str | None:
 
 
 def _needs_search_guide(spec: str, game: GameSpec) -> str | None:
-    if game.search_guide is not None:
+    if game_agents(game).search_guide is not None:
         return None
     other = "ismcts:" + spec.partition(":")[2]
-    return f"needs a game with a search guide (GameSpec.search_guide); {game.name} has none: try {other!r}"
+    return f"needs a game with a search guide (GameAgents.search_guide); {game.name} has none: try {other!r}"
 
 
 def _needs_rollout_search(spec: str, game: GameSpec) -> str | None:
-    if game.rollout_search is not None:
+    if game_agents(game).rollout_search is not None:
         return None
     other = "ismcts:" + spec.partition(":")[2]
     return (
-        f"needs a game with a heuristic playout search (GameSpec.rollout_search); {game.name} has none: try {other!r}"
+        f"needs a game with a heuristic playout search (GameAgents.rollout_search); {game.name} has none: try {other!r}"
     )
 
 
@@ -159,8 +162,8 @@ def _is_positive_int(text: str) -> bool:
 def _baseline_kinds(game: GameSpec | None) -> list[str]:
     """The baseline kinds of ``game`` (``random`` and its entry's), or of any registered game."""
     if game is not None:
-        return game.baseline_kinds
-    return sorted({kind for spec in games().values() for kind in spec.baseline_kinds})
+        return game_agents(game).baseline_kinds
+    return sorted({kind for spec in games().values() for kind in game_agents(spec).baseline_kinds})
 
 
 def parse_spec(spec: str, game: str | GameSpec | None = None) -> tuple[str, int | None, str | None]:
@@ -294,7 +297,7 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
     if kind not in KINDS:
         if game_spec is None:
             return BaselineAgent(kind, **kw)
-        return game_spec.baseline(kind)(**kw)
+        return game_agents(game_spec).baseline(kind)(**kw)
     if game_spec is not None:
         check_spec(text, game=game_spec)
     if kind in _CHECKPOINT_KINDS:
@@ -334,7 +337,7 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
         assert simulations is not None
         if game_spec is None:
             game_spec = _only_game_with("rollout_search", text)
-        return game_spec.load("rollout_search")(simulations, game=game_spec, **kw)
+        return game_agents(game_spec).load("rollout_search")(simulations, game=game_spec, **kw)
     from agents.networks.rllib_agent import RLlibAgent  # kind == "rllib"; imports ray and torch; only here
 
     assert path is not None
@@ -342,9 +345,9 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
 
 
 def _only_game_with(entry: str, text: str) -> GameSpec:
-    """The one registered game whose registry ``entry`` is set (a spec of a game-specific kind given no
+    """The one registered game whose agents' ``entry`` is set (a spec of a game-specific kind given no
     game); :class:`AgentSpecError` unless exactly one has it."""
-    able = [spec for spec in games().values() if getattr(spec, entry) is not None]
+    able = [spec for spec in games().values() if getattr(game_agents(spec), entry) is not None]
     if len(able) != 1:
         raise AgentSpecError(f"agent spec {text!r}: name the game (games with it: {[g.name for g in able]})")
     return able[0]
@@ -366,7 +369,7 @@ def _load_network_agent(kind: str, simulations: int | None, path: str, kw: dict)
 class BaselineAgent(BaseAgent):
     """The baseline ``kind`` of whatever registered game it is asked to move in: at the first
     ``select_move`` on a game of a given class it builds that game's baseline
-    (``game_of(game).baseline(kind)(seed=..., **kw)``) and then delegates to it. ``reset(seed)``
+    (``game_agents(game_of(game)).baseline(kind)(seed=..., **kw)``) and then delegates to it. ``reset(seed)``
     reaches every agent built so far; an agent built later starts from the seed of the last reset (or
     the constructor's), so its moves are those of the game's baseline built with that seed."""
 
@@ -387,12 +390,12 @@ class BaselineAgent(BaseAgent):
         """The game's baseline agent of this kind (built on first use)."""
         agent = self._agents.get(type(game))
         if agent is None:
-            spec = game_of(game)
-            if not spec.has_baseline(self.kind):
+            found = game_agents(game_of(game))
+            if not found.has_baseline(self.kind):
                 raise ValueError(
-                    f"{self.kind!r} is not a baseline of {spec.name}; its baselines: {spec.baseline_kinds}"
+                    f"{self.kind!r} is not a baseline of {found.game}; its baselines: {found.baseline_kinds}"
                 )
-            agent = self._agents[type(game)] = spec.baseline(self.kind)(seed=self.seed, **self._kw)
+            agent = self._agents[type(game)] = found.baseline(self.kind)(seed=self.seed, **self._kw)
         return agent
 
     def select_move(self, game: Any) -> str:

@@ -24,6 +24,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from agents.registry import game_agents
 from kardinal_env.benchmarks import (
     Benchmark,
     core_game,
@@ -57,8 +58,8 @@ POSITIONS = 8
 
 
 def _has(field: str):
-    """Whether a game's registry entry sets ``field`` (a predicate of :class:`Benchmark`)."""
-    return lambda spec: getattr(spec, field) is not None
+    """Whether a game's agents' entry sets ``field`` (a predicate of :class:`Benchmark`)."""
+    return lambda spec: getattr(game_agents(spec), field) is not None
 
 
 def _setup(
@@ -117,7 +118,7 @@ def bench_core_mcts(
     seed: int = 0,
 ) -> dict:
     """Seconds per ``mcts:N`` decision, the Python search (``MCTSAgent(compiled=False)``) against the
-    compiled one (``GameSpec.compiled_search``; the position replayed into the core included: the
+    compiled one (``GameAgents.compiled_search``; the position replayed into the core included: the
     positions are the Python engine's), on the same 8 positions of seeded random games, repeats
     interleaved; the ratio python / core per repeat (the core draws its own random numbers: other moves
     may be chosen)."""
@@ -138,7 +139,7 @@ def bench_core_ismcts(
     seed: int = 0,
 ) -> dict:
     """Seconds per ``ismcts:N`` decision, the Python search (``ISMCTSAgent(compiled=False)``) against the
-    compiled one (``GameSpec.compiled_ismcts``; the seat's knowledge built in Python and the position
+    compiled one (``GameAgents.compiled_ismcts``; the seat's knowledge built in Python and the position
     copied into the core included, the worlds dealt in C++), on the same 8 positions of seeded random
     games (core-backed), repeats interleaved; both choose the same moves; the ratio python / core per
     repeat."""
@@ -160,7 +161,7 @@ def _core_positions(spec: GameSpec, rules: Any, seed: int, binding: str, what: s
 
 
 def _has_heuristic(spec: GameSpec) -> bool:
-    return spec.has_baseline("heuristic")
+    return game_agents(spec).has_baseline("heuristic")
 
 
 def bench_heuristic(
@@ -181,7 +182,7 @@ def bench_heuristic(
     spec = pick_game(game, _has_heuristic, "a heuristic baseline", "heuristic")
     players = seats(spec, players)
     rules = make_rules(spec, players, options)
-    agent_class = spec.baseline("heuristic")
+    agent_class = game_agents(spec).baseline("heuristic")
     positions = _core_positions(spec, rules, seed, binding, "heuristic")
 
     def per_decision(compiled: bool) -> tuple[float, list[str]]:
@@ -248,7 +249,7 @@ def bench_heuristic(
 def _has_heuristic_rollouts(spec: GameSpec) -> bool:
     from agents.search.heuristic_rollouts import HeuristicRolloutAgent
 
-    cls = spec.load("rollout_search")
+    cls = game_agents(spec).load("rollout_search")
     return isinstance(cls, type) and issubclass(cls, HeuristicRolloutAgent)
 
 
@@ -262,7 +263,7 @@ def bench_rollout(
     seed: int = 0,
     binding: str = "heuristic_rollouts",
 ) -> dict:
-    """The game's ``rollout:N`` agent (``GameSpec.rollout_search``, built as ``cls(N, seed=, game=)``;
+    """The game's ``rollout:N`` agent (``GameAgents.rollout_search``, built as ``cls(N, seed=, game=)``;
     up to N worlds per candidate, its playouts in the core): seconds per decision and worlds played per
     decision on 8 positions of seeded random games, and seconds per playout (one world, one move:
     :func:`agents.search.heuristic_rollouts.rollout_values`) of the Python reference against the core's
@@ -273,7 +274,7 @@ def bench_rollout(
     spec = pick_game(game, _has_heuristic_rollouts, "a rollout_search of agents.search.heuristic_rollouts", "rollout")
     players = seats(spec, players)
     rules = make_rules(spec, players, options)
-    agent_class = spec.load("rollout_search")
+    agent_class = game_agents(spec).load("rollout_search")
     positions = _core_positions(spec, rules, seed, binding, "rollout playouts")
     late = sorted(positions, key=lambda g: -g.move_count)[:3]
     played: list[int] = []
@@ -339,7 +340,7 @@ def bench_puct(
     remove): 1 / that share bounds what a compiled tree, engine and encoder could give. ``players``:
     default the model's (the seats it was trained for). ``rollouts``: playouts from every new leaf
     (``None``: the model's own search defaults); on the core-backed game they run in the core
-    (``GameSpec.compiled_playout``), on the Python engine in Python."""
+    (``GameAgents.compiled_playout``), on the Python engine in Python."""
     from agents import load_agent
 
     spec = pick_game(game, _has("network"), "a network", "puct")
@@ -406,7 +407,7 @@ def search_preset(spec: GameSpec) -> str | None:
     from agents.training.config import load_yaml
 
     try:
-        for name in spec.presets:
+        for name in game_agents(spec).presets:
             if load_yaml(f"{spec.name}:{name}").get("algorithm") == "search":
                 return name
     except ImportError:

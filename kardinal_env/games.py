@@ -8,10 +8,10 @@ name                    environment            players   rule options (besides `
 ======================  =====================  ========  ===========================================
 
 Every field that names code is a ``"module:attribute"`` string, imported on first use: registering
-these entries imports neither engine, nor their environments, nor anything of ``agents`` (the
-agent-side fields name classes there, which only the tools in ``agents`` load;
-``tests/test_structure.py`` checks what ``import kardinal_env`` loads, and ``tests/test_registry.py``
-that every name exists). This file and the games' own folders are the only places that name a game.
+these entries imports neither engine nor their environments (``tests/test_structure.py`` checks what
+``import kardinal_env`` loads, and ``tests/test_registry.py`` that every name exists). The entries hold
+the games' facts only; what plays them is registered by the package that provides the agents. This
+file and the games' own folders are the only places that name a game.
 """
 
 from __future__ import annotations
@@ -42,24 +42,6 @@ KARDINAL = GameSpec(
         RuleOption("preset", "choice", "rules preset", choices=("english", "german"), default="english"),
         RuleOption("shared_pool", "flag", "shared-pool variant (3-4 players)", default=False),
     ),
-    baselines={
-        "random": "agents.baselines.random:RandomAgent",
-        "greedy": "agents.baselines.kardinal_greedy:GreedyAgent",
-    },
-    rollout="agents.baselines.kardinal_greedy:rollout_move",
-    compiled_search="kardinal_env.kardinal.compiled:mcts_root",
-    compiled_playout="kardinal_env.kardinal.compiled:play_out",
-    network="agents.networks.kardinal_net:build_network",
-    adapter="agents.training.adapters:KardinalAdapter",
-    presets={
-        "default": "kardinal_configs:default.yaml",
-        "long_2p": "kardinal_configs:long_2p.yaml",
-        "long_4p": "kardinal_configs:long_4p.yaml",
-        "search_2p": "kardinal_configs:search_2p.yaml",
-        "distill_2p": "kardinal_configs:distill_2p.yaml",
-        "search_4p": "kardinal_configs:search_4p.yaml",
-    },
-    play_page="agents.serving.kardinal_page:make_page",
 )
 
 KARDINAL_KOENIG = GameSpec(
@@ -85,24 +67,6 @@ KARDINAL_KOENIG = GameSpec(
         RuleOption("discard", "choice", "a discarding turn discards one card or any number", choices=("one", "any")),
         RuleOption("board", "str", "a board name or board file (default: the packaged board)"),
     ),
-    baselines={
-        "random": "agents.baselines.random:RandomAgent",
-        "greedy": "agents.baselines.koenig_greedy:GreedyAgent",
-        "heuristic": "agents.baselines.koenig_heuristic:KoenigHeuristicAgent",
-    },
-    rollout="agents.baselines.koenig_greedy:rollout_move",
-    compiled_ismcts="kardinal_env.koenig.compiled:ismcts_root",
-    search_guide="agents.search.heuristic_rollouts:HeuristicGuide",
-    rollout_search="agents.search.heuristic_rollouts:HeuristicRolloutAgent",
-    network="agents.networks.koenig_net:build_network",
-    adapter="agents.training.adapters:KoenigAdapter",
-    presets={
-        "default": "kardinal_configs:koenig_default.yaml",
-        "long": "kardinal_configs:koenig_long.yaml",
-        "heuristic": "kardinal_configs:koenig_heuristic.yaml",
-        "search": "kardinal_configs:koenig_search.yaml",
-    },
-    play_page="agents.serving.koenig_page:make_page",
 )
 
 register_game(KARDINAL)

@@ -1,7 +1,7 @@
 """Kardinal's one-ply greedy baseline (``greedy``) and its playout policy (``rollout_move``).
 
-Both are reached through Kardinal's registry entry (:mod:`kardinal_env.games`): ``GameSpec.baselines
-["greedy"]`` is :class:`GreedyAgent`, ``GameSpec.rollout`` is :data:`rollout_move`.
+Both are reached through Kardinal's agents' entry (:mod:`agents.games`): ``GameAgents.baselines
+["greedy"]`` is :class:`GreedyAgent`, ``GameAgents.rollout`` is :data:`rollout_move`.
 
 **GreedyAgent**
 
@@ -200,5 +200,5 @@ class Playout:
         return sorted(moves, key=lambda m: keys[codes[m]])
 
 
-#: Kardinal's playout policy with the default shares (``GameSpec.rollout`` of Kardinal).
+#: Kardinal's playout policy with the default shares (``GameAgents.rollout`` of Kardinal).
 rollout_move = Playout()

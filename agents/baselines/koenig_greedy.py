@@ -1,8 +1,8 @@
 """Kardinal & König's one-ply greedy baseline (``greedy``) and its playout policy (``rollout_move``),
 both from public information only.
 
-Both are reached through the game's registry entry (:mod:`kardinal_env.games`): ``GameSpec.baselines
-["greedy"]`` is :class:`GreedyAgent`, ``GameSpec.rollout`` is :func:`rollout_move`. Moves are read
+Both are reached through the game's agents' entry (:mod:`agents.games`): ``GameAgents.baselines
+["greedy"]`` is :class:`GreedyAgent`, ``GameAgents.rollout`` is :func:`rollout_move`. Moves are read
 with the engine's notation parser (:func:`kardinal_env.koenig.notation.parse_move`), never by
 slicing strings.
 

@@ -20,7 +20,7 @@ move; exact ties are broken by the agent's own generator (``seed``). :class:`Heu
 
 **Compiled.** Where the compiled core is built (``bash scripts/setup.sh``), the candidates' values
 (everything above before the tie-break) are computed by the core (``cpp/src/koenig/heuristic.hpp``,
-:func:`kardinal_env.koenig.compiled.heuristic_values`): the same moves and the same values, operation
+:func:`agents.search.koenig_compiled.heuristic_values`): the same moves and the same values, operation
 for operation (``tests/test_core_koenig_heuristic.py`` compares them at thousands of positions and
 whole games), about ten times faster (``scripts/benchmark.py koenig-heuristic``). The core reads the
 public state and the seat's own hand; what the seat knows of the deck (:func:`deck_probabilities`) is
@@ -43,9 +43,9 @@ from agents.baselines.koenig_heuristic_value import CARDS_PER_TURN as CARDS_PER_
 from agents.baselines.koenig_heuristic_value import FINAL_WIN as FINAL_WIN  # re-exported
 from agents.baselines.koenig_heuristic_value import _next_turn_chance, _Position, _static
 from agents.baselines.koenig_heuristic_weights import DEFAULT_WEIGHTS, HeuristicWeights
+from agents.search import koenig_compiled as _compiled
 from kardinal_env.core import limits
 from kardinal_env.core.checks import is_int
-from kardinal_env.koenig import compiled as _compiled
 from kardinal_env.koenig.knowledge import UnknownDrawsError
 
 __all__ = [
@@ -75,7 +75,7 @@ def heuristic_candidates(
 ) -> list[tuple[int, float]]:
     """The heuristic's ``(move id, value)`` candidates for the current decision, before the tie-break
     (:meth:`_Planner.candidates`): from the compiled core when ``compiled`` and it is used
-    (:func:`kardinal_env.koenig.compiled.heuristic_values`), else from the Python planner. The two
+    (:func:`agents.search.koenig_compiled.heuristic_values`), else from the Python planner. The two
     agree to about 1e-12 (``tests/test_core_koenig_heuristic.py``)."""
     seat = game.current_player
     if seat is None:

@@ -1,7 +1,7 @@
 """What every game's policy/value networks share: the masked action distribution and the network
-builder a game's registry entry names.
+builder a game's agents' entry names (:mod:`agents.registry`).
 
-**Network builders.** A game's registry entry (:class:`kardinal_env.core.registry.GameSpec`) names
+**Network builders.** A game's agents' entry (:class:`agents.registry.GameAgents`) names
 its ``network``: ``network(rules, options) -> torch.nn.Module``. The suite's own games name a
 :class:`NetworkBuilder` (``agents.networks.kardinal_net:build_network``,
 ``agents.networks.koenig_net:build_network``); a game without one (``network=None``) gets the generic

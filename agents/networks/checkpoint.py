@@ -74,6 +74,7 @@ import torch
 from agents.networks.base import NetworkBuilder, advised, model_config
 from agents.networks.mlp import build_network as generic_builder
 from agents.networks.mlp import flat_layout
+from agents.registry import game_agents
 from agents.search.common import SEARCH_ARGUMENTS, search_argument_problem
 from kardinal_env.core.checks import is_int
 from kardinal_env.core.registry import GameSpec, UnknownGameError, games, get_game
@@ -124,10 +125,10 @@ class PlayerCountWarning(UserWarning):
 
 # ---------------------------------------------------------------------- a game's networks
 def network_builder(spec: GameSpec) -> NetworkBuilder:
-    """The :class:`agents.networks.base.NetworkBuilder` of a game: its registry entry's ``network``;
+    """The :class:`agents.networks.base.NetworkBuilder` of a game: its agents' entry's ``network``;
     the generic MLP (:mod:`agents.networks.mlp`) when it names none; a plain
     ``network(rules, options)`` function wrapped with the generic flat layout and agent."""
-    found = spec.load("network")
+    found = game_agents(spec).load("network")
     if found is None:
         return generic_builder
     if isinstance(found, NetworkBuilder):

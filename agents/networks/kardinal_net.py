@@ -618,5 +618,5 @@ class KardinalPPOAgent(PPOAgent):
         return out
 
 
-#: Kardinal's network builder (the registry entry's ``network``).
+#: Kardinal's network builder (its agents' entry's ``network``, :mod:`agents.games`).
 build_network = NetworkBuilder(("cnn", "advised"), _build, layout, KardinalPPOAgent, options=("advice_scale",))

@@ -313,7 +313,7 @@ class KoenigPPOAgent(FlatPPOAgent):
         super().check_rules(rules)
 
 
-#: Kardinal & König's network builder (the registry entry's ``network``).
+#: Kardinal & König's network builder (its agents' entry's ``network``, :mod:`agents.games`).
 build_network = NetworkBuilder(
     NETWORK_KINDS, _build, layout, KoenigPPOAgent, options=("advice_scale", "advice_weights")
 )

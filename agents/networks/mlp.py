@@ -1,6 +1,6 @@
 """The generic policy/value network: an MLP on a game's flat observation, for any registered game.
 
-A game whose registry entry names no ``network`` trains and plays with :class:`MLPNet` (kind
+A game whose agents' entry names no ``network`` trains and plays with :class:`MLPNet` (kind
 ``"mlp"``): the observation of the game's encoder (``spec.make_encoder(rules)``, flattened, divided
 by the encoder's ``scale`` when it has one), two hidden layers of ``hidden`` units, one logit per
 action of the game's codec (``spec.make_codec(rules).num_actions``; mask them with the codec's

@@ -70,10 +70,10 @@ from agents.baselines.koenig_heuristic import (
     heuristic_candidates,
     unseen_deck_probabilities,
 )
+from agents.search import koenig_compiled as _compiled
 from agents.search.common import check_count, check_finite, choose, paired_statistics, seat_result, significant_move
 from kardinal_env.core import limits
 from kardinal_env.core.shuffle import ShuffleRng
-from kardinal_env.koenig import compiled as _compiled
 from kardinal_env.koenig.knowledge import SeatKnowledge
 
 __all__ = [
@@ -135,7 +135,7 @@ def heuristic_root_moves(
 
 
 class HeuristicGuide:
-    """Kardinal & König's search guide (``GameSpec.search_guide``), what ``gismcts:N`` (the guided
+    """Kardinal & König's search guide (``GameAgents.search_guide``), what ``gismcts:N`` (the guided
     :class:`agents.search.ismcts.ISMCTSAgent`, ``rollout="guide"``) asks of the heuristic in a dealt
     world: :meth:`ranked`, the mover's best moves, and :meth:`play_out`, the heuristic in every seat to
     the game's end. Both value deck draws as a playout seat does (:func:`unseen_deck_probabilities`,

@@ -15,7 +15,7 @@ games differing only in hidden state give the same move under the same seed.
 point of view of the seat that made the move. Selection maximises UCB1 with *availability* counts
 (how often the move was legal when its parent was visited), expansion adds one untried move chosen
 at random, then a playout of at most ``rollout_moves`` decisions (default 0: none) with the game's
-playout policy (``GameSpec.rollout`` of the registry entry ``game=`` or, by default, of
+playout policy (``GameAgents.rollout`` of the agents' entry of ``game=`` or, by default, of
 :func:`kardinal_env.core.registry.game_of`; uniform random moves for a game without one or with
 ``rollout="random"``), and a value per seat in ``[0, 1]``: for a finished game ``1/k`` for each of
 ``k`` winners (0 for the others); otherwise ``sigmoid((projected score − best other projected
@@ -23,7 +23,7 @@ score) / scale)`` with ``game.projected_scores()``. The final move is the most v
 (ties: the higher mean value, then the first expanded).
 
 **Guided search** (``rollout="guide"``, the spec ``gismcts:N``): for a game with a search guide
-(``GameSpec.search_guide``; Kardinal & König:
+(``GameAgents.search_guide``; Kardinal & König:
 :class:`agents.search.heuristic_rollouts.HeuristicGuide`, the ``heuristic`` baseline as a playout seat
 sees a dealt world) a node offers only the mover's ``widen`` (default 3) best moves by the guide in the
 simulation's world (``guide.ranked(world, widen)``: they are the moves its availability counts), the
@@ -58,8 +58,8 @@ Kardinal & König takes one 64-bit draw as the world's seed), then the expansion
 (``search_rng.below(len(untried))``). Playouts (``rollout_moves > 0``) draw from the agent's
 ``random.Random``.
 
-**Compiled search.** A game whose registry entry names a ``GameSpec.compiled_ismcts`` (Kardinal &
-König: :func:`kardinal_env.koenig.compiled.ismcts_root`, the compiled core) is searched by it when the
+**Compiled search.** A game whose agents' entry names a ``GameAgents.compiled_ismcts`` (Kardinal &
+König: :func:`agents.search.koenig_compiled.ismcts_root`, the compiled core) is searched by it when the
 search plays no playouts (``rollout_moves=0``, the default) and ``compiled`` is true (the default): it
 is handed the seat's knowledge (computed once, in Python) and the decision's 64-bit seed, deals every
 world in C++ with the same algorithm on the same generator and draws the expansion choices from it in
@@ -83,6 +83,7 @@ import math
 from typing import Any
 
 from agents.base import BaseAgent
+from agents.registry import game_agents
 from agents.search.common import (
     backup,
     check_count,
@@ -228,7 +229,7 @@ class ISMCTSAgent(BaseAgent):
                     spec = self.game if self.game is not None else game_of(game)
                 except UnknownGameError:  # a game object of no registered game (a wrapper): search in Python
                     spec = None
-                self._compiled = spec.load("compiled_ismcts") if spec is not None else None
+                self._compiled = game_agents(spec).load("compiled_ismcts") if spec is not None else None
                 self._compiled_class = type(game)
             if self._compiled is not None:
                 extra = (
@@ -271,17 +272,18 @@ class ISMCTSAgent(BaseAgent):
         if self.rollout == "guide":
             if self._policy is None:
                 spec = self.game if self.game is not None else game_of(game)
-                if spec.search_guide is None:
+                wiring = game_agents(spec)
+                if wiring.search_guide is None:
                     raise ValueError(
-                        f"ismcts: rollout='guide' needs a game with a search guide (GameSpec.search_guide); "
+                        f"ismcts: rollout='guide' needs a game with a search guide (GameAgents.search_guide); "
                         f"{spec.name} has none"
                     )
-                self._policy = spec.load("search_guide")()
+                self._policy = wiring.load("search_guide")()
             return
         if self.rollout_moves == 0 or self.rollout == "random" or type(game) is self._game_class:
             return
         spec = self.game if self.game is not None else game_of(game)
-        self._policy = spec.load("rollout")
+        self._policy = game_agents(spec).load("rollout")
         self._game_class = type(game)
 
     def _search_paired(self, game, root: _Node, n: int, search_rng: ShuffleRng, first: list[str] | None) -> list[tuple]:

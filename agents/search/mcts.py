@@ -23,7 +23,7 @@ a pure 0/1 reward lacks; ``margin_weight=0`` gives pure win/loss. A playout cut 
 ``playout_moves`` is valued the same way on ``game.projected_scores()`` (the winners: the seats of
 the highest projected score).
 
-**Playouts.** ``rollout="policy"`` (default): the game's playout policy, ``GameSpec.rollout``
+**Playouts.** ``rollout="policy"`` (default): the game's playout policy, ``GameAgents.rollout``
 (``spec.load("rollout")``: ``rollout(game, rng) -> move``), or uniform random moves for a game that
 has none; ``rollout="random"``: uniform random moves. A playout runs to the end of the game, or for at
 most ``playout_moves`` moves when that is given.
@@ -44,8 +44,8 @@ the search uses when present:
 The final move is the most visited root child (ties: higher mean reward, then the first expanded).
 All randomness comes from the agent's own seeded ``random.Random``.
 
-**Compiled search.** A game whose registry entry names a ``GameSpec.compiled_search`` (Kardinal:
-:func:`kardinal_env.kardinal.compiled.mcts_root`, the compiled core) is searched by it — the same
+**Compiled search.** A game whose agents' entry names a ``GameAgents.compiled_search`` (Kardinal:
+:func:`agents.search.kardinal_compiled.mcts_root`, the compiled core) is searched by it — the same
 algorithm with the game's playout policy, in C++, seeded from one draw of the agent's generator —
 whenever the agent plays the game's policy to the end of the game (``rollout="policy"``,
 ``playout_moves=None``) and ``compiled`` is true (the default). It answers ``None`` (and this module
@@ -59,6 +59,7 @@ import math
 from typing import Any
 
 from agents.base import BaseAgent
+from agents.registry import game_agents
 from agents.search.common import backup, check_count, check_finite, check_fraction, play_out
 from kardinal_env.core import limits
 from kardinal_env.core.registry import GameSpec, game_of
@@ -173,13 +174,14 @@ class MCTSAgent(BaseAgent):
                 f"{self.name}: mcts searches games of perfect information; {spec.name} hides information "
                 "from the seats (use ismcts:N)"
             )
-        policy = spec.load("rollout")
+        wiring = game_agents(spec)
+        policy = wiring.load("rollout")
         self._policy = policy if self.rollout == "policy" else None
         order = getattr(policy, "order", None) if self.widen_base is not None else None
         self._order = order
         self._play_out = getattr(self._policy, "play_out", None)
         plain = self.rollout == "policy" and self.playout_moves is None
-        self._compiled = spec.load("compiled_search") if self.compiled and plain else None
+        self._compiled = wiring.load("compiled_search") if self.compiled and plain else None
         self._game_class = type(game)
 
     # ------------------------------------------------------------------ search

@@ -39,12 +39,12 @@ final margin.
 
 **Playouts at the leaves** (``rollouts=R``, default 0: none). As AlphaGo mixed its value network with
 fast rollouts, a new leaf may also be valued by ``R`` playouts to the end of the game with the game's
-playout policy (``GameSpec.rollout``, as ``mcts:N`` plays out; uniform random moves for a game without
+playout policy (``GameAgents.rollout``, as ``mcts:N`` plays out; uniform random moves for a game without
 one), each on a copy of the leaf's world: with ``z_s`` the mean terminal reward of seat ``s`` over the
 playouts, the leaf's value becomes ``(1 - w) * (network value) + w * z_s + k * m_s`` (``w``:
 ``rollout_weight``, default 0.5; ``w = 1`` keeps the network's prior but values leaves by playouts
-alone). A game whose registry entry names a ``GameSpec.compiled_playout`` (Kardinal: the compiled core's
-playout policy, :func:`kardinal_env.kardinal.compiled.play_out`) plays there when it can (~0.1 ms a
+alone). A game whose agents' entry names a ``GameAgents.compiled_playout`` (Kardinal: the compiled core's
+playout policy, :func:`agents.search.kardinal_compiled.play_out`) plays there when it can (~0.1 ms a
 Kardinal playout against ~2 ms for the Python policy; the same policy, not the same random draws);
 otherwise the Python policy plays (``policy.play_out`` when it has one). The playouts draw from the
 agent's seeded generator. Kardinal's ``puct:32`` with 4 playouts a leaf played in the core costs
@@ -77,6 +77,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent
+from agents.registry import game_agents
 from agents.search.common import check_count, play_out, search_argument_problem
 from kardinal_env.core import limits
 from kardinal_env.core.registry import GameSpec, game_of
@@ -203,7 +204,7 @@ class PUCTAgent(BaseAgent):
         self._same_worlds = True
         self._policy: Any = None  # the game's playout policy (None: uniform random moves)
         self._play_out: Any = None  # its whole-game playout, when it has one
-        self._compiled_playout: Any = None  # GameSpec.compiled_playout, when the game names one
+        self._compiled_playout: Any = None  # GameAgents.compiled_playout, when the game names one
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -256,9 +257,10 @@ class PUCTAgent(BaseAgent):
         spec = self.game if self.game is not None else game_of(game)
         self._same_worlds = spec.perfect_information and not spec.chance
         if self.rollouts:
-            self._policy = spec.load("rollout")
+            wiring = game_agents(spec)
+            self._policy = wiring.load("rollout")
             self._play_out = getattr(self._policy, "play_out", None)
-            self._compiled_playout = spec.load("compiled_playout")
+            self._compiled_playout = wiring.load("compiled_playout")
         self._game_class = type(game)
 
     # ------------------------------------------------------------------ search

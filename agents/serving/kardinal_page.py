@@ -49,7 +49,7 @@ class KardinalPage:
 
 
 def make_page() -> KardinalPage:
-    """The page (named by Kardinal's registry entry, ``GameSpec.play_page``)."""
+    """The page (named by Kardinal's agents' entry, ``GameAgents.play_page``)."""
     return KardinalPage()
 
 

@@ -81,7 +81,7 @@ class KoenigPage:
 
 
 def make_page() -> KoenigPage:
-    """The page (named by Kardinal & König's registry entry, ``GameSpec.play_page``)."""
+    """The page (named by Kardinal & König's agents' entry, ``GameAgents.play_page``)."""
     return KoenigPage()
 
 

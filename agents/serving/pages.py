@@ -1,5 +1,5 @@
 """The play pages of the web play server (:mod:`agents.serving.webplay`): one per game, found by its
-registry entry, and a plain one for any other game.
+agents' entry, and a plain one for any other game.
 
 A play page is an object with
 
@@ -16,7 +16,7 @@ Pages: :mod:`agents.serving.kardinal_page` (Kardinal: the board, build by clicki
 person's hand, the display and the deck) and :class:`TextPage` (any other game: its text picture for
 the person's seat and one button per legal move).
 
-:func:`page_for` looks a game's page up through its registry entry: the field ``play_page`` (a
+:func:`page_for` looks a game's page up through its agents' entry (:mod:`agents.registry`): the field ``play_page`` (a
 page object, or a class or function that makes one without arguments, or a ``"module:attribute"``
 string naming one) when the :class:`~kardinal_env.core.registry.GameSpec` has one; else the
 :class:`TextPage`. No game name is compared.
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.registry import game_agents
 from kardinal_env.core.page_shell import LEGEND_BOX, RESULT_BOX, shell_page
 from kardinal_env.core.registry import GameSpec
 
@@ -39,9 +40,10 @@ __all__ = ["TextPage", "page_for", "play_html", "PLAY_API_JS", "PLAY_CSS"]
 
 def page_for(spec: GameSpec) -> Any:
     """The play page of ``spec``'s game (see the module docstring)."""
-    if spec.play_page is None:
+    wiring = game_agents(spec)
+    if wiring.play_page is None:
         return TextPage(spec)
-    page = spec.load("play_page")
+    page = wiring.load("play_page")
     return page() if callable(page) else page
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from agents import check_spec, load_agent
 from agents.networks.checkpoint import PlayerCountWarning
+from agents.registry import game_agents
 from kardinal_env.core.checks import is_int
 from kardinal_env.core.cli import add_plugin_argument, load_plugin_argv
 from kardinal_env.core.registry import GameSpec, game_names, get_game
@@ -60,7 +61,7 @@ def game_from_argv(argv: list[str] | None) -> GameSpec:
 
 
 def _default_agent(spec: GameSpec) -> str:
-    return "greedy" if "greedy" in spec.baselines else "random"
+    return "greedy" if "greedy" in game_agents(spec).baselines else "random"
 
 
 def add_table_arguments(parser: argparse.ArgumentParser, spec: GameSpec) -> None:

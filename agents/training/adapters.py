@@ -2,7 +2,7 @@
 
 The PPO update, per-seat GAE, the opponent pool, the warm start, logging and checkpoints are shared
 code; they talk to a game only through a :class:`GameAdapter`, which :func:`make_adapter` finds in
-the game's registry entry (:class:`kardinal_env.core.registry.GameSpec`): its ``adapter`` class, or
+the game's agents' entry (:class:`agents.registry.GameAgents`): its ``adapter`` class, or
 :class:`FlatAdapter` for a game that names none.
 
 ===============================  =====================================================================
@@ -44,7 +44,7 @@ the game's registry entry (:class:`kardinal_env.core.registry.GameSpec`): its ``
 :class:`FlatAdapter` — any game: the flat observation of the game's encoder (``spec.make_encoder``),
 actions and masks of the game's codec (``spec.make_codec``; moves are action ids), the game's
 network builder (the generic MLP of :mod:`agents.networks.mlp` when it has none), the baselines
-of the registry entry (their ``select_move`` strings encoded by the codec).
+of the game's agents' entry (their ``select_move`` strings encoded by the codec).
 
 :class:`KoenigAdapter` — Kardinal & König: a :class:`FlatAdapter` (the deciding seat's own hand and
 public facts only; masks from the game's codec) whose moves are the board's move ids played through
@@ -84,6 +84,7 @@ from agents.networks.kardinal_net import (
     prepare,
 )
 from agents.networks.koenig_net import advice_weights, network_input
+from agents.registry import game_agents
 from agents.runinfo import game_seed
 from kardinal_env.core.registry import GameSpec, get_game
 from kardinal_env.kardinal.notation import parse_move
@@ -97,10 +98,11 @@ class GameAdapter:
     def __init__(self, config, spec: GameSpec):
         self.config = config
         self.spec = spec
+        self.wiring = game_agents(spec)
         self.rules = spec.rules(config.players, **config.rule_options(spec))
         self.env_name = spec.env_name
         self.builder = network_builder(spec)
-        names = [name for name in ("greedy", config.baseline) if spec.has_baseline(name) and name != "random"]
+        names = [name for name in ("greedy", config.baseline) if self.wiring.has_baseline(name) and name != "random"]
         self.opponents: tuple[str, ...] = ("random", *dict.fromkeys(names))
         self._baseline_agents: dict[str, Any] = {}
         self._baseline_seed = config.seed
@@ -131,10 +133,10 @@ class GameAdapter:
         """The move (in the adapter's representation) of the game's baseline ``name``."""
         agent = self._baseline_agents.get(name)
         if agent is None:
-            if not self.spec.has_baseline(name):
-                known = ", ".join(self.spec.baseline_kinds)
+            if not self.wiring.has_baseline(name):
+                known = ", ".join(self.wiring.baseline_kinds)
                 raise ValueError(f"game {self.spec.name} has no baseline {name!r} (its baselines: {known})")
-            agent = self._baseline_agents[name] = self.spec.baseline(name)(seed=self._baseline_seed)
+            agent = self._baseline_agents[name] = self.wiring.baseline(name)(seed=self._baseline_seed)
         return self.encode_move(game, agent.select_move(game))
 
     def encode_move(self, game, move: str):
@@ -409,8 +411,8 @@ class KardinalAdapter(GameAdapter):
 
 
 def adapter_class(spec: GameSpec) -> type[GameAdapter]:
-    """The adapter class of a game: its registry entry's ``adapter``, or :class:`FlatAdapter`."""
-    found: Any = spec.load("adapter")
+    """The adapter class of a game: its agents' entry's ``adapter``, or :class:`FlatAdapter`."""
+    found: Any = game_agents(spec).load("adapter")
     return FlatAdapter if found is None else found
 
 

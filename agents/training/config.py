@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from agents.registry import game_agents
 from agents.training.options import _FIELDS, TrainConfig, _allowed, _default, _kind, config_help
 from agents.training.validation import ConfigError, make_config
 from kardinal_env.core.cli import add_plugin_argument
@@ -84,12 +85,12 @@ def load_yaml(path) -> dict:
 
 
 def _presets() -> dict[str, tuple[str, str]]:
-    """Preset name -> (package, resource) of every registered game's ``presets``: ``GAME:NAME`` and
+    """Preset name -> (package, resource) of every registered game's agents' ``presets``: ``GAME:NAME`` and
     the resource's bare file name (the first game that has it)."""
     qualified: dict[str, tuple[str, str]] = {}
     bare: dict[str, tuple[str, str]] = {}
     for spec in games().values():
-        for name, target in spec.presets.items():
+        for name, target in game_agents(spec).presets.items():
             package, _, resource = str(target).partition(":")
             qualified[f"{spec.name}:{name}"] = (package, resource)
             bare.setdefault(resource.rsplit("/", 1)[-1].removesuffix(".yaml"), (package, resource))

@@ -121,7 +121,7 @@ def play_round(slots, controllers, adapter: GameAdapter, rng_py, generator, appl
             apply_move(slot, seat, codes[0])
         elif ctl == "random":
             apply_move(slot, seat, codes[rng_py.randrange(len(codes))])
-        elif isinstance(ctl, str) and ctl in adapter.spec.baselines:
+        elif isinstance(ctl, str) and ctl in adapter.wiring.baselines:
             apply_move(slot, seat, adapter.baseline_move(ctl, game, rng_py))
         else:
             groups.setdefault(ctl, []).append((slot, adapter.prepare(game)))
@@ -268,7 +268,7 @@ class Rollout:
                 actions[i] = legal[0]
             elif ctl == "random":
                 actions[i] = legal[rng_py.randrange(len(legal))]
-            elif isinstance(ctl, str) and ctl in adapter.spec.baselines:
+            elif isinstance(ctl, str) and ctl in adapter.wiring.baselines:
                 game = env.game(i)
                 actions[i] = adapter.action_of(game, adapter.baseline_move(ctl, game, rng_py))
             else:

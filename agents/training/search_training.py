@@ -39,7 +39,7 @@ with deep learning and tree search*; Silver et al. 2017, AlphaZero):
   network-free teacher for games that hide information (on a game of perfect information it is UCT on
   clones without playouts).
 
-* ``search: rollout`` — the game's ``rollout:N`` (``GameSpec.rollout_search``; Kardinal & König:
+* ``search: rollout`` — the game's ``rollout:N`` (``GameAgents.rollout_search``; Kardinal & König:
   :class:`agents.search.heuristic_rollouts.HeuristicRolloutAgent`, the ``heuristic``'s move unless
   heuristic playouts in up to ``N`` determinized worlds show one of its next best moves clearly
   better): its choice is the target (one move, all the weight). With the ``advised`` network, which
@@ -269,7 +269,7 @@ class SearchTrainer(Trainer):
         else:
             search_class: Any = {"mcts": MCTSAgent, "ismcts": ISMCTSAgent}.get(cfg.search)
             if search_class is None:  # rollout: the game's rollout:N (checked by the config)
-                search_class = self.adapter.spec.load("rollout_search")
+                search_class = self.adapter.wiring.load("rollout_search")
             self.full_search = search_class(cfg.simulations, seed=seed, game=self.adapter.spec)
             self.fast_search = search_class(cfg.fast_simulations, seed=seed + 1, game=self.adapter.spec)
 

@@ -16,7 +16,7 @@ Usage::
     kardinal-train --resume runs/default/checkpoint.pt --set total_steps=600000
 
 **One loop, every game.** ``game`` names a registered game (:mod:`kardinal_env.core.registry`);
-its registry entry gives the :class:`agents.training.adapters.GameAdapter` (Kardinal's crops,
+its agents' entry gives the :class:`agents.training.adapters.GameAdapter` (Kardinal's crops,
 Kardinal & König's move ids, or the generic :class:`agents.training.adapters.FlatAdapter` of any game
 with a codec and a flat observation) and the network builder (:mod:`agents.networks.base`; the
 generic MLP of :mod:`agents.networks.mlp` for a game without one). Everything game-specific (new

@@ -29,6 +29,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from agents.registry import game_agents
 from agents.training.options import (
     _FIELDS,
     _RULE_FIELDS,
@@ -263,7 +264,8 @@ _NOT_RANDOM = {
 def _check_baseline_opponent(cfg: TrainConfig, spec: GameSpec, src: Callable[..., str]) -> None:
     """``greedy_share`` and ``bc_games`` need ``baseline`` to be one of the game's baselines other than
     ``random``; the message says which of the two is missing and which baselines the game has."""
-    others = [b for b in spec.baseline_kinds if b != "random"]
+    wiring = game_agents(spec)
+    others = [b for b in wiring.baseline_kinds if b != "random"]
     for key in ("greedy_share", "bc_games"):
         value = getattr(cfg, key)
         if not value:
@@ -276,7 +278,7 @@ def _check_baseline_opponent(cfg: TrainConfig, spec: GameSpec, src: Callable[...
             fix = f"game {spec.name} has no baseline besides random; expected 0"
         if cfg.baseline == "random":
             raise ConfigError(f"{start} with baseline random ({baseline}): {_NOT_RANDOM[key]}; {fix}")
-        if not spec.has_baseline(cfg.baseline):
+        if not wiring.has_baseline(cfg.baseline):
             if others:
                 fix = f"set baseline to one of its baselines ({', '.join(others)}) or expected 0"
             raise ConfigError(f"{start} for game {spec.name}: it has no baseline {cfg.baseline!r} ({baseline}); {fix}")
@@ -298,10 +300,10 @@ def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
             "which hides information from the seats (mcts searches games of perfect information); "
             "expected puct or ismcts"
         )
-    if cfg.search == "rollout" and spec.rollout_search is None:
+    if cfg.search == "rollout" and game_agents(spec).rollout_search is None:
         raise ConfigError(
             f"config key 'search' ({sources.get('search', 'default')}): rollout is not allowed for game {spec.name}, "
-            "which has no rollout search (GameSpec.rollout_search); expected puct, ismcts or mcts"
+            "which has no rollout search (GameAgents.rollout_search); expected puct, ismcts or mcts"
         )
     _check_teacher(cfg, spec, sources)
     if cfg.baseline_targets:

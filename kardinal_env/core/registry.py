@@ -30,8 +30,10 @@ unregistered) — the environments' registration with PettingZoo and Gymnasium
 (:mod:`kardinal_env.core.registration`) is such a listener.
 
 Fields that name code may be given as the object or as a ``"module:attribute"`` string, which
-:meth:`GameSpec.load` imports on first use (so registering a game imports nothing heavy, and the
-entry of a built-in game can name agent code that ``kardinal_env`` itself never imports).
+:meth:`GameSpec.load` imports on first use (so registering a game imports nothing heavy: no engine,
+no environment). A spec holds the facts of a game only; what plays it (baselines, search hooks,
+networks, training presets, play pages) is registered by the package that provides the agents, in
+a registry of its own keyed by the game's name (``docs/adding-a-game.md``).
 
 =====================  =================================================================================
 field                  meaning
@@ -59,42 +61,6 @@ field                  meaning
 ``chance``             whether the game deals or shuffles (then ``seed`` matters)
 ``perfect_information`` whether every seat sees everything (else ``determinize`` deals hidden cards)
 ``rule_options``       the rules' options besides ``players`` as :class:`RuleOption` (command-line flags)
-``baselines``          agent kind → agent class (``"greedy"``, ...), built with ``seed=``; every game also has
-                       the kinds of :data:`GENERIC_BASELINES` (``random``) without listing them
-                       (:meth:`GameSpec.baseline_kinds`); an entry may list ``random`` only as that agent
-``rollout``            ``rollout(game, rng) -> move``: the fast move policy a search's playouts use
-                       (``None``: uniform random)
-``compiled_search``    ``compiled_search(game, rng, simulations=, exploration=, widen_base=, margin_weight=)
-                       -> [(move, visits, mean reward of the deciding seat), ...] | None``: the root of
-                       the ``mcts:N`` search (:mod:`agents.search.mcts`, playouts with ``rollout``) in
-                       compiled code, its children in expansion order, or ``None`` (none); it answers
-                       ``None`` when it cannot search this game now (then the Python search runs) and
-                       draws from ``rng`` only when it searches
-``compiled_playout``   ``compiled_playout(game, rng) -> finished game | None``: a copy of ``game`` played to
-                       its end by ``rollout``'s policy in compiled code (the same policy, not the same
-                       random draws; the finished game answers ``scores()``, ``winners()`` and
-                       ``num_players``), or ``None`` (none); it answers ``None``, without drawing,
-                       when it cannot play this game now (then the Python policy plays)
-``compiled_ismcts``    ``compiled_ismcts(game, rng, simulations=, exploration=, scale=[, guide=, widen=,
-                       margin_weight=]) -> [(move, visits, mean value of the deciding seat), ...] | None``:
-                       the root of the ``ismcts:N`` search (:mod:`agents.search.ismcts` without
-                       playouts, or guided by ``guide``, the game's ``search_guide``) in compiled code, drawing from
-                       ``rng`` exactly as the Python search does (the same move), or ``None`` (none); it
-                       answers ``None``, without drawing, when it cannot search this game now
-``search_guide``       a class whose instances guide ``gismcts:N`` and ``pismcts:N``
-                       (:mod:`agents.search.ismcts` with ``rollout="guide"``): ``ranked(world, limit) ->
-                       [move, ...]``, the mover's best moves, best first; ``play_out(world)``, to the
-                       game's end; optionally ``root_moves(game, limit, rng, compiled) -> [move, ...]``,
-                       the paired root's children on the real game; or ``None`` (none)
-``rollout_search``     the agent class of ``rollout:N`` (a search whose playouts are the game's strongest
-                       baseline), built as ``cls(N, seed=..., game=spec)``, or ``None`` (the game has none)
-``network``            ``network(rules, config) -> torch.nn.Module``: the policy/value network builder of
-                       the self-play trainer, or ``None`` (the trainer's generic MLP)
-``adapter``            the self-play trainer's adapter class for the game, or ``None`` (the generic one
-                       for flat observations)
-``presets``            preset name → training config file (``"kardinal_configs:default.yaml"``)
-``play_page``          the browser play page of ``kardinal-play --web`` (an object, or a class or function
-                       that makes one without arguments), or ``None`` (a generic text page)
 =====================  =================================================================================
 """
 
@@ -102,9 +68,8 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kardinal_env.core.checks import is_int
@@ -125,7 +90,6 @@ __all__ = [
     "seat_counts",
     "UnknownGameError",
     "ENTRY_POINT_GROUP",
-    "GENERIC_BASELINES",
     "PLUGINS_ENV",
     "load_plugins",
 ]
@@ -135,16 +99,6 @@ ENTRY_POINT_GROUP = "kardinal_env.games"
 #: The environment variable of :func:`load_plugins`: comma-separated ``module`` or ``module:attribute``
 #: plugins, loaded the first time :func:`games` is asked.
 PLUGINS_ENV = "KARDINAL_ENV_PLUGINS"
-
-#: The baselines every game has without its registry entry listing them: agents that use nothing but
-#: the game protocol (``legal_moves``), so they play any game. ``random``: a uniformly random legal
-#: move (:class:`agents.baselines.random.RandomAgent`). This is the one definition of ``random``:
-#: ``agents.load_agent``, ``parse_spec`` and ``check_spec`` look it up here through
-#: :meth:`GameSpec.baseline`, and the trainer's evaluation and the Gymnasium view
-#: (:class:`kardinal_env.core.single_agent.VsBots`, ``opponents="random"``) play the same uniform
-#: choice among the legal moves from their own seeded streams, for every game. An entry may list
-#: ``random`` only as this agent (a game-specific ``random`` would disagree with them).
-GENERIC_BASELINES: Mapping[str, str] = MappingProxyType({"random": "agents.baselines.random:RandomAgent"})
 
 
 class UnknownGameError(ValueError):
@@ -217,17 +171,6 @@ class GameSpec:
     chance: bool = False
     perfect_information: bool = True
     rule_options: tuple[RuleOption, ...] = ()
-    baselines: Mapping[str, Any] = field(default_factory=dict)
-    rollout: Any = None
-    compiled_search: Any = None
-    compiled_playout: Any = None
-    compiled_ismcts: Any = None
-    search_guide: Any = None
-    rollout_search: Any = None
-    network: Any = None
-    adapter: Any = None
-    presets: Mapping[str, str] = field(default_factory=dict)
-    play_page: Any = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():
@@ -238,13 +181,6 @@ class GameSpec:
             raise ValueError(
                 f"GameSpec {self.name!r}: default_players {self.default_players} is not one of {list(self.players)}"
             )
-        for kind, target in GENERIC_BASELINES.items():
-            given = self.baselines.get(kind) if isinstance(self.baselines, Mapping) else None
-            if given is not None and _target_name(given) != target:
-                raise ValueError(
-                    f"GameSpec {self.name!r}: baselines[{kind!r}] must be every game's {kind} agent ({target}) "
-                    f"or be left out (the trainer and the Gymnasium view play that one), got {given!r}"
-                )
 
     # ------------------------------------------------------------------ lazy fields
     def load(self, field_name: str) -> Any:
@@ -304,33 +240,6 @@ class GameSpec:
 
     def game_text(self, game: Any, seat: int | None = None) -> str:
         return self.load("text")(game, seat)
-
-    @property
-    def baseline_kinds(self) -> list[str]:
-        """Every baseline kind the game plays, sorted: its entry's ``baselines`` and the generic ones
-        (:data:`GENERIC_BASELINES`: ``random``), which every game has without listing them."""
-        return sorted({*self.baselines, *GENERIC_BASELINES})
-
-    def has_baseline(self, kind: object) -> bool:
-        """Whether ``kind`` is one of :attr:`baseline_kinds`."""
-        return isinstance(kind, str) and (kind in self.baselines or kind in GENERIC_BASELINES)
-
-    def baseline(self, kind: str) -> Any:
-        """The baseline agent class ``kind`` of this game (one of :attr:`baseline_kinds`: its entry's, or
-        a generic one such as ``random``); ``KeyError`` naming the choices otherwise."""
-        if not self.has_baseline(kind):
-            raise KeyError(f"{self.name} has no baseline {kind!r}; its baselines: {self.baseline_kinds}")
-        cache = self.__dict__.setdefault("_baselines", {})
-        if kind not in cache:
-            cache[kind] = resolve(self.baselines[kind] if kind in self.baselines else GENERIC_BASELINES[kind])
-        return cache[kind]
-
-
-def _target_name(obj: Any) -> str:
-    """``"module:qualname"`` of an object (a string as it is): what a lazy field names."""
-    if isinstance(obj, str):
-        return obj
-    return f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', repr(obj))}"
 
 
 def seat_counts(players: Sequence[int]) -> str:

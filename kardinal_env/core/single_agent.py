@@ -48,14 +48,15 @@ Defaults: ``players``: the AEC environment's default (4 for both built-in games;
   ``IllegalMoveError``. The AEC environment underneath is made in its default mode.
 * ``learner_seat``: a seat number, or ``"random"`` to draw the seat from the reset seed.
 * ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator: the ``random``
-  baseline that every game has, :data:`kardinal_env.core.registry.GENERIC_BASELINES`, played without
-  the agent loader), one policy for every other seat, or a list with one per other seat. A policy is an object with
-  ``select_move(game) -> str``, a callable ``game -> str``, or an agent spec string (``"greedy"``,
-  ``"mcts:50"``, ``"ppo:PATH"``, ...; loaded once, seeded at every ``reset``). This module does not
-  import any agent code: a spec string is handed to the agent loader that an installed package
-  declares in the entry point group ``kardinal_env.agent_loaders`` (``kardinal-env`` declares
-  ``agents:load_agent``), called as ``loader(spec, game=NAME, seed=None)``; without a loader a spec
-  string is a ``ValueError`` saying so.
+  baseline that every game has, played without the agent loader), one policy for every other seat,
+  or a list with one per other seat. A policy is an object with ``select_move(game) -> str``, a
+  callable ``game -> str``, or an agent spec string (``"greedy"``, ``"mcts:50"``, ``"ppo:PATH"``, ...;
+  loaded once, seeded at every ``reset``). This module does not import any agent code: a spec string
+  is handed to the agent loader of an installed package that provides agents — the ``load_agent``
+  function of the first module (by entry name) declared in the entry point group
+  ``kardinal_env.agents`` (:data:`AGENTS_GROUP`; ``kardinal-env`` declares its agents package there),
+  called as ``load_agent(spec, game=NAME, seed=None)``; without one a spec string is a ``ValueError``
+  saying so.
 * Other keyword options are passed to the AEC environment (rule options, ``reward``, env options).
 * Render modes (:func:`render_modes`): the game's, in the view's ``metadata["render_modes"]``: those
   of its own environment module (``raw_env.metadata``), or for the generic environment ``human`` and
@@ -83,20 +84,26 @@ from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.illegal import Forfeit, check_illegal_action, forfeit
 from kardinal_env.core.registry import GameSpec, get_game, resolve
 
-__all__ = ["VsBots", "KardinalVsBots", "KardinalKoenigVsBots", "AGENT_LOADER_GROUP", "agent_loader", "render_modes"]
+__all__ = ["VsBots", "KardinalVsBots", "KardinalKoenigVsBots", "AGENTS_GROUP", "agent_loader", "render_modes"]
 
-AGENT_LOADER_GROUP = "kardinal_env.agent_loaders"
+#: The entry point group of packages that provide agents (their registries of the games' agents read it
+#: too); a module declared there may offer ``load_agent(spec, game=, seed=)``.
+AGENTS_GROUP = "kardinal_env.agents"
 
 
 def agent_loader() -> Callable[..., Any]:
-    """The agent loader of the entry point group :data:`AGENT_LOADER_GROUP` (the first one by name);
+    """The ``load_agent`` function of the first module (by entry name) declared in the entry point group
+    :data:`AGENTS_GROUP` that has one (entries naming an attribute are skipped: they are a game's agents);
     ``LookupError`` when no installed package declares one."""
     from importlib.metadata import entry_points
 
-    found = sorted(entry_points(group=AGENT_LOADER_GROUP), key=lambda ep: ep.name)
-    if not found:
-        raise LookupError(f"no agent loader is installed (entry point group {AGENT_LOADER_GROUP!r})")
-    return found[0].load()
+    for ep in sorted(entry_points(group=AGENTS_GROUP), key=lambda ep: ep.name):
+        if ep.attr:
+            continue
+        loader = getattr(ep.load(), "load_agent", None)
+        if callable(loader):
+            return loader
+    raise LookupError(f"no agent loader is installed (no module with load_agent in entry point group {AGENTS_GROUP!r})")
 
 
 def _policy(p: Any, game: str) -> Any:

@@ -24,17 +24,6 @@ built (a game keeps its engine); when the core is missing, the first request of 
 ``Game(...)`` too) gives the one warning below. ``Game.reference(rules)`` always builds the
 Python engine, the readable reference the lockstep tests compare against.
 
-**Search.** :func:`mcts_root` is Kardinal's ``GameSpec.compiled_search``: ``mcts:N``
-(:mod:`agents.search.mcts`) run by the core (``KardinalGame.mcts_root``, the root's children with
-their visits and values; ``KardinalGame.mcts_move``, the move: the same UCT, reward,
-progressive widening and playout policy, ported from ``agents.baselines.kardinal_greedy.Playout``;
-the same algorithm, not the same random draws). The agent calls it for every decision; it answers
-``None`` (and the Python search runs, drawing exactly as before) when the core is not used or the
-game is neither a plain :class:`~kardinal_env.kardinal.engine.Game` nor a plain core-backed one
-(:class:`~kardinal_env.kardinal.core_game.CoreGame`, searched without a replay). :func:`play_out` is
-Kardinal's ``GameSpec.compiled_playout``: a game played to its end by the same playout policy in the
-core, for the playouts at the leaves of ``puct:N`` (:mod:`agents.search.puct`, ``rollouts=``).
-
 **Observations and masks.** The core also writes what the Python
 :class:`~kardinal_env.kardinal.observation.ObservationEncoder` and
 :class:`~kardinal_env.kardinal.actions.ActionCodec` build, byte for byte, into caller-owned NumPy
@@ -66,7 +55,6 @@ and mask into arrays the environment owns and hands out (no allocation per step)
 
 from __future__ import annotations
 
-import random
 from types import ModuleType
 from typing import Any
 
@@ -77,7 +65,6 @@ from kardinal_env.core.backend import BACKEND_VARIABLE, BUILD_HINT, available, b
 from kardinal_env.kardinal.actions import NON_SPATIAL_ACTIONS, SPATIAL_ACTION_PLANES, frame_window
 from kardinal_env.kardinal.core_game import game_of_module
 from kardinal_env.kardinal.engine import Game
-from kardinal_env.kardinal.notation import format_move
 from kardinal_env.kardinal.observation import NUM_CHANNELS
 from kardinal_env.kardinal.rules import Rules
 
@@ -90,8 +77,6 @@ __all__ = [
     "core_module",
     "game_of_module",
     "core_position",
-    "mcts_root",
-    "play_out",
     "encode_into",
     "action_mask_into",
     "legal_action_ids",
@@ -125,60 +110,6 @@ def core_position(game: Game, module: ModuleType | None = None) -> Any:
         core.play_code(code)
     if core.move_count != game.move_count or core.current_player != game.current_player:
         raise RuntimeError("the compiled core and the Python engine disagree on this game's position")
-    return core
-
-
-def mcts_root(
-    game: Any,
-    rng: random.Random,
-    simulations: int = 200,
-    exploration: float = 0.7,
-    widen_base: float | None = 2.0,
-    margin_weight: float = 0.25,
-) -> list[tuple[str, int, float]] | None:
-    """Kardinal's ``GameSpec.compiled_search``: the root of ``mcts:simulations``'s search of ``game``'s
-    current decision, run by the core with Kardinal's playout policy and a generator seeded from one
-    draw of ``rng`` (``rng.getrandbits(64)``); the options as :class:`agents.search.mcts.MCTSAgent`'s.
-    A list of ``(move, visits, mean reward of the deciding seat)`` for every child the search
-    expanded, in expansion order (empty when the decision has one legal move); the search plays the
-    most visited, ties: the higher mean, then the first (:meth:`agents.search.mcts.MCTSAgent.select_move`;
-    ``KardinalGame.mcts_move`` in the core). ``None``, without touching
-    ``rng``, when the core is not used (not built, or ``KARDINAL_ENV_BACKEND=python``) or ``game`` is not
-    a plain :class:`~kardinal_env.kardinal.engine.Game` or :class:`~kardinal_env.kardinal.core_game.CoreGame`
-    (a subclass may change what the core cannot see): then the caller searches in Python."""
-    from kardinal_env.kardinal.core_game import CoreGame
-
-    if type(game) is not Game and type(game) is not CoreGame:
-        return None
-    module = core_module()
-    if module is None:
-        return None
-    core = game.core if type(game) is CoreGame else core_position(game, module)  # mcts_root searches a copy
-    children = core.mcts_root(simulations, rng.getrandbits(64), exploration, widen_base, margin_weight)
-    return [(format_move(tuple(code)), int(visits), float(value)) for code, visits, value in children]
-
-
-_SEED_MASK = (1 << 64) - 1
-
-
-def play_out(game: Any, rng: random.Random) -> Any | None:
-    """Kardinal's ``GameSpec.compiled_playout``: a copy of the core-backed ``game`` played to its end in
-    the core by Kardinal's playout policy (``KardinalGame.playout_move``, the C++ port of
-    ``agents.baselines.kardinal_greedy.Playout``: the same policy, not the same random draws), the
-    ``i``-th move drawing from a generator seeded with ``seed + i`` where ``seed`` is one draw of
-    ``rng`` (``rng.getrandbits(64)``). Returns the finished core ``KardinalGame`` (``scores()``,
-    ``winners()``, ``num_players``). ``None``, without touching ``rng``, when ``game`` is not a plain
-    :class:`~kardinal_env.kardinal.core_game.CoreGame` (a Python game, or a subclass that may change
-    what the core cannot see): then the caller plays out in Python. ``game`` is never modified."""
-    from kardinal_env.kardinal.core_game import CoreGame
-
-    if type(game) is not CoreGame:
-        return None
-    core = game.core.clone()
-    seed = rng.getrandbits(64)
-    while not core.is_over:
-        core.play_code(core.playout_move(seed))
-        seed = (seed + 1) & _SEED_MASK
     return core
 
 

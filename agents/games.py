@@ -1,0 +1,63 @@
+"""The agents' registry entries of the two built-in games (see :mod:`agents.registry`).
+
+=====================  ============================  =================================================
+game                   baselines (besides random)    search hooks
+=====================  ============================  =================================================
+``kardinal``           ``greedy``                    compiled ``mcts:N`` root and playouts
+``kardinal_koenig``    ``greedy``, ``heuristic``     compiled ``ismcts:N`` root, the heuristic guide
+                                                     (``gismcts:N``, ``pismcts:N``), ``rollout:N``
+=====================  ============================  =================================================
+
+Every field that names code is a ``"module:attribute"`` string, imported on first use: registering
+these entries imports no engine, no network and no torch (``tests/test_registry.py`` checks that every
+name exists). The games themselves are registered by ``kardinal_env`` (``kardinal_env/games.py``).
+"""
+
+from __future__ import annotations
+
+from agents.registry import GameAgents, register_agents
+
+__all__ = ["KARDINAL", "KARDINAL_KOENIG"]
+
+KARDINAL = GameAgents(
+    game="kardinal",
+    baselines={"greedy": "agents.baselines.kardinal_greedy:GreedyAgent"},
+    rollout="agents.baselines.kardinal_greedy:rollout_move",
+    compiled_search="agents.search.kardinal_compiled:mcts_root",
+    compiled_playout="agents.search.kardinal_compiled:play_out",
+    network="agents.networks.kardinal_net:build_network",
+    adapter="agents.training.adapters:KardinalAdapter",
+    presets={
+        "default": "kardinal_configs:default.yaml",
+        "long_2p": "kardinal_configs:long_2p.yaml",
+        "long_4p": "kardinal_configs:long_4p.yaml",
+        "search_2p": "kardinal_configs:search_2p.yaml",
+        "distill_2p": "kardinal_configs:distill_2p.yaml",
+        "search_4p": "kardinal_configs:search_4p.yaml",
+    },
+    play_page="agents.serving.kardinal_page:make_page",
+)
+
+KARDINAL_KOENIG = GameAgents(
+    game="kardinal_koenig",
+    baselines={
+        "greedy": "agents.baselines.koenig_greedy:GreedyAgent",
+        "heuristic": "agents.baselines.koenig_heuristic:KoenigHeuristicAgent",
+    },
+    rollout="agents.baselines.koenig_greedy:rollout_move",
+    compiled_ismcts="agents.search.koenig_compiled:ismcts_root",
+    search_guide="agents.search.heuristic_rollouts:HeuristicGuide",
+    rollout_search="agents.search.heuristic_rollouts:HeuristicRolloutAgent",
+    network="agents.networks.koenig_net:build_network",
+    adapter="agents.training.adapters:KoenigAdapter",
+    presets={
+        "default": "kardinal_configs:koenig_default.yaml",
+        "long": "kardinal_configs:koenig_long.yaml",
+        "heuristic": "kardinal_configs:koenig_heuristic.yaml",
+        "search": "kardinal_configs:koenig_search.yaml",
+    },
+    play_page="agents.serving.koenig_page:make_page",
+)
+
+register_agents(KARDINAL)
+register_agents(KARDINAL_KOENIG)
