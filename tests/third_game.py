@@ -3,7 +3,8 @@
 It is the worked example of ``docs/adding-a-game.md`` (whose code block is this file, word for word;
 ``tests/test_third_game.py`` checks that): a game of perfect information without chance that goes
 through the suite's generic tools — registry, environments, replays, evaluation, search, terminal
-play, training — without any edit to the package.
+play, training — without any edit to the package. Its agents (a greedy baseline) are registered
+with it, in the agents' registry (:mod:`agents.registry`).
 
 Rules: a pile of ``pile`` stones (12); the players (2 or 3) take turns in seat order, each taking
 1 to ``max_take`` (3) stones; whoever takes the last stone wins — or, with ``misere``, loses (then
@@ -16,7 +17,7 @@ A move is the number of stones to take as a string (``"1"`` .. ``"3"``). Records
 Use::
 
     import third_game
-    with third_game.registered() as spec:   # register_game(third_game.SPEC) ... unregister_game("nim")
+    with third_game.registered() as spec:   # register() ... unregister()
         game = spec.new_game(spec.rules(players=3, pile="10"))
 """
 
@@ -28,6 +29,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from agents.registry import GameAgents, register_agents, unregister_agents
+from kardinal_env.core.checks import check_action
 from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_move_strings, check_record_fields, check_result, check_result_shape
@@ -88,6 +91,27 @@ class NimGame:
     @property
     def current_player(self) -> int | None:
         return None if self.is_over else len(self.history) % self.num_players
+
+    # Action ids, the protocol's moves: action k - 1 takes k stones.
+    @property
+    def num_actions(self) -> int:
+        return self.rules.max_take
+
+    def legal_actions(self) -> list[int]:
+        return list(range(min(self.rules.max_take, self.pile)))
+
+    def apply_action(self, action: int) -> None:
+        self.play(self.action_to_string(action))
+
+    def action_to_string(self, action: int) -> str:
+        return str(check_action(action, self.num_actions) + 1)
+
+    def string_to_action(self, move: str) -> int:
+        if not isinstance(move, str) or not move.isdigit() or not 1 <= int(move) <= self.num_actions:
+            raise IllegalMoveError(
+                f"malformed move: {move!r} is not a number from 1 to {self.num_actions}", "malformed move", move
+            )
+        return int(move) - 1
 
     def legal_moves(self) -> list[str]:
         return [str(k) for k in range(1, min(self.rules.max_take, self.pile) + 1)]
@@ -260,17 +284,21 @@ SPEC = GameSpec(
         RuleOption("pile", "str", "stones in the pile at the start (default 12)"),
         RuleOption("misere", "flag", "whoever takes the last stone loses", default=False),
     ),
-    baselines={"greedy": NimGreedyAgent},  # random, mcts:N and ismcts:N play every game unlisted
 )
+
+#: What plays Nim besides the agents of every game (random, mcts:N and ismcts:N play it unlisted).
+AGENTS = GameAgents(game="nim", baselines={"greedy": NimGreedyAgent})
 
 
 def register() -> GameSpec:
-    """Register Nim: the one call a game needs."""
+    """Register Nim and its agents (a plugin's ``third_game:register``); returns the game's spec."""
+    register_agents(AGENTS)
     return register_game(SPEC)
 
 
 def unregister() -> None:
     unregister_game(SPEC.name)
+    unregister_agents(SPEC.name)
 
 
 @contextmanager
