@@ -10,6 +10,7 @@ from __future__ import annotations
 # (the test's tmp directory, or ``KARDINAL_SCREENSHOTS=DIR``). ``tab``: a fresh page whose console
 # errors/warnings and page errors are collected in ``tab.problems``.
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -94,14 +95,38 @@ def pytest_addoption(parser):
         "Python engines (KARDINAL_ENV_BACKEND=python); default: every test, the games on the compiled "
         "core where it is built",
     )
+    parser.addoption(
+        "--core-lane",
+        action="store_true",
+        help="the core lane of .ci/run (.venv-core: the installed wheels, no extras): only the test modules "
+        "marked `core_lane` are imported, and of their tests those not marked `extras`",
+    )
+
+
+#: The marker a test module declares (``pytestmark``) to run in the core lane; ``--core-lane`` reads it
+#: from the source, since the other modules may need extras just to be imported.
+_CORE_LANE = re.compile(r"^pytestmark = .*pytest\.mark\.core_lane\b", re.MULTILINE)
+
+
+def pytest_ignore_collect(collection_path, config):
+    if config.getoption("--core-lane") and collection_path.suffix == ".py" and collection_path.name.startswith("test_"):
+        return _CORE_LANE.search(collection_path.read_text(encoding="utf-8")) is None
+    return None
+
+
+def _kept(config, item) -> bool:
+    if config.getoption("--backend") == "python" and not item.get_closest_marker("backends"):
+        return False
+    if config.getoption("--core-lane"):
+        return bool(item.get_closest_marker("core_lane")) and not item.get_closest_marker("extras")
+    return True
 
 
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("--backend") != "python":
-        return
-    kept = [item for item in items if item.get_closest_marker("backends")]
-    config.hook.pytest_deselected(items=[item for item in items if not item.get_closest_marker("backends")])
-    items[:] = kept
+    kept = [item for item in items if _kept(config, item)]
+    if len(kept) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if not _kept(config, item)])
+        items[:] = kept
 
 
 @pytest.fixture(autouse=True)

@@ -28,6 +28,9 @@ from kardinal_env.kardinal import Game, Rules, compiled
 from kardinal_env.kardinal.actions import ActionCodec
 from kardinal_env.kardinal.observation import ObservationEncoder
 
+# run in the core lane of .ci/run on the installed wheels (pytest --core-lane, tests/conftest.py)
+pytestmark = pytest.mark.core_lane
+
 
 def _variants() -> list[Rules]:
     out = [

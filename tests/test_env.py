@@ -21,8 +21,9 @@ from kardinal_env.kardinal.actions import ActionCodec, colour_order
 from kardinal_env.kardinal.notation import square_key
 from kardinal_env.kardinal.observation import CHANNEL_NAMES, NUM_CHANNELS, ObservationEncoder
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 VARIANTS = [
     dict(players=2),

@@ -11,8 +11,9 @@ import kardinal_env  # noqa: F401  (registers the ids)
 from kardinal_env import IllegalMoveError, kardinal_v0
 from kardinal_env.core.single_agent import KardinalVsBots
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 BAD_ACTIONS = [
     (1.5, "expected an integer"),

@@ -21,8 +21,9 @@ from kardinal_env.koenig import IllegalMoveError as KoenigIllegalMoveError
 from kardinal_env.koenig.observation import SEAT_SLOTS, ObservationEncoder
 from kardinal_env.koenig.text import game_text
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 VARIANTS = [(p, d) for p in (3, 4, 5) for d in ("one", "any")]
 

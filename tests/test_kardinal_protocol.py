@@ -17,8 +17,9 @@ from kardinal_env.core.protocol import ActionCodec, GameState, ObservationEncode
 from kardinal_env.core.registry import get_game
 from kardinal_env.kardinal import Game, Rules
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -13,6 +13,9 @@ from koenig_helpers import DEFAULT_BOARD, small_board
 from kardinal_env.koenig import BoardError, Game, Rules, RulesError, board_names, load_board
 from kardinal_env.koenig.board import BOARDS_DIR, compile_board, validate_board
 
+# run in the core lane of .ci/run on the installed wheels (pytest --core-lane, tests/conftest.py)
+pytestmark = pytest.mark.core_lane
+
 
 # ------------------------------------------------------------------------------- the default board
 def test_default_board_is_packaged_and_default():

@@ -19,8 +19,9 @@ from kardinal_env.koenig import Game, Rules
 from kardinal_env.koenig.knowledge import SeatKnowledge, card_counts, deal_hidden, deck_counts
 from kardinal_env.koenig.observation import ObservationEncoder
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 
 def _until_first_run_out(seed: int, players: int = 4, discard: str = "one") -> Game:

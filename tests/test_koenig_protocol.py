@@ -18,8 +18,9 @@ from kardinal_env.core.registry import get_game
 from kardinal_env.koenig import Game, Rules
 from kardinal_env.koenig.actions import ActionCodec as KoenigCodec
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 
 def test_the_game_implements_the_protocol():

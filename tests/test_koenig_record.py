@@ -15,8 +15,9 @@ from koenig_helpers import random_game, small_board
 from kardinal_env.koenig import Game, RecordError, Rules
 from kardinal_env.koenig.record import FORMAT
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 
 def finished(players=4, discard="one", seed=3, board=None):

@@ -10,8 +10,9 @@ from koenig_helpers import DEFAULT_BOARD, discard_turn, finish_turn, game_with
 
 from kardinal_env.koenig import Game, IllegalMoveError, Rules
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 COUNTRY_OF_TYPE = {c["type"]: c["countries"] for c in DEFAULT_BOARD["cards"]}
 SITES = {c["id"]: c["sites"] for c in DEFAULT_BOARD["countries"]}

@@ -10,8 +10,9 @@ from koenig_helpers import discard_turn, finish_turn, game_with, small_board
 
 from kardinal_env.koenig import Game, IllegalMoveError, Rules
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 
 def test_runout_during_a_draw_scores_and_reshuffles():

@@ -12,8 +12,9 @@ from koenig_helpers import DEFAULT_BOARD, random_game
 from kardinal_env.koenig import Game, Rules
 from kardinal_env.koenig.scoring import alliance_points, chain_points, cloister_points, longest_paths, winners
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 
 # ------------------------------------------------------------------------------------------ cloisters

@@ -8,6 +8,9 @@ import pytest
 from kardinal_env.core.shuffle import ShuffleRng, fnv1a64, seed_state
 from kardinal_env.koenig import Game, Rules
 
+# run in the core lane of .ci/run on the installed wheels (pytest --core-lane, tests/conftest.py)
+pytestmark = pytest.mark.core_lane
+
 
 def test_splitmix64_published_vector():
     """SplitMix64 seeded with 0 (the reference implementation's first outputs)."""

@@ -19,8 +19,9 @@ from kardinal_env.kardinal.notation import (
     square_key,
 )
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 # ---------------------------------------------------------------- canonical strings
 

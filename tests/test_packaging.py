@@ -25,6 +25,9 @@ import pytest
 
 import kardinal_env
 
+# run in the core lane of .ci/run on the installed wheels (pytest --core-lane, tests/conftest.py)
+pytestmark = pytest.mark.core_lane
+
 ROOT = Path(__file__).resolve().parents[1]
 DIST = "kardinal-env"
 GOLDEN_RECORD = ROOT / "tests" / "golden" / "english_3p_tiebreak.json"

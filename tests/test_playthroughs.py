@@ -18,8 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 PLAYTHROUGHS = Path(__file__).parent / "golden" / "playthroughs"
 FILES = sorted(PLAYTHROUGHS.glob("*.json"))

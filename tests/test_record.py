@@ -15,8 +15,9 @@ from kardinal_env import RecordError
 from kardinal_env.kardinal import Game, Rules
 from kardinal_env.kardinal.record import FORMAT
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 GOLDEN = Path(__file__).parent / "golden"
 GOLDEN_FILE = GOLDEN / "german_3p.json"

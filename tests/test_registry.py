@@ -23,8 +23,9 @@ from kardinal_env.core.protocol import ActionCodec, GameState, ObservationEncode
 from kardinal_env.core.registry import GameSpec, RuleOption, UnknownGameError, get_game, resolve
 from kardinal_env.games import KARDINAL, KARDINAL_KOENIG
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILT_IN = (KARDINAL, KARDINAL_KOENIG)

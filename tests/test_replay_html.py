@@ -21,8 +21,9 @@ from kardinal_env.kardinal import render as render_mod
 from kardinal_env.kardinal.render import IMAGE_SIZE, game_image
 from kardinal_env.kardinal.replay_html import embed_json, replay_data, replay_html, write_replay_html
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 GOLDEN = Path(__file__).parent / "golden"
 GOLDEN_FILES = sorted(GOLDEN.glob("*.json"))

@@ -13,8 +13,9 @@ from helpers import new_game, play
 from kardinal_env import IllegalMoveError
 from kardinal_env.kardinal import Game, Rules, RulesError
 
-# run again on the Python engines by `pytest --backend python` (tests/conftest.py)
-pytestmark = pytest.mark.backends
+# run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
+# installed wheels (pytest --core-lane); tests/conftest.py
+pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
 # P0: the start. Sites: (-1,0) (0,1) (0,-1) next to the nave; (1,1) (1,-1) (2,0) next to the clock tower.
 P0: list[str] = []

@@ -39,6 +39,9 @@ import pytest
 
 from kardinal_env.core.registry import games
 
+# run in the core lane of .ci/run on the installed wheels (pytest --core-lane, tests/conftest.py)
+pytestmark = pytest.mark.core_lane
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("kardinal_env", "agents")
 PACKAGE_NAME = "kardinal_env"

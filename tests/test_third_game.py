@@ -33,6 +33,9 @@ from kardinal_env.core.replay import main as replay_main
 from kardinal_env.core.replay import replay_file, write_html
 from kardinal_env.core.single_agent import VsBots
 
+# run in the core lane of .ci/run on the installed wheels (pytest --core-lane, tests/conftest.py)
+pytestmark = pytest.mark.core_lane
+
 ROOT = Path(__file__).resolve().parents[1]
 ENV_ID, GYM_ID = third_game.SPEC.env_id, third_game.SPEC.gym_id
 #: What PettingZoo's api_test says about every env with the classic Dict(observation, action_mask).

@@ -35,6 +35,9 @@ from kardinal_env.kardinal import Game, Rules
 from kardinal_env.kardinal.observation import ObservationEncoder
 from kardinal_env.vector import IllegalActionError, VectorEnv
 
+# run in the core lane of .ci/run on the installed wheels (pytest --core-lane, tests/conftest.py)
+pytestmark = pytest.mark.core_lane
+
 ARRAYS = ("observation", "action_mask", "current_player", "rewards", "terminated", "truncated", "final_observation")
 
 

@@ -30,6 +30,9 @@ from test_core_koenig import ODD_BOARD
 from kardinal_env.koenig import Rules
 from kardinal_env.vector import IllegalActionError, VectorEnv
 
+# run in the core lane of .ci/run on the installed wheels (pytest --core-lane, tests/conftest.py)
+pytestmark = pytest.mark.core_lane
+
 ARRAYS = ("observation", "action_mask", "current_player", "rewards", "terminated", "truncated", "final_observation")
 
 

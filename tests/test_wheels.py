@@ -21,6 +21,9 @@ import pytest
 
 import kardinal_env
 
+# run in the core lane of .ci/run on the installed wheels (pytest --core-lane, tests/conftest.py)
+pytestmark = pytest.mark.core_lane
+
 ROOT = Path(__file__).resolve().parents[1]
 DIST, CORE_DIST = "kardinal-env", "kardinal-env-core"
 
