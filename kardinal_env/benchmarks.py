@@ -35,6 +35,7 @@ per repeat: on a shared machine that ratio is the stable number.
 
 from __future__ import annotations
 
+import itertools
 import random
 import statistics
 import time
@@ -92,6 +93,18 @@ def timed(fn: Callable[[], tuple[int, int]], seconds: float, repeats: int) -> tu
         per_step.append(steps / elapsed)
         per_game.append(played / elapsed)
     return per_step, per_game
+
+
+def interleaved(fns: Mapping[Any, Callable[[], tuple[int, int]]], seconds: float, repeats: int) -> dict:
+    """:func:`timed` of every ``fn`` once per repeat, the repeats interleaved (all see the same machine
+    load): per key, the rates per repeat of decisions and of games."""
+    rates: dict[Any, tuple[list[float], list[float]]] = {key: ([], []) for key in fns}
+    for _ in range(repeats):
+        for key, fn in fns.items():
+            steps, played = timed(fn, seconds, 1)
+            rates[key][0].extend(steps)
+            rates[key][1].extend(played)
+    return rates
 
 
 def fmt(rates: Sequence[float]) -> str:
@@ -174,6 +187,15 @@ def make_rules(spec: GameSpec, players: int, options: Mapping[str, Any] | None =
     if set(given) <= {o.name for o in spec.rule_options}:
         return spec.rules(players, **given)
     return spec.load("rules_class")(players=spec.check_players(players), **given)
+
+
+def setup(
+    game: str | GameSpec | None, players: int | None, options: Mapping[str, Any] | None = None
+) -> tuple[GameSpec, int, Any]:
+    """``(spec, players, rules)`` of a benchmark: :func:`pick_game`, :func:`seats`, :func:`make_rules`."""
+    spec = pick_game(game)
+    players = seats(spec, players)
+    return spec, players, make_rules(spec, players, options)
 
 
 def options_text(options: Mapping[str, Any] | None) -> str:
@@ -270,18 +292,14 @@ def bench_engine(
     """Random games through the public ``Game(...)`` (``GameSpec.new_game``, a new deal 0, 1, ... each
     game; core-backed where the core is used): decisions/s and games/s, ``legal_moves`` + ``play(str)``,
     and decisions per CPU second of the process (on a shared machine wall time includes waiting)."""
-    spec = pick_game(game)
-    players = seats(spec, players)
-    rules = make_rules(spec, players, options)
+    spec, players, rules = setup(game, players, options)
     rng = random.Random(seed)
-    deal = [0]
+    deals = itertools.count()
     cpu = [0, 0.0]
 
     def one_game() -> tuple[int, int]:
         start = time.process_time()
-        g = spec.new_game(rules, seed=deal[0])
-        deal[0] += 1
-        n = play_randomly(g, rng)
+        n = play_randomly(spec.new_game(rules, seed=next(deals)), rng)
         cpu[0] += n
         cpu[1] += time.process_time() - start
         return n, 1
@@ -304,12 +322,8 @@ def engine_comparison(title: str, rows, targets, seconds: float, repeats: int) -
     """Time each ``(name, label, fn)`` of ``rows`` for ``seconds`` per repeat, the repeats interleaved;
     print decisions/s and, for each ``(a, b, target)`` of ``targets``, the ratio a/b per repeat (median
     and range; ``target`` None: no target). The medians and ratios as a dict."""
-    names = [name for name, _, _ in rows]
-    letters = dict(zip(names, "abcdefgh"))
-    rates: dict[str, list[float]] = {name: [] for name in names}
-    for _ in range(repeats):
-        for name, _, fn in rows:
-            rates[name] += timed(fn, seconds, 1)[0]
+    letters = dict(zip([name for name, _, _ in rows], "abcdefgh"))
+    rates = {name: r[0] for name, r in interleaved({name: fn for name, _, fn in rows}, seconds, repeats).items()}
     print(f"{title}, {repeats} x {seconds:g} s:")
     width = max(len(label) for _, label, _ in rows) + 1
     for name, label, _ in rows:
@@ -340,45 +354,30 @@ def bench_core(
     core-backed, (e) on its fast path and (f) on strings; the ratios c/a, c/b, d/a, d/b, e/b, f/a per
     repeat. (a), (b), (e), (f) — and (d) for a game with chance (``GameSpec.chance``) — play a new
     seeded deal each game; (d) of a game without chance plays copies of one start."""
-    spec = pick_game(game)
-    players = seats(spec, players)
-    rules = make_rules(spec, players, options)
+    spec, players, rules = setup(game, players, options)
     start = core_game(spec, rules, seed)  # RuntimeError naming how to get the core when it is missing
     reference = spec.load("game_class").reference
     core_start = start.core
     rng = random.Random(seed)
-    deal = [seed]
-    playout_seed = [seed]
-
-    def next_seed() -> int:
-        deal[0] += 1
-        return deal[0]
-
+    deals, playout_seeds = itertools.count(seed + 1), itertools.count(seed + 1)
     python_path = fast_path(reference(rules, seed=seed))
     game_path = fast_path(start)
     core_path = fast_path(core_start, "play")
 
-    def python_strings() -> tuple[int, int]:
-        return play_randomly(reference(rules, seed=next_seed()), rng), 1
-
-    def python_fast() -> tuple[int, int]:
-        return play_randomly(reference(rules, seed=next_seed()), rng, python_path.legal, python_path.apply), 1
+    def playing(make: Callable[..., Any], path: FastPath = STRINGS) -> Callable[[], tuple[int, int]]:
+        """Whole random games on a new deal each, through ``path``'s ``legal`` and ``apply``."""
+        return lambda: (play_randomly(make(rules, seed=next(deals)), rng, path.legal, path.apply), 1)
 
     def core_playouts() -> tuple[int, int]:
-        playout_seed[0] += 1
-        summary = core_start.random_playouts(PLAYOUTS_PER_CALL, playout_seed[0])
+        summary = core_start.random_playouts(PLAYOUTS_PER_CALL, next(playout_seeds))
         return summary["decisions"], summary["games"]
 
     def core_stepped() -> tuple[int, int]:
-        core = core_game(spec, rules, next_seed()).core if spec.chance else core_start.clone()
+        core = core_game(spec, rules, next(deals)).core if spec.chance else core_start.clone()
         return play_randomly(core, rng, core_path.legal, core_path.play), 1
 
-    def game_fast() -> tuple[int, int]:  # the public Game, core-backed: what agents and the environments call
-        return play_randomly(spec.new_game(rules, seed=next_seed()), rng, game_path.legal, game_path.apply), 1
-
-    def game_strings() -> tuple[int, int]:
-        return play_randomly(spec.new_game(rules, seed=next_seed()), rng), 1
-
+    python_strings, python_fast = playing(reference), playing(reference, python_path)
+    game_fast, game_strings = playing(spec.new_game, game_path), playing(spec.new_game)  # the public Game
     rows = (
         ("python_strings", "Python engine, legal_moves + play(str)", python_strings),
         ("python_fast", f"Python engine, {python_path.legal} + {python_path.apply}", python_fast),
@@ -418,9 +417,7 @@ def bench_core_obs(
     preallocated buffers (what the environment calls: :mod:`kardinal_env.core.env_base`); only those
     calls are timed (the moves are played untimed), repeats interleaved; the ratio core / python per
     repeat."""
-    spec = pick_game(game)
-    players = seats(spec, players)
-    rules = make_rules(spec, players, options)
+    spec, players, rules = setup(game, players, options)
     core_game(spec, rules)  # RuntimeError naming how to get the core when it is missing
     reference = spec.load("game_class").reference
     rng = random.Random(seed)

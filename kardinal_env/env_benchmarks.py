@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from kardinal_env.benchmarks import Benchmark, fmt, options_text, pick_game, ratios, seats, timed
+from kardinal_env.benchmarks import Benchmark, fmt, interleaved, options_text, pick_game, ratios, seats
 from kardinal_env.core.registry import GameSpec, games, resolve
 
 __all__ = ["BENCHMARKS", "aec_game", "bench_env", "bench_vector", "make_env"]
@@ -67,13 +67,8 @@ def bench_env(
     rng = random.Random(seed)
     env = make_env(spec, players, options)
     connect4 = connect_four_v3.env()
-    g_steps, c_steps, g_games = [], [], []
-    for _ in range(repeats):  # interleaved so both see the same machine load
-        gs, gg = timed(lambda: aec_game(env, rng), seconds, 1)
-        cs, _ = timed(lambda: aec_game(connect4, rng), seconds, 1)
-        g_steps += gs
-        g_games += gg
-        c_steps += cs
+    rates = interleaved({"game": lambda: aec_game(env, rng), "c4": lambda: aec_game(connect4, rng)}, seconds, repeats)
+    (g_steps, g_games), c_steps = rates["game"], rates["c4"][0]
     r = ratios(g_steps, c_steps)
     raw = env.unwrapped
     agent = raw.possible_agents[0]
@@ -127,18 +122,14 @@ def bench_vector(
     print(f"machine: {cores} usable cores, {load_text()}")
     envs: dict[tuple[str, int, int | str], VectorEnv] = {}
     for name, n in seat_counts.items():
-        for size in sizes:
-            for k in threads:
-                try:
+        try:
+            for size in sizes:
+                for k in threads:
                     envs[name, size, k] = VectorEnv(
                         game=name, num_envs=size, players=n, seed=seed, backend="core", threads=k
                     )
-                except (ImportError, RuntimeError, ValueError) as exc:  # no compiled batch: say so, measure the rest
-                    print(f"  ({name} core: skipped, {exc})")
-                    break
-            else:
-                continue
-            break
+        except (ImportError, RuntimeError, ValueError) as exc:  # no compiled batch: say so, measure the rest
+            print(f"  ({name} core: skipped, {exc})")
         envs[name, compare_at, "python"] = VectorEnv(
             game=name, num_envs=compare_at, players=n, seed=seed, backend="python"
         )
@@ -159,15 +150,11 @@ def bench_vector(
     connect4 = connect_four_v3.env()
     aec_players = seats(aec_spec, players, nearest=True)
     aec = make_env(aec_spec, aec_players)
-    rates: dict[object, list[float]] = {key: [] for key in envs}
-    rates["aec"], rates["c4"] = [], []
     for env in envs.values():
         env.reset()
-    for _ in range(repeats):  # interleaved so all see the same machine load
-        for key, env in envs.items():
-            rates[key] += timed(vector_chunk(env), seconds, 1)[0]
-        rates["aec"] += timed(lambda: aec_game(aec, py_rng), seconds, 1)[0]
-        rates["c4"] += timed(lambda: aec_game(connect4, py_rng), seconds, 1)[0]
+    fns: dict[Any, Any] = {key: vector_chunk(env) for key, env in envs.items()}
+    fns["aec"], fns["c4"] = lambda: aec_game(aec, py_rng), lambda: aec_game(connect4, py_rng)
+    rates = {key: r[0] for key, r in interleaved(fns, seconds, repeats).items()}
     c4 = rates["c4"]
 
     def ratio(values: list[float], base: list[float], digits: int = 2) -> str:
