@@ -205,8 +205,11 @@ class VsBots(gym.Env):
         return len(self.aec.possible_agents)
 
     def _opponent_move(self, seat: int) -> str:
-        index = (seat - self.learner_seat - 1) % self.players
-        policy = self.opponents[index]
+        """The move of ``seat``'s opponent (``opponents`` lists the other seats from the learner's on)."""
+        return self._play(self.opponents[(seat - self.learner_seat - 1) % self.players])
+
+    def _play(self, policy: Any) -> str:
+        """The move ``policy`` picks in the current game: ``"random"``, an agent or a callable."""
         game = self.aec.game
         if isinstance(policy, str):  # "random"
             moves = game.legal_moves()

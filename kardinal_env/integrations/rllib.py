@@ -1,49 +1,35 @@
 """Ray RLlib (new API stack) for every registered game: masking RLModules, league self-play, env registration.
 
 Imports ray; install with ``pip install "kardinal-env[rllib]"``. Nothing else in ``kardinal_env``
-imports this module.
+imports this module. ``docs/libraries/rllib.md`` shows it at work.
 
-* :func:`register_game_env` — ``register_env(spec.env_name, ...)`` (``"kardinal_v0"``,
-  ``"kardinal_koenig_v1"``, ...) so configs can name a game's environment by string:
-  ``config.environment("kardinal_koenig_v1", env_config={"players": 3})``. The creator wraps the
-  game's AEC environment (:func:`kardinal_env.integrations.common.aec_env`) in RLlib's
-  ``PettingZooEnv``. The observation dict is passed through unchanged (keys ``"observation"`` and
-  ``"action_mask"``; no renaming). The environment is made with ``illegal_action="lose"`` unless
-  ``env_config`` names another (:mod:`kardinal_env.core.illegal`; ``None``: PettingZoo's classic
-  ``TerminateIllegalWrapper``): an action the mask forbids ends the episode by forfeit, the offender
-  gets the loss reward and the others the win reward, and the final ``infos`` name the rule. So
-  RLlib's environment pre-check, which steps unmasked random actions, runs with checking on
-  (:func:`ppo_config` leaves it on) and passes quietly; the masked modules never send such an action.
-* :class:`KardinalMaskedRLModule` — a small convolutional actor-critic (torch) for board
-  observations ``(C, H, W)`` (Kardinal's): it sets the logits of illegal actions to ``FLOAT_MIN`` in
-  every forward pass (exploration, inference and training) and computes values for PPO's GAE. On
-  Kardinal's action layout the policy head is fully convolutional: one 1×1 convolution gives the 17
-  spatial action planes of :mod:`kardinal_env.kardinal.actions` (16 build planes + cardinal) square
-  by square, and a pooled linear layer gives the 5 non-spatial actions (4 chips, keep the cardinal).
-  The board is multiplied by ``COUNT_SCALE`` of :mod:`kardinal_env.kardinal.observation` (1/12).
-  ``model_config`` keys: ``channels`` (32), ``blocks`` (3 conv layers), ``value_hidden`` (64).
-* :class:`MaskedMLPRLModule` — the same masking actor-critic for flat observations (Kardinal &
-  König's vector, any game whose encoder gives a 1-D observation): the observation divided by
-  ``obs_scale`` (the encoder's ``scale``, its recommended divisors, when it has one), an MLP, a
-  linear policy and value head. ``model_config`` keys: ``hidden`` (``[128, 128]``), ``obs_scale``.
-* :class:`MaskedRandomRLModule` — a parameter-free module that plays uniformly among legal actions
-  (the league's first opponent).
-* :class:`LeagueMapping` — the agent→module mapping for any number of seats: in each episode one
-  seat (chosen from the episode id) plays the trained module ``"main"``; every other seat draws an
-  opponent from the league (``"random"`` at first, then frozen snapshots ``"main_v1"``, …).
+* :func:`register_game_env` — registers ``PettingZooEnv(aec_env(game, **env_config))`` under the
+  game's ``env_name`` (``"kardinal_v0"``, ``"kardinal_koenig_v1"``, ...). The observation dict keeps
+  its keys (``"observation"``, ``"action_mask"``). The environment is made with
+  ``illegal_action="lose"`` (:data:`ILLEGAL_ACTION`) unless ``env_config`` names another
+  (:mod:`kardinal_env.core.illegal`): an action the mask forbids ends the episode by forfeit, so
+  RLlib's environment pre-check, which steps unmasked random actions, passes with checking on.
+* :class:`KardinalMaskedRLModule` — a convolutional actor-critic (torch) for board observations
+  ``(C, H, W)`` (Kardinal's, scaled by ``COUNT_SCALE``). On Kardinal's action layout its policy head
+  is fully convolutional: a 1×1 convolution gives the 17 spatial action planes, a pooled linear
+  layer the 5 other actions. ``model_config``: ``channels`` (32), ``blocks`` (3), ``value_hidden`` (64).
+* :class:`MaskedMLPRLModule` — the same for flat observations (Kardinal & König's): the observation
+  divided by ``obs_scale`` (the encoder's ``scale`` when it has one), an MLP (``hidden``,
+  ``[128, 128]``), a policy and a value head.
+* Both set the logits of illegal actions to ``FLOAT_MIN`` in every forward pass and compute values
+  for PPO's GAE. :class:`MaskedRandomRLModule` plays uniformly among legal actions (no parameters).
+* :class:`LeagueMapping` — one seat per episode (from the episode id) plays ``"main"``; every other
+  seat draws an opponent from the league (``"random"``, then frozen snapshots ``"main_v1"``, ...).
 * :class:`LeagueCallback` — logs ``win_rate`` (``"main"``'s mean win share over the last 100
-  episodes, :func:`kardinal_env.core.rewards.win_share`: a win shared by ``k`` seats counts ``1/k``)
-  and, when it passes ``win_rate_threshold``, freezes a copy of ``"main"`` with
-  ``Algorithm.add_module`` (weights copied in), makes it an opponent and reports ``league_size``.
-* :func:`ppo_config` — a ``PPOConfig`` for a game that puts these together (tiny defaults; scale
-  with the keyword arguments or the returned config). The module is chosen from the observation's
-  shape: :class:`KardinalMaskedRLModule` for a ``(C, H, W)`` board, :class:`MaskedMLPRLModule` for a
-  vector.
+  episodes, :func:`kardinal_env.core.rewards.win_share`) and, past ``win_rate_threshold``, freezes a
+  copy of ``"main"`` (``Algorithm.add_module``) as a new opponent; reports ``league_size``.
+  :func:`restore_league` resumes a league run from a checkpoint, snapshots included.
+* :func:`ppo_config` — a ``PPOConfig`` that puts these together (tiny defaults); the module comes
+  from the observation's shape (:func:`default_module`).
 
-Rewards reach RLlib through ``PettingZooEnv``: each seat receives its own (cumulative) reward when
-it next observes and its final reward when the game ends, so ``"main"`` only ever learns from the
-seat it plays. Checkpoints are ordinary RLlib checkpoints; ``agents.networks.rllib_agent.RLlibAgent``
-plays from one without starting Ray.
+Each seat receives its own reward through ``PettingZooEnv``, so ``"main"`` learns only from the seat
+it plays. Checkpoints are ordinary RLlib checkpoints; ``agents.networks.rllib_agent.RLlibAgent``
+plays one without starting Ray.
 """
 
 from __future__ import annotations
@@ -51,6 +37,7 @@ from __future__ import annotations
 import functools
 import zlib
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -72,6 +59,7 @@ from kardinal_env.core.env_utils import FreshObservationWrapper
 from kardinal_env.core.registry import GameSpec, get_game
 from kardinal_env.core.rewards import win_share
 from kardinal_env.integrations.common import aec_env
+from kardinal_env.integrations.torch_nets import conv_stack
 from kardinal_env.kardinal.actions import NON_SPATIAL_ACTIONS, SPATIAL_ACTION_PLANES
 from kardinal_env.kardinal.observation import COUNT_SCALE
 
@@ -84,12 +72,9 @@ __all__ = [
     "MaskedRandomRLModule",
     "default_module",
     "env_creator",
-    "league_callback",
-    "legal_argmax",
     "ppo_config",
     "register_game_env",
     "restore_league",
-    "snapshot_ids",
     "split_obs",
 ]
 
@@ -112,12 +97,8 @@ def env_creator(env_config: dict | None = None, game: str | GameSpec = "kardinal
 
 def register_game_env(game: str | GameSpec = "kardinal", name: str | None = None) -> str:
     """Register ``game``'s environment with Ray Tune/RLlib under ``name`` (default: the game's
-    ``env_name``, e.g. ``"kardinal_v0"``) and return the name.
-
-    Call it in the driver before building an algorithm (it is idempotent). Env runners on other
-    nodes receive the creator with the algorithm; it names the game, which must be registered
-    there too (the built-in games are; a game of another package through its entry point).
-    """
+    ``env_name``) and return the name. Idempotent; env runners on other nodes receive the creator,
+    which names the game: it must be registered there too (the built-in games are)."""
     spec = get_game(game)
     name = name or spec.env_name
     register_env(name, functools.partial(env_creator, game=spec.name))
@@ -143,7 +124,29 @@ def _board_space(space: Any, who: str) -> Any:
 
 
 # ---------------------------------------------------------------------- modules
-class KardinalMaskedRLModule(TorchRLModule, ValueFunctionAPI):
+class _MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
+    """The masking and the value head of the trained modules: a subclass builds ``value_head`` and
+    defines ``_features(obs) -> (x, embeddings)`` and ``_logits(x, embeddings)``."""
+
+    def _outputs(self, batch) -> tuple[torch.Tensor, torch.Tensor]:
+        obs, mask = split_obs(batch[Columns.OBS])
+        x, embeddings = self._features(obs)
+        return _apply_mask(self._logits(x, embeddings), mask), embeddings
+
+    def _forward(self, batch, **kwargs):
+        return {Columns.ACTION_DIST_INPUTS: self._outputs(batch)[0]}
+
+    def _forward_train(self, batch, **kwargs):
+        logits, embeddings = self._outputs(batch)
+        return {Columns.ACTION_DIST_INPUTS: logits, Columns.EMBEDDINGS: embeddings}
+
+    def compute_values(self, batch, embeddings=None):
+        if embeddings is None:
+            embeddings = self._features(split_obs(batch[Columns.OBS])[0])[1]
+        return self.value_head(embeddings).squeeze(-1)
+
+
+class KardinalMaskedRLModule(_MaskedActorCritic):
     """Masked convolutional actor-critic for board observations ``(C, H, W)`` (see the module docstring)."""
 
     def setup(self):
@@ -155,18 +158,11 @@ class KardinalMaskedRLModule(TorchRLModule, ValueFunctionAPI):
             )
         channels_in, height, width = board_space.shape
         self.window = width
-        num_actions = int(self.action_space.n)
-        self.num_actions = num_actions
+        self.num_actions = num_actions = int(self.action_space.n)
         cfg = self.model_config or {}
         ch = int(cfg.get("channels", 32))
-        blocks = int(cfg.get("blocks", 3))
         hidden = int(cfg.get("value_hidden", 64))
-        layers: list[nn.Module] = []
-        c = channels_in
-        for _ in range(blocks):
-            layers += [nn.Conv2d(c, ch, 3, padding=1), nn.ReLU()]
-            c = ch
-        self.trunk = nn.Sequential(*layers)
+        self.trunk = conv_stack(channels_in, ch, int(cfg.get("blocks", 3)))
         # The action layout of kardinal_env.kardinal.actions: plane * W*W + square, then 5 scalar actions.
         self.spatial_head = num_actions == SPATIAL_ACTION_PLANES * height * width + NON_SPATIAL_ACTIONS
         if self.spatial_head:
@@ -176,39 +172,17 @@ class KardinalMaskedRLModule(TorchRLModule, ValueFunctionAPI):
             self.scalar_logits = nn.Linear(2 * ch, num_actions)
         self.value_head = nn.Sequential(nn.Linear(2 * ch, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
-    # -- helpers
-    def _features(self, board: torch.Tensor):
+    def _features(self, board: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = self.trunk(board.float() * COUNT_SCALE)
-        pooled = torch.cat([x.mean(dim=(-2, -1)), x.amax(dim=(-2, -1))], dim=-1)
-        return x, pooled
+        return x, torch.cat([x.mean(dim=(-2, -1)), x.amax(dim=(-2, -1))], dim=-1)
 
     def _logits(self, x: torch.Tensor, pooled: torch.Tensor) -> torch.Tensor:
         if self.spatial_head:
             return torch.cat([self.plane_logits(x).flatten(1), self.scalar_logits(pooled)], dim=-1)
         return self.scalar_logits(pooled)
 
-    # -- RLModule API
-    def _forward(self, batch, **kwargs):
-        board, mask = split_obs(batch[Columns.OBS])
-        x, pooled = self._features(board)
-        return {Columns.ACTION_DIST_INPUTS: _apply_mask(self._logits(x, pooled), mask)}
 
-    def _forward_train(self, batch, **kwargs):
-        board, mask = split_obs(batch[Columns.OBS])
-        x, pooled = self._features(board)
-        return {
-            Columns.ACTION_DIST_INPUTS: _apply_mask(self._logits(x, pooled), mask),
-            Columns.EMBEDDINGS: pooled,
-        }
-
-    def compute_values(self, batch, embeddings=None):
-        if embeddings is None:
-            board, _ = split_obs(batch[Columns.OBS])
-            _, embeddings = self._features(board)
-        return self.value_head(embeddings).squeeze(-1)
-
-
-class MaskedMLPRLModule(TorchRLModule, ValueFunctionAPI):
+class MaskedMLPRLModule(_MaskedActorCritic):
     """Masked MLP actor-critic for flat observations (see the module docstring)."""
 
     def setup(self):
@@ -227,34 +201,18 @@ class MaskedMLPRLModule(TorchRLModule, ValueFunctionAPI):
             )
         self.register_buffer("inv_scale", 1.0 / divisor)
         layers: list[nn.Module] = []
-        width = size
-        for h in hidden:
+        for width, h in zip([size, *hidden], hidden):
             layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
         self.trunk = nn.Sequential(*layers)
-        self.policy_head = nn.Linear(width, self.num_actions)
-        self.value_head = nn.Linear(width, 1)
+        self.policy_head = nn.Linear(hidden[-1], self.num_actions)
+        self.value_head = nn.Linear(hidden[-1], 1)
 
-    def _features(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.trunk(obs.float().flatten(1) * self.inv_scale)
+    def _features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        features = self.trunk(obs.float().flatten(1) * self.inv_scale)
+        return features, features
 
-    def _forward(self, batch, **kwargs):
-        obs, mask = split_obs(batch[Columns.OBS])
-        return {Columns.ACTION_DIST_INPUTS: _apply_mask(self.policy_head(self._features(obs)), mask)}
-
-    def _forward_train(self, batch, **kwargs):
-        obs, mask = split_obs(batch[Columns.OBS])
-        features = self._features(obs)
-        return {
-            Columns.ACTION_DIST_INPUTS: _apply_mask(self.policy_head(features), mask),
-            Columns.EMBEDDINGS: features,
-        }
-
-    def compute_values(self, batch, embeddings=None):
-        if embeddings is None:
-            obs, _ = split_obs(batch[Columns.OBS])
-            embeddings = self._features(obs)
-        return self.value_head(embeddings).squeeze(-1)
+    def _logits(self, features: torch.Tensor, _: torch.Tensor) -> torch.Tensor:
+        return self.policy_head(features)
 
 
 class MaskedRandomRLModule(TorchRLModule):
@@ -277,12 +235,16 @@ def _stable_hash(*parts) -> int:
     return zlib.crc32("/".join(str(p) for p in parts).encode())
 
 
+def _seat(agent_id) -> int:
+    """The seat of an agent id ``player_<seat>``."""
+    return int(str(agent_id).rsplit("_", 1)[-1])
+
+
 class LeagueMapping:
     """Agent→module mapping for any number of seats (picklable, so env runners on other nodes can use it).
 
     Per episode, seat ``crc32(episode.id_) % players`` plays ``main``; every other seat plays an
-    opponent drawn (deterministically from the episode id and seat) from ``opponents``. Agent ids
-    are the environments' ``player_<seat>``.
+    opponent drawn (deterministically from the episode id and seat) from ``opponents``.
     """
 
     def __init__(self, players: int, opponents: Sequence[str] = (RANDOM,), main: str = MAIN):
@@ -296,7 +258,7 @@ class LeagueMapping:
         return _stable_hash(episode_id) % self.players
 
     def __call__(self, agent_id, episode=None, **kwargs) -> str:
-        seat = int(str(agent_id).rsplit("_", 1)[-1])
+        seat = _seat(agent_id)
         eid = getattr(episode, "id_", None)
         if seat == self.main_seat(eid):
             return self.main
@@ -309,13 +271,11 @@ class LeagueMapping:
 class LeagueCallback(RLlibCallback):
     """Win-rate logging and league growth (frozen snapshots of ``main``) for :class:`LeagueMapping`.
 
-    ``win_rate`` is ``main``'s mean win share over the last 100 episodes, with the one definition of
-    a win (:func:`kardinal_env.core.rewards.win_share`: ``1/k`` when ``main``'s seat is among ``k``
-    winners, else 0), read from the ``winners`` of the environment's final ``infos``; the reward
-    scheme does not matter. With ``players`` seats the chance level is about ``1 / players``. When
-    the windowed win rate exceeds ``win_rate_threshold`` (after at least ``min_episodes`` episodes
-    since the last snapshot), ``main`` is copied into a frozen module ``main_v<k>`` and the mapping's
-    opponents become all snapshots so far (plus ``"random"`` if ``keep_random``).
+    ``win_rate`` is ``main``'s mean win share over the last 100 episodes, read from the ``winners``
+    of the environment's final ``infos`` (whatever the reward scheme; chance is about
+    ``1 / players``). When it exceeds ``win_rate_threshold`` (after at least ``min_episodes``
+    episodes since the last snapshot), ``main`` is copied into a frozen module ``main_v<k>`` and the
+    mapping's opponents become all snapshots so far (plus ``"random"`` if ``keep_random``).
     ``main_final_reward`` logs ``main``'s final reward (the reward scheme's, for reference).
     """
 
@@ -335,13 +295,10 @@ class LeagueCallback(RLlibCallback):
         """``main``'s win share in a finished episode (``None`` if no seat played ``main`` or the
         final ``infos`` carry no ``winners``)."""
         for agent_id in episode.agent_ids:
-            if episode.module_for(agent_id) != MAIN:
-                continue
-            infos = episode.agent_episodes[agent_id].get_infos()
-            winners = infos[-1].get("winners") if len(infos) else None
-            if winners is None:
-                return None
-            return win_share(winners, int(str(agent_id).rsplit("_", 1)[-1]))
+            if episode.module_for(agent_id) == MAIN:
+                infos = episode.agent_episodes[agent_id].get_infos()
+                winners = infos[-1].get("winners") if len(infos) else None
+                return None if winners is None else win_share(winners, _seat(agent_id))
         return None
 
     def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
@@ -373,9 +330,7 @@ class LeagueCallback(RLlibCallback):
         """Freeze the current ``main`` as ``main_v<k>`` (or ``module_id``) and make it an opponent; returns its id."""
         module_id = module_id or f"{MAIN}_v{len(self.snapshots) + 1}"
         main_module = algorithm.get_module(MAIN)
-        opponents = [*self.snapshots, module_id]
-        if self.keep_random:
-            opponents = [RANDOM, *opponents]
+        opponents = [RANDOM] * self.keep_random + [*self.snapshots, module_id]
         algorithm.add_module(
             module_id=module_id,
             module_spec=RLModuleSpec.from_module(main_module),
@@ -388,40 +343,23 @@ class LeagueCallback(RLlibCallback):
         return module_id
 
 
-def league_callback(algorithm) -> LeagueCallback | None:
-    """The algorithm's :class:`LeagueCallback` (``None`` without a league)."""
-    callbacks = getattr(algorithm, "callbacks", None)
-    for cb in callbacks if isinstance(callbacks, (list, tuple)) else [callbacks]:
-        if isinstance(cb, LeagueCallback):
-            return cb
-    return None
-
-
-def snapshot_ids(checkpoint) -> list[str]:
-    """The frozen snapshots (``main_v<k>``) stored in an Algorithm checkpoint, in order."""
-    from pathlib import Path
-
-    modules = Path(checkpoint) / "learner_group" / "learner" / "rl_module"
-    found = [p.name for p in modules.glob(f"{MAIN}_v*") if p.is_dir() and p.name[len(MAIN) + 2 :].isdigit()]
-    return sorted(found, key=lambda name: int(name[len(MAIN) + 2 :]))
-
-
 def restore_league(algorithm, checkpoint) -> list[str]:
     """Resume a league run: re-add the checkpoint's snapshots, then restore every module's weights.
 
     RLlib's ``restore_from_path`` only fills modules the algorithm already has, and a fresh
     algorithm has just ``main`` and ``random``; this adds ``main_v1``, ``main_v2``, … first (and
-    tells the league callback), then restores. Returns the snapshot ids.
+    tells the league callback), then restores. Returns the snapshot ids, in order.
     """
-    from pathlib import Path
-
     checkpoint = Path(checkpoint).resolve()
-    callback = league_callback(algorithm)
-    ids = snapshot_ids(checkpoint)
-    if callback is not None:
-        for module_id in ids:
-            if module_id not in callback.snapshots:
-                callback.add_snapshot(algorithm, module_id)
+    modules = checkpoint / "learner_group" / "learner" / "rl_module"
+    found = [p.name for p in modules.glob(f"{MAIN}_v*") if p.is_dir() and p.name[len(MAIN) + 2 :].isdigit()]
+    ids = sorted(found, key=lambda name: int(name[len(MAIN) + 2 :]))
+    callbacks = getattr(algorithm, "callbacks", None)
+    for callback in callbacks if isinstance(callbacks, (list, tuple)) else [callbacks]:
+        if isinstance(callback, LeagueCallback):
+            for module_id in ids:
+                if module_id not in callback.snapshots:
+                    callback.add_snapshot(algorithm, module_id)
     algorithm.restore_from_path(str(checkpoint))
     return ids
 
@@ -474,13 +412,10 @@ def ppo_config(
     players = spec.check_players(players)
     env_config = {**(env_config or {}), "players": players}
     name = register_game_env(spec)
-    default_class, default_model = default_module(spec, env_config)
-    if module_class is None:
-        module_class = default_class
-    else:
-        default_model = {}
-    model_config = {**default_model, **(model_config or {})}
-    main_spec = RLModuleSpec(module_class=module_class, model_config=model_config)
+    default_class, defaults = default_module(spec, env_config)  # builds one environment: bad options fail here
+    if module_class is not None:
+        default_class, defaults = module_class, {}
+    specs = {MAIN: RLModuleSpec(module_class=default_class, model_config={**defaults, **(model_config or {})})}
     config = (
         PPOConfig()
         # RLlib's env pre-check stays on: it steps unmasked random actions, which end the episode by
@@ -500,38 +435,17 @@ def ppo_config(
         )
         .debugging(seed=seed)
     )
+    mapping: Any = _all_main
     if league:
-        config = (
-            config.multi_agent(
-                policies={MAIN, RANDOM},
-                policy_mapping_fn=LeagueMapping(players, (RANDOM,)),
-                policies_to_train=[MAIN],
-            )
-            .rl_module(
-                rl_module_spec=MultiRLModuleSpec(
-                    rl_module_specs={MAIN: main_spec, RANDOM: RLModuleSpec(module_class=MaskedRandomRLModule)}
-                )
-            )
-            .callbacks(
-                functools.partial(
-                    LeagueCallback, players, win_rate_threshold=win_rate_threshold, min_episodes=min_episodes
-                )
-            )
+        specs[RANDOM] = RLModuleSpec(module_class=MaskedRandomRLModule)
+        mapping = LeagueMapping(players, (RANDOM,))
+        config = config.callbacks(
+            functools.partial(LeagueCallback, players, win_rate_threshold=win_rate_threshold, min_episodes=min_episodes)
         )
-    else:
-        config = config.multi_agent(
-            policies={MAIN},
-            policy_mapping_fn=_all_main,
-            policies_to_train=[MAIN],
-        ).rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MAIN: main_spec}))
-    return config
+    return config.multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=[MAIN]).rl_module(
+        rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs)
+    )
 
 
 def _all_main(agent_id, episode=None, **kwargs) -> str:
     return MAIN
-
-
-def legal_argmax(logits: np.ndarray, legal: Sequence[int]) -> int:
-    """The legal action with the largest logit (ties: the lowest action)."""
-    codes = np.asarray(legal, dtype=np.int64)
-    return int(codes[int(np.argmax(np.asarray(logits)[codes]))])

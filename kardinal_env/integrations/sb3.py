@@ -2,50 +2,32 @@
 
 Imports gymnasium, torch, stable_baselines3 and sb3_contrib; install with
 ``pip install "kardinal-env[sb3]"``. Nothing else in ``kardinal_env`` imports this module.
+``docs/libraries/sb3.md`` shows it at work, with the networks' measured cost.
 
-**The observation-only view.** The single-agent view of a game
-(:class:`kardinal_env.core.single_agent.VsBots`, registered with Gymnasium as
-``kardinal/KardinalVsBots-v0``, ``kardinal/KardinalKoenigVsBots-v1``, ...) observes a
-``Dict(observation, action_mask)``, which SB3 accepts only with ``MultiInputPolicy``.
-:class:`ObservationOnly` exposes the ``observation`` Box alone, so ``"MlpPolicy"`` (and the
-extractors below) work, while ``action_masks()`` still gives the learner's mask, where
-``MaskablePPO`` looks for it::
+* :class:`ObservationOnly` — the single-agent view of a game
+  (:class:`kardinal_env.core.single_agent.VsBots`, ``kardinal/KardinalKoenigVsBots-v1``, ...)
+  observes ``Dict(observation, action_mask)``, which SB3 takes only with ``MultiInputPolicy``; this
+  wrapper exposes the ``observation`` Box alone (for ``"MlpPolicy"`` and the extractors below) while
+  ``action_masks()`` still gives ``MaskablePPO`` the learner's mask.
+* :func:`make_vs_bots_env` — train against fixed bots: ``ObservationOnly(VsBots(game, ...))``.
+* :class:`SelfPlayEnv` (:func:`make_self_play_env`) — self-play: every episode the learner takes a
+  seat (random by default) and each other seat draws an opponent from a pool: ``"random"``,
+  ``"self"`` (the live policy) and frozen snapshots, which :class:`SelfPlayCallback` adds while
+  training.
+* :class:`SB3Agent` — a trained policy as an agent (``select_move(game) -> str``) for a game of any
+  registered game (the observation and mask come from the game's encoder and codec).
+* :class:`KardinalCropCNN`, :class:`KardinalCNN` — features extractors for Kardinal's ``(72, W, W)``
+  board (the trunks of :mod:`kardinal_env.integrations.torch_nets`): ``MlpPolicy`` flattens the
+  board, fine for small windows (``window=9``) but 29M parameters on the full window 53.
+  Kardinal & König's flat vector suits ``MlpPolicy`` as it is.
 
-    env = ObservationOnly(gym.make("kardinal/KardinalKoenigVsBots-v1", players=3))
-    model = MaskablePPO("MlpPolicy", env)
+``players`` defaults to the game's ``default_players``; every other keyword goes to the game's AEC
+environment (rule options, ``reward``, env options such as Kardinal's ``window``).
 
-Two ways to train a ``MaskablePPO`` model, for any game (``game=`` a registered game's name):
-
-1. **Against fixed bots** — :func:`make_vs_bots_env`: ``ObservationOnly(VsBots(game, ...))``, the
-   learner plays one seat, the others are baselines (agent objects or spec strings) or ``"random"``.
-2. **Self-play** — :class:`SelfPlayEnv`: every episode the learner takes a seat (random by default,
-   so it plays every seat) and each other seat is played by an opponent drawn from a pool:
-   ``"random"``, ``"self"`` (the live policy being trained) and frozen snapshots of it, which
-   :class:`SelfPlayCallback` adds while training. :func:`make_self_play_env` builds it.
-
-``players`` defaults to the game's ``default_players`` (2 for Kardinal, 4 for Kardinal & König);
-every other keyword goes to the game's AEC environment (rule options, ``reward``, env options such
-as Kardinal's ``window``, whose default is the lossless 53).
-
-**Whose reward.** Every transition SB3 sees is a decision of the learner's seat, and its reward is
-that seat's reward (terminal ±1 by default, plus any per-move reward the game's environment gives,
-such as Kardinal's ``chip_shaping``, including the final reward when an opponent's move ends the
-game). The opponents' moves happen inside ``step``. This is the fix for PettingZoo issue #1147 (the
-SB3 tutorial once trained on the opponent's reward) taken one step further: the tutorial's wrapper
-hands SB3 the seats' decisions interleaved in one trajectory, so GAE bootstraps a seat's value from
-the *opponent's* next state; here each trajectory belongs to one seat, so returns and advantages
-stay that seat's.
-
-**Networks.** Kardinal observes a ``(72, W, W)`` uint8 board: ``MlpPolicy`` flattens it, which is
-fine for small windows such as ``window=9``; on the full window 53 it has 29M parameters, so pass
-``policy_kwargs=dict(features_extractor_class=KardinalCropCNN)`` (a fixed crop around the cathedral,
-4.2M parameters in the whole policy) or :class:`KardinalCNN` (the whole window, globally pooled);
-``docs/libraries/sb3.md`` has the measured cost and the trade-off. Kardinal & König observes a flat
-``float32`` vector of counts (494 entries on the default board): ``MlpPolicy`` takes it as it is.
-
-Playing a trained model: :class:`SB3Agent` (``select_move(game) -> str``, the ``agents`` protocol)
-from ``SB3Agent.load("model.zip")`` or ``SB3Agent.from_model(model)``, for a game of any registered
-game (the observation and mask come from the game's encoder and codec).
+**Whose reward.** Every transition SB3 sees is a decision of the learner's seat, with that seat's
+reward (including the final reward when an opponent's move ends the game); the opponents' moves
+happen inside ``step``. So each trajectory belongs to one seat, and GAE never bootstraps a seat's
+value from an opponent's state (the PettingZoo SB3 tutorial's flaw, PettingZoo issue #1147).
 """
 
 from __future__ import annotations
@@ -100,10 +82,6 @@ class ObservationOnly(gym.ObservationWrapper):
         return np.asarray(self.env.get_wrapper_attr("action_masks")(), dtype=bool)
 
 
-def _players(spec: GameSpec, players: int | None) -> int:
-    return spec.check_players(players)
-
-
 def make_vs_bots_env(
     game: str | GameSpec = "kardinal",
     players: int | None = None,
@@ -117,14 +95,10 @@ def make_vs_bots_env(
     spec string, or a list with one per other seat (see :class:`~kardinal_env.core.single_agent.VsBots`).
     """
     spec = get_game(game)
-    env = VsBots(
-        game=spec.name,
-        players=_players(spec, players),
-        opponents=opponents,
-        learner_seat=learner_seat,
-        **env_kwargs,
+    players = spec.check_players(players)
+    return ObservationOnly(
+        VsBots(game=spec.name, players=players, opponents=opponents, learner_seat=learner_seat, **env_kwargs)
     )
-    return ObservationOnly(env)
 
 
 # ---------------------------------------------------------------------- playing a policy
@@ -135,8 +109,7 @@ class SB3Agent:
     seeded with ``seed`` when given). The observation and the mask come from the game's encoder and
     codec (:class:`~kardinal_env.integrations.common.GameFeaturizer`, with ``env_options`` when the
     environment was made with options besides the rules); the observation must have the shape the
-    policy was trained on (SB3 policies have fixed input shapes), otherwise ``select_move`` raises
-    ``ValueError`` naming both shapes.
+    policy was trained on, otherwise ``select_move`` raises ``ValueError`` naming both shapes.
     """
 
     def __init__(
@@ -183,12 +156,12 @@ class SB3Agent:
 
     def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
         """The policy's action for an observation and legal-action mask (as an environment gives them)."""
-        expected = self.policy.observation_space.shape
+        policy = self.policy
+        expected = policy.observation_space.shape
         if observation.shape != expected:
             raise ValueError(
                 f"{self.name}: the policy expects observations {expected}, the game gives {observation.shape}"
             )
-        policy = self.policy
         with torch.no_grad():
             obs_t, _ = policy.obs_to_tensor(observation)
             dist = policy.get_distribution(obs_t, action_masks=np.asarray(mask, dtype=bool)[None])
@@ -213,9 +186,8 @@ class SelfPlayEnv(VsBots):
     frozen snapshot; it observes through this env: its ``act`` gets the env's observation and mask of
     the seat on turn) or any agent with ``select_move(game)`` / callable ``game -> str``.
     At each reset every other seat draws one entry (uniformly, from the env's seeded generator);
-    ``learner_seat`` defaults to ``"random"``; ``players`` to the game's ``default_players``. Other
-    keyword arguments go to the game's AEC environment. The observation is the ``observation`` Box
-    only; the mask comes from ``action_masks()``.
+    ``learner_seat`` defaults to ``"random"``. The observation is the ``observation`` Box only; the
+    mask comes from ``action_masks()``.
     """
 
     def __init__(
@@ -237,14 +209,8 @@ class SelfPlayEnv(VsBots):
         self._live: Any = None
         self._drawn: dict[int, object] = {}
         spec = get_game(game)
-        players = _players(spec, players)
-        super().__init__(
-            game=spec.name,
-            players=players,
-            learner_seat=learner_seat,
-            opponents=[self._seat_policy(k) for k in range(players - 1)],
-            **env_kwargs,
-        )
+        players = spec.check_players(players)
+        super().__init__(game=spec.name, players=players, learner_seat=learner_seat, **env_kwargs)
         self.observation_space = self.aec.observation_space(self.aec.possible_agents[0])["observation"]
 
     # -- pool management (call through VecEnv.env_method)
@@ -268,24 +234,17 @@ class SelfPlayEnv(VsBots):
         self._live = policy if (policy is None or hasattr(policy, "select_move")) else SB3Agent(policy)
 
     # -- internals
-    def _seat_policy(self, index: int):
-        def play(game) -> str:
-            choice = self._drawn.get(index)
-            if choice is None:
-                choice = self._drawn[index] = self._pool[int(self.np_random.integers(len(self._pool)))]
-            if choice == "self":
-                choice = self._live if self._live is not None else "random"
-            if isinstance(choice, str):  # "random"
-                moves = game.legal_moves()
-                return moves[int(self.np_random.integers(len(moves)))]
-            if isinstance(choice, SB3Agent):  # observes through this env (its encoder, codec and options)
-                observation = self.aec.observe(self.aec.agent_selection)
-                return self.aec.decode_action(choice.act(observation["observation"], observation["action_mask"]))
-            if hasattr(choice, "select_move"):
-                return choice.select_move(game)
-            return choice(game)  # type: ignore[operator]  # a callable game -> move
-
-        return play
+    def _opponent_move(self, seat: int) -> str:
+        index = (seat - self.learner_seat - 1) % self.players
+        choice = self._drawn.get(index)
+        if choice is None:
+            choice = self._drawn[index] = self._pool[int(self.np_random.integers(len(self._pool)))]
+        if choice == "self":
+            choice = self._live if self._live is not None else "random"
+        if isinstance(choice, SB3Agent):  # observes through this env (its encoder, codec and options)
+            observation = self.aec.observe(self.aec.agent_selection)
+            return self.aec.decode_action(choice.act(observation["observation"], observation["action_mask"]))
+        return self._play(choice)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self._drawn = {}
@@ -313,8 +272,7 @@ class SelfPlayCallback(BaseCallback):
     At the start it points every env's ``"self"`` entries at the live policy (in-process vector
     envs only: with ``SubprocVecEnv`` each worker gets a copy, i.e. a snapshot). Every
     ``snapshot_every`` env steps (summed over envs) it adds a frozen copy of the policy to each
-    env's pool (the env's ``max_pool`` bounds the pool). These agents observe through the env
-    (:meth:`SB3Agent.act` on the env's own observation and mask).
+    env's pool (the env's ``max_pool`` bounds the pool).
     """
 
     def __init__(self, snapshot_every: int = 10_000, verbose: int = 0):
@@ -338,27 +296,12 @@ class SelfPlayCallback(BaseCallback):
 
 
 # ---------------------------------------------------------------------- features extractors
-def _board_window(observation_space, who: str) -> int:
-    return check_window(getattr(observation_space, "shape", None), who)
-
-
 class KardinalCropCNN(BaseFeaturesExtractor):
-    """Recommended SB3 extractor for large windows: a fixed ``crop x crop`` square around the cathedral.
-
-    SB3 wrapper of :class:`kardinal_env.integrations.torch_nets.CropTrunk`: the 17 spatial planes of
-    the ``crop x crop`` squares centred on the nave (``|x|, |y| <= crop // 2``) go through two 3x3
-    convolutions and a strided one, are flattened (so the features keep *where* things are, which
-    SB3's linear action head over absolute action indices needs) and are joined with an embedding
-    of the 55 constant planes read from one square. Its size does not depend on the window: about
-    1.0M parameters, 4.2M in the whole policy on window 53 against 29.0M with ``MlpPolicy``.
-
-    Lossy by design: buildings and sites outside the crop are invisible. In random 2- and 4-player
-    games the sites stayed within ``crop=21`` at 99.8% of decisions and within ``crop=15`` at 94%.
-    The action head still covers the whole window, so moves outside the crop stay playable and the
-    mask still applies. :class:`KardinalCNN` is the lossless, position-blind alternative.
-
-    ``crop`` must be odd and at most the window; ``None`` means ``min(21, W)``.
-    """
+    """Recommended SB3 extractor for large windows: :class:`~kardinal_env.integrations.torch_nets.CropTrunk`,
+    a fixed ``crop x crop`` square around the cathedral (``crop`` odd and at most the window; ``None``:
+    ``min(21, W)``). Its features keep *where* things are, which SB3's linear action head needs; its
+    size does not depend on the window. Lossy: what lies outside the crop is invisible (moves there
+    stay playable and masked)."""
 
     def __init__(
         self,
@@ -368,7 +311,7 @@ class KardinalCropCNN(BaseFeaturesExtractor):
         features_dim: int = 256,
         scalar_dim: int = 64,
     ):
-        window = _board_window(observation_space, "KardinalCropCNN")
+        window = check_window(getattr(observation_space, "shape", None), "KardinalCropCNN")
         try:
             trunk = CropTrunk(window, crop, channels=channels, features_dim=features_dim, scalar_dim=scalar_dim)
         except ValueError as exc:
@@ -383,20 +326,13 @@ class KardinalCropCNN(BaseFeaturesExtractor):
 
 
 class KardinalCNN(BaseFeaturesExtractor):
-    """Lossless alternative: convolutions over the whole window, mean- and max-pooled over the squares.
-
-    SB3 wrapper of :class:`kardinal_env.integrations.torch_nets.PooledTrunk`: ``blocks`` 3x3
-    convolutions (``channels`` wide) on the 17 spatial planes of the full window, then the mean and
-    the maximum over all squares, joined with an embedding of the 55 constant planes:
-    ``features_dim = 2 * channels + scalar_dim``. It sees every square of any window with few
-    parameters, but global pooling forgets *where* a feature is, so SB3's linear action head cannot
-    tell one square's build from another's through it; it suits value estimates and small windows.
-    Our own network and :mod:`kardinal_env.integrations.rllib` avoid that with a fully
-    convolutional policy head instead.
-    """
+    """The lossless alternative: :class:`~kardinal_env.integrations.torch_nets.PooledTrunk`, convolutions
+    over the whole window, mean- and max-pooled (``features_dim = 2 * channels + scalar_dim``). Pooling
+    forgets *where* a feature is, so SB3's linear action head cannot tell one square's build from
+    another's through it; it suits value estimates and small windows."""
 
     def __init__(self, observation_space: spaces.Box, channels: int = 32, blocks: int = 3, scalar_dim: int = 64):
-        _board_window(observation_space, "KardinalCNN")
+        check_window(getattr(observation_space, "shape", None), "KardinalCNN")
         try:
             trunk = PooledTrunk(channels=channels, blocks=blocks, scalar_dim=scalar_dim)
         except ValueError as exc:

@@ -22,7 +22,15 @@ from torch import nn
 from kardinal_env.core.checks import is_int
 from kardinal_env.kardinal.observation import COUNT_SCALE, NUM_CHANNELS, SPATIAL_CHANNELS
 
-__all__ = ["CropTrunk", "PooledTrunk", "DEFAULT_CROP", "SPATIAL_CHANNELS", "SCALAR_CHANNELS", "check_window"]
+__all__ = [
+    "CropTrunk",
+    "PooledTrunk",
+    "DEFAULT_CROP",
+    "SPATIAL_CHANNELS",
+    "SCALAR_CHANNELS",
+    "check_window",
+    "conv_stack",
+]
 
 #: Observation channels 0..16 are the 0/1 spatial planes; 17..71 are constant planes (counts), which
 #: are scaled by ``COUNT_SCALE`` (counts reach 48; this brings them to about [0, 4]).
@@ -40,6 +48,14 @@ def check_window(shape, who: str) -> int:
             "(pass the board alone, not the Dict with the action mask)"
         )
     return int(shape[1])
+
+
+def conv_stack(channels_in: int, channels: int, blocks: int) -> nn.Sequential:
+    """``blocks`` 3x3 convolutions (``channels`` wide, same size), each followed by a ReLU."""
+    layers: list[nn.Module] = []
+    for i in range(blocks):
+        layers += [nn.Conv2d(channels_in if i == 0 else channels, channels, 3, padding=1), nn.ReLU()]
+    return nn.Sequential(*layers)
 
 
 class ScalarEmbedding(nn.Module):
@@ -102,12 +118,7 @@ class PooledTrunk(nn.Module):
         super().__init__()
         if not is_int(blocks) or blocks < 1:
             raise ValueError(f"blocks must be a positive integer, got {blocks!r}")
-        layers: list[nn.Module] = []
-        c = SPATIAL_CHANNELS
-        for _ in range(blocks):
-            layers += [nn.Conv2d(c, channels, 3, padding=1), nn.ReLU()]
-            c = channels
-        self.convs = nn.Sequential(*layers)
+        self.convs = conv_stack(SPATIAL_CHANNELS, channels, blocks)
         self.scalars = ScalarEmbedding(scalar_dim)
         self.features_dim = 2 * channels + scalar_dim
 
