@@ -18,6 +18,7 @@ from reference import RefGame
 from kardinal_env import IllegalMoveError, kardinal_v0
 from kardinal_env.kardinal import Game, Rules
 from kardinal_env.kardinal.actions import ActionCodec, colour_order
+from kardinal_env.kardinal.engine import action_codec
 from kardinal_env.kardinal.notation import square_key
 from kardinal_env.kardinal.observation import CHANNEL_NAMES, NUM_CHANNELS, ObservationEncoder
 
@@ -226,7 +227,7 @@ def test_raw_step_accepts_exactly_the_masked_cardinal_actions():
     raw = kardinal_v0.raw_env(players=2)
     raw.reset(seed=0)
     rng = random.Random(3)
-    codec = raw.codec
+    codec = action_codec(raw.rules)
     checked = 0
     while raw.game.phase != "over" and checked < 12:
         agent = raw.agent_selection
@@ -316,7 +317,7 @@ def test_codec_round_trip_and_layout():
 def test_window_variant_makes_outside_moves_illegal_in_engine_too():
     env = kardinal_v0.raw_env(players=2, window=5)
     env.reset()
-    assert env.codec.num_actions == 17 * 25 + 5
+    assert env.num_actions == env.game.num_actions == 17 * 25 + 5
     assert env.observation_space("player_0")["observation"].shape == (NUM_CHANNELS, 5, 5)
     game = env.game
     with pytest.raises(IllegalMoveError, match="window") as info:
@@ -336,7 +337,7 @@ def test_illegal_actions_raw_raises_and_env_terminates_with_penalty():
     with pytest.raises(IllegalMoveError, match=r"rule II: tower 0 at 2,0 touches no house"):
         raw.step(raw.encode_move("T0@2,0"))
     with pytest.raises(IllegalMoveError, match="outside Discrete"):
-        raw.step(raw.codec.num_actions + 5)
+        raw.step(raw.num_actions + 5)
     env = kardinal_v0.env(players=2)
     env.reset()
     with warnings.catch_warnings():

@@ -9,7 +9,9 @@ import pytest
 
 import kardinal_env  # noqa: F401  (registers the ids)
 from kardinal_env import IllegalMoveError, kardinal_v0
+from kardinal_env.core.registry import get_game
 from kardinal_env.core.single_agent import KardinalVsBots
+from kardinal_env.kardinal.engine import action_codec
 
 # run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
 # installed wheels (pytest --core-lane); tests/conftest.py
@@ -72,7 +74,7 @@ def test_masked_in_range_action_through_env_ends_the_game_with_penalty():
 def test_raw_env_names_the_rule_for_a_masked_action():
     env = kardinal_v0.raw_env(players=2)
     env.reset(seed=0)
-    chip_action = env.unwrapped.codec.chip_offset  # a chip choice while a build is due
+    chip_action = action_codec(env.rules).chip_offset  # a chip choice while a build is due
     with pytest.raises(IllegalMoveError, match="phase") as info:
         env.step(chip_action)
     assert info.value.rule == "phase"
@@ -101,10 +103,10 @@ def test_gym_make_action_masks_work_through_make():
     assert env.get_wrapper_attr("action_masks")().sum() == masks.sum()
 
 
-def test_gym_view_default_player_count_is_four():
+def test_gym_view_default_player_count_is_the_registry_default():
     env = gymnasium.make("kardinal/KardinalVsBots-v0")
     env.reset(seed=0)
-    assert env.unwrapped.aec.rules.players == 4
+    assert env.unwrapped.aec.rules.players == get_game("kardinal").default_players == 2
 
 
 def test_gym_view_refuses_step_before_reset():

@@ -9,15 +9,17 @@ environment (its ``env_id`` is registered with PettingZoo pointing here, ``game=
 
 * ``game``: a registered game's name (or its ``GameSpec``); ``players``: a seat count the game
   supports (default: ``spec.default_players``); the game's rule options (``spec.rule_options``) by
-  name; every other keyword option is an *env option* passed to the game's codec and observation
-  encoder (``spec.make_codec(rules, **env_options)``, ``spec.make_encoder(rules, **env_options)``);
-  an option that neither takes is a ``ValueError`` naming it and the game's rule options.
+  name, or ``rules=`` a rules object (then neither ``players`` nor rule options); every other keyword
+  option is an *env option* passed to the game's observation encoder
+  (``spec.make_encoder(rules, **env_options)``); an option it does not take is a ``ValueError``
+  naming it and the game's rule options.
 * Agents ``player_0 ..``; observation space ``Dict(observation=Box(low, high, encoder.shape,
-  encoder.dtype), action_mask=Box(0, 1, (codec.num_actions,), int8))`` — ``low``/``high`` are the
+  encoder.dtype), action_mask=Box(0, 1, (num_actions,), int8))`` — ``low``/``high`` are the
   encoder's attributes of those names if it has them, else the dtype's range (±inf for floats);
-  action space ``Discrete(codec.num_actions)``. The mask comes from ``codec.legal_actions``; the
-  observation from ``encoder.encode(game, seat)`` (what that seat may know).
-* ``step(action)`` decodes the action for the deciding seat (``codec.decode``) and plays it. An
+  action space ``Discrete(num_actions)``, the game's own (the game protocol's action ids). The mask
+  comes from ``game.legal_actions()``; the observation from ``encoder.encode(game, seat)`` (what
+  that seat may know).
+* ``step(action)`` plays ``game.apply_action(action)`` (checked once, by the engine). An
   action that is not legal now (``illegal_action``, :mod:`kardinal_env.core.illegal`): the raw env
   raises the engine's error naming the broken rule (``"raise"``, the default) or ends the episode by
   forfeit (``"lose"``: the offender gets the scheme's loss reward, the others the win reward, the
@@ -32,9 +34,13 @@ environment (its ``env_id`` is registered with PettingZoo pointing here, ``game=
   ``"rgb_array"`` when the game has an ``image`` renderer.
 * :meth:`GameEnv.encode_move` / :meth:`GameEnv.decode_action`: notation ⇄ action id for the agent
   now selected.
+* A game's own environment module (``spec.env_module``: ``kardinal_v0``, ``kardinal_koenig_v1``) is a
+  subclass of :class:`GameEnv` holding only what differs: its keyword options, a per-move reward, its
+  renderers, and its docstring (the specification).
 
 Version history: v0 — first version; ``illegal_action`` option added (issue 54; the default keeps
-the behaviour, so the version is kept).
+the behaviour, so the version is kept); actions through the game protocol's ids and ``rules=`` (issue
+55: the same spaces and ids, so the version is kept).
 """
 
 from __future__ import annotations
@@ -48,8 +54,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from kardinal_env.core.env_base import RENDER_MODES, TurnBasedEnv
-from kardinal_env.core.env_utils import check_action, classic_env
-from kardinal_env.core.errors import IllegalMoveError
+from kardinal_env.core.env_utils import classic_env
 from kardinal_env.core.registry import GameSpec, get_game
 
 __all__ = ["GameEnv", "env", "raw_env", "generic_render_modes"]
@@ -90,6 +95,7 @@ class GameEnv(TurnBasedEnv):
         reward: str = "win_loss",
         render_mode: str | None = None,
         illegal_action: str = "raise",
+        rules: Any = None,
         **options: Any,
     ):
         spec = get_game(game)
@@ -100,54 +106,49 @@ class GameEnv(TurnBasedEnv):
             reward=reward,
             render_mode=render_mode,
             illegal_action=illegal_action,
+            rules=rules,
             **options,
         )
         AECEnv.__init__(self)
         self.game_spec = spec
-        self.metadata = {**TurnBasedEnv.metadata, "name": spec.env_name}
         modes = generic_render_modes(spec)
-        self.metadata["render_modes"] = modes
+        self.metadata = {**TurnBasedEnv.metadata, "name": spec.env_name, "render_modes": modes}
         if render_mode is not None and render_mode not in modes:
             raise ValueError(f"render_mode for {spec.name} must be one of {modes} or None, got {render_mode!r}")
         rule_names = {o.name for o in spec.rule_options}
         rule_options = {k: v for k, v in options.items() if k in rule_names}
         self.env_options = {k: v for k, v in options.items() if k not in rule_names}
-        self.rules = spec.rules(players, **rule_options)
+        if rules is None:
+            rules = spec.rules(players, **rule_options)
+        elif rule_options or players not in (None, rules.players):
+            raise TypeError("GameEnv: pass either rules or players and rule options, not both")
+        self.rules = rules
         try:
-            self.codec = spec.make_codec(self.rules, **self.env_options)
-            self.encoder = spec.make_encoder(self.rules, **self.env_options)
+            self.encoder = spec.make_encoder(rules, **self.env_options)
         except TypeError as exc:
             if not self.env_options:
                 raise
             raise ValueError(
                 f"{spec.name}: option(s) {sorted(self.env_options)} are neither rule options "
-                f"({sorted(rule_names) or 'none'}) nor options of its codec and encoder ({exc})"
+                f"({sorted(rule_names) or 'none'}) nor options of its observation encoder ({exc})"
             ) from None
         dtype = np.dtype(getattr(self.encoder, "dtype", np.float32))
         low, high = observation_bounds(self.encoder, dtype)
         # gymnasium's stubs name scalar types, not np.dtype objects (which Box accepts at run time); the cast
         # keeps mypy quiet with and without those stubs
         observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=cast(Any, dtype))
-        self._setup(
-            spec.check_players(players), observation, int(self.codec.num_actions), reward, render_mode, illegal_action
-        )
+        num_actions = int(self._new_game(random.Random(0)).num_actions)
+        self._setup(rules.players, observation, num_actions, reward, render_mode, illegal_action)
 
     # ------------------------------------------------------------------ TurnBasedEnv hooks
     def _new_game(self, chance: random.Random) -> Any:
         return self.game_spec.new_game(self.rules, seed=chance.getrandbits(64) if self.game_spec.chance else None)
 
     def _compute_legal_actions(self) -> np.ndarray:
-        return np.asarray(self.codec.legal_actions(self.game), dtype=np.intp)
+        return np.asarray(self.game.legal_actions(), dtype=np.intp)
 
-    def _play(self, action: int, seat: int) -> None:
-        game = self.game
-        move = self.codec.decode(game, action)
-        if action not in self.legal_actions():
-            game.clone().play(move)  # raises the engine's error naming the broken rule
-            raise IllegalMoveError(  # the engine took it: its codec and legal_moves() disagree
-                f"action {action} ({move!r}) is not among the legal actions of the codec", "action", action
-            )
-        game.play(move)
+    def _play(self, action: int, seat: int) -> float | None:
+        self.game.apply_action(action)
         return None
 
     def _render_text(self) -> str:
@@ -156,14 +157,14 @@ class GameEnv(TurnBasedEnv):
     def _render_image(self) -> np.ndarray:
         return self.game_spec.load("image")(self.game)
 
-    # ------------------------------------------------------------------ codec for the selected agent
+    # ------------------------------------------------------------------ notation for the selected agent
     def decode_action(self, action: int) -> str:
         """Notation of ``action`` for the agent now selected."""
-        return self.codec.decode(self.game, check_action(action, self.num_actions))
+        return self.game.action_to_string(action)
 
     def encode_move(self, move: str) -> int:
         """Action id of a notation string for the agent now selected."""
-        return int(self.codec.encode(self.game, move))
+        return int(self.game.string_to_action(move))
 
 
 #: PettingZoo-style name of the unwrapped class.

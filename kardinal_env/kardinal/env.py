@@ -11,11 +11,12 @@ Observation space    ``Dict(observation=Box(0, 48, (72, W, W), uint8),
 Rewards              terminal ±1 by default (see below)
 ===================  ==================================================================
 
-Keyword options: ``players`` (2–4), ``preset`` (``"english"``/``"german"``), ``shared_pool``,
-``exhausted_colour``, ``neutral_build_chips``, ``neutral_touch_chips`` (see ``kardinal_env.kardinal.rules``),
-``window`` (odd, default 53), ``reward`` (``"win_loss"`` or ``"margin"``), ``chip_shaping``
-(float, default 0), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"`` or ``None``),
-``illegal_action`` (``"raise"``, the default, or ``"lose"``; below).
+Keyword options: ``players`` (2–4; default 2, the registry's ``default_players``), ``preset``
+(``"english"``/``"german"``), ``shared_pool``, ``exhausted_colour``, ``neutral_build_chips``,
+``neutral_touch_chips`` (see ``kardinal_env.kardinal.rules``), ``window`` (odd, default 53),
+``reward`` (``"win_loss"`` or ``"margin"``), ``chip_shaping`` (float, default 0), ``render_mode``
+(``"human"``, ``"ansi"``, ``"rgb_array"`` or ``None``), ``illegal_action`` (``"raise"``, the
+default, or ``"lose"``; below).
 
 **Turns.** ``agent_selection`` always follows the engine: the seat that built acts again for its
 chip choice(s) and its cardinal decision, and seats that cannot build are skipped (never selected).
@@ -70,8 +71,8 @@ copy them to keep them. The values are byte for byte those of the Python backend
 call). ``KARDINAL_ENV_BACKEND=python`` gives the Python engine.
 
 **Masks without observations.** ``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()``
-give the mask / the legal action indices without encoding an observation (both come from
-``ActionCodec.legal_actions``, the one mask builder every consumer uses).
+give the mask / the legal action indices without encoding an observation (both come from the
+game's ``legal_actions()``, the game protocol's ids, which every consumer uses).
 
 **Rendering.** ``"human"`` prints the text board to stdout after every step; ``"ansi"`` returns
 the text board of ``kardinal_env.kardinal.text.game_text`` with a legend; ``"rgb_array"`` a ``uint8``
@@ -82,25 +83,23 @@ Version history
   checked by the golden playthroughs in ``tests/golden/playthroughs`` — keep the version.)
 * v0, ``illegal_action`` option (issue 54): ``"lose"`` ends the episode by forfeit; the default
   ``"raise"`` and ``env()``'s classic wrapper behave as before, so the version is kept.
+* v0, issue 55: the environment is the generic ``GameEnv`` on the game protocol's action ids (the same
+  spaces, ids and observations); ``players`` defaults to the registry's 2 (it was 4: two definitions
+  of one default).
 """
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
-from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from kardinal_env.core.env_base import RENDER_MODES, TurnBasedEnv
+from kardinal_env.core.env_base import RENDER_MODES
 from kardinal_env.core.env_utils import classic_env
-from kardinal_env.core.errors import IllegalMoveError
+from kardinal_env.core.generic_env import GameEnv
+from kardinal_env.core.registry import get_game
 from kardinal_env.core.rewards import REWARD_SCHEMES, chip_gain
-from kardinal_env.kardinal.actions import DEFAULT_WINDOW, ActionCodec
-from kardinal_env.kardinal.engine import Game
-from kardinal_env.kardinal.notation import format_move
-from kardinal_env.kardinal.observation import ObservationEncoder
+from kardinal_env.kardinal.actions import DEFAULT_WINDOW
 from kardinal_env.kardinal.rules import Rules
 from kardinal_env.kardinal.window import LOSSLESS_WINDOW, check_window
 
@@ -113,14 +112,16 @@ def env(**kwargs) -> AECEnv:
     return classic_env(raw_env, **kwargs)
 
 
-class raw_env(TurnBasedEnv):
-    """The unwrapped Kardinal AEC environment (see the module docstring)."""
+class raw_env(GameEnv):
+    """The unwrapped Kardinal AEC environment (see the module docstring): the generic
+    :class:`~kardinal_env.core.generic_env.GameEnv` with Kardinal's options, chip shaping and picture."""
 
-    metadata = {**TurnBasedEnv.metadata, "name": "kardinal_v0"}
+    metadata = {**GameEnv.metadata, "name": "kardinal_v0"}
+    writes_core_buffers = True  # a core-backed game writes into arrays the env owns (env_base)
 
     def __init__(
         self,
-        players: int = 4,
+        players: int | None = None,
         preset: str = "english",
         shared_pool: bool = False,
         exhausted_colour: str | None = None,
@@ -132,6 +133,17 @@ class raw_env(TurnBasedEnv):
         render_mode: str | None = None,
         illegal_action: str = "raise",
     ):
+        check_window(window)
+        rules = Rules(
+            players=get_game("kardinal").default_players if players is None else players,
+            preset=preset,
+            shared_pool=shared_pool,
+            exhausted_colour=exhausted_colour,
+            neutral_build_chips=neutral_build_chips,
+            neutral_touch_chips=neutral_touch_chips,
+            window=None if window == LOSSLESS_WINDOW else window,
+        )
+        super().__init__("kardinal", reward=reward, render_mode=render_mode, illegal_action=illegal_action, rules=rules)
         EzPickle.__init__(
             self,
             players,
@@ -146,65 +158,18 @@ class raw_env(TurnBasedEnv):
             render_mode,
             illegal_action,
         )
-        AECEnv.__init__(self)
-        check_window(window)
-        self.rules = Rules(
-            players=players,
-            preset=preset,
-            shared_pool=shared_pool,
-            exhausted_colour=exhausted_colour,
-            neutral_build_chips=neutral_build_chips,
-            neutral_touch_chips=neutral_touch_chips,
-            window=None if window == LOSSLESS_WINDOW else window,
-        )
         self.window = window
         self.chip_shaping = float(chip_shaping)
-        self.codec = ActionCodec(self.rules, window)
-        self.encoder = ObservationEncoder(self.rules, window)
-        observation = spaces.Box(0, 48, self.encoder.shape, dtype=np.uint8)
-        self._setup(players, observation, self.codec.num_actions, reward, render_mode, illegal_action)
-
-    writes_core_buffers = True  # a core-backed game writes into arrays the env owns (env_base)
-
-    # ------------------------------------------------------------------ TurnBasedEnv hooks
-    def _new_game(self, chance: random.Random) -> Game:
-        return Game(self.rules)  # Kardinal has no chance element; core-backed when the core is used
-
-    def _compute_legal_actions(self) -> np.ndarray:
-        return self.codec.legal_actions(self.game)
 
     def _play(self, action: int, seat: int) -> float | None:
-        game = self.game
-        try:
-            code = self.codec.decode_code(action, seat)
-        except ValueError as exc:
-            raise IllegalMoveError(f"action: {exc}", "action", action) from None
-        if not game.is_legal_code(code):
-            game.play_code(code)  # raises IllegalMoveError naming the broken rule
-            raise AssertionError("unreachable: an illegal action was accepted")  # pragma: no cover
         if not self.chip_shaping:
-            game.apply_legal_code(code)
+            self.game.apply_action(action)
             return None
-        before = game.chips_held(seat)
-        game.apply_legal_code(code)
-        return self.chip_shaping * chip_gain(game, seat, before)
-
-    def _render_text(self) -> str:
-
-        from kardinal_env.kardinal.text import game_text
-
-        return game_text(self.game)
+        before = self.game.chips_held(seat)
+        self.game.apply_action(action)
+        return self.chip_shaping * chip_gain(self.game, seat, before)
 
     def _render_image(self) -> np.ndarray:
         from kardinal_env.kardinal import render
 
         return render.game_image(self.game, window=self.window)
-
-    # ------------------------------------------------------------------ codec for the selected agent
-    def decode_action(self, action: int) -> str:
-        """docs/rules.md notation of ``action`` for the agent now selected."""
-        return format_move(self.codec.decode_code(action, self.agent_name_mapping[self.agent_selection]))
-
-    def encode_move(self, move: str) -> int:
-        """Action of a notation string for the agent now selected."""
-        return self.codec.encode_move(move, self.agent_name_mapping[self.agent_selection])

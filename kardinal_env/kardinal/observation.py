@@ -98,6 +98,10 @@ class ObservationEncoder:
     new array: observations handed out are never changed later.
     """
 
+    #: The observation space's ``Box(low, high, shape, dtype)`` (the environment reads them).
+    dtype = np.uint8
+    low, high = 0, 48
+
     def __init__(self, rules: Rules, window: int | None = None):
         window = frame_window(rules, window)
         key_to_square, _ = window_layout(rules, window)

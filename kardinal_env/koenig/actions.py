@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 
 from kardinal_env.core.env_utils import check_action, seat_action_mask
-from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.koenig.rules import Rules
 
 __all__ = ["ActionCodec"]
@@ -69,12 +68,7 @@ class ActionCodec:
     # The same without a game (the move table is not ego-centric).
     def encode_move(self, move: str) -> int:
         """:meth:`encode` without a game."""
-        action = self.board.move_index.get(move) if isinstance(move, str) else None
-        if action is None:
-            raise IllegalMoveError(
-                f"malformed move: {move!r} is no move on board {self.board.name!r}", "malformed move", move
-            )
-        return action
+        return self.board.move_id(move)
 
     def decode_action(self, action: int) -> str:
         """:meth:`decode` without a game."""

@@ -44,6 +44,7 @@ import re
 from pathlib import Path
 
 from kardinal_env.core.checks import is_int, is_number
+from kardinal_env.core.errors import IllegalMoveError
 
 __all__ = [
     "BOARD_FORMAT",
@@ -384,6 +385,16 @@ class Board:
     @property
     def num_types(self) -> int:
         return len(self.types)
+
+    def move_id(self, move: object) -> int:
+        """The id of a move string of the table; ``IllegalMoveError`` (rule ``"malformed move"``) for
+        anything else."""
+        action = self.move_index.get(move) if isinstance(move, str) else None
+        if action is None:
+            raise IllegalMoveError(
+                f"malformed move: {move!r} is no move on board {self.name!r}", "malformed move", move
+            )
+        return action
 
     def __repr__(self) -> str:
         return (

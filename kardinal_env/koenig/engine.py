@@ -318,12 +318,7 @@ class Game(TurnBasedGame, GameState, metaclass=CoreRedirect):
         return self.board.moves[check_action(action, self.board.num_moves)]
 
     def string_to_action(self, move: str) -> int:
-        m = self.board.move_index.get(move) if isinstance(move, str) else None
-        if m is None:
-            raise IllegalMoveError(
-                f"malformed move: {move!r} is no move of board {self.board.name!r}", "malformed move", move
-            )
-        return m
+        return self.board.move_id(move)
 
     def play_id(self, move_id: int) -> None:
         """Play a move by id (checked like :meth:`play`)."""

@@ -38,13 +38,13 @@ allocation per step): they are shared, and hold that seat's values until its nex
 ``action_mask``; copy them to keep them. The values are byte for byte those of the Python backend
 (new arrays each call). ``KARDINAL_ENV_BACKEND=python`` gives the Python engine.
 
-**Actions.** The board's move table (``kardinal_env.koenig.board.Board``, the reference), ``P = T + 1``
-payments per target; the slices (cloisters, advisors, ``end``, discards, draws, the deck) are laid out
-in ``kardinal_env.koenig.actions`` (390 actions on the default board: ids 0..389). The codec is
-``kardinal_env.koenig.actions.ActionCodec`` (``raw_env.codec``), the one mask builder;
-``decode_action(a)`` and ``encode_move(move)`` translate; at every decision the decoded mask equals
-``game.legal_moves()``. ``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()`` give the mask
-/ the legal action ids without encoding an observation.
+**Actions.** The board's move table (``kardinal_env.koenig.board.Board``, the reference), ``P = T +
+1`` payments per target; the slices (cloisters, advisors, ``end``, discards, draws, the deck) are
+laid out in ``kardinal_env.koenig.actions`` (390 actions on the default board: ids 0..389): the game
+protocol's ids (``game.legal_actions()``, ``game.apply_action(a)``); ``decode_action(a)`` and
+``encode_move(move)`` translate; at every decision the decoded mask equals ``game.legal_moves()``.
+``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()`` give the mask / the legal action ids
+without encoding an observation.
 
 **Rewards.** At the end only. ``reward="win_loss"`` (default): +1 to every winner (tied winners
 all get +1), −1 to the others. ``reward="margin"``: ``clip((own − best other score) / 20, −1, 1)``.
@@ -70,6 +70,8 @@ it after every step; ``"rgb_array"``: a ``uint8`` picture of the map drawn from 
 layout (sites coloured by owner, roads, numbered alliance links, seals with advisor counts).
 
 Version history
+* v1, issue 55: the environment is the generic ``GameEnv`` on the game protocol's action ids (the same
+  spaces, ids, observations and seeds).
 * v1, ``illegal_action`` option (issue 54): ``"lose"`` ends the episode by forfeit; the default
   ``"raise"`` and ``env()``'s classic wrapper behave as before, so the version is kept.
 * v1: seeded games deal with the shared shuffler (:mod:`kardinal_env.core.shuffle`, the same
@@ -81,19 +83,13 @@ Version history
 
 from __future__ import annotations
 
-import random
-
-import numpy as np
-from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from kardinal_env.core.env_base import RENDER_MODES, TurnBasedEnv
+from kardinal_env.core.env_base import RENDER_MODES
 from kardinal_env.core.env_utils import classic_env
+from kardinal_env.core.generic_env import GameEnv
 from kardinal_env.core.rewards import REWARD_SCHEMES
-from kardinal_env.koenig.actions import ActionCodec
-from kardinal_env.koenig.engine import Game
-from kardinal_env.koenig.observation import ObservationEncoder
 from kardinal_env.koenig.rules import Rules
 
 __all__ = ["env", "raw_env", "REWARD_SCHEMES", "RENDER_MODES"]
@@ -105,10 +101,12 @@ def env(**kwargs) -> AECEnv:
     return classic_env(raw_env, **kwargs)
 
 
-class raw_env(TurnBasedEnv):
-    """The unwrapped Kardinal & König AEC environment (see the module docstring)."""
+class raw_env(GameEnv):
+    """The unwrapped Kardinal & König AEC environment (see the module docstring): the generic
+    :class:`~kardinal_env.core.generic_env.GameEnv` with K&K's options and the deciding seat's text view."""
 
-    metadata = {**TurnBasedEnv.metadata, "name": "kardinal_koenig_v1"}
+    metadata = {**GameEnv.metadata, "name": "kardinal_koenig_v1"}
+    writes_core_buffers = True  # a core-backed game writes into arrays the env owns (env_base)
 
     def __init__(
         self,
@@ -119,48 +117,14 @@ class raw_env(TurnBasedEnv):
         render_mode: str | None = None,
         illegal_action: str = "raise",
     ):
+        rules = Rules(players=players, discard=discard, board=board)
+        super().__init__(
+            "kardinal_koenig", reward=reward, render_mode=render_mode, illegal_action=illegal_action, rules=rules
+        )
         EzPickle.__init__(self, players, discard, board, reward, render_mode, illegal_action)
-        AECEnv.__init__(self)
-        self.rules = Rules(players=players, discard=discard, board=board)
-        self.board = self.rules.compiled
-        self.codec = ActionCodec(self.rules)
-        self.encoder = ObservationEncoder(self.rules)
-        observation = spaces.Box(0, 255, self.encoder.shape, dtype=np.float32)
-        self._setup(players, observation, self.codec.num_actions, reward, render_mode, illegal_action)
-
-    writes_core_buffers = True  # a core-backed game writes into arrays the env owns (env_base)
-
-    # ------------------------------------------------------------------ TurnBasedEnv hooks
-    def _new_game(self, chance: random.Random) -> Game:
-        return Game(self.rules, seed=chance.getrandbits(64))
-
-    def _compute_legal_actions(self) -> np.ndarray:
-        return self.codec.legal_actions(self.game)
-
-    def _play(self, action: int, seat: int) -> None:
-        game = self.game
-        if action in game.legal_move_ids():
-            game.apply_legal_id(action)
-        else:
-            game.play_id(action)  # raises IllegalMoveError naming the broken rule
-            raise AssertionError("unreachable: an illegal action was accepted")  # pragma: no cover
-        return None
+        self.board = rules.compiled
 
     def _render_text(self) -> str:
-        from kardinal_env.koenig import render
+        from kardinal_env.koenig.text import game_text
 
-        return render.map_text(self.game, self.game.current_player)
-
-    def _render_image(self) -> np.ndarray:
-        from kardinal_env.koenig import render
-
-        return render.game_image(self.game)
-
-    # ------------------------------------------------------------------ codec
-    def decode_action(self, action: int) -> str:
-        """Notation of ``action`` (the same for every agent: the move table is not ego-centric)."""
-        return self.codec.decode_action(action)
-
-    def encode_move(self, move: str) -> int:
-        """Action of a move string; IllegalMoveError (rule ``"malformed move"``) for an unknown one."""
-        return self.codec.encode_move(move)
+        return game_text(self.game, self.game.current_player)  # the deciding seat's hand, no other

@@ -72,6 +72,10 @@ _PLAYER_COUNTS = (3, 4, 5)
 class ObservationEncoder:
     """Encodes a :class:`~kardinal_env.koenig.Game` for one observing seat (see the module docstring)."""
 
+    #: The observation space's ``Box(low, high, shape, dtype)`` (the environment reads them).
+    dtype = np.float32
+    low, high = 0, 255
+
     def __init__(self, rules: Rules):
         board = rules.compiled
         self.rules = rules
