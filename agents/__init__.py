@@ -66,6 +66,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agents import games as _builtin_games  # noqa: F401  (registers the built-in games' agents)
 from agents.base import Agent, BaseAgent
 from agents.registry import game_agents
 from kardinal_env.core import limits

@@ -11,9 +11,9 @@ trainer's generic MLP and adapter, the generic text play page).
 Registering a game's agents
 ===========================
 
-The built-in games' entries are registered by this package (:mod:`agents.games`, imported with
-this module). A game written elsewhere registers its agents with one call, next to its
-``register_game``::
+The built-in games' entries are registered by this package (:mod:`agents.games`, which importing
+``agents`` imports, as importing ``kardinal_env`` registers the built-in games). A game written
+elsewhere registers its agents with one call, next to its ``register_game``::
 
     from agents.registry import GameAgents, register_agents
     register_agents(GameAgents(game="nim", baselines={"greedy": NimGreedyAgent}))
@@ -267,6 +267,3 @@ def load_entry_points(force: bool = False) -> None:
     except BaseException:
         _ENTRY_POINTS_LOADED = False
         raise
-
-
-from agents import games as _builtin_games  # noqa: E402, F401  (registers the built-in games' agents)

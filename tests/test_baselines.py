@@ -13,6 +13,7 @@ from koenig_helpers import hidden_twins, play_common_move
 from agents.baselines import kardinal_greedy, koenig_greedy
 from agents.baselines.kardinal_heuristics import build_value
 from agents.baselines.random import RandomAgent
+from agents.registry import game_agents
 from kardinal_env.core.registry import get_game
 from kardinal_env.kardinal import Game, Rules
 from kardinal_env.kardinal.notation import BUILD, parse_move
@@ -21,7 +22,7 @@ from kardinal_env.koenig import Rules as KoenigRules
 
 
 def test_registry_entries_name_the_baselines_and_playout_policies():
-    kardinal, koenig = get_game("kardinal"), get_game("kardinal_koenig")
+    kardinal, koenig = game_agents(get_game("kardinal")), game_agents("kardinal_koenig")
     assert kardinal.baseline("greedy") is kardinal_greedy.GreedyAgent
     assert kardinal.load("rollout") is kardinal_greedy.rollout_move
     assert koenig.baseline("greedy") is koenig_greedy.GreedyAgent

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from agents.registry import game_agents
 from agents.training.config import (
     ConfigError,
     TrainConfig,
@@ -187,7 +188,7 @@ def test_presets_by_name_from_the_registry(tmp_path, monkeypatch):
     assert _cfg(["--config", "kardinal_koenig:long"]).game == "kardinal_koenig"
     names = preset_names()
     for spec in games().values():
-        for preset in spec.presets:
+        for preset in game_agents(spec).presets:
             assert f"{spec.name}:{preset}" in names
     with pytest.raises(
         ConfigError,

@@ -29,6 +29,7 @@ import pytest
 from helpers import kardinal_core_or_skip
 from koenig_helpers import small_board
 
+from agents.search import koenig_compiled
 from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.shuffle import ShuffleRng, seed_state
 from kardinal_env.kardinal import compiled as kardinal_compiled
@@ -727,8 +728,8 @@ def test_compiled_ismcts_chooses_the_python_search_s_move_draw_for_draw(core, mo
         for m in game.history:
             backed.play(m)
         assert backed.compiled
-        children = compiled.ismcts_root(game, random.Random(0), 30)
-        assert children is not None and children == compiled.ismcts_root(backed, random.Random(0), 30)
+        children = koenig_compiled.ismcts_root(game, random.Random(0), 30)
+        assert children is not None and children == koenig_compiled.ismcts_root(backed, random.Random(0), 30)
         for seed in (0, 1):
             fast = ISMCTSAgent(60, seed=seed)
             slow = ISMCTSAgent(60, seed=seed, compiled=False)
@@ -753,7 +754,7 @@ def test_compiled_ismcts_root_statistics_equal_the_python_search_s(core, monkeyp
         if game.is_over or len(game.legal_moves()) < 2:
             continue
         seed = random.Random(i).getrandbits(64)
-        got = compiled.ismcts_root(game, _FixedBits(seed), 80)
+        got = koenig_compiled.ismcts_root(game, _FixedBits(seed), 80)
         agent = ISMCTSAgent(80, compiled=False)
         root = _Node(-1, players)
         search_rng = Rng(seed)
@@ -789,9 +790,9 @@ def test_compiled_ismcts_declines_what_it_cannot_search(core, monkeypatch):
         pass
 
     sub = Sub(rules, seed=1)
-    assert compiled.ismcts_root(sub, rng) is None and rng.getstate() == state
+    assert koenig_compiled.ismcts_root(sub, rng) is None and rng.getstate() == state
     monkeypatch.setenv(compiled.BACKEND_VARIABLE, "python")
-    assert compiled.ismcts_root(game, rng) is None and rng.getstate() == state
+    assert koenig_compiled.ismcts_root(game, rng) is None and rng.getstate() == state
     monkeypatch.delenv(compiled.BACKEND_VARIABLE)
     cc = compiled.core_game(rules, 1, module=core)
     data = SeatKnowledge(Game(rules, seed=1), 0).deal_data()

@@ -32,6 +32,7 @@ from agents.baselines.koenig_heuristic import (
     heuristic_candidates,
     heuristic_move,
 )
+from agents.search import koenig_compiled
 from kardinal_env.koenig import Game, Rules, compiled
 
 VARIANTS = [(p, d) for p in (3, 4, 5) for d in ("one", "any")]
@@ -43,7 +44,7 @@ def core():
     module = kardinal_core_or_skip()
     if not hasattr(module, "KoenigGame") or not hasattr(module.KoenigGame, "heuristic_values"):
         pytest.fail("kardinal_core is built but has no KoenigGame.heuristic_values: rebuild it (bash scripts/setup.sh)")
-    if compiled.heuristic_core() is None:
+    if koenig_compiled.heuristic_core() is None:
         pytest.skip(f"{compiled.BACKEND_VARIABLE}=python: the heuristic plays in Python")
     return module
 
@@ -137,8 +138,8 @@ def test_hidden_cards_do_not_change_the_compiled_values(core):
             if g1.current_player == 0 and len(g1.legal_move_ids()) > 1:
                 probs = deck_probabilities(g1, 0)
                 assert probs == deck_probabilities(g2, 0)
-                v1 = compiled.heuristic_values(g1, DEFAULT_WEIGHTS, 6, probs)
-                v2 = compiled.heuristic_values(g2, DEFAULT_WEIGHTS, 6, probs)
+                v1 = koenig_compiled.heuristic_values(g1, DEFAULT_WEIGHTS, 6, probs)
+                v2 = koenig_compiled.heuristic_values(g2, DEFAULT_WEIGHTS, 6, probs)
                 assert v1 == v2 and v1
                 checked += 1
             if not play_common_move(g1, g2, rng):
@@ -189,15 +190,15 @@ def test_python_fallbacks(core, monkeypatch):
     rules = Rules(players=4)
     probs = [0.2] * 5
     sub = Sub(rules, seed=1)
-    assert type(sub) is Sub and compiled.heuristic_values(sub, DEFAULT_WEIGHTS, 6, probs) is None
+    assert type(sub) is Sub and koenig_compiled.heuristic_values(sub, DEFAULT_WEIGHTS, 6, probs) is None
     game = Game(rules, seed=1)
     world = game.with_hidden({s: game.hand(s) for s in range(1, 4)}, list(game.snapshot()["deck"]), seed=1)
-    assert compiled.heuristic_values(world, DEFAULT_WEIGHTS, 6, probs) is None
-    assert compiled.heuristic_values(game, DEFAULT_WEIGHTS, 6, deck_probabilities(game, 0)) is not None
+    assert koenig_compiled.heuristic_values(world, DEFAULT_WEIGHTS, 6, probs) is None
+    assert koenig_compiled.heuristic_values(game, DEFAULT_WEIGHTS, 6, deck_probabilities(game, 0)) is not None
     move = heuristic_move(game, random.Random(0))
     with monkeypatch.context() as patch:
         patch.setenv(compiled.BACKEND_VARIABLE, "python")
-        assert compiled.heuristic_values(game, DEFAULT_WEIGHTS, 6, probs) is None
+        assert koenig_compiled.heuristic_values(game, DEFAULT_WEIGHTS, 6, probs) is None
         assert heuristic_move(game, random.Random(0)) == move
 
 

@@ -27,6 +27,7 @@ from agents.baselines.koenig_heuristic import (
     _tie_break,
     heuristic_candidates,
 )
+from agents.search import koenig_compiled
 from agents.search.heuristic_rollouts import (
     HeuristicRolloutAgent,
     choose,
@@ -45,7 +46,7 @@ def core():
     module = kardinal_core_or_skip()
     if not hasattr(module.KoenigGame, "heuristic_rollouts"):
         pytest.fail("kardinal_core is built but has no KoenigGame.heuristic_rollouts: rebuild it (scripts/setup.sh)")
-    if compiled.heuristic_core() is None:
+    if koenig_compiled.heuristic_core() is None:
         pytest.skip(f"{compiled.BACKEND_VARIABLE}=python: the rollouts play in Python")
     return module
 

@@ -1,6 +1,6 @@
 """Kardinal's ``mcts:N`` searched by the compiled core (``KardinalGame.mcts_move``, cpp/src/kardinal/mcts.hpp),
-reached from :class:`agents.search.mcts.MCTSAgent` through ``GameSpec.compiled_search``
-(:func:`kardinal_env.kardinal.compiled.mcts_root`).
+reached from :class:`agents.search.mcts.MCTSAgent` through ``GameAgents.compiled_search``
+(:func:`agents.search.kardinal_compiled.mcts_root`).
 
 The core search answers a legal move on random positions of every rules variant, the same seed gives
 the same move, ``load_agent("mcts:50")`` plays whole games on both backends, bad arguments raise;
@@ -24,8 +24,9 @@ import pytest
 from agents import load_agent
 from agents.baselines.kardinal_greedy import GreedyAgent, rollout_move
 from agents.baselines.kardinal_heuristics import build_value, cardinal_block_values
+from agents.registry import game_agents
+from agents.search import kardinal_compiled
 from agents.search.mcts import MCTSAgent
-from kardinal_env.core.registry import get_game
 from kardinal_env.kardinal import Game, Rules, compiled
 from kardinal_env.kardinal.notation import BUILD, CHIP
 
@@ -132,20 +133,20 @@ def test_compiled_search_declines_without_drawing(core, monkeypatch):
 
     rng = random.Random(7)
     state = rng.getstate()
-    assert compiled.mcts_root(Variant(Rules(players=2)), rng, simulations=10) is None
+    assert kardinal_compiled.mcts_root(Variant(Rules(players=2)), rng, simulations=10) is None
     monkeypatch.setenv(compiled.BACKEND_VARIABLE, "python")
-    assert compiled.mcts_root(Game(Rules(players=2)), rng, simulations=10) is None
+    assert kardinal_compiled.mcts_root(Game(Rules(players=2)), rng, simulations=10) is None
     assert rng.getstate() == state
     monkeypatch.setenv(compiled.BACKEND_VARIABLE, "core")
-    children = compiled.mcts_root(Game(Rules(players=2)), rng, simulations=10)
+    children = kardinal_compiled.mcts_root(Game(Rules(players=2)), rng, simulations=10)
     assert children and all(move in Game(Rules(players=2)).legal_moves() for move, _, _ in children)
     assert rng.getstate() != state
 
 
 def test_compiled_search_is_named_by_the_registry():
-    assert get_game("kardinal").compiled_search == "kardinal_env.kardinal.compiled:mcts_root"
-    assert get_game("kardinal").load("compiled_search") is compiled.mcts_root
-    assert get_game("kardinal_koenig").compiled_search is None
+    assert game_agents("kardinal").compiled_search == "agents.search.kardinal_compiled:mcts_root"
+    assert game_agents("kardinal").load("compiled_search") is kardinal_compiled.mcts_root
+    assert game_agents("kardinal_koenig").compiled_search is None
 
 
 def test_agent_options_outside_the_compiled_search_stay_in_python(core):
@@ -156,7 +157,7 @@ def test_agent_options_outside_the_compiled_search_stay_in_python(core):
         assert agent._compiled is None
     agent = MCTSAgent(6, seed=0)
     agent.select_move(game)
-    assert agent._compiled is compiled.mcts_root
+    assert agent._compiled is kardinal_compiled.mcts_root
 
 
 @pytest.mark.parametrize("compiled_search", [True, False])

@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents.registry import game_agents
 from kardinal_env import kardinal_v0
-from kardinal_env.core.registry import get_game
 from kardinal_env.kardinal import Game, Rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +96,7 @@ def test_sb3_maskable_ppo_self_play_and_vs_bots(tmp_path):
     assert callback.snapshots >= 2 and len(env.pool) == 4  # "random", "self" + the 2 newest snapshots
 
     # The other documented path: the single-agent view against bots, observation only (here with the CNN extractor).
-    greedy = get_game("kardinal").baseline("greedy")
+    greedy = game_agents("kardinal").baseline("greedy")
     vs_env = make_vs_bots_env("kardinal", players=2, window=W, opponents=greedy(seed=0))
     assert vs_env.observation_space.shape == (72, W, W)
     model2 = MaskablePPO(

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents.registry import game_agents
 from kardinal_env import kardinal_koenig_v1
 from kardinal_env.core.registry import get_game
 
@@ -29,7 +30,7 @@ def _play_full_game(agent, spec, rules, seed: int = 0, agent_seat: int = 0):
     """``agent`` in ``agent_seat`` against the game's random baseline; every move is checked against
     ``game.legal_moves()`` before the engine plays it."""
     game = spec.new_game(rules, seed=seed)
-    other = spec.baseline("random")(seed=seed)
+    other = game_agents(spec).baseline("random")(seed=seed)
     decisions = 0
     while not game.is_over:
         mover = agent if game.current_player == agent_seat else other
@@ -64,7 +65,8 @@ def test_sb3_maskable_ppo_on_kardinal_koenig_observation_only_and_self_play():
     # The registered Gym view against bots, observation only: MlpPolicy on the flat vector.
     with pytest.raises(ValueError, match="MultiInputPolicy"):
         MaskablePPO("MlpPolicy", gym.make(spec.gym_id, players=PLAYERS))
-    env = ObservationOnly(gym.make(spec.gym_id, players=PLAYERS, opponents=spec.baseline("greedy")(seed=0)))
+    greedy = game_agents(spec).baseline("greedy")(seed=0)
+    env = ObservationOnly(gym.make(spec.gym_id, players=PLAYERS, opponents=greedy))
     size = spec.make_encoder(spec.rules(players=PLAYERS)).shape
     assert env.observation_space.shape == size and env.observation_space.dtype == np.float32
     model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
@@ -104,7 +106,7 @@ def test_sb3_self_play_on_a_third_game_registered_by_the_test(nim):
     assert env.observation_space.shape == nim.make_encoder(rules).shape and env.action_space.n == 3
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=2, seed=0, device="cpu")
     model.learn(128)
-    vs = make_vs_bots_env("nim", players=3, opponents=nim.baseline("greedy")(seed=0))
+    vs = make_vs_bots_env("nim", players=3, opponents=game_agents(nim).baseline("greedy")(seed=0))
     obs, _ = vs.reset(seed=2)
     assert obs.shape == nim.make_encoder(nim.rules(players=3)).shape
     agent = SB3Agent.from_model(model, greedy=True)

@@ -16,10 +16,11 @@ from agents import AgentSpecError, check_spec, load_agent  # noqa: E402
 from agents.networks.base import MaskedCategorical  # noqa: E402
 from agents.networks.checkpoint import PlayerCountWarning, read_checkpoint  # noqa: E402
 from agents.networks.koenig_net import KoenigPPOAgent  # noqa: E402
+from agents.registry import game_agents  # noqa: E402
 from agents.training import run as train_mod  # noqa: E402
 from agents.training.adapters import adapter_class, make_adapter  # noqa: E402
 from agents.training.config import ConfigError, make_config  # noqa: E402
-from kardinal_env.core.registry import games, get_game  # noqa: E402
+from kardinal_env.core.registry import games  # noqa: E402
 from kardinal_env.koenig import Game as KGame  # noqa: E402
 
 torch.set_num_threads(1)
@@ -54,7 +55,7 @@ def test_adapter_contract(options):
     of a move is what policy_step stored, and the training forward pass gives the same log-probs."""
     cfg = _cfg(**options)
     adapter = make_adapter(cfg)
-    assert type(adapter) is get_game(cfg.game).load("adapter")  # the registry entry's adapter class
+    assert type(adapter) is game_agents(cfg.game).load("adapter")  # the agents' entry's adapter class
     assert adapter.rules.players == cfg.players
     torch.manual_seed(0)
     net = adapter.build_net().eval()
@@ -86,7 +87,7 @@ def test_adapter_contract(options):
     assert torch.allclose(again, torch.as_tensor(logp), atol=1e-5)
     assert torch.allclose(vals, torch.as_tensor(values), atol=1e-5)
     # the baselines' moves are legal engine moves (Kardinal & König: greedy and the heuristic)
-    baselines = [name for name in adapter.spec.baselines if name != "random"]
+    baselines = [name for name in adapter.wiring.baselines if name != "random"]
     assert "greedy" in baselines and "greedy" in adapter.opponents
     for game in games:
         for name in baselines:

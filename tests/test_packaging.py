@@ -39,7 +39,7 @@ ENTRY_POINTS = {
     "kardinal-replay": "kardinal_env.core.replay:main",
 }
 #: Entry points of other groups this distribution declares (group -> name -> object).
-OTHER_ENTRY_POINTS = {"kardinal_env.agent_loaders": {"agents": "agents:load_agent"}}
+OTHER_ENTRY_POINTS = {"kardinal_env.agents": {"agents": "agents"}}
 CORE_DEPENDENCIES = {"numpy", "gymnasium", "pettingzoo"}
 
 
@@ -149,8 +149,9 @@ def test_entry_points_are_declared():
 
 
 def test_other_entry_points_are_declared_and_load():
-    """The agent loader that the single-agent view finds (``kardinal_env.core.single_agent``); no
-    game entry point (the built-in games register themselves)."""
+    """The agents package in the group ``kardinal_env.agents``: the single-agent view
+    (``kardinal_env.core.single_agent``) finds its ``load_agent`` there; no game entry point (the
+    built-in games, and their agents, register themselves)."""
     from kardinal_env.core.single_agent import agent_loader
 
     declared: dict[str, dict[str, str]] = {}

@@ -12,6 +12,7 @@ import urllib.request
 import pytest
 import third_game
 
+from agents.registry import game_agents
 from agents.serving.pages import TextPage, page_for
 from agents.serving.play import main, play_game
 from agents.serving.webplay import make_server
@@ -101,7 +102,7 @@ def test_nim_is_unknown_once_unregistered(capsys):
 
 
 def test_nim_in_the_browser_gets_the_text_page(nim):
-    assert nim.play_page is None and isinstance(page_for(nim), TextPage)
+    assert game_agents(nim).play_page is None and isinstance(page_for(nim), TextPage)
     with make_server(["greedy"], port=0, game="nim", pile="5") as srv:
         with urllib.request.urlopen(srv.url + "api/state", timeout=30) as resp:
             state = json.loads(resp.read())

@@ -1,7 +1,7 @@
 """Playouts at the leaves of ``puct:N`` (``rollouts=R``, ``rollout_weight=w``): a leaf's value is
 ``(1 - w)`` times the network's plus ``w`` times the mean terminal reward of ``R`` playouts by the game's
 playout policy, drawn from the agent's generator; in the compiled core when the game is core-backed
-(``GameSpec.compiled_playout``: :func:`kardinal_env.kardinal.compiled.play_out`), in Python otherwise;
+(``GameAgents.compiled_playout``: :func:`agents.search.kardinal_compiled.play_out`), in Python otherwise;
 the real game is never touched; bad arguments raise naming them."""
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ import torch
 
 from agents.baselines.kardinal_greedy import rollout_move
 from agents.networks.kardinal_net import KardinalNet, KardinalPPOAgent
+from agents.registry import game_agents
+from agents.search import kardinal_compiled
 from agents.search.puct import PUCTAgent
-from kardinal_env.core.registry import get_game
 from kardinal_env.core.rewards import terminal_rewards
-from kardinal_env.kardinal import Game, Rules, compiled
+from kardinal_env.kardinal import Game, Rules
 
 torch.set_num_threads(1)
 
@@ -60,7 +61,7 @@ def test_leaf_values_mix_the_network_with_core_playouts(core, players):
     game = _midgame(Game(Rules(players=players)), seed=players)
     assert game.compiled
     before = game.history
-    _check_root_value(game, compiled.play_out)
+    _check_root_value(game, kardinal_compiled.play_out)
     assert game.history == before
 
 
@@ -79,7 +80,7 @@ def test_leaf_values_mix_the_network_with_python_playouts():
 
 def test_weight_one_values_leaves_by_playouts_alone_and_weight_zero_by_the_network(core):
     game = _midgame(Game(Rules(players=2)), seed=3)
-    z = _mean_rewards([compiled.play_out(game, random.Random(9))], 2)  # the one playout rollouts=1 plays
+    z = _mean_rewards([kardinal_compiled.play_out(game, random.Random(9))], 2)  # the one playout rollouts=1 plays
     only_playouts = PUCTAgent(_evaluator(), 4, seed=9, rollouts=1, rollout_weight=1.0).expand_root(game)
     assert only_playouts.value == pytest.approx(list(z))
     only_network = PUCTAgent(_evaluator(), 4, seed=9, rollouts=2, rollout_weight=0.0).expand_root(game)
@@ -90,23 +91,23 @@ def test_compiled_playout_plays_a_copy_to_the_end_and_declines_python_games(core
     game = _midgame(Game(Rules(players=3, preset="german")), seed=7)
     before = game.history
     rng = random.Random(4)
-    end = compiled.play_out(game, rng)
+    end = kardinal_compiled.play_out(game, rng)
     assert end.is_over and end.num_players == 3
     assert set(end.winners()) <= {0, 1, 2} and end.winners()
     best = max(end.scores())
     assert all(end.scores()[s] == best for s in end.winners())
     assert game.history == before and not game.is_over
-    again = compiled.play_out(game, random.Random(4))  # the same draw: the same playout
+    again = kardinal_compiled.play_out(game, random.Random(4))  # the same draw: the same playout
     assert (again.scores(), again.move_count) == (end.scores(), end.move_count)
     python_game = Game.reference(Rules(players=2))
     state = rng.getstate()
-    assert compiled.play_out(python_game, rng) is None
+    assert kardinal_compiled.play_out(python_game, rng) is None
     assert rng.getstate() == state, "declining draws nothing"
 
 
 def test_the_registry_names_the_compiled_playout():
-    assert get_game("kardinal").load("compiled_playout") is compiled.play_out
-    assert get_game("kardinal_koenig").compiled_playout is None
+    assert game_agents("kardinal").load("compiled_playout") is kardinal_compiled.play_out
+    assert game_agents("kardinal_koenig").compiled_playout is None
 
 
 @pytest.mark.parametrize("batch_size", [1, 8])

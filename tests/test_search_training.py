@@ -15,6 +15,7 @@ import torch  # noqa: E402
 
 from agents import load_agent  # noqa: E402
 from agents.networks.checkpoint import read_checkpoint  # noqa: E402
+from agents.registry import game_agents  # noqa: E402
 from agents.search.puct import PUCTAgent  # noqa: E402
 from agents.training.config import ConfigError, make_config  # noqa: E402
 from agents.training.run import make_trainer, train  # noqa: E402
@@ -128,7 +129,7 @@ def test_lockstep_search_evaluates_the_leaves_of_all_games_in_one_call():
         for _ in range(4 + k):
             g.play(rng.choice(g.legal_moves()))
         games.append(g)
-    net = spec.load("network")(rules, {"kind": "cnn", "channels": 4, "blocks": 1, "hidden": 8})
+    net = game_agents(spec).load("network")(rules, {"kind": "cnn", "channels": 4, "blocks": 1, "hidden": 8})
     from agents.networks.kardinal_net import KardinalPPOAgent
 
     evaluator = KardinalPPOAgent(net, rules)

@@ -7,7 +7,9 @@
   a constant name counts too). Only imports under ``if TYPE_CHECKING:`` are left out (they never
   run). ``from package import name`` is an edge to ``package.name`` when that is a module, else to
   the package. A circle fails the test, printed with the file and line of each import.
-* **Layers** — no module of ``kardinal_env`` imports ``agents`` (statically, under any condition);
+* **Layers** — no module of ``kardinal_env`` imports ``agents`` (statically, under any condition)
+  or names it in a string other than a docstring (no ``"agents.x:Y"`` target to import lazily, no
+  ``"agents:..."`` entry: the agents' registry, ``agents/registry.py``, holds what plays a game);
   no module of ``kardinal_env/core`` imports a game's modules. A game's modules are its *room*:
   the package of the engine its registry entry names (``kardinal_env.kardinal``,
   ``kardinal_env.koenig``), its environment module's package, its public versioned module
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -324,6 +327,54 @@ def test_kardinal_env_never_imports_agents():
         if _is_within(imp.target, "agents")
     ]
     assert not bad, "kardinal_env imports agents:\n" + "\n".join(bad)
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring nodes of a module, its classes and functions."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+def _agents_targets(source: str) -> list[tuple[int, str]]:
+    """``(line, text)`` of every string constant, docstrings left out, that names ``agents`` code as
+    an import target would: a word that starts with ``agents.`` or ``agents:``
+    (``"agents.search.mcts:MCTSAgent"``, ``"agents:load_agent"``; a bare ``"agents"`` is PettingZoo's
+    attribute)."""
+    tree = ast.parse(source)
+    skip = _docstrings(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            if any(w.startswith(("agents.", "agents:")) for w in re.findall(r"[\w.:]+", node.value)):
+                found.append((node.lineno, node.value))
+    return found
+
+
+def test_the_agents_target_check_finds_what_it_should():
+    source = '''"""Docstrings may say agents.search.mcts in prose."""
+x = "agents.search.mcts:MCTSAgent"
+y = {"random": "agents:load_agent"}
+z = f"see {1} agents.registry"
+w = "agents"
+ok = "the agents of a game; agents' entries"
+'''
+    assert [line for line, _ in _agents_targets(source)] == [2, 3, 4]
+
+
+def test_no_string_of_kardinal_env_names_agents_code():
+    """``kardinal_env`` names nothing of ``agents``, not even as a lazily imported string."""
+    bad = [
+        f"{path.relative_to(ROOT)}:{line}: {text!r}"
+        for module, path in MODULES.items()
+        if _is_within(module, PACKAGE_NAME)
+        for line, text in _agents_targets(path.read_text(encoding="utf-8"))
+    ]
+    assert not bad, "kardinal_env names agents code in strings:\n" + "\n".join(bad)
 
 
 def test_core_imports_no_game():

@@ -24,6 +24,7 @@ import third_game
 from pettingzoo.test import api_test, seed_test
 from third_game import NimGame, NimGreedyAgent, NimRules
 
+from agents.registry import game_agents
 from kardinal_env.core import registry
 from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.generic_env import GameEnv
@@ -167,7 +168,7 @@ def test_one_call_registers_and_unregistering_cleans_up(nim):
     assert game.rules.to_dict() == {"players": 3, "pile": 7, "max_take": 3, "misere": True}
     assert registry.game_of(game) is nim and registry.game_of(game.rules) is nim
     assert registry.game_for_record(game.to_record()) is nim
-    assert nim.env_name == "nim_v0" and nim.baseline("greedy") is NimGreedyAgent
+    assert nim.env_name == "nim_v0" and game_agents(nim).baseline("greedy") is NimGreedyAgent
     assert ENV_ID in pettingzoo.aec_registry and GYM_ID in gymnasium.registry
     assert registry.register_game(nim) is nim  # the same spec again: nothing new
     with pytest.raises(ValueError, match="no rule option"):
@@ -421,6 +422,27 @@ def test_gym_view_loads_spec_strings_through_the_agent_loader(nim, monkeypatch):
     monkeypatch.setattr(single_agent, "agent_loader", lambda: failing)
     with pytest.raises(ValueError, match="opponents: unknown agent spec 'alphago'"):
         VsBots(game="nim", opponents="alphago")
+
+
+def test_gym_view_finds_load_agent_in_the_agents_entry_point_group(nim, monkeypatch):
+    """The loader is the ``load_agent`` of the first module entry (by name) of ``kardinal_env.agents``
+    that has one: an entry naming an attribute (a game's agents) is not loaded, a module without
+    ``load_agent`` is passed over."""
+    import agents
+    from kardinal_env.core import single_agent
+
+    group = single_agent.AGENTS_GROUP
+    points = [
+        importlib.metadata.EntryPoint(name="a_game", value="no_such_module_xyz:AGENTS", group=group),
+        importlib.metadata.EntryPoint(name="b_plain", value="json", group=group),
+        importlib.metadata.EntryPoint(name="c_agents", value="agents", group=group),
+    ]
+    monkeypatch.setattr(
+        importlib.metadata, "entry_points", lambda group=None, **kw: importlib.metadata.EntryPoints(points)
+    )
+    assert group == "kardinal_env.agents" and single_agent.agent_loader() is agents.load_agent
+    view = VsBots(game="nim", players=3, opponents="greedy")  # Nim's own greedy, from its agents' entry
+    assert [type(p) for p in view.opponents] == [NimGreedyAgent, NimGreedyAgent]
 
 
 def test_gym_view_without_an_agent_loader_says_so(nim, monkeypatch):

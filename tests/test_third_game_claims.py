@@ -1,10 +1,10 @@
 """The documentation's claims, checked on a game registered from outside the package (Nim,
-``tests/third_game.py``, whose entry lists only ``greedy``, and a copy that lists no baseline at all):
+``tests/third_game.py``, whose agents' entry lists only ``greedy``, and copies that have no agents' entry):
 
 * ``random`` (and ``mcts:N`` on a game of perfect information, ``ismcts:N`` on any game) plays every
   registered game without the entry listing it — ``load_agent``, ``parse_spec``, ``check_spec``, the
   training adapters, the trainer's evaluation and the Gymnasium view agree (one definition:
-  ``registry.GENERIC_BASELINES``);
+  ``agents.registry.GENERIC_BASELINES``);
 * the Gymnasium view's render modes are the game's;
 * the command-line tools load a game registered by a module of one's own (``--plugin``,
   ``KARDINAL_ENV_PLUGINS``);
@@ -28,13 +28,14 @@ from third_game import NimGreedyAgent
 import agents
 from agents import AgentSpecError, check_spec, load_agent, parse_spec
 from agents.baselines.random import RandomAgent
+from agents.registry import GameAgents, game_agents
 from kardinal_env.core import registry
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.protocol import GameState
 from kardinal_env.core.single_agent import VsBots, render_modes
 
 ROOT = Path(__file__).resolve().parents[1]
-PLUGIN = "third_game:SPEC"
+PLUGIN = "third_game:register"  # Nim and its agents (greedy)
 
 
 @pytest.fixture
@@ -51,8 +52,8 @@ def _copy(spec: registry.GameSpec, name: str, **changes) -> registry.GameSpec:
 
 @pytest.fixture
 def bare(nim):
-    """Nim whose entry lists no baseline at all."""
-    spec = registry.register_game(_copy(nim, "nim_bare", baselines={}))
+    """Nim without an agents' entry (no baseline listed at all)."""
+    spec = registry.register_game(_copy(nim, "nim_bare"))
     yield spec
     registry.unregister_game(spec.name)
 
@@ -60,7 +61,7 @@ def bare(nim):
 @pytest.fixture
 def hidden(nim):
     """Nim that says it hides information from the seats (so ``mcts:N`` is refused)."""
-    spec = registry.register_game(_copy(nim, "nim_hidden", baselines={}, perfect_information=False))
+    spec = registry.register_game(_copy(nim, "nim_hidden", perfect_information=False))
     yield spec
     registry.unregister_game(spec.name)
 
@@ -88,13 +89,14 @@ def _play_out(spec: registry.GameSpec, players: list, seed: int = 0, pile: str =
 
 
 def test_random_is_a_baseline_of_every_game_without_listing_it(nim, bare):
-    assert "random" not in nim.baselines and bare.baselines == {}
-    assert nim.baseline_kinds == ["greedy", "random"] and bare.baseline_kinds == ["random"]
-    assert nim.has_baseline("random") and bare.has_baseline("random") and not bare.has_baseline("greedy")
-    assert nim.baseline("random") is bare.baseline("random") is RandomAgent
-    assert registry.get_game("kardinal").baseline("random") is RandomAgent
+    listed, unlisted = game_agents(nim), game_agents(bare)
+    assert "random" not in listed.baselines and unlisted.baselines == {}
+    assert listed.baseline_kinds == ["greedy", "random"] and unlisted.baseline_kinds == ["random"]
+    assert listed.has_baseline("random") and unlisted.has_baseline("random") and not unlisted.has_baseline("greedy")
+    assert listed.baseline("random") is unlisted.baseline("random") is RandomAgent
+    assert game_agents("kardinal").baseline("random") is RandomAgent
     with pytest.raises(KeyError, match=r"nim_bare has no baseline 'greedy'; its baselines: \['random'\]"):
-        bare.baseline("greedy")
+        unlisted.baseline("greedy")
     for game in ("nim", "nim_bare", bare, None):
         assert parse_spec("random", game) == ("random", None, None)
         assert check_spec("random", players=2, game=game) == []
@@ -126,12 +128,12 @@ def test_mcts_needs_perfect_information_ismcts_and_random_do_not(hidden):
     assert _play_out(hidden, seats).is_over
 
 
-def test_an_entry_may_list_random_only_as_the_generic_agent(nim):
-    same = _copy(nim, "nim_listed", baselines={"random": "agents.baselines.random:RandomAgent"})
+def test_an_entry_may_list_random_only_as_the_generic_agent():
+    same = GameAgents(game="nim_listed", baselines={"random": "agents.baselines.random:RandomAgent"})
     assert same.baseline("random") is RandomAgent
-    assert _copy(nim, "nim_object", baselines={"random": RandomAgent}).baseline("random") is RandomAgent
+    assert GameAgents(game="nim_object", baselines={"random": RandomAgent}).baseline("random") is RandomAgent
     with pytest.raises(ValueError, match=r"baselines\['random'\] must be every game's random agent"):
-        _copy(nim, "nim_own_random", baselines={"random": NimGreedyAgent})
+        GameAgents(game="nim_own_random", baselines={"random": NimGreedyAgent})
 
 
 def test_the_training_adapter_and_evaluation_play_random_on_a_game_that_lists_nothing(bare):

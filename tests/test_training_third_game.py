@@ -23,6 +23,7 @@ from agents.networks.checkpoint import (  # noqa: E402
 )
 from agents.networks.mlp import MLPNet  # noqa: E402
 from agents.networks.ppo_agent import FlatPPOAgent, PPOAgent  # noqa: E402
+from agents.registry import GameAgents, register_agents, unregister_agents  # noqa: E402
 from agents.training import run as trainer  # noqa: E402
 from agents.training import trainer as trainer_module  # noqa: E402
 from agents.training.adapters import FlatAdapter, make_adapter  # noqa: E402
@@ -166,8 +167,7 @@ def test_a_game_without_a_greedy_baseline_trains_against_random(nim, tmp_path):
         record_format="nim-plain-record/1",
         env_id=None,
         gym_id=None,
-        baselines={"random": "agents.baselines.random:RandomAgent"},
-    )
+    )  # no agents' entry: the game has the random baseline only
     register_game(spec)
     try:
         with pytest.raises(ConfigError, match="'greedy_share' .*no baseline 'greedy'"):
@@ -183,16 +183,15 @@ def test_a_game_without_a_greedy_baseline_trains_against_random(nim, tmp_path):
 
 
 def test_a_plain_network_function_is_wrapped(nim, tmp_path):
-    """A game whose registry entry names a plain ``network(rules, options)`` function: the function
+    """A game whose agents' entry names a plain ``network(rules, options)`` function: the function
     builds the network and rebuilds it from a checkpoint; the layout and the agent are the generic ones."""
 
     def tiny_net(rules, options):
         return MLPNet(rules.pile + 1 + rules.players, rules.max_take, hidden=int(options["hidden"]))
 
-    spec = dataclasses.replace(
-        nim, name="nim_net", record_format="nim-net-record/1", env_id=None, gym_id=None, network=tiny_net
-    )
+    spec = dataclasses.replace(nim, name="nim_net", record_format="nim-net-record/1", env_id=None, gym_id=None)
     register_game(spec)
+    register_agents(GameAgents(game="nim_net", network=tiny_net))
     try:
         builder = network_builder(spec)
         assert builder.kinds == ("custom",)
@@ -204,6 +203,7 @@ def test_a_plain_network_function_is_wrapped(nim, tmp_path):
         assert isinstance(agent, FlatPPOAgent) and agent.select_move(spec.new_game(rules)) in {"1", "2", "3"}
     finally:
         unregister_game("nim_net")
+        unregister_agents("nim_net")
 
 
 def test_keep_best_writes_the_best_evaluation_and_resume_keeps_it(nim, tmp_path, monkeypatch):

@@ -335,6 +335,7 @@ def test_play_web_refuses_save(capsys):
 
 def test_each_game_finds_its_play_page_through_the_registry():
 
+    from agents.registry import GameAgents, register_agents, unregister_agents
     from agents.serving.kardinal_page import KardinalPage
     from agents.serving.koenig_page import KoenigPage
     from agents.serving.pages import TextPage, page_for
@@ -345,11 +346,13 @@ def test_each_game_finds_its_play_page_through_the_registry():
     # a page object, a class that makes one, or a "module:attribute" string naming either
     page = object()
     kardinal = get_game("kardinal")
-    fields = {f: getattr(kardinal, f) for f in GameSpec.__dataclass_fields__}
-    assert page_for(GameSpec(**{**fields, "play_page": page})) is page
-    assert isinstance(page_for(GameSpec(**{**fields, "play_page": KoenigPage})), KoenigPage)
-    assert isinstance(
-        page_for(GameSpec(**{**fields, "play_page": "agents.serving.koenig_page:KoenigPage"})), KoenigPage
-    )
+    spec = GameSpec(**{**{f: getattr(kardinal, f) for f in GameSpec.__dataclass_fields__}, "name": "paged"})
+    try:
+        for given in (page, KoenigPage, "agents.serving.koenig_page:KoenigPage"):
+            register_agents(GameAgents(game="paged", play_page=given), replace=True)
+            found = page_for(spec)
+            assert found is page if given is page else isinstance(found, KoenigPage)
+    finally:
+        unregister_agents("paged")
     # without a page of its own a game gets the generic text page
-    assert isinstance(page_for(GameSpec(**{**fields, "play_page": None})), TextPage)
+    assert isinstance(page_for(spec), TextPage)
