@@ -17,19 +17,10 @@ from typing import Any
 import numpy as np
 
 from kardinal_env.benchmarks import Benchmark, fmt, interleaved, options_text, pick_game, ratios, seats
-from kardinal_env.core.registry import GameSpec, games, resolve
+from kardinal_env.core.registry import GameSpec, games
+from kardinal_env.integrations.common import aec_env
 
-__all__ = ["BENCHMARKS", "aec_game", "bench_env", "bench_vector", "make_env"]
-
-
-def make_env(spec: GameSpec, players: int, options: Mapping[str, Any] | None = None) -> Any:
-    """The game's PettingZoo AEC environment (its registered entry point: its own module's ``env``, or
-    the generic one) for ``players`` seats and the rule ``options``."""
-    from kardinal_env.core.registration import pettingzoo_entry
-
-    entry, kwargs = pettingzoo_entry(spec)
-    given = {k: v for k, v in (options or {}).items() if v is not None}
-    return resolve(entry)(players=players, **kwargs, **given)
+__all__ = ["BENCHMARKS", "aec_game", "bench_env", "bench_vector"]
 
 
 def aec_game(env, rng: random.Random) -> tuple[int, int]:
@@ -65,7 +56,7 @@ def bench_env(
     spec = pick_game(game)
     players = seats(spec, players)
     rng = random.Random(seed)
-    env = make_env(spec, players, options)
+    env = aec_env(spec, players=players, **{k: v for k, v in (options or {}).items() if v is not None})
     connect4 = connect_four_v3.env()
     rates = interleaved({"game": lambda: aec_game(env, rng), "c4": lambda: aec_game(connect4, rng)}, seconds, repeats)
     (g_steps, g_games), c_steps = rates["game"], rates["c4"][0]
@@ -149,7 +140,7 @@ def bench_vector(
     py_rng = random.Random(seed)
     connect4 = connect_four_v3.env()
     aec_players = seats(aec_spec, players, nearest=True)
-    aec = make_env(aec_spec, aec_players)
+    aec = aec_env(aec_spec, players=aec_players)
     for env in envs.values():
         env.reset()
     fns: dict[Any, Any] = {key: vector_chunk(env) for key, env in envs.items()}

@@ -82,6 +82,7 @@ from kardinal_env.core.env_base import RENDER_MODES
 from kardinal_env.core.env_utils import check_action, fresh_observation
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.illegal import Forfeit, check_illegal_action, forfeit
+from kardinal_env.core.registration import pettingzoo_entry
 from kardinal_env.core.registry import GameSpec, get_game, resolve
 
 __all__ = ["VsBots", "KardinalVsBots", "KardinalKoenigVsBots", "AGENTS_GROUP", "agent_loader", "render_modes"]
@@ -122,13 +123,6 @@ def _policy(p: Any, game: str) -> Any:
             f"opponents: {p!r} is neither 'random', an agent spec string, a callable nor an agent with select_move"
         )
     return p
-
-
-def aec_class(spec: GameSpec) -> Any:
-    """The unwrapped AEC environment class of a game: its module's ``raw_env``, else the generic one."""
-    if spec.env_module is not None:
-        return spec.load("env_module").raw_env
-    return resolve("kardinal_env.core.generic_env:GameEnv")
 
 
 def render_modes(spec: GameSpec) -> list[str]:
@@ -175,10 +169,8 @@ class VsBots(gym.Env):
                 f"render_mode {render_mode!r} is not a render mode of {spec.name}: expected one of {modes} "
                 f"or None{hint}"
             )
-        cls = aec_class(spec)
-        if spec.env_module is None:
-            env_kwargs = {"game": spec.name, **env_kwargs}
-        self.aec = cls(render_mode=render_mode, **env_kwargs)
+        entry, defaults = pettingzoo_entry(spec)  # the unwrapped AEC environment of the same module
+        self.aec = resolve(entry.partition(":")[0]).raw_env(render_mode=render_mode, **defaults, **env_kwargs)
         self.render_mode = render_mode
         players = len(self.aec.possible_agents)
         if learner_seat != "random" and learner_seat not in range(players):

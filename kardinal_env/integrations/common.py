@@ -1,8 +1,9 @@
 """Library-free helpers shared by the integrations, for every registered game (numpy and the registry only).
 
-* :func:`aec_env` — the PettingZoo AEC environment of a game by name: the ``env()`` of its own
-  environment module (``GameSpec.env_module``) or the generic
-  :func:`kardinal_env.core.generic_env.env`; ``wrapped=False`` gives the unwrapped ``raw_env``.
+* :func:`aec_env` — the PettingZoo AEC environment of a game by name: the ``env()`` of its
+  PettingZoo entry point (:func:`kardinal_env.core.registration.pettingzoo_entry`: its own
+  environment module or the generic :mod:`kardinal_env.core.generic_env`); ``wrapped=False`` gives
+  the unwrapped ``raw_env``.
   Every RL-library adapter builds its environments with it, so each works for any registered game.
 * :class:`GameFeaturizer` — what the environment would have shown the deciding seat of a bare game
   (an agent plays through ``select_move(game)``, outside any environment): the observation
@@ -11,11 +12,6 @@
   (:func:`kardinal_env.core.registry.game_of`); one encoder and codec are built per rule set, with
   the ``env_options`` the featurizer was given (the options the environment was made with besides the
   rules, if the game's codec and encoder take any).
-* :func:`game_window` — Kardinal's observation window of a rule set (``rules.window``, or the
-  lossless :data:`kardinal_env.kardinal.window.LOSSLESS_WINDOW` for the unbounded game), as
-  ``kardinal_v0.env(window=...)`` would encode it. A network whose weights do not depend on the
-  window (fully convolutional, like ``kardinal_env.integrations.rllib.KardinalMaskedRLModule``) can
-  play Kardinal games of any window; others must check it against the window they were trained on.
 """
 
 from __future__ import annotations
@@ -24,13 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from kardinal_env.core.registration import pettingzoo_entry
 from kardinal_env.core.registry import GameSpec, game_of, get_game, resolve
-from kardinal_env.kardinal.window import LOSSLESS_WINDOW
 
-__all__ = ["GENERIC_ENV", "GameFeaturizer", "aec_env", "game_window"]
-
-#: The AEC environment of a game without an environment module of its own.
-GENERIC_ENV = "kardinal_env.core.generic_env"
+__all__ = ["GameFeaturizer", "aec_env"]
 
 
 def aec_env(game: str | GameSpec, wrapped: bool = True, **options: Any) -> Any:
@@ -40,18 +33,9 @@ def aec_env(game: str | GameSpec, wrapped: bool = True, **options: Any) -> Any:
     Kardinal's ``window``). ``wrapped=True``: ``env(**options)`` with PettingZoo's classic wrappers;
     ``False``: the unwrapped ``raw_env`` (it raises on an illegal action instead of ending the game).
     """
-    spec = get_game(game)
-    if spec.env_module is not None:
-        module = spec.load("env_module")
-        return module.env(**options) if wrapped else module.raw_env(**options)
-    module = resolve(GENERIC_ENV)
-    return module.env(game=spec.name, **options) if wrapped else module.raw_env(game=spec.name, **options)
-
-
-def game_window(rules: Any) -> int:
-    """The observation window ``kardinal_v0`` uses for Kardinal ``rules`` (53 for the unbounded game)."""
-    window = rules.window
-    return LOSSLESS_WINDOW if window is None else int(window)
+    entry, defaults = pettingzoo_entry(get_game(game))
+    module = resolve(entry.partition(":")[0])
+    return (module.env if wrapped else module.raw_env)(**defaults, **options)
 
 
 class GameFeaturizer:

@@ -23,26 +23,20 @@ options: ``--window`` and ``--chip-shaping`` (Kardinal's; default: the environme
 window 53) or any ``--env-option KEY=VALUE``.
 
 Without ``--address`` it starts a local Ray instance of its own (``ray.init(address="local",
-num_cpus=2, include_dashboard=False)``, object store ``--object-store-mb``; without
-``address="local"`` Ray would join the cluster that ``ray start`` last started on this machine, if
-one runs, and refuse ``num_cpus``); with ``--address`` it joins an existing cluster (``auto`` or
-``host:port``) and leaves it running. What runs where: the learner
-(``num_learners=0``) and the league bookkeeping run in this driver process; each of the
-``--num-env-runners`` env runners is a Ray actor (one CPU each) that Ray places on any node of the
-cluster, and receives the environment creator, the module classes and the league mapping (frozen
-snapshots included) from the driver; every node needs kardinal-env and ray installed. Each
-progress line names the driver's node (``driver_node``) and the nodes of the env runners
-(``env_runner_nodes``, Ray node ids).
+num_cpus=2, include_dashboard=False)``, object store ``--object-store-mb``); with ``--address`` it
+joins an existing cluster (``auto`` or ``host:port``) and leaves it running. The learner and the
+league bookkeeping run in this driver process; each of the ``--num-env-runners`` env runners is a
+Ray actor on any node (every node needs kardinal-env and ray installed). Each progress line names
+the driver's node (``driver_node``) and the env runners' (``env_runner_nodes``); ``docs/cluster.md``
+says what runs where.
 
 Checkpoints: ``OUT/checkpoint`` (the latest, overwritten every ``--checkpoint-every`` iterations
-and at the end) is an ordinary RLlib Algorithm checkpoint (``Algorithm.from_checkpoint`` resumes
-it; ``--resume OUT/checkpoint`` continues training with the league's frozen snapshots; the
-league callback's episode counter and the win-rate window start afresh).
-``agents.networks.rllib_agent.RLlibAgent`` plays its ``"main"`` module, so
-``scripts/evaluate.py --agents rllib:OUT/checkpoint`` evaluates it. One JSON line per iteration goes
-to stdout and to ``OUT/progress.jsonl``. The driver writes the checkpoint (its learner holds the
-weights), so ``--out`` is a path of the driver's machine; to resume or evaluate from another node,
-put it on storage every node reaches (NFS, a mounted bucket).
+and at the end) is an ordinary RLlib Algorithm checkpoint; ``--resume OUT/checkpoint`` continues
+training with the league's frozen snapshots (the league callback's episode counter and the win-rate
+window start afresh), and ``scripts/evaluate.py --agents rllib:OUT/checkpoint`` evaluates its
+``"main"`` module (``agents.networks.rllib_agent.RLlibAgent``). One JSON line per iteration goes to
+stdout and to ``OUT/progress.jsonl``. The driver writes the checkpoint, so ``--out`` is a path of
+the driver's machine: to resume or evaluate from another node, put it on storage every node reaches.
 """
 
 from __future__ import annotations
@@ -132,25 +126,16 @@ def parse_args(argv=None) -> argparse.Namespace:
 def env_config(args: argparse.Namespace) -> dict[str, Any]:
     """The environment options of the command line (``players`` apart): rules options, reward, env options."""
     spec = games()[args.game]
-    config: dict[str, Any] = {}
-    for option in spec.rule_options:
-        value = getattr(args, "rule_" + option.name, None)
-        if value is not None:
-            config[option.name] = value
-    for key, value in (("reward", args.reward), ("window", args.window), ("chip_shaping", args.chip_shaping)):
-        if value is not None:
-            config[key] = value
-    config.update(dict(args.env_option))
-    return config
+    given = {option.name: getattr(args, "rule_" + option.name, None) for option in spec.rule_options}
+    given.update(reward=args.reward, window=args.window, chip_shaping=args.chip_shaping)
+    return {**{key: value for key, value in given.items() if value is not None}, **dict(args.env_option)}
 
 
 def build_config(args: argparse.Namespace):
     from kardinal_env.integrations.rllib import ppo_config
 
-    model_config: dict[str, Any] = {}
-    for key, value in (("channels", args.channels), ("blocks", args.blocks), ("hidden", args.hidden)):
-        if value is not None:
-            model_config[key] = value
+    sizes = {"channels": args.channels, "blocks": args.blocks, "hidden": args.hidden}
+    model_config = {key: value for key, value in sizes.items() if value is not None}
     return ppo_config(
         game=args.game,
         players=args.players,
