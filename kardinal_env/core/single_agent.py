@@ -32,20 +32,15 @@ Defaults: ``players``: the AEC environment's default (4 for both built-in games;
   decides again or the game ends (chance such as deck draws happens inside the engine). Reward: the
   learner's reward from the AEC environment's scheme (terminal ±1 by default, plus any per-move
   reward the game's environment gives).
-* ``illegal_action`` (:mod:`kardinal_env.core.illegal`, the rule every environment shares): what the
-  learner's action id does when the mask forbids it. ``"lose"`` (the default): the episode ends by
-  forfeit — no move is played, ``terminated`` is True, the reward is the scheme's loss reward (−1
-  under ``win_loss`` and ``margin``), the observation's mask and :meth:`VsBots.action_masks` are all
-  zero, and ``info`` holds ``learner_seat``, ``scores`` (``None``: the game did not end by its
-  rules), ``winners`` (the other seats) and ``illegal_action`` (``rule``, ``message``, ``action``,
-  ``move``, ``seat``). ``"raise"``: ``IllegalMoveError`` naming the rule, nothing changes (the
-  behaviour before the option). The default is ``"lose"`` so that Gymnasium's
-  ``gymnasium.utils.env_checker.check_env`` and RLlib's environment pre-check, which step
-  ``action_space.sample()`` without the mask, pass on every registered id; a masked learner
-  (sb3-contrib's ``MaskablePPO``) never forfeits. In both modes a value that is not an id of the
-  action space (``-1``, ``A``, ``1.5``) raises ``IllegalMoveError`` with rule ``"action"``, and an
-  opponent's illegal move (a bug of that opponent, not a choice of the learner) raises the engine's
-  ``IllegalMoveError``. The AEC environment underneath is made in its default mode.
+* ``illegal_action`` (:mod:`kardinal_env.core.illegal`, the rule every environment shares, with
+  what a forfeit reports): what the learner's action id does when the mask forbids it. ``"lose"``
+  (the default, so that Gymnasium's ``check_env`` and RLlib's pre-check, which step unmasked
+  samples, pass on every registered id): the episode ends by forfeit, ``terminated`` is True, the
+  reward is the scheme's loss reward, the mask and :meth:`VsBots.action_masks` are all zero, and
+  ``info`` holds ``learner_seat`` and the forfeit's report. ``"raise"``: ``IllegalMoveError``
+  naming the rule, nothing changes. A value that is not an id of the action space raises in both
+  modes; an opponent's illegal move (that opponent's bug) raises the engine's ``IllegalMoveError``.
+  The AEC environment underneath is made in its default mode.
 * ``learner_seat``: a seat number, or ``"random"`` to draw the seat from the reset seed.
 * ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator: the ``random``
   baseline that every game has, played without the agent loader), one policy for every other seat,
