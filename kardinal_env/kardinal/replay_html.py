@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import os
 
-from kardinal_env.core.errors import RecordError
 from kardinal_env.core.replay_page import embed_json, replay_page, write_page
 from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.record import FORMAT, parse_record
@@ -81,30 +80,16 @@ def replay_data(record: dict, source: str = "record") -> dict:
     order) and one entry per position ``0..len(moves)`` (buildings standing ``nb``, the cardinal,
     sites, chips, supply, phase, seat on turn, the last move and who played it). Checks the record
     first (:class:`~kardinal_env.core.errors.RecordError`)."""
-    fmt = record.get("format") if isinstance(record, dict) else None
-    if fmt != FORMAT:
-        raise RecordError(f"{source}: field 'format' must be {FORMAT!r}, got {fmt!r}")
     final = Game.from_record(record, source=source)  # validates every move and the result
     parts = parse_record(record, source)
     game = Game(parts.rules)
-    positions = []
-    last_id = -1
-    mover = None
-    for k in range(len(parts.moves) + 1):
-        if k:
-            mover = game.current_player
-            before = len(game.buildings())
-            game.play(parts.moves[k - 1])
-            if len(game.buildings()) > before:
-                last_id = before
-        state = position_state(game)
-        state.update(
-            nb=len(game.buildings()),
-            last=parts.moves[k - 1] if k else None,
-            mover=mover,
-            last_id=last_id,
-        )
-        positions.append(state)
+    positions = [{**position_state(game), "nb": len(game.buildings()), "last": None, "mover": None, "last_id": -1}]
+    for move in parts.moves:
+        mover, before = game.current_player, len(game.buildings())
+        game.play(move)
+        built = len(game.buildings())
+        last_id = before if built > before else positions[-1]["last_id"]
+        positions.append({**position_state(game), "nb": built, "last": move, "mover": mover, "last_id": last_id})
     n = parts.rules.players
     return {
         "format": FORMAT,

@@ -41,7 +41,6 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-from kardinal_env.core.errors import RecordError
 from kardinal_env.core.replay_page import replay_page, write_page
 from kardinal_env.koenig.engine import Game
 from kardinal_env.koenig.notation import parse_move
@@ -128,30 +127,17 @@ def replay_data(record: dict, source: str = "record") -> dict:
     advisors, hands, pieces left, display, deck, discard pile size, scores, projected scores, phase,
     seat on turn, the last move, its seat, what it touched on the map and the cards it brought into
     the mover's hand). Checks the record first (:class:`~kardinal_env.core.errors.RecordError`)."""
-    fmt = record.get("format") if isinstance(record, dict) else None
-    if fmt != FORMAT:
-        raise RecordError(f"{source}: field 'format' must be {FORMAT!r}, got {fmt!r}")
     final = Game.from_record(record, source=source)  # validates the deck, every move and the result
     parts = parse_record(record, source)
     # from_record has checked that the moves need the seeded reshuffle nowhere: the deck fixes every card.
     game = Game(parts.rules, seed=0, deck=parts.deck, reshuffle=parts.reshuffle)
     movers = [seat for seat, _ in final.decision_log()]
-    positions = []
-    for k in range(len(parts.moves) + 1):
-        gained: list[int] = []
-        if k:
-            seat = movers[k - 1]
-            before = Counter(game.hand(seat))
-            game.play(parts.moves[k - 1])
-            gained = sorted((Counter(game.hand(seat)) - before).elements())
-        state = _position(game)
-        state.update(
-            last=parts.moves[k - 1] if k else None,
-            mover=movers[k - 1] if k else None,
-            touched=touched(parts.moves[k - 1]) if k else None,
-            gained=gained,
-        )
-        positions.append(state)
+    positions = [{**_position(game), "last": None, "mover": None, "touched": None, "gained": []}]
+    for move, seat in zip(parts.moves, movers):
+        before = Counter(game.hand(seat))
+        game.play(move)
+        gained = sorted((Counter(game.hand(seat)) - before).elements())
+        positions.append({**_position(game), "last": move, "mover": seat, "touched": touched(move), "gained": gained})
     if game.to_record() != final.to_record():  # the step-by-step replay must be the record's game
         raise RuntimeError(f"{source}: the moves replay differently step by step (an engine bug, not the record's)")
     n = parts.rules.players
