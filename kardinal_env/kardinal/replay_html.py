@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 
+from kardinal_env.core.errors import RecordError
 from kardinal_env.core.replay_page import embed_json, replay_page, write_page
 from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.record import FORMAT, parse_record
@@ -80,6 +81,9 @@ def replay_data(record: dict, source: str = "record") -> dict:
     order) and one entry per position ``0..len(moves)`` (buildings standing ``nb``, the cardinal,
     sites, chips, supply, phase, seat on turn, the last move and who played it). Checks the record
     first (:class:`~kardinal_env.core.errors.RecordError`)."""
+    fmt = record.get("format") if isinstance(record, dict) else None
+    if fmt != FORMAT:
+        raise RecordError(f"{source}: field 'format' must be {FORMAT!r}, got {fmt!r}")
     final = Game.from_record(record, source=source)  # validates every move and the result
     parts = parse_record(record, source)
     game = Game(parts.rules)

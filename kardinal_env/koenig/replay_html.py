@@ -41,6 +41,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 
+from kardinal_env.core.errors import RecordError
 from kardinal_env.core.replay_page import replay_page, write_page
 from kardinal_env.koenig.engine import Game
 from kardinal_env.koenig.notation import parse_move
@@ -127,6 +128,9 @@ def replay_data(record: dict, source: str = "record") -> dict:
     advisors, hands, pieces left, display, deck, discard pile size, scores, projected scores, phase,
     seat on turn, the last move, its seat, what it touched on the map and the cards it brought into
     the mover's hand). Checks the record first (:class:`~kardinal_env.core.errors.RecordError`)."""
+    fmt = record.get("format") if isinstance(record, dict) else None
+    if fmt != FORMAT:
+        raise RecordError(f"{source}: field 'format' must be {FORMAT!r}, got {fmt!r}")
     final = Game.from_record(record, source=source)  # validates the deck, every move and the result
     parts = parse_record(record, source)
     # from_record has checked that the moves need the seeded reshuffle nowhere: the deck fixes every card.
