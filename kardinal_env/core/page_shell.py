@@ -26,7 +26,6 @@ __all__ = [
     "SHELL_CSS",
     "board_svg",
     "embed_json",
-    "fill_page",
     "shell_page",
     "write_page",
 ]
@@ -36,11 +35,6 @@ def embed_json(value: Any) -> str:
     """JSON text safe inside an HTML ``<script type="application/json">`` element."""
     text = json.dumps(value, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def fill_page(template: str, parts: dict[str, str]) -> str:
-    """Replace each ``%NAME%`` of ``template`` by ``parts[NAME]`` in one pass (inserted text is not scanned again)."""
-    return re.sub(r"%([A-Z]+)%", lambda m: parts[m.group(1)], template)
 
 
 def write_page(text: str, path: str | os.PathLike) -> str:
@@ -83,7 +77,7 @@ def shell_page(
         "DATA": embedded,
         "JS": COMMON_JS + js,
     }
-    return fill_page(_PAGE, parts)
+    return re.sub(r"%([A-Z]+)%", lambda m: parts[m.group(1)], _PAGE)  # one pass: inserted text is not scanned
 
 
 #: The final result box (``#scores``, filled by ``showResult``): on every page, after the game's panels.
@@ -118,11 +112,16 @@ button:hover:not(:disabled) { background: #3a444e; }
 button:disabled { opacity: 0.4; cursor: default; }
 """
 
-#: Helpers of every page: HTML escaping and the final result table.
+#: Helpers of every page: HTML escaping, ``setData`` (data attributes as JSON) and the final result table.
 COMMON_JS = r"""
 "use strict";
 function esc(text) {
   return String(text).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+}
+
+// Set data-NAME of el to each value as JSON.
+function setData(el, values) {
+  for (const name in values) el.dataset[name] = JSON.stringify(values[name]);
 }
 
 // Fill the result element: final scores and winners (data-scores / data-winners hold them as JSON).
@@ -132,12 +131,10 @@ function showResult(el, result, names, running) {
     el.innerHTML = `<table><tr><th>seat</th><th>final score</th><th></th></tr>` + result.scores.map((s, i) =>
       `<tr class="${w.includes(i) ? "winner" : ""}" data-seat="${i}" data-score="${s}"><td>${esc(names[i])}</td>` +
       `<td>${s}</td><td>${w.includes(i) ? "winner" : ""}</td></tr>`).join("") + `</table>`;
-    el.dataset.scores = JSON.stringify(result.scores);
-    el.dataset.winners = JSON.stringify(w);
+    setData(el, {scores: result.scores, winners: w});
   } else {
     el.textContent = running;
-    el.dataset.scores = "[]";
-    el.dataset.winners = "[]";
+    setData(el, {scores: [], winners: []});
   }
 }
 """

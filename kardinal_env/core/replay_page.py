@@ -108,10 +108,8 @@ function startReplay(drawPosition) {
     if (li) { stop(); show(Number(li.dataset.index) + 1); }
   });
   slider.addEventListener("input", () => { stop(); show(Number(slider.value)); });
-  document.getElementById("first").onclick = () => { stop(); show(0); };
-  document.getElementById("prev").onclick = () => { stop(); show(k - 1); };
-  document.getElementById("next").onclick = () => { stop(); show(k + 1); };
-  document.getElementById("last-btn").onclick = () => { stop(); show(N); };
+  const jumps = {first: () => 0, prev: () => k - 1, next: () => k + 1, "last-btn": () => N};
+  for (const id in jumps) document.getElementById(id).onclick = () => { stop(); show(jumps[id]()); };
   document.getElementById("play").onclick = togglePlay;
   document.addEventListener("keydown", e => {
     if (e.target === slider && (e.key === "ArrowLeft" || e.key === "ArrowRight")) return;  // the slider moves itself

@@ -316,9 +316,7 @@ function drawPosition(p, k) {
   }
   const chips = document.getElementById("chips");
   chips.innerHTML = chipsTable(D.seat_colours, p, D.result, {gain: gain});
-  chips.dataset.chips = JSON.stringify(p.chips);
-  chips.dataset.projected = JSON.stringify(p.projected);
-  chips.dataset.supply = JSON.stringify(p.supply);
+  setData(chips, {chips: p.chips, projected: p.projected, supply: p.supply});
 }
 
 document.getElementById("legend").innerHTML = legendHTML();

@@ -401,15 +401,10 @@ function drawPosition(p, k) {
   document.getElementById("status").textContent = status;
   const seats = document.getElementById("seats");
   seats.innerHTML = seatsTable(p, k);
-  seats.dataset.hands = JSON.stringify(p.hands);
-  seats.dataset.scores = JSON.stringify(p.scores);
-  seats.dataset.projected = JSON.stringify(p.projected);
-  seats.dataset.pieces = JSON.stringify(p.pieces);
+  setData(seats, {hands: p.hands, scores: p.scores, projected: p.projected, pieces: p.pieces});
   const cards = document.getElementById("cards");
   cards.innerHTML = cardsBox(p);
-  cards.dataset.display = JSON.stringify(p.display);
-  cards.dataset.deck = p.deck;
-  cards.dataset.discards = p.discards;
+  setData(cards, {display: p.display, deck: p.deck, discards: p.discards});
 }
 
 // The final result with the final scoring by kind (replaces the plain table of showResult; the rows
