@@ -57,6 +57,8 @@ def is_finite_number(value: object) -> TypeGuard[int | float]:
 
 def check_action(action: object, num_actions: int) -> int:
     """``action`` as an ``int`` if it is an integer in ``[0, num_actions)``; IllegalMoveError otherwise."""
+    if type(action) is int and 0 <= action < num_actions:  # the common case, at once
+        return action
     if not is_integral(action):
         shape = getattr(action, "shape", None)
         if shape == () and getattr(getattr(action, "dtype", None), "kind", "") in "iu":  # 0-d integer array

@@ -6,14 +6,14 @@
   value and the allowed range. Nothing is rounded or clipped.
 * :func:`seat_action_mask` — a codec's ``action_mask`` (PettingZoo's classic convention): ones at the
   legal actions when the seat asked about decides now, all zeros otherwise and once the game is over.
-* :func:`wrap_classic` — PettingZoo's classic wrapper stack for a raw AEC env, with
-  :class:`ActionCheckWrapper` in place of ``AssertOutOfBoundsWrapper`` (whose bare
-  ``AssertionError`` does not say what was wrong): ``TerminateIllegalWrapper(illegal_reward=-1)``
-  (a legal-range action that the mask forbids costs the offender −1 and ends the game), then
-  :class:`ActionCheckWrapper`, then ``OrderEnforcingWrapper``. Each layer is PettingZoo's class (a
-  subclass) reading the AEC state (``agent_selection``, ``terminations`` ...) straight from the raw
-  env through properties rather than through ``__getattr__`` once per layer (the same values).
-  ``terminate_illegal=False`` leaves ``TerminateIllegalWrapper`` out.
+* :func:`wrap_classic` — PettingZoo's classic wrapper stack for a raw AEC env, in one layer
+  (:class:`_Classic`, a subclass of PettingZoo's ``OrderEnforcingWrapper``): the order checks, an
+  action check in place of ``AssertOutOfBoundsWrapper`` (whose bare ``AssertionError`` does not say
+  what was wrong: :func:`check_action` names the value and the range), and
+  ``TerminateIllegalWrapper(illegal_reward=-1)``'s rule (a legal-range action that the mask forbids
+  costs the offender −1 and ends the game). The wrapper reads the AEC state (``agent_selection``,
+  ``terminations`` ...) straight from the raw env through properties rather than through
+  ``__getattr__`` (the same values). ``terminate_illegal=False`` leaves the illegal-move rule out.
 * :func:`classic_env` — what every environment module's ``env(**kwargs)`` is: its ``raw_env`` in the
   classic stack. Without ``illegal_action`` (or with ``None``) the stack has
   ``TerminateIllegalWrapper`` (the classic behaviour: −1 to the offender, 0 to the others, the game
@@ -33,14 +33,15 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.base import BaseWrapper
 
 from kardinal_env.core.checks import check_action as check_action  # re-exported: its home was here
+from kardinal_env.core.errors import IllegalMoveError
 
 __all__ = [
     "check_action",
     "seat_action_mask",
-    "ActionCheckWrapper",
     "wrap_classic",
     "classic_env",
     "fresh_observation",
@@ -103,42 +104,88 @@ class _ForwardState:
         self._raw = env.unwrapped
 
 
-class _TerminateIllegal(_ForwardState, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's ``TerminateIllegalWrapper`` with :class:`_ForwardState`."""
+class _Classic(_ForwardState, wrappers.OrderEnforcingWrapper):
+    """The classic stack in one layer: PettingZoo's ``OrderEnforcingWrapper`` (its before-reset errors
+    kept) with :class:`_ForwardState`, which also
 
-    def __init__(self, env: AECEnv, illegal_reward: float):
-        self._bind_raw(env)
-        super().__init__(env, illegal_reward)
-
-
-class _OrderEnforcing(_ForwardState, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` with :class:`_ForwardState` (its before-reset errors kept)."""
+    * checks actions (:func:`check_action`: an ``IllegalMoveError`` naming the value and the range for
+      anything but an id of the action space; ``None`` stays allowed for agents that are done, as
+      PettingZoo requires), in place of ``AssertOutOfBoundsWrapper``;
+    * with ``terminate_illegal``, does what PettingZoo's ``TerminateIllegalWrapper`` does with an id
+      the mask forbids: PettingZoo's illegal-move warning, the offender's reward ``illegal_reward``
+      and every other agent's 0, every agent terminated and truncated, the game ends. The raw
+      environment (``illegal_action="raise"``) is the judge: the engine's ``IllegalMoveError``, after
+      which nothing has changed, rather than a kept observation's mask (the same ids). One layer
+      instead of three: an agent loop pays one wrapper call per step."""
 
     _guard_order = True
 
-    def __init__(self, env: AECEnv):
+    def __init__(self, env: AECEnv, terminate_illegal: bool, illegal_reward: float = -1.0):
         self._bind_raw(env)
         super().__init__(env)
+        self._terminate_illegal = terminate_illegal
+        self._illegal_reward = float(illegal_reward)
+        self._ended_by_illegal = False
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._ended_by_illegal = False
+        super().reset(seed=seed, options=options)
+
+    def step(self, action):  # noqa: D401 - PettingZoo signature
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw: Any = self._raw
+        self._has_updated = True
+        if not raw.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = raw.agent_selection
+        done = raw.terminations[agent] or raw.truncations[agent]
+        if done and self._ended_by_illegal:
+            raw._was_dead_step(action)
+            return
+        if action is not None or not done:
+            check_action(action, raw.num_actions)
+            if self._terminate_illegal and not done:
+                try:
+                    raw.step(action)
+                except IllegalMoveError:  # the raw env refused it (illegal_action="raise"): nothing changed
+                    self._end_by_illegal_move(raw, agent)
+                return
+        raw.step(action)
+
+    def observe(self, agent):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._raw.observe(agent)
+
+    def last(self, observe: bool = True):
+        """``AECEnv.last`` read straight from the raw environment (the same values)."""
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        raw: Any = self._raw
+        agent = raw.agent_selection
+        return (
+            raw.observe(agent) if observe else None,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
+
+    def _end_by_illegal_move(self, raw: Any, agent: str) -> None:
+        EnvLogger.warn_on_illegal_move()
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.agents, 0)
+        raw.rewards[agent] = self._illegal_reward
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+        self._ended_by_illegal = True
 
     def __str__(self) -> str:
         return str(self.env) if hasattr(self, "metadata") else repr(self)
-
-
-class ActionCheckWrapper(_ForwardState, BaseWrapper):
-    """Rejects actions that are not integers of the action space with a clear IllegalMoveError
-    (``None`` stays allowed for agents that are done, as PettingZoo requires)."""
-
-    def __init__(self, env: AECEnv):
-        self._bind_raw(env)
-        super().__init__(env)
-
-    def step(self, action):  # noqa: D401 - PettingZoo signature
-        agent = self.agent_selection
-        if action is None and (self.terminations[agent] or self.truncations[agent]):
-            super().step(action)
-            return
-        check_action(action, int(self.action_space(agent).n))
-        super().step(action)
 
 
 def fresh_observation(observation: Any) -> Any:
@@ -164,10 +211,8 @@ class FreshObservationWrapper(_ForwardState, BaseWrapper):
 
 def wrap_classic(raw: AECEnv, terminate_illegal: bool = True) -> AECEnv:
     """The classic wrapper stack described in the module docstring (``terminate_illegal=False``:
-    without ``TerminateIllegalWrapper``)."""
-    env: AECEnv = _TerminateIllegal(raw, illegal_reward=-1) if terminate_illegal else raw
-    env = ActionCheckWrapper(env)
-    return _OrderEnforcing(env)
+    without ``TerminateIllegalWrapper``'s rule), as one layer (:class:`_Classic`)."""
+    return _Classic(raw, terminate_illegal)
 
 
 def classic_env(raw_class: Callable[..., AECEnv], **kwargs: Any) -> AECEnv:

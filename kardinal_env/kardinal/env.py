@@ -60,8 +60,8 @@ masks are all zero from then on. ``env()`` wraps ``raw_env`` like the classic ga
 mask forbids gives the offender −1 and the others 0 and ends the game (PettingZoo's
 ``TerminateIllegalWrapper``); ``env(illegal_action="raise"|"lose")`` leaves that wrapper out and the
 raw env's rule applies. A value outside the action space raises the same clear ``IllegalMoveError``
-(our ``ActionCheckWrapper`` replaces ``AssertOutOfBoundsWrapper``, whose bare ``AssertionError``
-said nothing); ``OrderEnforcingWrapper`` last.
+(our ``OrderEnforcingWrapper`` checks it, in place of ``AssertOutOfBoundsWrapper``, whose bare
+``AssertionError`` said nothing); ``OrderEnforcingWrapper`` last.
 
 **Buffers.** When the game is core-backed (``Game(...)`` with the compiled core, see
 ``kardinal_env.kardinal.compiled``), ``observe(agent)`` and ``action_mask(agent)`` hand out arrays the
