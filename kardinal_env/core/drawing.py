@@ -5,6 +5,8 @@ so rendering needs nothing beyond the core dependencies.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 __all__ = ["Canvas", "FONT_ROWS", "glyph", "TEXT_ADVANCE"]
@@ -67,25 +69,20 @@ FONT_ROWS = {
     "'": ("..#..", "..#..", ".#...", ".....", ".....", ".....", "....."),
     "_": (".....", ".....", ".....", ".....", ".....", ".....", "#####"),
 }
-GLYPHS: dict = {}
 
 
+@cache
 def glyph(ch: str, scale: int):
     """The ``(7*scale, 5*scale)`` bool mask of one character (unknown characters draw as ``?``)."""
-    key = (ch, scale)
-    mask = GLYPHS.get(key)
-    if mask is None:
-        rows = FONT_ROWS.get(ch.upper(), FONT_ROWS["?"])
-        small = np.array([[c == "#" for c in row] for row in rows], dtype=bool)
-        mask = GLYPHS[key] = small.repeat(scale, axis=0).repeat(scale, axis=1)
-    return mask
+    rows = FONT_ROWS.get(ch.upper(), FONT_ROWS["?"])
+    small = np.array([[c == "#" for c in row] for row in rows], dtype=bool)
+    return small.repeat(scale, axis=0).repeat(scale, axis=1)
 
 
 class Canvas:
     """A uint8 RGB picture with clipped drawing primitives (rectangles, discs, outlines, text)."""
 
     def __init__(self, width: int, height: int, colour):
-        self.np = np
         self.img = np.empty((height, width, 3), dtype=np.uint8)
         self.img[:] = colour
         self.height, self.width = height, width
@@ -110,7 +107,7 @@ class Canvas:
         x0, x1, y0, y1 = max(0, x0), min(self.width, x1), max(0, y0), min(self.height, y1)
         if x0 >= x1 or y0 >= y1:
             return
-        yy, xx = self.np.mgrid[y0:y1, x0:x1]
+        yy, xx = np.mgrid[y0:y1, x0:x1]
         inside = (xx + 0.5 - cx) ** 2 + (yy + 0.5 - cy) ** 2 <= radius * radius
         self.img[y0:y1, x0:x1][inside] = colour
 

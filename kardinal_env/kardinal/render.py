@@ -1,7 +1,7 @@
 """The rgb picture of a Kardinal game (the ``rgb_array`` frame; no pygame).
 
 ``game_image(game, size=(640, 640))`` is the ``rgb_array`` frame: a fixed-size uint8 picture of the
-castle zoomed to its bounding box, with the chips, scores and a legend drawn below it (numpy and a
+castle zoomed to its bounding box, with the chips, scores and a legend drawn below it (numpy and
 the 5x7 bitmap font of ``kardinal_env.core.drawing``; no pygame, Pillow or matplotlib).
 """
 
@@ -18,13 +18,9 @@ if TYPE_CHECKING:
 
 __all__ = ["game_image", "IMAGE_SIZE"]
 
-# RGB colours of the four edifice colours, the cathedral, the cardinal, sites and the background.
-_PALETTE = {
-    0: (235, 235, 235),  # white
-    1: (70, 70, 70),  # dark grey
-    2: (215, 160, 60),  # ochre
-    3: (70, 110, 210),  # blue
-}
+# RGB colours of the four edifice colours (white, dark grey, ochre, blue), the cathedral, the cardinal,
+# sites and the background.
+_PALETTE = ((235, 235, 235), (70, 70, 70), (215, 160, 60), (70, 110, 210))
 _BACKGROUND = (34, 85, 34)
 _OUTSIDE = (20, 45, 20)  # squares outside a window variant's window
 _CATHEDRAL = (150, 40, 160)
@@ -41,34 +37,24 @@ _WINNER = (255, 225, 40)
 IMAGE_SIZE = (640, 640)
 
 
-def _draw_piece(cv: Canvas, shape: str, colour, px: int, py: int, size: int, last: bool) -> None:
-    """One square of a building at pixel ``(px, py)`` (top-left), ``size`` pixels wide."""
+def _draw_building(cv: Canvas, shape: str, colour, x0: int, y0: int, x1: int, y1: int, size: int, last: bool) -> None:
+    """A building over pixels ``x0..x1, y0..y1`` (one square, two for a yard), squares ``size`` pixels wide."""
     inset = max(1, size // 12)
-    x0, y0, x1, y1 = px + inset, py + inset, px + size - inset, py + size - inset
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     if shape in ("tower", "clock tower"):
-        cv.rect(x0, y0, x1, y1, _DARK)
-        cv.disc(px + size / 2, py + size / 2, size * 0.36, colour)
-    else:  # house, nave (yards are drawn as one piece by _draw_yard)
-        cv.rect(x0, y0, x1, y1, colour)
-        cv.frame(x0, y0, x1, y1, _DARK, max(1, size // 16))
+        cv.rect(x0 + inset, y0 + inset, x1 - inset, y1 - inset, _DARK)
+        cv.disc(cx, cy, size * 0.36, colour)
+    else:  # house, nave, yard
+        cv.rect(x0 + inset, y0 + inset, x1 - inset, y1 - inset, colour)
+        cv.frame(x0 + inset, y0 + inset, x1 - inset, y1 - inset, _DARK, max(1, size // 16))
     if shape == "nave":
-        cv.disc(px + size / 2, py + size / 2, size * 0.14, _DARK)
-    if last:
-        cv.frame(px, py, px + size, py + size, _LAST, max(2, size // 10))
-
-
-def _draw_yard(cv: Canvas, colour, x0: int, y0: int, x1: int, y1: int, size: int, last: bool) -> None:
-    """A yard covering pixels ``x0..x1, y0..y1`` (two squares): filled, with a dark stripe along it."""
-    inset = max(1, size // 12)
-    cv.rect(x0 + inset, y0 + inset, x1 - inset, y1 - inset, colour)
-    cv.frame(x0 + inset, y0 + inset, x1 - inset, y1 - inset, _DARK, max(1, size // 16))
-    half = max(1, size // 14)
-    if x1 - x0 > y1 - y0:  # horizontal
-        cy = (y0 + y1) // 2
-        cv.rect(x0 + size // 4, cy - half, x1 - size // 4, cy + half, _DARK)
-    else:
-        cx = (x0 + x1) // 2
-        cv.rect(cx - half, y0 + size // 4, cx + half, y1 - size // 4, _DARK)
+        cv.disc(cx, cy, size * 0.14, _DARK)
+    if shape == "yard":  # a dark stripe along it
+        half = max(1, size // 14)
+        if x1 - x0 > y1 - y0:
+            cv.rect(x0 + size // 4, (y0 + y1) // 2 - half, x1 - size // 4, (y0 + y1) // 2 + half, _DARK)
+        else:
+            cv.rect((x0 + x1) // 2 - half, y0 + size // 4, (x0 + x1) // 2 + half, y1 - size // 4, _DARK)
     if last:
         cv.frame(x0, y0, x1, y1, _LAST, max(2, size // 10))
 
@@ -143,14 +129,9 @@ def game_image(game: Game, window: int | None = LOSSLESS_WINDOW, size: tuple[int
     last_id = len(buildings) - 1 if len(buildings) > 2 else -1
     for b in buildings:
         colour = _CATHEDRAL if b.colour is None else _PALETTE[b.colour]
-        last = b.id == last_id
-        if b.shape == "yard":
-            (xa, ya), (xb, yb) = b.squares
-            pa, pb = corner(min(xa, xb), max(ya, yb)), corner(max(xa, xb), min(ya, yb))
-            _draw_yard(cv, colour, pa[0], pa[1], pb[0] + cell, pb[1] + cell, cell, last)
-        else:
-            px, py = corner(*b.squares[0])
-            _draw_piece(cv, b.shape, colour, px, py, cell, last)
+        xs, ys = [x for x, _ in b.squares], [y for _, y in b.squares]
+        (ax, ay), (bx, by) = corner(min(xs), max(ys)), corner(max(xs), min(ys))
+        _draw_building(cv, b.shape, colour, ax, ay, bx + cell, by + cell, cell, b.id == last_id)
     if game.cardinal is not None:
         px, py = corner(*game.cardinal)
         cv.disc(px + cell / 2, py + cell / 2, cell * 0.3, _CARDINAL)
@@ -207,13 +188,11 @@ def _draw_panel(cv: Canvas, game: Game, top: int, scale: int, line: int) -> None
     side = 7 * scale
     cx = x
     for shape, name in (("house", "HOUSE"), ("tower", "TOWER"), ("yard", "YARD"), ("nave", "CATHEDRAL")):
-        colour = _CATHEDRAL if shape == "nave" else _PALETTE[0]
-        if shape == "yard":
-            _draw_yard(cv, colour, cx, y, cx + 2 * side, y + side, side, False)
-            cx += side
-        else:
-            _draw_piece(cv, shape, colour, cx, y, side, False)
-        cx = text(cx + side + 2 * scale, y, name, _TEXT, scale) + 3 * scale
+        width = 2 * side if shape == "yard" else side
+        _draw_building(
+            cv, shape, _CATHEDRAL if shape == "nave" else _PALETTE[0], cx, y, cx + width, y + side, side, False
+        )
+        cx = text(cx + width + 2 * scale, y, name, _TEXT, scale) + 3 * scale
     cv.disc(cx + side / 2, y + side / 2, side * 0.45, _CARDINAL)
     cx = text(cx + side + 2 * scale, y, "CARDINAL", _TEXT, scale) + 3 * scale
     cv.frame(cx, y, cx + side, y + side, _LAST, max(1, scale))

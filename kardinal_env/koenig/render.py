@@ -154,14 +154,9 @@ def _draw_panel(cv: Canvas, game: Game, x0: int, w: int, height: int) -> None:
         mark = "*" if seat in winners else " "
         cv.text(x + 14, y + 2, f"{scores[seat]:>3}{mark} K{cloisters:>2} A{advisors}", _TEXT, 1)
         y += line
-    y += 6
-    cv.text(x, y, f"DECK {game.deck_size()}", _TEXT, 1)
-    y += line
-    cv.text(x, y, "DISPLAY " + " ".join(str(t) for t in game.display()), _TEXT, 1)
-    y += line
-    cv.text(x, y, f"DISCARDS {len(game.discard_pile())}", _TEXT, 1)
-    y += line
-    cv.text(x, y, f"RUN-OUTS {game.runouts}", _TEXT, 1)
-    y += line
+    rows = [f"DECK {game.deck_size()}", "DISPLAY " + " ".join(str(t) for t in game.display())]
+    rows += [f"DISCARDS {len(game.discard_pile())}", f"RUN-OUTS {game.runouts}"]
     if game.turn_country is not None:
-        cv.text(x, y, f"TURN IN {game.turn_country}", _TEXT, 1)
+        rows.append(f"TURN IN {game.turn_country}")
+    for row_y, row in enumerate(rows):
+        cv.text(x, y + 6 + row_y * line, row, _TEXT, 1)
