@@ -269,13 +269,11 @@ class LeagueMapping:
 
 
 class LeagueCallback(RLlibCallback):
-    """Win-rate logging and league growth (frozen snapshots of ``main``) for :class:`LeagueMapping`.
+    """Win-rate logging and league growth for :class:`LeagueMapping` (see the module docstring).
 
-    ``win_rate`` is ``main``'s mean win share over the last 100 episodes, read from the ``winners``
-    of the environment's final ``infos`` (whatever the reward scheme; chance is about
-    ``1 / players``). When it exceeds ``win_rate_threshold`` (after at least ``min_episodes``
-    episodes since the last snapshot), ``main`` is copied into a frozen module ``main_v<k>`` and the
-    mapping's opponents become all snapshots so far (plus ``"random"`` if ``keep_random``).
+    ``win_rate`` is read from the ``winners`` of the final ``infos``, whatever the reward scheme. A
+    snapshot needs ``win_rate > win_rate_threshold`` and ``min_episodes`` episodes since the last;
+    the mapping's opponents then become all snapshots so far (plus ``"random"`` if ``keep_random``).
     ``main_final_reward`` logs ``main``'s final reward (the reward scheme's, for reference).
     """
 

@@ -181,13 +181,10 @@ class SB3Agent:
 class SelfPlayEnv(VsBots):
     """Self-play of any registered game as a single-agent env: the learner's seat against a pool.
 
-    ``pool`` entries: ``"random"`` (uniform legal moves from the env's generator), ``"self"`` (the
-    live policy set with :meth:`set_live_policy`; random until then), an :class:`SB3Agent` (e.g. a
-    frozen snapshot; it observes through this env: its ``act`` gets the env's observation and mask of
-    the seat on turn) or any agent with ``select_move(game)`` / callable ``game -> str``.
-    At each reset every other seat draws one entry (uniformly, from the env's seeded generator);
-    ``learner_seat`` defaults to ``"random"``. The observation is the ``observation`` Box only; the
-    mask comes from ``action_masks()``.
+    ``pool`` entries: ``"random"``, ``"self"`` (the live policy of :meth:`set_live_policy`; random
+    until then), an :class:`SB3Agent` (it observes through this env) or any agent / callable
+    ``game -> str``. At each reset every other seat draws one entry from the env's seeded generator.
+    The observation is the ``observation`` Box only; the mask comes from ``action_masks()``.
     """
 
     def __init__(
@@ -269,10 +266,9 @@ def make_self_play_env(
 class SelfPlayCallback(BaseCallback):
     """Keeps the self-play opponents current while ``MaskablePPO.learn`` runs.
 
-    At the start it points every env's ``"self"`` entries at the live policy (in-process vector
-    envs only: with ``SubprocVecEnv`` each worker gets a copy, i.e. a snapshot). Every
-    ``snapshot_every`` env steps (summed over envs) it adds a frozen copy of the policy to each
-    env's pool (the env's ``max_pool`` bounds the pool).
+    At the start it points every env's ``"self"`` entries at the live policy (with ``SubprocVecEnv``
+    each worker gets a copy: a snapshot); every ``snapshot_every`` env steps (summed over envs) it
+    adds a frozen copy of the policy to each env's pool (bounded by the env's ``max_pool``).
     """
 
     def __init__(self, snapshot_every: int = 10_000, verbose: int = 0):

@@ -3,22 +3,13 @@
 Imports tianshou; install with ``pip install "kardinal-env[tianshou]"``. Nothing else in
 ``kardinal_env`` imports this module.
 
-Tianshou's ``tianshou.env.PettingZooEnv`` takes a game's AEC environment as it is, but its replay
-buffer stores every step's ``info`` in arrays whose shapes are fixed by the first ``info`` it stores.
-The environments' ``infos`` carry ``winners`` at the end of a game, a list as long as the number of
-tied winners: once a game with one winner has been stored, the first shared win (two winners) raised
-``ValueError: shape mismatch`` inside ``ReplayBufferManager.add`` — after a number of games that
-depends on the policies' random moves, so a short run failed now and then. :class:`TianshouEnv`
-returns the same ``info`` keys with the same shapes at every step instead:
-
-* ``scores`` — ``float32`` array of every seat's final score once the game is over (``game.scores()``),
-  zeros before;
-* ``win_share`` — ``float32`` array of every seat's share of the win once the game is over
-  (:func:`kardinal_env.core.rewards.win_share`: a win shared by ``k`` seats counts ``1/k``),
-  zeros before.
-
-The observation is Tianshou's ``{"agent_id", "obs", "mask"}`` with ``mask`` as a ``bool`` array
-(Tianshou's own wrapper builds a Python list of every action's flag at each step).
+Tianshou's replay buffer stores every step's ``info`` in arrays whose shapes the first ``info``
+fixes, and the environments' final ``winners`` list is as long as the number of tied winners, so a
+shared win after a single win raised ``ValueError: shape mismatch`` (``docs/libraries/tianshou.md``).
+:class:`TianshouEnv` returns the same ``info`` keys with the same shapes at every step instead:
+``scores`` and ``win_share`` (:func:`kardinal_env.core.rewards.win_share`), ``float32`` arrays of
+every seat's final score and share of the win once the game is over, zeros before. The observation
+is Tianshou's ``{"agent_id", "obs", "mask"}`` with ``mask`` a ``bool`` array.
 
 :func:`make_env` builds it for a registered game by name: ``make_env("kardinal_koenig", players=3)``.
 """
