@@ -155,6 +155,17 @@ def pytest_configure(config):
     )
 
 
+# ---------------------------------------------------------------- command lines in-process
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """``cli(main, argv, stdin=None)``: a command line's ``main(argv)`` run in-process, its exit status
+    and output as ``subprocess.run`` gives them (``returncode``, ``stdout``, ``stderr``; helpers.run_cli).
+    Each console script keeps one subprocess smoke test (tests/test_console_scripts.py)."""
+    from helpers import run_cli
+
+    return lambda main, argv, stdin=None: run_cli(main, list(argv), capsys, monkeypatch, stdin)
+
+
 # ---------------------------------------------------------------- the compiled core
 
 

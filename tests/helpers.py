@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+from typing import NamedTuple
 
 from kardinal_env.kardinal import Game, Rules
 
@@ -114,3 +115,31 @@ def tiny_training_checkpoint(path, config: dict, step: int) -> str:
     optimizer = torch.optim.Adam(net.parameters())
     ckpt = make_checkpoint(adapter.spec, adapter.rules, net, config=config, step=step, optimizer=optimizer.state_dict())
     return write_checkpoint(ckpt, path)
+
+
+class CliResult(NamedTuple):
+    """What a command line's ``main(argv)`` gave, in-process: the fields of ``subprocess.CompletedProcess``."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(main, argv: list[str], capsys, monkeypatch, stdin: str | None = None) -> CliResult:
+    """A command line's ``main(argv)`` in-process, as its console script runs it (the ``cli`` fixture of
+    tests/conftest.py): its exit status, an argparse error or ``sys.exit`` included, and what it wrote
+    (``stdin``: the text it reads)."""
+    import io
+    import sys
+
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    capsys.readouterr()
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+    out, err = capsys.readouterr()
+    return CliResult(code or 0, out, err)

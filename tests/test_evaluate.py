@@ -81,7 +81,9 @@ def test_shared_wins_count_one_over_k():
     assert "a shared win among k winners counts 1/k" in format_table(res)
 
 
-def test_save_games_writes_replayable_records(tmp_path):
+def test_save_games_writes_replayable_records(tmp_path, cli):
+    from kardinal_env.core.replay import main as replay_main
+
     res = evaluate(["greedy", "random"], Table.of("kardinal", 2), games=3, seed=1, save_games=2)
     paths = write_outputs(res, tmp_path)
     assert [Path(p).name for p in paths["records"]] == ["game_0000.json", "game_0001.json"]
@@ -90,8 +92,8 @@ def test_save_games_writes_replayable_records(tmp_path):
     for g, path in zip(data["games"], paths["records"]):
         game = load_record(path)  # replays every move and checks the result
         assert game.is_over and game.scores() == g["scores"] and game.history == g["moves"]
-    replay = _run(["-m", "kardinal_env.core.replay", paths["records"][0]])
-    assert replay.returncode == 0 and "record OK" in replay.stdout, replay.stderr
+    code, out, err = cli(replay_main, [paths["records"][0]])
+    assert code == 0 and "record OK" in out, err
 
 
 def test_evaluate_is_reproducible_and_labels_duplicates():
@@ -125,60 +127,64 @@ def test_evaluate_workers_match_serial():
     assert [g["moves"] for g in a["games"]] == [g["moves"] for g in b["games"]]
 
 
-def _run(args, stdin=None):
-    return subprocess.run([sys.executable, *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=120)
+def _evaluate(cli, *argv):
+    from agents.evaluation.tournament import main
+
+    return cli(main, argv)
 
 
-def test_evaluate_cli(tmp_path):
-    out = _run(
-        ["scripts/evaluate.py", "--agents", "greedy", "random", "--games", "2", "--quiet", "--out", str(tmp_path)]
-    )
-    assert out.returncode == 0, out.stderr
-    assert "greedy" in out.stdout and (tmp_path / "results.json").exists() and (tmp_path / "ratings.png").exists()
-    rec = _run(
-        [
-            "scripts/evaluate.py",
-            "--agents",
-            "greedy",
-            "random",
-            "--games",
-            "2",
-            "--quiet",
-            "--save-games",
-            "1",
-            "--out",
-            str(tmp_path / "rec"),
-        ]
-    )
-    assert rec.returncode == 0, rec.stderr
+def _play(cli, stdin, *argv):
+    from agents.serving.play import main
+
+    return cli(main, argv, stdin)
+
+
+def test_evaluate_cli(tmp_path, cli):
+    code, out, err = _evaluate(cli, "--agents", "greedy", "random", "--games", "2", "--quiet", "--out", str(tmp_path))
+    assert code == 0, err
+    assert "greedy" in out and (tmp_path / "results.json").exists() and (tmp_path / "ratings.png").exists()
+    argv = [
+        "--agents",
+        "greedy",
+        "random",
+        "--games",
+        "2",
+        "--quiet",
+        "--save-games",
+        "1",
+        "--out",
+        str(tmp_path / "rec"),
+    ]
+    code, _, err = _evaluate(cli, *argv)
+    assert code == 0, err
     assert load_record(tmp_path / "rec" / "games" / "game_0000.json").is_over
-    bad = _run(["scripts/evaluate.py", "--agents", "mcts:abc", "--games", "2"])
-    assert bad.returncode == 2 and "mcts:abc" in bad.stderr
+    code, _, err = _evaluate(cli, "--agents", "mcts:abc", "--games", "2")
+    assert code == 2 and "mcts:abc" in err
 
 
-def test_play_illegal_move_help_and_quit():
-    out = _run(["scripts/play.py", "--agents", "random"], stdin="help\nH0@5,5\nnonsense\nquit\n")
-    assert out.returncode == 0, out.stderr
-    assert "legal moves:" in out.stdout and "H0@2,0" in out.stdout
-    assert "illegal move: rule 0 (placement)" in out.stdout
-    assert "illegal move: malformed move 'nonsense'" in out.stdout
-    assert "bye" in out.stdout
+def test_play_illegal_move_help_and_quit(cli):
+    code, out, err = _play(cli, "help\nH0@5,5\nnonsense\nquit\n", "--agents", "random")
+    assert code == 0, err
+    assert "legal moves:" in out and "H0@2,0" in out
+    assert "illegal move: rule 0 (placement)" in out
+    assert "illegal move: malformed move 'nonsense'" in out
+    assert "bye" in out
 
 
-def test_play_moves_then_agent_replies():
+def test_play_moves_then_agent_replies(cli):
     # Seat 0 opens, takes the compensation chip, places the cardinal; the agent replies.
-    out = _run(["scripts/play.py", "--agents", "greedy"], stdin="H0@2,0\nchip:2\nC@0,-1\nquit\n")
-    assert out.returncode == 0, out.stderr
-    assert "seat 1 (greedy) plays" in out.stdout
-    assert "illegal" not in out.stdout
+    code, out, err = _play(cli, "H0@2,0\nchip:2\nC@0,-1\nquit\n", "--agents", "greedy")
+    assert code == 0, err
+    assert "seat 1 (greedy) plays" in out
+    assert "illegal" not in out
 
 
-def test_play_bad_spec():
-    out = _run(["scripts/play.py", "--agents", "foo"], stdin="quit\n")
-    assert out.returncode == 2 and "unknown agent spec 'foo'" in out.stderr
+def test_play_bad_spec(cli):
+    code, _, err = _play(cli, "quit\n", "--agents", "foo")
+    assert code == 2 and "unknown agent spec 'foo'" in err
 
 
-def test_play_saves_finished_and_unfinished_games_as_records(tmp_path, monkeypatch, capsys):
+def test_play_saves_finished_and_unfinished_games_as_records(tmp_path, monkeypatch, capsys, cli):
     import io
     import random
 
@@ -204,8 +210,8 @@ def test_play_saves_finished_and_unfinished_games_as_records(tmp_path, monkeypat
     assert replayed.is_over and replayed.history == game.history and replayed.scores() == game.scores()
 
     partial = tmp_path / "partial.json"
-    out = _run(["scripts/play.py", "--agents", "greedy", "--save", str(partial)], stdin="H0@2,0\nquit\n")
-    assert out.returncode == 0, out.stderr
+    code, _, err = _play(cli, "H0@2,0\nquit\n", "--agents", "greedy", "--save", str(partial))
+    assert code == 0, err
     assert load_record(partial).history[0] == "H0@2,0" and not load_record(partial).is_over
 
 

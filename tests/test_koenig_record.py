@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
@@ -197,36 +195,39 @@ def test_load_record_file_errors(tmp_path):
         Game.load(str(path))
 
 
-def _replay(*args):
-    """``kardinal-replay`` (both games' records; it replaced ``python -m kardinal_env.koenig.cli replay``)."""
-    return subprocess.run(
-        [sys.executable, "-m", "kardinal_env.core.replay", *args], capture_output=True, text=True, timeout=120
-    )
+@pytest.fixture
+def replay(cli):
+    """``kardinal-replay`` in-process (both games' records; it replaced ``python -m kardinal_env.koenig.cli
+    replay``): ``replay(*args)`` gives its exit status, stdout and stderr."""
+    from kardinal_env.core.replay import main
+
+    return lambda *args: cli(main, args)
 
 
-def test_command_line_replay(tmp_path):
+def test_command_line_replay(tmp_path, replay):
     game = finished(3, "one", seed=4)
     path = tmp_path / "game.json"
     path.write_text(json.dumps(game.to_record()))
-    out = _replay(str(path))
+    out = replay(str(path))
     assert out.returncode == 0, out.stderr
     assert f"record OK: {game.move_count} moves replayed" in out.stdout
-    assert f"winners {game.winners()}" in out.stdout
+    assert f"game over; winners {game.winners()}" in out.stdout
     for s, score in enumerate(game.scores()):
         assert f"seat {s}: score {score:>3}" in out.stdout
     broken = game.to_record()
     broken["moves"][2] = "K@NOWHERE/4"
     path.write_text(json.dumps(broken))
-    out = _replay(str(path))
+    out = replay(str(path))
     assert out.returncode == 1 and "move 2 ('K@NOWHERE/4') is illegal" in out.stderr
+    assert out.stderr.startswith(f"error: {path}")
 
 
-def test_command_line_replay_of_a_game_in_progress(tmp_path):
+def test_command_line_replay_of_a_game_in_progress(tmp_path, replay):
     game = random_game(players=5, discard="any", seed=3, moves=25)
     record = game.to_record()
     assert len(record["moves"]) == 25 and record["result"] is None
     path = tmp_path / "partial.json"
     path.write_text(json.dumps(record))
-    out = _replay(str(path))
+    out = replay(str(path))
     assert out.returncode == 0, out.stderr
     assert "record OK: 25 moves replayed" in out.stdout and f"seat {game.current_player} to decide" in out.stdout

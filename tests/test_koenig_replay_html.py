@@ -7,8 +7,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -215,14 +213,14 @@ def test_write_replay_html_and_write_html_dispatch(tmp_path):
     assert not (tmp_path / "c.html").exists()
 
 
-def test_cli_writes_a_koenig_replay(tmp_path):
+def test_cli_writes_a_koenig_replay(tmp_path, cli):
+    from kardinal_env.core.replay import main
+
     record = _record(4, seed=14)
     path = tmp_path / "kk.json"
     path.write_text(json.dumps(record))
     out = tmp_path / "kk.html"
-    result = subprocess.run(
-        [sys.executable, "-m", "kardinal_env.core.replay", str(path), "-o", str(out)], capture_output=True, text=True
-    )
+    result = cli(main, [str(path), "-o", str(out)])
     assert result.returncode == 0, result.stderr
     assert f"record OK: {len(record['moves'])} moves replayed" in result.stdout
     assert f"wrote HTML replay: {out}" in result.stdout

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.metadata as metadata
 import importlib.resources
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -190,17 +191,40 @@ def test_entry_point_resolves_to_a_callable(name):
     assert callable(ep.load()), f"{name} -> {ep.value} is not callable"
 
 
-def test_replay_console_script_verifies_a_record():
-    script = Path(sys.executable).parent / "kardinal-replay"
+def _console_script(name: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """The installed console script ``name`` in a process of its own: the one smoke test of each
+    (the tests call their ``main(argv)`` in-process, the ``cli`` fixture of tests/conftest.py)."""
+    script = Path(sys.executable).parent / name
     assert script.exists(), f"{script} was not installed"
-    result = subprocess.run(
-        [str(script), str(GOLDEN_RECORD)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    return subprocess.run([str(script), *args], input=stdin, capture_output=True, text=True, timeout=180, env=env)
+
+
+def test_replay_console_script_verifies_a_record():
+    result = _console_script("kardinal-replay", str(GOLDEN_RECORD))
     assert result.returncode == 0, result.stderr
     assert "record OK" in result.stdout
+
+
+@pytest.mark.extras
+def test_evaluate_console_script_plays_a_tournament():
+    result = _console_script("kardinal-evaluate", "--agents", "greedy", "random", "--games", "2", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "greedy" in result.stdout and "random" in result.stdout
+
+
+@pytest.mark.extras
+def test_play_console_script_plays_in_the_terminal():
+    result = _console_script("kardinal-play", "--agents", "random", stdin="H0@2,0\nquit\n")
+    assert result.returncode == 0, result.stderr
+    assert "phase: chip  seat on turn: 0" in result.stdout and "bye" in result.stdout
+
+
+@pytest.mark.extras
+def test_train_console_script_answers_help():
+    result = _console_script("kardinal-train", "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: ")
 
 
 # ---------------------------------------------------------------- package data

@@ -187,16 +187,16 @@ def test_load_record(tmp_path):
 # ---------------------------------------------------------------- command line
 
 
-def _cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "kardinal_env.core.replay", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+@pytest.fixture
+def replay(cli):
+    """``kardinal-replay`` in-process: ``replay(*args)`` gives its exit status, stdout and stderr."""
+    from kardinal_env.core.replay import main
+
+    return lambda *args: cli(main, args)
 
 
 def test_cli_stderr_has_no_runpy_warning():
+    """``python -m kardinal_env.core.replay``, in a process of its own: no runpy warning about the module."""
     result = subprocess.run(
         [sys.executable, "-m", "kardinal_env.core.replay", str(GOLDEN_FILE)],
         capture_output=True,
@@ -208,8 +208,8 @@ def test_cli_stderr_has_no_runpy_warning():
 
 
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.json"))[:3] + [GOLDEN_FILE], ids=lambda p: p.stem)
-def test_cli_replays_golden_files(path):
-    result = _cli(str(path))
+def test_cli_replays_golden_files(path, replay):
+    result = replay(str(path))
     assert result.returncode == 0, result.stderr
     game = Game.load(str(path))
     out = result.stdout
@@ -220,10 +220,10 @@ def test_cli_replays_golden_files(path):
     assert result.stderr == ""
 
 
-def test_cli_unfinished_record(tmp_path):
+def test_cli_unfinished_record(tmp_path, replay):
     path = tmp_path / "open.json"
     path.write_text(json.dumps(unfinished()))
-    result = _cli(str(path))
+    result = replay(str(path))
     assert result.returncode == 0, result.stderr
     assert "phase: cardinal  seat on turn: 2" in result.stdout
 
@@ -237,10 +237,10 @@ def test_cli_unfinished_record(tmp_path):
     ],
     ids=["illegal", "format", "result"],
 )
-def test_cli_bad_file(tmp_path, change, fragment):
+def test_cli_bad_file(tmp_path, change, fragment, replay):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(_mutated(change)))
-    result = _cli(str(path))
+    result = replay(str(path))
     assert result.returncode != 0
     assert result.stderr.startswith("error: ")
     assert str(path) in result.stderr
@@ -248,26 +248,26 @@ def test_cli_bad_file(tmp_path, change, fragment):
     assert result.stdout == ""
 
 
-def test_cli_binary_file(tmp_path):
+def test_cli_binary_file(tmp_path, replay):
     path = tmp_path / "game.bin"
     path.write_bytes(bytes(range(256)) * 4)
-    result = _cli(str(path))
+    result = replay(str(path))
     assert result.returncode == 1
     assert result.stderr.startswith(f"error: {path}: not a text (UTF-8) JSON file")
     assert "Traceback" not in result.stderr
 
 
-def test_cli_missing_file_and_bad_json(tmp_path):
-    result = _cli(str(tmp_path / "nope.json"))
+def test_cli_missing_file_and_bad_json(tmp_path, replay):
+    result = replay(str(tmp_path / "nope.json"))
     assert result.returncode != 0 and "error:" in result.stderr
     path = tmp_path / "broken.json"
     path.write_text("[1, 2")
-    result = _cli(str(path))
+    result = replay(str(path))
     assert result.returncode != 0 and "not valid JSON" in result.stderr
 
 
-def test_cli_usage_error():
-    result = _cli()
+def test_cli_usage_error(replay):
+    result = replay()
     assert result.returncode != 0
     assert "usage" in result.stderr
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -165,30 +163,34 @@ def test_write_replay_html_and_write_html(tmp_path):
     assert not (tmp_path / "c.html").exists()
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "kardinal_env.core.replay", *args], capture_output=True, text=True)
+@pytest.fixture
+def replay(cli):
+    """``kardinal-replay`` in-process: ``replay(*args)`` gives its exit status, stdout and stderr."""
+    from kardinal_env.core.replay import main
+
+    return lambda *args: cli(main, args)
 
 
-def test_cli_output_option(tmp_path):
+def test_cli_output_option(tmp_path, replay):
     out = tmp_path / "game.html"
-    result = _cli(str(GOLDEN / "german_3p.json"), "-o", str(out))
+    result = replay(str(GOLDEN / "german_3p.json"), "-o", str(out))
     assert result.returncode == 0, result.stderr
     assert "record OK: 47 moves replayed" in result.stdout
     assert f"wrote HTML replay: {out}" in result.stdout
     assert out.read_text(encoding="utf-8") == replay_html(_record(), source=str(GOLDEN / "german_3p.json"))
 
 
-def test_cli_output_errors(tmp_path):
-    result = _cli(str(GOLDEN / "german_3p.json"), "-o", str(tmp_path))
+def test_cli_output_errors(tmp_path, replay):
+    result = replay(str(GOLDEN / "german_3p.json"), "-o", str(tmp_path))
     assert result.returncode == 2 and "not a directory" in result.stderr
-    result = _cli(str(GOLDEN / "german_3p.json"), "-o", str(tmp_path / "missing" / "x.html"))
+    result = replay(str(GOLDEN / "german_3p.json"), "-o", str(tmp_path / "missing" / "x.html"))
     assert result.returncode == 1
     assert result.stderr.startswith(f"error: {tmp_path / 'missing' / 'x.html'}: cannot write the HTML replay")
     bad = tmp_path / "bad.json"
     record = _record()
     record["result"]["winners"] = [0]
     bad.write_text(json.dumps(record))
-    result = _cli(str(bad), "-o", str(tmp_path / "x.html"))
+    result = replay(str(bad), "-o", str(tmp_path / "x.html"))
     assert result.returncode == 1 and "result.winners [0] != replayed winners" in result.stderr
     assert not (tmp_path / "x.html").exists() and result.stdout == ""
 
