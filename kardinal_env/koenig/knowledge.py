@@ -115,14 +115,22 @@ def card_counts(game: Any, seat: int, view: Any = None) -> CardCounts:
         view = game.live_view()
     hand = list(game.hand_counts_view(seat))
     T = len(hand)
-    display = [0] * T
-    for t in view.display:
-        display[t] += 1
-    pile = [0] * T
-    for t in view.pile:
-        pile[t] += 1
+    display, pile = _tally(view.display, T), _tally(view.pile, T)
     total = _deck_counts(game.board, game.num_players)
     return CardCounts(hand, display, pile, [total[t] - hand[t] - display[t] - pile[t] for t in range(T)])
+
+
+def _tally(cards: Any, size: int) -> list[int]:
+    """Per-type counts (``size`` types) of card type indices."""
+    counts = [0] * size
+    for t in cards:
+        counts[t] += 1
+    return counts
+
+
+def _cards(counts: Any) -> list[int]:
+    """The card type indices of per-type ``counts``, in type order."""
+    return [t for t, k in enumerate(counts) for _ in range(k)]
 
 
 class UnknownDrawsError(ValueError):
@@ -207,10 +215,7 @@ class SeatKnowledge:
             self._pool = [self.unseen[t] - sum(known[s][t] for s in others) for t in range(T)]
         else:
             type_index = b.type_index
-            reshuffled = [0] * T  # the discard pile at the run-out: every card spent until then
-            for _, m in log[:split]:
-                for t in spends[m]:
-                    reshuffled[t] += 1
+            reshuffled = _tally((t for _, m in log[:split] for t in spends[m]), T)  # the pile at the run-out
             for _, taker, card in takes[first:]:
                 if card is not None:
                     reshuffled[type_index[card]] -= 1
@@ -281,13 +286,13 @@ class SeatKnowledge:
     def known(self) -> dict[int, list[int]]:
         """Per other seat, the cards known to be in its hand (type digits, sorted)."""
         types = self.game.board.types
-        return {s: [types[t] for t, k in enumerate(row) for _ in range(k)] for s, row in self.known_counts.items()}
+        return {s: [types[t] for t in _cards(row)] for s, row in self.known_counts.items()}
 
     @property
     def unseen_cards(self) -> list[int]:
         """The cards the seat cannot see (the other hands and the deck), as sorted type digits."""
         types = self.game.board.types
-        return [types[t] for t, k in enumerate(self.unseen) for _ in range(k)]
+        return [types[t] for t in _cards(self.unseen)]
 
     @property
     def deck_counts(self) -> list[int] | None:
@@ -396,13 +401,13 @@ def deal_hidden(data: dict, rng: ShuffleRng) -> tuple[dict[int, list[int]], list
     sizes = data["hand_sizes"]
     others = [s for s in range(len(sizes)) if s != seat]
     if data["new_deck"] is None:
-        pool = [t for t, k in enumerate(data["pool"]) for _ in range(k)]
+        pool = _cards(data["pool"])
         rng.shuffle(pool)
         known = data["known"]
         hands = {}
         at = 0
         for s in others:
-            cards = [t for t, k in enumerate(known[s]) for _ in range(k)]
+            cards = _cards(known[s])
             need = sizes[s] - len(cards)
             cards += pool[at : at + need]
             at += need
@@ -488,14 +493,14 @@ def _replay(
 
     if not walk(0):  # pragma: no cover - the true cards are one answer
         raise AssertionError(f"no world fits seat {data['seat']}'s knowledge")
-    old_cards = [t for t, k in enumerate(old) for _ in range(k)]
-    new_cards = [t for t, k in enumerate(new) for _ in range(k)]
+    old_cards = _cards(old)
+    new_cards = _cards(new)
     rng.shuffle(old_cards)
     rng.shuffle(new_cards)
     hands = {}
     o = w = 0
     for s in others:
-        cards = [t for t, k in enumerate(held[s]) for _ in range(k)]
+        cards = _cards(held[s])
         cards += old_cards[o : o + old_slots[s]] + new_cards[w : w + new_slots[s]]
         o += old_slots[s]
         w += new_slots[s]
