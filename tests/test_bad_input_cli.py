@@ -1,15 +1,13 @@
 """Bad input to every training / evaluation entry point: the scripts' arguments, config keys and values,
 checkpoints (truncated, random bytes, empty, wrong dict, other env / layout, missing) and agent specs.
-Each case asserts that the message names the problem and that nothing hangs (subprocesses run under a
-timeout; the in-process calls finish before anything trains or plays)."""
+Each case asserts that the message names the problem and that nothing hangs: the command lines run
+in-process (``main(argv)``, the ``cli`` fixture) under the module's timeout and finish before anything
+trains or plays."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -24,17 +22,7 @@ from agents.training import run as train_mod
 from agents.training.config import TrainConfig
 from kardinal_env.kardinal import Game, Rules
 
-ROOT = Path(__file__).resolve().parent.parent
-TIMEOUT = 120
 pytestmark = pytest.mark.timeout(600)
-
-
-def _run(args, stdin=None):
-    """A script in a subprocess, under a timeout (a hang fails the test instead of stalling the suite)."""
-    env = dict(os.environ, MPLBACKEND="Agg")
-    return subprocess.run(
-        [sys.executable, *args], cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=TIMEOUT, env=env
-    )
 
 
 def _checkpoint(**changes) -> dict:
@@ -150,15 +138,8 @@ def test_evaluate_checks_checkpoints_before_any_worker(ckpts, name, capsys):
     err = capsys.readouterr().err
     assert rc == 2
     assert err.startswith(f"error: ppo:{path}: not a kardinal-env checkpoint (") and why in err, err
-
-
-def test_evaluate_script_truncated_checkpoint_with_workers_does_not_hang(ckpts):
-    """Used to hang forever: the pool restarted workers whose initializer died on the checkpoint."""
-    path, _ = ckpts["truncated"]
-    out = _run(["scripts/evaluate.py", "--agents", f"ppo:{path}", "greedy", "--games", "4", "--workers", "2"])
-    assert out.returncode == 2
-    assert out.stderr.strip() == out.stderr.strip().splitlines()[-1]  # one line, no traceback
-    assert f"error: ppo:{path}: not a kardinal-env checkpoint (truncated or damaged torch file" in out.stderr
+    assert err.strip() == err.strip().splitlines()[-1]  # one line, no traceback, and no hang (the pool used
+    # to restart forever the workers whose initializer died on the truncated checkpoint)
 
 
 def test_evaluate_worker_failures_end_the_run_with_one_error(ckpts):
@@ -334,26 +315,26 @@ def test_train_library_rejects_bad_config():
     ("text", "needle"),
     [("a: [1, 2\n", "is not valid YAML"), ("- 1\n- 2\n", "must be a mapping of config keys to values")],
 )
-def test_train_script_bad_yaml(tmp_path, text, needle):
+def test_train_script_bad_yaml(tmp_path, text, needle, cli):
     path = tmp_path / "bad.yaml"
     path.write_text(text)
-    out = _run(["scripts/train.py", "--config", str(path)])
+    out = cli(train_mod.main, ["--config", str(path)])
     assert out.returncode == 2 and f"config file '{path}' {needle}" in out.stderr and "Traceback" not in out.stderr
 
 
-def test_train_script_help_documents_every_option():
-    out = _run(["scripts/train.py", "--help"])
+def test_train_script_help_documents_every_option(cli):
+    out = cli(train_mod.main, ["--help"])
     assert out.returncode == 0
     text = " ".join(out.stdout.split())
     for f in dataclasses.fields(TrainConfig):
         assert f"--{f.name}" in text and " ".join(f.metadata["help"].split())[:40] in text, f.name
 
 
-def test_train_script_bad_value_and_corrupt_resume(ckpts):
-    out = _run(["scripts/train.py", "--set", "progress=flase"])
+def test_train_script_bad_value_and_corrupt_resume(ckpts, cli):
+    out = cli(train_mod.main, ["--set", "progress=flase"])
     assert out.returncode == 2 and "'progress'" in out.stderr and "Traceback" not in out.stderr
     path, _ = ckpts["random"]
-    out = _run(["scripts/train.py", "--resume", str(path)])
+    out = cli(train_mod.main, ["--resume", str(path)])
     assert out.returncode == 2 and f"--resume {path}: not a kardinal-env checkpoint" in out.stderr
 
 
@@ -380,7 +361,7 @@ def test_play_corrupt_checkpoint(ckpts, name, capsys):
     assert f"error: ppo:{path}: not a kardinal-env checkpoint (" in err and why in err
 
 
-def test_play_script_corrupt_checkpoint(ckpts):
+def test_play_script_corrupt_checkpoint(ckpts, cli):
     path, _ = ckpts["empty"]
-    out = _run(["scripts/play.py", "--agents", f"ppo:{path}"], stdin="quit\n")
+    out = cli(play_mod.main, ["--agents", f"ppo:{path}"], stdin="quit\n")
     assert out.returncode == 2 and f"ppo:{path}: not a kardinal-env checkpoint (empty file)" in out.stderr
