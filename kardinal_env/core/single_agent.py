@@ -148,8 +148,7 @@ class VsBots(gym.Env):
         illegal_action: str = "lose",
         **env_kwargs: Any,
     ):
-        if game is None:
-            game = type(self).game
+        game = type(self).game if game is None else game
         if game is None:
             raise ValueError("VsBots needs game=NAME, a registered game")
         self.illegal_action = check_illegal_action(illegal_action)
@@ -171,14 +170,9 @@ class VsBots(gym.Env):
         if learner_seat != "random" and learner_seat not in range(players):
             raise ValueError(f"learner_seat must be 0..{players - 1} or 'random', got {learner_seat!r}")
         self.learner_seat_option = learner_seat
-        if isinstance(opponents, (list, tuple)):
-            if len(opponents) != players - 1:
-                raise ValueError(
-                    f"opponents: expected {players - 1} policies (one per other seat), got {len(opponents)}"
-                )
-            policies = list(opponents)
-        else:
-            policies = [opponents] * (players - 1)
+        policies = list(opponents) if isinstance(opponents, (list, tuple)) else [opponents] * (players - 1)
+        if len(policies) != players - 1:
+            raise ValueError(f"opponents: expected {players - 1} policies (one per other seat), got {len(policies)}")
         self.opponents = [_policy(p, spec.name) for p in policies]
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)
@@ -243,8 +237,6 @@ class VsBots(gym.Env):
         learner = aec.possible_agents[self.learner_seat]
         if aec.game.is_over or self.forfeited is not None:
             raise RuntimeError("step() called after the episode ended; call reset()")
-        if aec.game.current_player != self.learner_seat:  # pragma: no cover - guarded by _advance
-            raise RuntimeError("internal error: the learner is not on turn")
         action = check_action(action, self._num_actions)  # not an action id: raises in every mode
         try:
             aec.step(action)
@@ -252,8 +244,7 @@ class VsBots(gym.Env):
             if self.illegal_action == "raise":
                 raise
             return self._forfeit(forfeit(error, action, self.learner_seat, self.players, aec.reward_scheme))
-        reward = aec.rewards[learner]
-        reward += self._advance()
+        reward = aec.rewards[learner] + self._advance()
         terminated = aec.game.is_over
         info: dict[str, Any] = {"learner_seat": self.learner_seat}
         if terminated:
