@@ -31,12 +31,13 @@ from kardinal_env.core.registry import GameSpec, UnknownGameError, game_for_reco
 __all__ = ["main", "replay_file", "write_html"]
 
 
-def _spec(data: Any, path: str) -> GameSpec:
-    """The registered game of a record, or a :class:`RecordError` naming the formats there are."""
+def _read(path: str) -> tuple[Any, GameSpec]:
+    """The record in ``path`` and its registered game, or a :class:`RecordError` naming the formats there are."""
+    data = read_record_file(path)
     if not isinstance(data, dict):
         raise RecordError(f"{path}: expected a JSON object, got {type(data).__name__}")
     try:
-        return game_for_record(data)
+        return data, game_for_record(data)
     except UnknownGameError:
         formats = [repr(spec.record_format) for spec in games().values()]
         choices = formats[0] if len(formats) == 1 else ", ".join(formats[:-1]) + " or " + formats[-1]
@@ -46,8 +47,7 @@ def _spec(data: Any, path: str) -> GameSpec:
 def replay_file(path: str) -> tuple[Any, str]:
     """Replay the record in ``path`` (any registered game): the game and its text picture
     (:class:`RecordError` if invalid)."""
-    data = read_record_file(path)
-    spec = _spec(data, path)
+    data, spec = _read(path)
     game = spec.from_record(data, source=path)
     return game, spec.game_text(game, None)
 
@@ -56,8 +56,7 @@ def write_html(path: str, output: str) -> str:
     """Write the record file ``path`` as an HTML replay to ``output`` (:class:`RecordError` naming
     ``path`` if the record is invalid or its game has no HTML replay, or ``output`` if it cannot be
     written); returns ``output``."""
-    data = read_record_file(path)
-    spec = _spec(data, path)
+    data, spec = _read(path)
     if spec.html_replay is None:
         raise RecordError(f"{path}: the game {spec.name!r} has no HTML replay")
     write_replay_html = spec.load("html_replay")
