@@ -192,28 +192,28 @@ class SeatKnowledge:
         split = len(log) if self.runouts == 0 else takes[first - 1][0]  # moves played at the first run-out
         known = {s: [0] * T for s in others}
 
-        def follow(s: int, m: int) -> None:
+        def follow(moves: list[tuple[int, int]]) -> None:
             """Known cards: a display draw stays known until a card of its type is spent."""
-            if m >= draw_base:
-                if m != deck_id:
-                    known[s][m - draw_base] += 1
-                return
-            row = known[s]
-            for t in spends[m]:
-                if row[t]:
-                    row[t] -= 1
+            for s, m in moves:
+                if s == seat:
+                    continue
+                if m >= draw_base:
+                    if m != deck_id:
+                        known[s][m - draw_base] += 1
+                    continue
+                row = known[s]
+                for t in spends[m]:
+                    if row[t]:
+                        row[t] -= 1
 
-        for s, m in log[:split]:
-            if s != seat:
-                follow(s, m)
+        follow(log[:split])
         self._data: dict | None = None
         self.hidden_draws = {s: 0 for s in others}
         self._steps: list[tuple[int, int, int]] = []
         self._start: tuple[dict[int, list[int]], dict[int, int]] | None = None
         self.new_deck: list[int] | None = None
-        if self.runouts == 0:
-            self._pool = [self.unseen[t] - sum(known[s][t] for s in others) for t in range(T)]
-        else:
+        held = self.unseen  # the cards to share out, known ones included (after a run-out: see below)
+        if self.runouts:
             type_index = b.type_index
             reshuffled = _tally((t for _, m in log[:split] for t in spends[m]), T)  # the pile at the run-out
             for _, taker, card in takes[first:]:
@@ -251,10 +251,8 @@ class SeatKnowledge:
                 if drawn != self.hidden_draws[s]:  # pragma: no cover - an engine bug
                     raise AssertionError(f"seat {s}: {drawn} draws from the new deck, {self.hidden_draws[s]} taken")
             self._start = ({s: list(known[s]) for s in others}, sizes)
-            self._pool = [held[t] - sum(known[s][t] for s in others) for t in range(T)]
-            for s, m in log[split:]:
-                if s != seat:
-                    follow(s, m)
+        self._pool = [held[t] - sum(known[s][t] for s in others) for t in range(T)]
+        follow(log[split:])  # nothing before the first run-out: split is the whole log
         self.known_counts = known
         self._check()
 
