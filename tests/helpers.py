@@ -143,3 +143,16 @@ def run_cli(main, argv: list[str], capsys, monkeypatch, stdin: str | None = None
             print(exc.code, file=sys.stderr)
     out, err = capsys.readouterr()
     return CliResult(code or 0, out, err)
+
+
+def script_main(name: str):
+    """The ``main`` of ``scripts/NAME.py`` (the scripts only parse arguments), imported from its file to be
+    called in-process with the ``cli`` fixture."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"scripts_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.main

@@ -5,13 +5,12 @@ of the documentation's game pages are what ``bash scripts/docs.sh pictures`` mak
 from __future__ import annotations
 
 import struct
-import subprocess
-import sys
 import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import script_main
 
 from kardinal_env.core.picture import position_after, write_png, write_position_png
 from kardinal_env.core.registry import UnknownGameError, get_game
@@ -96,30 +95,11 @@ def test_a_game_without_an_image_renderer_is_refused(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("name", sorted(DOCS_PICTURES))
-def test_the_docs_pictures_are_what_the_script_makes(name, tmp_path):
+def test_the_docs_pictures_are_what_the_script_makes(name, tmp_path, cli):
     game, players, moves, seed = DOCS_PICTURES[name]
     out = tmp_path / name
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "scripts/docs_pictures.py",
-            "--game",
-            game,
-            "--players",
-            str(players),
-            "--moves",
-            str(moves),
-            "--seed",
-            str(seed),
-            "--out",
-            str(out),
-        ],
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "PATH": ""},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    argv = ["--game", game, "--players", str(players), "--moves", str(moves), "--seed", str(seed), "--out", str(out)]
+    proc = cli(script_main("docs_pictures"), argv)
     assert proc.returncode == 0, proc.stderr
     committed = ROOT / "docs" / "images" / name
     assert committed.read_bytes() == out.read_bytes(), f"{committed} is stale: bash scripts/docs.sh pictures"
@@ -132,23 +112,7 @@ def test_the_docs_pictures_are_what_the_script_makes(name, tmp_path):
     assert f"docs/images/{name}" in script
 
 
-def test_script_refuses_bad_arguments(tmp_path):
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "scripts/docs_pictures.py",
-            "--game",
-            "kardinal",
-            "--moves",
-            "-3",
-            "--out",
-            str(tmp_path / "x.png"),
-        ],
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "PATH": ""},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def test_script_refuses_bad_arguments(tmp_path, cli):
+    proc = cli(script_main("docs_pictures"), ["--game", "kardinal", "--moves", "-3", "--out", str(tmp_path / "x.png")])
     assert proc.returncode == 2 and "moves must be an integer >= 0" in proc.stderr
     assert not (tmp_path / "x.png").exists()

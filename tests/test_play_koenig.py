@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -118,18 +116,13 @@ def test_players_and_rule_options_come_from_the_registry(tmp_path, monkeypatch, 
     assert code == 2 and "needs a game of perfect information" in err
 
 
-def test_the_script_plays_koenig_and_saves_an_unfinished_game(tmp_path):
+def test_the_script_plays_koenig_and_saves_an_unfinished_game(tmp_path, cli):
+    from agents.serving.play import main
+
     path = tmp_path / "partial.json"
     spec = get_game("kardinal_koenig")
     move = spec.new_game(spec.rules(4), seed=1).legal_moves()[2]
-    out = subprocess.run(
-        [sys.executable, "scripts/play.py", "--game", "kardinal_koenig", "--seed", "1", "--save", str(path)],
-        cwd=ROOT,
-        input=f"{move}\nquit\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = cli(main, ["--game", "kardinal_koenig", "--seed", "1", "--save", str(path)], stdin=f"{move}\nquit\n")
     assert out.returncode == 0, out.stderr
     game = Game.load(str(path))
     assert game.history[0] == move and not game.is_over

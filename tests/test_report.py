@@ -6,13 +6,11 @@ being what their committed results files give."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import script_main
 
 pytest.importorskip("openskill")
 pytest.importorskip("matplotlib")
@@ -273,31 +271,21 @@ def test_a_label_naming_two_agents_is_refused(results, tmp_path):
 # ---------------------------------------------------------------- the command line and the docs
 
 
-def _script(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
-    return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "ladder_page.py"), *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def test_script_writes_the_ladder_and_refuses_a_bad_file(results, tmp_path):
-    done = _script(str(results["a"]), str(results["b"]), "--out", str(tmp_path), "--name", "k")
+def test_script_writes_the_ladder_and_refuses_a_bad_file(results, tmp_path, cli, monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    main = script_main("ladder_page")
+    done = cli(main, [str(results["a"]), str(results["b"]), "--out", str(tmp_path), "--name", "k"])
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "k.md").read_text() == ladder_markdown(build_ladder([results["a"], results["b"]]))
     assert (tmp_path / "k.png").read_bytes()[:4] == b"\x89PNG"
     bad = _write(tmp_path, "[]", "bad.json")
-    refused = _script(str(bad), "--out", str(tmp_path), "--name", "bad")
+    refused = cli(main, [str(bad), "--out", str(tmp_path), "--name", "bad"])
     assert refused.returncode == 1
     assert f"ladder_page: {bad}: expected a JSON object" in refused.stderr
     assert not (tmp_path / "bad.md").exists()
 
 
-def test_a_slimmed_file_gives_the_same_ladder(results, tmp_path):
+def test_a_slimmed_file_gives_the_same_ladder(results, tmp_path, cli, monkeypatch):
     """slim_results (ladder_page.py --slim) drops what no ladder reads and keeps the ladder, the
     summary and every other top-level field; twice is once; a bad file is refused untouched."""
     full = _data(results["koenig"])
@@ -305,7 +293,8 @@ def test_a_slimmed_file_gives_the_same_ladder(results, tmp_path):
         game["moves"] = ["a move"]  # what kardinal-evaluate writes without --no-moves
     source = _write(tmp_path, full, "full.json")
     path = _write(tmp_path, full, "slim.json")
-    assert _script(str(path), "--slim", "--out", str(tmp_path), "--name", "s").returncode == 0
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    assert cli(script_main("ladder_page"), [str(path), "--slim", "--out", str(tmp_path), "--name", "s"]).returncode == 0
     slim = _data(path)
     assert slim["games"] == [{key: game[key] for key in SLIM_GAME_KEYS} for game in full["games"]]
     assert "rating_history" not in slim and "slim" in slim
