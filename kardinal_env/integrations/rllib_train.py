@@ -223,19 +223,15 @@ def main(argv=None) -> int:
         if args.resume:
             from kardinal_env.integrations.rllib import restore_league
 
-            restore_league(algo, Path(args.resume).resolve())  # snapshots first, then all weights
+            restore_league(algo, args.resume)  # snapshots first, then all weights
         driver_node = ray.get_runtime_context().get_node_id()
         start = time.perf_counter()
         with open(out / "progress.jsonl", "a") as log:
             for it in range(1, args.iterations + 1):
-                result = algo.train()
-                summary = _summary(it, result, time.perf_counter() - start)
-                summary["driver_node"] = driver_node
-                summary["env_runner_nodes"] = env_runner_nodes(algo)
-                line = json.dumps(summary)
-                print(line, flush=True)
-                log.write(line + "\n")
-                log.flush()
+                summary = _summary(it, algo.train(), time.perf_counter() - start)
+                line = json.dumps({**summary, "driver_node": driver_node, "env_runner_nodes": env_runner_nodes(algo)})
+                for stream in (sys.stdout, log):
+                    print(line, file=stream, flush=True)
                 if it % args.checkpoint_every == 0 or it == args.iterations:
                     algo.save_to_path(str(checkpoint))
         if args.iterations <= 0:
