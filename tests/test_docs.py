@@ -22,6 +22,7 @@ import importlib
 import importlib.util
 import os
 import re
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -195,6 +196,23 @@ def test_bash_blocks_name_existing_files():
     assert not missing, f"bash blocks name files that do not exist: {missing}"
 
 
+def _run_script_in_process(path: Path, args: list[str], monkeypatch, capsys) -> subprocess.CompletedProcess:
+    """``python PATH ARGS`` in this process (``runpy``, as ``__main__``): its exit status and output."""
+    monkeypatch.setattr(sys, "argv", [str(path), *args])
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    capsys.readouterr()
+    code = 0
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except ModuleNotFoundError as exc:
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess([str(path), *args], 1, out, f"{err}No module named '{exc.name}'")
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess([str(path), *args], code, out, err)
+
+
 def _help_targets():
     _, modules, _, scripts = _named_in_bash()
     targets = [pytest.param(["scripts/" + Path(p).name], where, id=p) for p, where in sorted(scripts.items())]
@@ -204,15 +222,17 @@ def _help_targets():
 
 @pytest.mark.timeout(200)
 @pytest.mark.parametrize(("target", "where"), _help_targets())
-def test_bash_python_commands_answer_help(target, where):
+def test_bash_python_commands_answer_help(target, where, monkeypatch, capsys):
     if target[0] == "-m":
         top = target[1].split(".")[0]
         if top in OPTIONAL and importlib.util.find_spec(top) is None:
             pytest.skip(f"{top} not installed")
         assert importlib.util.find_spec(target[1]) is not None, f"{where}: no module {target[1]}"
+        proc = _run([sys.executable, *target, "--help"], 180)
     elif not (ROOT / target[0]).exists():
         pytest.fail(f"{where}: {target[0]} does not exist")
-    proc = _run([sys.executable, *target, "--help"], 180)
+    else:  # a script of ours: run as __main__ in-process (the scripts only parse arguments)
+        proc = _run_script_in_process(ROOT / target[0], ["--help"], monkeypatch, capsys)
     if proc.returncode != 0:
         m = re.search(r"No module named '([\w]+)", proc.stderr)
         if m and m.group(1) in OPTIONAL:
