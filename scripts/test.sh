@@ -4,7 +4,7 @@
 #   ruff check · ruff format --check · mypy (kardinal_env, settings in pyproject.toml) ·
 #   mkdocs build --strict (the site, into the git-ignored site/) · pytest (pytest-xdist, a worker per
 #   core) · the tests marked `backends` (both games' engine and environment tests) again on the Python
-#   engines, `pytest --backend python` (skipped when extra pytest arguments are given) ·
+#   engines, `pytest --backend python` (skipped when extra pytest arguments are given), and beside it
 #   the Ray cluster tests in a loopback-only network namespace (scripts/test_cluster.sh; skipped
 #   when extra pytest arguments are given)
 # Every check runs even when an earlier one fails; the script exits non-zero when any failed and
@@ -32,13 +32,24 @@ run() {  # run NAME COMMAND...: run a check, remember it when it fails
     return 0
 }
 
+# mypy (one thread) in the background beside ruff and the docs build (one thread); its output follows theirs.
+mypy_log=$(mktemp)
+.venv/bin/mypy >"$mypy_log" 2>&1 &
+mypy_pid=$!
 run "ruff check" .venv/bin/ruff check "${LINTED[@]}"
 run "ruff format --check" .venv/bin/ruff format --check "${LINTED[@]}"
-run "mypy" .venv/bin/mypy
 # Strict: a warning, a dead internal link or anchor, a page missing from the navigation or a broken
 # cross-reference of the API reference fails the build (mkdocs.yml). Never --quiet: it drops the
 # warnings before strict mode counts them.
 run "mkdocs build --strict" env NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --clean --site-dir site
+finish_mypy() {  # the background mypy's output, then its exit status
+    wait "$mypy_pid"
+    local rc=$?
+    cat "$mypy_log"
+    rm -f "$mypy_log"
+    return "$rc"
+}
+run "mypy" finish_mypy
 echo "== pytest" >&2
 .venv/bin/python -m pytest -q -n "$WORKERS" "$@"
 rc=$?
@@ -48,11 +59,19 @@ elif [ "$rc" -ne 0 ]; then
     failed+=("pytest (exit $rc)")
 fi
 
-if [ "$#" -eq 0 ]; then  # the engine and environment tests once more on the Python engine
-    # The run above plays both games on the core-backed Game (setup.sh builds the core, and
-    # KARDINAL_ENV_BACKEND is unset); the tests marked `backends` again with --backend python
-    # (tests/conftest.py sets KARDINAL_ENV_BACKEND=python), so the Python reference engines pass every
-    # engine, record, knowledge, golden, playthrough and environment test too.
+if [ "$#" -eq 0 ]; then
+    # The Ray cluster tests, in a loopback-only network namespace of their own, in the background: they
+    # mostly wait for Ray to start, while the run below keeps the cores busy. Their log follows that run's.
+    echo "== pytest -m cluster (scripts/test_cluster.sh), in the background" >&2
+    cluster_log=$(mktemp)
+    bash scripts/test_cluster.sh >"$cluster_log" 2>&1 &
+    cluster_pid=$!
+
+    # The engine and environment tests once more on the Python engine: the run above plays both games
+    # on the core-backed Game (setup.sh builds the core, and KARDINAL_ENV_BACKEND is unset); the tests
+    # marked `backends` again with --backend python (tests/conftest.py sets KARDINAL_ENV_BACKEND=python),
+    # so the Python reference engines pass every engine, record, knowledge, golden, playthrough and
+    # environment test too.
     echo "== pytest --backend python (the tests marked backends)" >&2
     .venv/bin/python -m pytest -q -p no:cacheprovider -n "$WORKERS" --backend python
     rc=$?
@@ -61,12 +80,12 @@ if [ "$#" -eq 0 ]; then  # the engine and environment tests once more on the Pyt
     elif [ "$rc" -ne 0 ]; then
         failed+=("pytest on the python backend (exit $rc)")
     fi
-fi
 
-if [ "$#" -eq 0 ]; then  # the Ray cluster tests, in a loopback-only network namespace of their own
-    echo "== pytest -m cluster (scripts/test_cluster.sh)" >&2
-    bash scripts/test_cluster.sh
+    wait "$cluster_pid"
     rc=$?
+    echo "== pytest -m cluster (scripts/test_cluster.sh): its output" >&2
+    cat "$cluster_log" >&2
+    rm -f "$cluster_log"
     if [ "$rc" -eq 5 ]; then
         failed+=("cluster tests (exit 5: no test was collected)")
     elif [ "$rc" -ne 0 ]; then
