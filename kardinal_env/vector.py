@@ -16,8 +16,8 @@ game, players, options  a registered game (``"kardinal"``, ``"kardinal_koenig"``
                         by name: every keyword the game's rules class takes (Kardinal: ``preset``,
                         ``shared_pool``, ``exhausted_colour``, ``neutral_build_chips``,
                         ``neutral_touch_chips``, ``window``; K&K: ``discard``, ``board``), or a ready
-                        ``rules=`` object; any other keyword goes to the game's codec and encoder
-                        (``spec.make_codec(rules, **options)``), as in the generic AEC env
+                        ``rules=`` object; any other keyword goes to the game's observation encoder
+                        (``spec.make_encoder(rules, **options)``), as in the generic AEC env
 ``reward``              ``"win_loss"`` (default) or ``"margin"``; ``chip_shaping`` (Kardinal only) and
                         ``score_shaping`` (the self-play trainer's shaping; below)
 ``illegal_action``      ``"raise"`` (default) or ``"lose"``: what an action id that is not legal in its
@@ -97,7 +97,7 @@ Backends
 ========
 
 * ``"python"`` — the readable reference, for every registered game: N games of the registry
-  (``spec.new_game``), the game's codec (``spec.make_codec``: legal ids, ``decode``) and one encoder per
+  (``spec.new_game``), the game protocol's action ids (``legal_actions``, ``apply_action``) and one encoder per
   game (``spec.make_encoder``), through the game protocol only (:mod:`kardinal_env.core.protocol`).
   ``threads`` does nothing here.
 * ``"core"`` — the game stepped in C++: Kardinal (``kardinal_core.KardinalBatch``, cpp/src/kardinal/batch.hpp)
@@ -115,7 +115,7 @@ Backends
   K&K: dealt with its seed, its move ids replayed). Byte for byte the python backend's output
   (``tests/test_vector.py``, ``tests/test_vector_koenig.py``). Needs the compiled core
   (``bash scripts/setup.sh``); a game registered under another name with the same engine and rules
-  classes qualifies, any other game or codec/encoder options do not (``ValueError``).
+  classes qualifies, any other game or encoder options do not (``ValueError``).
 * ``"auto"`` (default) — ``"core"`` when the game is Kardinal or Kardinal & König and the core is
   built and used (see :mod:`kardinal_env.kardinal.compiled` and :mod:`kardinal_env.koenig.compiled`:
   ``KARDINAL_ENV_BACKEND=python`` turns it off), else ``"python"``.
@@ -258,14 +258,13 @@ class VectorEnv:
         self.score_shaping = score_shaping
         self.rules, self.env_options = _rules_and_env_options(spec, players, rules, options)
         self.num_players = int(self.rules.players)
-        if self.env_options:  # options neither the rules nor the codec and encoder take: say which
+        if self.env_options:  # options neither the rules nor the encoder take: say which
             try:
-                spec.make_codec(self.rules, **self.env_options)
                 spec.make_encoder(self.rules, **self.env_options)
             except TypeError as exc:
                 raise ValueError(
                     f"{spec.name}: option(s) {sorted(self.env_options)} are neither rule options nor options "
-                    f"of its codec and encoder ({exc})"
+                    f"of its observation encoder ({exc})"
                 ) from None
         if seed is not None:
             self._check_seed(seed)
@@ -425,23 +424,22 @@ class VectorEnv:
         truncated = self.truncated.copy() if copy else self.truncated
         return VectorStep(*arrays, truncated, info)
 
-    def _illegal(self, index: int, game: Any, action: int, codec: Any) -> IllegalActionError:
+    def _illegal(self, index: int, game: Any, action: int) -> IllegalActionError:
         """The error for an in-range action that is not legal in ``game`` (slot ``index``): the
         engine's own (:meth:`_explain`) with the game's index."""
-        exc = self._explain(game, action, codec)
+        exc = self._explain(game, action)
         return IllegalActionError(f"game {index}: {exc}", exc.rule, action, index)
 
     @staticmethod
-    def _explain(game: Any, action: int, codec: Any) -> IllegalMoveError:
+    def _explain(game: Any, action: int) -> IllegalMoveError:
         """The engine's error for an in-range action that is not legal in ``game``, naming the broken
-        rule (the codec decodes the id, a copy of the game plays it)."""
+        rule (a copy of the game plays it: ``apply_action``)."""
         try:
-            move = codec.decode(game, action)
-            game.clone().play(move)
+            game.clone().apply_action(action)
         except IllegalMoveError as exc:
             return exc
-        return IllegalMoveError(  # the engine took it: its codec and legal_actions disagree
-            f"action {action} ({move!r}) is not among the legal actions of the codec", "action", action
+        return IllegalMoveError(  # the engine took it: its legal_actions() and apply_action disagree
+            f"action {action} is not among the game's legal actions, yet apply_action played it", "action", action
         )
 
 
@@ -458,7 +456,7 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 
 def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, options: dict) -> tuple[Any, dict]:
     """The rules (``rules`` itself, or the rules class called with ``players`` and the options it takes)
-    and the remaining options (for the codec and encoder)."""
+    and the remaining options (for the encoder)."""
     rules_class = spec.load("rules_class")
     try:
         names = set(inspect.signature(rules_class).parameters) - {"players", "self"}

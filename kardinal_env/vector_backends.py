@@ -5,7 +5,7 @@ backends and illegal actions) and the API: ``VectorEnv`` checks its arguments an
 hands the batch to one backend, which plays it:
 
 * :class:`_PythonBackend` — the reference, for every registered game: N registry games
-  (``spec.new_game``), the game's codec and one encoder per game, through the game protocol only.
+  (``spec.new_game``) played through the game protocol's action ids, one encoder per game.
 * :class:`_CoreBackend` — the game stepped in C++ by the game's batch (``kardinal_core.KardinalBatch``
   / ``KoenigBatch``), which its per-game part makes (:class:`_CoreGame`: :class:`_KardinalCore`,
   :class:`_KoenigCore`); for a game with chance it keeps each slot's next deal's seed drawn ahead of
@@ -13,8 +13,8 @@ hands the batch to one backend, which plays it:
   whose game is forfeited goes on in a :class:`_PythonBackend` that writes into the batch's arrays
   (the slot is *detached*) until the next ``reset()`` hands it back to the batch.
 * :func:`_choose_backend` — ``"auto"``, ``"core"`` or ``"python"`` for a game and its rules: the core
-  where :func:`_core_game` finds a batch for the game's engine and rules classes and
-  :func:`_core_module` finds the core built and used.
+  where :func:`_core_game` finds a batch for the game's engine and rules classes and the suite's one
+  backend switch (:func:`kardinal_env.core.backend.core_module`) says the core is used.
 
 What a backend offers ``VectorEnv``: ``num_actions``; ``encoder_hint`` (the encoder whose bounds the
 observation space takes); the arrays ``observation``, ``action_mask``, ``current_player``, ``rewards``,
@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kardinal_env.core import limits
+from kardinal_env.core.backend import core_module
 from kardinal_env.core.illegal import forfeit
 from kardinal_env.core.registry import GameSpec
 from kardinal_env.core.rewards import ShapingTracker, terminal_rewards
@@ -47,7 +48,7 @@ _SLOT_OVERHEAD = 4096
 
 
 class _PythonBackend:
-    """The reference: registry games, the game's codec, one encoder per game (the game protocol).
+    """The reference: registry games played through the game protocol's action ids, one encoder per game.
 
     ``buffers`` (an object with the arrays ``observation``, ``action_mask``, ``current_player``,
     ``rewards``, ``terminated``, ``final_observation``): play single slots into those arrays instead
@@ -57,10 +58,9 @@ class _PythonBackend:
     def __init__(self, env: VectorEnv, buffers: Any = None):
         spec, rules, n = env.spec, env.rules, env.num_envs
         self.env = env
-        self.codec = spec.make_codec(rules, **env.env_options)
         self.encoder_hint: Any = spec.make_encoder(rules, **env.env_options)
-        self.num_actions = int(self.codec.num_actions)
         probe = spec.new_game(rules, seed=0 if spec.chance else None)
+        self.num_actions = int(probe.num_actions)
         if env.chip_shaping and not hasattr(probe, "chips_held"):
             raise ValueError(f"chip_shaping needs a game with chips_held(); {spec.name} has none")
         self.encoders: list[Any] = [self.encoder_hint] + [None] * (n - 1)
@@ -111,7 +111,7 @@ class _PythonBackend:
         """Game ``i``'s current decision into the arrays."""
         game = self.games[i]
         seat = game.current_player
-        legal = np.asarray(self.codec.legal_actions(game), dtype=np.int64)
+        legal = np.asarray(game.legal_actions(), dtype=np.int64)
         self.legal_ids[i] = legal
         self.current_player[i] = seat
         self.observation[i] = self.encoder(i).encode(game, seat)
@@ -132,7 +132,7 @@ class _PythonBackend:
         for i, action in enumerate(actions.tolist()):  # every action is checked before any game moves
             if not (self.legal_ids[i] == action).any():
                 if env.illegal_action == "raise":
-                    raise env._illegal(i, self.games[i], action, self.codec)
+                    raise env._illegal(i, self.games[i], action)
                 forfeits.add(i)
         final: dict[int, dict] = {}
         for i, action in enumerate(actions.tolist()):
@@ -150,7 +150,7 @@ class _PythonBackend:
         seat = game.current_player
         if shaping is not None:
             shaping.before(game, seat)
-        game.play(self.codec.decode(game, action))
+        game.apply_action(action)
         earned = [0.0] * env.num_players
         if shaping is not None:  # the per-move reward of the acting seat
             earned[seat] = shaping.reward(game, seat)
@@ -177,7 +177,7 @@ class _PythonBackend:
         env = self.env
         game = self.games[i]
         seat = game.current_player
-        lost = forfeit(env._explain(game, action, self.codec), action, seat, env.num_players, env.reward_scheme)
+        lost = forfeit(env._explain(game, action), action, seat, env.num_players, env.reward_scheme)
         self.terminated[i] = True
         self.final_observation[i] = self.encoder(i).encode(game, seat)
         final = {**lost.info(), "move_count": game.move_count, "last_player": seat}
@@ -213,7 +213,6 @@ class _CoreBackend:
         assert part_class is not None  # _choose_backend picked "core" for a game the core steps
         self.part = part = part_class(env)
         self.batch = batch = part.batch
-        self.codec = env.spec.make_codec(env.rules)
         self.encoder_hint: Any = part.encoder_hint
         self.num_actions = int(batch.num_actions)
         self.observation = batch.observation
@@ -259,7 +258,7 @@ class _CoreBackend:
             if bad < 0:
                 return self._finals(np.flatnonzero(self.terminated).tolist())
             if self.env.illegal_action == "raise":  # nothing moved: explain with the Python engine's error
-                raise self.env._illegal(bad, self.game(bad), int(actions[bad]), self.codec)
+                raise self.env._illegal(bad, self.game(bad), int(actions[bad]))
         return self._step_with_forfeits(actions)
 
     def _finals(self, ended: list[int]) -> dict[int, dict]:
@@ -378,12 +377,6 @@ class _CoreGame:
         raise NotImplementedError
 
 
-def _batch_class(module: Any, name: str, hint: str) -> Any:
-    if not hasattr(module, name):
-        raise RuntimeError(f"the compiled core is older than kardinal_env.vector (no {name}); {hint}")
-    return getattr(module, name)
-
-
 class _KardinalCore(_CoreGame):
     """Kardinal: ``KardinalBatch`` from the start position (no chance: every game is the same start)."""
 
@@ -392,8 +385,8 @@ class _KardinalCore(_CoreGame):
 
         super().__init__(env)
         start = compiled.core_game(env.rules)  # RuntimeError / ImportError naming how to build the core
-        batch_class = _batch_class(compiled.core_module(), "KardinalBatch", compiled.BUILD_HINT)
-        self.batch = batch_class(start, env.num_envs, env.reward_scheme, env.chip_shaping, env.score_shaping)
+        module: Any = compiled.core_module()
+        self.batch = module.KardinalBatch(start, env.num_envs, env.reward_scheme, env.chip_shaping, env.score_shaping)
 
     def game(self, i: int) -> Any:
         from kardinal_env.kardinal.core_game import CoreGame
@@ -415,8 +408,8 @@ class _KoenigCore(_CoreGame):
             raise ValueError(f"chip_shaping needs a game with chips_held(); {env.spec.name} has none")
         rules = env.rules
         board = compiled.core_board(rules.compiled)  # RuntimeError / ImportError naming how to build the core
-        batch_class = _batch_class(compiled.core_module(), "KoenigBatch", compiled.BUILD_HINT)
-        self.batch = batch_class(
+        module: Any = compiled.core_module()
+        self.batch = module.KoenigBatch(
             board, rules.players, rules.discard, env.num_envs, env.reward_scheme, env.score_shaping
         )
         self.encoder_hint = env.spec.make_encoder(rules)
@@ -446,20 +439,6 @@ def _core_game(spec: GameSpec, rules: Any) -> type[_CoreGame] | None:
     return None
 
 
-def _core_module(part: type[_CoreGame]) -> Any:
-    """The compiled core when it is built and used for the game of ``part`` (None: not built, too old,
-    or ``KARDINAL_ENV_BACKEND=python``; one warning when not built)."""
-    if part is _KoenigCore:
-        from kardinal_env.koenig import compiled as koenig_compiled
-
-        module = koenig_compiled.core_module()
-        return module if module is not None and hasattr(module, "KoenigBatch") else None
-    from kardinal_env.kardinal import compiled
-
-    module = compiled.core_module()
-    return module if module is not None and hasattr(module, "KardinalBatch") else None
-
-
 def _choose_backend(spec: GameSpec, rules: Any, env_options: dict, backend: str) -> str:
     if backend == "python":
         return "python"
@@ -468,10 +447,10 @@ def _choose_backend(spec: GameSpec, rules: Any, env_options: dict, backend: str)
         if part is None or env_options:
             why = f"options {sorted(env_options)}" if env_options and part is not None else spec.name
             raise ValueError(
-                f"backend='core' steps Kardinal and Kardinal & König games only, without codec or encoder "
+                f"backend='core' steps Kardinal and Kardinal & König games only, without encoder "
                 f"options ({why} has no C++ batch); use backend='python' or 'auto'"
             )
         return "core"
     if part is None or env_options:
         return "python"
-    return "core" if _core_module(part) is not None else "python"
+    return "core" if core_module() is not None else "python"

@@ -101,12 +101,13 @@ def _run_program(tmp_path: Path, **env_vars: str) -> subprocess.CompletedProcess
 def test_without_the_core_one_warning_at_the_first_game(tmp_path):
     """Default warning filters, as a user runs a program: both games, both AEC environments and both
     ``VectorEnv`` run on the Python engines, and stderr holds exactly one warning — the
-    ``CoreMissingWarning`` at the program's line that made the first game, naming the ``core`` extra."""
+    ``CoreMissingWarning`` at the program's line that made the first environment (which starts a game to
+    learn its action space), naming the ``core`` extra."""
     result = _run_program(tmp_path)
     warnings_shown = re.findall(r"^(.*?):(\d+): (\w+Warning): (.*)$", result.stderr, re.MULTILINE)
     assert len(warnings_shown) == 1, result.stderr
     ((path, line, category, message),) = warnings_shown
-    assert (Path(path).name, int(line), category) == ("user_program.py", 7, "CoreMissingWarning"), result.stderr
+    assert (Path(path).name, int(line), category) == ("user_program.py", 6, "CoreMissingWarning"), result.stderr
     assert 'pip install "kardinal-env[core]"' in message and "KARDINAL_ENV_BACKEND=python" in message
 
 

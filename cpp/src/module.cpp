@@ -13,6 +13,9 @@ void bind_koenig(nb::module_ &m);
 NB_MODULE(kardinal_core, m) {
     m.doc() = "kardinal-env's compiled core: the Kardinal and Kardinal & Koenig engines, batches and searches in C++";
     m.attr("LIMITS") = boundary::limits_dict();  // the upper bounds of every count and size (common/boundary.hpp)
+    // The interface version kardinal_env.core.backend.CORE_ABI checks when it imports the module: raised
+    // whenever a binding the Python side relies on changes (2: KardinalGame.play_action).
+    m.attr("ABI") = 2;
     bind_kardinal(m);
     bind_koenig(m);
 }

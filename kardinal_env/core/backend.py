@@ -1,16 +1,21 @@
-"""Which engine backs the games' ``Game(...)``: the backend selection, one for every game of the suite.
+"""Which engine backs a game: the one backend switch of the suite (the standard library only: no numpy,
+no environment libraries; the engines ask it for every ``Game(...)``).
 
-The standard library only (no numpy, no environment libraries): the engines ask it for every
-``Game(...)``. ``KARDINAL_ENV_BACKEND`` = ``python`` (never the compiled core), ``core`` (the core must
-be there) or unset (the core when it is installed; else the Python engines, and one
-:class:`CoreMissingWarning`, a ``RuntimeWarning``, per process: at the first request, which is the
-first ``Game(...)`` — so the first environment — a program makes, or any other way in; a user of a
-plain ``pip install kardinal-env`` sees once that the games run on the slower engines and how to get
-the core, ``pip install "kardinal-env[core]"``). One extension module, ``kardinal_core``, holds every
-game's compiled engine;
-:mod:`kardinal_env.kardinal.compiled` and :mod:`kardinal_env.koenig.compiled` are the games' ways in
-(they re-export these names), :mod:`kardinal_env.koenig.backend` adds that the module must hold the
-Kardinal & König engine.
+**Explicit first.** A game or an environment is made with ``backend="core"`` (the compiled core must be
+there: ``ImportError`` naming what is missing), ``backend="python"`` (never the core) or ``None`` (the
+default: the core when it is installed, else the Python engines). The environment variable
+``KARDINAL_ENV_BACKEND`` (``python`` / ``core``) only overrides that default: an explicit argument
+wins. :func:`core_module` is the whole decision.
+
+**One check.** One extension module, ``kardinal_core``, holds every game's compiled engine; when it is
+imported its ``ABI`` must be :data:`CORE_ABI` (a core built from other sources is refused once, with
+one message, rather than probed attribute by attribute). :func:`unavailable` is the one error for a
+core-backed object asked for when the core is not used.
+
+When the core is missing and nothing forces a backend, the first request of the process gives one
+:class:`CoreMissingWarning` (a ``RuntimeWarning``): a user of a plain ``pip install kardinal-env``
+sees once that the games run on the slower engines and how to get the core,
+``pip install "kardinal-env[core]"``.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ __all__ = [
     "CoreBacked",
     "CoreMissingWarning",
     "core_module",
+    "unavailable",
+    "CORE_ABI",
     "available",
     "backend",
     "requested",
@@ -67,34 +74,47 @@ def requested() -> str:
     return value
 
 
+#: The interface version this package expects of ``kardinal_core`` (its ``ABI`` attribute).
+CORE_ABI = 2
+
+
 def _load() -> ModuleType | None:
     global _module, _import_error, _tried
     if not _tried:
         _tried = True
         try:
-            _module = importlib.import_module("kardinal_core")
+            module = importlib.import_module("kardinal_core")
         except ImportError as exc:
             _import_error = exc
+        else:
+            found = getattr(module, "ABI", None)
+            if found == CORE_ABI:
+                _module = module
+            else:
+                _import_error = ImportError(
+                    f"kardinal_core at {getattr(module, '__file__', None)} has interface version {found}, "
+                    f"this kardinal_env needs {CORE_ABI} (built from other sources)"
+                )
     return _module
 
 
-def core_module() -> ModuleType | None:
-    """The ``kardinal_core`` extension module, or None when the backend is ``python`` or the core is
-    not installed. ``ImportError`` when ``KARDINAL_ENV_BACKEND=core`` and it is missing.
+def core_module(backend: str | None = None) -> ModuleType | None:
+    """The ``kardinal_core`` extension module when a game made with ``backend`` is core-backed, else None.
 
-    When the core is missing and the backend is unset, the first call of the process gives one
-    :class:`CoreMissingWarning` (pointing at the first line outside this package that asked), whoever
-    asks: ``Game(...)`` too, so a pure-Python install says once that it plays on the Python engines."""
+    ``backend``: ``"core"`` (``ImportError`` naming why when the core cannot be used), ``"python"``
+    (None) or ``None`` (``KARDINAL_ENV_BACKEND`` when set, else the core when it is installed). When the
+    core is missing and nothing forces a backend, the first call of the process gives one
+    :class:`CoreMissingWarning` (pointing at the first line outside this package that asked)."""
     global _warned
-    wanted = requested()
+    wanted = requested() if backend is None else _check_backend(backend)
     if wanted == "python":
         return None
     module = _load()
     if module is None:
         if wanted == "core":
+            who = f"{BACKEND_VARIABLE}=core" if backend is None else "backend='core'"
             raise ImportError(
-                f"{BACKEND_VARIABLE}=core but the compiled core (kardinal_core) is not importable "
-                f"({_import_error}); {BUILD_HINT}"
+                f"{who} but the compiled core (kardinal_core) cannot be used ({_import_error}); {BUILD_HINT}"
             )
         if not _warned:
             _warned = True
@@ -106,6 +126,20 @@ def core_module() -> ModuleType | None:
                 stacklevel=_caller_level(),
             )
     return module
+
+
+def _check_backend(backend: object) -> str:
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be 'core', 'python' or None, got {backend!r}")
+    return backend
+
+
+def unavailable(what: str) -> RuntimeError:
+    """The one error for a core-backed ``what`` (``"Kardinal engine"``, ...) asked for when the core is not
+    used: names why (the variable, or the import problem) and how to get the core."""
+    _load()
+    reason = f"{BACKEND_VARIABLE}=python" if requested() == "python" else f"the core is not built: {_import_error}"
+    return RuntimeError(f"the compiled {what} is not available ({reason}); {BUILD_HINT}")
 
 
 def _caller_level() -> int:

@@ -9,20 +9,22 @@
   options are named, and the rules' own validation error is prefixed with where the dict came from.
 * :func:`resolve_rules` — the one reading of ``Game(rules, **options)`` for both engines and their
   core-backed games: the rules object itself, or the rules class called with the options.
-* :class:`CoreRedirect` and :func:`use_core_class` — how each engine's ``Game(...)`` builds its
-  core-backed subclass when the compiled core is used (the subclass registers itself when its module
-  is imported); :func:`core_class_of` names the registered subclass.
+* :func:`core_subclass` — which class each engine's ``Game(..., backend=None)`` builds (its
+  ``__new__``): the core-backed ``CoreGame`` when :func:`kardinal_env.core.backend.core_module` says
+  so, the Python engine otherwise; no metaclass, nothing registered at import.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 from typing import Any, ClassVar, TypeVar
 
+from kardinal_env.core.backend import core_module
 from kardinal_env.core.records import read_record_file
 
-__all__ = ["CoreRedirect", "TurnBasedGame", "core_class_of", "options_from_dict", "resolve_rules", "use_core_class"]
+__all__ = ["TurnBasedGame", "core_subclass", "options_from_dict", "resolve_rules"]
 
 _G = TypeVar("_G", bound="TurnBasedGame")
 _R = TypeVar("_R")
@@ -116,31 +118,11 @@ def resolve_rules(rules: _R | None, options: dict, rules_class: type[_R]) -> _R:
     return rules
 
 
-class CoreRedirect(type):
-    """Metaclass of each engine's ``Game``: calling the engine's own class (never a subclass) builds the
-    core-backed subclass registered with :func:`use_core_class` whenever its ``core_wanted()`` gives
-    the core module, the Python engine otherwise. Subclasses and ``Game.reference`` are never
-    redirected; unpickling and ``clone`` do not call the class."""
-
-    def __call__(cls, *args, **kwargs):
-        redirect = cls.__dict__.get("_core_redirect")  # set on the engine's class itself, not inherited
-        if redirect is not None and redirect[1]() is not None:
-            return redirect[0](*args, **kwargs)
-        return super().__call__(*args, **kwargs)
-
-
-def use_core_class(base: type, core_class: type, core_wanted: Any) -> None:
-    """Have ``base(...)`` (a class made by :class:`CoreRedirect`) build ``core_class`` (a subclass of
-    ``base``) whenever ``core_wanted()`` (the core module or ``None``) is not ``None``. Called once, by
-    the module that defines ``core_class``."""
-    if not isinstance(base, CoreRedirect):
-        raise TypeError(f"{base!r} is not made by CoreRedirect")
-    if not (isinstance(core_class, type) and issubclass(core_class, base)):
-        raise TypeError(f"core_class must be a subclass of {base.__name__}, got {core_class!r}")
-    type.__setattr__(base, "_core_redirect", (core_class, core_wanted))
-
-
-def core_class_of(base: type) -> type | None:
-    """The core-backed subclass ``base(...)`` builds when the core is used (once registered), else None."""
-    redirect = base.__dict__.get("_core_redirect")
-    return None if redirect is None else redirect[0]
+def core_subclass(cls: type, base: type, backend: str | None, core_module_name: str) -> type:
+    """The class ``base(..., backend=backend)`` builds, for an engine's ``__new__``: ``cls`` itself for
+    a subclass, or when the game is not core-backed (:func:`kardinal_env.core.backend.core_module`
+    decides: ``backend``, else the variable, else whether the core is installed); else the ``CoreGame``
+    of ``core_module_name`` (imported on first use), a subclass of ``base``."""
+    if cls is not base or core_module(backend) is None:
+        return cls
+    return importlib.import_module(core_module_name).CoreGame

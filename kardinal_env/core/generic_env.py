@@ -12,7 +12,8 @@ environment (its ``env_id`` is registered with PettingZoo pointing here, ``game=
   name, or ``rules=`` a rules object (then neither ``players`` nor rule options); every other keyword
   option is an *env option* passed to the game's observation encoder
   (``spec.make_encoder(rules, **env_options)``); an option it does not take is a ``ValueError``
-  naming it and the game's rule options.
+  naming it and the game's rule options. ``backend``: ``"core"`` / ``"python"`` for a game with a
+  compiled core (:mod:`kardinal_env.core.backend`; ``None``: the switch's default).
 * Agents ``player_0 ..``; observation space ``Dict(observation=Box(low, high, encoder.shape,
   encoder.dtype), action_mask=Box(0, 1, (num_actions,), int8))`` — ``low``/``high`` are the
   encoder's attributes of those names if it has them, else the dtype's range (±inf for floats);
@@ -96,6 +97,7 @@ class GameEnv(TurnBasedEnv):
         render_mode: str | None = None,
         illegal_action: str = "raise",
         rules: Any = None,
+        backend: str | None = None,
         **options: Any,
     ):
         spec = get_game(game)
@@ -107,8 +109,10 @@ class GameEnv(TurnBasedEnv):
             render_mode=render_mode,
             illegal_action=illegal_action,
             rules=rules,
+            backend=backend,
             **options,
         )
+        self.backend = backend
         AECEnv.__init__(self)
         self.game_spec = spec
         modes = generic_render_modes(spec)
@@ -142,7 +146,8 @@ class GameEnv(TurnBasedEnv):
 
     # ------------------------------------------------------------------ TurnBasedEnv hooks
     def _new_game(self, chance: random.Random) -> Any:
-        return self.game_spec.new_game(self.rules, seed=chance.getrandbits(64) if self.game_spec.chance else None)
+        seed = chance.getrandbits(64) if self.game_spec.chance else None
+        return self.game_spec.new_game(self.rules, seed=seed, backend=self.backend)
 
     def _compute_legal_actions(self) -> np.ndarray:
         return np.asarray(self.game.legal_actions(), dtype=np.intp)

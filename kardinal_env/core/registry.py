@@ -225,9 +225,14 @@ class GameSpec:
     def rules_from_dict(self, data: dict) -> Any:
         return self.load("rules_class").from_dict(data)
 
-    def new_game(self, rules: Any = None, seed: int | None = None) -> Any:
-        """A new game under ``rules`` (default rules when ``None``); ``seed`` deals the chance."""
-        return self.load("game_class")(self.rules() if rules is None else rules, seed=seed)
+    def new_game(self, rules: Any = None, seed: int | None = None, backend: str | None = None) -> Any:
+        """A new game under ``rules`` (default rules when ``None``); ``seed`` deals the chance; ``backend``
+        (``"core"`` / ``"python"``, :mod:`kardinal_env.core.backend`) is passed to a game class that has
+        a compiled core (the built-in games), ``None`` leaves the choice to the switch's default."""
+        rules = self.rules() if rules is None else rules
+        if backend is None:
+            return self.load("game_class")(rules, seed=seed)
+        return self.load("game_class")(rules, seed=seed, backend=backend)
 
     def from_record(self, record: dict, source: str = "record") -> Any:
         return self.load("game_class").from_record(record, source=source)

@@ -20,7 +20,6 @@ codec and the encoder). Records replay with ``kardinal-replay FILE`` (``kardinal
 """
 
 from kardinal_env.core.errors import IllegalMoveError, RecordError
-from kardinal_env.kardinal import core_game as _core_game  # noqa: F401  (registers the core-backed Game)
 from kardinal_env.kardinal.engine import BuildChips, Building, Game, LiveView
 from kardinal_env.kardinal.notation import MalformedMoveError, format_move, parse_move
 from kardinal_env.kardinal.rules import PRESETS, Rules, RulesError

@@ -92,8 +92,7 @@ def core_game(rules: Rules) -> Any:
         raise TypeError(f"rules must be a kardinal_env.kardinal.Rules, got {type(rules).__name__}")
     module = core_module()
     if module is None:
-        reason = f"{BACKEND_VARIABLE}=python" if _backend.requested() == "python" else "the core is not built"
-        raise RuntimeError(f"the compiled Kardinal engine is not available ({reason}); {BUILD_HINT}")
+        raise _backend.unavailable("Kardinal engine")
     return game_of_module(module, rules)
 
 

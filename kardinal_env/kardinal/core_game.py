@@ -12,8 +12,9 @@ the heuristics' queries (``build_chips``, ``builds_for``, ``next_builder``, ``pr
 ``action_mask_into``, which write the observation and the mask into caller-owned arrays.
 
 You do not construct it by name: ``Game(rules)`` returns one when the core is used
-(:mod:`kardinal_env.kardinal.compiled`: ``KARDINAL_ENV_BACKEND`` unset with the core built, or
-``core``), and a plain Python game otherwise; ``Game.reference(rules)`` always gives the Python engine.
+(:func:`kardinal_env.core.backend.core_module`: ``backend="core"``, or no backend given and
+``KARDINAL_ENV_BACKEND`` unset with the core built, or ``core``), and a plain Python game otherwise;
+``Game(rules, backend="python")`` and ``Game.reference(rules)`` always give the Python engine.
 
 **Errors.** An illegal move raises the Python engine's :class:`~kardinal_env.core.errors.IllegalMoveError`
 with its message naming the rule: the rare error path replays this game's moves into the Python
@@ -28,12 +29,11 @@ from __future__ import annotations
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from kardinal_env.core import backend
-from kardinal_env.core.backend import CoreBacked
+from kardinal_env.core.backend import CoreBacked, core_module, unavailable
 from kardinal_env.core.errors import GameNotOverError
 from kardinal_env.core.game_base import resolve_rules
 from kardinal_env.core.protocol import finishing_order_from_keys
-from kardinal_env.kardinal.engine import Game, use_core_game
+from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.notation import SHAPE_NAMES, format_move, key_xy
 from kardinal_env.kardinal.rules import Rules
 from kardinal_env.kardinal.state import PHASES, BuildChips, Building, LiveView
@@ -74,12 +74,11 @@ class CoreGame(CoreBacked, Game):
 
     __slots__ = ("_core",)
 
-    def __init__(self, rules: Rules | None = None, seed: int | None = None, **options):
+    def __init__(self, rules: Rules | None = None, seed: int | None = None, *, backend: str | None = None, **options):
         rules = resolve_rules(rules, options, Rules)
-        module = backend.core_module()
+        module = core_module(backend)
         if module is None:
-            why = f"{backend.BACKEND_VARIABLE}=python" if backend.requested() == "python" else "the core is not built"
-            raise RuntimeError(f"the compiled Kardinal engine is not available ({why}); {backend.BUILD_HINT}")
+            raise unavailable("Kardinal engine")
         self._core = game_of_module(module, rules)
         self.rules = rules
         self._n = rules.players
@@ -329,13 +328,10 @@ class CoreGame(CoreBacked, Game):
         reference = self.reference_game()
         if move is code or move is None:
             try:
-                move = format_move(code)  # type: ignore[arg-type]
+                move = format_move(code)
             except (TypeError, ValueError, IndexError, KeyError):
                 move = code
         if reference.is_legal_code(code):
             raise AssertionError(f"engine bug: the core refuses {move!r}, which the Python engine accepts")
         reference._raise_illegal(code, move)
         raise AssertionError("unreachable: the Python engine explains every illegal move")  # pragma: no cover
-
-
-use_core_game(CoreGame)

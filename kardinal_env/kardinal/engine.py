@@ -57,9 +57,8 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from kardinal_env.core import backend
 from kardinal_env.core.errors import IllegalMoveError
-from kardinal_env.core.game_base import CoreRedirect, TurnBasedGame, resolve_rules, use_core_class
+from kardinal_env.core.game_base import TurnBasedGame, core_subclass, resolve_rules
 from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.kardinal.explain import reject
 from kardinal_env.kardinal.notation import (
@@ -132,14 +131,6 @@ def _window_mask(window: int | None) -> bytes | None:
     return bytes(mask)
 
 
-def use_core_game(core_class: type) -> None:
-    """Have ``Game(...)`` build ``core_class`` (:class:`kardinal_env.kardinal.core_game.CoreGame`) when the
-    compiled core is used (:func:`kardinal_env.core.backend.core_module`: the backend is not ``python``
-    and the core is built). Called once, by :mod:`kardinal_env.kardinal.core_game`
-    (:class:`kardinal_env.core.game_base.CoreRedirect`)."""
-    use_core_class(Game, core_class, _core_wanted)
-
-
 def action_codec(rules: Rules) -> Any:
     """The :class:`~kardinal_env.kardinal.actions.ActionCodec` of ``rules`` (built once per rules object
     and kept on it; imported on first use, so the engine itself needs only the standard library)."""
@@ -152,11 +143,7 @@ def action_codec(rules: Rules) -> Any:
     return codec
 
 
-def _core_wanted() -> Any:
-    return backend.core_module()
-
-
-class Game(TurnBasedGame, GameState, metaclass=CoreRedirect):
+class Game(TurnBasedGame, GameState):
     """One game of Kardinal. See the module docstring for phases, notation and errors.
 
     ``Game(rules)`` is backed by the compiled core when it is used (then it is a
@@ -169,7 +156,13 @@ class Game(TurnBasedGame, GameState, metaclass=CoreRedirect):
     _OVER_PHASE = OVER
     __slots__ = ()  # the fields are GameState's
 
-    def __init__(self, rules: Rules | None = None, seed: int | None = None, **options):
+    def __new__(cls, rules: Rules | None = None, seed: int | None = None, *, backend: str | None = None, **options):
+        return object.__new__(core_subclass(cls, Game, backend, "kardinal_env.kardinal.core_game"))
+
+    def __getnewargs_ex__(self) -> tuple[tuple, dict]:
+        return (), {"backend": "python"}  # unpickling rebuilds the class it was, never redirected
+
+    def __init__(self, rules: Rules | None = None, seed: int | None = None, *, backend: str | None = None, **options):
         # ``seed`` is part of the game protocol (a game with chance deals with it); Kardinal has no
         # chance element, so every seed gives the same game.
         self.rules = rules = resolve_rules(rules, options, Rules)
@@ -211,9 +204,7 @@ class Game(TurnBasedGame, GameState, metaclass=CoreRedirect):
     def reference(cls, rules: Rules | None = None, seed: int | None = None, **options) -> Game:
         """A game of the Python engine, whatever the backend (``Game(...)`` may build the core-backed
         one): for lockstep comparisons and error explanations."""
-        game = Game.__new__(Game)
-        game.__init__(rules, seed, **options)  # type: ignore[misc]
-        return game
+        return Game(rules, seed, backend="python", **options)
 
     # ------------------------------------------------------------------ public state
     # The queries that only read the state (chips, supply, buildings, sites, scores, winners,
@@ -334,7 +325,7 @@ class Game(TurnBasedGame, GameState, metaclass=CoreRedirect):
 
     def clone(self) -> Game:
         """An independent copy (for search)."""
-        g = Game.__new__(Game)  # not Game(): that may build the core-backed game
+        g = object.__new__(Game)  # not Game(): that may build the core-backed game
         g.rules = self.rules
         g._n = self._n
         g._seat_colours = self._seat_colours

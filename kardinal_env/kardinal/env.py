@@ -16,7 +16,8 @@ Keyword options: ``players`` (2–4; default 2, the registry's ``default_players
 ``neutral_touch_chips`` (see ``kardinal_env.kardinal.rules``), ``window`` (odd, default 53),
 ``reward`` (``"win_loss"`` or ``"margin"``), ``chip_shaping`` (float, default 0), ``render_mode``
 (``"human"``, ``"ansi"``, ``"rgb_array"`` or ``None``), ``illegal_action`` (``"raise"``, the
-default, or ``"lose"``; below).
+default, or ``"lose"``; below), ``backend`` (``"core"``, ``"python"`` or ``None``:
+:mod:`kardinal_env.core.backend`).
 
 **Turns.** ``agent_selection`` always follows the engine: the seat that built acts again for its
 chip choice(s) and its cardinal decision, and seats that cannot build are skipped (never selected).
@@ -132,6 +133,7 @@ class raw_env(GameEnv):
         chip_shaping: float = 0.0,
         render_mode: str | None = None,
         illegal_action: str = "raise",
+        backend: str | None = None,
     ):
         check_window(window)
         rules = Rules(
@@ -143,7 +145,14 @@ class raw_env(GameEnv):
             neutral_touch_chips=neutral_touch_chips,
             window=None if window == LOSSLESS_WINDOW else window,
         )
-        super().__init__("kardinal", reward=reward, render_mode=render_mode, illegal_action=illegal_action, rules=rules)
+        super().__init__(
+            "kardinal",
+            reward=reward,
+            render_mode=render_mode,
+            illegal_action=illegal_action,
+            rules=rules,
+            backend=backend,
+        )
         EzPickle.__init__(
             self,
             players,
@@ -157,6 +166,7 @@ class raw_env(GameEnv):
             chip_shaping,
             render_mode,
             illegal_action,
+            backend,
         )
         self.window = window
         self.chip_shaping = float(chip_shaping)

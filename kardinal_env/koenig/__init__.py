@@ -22,14 +22,13 @@ the move table), ``scoring`` (the three scorings as pure functions),
 ``knowledge`` (what a seat may know of the cards, and dealing the worlds it cannot tell apart:
 ``Game.determinize``), ``shuffle`` (the documented card shuffler, the same in the compiled core),
 ``compiled`` (the compiled core's engine, ``kardinal_core.KoenigGame``, when it is built),
-``core_game`` (``Game(...)`` backed by it: ``CoreGame``; ``Game.reference(...)`` is always the Python
-engine) and ``backend`` (which of the two ``Game(...)`` builds, standard library only). Records
+and ``core_game`` (``Game(...)`` backed by it: ``CoreGame``; ``Game(..., backend="python")`` and
+``Game.reference(...)`` are always the Python engine; :mod:`kardinal_env.core.backend` decides). Records
 replay with ``kardinal-replay FILE`` (``kardinal_env.core.replay``).
 ``docs/rules-koenig.md`` states the rules as implemented.
 """
 
 from kardinal_env.core.errors import RecordError
-from kardinal_env.koenig import core_game as _core_game  # noqa: F401  (registers the core-backed Game)
 from kardinal_env.koenig.board import BOARD_FORMAT, Board, BoardError, board_names, load_board
 from kardinal_env.koenig.engine import PHASES, DeckError, Game, IllegalMoveError
 from kardinal_env.koenig.notation import MalformedMoveError, parse_move

@@ -43,11 +43,12 @@ from typing import Any
 
 import numpy as np
 
+from kardinal_env.core import backend as _backend
 from kardinal_env.core.backend import BACKEND_VARIABLE, BUILD_HINT
 from kardinal_env.core.errors import RecordError
 from kardinal_env.core.records import check_replayed_result, play_record_move
-from kardinal_env.koenig import backend as _backend
 from kardinal_env.koenig.board import Board
+from kardinal_env.koenig.core_game import core_board as _core_board
 from kardinal_env.koenig.deck import DeckError, card_census
 from kardinal_env.koenig.engine import Game
 from kardinal_env.koenig.record import make_record, parse_record
@@ -72,9 +73,7 @@ __all__ = [
 
 
 def core_module() -> ModuleType | None:
-    """The ``kardinal_core`` module when it is used and holds the Kardinal & König engine, else None
-    (:func:`kardinal_env.koenig.backend.core_module`: one warning per process when the core is not built;
-    ``ImportError`` under ``KARDINAL_ENV_BACKEND=core`` when it is missing or predates ``KoenigGame``)."""
+    """The ``kardinal_core`` module when it is used (:func:`kardinal_env.core.backend.core_module`)."""
     return _backend.core_module()
 
 
@@ -89,13 +88,9 @@ def backend() -> str:
 
 
 def _module_or_raise(module: ModuleType | None) -> ModuleType:
-    if module is not None:
-        return module
-    module = core_module()
+    module = module or core_module()
     if module is None:
-        forced = _backend.requested() == "python"
-        reason = f"{BACKEND_VARIABLE}=python" if forced else "the core is not built"
-        raise RuntimeError(f"the compiled Kardinal & König engine is not available ({reason}); {BUILD_HINT}")
+        raise _backend.unavailable("Kardinal & König engine")
     return module
 
 
@@ -104,7 +99,7 @@ def core_board(board: Board, module: ModuleType | None = None) -> Any:
     board and cached)."""
     if not isinstance(board, Board):
         raise TypeError(f"board must be a kardinal_env.koenig.board.Board, got {type(board).__name__}")
-    return _backend.core_board(board, _module_or_raise(module))
+    return _core_board(board, _module_or_raise(module))
 
 
 def core_game(

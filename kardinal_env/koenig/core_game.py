@@ -32,15 +32,14 @@ built, so it can be rebuilt) and the move ids, and replays them.
 from __future__ import annotations
 
 import random
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from kardinal_env.core.backend import CoreBacked
+from kardinal_env.core.backend import CoreBacked, core_module, unavailable
 from kardinal_env.core.checks import check_action
 from kardinal_env.core.game_base import resolve_rules
-from kardinal_env.koenig import backend
-from kardinal_env.koenig.backend import core_module
 from kardinal_env.koenig.deck import card_census
-from kardinal_env.koenig.engine import Game, use_core_game
+from kardinal_env.koenig.engine import Game
 from kardinal_env.koenig.record import make_record
 from kardinal_env.koenig.rules import Rules
 from kardinal_env.koenig.state import LiveView
@@ -73,15 +72,16 @@ class CoreGame(CoreBacked, Game):
         *,
         deck: list[int] | None = None,
         reshuffle: list[int] | None = None,
+        backend: str | None = None,
         **options,
     ):
         rules = resolve_rules(rules, options, Rules)
-        module = core_module()
+        module = core_module(backend)
         if module is None:
-            raise backend.unavailable()
+            raise unavailable("Kardinal & König engine")
         if seed is None:  # a drawn seed (as ShuffleRng(None) draws one), kept so the game can be rebuilt
             seed = random.SystemRandom().getrandbits(64)
-        board = backend.core_board(rules.compiled, module)
+        board = core_board(rules.compiled, module)
         self._core = module.KoenigGame(board, rules.players, rules.discard, seed, deck, reshuffle)
         self._args = (seed, None if deck is None else list(deck), None if reshuffle is None else list(reshuffle))
         self.rules = rules
@@ -349,4 +349,26 @@ class CoreGame(CoreBacked, Game):
         return repr(self._core).replace("KoenigGame(", "Game(", 1)
 
 
-use_core_game(CoreGame, core_module)
+_boards: dict[int, tuple[Any, Any]] = {}  # id(Board) -> (Board, KoenigBoard): boards are compiled once and shared
+
+
+def core_board(board: Any, module: ModuleType) -> Any:
+    """The core's ``KoenigBoard`` of a compiled :class:`~kardinal_env.koenig.board.Board` (built once per
+    board and cached; the two move tables must be one)."""
+    entry = _boards.get(id(board))
+    if entry is None or entry[0] is not board or type(entry[1]).__module__ != module.__name__:
+        kb = module.KoenigBoard(
+            board.name,
+            list(board.country_ids),
+            list(board.site_ids),
+            list(board.site_country),
+            list(board.types),
+            list(board.counts),
+            [list(cs) for cs in board.type_countries],
+            [tuple(r) for r in board.roads],
+            [tuple(a) for a in board.alliances],
+        )
+        if list(kb.moves) != list(board.moves):
+            raise RuntimeError(f"the compiled core's move table differs from the Python one on board {board.name!r}")
+        entry = _boards[id(board)] = (board, kb)
+    return entry[1]

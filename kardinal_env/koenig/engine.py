@@ -93,11 +93,11 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from kardinal_env.core.checks import check_action
 from kardinal_env.core.errors import IllegalMoveError, RecordError
-from kardinal_env.core.game_base import CoreRedirect, TurnBasedGame, core_class_of, resolve_rules, use_core_class
+from kardinal_env.core.game_base import TurnBasedGame, core_subclass, resolve_rules
 from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig import scoring, worlds
@@ -114,20 +114,7 @@ from kardinal_env.koenig.state import LiveView as LiveView  # re-exported: its h
 __all__ = ["Game", "IllegalMoveError", "DeckError", "PHASES"]
 
 
-def use_core_game(core_class: type, core_wanted: Any) -> None:
-    """Have ``Game(...)`` build ``core_class`` (:class:`kardinal_env.koenig.core_game.CoreGame`) whenever
-    ``core_wanted()`` is not None (``KARDINAL_ENV_BACKEND`` is not ``python`` and the core is built).
-    Called once, by :mod:`kardinal_env.koenig.core_game` (:class:`kardinal_env.core.game_base.CoreRedirect`)."""
-    use_core_class(Game, core_class, core_wanted)
-
-
-def core_game_class() -> type | None:
-    """The core-backed :class:`Game` subclass ``Game(...)`` builds when the core is used
-    (:class:`kardinal_env.koenig.core_game.CoreGame`, once registered), else None."""
-    return core_class_of(Game)
-
-
-class Game(TurnBasedGame, GameState, metaclass=CoreRedirect):
+class Game(TurnBasedGame, GameState):
     """One game of Kardinal & König. See the module docstring for phases, rules and errors.
 
     ``Game(rules, seed)`` is backed by the compiled core when it is used (then it is a
@@ -140,6 +127,12 @@ class Game(TurnBasedGame, GameState, metaclass=CoreRedirect):
     _OVER_PHASE = OVER
     __slots__ = ()  # the fields are GameState's
 
+    def __new__(cls, rules: Rules | None = None, seed: int | str | None = None, *, backend: str | None = None, **kw):
+        return object.__new__(core_subclass(cls, Game, backend, "kardinal_env.koenig.core_game"))
+
+    def __getnewargs_ex__(self) -> tuple[tuple, dict]:
+        return (), {"backend": "python"}  # unpickling rebuilds the class it was, never redirected
+
     def __init__(
         self,
         rules: Rules | None = None,
@@ -147,6 +140,7 @@ class Game(TurnBasedGame, GameState, metaclass=CoreRedirect):
         *,
         deck: list[int] | None = None,
         reshuffle: list[int] | None = None,
+        backend: str | None = None,
         **options,
     ):
         rules = resolve_rules(rules, options, Rules)
@@ -223,9 +217,7 @@ class Game(TurnBasedGame, GameState, metaclass=CoreRedirect):
     ) -> Game:
         """A game of the Python engine, whatever the backend (``Game(...)`` may build the core-backed
         one): the readable reference, for lockstep comparisons and determinized worlds."""
-        game = Game.__new__(Game)
-        game.__init__(rules, seed, deck=deck, reshuffle=reshuffle, **options)  # type: ignore[misc]
-        return game
+        return Game(rules, seed, deck=deck, reshuffle=reshuffle, backend="python", **options)
 
     # ------------------------------------------------------------------ public state
     # The queries (hand, scores, snapshot, live_view, ...) are GameState's (kardinal_env.koenig.state);
@@ -334,7 +326,7 @@ class Game(TurnBasedGame, GameState, metaclass=CoreRedirect):
 
     def clone(self) -> Game:
         """An independent copy (for search); it shuffles the same way this game would."""
-        g = Game.__new__(Game)
+        g = object.__new__(Game)
         g.rules = self.rules
         g.board = self.board
         g._n = self._n

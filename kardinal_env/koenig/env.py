@@ -15,7 +15,8 @@ Keyword options: ``players`` (3–5), ``discard`` (``"one"``: exactly one card, 
 ``"any"``: one to three, one decision each), ``board`` (``None`` for the packaged default board —
 a reconstruction, see ``docs/rules-koenig.md`` — a board file path, or a board dict), ``reward``
 (``"win_loss"`` or ``"margin"``), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"`` or
-``None``), ``illegal_action`` (``"raise"``, the default, or ``"lose"``; below).
+``None``), ``illegal_action`` (``"raise"``, the default, or ``"lose"``; below), ``backend`` (``"core"``,
+``"python"`` or ``None``: :mod:`kardinal_env.core.backend`).
 
 **Turns and chance.** ``agent_selection`` follows the engine: the seat on turn decides its first
 piece (or a discard), the optional second piece (``end`` to stop), further discards under
@@ -116,12 +117,18 @@ class raw_env(GameEnv):
         reward: str = "win_loss",
         render_mode: str | None = None,
         illegal_action: str = "raise",
+        backend: str | None = None,
     ):
         rules = Rules(players=players, discard=discard, board=board)
         super().__init__(
-            "kardinal_koenig", reward=reward, render_mode=render_mode, illegal_action=illegal_action, rules=rules
+            "kardinal_koenig",
+            reward=reward,
+            render_mode=render_mode,
+            illegal_action=illegal_action,
+            rules=rules,
+            backend=backend,
         )
-        EzPickle.__init__(self, players, discard, board, reward, render_mode, illegal_action)
+        EzPickle.__init__(self, players, discard, board, reward, render_mode, illegal_action, backend)
         self.board = rules.compiled
 
     def _render_text(self) -> str:
