@@ -1,4 +1,8 @@
-"""The PettingZoo AEC environment kardinal_v0, its codec and observation encoder, and the gym view."""
+"""Every registered game's PettingZoo AEC environment (Kardinal's ``kardinal_v0``, K&K's
+``kardinal_koenig_v1`` and the generic environment of tests/third_game.py's Nim, registered for the test):
+PettingZoo's API, seed and render tests, and the mask equal to the engine's legal moves at every
+decision with the codec round-tripping. Then Kardinal's own: kardinal_v0's codec and observation encoder,
+rewards, pickling and the gym view (K&K's own: tests/test_kardinal_koenig_env.py)."""
 
 from __future__ import annotations
 
@@ -7,15 +11,20 @@ import random
 import subprocess
 import sys
 import warnings
+from contextlib import contextmanager, nullcontext
 
 import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
+import third_game
 from pettingzoo.test import api_test, render_test, seed_test
 from reference import RefGame
 
 from kardinal_env import IllegalMoveError, kardinal_v0
+from kardinal_env.core.generic_env import GameEnv
+from kardinal_env.core.generic_env import env as generic_env
+from kardinal_env.core.registry import get_game
 from kardinal_env.kardinal import Game, Rules
 from kardinal_env.kardinal.actions import ActionCodec, colour_order
 from kardinal_env.kardinal.engine import action_codec
@@ -66,47 +75,93 @@ def _random_play(env, rng, check=None):
         env.step(int(legal[rng.randrange(len(legal))]))
 
 
-@pytest.mark.parametrize("kw", VARIANTS, ids=IDS)
-def test_pettingzoo_api_seed_and_render(kw):
-    with warnings.catch_warnings(record=True) as caught:
+#: Every registered game's environments: (game, options, PettingZoo api_test cycles, seed_test cycles).
+ENVS = (
+    [("kardinal", kw, 100, 100) for kw in VARIANTS]
+    + [("kardinal_koenig", {"players": p, "discard": d}, 300, 200) for p in (3, 4, 5) for d in ("one", "any")]
+    + [("nim", {"players": 2}, 100, 100), ("nim", {"players": 3, "pile": 15, "misere": True}, 100, 100)]
+)
+#: Games played per variant by the mask test, and the fewest decisions they must have had in all.
+GAMES_PLAYED = {"kardinal": 4, "kardinal_koenig": 1, "nim": 4}
+MIN_DECISIONS = {"kardinal": 100, "kardinal_koenig": 40, "nim": 10}
+ENV_IDS = ["-".join([game, *(f"{k}={v}" for k, v in kw.items())]) for game, kw, _, _ in ENVS]
+
+
+@contextmanager
+def _game_env(game: str):
+    """``make(**options)``: the game's AEC env (wrapped) or, with ``raw=True``, raw env; Nim registered
+    for the block."""
+    context = third_game.registered() if game == "nim" else nullcontext()
+    with context:
+        spec = get_game(game)
+        module = spec.load("env_module") if spec.env_module else None
+
+        def make(raw: bool = False, **options):
+            if module is None:
+                return (GameEnv if raw else generic_env)(game=game, **options)
+            return (module.raw_env if raw else module.env)(**options)
+
+        yield make
+
+
+@pytest.mark.parametrize("game, kw, api_cycles, seed_cycles", ENVS, ids=ENV_IDS)
+def test_pettingzoo_api_seed_and_render(game, kw, api_cycles, seed_cycles):
+    with _game_env(game) as make, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        api_test(kardinal_v0.env(**kw), num_cycles=100)
-        seed_test(lambda: kardinal_v0.env(**kw), num_cycles=100)
-        render_test(lambda render_mode=None: kardinal_v0.env(render_mode=render_mode, **kw))
+        api_test(make(**kw), num_cycles=api_cycles)
+        seed_test(lambda: make(**kw), num_cycles=seed_cycles)
+        render_test(lambda render_mode=None: make(render_mode=render_mode, **kw))
     _check_warnings(caught)
 
 
 @pytest.mark.parametrize(
-    "kw",
-    VARIANTS + [dict(players=2, window=9), dict(players=4, window=11)],
-    ids=IDS + ["players=2-window=9", "players=4-window=11"],
+    "game, kw",
+    [(game, kw) for game, kw, _, _ in ENVS]
+    + [("kardinal", dict(players=2, window=9)), ("kardinal", dict(players=4, window=11))],
+    ids=ENV_IDS + ["kardinal-players=2-window=9", "kardinal-players=4-window=11"],
 )
-def test_mask_equals_legal_moves_every_decision(kw):
-    """At every decision the decoded mask is exactly game.legal_moves(), and the codec round-trips."""
+def test_mask_equals_legal_moves_every_decision(game, kw):
+    """At every decision the decoded mask is exactly game.legal_moves(), the codec round-trips and the
+    seats not on turn get a zero mask; at the end no seat has a legal action and the win_loss rewards
+    are +1 for the winners, -1 for the others."""
     rng = random.Random(7)
-    env = kardinal_v0.raw_env(**kw)
     decisions = 0
-    for game_index in range(4):
-        env.reset(seed=game_index)
+    with _game_env(game) as make:
+        env = make(raw=True, **kw)
+        for game_index in range(GAMES_PLAYED[game]):
+            env.reset(seed=game_index + 10 * kw["players"])
 
-        def check(env, agent, obs):
-            nonlocal decisions
-            game = env.game
-            assert agent == f"player_{game.current_player}"
-            mask = obs["action_mask"]
-            assert mask.dtype == np.int8 and mask.any(), "the selected agent always has a legal action"
-            actions = np.flatnonzero(mask)
-            legal = game.legal_moves()
-            assert {env.decode_action(a) for a in actions} == set(legal)
-            assert sorted(env.encode_move(m) for m in legal) == sorted(actions.tolist())
-            for other in env.agents:
-                if other != agent:
-                    assert not env.observe(other)["action_mask"].any(), "agents not on turn get a zero mask"
-            decisions += 1
+            def check(env, agent, obs):
+                nonlocal decisions
+                game = env.game
+                assert agent == f"player_{game.current_player}" and env.agent_name_mapping[agent] == game.current_player
+                mask = obs["action_mask"]
+                assert mask.dtype == np.int8 and mask.any(), "the selected agent always has a legal action"
+                actions = np.flatnonzero(mask)
+                legal = game.legal_moves()
+                assert sorted(env.decode_action(a) for a in actions) == sorted(legal)
+                assert sorted(env.encode_move(m) for m in legal) == sorted(actions.tolist())
+                for other in env.agents:
+                    if other != agent:
+                        assert not env.observe(other)["action_mask"].any(), "agents not on turn get a zero mask"
+                decisions += 1
 
-        _random_play(env, rng, check)
-        assert env.game.is_over
-    assert decisions > 100
+            rewards = {agent: 0.0 for agent in env.possible_agents}
+            for agent in env.agent_iter():
+                obs, reward, term, trunc, _ = env.last()
+                rewards[agent] += reward
+                if term or trunc:
+                    env.step(None)
+                    continue
+                check(env, agent, obs)
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]).tolist())))
+            assert env.game.is_over
+            assert not any(env.observe(a)["action_mask"].any() for a in env.possible_agents)
+            winners = env.game.winners()
+            assert [rewards[f"player_{s}"] for s in range(kw["players"])] == [
+                1.0 if s in winners else -1.0 for s in range(kw["players"])
+            ]
+    assert decisions > MIN_DECISIONS[game]
 
 
 def test_same_agent_acts_for_chip_and_cardinal_and_skipped_seats_are_never_selected():

@@ -1,5 +1,6 @@
-"""``kardinal_koenig_v1``: PettingZoo conformance, masks against the engine, hidden information,
-the observation layout, rendering, pickling and the Gymnasium view."""
+"""``kardinal_koenig_v1``'s own: the board's moves, hidden information, the observation layout,
+rendering, pickling and the Gymnasium view (PettingZoo conformance and masks against the engine, for
+every game: tests/test_env.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import gymnasium
 import numpy as np
 import pytest
 from koenig_helpers import hidden_twins, play_common_move
-from pettingzoo.test import api_test, render_test, seed_test
 
 import kardinal_env  # noqa: F401  (registers the ids)
 from agents import load_agent
@@ -25,8 +25,6 @@ from kardinal_env.koenig.text import game_text
 # installed wheels (pytest --core-lane); tests/conftest.py
 pytestmark = [pytest.mark.backends, pytest.mark.core_lane]
 
-VARIANTS = [(p, d) for p in (3, 4, 5) for d in ("one", "any")]
-
 
 def _random_steps(env, rng, limit=10_000):
     """Play random legal actions; yield before each decision."""
@@ -35,37 +33,6 @@ def _random_steps(env, rng, limit=10_000):
             return
         yield
         env.step(int(rng.choice(env.unwrapped.legal_actions())))
-
-
-@pytest.mark.parametrize("players,discard", VARIANTS)
-def test_pettingzoo_api_seed_and_render(players, discard):
-    api_test(kardinal_koenig_v1.env(players=players, discard=discard), num_cycles=300)
-    seed_test(lambda: kardinal_koenig_v1.env(players=players, discard=discard), num_cycles=200)
-    render_test(lambda render_mode: kardinal_koenig_v1.env(players=players, discard=discard, render_mode=render_mode))
-
-
-@pytest.mark.parametrize("players,discard", VARIANTS)
-def test_mask_equals_legal_moves_at_every_decision(players, discard):
-    env = kardinal_koenig_v1.raw_env(players=players, discard=discard)
-    env.reset(seed=players * 10 + len(discard))
-    rng = np.random.default_rng(0)
-    decisions = 0
-    for _ in _random_steps(env, rng):
-        game = env.game
-        agent = env.agent_selection
-        assert env.agent_name_mapping[agent] == game.current_player
-        mask = env.observe(agent)["action_mask"]
-        decoded = sorted(env.decode_action(a) for a in np.flatnonzero(mask))
-        assert decoded == sorted(game.legal_moves())
-        for other in env.agents:
-            if other != agent:
-                assert not env.observe(other)["action_mask"].any()
-        decisions += 1
-    assert env.game.is_over and decisions > 40
-    assert not any(env.observe(a)["action_mask"].any() for a in env.agents)
-    rewards = [env.rewards[a] for a in env.agents]
-    winners = env.game.winners()
-    assert rewards == [1.0 if s in winners else -1.0 for s in range(players)]
 
 
 def test_encode_and_decode_every_move_of_the_board():
