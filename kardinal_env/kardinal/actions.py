@@ -271,21 +271,6 @@ class ActionCodec:
         """``game.legal_actions()`` (the game protocol's ids) as an ``intp`` array."""
         return np.asarray(game.legal_actions(), dtype=np.intp)
 
-    def actions_of(self, game: Game) -> np.ndarray:
-        """The legal actions of a Python engine ``game``'s current decision for the deciding seat, as an
-        ``intp`` array in the order of ``game.legal_move_codes()`` (empty once the game is over): the
-        Python engine's :meth:`~kardinal_env.kardinal.engine.Game.legal_actions`. A cardinal decision
-        is read from the engine's cardinal targets without building codes."""
-        seat = game.current_player
-        if seat is None:
-            return np.empty(0, dtype=np.intp)
-        if game.phase == "cardinal":
-            targets = self.key_to_square[game.cardinal_target_keys()] + self.cardinal_offset
-            if game.may_keep_cardinal():  # C- comes first, as in legal_move_codes()
-                targets = np.concatenate(([self.keep_action], targets))
-            return targets.astype(np.intp, copy=False)
-        return np.array(self.actions_of_codes(game.legal_move_codes(), seat), dtype=np.intp)
-
     def action_mask(self, game: Game, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """int8 mask of length ``num_actions``: ones at :meth:`legal_actions` when ``seat`` (default:
         the deciding seat) decides now, all zeros otherwise (PettingZoo's classic convention)."""

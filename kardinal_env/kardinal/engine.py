@@ -198,6 +198,7 @@ class Game(TurnBasedGame, GameState):
         self._scores = None
         self._winners = None
         self._text_index = None
+        self._action_index = None
         self._moves = self._builds_for(0, -1)  # never empty: the cathedral has six free sites
 
     @classmethod
@@ -277,17 +278,25 @@ class Game(TurnBasedGame, GameState):
         """``17·W² + 5`` for the rules' window ``W`` (:mod:`kardinal_env.kardinal.actions`)."""
         return action_codec(self.rules).num_actions
 
-    def legal_actions(self) -> Any:
+    def legal_actions(self) -> list[int]:
         """The legal action ids of the deciding seat (ego-centric colours), in the order of
-        :meth:`legal_moves`: an ``intp`` array (empty once the game is over)."""
-        return action_codec(self.rules).actions_of(self)
+        :meth:`legal_moves` (empty once the game is over). A new list."""
+        index = self._action_index
+        if index is None:
+            codes = self.legal_move_codes()
+            ids = action_codec(self.rules).actions_of_codes(codes, self._current) if codes else []
+            index = self._action_index = dict(zip(ids, codes, strict=True))
+        return list(index)
 
     def apply_action(self, action: int) -> None:
         """Play the move of ``action`` for the deciding seat; :class:`IllegalMoveError` names the rule
         otherwise (``"action"`` for anything but an id of ``Discrete(num_actions)``)."""
-        code = self._code_of(action)
-        if not self.is_legal_code(code):
-            self._raise_illegal(code, format_move(code))
+        index = self._action_index
+        code = index.get(action) if index is not None and type(action) is int else None
+        if code is None:  # not listed yet, not a plain int, or not legal: decode and check
+            code = self._code_of(action)
+            if not self.is_legal_code(code):
+                self._raise_illegal(code, format_move(code))
         self._apply(code)
 
     def action_to_string(self, action: int) -> str:
@@ -349,6 +358,7 @@ class Game(TurnBasedGame, GameState):
         g._chip_dest = self._chip_dest
         g._moves = self._moves  # cached lists are replaced, never mutated: safe to share
         g._text_index = self._text_index
+        g._action_index = self._action_index
         g._history = list(self._history)
         g._cathedral_touch = list(self._cathedral_touch)
         g._scores = self._scores
@@ -471,6 +481,7 @@ class Game(TurnBasedGame, GameState):
         if kind != CARDINAL:
             self._moves = None
         self._text_index = None
+        self._action_index = None
 
     def _touched(self, squares: tuple[int, ...]) -> set[int]:
         """Ids of the buildings next to ``squares`` (the cathedral's parts included)."""

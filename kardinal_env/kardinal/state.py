@@ -149,6 +149,7 @@ class GameState:
         "_chip_dest",
         "_moves",
         "_text_index",
+        "_action_index",
         "_history",
         "_cathedral_touch",
         "_scores",
@@ -178,6 +179,7 @@ class GameState:
     _chip_dest: int  # who gets the chips of a chip decision: a seat, or -1 (set aside)
     _moves: list[tuple] | None  # the current decision's legal move codes (None: not generated yet)
     _text_index: dict[str, tuple] | None  # their notation -> code (None: not made yet)
+    _action_index: dict[int, tuple] | None  # their action ids -> code (None: not made yet)
     _history: list[tuple]  # move codes
     _cathedral_touch: list[int]  # per seat
     _scores: list[int] | None  # once the game is over
