@@ -1,6 +1,7 @@
 """HTML replays of Kardinal & König records (kardinal_env.koenig.replay_html; ``kardinal-replay FILE -o
 game.html`` and ``agents.evaluation.tournament --save-games`` write them), without a browser
-(tests/test_browser_koenig.py opens the pages in Chromium)."""
+(tests/test_browser_koenig.py opens the pages in Chromium): K&K's own; what every game's page does is in
+tests/test_replay_html.py."""
 
 from __future__ import annotations
 
@@ -8,16 +9,14 @@ import copy
 import json
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from koenig_helpers import random_game, small_board
 
-from kardinal_env.core.replay import write_html
 from kardinal_env.core.replay_page import embed_json
 from kardinal_env.koenig import Game, RecordError, Rules
 from kardinal_env.koenig.notation import parse_move
-from kardinal_env.koenig.replay_html import replay_data, replay_html, write_replay_html
+from kardinal_env.koenig.replay_html import replay_data, replay_html
 
 # run again on the Python engines by `pytest --backend python` (tests/conftest.py)
 pytestmark = pytest.mark.backends
@@ -163,28 +162,7 @@ def test_bad_records_raise_record_error(change, fragment):
         replay_html(record)
 
 
-def test_not_a_dict_is_refused():
-    with pytest.raises(RecordError, match="format"):
-        replay_data(["not", "a", "record"])  # type: ignore[arg-type]
-
-
 # ---------------------------------------------------------------- the page
-
-
-def test_page_is_self_contained_and_embeds_the_data():
-    record = _record(5, seed=11)
-    page = replay_html(record)
-    assert page.startswith("<!DOCTYPE html>")
-    assert "http://" not in page and "https://" not in page and "//cdn" not in page
-    assert not re.search(r"<script[^>]*\bsrc=", page), "external script"
-    assert not re.search(r"<link[^>]*stylesheet", page), "external stylesheet"
-    assert not re.search(r"\burl\(", page), "external resource in CSS"
-    assert _embedded(page) == json.loads(json.dumps(replay_data(record)))
-    for marker in ('id="board"', 'id="position"', 'id="scores"', 'id="moves"', 'id="slider"', 'id="seats"'):
-        assert marker in page
-    assert "Kardinal &amp; König replay: 5 players, discard one, board default" in page
-    assert "the record reveals every hand" in page
-    assert page.count("<script") == 2
 
 
 def test_a_board_name_cannot_break_out_of_the_page():
@@ -194,23 +172,6 @@ def test_a_board_name_cannot_break_out_of_the_page():
     assert "<b>x</b>" not in page and "</script><b>" not in page
     assert _embedded(page)["board"]["name"] == board["name"]
     assert embed_json(board["name"]) in page
-
-
-def test_write_replay_html_and_write_html_dispatch(tmp_path):
-    record = _record(3, seed=13)
-    out = write_replay_html(record, tmp_path / "a.html")
-    assert out == str(tmp_path / "a.html")
-    assert Path(out).read_text(encoding="utf-8") == replay_html(record)
-    path = tmp_path / "game.json"
-    path.write_text(json.dumps(record))
-    assert write_html(str(path), str(tmp_path / "b.html")) == str(tmp_path / "b.html")
-    assert (tmp_path / "b.html").read_text(encoding="utf-8") == replay_html(record, source=str(path))
-    bad = tmp_path / "bad.json"
-    record["moves"][2] = "K@FR1/9"
-    bad.write_text(json.dumps(record))
-    with pytest.raises(RecordError, match=re.escape(f"{bad}: move 2 ('K@FR1/9') is illegal")):
-        write_html(str(bad), str(tmp_path / "c.html"))
-    assert not (tmp_path / "c.html").exists()
 
 
 def test_cli_writes_a_koenig_replay(tmp_path, cli):

@@ -1,9 +1,11 @@
-"""HTML replays (kardinal_env.kardinal.replay_html, ``python -m kardinal_env.core.replay FILE -o game.html``) and the
-``rgb_array`` frame (kardinal_env.kardinal.render.game_image), without a browser (tests/test_browser.py opens
-the pages in Chromium)."""
+"""HTML replays without a browser (tests/test_browser.py opens the pages in Chromium): every game's page is
+self-contained, embeds its replay data and is written by the game's writer and by ``kardinal-replay FILE -o
+game.html``; then Kardinal's own (kardinal_env.kardinal.replay_html: positions, the command line) and its
+``rgb_array`` frame (kardinal_env.kardinal.render.game_image). K&K's own: tests/test_koenig_replay_html.py."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
 import re
@@ -11,13 +13,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from koenig_helpers import random_game as koenig_random_game
 
 from kardinal_env import RecordError
+from kardinal_env.core.registry import get_game
 from kardinal_env.core.replay import write_html
 from kardinal_env.kardinal import Game, Rules
 from kardinal_env.kardinal import render as render_mod
 from kardinal_env.kardinal.render import IMAGE_SIZE, game_image
-from kardinal_env.kardinal.replay_html import embed_json, replay_data, replay_html, write_replay_html
+from kardinal_env.kardinal.replay_html import embed_json, replay_data, replay_html
 
 # run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
 # installed wheels (pytest --core-lane); tests/conftest.py
@@ -43,6 +47,73 @@ def _embedded(page: str) -> dict:
     match = re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', page, re.S)
     assert match, "no embedded replay data"
     return json.loads(match.group(1))
+
+
+# ---------------------------------------------------------------- every game's replay page
+#: Per game: a record, the page's game-specific element ids and text, and a move that makes it illegal.
+PAGES = {
+    "kardinal": (
+        lambda: _record("english_4p_shared_pool"),
+        ('id="chips"', "4 players, english rules, shared pool"),
+        (5, "H0@9,9"),
+    ),
+    "kardinal_koenig": (
+        lambda: koenig_random_game(players=5, seed=11).to_record(),
+        (
+            'id="seats"',
+            "Kardinal &amp; König replay: 5 players, discard one, board default",
+            "the record reveals every hand",
+        ),
+        (2, "K@FR1/9"),
+    ),
+}
+
+
+def _page_module(game: str):
+    return importlib.import_module(get_game(game).html_replay.partition(":")[0])
+
+
+@pytest.mark.parametrize("game", sorted(PAGES))
+def test_not_a_dict_is_refused(game):
+    with pytest.raises(RecordError, match="format"):
+        _page_module(game).replay_data(["not", "a", "record"])
+
+
+@pytest.mark.parametrize("game", sorted(PAGES))
+def test_page_is_self_contained_and_embeds_the_data(game):
+    make, own, _ = PAGES[game]
+    module, record = _page_module(game), make()
+    page = module.replay_html(record)
+    assert page.startswith("<!DOCTYPE html>")
+    assert "http://" not in page and "https://" not in page and "//cdn" not in page
+    assert not re.search(r"<script[^>]*\bsrc=", page), "external script"
+    assert not re.search(r"<link[^>]*stylesheet", page), "external stylesheet"
+    assert not re.search(r"\burl\(", page), "external resource in CSS"
+    assert _embedded(page) == json.loads(json.dumps(module.replay_data(record)))
+    for marker in ('id="board"', 'id="position"', 'id="scores"', 'id="moves"', 'id="slider"', *own):
+        assert marker in page
+    assert page.count("<script") == 2
+
+
+@pytest.mark.parametrize("game", sorted(PAGES))
+def test_write_replay_html_and_write_html(game, tmp_path):
+    """The game's writer, and kardinal_env.core.replay.write_html, which finds the game by the record's
+    format; an illegal move is refused naming the file and the move, and no page is written."""
+    make, _, (index, move) = PAGES[game]
+    module, record = _page_module(game), make()
+    out = module.write_replay_html(record, tmp_path / "a.html")
+    assert out == str(tmp_path / "a.html")
+    assert Path(out).read_text(encoding="utf-8") == module.replay_html(record)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    assert write_html(str(path), str(tmp_path / "b.html")) == str(tmp_path / "b.html")
+    assert (tmp_path / "b.html").read_text(encoding="utf-8") == module.replay_html(record, source=str(path))
+    bad = tmp_path / "bad.json"
+    record["moves"][index] = move
+    bad.write_text(json.dumps(record))
+    with pytest.raises(RecordError, match=re.escape(f"{bad}: move {index} ({move!r}) is illegal")):
+        write_html(str(bad), str(tmp_path / "c.html"))
+    assert not (tmp_path / "c.html").exists()
 
 
 # ---------------------------------------------------------------- positions
@@ -116,27 +187,7 @@ def test_bad_records_raise_record_error(change, fragment):
         replay_html(record)
 
 
-def test_not_a_dict_is_refused():
-    with pytest.raises(RecordError, match="format"):
-        replay_data(["not", "a", "record"])  # type: ignore[arg-type]
-
-
 # ---------------------------------------------------------------- the page
-
-
-def test_page_is_self_contained_and_embeds_the_data():
-    record = _record("english_4p_shared_pool")
-    page = replay_html(record)
-    assert page.startswith("<!DOCTYPE html>")
-    assert "http://" not in page and "https://" not in page and "//cdn" not in page
-    assert not re.search(r"<script[^>]*\bsrc=", page), "external script"
-    assert not re.search(r"<link[^>]*stylesheet", page), "external stylesheet"
-    assert not re.search(r"\burl\(", page), "external resource in CSS"
-    assert _embedded(page) == json.loads(json.dumps(replay_data(record)))
-    for marker in ('id="board"', 'id="position"', 'id="scores"', 'id="moves"', 'id="slider"', 'id="chips"'):
-        assert marker in page
-    assert "4 players, english rules, shared pool" in page
-    assert page.count("<script") == 2
 
 
 def test_embed_json_cannot_close_the_script_element():
@@ -144,23 +195,6 @@ def test_embed_json_cannot_close_the_script_element():
     text = embed_json(value)
     assert "<" not in text and ">" not in text and "&" not in text
     assert json.loads(text) == value
-
-
-def test_write_replay_html_and_write_html(tmp_path):
-    record = _record()
-    out = write_replay_html(record, tmp_path / "a.html")
-    assert out == str(tmp_path / "a.html")
-    assert Path(out).read_text(encoding="utf-8") == replay_html(record)
-    path = tmp_path / "game.json"
-    path.write_text(json.dumps(record))
-    assert write_html(str(path), str(tmp_path / "b.html")) == str(tmp_path / "b.html")
-    assert (tmp_path / "b.html").read_text(encoding="utf-8") == replay_html(record)
-    bad = tmp_path / "bad.json"
-    record["moves"][5] = "H0@9,9"
-    bad.write_text(json.dumps(record))
-    with pytest.raises(RecordError, match=re.escape(f"{bad}: move 5 ('H0@9,9') is illegal")):
-        write_html(str(bad), str(tmp_path / "c.html"))
-    assert not (tmp_path / "c.html").exists()
 
 
 @pytest.fixture
