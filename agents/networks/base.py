@@ -31,11 +31,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
-from kardinal_env.core.registry import resolve
+from kardinal_env.core.registry import game_of, resolve
 
-__all__ = ["MASK_VALUE", "MaskedCategorical", "NetworkBuilder", "network_kind", "model_config", "advised"]
+__all__ = [
+    "MASK_VALUE",
+    "MaskedCategorical",
+    "NetworkBuilder",
+    "network_kind",
+    "model_config",
+    "advised",
+    "legal_mask",
+    "num_actions",
+]
 
 MASK_VALUE = -1e8
 
@@ -109,3 +119,15 @@ def advised(model_config: Mapping[str, Any]) -> bool:
     """Whether a network of ``model_config`` is an ``advised`` one: it reads its game's baseline advice
     (computed from the game) besides the observation."""
     return model_config.get("kind") == "advised"
+
+
+def legal_mask(num_actions: int, legal: Any) -> np.ndarray:
+    """The bool mask of ``num_actions`` entries that is ``True`` at the action ids ``legal``."""
+    mask = np.zeros(num_actions, dtype=bool)
+    mask[np.asarray(legal, dtype=np.int64)] = True
+    return mask
+
+
+def num_actions(rules: Any) -> int:
+    """The size of the action space of the game of ``rules`` (``num_actions`` of a new game)."""
+    return int(game_of(rules).new_game(rules, seed=0).num_actions)

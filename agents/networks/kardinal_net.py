@@ -401,7 +401,7 @@ def prepare(game, encoder: ObservationEncoder, codec: ActionCodec, margin: int =
     """Encode the current decision of ``game`` (for ``game.current_player``) as a crop; ``advised``:
     with the greedy agent's cardinal advice (:func:`cardinal_advice_crop`, the ``advised`` network)."""
     seat = game.current_player
-    d = decision_of(encoder.encode(game, seat), codec.legal_actions(game), seat, codec.window, margin)
+    d = decision_of(encoder.encode(game, seat), game.legal_actions(), seat, codec.window, margin)
     if advised:
         d.advice = cardinal_advice_crop(game, codec, d.box)
     return d

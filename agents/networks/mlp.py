@@ -3,8 +3,8 @@
 A game whose agents' entry names no ``network`` trains and plays with :class:`MLPNet` (kind
 ``"mlp"``): the observation of the game's encoder (``spec.make_encoder(rules)``, flattened, divided
 by the encoder's ``scale`` when it has one), two hidden layers of ``hidden`` units, one logit per
-action of the game's codec (``spec.make_codec(rules).num_actions``; mask them with the codec's
-action mask) and the value of the observing seat. Kardinal & König's ``mlp`` network is this one
+action id of the game (``num_actions``; masked to ``legal_actions()``) and the value of the
+observing seat. Kardinal & König's ``mlp`` network is this one
 (:mod:`agents.networks.koenig_net`).
 
 :data:`build_network` is the :class:`agents.networks.base.NetworkBuilder` of such a game; its layout
@@ -21,7 +21,7 @@ from typing import Any
 import torch
 import torch.nn as nn
 
-from agents.networks.base import NetworkBuilder, network_kind
+from agents.networks.base import NetworkBuilder, network_kind, num_actions
 from kardinal_env.core.registry import game_of
 
 __all__ = ["MLPNet", "mlp_layers", "build_network", "flat_layout"]
@@ -54,16 +54,11 @@ class MLPNet(nn.Module):
         return self.policy(h), self.value(h).squeeze(-1)
 
 
-def _sizes(rules: Any) -> tuple[int, int, Any]:
-    spec = game_of(rules)
-    encoder = spec.make_encoder(rules)
-    return int(math.prod(encoder.shape)), int(spec.make_codec(rules).num_actions), getattr(encoder, "scale", None)
-
-
 def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
     network_kind(build_network, options)
-    obs_size, num_actions, scale = _sizes(rules)
-    return MLPNet(obs_size, num_actions, hidden=int(options["hidden"]), scale=scale)
+    encoder = game_of(rules).make_encoder(rules)
+    size = int(math.prod(encoder.shape))
+    return MLPNet(size, num_actions(rules), hidden=int(options["hidden"]), scale=getattr(encoder, "scale", None))
 
 
 def flat_layout(rules: Any, model_config: Mapping[str, Any]) -> dict:
@@ -72,7 +67,7 @@ def flat_layout(rules: Any, model_config: Mapping[str, Any]) -> dict:
     spec = game_of(rules)
     return {
         "observation_shape": [int(n) for n in spec.make_encoder(rules).shape],
-        "num_actions": int(spec.make_codec(rules).num_actions),
+        "num_actions": num_actions(rules),
         "network": model_config.get("kind"),
     }
 

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 
 from agents.base import BaseAgent
-from agents.networks.base import MaskedCategorical, model_config
+from agents.networks.base import MaskedCategorical, legal_mask, model_config
 from agents.networks.checkpoint import (
     CheckpointError,
     PlayerCountWarning,
@@ -193,9 +193,7 @@ class FlatPPOAgent(PPOAgent):
         self.check_rules(rules)
         if warn:
             self._warn_players(rules.players)
-        spec = game_of(rules)
-        self.encoder = spec.make_encoder(rules)
-        self.codec = spec.make_codec(rules)
+        self.encoder = game_of(rules).make_encoder(rules)
         self._rules = rules  # last: a rules object whose encoder failed is set up again (and fails again)
 
     @torch.no_grad()
@@ -210,12 +208,11 @@ class FlatPPOAgent(PPOAgent):
             raise ValueError("no legal move: the game is over")
         if game.rules is not self._rules:
             self._setup(game.rules)
-        legal = self.codec.legal_actions(game)
+        legal = game.legal_actions()
         if len(legal) == 1:
-            return self.codec.decode(game, int(legal[0]))
-        seat = game.current_player
-        mask = self.codec.action_mask(game, seat).astype(bool)
-        return self.codec.decode(game, self._choose(self.network_input(game, seat), mask))
+            return game.action_to_string(int(legal[0]))
+        mask = legal_mask(game.num_actions, legal)
+        return game.action_to_string(self._choose(self.network_input(game, game.current_player), mask))
 
     def network_input(self, game, seat: int) -> np.ndarray:
         """What the network reads for ``seat``'s decision in ``game``: the seat's observation (float32,
@@ -247,6 +244,6 @@ class FlatPPOAgent(PPOAgent):
         logits_np = logits.numpy().astype(np.float64)
         out = []
         for row, game in enumerate(games):
-            legal = np.asarray(self.codec.legal_actions(game), dtype=np.int64)
+            legal = np.asarray(game.legal_actions(), dtype=np.int64)
             out.append((legal, _softmax(logits_np[row, legal]), float(values[row])))
         return out

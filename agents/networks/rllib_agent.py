@@ -98,10 +98,9 @@ class RLlibAgent(BaseAgent):
                 f"games whose observation has shape {tuple(observation.shape)} (Kardinal: another window; use "
                 f"the rules it was trained with, e.g. Rules(window={self.obs_shape[-1]}))"
             )
-        obs = {
-            "observation": torch.from_numpy(observation)[None],
-            "action_mask": torch.from_numpy(self.featurizer.action_mask(game))[None],
-        }
+        mask = np.zeros(game.num_actions, dtype=np.int8)
+        mask[np.asarray(game.legal_actions(), dtype=np.intp)] = 1
+        obs = {"observation": torch.from_numpy(observation)[None], "action_mask": torch.from_numpy(mask)[None]}
         with torch.no_grad():
             out = self.module.forward_inference({"obs": obs})
         return out["action_dist_inputs"][0].float().cpu().numpy()
@@ -109,7 +108,7 @@ class RLlibAgent(BaseAgent):
     def select_move(self, game) -> str:
         if game.is_over:
             raise ValueError("no legal move: the game is over")
-        legal = self.featurizer.legal_actions(game)
+        legal = np.asarray(game.legal_actions(), dtype=np.intp)
         logits = self.action_logits(game)[legal].astype(np.float64)
         if self.greedy:
             choice = int(np.argmax(logits))
@@ -118,4 +117,4 @@ class RLlibAgent(BaseAgent):
             p /= p.sum()
             choice = int(np.searchsorted(np.cumsum(p), self.rng.random() * p.sum()))
             choice = min(choice, len(legal) - 1)
-        return self.featurizer.decode(game, legal[choice])
+        return game.action_to_string(int(legal[choice]))

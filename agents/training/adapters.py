@@ -72,7 +72,7 @@ import torch
 
 from agents.baselines.kardinal_greedy import greedy_code
 from agents.baselines.koenig_greedy import koenig_greedy_move
-from agents.networks.base import MaskedCategorical
+from agents.networks.base import MaskedCategorical, legal_mask, num_actions
 from agents.networks.checkpoint import network_builder
 from agents.networks.kardinal_net import (
     batch,
@@ -87,6 +87,7 @@ from agents.networks.koenig_net import advice_weights, network_input
 from agents.registry import game_agents
 from agents.runinfo import game_seed
 from kardinal_env.core.registry import GameSpec, get_game
+from kardinal_env.kardinal.engine import action_codec
 from kardinal_env.kardinal.notation import parse_move
 
 __all__ = ["GameAdapter", "FlatAdapter", "FlatDecision", "KardinalAdapter", "KoenigAdapter", "make_adapter"]
@@ -242,25 +243,22 @@ class FlatAdapter(GameAdapter):
 
     def __init__(self, config, spec: GameSpec):
         super().__init__(config, spec)
-        self.codec = spec.make_codec(self.rules)
         self.encoder = spec.make_encoder(self.rules)
-        self.num_actions = int(self.codec.num_actions)
+        self.num_actions = num_actions(self.rules)
         self.obs_size = int(math.prod(self.encoder.shape))
 
     def legal(self, game):
-        return [int(a) for a in self.codec.legal_actions(game)]
+        return [int(a) for a in game.legal_actions()]
 
     def apply(self, game, move):
-        game.play(self.codec.decode(game, int(move)))
+        game.apply_action(int(move))
 
     def encode_move(self, game, move):
-        return self.codec.encode(game, move)
+        return game.string_to_action(move)
 
     def prepare(self, game):
         seat = game.current_player
-        mask = self.codec.action_mask(game, seat).astype(bool)
-        obs = np.asarray(self.encoder.encode(game, seat), dtype=np.float32).reshape(self.obs_size)
-        return FlatDecision(seat, obs, mask, [int(a) for a in np.flatnonzero(mask)])
+        return self.decision_of(self.encoder.encode(game, seat), game.legal_actions(), seat, game)
 
     @torch.no_grad()
     def policy_step(self, net, decisions, greedy=False, generator=None):
@@ -285,8 +283,7 @@ class FlatAdapter(GameAdapter):
         return FlatDecision(decision.seat, obs, decision.mask, legal)
 
     def decision_of(self, observation, legal, seat, game=None):
-        mask = np.zeros(self.num_actions, dtype=bool)
-        mask[np.asarray(legal, dtype=np.int64)] = True
+        mask = legal_mask(self.num_actions, legal)
         obs = np.array(observation, dtype=np.float32).reshape(self.obs_size)  # a copy
         return FlatDecision(seat, obs, mask, [int(a) for a in np.flatnonzero(mask)])
 
@@ -314,12 +311,6 @@ class KoenigAdapter(FlatAdapter):
     def __init__(self, config, spec: GameSpec):
         super().__init__(config, spec)
         self.advice = advice_weights(config.network_options()) if self.reads_game else None
-
-    def prepare(self, game):
-        d = super().prepare(game)
-        if self.reads_game:
-            d.obs = network_input(d.obs, game, self.advice)
-        return d
 
     def decision_of(self, observation, legal, seat, game=None):
         d = super().decision_of(observation, legal, seat)
@@ -349,7 +340,7 @@ class KardinalAdapter(GameAdapter):
     def __init__(self, config, spec: GameSpec):
         super().__init__(config, spec)
         self.encoder = spec.make_encoder(self.rules)
-        self.codec = spec.make_codec(self.rules)
+        self.codec = action_codec(self.rules)  # Kardinal's own codec: windows and move codes
         self.margin = config.crop_margin
 
     def legal(self, game):

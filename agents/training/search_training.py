@@ -385,7 +385,6 @@ class SearchTrainer(Trainer):
         if not slots:
             return
         evaluated = self.evaluator.policy_value([s.game for s in slots])
-        codec = self.evaluator.codec  # set up by policy_value for the games' rules
         for slot, (legal, prior, _value) in zip(slots, evaluated, strict=True):
             prior = np.asarray(prior, np.float64)
             if slot.searched < self.config.temperature_moves:
@@ -393,8 +392,7 @@ class SearchTrainer(Trainer):
             else:
                 i = int(np.argmax(prior))
             slot.searched += 1
-            game = slot.game
-            self.adapter.apply(game, self.adapter.encode_move(game, codec.decode(game, int(legal[i]))))
+            slot.game.apply_action(int(legal[i]))
             slot.length += 1
 
     def _play_unsearched(self, slot: _Game) -> bool:
@@ -467,9 +465,8 @@ class SearchTrainer(Trainer):
         """search=network: the teacher's policy over each game's legal moves, as ``(move, probability,
         probability)`` (the probabilities stand in for visits: target, play and tie-break)."""
         evaluated = self.teacher.policy_value(games)
-        codec = self.teacher.codec  # set up by policy_value for the games' rules
         return [
-            [(codec.decode(g, int(a)), float(p), float(p)) for a, p in zip(legal, prior, strict=True)]
+            [(g.action_to_string(int(a)), float(p), float(p)) for a, p in zip(legal, prior, strict=True)]
             for g, (legal, prior, _value) in zip(games, evaluated, strict=True)
         ]
 
