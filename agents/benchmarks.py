@@ -28,7 +28,6 @@ from agents.registry import game_agents
 from kardinal_env.benchmarks import (
     Benchmark,
     core_game,
-    fast_path,
     make_rules,
     options_text,
     pick_game,
@@ -289,7 +288,7 @@ def bench_rollout(
 
     def per_playout(compiled: bool) -> tuple[float, list]:
         start = time.perf_counter()
-        values = [rollout_values(g, getattr(g, fast_path(g).legal)()[:1], 1, seed, compiled=compiled) for g in late]
+        values = [rollout_values(g, list(g.legal_actions())[:1], 1, seed, compiled=compiled) for g in late]
         return (time.perf_counter() - start) / len(late), values
 
     per_decision()  # warm-up (imports)

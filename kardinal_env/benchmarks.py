@@ -11,7 +11,7 @@ benchmark               what it times (``--game``: any registered game unless sa
                         ``play``)
 ``core``                :func:`bench_core`: the compiled core against the Python engine, six rows (a)-(f)
 ``core-obs``            :func:`bench_core_obs`: observation + mask, the core's buffers against the Python
-                        encoder and codec
+                        encoder and a mask from ``legal_actions()``
 ``env``, ``vector``     :mod:`kardinal_env.env_benchmarks`: the game's PettingZoo AEC loop beside
                         ``connect_four_v3``; :class:`kardinal_env.vector.VectorEnv` of every registered game
 ======================  ====================================================================================
@@ -23,9 +23,8 @@ game: ``GameSpec.new_game(rules, seed)`` (a game without chance ignores the seed
 ``reference`` (the Python engine, whatever the backend); the core: the ``core`` of a core-backed game
 (``game.compiled``, :class:`kardinal_env.core.backend.CoreBacked`); whether each game of a row is a
 new deal or a copy of one start: ``GameSpec.chance``; the environment: the game's PettingZoo entry
-point (:func:`kardinal_env.core.registration.pettingzoo_entry`). The engines' fast path — moves as
-numbers — has no place in the game protocol; :func:`fast_path` finds it by its method names
-(:data:`FAST_PATHS`), else uses the protocol's ``legal_moves`` + ``play``.
+point (:func:`kardinal_env.core.registration.pettingzoo_entry`). Games are played through the game
+protocol only: action ids (``legal_actions`` + ``apply_action``), or notation where a row says so.
 
 **Timing.** A row runs its function until ``seconds`` pass, ``repeats`` times, after one warm-up call;
 rates are per wall-clock second, median (min-max) over the repeats. Where a benchmark compares rows,
@@ -52,13 +51,10 @@ __all__ = [
     "BENCHMARK_PLAYERS",
     "BENCHMARKS",
     "Benchmark",
-    "FAST_PATHS",
-    "FastPath",
     "bench_core",
     "bench_core_obs",
     "bench_engine",
     "core_game",
-    "fast_path",
     "fmt",
     "make_rules",
     "pick_game",
@@ -215,49 +211,23 @@ def core_game(spec: GameSpec, rules: Any, seed: int | None = None) -> Any:
     return game
 
 
-@dataclass(frozen=True)
-class FastPath:
-    """An engine's moves as numbers: ``legal()`` lists them, ``apply(m)`` plays one known to be legal,
-    ``play(m)`` checks it first (the method names)."""
-
-    legal: str
-    apply: str
-    play: str
-
-
-#: The engines' fast paths, found by their method names (:func:`fast_path`): Kardinal's move codes,
-#: Kardinal & König's move ids (the Python engines, the core-backed games and the core's objects).
-FAST_PATHS = (
-    FastPath("legal_move_codes", "apply_legal_code", "play_code"),
-    FastPath("legal_move_ids", "apply_legal_id", "play_id"),
-)
-#: The game protocol's moves (notation strings): every game has them.
-STRINGS = FastPath("legal_moves", "play", "play")
-
-
-def fast_path(game: Any, member: str = "apply") -> FastPath:
-    """The first of :data:`FAST_PATHS` whose ``legal`` and ``member`` (``"apply"`` or ``"play"``)
-    methods ``game`` has, else :data:`STRINGS`."""
-    for path in FAST_PATHS:
-        if hasattr(game, path.legal) and hasattr(game, getattr(path, member)):
-            return path
-    return STRINGS
-
-
-def play_randomly(game: Any, rng: random.Random, legal: str = "legal_moves", play: str = "play") -> int:
-    """Play ``game`` to its end with uniformly random legal moves through its methods ``legal`` and
-    ``play``; the number of decisions."""
-    moves, move, choice = getattr(game, legal), getattr(game, play), rng.choice
+def play_randomly(game: Any, rng: random.Random, ids: bool = True) -> int:
+    """Play ``game`` to its end with uniformly random legal moves through the protocol: action ids
+    (``legal_actions`` + ``apply_action``), or with ``ids=False`` notation (``legal_moves`` + ``play``);
+    the number of decisions."""
+    moves, move = (game.legal_actions, game.apply_action) if ids else (game.legal_moves, game.play)
+    randrange = rng.randrange
     n = 0
     while not game.is_over:
-        move(choice(moves()))
+        legal = moves()
+        move(legal[randrange(len(legal))])
         n += 1
     return n
 
 
 def random_positions(spec: GameSpec, rules: Any, seed: int, count: int, reference: bool = False) -> list:
     """``count`` positions with a choice of moves: a quarter, half and three quarters into random games
-    of ``rules`` (deals 1, 2, ...; the moves drawn from ``seed`` on the fast path), on the Python engine
+    of ``rules`` (deals 1, 2, ...; the action ids drawn from ``seed``), on the Python engine
     (``reference``) or on ``Game(...)`` (core-backed where the core is used)."""
     make = spec.load("game_class").reference if reference else spec.new_game
     rng = random.Random(seed)
@@ -266,11 +236,10 @@ def random_positions(spec: GameSpec, rules: Any, seed: int, count: int, referenc
     while len(positions) < count:
         deal += 1
         game = make(rules, seed=deal)
-        path = fast_path(game)
         seen: list = []
         while not game.is_over:
             seen.append(game.clone())
-            getattr(game, path.apply)(rng.choice(getattr(game, path.legal)()))
+            game.apply_action(rng.choice(game.legal_actions()))
         for at in (len(seen) // 4, len(seen) // 2, 3 * len(seen) // 4):
             if len(seen[at].legal_moves()) > 1 and len(positions) < count:
                 positions.append(seen[at])
@@ -290,8 +259,9 @@ def bench_engine(
     seed: int = 0,
 ) -> dict:
     """Random games through the public ``Game(...)`` (``GameSpec.new_game``, a new deal 0, 1, ... each
-    game; core-backed where the core is used): decisions/s and games/s, ``legal_moves`` + ``play(str)``,
-    and decisions per CPU second of the process (on a shared machine wall time includes waiting)."""
+    game; core-backed where the core is used) and the protocol's action ids (``legal_actions`` +
+    ``apply_action``): decisions/s and games/s, and decisions per CPU second of the process (on a shared
+    machine wall time includes waiting)."""
     spec, players, rules = setup(game, players, options)
     rng = random.Random(seed)
     deals = itertools.count()
@@ -309,7 +279,7 @@ def bench_engine(
     backend = "core-backed" if getattr(spec.new_game(rules), "compiled", False) else "Python"
     print(
         f"{spec.title} engine ({backend} Game), {players} players{options_text(options)}, random legal moves "
-        "(legal_moves + play):"
+        "(legal_actions + apply_action):"
     )
     print(f"  decisions/s  {fmt(steps)}   median (min-max) of {repeats} x {seconds:g} s")
     print(f"  games/s      {fmt(per_game)}")
@@ -331,7 +301,7 @@ def engine_comparison(title: str, rows, targets, seconds: float, repeats: int) -
     out = {name: statistics.median(v) for name, v in rates.items()}
     for a, b, target in targets:
         r = ratios(rates[a], rates[b])
-        goal = f"   (issue 22 target >= {target}x)" if target else ""
+        goal = f"   (target >= {target}x)" if target else ""
         print(f"  ratio {letters[a]}/{letters[b]}: {ratio_text(r)}{goal}")
         out[f"{a}/{b}"] = statistics.median(r)
     return out
@@ -347,51 +317,37 @@ def bench_core(
     seed: int = 0,
 ) -> dict:
     """The compiled core's engine against the Python engine (the game class's ``reference``), random
-    games, repeats interleaved, decisions/s of (a) the Python engine, ``legal_moves`` + ``play(str)``;
-    (b) the Python engine on its fast path (:func:`fast_path`: move codes or ids, ``legal`` +
-    ``apply``); (c) the core's ``random_playouts`` (whole games inside C++, its own generator, from one
-    start); (d) the core stepped from Python, ``legal`` + ``play`` (checked); the public ``Game(...)``,
-    core-backed, (e) on its fast path and (f) on strings; the ratios c/a, c/b, d/a, d/b, e/b, f/a per
-    repeat. (a), (b), (e), (f) — and (d) for a game with chance (``GameSpec.chance``) — play a new
-    seeded deal each game; (d) of a game without chance plays copies of one start."""
+    games, repeats interleaved, decisions/s of the Python engine through the protocol's (a) notation
+    (``legal_moves`` + ``play``) and (b) action ids (``legal_actions`` + ``apply_action``); (c) the
+    core's ``random_playouts`` (whole games inside C++, its own generator, from one start); the public
+    ``Game(...)``, core-backed, through (d) action ids and (e) notation; the ratios c/a, c/b, d/b, e/a
+    per repeat. Every row but (c) plays a new seeded deal each game."""
     spec, players, rules = setup(game, players, options)
     start = core_game(spec, rules, seed)  # RuntimeError naming how to get the core when it is missing
     reference = spec.load("game_class").reference
     core_start = start.core
     rng = random.Random(seed)
     deals, playout_seeds = itertools.count(seed + 1), itertools.count(seed + 1)
-    python_path = fast_path(reference(rules, seed=seed))
-    game_path = fast_path(start)
-    core_path = fast_path(core_start, "play")
 
-    def playing(make: Callable[..., Any], path: FastPath = STRINGS) -> Callable[[], tuple[int, int]]:
-        """Whole random games on a new deal each, through ``path``'s ``legal`` and ``apply``."""
-        return lambda: (play_randomly(make(rules, seed=next(deals)), rng, path.legal, path.apply), 1)
+    def playing(make: Callable[..., Any], ids: bool) -> Callable[[], tuple[int, int]]:
+        """Whole random games on a new deal each, through ids or notation."""
+        return lambda: (play_randomly(make(rules, seed=next(deals)), rng, ids), 1)
 
     def core_playouts() -> tuple[int, int]:
         summary = core_start.random_playouts(PLAYOUTS_PER_CALL, next(playout_seeds))
         return summary["decisions"], summary["games"]
 
-    def core_stepped() -> tuple[int, int]:
-        core = core_game(spec, rules, next(deals)).core if spec.chance else core_start.clone()
-        return play_randomly(core, rng, core_path.legal, core_path.play), 1
-
-    python_strings, python_fast = playing(reference), playing(reference, python_path)
-    game_fast, game_strings = playing(spec.new_game, game_path), playing(spec.new_game)  # the public Game
     rows = (
-        ("python_strings", "Python engine, legal_moves + play(str)", python_strings),
-        ("python_fast", f"Python engine, {python_path.legal} + {python_path.apply}", python_fast),
+        ("python_strings", "Python engine, legal_moves + play", playing(reference, False)),
+        ("python_ids", "Python engine, legal_actions + apply_action", playing(reference, True)),
         ("core_playouts", "core random_playouts (whole games in C++)", core_playouts),
-        ("core_stepped", f"core stepped from Python ({core_path.legal} + {core_path.play})", core_stepped),
-        ("game_fast", f"Game (core-backed), {game_path.legal} + {game_path.apply}", game_fast),
-        ("game_strings", "Game (core-backed), legal_moves + play(str)", game_strings),
+        ("game_ids", "Game (core-backed), legal_actions + apply_action", playing(spec.new_game, True)),
+        ("game_strings", "Game (core-backed), legal_moves + play", playing(spec.new_game, False)),
     )
     targets = (
         ("core_playouts", "python_strings", 20),
-        ("core_playouts", "python_fast", 20),
-        ("core_stepped", "python_strings", 4),
-        ("core_stepped", "python_fast", 4),
-        ("game_fast", "python_fast", 4),
+        ("core_playouts", "python_ids", 20),
+        ("game_ids", "python_ids", 4),
         ("game_strings", "python_strings", None),
     )
     title = (
@@ -412,7 +368,7 @@ def bench_core_obs(
     """Observations + action masks per second over every position of ``games`` seeded random games
     (deals ``seed``, ``seed + 1``, ...), the seat deciding observing (as the environment does): the
     Python encoder's ``encode`` (``GameSpec.make_encoder``; following the game on the Python engine,
-    its incremental path where it has one; a new array each call) + the codec's ``action_mask``,
+    its incremental path where it has one; a new array each call) + a mask from ``legal_actions()``,
     against the core-backed ``Game``'s ``encode_into`` + ``action_mask_into`` writing into
     preallocated buffers (what the environment calls: :mod:`kardinal_env.core.env_base`); only those
     calls are timed (the moves are played untimed), repeats interleaved; the ratio core / python per
@@ -421,14 +377,13 @@ def bench_core_obs(
     core_game(spec, rules)  # RuntimeError naming how to get the core when it is missing
     reference = spec.load("game_class").reference
     rng = random.Random(seed)
-    histories = []  # (deal, the fast-path moves) of seeded random games, the same for both sides
+    histories = []  # (deal, the action ids) of seeded random games, the same for both sides
     for g in range(games):
         played = spec.new_game(rules, seed=seed + g)
-        path = fast_path(played)
         moves = []
         while not played.is_over:
-            moves.append(rng.choice(getattr(played, path.legal)()))
-            getattr(played, path.apply)(moves[-1])
+            moves.append(rng.choice(played.legal_actions()))
+            played.apply_action(moves[-1])
         histories.append((seed + g, moves))
     positions = sum(len(moves) + 1 for _, moves in histories)
     timer = time.perf_counter
@@ -437,7 +392,7 @@ def bench_core_obs(
         spent = 0.0
         for deal, moves in histories:
             g = make(rules, seed=deal)
-            apply = getattr(g, fast_path(g).apply)
+            apply = g.apply_action
             for i in range(len(moves) + 1):
                 seat = g.current_player
                 start = timer()
@@ -448,13 +403,18 @@ def bench_core_obs(
                     apply(moves[i])
         return positions / spent
 
-    encoder, codec = spec.make_encoder(rules), spec.make_codec(rules)
-    obs = np.zeros_like(encoder.encode(reference(rules, seed=seed), 0))  # the encoder's shape and dtype
-    buf = np.zeros(codec.num_actions, dtype=np.int8)  # the environment's mask
+    first = reference(rules, seed=seed)
+    obs = np.zeros_like(spec.make_encoder(rules).encode(first, 0))  # the encoder's shape and dtype
+    buf = np.zeros(first.num_actions, dtype=np.int8)  # the environment's mask
+
+    def python_mask(g: Any) -> np.ndarray:  # the environment's mask on a Python game
+        mask = np.zeros(first.num_actions, dtype=np.int8)
+        mask[g.legal_actions()] = 1
+        return mask
 
     def python_side() -> float:
-        enc, cod = spec.make_encoder(rules), spec.make_codec(rules)  # a fresh encoder follows its games anew
-        return run(reference, enc.encode, cod.action_mask)
+        enc = spec.make_encoder(rules)  # a fresh encoder follows its games anew
+        return run(reference, enc.encode, python_mask)
 
     def core_side() -> float:
         return run(spec.new_game, lambda g, seat: g.encode_into(seat, obs), lambda g: g.action_mask_into(buf))
