@@ -62,8 +62,8 @@ field                  meaning
                        answers ``None``, without drawing, when it cannot search this game now
 ``search_guide``       a class whose instances guide ``gismcts:N`` and ``pismcts:N``
                        (:mod:`agents.search.ismcts` with ``rollout="guide"``): ``ranked(world, limit) ->
-                       [move, ...]``, the mover's best moves, best first; ``play_out(world)``, to the
-                       game's end; optionally ``root_moves(game, limit, rng, compiled) -> [move, ...]``,
+                       [action id, ...]``, the mover's best moves, best first; ``play_out(world)``, to the
+                       game's end; optionally ``root_moves(game, limit, rng, compiled) -> [action id, ...]``,
                        the paired root's children on the real game; or ``None`` (none)
 ``rollout_search``     the agent class of ``rollout:N`` (a search whose playouts are the game's strongest
                        baseline), built as ``cls(N, seed=..., game=spec)``, or ``None`` (the game has none)

@@ -55,11 +55,10 @@ def test_guide_ranks_distinct_legal_moves_best_first_as_the_playout_policy():
         game = _heuristic_game(Rules(players=4), seed, moves)
         if game.is_over:
             continue
-        names = game.board.moves
         ranked = guide.ranked(game, 3)
-        legal = set(game.legal_moves())
+        legal = set(game.legal_actions())
         assert 1 <= len(ranked) <= 3 and len(set(ranked)) == len(ranked) and set(ranked) <= legal
-        assert ranked[0] == names[playout_move(game)]  # the playout policy's move comes first
+        assert ranked[0] == playout_move(game)  # the playout policy's move comes first
         assert guide.ranked(game, 1) == ranked[:1] and guide.ranked(game, 8)[:3] == ranked
         checked += 1
     assert checked == 4
@@ -93,7 +92,7 @@ def test_compiled_guided_search_equals_the_python_reference(core, monkeypatch):
         assert fast._compiled is not None and slow._compiled is None
         assert sum(v for _, v, _ in stats) == 10
         # every world ranks the root seat's moves alike (its unseen cards are the same in all of them)
-        assert {m for m, _, _ in stats} == set(HeuristicGuide().ranked(game, 3))
+        assert {m for m, _, _ in stats} == {game.board.moves[a] for a in HeuristicGuide().ranked(game, 3)}
         again = ISMCTSAgent(10, seed=i, rollout="guide", game=KK, margin_weight=mw)
         assert again.root_statistics(backed) == stats
     assert len(positions) >= 4 and any(game.runouts > 0 for _, game, _ in positions)

@@ -35,10 +35,19 @@ def test_same_move_when_only_hidden_state_differs(seed):
 
 
 class _SeatView:
-    """The real game as the search may use it: the deciding seat's legal moves and
+    """The real game as the search may use it: the deciding seat's legal moves (their ids and names) and
     ``determinize``; any other attribute (another seat's hand, the deck, a snapshot, ``play``) fails."""
 
-    _ALLOWED = ("legal_moves", "current_player", "num_players", "is_over", "rules", "move_count")
+    _ALLOWED = (
+        "legal_moves",
+        "legal_actions",
+        "action_to_string",
+        "current_player",
+        "num_players",
+        "is_over",
+        "rules",
+        "move_count",
+    )
 
     def __init__(self, game, calls):
         self._game, self._calls = game, calls

@@ -103,7 +103,7 @@ def test_a_guide_without_root_moves_gives_its_ranking_as_the_root(core, monkeypa
     kw = {"seed": 2, "rollout": "guide", "paired": True, "batch": 4}
     fast = ISMCTSAgent(24, guide=_RankingGuide(), **kw)._search(game)
     assert fast == ISMCTSAgent(24, guide=_RankingGuide(), compiled=False, **kw)._search(game)
-    assert [c[0] for c in fast] == HeuristicGuide().ranked(game, 3)
+    assert [c[0] for c in fast] == [game.board.moves[a] for a in HeuristicGuide().ranked(game, 3)]
     root, _ = heuristic_root_moves(game, 3, random.Random(2))
     assert [c[0] for c in ISMCTSAgent(24, guide=HeuristicGuide(), **kw)._search(game)] == [
         game.board.moves[m] for m in root

@@ -29,7 +29,7 @@ Both are reached through Kardinal's agents' entry (:mod:`agents.games`): ``GameA
 Besides ``rollout_move(game, rng) -> move`` the policy offers the two optional helpers a search may
 use (see :mod:`agents.search.mcts`): ``play_out(game, rng)`` plays the game to its end with exactly
 the moves and random draws of repeated ``rollout_move`` calls, on move codes (no notation strings:
-fast), and ``order(game, moves)`` ranks a decision's moves for progressive widening (builds by
+fast), and ``order(game, actions)`` ranks a decision's action ids for progressive widening (builds by
 chip value, chips by colour value, cardinal moves as the greedy agent ranks them).
 """
 
@@ -47,6 +47,7 @@ from agents.baselines.kardinal_heuristics import (
     next_builder,
     seat_weights,
 )
+from agents.search.common import action_list
 from kardinal_env.kardinal.notation import BUILD, CHIP, format_move
 
 __all__ = ["GreedyAgent", "greedy_code", "Playout", "rollout_move"]
@@ -183,21 +184,21 @@ class Playout:
         while not game.is_over:
             game.apply_legal_code(self.code(game, rng))  # codes come from the engine's own legal list
 
-    def order(self, game, moves: list[str]) -> list[str]:
-        """``moves`` (legal moves of ``game``'s current decision) from the most promising to the
+    def order(self, game, actions: list[int]) -> list[int]:
+        """``actions`` (legal action ids of ``game``'s current decision) from the most promising to the
         least; equal ones keep their order."""
-        if len(moves) < 2:
-            return list(moves)
-        codes = dict(zip(game.legal_moves(), game.legal_move_codes(), strict=True))
-        kind = codes[moves[0]][0]
+        if len(actions) < 2:
+            return list(actions)
+        codes = dict(zip(action_list(game), game.legal_move_codes(), strict=True))
+        kind = codes[actions[0]][0]
         if kind == BUILD:
             w = self.weights(game.rules)[game.current_player]
-            return sorted(moves, key=lambda m: build_value(game, codes[m], w), reverse=True)
+            return sorted(actions, key=lambda a: build_value(game, codes[a], w), reverse=True)
         if kind == CHIP:
             w = self.weights(game.rules)[game.current_player]
-            return sorted(moves, key=lambda m: w[codes[m][2]], reverse=True)
+            return sorted(actions, key=lambda a: w[codes[a][2]], reverse=True)
         keys = {code: (best, count) for code, best, count in cardinal_block_values(game)}
-        return sorted(moves, key=lambda m: keys[codes[m]])
+        return sorted(actions, key=lambda a: keys[codes[a]])
 
 
 #: Kardinal's playout policy with the default shares (``GameAgents.rollout`` of Kardinal).

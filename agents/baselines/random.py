@@ -8,12 +8,13 @@ __all__ = ["RandomAgent"]
 
 
 class RandomAgent(BaseAgent):
-    """Picks uniformly among ``game.legal_moves()`` with its own seeded generator."""
+    """Picks uniformly among ``game.legal_actions()`` with its own seeded generator (the same draw as
+    among ``legal_moves()``, in the same order) and names the action with ``action_to_string``."""
 
     name = "random"
 
     def select_move(self, game) -> str:
-        moves = game.legal_moves()
-        if not moves:
+        actions = game.legal_actions()
+        if len(actions) == 0:
             raise ValueError("no legal move: the game is over")
-        return moves[self.rng.randrange(len(moves))]
+        return game.action_to_string(int(actions[self.rng.randrange(len(actions))]))

@@ -16,6 +16,7 @@ from kardinal_env.core import limits
 from kardinal_env.core.checks import is_finite_number, is_int
 
 __all__ = [
+    "action_list",
     "check_count",
     "check_finite",
     "check_fraction",
@@ -58,16 +59,24 @@ def check_fraction(what: str, value: object) -> None:
         raise ValueError(f"{what} must be in [0, 1], got {value!r}")
 
 
+def action_list(game: Any) -> list[int]:
+    """The legal action ids of ``game``'s decision (``legal_actions()``, in the order of
+    ``legal_moves()``) as a new list of ints: the engine's may be a shared list or an array."""
+    actions = game.legal_actions()
+    return actions.tolist() if hasattr(actions, "tolist") else list(actions)
+
+
 def play_out(
     game: Any, policy: Callable[[Any, random.Random], str] | None, rng: random.Random, limit: int | None
 ) -> None:
     """Play ``game`` on (in place) until it is over or ``limit`` moves are played (``None``: no
-    limit): ``policy(game, rng)``'s moves, or uniform random legal moves when ``policy`` is ``None``."""
+    limit): ``policy(game, rng)``'s moves, or uniform random legal actions when ``policy`` is ``None``
+    (the same draw as a uniform choice among ``legal_moves()``)."""
     played = 0
     while not game.is_over and (limit is None or played < limit):
         if policy is None:
-            moves = game.legal_moves()
-            game.play(moves[rng.randrange(len(moves))])
+            actions = game.legal_actions()
+            game.apply_action(int(actions[rng.randrange(len(actions))]))
         else:
             game.play(policy(game, rng))
         played += 1

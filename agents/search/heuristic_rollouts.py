@@ -153,22 +153,20 @@ class HeuristicGuide:
         """``(weights as the 10 field values, replan)``, as the core's ``ismcts_root`` takes them."""
         return list(astuple(self.weights)), self.replan
 
-    def ranked(self, world, limit: int) -> list[str]:
-        """The seat on turn's ``limit`` best moves (notation) by the heuristic, best first (a move's
-        value: its best candidate's): repeatedly the lowest move id among those within ``1e-9`` of the
-        best value left (:func:`playout_move`'s tie rule). A decision with one legal move: that move."""
-        names = world.board.moves
+    def ranked(self, world, limit: int) -> list[int]:
+        """The seat on turn's ``limit`` best moves (action ids) by the heuristic, best first (a move's
+        value: its best candidate's): repeatedly the lowest id among those within ``1e-9`` of the best
+        value left (:func:`playout_move`'s tie rule). A decision with one legal move: that move."""
         legal = world.legal_move_ids()
         if len(legal) == 1:
-            return [names[legal[0]]]
-        return [names[m] for m in _best_moves(_playout_candidates(world, self.weights, self.replan), limit)]
+            return [legal[0]]
+        return _best_moves(_playout_candidates(world, self.weights, self.replan), limit)
 
-    def root_moves(self, game, limit: int, rng, compiled: bool = True) -> list[str]:
-        """The paired root's children (``pismcts:N``) on the real game: :func:`heuristic_root_moves` —
-        the ``heuristic`` agent's own move first (one draw of ``rng`` on an exact tie), then its next
-        best — as notation. Public information and the seat's own hand only, as the heuristic."""
-        names = game.board.moves
-        return [names[m] for m in heuristic_root_moves(game, limit, rng, self.weights, compiled)[0]]
+    def root_moves(self, game, limit: int, rng, compiled: bool = True) -> list[int]:
+        """The paired root's children (``pismcts:N``) on the real game, as action ids:
+        :func:`heuristic_root_moves` — the ``heuristic`` agent's own move first (one draw of ``rng`` on
+        an exact tie), then its next best. Public information and the seat's own hand only."""
+        return heuristic_root_moves(game, limit, rng, self.weights, compiled)[0]
 
     def play_out(self, world) -> None:
         """Play ``world`` (in place) to its end with :func:`playout_move` in every seat."""

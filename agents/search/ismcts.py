@@ -11,8 +11,9 @@ The tree is shared by all determinizations (single-observer ISMCTS, Cowling, Pow
 on clones (availability counts then equal visit counts). ``tests/test_ismcts.py`` checks that two
 games differing only in hidden state give the same move under the same seed.
 
-**Search.** Nodes are keyed by move (the game's notation strings); a node's statistics are from the
-point of view of the seat that made the move. Selection maximises UCB1 with *availability* counts
+**Search.** Nodes are keyed by action id (``legal_actions()``, played with ``apply_action``; the
+root's are named with ``action_to_string``); a node's statistics are from the point of view of the
+seat that made the move. Selection maximises UCB1 with *availability* counts
 (how often the move was legal when its parent was visited), expansion adds one untried move chosen
 at random, then a playout of at most ``rollout_moves`` decisions (default 0: none) with the game's
 playout policy (``GameAgents.rollout`` of the agents' entry of ``game=`` or, by default, of
@@ -26,7 +27,7 @@ score) / scale)`` with ``game.projected_scores()``. The final move is the most v
 (``GameAgents.search_guide``; Kardinal & König:
 :class:`agents.search.heuristic_rollouts.HeuristicGuide`, the ``heuristic`` baseline as a playout seat
 sees a dealt world) a node offers only the mover's ``widen`` (default 3) best moves by the guide in the
-simulation's world (``guide.ranked(world, widen)``: they are the moves its availability counts), the
+simulation's world (``guide.ranked(world, widen)``, action ids: the moves its availability counts), the
 best untried one is expanded (no random draw), and every simulation ends with ``guide.play_out(world)``
 to the game's end, valued ``(1 - margin_weight) × win share + margin_weight × sigmoid(final margin /
 scale)`` (``margin_weight`` default 0: the win share alone). ``rollout_moves`` must stay 0. With
@@ -85,6 +86,7 @@ from typing import Any
 from agents.base import BaseAgent
 from agents.registry import game_agents
 from agents.search.common import (
+    action_list,
     backup,
     check_count,
     check_finite,
@@ -109,8 +111,8 @@ class _Node:
 
     def __init__(self, mover: int, n: int):
         self.mover = mover  # the seat whose move led here
-        self.children: dict[str, _Node] = {}
-        self.avail: dict[str, int] = {}
+        self.children: dict[int, _Node] = {}  # by action id
+        self.avail: dict[int, int] = {}
         self.visits = 0
         self.totals = [0.0] * n
 
@@ -222,7 +224,7 @@ class ISMCTSAgent(BaseAgent):
         if root_moves is not None:
             first = root_moves(game, self.widen, self.rng, self.compiled)
             if len(first) == 1:
-                return [(first[0], 0, 0.0, [], [])]
+                return [(game.action_to_string(first[0]), 0, 0.0, [], [])]
         if self.compiled and self.rollout_moves == 0:
             if type(game) is not self._compiled_class:
                 try:
@@ -258,12 +260,13 @@ class ISMCTSAgent(BaseAgent):
         n = game.num_players
         root = _Node(-1, n)
         search_rng = ShuffleRng(self.rng.getrandbits(64))
+        name = game.action_to_string
         if self.paired:
-            return self._search_paired(game, root, n, search_rng, first)
+            return [(name(a), *rest) for a, *rest in self._search_paired(game, root, n, search_rng, first)]
         for _ in range(self.simulations):
             self._simulate(game.determinize(seat, search_rng), root, n, search_rng)
         children = root.children.items()
-        return [(move, child.visits, child.totals[seat] / max(1, child.visits)) for move, child in children]
+        return [(name(a), child.visits, child.totals[seat] / max(1, child.visits)) for a, child in children]
 
     def _setup(self, game) -> None:
         """The playout policy of the game (looked up in the registry once per game class, and only
@@ -286,7 +289,7 @@ class ISMCTSAgent(BaseAgent):
         self._policy = game_agents(spec).load("rollout")
         self._game_class = type(game)
 
-    def _search_paired(self, game, root: _Node, n: int, search_rng: ShuffleRng, first: list[str] | None) -> list[tuple]:
+    def _search_paired(self, game, root: _Node, n: int, search_rng: ShuffleRng, first: list[int] | None) -> list[tuple]:
         """The paired root (module docstring): rounds of one world, the guide's first move and every
         alternative still in play played in each; with ``batch``, the paired test after every ``batch``
         rounds ends the search (an alternative passes it) or drops the alternatives no longer promising."""
@@ -296,7 +299,7 @@ class ISMCTSAgent(BaseAgent):
             first = self._policy.ranked(world, self.widen)
         for move in first:
             root.children[move] = _Node(seat, n)
-        played: dict[str, tuple[list[float], list[int]]] = {move: ([], []) for move in first}
+        played: dict[int, tuple[list[float], list[int]]] = {move: ([], []) for move in first}
         alive = first[1:]
         used = rounds = 0
         while True:
@@ -305,7 +308,7 @@ class ISMCTSAgent(BaseAgent):
             for move in (first[0], *alive):
                 child = root.children[move]
                 g = world.clone()
-                g.play(move)
+                g.apply_action(move)
                 self._simulate(g, root, n, search_rng, child, [child])
                 share, margin = seat_result(g, seat)
                 played[move][0].append(share)
@@ -335,7 +338,7 @@ class ISMCTSAgent(BaseAgent):
         path = [] if path is None else path
         while not world.is_over:
             if guide is None:
-                moves = world.legal_moves()
+                moves = action_list(world)
             else:
                 moves = guide.ranked(world, self.widen)
                 if self.widen_visits:  # progressive widening: one more move every widen_visits visits
@@ -348,7 +351,7 @@ class ISMCTSAgent(BaseAgent):
             if untried:
                 m = untried[0] if guide is not None else untried[rng.below(len(untried))]
                 child = node.children[m] = _Node(mover, n)
-                world.play(m)
+                world.apply_action(m)
                 path.append(child)
                 break
             best_value = -1.0
@@ -359,7 +362,7 @@ class ISMCTSAgent(BaseAgent):
                 if value > best_value:
                     best_value = value
                     best = m
-            world.play(best)
+            world.apply_action(best)
             node = node.children[best]
             path.append(node)
         if guide is not None:

@@ -45,7 +45,7 @@ def ismcts_root(
     paired: bool = False,
     test: tuple[int, float, float, float] = (0, 2.5, 0.5, 10.0),
     widen_visits: int = 0,
-    root_moves: list[str] | None = None,
+    root_moves: list[int] | None = None,
 ) -> list[tuple] | None:
     """``ismcts:simulations``'s search (:class:`agents.search.ismcts.ISMCTSAgent` with its default
     ``rollout_moves=0``; with ``guide``, a :class:`agents.search.heuristic_rollouts.HeuristicGuide`, the
@@ -57,7 +57,7 @@ def ismcts_root(
     visits, mean, [the seat's win share per round], [its final margin per round])``, its rounds stopped
     by the paired ``test`` ``(batch, z, t_continue, win_bonus)`` (as ``ISMCTSAgent`` takes them);
     ``widen_visits`` as ``ISMCTSAgent`` takes it (progressive widening of the guide's moves); ``root_moves``
-    (notation): the paired root's children (``None``: the guide's best in the first world). It draws one
+    (action ids): the paired root's children (``None``: the guide's best in the first world). It draws one
     ``rng.getrandbits(64)``, the search's seed, as the Python search does, and hands the core the seat's
     knowledge
     (:meth:`~kardinal_env.koenig.knowledge.SeatKnowledge.deal_data`, no hidden card): the core deals each
@@ -97,7 +97,7 @@ def ismcts_root(
         paired,
         *test,
         widen_visits,
-        None if root_moves is None else [game.board.move_index[m] for m in root_moves],
+        root_moves,
     )
     if paired:
         return [

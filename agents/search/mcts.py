@@ -1,56 +1,45 @@
 """Multi-player UCT Monte Carlo tree search (``mcts:N``: N simulations per decision) for every game of
 perfect information, over the game protocol (:mod:`kardinal_env.core.protocol`).
 
-The agent looks the game up in the registry (:func:`kardinal_env.core.registry.game_of`; or is given
-its entry, ``game=``, as :func:`agents.load_agent` does) and refuses a game that hides information
-(``GameSpec.perfect_information`` false: use ``ismcts:N``). Search runs on ``game.clone()``; the real
-game is never touched. Every decision of the game is one tree level; moves
-are the game's notation strings.
+The agent looks the game up in the registry (:func:`kardinal_env.core.registry.game_of`, or ``game=``)
+and refuses a game that hides information (``GameSpec.perfect_information`` false: use ``ismcts:N``).
+Search runs on ``game.clone()``; every decision is one tree level, its edges the action ids of
+``legal_actions()`` played with ``apply_action`` (an id means a move in the state it came from, so the
+tree never carries one elsewhere); the root's moves are named with ``action_to_string``.
 
 **Statistics.** Each node keeps its visit count and, per seat, the sum of that seat's rewards over
-the simulations through it. Selection at a node maximises UCB1 from the perspective of the seat
-deciding at that node (max^n-style multi-player UCT), so in games of three or more seats each seat
-pursues its own reward; opponents are not assumed to minimise.
+the simulations through it. Selection maximises UCB1 for the seat deciding at the node (max^n-style
+multi-player UCT): each seat pursues its own reward.
 
 **Reward** (per seat, at the end of a simulated game, in ``[0, 1]``)::
 
     r = (1 - margin_weight) * win + margin_weight * (1 + clip((score - best_other_score) / 10, -1, 1)) / 2
 
-``win`` is 1 for every seat in ``game.winners()`` (a shared win counts as a win for each winner) and
-0 otherwise; ``best_other_score`` is the highest score among the other seats. The margin term
-(default weight 0.25) gives the search a gradient in positions that are already won or lost, which
-a pure 0/1 reward lacks; ``margin_weight=0`` gives pure win/loss. A playout cut short by
-``playout_moves`` is valued the same way on ``game.projected_scores()`` (the winners: the seats of
-the highest projected score).
+``win`` is 1 for every seat in ``game.winners()``, else 0; ``margin_weight`` (default 0.25) gives a
+gradient in positions already won or lost (0: pure win/loss). A playout cut short by ``playout_moves``
+is valued on ``game.projected_scores()`` (the winners: the seats of the highest projected score).
 
-**Playouts.** ``rollout="policy"`` (default): the game's playout policy, ``GameAgents.rollout``
-(``spec.load("rollout")``: ``rollout(game, rng) -> move``), or uniform random moves for a game that
-has none; ``rollout="random"``: uniform random moves. A playout runs to the end of the game, or for at
-most ``playout_moves`` moves when that is given.
+**Playouts.** ``rollout="policy"`` (default): the game's playout policy (``GameAgents.rollout``:
+``rollout(game, rng) -> move``), or uniform random actions for a game without one;
+``rollout="random"``: uniform random actions. A playout runs to the end, or for at most
+``playout_moves`` moves. A policy may offer two helpers, used when present:
 
-**Move ordering and progressive widening.** A playout policy may offer two optional helpers, which
-the search uses when present:
-
-* ``policy.order(game, moves) -> list[str]`` ranks the legal moves of a decision, most promising first
-  (Kardinal's policy: builds by chip value, chips by colour value, cardinal moves as its greedy agent
-  ranks them). A node's moves are shuffled with the agent's generator and then put in that order;
-  a node with ``v`` visits has at most ``widen_base + sqrt(v)`` children, expanded in that order, so
-  200 simulations are spent on the promising moves instead of on one visit each to fifty moves.
-  Without ``order`` (or with ``widen_base=None``) the search is plain UCT over all moves, expanded in
-  the shuffled order.
+* ``policy.order(game, actions) -> list[int]`` ranks the legal action ids of a decision, most
+  promising first (Kardinal's: builds by chip value, chips by colour value, cardinal moves as its greedy
+  agent ranks them). A node's actions are shuffled with the agent's generator, then put in that order;
+  a node with ``v`` visits has at most ``widen_base + sqrt(v)`` children (progressive widening). Without
+  ``order`` (or with ``widen_base=None``): plain UCT over all actions in the shuffled order.
 * ``policy.play_out(game, rng)`` plays a game to its end with exactly the moves and random draws of
-  repeated ``policy(game, rng)`` calls, but faster (Kardinal's works on move codes, no notation).
+  repeated ``policy(game, rng)`` calls, but faster.
 
 The final move is the most visited root child (ties: higher mean reward, then the first expanded).
 All randomness comes from the agent's own seeded ``random.Random``.
 
 **Compiled search.** A game whose agents' entry names a ``GameAgents.compiled_search`` (Kardinal:
-:func:`agents.search.kardinal_compiled.mcts_root`, the compiled core) is searched by it — the same
-algorithm with the game's playout policy, in C++, seeded from one draw of the agent's generator —
-whenever the agent plays the game's policy to the end of the game (``rollout="policy"``,
-``playout_moves=None``) and ``compiled`` is true (the default). It answers ``None`` (and this module
-searches, drawing exactly as it always did) where the core is not used: not built, or
-``KARDINAL_ENV_BACKEND=python``. ``compiled=False`` always searches in Python.
+:func:`agents.search.kardinal_compiled.mcts_root`) is searched by it — the same algorithm in C++,
+seeded from one draw of the agent's generator — when the agent plays the game's policy to the end
+(``rollout="policy"``, ``playout_moves=None``) and ``compiled`` is true (the default). It answers
+``None`` where the core is not used (then this module searches, drawing as always).
 """
 
 from __future__ import annotations
@@ -60,7 +49,7 @@ from typing import Any
 
 from agents.base import BaseAgent
 from agents.registry import game_agents
-from agents.search.common import backup, check_count, check_finite, check_fraction, play_out
+from agents.search.common import action_list, backup, check_count, check_finite, check_fraction, play_out
 from kardinal_env.core import limits
 from kardinal_env.core.registry import GameSpec, game_of
 
@@ -74,14 +63,14 @@ class _Node:
 
     def __init__(self, game, agent: MCTSAgent, n_players: int):
         self.player = game.current_player  # None at a terminal node
-        untried = game.legal_moves()
+        untried = action_list(game)
         if len(untried) > 1:
             agent.rng.shuffle(untried)
             if agent._order is not None:
                 untried = agent._order(game, untried)
-        untried.reverse()  # pop() takes the most promising move first
+        untried.reverse()  # pop() takes the most promising action first
         self.untried = untried
-        self.children: list[list[Any]] = []  # [move, node]
+        self.children: list[list[Any]] = []  # [action id, node]
         self.visits = 0
         self.totals = [0.0] * n_players
 
@@ -127,11 +116,6 @@ class MCTSAgent(BaseAgent):
 
     # ------------------------------------------------------------------ public
     def select_move(self, game) -> str:
-        moves = game.legal_moves()
-        if not moves:
-            raise ValueError("no legal move: the game is over")
-        if len(moves) == 1:
-            return moves[0]
         return max(self.root_statistics(game), key=lambda child: (child[1], child[2]))[0]
 
     def root_statistics(self, game) -> list[tuple[str, int, float]]:
@@ -162,7 +146,8 @@ class MCTSAgent(BaseAgent):
         for _ in range(self.simulations):
             self._simulate(game, root, n)
         p = root.player
-        return [(move, child.visits, child.totals[p] / child.visits) for move, child in root.children]
+        name = game.action_to_string
+        return [(name(a), child.visits, child.totals[p] / child.visits) for a, child in root.children]
 
     def _setup(self, game) -> None:
         """The game's playout policy and its optional helpers (looked up once per game class)."""
@@ -195,10 +180,10 @@ class MCTSAgent(BaseAgent):
             if node.untried and (
                 base is None or not node.children or len(node.children) < base + math.sqrt(node.visits)
             ):
-                move = node.untried.pop()
-                g.play(move)
+                action = node.untried.pop()
+                g.apply_action(action)
                 child = _Node(g, self, n)
-                node.children.append([move, child])
+                node.children.append([action, child])
                 path.append(child)
                 break
             log_n = math.log(node.visits)
@@ -211,7 +196,7 @@ class MCTSAgent(BaseAgent):
                 if v > best_value:
                     best_value = v
                     best = pair
-            g.play(best[0])
+            g.apply_action(best[0])
             node = best[1]
             path.append(node)
         self._playout(g)

@@ -6,8 +6,9 @@ legal moves of every node, its value evaluates the leaves (mixed, when ``rollout
 results of playouts from the leaf: see *Leaf values*). The network is reached only
 through its agent (:class:`agents.networks.ppo_agent.PPOAgent`): ``policy_value(games)`` gives, for
 each game, the legal action ids of the deciding seat, the prior over them and the value for that
-seat, in one forward pass; ``codec.decode(game, action)`` names the moves. The network encodes only
-the deciding seat's own observation. N simulations per decision; forced moves (a single legal move)
+seat, in one forward pass (the game's action ids: descents play them with ``apply_action``, and
+``action_to_string`` names the root's moves). The network encodes only the deciding seat's own
+observation. N simulations per decision; forced moves (a single legal move)
 are played inside an edge and never become nodes, and a decision with one legal move is answered
 without searching.
 
@@ -108,7 +109,7 @@ class _Node:
     ):
         self.player = player  # None at the end of the game
         self.actions = actions  # the network's action ids of the moves
-        self.moves = moves  # their notation; None until a descent needs it (see _Node.move)
+        self.moves = moves  # their notation (None: not named, in a search whose worlds all agree)
         self.index: dict[str, int] | None = None
         self.prior = prior  # numpy float64, one per move
         n = len(moves)
@@ -117,13 +118,6 @@ class _Node:
         self.children: list[Any] = [None] * n
         self.visits = 0
         self.value = values  # this node's own leaf values, one per seat
-
-    def move(self, i: int, g, codec) -> str:
-        """The notation of move ``i``, decoded on ``g`` (a world at this node) the first time."""
-        move = self.moves[i]
-        if move is None:
-            move = self.moves[i] = codec.decode(g, int(self.actions[i]))
-        return move
 
     def move_index(self) -> dict[str, int]:
         """Move → position (every move decoded: the nodes of a search over several worlds)."""
@@ -151,7 +145,7 @@ class _Node:
 class PUCTAgent(BaseAgent):
     """PUCT search guided by a network agent's policy and value (see the module docstring).
 
-    ``evaluator``: the network's agent (``policy_value(games)``, ``codec``), e.g. what
+    ``evaluator``: the network's agent (``policy_value(games)``), e.g. what
     :meth:`agents.networks.ppo_agent.PPOAgent.from_checkpoint` returns; ``game``: the game's registry
     entry (default: :func:`kardinal_env.core.registry.game_of` of the first world searched)."""
 
@@ -345,11 +339,11 @@ class PUCTAgent(BaseAgent):
             child = node.children[i]
             if child is None:
                 node.children[i] = _PENDING
-                _play_edge(g, node.move(i, g, self.evaluator.codec))
+                _play_edge(g, int(node.actions[i]))
                 return node, i, g, path
             if child is _PENDING or child.player is None:
                 return node, i, None, path
-            _play_edge(g, node.move(i, g, self.evaluator.codec))
+            _play_edge(g, int(node.actions[i]))
             node = child
 
     def _select(self, node: _Node, available) -> int:
@@ -370,8 +364,8 @@ class PUCTAgent(BaseAgent):
 
     def _expand_many(self, games: list, decode: bool) -> list[_Node]:
         """New nodes for ``games``: priors and values from batched forward passes, one per rule set
-        (finished games get their exact values and no forward pass). ``decode``: name every move now
-        (else a move is named when a descent first takes it)."""
+        (finished games get their exact values and no forward pass). ``decode``: name every move (the
+        root, and every node of a search whose worlds may differ)."""
         out: list[Any] = [None] * len(games)
         groups: dict[int, list[int]] = {}
         for j, g in enumerate(games):
@@ -382,8 +376,8 @@ class PUCTAgent(BaseAgent):
         for rows in groups.values():
             batch = [games[j] for j in rows]
             for j, g, (legal, prior, v) in zip(rows, batch, self.evaluator.policy_value(batch), strict=True):
-                codec = self.evaluator.codec
-                moves: list[str | None] = [codec.decode(g, int(a)) for a in legal] if decode else [None] * len(legal)
+                name = g.action_to_string
+                moves: list[str | None] = [name(int(a)) for a in legal] if decode else [None] * len(legal)
                 out[j] = self._decision_node(g, g.current_player, legal, moves, np.asarray(prior, np.float64), v)
         return out
 
@@ -445,11 +439,11 @@ def _back_up(path: list[tuple[_Node, int]], values: list[float]) -> None:
         nd.child_value[j] += values[nd.player] - VIRTUAL_LOSS
 
 
-def _play_edge(g, move: str) -> None:
-    """Play ``move`` and then every forced move that follows (a decision with one legal move)."""
-    g.play(move)
+def _play_edge(g, action: int) -> None:
+    """Play ``action`` and then every forced move that follows (a decision with one legal move)."""
+    g.apply_action(action)
     while not g.is_over:
-        moves = g.legal_moves()
-        if len(moves) != 1:
+        actions = g.legal_actions()
+        if len(actions) != 1:
             return
-        g.play(moves[0])
+        g.apply_action(int(actions[0]))
