@@ -34,6 +34,7 @@ from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.shuffle import ShuffleRng, seed_state
 from kardinal_env.kardinal import compiled as kardinal_compiled
 from kardinal_env.koenig import Game, Rules, compiled
+from kardinal_env.koenig.core_game import CoreGame
 from kardinal_env.koenig.engine import DeckError
 from kardinal_env.koenig.knowledge import SeatKnowledge
 
@@ -228,13 +229,13 @@ def _random_python_game(rules: Rules, seed: int, moves: int | None = None) -> Ga
 def test_records_written_by_one_engine_replay_on_the_other(core, monkeypatch):
     for i, rules in enumerate(VARIANTS):
         py = _random_python_game(rules, 500 + i)
-        replayed = compiled.core_from_record(py.to_record(), module=core)
-        assert replayed.snapshot() == py.snapshot() and replayed.winners() == py.winners()
-        cc = compiled.core_game(rules, 900 + i, module=core)
+        replayed = CoreGame.from_record(py.to_record())
+        assert replayed.compiled and replayed.snapshot() == py.snapshot() and replayed.winners() == py.winners()
+        cc = CoreGame(rules, 900 + i)
         rng = random.Random(i)
         while not cc.is_over:
-            cc.play_index(rng.randrange(cc.num_legal_moves()))
-        record = compiled.core_record(cc, rules)
+            cc.apply_action(rng.choice(cc.legal_actions()))
+        record = cc.to_record()
         with monkeypatch.context() as patch:  # the Python engine's from_record (Game(...) may be core-backed)
             patch.setenv(compiled.BACKEND_VARIABLE, "python")
             back = Game.from_record(record)
@@ -246,10 +247,10 @@ def test_records_in_progress_and_positions(core):
     rules = Rules(players=4)
     for moves in (0, 5, 60, 150):
         py = _random_python_game(rules, 3, moves)
-        cc = compiled.core_from_record(py.to_record(), module=core)
-        assert cc.snapshot() == py.snapshot() and cc.legal_move_ids() == py.legal_move_ids()
+        cc = CoreGame.from_record(py.to_record())
+        assert cc.snapshot() == py.snapshot() and cc.legal_actions() == py.legal_actions()
         assert compiled.core_position(py, core).snapshot() == py.snapshot()
-        assert compiled.core_record(cc, rules) == py.to_record()
+        assert cc.to_record() == py.to_record()
 
 
 def test_bad_records_are_refused_like_the_python_engine(core, monkeypatch):
@@ -267,7 +268,7 @@ def test_bad_records_are_refused_like_the_python_engine(core, monkeypatch):
             patch.setenv(compiled.BACKEND_VARIABLE, "python")
             Game.from_record(case)  # the Python engine
         with pytest.raises(RecordError) as got:
-            compiled.core_from_record(case, module=core)
+            CoreGame.from_record(case)
         assert str(got.value) == str(expected.value)
         with pytest.raises(RecordError) as public:
             Game.from_record(case)  # the core-backed Game

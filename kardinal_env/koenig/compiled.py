@@ -31,13 +31,12 @@ a ``KoenigGame`` (see :mod:`kardinal_env.koenig.core_game`; its determinized wor
 engine's). The backend is read when a game is built (a game keeps its engine), quietly: a
 pure-Python install plays without the warning. ``Game.reference(rules, seed)`` always builds the
 Python engine, the readable reference the lockstep tests compare against. This module's functions
-(:func:`core_game`, :func:`core_from_record`, :func:`core_record`) are the raw core's way in, for
-benchmarks, lockstep tests and tools.
+(:func:`core_game`, :func:`core_position`) are the raw core's way in, for benchmarks, lockstep tests
+and tools; records are the game's own (``CoreGame.from_record``, ``to_record``).
 """
 
 from __future__ import annotations
 
-import json
 from types import ModuleType
 from typing import Any
 
@@ -45,13 +44,9 @@ import numpy as np
 
 from kardinal_env.core import backend as _backend
 from kardinal_env.core.backend import BACKEND_VARIABLE, BUILD_HINT
-from kardinal_env.core.errors import RecordError
-from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.core_game import core_board as _core_board
-from kardinal_env.koenig.deck import DeckError, card_census
 from kardinal_env.koenig.engine import Game
-from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import Rules
 
 __all__ = [
@@ -63,8 +58,6 @@ __all__ = [
     "core_board",
     "core_game",
     "core_position",
-    "core_from_record",
-    "core_record",
     "encode_into",
     "action_mask_into",
     "observation_buffer",
@@ -136,58 +129,6 @@ def core_position(game: Game, module: ModuleType | None = None) -> Any:
     if core.snapshot()["history"] != game.snapshot()["history"]:
         raise RuntimeError("the compiled core and the Python engine disagree on this game's position")
     return core
-
-
-def core_from_record(record: dict, source: str = "record", module: ModuleType | None = None) -> Any:
-    """Replay a ``kardinal-koenig-record/1`` dict in the core, checked as :meth:`Game.from_record` checks
-    it (``RecordError`` naming the field, or the move index and the rule its move breaks)."""
-    parts = parse_record(record, source)
-    seed = "kardinal-koenig-record:" + json.dumps(parts.deck)
-    try:
-        game = core_game(parts.rules, seed, deck=parts.deck, reshuffle=parts.reshuffle, module=module)
-    except DeckError as exc:
-        field, _, detail = str(exc).partition(": ")
-        raise RecordError(f"{source}: field {field!r}: {detail}") from None
-    for i, move in enumerate(parts.moves):
-        try:
-            play_record_move(game, i, move, source)
-        except DeckError as exc:
-            raise RecordError(f"{source}: field 'reshuffle' does not fit the game at move {i}: {exc}") from None
-        if parts.reshuffle is None and game.runouts:
-            raise RecordError(
-                f"{source}: field 'reshuffle' is null but the deck runs out for the first time at move {i} ({move!r})"
-            )
-    plan = game.reshuffle_plan
-    if plan is not None and game.reshuffle_order is None:
-        # As Game.from_record: moves that stop before the first run-out leave the order waiting for
-        # it; it must already hold the discard pile so far.
-        missing = list(game.discard_pile())
-        for t in plan:
-            if t in missing:
-                missing.remove(t)
-        if missing:
-            raise RecordError(
-                f"{source}: field 'reshuffle' cannot be the discard pile at the first run-out: it lacks "
-                f"{card_census(missing)} of the pile after {len(parts.moves)} moves"
-            )
-    check_replayed_result(parts.result, game, source)
-    return game
-
-
-def core_record(game: Any, rules: Rules) -> dict:
-    """A core game as a ``kardinal-koenig-record/1`` dict (what :meth:`Game.to_record` writes)."""
-    over = game.is_over
-    reshuffle = game.reshuffle_order
-    if reshuffle is None:
-        reshuffle = game.reshuffle_plan
-    return make_record(
-        rules,
-        game.initial_deck,
-        reshuffle,
-        game.history,
-        game.scores() if over else None,
-        game.winners() if over else None,
-    )
 
 
 def _core_of(game: Any, module: ModuleType | None) -> Any:
