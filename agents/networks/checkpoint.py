@@ -1,63 +1,35 @@
 """PPO checkpoints of every game: what they hold, how they are written, and the one check every loader runs.
 
-A checkpoint (``runs/{run_name}/checkpoint.pt``, written by :mod:`agents.training.trainer`) is a dict of
-tensors and plain Python values, so it loads with ``torch.load(path, weights_only=True)``:
+A checkpoint (``runs/{run_name}/checkpoint.pt``, :mod:`agents.training.trainer`) is a dict of tensors
+and plain values (``torch.load(path, weights_only=True)``):
 
 ================  ====================================================================================
-``format``        :data:`CHECKPOINT_FORMAT` (``"kardinal-checkpoint/2"``); see *Versions* below
-``game``          the game's registry name (``kardinal``, ``kardinal_koenig``, or a game registered
-                  from outside the package)
-``env``           the game's environment name (``kardinal_v0``, ``kardinal_koenig_v1``, ``NAME_v0``);
-                  one of the game's ``previous_envs`` (``kardinal_koenig_v0``) is accepted too
+``format``        :data:`CHECKPOINT_FORMAT` (``"kardinal-checkpoint/2"``)
+``game``, ``env`` the game's registry name and environment name (or one of its ``previous_envs``)
 ``model``         the network's ``state_dict``
-``model_config``  the network's ``config``: the options that rebuild it with the game's network
-                  builder (:mod:`agents.networks.base`; e.g. Kardinal ``{"channels", "blocks",
-                  "hidden"}``, Kardinal & König ``{"kind": "graph", "hidden", "rounds"}``)
-``layout``        the observation/action layout the network was trained on (:func:`checkpoint_layout`:
-                  ``env`` plus what the game's network builder records — Kardinal: observation
-                  channels, action planes, non-spatial actions, window; Kardinal & König: observation
-                  length, number of actions, board, network kind; the generic MLP: observation shape,
-                  number of actions, network kind)
+``model_config``  the options that rebuild the network with the game's builder (:mod:`agents.networks.base`)
+``layout``        the observation/action layout it was trained on: ``env`` plus what the builder records
 ``rules``         the rules of the training games (``rules.to_dict()``)
 ``config``        the training config (:class:`agents.training.config.TrainConfig` as a dict)
-``step``, ``iteration``, ``revision`` (:func:`agents.runinfo.git_revision`), ``winrates``; for
-``--resume``: ``optimizer``, ``pool`` (opponent snapshots) and ``rng`` (random states)
-``search_defaults``  optional: the arguments ``puct:N`` uses with this network unless told otherwise
-                  (:data:`SEARCH_DEFAULT_KEYS`; :func:`search_defaults`, :func:`with_search_defaults`)
+``step``, ``iteration``, ``revision``, ``winrates``; for ``--resume``: ``optimizer``, ``pool``, ``rng``
+``search_defaults``  optional: the arguments ``puct:N`` uses unless told otherwise (:data:`SEARCH_DEFAULT_KEYS`)
 ================  ====================================================================================
 
-:func:`make_checkpoint` builds the first seven entries from a game, its rules and a network;
-:func:`write_checkpoint` writes a checkpoint atomically (a temporary file in the same directory,
-then ``os.replace``: a crash mid-write leaves the previous checkpoint at ``path`` intact).
+:func:`make_checkpoint` builds the first seven entries; :func:`write_checkpoint` writes atomically (a
+temporary ``DIR/.NAME.XXXXXXXX.tmp``, then ``os.replace``), then removes the temporary files earlier
+killed writes to that target left (:func:`remove_temp_files`: only regular files of exactly that name).
 
-**Temporary files.** The temporary file of a write to ``DIR/NAME`` is ``DIR/.NAME.XXXXXXXX.tmp``
-(eight random characters of ``[a-z0-9_]``, :func:`tempfile.mkstemp`'s); a failed write removes its
-own, but a process killed mid-write leaves it behind. :func:`remove_temp_files` removes such
-leftovers: only regular files whose name is exactly that pattern for a target it is given, nothing
-else. :func:`write_checkpoint` calls it for its own target after every write that succeeded (so a
-target's leftovers live only until its next good write; one process writes a target at a time),
-and the trainer for its run directory's files (``checkpoint.pt``, ``checkpoint_STEP.pt``,
-``best.pt``) when a run starts or resumes (:mod:`agents.training.trainer`).
+:func:`read_checkpoint` is the check of ``agents.load_agent`` (``ppo:``/``puct:``), the evaluator and
+``--resume``: :class:`CheckpointError` (``PATH: not a kardinal-env checkpoint (why)``) for a missing,
+empty, damaged or foreign file, another format version, an unregistered game or environment, a
+missing or different layout, unreadable rules, or weights that do not fit ``model_config``.
+Version 1 (no ``format``, no ``game``: found by ``env``) is read when it records its layout, and gets
+its ``game`` key.
 
-:func:`read_checkpoint` is the check that ``agents.load_agent`` (``ppo:`` / ``puct:`` specs), the
-evaluator (once, before any worker starts) and ``kardinal-train --resume`` run: it raises
-:class:`CheckpointError` — ``PATH: not a kardinal-env checkpoint (what is wrong)`` — for a missing,
-empty, truncated or otherwise unreadable file, a file that is not such a dict, one of another format
-version, one made for a game or environment that is not registered, one without a layout or made
-for another layout, rules the game cannot read, or weights that do not fit ``model_config``.
-
-**Versions.** 2 (``format: "kardinal-checkpoint/2"``): the current one. 1 (no ``format`` key, no
-``game`` key; the game is found by ``env``): what the trainer wrote before; readable when it records
-its layout (every checkpoint the trainer wrote did), and :func:`read_checkpoint` adds the ``game``
-key. A checkpoint without a layout is refused: nothing tells what its network was trained on.
-
-:func:`average_checkpoints` averages the weights of several checkpoints of one network (stochastic
-weight averaging, Izmailov et al. 2018: checkpoints of one run taken some updates apart, averaged,
-usually play better than any one of them; the result records them under ``averaged_from``).
-
-:func:`player_count_warning` names a mismatch between the players a checkpoint was trained for and
-the game it is used in (the layout is the same for every player count of a game, so such a network
-plays, but it has never seen that game).
+:func:`average_checkpoints` averages the weights of checkpoints of one network (stochastic weight
+averaging); :func:`advise_checkpoint` turns a network into its game's ``advised`` kind;
+:func:`with_search_defaults` records ``search_defaults``; :func:`player_count_warning` names a
+player-count mismatch (the layout is the same for every player count, so such a network plays).
 """
 
 from __future__ import annotations
@@ -92,7 +64,6 @@ __all__ = [
     "temp_target",
     "remove_temp_files",
     "read_checkpoint",
-    "build_net",
     "trained_players",
     "advise_checkpoint",
     "SEARCH_DEFAULT_KEYS",
@@ -145,8 +116,7 @@ def checkpoint_layout(spec: GameSpec, rules: Any, model_config: Mapping[str, Any
 
 
 def make_checkpoint(spec: GameSpec, rules: Any, net: torch.nn.Module, **fields: Any) -> dict:
-    """A checkpoint dict of ``net`` (a network of ``spec``'s builder, trained under ``rules``):
-    ``format``, ``game``, ``env``, ``model``, ``model_config``, ``layout``, ``rules``, then ``fields``."""
+    """A checkpoint dict of ``net`` (of ``spec``'s builder, trained under ``rules``) plus ``fields``."""
     config = model_config(net)
     return {
         "format": CHECKPOINT_FORMAT,
@@ -161,11 +131,8 @@ def make_checkpoint(spec: GameSpec, rules: Any, net: torch.nn.Module, **fields: 
 
 
 def write_checkpoint(ckpt: dict, path) -> str:
-    """Write ``ckpt`` to ``path`` atomically: into a temporary file of the same directory, flushed
-    to disk, then renamed over ``path`` (``os.replace``). If the write fails, the temporary file is
-    removed and whatever was at ``path`` before is left as it was; once it succeeded, the temporary
-    files that earlier writes to ``path`` left behind (killed mid-write) are removed
-    (:func:`remove_temp_files`). Returns ``path``."""
+    """Write ``ckpt`` to ``path`` atomically (see the module docstring; a failed write leaves ``path``
+    as it was); returns ``path``."""
     path = str(path)
     directory = os.path.dirname(os.path.abspath(path))
     name = os.path.basename(path)
@@ -198,11 +165,9 @@ def temp_target(filename: str) -> str | None:
 
 
 def remove_temp_files(directory, targets: str | re.Pattern[str]) -> list[str]:
-    """Remove the temporary files that writes of :func:`write_checkpoint` into ``directory`` left
-    behind (a process killed mid-write) for the targets ``targets`` names: one file name, or a
-    compiled pattern that the whole target name must match (``re.compile(r"best\\.pt")``). Only regular
-    files named ``.TARGET.XXXXXXXX.tmp`` are removed, nothing else; a file that cannot be removed is
-    left. Returns the paths removed."""
+    """Remove the temporary files of killed :func:`write_checkpoint` calls into ``directory`` whose
+    target is ``targets`` (a file name, or a pattern the whole name must match): only regular files
+    named ``.TARGET.XXXXXXXX.tmp``. Returns the paths removed."""
     removed: list[str] = []
     try:
         entries = list(os.scandir(directory))
@@ -292,9 +257,8 @@ def checkpoint_rules(ckpt: dict, path="checkpoint", spec: GameSpec | None = None
 
 
 def read_checkpoint(path, build: bool = True):
-    """``(checkpoint dict, network in eval mode or None)`` of the checkpoint at ``path`` after checking
-    it (see the module docstring); :class:`CheckpointError` otherwise. ``build=False`` skips building
-    the network (the weights are then not checked). A version-1 checkpoint gets its ``game`` key."""
+    """``(checkpoint dict, network in eval mode)`` of the checked checkpoint at ``path`` (see the module
+    docstring); ``build=False``: no network (``None``; the weights are not checked)."""
     path = str(path)
     if not os.path.exists(path):
         raise CheckpointError(path, "no such file")
@@ -353,13 +317,6 @@ def read_checkpoint(path, build: bool = True):
     return ckpt, net
 
 
-def build_net(ckpt: dict, path="checkpoint") -> torch.nn.Module:
-    """The network of a (checked) checkpoint dict in eval mode, built by its game's network builder;
-    :class:`CheckpointError` if ``model_config`` builds no network or the weights do not fit it."""
-    spec = checkpoint_game(ckpt, path)
-    return _build(ckpt, path, spec, checkpoint_rules(ckpt, path, spec))
-
-
 def _build(ckpt: dict, path, spec: GameSpec, rules: Any) -> torch.nn.Module:
     mc = ckpt["model_config"]
     try:
@@ -398,12 +355,15 @@ def player_count_warning(label: str, trained: int | None, players: int) -> str |
 TRAINING_ONLY_KEYS = ("optimizer", "pool", "rng")
 
 
+def _without_training_state(ckpt: dict) -> dict:
+    return {k: v for k, v in ckpt.items() if k not in TRAINING_ONLY_KEYS}
+
+
 def average_checkpoints(paths) -> dict:
-    """The checkpoint whose weights are the mean of the weights of the checkpoints at ``paths`` (two or
-    more, each checked by :func:`read_checkpoint`): the last one's entries otherwise, without its
-    training state (:data:`TRAINING_ONLY_KEYS`), plus ``averaged_from`` (each input's path and step).
-    :class:`CheckpointError` names the input that differs from the first in game, layout, network
-    options or weight names and shapes, or in an integer tensor (those are copied, not averaged)."""
+    """The checkpoint whose weights are the mean of those at ``paths`` (two or more, checked): the
+    last one's other entries without the training state, plus ``averaged_from`` (paths and steps).
+    :class:`CheckpointError` names an input that differs from the first in game, layout, network
+    options, weight names or shapes, or an integer tensor (copied, not averaged)."""
     paths = [str(p) for p in paths]
     if len(paths) < 2:
         raise CheckpointError(paths[0] if paths else "checkpoint", "averaging needs two or more checkpoints")
@@ -435,7 +395,7 @@ def average_checkpoints(paths) -> dict:
                 raise CheckpointError(path, f"cannot be averaged with {paths[0]}: integer tensor {name} differs")
         last = ckpt
         sources.append({"path": path, "step": ckpt.get("step")})
-    averaged = {k: v for k, v in last.items() if k not in TRAINING_ONLY_KEYS}
+    averaged = _without_training_state(last)
     averaged["model"] = {
         name: (value / len(paths)).to(first["model"][name].dtype) if value.is_floating_point() else value
         for name, value in total.items()
@@ -445,14 +405,10 @@ def average_checkpoints(paths) -> dict:
 
 
 def advise_checkpoint(path, advice_scale: float) -> dict:
-    """The checkpoint at ``path`` (checked by :func:`read_checkpoint`) with its network turned into the
-    game's ``advised`` kind of the same sizes, without training: the same weights plus the advice's
-    scale ``advice_scale`` (Kardinal: the greedy agent's cardinal advice added to the logits,
-    :class:`agents.networks.kardinal_net.AdvisedKardinalNet`; Kardinal & König: the heuristic's advice,
-    :class:`agents.networks.koenig_net.AdvisedGraphNet`). The training state
-    (:data:`TRAINING_ONLY_KEYS`) is dropped and ``advised_from`` records the source's path and step and
-    the scale. :class:`CheckpointError` when the game has no advised network, the network already is
-    one, the scale is not positive, or the weights do not carry over (another network kind)."""
+    """The checkpoint at ``path`` turned into its game's ``advised`` network of the same sizes and
+    weights plus the advice's scale ``advice_scale``, without training; the training state dropped,
+    ``advised_from`` recording path, step and scale. :class:`CheckpointError` when the game has no
+    advised network, it already is one, the scale is not positive, or the weights do not carry over."""
     path = str(path)
     ckpt, _net = read_checkpoint(path)
     spec = checkpoint_game(ckpt, path)
@@ -472,7 +428,7 @@ def advise_checkpoint(path, advice_scale: float) -> dict:
         raise CheckpointError(
             path, f"its weights do not carry over to the advised network ({', '.join(names)}): another network kind"
         )
-    out = {k: v for k, v in ckpt.items() if k not in TRAINING_ONLY_KEYS}
+    out = _without_training_state(ckpt)
     out["model"] = net.state_dict()
     out["model_config"] = model_config(net)
     out["layout"] = checkpoint_layout(spec, rules, out["model_config"])
@@ -480,19 +436,13 @@ def advise_checkpoint(path, advice_scale: float) -> dict:
     return out
 
 
-#: The search arguments a checkpoint may record as its network's own defaults for ``puct:N``
-#: (:class:`agents.search.puct.PUCTAgent`): one descent at a time or several (``batch_size``), the
-#: exploration constant (``c_puct``), the weight of the projected score margin in the leaf values
-#: (``score_shaping``; otherwise the training config's), the playouts from every new leaf
-#: (``rollouts``) and their weight in the leaf's value (``rollout_weight``).
+#: The arguments of ``puct:N`` (:class:`agents.search.puct.PUCTAgent`) a checkpoint may record as defaults.
 SEARCH_DEFAULT_KEYS = tuple(SEARCH_ARGUMENTS)
 
 
 def search_defaults(ckpt: Mapping[str, Any], path="checkpoint") -> dict:
-    """The checkpoint's ``search_defaults`` (``{}`` when it records none), checked:
-    :class:`CheckpointError` naming the entry for a key outside :data:`SEARCH_DEFAULT_KEYS` or a value
-    outside its range (:data:`agents.search.common.SEARCH_ARGUMENTS`, the ranges :class:`PUCTAgent`
-    checks its arguments with: e.g. ``rollout_weight`` must be a number in [0, 1])."""
+    """The checkpoint's ``search_defaults`` (``{}`` when none), checked against the ranges of
+    :data:`agents.search.common.SEARCH_ARGUMENTS`: :class:`CheckpointError` naming a bad entry."""
     found = ckpt.get("search_defaults", {})
     if not isinstance(found, dict):
         raise CheckpointError(path, f"'search_defaults' is a {type(found).__name__}, expected a dict")
@@ -508,14 +458,12 @@ def search_defaults(ckpt: Mapping[str, Any], path="checkpoint") -> dict:
 
 
 def with_search_defaults(path, **defaults: Any) -> dict:
-    """The checkpoint at ``path`` (checked by :func:`read_checkpoint`) with ``defaults`` recorded as
-    its ``search_defaults`` (merged into any it records; a value of ``None`` removes that key), the
-    training state (:data:`TRAINING_ONLY_KEYS`) dropped. :class:`CheckpointError` for a bad default
-    (:func:`search_defaults`)."""
+    """The checkpoint at ``path`` with ``defaults`` merged into its ``search_defaults`` (``None``
+    removes a key), the training state dropped; :class:`CheckpointError` for a bad default."""
     path = str(path)
     ckpt, _net = read_checkpoint(path, build=False)
     merged = {**search_defaults(ckpt, path), **defaults}
-    out = {k: v for k, v in ckpt.items() if k not in TRAINING_ONLY_KEYS}
+    out = _without_training_state(ckpt)
     out["search_defaults"] = {k: v for k, v in merged.items() if v is not None}
     search_defaults(out, path)
     if not out["search_defaults"]:

@@ -1,61 +1,36 @@
-"""Policy/value network for Kardinal, the crop that makes it cheap on a CPU, and the masked distribution.
+"""Policy/value network for Kardinal, the crop that makes it cheap on a CPU, and its agent.
 
-**Input.** The ``(72, W, W)`` uint8 observation of :mod:`kardinal_env.kardinal.observation`. Channels 0-16 are
-spatial (0/1 per square); channels 17-71 are constant planes (raw counts). The network takes them as
-two tensors: ``spatial`` ``(B, 17, h, w)`` and ``scalars`` ``(B, 55)`` (raw; the network divides
-the counts by :data:`SCALE` = 12), plus ``valid`` ``(B, h, w)`` (1 on squares of the crop, 0 on batch padding).
+**Input.** The ``(72, W, W)`` uint8 observation (:mod:`kardinal_env.kardinal.observation`) as
+``spatial`` ``(B, 17, h, w)`` (channels 0-16, 0/1), ``scalars`` ``(B, 55)`` (the constant planes'
+raw counts; the network divides them by :data:`SCALE` = 12) and ``valid`` ``(B, h, w)`` (1 on the
+crop's squares, 0 on batch padding).
 
-**Crop.** Every legal action of a decision lies in the bounding box of the sites plus one square of
-margin (builds and the cardinal stand on sites; a yard's anchor, its lower-left square, may be the
-empty square next to a site), and every building lies inside the sites' bounding box (the outermost
-building of each side has an empty neighbour beyond it). The constant planes are the same on every
-square. So the network runs on ``obs[:17, r0:r0+h, c0:c0+w]`` with
-``(r0, c0, h, w) = crop_box(obs)`` instead of the full window: a fully convolutional net sees the
-whole position and produces a logit for every legal action. A batch of crops of different sizes is
-padded (zeros, ``valid = 0``) to the batch's largest crop. The action mask is cropped the same way
-(:func:`crop_mask`): ``17 * h * w + 5`` entries, the 17 planes over the crop, then the 4 chips and
-"keep the cardinal" exactly as in :class:`kardinal_env.kardinal.actions.ActionCodec`. :func:`crop_to_full`
-maps a crop action back to the full action index and :func:`scatter_logits` writes crop logits into
-a full-size logit vector (everything outside the crop gets the masked value).
+**Crop.** Every legal action lies in the sites' bounding box plus one square of margin, and every
+building inside it, so the network runs on ``obs[:17, r0:r0+h, c0:c0+w]`` (``crop_box``) instead of the
+whole window. A batch pads crops to its largest (zeros, ``valid = 0``). A crop's actions are
+``17 * h * w + 5``: the 17 planes over the crop, then the 4 chips and "keep the cardinal" as in
+:class:`kardinal_env.kardinal.actions.ActionCodec`; :func:`crop_mask`, :func:`crop_to_full`,
+:func:`full_to_crop`, :func:`crop_indices` and :func:`scatter_logits` map between the layouts.
 
-**Architecture.** Input: the 17 spatial planes as they are (0/1) plus 7 fixed 4-neighbour sums (how
-many squares of colour slot 0..3, of houses, towers and yards a new edifice on that square would
-touch); the constant planes divided by 12. Stem: ``conv3x3(24 -> C)`` plus ``Linear(55 -> C)``
-broadcast over the squares (the constant planes enter as a per-channel bias, so zero padding never
-corrupts them). Then ``blocks`` residual blocks (two 3x3 convolutions; each block also adds a linear
-map of the globally pooled features — mean and max over the valid squares — as a channel bias, so
-global information such as "where may the next player score" reaches every square). Policy: a 1x1
-convolution to 17 logits per square (16 build planes + cardinal), flattened plane-major exactly like
-the codec; a small MLP on the pooled features gives the 5 non-spatial logits. Value: MLP on the
-pooled features -> one number.
+**Architecture.** The 17 planes plus 7 fixed 4-neighbour sums (how many squares of each colour slot,
+houses, towers and yards a new edifice would touch); stem ``conv3x3(24 -> C)`` plus ``Linear(55 -> C)``
+as a per-channel bias; ``blocks`` residual blocks (two 3x3 convolutions plus a linear map of the
+features pooled over the valid squares, mean and max, as a channel bias); policy: a 1x1 convolution to
+17 logits per square, plane-major like the codec, and an MLP on the pooled features for the 5
+non-spatial logits; value: an MLP on the pooled features.
 
-**The advised network** (kind ``advised``, :class:`AdvisedKardinalNet`). The same network on top of
-the greedy agent's cardinal rule: its logits are the network's plus ``exp(log_advice_scale)`` (a
-trained parameter; the trainer's ``advice_scale`` at the start) times the *advice*, which is zero
-except at the cardinal moves of a cardinal decision, where it is
-:func:`agents.baselines.kardinal_heuristics.cardinal_advice`: 0 for the moves the greedy agent
-chooses among (fewest chips for the next builder's best build, then fewest builds reaching it) and
-minus the shortfall in chips otherwise (a tenth of a chip per build more, clipped at 8). A
-:class:`Decision` of the advised network carries the advice on its crop (:attr:`Decision.advice`,
-:func:`cardinal_advice_crop`; :func:`prepare` with ``advised=True``), and :func:`batch` pads it into
-the logit layout. The advice needs the game, not only the observation (the trainer's adapter passes
-the game, ``reads_game``; :meth:`KardinalPPOAgent.act` refuses). Kardinal has no hidden
-information, so the advice reads nothing a seat could not see.
-:func:`agents.networks.checkpoint.advise_checkpoint` (``python scripts/zoo.py advise``) turns a
-trained ``cnn`` checkpoint into the advised network of the same weights.
+**The advised network** (kind ``advised``, :class:`AdvisedKardinalNet`): the network's logits plus
+``exp(log_advice_scale)`` (trained; ``advice_scale`` at the start) times the greedy agent's cardinal
+advice (:func:`agents.baselines.kardinal_heuristics.cardinal_advice` at the cardinal moves, zero
+elsewhere; :func:`cardinal_advice_crop`), which a :class:`Decision` carries (:func:`prepare` with
+``advised=True``). It needs the game, not only the observation (:meth:`KardinalPPOAgent.act`
+refuses); :func:`agents.networks.checkpoint.advise_checkpoint` makes one from a trained ``cnn``.
 
-**Decisions** (what training, the agent and the search share). :func:`prepare` encodes the decision of
-``game.current_player`` as a crop (:class:`Decision`); :func:`policy_step` runs many decisions in one
-forward pass and returns the crop and full actions, log-probabilities and values;
-:func:`crop_indices` maps full action indices into a crop (or a padded batch).
-
-**Checkpoints and the agent.** :data:`build_network` is Kardinal's
-:class:`agents.networks.base.NetworkBuilder` (kinds ``cnn``, the default, and ``advised``; options
-``channels``, ``blocks``, ``hidden``, ``advice_scale``); the layout it records (:func:`layout`) is the
-observation's channels, the action planes, the non-spatial actions and the window (and
-``"network": "advised"`` for the advised kind).
-:class:`KardinalPPOAgent` plays a Kardinal checkpoint.
-Every size comes from :mod:`kardinal_env.kardinal.observation` and :mod:`kardinal_env.kardinal.actions`.
+**Decisions.** :func:`prepare` encodes ``game.current_player``'s decision as a crop (:class:`Decision`);
+:func:`policy_step` runs many in one forward pass (crop and full actions, log-probabilities, values).
+:data:`build_network` is Kardinal's network builder (kinds ``cnn``, the default, and ``advised``); its
+layout (:func:`layout`) is the observation's channels, the action planes, the non-spatial actions and
+the window. :class:`KardinalPPOAgent` plays a checkpoint.
 """
 
 from __future__ import annotations
@@ -167,31 +142,30 @@ def crop_mask(mask: np.ndarray, box, window: int) -> np.ndarray:
     return np.concatenate([planes.reshape(-1), mask[PLANES * n :]])
 
 
-def crop_to_full(action: int, box, window: int) -> int:
-    """Full action index of crop action ``action`` (crop layout: ``plane*h*w + r*w + c``, then 5)."""
-    r0, c0, h, w = box
+def _relayout(action: int, src: tuple[int, int], dst: tuple[int, int], offset=(0, 0)) -> int:
+    """An action of the layout over an ``src`` (h, w) grid in the layout over ``dst``, its square moved
+    by ``offset`` (crop layout: ``plane*h*w + r*w + c``, then the 5 non-spatial actions);
+    ``ValueError`` if the square falls outside ``dst``."""
+    (h, w), (H, W) = src, dst
     action = int(action)
-    hw = h * w
-    if action >= PLANES * hw:
-        return PLANES * window * window + (action - PLANES * hw)
-    plane, rest = divmod(action, hw)
+    if action >= PLANES * h * w:
+        return PLANES * H * W + (action - PLANES * h * w)
+    plane, rest = divmod(action, h * w)
     r, c = divmod(rest, w)
-    return plane * window * window + (r0 + r) * window + (c0 + c)
+    r, c = r + offset[0], c + offset[1]
+    if not (0 <= r < H and 0 <= c < W):
+        raise ValueError(f"action {action} lies outside the {H}x{W} layout")
+    return plane * H * W + r * W + c
+
+
+def crop_to_full(action: int, box, window: int) -> int:
+    """Full action index of the action ``action`` of the crop ``box``."""
+    return _relayout(action, box[2:], (window, window), box[:2])
 
 
 def full_to_crop(action: int, box, window: int) -> int:
     """Crop action of full action ``action``; ``ValueError`` if its square lies outside the crop."""
-    r0, c0, h, w = box
-    action = int(action)
-    n = window * window
-    if action >= PLANES * n:
-        return PLANES * h * w + (action - PLANES * n)
-    plane, sq = divmod(action, n)
-    row, col = divmod(sq, window)
-    r, c = row - r0, col - c0
-    if not (0 <= r < h and 0 <= c < w):
-        raise ValueError(f"action {action} lies outside the crop {box}")
-    return plane * h * w + r * w + c
+    return _relayout(action, (window, window), box[2:], (-box[0], -box[1]))
 
 
 def scatter_logits(crop_logits: torch.Tensor, box, window: int, fill: float = MASK_VALUE) -> torch.Tensor:
@@ -260,20 +234,12 @@ def batch(decisions, masks: bool = True):
 
 def padded_to_crop(action: int, H: int, W: int, h: int, w: int) -> int:
     """Crop action (layout of an ``h x w`` crop) of an action in the padded ``H x W`` layout."""
-    if action >= PLANES * H * W:
-        return PLANES * h * w + (action - PLANES * H * W)
-    plane, rest = divmod(action, H * W)
-    r, c = divmod(rest, W)
-    return plane * h * w + r * w + c
+    return _relayout(action, (H, W), (h, w))
 
 
 def crop_to_padded(action: int, H: int, W: int, h: int, w: int) -> int:
     """Inverse of :func:`padded_to_crop`."""
-    if action >= PLANES * h * w:
-        return PLANES * H * W + (action - PLANES * h * w)
-    plane, rest = divmod(action, h * w)
-    r, c = divmod(rest, w)
-    return plane * H * W + r * W + c
+    return _relayout(action, (h, w), (H, W))
 
 
 # ---------------------------------------------------------------------- network
@@ -536,7 +502,6 @@ class KardinalPPOAgent(PPOAgent):
         super().__init__(net, greedy=greedy, seed=seed, name=name, trained_players=trained_players, config=config)
         self.window = window
         self.margin = margin
-        self._rules = None
         if rules is not None:
             self._setup(rules)
 
@@ -597,14 +562,8 @@ class KardinalPPOAgent(PPOAgent):
 
     @torch.no_grad()
     def policy_value(self, games: list) -> list[tuple[np.ndarray, np.ndarray, float]]:
-        if not games:
+        if not self._batch(games):
             return []
-        if any(g.is_over for g in games):
-            raise ValueError("policy_value: a game is over")
-        if any(g.rules is not games[0].rules for g in games):
-            raise ValueError("policy_value: the games of one call must share their rules")
-        if self._rules is not games[0].rules:
-            self._setup(games[0].rules)
         ds = [prepare(g, self.encoder, self.codec, self.margin, self.advised) for g in games]
         inputs, _ = batch(ds, masks=False)
         logits, values = self.net(*inputs)

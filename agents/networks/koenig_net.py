@@ -1,50 +1,29 @@
 """Policy/value networks for Kardinal & König (PyTorch), on ``kardinal_koenig_v1`` observations.
 
-Both networks take the flat observation vector of ``kardinal_env.koenig.observation`` (scaled by
-the encoder's ``scale``) and return ``(logits, value)``: one logit per action of the board's move
-table (``Board.moves``; mask them with the action mask) and the value of the observing seat.
+Each takes the flat observation of :mod:`kardinal_env.koenig.observation` (divided by the encoder's
+``scale``) and returns ``(logits, value)``: one logit per action id (the board's move table,
+``Board.moves``) and the value of the observing seat.
 
-* :class:`KoenigMLP` — the floor: two hidden layers on the flat vector.
-* :class:`KoenigGraphNet` — respects the board's structure. Nodes are the sites and the countries;
-  a site's features are its owner (ego-centric one-hot) and its country's; a country's are the
-  cloisters and advisors per seat slot there, whether this turn's piece is there, and how many cards
-  of the type naming it the observer holds and the display shows. ``rounds`` rounds of message
-  passing (mean over neighbours, with residual MLPs) run along roads (site–site), membership
-  (site–country) and alliances (country–country), each node also seeing the global features (hand,
-  display, pile, unseen cards, scores, deck, phase, ...). The policy head reads the action layout off
-  the graph: the ``P`` payment options of ``K@{site}`` from that site's embedding, those of
-  ``A@{country}`` from that country's, ``end``/``discard``/``draw`` from the pooled graph; the
-  value head reads the pooled graph. The same weights work on any board with the same number of
-  card types (the graph is built from the board).
+* ``mlp`` — :class:`agents.networks.mlp.MLPNet` (``KoenigMLP``): two hidden layers.
+* ``graph`` (the default) — :class:`KoenigGraphNet`, message passing over the board: nodes are the
+  sites (owner, ego-centric one-hot) and the countries (cloisters and advisors per seat slot, this
+  turn's piece, the observer's and the display's cards of the country's type); ``rounds`` rounds of
+  mean aggregation with residual MLPs along roads, membership and alliances, every node also seeing the
+  global features. The payment options of ``K@{site}`` / ``A@{country}`` are read off that node's
+  embedding, ``end``/``discard``/``draw`` and the value off the pooled graph. The weights fit any board
+  with the same number of card types.
+* ``advised`` — :class:`AdvisedGraphNet`: the input is the observation followed by the ``heuristic``'s
+  advice per move (:func:`agents.baselines.koenig_heuristic.heuristic_advice`: the estimated margin
+  its best plan starting with the move falls short of its best plan, clipped at 8; public information
+  and the seat's own hand only), the logits are the graph's plus ``exp(log_advice_scale)`` (trained;
+  ``advice_scale`` at the start) times the advice. The graph's policy layers start at zero, so
+  untrained it plays the heuristic's move. It needs the game (:func:`network_input`;
+  :meth:`KoenigPPOAgent.act` refuses); ``advice_weights`` (recorded in ``net.config``) are heuristic
+  weights other than the defaults.
 
-* :class:`AdvisedGraphNet` (kind ``advised``) — the graph network on top of the ``heuristic``
-  baseline: its input is the observation followed by the heuristic's advice, one entry per move
-  (:func:`agents.baselines.koenig_heuristic.heuristic_advice`: how many points of estimated margin the
-  heuristic's best plan starting with the move falls short of its best plan, clipped at 8; the
-  heuristic reads public information and the seat's own hand only), and its logits are the graph
-  network's plus ``exp(log_advice_scale)`` (a trained parameter; 2 at the start unless the trainer's
-  ``advice_scale`` says otherwise) times the advice. The
-  graph's policy layers start at zero: untrained, the network's most probable move is the heuristic's,
-  and training learns where to depart from it. The advice needs the game, not only the observation
-  (:func:`network_input`; the trainer's adapter passes the game, :meth:`KoenigPPOAgent.act` refuses).
-  The advice is the baseline's own (its default weights) unless the network's config names other
-  weights (``advice_weights``: the ones that differ from the defaults; the trainer's config key of the
-  same name), which the checkpoint records and the agent reads the advice with.
-
-``build_koenig_net(kind, rules, **kw)`` builds any of them; ``net.config`` holds what is needed to rebuild
-it from a checkpoint. :data:`build_network` is the game's :class:`agents.networks.base.NetworkBuilder`
-(kinds ``graph``, the default, ``mlp`` and ``advised``; the layout it records is the observation length, the
-number of actions, the board's name and the network kind), and :class:`KoenigPPOAgent` plays a
-checkpoint (the generic :class:`agents.networks.ppo_agent.FlatPPOAgent`, which refuses a game on
-another board than the one it was trained on).
-
-The MLP is the generic :class:`agents.networks.mlp.MLPNet` (``KoenigMLP`` is its old name) with the
-encoder's ``scale``.
-
-Measured (``docs/lab/koenig-training.md``, "Network comparison"): with the same training budget (60k PPO
-steps after the same warm start) the graph network (64 features, 93k parameters) won 0.289 of 200
-4-player games against three greedy seats, the MLP (256 units, 293k parameters) 0.163; both ~0.96
-against three random. The trainer's default for ``kardinal_koenig`` is therefore ``graph``.
+:data:`build_network` is the game's network builder (layout: the observation length, the number of
+actions, the board's name, the kind); :class:`KoenigPPOAgent` plays a checkpoint and refuses a game on
+another board. ``docs/lab/koenig-training.md`` compares the networks.
 """
 
 from __future__ import annotations
@@ -182,10 +161,7 @@ class KoenigGraphNet(nn.Module):
 
 
 class AdvisedGraphNet(KoenigGraphNet):
-    """The graph network on top of the ``heuristic``'s advice (see the module docstring): its input
-    is the observation followed by :func:`agents.baselines.koenig_heuristic.heuristic_advice` (one
-    entry per move), its logits are the graph network's plus ``advice_scale`` times the advice.
-    The graph's policy layers start at zero, so an untrained network plays the heuristic's move."""
+    """The graph network on top of the ``heuristic``'s advice (see the module docstring)."""
 
     def __init__(
         self,
@@ -220,32 +196,24 @@ def build_koenig_net(
     advice_weights: Mapping[str, float] | None = None,
 ) -> nn.Module:
     """A network of ``kind`` (``"graph"``, ``"advised"`` or ``"mlp"``) for ``rules``'s board;
-    ``advice_scale`` and ``advice_weights`` (advised only): the advice's initial weight on the logits
-    and the heuristic weights that differ from the defaults."""
+    ``advice_scale`` and ``advice_weights``: the advised network's (see the module docstring)."""
     if kind == "mlp":
         encoder = ObservationEncoder(rules)
         return MLPNet(encoder.size, rules.compiled.num_moves, hidden=hidden, scale=encoder.scale)
     if kind == "graph":
         return KoenigGraphNet(rules, hidden=hidden, rounds=rounds)
     if kind == "advised":
-        return AdvisedGraphNet(
-            rules, hidden=hidden, rounds=rounds, advice_scale=advice_scale, advice_weights=advice_weights
-        )
+        return AdvisedGraphNet(rules, hidden, rounds, advice_scale=advice_scale, advice_weights=advice_weights)
     raise ValueError(f"network kind must be one of {list(NETWORK_KINDS)}, got {kind!r}")
 
 
 def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
     kind = network_kind(build_network, options)
-    if kind in ("graph", "advised"):
-        return build_koenig_net(
-            kind,
-            rules,
-            hidden=int(options["hidden"]),
-            rounds=int(options["rounds"]),
-            advice_scale=float(options.get("advice_scale", ADVICE_SCALE)),
-            advice_weights=options.get("advice_weights") or {},
-        )
-    return build_koenig_net(kind, rules, hidden=int(options["hidden"]))
+    if kind == "mlp":
+        return build_koenig_net(kind, rules, hidden=int(options["hidden"]))
+    scale = float(options.get("advice_scale", ADVICE_SCALE))
+    weights = options.get("advice_weights") or {}
+    return build_koenig_net(kind, rules, int(options["hidden"]), int(options["rounds"]), scale, weights)
 
 
 def layout(rules: Any, model_config: Mapping[str, Any]) -> dict:
@@ -280,11 +248,8 @@ def network_input(observation: np.ndarray, game, advice: HeuristicWeights | None
 
 
 class KoenigPPOAgent(FlatPPOAgent):
-    """A policy network playing Kardinal & König (:class:`agents.networks.ppo_agent.FlatPPOAgent`):
-    only the deciding seat's own observation, the codec's mask; a game on another board than the
-    checkpoint's raises ``ValueError``. An ``advised`` network also reads the heuristic's advice
-    (:func:`network_input`), which needs the game: :meth:`act` on an environment's observation alone
-    raises ``ValueError`` for it."""
+    """A :class:`agents.networks.ppo_agent.FlatPPOAgent` of Kardinal & König: ``ValueError`` for a game
+    on another board; an ``advised`` network also reads the heuristic's advice (so :meth:`act` refuses)."""
 
     _advice_net: Any = None  # the network the cached advice weights were read from
     _advice: HeuristicWeights | None = None

@@ -1,30 +1,21 @@
 """A trained PPO policy as an agent of any registered game.
 
-``PPOAgent.from_checkpoint(path, greedy=True, seed=None, **kw)`` reads a checkpoint written by
-:mod:`agents.training.trainer` (checked by :func:`agents.networks.checkpoint.read_checkpoint`;
-:class:`agents.networks.checkpoint.CheckpointError` names the path and what is wrong) and returns the
-agent class of its game's network builder (:mod:`agents.networks.base`): Kardinal's
-:class:`agents.networks.kardinal_net.KardinalPPOAgent` (crops), Kardinal & König's
-:class:`agents.networks.koenig_net.KoenigPPOAgent`, and :class:`FlatPPOAgent` for any other game
-(the flat observation of the game's encoder, the game's codec). Every one of them is a
-:class:`PPOAgent`:
+``PPOAgent.from_checkpoint(path, greedy=True, seed=None, **kw)`` reads a checkpoint
+(:func:`agents.networks.checkpoint.read_checkpoint`) and returns the agent class of its game's network
+builder: :class:`agents.networks.kardinal_net.KardinalPPOAgent` (crops),
+:class:`agents.networks.koenig_net.KoenigPPOAgent`, or :class:`FlatPPOAgent` (the game's flat
+observation and action ids). Every one of them is a :class:`PPOAgent`:
 
-* ``select_move(game)`` encodes *only* the deciding seat's observation (``encoder.encode(game,
-  seat)``), masks the illegal actions with the game's codec and plays the most probable legal action
-  (``greedy=True``) or samples one from the policy (``greedy=False``, seeded by ``seed``); a single
+* ``select_move(game)`` reads *only* the deciding seat's observation, masks the illegal actions and
+  plays the most probable legal action (``greedy=True``) or samples one (seeded by ``seed``); a single
   legal move is played without the network;
-* ``act(observation, action_mask)`` does the same on an environment's observation and returns the
-  action integer;
-* ``policy_value(games)`` — what a search needs: for each game (not over; all under the same rules
-  object), the legal action ids of the deciding seat (the game's codec's ``legal_actions``, in its
-  order), the network's prior over them (a float64 array summing to 1) and its value for the
-  deciding seat, all games in one forward pass; ``agent.codec`` (the game's codec, set by the first
-  ``select_move`` or ``policy_value`` on a rule set) decodes an action id;
-* ``config``: the training config stored in the checkpoint (a dict: ``score_shaping``, ``reward``, ...);
-* a game with another number of players than the checkpoint was trained for issues an
-  :class:`agents.networks.checkpoint.PlayerCountWarning` naming both counts (once per agent).
-
-:func:`load_checkpoint` returns ``(network in eval mode, training config)`` of a checkpoint of any game.
+* ``act(observation, action_mask)`` does the same on an environment's observation (an action id);
+* ``policy_value(games)`` — what a search needs: for each game (not over; one rules object), the
+  legal action ids of the deciding seat (``game.legal_actions()``, in that order), the network's prior
+  over them (float64, summing to 1) and its value for that seat, in one forward pass;
+* ``config``: the checkpoint's training config (a dict); ``search_defaults``: its ``puct:N`` defaults;
+* a game with another number of players than the checkpoint's issues one
+  :class:`agents.networks.checkpoint.PlayerCountWarning` per agent.
 """
 
 from __future__ import annotations
@@ -50,27 +41,7 @@ from agents.networks.checkpoint import (
 )
 from kardinal_env.core.registry import game_of
 
-__all__ = ["PPOAgent", "FlatPPOAgent", "load_checkpoint", "checkpoint_config"]
-
-
-def checkpoint_config(ckpt: dict) -> dict:
-    """The training config of a checkpoint dict, with ``players`` as trained."""
-    config = dict(ckpt.get("config", {}))
-    players = trained_players(ckpt)
-    if players is not None:
-        config["players"] = players
-    return config
-
-
-def load_checkpoint(path) -> tuple[torch.nn.Module, dict]:
-    """``(network in eval mode, training config)`` of a checkpoint of any game, checked by
-    :func:`agents.networks.checkpoint.read_checkpoint` (:class:`agents.networks.checkpoint.CheckpointError`
-    naming the path and the problem otherwise). The config also holds ``players`` as trained; the
-    checkpoint's game is ``config["game"]``."""
-    ckpt, net = read_checkpoint(path)
-    config = checkpoint_config(ckpt)
-    config["game"] = ckpt["game"]
-    return net, config
+__all__ = ["PPOAgent", "FlatPPOAgent"]
 
 
 class PPOAgent(BaseAgent):
@@ -97,6 +68,7 @@ class PPOAgent(BaseAgent):
         #: The arguments ``puct:N`` takes with this network unless told otherwise (the checkpoint's
         #: ``search_defaults``, :func:`agents.networks.checkpoint.search_defaults`).
         self.search_defaults: dict = {}
+        self._rules: Any = None  # the rules the agent is set up for (_setup)
         self._warned = False
         self._generator = torch.Generator().manual_seed(seed if seed is not None else 0)
 
@@ -124,21 +96,29 @@ class PPOAgent(BaseAgent):
     @classmethod
     def from_checkpoint_dict(cls, ckpt: dict, net: torch.nn.Module, path="checkpoint", **kw) -> PPOAgent:
         """The agent of a checkpoint dict checked by :func:`read_checkpoint` and its network."""
-        config = checkpoint_config(ckpt)
+        config, players = dict(ckpt.get("config", {})), trained_players(ckpt)
+        if players is not None:
+            config["players"] = players
         kw.setdefault("trained_players", config.get("players"))
         kw.setdefault("config", config)
         agent = cls(net, **kw)
         agent.search_defaults = search_defaults(ckpt, path)
         return agent
 
-    def select_move(self, game) -> str:  # pragma: no cover - abstract
+    def _setup(self, rules: Any) -> None:  # pragma: no cover - abstract
+        """Prepare for games of ``rules`` (encoder, checks); sets ``_rules`` last."""
         raise NotImplementedError
 
-    def act(self, observation, action_mask=None) -> int:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def policy_value(self, games: list) -> list[tuple[np.ndarray, np.ndarray, float]]:  # pragma: no cover
-        raise NotImplementedError
+    def _batch(self, games: list) -> bool:
+        """Check ``policy_value``'s games (not over, one rules object) and set up for their rules;
+        ``False`` when there are none."""
+        if any(g.is_over for g in games):
+            raise ValueError("policy_value: a game is over")
+        if any(g.rules is not games[0].rules for g in games):
+            raise ValueError("policy_value: the games of one call must share their rules")
+        if games and games[0].rules is not self._rules:
+            self._setup(games[0].rules)
+        return bool(games)
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
@@ -168,7 +148,6 @@ class FlatPPOAgent(PPOAgent):
         super().__init__(net, greedy=greedy, seed=seed, name=name, trained_players=trained_players, config=config)
         self.train_rules = rules
         self.layout = layout
-        self._rules: Any = None
         if rules is not None:
             self._setup(rules, warn=False)
 
@@ -231,14 +210,8 @@ class FlatPPOAgent(PPOAgent):
 
     @torch.no_grad()
     def policy_value(self, games: list) -> list[tuple[np.ndarray, np.ndarray, float]]:
-        if not games:
+        if not self._batch(games):
             return []
-        if any(g.is_over for g in games):
-            raise ValueError("policy_value: a game is over")
-        if any(g.rules is not games[0].rules for g in games):
-            raise ValueError("policy_value: the games of one call must share their rules")
-        if games[0].rules is not self._rules:
-            self._setup(games[0].rules)
         obs = np.stack([self.network_input(g, g.current_player) for g in games])
         logits, values = self.net(torch.from_numpy(obs).reshape(len(games), -1))
         logits_np = logits.numpy().astype(np.float64)

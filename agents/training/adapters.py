@@ -1,64 +1,38 @@
-"""Game adapters: everything game-specific that the self-play trainer (:mod:`agents.training.trainer`) needs.
+"""Game adapters: everything game-specific that the trainers (:mod:`agents.training.trainer`,
+:mod:`agents.training.search_training`) need. :func:`make_adapter` finds a game's adapter in its
+agents' entry (:class:`agents.registry.GameAgents` ``adapter``; :class:`FlatAdapter` when it names none).
 
-The PPO update, per-seat GAE, the opponent pool, the warm start, logging and checkpoints are shared
-code; they talk to a game only through a :class:`GameAdapter`, which :func:`make_adapter` finds in
-the game's agents' entry (:class:`agents.registry.GameAgents`): its ``adapter`` class, or
-:class:`FlatAdapter` for a game that names none.
-
-===============================  =====================================================================
-``spec``, ``rules``, ``env_name`` the game, the rules of the training games (``spec.rules(players,
-                                  **rule options of the config)``), its environment's name
-``opponents``                     the baselines the trainer evaluates with (``random``, which every
-                                  game has, ``greedy`` when the game has that baseline, and the
-                                  config's ``baseline``)
-``new_game(rng)``                 a new game (a game with chance shuffles with a seed drawn from
-                                  ``rng``; one without draws nothing)
-``eval_game(seed, index)``        the ``index``-th game of an evaluation seeded with ``seed``
-                                  (:func:`agents.runinfo.game_seed`, the evaluator's seeds)
-``legal(game)`` / ``apply``       the legal moves of the current decision and playing one (in the
-                                  adapter's own move representation)
-``baseline_move(name, game, rng_py)`` the move of the game's baseline ``name`` (one agent per
-                                  name, seeded with the config's seed; greedy through a fast path)
-``prepare(game)``                 the current decision for ``game.current_player``: *only* that
-                                  seat's observation and the legal-action mask (``.seat``, ``.mask``)
-``policy_step(net, ds, ...)``     one batched forward pass: (stored actions, moves, log-probs,
-                                  values); a stored action is an index into the decision's mask
+================================  ===================================================================
+``spec``, ``rules``, ``opponents`` the game, the training rules (``spec.rules(players, **rule options
+                                  of the config)``), the evaluation's baselines (``random``, ``greedy``
+                                  where the game has it, the config's ``baseline``)
+``new_game(rng)`` / ``eval_game`` a new game (a seed drawn from ``rng`` only for a game with chance) /
+                                  the ``index``-th evaluation game of ``seed`` (:func:`agents.runinfo.game_seed`)
+``legal`` / ``apply``             the legal moves / playing one, in the adapter's move representation
+``encode_move(game, move)``       a move in notation as that representation
+``baseline_move(name, game, rng)`` the move of the game's baseline ``name`` (seeded with the config's seed)
+``prepare(game)``                 the decision of ``game.current_player``: that seat's observation only and
+                                  the legal-action mask (``.seat``, ``.mask``)
+``policy_step(net, ds, ...)``     one batched forward pass: (stored actions, moves, log-probs, values); a
+                                  stored action indexes the decision's mask
 ``stored_action(d, move)``        the stored action of a move (the warm start's targets)
-``forward(net, ds, actions)``     training forward pass: (logits, values, mask, actions) of a minibatch
-``forward_targets(net, ds, ...)`` the same for a target distribution over several actions per decision
-                                  (the search trainer's visit counts; ``logit_indices`` maps them)
-``size(d)``                       a decision's input size (minibatches of similar size: less padding)
-``compact(d)``                    the decision in a smaller form for storage (the warm start's data);
-                                  :meth:`forward` gives the same result on it
-``vector_env(n)``                 the rollouts' :class:`kardinal_env.vector.VectorEnv` (``n`` games, the
-                                  training rewards: terminal scheme, chip and score shaping)
-``decision_of(obs, legal, seat, game)`` the decision of ``seat`` from its row of the batched
-                                  environment (what ``prepare`` gives for the same position; copies
-                                  kept); ``game``: a copy of the game when ``reads_game`` (else ``None``)
-``policy_actions(net, ds, ...)``  ``policy_step`` with the environment's action ids instead of moves
-``action_of(game, move)``         the action id of a move (a baseline's) in ``game``'s decision
-``build_net()``                   the network of the config, built by the game's network builder
-                                  (:func:`agents.networks.checkpoint.network_builder`)
-===============================  =====================================================================
+``forward(net, ds, actions)``     training pass: (logits, values, mask, actions) of a minibatch
+``forward_targets(net, ds, ...)`` the same with a target distribution over several actions per decision
+``size(d)`` / ``compact(d)``      a decision's input size (minibatches of similar size) / a smaller form
+                                  for storage that :meth:`forward` reads to the same result
+``vector_env(n)``                 the rollouts' :class:`kardinal_env.vector.VectorEnv` (training rewards)
+``decision_of(obs, legal, seat, game)`` what ``prepare`` gives, from a row of the batched environment
+                                  (copies kept); ``game``: a copy of the game when ``reads_game``
+``policy_actions`` / ``action_of`` ``policy_step`` with action ids / the action id of a move
+``build_net()``                   the config's network (the game's network builder)
+================================  ===================================================================
 
-:class:`FlatAdapter` — any game: the flat observation of the game's encoder (``spec.make_encoder``),
-actions and masks of the game's codec (``spec.make_codec``; moves are action ids), the game's
-network builder (the generic MLP of :mod:`agents.networks.mlp` when it has none), the baselines
-of the game's agents' entry (their ``select_move`` strings encoded by the codec).
-
-:class:`KoenigAdapter` — Kardinal & König: a :class:`FlatAdapter` (the deciding seat's own hand and
-public facts only; masks from the game's codec) whose moves are the board's move ids played through
-the engine's fast path, and whose greedy moves come from
-:func:`agents.baselines.koenig_greedy.koenig_greedy_move` with the trainer's random stream (other
-baselines, e.g. ``heuristic``, through their agents).
-
-:class:`KardinalAdapter` — Kardinal: crops of the observation window around the sites
-(:mod:`agents.networks.kardinal_net`), the CNN, moves as engine codes, the greedy baseline
-:func:`agents.baselines.kardinal_greedy.greedy_code`.
-
-The reward terms are :mod:`kardinal_env.core.rewards` (terminal ``win_loss``/``margin`` on the final
-scores, ``score_shaping`` on the change of ``projected_scores`` margin, ``chip_shaping`` for a game
-with chips).
+:class:`FlatAdapter` — any game: the flat observation of ``spec.make_encoder``, moves are the game's
+action ids (``legal_actions()``, ``apply_action``, ``string_to_action``), the generic MLP when the game
+has no network. :class:`KoenigAdapter` — a flat adapter playing the board's move ids through the
+engine's fast path, the greedy baseline through :func:`agents.baselines.koenig_greedy.koenig_greedy_move`.
+:class:`KardinalAdapter` — crops of the observation (:mod:`agents.networks.kardinal_net`), moves as
+engine codes, greedy through :func:`agents.baselines.kardinal_greedy.greedy_code`.
 """
 
 from __future__ import annotations
@@ -131,7 +105,6 @@ class GameAdapter:
         raise NotImplementedError
 
     def baseline_move(self, name: str, game, rng_py):
-        """The move (in the adapter's representation) of the game's baseline ``name``."""
         agent = self._baseline_agents.get(name)
         if agent is None:
             if not self.wiring.has_baseline(name):
@@ -141,7 +114,6 @@ class GameAdapter:
         return self.encode_move(game, agent.select_move(game))
 
     def encode_move(self, game, move: str):
-        """A move in the game's notation as the adapter's move representation."""
         raise NotImplementedError
 
     def prepare(self, game):
@@ -160,14 +132,11 @@ class GameAdapter:
         return 0
 
     def compact(self, decision):
-        """``decision`` in a smaller form for long-lived storage (the warm start keeps every imitated
-        decision): the same inputs to :meth:`forward` to the last bit. Default: ``decision`` itself."""
         return decision
 
     def forward_targets(self, net, decisions, actions: list, probs: list):
-        """Training forward pass for a policy target over several actions of each decision (a
-        search's visit distribution): ``(logits, values, mask, target)``, ``target`` shaped like
-        ``logits`` with ``probs[i]`` at the logits of ``actions[i]`` (stored actions) and 0 elsewhere."""
+        """``(logits, values, mask, target)``: ``target`` like ``logits``, ``probs[i]`` at the logits of
+        the stored ``actions[i]`` (a search's visit shares), 0 elsewhere."""
         logits, values, mask, _ = self.forward(net, decisions, [int(a[0]) for a in actions])
         target = torch.zeros_like(logits)
         for row, index in enumerate(self.logit_indices(decisions, actions, logits)):
@@ -186,20 +155,11 @@ class GameAdapter:
 
     # ------------------------------------------------------------------ the batched environment
     def vector_env(self, num_envs: int) -> Any:
-        """The rollout's :class:`kardinal_env.vector.VectorEnv`: ``num_envs`` games of these rules whose
-        rewards are the training rewards (the config's terminal scheme, ``chip_shaping`` and
-        ``score_shaping``, as :class:`kardinal_env.core.rewards.ShapingTracker` gives them)."""
         from kardinal_env.vector import VectorEnv
 
         cfg = self.config
-        return VectorEnv(
-            self.spec,
-            num_envs,
-            rules=self.rules,
-            reward=cfg.reward,
-            chip_shaping=cfg.chip_shaping,
-            score_shaping=cfg.score_shaping,
-        )
+        shaping = {"chip_shaping": cfg.chip_shaping, "score_shaping": cfg.score_shaping}
+        return VectorEnv(self.spec, num_envs, rules=self.rules, reward=cfg.reward, **shaping)
 
     def needs_game(self, game: Any) -> bool:
         """:attr:`reads_game`: whether :meth:`decision_of` computes advice from ``game``;
@@ -209,19 +169,12 @@ class GameAdapter:
         return self.reads_game
 
     def decision_of(self, observation: np.ndarray, legal: np.ndarray, seat: int, game: Any = None):
-        """The decision of ``seat`` from its observation in the batched environment (a row, rewritten by
-        the next step: the decision keeps copies) and the legal action ids: what :meth:`prepare` gives
-        for the same position. ``game``: the game (a copy) when :attr:`reads_game`, else ``None``."""
         raise NotImplementedError
 
     def policy_actions(self, net, decisions, greedy: bool = False, generator=None):
-        """:meth:`policy_step` with the environment's action ids instead of moves: ``(stored actions,
-        action ids, log-probs, values)``."""
         raise NotImplementedError
 
     def action_of(self, game, move) -> int:
-        """The action id (the environment's) of ``move`` (in the adapter's representation, e.g. a
-        baseline's) in ``game``'s current decision."""
         raise NotImplementedError
 
 
@@ -229,8 +182,8 @@ class GameAdapter:
 @dataclass
 class FlatDecision:
     """One decision of a flat-observation game: the deciding seat's own observation (flattened,
-    float32, or float16 after :meth:`FlatAdapter.compact`; scaled inside the network), the mask over
-    the codec's actions and the legal action ids (a list, or an int array after ``compact``)."""
+    float32, or float16 after :meth:`FlatAdapter.compact`), the mask over the game's action ids and
+    the legal ids (a list, or an int array after ``compact``)."""
 
     seat: int
     obs: np.ndarray  # (observation size,) float32
@@ -239,7 +192,7 @@ class FlatDecision:
 
 
 class FlatAdapter(GameAdapter):
-    """Any registered game through its codec and observation encoder (see the module docstring)."""
+    """Any registered game through its action ids and observation encoder (see the module docstring)."""
 
     def __init__(self, config, spec: GameSpec):
         super().__init__(config, spec)
@@ -262,14 +215,11 @@ class FlatAdapter(GameAdapter):
 
     @torch.no_grad()
     def policy_step(self, net, decisions, greedy=False, generator=None):
-        obs = torch.from_numpy(np.stack([d.obs for d in decisions]))
-        mask = torch.from_numpy(np.stack([d.mask for d in decisions]))
-        logits, values = net(obs)
+        logits, values, mask, _ = self.forward(net, decisions, [])
         dist = MaskedCategorical(logits, mask)
         actions = dist.mode() if greedy else dist.sample(generator)
-        logp = dist.log_prob(actions)
         acts = actions.numpy().astype(np.int64)
-        return acts, [int(a) for a in acts], logp.numpy(), values.numpy()
+        return acts, [int(a) for a in acts], dist.log_prob(actions).numpy(), values.numpy()
 
     def stored_action(self, decision, move):
         return int(move)
@@ -303,10 +253,8 @@ class FlatAdapter(GameAdapter):
 
 # ---------------------------------------------------------------------- Kardinal & König
 class KoenigAdapter(FlatAdapter):
-    """Kardinal & König: a :class:`FlatAdapter` whose actions are the board's move ids (the
-    game's codec: its mask is the decision's mask), played through the engine's move-id fast path.
-    For the ``advised`` network a decision's observation is followed by the heuristic's advice
-    (:func:`agents.networks.koenig_net.network_input`), computed from the game."""
+    """Kardinal & König: its action ids are the board's move ids, played through the engine's fast
+    path; the ``advised`` network's input adds the heuristic's advice (:func:`network_input`)."""
 
     def __init__(self, config, spec: GameSpec):
         super().__init__(config, spec)

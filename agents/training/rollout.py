@@ -1,34 +1,26 @@
 """The self-play games of the PPO trainer (:mod:`agents.training.trainer`): one iteration's rollout, who
-plays the seats of its games, their rewards and per-seat advantages; and the lockstep games of the
-trainer's evaluations (:func:`evaluate_policy`).
+plays the seats, their rewards and per-seat advantages; and the games of its evaluations
+(:func:`evaluate_policy`).
 
-**Self-play.** The rollouts run in a batched environment, :class:`kardinal_env.vector.VectorEnv`
-with ``num_envs`` games (:meth:`GameAdapter.vector_env`; the C++ batch where the core is built, the
-Python engines through the game protocol otherwise): each ``step`` plays one decision in every game;
-the decisions of all games that the learner controls go through one batched forward pass on the
-deciding seat's own observation row (Kardinal: cropped); baselines read a copy of their game
-(``env.game(i)``); the environment's rewards are the training rewards (below). Decisions with a
-single legal move are played without the network and are not stored. A game's slot restarts with new
-opponents when its game ends, until the iteration has its steps; then the slot idles until every
-game in flight has ended (``tests/test_rollout.py`` checks the rollout against a game-by-game one:
-the same decisions and rewards).
+**Self-play.** The rollouts run in a :class:`kardinal_env.vector.VectorEnv` of ``num_envs`` games
+(:meth:`GameAdapter.vector_env`): each ``step`` plays one decision in every game; the learner's
+decisions of all games go through one batched forward pass on the deciding seat's own observation
+row; baselines read a copy of their game (``env.game(i)``). Single legal moves are played without the
+network and not stored. A finished slot restarts with new opponents until the iteration has its
+steps, then idles until every game in flight has ended (``tests/test_rollout.py`` checks it against a
+game-by-game rollout, :func:`play_round`).
 
-**Opponents.** When a game starts, with probability ``greedy_share`` one seat (2 players: one of
-the two, chosen at random; more players: all seats but one) is played by the game's baseline named
-by ``baseline`` (default ``greedy``; Kardinal & König also has ``heuristic``), with
-probability ``pool_share`` by a frozen past snapshot of the network (the pool holds the last
-``pool_size`` snapshots, one taken every ``snapshot_interval`` iterations; snapshots sample from their
-policy), with probability ``random_share`` by the random agent; otherwise the learner plays every
-seat. Opponent decisions are never trained on.
+**Opponents.** A new game has, with probability ``greedy_share``, the game's ``baseline`` in one seat
+(2 players) or all seats but one (more); with ``pool_share`` a frozen snapshot of the network (the
+last ``pool_size``, one taken every ``snapshot_interval`` iterations; sampling); with
+``random_share`` the random agent; otherwise the learner plays every seat. Opponent decisions are
+never trained on.
 
-**Rewards and advantages** (terms in :mod:`kardinal_env.core.rewards`, computed by the batched
-environment). Each learner seat has its own trajectory: its decisions in order. A decision's reward is
-what the seat earned by it (plus by its following forced moves): ``chip_shaping`` per chip it took (a
-game with chips), ``score_shaping`` times the change of (its projected final score − the best other
-projected score) its move caused; at the end every learner seat gets the terminal reward
-(``win_loss``: +1 win, −1 loss, shared wins +1; ``margin``: clip(margin/20, −1, 1)) on its last
-decision. GAE runs over each seat's own decisions (never over
-the interleaved sequence); each rollout collects whole games, so no bootstrapping is needed.
+**Rewards and advantages** (the environment's, :mod:`kardinal_env.core.rewards`). A decision's reward
+is what its seat earned by it and its following forced moves (``chip_shaping`` per chip taken,
+``score_shaping`` × the change of the seat's projected margin); every learner seat gets the terminal
+reward (``win_loss`` or ``margin``) on its last decision. GAE runs over each seat's own decisions;
+rollouts hold whole games, so nothing is bootstrapped.
 """
 
 from __future__ import annotations
@@ -98,12 +90,10 @@ class Slot:
 
 
 def play_round(slots, controllers, adapter: GameAdapter, rng_py, generator, apply_move=None, record=None):
-    """Every unfinished slot makes one decision. ``controllers`` maps a control key (anything but
-    "random" and the adapter's baselines) to ``(net, greedy_flag)``; decisions of the same key share one forward pass
-    (:meth:`GameAdapter.policy_step`). ``record(slot, decision, stored_action, logprob, value)`` is
-    called for "learner" decisions just before the move is applied; ``apply_move(slot, seat, move)``
-    applies every move (default: :meth:`GameAdapter.apply`). A network decision sees only the
-    deciding seat's observation (:meth:`GameAdapter.prepare`)."""
+    """Every unfinished slot makes one decision. ``controllers`` maps a network's control key to
+    ``(net, greedy)``; its decisions share one forward pass. ``record(slot, decision, stored_action,
+    logprob, value)`` is called for "learner" decisions before the move; ``apply_move(slot, seat, move)``
+    plays every move (default: :meth:`GameAdapter.apply`)."""
     if apply_move is None:
 
         def apply_move(slot, seat, move):
@@ -136,10 +126,9 @@ def play_round(slots, controllers, adapter: GameAdapter, rng_py, generator, appl
 
 
 def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: int) -> float:
-    """Win rate (:func:`kardinal_env.core.rewards.win_share`: a shared win among k winners counts 1/k)
-    of the argmax policy against ``opponent`` (a baseline's name, e.g. "random", "greedy") in every other seat, seats
-    rotated; all games in lockstep (game ``i`` is :meth:`GameAdapter.eval_game` ``(seed, i)``, dealt
-    like the evaluator's game ``i``). NaN for ``games <= 0``."""
+    """Win rate (:func:`kardinal_env.core.rewards.win_share`) of the argmax policy against the baseline
+    ``opponent`` in every other seat, seats rotated, games in lockstep (game ``i``:
+    :meth:`GameAdapter.eval_game` ``(seed, i)``). NaN for ``games <= 0``."""
     n = adapter.rules.players
     if games <= 0:
         return float("nan")

@@ -1,115 +1,60 @@
 """Search-based self-play (expert iteration; AlphaZero-style) for every registered game.
 
-Usage::
+``algorithm: search`` selects this trainer (``docs/training.md``: presets, measurements, references).
+Everything not named here (adapter, network, warm start, evaluation, logging, checkpoints,
+``--resume``) is the PPO trainer's (:mod:`agents.training.trainer`): a checkpoint of either trainer
+plays as ``ppo:PATH`` / ``puct:N:PATH`` and resumes under either.
 
-    kardinal-train --config configs/search_2p.yaml                    # Kardinal, 2 players
-    kardinal-train --config configs/search_2p.yaml --set search=puct --resume runs/search_2p/checkpoint.pt
-    kardinal-train --set algorithm=search --set game=kardinal_koenig --set total_steps=5000
+**Self-play.** ``num_envs`` games at once, every seat searched; a single legal move is played
+without searching. With probability ``greedy_share`` a game puts the config's ``baseline`` in one
+seat (2 players) or all seats but one: its moves are not searched and store no example. The search
+at each other decision gives visit counts over the root's moves:
 
-    from agents.training import train
-    train({"algorithm": "search", "search": "mcts", "simulations": 400, "total_steps": 20_000})
+* ``puct`` — :class:`agents.search.puct.PUCTAgent` on the network being trained (prior from the
+  policy, leaves valued by the value head, determinized worlds in a game with hidden information),
+  all games in lockstep (:meth:`PUCTAgent.search_many`: ``search_batch`` descents a round, one forward
+  pass for all new leaves); a full search's root prior gets Dirichlet noise
+  (``(1 - noise_fraction) * prior + noise_fraction * Dir(dirichlet_alpha)``).
+* ``mcts`` — the game's ``mcts:N`` (compiled where built); games of perfect information only.
+* ``ismcts`` — the game's ``ismcts:N`` over the deciding seat's determinizations (compiled where built).
+* ``rollout`` — the game's ``rollout:N`` (``GameAgents.rollout_search``): its chosen move is the
+  target (all the weight).
+* ``network`` — no search: the policy of ``teacher`` (``ppo:PATH`` / ``zoo:NAME`` of the game, loaded
+  once per process) over the legal moves stands in for the visits (policy distillation).
 
-``algorithm: search`` in a :class:`agents.training.config.TrainConfig` selects this trainer; everything
-not named here (the game and its adapter, the network, the warm start, evaluation against the
-baselines, TensorBoard, checkpoints, ``--resume``) is the PPO trainer's (:mod:`agents.training.trainer`),
-so a checkpoint of either trainer plays as ``ppo:PATH`` and ``puct:N:PATH`` and resumes under either.
+**DAgger games:** with probability ``policy_play_share`` the searching seats play the network's own
+move (drawn from its policy for their first ``temperature_moves`` decisions, argmax after); the search
+still labels their full-search decisions and no fast search runs. **Baseline targets:** a searching
+seat's decision whose legal moves all match ``baseline_targets`` (a regular expression over notation)
+is not searched: the ``baseline``'s move is its target and, where the search would play, the move.
+**Playout-cap randomisation:** a decision is searched fully (``simulations``) with probability
+``full_search_share``, else fast (``fast_simulations``); only full searches are examples.
+**Moves:** the first ``temperature_moves`` searched decisions of a game play a move drawn in
+proportion to the visits, later ones the most visited (ties: higher prior, or higher mean reward).
 
-**Self-play.** ``num_envs`` games run at once, every seat played by the search; a decision with one
-legal move is played without searching. With probability ``greedy_share`` a game is played against the
-config's ``baseline`` instead (2 players: one seat drawn at random; more: every seat but one), whose
-seats move without searching and store no example: the network then also learns the search's answers
-to the positions that baseline leads to (self-play alone never reaches them). At each other decision a
-**search** gives the visit counts of the root's moves (Anthony et al. 2017, *Thinking fast and slow
-with deep learning and tree search*; Silver et al. 2017, AlphaZero):
+**Examples.** A full search stores the deciding seat's decision (:meth:`GameAdapter.prepare`), the
+searched moves as stored actions and the policy target: visits ``** (1 / target_temperature)``,
+normalised. When the game ends each example's value target is the seat's terminal reward
+(:func:`kardinal_env.core.rewards.terminal_rewards`) plus ``score_shaping`` × (final margin − the
+projected margin at the decision).
 
-* ``search: puct`` — the network's own PUCT search (:class:`agents.search.puct.PUCTAgent` on the
-  network being trained: prior from the policy, leaves valued by the value head, no rollouts; in a game
-  with hidden information the search runs on the deciding seat's determinized worlds). All games'
-  searches run in lockstep (:meth:`PUCTAgent.search_many`): each round every game makes
-  ``search_batch`` descents (virtual loss) and the new leaves of all games go through the network in
-  one forward pass. A full search mixes Dirichlet noise into its root prior
-  (``(1 - noise_fraction) * prior + noise_fraction * Dir(dirichlet_alpha)``); a fast one does not.
-* ``search: mcts`` — the game's ``mcts:N`` (:class:`agents.search.mcts.MCTSAgent`, UCT with the game's
-  playout policy; the compiled core's where it is built): the network learns from a search that does
-  not use it (expert iteration's first iteration; continue with ``search=puct`` on ``--resume``).
-  Games of perfect information only.
-* ``search: ismcts`` — the game's ``ismcts:N`` (:class:`agents.search.ismcts.ISMCTSAgent`,
-  single-observer information-set MCTS over the deciding seat's determinizations, leaves valued by the
-  projected score margin; the compiled core's for Kardinal & König where it is built): the fast
-  network-free teacher for games that hide information (on a game of perfect information it is UCT on
-  clones without playouts).
-
-* ``search: rollout`` — the game's ``rollout:N`` (``GameAgents.rollout_search``; Kardinal & König:
-  :class:`agents.search.heuristic_rollouts.HeuristicRolloutAgent`, the ``heuristic``'s move unless
-  heuristic playouts in up to ``N`` determinized worlds show one of its next best moves clearly
-  better): its choice is the target (one move, all the weight). With the ``advised`` network, which
-  starts at the heuristic's moves, the network learns where the playouts overrule the heuristic.
-* ``search: network`` — no search: a trained network's policy (``teacher``: ``ppo:PATH`` or
-  ``zoo:NAME`` of the same game; its own observation and network, loaded once per process) over the
-  legal moves is the target, and its probabilities stand in for the visits (policy distillation, Rusu
-  et al. 2016; kickstarting, Schmitt et al. 2018): a larger or differently shaped network starts from a
-  trained one's play, then continues with a search on ``--resume``. Every decision is a teacher
-  decision (fast ones too: set ``full_search_share: 1``); its value head is not used (the value target
-  is the game result, as with every search).
-
-**DAgger games** (Ross, Gordon & Bagnell 2011): with probability ``policy_play_share`` a game's searching
-seats play the network's own move (drawn from its policy for their first ``temperature_moves``
-decisions, its argmax after, as it plays when deployed) instead of the search's; the search still
-runs at the full-search decisions and its visits are their targets, and no fast search runs. A network
-trained only where its teacher plays meets other positions when it plays itself (against ``greedy``
-especially); these games put the teacher's answers there. With ``greedy_share`` both can apply to one
-game.
-
-**Baseline targets** (``baseline_targets``, a regular expression over move notation): a searching seat's
-decision whose legal moves all match it is not searched; the config's ``baseline`` answers it, and its
-move is the target (all the weight) at a full-search decision and the move played where the search's
-would be (Kardinal's ``'^C'``: ``greedy``'s blocking rule teaches the cardinal moves).
-
-**Playout-cap randomisation** (Wu 2019, KataGo): a decision is searched fully (``simulations``) with
-probability ``full_search_share`` and fast (``fast_simulations``) otherwise; only full searches become
-training examples, fast ones just move the game on cheaply.
-
-**Moves.** A game's first ``temperature_moves`` searched decisions play a move drawn in proportion to
-the root visits; later ones play the most visited (ties: the higher prior for puct, the higher mean
-reward for mcts and ismcts).
-
-**Examples and targets.** A full search stores the deciding seat's decision (:meth:`GameAdapter.prepare`:
-that seat's own observation only), the searched moves as stored actions and the *policy target* over
-them: their visits ``** (1 / target_temperature)``, normalised (1: the visit shares, AlphaZero's
-target; smaller sharpens it toward the most visited move — UCT with rollouts spreads its visits
-widely, a few percent per move, so ``search=mcts`` presets use 0.25). When the game ends each
-example gets its *value target*: the seat's terminal reward
-(``reward``: ``win_loss`` or ``margin``, :func:`kardinal_env.core.rewards.terminal_rewards`) plus
-``score_shaping`` times (the seat's final margin − its projected margin at the decision), the return
-still to come under the PPO trainer's rewards, as :mod:`agents.search.puct` reads the value head.
-
-**Update.** Examples enter a replay of the latest ``replay_size``; after each iteration (at least
+**Update.** A replay of the latest ``replay_size`` examples; after each iteration (at least
 ``steps_per_iter`` new examples, whole games) ``ceil(new * sample_reuse / minibatch_size)`` minibatches
-are drawn uniformly from the replay (with ``bucket_minibatches``, for Kardinal's crops, eight at a time,
-sorted by crop size and cut apart: less padding, the same draws). Loss: cross-entropy between the policy
-target and the masked policy + ``vf_coef`` × ½ squared value error; Adam (``learning_rate``;
-``anneal_lr`` decays it linearly to 0 at ``total_steps`` stored examples, so a resumed run with a larger
-``total_steps`` goes on from its share), gradients clipped at ``max_grad_norm``. The replay is not
-stored in checkpoints: after ``--resume`` it starts empty, and ``replay_warmup`` (examples) holds the
-updates back until it has refilled (also in a fresh run).
+are drawn uniformly (``bucket_minibatches``: :data:`BUCKET` at a time, sorted by crop size). Loss:
+cross-entropy to the policy target + ``vf_coef`` × ½ squared value error; Adam, ``anneal_lr`` to 0 at
+``total_steps`` stored examples, gradients clipped at ``max_grad_norm``. The replay is not in
+checkpoints: ``replay_warmup`` holds the updates back until it holds that many examples.
 
-**Workers and device.** ``selfplay_workers: N`` (N > 1) plays each iteration's games in N spawned
-processes (started at the first iteration, kept for the run): each gets the current weights, its share
-of ``num_envs`` and ``steps_per_iter`` (rounded up) and seeds drawn from (``seed``, step, worker), so a
-run is reproducible for a given N (not across different N), and the trainer updates on all their
-examples; their CPU time is added to ``cpu_seconds``. A program that trains with workers must guard its
-entry point (``if __name__ == "__main__":``), as every spawned-process pool needs. ``device`` is where
-the updates run: a copy of the network lives there (``cuda`` on a machine with a GPU: the update is
-most of a CPU iteration's time), starts every update from the playing network's weights and hands its
-result back; self-play, evaluation and checkpoints stay on the CPU.
+**Workers and device.** ``selfplay_workers: N > 1`` plays each iteration in N spawned processes
+(started once; each gets the weights, its share of ``num_envs`` and ``steps_per_iter`` rounded up, and
+seeds from (``seed``, step, worker): reproducible for a given N); their CPU time is added to
+``cpu_seconds``; the entry point needs the ``if __name__ == "__main__":`` guard. ``device``: where a
+copy of the network is updated; self-play, evaluation and checkpoints stay on the CPU.
 
-**Steps** are stored examples (full searches): ``total_steps`` and the progress bar count them.
-**Logging**: ``charts/SPS`` (examples/s), ``charts/searched_decisions``, ``charts/game_length``,
-``charts/selfplay_seconds``, ``charts/update_seconds``, ``charts/cpu_seconds`` (the process's CPU time
-over all runs of the chain, also in every checkpoint as ``cpu_seconds``: the x-axis of the
-equal-CPU comparisons in ``docs/lab/search-training.md``), ``losses/policy_loss``, ``losses/policy_kl`` (the
-cross-entropy minus the targets' entropy), ``losses/value_loss``, ``losses/entropy``; the evaluation
-tags as in PPO.
+**Steps** are stored examples. **Logging**: ``charts/SPS`` (examples/s), ``charts/searched_decisions``,
+``charts/game_length``, ``charts/selfplay_seconds``, ``charts/update_seconds``, ``charts/cpu_seconds``,
+``losses/policy_loss``, ``losses/policy_kl`` (cross-entropy minus the targets' entropy),
+``losses/value_loss``, ``losses/entropy``; the evaluation tags as in PPO.
 """
 
 from __future__ import annotations

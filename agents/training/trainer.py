@@ -1,112 +1,54 @@
 """Self-play PPO for every registered game (CleanRL-style, as an importable library).
 
-Usage::
+Usage (``kardinal-train --help`` lists every option; ``docs/training.md`` has the presets)::
 
-    from agents.training import train        # the entry points live in agents.training.run
-    from agents.training.config import ConfigError, TrainConfig
-    path = train(TrainConfig(total_steps=20_000, run_name="smoke"))   # -> runs/smoke/checkpoint.pt
+    from agents.training import train
     path = train({"game": "kardinal_koenig", "total_steps": 20_000, "run_name": "kk_smoke"})
-    from agents.training.config import load_yaml
-    path = train(load_yaml("configs/koenig_default.yaml"), total_steps=50_000)   # a preset, without the CLI
-
-    kardinal-train --config configs/default.yaml                       # or: python scripts/train.py ...
     kardinal-train --config configs/default.yaml --set total_steps=2000 --set run_name=smoke
-    kardinal-train --config configs/koenig_default.yaml               # Kardinal & König, 4 players
-    kardinal-train --set game=kardinal_koenig --set network=mlp --set total_steps=20000
     kardinal-train --resume runs/default/checkpoint.pt --set total_steps=600000
 
-**One loop, every game.** ``game`` names a registered game (:mod:`kardinal_env.core.registry`);
-its agents' entry gives the :class:`agents.training.adapters.GameAdapter` (Kardinal's crops,
-Kardinal & König's move ids, or the generic :class:`agents.training.adapters.FlatAdapter` of any game
-with a codec and a flat observation) and the network builder (:mod:`agents.networks.base`; the
-generic MLP of :mod:`agents.networks.mlp` for a game without one). Everything game-specific (new
-games and their chance, the decision's observation and mask, the batched forward pass, stored action
-<-> move, the baselines' moves, the network) is behind them; the rollout, per-seat GAE, the PPO
-update, the opponent pool, the warm start, logging and checkpoints (below,
-:mod:`agents.training.rollout` and :mod:`agents.training.warm_start`) are shared. Kardinal's
-trajectories are unchanged by the adapter (a 20k-step run is bit-identical before and after it:
-``docs/lab/index.md``, "Reproducibility").
+**One loop, every game.** The game's :class:`agents.training.adapters.GameAdapter` and network
+builder (:mod:`agents.networks.base`) hold everything game-specific; the rollout, per-seat GAE
+(:mod:`agents.training.rollout`), the PPO update, the opponent pool, the warm start
+(:mod:`agents.training.warm_start`), logging and checkpoints are shared. A network decision sees only
+the deciding seat's own observation; a game with chance is dealt from the trainer's generator, so a
+run is a function of its config (same machine, torch version and ``torch_threads``).
 
-**Hidden information and chance** (Kardinal & König). A network decision sees only the deciding
-seat's own observation (the game's encoder for that seat: its hand and public facts, never another
-seat's hand or the deck); deck draws, display refills and reshuffles happen inside the engine, whose
-shuffles are seeded from the trainer's generator (``spec.new_game(rules, seed=...)`` for a game with
-chance), so a run stays a function of its config. The value head estimates the seat's return from
-its own observation as well.
+**Options** are the fields of :class:`agents.training.config.TrainConfig`, checked before anything
+runs (:class:`agents.training.config.ConfigError`; a bad ``--resume`` file:
+:class:`agents.networks.checkpoint.CheckpointError`). With ``--resume`` the checkpoint's config is
+the base.
 
-Every option is a field of :class:`agents.training.config.TrainConfig` (``kardinal-train --help`` lists them
-with their help text and allowed values); they can be set in the YAML preset, with ``--set
-key=value`` (repeatable) or with ``--key value`` (later wins: YAML, then ``--set``, then flags). With
-``--resume`` the checkpoint's config is the base and the options given apply on top. Every value is
-checked before anything runs (:class:`agents.training.config.ConfigError` names the key, the value and what is
-allowed); a ``--resume`` file that is not a checkpoint is reported the same way
-(:class:`agents.networks.checkpoint.CheckpointError`).
+**Steps.** A step is one stored learner decision (a learner seat's decision with more than one legal
+move). An iteration collects at least ``steps_per_iter`` steps (whole games), then updates; training
+stops after the first iteration that reaches ``total_steps``.
 
-**Steps.** A *step* is one stored learner decision: a decision of a seat the learner controls that
-had more than one legal move (opponent moves and forced moves are not counted). An iteration
-collects at least ``steps_per_iter`` steps (whole games, so a little more), then updates the
-network. Training stops after the first iteration at which the step count reaches
-``total_steps``: it trains ``total_steps`` rounded up to the end of that iteration, and the final
-message says how many steps that was. The progress bar counts the same steps.
+**Warm start** (``bc_games > 0``): the network first imitates ``baseline``. With ``anchor_kl > 0``
+the starting policy (warm start or ``init_weights``) stays frozen as the *anchor* and every PPO
+minibatch adds ``anchor_kl`` × KL(anchor || policy) over the legal actions; the anchor's weights travel
+in the checkpoints.
 
-**Self-play.** One shared policy/value network (Kardinal: :class:`agents.networks.kardinal_net.KardinalNet`;
-K&K: :mod:`agents.networks.koenig_net`, ``network: graph`` or ``mlp``; another game: its own or
-:class:`agents.networks.mlp.MLPNet`) plays every seat. The rollouts (the batched environment, the
-opponents, the rewards and the per-seat advantages) are :mod:`agents.training.rollout`'s.
+**Logging.** TensorBoard in ``runs/{run_name}/``: CleanRL's tags (``charts/*``, ``losses/*``) and
+``eval/winrate_vs_{opponent}`` (argmax policy, seats alternated, every ``eval_interval`` iterations,
+against ``random``, ``greedy`` and ``baseline`` where the game has them; game ``i`` dealt with
+:func:`agents.runinfo.game_seed`; a shared win among k winners counts 1/k,
+:func:`kardinal_env.core.rewards.win_share`).
 
-**Warm start** (``bc_games > 0``): before PPO the network imitates the ``baseline``
-(:func:`agents.training.warm_start.warm_start`). With ``anchor_kl > 0`` the warm start's policy
-stays as a frozen *anchor* and every PPO minibatch adds ``anchor_kl`` times KL(anchor || policy)
-over the legal actions (behaviour-regularised fine-tuning: PPO may leave the imitated baseline only
-where the returns pay for it); the anchor's weights travel in the checkpoints.
+**Checkpoints** (:mod:`agents.networks.checkpoint`, written atomically): ``checkpoint.pt`` (latest)
+and ``checkpoint_{step}.pt`` every ``checkpoint_interval`` iterations, with ``cpu_seconds`` (CPU time
+of the run and the runs it resumed), the optimizer, the pool, the random states and ``anchor``.
 
-**Logging.** TensorBoard in ``runs/{run_name}/`` with CleanRL's tags (charts/episodic_return,
-charts/SPS, charts/learning_rate, losses/*) plus ``eval/winrate_vs_random`` and
-``eval/winrate_vs_greedy`` (argmax policy, seats alternated; against ``random``, ``greedy`` and the
-config's ``baseline``, each a baseline of the game: ``eval/winrate_vs_heuristic`` too) every
-``eval_interval`` iterations; evaluation game ``i`` is dealt with
-:func:`agents.runinfo.game_seed` like the evaluator's. Win rates follow
-:func:`kardinal_env.core.rewards.win_share`: a shared win among k winners counts 1/k, the same
-definition as the evaluator's tables.
+**Checkpoints after a kill.** ``best.pt`` (``keep_best``) copies one state of ``checkpoint.pt``,
+whose ``best`` entry (``{"winrate", "step", "opponent"}``) records which. A new best writes
+``checkpoint.pt`` first, ``best.pt`` second (:meth:`Trainer.keep_if_best`), so ``best.pt`` never
+holds a step ``checkpoint.pt`` has not reached. On ``--resume`` the run makes ``best.pt`` agree with
+the record: the recorded best is kept; a record of the checkpoint's own step rewrites ``best.pt``
+from the checkpoint; any other ``best.pt`` is renamed ``best_step{N}.pt`` (``best_previous.pt``
+without a step), never deleted, and said; a recorded best not in the run directory is dropped. The
+temporary files of interrupted writes (:func:`agents.networks.checkpoint.remove_temp_files`) are
+removed when a run starts or resumes.
 
-**Checkpoints** (:mod:`agents.networks.checkpoint`, written atomically: a crash mid-write keeps the
-previous file). ``runs/{run_name}/checkpoint.pt`` (latest) and ``checkpoint_{step}.pt`` every
-``checkpoint_interval`` iterations: the format version, the game and its env name, the weights,
-``cpu_seconds`` (process CPU time of the run and the runs it resumed),
-``model_config``, the observation/action layout, the rules, the config, ``step``, ``iteration``, the
-git revision (:func:`agents.runinfo.git_revision`), plus the optimizer, the opponent pool and the
-random states for ``--resume`` (and ``anchor``, the warm start's weights, with ``anchor_kl``).
-``load_agent("ppo:PATH")`` plays a checkpoint of any game.
-
-**Checkpoints after a kill.** ``checkpoint.pt`` is the state ``--resume`` continues; ``best.pt``
-(``keep_best``) is a copy of one of its states, and each checkpoint's ``best`` entry
-(``{"winrate", "step", "opponent"}``, ``step`` being the ``step`` count of that state) records which.
-The order of the writes: when an evaluation makes a new best, :meth:`Trainer.keep_if_best` writes
-``checkpoint.pt`` (recording the new best) first and ``best.pt`` (the same dict) second. So
-``best.pt`` never holds a step that ``checkpoint.pt`` has not reached, and a kill at any point
-leaves a ``checkpoint.pt`` that is a whole state: the one before the new best (a kill during the
-first write) or the one that records it (a kill later). On ``--resume``, :meth:`Trainer.run` first
-makes ``best.pt`` in the run directory agree with the resumed checkpoint's ``best`` record:
-
-* ``best.pt`` is the recorded best (its ``best`` entry and its ``step`` are the record's): kept;
-* the record is of the checkpoint's own step: ``best.pt`` is written anew from the checkpoint (the
-  same network; the run stopped between the two writes), replacing an earlier best of the run;
-* any other ``best.pt`` is never deleted but renamed ``best_step{N}.pt`` (``N``: its step;
-  ``best_previous.pt`` when it records none), and the run says so: one of a step beyond the
-  resumed checkpoint (written before its checkpoint by an earlier version of the trainer, or left
-  by a resume from an earlier ``checkpoint_{step}.pt``) or of another run. When the recorded best
-  is then not in the run directory, the record is dropped: the resumed run's next evaluation
-  writes ``best.pt``.
-
-Temporary files of checkpoint writes that a kill left behind (``.checkpoint.pt.XXXXXXXX.tmp``,
-``.best.pt.XXXXXXXX.tmp``, :func:`agents.networks.checkpoint.remove_temp_files`) are removed from
-the run directory when a run starts or resumes, and each target's after its next write succeeded.
-
-**Reproducibility.** A run is a function of its config on one machine with the same torch version
-and ``torch_threads`` (see ``docs/lab/index.md`` for what was measured).
-
-Named steps of one iteration: :meth:`Trainer.collect_rollout` (whole games; advantages are computed
-per finished game by :meth:`agents.training.rollout.Rollout.finish`), :meth:`Trainer.update` (PPO epochs),
+Named steps of an iteration: :meth:`Trainer.collect_rollout`, :meth:`Trainer.update`,
 :meth:`Trainer.take_snapshot`, :meth:`Trainer.log_iteration`, :meth:`Trainer.evaluate`,
 :meth:`Trainer.save_checkpoint`.
 """
@@ -141,17 +83,7 @@ from agents.training.rollout import Rollout, Slot, evaluate_policy, gae, per_sea
 from agents.training.warm_start import warm_start
 from kardinal_env.core.checks import is_int
 
-__all__ = [
-    "Trainer",
-    "Rollout",
-    "Slot",
-    "play_round",
-    "evaluate_policy",
-    "gae",
-    "per_seat_gae",
-    "warm_start",
-    "TrainingError",
-]
+__all__ = ["Trainer", "TrainingError", "Rollout", "Slot", "play_round", "evaluate_policy", "gae", "per_seat_gae"]
 
 
 class TrainingError(RuntimeError):
@@ -482,16 +414,7 @@ class Trainer:
             for kind, res in ro.opp_results.items():
                 if res:
                     w.add_scalar(f"charts/train_winrate_vs_{kind}", float(np.mean(res)), step)
-            for key in (
-                "value_loss",
-                "policy_loss",
-                "entropy",
-                "old_approx_kl",
-                "approx_kl",
-                "clipfrac",
-                "anchor_kl",
-                "explained_variance",
-            ):
+            for key in (k for k in stats if k != "seconds"):
                 w.add_scalar(f"losses/{key}", stats[key], step)
         self.show_progress(
             f"iter {iteration} step {step} sps {self.sps:.0f} return {np.mean(ro.ep_returns):.3f} "
