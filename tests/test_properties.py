@@ -163,7 +163,9 @@ def test_accepted_iff_listed(options, rnd, stops):
             listed = set(game.legal_moves())
             before = snapshot(game)
             refusing = game.clone()  # every refused candidate is tried on this one copy: none may change it
-            for move in candidates(game):
+            # Over, every candidate is refused for one reason (rule "game over"): every 16th of them, which
+            # still has each kind of move, instead of all (the whole list was 40% of this test's time).
+            for move in candidates(game)[:: 16 if game.is_over else 1]:
                 trial = game.clone() if move in listed else refusing
                 try:
                     trial.play(move)
