@@ -744,19 +744,21 @@ def test_chunk_games_keeps_order_and_sizes_even():
 @pytest.mark.integration
 @pytest.mark.timeout(300)
 def test_evaluate_on_a_local_ray_gives_the_serial_per_game_results(capsys):
-    """The Ray back-end plays the same games as the serial one, on both games (per-game results equal
-    but for the thinking times); chunks of consecutive games, two per CPU of the local Ray."""
+    """The Ray back-end on a private local Ray (started and shut down by the call) plays the same games
+    as the serial one (per-game results equal but for the thinking times); chunks of consecutive games,
+    two per CPU of the local Ray. One Ray start, on K&K: both games on Ray, against their local results,
+    are tests/test_cluster.py's (a two-node cluster, in CI's cluster step)."""
     pytest.importorskip("ray")
     from agents.evaluation.distributed import RayTasks
     from agents.evaluation.tournament import Table, evaluate, main
 
-    for table in (Table.of("kardinal", 2), Table.of("kardinal_koenig", 3)):
-        serial = evaluate(["greedy", "random"], table, games=4, seed=5)
-        on_ray = evaluate(["greedy", "random"], table, games=4, seed=5, backend=RayTasks("local", workers=2))
-        assert sum(on_ray["ray"]["games_per_node"].values()) == 4 and on_ray["ray"]["tasks"] == 4
-        for a, b in zip(serial["games"], on_ray["games"], strict=True):
-            assert {**a, "seconds": None} == {**b, "seconds": None}
-        assert "ray" not in serial
+    table = Table.of("kardinal_koenig", 3)
+    serial = evaluate(["greedy", "random"], table, games=4, seed=5)
+    on_ray = evaluate(["greedy", "random"], table, games=4, seed=5, backend=RayTasks("local", workers=2))
+    assert sum(on_ray["ray"]["games_per_node"].values()) == 4 and on_ray["ray"]["tasks"] == 4
+    for a, b in zip(serial["games"], on_ray["games"], strict=True):
+        assert {**a, "seconds": None} == {**b, "seconds": None}
+    assert "ray" not in serial
     with pytest.raises(ValueError, match="agent objects"):
         from agents.baselines.random import RandomAgent
 
