@@ -75,12 +75,14 @@ def test_search_reads_only_determinizations(rollout_moves):
     seat, history = game.current_player, list(game.history)
     calls: list = []
     if rollout_moves == "guide":  # the Python search: the compiled one is handed no game object at all
-        agent = ISMCTSAgent(25, seed=1, rollout="guide", game=get_game("kardinal_koenig"), compiled=False)
+        sims = 8  # the guided playouts are slow in Python: fewer simulations, each checked alike
+        agent = ISMCTSAgent(sims, seed=1, rollout="guide", game=get_game("kardinal_koenig"), compiled=False)
     else:
-        agent = ISMCTSAgent(25, seed=1, rollout_moves=rollout_moves, rollout="random")
+        sims = 25
+        agent = ISMCTSAgent(sims, seed=1, rollout_moves=rollout_moves, rollout="random")
     move = agent.select_move(_SeatView(game, calls))
     assert move in game.legal_moves() and game.history == history
-    assert len(calls) == 25 and {s for s, _ in calls} == {seat}
+    assert len(calls) == sims and {s for s, _ in calls} == {seat}
     assert all(world is not game for _, world in calls)
 
 
