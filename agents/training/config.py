@@ -23,7 +23,7 @@ import argparse
 import dataclasses
 
 from agents.registry import game_agents
-from agents.training.options import _FIELDS, TrainConfig, _allowed, _default, _kind, config_help
+from agents.training.options import _FIELDS, TrainConfig, _allowed, _default, _kind
 from agents.training.validation import ConfigError, make_config
 from kardinal_env.core.cli import add_plugin_argument
 from kardinal_env.core.registry import game_names, games
@@ -37,7 +37,6 @@ __all__ = [
     "parse_set",
     "build_parser",
     "config_from_args",
-    "config_help",
     "preset_names",
     "REWARD_SCHEMES",
 ]

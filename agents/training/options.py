@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import Any
 
 import kardinal_env  # noqa: F401  (registers the built-in games)
 from kardinal_env.core.registry import GameSpec, RuleOption, game_names, games, get_game
 from kardinal_env.core.rewards import REWARD_SCHEMES
 
-__all__ = ["TrainConfig", "opt", "rule_opt", "config_help"]
+__all__ = ["TrainConfig", "opt", "rule_opt"]
 
 
 def opt(default, help: str, *, lo=None, hi=None, lo_open: bool = False, choices=None):
@@ -36,11 +37,6 @@ def _owners(name: str) -> list[GameSpec]:
 
 def _option(spec: GameSpec, name: str) -> RuleOption | None:
     return next((o for o in spec.rule_options if o.name == name), None)
-
-
-def _choices(spec: GameSpec, name: str) -> tuple[str, ...]:
-    option = _option(spec, name)
-    return option.choices if option is not None else ()
 
 
 def rule_opt(name: str):
@@ -72,17 +68,10 @@ class TrainConfig:
     torch_threads: int = opt(1, "torch intra-op threads (results are reproducible only for the same number)", lo=1)
     deterministic: bool = opt(True, "torch.use_deterministic_algorithms (same machine, same results)")
     algorithm: str = opt(
-        "ppo",
-        "ppo: self-play PPO (agents.training.trainer); search: search-based self-play, expert iteration "
-        "(agents.training.search_training): a search at every move, the network learns the search's "
-        "policy and the game results",
-        choices=("ppo", "search"),
+        "ppo", "ppo: self-play PPO; search: search-based self-play (expert iteration)", choices=("ppo", "search")
     )
     # ------------------------------------------------------------ game
-    game: str = opt(
-        game_names()[0],
-        "the game to train on: a registered game (" + ", ".join(game_names()) + ")",
-    )
+    game: str = opt(game_names()[0], "the game to train on: a registered game (" + ", ".join(game_names()) + ")")
     players: int | None = opt(
         None, "players per game: one of the game's player counts (not given: the game's default)", lo=1
     )
@@ -91,10 +80,8 @@ class TrainConfig:
     # ------------------------------------------------------------ rollout
     total_steps: int = opt(
         200_000,
-        "learner steps to train (a step = one stored learner decision). Training runs whole iterations and "
-        "stops after the first iteration that reaches this count, so it trains this many steps rounded up to "
-        "the end of that iteration (at most about one iteration more); 0: the warm start alone (bc_games > 0, "
-        "algorithm ppo)",
+        "learner steps to train (a step = one stored learner decision), rounded up to the end of the iteration "
+        "that reaches it; 0: the warm start alone (bc_games > 0, algorithm ppo)",
         lo=0,
     )
     num_envs: int = opt(32, "games played in lockstep during a rollout", lo=1)
@@ -125,48 +112,31 @@ class TrainConfig:
     )
     greedy_share: float = opt(
         0.0,
-        "share of games against the baseline named by 'baseline' (default greedy; 2 players: it plays one seat; "
-        "more: all seats but one)",
+        "share of games against the baseline named by 'baseline' (2 players: one seat; more: all but one)",
         lo=0.0,
         hi=1.0,
     )
     pool_share: float = opt(0.0, "share of games against a frozen past snapshot of the network", lo=0.0, hi=1.0)
     random_share: float = opt(
-        0.0,
-        "share of games against the random agent (the shares must sum to at most 1; the rest is pure self-play)",
-        lo=0.0,
-        hi=1.0,
+        0.0, "share of games against random (the shares sum to at most 1; the rest is self-play)", lo=0.0, hi=1.0
     )
     pool_size: int = opt(5, "snapshots kept in the opponent pool (the latest ones)", lo=1)
     snapshot_interval: int = opt(10, "iterations between two snapshots taken into the pool", lo=1)
     # ------------------------------------------------------------ search-based self-play (algorithm=search)
     search: str = opt(
         "puct",
-        "algorithm=search: the search at every self-play move: puct (the network's own PUCT search, leaves "
-        "valued by the network, batched across the games; every game) or mcts (the game's mcts:N with its "
-        "playouts, the compiled one where it is built; games of perfect information) or ismcts (the game's "
-        "ismcts:N, information-set MCTS over the seat's determinizations, the compiled one where it is built; "
-        "every game) or rollout (the game's rollout:N, simulations = its worlds: kardinal_koenig's heuristic "
-        "with heuristic playouts; its chosen move is the target) or network (no search: a trained network's "
-        "policy, named by 'teacher', is the target; policy distillation, e.g. into a larger network)",
+        "algorithm=search: the search at every self-play move: puct (the network's own), mcts (the game's "
+        "mcts:N; perfect information), ismcts (the game's ismcts:N), rollout (the game's rollout:N; its move is "
+        "the target) or network (no search: the policy of 'teacher' is the target)",
         choices=("puct", "mcts", "ismcts", "rollout", "network"),
     )
-    teacher: str = opt(
-        "",
-        "algorithm=search, search=network: the network whose policy is the target, an agent spec ppo:PATH or "
-        "zoo:NAME of the same game (its own observation and network; the learner's may differ)",
-    )
+    teacher: str = opt("", "algorithm=search, search=network: the network to learn from, ppo:PATH or zoo:NAME")
     simulations: int = opt(32, "algorithm=search: simulations of a full search (its policy is a training target)", lo=1)
     fast_simulations: int = opt(
         8, "algorithm=search: simulations of a fast search (playout-cap randomisation; not a training target)", lo=1
     )
     full_search_share: float = opt(
-        0.25,
-        "algorithm=search: share of the decisions searched fully (KataGo's playout-cap randomisation; "
-        "1: every decision)",
-        lo=0.0,
-        hi=1.0,
-        lo_open=True,
+        0.25, "algorithm=search: share of the decisions searched fully (1: every one)", lo=0.0, hi=1.0, lo_open=True
     )
     c_puct: float = opt(1.5, "algorithm=search, search=puct: exploration constant of PUCT", lo=0.0, lo_open=True)
     search_batch: int = opt(
@@ -183,62 +153,33 @@ class TrainConfig:
     )
     target_temperature: float = opt(
         1.0,
-        "algorithm=search: the policy target is proportional to visits ** (1 / target_temperature): 1 the visit "
-        "shares; smaller sharpens them toward the most visited move (mcts's UCT spreads its visits widely)",
+        "algorithm=search: the policy target is visits ** (1 / target_temperature), normalised",
         lo=0.0,
         lo_open=True,
     )
     temperature_moves: int = opt(
-        8,
-        "algorithm=search: each game's first decisions (this many) play a move drawn in proportion to the "
-        "search's visits; later ones the most visited",
-        lo=0,
+        8, "algorithm=search: a game's first decisions that draw their move by the visits (later: the most)", lo=0
     )
     replay_size: int = opt(
         50_000, "algorithm=search: training examples kept (the latest); minibatches are drawn from them", lo=1
     )
-    sample_reuse: float = opt(
-        4.0,
-        "algorithm=search: minibatch samples per new example (updates per iteration = "
-        "ceil(new examples * sample_reuse / minibatch_size))",
-        lo=0.0,
-        lo_open=True,
-    )
+    sample_reuse: float = opt(4.0, "algorithm=search: minibatch samples per new example", lo=0.0, lo_open=True)
     minibatch_size: int = opt(256, "algorithm=search: examples per minibatch", lo=1)
-    replay_warmup: int = opt(
-        0,
-        "algorithm=search: no update until the replay holds this many examples (the replay is not in "
-        "checkpoints, so a resumed run starts it empty: this keeps its first updates off a few games)",
-        lo=0,
-    )
+    replay_warmup: int = opt(0, "algorithm=search: no update until the replay holds this many examples", lo=0)
     policy_play_share: float = opt(
         0.0,
-        "algorithm=search: share of games in which the searching seats play the network's own move (drawn from "
-        "its policy for the first temperature_moves decisions, then its argmax) instead of the search's; the "
-        "search still labels their full-search decisions (DAgger: targets in the positions the network's own "
-        "play leads to) and no fast search runs in them",
+        "algorithm=search: share of games whose searching seats play the network's own move, the search only "
+        "labelling (DAgger)",
         lo=0.0,
         hi=1.0,
     )
     baseline_targets: str = opt(
         "",
-        "algorithm=search: a regular expression over move notation; at a decision of a searching seat whose "
-        "legal moves all match it, the config's baseline's move is the target (all the weight) and, where "
-        "the search would play, the move played, with no search (e.g. '^C' for Kardinal's cardinal moves, "
-        "which mcts:800 values nearly uniformly while greedy's blocking rule plays them better). '': none",
+        "algorithm=search: a regular expression over move notation: a decision whose legal moves all match "
+        "it takes the baseline's move as target and play, unsearched (e.g. '^C'); '': none",
     )
-    selfplay_workers: int = opt(
-        1,
-        "algorithm=search: processes that play the self-play games (1: the trainer's own process); each plays "
-        "its share of num_envs and steps_per_iter with the iteration's weights and its own seeds, and the trainer "
-        "updates on all their examples",
-        lo=1,
-    )
-    device: str = opt(
-        "cpu",
-        "algorithm=search: where the updates run: cpu, or cuda / cuda:N where torch sees that GPU (self-play and "
-        "evaluation always run on the CPU; checkpoints hold CPU tensors)",
-    )
+    selfplay_workers: int = opt(1, "algorithm=search: processes that play the self-play games", lo=1)
+    device: str = opt("cpu", "algorithm=search: where the updates run: cpu, cuda or cuda:N")
     # ------------------------------------------------------------ warm start (behaviour cloning of the baseline)
     bc_games: int = opt(0, "warm start: games of the baseline to imitate before PPO (0: no warm start)", lo=0)
     bc_epsilon: float = opt(0.1, "warm start: share of random moves in the imitation games", lo=0.0, hi=1.0)
@@ -246,25 +187,14 @@ class TrainConfig:
     bc_learning_rate: float = opt(1e-3, "warm start: Adam learning rate", lo=0.0, lo_open=True)
     bc_anneal_lr: bool = opt(False, "warm start: decay the learning rate linearly to zero over its epochs")
     anchor_kl: float = opt(
-        0.0,
-        "PPO: weight of KL(starting policy || policy) in the loss, keeping PPO near the imitated "
-        "baseline or the init_weights network (0: off; needs bc_games > 0 or init_weights, or a resumed run "
-        "that had one)",
-        lo=0.0,
+        0.0, "PPO: weight of KL(starting policy || policy) in the loss (0: off; needs bc_games or init_weights)", lo=0.0
     )
     init_weights: str = opt(
-        "",
-        "start a new run from a trained network's weights, an agent spec ppo:PATH or zoo:NAME of the same game "
-        "and network options (only the weights: steps, optimizer, replay and pool start fresh; fine-tuning "
-        "a zoo model); with anchor_kl its policy is the anchor. '' : fresh weights (or the warm start)",
+        "", "start a new run from the weights of ppo:PATH or zoo:NAME (same game and network options); '': fresh"
     )
     # ------------------------------------------------------------ PPO
     learning_rate: float = opt(5e-4, "Adam learning rate of PPO", lo=0.0, lo_open=True)
-    anneal_lr: bool = opt(
-        True,
-        "decay the learning rate linearly to 0 over ceil(total_steps / steps_per_iter) iterations "
-        "(algorithm=search: over total_steps stored examples)",
-    )
+    anneal_lr: bool = opt(True, "decay the learning rate linearly to 0 at total_steps")
     gamma: float = opt(0.99, "discount factor (over a seat's own decisions)", lo=0.0, hi=1.0)
     gae_lambda: float = opt(0.95, "GAE lambda", lo=0.0, hi=1.0)
     num_minibatches: int = opt(8, "minibatches per update epoch", lo=1)
@@ -280,12 +210,8 @@ class TrainConfig:
     # ------------------------------------------------------------ network
     network: str = opt(
         "auto",
-        "network kind: auto (the game's default, the first kind of its network builder) or one of the game's "
-        "kinds: cnn (kardinal: agents.networks.kardinal_net.KardinalNet on crops), graph (kardinal_koenig: message "
-        "passing over sites and countries), mlp (kardinal_koenig, and every game without a network of its own: "
-        "two hidden layers on the flat observation), advised (kardinal_koenig: the graph network's logits added "
-        "to the heuristic baseline's advice on every move; untrained it plays the heuristic's move; kardinal: the "
-        "cnn's logits added to the greedy agent's advice at the cardinal moves)",
+        "network kind: auto (the game's default) or one of the game's: cnn (kardinal), graph (kardinal_koenig), "
+        "mlp (kardinal_koenig, every game without its own), advised (a network plus its baseline's advice)",
     )
     channels: int = opt(32, "network: convolution channels (cnn)", lo=1)
     blocks: int = opt(2, "network: residual blocks (cnn)", lo=0)
@@ -332,7 +258,7 @@ class TrainConfig:
         """The network kind: ``network``, or the game's default for ``auto``."""
         if self.network != "auto":
             return self.network
-        return _network_kinds(get_game(self.game))[0]
+        return str(_builder(get_game(self.game)).kinds[0])
 
     def network_options(self) -> dict:
         """The options of the game's network builder (:mod:`agents.networks.base`): ``kind`` and the
@@ -361,17 +287,11 @@ def _advice_weights(text: str) -> dict[str, float]:
     return HeuristicWeights.parse(text).changed()
 
 
-def _network_kinds(spec: GameSpec) -> tuple[str, ...]:
-    from agents.networks.checkpoint import network_builder  # imports torch: only when a network is checked
-
-    return network_builder(spec).kinds
-
-
-def _network_reads(spec: GameSpec, option: str) -> bool:
-    """Whether some network of ``spec`` reads ``option`` (its builder's ``options``)."""
+def _builder(spec: GameSpec) -> Any:
+    """The game's network builder (imports torch: only when a network is checked)."""
     from agents.networks.checkpoint import network_builder
 
-    return option in network_builder(spec).options
+    return network_builder(spec)
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
@@ -388,7 +308,8 @@ def _allowed(f: dataclasses.Field) -> str:
     if kind == "bool":
         return "true or false"
     if m.get("rule_option"):
-        return "; ".join(f"{spec.name}: one of {', '.join(_choices(spec, f.name))}" for spec in _owners(f.name))
+        owners = [(spec.name, _option(spec, f.name)) for spec in _owners(f.name)]
+        return "; ".join(f"{name}: one of {', '.join(o.choices)}" for name, o in owners if o)
     if m["choices"]:
         return "one of " + ", ".join(m["choices"])
     noun = {"int": "an integer", "float": "a number", "str": "a string"}[kind]
@@ -404,11 +325,3 @@ def _allowed(f: dataclasses.Field) -> str:
 
 def _default(f: dataclasses.Field) -> str:
     return "the game's" if f.default is None else repr(f.default)
-
-
-def config_help() -> str:
-    """One line per option: name, type, default and help (what ``--help`` shows)."""
-    lines = []
-    for f in dataclasses.fields(TrainConfig):
-        lines.append(f"{f.name} ({_allowed(f)}; default {_default(f)}): {f.metadata['help']}")
-    return "\n".join(lines)

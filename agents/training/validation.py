@@ -36,9 +36,8 @@ from agents.training.options import (
     TrainConfig,
     _advice_weights,
     _allowed,
+    _builder,
     _kind,
-    _network_kinds,
-    _network_reads,
     _option,
     _owners,
 )
@@ -110,6 +109,11 @@ def _coerce(name: str, value, source: str):
     return number
 
 
+def _where(sources: dict, *keys: str) -> str:
+    """Where the values of ``keys`` came from (``default`` for a key no layer set), each source once."""
+    return ", ".join(sorted({sources.get(k, "default") for k in keys}))
+
+
 def _unknown(name: str, source: str) -> ConfigError:
     close = difflib.get_close_matches(name, list(_FIELDS), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else f" (known keys: {', '.join(_FIELDS)})"
@@ -132,7 +136,7 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
         spec = get_game(game)
     except UnknownGameError:
         raise ConfigError(
-            f"config key 'game' ({sources.get('game', 'default')}): {game!r} is not allowed; "
+            f"config key 'game' ({_where(sources, 'game')}): {game!r} is not allowed; "
             f"expected one of {', '.join(game_names())} (the registered games)"
         ) from None
     if values.get("players") is None:
@@ -141,13 +145,13 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
     _check_game_options(cfg, spec, sources)
     shares = cfg.greedy_share + cfg.pool_share + cfg.random_share
     if shares > 1.0 + 1e-9:
-        where = ", ".join(sorted({sources.get(k, "default") for k in ("greedy_share", "pool_share", "random_share")}))
+        where = _where(sources, "greedy_share", "pool_share", "random_share")
         raise ConfigError(
             f"config keys greedy_share + pool_share + random_share ({where}) must sum to at most 1, got "
             f"{cfg.greedy_share} + {cfg.pool_share} + {cfg.random_share} = {shares:g}"
         )
     if cfg.total_steps == 0 and (cfg.bc_games == 0 or cfg.algorithm != "ppo"):
-        where = ", ".join(sorted({sources.get(k, "default") for k in ("total_steps", "bc_games", "algorithm")}))
+        where = _where(sources, "total_steps", "bc_games", "algorithm")
         raise ConfigError(
             f"config key 'total_steps' ({where}): 0 means a warm start only, which needs bc_games > 0 and "
             f"algorithm 'ppo' (got bc_games={cfg.bc_games}, algorithm={cfg.algorithm!r})"
@@ -155,7 +159,7 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
     if cfg.init_weights:
         _check_init_weights(cfg, spec, sources)
     if cfg.anchor_kl > 0 and cfg.algorithm != "ppo":
-        where = ", ".join(sorted({sources.get(k, "default") for k in ("anchor_kl", "algorithm")}))
+        where = _where(sources, "anchor_kl", "algorithm")
         raise ConfigError(
             f"config key 'anchor_kl' ({where}): a penalty of PPO's loss; algorithm {cfg.algorithm!r} does not "
             "use it (set anchor_kl: 0)"
@@ -167,7 +171,7 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
         ("baseline_targets", "", "learns from its own games' returns, not from targets"),
     ):
         if cfg.algorithm != "search" and getattr(cfg, key) != plain:
-            where = ", ".join(sorted({sources.get(k, "default") for k in (key, "algorithm")}))
+            where = _where(sources, key, "algorithm")
             raise ConfigError(
                 f"config key {key!r} ({where}): {getattr(cfg, key)!r} is for algorithm=search; algorithm "
                 f"{cfg.algorithm!r} {why} (expected {plain!r})"
@@ -175,15 +179,15 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
     if cfg.algorithm == "search":
         _check_search(cfg, spec, sources)
     if cfg.keep_best and not (cfg.eval_games or cfg.final_eval_games):
-        where = ", ".join(sorted({sources.get(k, "default") for k in ("keep_best", "eval_games", "final_eval_games")}))
+        where = _where(sources, "keep_best", "eval_games", "final_eval_games")
         raise ConfigError(
             f"config key 'keep_best' ({where}): needs evaluation games to choose by; eval_games and "
             "final_eval_games are both 0"
         )
     if not cfg.exp_name.strip():
-        raise ConfigError(f"config key 'exp_name' ({sources.get('exp_name', 'default')}): must not be empty")
+        raise ConfigError(f"config key 'exp_name' ({_where(sources, 'exp_name')}): must not be empty")
     if not cfg.runs_dir.strip():
-        raise ConfigError(f"config key 'runs_dir' ({sources.get('runs_dir', 'default')}): must not be empty")
+        raise ConfigError(f"config key 'runs_dir' ({_where(sources, 'runs_dir')}): must not be empty")
     return cfg
 
 
@@ -199,7 +203,7 @@ def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
     options, the network, chip shaping, the greedy opponent."""
 
     def src(*keys: str) -> str:
-        return ", ".join(f"{k}: {sources.get(k, 'default')}" for k in keys)
+        return ", ".join(f"{k}: {_where(sources, k)}" for k in keys)
 
     game = spec.name
     if cfg.players not in spec.players:
@@ -220,11 +224,11 @@ def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
                 )
         elif option.choices and value not in option.choices:
             raise ConfigError(
-                f"config key {name!r} ({sources.get(name, 'default')}): {value!r} is not allowed for game {game}; "
+                f"config key {name!r} ({_where(sources, name)}): {value!r} is not allowed for game {game}; "
                 f"expected one of {', '.join(option.choices)}"
             )
     if cfg.network != "auto":
-        kinds = _network_kinds(spec)
+        kinds = _builder(spec).kinds
         if cfg.network not in kinds:
             raise ConfigError(
                 f"config key 'network' ({src('network', 'game')}): {cfg.network!r} is not a network of game {game}; "
@@ -236,7 +240,7 @@ def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
             f"not {cfg.resolved_network()} ({src('network')}); expected {_FIELDS['advice_scale'].default}"
         )
     if cfg.advice_weights:
-        if cfg.resolved_network() != "advised" or not _network_reads(spec, "advice_weights"):
+        if cfg.resolved_network() != "advised" or "advice_weights" not in _builder(spec).options:
             raise ConfigError(
                 f"config key 'advice_weights' ({src('advice_weights')}): {cfg.advice_weights!r} is only for "
                 f"network advised of a game whose advice has weights (kardinal_koenig: the heuristic's), not "
@@ -290,19 +294,19 @@ def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
     for key in ("pool_share", "random_share"):
         if getattr(cfg, key):
             raise ConfigError(
-                f"config key {key!r} ({sources.get(key, 'default')}): {getattr(cfg, key)} is not allowed with "
-                f"algorithm=search ({sources.get('algorithm', 'default')}): its games are searched self-play or "
+                f"config key {key!r} ({_where(sources, key)}): {getattr(cfg, key)} is not allowed with "
+                f"algorithm=search ({_where(sources, 'algorithm')}): its games are searched self-play or "
                 "against the baseline (greedy_share); expected 0"
             )
     if cfg.search == "mcts" and not spec.perfect_information:
         raise ConfigError(
-            f"config key 'search' ({sources.get('search', 'default')}): mcts is not allowed for game {spec.name}, "
+            f"config key 'search' ({_where(sources, 'search')}): mcts is not allowed for game {spec.name}, "
             "which hides information from the seats (mcts searches games of perfect information); "
             "expected puct or ismcts"
         )
     if cfg.search == "rollout" and game_agents(spec).rollout_search is None:
         raise ConfigError(
-            f"config key 'search' ({sources.get('search', 'default')}): rollout is not allowed for game {spec.name}, "
+            f"config key 'search' ({_where(sources, 'search')}): rollout is not allowed for game {spec.name}, "
             "which has no rollout search (GameAgents.rollout_search); expected puct, ismcts or mcts"
         )
     _check_teacher(cfg, spec, sources)
@@ -311,24 +315,24 @@ def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
             re.compile(cfg.baseline_targets)
         except re.error as exc:
             raise ConfigError(
-                f"config key 'baseline_targets' ({sources.get('baseline_targets', 'default')}): "
+                f"config key 'baseline_targets' ({_where(sources, 'baseline_targets')}): "
                 f"{cfg.baseline_targets!r} is not a regular expression ({exc})"
             ) from None
     if not re.fullmatch(r"cpu|cuda(:[0-9]+)?", cfg.device):
         raise ConfigError(
-            f"config key 'device' ({sources.get('device', 'default')}): {cfg.device!r} is not a device; "
+            f"config key 'device' ({_where(sources, 'device')}): {cfg.device!r} is not a device; "
             "expected cpu, cuda or cuda:N"
         )
     if cfg.fast_simulations > cfg.simulations:
         raise ConfigError(
-            f"config key 'fast_simulations' ({sources.get('fast_simulations', 'default')}): {cfg.fast_simulations} "
+            f"config key 'fast_simulations' ({_where(sources, 'fast_simulations')}): {cfg.fast_simulations} "
             f"is more than simulations ({cfg.simulations}); a fast search must not be larger than a full one"
         )
 
 
 def _check_teacher(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
     """search=network needs a ``teacher`` (``ppo:PATH`` or ``zoo:NAME`` of the game); other searches none."""
-    where = ", ".join(sorted({sources.get(k, "default") for k in ("teacher", "search")}))
+    where = _where(sources, "teacher", "search")
     if cfg.search != "network":
         if cfg.teacher:
             raise ConfigError(
@@ -346,9 +350,9 @@ def _check_teacher(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
 
 def _check_init_weights(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
     """``init_weights``: a network spec of the game (``ppo:PATH`` or ``zoo:NAME``), not with a warm start."""
-    where = sources.get("init_weights", "default")
+    where = _where(sources, "init_weights")
     if cfg.bc_games > 0:
-        both = ", ".join(sorted({where, sources.get("bc_games", "default")}))
+        both = _where(sources, "init_weights", "bc_games")
         raise ConfigError(
             f"config keys 'init_weights' and 'bc_games' ({both}): two starting points; a run starts either from "
             f"{cfg.init_weights!r} or from a warm start on the baseline (set bc_games: 0 or init_weights: '')"
