@@ -1,28 +1,18 @@
-"""What every game's policy/value networks share: the masked action distribution and the network
-builder a game's agents' entry names (:mod:`agents.registry`).
+"""What every game's policy/value networks share: the masked distribution and the network builder.
 
-**Network builders.** A game's agents' entry (:class:`agents.registry.GameAgents`) names
-its ``network``: ``network(rules, options) -> torch.nn.Module``. The suite's own games name a
-:class:`NetworkBuilder` (``agents.networks.kardinal_net:build_network``,
-``agents.networks.koenig_net:build_network``); a game without one (``network=None``) gets the generic
-MLP of :mod:`agents.networks.mlp`, and a game that names a plain function gets that function wrapped
-with the generic flat layout and agent (:func:`agents.networks.checkpoint.network_builder` finds a
-game's builder).
+**Network builders.** A game's agents' entry (:class:`agents.registry.GameAgents`) names its
+``network``: a :class:`NetworkBuilder` (``agents.networks.kardinal_net:build_network``,
+``agents.networks.koenig_net:build_network``), a plain ``network(rules, options)`` function (given the
+generic flat layout and agent), or nothing (the generic MLP of :mod:`agents.networks.mlp`);
+:func:`agents.networks.checkpoint.network_builder` finds it. ``options`` maps ``"kind"`` (one of the
+builder's ``kinds``; absent or ``auto``: the first) and the sizes a kind reads (``channels``,
+``blocks``, ``hidden``, ``rounds``). A network's ``config`` holds the options that rebuild it
+(checkpoints' ``model_config``). A builder also gives a network's *layout* (``layout(rules,
+model_config)``, recorded and checked by :mod:`agents.networks.checkpoint`) and the agent class that
+plays it (a :class:`agents.networks.ppo_agent.PPOAgent`).
 
-``options`` is a mapping of network options: ``"kind"`` (one of the builder's :attr:`NetworkBuilder.kinds`;
-absent: the first, the game's default) and the sizes the kind reads (``"channels"``, ``"blocks"``,
-``"hidden"``, ``"rounds"``; a kind ignores the ones it does not use). The network built has a
-``config`` dict: the options that rebuild it, stored in checkpoints as ``model_config`` and passed back
-to the builder when a checkpoint is read.
-
-A builder also knows, for checkpoints, the *layout* of a network — the observation and action
-layout it was built for (``layout(rules, model_config) -> dict``; :mod:`agents.networks.checkpoint`
-refuses a checkpoint whose layout differs from the current one) — and the agent class that plays a
-checkpoint of it (a subclass of :class:`agents.networks.ppo_agent.PPOAgent`).
-
-**Masked distribution.** :class:`MaskedCategorical`: masked logits are set to ``MASK_VALUE``
-(``-1e8``, finite, so no NaN even when all but one action is masked); masked actions get exactly
-zero probability; entropy sums over legal actions only.
+**Masked distribution.** :class:`MaskedCategorical` sets masked logits to ``MASK_VALUE`` (``-1e8``,
+finite: no NaN), gives masked actions exactly zero probability and sums the entropy over legal actions.
 """
 
 from __future__ import annotations
@@ -77,14 +67,9 @@ class MaskedCategorical:
 
 @dataclass(frozen=True)
 class NetworkBuilder:
-    """A game's networks (see the module docstring).
-
-    ``kinds``: the network kinds the game can train, its default first. ``build(rules, options)``:
-    a network (with a ``config`` dict). ``layout(rules, model_config)``: the observation/action layout
-    of a network (a dict of plain values; :mod:`agents.networks.checkpoint` adds the environment's
-    name). ``agent``: the agent class that plays a checkpoint (or its ``"module:attribute"`` name).
-    ``options``: the options beyond the kind and the sizes that some kind of the game reads (e.g.
-    ``advice_weights``); a trainer config that sets another is refused."""
+    """A game's networks (see the module docstring): ``kinds`` (the default first), ``build(rules,
+    options)``, ``layout(rules, model_config)`` (a dict of plain values), ``agent`` (the agent class or
+    its ``"module:attribute"``) and ``options``, those beyond the kind and sizes that a kind reads."""
 
     kinds: tuple[str, ...]
     build: Callable[[Any, Mapping[str, Any]], torch.nn.Module]

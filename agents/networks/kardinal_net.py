@@ -176,13 +176,10 @@ def scatter_logits(crop_logits: torch.Tensor, box, window: int, fill: float = MA
     return torch.cat([full.reshape(-1), crop_logits[PLANES * h * w :]])
 
 
-def collate(spatials, scalars, masks=None, boxes=None, advices=None):
-    """Pad a list of crops to the largest ``(h, w)``: returns ``spatial (B,17,H,W) float``,
-    ``scalars (B,55) float``, ``valid (B,H,W) float`` and, when ``masks`` (crop masks, one per crop)
-    are given, ``mask (B, 17*H*W+5) bool`` in the padded layout; then, when ``advices``
-    (:attr:`Decision.advice`, one per crop) are given, ``advice (B, 17*H*W+5) float`` in the padded
-    logit layout (zero except the cardinal plane and ``C-``). ``boxes`` only supply ``h, w``
-    when given; otherwise they are read from the arrays."""
+def collate(spatials, scalars, masks=None, advices=None):
+    """Pad crops to the largest ``(h, w)``: ``spatial (B,17,H,W)``, ``scalars (B,55)``, ``valid (B,H,W)``
+    (floats), then with ``masks`` (one crop mask each) ``mask (B, 17*H*W+5)`` bool and with ``advices``
+    (:attr:`Decision.advice` each) ``advice (B, 17*H*W+5)`` float, in the padded layout."""
     B = len(spatials)
     hs = [s.shape[1] for s in spatials]
     ws = [s.shape[2] for s in spatials]
@@ -190,35 +187,30 @@ def collate(spatials, scalars, masks=None, boxes=None, advices=None):
     sp = np.zeros((B, SPATIAL, H, W), dtype=np.float32)
     valid = np.zeros((B, H, W), dtype=np.float32)
     for i, s in enumerate(spatials):
-        h, w = s.shape[1], s.shape[2]
-        sp[i, :, :h, :w] = s
-        valid[i, :h, :w] = 1.0
-    sc = np.stack(scalars).astype(np.float32)
-    out = [torch.from_numpy(sp), torch.from_numpy(sc), torch.from_numpy(valid)]
+        sp[i, :, : hs[i], : ws[i]] = s
+        valid[i, : hs[i], : ws[i]] = 1.0
+    out = [torch.from_numpy(sp), torch.from_numpy(np.stack(scalars).astype(np.float32)), torch.from_numpy(valid)]
+
+    def pad(vectors, dtype, first: int, planes: int) -> torch.Tensor:  # planes first.. of the padded layout
+        padded = np.zeros((B, PLANES * H * W + NON_SPATIAL), dtype=dtype)
+        for i, v in enumerate(vectors):
+            h, w = hs[i], ws[i]
+            head = padded[i, first * H * W : (first + planes) * H * W].reshape(planes, H, W)
+            head[:, :h, :w] = v[: planes * h * w].reshape(planes, h, w)
+            padded[i, PLANES * H * W :] = v[planes * h * w :]
+        return torch.from_numpy(padded)
+
     if masks is not None:
-        m = np.zeros((B, PLANES * H * W + NON_SPATIAL), dtype=bool)
-        for i, cm in enumerate(masks):
-            h, w = hs[i], ws[i]
-            planes = cm[: PLANES * h * w].reshape(PLANES, h, w)
-            m[i, : PLANES * H * W].reshape(PLANES, H, W)[:, :h, :w] = planes
-            m[i, PLANES * H * W :] = cm[PLANES * h * w :]
-        out.append(torch.from_numpy(m))
+        out.append(pad(masks, bool, 0, PLANES))
     if advices is not None:
-        a = np.zeros((B, PLANES * H * W + NON_SPATIAL), dtype=np.float32)
-        start = PLANES_BEFORE_CARDINAL * H * W
-        for i, adv in enumerate(advices):
-            h, w = hs[i], ws[i]
-            a[i, start : start + H * W].reshape(H, W)[:h, :w] = adv[: h * w].reshape(h, w)
-            a[i, PLANES * H * W :] = adv[h * w :]
-        out.append(torch.from_numpy(a))
+        out.append(pad(advices, np.float32, PLANES_BEFORE_CARDINAL, 1))
     return tuple(out)
 
 
 def batch(decisions, masks: bool = True):
-    """The network's inputs for ``decisions``, padded (:func:`collate`): ``(inputs, mask)``, ``inputs``
-    the arguments of the network's forward pass (``spatial, scalars, valid`` and, when the decisions
-    carry the cardinal advice, ``advice``), ``mask`` the padded action mask (``None`` unless ``masks``).
-    ``ValueError`` when some decisions carry the advice and others do not."""
+    """``(inputs, mask)`` of ``decisions`` padded (:func:`collate`): the forward pass's arguments
+    (``advice`` too when the decisions carry it; ``ValueError`` when only some do) and the padded mask
+    (``None`` unless ``masks``)."""
     advised = [d.advice is not None for d in decisions]
     if any(advised) and not all(advised):
         raise ValueError("a batch mixes decisions with and without the cardinal advice")
@@ -374,9 +366,8 @@ def prepare(game, encoder: ObservationEncoder, codec: ActionCodec, margin: int =
 
 
 def decision_of(obs: np.ndarray, legal: np.ndarray, seat: int, window: int, margin: int = 1) -> Decision:
-    """The crop decision of ``seat`` from its full ``(72, W, W)`` observation and the legal action ids
-    (what :func:`prepare` encodes, or a row of :class:`kardinal_env.vector.VectorEnv`); the crop and
-    the scalars are copies, so ``obs`` may be rewritten afterwards."""
+    """The crop decision of ``seat`` from its full ``(72, W, W)`` observation (copied) and the legal
+    action ids (what :func:`prepare` encodes, or a row of :class:`kardinal_env.vector.VectorEnv`)."""
     box = crop_box(obs, margin)
     spatial, scalars = crop_obs(obs, box)
     legal = np.asarray(legal, dtype=np.int64)
@@ -384,11 +375,9 @@ def decision_of(obs: np.ndarray, legal: np.ndarray, seat: int, window: int, marg
 
 
 def cardinal_advice_crop(game, codec: ActionCodec, box) -> np.ndarray:
-    """The ``advised`` network's input for the current decision of ``game`` on the crop ``box``:
-    ``h*w + 5`` floats, the tail of the crop's logit layout (the cardinal plane, then the 5 non-spatial
-    actions): :func:`agents.baselines.kardinal_heuristics.cardinal_advice` of each legal cardinal move
-    at its action (:func:`crop_indices`), zero elsewhere; all zeros when the decision is not a cardinal
-    move. Reads the public position only (Kardinal has no hidden state)."""
+    """The ``advised`` network's input for ``game``'s decision on the crop ``box``: ``h*w + 5`` floats
+    (the crop's cardinal plane, then the 5 non-spatial actions), the cardinal advice of each legal
+    cardinal move at its action, zero elsewhere (all zeros outside a cardinal decision)."""
     from agents.baselines.kardinal_heuristics import cardinal_advice
 
     h, w = box[2], box[3]
@@ -403,9 +392,8 @@ def cardinal_advice_crop(game, codec: ActionCodec, box) -> np.ndarray:
 
 
 def crop_indices(legal: np.ndarray, box, window: int, padded: tuple[int, int] | None = None) -> np.ndarray:
-    """Crop-layout indices (``17*h*w + 5`` entries, see the module docstring) of the full action
-    indices ``legal``; with ``padded=(H, W)`` the indices in the layout of a batch padded to ``H x W``.
-    ``AssertionError`` if one lies outside the crop (the crop holds every legal move)."""
+    """Crop-layout indices of the full action indices ``legal`` (``padded=(H, W)``: in a batch padded to
+    ``H x W``); ``AssertionError`` if one lies outside the crop (the crop holds every legal move)."""
     r0, c0, h, w = box
     H, W = padded if padded is not None else (h, w)
     n = window * window
@@ -432,8 +420,8 @@ def _crop_mask_from_legal(legal: np.ndarray, box, window: int) -> np.ndarray:
 
 @torch.no_grad()
 def policy_step(net, decisions: list[Decision], greedy: bool = False, generator=None):
-    """One batched forward pass. Returns ``(crop_actions, full_actions, logprobs, values)`` as numpy
-    arrays; crop actions are in each decision's own crop layout (what training stores)."""
+    """One batched forward pass: ``(crop_actions, full_actions, logprobs, values)`` numpy arrays (crop
+    actions in each decision's own crop layout: what training stores)."""
     inputs, mask = batch(decisions)
     logits, values = net(*inputs)
     dist = MaskedCategorical(logits, mask)
@@ -460,8 +448,8 @@ def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
 
 
 def layout(rules: Any = None, model_config: Mapping[str, Any] | None = None) -> dict:
-    """The observation/action layout of Kardinal's network (the same for every rule set and size;
-    the advised network adds ``"network": "advised"``, its input being more than the observation)."""
+    """The observation/action layout of Kardinal's network (every rule set and size; the advised one
+    adds ``"network": "advised"``)."""
     out: dict[str, Any] = {
         "observation_channels": int(NUM_CHANNELS),
         "spatial_channels": int(SPATIAL_CHANNELS),
@@ -547,18 +535,13 @@ class KardinalPPOAgent(PPOAgent):
         obs = np.asarray(observation)
         window = obs.shape[1]
         box = crop_box(obs, self.margin)
-        spatial, scalars = crop_obs(obs, box)
         mask_full = np.asarray(action_mask).astype(bool)
         cm = crop_mask(mask_full, box, window)
         if cm.sum() != mask_full.sum():  # a legal action outside the crop (should not happen): full window
             box = (0, 0, window, window)
-            spatial, scalars = crop_obs(obs, box)
             cm = mask_full
-        sp, sc, valid, mask = collate([spatial], [scalars], [cm])
-        logits, _ = self.net(sp, sc, valid)
-        dist = MaskedCategorical(logits, mask)
-        a = dist.mode() if self.greedy else dist.sample(self._generator)
-        return crop_to_full(int(a[0]), box, window)
+        d = Decision(0, box, *crop_obs(obs, box), cm, np.flatnonzero(mask_full), window)
+        return int(policy_step(self.net, [d], greedy=self.greedy, generator=self._generator)[1][0])
 
     @torch.no_grad()
     def policy_value(self, games: list) -> list[tuple[np.ndarray, np.ndarray, float]]:

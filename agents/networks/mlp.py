@@ -1,15 +1,11 @@
 """The generic policy/value network: an MLP on a game's flat observation, for any registered game.
 
-A game whose agents' entry names no ``network`` trains and plays with :class:`MLPNet` (kind
-``"mlp"``): the observation of the game's encoder (``spec.make_encoder(rules)``, flattened, divided
-by the encoder's ``scale`` when it has one), two hidden layers of ``hidden`` units, one logit per
-action id of the game (``num_actions``; masked to ``legal_actions()``) and the value of the
-observing seat. Kardinal & König's ``mlp`` network is this one
-(:mod:`agents.networks.koenig_net`).
-
-:data:`build_network` is the :class:`agents.networks.base.NetworkBuilder` of such a game; its layout
-(:func:`flat_layout`, recorded in checkpoints) is the observation's shape, the number of actions and
-the network kind, and its agent is :class:`agents.networks.ppo_agent.FlatPPOAgent`.
+A game whose agents' entry names no ``network`` uses :class:`MLPNet` (kind ``"mlp"``; also Kardinal &
+König's ``mlp``): the encoder's observation (``spec.make_encoder(rules)``, flattened, divided by its
+``scale`` when it has one), two hidden layers of ``hidden`` units, one logit per action id
+(``num_actions``) and the observing seat's value. :data:`build_network` is its builder; the layout
+(:func:`flat_layout`) is the observation's shape, the number of actions and the kind; the agent is
+:class:`agents.networks.ppo_agent.FlatPPOAgent`.
 """
 
 from __future__ import annotations

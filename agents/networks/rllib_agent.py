@@ -1,22 +1,13 @@
 """An agent that plays a Ray RLlib checkpoint (``scripts/train_rllib.py``, ``kardinal_env.integrations.rllib``).
 
-``RLlibAgent.from_checkpoint(path)`` accepts an Algorithm checkpoint directory (it loads the module
-``learner_group/learner/rl_module/<module_id>``, default ``"main"``), a MultiRLModule directory or a
-single RLModule directory. Only the RLModule is restored: no Ray cluster and no env runners start.
-
-``select_move(game)`` (a game of any registered game) builds the deciding seat's observation and
-legal-action mask exactly as the game's environment would
-(:class:`kardinal_env.integrations.common.GameFeaturizer`: the game's observation encoder and codec
-for ``game.current_player``), runs ``forward_inference`` and plays the legal action with the largest
-logit (``greedy=True``, default) or samples from the masked softmax with the agent's seeded
-generator (``greedy=False``). A module whose weights depend on the observation's shape raises
-``ValueError`` on a game whose observation has another shape than the one it was trained on
-(Kardinal: another window, ``Rules.window`` or 53 for the unbounded game). A fully convolutional
-module (``spatial_head``, like Kardinal's ``KardinalMaskedRLModule``) plays any shape: one trained on
-a small window (``window=9``) still plays the full game — though it plays best on the window it was
-trained on, since the board then looks bigger than anything seen in training.
-
-Needs ray and torch (``pip install "kardinal-env[rllib]"``).
+``RLlibAgent.from_checkpoint(path, module_id="main")`` takes an Algorithm checkpoint directory (its
+``learner_group/learner/rl_module/<module_id>``), a MultiRLModule or an RLModule directory; only the
+RLModule is restored (no Ray cluster, no env runners). ``select_move(game)`` (any registered game)
+builds the deciding seat's observation and legal-action mask as the environment would, runs
+``forward_inference`` and plays the legal action with the largest logit (``greedy=True``) or samples
+from the masked softmax (seeded). A module whose weights depend on the observation's shape raises
+``ValueError`` for another shape (Kardinal: another window); a fully convolutional one
+(``spatial_head``) plays any. Needs ray and torch (``pip install "kardinal-env[rllib]"``).
 """
 
 from __future__ import annotations

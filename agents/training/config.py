@@ -1,20 +1,12 @@
-"""Training configuration of the self-play PPO trainer (:mod:`agents.training.trainer`): where a config comes from.
+"""Training configuration: where a config comes from (the one module to import).
 
-Every option is a field of :class:`TrainConfig` (:mod:`agents.training.options`: its help text, its
-type and what values it allows); ``--help`` of ``kardinal-train`` / ``scripts/train.py`` is generated
-from them (:func:`build_parser`), and :func:`make_config` (:mod:`agents.training.validation`) checks
-every value before anything runs. Values come from, in order (later wins): a checkpoint's stored
-config (``--resume``), a YAML preset (``--config``), ``--set key=value`` (repeatable), ``--key
-value`` flags (:func:`config_from_args`). Presets by name are the registry entries' ``presets``
-(:func:`preset_names`, read by :func:`load_yaml`).
-
-This module is the one to import: it re-exports :class:`TrainConfig` and :func:`config_help`
-(:mod:`agents.training.options`), :class:`ConfigError` (a bad value, file or preset, naming the key,
-where it came from, the value and what is allowed) and :func:`make_config`
-(:mod:`agents.training.validation`).
-
-Torch-free: importing this module does not import torch (checking a ``network`` other than
-``auto``, and :meth:`TrainConfig.resolved_network`, import the game's network module).
+Every option is a field of :class:`TrainConfig` (:mod:`agents.training.options`: help text, type,
+allowed values); ``kardinal-train --help`` is generated from them (:func:`build_parser`) and
+:func:`make_config` (:mod:`agents.training.validation`) checks every value before anything runs,
+raising :class:`ConfigError`. Values come from, later winning: a checkpoint's config (``--resume``),
+a YAML preset (``--config``: a file or a registered game's preset by name, :func:`preset_names`),
+``--set key=value``, ``--key value`` (:func:`config_from_args`). Torch-free (checking a ``network``
+other than ``auto`` imports the game's network module).
 """
 
 from __future__ import annotations

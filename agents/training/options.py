@@ -1,14 +1,9 @@
 """The training options: :class:`TrainConfig`, one dataclass field per option of ``kardinal-train``.
 
-Every field of :class:`TrainConfig` carries its help text, its type and what values it allows
-(``metadata``: :func:`opt`; a field of a game's rule option, :func:`rule_opt`, takes its default and
-help text from the registry). The command line's ``--help`` is generated from them
-(:func:`config_help`; :func:`agents.training.config.build_parser`), and
-:func:`agents.training.validation.make_config` checks every value against them before anything runs.
-A config is read through :mod:`agents.training.config`.
-
-Torch-free: importing this module does not import torch (checking a ``network`` other than
-``auto``, and :meth:`TrainConfig.resolved_network`, import the game's network module).
+A field's ``metadata`` (:func:`opt`) holds its help text, range or choices; a game's rule option
+(:func:`rule_opt`) takes its default and help from the registry. ``--help``
+(:func:`agents.training.config.build_parser`) and the checks
+(:func:`agents.training.validation.make_config`) read them. Torch-free.
 """
 
 from __future__ import annotations

@@ -1,16 +1,12 @@
-"""Entry points of self-play training: :func:`train` (library), :func:`main` (``kardinal-train``,
-``scripts/train.py``), :func:`make_trainer` (the trainer of a config's ``algorithm``).
-
-Usage::
+"""Entry points of training: :func:`train` (library), :func:`main` (``kardinal-train``,
+``scripts/train.py``), :func:`make_trainer` (the trainer of a config's ``algorithm``: ``ppo``,
+:class:`agents.training.trainer.Trainer`; ``search``,
+:class:`agents.training.search_training.SearchTrainer`). Both write the same checkpoints, so either
+resumes the other's (the network options cannot change)::
 
     from agents.training.run import train
-    path = train({"total_steps": 20_000, "run_name": "smoke"})               # self-play PPO
-    path = train({"algorithm": "search", "total_steps": 5_000})              # search-based self-play
+    path = train({"total_steps": 20_000, "run_name": "smoke"})
     path = train({"total_steps": 40_000}, resume="runs/smoke/checkpoint.pt")
-
-``algorithm: ppo`` trains with :class:`agents.training.trainer.Trainer`, ``algorithm: search`` with
-:class:`agents.training.search_training.SearchTrainer` (which builds on it); both write the same
-checkpoints, so either resumes a checkpoint of the other (the network options cannot change).
 """
 
 from __future__ import annotations

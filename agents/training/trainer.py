@@ -90,25 +90,13 @@ class TrainingError(RuntimeError):
     """Training cannot start (e.g. the run directory cannot be created, a package is missing)."""
 
 
-# ---------------------------------------------------------------------- the trainer
-def _list_state(state):
-    version, internal, gauss = state
-    return [version, list(internal), gauss]
-
-
-def _tuple_state(state):
-    version, internal, gauss = state
-    return (version, tuple(internal), gauss)
-
-
 #: The files the trainer writes into its run directory with :func:`write_checkpoint`.
 RUN_FILES = re.compile(r"checkpoint(_[0-9]+)?\.pt|best\.pt")
 
 
 class Trainer:
-    """Self-play PPO on one validated :class:`TrainConfig` (optionally continuing a checkpoint dict
-    read by :func:`agents.networks.checkpoint.read_checkpoint`). :meth:`run` trains and returns the path of
-    the final checkpoint."""
+    """Self-play PPO on one validated :class:`TrainConfig`, optionally continuing a checkpoint dict
+    (:func:`agents.networks.checkpoint.read_checkpoint`); :meth:`run` returns the final checkpoint's path."""
 
     def __init__(self, config: TrainConfig, checkpoint: dict | None = None):
         cfg = self.config = config
@@ -166,13 +154,14 @@ class Trainer:
         self.start_iteration = int(ckpt.get("iteration", 0)) + 1
         if "rng" in ckpt:
             self.rng.bit_generator.state = ckpt["rng"]["numpy"]
-            self.rng_py.setstate(_tuple_state(ckpt["rng"]["python"]))
+            version, internal, gauss = ckpt["rng"]["python"]
+            self.rng_py.setstate((version, tuple(internal), gauss))
             self.generator.set_state(ckpt["rng"]["torch"])
             torch.set_rng_state(ckpt["rng"]["torch_global"])
 
     def _start_from(self, spec: str) -> None:
-        """``init_weights``: the network ``spec`` names (``ppo:PATH`` / ``zoo:NAME``) gives the starting weights
-        (and, with ``anchor_kl``, the anchor); ``ConfigError`` if its network is not the config's."""
+        """``init_weights``: the starting weights (with ``anchor_kl``, the anchor) from the network ``spec``
+        names; ``ConfigError`` if it is not the config's network."""
         import warnings
 
         from agents import load_agent
@@ -234,8 +223,7 @@ class Trainer:
             )
 
     def _reconcile_best(self) -> None:
-        """On ``--resume``: make ``best.pt`` agree with the checkpoint's ``best`` record (the rule is in
-        the module docstring, *Checkpoints after a kill*)."""
+        """On ``--resume``: make ``best.pt`` agree with the checkpoint's ``best`` record (module docstring)."""
         assert self.ckpt is not None
         path = os.path.join(self.run_dir, "best.pt")
         record, step = self.best, int(self.ckpt.get("step", 0))
@@ -372,8 +360,7 @@ class Trainer:
         }
 
     def anchor_divergence(self, mb: np.ndarray, buf: dict, dist: MaskedCategorical) -> torch.Tensor:
-        """The mean over the minibatch ``mb`` of KL(anchor policy || ``dist``) over the legal actions:
-        the warm start's policy (frozen) as the target of a cross-entropy that keeps PPO near it."""
+        """The mean over the minibatch ``mb`` of KL(anchor policy || ``dist``) over the legal actions."""
         with torch.no_grad():
             logits, _, mask, _ = self.adapter.forward(
                 self.anchor_net, [buf["decision"][i] for i in mb], [buf["action"][i] for i in mb]
@@ -385,7 +372,7 @@ class Trainer:
         return terms.sum(-1).mean()
 
     def take_snapshot(self, iteration: int) -> None:
-        """Every ``snapshot_interval`` iterations (with ``pool_share > 0``) a frozen copy joins the pool."""
+        """Every ``snapshot_interval`` iterations (``pool_share > 0``) a frozen copy joins the pool."""
         cfg = self.config
         if cfg.pool_share > 0 and iteration % cfg.snapshot_interval == 0:
             self.pool.append({k: v.detach().clone() for k, v in self.net.state_dict().items()})
@@ -434,8 +421,7 @@ class Trainer:
         self._postfix()
 
     def evaluate(self, iteration: int, games: int) -> dict:
-        """Win rates of the argmax policy against the game's baselines (random and greedy; ``games``
-        each, seats alternated)."""
+        """Win rates of the argmax policy against the evaluation's baselines, ``games`` each."""
         cfg = self.config
         self.net.eval()
         for opp in self.adapter.opponents:
@@ -451,6 +437,7 @@ class Trainer:
 
     def checkpoint_dict(self, iteration: int) -> dict:
         """The checkpoint dict of the current state (``iteration``: the one to record)."""
+        version, internal, gauss = self.rng_py.getstate()
         return make_checkpoint(
             self.adapter.spec,
             self.rules,
@@ -467,16 +454,15 @@ class Trainer:
             cpu_seconds=self._count_cpu(),
             rng={
                 "numpy": self.rng.bit_generator.state,
-                "python": _list_state(self.rng_py.getstate()),
+                "python": [version, list(internal), gauss],
                 "torch": self.generator.get_state(),
                 "torch_global": torch.get_rng_state(),
             },
         )
 
     def keep_if_best(self, iteration: int) -> None:
-        """With ``keep_best``: write ``best.pt`` when the evaluation just made scored at least as well
-        against the baseline as every earlier one of the run (a NaN, no games, never counts); the
-        same state goes to ``checkpoint.pt`` first."""
+        """With ``keep_best``: write ``checkpoint.pt``, then ``best.pt``, when the evaluation just made
+        scored at least as well against the baseline as every earlier one of the run (NaN never does)."""
         cfg = self.config
         score = self.latest.get(cfg.baseline, float("nan"))
         if not cfg.keep_best or math.isnan(score):
@@ -484,8 +470,6 @@ class Trainer:
         if self.best is not None and score < self.best["winrate"]:
             return
         self.best = {"winrate": float(score), "step": int(self.global_step), "opponent": cfg.baseline}
-        # checkpoint.pt first, recording this best, then best.pt: best.pt never holds a step that
-        # checkpoint.pt has not reached (see "Checkpoints after a kill" in the module docstring)
         ckpt = self.checkpoint_dict(iteration)
         write_checkpoint(ckpt, os.path.join(self.run_dir, "checkpoint.pt"))
         write_checkpoint(ckpt, os.path.join(self.run_dir, "best.pt"))
@@ -514,8 +498,8 @@ class Trainer:
 
     # ------------------------------------------------------------ the loop
     def lr_fraction(self, iteration: int) -> float:
-        """``anneal_lr``: the share of ``learning_rate`` for ``iteration`` (1 at the first, falling
-        linearly over ``ceil(total_steps / steps_per_iter)`` iterations)."""
+        """``anneal_lr``: the share of ``learning_rate`` for ``iteration`` (1 at the first, then linearly
+        to 0 over ``ceil(total_steps / steps_per_iter)`` iterations)."""
         return max(0.0, 1.0 - (iteration - 1.0) / self.num_iterations)
 
     def run(self) -> str:
@@ -540,9 +524,8 @@ class Trainer:
             )
         start_step = self.global_step
         iteration = self.start_iteration - 1
-        # total_steps 0: the warm start only (no iteration; the checkpoint records iteration 0). The steps end
-        # the run, not an iteration count: a run resumed with a larger steps_per_iter than its first one would
-        # otherwise find its iterations used up and train nothing.
+        # total_steps 0: the warm start only. The steps end the run, not an iteration count (a run resumed
+        # with a larger steps_per_iter would otherwise find its iterations used up).
         iterations = itertools.count(self.start_iteration) if cfg.total_steps > 0 else range(0)
         for iteration in iterations:
             if self.global_step >= cfg.total_steps:
@@ -565,8 +548,7 @@ class Trainer:
             if cfg.checkpoint_interval and iteration % cfg.checkpoint_interval == 0:
                 self.save_checkpoint(os.path.join(self.run_dir, f"checkpoint_{self.global_step}.pt"), iteration)
                 self.save_checkpoint(os.path.join(self.run_dir, "checkpoint.pt"), iteration)
-        # ``iteration`` is the loop counter at the stop (one past the last iteration run when the step
-        # count stopped it); it seeds the final evaluation and is stored for --resume, as it always was.
+        # ``iteration``: the loop counter at the stop; it seeds the final evaluation and is stored for --resume
         trained = self.global_step - start_step
         msg = (
             f"trained {trained} steps in this run, {self.global_step} in all (total_steps={cfg.total_steps}; "

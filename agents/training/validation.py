@@ -1,23 +1,13 @@
 """The checks of a training config: :func:`make_config` makes a validated
-:class:`agents.training.options.TrainConfig` of ``(source, {key: value})`` layers, checking every
-value against its field (type, range, choices) and the options against each other and the game.
+:class:`agents.training.options.TrainConfig` of ``(source, {key: value})`` layers, checking every value
+against its field (type, range, choices) and the options against each other and the game.
 
-A bad value raises :class:`ConfigError` naming the key, where it came from, the value and what is
-allowed, e.g. ``config key 'greedy_share' (--set): 1.5 is not allowed; expected a number from 0 to 1``.
-
-**Games come from the registry** (:mod:`kardinal_env.core.registry`): ``game`` is any registered
-game; ``players`` defaults to the game's ``default_players`` and must be one of its ``players``;
-the rule-option keys (``preset``, ``discard``) are the games' ``rule_options`` of the same name (a
-game gets the ones it has; setting one that the game does not have is an error naming the game's
-options); ``network`` is ``auto`` (the game's default) or one of the kinds of the game's network
-builder (:func:`agents.networks.checkpoint.network_builder`); ``chip_shaping`` needs a game with
-chips (an engine with ``chips_held``); the baseline opponent (``greedy_share``, the warm start)
-needs a game with a baseline named ``baseline`` other than ``random`` (default ``greedy``;
-``greedy_share`` is named for that default; games against ``random``, which every game has, are
-``random_share``'s).
-
-Torch-free: importing this module does not import torch (checking a ``network`` other than
-``auto``, and :meth:`agents.training.options.TrainConfig.resolved_network`, import the game's network module).
+A bad value raises :class:`ConfigError` naming the key, its source, the value and what is allowed,
+e.g. ``config key 'greedy_share' (--set): 1.5 is not allowed; expected a number from 0 to 1``.
+The game's facts come from the registry: ``players`` one of its counts (default: its default), the
+rule-option keys only for a game that has them, ``network`` ``auto`` or one of its builder's kinds,
+``chip_shaping`` only for a game with chips, ``greedy_share`` and ``bc_games`` only with a
+``baseline`` the game has other than ``random``. Torch-free.
 """
 
 from __future__ import annotations

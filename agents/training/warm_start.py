@@ -1,13 +1,10 @@
-"""The warm start of the PPO trainer (:mod:`agents.training.trainer`; ``bc_games > 0``): behaviour
-cloning of the config's ``baseline`` before PPO.
+"""The warm start of the PPO trainer (``bc_games > 0``): behaviour cloning of the config's ``baseline``.
 
-Before PPO the network imitates the ``baseline`` (policy: cross-entropy on its moves; value: the
-discounted return of those games under the training rewards), ``bc_epochs`` passes in minibatches of
-256 at ``bc_learning_rate`` (decayed linearly to zero with ``bc_anneal_lr``); the decisions are
-stored compactly (``GameAdapter.compact``: K&K's observations as exact float16), so tens of
-thousands of imitation games fit in memory. Progress bars (or log lines with ``progress=false``)
-show the games being generated and the epochs. The frozen *anchor* that ``anchor_kl`` keeps of the
-imitated policy is the trainer's.
+Policy: cross-entropy on the baseline's moves (a share ``bc_epsilon`` of random moves is played, not
+learned); value: the discounted return of those games under the training rewards. ``bc_epochs``
+passes in minibatches of 256 sorted by size, at ``bc_learning_rate`` (``bc_anneal_lr``: decayed
+linearly to zero). Decisions are stored compactly (``GameAdapter.compact``), so tens of thousands of
+games fit in memory. Progress bars, or log lines with ``progress=false``.
 """
 
 from __future__ import annotations
