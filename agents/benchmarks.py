@@ -73,6 +73,11 @@ def _setup(
     return spec, players, rules
 
 
+def _span(values: list[float], digits: int = 4) -> str:
+    """``median (min-max)`` of timings."""
+    return f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}-{max(values):.{digits}f})"
+
+
 def _search_comparison(
     spec, players: int, kind: str, agent_class, positions, simulations: int, repeats: int, seed: int, same: bool
 ):
@@ -100,8 +105,8 @@ def _search_comparison(
         f"seconds per decision over {len(positions)} positions, {repeats} repeats"
         + (" (the same moves on both):" if same else ":")
     )
-    print(f"  Python search: {statistics.median(python):.4f} s ({min(python):.4f}-{max(python):.4f})")
-    print(f"  core search:   {statistics.median(core):.4f} s ({min(core):.4f}-{max(core):.4f})")
+    print(f"  Python search: {_span(python)} s")
+    print(f"  core search:   {_span(core)} s")
     print(f"  ratio python/core: {ratio_text(r)}   (issue 22 target >= 10x)")
     med = statistics.median
     return {"python": med(python), "core": med(core), "ratio": med(r)}
@@ -149,16 +154,6 @@ def bench_core_ismcts(
     return _search_comparison(spec, players, "ismcts", ISMCTSAgent, positions, simulations, repeats, seed, same=True)
 
 
-def _core_positions(spec: GameSpec, rules: Any, seed: int, binding: str, what: str) -> list:
-    """:func:`random_positions` on core-backed games whose core has the method ``binding`` (what the
-    compiled ``what`` calls); ``RuntimeError`` otherwise."""
-    positions = random_positions(spec, rules, seed, POSITIONS)
-    core = positions[0].core
-    if not hasattr(core, binding):
-        raise RuntimeError(f"the compiled {what} is not available ({type(core).__name__}.{binding}): rebuild the core")
-    return positions
-
-
 def _has_heuristic(spec: GameSpec) -> bool:
     return game_agents(spec).has_baseline("heuristic")
 
@@ -171,10 +166,9 @@ def bench_heuristic(
     game: str | GameSpec | None = None,
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
-    binding: str = "heuristic_values",
 ) -> dict:
     """The game's ``heuristic`` baseline, Python (``compiled=False``) against compiled (the candidates
-    valued by the core's ``binding``; what the agent computes in Python for it included): seconds per
+    valued by the core; what the agent computes in Python for it included): seconds per
     decision on 8 positions of seeded random games, and seconds per whole game with every seat the agent
     (``games`` seeded deals 1000, 1001, ... per repeat), repeats interleaved; both choose the same moves
     and play the same games; the ratios python / compiled per repeat."""
@@ -182,7 +176,7 @@ def bench_heuristic(
     players = seats(spec, players)
     rules = make_rules(spec, players, options)
     agent_class = game_agents(spec).baseline("heuristic")
-    positions = _core_positions(spec, rules, seed, binding, "heuristic")
+    positions = random_positions(spec, rules, seed, POSITIONS)
 
     def per_decision(compiled: bool) -> tuple[float, list[str]]:
         agent = agent_class(seed=seed, compiled=compiled)
@@ -223,14 +217,8 @@ def bench_heuristic(
         f"games on both): seconds per decision over {len(positions)} positions; seconds per game over {games} "
         f"games of {decisions / games:.0f} decisions (every seat the agent, forced single moves included)"
     )
-    print(
-        f"  Python heuristic:   {med(py_dec):.5f} s/decision ({min(py_dec):.5f}-{max(py_dec):.5f}), "
-        f"{med(py_game):.3f} s/game ({min(py_game):.3f}-{max(py_game):.3f})"
-    )
-    print(
-        f"  compiled heuristic: {med(cc_dec):.5f} s/decision ({min(cc_dec):.5f}-{max(cc_dec):.5f}), "
-        f"{med(cc_game):.3f} s/game ({min(cc_game):.3f}-{max(cc_game):.3f})"
-    )
+    print(f"  Python heuristic:   {_span(py_dec, 5)} s/decision, {_span(py_game, 3)} s/game")
+    print(f"  compiled heuristic: {_span(cc_dec, 5)} s/decision, {_span(cc_game, 3)} s/game")
     print(
         f"  ratio python/compiled: {med(dec_ratios):.1f}x per decision (per-repeat {min(dec_ratios):.1f}-"
         f"{max(dec_ratios):.1f}), {med(game_ratios):.1f}x per game ({min(game_ratios):.1f}-{max(game_ratios):.1f})"
@@ -260,13 +248,12 @@ def bench_rollout(
     game: str | GameSpec | None = None,
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
-    binding: str = "heuristic_rollouts",
 ) -> dict:
     """The game's ``rollout:N`` agent (``GameAgents.rollout_search``, built as ``cls(N, seed=, game=)``;
     up to N worlds per candidate, its playouts in the core): seconds per decision and worlds played per
     decision on 8 positions of seeded random games, and seconds per playout (one world, one move:
-    :func:`agents.search.heuristic_rollouts.rollout_values`) of the Python reference against the core's
-    ``binding`` on the three positions nearest the end, repeats interleaved; both give the same values;
+    :func:`agents.search.heuristic_rollouts.rollout_values`) of the Python reference against the core
+    on the three positions nearest the end, repeats interleaved; both give the same values;
     the ratio python / core per repeat."""
     from agents.search.heuristic_rollouts import rollout_values
 
@@ -274,7 +261,7 @@ def bench_rollout(
     players = seats(spec, players)
     rules = make_rules(spec, players, options)
     agent_class = game_agents(spec).load("rollout_search")
-    positions = _core_positions(spec, rules, seed, binding, "rollout playouts")
+    positions = random_positions(spec, rules, seed, POSITIONS)
     late = sorted(positions, key=lambda g: -g.move_count)[:3]
     played: list[int] = []
 
@@ -304,9 +291,8 @@ def bench_rollout(
     med = statistics.median
     print(f"{spec.title} rollout:{simulations}, {players} players{options_text(options)}, {repeats} repeats:")
     print(
-        f"  seconds per decision over {len(positions)} positions: {med(decision):.3f} "
-        f"({min(decision):.3f}-{max(decision):.3f}); worlds played per decision {statistics.mean(played):.1f} "
-        f"(at most {simulations})"
+        f"  seconds per decision over {len(positions)} positions: {_span(decision, 3)}; "
+        f"worlds played per decision {statistics.mean(played):.1f} (at most {simulations})"
     )
     print(
         f"  seconds per playout from the {len(late)} latest positions (moves {sorted(g.move_count for g in late)}): "

@@ -21,9 +21,12 @@ __all__ = [
     "check_finite",
     "check_fraction",
     "play_out",
+    "forced_root",
+    "most_visited",
     "backup",
     "paired_statistics",
     "significant_move",
+    "paired_test",
     "choose",
     "seat_result",
     "SEARCH_ARGUMENTS",
@@ -80,6 +83,21 @@ def play_out(
         else:
             game.play(policy(game, rng))
         played += 1
+
+
+def forced_root(game: Any) -> list[tuple[str, int, float]] | None:
+    """The root statistics of a decision no search needs: ``[(move, 0, 0.0)]`` when it has one legal
+    move, ``None`` when it has more; ``ValueError`` once the game is over."""
+    moves = game.legal_moves()
+    if not moves:
+        raise ValueError("no legal move: the game is over")
+    return [(moves[0], 0, 0.0)] if len(moves) == 1 else None
+
+
+def most_visited(children: Sequence[tuple]) -> Any:
+    """The move of the most visited root child ``(move, visits, mean, ...)`` (ties: the higher mean,
+    then the first)."""
+    return max(children, key=lambda child: (child[1], child[2]))[0]
 
 
 def backup(path: Sequence[Any], values: Sequence[float]) -> None:
@@ -153,6 +171,17 @@ def significant_move(first: Any, statistics: Sequence[tuple[Any, float, float]],
         if low > best:
             choice, best = move, low
     return choice
+
+
+def paired_test(
+    first: Any, alive: Sequence[Any], played: dict, z: float, t_continue: float, win_bonus: float
+) -> tuple[Any, list]:
+    """One test of the rounds of a paired search (``rollout:N``, ``pismcts:N``): ``played[move] =
+    (win shares, margins)`` of ``first`` and the ``alive`` alternatives; returns the choice
+    (:func:`significant_move`) and the alternatives still promising (mean paired difference above
+    ``t_continue`` standard errors)."""
+    stats = paired_statistics([(m, *played[m]) for m in (first, *alive)], win_bonus)
+    return significant_move(first, stats, z), [m for m, mean, se in stats if mean > t_continue * se]
 
 
 #: The valid range of each search argument a checkpoint may record as its default, held once for

@@ -1,59 +1,35 @@
 """Heuristic rollouts for Kardinal & König (``rollout:N``): the ``heuristic`` baseline's move, replaced
 by one of its next best when determinized worlds played to the end by the heuristic show that move
-clearly better — in rounds of worlds, up to ``N``, spent where a decision is close.
+clearly better — in rounds of worlds, up to ``N``, spent where a decision is close. Results and the
+reasoning behind the test: docs/lab/koenig-search.md.
 
 **The decision.** At a decision with two or more legal moves the agent asks the ``heuristic``
-(:func:`agents.baselines.koenig_heuristic.heuristic_candidates`, with the seat's own knowledge of the
-deck) for its move — the one the ``heuristic`` agent plays, ties broken by the same draw of the agent's
-``random.Random`` — and its next ``candidates - 1`` best distinct moves (default 2; ties: the lower
-move id). Each is played in the same worlds (:func:`rollout_values`). A world's value for a move is
-the seat's final score less the best other seat's, plus ``win_bonus`` (default 10) times its win
-share; another move replaces the heuristic's only when its mean difference to it, world by world, is
-above ``z`` (default 2.5) standard errors of that difference, and the largest such lower bound wins
-(:func:`choose`, :func:`paired_statistics`). Most decisions keep the heuristic's move; the rule changes
-it where playouts see what the one-ply planner cannot (the last turns and the final scoring above all).
+(:func:`agents.baselines.koenig_heuristic.heuristic_candidates`, the seat's own knowledge of the deck)
+for its move — ties broken by the same draw of the agent's ``random.Random`` as the ``heuristic``
+agent — and its next ``candidates - 1`` best distinct moves (default 2; ties: the lower move id), all
+played in the same worlds (:func:`rollout_values`). A world's value for a move is the seat's final
+margin plus ``win_bonus`` (10) times its win share; another move replaces the heuristic's only when its
+mean paired difference to it is above ``z`` (2.5) standard errors, the largest such lower bound winning
+(:func:`choose`, :func:`paired_statistics`).
 
-**Rounds.** The worlds are played in rounds of ``batch`` (default 16; the last round is cut to end at
-``N``), each dealt from a fresh seed. After each round the test runs on all the worlds so far; if it
-keeps the heuristic's move, the next round plays only the alternatives still *promising* — mean paired
-difference above ``t_continue`` (default 0.5) standard errors — and the decision ends when none is, or
-after ``N`` worlds. Most decisions end after the first round (in 4-player games against three
-``heuristic`` seats, with ``z = 2`` and ``t_continue = 1``, ``rollout:128`` played ~19 worlds on average
-at a decision with alternatives, and ``rollout:512`` the same moves in 192 of 200 games); the close ones
-get more. The defaults (``z = 2.5``, ``t_continue = 0.5``: a stricter test, more rounds for the close
-decisions) took 0.348 and 0.393 of two sets of 200 games against three ``heuristic`` seats, the first
-defaults 0.308 (docs/lab/koenig-search.md). With ``batch >= N`` the agent plays exactly ``N`` worlds in one
-round (the fixed rule of version 1, below).
-
-Why not the move with the best mean: the candidates' means differ by less than their noise over a
-few dozen worlds, and choosing the best mean replaces good moves by lucky ones — that version, with
-four candidates and 16 worlds, took 0.19 of 29 games against three ``heuristic`` seats, below parity
-(docs/lab/koenig-search.md). This is the rollout algorithm (Tesauro & Galperin, 1996; Bertsekas) with a
-significance test in front of the improvement step.
+**Rounds.** Worlds are played in rounds of ``batch`` (16; the last cut to end at ``N``), each dealt
+from one ``getrandbits(64)`` of the agent's generator. After each round the test runs on all worlds so
+far; the next round plays only the alternatives whose mean paired difference is above ``t_continue``
+(0.5) standard errors, and the decision ends when none is, or after ``N`` worlds. ``batch >= N``: one
+round of exactly ``N`` worlds (version 1 with ``z=2``).
 
 **A world** is dealt as ``ismcts`` deals it, from what the seat knows
-(:class:`kardinal_env.koenig.knowledge.SeatKnowledge`; no hidden card is read): a 64-bit draw of the
-decision's :class:`~kardinal_env.core.shuffle.ShuffleRng` seeds the world's generator, which deals the
-other hands and the deck and then gives the world's shuffle seed. Every candidate is played in every
-world (common random numbers: the paired differences cancel most of the luck of the deal). The seed of
-each round is one ``getrandbits(64)`` of the agent's ``random.Random``.
+(:class:`kardinal_env.koenig.knowledge.SeatKnowledge`): a 64-bit draw of the round's
+:class:`~kardinal_env.core.shuffle.ShuffleRng` seeds the world's generator. Every candidate is played
+in every world (common random numbers).
 
-**A playout** plays the candidate, then the heuristic (``replan`` re-valued plans, default 1: ~3x
-cheaper than the baseline's 6) for every seat until the game ends; exact ties go to the lowest move
-id. A playout seat values deck draws by the cards it cannot see in that world — every other hand and
-the deck, by type (:func:`unseen_deck_probabilities`) — where the real heuristic also takes out the
-cards it knows to be in other hands.
+**A playout** plays the candidate, then the heuristic (``replan`` re-valued plans, default 1) for every
+seat to the end; exact ties go to the lowest move id. A playout seat values deck draws by the cards it
+cannot see in that world (:func:`unseen_deck_probabilities`).
 
-**Compiled.** With the compiled core (``KoenigGame.heuristic_rollouts``, ``cpp/src/koenig/rollouts.hpp``)
-the worlds are dealt and played in C++ — the same deals, moves and values as this module's Python
-reference (``compiled=False``), compared world for world in ``tests/test_core_koenig_rollouts.py``.
-A playout from the last third of a game costs ~0.014 s in C++ and ~0.26 s in Python (18×; longer from
-earlier positions: ``scripts/benchmark.py koenig-rollout``), so the agent is practical only with the
-core (``rollout:512``: ~12–14 s a 4-player game on one core, ~0.4 s a decision).
-
-**Version history.** 2 (this one): rounds of ``batch`` worlds up to ``N`` (``N`` was the fixed number
-of worlds); defaults ``worlds=512``, ``z=2.5``, ``t_continue=0.5``. 1: ``N`` worlds at every decision,
-``z=2`` (``batch=N, z=2`` reproduces it move for move).
+**Compiled.** With the core (``KoenigGame.heuristic_rollouts``, ``cpp/src/koenig/rollouts.hpp``) the
+worlds are dealt and played in C++ — the same deals, moves and values as the Python reference
+(``compiled=False``; ``tests/test_core_koenig_rollouts.py``), ~18 times faster.
 """
 
 from __future__ import annotations
@@ -71,7 +47,7 @@ from agents.baselines.koenig_heuristic import (
     unseen_deck_probabilities,
 )
 from agents.search import koenig_compiled as _compiled
-from agents.search.common import check_count, check_finite, choose, paired_statistics, seat_result, significant_move
+from agents.search.common import check_count, check_finite, choose, paired_statistics, paired_test, seat_result
 from kardinal_env.core import limits
 from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig.knowledge import SeatKnowledge
@@ -295,10 +271,8 @@ class HeuristicRolloutAgent(BaseAgent):
                 played[move][1].extend(margins)
             n += size
             self.last_worlds = n
-            stats = paired_statistics([(m, *played[m]) for m in (first, *alive)], self.win_bonus)
-            choice = significant_move(first, stats, self.z)
+            choice, alive = paired_test(first, alive, played, self.z, self.t_continue, self.win_bonus)
             if choice != first:
                 return choice
-            alive = [m for m, mean, se in stats if mean > self.t_continue * se]
             if not alive or n >= self.worlds:
                 return first

@@ -1,81 +1,51 @@
 """Information-set MCTS (``ismcts:N``: N simulations per decision) for every game of the suite, over
 the game protocol (:mod:`kardinal_env.core.protocol`).
 
-A game may hide information (Kardinal & König hides the other seats' hands and the deck order). This
-agent never looks at it: each simulation starts from a *determinization*,
-``game.determinize(seat, rng)`` — a full game state that the searching seat cannot tell apart from
-the real one, its hidden parts dealt with the agent's generator consistently with everything the
-seat has seen (the game decides what that is: for Kardinal & König ``kardinal_env.koenig.knowledge``).
-The tree is shared by all determinizations (single-observer ISMCTS, Cowling, Powley & Whitehouse
-2012). On a game of perfect information ``determinize`` is ``clone()`` and the search is plain MCTS
-on clones (availability counts then equal visit counts). ``tests/test_ismcts.py`` checks that two
-games differing only in hidden state give the same move under the same seed.
+The agent never looks at hidden information: each simulation starts from
+``game.determinize(seat, rng)``, a full state the searching seat cannot tell from the real one (the
+game decides what the seat knows; for Kardinal & König ``kardinal_env.koenig.knowledge``). One tree is
+shared by all worlds (single-observer ISMCTS, Cowling, Powley & Whitehouse 2012); on a game of perfect
+information ``determinize`` is ``clone()`` and this is plain MCTS. ``tests/test_ismcts.py`` checks that
+two games differing only in hidden state give the same move under the same seed.
 
 **Search.** Nodes are keyed by action id (``legal_actions()``, played with ``apply_action``; the
 root's are named with ``action_to_string``); a node's statistics are from the point of view of the
-seat that made the move. Selection maximises UCB1 with *availability* counts
-(how often the move was legal when its parent was visited), expansion adds one untried move chosen
-at random, then a playout of at most ``rollout_moves`` decisions (default 0: none) with the game's
-playout policy (``GameAgents.rollout`` of the agents' entry of ``game=`` or, by default, of
-:func:`kardinal_env.core.registry.game_of`; uniform random moves for a game without one or with
-``rollout="random"``), and a value per seat in ``[0, 1]``: for a finished game ``1/k`` for each of
-``k`` winners (0 for the others); otherwise ``sigmoid((projected score − best other projected
-score) / scale)`` with ``game.projected_scores()``. The final move is the most visited root child
-(ties: the higher mean value, then the first expanded).
+seat that made the move. Selection maximises UCB1 with *availability* counts (how often the move was
+legal when its parent was visited), expansion adds one untried move chosen at random, then a playout
+of at most ``rollout_moves`` decisions (default 0: none) with the game's playout policy
+(``GameAgents.rollout``; uniform random actions without one or with ``rollout="random"``). Values per
+seat in ``[0, 1]``: for a finished game ``1/k`` for each of ``k`` winners, else
+``sigmoid((projected score − best other projected score) / scale)``. The move is the most visited
+root child (ties: the higher mean value, then the first expanded).
 
-**Guided search** (``rollout="guide"``, the spec ``gismcts:N``): for a game with a search guide
+**Guided search** (``rollout="guide"``, ``gismcts:N``): with the game's search guide
 (``GameAgents.search_guide``; Kardinal & König:
-:class:`agents.search.heuristic_rollouts.HeuristicGuide`, the ``heuristic`` baseline as a playout seat
-sees a dealt world) a node offers only the mover's ``widen`` (default 3) best moves by the guide in the
-simulation's world (``guide.ranked(world, widen)``, action ids: the moves its availability counts), the
-best untried one is expanded (no random draw), and every simulation ends with ``guide.play_out(world)``
-to the game's end, valued ``(1 - margin_weight) × win share + margin_weight × sigmoid(final margin /
-scale)`` (``margin_weight`` default 0: the win share alone). ``rollout_moves`` must stay 0. With
-``widen_visits = W > 0`` (progressive widening; default 0: off) a node offers only its ``1 + visits // W``
-best moves (at most ``widen``), so a rarely visited node plays the guide's own move.
+:class:`agents.search.heuristic_rollouts.HeuristicGuide`) a node offers only the mover's ``widen``
+(default 3) best moves in the simulation's world (``guide.ranked(world, widen)``, action ids), the
+best untried one is expanded (no random draw), and every simulation ends with
+``guide.play_out(world)``, valued ``(1 - margin_weight) × win share + margin_weight × sigmoid(final
+margin / scale)``. With ``widen_visits = W > 0`` a node offers only its ``1 + visits // W`` best moves.
 
-**Paired root** (``paired=True`` with the guide, the spec ``pismcts:N``): the root is searched in
-rounds, not by UCB1. Its children are ``guide.root_moves(game, widen, rng, compiled)`` when the guide
-has that method — read on the real game from the seat's own view (Kardinal & König: the ``heuristic``
-agent's own move and its next best, :func:`agents.search.heuristic_rollouts.heuristic_root_moves`, one
-draw of the agent's ``random.Random`` on an exact tie, before the search's seed) — else the guide's
-``widen`` best moves in the first world (the same in every world: the seat's unseen cards are). Each
-round deals one world and plays every child in it, each followed by one simulation of the guided
-search below that child (the shared tree, as above). The move is the first child unless another
-child's paired difference to it over the rounds — a world's value: the seat's final margin plus
-``win_bonus`` (default 10) times its win share — has its mean above ``z`` (default 2.5) standard errors
-(:func:`agents.search.common.paired_statistics` and ``significant_move``, the test of ``rollout:N``):
-the same deal under every child cancels most of the luck that unpaired ISMCTS compares children on.
-Rounds go on while the next fits in the N simulations; with ``batch = B > 0`` (the spec's 16) the test
-also runs after every ``B`` rounds: an alternative that passes it ends the search, and the alternatives
-whose mean paired difference is at most ``t_continue`` (default 0.5) standard errors stop being played
-(``rollout:N``'s rounds); the search ends when none is left.
+**Paired root** (``paired=True`` with the guide, ``pismcts:N``): the root's children are
+``guide.root_moves(game, widen, rng, compiled)`` when the guide has it (Kardinal & König: the
+``heuristic`` agent's move and its next best, one draw of the agent's generator on an exact tie), else
+the guide's best moves in the first world. Each round deals one world and plays every child in it, each
+followed by one guided simulation below it. The move is the first child unless another's paired
+difference to it — a world's value: the final margin plus ``win_bonus`` (10) times the win share — has
+its mean above ``z`` (2.5) standard errors (:func:`agents.search.common.paired_statistics`, the test of
+``rollout:N``). Rounds go on while the next fits in N simulations; with ``batch = B > 0`` the test also
+runs every ``B`` rounds: a passing alternative ends the search, and alternatives at most ``t_continue``
+(0.5) standard errors above zero are dropped.
 
-**Randomness.** Each decision draws one ``getrandbits(64)`` from the agent's seeded ``random.Random``
-and seeds with it a :class:`~kardinal_env.core.shuffle.ShuffleRng` (SplitMix64, the suite's shared
-generator, implemented identically in the compiled core); every random number of the search comes
-from it, in this order per simulation: the world (``game.determinize(seat, search_rng)``, which for
-Kardinal & König takes one 64-bit draw as the world's seed), then the expansion choice
-(``search_rng.below(len(untried))``). Playouts (``rollout_moves > 0``) draw from the agent's
-``random.Random``.
+**Randomness.** Each decision seeds a :class:`~kardinal_env.core.shuffle.ShuffleRng` with one
+``getrandbits(64)`` of the agent's ``random.Random``; per simulation it deals the world, then draws the
+expansion choice (``below(len(untried))``). Playouts draw from the agent's ``random.Random``.
 
-**Compiled search.** A game whose agents' entry names a ``GameAgents.compiled_ismcts`` (Kardinal &
-König: :func:`agents.search.koenig_compiled.ismcts_root`, the compiled core) is searched by it when the
-search plays no playouts (``rollout_moves=0``, the default) and ``compiled`` is true (the default): it
-is handed the seat's knowledge (computed once, in Python) and the decision's 64-bit seed, deals every
-world in C++ with the same algorithm on the same generator and draws the expansion choices from it in
-the same order, so it chooses the same move as this module's (``tests/test_core_koenig.py``), an order
-of magnitude faster. The guided search goes to the core too (the guide's weights and ``replan``
-with it; ``tests/test_gismcts.py``): there a playout costs ~10 ms, in Python ~20 times more. It
-answers ``None`` (and this module searches) when the core is not built, under
-``KARDINAL_ENV_BACKEND=python``, or for a subclass of the game. ``compiled=False`` always searches in
-Python.
-
-**Version history.** 3: the paired root (``paired``, ``z``, ``win_bonus``, ``batch``, ``t_continue``;
-spec ``pismcts:N``), progressive widening of the guide's moves (``widen_visits``).
-2: the guided search (``rollout="guide"``, ``widen``, ``guide``,
-``margin_weight``). 1: UCB1 with availability counts, random expansion, the game's playout policy or
-none.
+**Compiled search.** A game whose agents' entry names ``GameAgents.compiled_ismcts`` (Kardinal &
+König: :func:`agents.search.koenig_compiled.ismcts_root`) is searched by it when no playouts are
+played (``rollout_moves=0``) and ``compiled`` is true: the same worlds, draws and move, an order of
+magnitude faster (guided: ~20 times). It answers ``None`` (then this module searches) where the core
+is not used or for a subclass of the game.
 """
 
 from __future__ import annotations
@@ -92,10 +62,11 @@ from agents.search.common import (
     check_finite,
     check_fraction,
     choose,
-    paired_statistics,
+    forced_root,
+    most_visited,
+    paired_test,
     play_out,
     seat_result,
-    significant_move,
 )
 from kardinal_env.core import limits
 from kardinal_env.core.registry import GameSpec, UnknownGameError, game_of
@@ -144,42 +115,28 @@ class ISMCTSAgent(BaseAgent):
         check_count("ismcts: simulations", simulations, maximum=limits.SIMULATIONS)
         check_finite("ismcts: exploration", exploration)
         check_finite("ismcts: scale", scale, positive=True)
-        check_count("ismcts: rollout_moves", rollout_moves, minimum=0)
-        check_count("ismcts: widen", widen)
+        for what, value, minimum in (("rollout_moves", rollout_moves, 0), ("widen", widen, 1), ("batch", batch, 0)):
+            check_count(f"ismcts: {what}", value, minimum=minimum)
+        check_count("ismcts: widen_visits", widen_visits, minimum=0)
         check_fraction("ismcts: margin_weight", margin_weight)
-        if margin_weight and rollout != "guide":
-            raise ValueError("ismcts: margin_weight values guided playouts; it needs rollout='guide'")
         if rollout not in _ROLLOUTS:
             raise ValueError(f"ismcts: rollout must be one of {list(_ROLLOUTS)}, got {rollout!r}")
-        if guide is not None and rollout != "guide":
-            raise ValueError(f"ismcts: a guide is used only with rollout='guide', got rollout={rollout!r}")
-        if paired and rollout != "guide":
-            raise ValueError("ismcts: paired (the paired root) needs rollout='guide'")
-        check_count("ismcts: batch", batch, minimum=0)
-        check_count("ismcts: widen_visits", widen_visits, minimum=0)
-        if widen_visits and rollout != "guide":
-            raise ValueError("ismcts: widen_visits (progressive widening of the guide's moves) needs rollout='guide'")
+        guided = dict(guide=guide is not None, margin_weight=margin_weight, paired=paired, widen_visits=widen_visits)
+        for what, given in guided.items():
+            if given and rollout != "guide":
+                raise ValueError(f"ismcts: {what} needs rollout='guide', got rollout={rollout!r}")
         if batch and not paired:
             raise ValueError("ismcts: batch (rounds between paired tests) needs paired=True")
-        for what, value in (("z", z), ("win_bonus", win_bonus), ("t_continue", t_continue)):
-            check_finite(f"ismcts: {what}", value)
+        for what, number in (("z", z), ("win_bonus", win_bonus), ("t_continue", t_continue)):
+            check_finite(f"ismcts: {what}", number)
         if rollout == "guide" and rollout_moves:
             raise ValueError(
                 "ismcts: rollout='guide' plays every simulation to the game's end; leave rollout_moves at 0"
             )
-        self.simulations = simulations
-        self.exploration = exploration
-        self.rollout_moves = rollout_moves
-        self.scale = scale
-        self.rollout = rollout
-        self.widen = widen
-        self.margin_weight = margin_weight
-        self.paired = bool(paired)
-        self.z = float(z)
-        self.win_bonus = float(win_bonus)
-        self.batch = batch
-        self.widen_visits = widen_visits
-        self.t_continue = float(t_continue)
+        self.simulations, self.exploration, self.scale = simulations, exploration, scale
+        self.rollout, self.rollout_moves, self.widen, self.widen_visits = rollout, rollout_moves, widen, widen_visits
+        self.margin_weight, self.paired, self.batch = margin_weight, bool(paired), batch
+        self.z, self.win_bonus, self.t_continue = float(z), float(win_bonus), float(t_continue)
         kind = "pismcts" if paired else "gismcts" if rollout == "guide" else "ismcts"
         self.name = f"{kind}:{simulations}"
         self.game = game
@@ -196,26 +153,20 @@ class ISMCTSAgent(BaseAgent):
             rounds = len(children[0][3])
             values = [(move, shares, margins) for move, _, _, shares, margins in children if len(shares) == rounds]
             return choose(values, self.z, self.win_bonus)
-        return max(children, key=lambda child: (child[1], child[2]))[0]
+        return most_visited(children)
 
     def root_statistics(self, game) -> list[tuple[str, int, float]]:
-        """Search ``game``'s current decision (``simulations`` simulations from the deciding seat's
-        determinizations) and return the root's children in expansion order: ``(move, visits, mean value
-        of the deciding seat)``. The move :meth:`select_move` plays is the most visited (ties: the higher
-        mean, then the first expanded); with the paired root, the paired test's choice (module
-        docstring). Search trainers (:mod:`agents.training.search_training`, ``search: ismcts``) take
-        the visits as a policy target. A decision with one legal move is not searched: that move, with no
-        visits."""
+        """The root's children in expansion order, ``(move, visits, mean value of the deciding seat)``,
+        after ``simulations`` simulations (one legal move: that move, unsearched); search trainers
+        (:mod:`agents.training.search_training`) take the visits as a policy target."""
         return [child[:3] for child in self._search(game)]
 
     def _search(self, game) -> list[tuple]:
         """:meth:`root_statistics`' children; with the paired root each also carries the deciding seat's
         win shares and final margins, one per round."""
-        moves = game.legal_moves()
-        if not moves:
-            raise ValueError("no legal move: the game is over")
-        if len(moves) == 1:
-            return [(moves[0], 0, 0.0)]
+        forced = forced_root(game)
+        if forced is not None:
+            return forced
         self._setup(game)
         seat = game.current_player
         guide = self._policy if self.rollout == "guide" else None
@@ -234,27 +185,13 @@ class ISMCTSAgent(BaseAgent):
                 self._compiled = game_agents(spec).load("compiled_ismcts") if spec is not None else None
                 self._compiled_class = type(game)
             if self._compiled is not None:
-                extra = (
-                    {}
-                    if guide is None
-                    else {
-                        "guide": guide,
-                        "widen": self.widen,
-                        "margin_weight": self.margin_weight,
-                        "paired": self.paired,
-                        "test": (self.batch, self.z, self.t_continue, self.win_bonus),
-                        "widen_visits": self.widen_visits,
-                        "root_moves": first,
-                    }
-                )
-                children = self._compiled(
-                    game,
-                    self.rng,
-                    simulations=self.simulations,
-                    exploration=self.exploration,
-                    scale=self.scale,
-                    **extra,
-                )
+                extra: dict[str, Any] = {}
+                if guide is not None:
+                    test = (self.batch, self.z, self.t_continue, self.win_bonus)
+                    extra = dict(guide=guide, widen=self.widen, margin_weight=self.margin_weight, paired=self.paired)
+                    extra.update(test=test, widen_visits=self.widen_visits, root_moves=first)
+                extra.update(simulations=self.simulations, exploration=self.exploration, scale=self.scale)
+                children = self._compiled(game, self.rng, **extra)
                 if children is not None:
                     return children
         n = game.num_players
@@ -316,11 +253,8 @@ class ISMCTSAgent(BaseAgent):
             used += 1 + len(alive)
             rounds += 1
             if self.batch and rounds % self.batch == 0 and alive:
-                stats = paired_statistics([(m, *played[m]) for m in (first[0], *alive)], self.win_bonus)
-                if significant_move(first[0], stats, self.z) != first[0]:
-                    break
-                alive = [m for m, mean, se in stats if mean > self.t_continue * se]
-                if not alive:
+                choice, alive = paired_test(first[0], alive, played, self.z, self.t_continue, self.win_bonus)
+                if choice != first[0] or not alive:
                     break
             if used + 1 + len(alive) > self.simulations:
                 break

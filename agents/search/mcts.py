@@ -49,7 +49,16 @@ from typing import Any
 
 from agents.base import BaseAgent
 from agents.registry import game_agents
-from agents.search.common import action_list, backup, check_count, check_finite, check_fraction, play_out
+from agents.search.common import (
+    action_list,
+    backup,
+    check_count,
+    check_finite,
+    check_fraction,
+    forced_root,
+    most_visited,
+    play_out,
+)
 from kardinal_env.core import limits
 from kardinal_env.core.registry import GameSpec, game_of
 
@@ -99,15 +108,9 @@ class MCTSAgent(BaseAgent):
         if rollout not in _ROLLOUTS:
             raise ValueError(f"mcts: rollout must be one of {list(_ROLLOUTS)}, got {rollout!r}")
         check_count("mcts: playout_moves", playout_moves, minimum=0, allow_none=True)
-        self.simulations = simulations
-        self.exploration = exploration
-        self.margin_weight = margin_weight
-        self.rollout = rollout
-        self.widen_base = widen_base
-        self.playout_moves = playout_moves
-        self.compiled = compiled
-        self.name = f"mcts:{simulations}"
-        self.game = game
+        self.simulations, self.exploration, self.margin_weight = simulations, exploration, margin_weight
+        self.rollout, self.widen_base, self.playout_moves = rollout, widen_base, playout_moves
+        self.compiled, self.game, self.name = compiled, game, f"mcts:{simulations}"
         self._game_class: type | None = None
         self._policy: Any = None
         self._order: Any = None
@@ -116,19 +119,15 @@ class MCTSAgent(BaseAgent):
 
     # ------------------------------------------------------------------ public
     def select_move(self, game) -> str:
-        return max(self.root_statistics(game), key=lambda child: (child[1], child[2]))[0]
+        return most_visited(self.root_statistics(game))
 
     def root_statistics(self, game) -> list[tuple[str, int, float]]:
-        """Search ``game``'s current decision (``simulations`` simulations) and return the root's
-        children in expansion order: ``(move, visits, mean reward of the deciding seat)``. The move
-        :meth:`select_move` plays is the most visited (ties: the higher mean, then the first). Search
-        trainers (:mod:`agents.training.search_training`) take the visits as a policy target. A
-        decision with one legal move is not searched: that move, with no visits."""
-        moves = game.legal_moves()
-        if not moves:
-            raise ValueError("no legal move: the game is over")
-        if len(moves) == 1:
-            return [(moves[0], 0, 0.0)]
+        """The root's children in expansion order, ``(move, visits, mean reward of the deciding seat)``,
+        after ``simulations`` simulations (one legal move: that move, unsearched); search trainers
+        (:mod:`agents.training.search_training`) take the visits as a policy target."""
+        forced = forced_root(game)
+        if forced is not None:
+            return forced
         self._setup(game)
         if self._compiled is not None:
             children = self._compiled(
@@ -162,8 +161,7 @@ class MCTSAgent(BaseAgent):
         wiring = game_agents(spec)
         policy = wiring.load("rollout")
         self._policy = policy if self.rollout == "policy" else None
-        order = getattr(policy, "order", None) if self.widen_base is not None else None
-        self._order = order
+        self._order = getattr(policy, "order", None) if self.widen_base is not None else None
         self._play_out = getattr(self._policy, "play_out", None)
         plain = self.rollout == "policy" and self.playout_moves is None
         self._compiled = wiring.load("compiled_search") if self.compiled and plain else None

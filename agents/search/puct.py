@@ -1,73 +1,47 @@
 """Network-guided tree search (``puct:N:PATH``): AlphaZero-style PUCT over a PPO checkpoint, for every
 game of the suite, over the game protocol (:mod:`kardinal_env.core.protocol`).
 
-The trained network supplies both halves of the search: its masked policy is the prior over the
-legal moves of every node, its value evaluates the leaves (mixed, when ``rollouts`` is given, with the
-results of playouts from the leaf: see *Leaf values*). The network is reached only
-through its agent (:class:`agents.networks.ppo_agent.PPOAgent`): ``policy_value(games)`` gives, for
-each game, the legal action ids of the deciding seat, the prior over them and the value for that
-seat, in one forward pass (the game's action ids: descents play them with ``apply_action``, and
-``action_to_string`` names the root's moves). The network encodes only the deciding seat's own
-observation. N simulations per decision; forced moves (a single legal move)
-are played inside an edge and never become nodes, and a decision with one legal move is answered
-without searching.
+The network (through its agent, :class:`agents.networks.ppo_agent.PPOAgent`) gives the prior over the
+legal moves of every node and the value of its leaves: ``policy_value(games)`` returns, per game, the
+deciding seat's legal action ids, the prior over them and the value for that seat, in one forward pass.
+Descents play the ids with ``apply_action``; ``action_to_string`` names the root's moves. N simulations
+per decision; forced moves (one legal move) are played inside an edge and never become nodes, and a
+decision with one legal move is answered without searching.
 
-**Worlds.** Every descent runs on ``game.determinize(seat, rng)`` for the searching seat (the agent's
-seeded generator deals the hidden parts): a game of perfect information gives a clone, so this is
-plain PUCT; in a game with hidden information (Kardinal & König) the search never reads another
-seat's hand or the deck, and the tree is shared by the worlds (single-observer information-set
-search, as in ``ismcts``). A node's moves are those of the first world that reached it; when a later
-world offers moves the node has not seen (another seat's hand, a card the searching seat draws), the
-descent stops there and the network evaluates that world at that node: the new moves join the node
-with that evaluation's prior and its value is backed up like a leaf's. Selection then looks only at
+**Worlds.** Every descent runs on ``game.determinize(seat, rng)`` (the agent's seeded generator deals
+the hidden parts): plain PUCT for a game of perfect information; with hidden information (Kardinal &
+König) the tree is shared by the worlds (single-observer, as ``ismcts``). A node's moves are those of
+the first world that reached it; a later world that offers moves the node has not seen stops there, its
+evaluation's prior adds the new moves and its value is backed up like a leaf's. Selection looks only at
 the moves legal in the descent's world, their priors renormalised.
 
 **Selection.** At a node where seat ``p`` decides, the child maximising
-``Q_p(a) + c_puct * P(a) * sqrt(N) / (1 + N(a))`` (``N``: the node's visits, ``N(a)``: the child's,
-``P``: the prior). An unvisited child's ``Q`` is the node's own value for ``p`` (first-play urgency
-at the parent's value).
+``Q_p(a) + c_puct * P(a) * sqrt(N) / (1 + N(a))``; an unvisited child's ``Q`` is the node's own value.
 
-**Leaf values** (per seat, on the scale of the training return). For a new node where seat ``p``
-decides, one forward pass gives the prior and ``v_p``; the value of the position for ``p`` is
-``V_p = v_p + k * m_p`` where ``m`` are :func:`kardinal_env.core.rewards.projected_margins` and ``k``
-is the checkpoint's ``score_shaping`` (the network's value is the return *still to come*; adding the
-shaping potential makes values of different positions comparable). The network only values positions
-for the seat that decides, so the other seats get ``V_q = (2 - n - v_p) / (n - 1) + k * m_q``: with
-one winner the ``win_loss`` terminal rewards sum to ``2 - n``, so the others share what ``p`` is not
-expected to get (for two players this is exactly ``V_q = -V_p``). At the end of the game the values
-are exact: terminal reward (:func:`kardinal_env.core.rewards.terminal_rewards`) plus ``k`` times the
-final margin.
+**Leaf values** (per seat, on the scale of the training return). The network gives ``v_p`` for the
+deciding seat ``p``; ``V_p = v_p + k * m_p`` with ``m`` the
+:func:`kardinal_env.core.rewards.projected_margins` and ``k`` the checkpoint's ``score_shaping``; the
+other seats get ``V_q = (2 - n - v_p) / (n - 1) + k * m_q`` (the ``win_loss`` terminal rewards sum to
+``2 - n``: for two players ``V_q = -V_p``). A finished game: its terminal reward
+(:func:`kardinal_env.core.rewards.terminal_rewards`) plus ``k`` times the final margin.
 
-**Playouts at the leaves** (``rollouts=R``, default 0: none). As AlphaGo mixed its value network with
-fast rollouts, a new leaf may also be valued by ``R`` playouts to the end of the game with the game's
-playout policy (``GameAgents.rollout``, as ``mcts:N`` plays out; uniform random moves for a game without
-one), each on a copy of the leaf's world: with ``z_s`` the mean terminal reward of seat ``s`` over the
-playouts, the leaf's value becomes ``(1 - w) * (network value) + w * z_s + k * m_s`` (``w``:
-``rollout_weight``, default 0.5; ``w = 1`` keeps the network's prior but values leaves by playouts
-alone). A game whose agents' entry names a ``GameAgents.compiled_playout`` (Kardinal: the compiled core's
-playout policy, :func:`agents.search.kardinal_compiled.play_out`) plays there when it can (~0.1 ms a
-Kardinal playout against ~2 ms for the Python policy; the same policy, not the same random draws);
-otherwise the Python policy plays (``policy.play_out`` when it has one). The playouts draw from the
-agent's seeded generator. Kardinal's ``puct:32`` with 4 playouts a leaf played in the core costs
-about 1.2 times the network-only search (``scripts/benchmark.py puct --rollouts 4``).
+**Playouts at the leaves** (``rollouts=R``, default 0). A new leaf may also be valued by ``R`` playouts
+to the end with the game's playout policy (``GameAgents.rollout``; uniform random actions without one;
+``GameAgents.compiled_playout`` in the core when the game names one: the same policy, not the same
+draws): with ``z_s`` seat ``s``'s mean terminal reward, the value becomes ``(1 - w) * (network value) +
+w * z_s + k * m_s`` (``w``: ``rollout_weight``, default 0.5). Playouts draw from the agent's generator.
 
 **Move.** The most visited root child (ties: the higher prior, then the later move in the network's
-order). ``temperature > 0`` samples the root move in proportion to ``visits ** (1 / temperature)``
-with the agent's seeded generator instead.
+order); ``temperature > 0`` samples it in proportion to ``visits ** (1 / temperature)``.
 
-**Batches.** Leaves are evaluated ``batch_size`` at a time (default 8) in one forward pass: each
-descent of a batch adds a virtual loss (``VIRTUAL_LOSS`` = -1 for the deciding seat, one visit) along
-its path so that the next descents spread out, and the loss is taken back when the leaf's values are
-backed up; two descents that reach the same new leaf share its evaluation. ``batch_size=1`` is the
-sequential algorithm. On one CPU core with Kardinal's long presets' network, a simulation costs about
-2 ms at ``batch_size=8`` (about 4 ms at 1), so ``puct:32`` takes about 0.1 s per decision.
+**Batches.** Leaves are evaluated ``batch_size`` (8) at a time in one forward pass; each descent adds a
+virtual loss (:data:`VIRTUAL_LOSS` for the deciding seat, one visit) along its path, taken back when
+its leaf's values are backed up; two descents reaching the same new leaf share its evaluation.
 
-**A network's own defaults.** A checkpoint may record the arguments its search should use
-(``search_defaults``: ``batch_size``, ``c_puct``, ``score_shaping``, ``rollouts``, ``rollout_weight``;
-written by ``python scripts/zoo.py search-defaults``); :meth:`PUCTAgent.from_checkpoint` (and so
-``puct:N:PATH``) takes them unless told otherwise. ``zoo:kardinal-2p`` and ``zoo:kardinal-4p`` record
-``batch_size=1``, ``rollouts=4`` and ``rollout_weight=0.5`` (their model cards have the games that chose
-them).
+**A network's own defaults.** A checkpoint may record its search's arguments (``search_defaults``:
+``batch_size``, ``c_puct``, ``score_shaping``, ``rollouts``, ``rollout_weight``; ``python scripts/zoo.py
+search-defaults``); :meth:`PUCTAgent.from_checkpoint` (and ``puct:N:PATH``) takes them unless told
+otherwise. Timings: docs/benchmarks.md.
 """
 
 from __future__ import annotations
