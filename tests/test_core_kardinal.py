@@ -8,8 +8,8 @@ types, malformed tuples, out-of-range ints, illegal codes) raises a Python excep
 The default run plays 1,000 games; ``-m slow`` plays 10,000 more.
 
 Skipped (with the reason) when ``kardinal_core`` is not importable, unless ``KARDINAL_REQUIRE_CORE=1``
-(scripts/test.sh sets it: the full lane builds the core): then they fail. The backend selection of
-``kardinal_env.kardinal.compiled`` is tested without the core too.
+(scripts/test.sh sets it: the full lane builds the core): then they fail. The backend switch without
+the core: tests/test_backend_switch.py.
 """
 
 from __future__ import annotations
@@ -236,28 +236,6 @@ def fresh(monkeypatch):
     compiled._reset_for_tests()
 
 
-def test_backend_python_never_uses_the_core(fresh):
-    fresh.setenv(compiled.BACKEND_VARIABLE, "python")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert compiled.available() is False
-        assert compiled.backend() == "python"
-        assert compiled.core_module() is None
-        with pytest.raises(RuntimeError, match="KARDINAL_ENV_BACKEND=python"):
-            compiled.core_game(Rules(players=2))
-
-
-def test_bad_backend_value_is_refused(fresh):
-    fresh.setenv(compiled.BACKEND_VARIABLE, "rust")
-    with pytest.raises(ValueError, match="KARDINAL_ENV_BACKEND"):
-        compiled.available()
-
-
-def test_core_game_wants_rules(fresh):
-    with pytest.raises(TypeError):
-        compiled.core_game({"players": 2})
-
-
 def test_backend_default_uses_the_core_when_built(fresh, core):
     fresh.delenv(compiled.BACKEND_VARIABLE, raising=False)
     with warnings.catch_warnings():
@@ -268,30 +246,6 @@ def test_backend_default_uses_the_core_when_built(fresh, core):
         assert game.legal_move_codes() == Game(rules).legal_move_codes()
     fresh.setenv(compiled.BACKEND_VARIABLE, "core")
     assert compiled.core_module() is core
-
-
-def _without_core(monkeypatch) -> None:
-    """Make ``import kardinal_core`` fail in this process."""
-    monkeypatch.setitem(sys.modules, "kardinal_core", None)
-
-
-def test_missing_core_warns_once_and_falls_back(fresh):
-    _without_core(fresh)
-    fresh.delenv(compiled.BACKEND_VARIABLE, raising=False)
-    with pytest.warns(RuntimeWarning, match=r"not built.*scripts/setup\.sh.*pip install \./cpp"):
-        assert compiled.available() is False
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # only once per process
-        assert compiled.backend() == "python"
-        with pytest.raises(RuntimeError, match="not built"):
-            compiled.core_game(Rules(players=2))
-
-
-def test_missing_core_is_an_error_when_forced(fresh):
-    _without_core(fresh)
-    fresh.setenv(compiled.BACKEND_VARIABLE, "core")
-    with pytest.raises(ImportError, match="KARDINAL_ENV_BACKEND=core"):
-        compiled.available()
 
 
 def test_importing_the_package_does_not_warn():

@@ -14,7 +14,7 @@ a subprocess). The shared shuffler draws the same in C++ as in Python. The defau
 games; ``-m slow`` plays 12,000 more.
 
 Skipped (with the reason) when ``kardinal_core`` is not importable, unless ``KARDINAL_REQUIRE_CORE=1``:
-then they fail. The backend selection of ``kardinal_env.koenig.compiled`` is tested without the core.
+then they fail. The backend switch without the core: tests/test_backend_switch.py.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import random
 import subprocess
 import sys
 import textwrap
-import warnings
 
 import pytest
 from helpers import kardinal_core_or_skip
@@ -32,7 +31,6 @@ from koenig_helpers import small_board
 from agents.search import koenig_compiled
 from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.shuffle import ShuffleRng, seed_state
-from kardinal_env.kardinal import compiled as kardinal_compiled
 from kardinal_env.koenig import Game, Rules, compiled
 from kardinal_env.koenig.core_game import CoreGame
 from kardinal_env.koenig.engine import DeckError
@@ -635,64 +633,6 @@ def test_the_move_tables_agree(core):
     for rules in VARIANTS[::6]:
         kb = compiled.core_board(rules.compiled, core)
         assert list(kb.moves) == list(rules.compiled.moves) and kb.num_moves == rules.compiled.num_moves
-
-
-# ---------------------------------------------------------------- kardinal_env.koenig.compiled
-
-
-@pytest.fixture
-def fresh(monkeypatch):
-    kardinal_compiled._reset_for_tests()
-    yield monkeypatch
-    kardinal_compiled._reset_for_tests()
-
-
-def test_backend_python_never_uses_the_core(fresh):
-    fresh.setenv(compiled.BACKEND_VARIABLE, "python")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert compiled.available() is False and compiled.backend() == "python"
-        with pytest.raises(RuntimeError, match="KARDINAL_ENV_BACKEND=python"):
-            compiled.core_game(Rules(players=3))
-
-
-def test_core_game_wants_rules(fresh):
-    with pytest.raises(TypeError):
-        compiled.core_game({"players": 3})  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
-        compiled.core_position("game")  # type: ignore[arg-type]
-
-
-def test_missing_core_warns_once_and_falls_back(fresh):
-    fresh.setitem(sys.modules, "kardinal_core", None)
-    fresh.delenv(compiled.BACKEND_VARIABLE, raising=False)
-    with pytest.warns(RuntimeWarning, match="not built"):
-        assert compiled.available() is False
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(RuntimeError, match="not built"):
-            compiled.core_game(Rules(players=3))
-
-
-def test_missing_core_is_an_error_when_forced(fresh):
-    fresh.setitem(sys.modules, "kardinal_core", None)
-    fresh.setenv(compiled.BACKEND_VARIABLE, "core")
-    with pytest.raises(ImportError, match="KARDINAL_ENV_BACKEND=core"):
-        compiled.available()
-
-
-def test_a_core_of_another_interface_counts_as_not_built(fresh):
-    """One version check when the core is imported (its ``ABI``), no probing for its classes."""
-    import types
-
-    fresh.setitem(sys.modules, "kardinal_core", types.ModuleType("kardinal_core"))
-    fresh.delenv(compiled.BACKEND_VARIABLE, raising=False)
-    with pytest.warns(RuntimeWarning, match="not built"):
-        assert compiled.available() is False
-    kardinal_compiled._reset_for_tests()
-    fresh.setenv(compiled.BACKEND_VARIABLE, "core")
-    with pytest.raises(ImportError, match="interface version None, this kardinal_env needs"):
-        compiled.core_module()
 
 
 # ---------------------------------------------------------------- ismcts in the core
