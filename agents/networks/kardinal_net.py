@@ -100,8 +100,7 @@ SCALE = 1.0 / COUNT_SCALE  # the count planes are divided by this (12)
 TOUCH_FEATURES = 7
 SITES_CHANNEL = CHANNEL_NAMES.index("sites")
 PLANES_BEFORE_CARDINAL = PLANES - 1  # the cardinal plane is the last spatial action plane
-#: The advised network's initial weight of the cardinal advice on the logits (per chip) where the
-#: options name none (the trainer's ``advice_scale`` does).
+#: The advised network's initial weight of the cardinal advice (per chip) where the options name none.
 ADVICE_SCALE = 4.0
 
 
@@ -268,8 +267,7 @@ class KardinalNet(nn.Module):
         super().__init__()
         self.config: dict[str, Any] = {"channels": channels, "blocks": blocks, "hidden": hidden}
         self.stem = nn.Conv2d(SPATIAL + TOUCH_FEATURES, channels, 3, padding=1)
-        # Fixed (not learned) 4-neighbour sums: how many squares of each colour slot / shape a new
-        # edifice on a square would touch -- what scoring and rules II-V are about.
+        # Fixed 4-neighbour sums: the squares of each colour slot / shape a new edifice would touch.
         groups = torch.zeros(TOUCH_FEATURES, SPATIAL)
         for j in range(4):
             groups[j, [2 + j, 6 + j, 10 + j]] = 1.0  # colour slot j: house, tower, yard
@@ -349,9 +347,7 @@ class Decision:
     mask: np.ndarray  # (17*h*w + 5,) bool
     legal: np.ndarray  # full action indices of the legal moves
     window: int
-    #: the ``advised`` network's input (:func:`cardinal_advice_crop`): ``h*w + 5`` floats, the greedy
-    #: agent's cardinal advice on the crop's cardinal plane then the non-spatial actions (zeros at a
-    #: decision that is not a cardinal move); ``None`` for the plain network
+    #: the ``advised`` network's input (:func:`cardinal_advice_crop`); ``None`` for the plain network
     advice: np.ndarray | None = None
 
 

@@ -65,8 +65,7 @@ class PPOAgent(BaseAgent):
         self.name = name
         self.trained_players = trained_players
         self.config = dict(config or {})
-        #: The arguments ``puct:N`` takes with this network unless told otherwise (the checkpoint's
-        #: ``search_defaults``, :func:`agents.networks.checkpoint.search_defaults`).
+        #: The checkpoint's ``search_defaults``: what ``puct:N`` takes with this network unless told otherwise.
         self.search_defaults: dict = {}
         self._rules: Any = None  # the rules the agent is set up for (_setup)
         self._warned = False

@@ -29,8 +29,8 @@ agents' entry (:class:`agents.registry.GameAgents` ``adapter``; :class:`FlatAdap
 
 :class:`FlatAdapter` — any game: the flat observation of ``spec.make_encoder``, moves are the game's
 action ids (``legal_actions()``, ``apply_action``, ``string_to_action``), the generic MLP when the game
-has no network. :class:`KoenigAdapter` — a flat adapter playing the board's move ids through the
-engine's fast path, the greedy baseline through :func:`agents.baselines.koenig_greedy.koenig_greedy_move`.
+has no network. :class:`KoenigAdapter` — a flat adapter whose greedy baseline is
+:func:`agents.baselines.koenig_greedy.koenig_greedy_move`, and whose advised network reads the advice.
 :class:`KardinalAdapter` — crops of the observation (:mod:`agents.networks.kardinal_net`), moves as
 engine codes, greedy through :func:`agents.baselines.kardinal_greedy.greedy_code`.
 """
@@ -81,9 +81,7 @@ class GameAdapter:
         self.opponents: tuple[str, ...] = ("random", *dict.fromkeys(names))
         self._baseline_agents: dict[str, Any] = {}
         self._baseline_seed = config.seed
-        #: Whether :meth:`decision_of` needs the game as well as the environment's row (the trainer then
-        #: passes a copy, ``VectorEnv.game``): a game's ``advised`` network, whose input holds advice
-        #: computed from the game (Kardinal's cardinal advice, Kardinal & König's heuristic).
+        #: Whether :meth:`decision_of` needs a copy of the game (an ``advised`` network reads advice from it).
         self.reads_game = config.resolved_network() == "advised"
 
     def reseed_baselines(self, seed: int) -> None:
@@ -253,8 +251,8 @@ class FlatAdapter(GameAdapter):
 
 # ---------------------------------------------------------------------- Kardinal & König
 class KoenigAdapter(FlatAdapter):
-    """Kardinal & König: its action ids are the board's move ids, played through the engine's fast
-    path; the ``advised`` network's input adds the heuristic's advice (:func:`network_input`)."""
+    """Kardinal & König (action ids: the board's move ids): the greedy baseline's fast path, and the
+    ``advised`` network's input adds the heuristic's advice (:func:`network_input`)."""
 
     def __init__(self, config, spec: GameSpec):
         super().__init__(config, spec)
@@ -265,15 +263,6 @@ class KoenigAdapter(FlatAdapter):
         if self.needs_game(game):
             d.obs = network_input(d.obs, game, self.advice)
         return d
-
-    def legal(self, game):
-        return game.legal_move_ids()
-
-    def apply(self, game, move):
-        game.apply_legal_id(move)
-
-    def encode_move(self, game, move):
-        return self.rules.compiled.move_index[move]
 
     def baseline_move(self, name, game, rng_py):
         if name == "greedy":

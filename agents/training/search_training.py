@@ -1,60 +1,41 @@
 """Search-based self-play (expert iteration; AlphaZero-style) for every registered game.
 
-``algorithm: search`` selects this trainer (``docs/training.md``: presets, measurements, references).
-Everything not named here (adapter, network, warm start, evaluation, logging, checkpoints,
-``--resume``) is the PPO trainer's (:mod:`agents.training.trainer`): a checkpoint of either trainer
-plays as ``ppo:PATH`` / ``puct:N:PATH`` and resumes under either.
+``algorithm: search`` selects this trainer (``docs/training.md`` explains each option). The rest
+(adapter, network, warm start, evaluation, logging, checkpoints, ``--resume``) is the PPO trainer's:
+a checkpoint of either plays as ``ppo:PATH`` / ``puct:N:PATH`` and resumes under either.
 
-**Self-play.** ``num_envs`` games at once, every seat searched; a single legal move is played
-without searching. With probability ``greedy_share`` a game puts the config's ``baseline`` in one
-seat (2 players) or all seats but one: its moves are not searched and store no example. The search
-at each other decision gives visit counts over the root's moves:
+**Self-play.** ``num_envs`` games at once; every decision with a choice is searched, except in a
+``greedy_share`` game the ``baseline``'s seats (one seat with 2 players, all but one with more:
+unsearched, no examples). ``search``: ``puct`` (:class:`agents.search.puct.PUCTAgent` on the network
+being trained, all games in lockstep, :meth:`PUCTAgent.search_many`; a full search's root prior mixed
+with ``noise_fraction`` × Dir(``dirichlet_alpha``)), ``mcts`` (perfect information only), ``ismcts``,
+``rollout`` (``GameAgents.rollout_search``: its move is the target) or ``network`` (no search: the
+policy of ``teacher`` stands in for the visits). ``policy_play_share`` games (DAgger) play the
+network's own move, the search only labelling full-search decisions (no fast searches).
+A decision whose legal moves all match ``baseline_targets`` takes the ``baseline``'s move, unsearched.
+A decision is searched fully (``simulations``) with probability ``full_search_share``, else fast
+(``fast_simulations``); only full searches are examples. The first ``temperature_moves`` searched
+decisions of a game draw their move by the visits, later ones take the most visited (ties: prior,
+or mean reward).
 
-* ``puct`` — :class:`agents.search.puct.PUCTAgent` on the network being trained (prior from the
-  policy, leaves valued by the value head, determinized worlds in a game with hidden information),
-  all games in lockstep (:meth:`PUCTAgent.search_many`: ``search_batch`` descents a round, one forward
-  pass for all new leaves); a full search's root prior gets Dirichlet noise
-  (``(1 - noise_fraction) * prior + noise_fraction * Dir(dirichlet_alpha)``).
-* ``mcts`` — the game's ``mcts:N`` (compiled where built); games of perfect information only.
-* ``ismcts`` — the game's ``ismcts:N`` over the deciding seat's determinizations (compiled where built).
-* ``rollout`` — the game's ``rollout:N`` (``GameAgents.rollout_search``): its chosen move is the
-  target (all the weight).
-* ``network`` — no search: the policy of ``teacher`` (``ppo:PATH`` / ``zoo:NAME`` of the game, loaded
-  once per process) over the legal moves stands in for the visits (policy distillation).
+**Examples.** The decision (:meth:`GameAdapter.prepare`), the searched moves as stored actions, the
+policy target visits ``** (1 / target_temperature)`` normalised; at the end the value target: the
+seat's terminal reward plus ``score_shaping`` × (final margin − the margin at the decision).
 
-**DAgger games:** with probability ``policy_play_share`` the searching seats play the network's own
-move (drawn from its policy for their first ``temperature_moves`` decisions, argmax after); the search
-still labels their full-search decisions and no fast search runs. **Baseline targets:** a searching
-seat's decision whose legal moves all match ``baseline_targets`` (a regular expression over notation)
-is not searched: the ``baseline``'s move is its target and, where the search would play, the move.
-**Playout-cap randomisation:** a decision is searched fully (``simulations``) with probability
-``full_search_share``, else fast (``fast_simulations``); only full searches are examples.
-**Moves:** the first ``temperature_moves`` searched decisions of a game play a move drawn in
-proportion to the visits, later ones the most visited (ties: higher prior, or higher mean reward).
+**Update.** A replay of the latest ``replay_size`` examples (not in checkpoints; ``replay_warmup``
+holds updates back until it has that many); per iteration ``ceil(new * sample_reuse /
+minibatch_size)`` minibatches drawn uniformly (``bucket_minibatches``: :data:`BUCKET` at a time sorted
+by size); loss: cross-entropy to the target + ``vf_coef`` × ½ squared value error; Adam, ``anneal_lr``
+to 0 at ``total_steps`` stored examples (steps are stored examples), clipped at ``max_grad_norm``.
 
-**Examples.** A full search stores the deciding seat's decision (:meth:`GameAdapter.prepare`), the
-searched moves as stored actions and the policy target: visits ``** (1 / target_temperature)``,
-normalised. When the game ends each example's value target is the seat's terminal reward
-(:func:`kardinal_env.core.rewards.terminal_rewards`) plus ``score_shaping`` × (final margin − the
-projected margin at the decision).
+**Workers and device.** ``selfplay_workers: N > 1``: N spawned processes play each iteration, each
+with the weights, its share of ``num_envs`` and ``steps_per_iter`` and seeds from (``seed``, step,
+worker): reproducible for a given N; their CPU time counts in ``cpu_seconds``; the program needs the
+``if __name__ == "__main__":`` guard. ``device``: where a copy of the network is updated.
 
-**Update.** A replay of the latest ``replay_size`` examples; after each iteration (at least
-``steps_per_iter`` new examples, whole games) ``ceil(new * sample_reuse / minibatch_size)`` minibatches
-are drawn uniformly (``bucket_minibatches``: :data:`BUCKET` at a time, sorted by crop size). Loss:
-cross-entropy to the policy target + ``vf_coef`` × ½ squared value error; Adam, ``anneal_lr`` to 0 at
-``total_steps`` stored examples, gradients clipped at ``max_grad_norm``. The replay is not in
-checkpoints: ``replay_warmup`` holds the updates back until it holds that many examples.
-
-**Workers and device.** ``selfplay_workers: N > 1`` plays each iteration in N spawned processes
-(started once; each gets the weights, its share of ``num_envs`` and ``steps_per_iter`` rounded up, and
-seeds from (``seed``, step, worker): reproducible for a given N); their CPU time is added to
-``cpu_seconds``; the entry point needs the ``if __name__ == "__main__":`` guard. ``device``: where a
-copy of the network is updated; self-play, evaluation and checkpoints stay on the CPU.
-
-**Steps** are stored examples. **Logging**: ``charts/SPS`` (examples/s), ``charts/searched_decisions``,
-``charts/game_length``, ``charts/selfplay_seconds``, ``charts/update_seconds``, ``charts/cpu_seconds``,
-``losses/policy_loss``, ``losses/policy_kl`` (cross-entropy minus the targets' entropy),
-``losses/value_loss``, ``losses/entropy``; the evaluation tags as in PPO.
+**Logging**: ``charts/{SPS,searched_decisions,game_length,selfplay_seconds,update_seconds,cpu_seconds}``,
+``losses/{policy_loss,policy_kl,value_loss,entropy}`` (``policy_kl``: the cross-entropy minus the
+targets' entropy), the evaluation tags as in PPO.
 """
 
 from __future__ import annotations
@@ -181,8 +162,7 @@ class SearchTrainer(Trainer):
 
             self.teacher = load_agent(cfg.teacher, game=self.adapter.spec)
         self._make_searches(cfg.seed)
-        # The updates train a copy of self.net on cfg.device (self.net plays and is checkpointed on the CPU);
-        # update() copies self.net into it first and back after, so both always agree between iterations.
+        # update() trains a copy of self.net on cfg.device, copied from self.net first and back after
         device = torch.device(cfg.device)
         if device.type == "cuda":
             if not torch.cuda.is_available():

@@ -1,56 +1,37 @@
 """Self-play PPO for every registered game (CleanRL-style, as an importable library).
 
-Usage (``kardinal-train --help`` lists every option; ``docs/training.md`` has the presets)::
+Usage (``kardinal-train --help`` lists the options, ``docs/training.md`` the presets)::
 
     from agents.training import train
     path = train({"game": "kardinal_koenig", "total_steps": 20_000, "run_name": "kk_smoke"})
-    kardinal-train --config configs/default.yaml --set total_steps=2000 --set run_name=smoke
     kardinal-train --resume runs/default/checkpoint.pt --set total_steps=600000
 
-**One loop, every game.** The game's :class:`agents.training.adapters.GameAdapter` and network
-builder (:mod:`agents.networks.base`) hold everything game-specific; the rollout, per-seat GAE
-(:mod:`agents.training.rollout`), the PPO update, the opponent pool, the warm start
-(:mod:`agents.training.warm_start`), logging and checkpoints are shared. A network decision sees only
-the deciding seat's own observation; a game with chance is dealt from the trainer's generator, so a
-run is a function of its config (same machine, torch version and ``torch_threads``).
+The game's :class:`agents.training.adapters.GameAdapter` and network builder hold everything
+game-specific; the rollout (:mod:`agents.training.rollout`), the PPO update, the opponent pool, the
+warm start (:mod:`agents.training.warm_start`), logging and checkpoints are shared. A network decision
+sees only the deciding seat's observation; chance is dealt from the trainer's generator, so a run is a
+function of its config (same machine, torch version and ``torch_threads``).
 
-**Options** are the fields of :class:`agents.training.config.TrainConfig`, checked before anything
-runs (:class:`agents.training.config.ConfigError`; a bad ``--resume`` file:
-:class:`agents.networks.checkpoint.CheckpointError`). With ``--resume`` the checkpoint's config is
-the base.
+**Steps.** A step is one stored learner decision (a learner seat's, with more than one legal move).
+An iteration collects at least ``steps_per_iter`` (whole games), then updates; training stops after
+the first iteration that reaches ``total_steps``. **Anchor.** With ``anchor_kl > 0`` the starting
+policy (warm start or ``init_weights``) stays frozen and every minibatch adds ``anchor_kl`` ×
+KL(anchor || policy) over the legal actions; its weights travel in the checkpoints (``anchor``).
 
-**Steps.** A step is one stored learner decision (a learner seat's decision with more than one legal
-move). An iteration collects at least ``steps_per_iter`` steps (whole games), then updates; training
-stops after the first iteration that reaches ``total_steps``.
+**Logging.** TensorBoard in ``runs/{run_name}/``: CleanRL's ``charts/*`` and ``losses/*`` and
+``eval/winrate_vs_{opponent}`` (argmax policy, seats alternated, every ``eval_interval`` iterations;
+game ``i`` dealt with :func:`agents.runinfo.game_seed`; a shared win among k counts 1/k).
 
-**Warm start** (``bc_games > 0``): the network first imitates ``baseline``. With ``anchor_kl > 0``
-the starting policy (warm start or ``init_weights``) stays frozen as the *anchor* and every PPO
-minibatch adds ``anchor_kl`` × KL(anchor || policy) over the legal actions; the anchor's weights travel
-in the checkpoints.
-
-**Logging.** TensorBoard in ``runs/{run_name}/``: CleanRL's tags (``charts/*``, ``losses/*``) and
-``eval/winrate_vs_{opponent}`` (argmax policy, seats alternated, every ``eval_interval`` iterations,
-against ``random``, ``greedy`` and ``baseline`` where the game has them; game ``i`` dealt with
-:func:`agents.runinfo.game_seed`; a shared win among k winners counts 1/k,
-:func:`kardinal_env.core.rewards.win_share`).
-
-**Checkpoints** (:mod:`agents.networks.checkpoint`, written atomically): ``checkpoint.pt`` (latest)
-and ``checkpoint_{step}.pt`` every ``checkpoint_interval`` iterations, with ``cpu_seconds`` (CPU time
-of the run and the runs it resumed), the optimizer, the pool, the random states and ``anchor``.
-
-**Checkpoints after a kill.** ``best.pt`` (``keep_best``) copies one state of ``checkpoint.pt``,
-whose ``best`` entry (``{"winrate", "step", "opponent"}``) records which. A new best writes
-``checkpoint.pt`` first, ``best.pt`` second (:meth:`Trainer.keep_if_best`), so ``best.pt`` never
-holds a step ``checkpoint.pt`` has not reached. On ``--resume`` the run makes ``best.pt`` agree with
-the record: the recorded best is kept; a record of the checkpoint's own step rewrites ``best.pt``
-from the checkpoint; any other ``best.pt`` is renamed ``best_step{N}.pt`` (``best_previous.pt``
-without a step), never deleted, and said; a recorded best not in the run directory is dropped. The
-temporary files of interrupted writes (:func:`agents.networks.checkpoint.remove_temp_files`) are
-removed when a run starts or resumes.
-
-Named steps of an iteration: :meth:`Trainer.collect_rollout`, :meth:`Trainer.update`,
-:meth:`Trainer.take_snapshot`, :meth:`Trainer.log_iteration`, :meth:`Trainer.evaluate`,
-:meth:`Trainer.save_checkpoint`.
+**Checkpoints** (:mod:`agents.networks.checkpoint`, atomic): ``checkpoint.pt`` and, every
+``checkpoint_interval`` iterations, ``checkpoint_{step}.pt``, with ``cpu_seconds`` (CPU time of the
+run and the runs it resumed) and the optimizer, pool and random states for ``--resume``.
+``best.pt`` (``keep_best``) copies the state whose ``best`` entry (``{"winrate", "step",
+"opponent"}``) records it; a new best writes ``checkpoint.pt`` first, then ``best.pt``, so a kill
+never leaves a ``best.pt`` beyond ``checkpoint.pt``. On ``--resume`` ``best.pt`` is made to agree
+with the record: the recorded best is kept, a record of the checkpoint's own step is rewritten from the
+checkpoint, any other ``best.pt`` is renamed ``best_step{N}.pt`` (``best_previous.pt``), never
+deleted, and a recorded best that is missing is dropped. Temporary files of killed writes are removed
+when a run starts or resumes.
 """
 
 from __future__ import annotations
