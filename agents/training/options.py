@@ -18,6 +18,9 @@ from kardinal_env.core.rewards import REWARD_SCHEMES
 
 __all__ = ["TrainConfig", "opt", "rule_opt"]
 
+#: The searches of ``algorithm: search`` (:mod:`agents.training.search_training`).
+SEARCHES = ("puct", "mcts", "ismcts", "rollout", "network")
+
 
 def opt(default, help: str, *, lo=None, hi=None, lo_open: bool = False, choices=None):
     """A config field: ``default``, ``help`` (shown by ``--help``), allowed range ``lo..hi`` (``lo``
@@ -62,117 +65,52 @@ class TrainConfig:
     seed: int = opt(1, "random seed of everything (opponent choice, sampling, minibatches, initial weights)", lo=0)
     torch_threads: int = opt(1, "torch intra-op threads (results are reproducible only for the same number)", lo=1)
     deterministic: bool = opt(True, "torch.use_deterministic_algorithms (same machine, same results)")
-    algorithm: str = opt(
-        "ppo", "ppo: self-play PPO; search: search-based self-play (expert iteration)", choices=("ppo", "search")
-    )
+    algorithm: str = opt("ppo", "ppo: self-play PPO; search: search-based self-play", choices=("ppo", "search"))
     # ------------------------------------------------------------ game
     game: str = opt(game_names()[0], "the game to train on: a registered game (" + ", ".join(game_names()) + ")")
-    players: int | None = opt(
-        None, "players per game: one of the game's player counts (not given: the game's default)", lo=1
-    )
+    players: int | None = opt(None, "players per game: one of the game's counts (not given: its default)", lo=1)
     preset: str = rule_opt("preset")
     discard: str = rule_opt("discard")
     # ------------------------------------------------------------ rollout
     total_steps: int = opt(
-        200_000,
-        "learner steps to train (a step = one stored learner decision), rounded up to the end of the iteration "
-        "that reaches it; 0: the warm start alone (bc_games > 0, algorithm ppo)",
-        lo=0,
+        200_000, "learner steps to train (a step = one stored learner decision; 0: the warm start alone)", lo=0
     )
     num_envs: int = opt(32, "games played in lockstep during a rollout", lo=1)
-    steps_per_iter: int = opt(
-        2048, "learner steps collected per iteration before the PPO update (games are finished, so a little more)", lo=1
-    )
-    crop_margin: int = opt(
-        1, "cnn (kardinal): squares around the sites' bounding box that the network sees (1 holds every move)", lo=1
-    )
+    steps_per_iter: int = opt(2048, "learner steps collected per iteration (whole games) before the update", lo=1)
+    crop_margin: int = opt(1, "cnn (kardinal): squares the crop adds around the sites (1 holds every move)", lo=1)
     # ------------------------------------------------------------ rewards
     reward: str = opt(
-        "win_loss",
-        "terminal reward: win_loss (+1 every winner, shared wins included; -1 otherwise) or margin "
-        "(clip((own score - best other score) / 20, -1, 1))",
-        choices=REWARD_SCHEMES,
+        "win_loss", "terminal reward: win_loss (+1/-1) or margin (clip(margin / 20, -1, 1))", choices=REWARD_SCHEMES
     )
-    chip_shaping: float = opt(
-        0.0, "reward per chip a learner move takes (leftovers at the end excluded; a game with chips only)"
-    )
-    score_shaping: float = opt(
-        0.0, "reward per point of change of the seat's projected score margin its move causes", lo=0.0
-    )
+    chip_shaping: float = opt(0.0, "reward per chip a learner move takes (a game with chips only)")
+    score_shaping: float = opt(0.0, "reward per point of change of the seat's projected margin by its move", lo=0.0)
     # ------------------------------------------------------------ opponents
-    baseline: str = opt(
-        "greedy",
-        "the game's baseline agent that plays the greedy_share games and that the warm start imitates "
-        "(greedy; kardinal_koenig also: heuristic)",
-    )
-    greedy_share: float = opt(
-        0.0,
-        "share of games against the baseline named by 'baseline' (2 players: one seat; more: all but one)",
-        lo=0.0,
-        hi=1.0,
-    )
+    baseline: str = opt("greedy", "the game's baseline that plays the greedy_share games and the warm start imitates")
+    greedy_share: float = opt(0.0, "share of games against the baseline named by 'baseline'", lo=0.0, hi=1.0)
     pool_share: float = opt(0.0, "share of games against a frozen past snapshot of the network", lo=0.0, hi=1.0)
-    random_share: float = opt(
-        0.0, "share of games against random (the shares sum to at most 1; the rest is self-play)", lo=0.0, hi=1.0
-    )
+    random_share: float = opt(0.0, "share of games against random (the shares sum to at most 1)", lo=0.0, hi=1.0)
     pool_size: int = opt(5, "snapshots kept in the opponent pool (the latest ones)", lo=1)
     snapshot_interval: int = opt(10, "iterations between two snapshots taken into the pool", lo=1)
     # ------------------------------------------------------------ search-based self-play (algorithm=search)
-    search: str = opt(
-        "puct",
-        "algorithm=search: the search at every self-play move: puct (the network's own), mcts (the game's "
-        "mcts:N; perfect information), ismcts (the game's ismcts:N), rollout (the game's rollout:N; its move is "
-        "the target) or network (no search: the policy of 'teacher' is the target)",
-        choices=("puct", "mcts", "ismcts", "rollout", "network"),
-    )
+    search: str = opt("puct", "algorithm=search: the search at every self-play move", choices=SEARCHES)
     teacher: str = opt("", "algorithm=search, search=network: the network to learn from, ppo:PATH or zoo:NAME")
-    simulations: int = opt(32, "algorithm=search: simulations of a full search (its policy is a training target)", lo=1)
-    fast_simulations: int = opt(
-        8, "algorithm=search: simulations of a fast search (playout-cap randomisation; not a training target)", lo=1
-    )
+    simulations: int = opt(32, "algorithm=search: simulations of a full search (a training target)", lo=1)
+    fast_simulations: int = opt(8, "algorithm=search: simulations of a fast search (not a target)", lo=1)
     full_search_share: float = opt(
-        0.25, "algorithm=search: share of the decisions searched fully (1: every one)", lo=0.0, hi=1.0, lo_open=True
+        0.25, "algorithm=search: share of decisions searched fully", lo=0.0, hi=1.0, lo_open=True
     )
     c_puct: float = opt(1.5, "algorithm=search, search=puct: exploration constant of PUCT", lo=0.0, lo_open=True)
-    search_batch: int = opt(
-        4, "algorithm=search, search=puct: descents per game per batched network call (virtual loss)", lo=1
-    )
-    dirichlet_alpha: float = opt(
-        0.3,
-        "algorithm=search, search=puct: Dirichlet noise on a full search's root prior (alpha)",
-        lo=0.0,
-        lo_open=True,
-    )
-    noise_fraction: float = opt(
-        0.25, "algorithm=search, search=puct: weight of that noise in the root prior (0: none)", lo=0.0, hi=1.0
-    )
-    target_temperature: float = opt(
-        1.0,
-        "algorithm=search: the policy target is visits ** (1 / target_temperature), normalised",
-        lo=0.0,
-        lo_open=True,
-    )
-    temperature_moves: int = opt(
-        8, "algorithm=search: a game's first decisions that draw their move by the visits (later: the most)", lo=0
-    )
-    replay_size: int = opt(
-        50_000, "algorithm=search: training examples kept (the latest); minibatches are drawn from them", lo=1
-    )
+    search_batch: int = opt(4, "algorithm=search, search=puct: descents per game per network call", lo=1)
+    dirichlet_alpha: float = opt(0.3, "algorithm=search, search=puct: root noise's alpha", lo=0.0, lo_open=True)
+    noise_fraction: float = opt(0.25, "algorithm=search, search=puct: the root noise's weight", lo=0.0, hi=1.0)
+    target_temperature: float = opt(1.0, "algorithm=search: target = visits ** (1 / this)", lo=0.0, lo_open=True)
+    temperature_moves: int = opt(8, "algorithm=search: a game's first decisions that draw by the visits", lo=0)
+    replay_size: int = opt(50_000, "algorithm=search: training examples kept (the latest)", lo=1)
     sample_reuse: float = opt(4.0, "algorithm=search: minibatch samples per new example", lo=0.0, lo_open=True)
     minibatch_size: int = opt(256, "algorithm=search: examples per minibatch", lo=1)
     replay_warmup: int = opt(0, "algorithm=search: no update until the replay holds this many examples", lo=0)
-    policy_play_share: float = opt(
-        0.0,
-        "algorithm=search: share of games whose searching seats play the network's own move, the search only "
-        "labelling (DAgger)",
-        lo=0.0,
-        hi=1.0,
-    )
-    baseline_targets: str = opt(
-        "",
-        "algorithm=search: a regular expression over move notation: a decision whose legal moves all match "
-        "it takes the baseline's move as target and play, unsearched (e.g. '^C'); '': none",
-    )
+    policy_play_share: float = opt(0.0, "algorithm=search: share of games the network plays (DAgger)", lo=0.0, hi=1.0)
+    baseline_targets: str = opt("", "algorithm=search: regex; decisions whose moves all match take the baseline's")
     selfplay_workers: int = opt(1, "algorithm=search: processes that play the self-play games", lo=1)
     device: str = opt("cpu", "algorithm=search: where the updates run: cpu, cuda or cuda:N")
     # ------------------------------------------------------------ warm start (behaviour cloning of the baseline)
@@ -181,12 +119,8 @@ class TrainConfig:
     bc_epochs: int = opt(2, "warm start: epochs over the imitation data", lo=0)
     bc_learning_rate: float = opt(1e-3, "warm start: Adam learning rate", lo=0.0, lo_open=True)
     bc_anneal_lr: bool = opt(False, "warm start: decay the learning rate linearly to zero over its epochs")
-    anchor_kl: float = opt(
-        0.0, "PPO: weight of KL(starting policy || policy) in the loss (0: off; needs bc_games or init_weights)", lo=0.0
-    )
-    init_weights: str = opt(
-        "", "start a new run from the weights of ppo:PATH or zoo:NAME (same game and network options); '': fresh"
-    )
+    anchor_kl: float = opt(0.0, "PPO: weight of KL(starting policy || policy) in the loss (0: off)", lo=0.0)
+    init_weights: str = opt("", "start a new run from the weights of ppo:PATH or zoo:NAME ('': fresh)")
     # ------------------------------------------------------------ PPO
     learning_rate: float = opt(5e-4, "Adam learning rate of PPO", lo=0.0, lo_open=True)
     anneal_lr: bool = opt(True, "decay the learning rate linearly to 0 at total_steps")
@@ -203,42 +137,19 @@ class TrainConfig:
     max_grad_norm: float = opt(0.5, "gradient norm clip", lo=0.0, lo_open=True)
     target_kl: float = opt(0.0, "stop an update early when the approximate KL exceeds this (0: off)", lo=0.0)
     # ------------------------------------------------------------ network
-    network: str = opt(
-        "auto",
-        "network kind: auto (the game's default) or one of the game's: cnn (kardinal), graph (kardinal_koenig), "
-        "mlp (kardinal_koenig, every game without its own), advised (a network plus its baseline's advice)",
-    )
+    network: str = opt("auto", "network kind: auto (the game's default) or one of the game's network kinds")
     channels: int = opt(32, "network: convolution channels (cnn)", lo=1)
     blocks: int = opt(2, "network: residual blocks (cnn)", lo=0)
-    hidden: int = opt(
-        64, "network: width of the pooled-feature MLPs (cnn), hidden layers (mlp), node features (graph, advised)", lo=1
-    )
+    hidden: int = opt(64, "network: MLP width (cnn, mlp), node features (graph, advised)", lo=1)
     rounds: int = opt(2, "network: message-passing rounds (graph, advised)", lo=0)
-    advice_scale: float = opt(
-        2.0,
-        "network advised: the advice's weight on the logits at the start, per point of margin (kardinal_koenig) "
-        "or per chip (kardinal) (trained from there; larger: the sampled policy keeps closer to the baseline's move)",
-        lo=0.0,
-        lo_open=True,
-    )
-    advice_weights: str = opt(
-        "",
-        "network advised: the heuristic weights the advice is computed with, as name=value pairs separated by "
-        "commas over the baseline's defaults (e.g. contest=0.48,fill=0.125; names: the fields of "
-        "agents.baselines.koenig_heuristic.HeuristicWeights); empty: the heuristic baseline's own weights",
-    )
+    advice_scale: float = opt(2.0, "network advised: the advice's initial weight on the logits", lo=0.0, lo_open=True)
+    advice_weights: str = opt("", "network advised: heuristic weights as name=value,... ('': the defaults)")
     # ------------------------------------------------------------ evaluation, checkpoints, output
-    eval_interval: int = opt(10, "iterations between evaluations against random and greedy (0: none)", lo=0)
+    eval_interval: int = opt(10, "iterations between evaluations against the baselines (0: none)", lo=0)
     eval_games: int = opt(40, "games per opponent in each periodic evaluation (0: none)", lo=0)
     final_eval_games: int = opt(100, "games per opponent in the final evaluation (0: none)", lo=0)
-    checkpoint_interval: int = opt(
-        50, "iterations between numbered checkpoints (0: only the final checkpoint.pt)", lo=0
-    )
-    keep_best: bool = opt(
-        False,
-        "after every evaluation (after the warm start, periodic, final) write best.pt when the win rate against "
-        "the baseline is the highest of the run so far (ties: the later one); checkpoint.pt stays the last state",
-    )
+    checkpoint_interval: int = opt(50, "iterations between numbered checkpoints (0: only checkpoint.pt)", lo=0)
+    keep_best: bool = opt(False, "write best.pt after each evaluation that is the best so far against the baseline")
     track: bool = opt(True, "write TensorBoard logs into the run directory")
     progress: bool = opt(True, "show tqdm progress bars (false: one log line per iteration)")
 
