@@ -113,11 +113,11 @@ def core_position(game: Game, module: ModuleType | None = None) -> Any:
 
 
 def _core_of(game: Any, module: ModuleType | None) -> Any:
-    """The core game to read: ``game`` itself when it is one (it has ``encode_into``), else the core
+    """The core game to read: ``game`` itself when it is one (a ``kardinal_core.KardinalGame``), else the core
     replay of a Python :class:`Game` (:func:`core_position`)."""
     if isinstance(game, Game):
         return game.core if game.compiled else core_position(game, module)  # type: ignore[attr-defined]
-    if hasattr(game, "encode_into") and hasattr(game, "action_mask_into"):
+    if type(game).__name__ == "KardinalGame" and type(game).__module__ == "kardinal_core":  # the core's own object
         return game
     raise TypeError(
         f"game must be a kardinal_env.kardinal.Game or a kardinal_core.KardinalGame, got {type(game).__name__}"

@@ -136,7 +136,7 @@ def _core_of(game: Any, module: ModuleType | None) -> Any:
     :class:`Game` (:func:`core_position`), or ``game`` itself when it is a ``KoenigGame``."""
     if isinstance(game, Game):
         return game.core if game.compiled else core_position(game, module)  # type: ignore[attr-defined]
-    if hasattr(game, "encode_into") and hasattr(game, "action_mask_into"):
+    if type(game).__name__ == "KoenigGame" and type(game).__module__ == "kardinal_core":  # the core's own object
         return game
     raise TypeError(f"game must be a kardinal_env.koenig.Game or a kardinal_core.KoenigGame, got {type(game).__name__}")
 
