@@ -60,7 +60,7 @@ from typing import Any, ClassVar
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.game_base import TurnBasedGame, core_subclass, resolve_rules
 from kardinal_env.core.records import check_replayed_result, play_record_move
-from kardinal_env.kardinal.explain import reject
+from kardinal_env.kardinal.explain import Explain
 from kardinal_env.kardinal.notation import (
     BUILD,
     CARDINAL,
@@ -95,7 +95,6 @@ from kardinal_env.kardinal.state import (
     TOWER_BIT,
     YARD_BIT,
     BuildChips,
-    GameState,
 )
 
 # re-exported: their home was here
@@ -143,7 +142,7 @@ def action_codec(rules: Rules) -> Any:
     return codec
 
 
-class Game(TurnBasedGame, GameState):
+class Game(TurnBasedGame, Explain):
     """One game of Kardinal. See the module docstring for phases, notation and errors.
 
     ``Game(rules)`` is backed by the compiled core when it is used (then it is a
@@ -599,8 +598,5 @@ class Game(TurnBasedGame, GameState):
         except MalformedMoveError as exc:
             raise IllegalMoveError(str(exc), "malformed move", move) from None
         if code not in self.legal_move_codes():
-            self._raise_illegal(code, move)
+            self._raise_illegal(code, move)  # the rule it breaks: Explain (kardinal_env.kardinal.explain)
         return code
-
-    def _raise_illegal(self, code: tuple, move: object) -> None:
-        reject(self, code, move)  # the rule it breaks: kardinal_env.kardinal.explain

@@ -3,25 +3,19 @@
 * :data:`PHASES` — the names of a turn's decisions (the table of :mod:`kardinal_env.kardinal.engine`);
   the state keeps the phase as an index into it (:data:`BUILD_PHASE`, :data:`CHIP_PHASE`,
   :data:`CARDINAL_PHASE`, :data:`OVER`), equal to the move kinds ``BUILD``, ``CHIP`` and ``CARDINAL`` of
-  ``kardinal_env.kardinal.notation`` (a decision's moves are of its phase's kind), as
-  :attr:`LiveView.phase` shows it. :data:`CHIPS_PER_COLOUR`, :data:`TOTAL_CHIPS` and
+  :mod:`kardinal_env.kardinal.notation`. :data:`CHIPS_PER_COLOUR`, :data:`TOTAL_CHIPS` and
   :data:`EDIFICES_PER_SHAPE` (per colour) are the game's material.
-* :class:`GameState` — the fields of a game (its ``__slots__``; :class:`~kardinal_env.kardinal.engine.Game`
-  sets them up and changes them move by move) and the queries that read them: the history, the
-  cardinal, the chips (held, supply, set aside), the edifices left, the buildings and sites, the
-  cathedral touches, the projected and final scores, the winners and the finishing order, where the
-  cardinal may go, and :meth:`GameState.live_view`. The queries that apply the rules (which builds are
-  legal, what a build scores, who builds next) are the engine's.
+* :class:`GameState` — the fields of a game (:class:`~kardinal_env.kardinal.engine.Game` sets them up
+  and changes them move by move) and the queries that read them; the queries that apply the rules
+  (which builds are legal, what a build scores, who builds next) are the engine's.
 * :class:`Building`, :class:`BuildChips`, :class:`LiveView` — what the queries answer.
 
-The board inside: squares are keys (``kardinal_env.kardinal.notation``: ``square_key``); buildings are
-ids, :data:`NAVE` and :data:`CLOCK_TOWER` (the cathedral's two parts, on :data:`NAVE_KEY` and
-:data:`CLOCK_KEY`) first, then the edifices in build order; ``_cells`` maps each built square to its
-building. ``_sites`` maps every site (empty square next to a building, inside the window if there is
-one) to a bit summary of its neighbours: bits 0-2 (:data:`HOUSE_BIT`, :data:`TOWER_BIT`,
-:data:`YARD_BIT`; :data:`SHAPE_BIT` by shape) a house, tower or yard touches it, the nave counting as a
-house and the clock tower as a tower; bits 3-6 (:data:`COLOUR_BIT` by colour) an edifice of colour 0-3
-touches it. Colours are 0..3, seats absolute.
+The board inside: squares are keys (``notation.square_key``); buildings are ids, :data:`NAVE` and
+:data:`CLOCK_TOWER` (on :data:`NAVE_KEY` and :data:`CLOCK_KEY`) first, then the edifices in build order.
+``_sites`` maps every site (empty square next to a building, inside the window if there is one) to a
+bit summary of its neighbours: bits 0-2 (:data:`SHAPE_BIT`) a house, tower or yard touches it, the nave
+counting as a house and the clock tower as a tower; bits 3-6 (:data:`COLOUR_BIT`) an edifice of colour
+0-3 touches it. Colours are 0..3, seats absolute.
 """
 
 from __future__ import annotations
@@ -35,21 +29,6 @@ from kardinal_env.kardinal.notation import SHAPE_NAMES, format_move, key_xy, squ
 
 if TYPE_CHECKING:
     from kardinal_env.kardinal.rules import Rules
-
-__all__ = [
-    "PHASES",
-    "BUILD_PHASE",
-    "CHIP_PHASE",
-    "CARDINAL_PHASE",
-    "OVER",
-    "CHIPS_PER_COLOUR",
-    "TOTAL_CHIPS",
-    "EDIFICES_PER_SHAPE",
-    "Building",
-    "BuildChips",
-    "GameState",
-    "LiveView",
-]
 
 PHASES = ("build", "chip", "cardinal", "over")
 BUILD_PHASE, CHIP_PHASE, CARDINAL_PHASE, OVER = 0, 1, 2, 3
@@ -79,12 +58,10 @@ class Building:
 class BuildChips(NamedTuple):
     """What a build would score for its builder (:meth:`Game.build_chips`), docs/rules.md Scoring.
 
-    ``colours``: the colour of each regular chip it takes from the supply (one per touched edifice
-    whose colour still has chips; touches that score nothing are left out); ``substitutes``: the
-    substitute chips it earns (``exhausted_colour="substitute"``: one per touched edifice of an
-    exhausted colour, as far as the supply still holds chips; the builder chooses their colours);
-    ``set_aside``: the chips go to nobody (a neutral build under ``neutral_build_chips="put_aside"``);
-    ``touches_cathedral``: the build touches the cathedral (the tie-break count). The compensation
+    ``colours``: the colour of each regular chip it takes from the supply; ``substitutes``: the
+    substitute chips it earns (``exhausted_colour="substitute"``, as far as the supply holds chips;
+    the builder chooses their colours); ``set_aside``: the chips go to nobody (a neutral build under
+    ``neutral_build_chips="put_aside"``); ``touches_cathedral``: the tie-break count. The compensation
     chip of the game's first build is not included.
     """
 
@@ -102,9 +79,8 @@ class BuildChips(NamedTuple):
 class LiveView(NamedTuple):
     """Read-only live references into a game's state: the one fast path for observation encoders.
 
-    The containers are the engine's own (no copies): never modify them, and call
-    :meth:`Game.live_view` again after every move (the integers are values at the time of the call).
-    Square keys as in ``kardinal_env.kardinal.notation``; building ids as in :meth:`Game.buildings`.
+    The containers are the engine's own: never modify them, and call :meth:`Game.live_view` again
+    after every move (the integers are values at the time of the call).
     """
 
     building_squares: list[tuple[int, ...]]  # per building id: its square keys
@@ -122,39 +98,7 @@ class LiveView(NamedTuple):
 
 
 class GameState:
-    """The fields of a Kardinal game and the queries that only read them (see the module docstring).
-    The engine's :class:`~kardinal_env.kardinal.engine.Game` sets up and plays; this class only reads."""
-
-    __slots__ = (
-        "rules",
-        "_n",
-        "_seat_colours",
-        "_inside",
-        "_cells",
-        "_bshape",
-        "_bcolour",
-        "_bbuilder",
-        "_bsquares",
-        "_sites",
-        "_inventory",
-        "_supply",
-        "_held",
-        "_aside",
-        "_last_shape",
-        "_last_colour",
-        "_cardinal",
-        "_current",
-        "_phase",
-        "_pending",
-        "_chip_dest",
-        "_moves",
-        "_text_index",
-        "_action_index",
-        "_history",
-        "_cathedral_touch",
-        "_scores",
-        "_winners",
-    )
+    """The fields of a Kardinal game (its ``__slots__``) and the queries that only read them."""
 
     rules: Rules
     _n: int  # players
@@ -184,9 +128,9 @@ class GameState:
     _cathedral_touch: list[int]  # per seat
     _scores: list[int] | None  # once the game is over
     _winners: list[int] | None
+    __slots__ = tuple(__annotations__)  # the fields above
 
-    # ------------------------------------------------------------------ queries
-    # current_player, phase, is_over, num_players and move_count come from TurnBasedGame (Game mixes both in).
+    # current_player, phase, is_over, num_players and move_count come from TurnBasedGame.
 
     @property
     def history(self) -> list[str]:
@@ -195,13 +139,18 @@ class GameState:
 
     @property
     def history_codes(self) -> list[tuple]:
-        """Every move played so far, as move codes (what ``history`` formats; a copy)."""
+        """Every move played so far, as move codes (a copy)."""
         return list(self._history)
 
     @property
     def cardinal(self) -> tuple[int, int] | None:
         """Square of the cardinal, or ``None`` before it is placed."""
         return None if self._cardinal < 0 else key_xy(self._cardinal)
+
+    @property
+    def cardinal_key(self) -> int:
+        """Square key of the cardinal, ``-1`` before it is placed."""
+        return self._cardinal
 
     @property
     def last_built(self) -> tuple[int, int] | None:
@@ -220,6 +169,10 @@ class GameState:
     def chips(self) -> list[list[int]]:
         """Chips held: one list per seat, one count per colour."""
         return [list(h) for h in self._held]
+
+    def chips_held(self, seat: int) -> int:
+        """Total chips ``seat`` holds now."""
+        return sum(self._held[seat])
 
     def supply(self) -> list[int]:
         """Chips left in the common supply, one count per colour."""
@@ -240,15 +193,13 @@ class GameState:
 
     def buildings(self) -> list[Building]:
         """Every building, the cathedral's parts first, then edifices in build order."""
-        out = []
-        for bid, shape in enumerate(self._bshape):
+        out = [
+            Building(NAVE, "nave", None, (key_xy(NAVE_KEY),), None),
+            Building(CLOCK_TOWER, "clock tower", None, (key_xy(CLOCK_KEY),), None),
+        ]
+        for bid in range(2, len(self._bshape)):
             squares = tuple(key_xy(k) for k in self._bsquares[bid])
-            if bid == NAVE:
-                out.append(Building(bid, "nave", None, squares, None))
-            elif bid == CLOCK_TOWER:
-                out.append(Building(bid, "clock tower", None, squares, None))
-            else:
-                out.append(Building(bid, SHAPE_NAMES[shape], self._bcolour[bid], squares, self._bbuilder[bid]))
+            out.append(Building(bid, SHAPE_NAMES[self._bshape[bid]], self._bcolour[bid], squares, self._bbuilder[bid]))
         return out
 
     def sites(self) -> list[tuple[int, int]]:
@@ -257,35 +208,31 @@ class GameState:
 
     def scores(self) -> list[int]:
         """Final scores per seat (docs/rules.md: chips held plus the best colour once more)."""
-        if self._scores is None:
-            raise GameNotOverError("scores() is only defined once the game is over")
-        return list(self._scores)
+        return list(self._over("scores", self._scores))
 
     def winners(self) -> list[int]:
         """Winning seats (highest score, then most edifices touching the cathedral; ties kept)."""
-        if self._winners is None:
-            raise GameNotOverError("winners() is only defined once the game is over")
-        return list(self._winners)
+        return list(self._over("winners", self._winners))
 
     def finishing_order(self) -> list[list[int]]:
-        """Groups of seats from first place to last (docs/rules.md): by score, then by edifices
-        touching the cathedral; seats still tied share a group. The first group is :meth:`winners`.
-        Only once the game is over."""
-        if self._scores is None:
-            raise GameNotOverError("finishing_order() is only defined once the game is over")
-        return finishing_order_from_keys(list(zip(self._scores, self._cathedral_touch, strict=True)))
+        """Groups of seats from first place to last: by score, then by edifices touching the cathedral
+        (seats still tied share a group); the first group is :meth:`winners`. Only once the game is over."""
+        scores = self._over("finishing_order", self._scores)
+        return finishing_order_from_keys(list(zip(scores, self._cathedral_touch, strict=True)))
 
-    def chips_held(self, seat: int) -> int:
-        """Total chips ``seat`` holds now."""
-        return sum(self._held[seat])
+    @staticmethod
+    def _over(query: str, value: list[int] | None) -> list[int]:
+        """``value``, defined only once the game is over (``GameNotOverError`` naming ``query`` before)."""
+        if value is None:
+            raise GameNotOverError(f"{query}() is only defined once the game is over")
+        return value
 
     def projected_holdings(self, seat: int) -> list[int]:
         """Chips per colour ``seat`` would hold if the game ended now: its chips plus the supply's
         leftovers of its own colours (docs/rules.md final scoring)."""
         held = list(self._held[seat])
-        supply = self._supply
         for c in self.rules.owned_colours(seat):
-            held[c] += supply[c]
+            held[c] += self._supply[c]
         return held
 
     def projected_scores(self) -> list[int]:
@@ -293,16 +240,8 @@ class GameState:
         colour once more. Equals :meth:`scores` once the game is over (final scoring uses it)."""
         if self._scores is not None:
             return list(self._scores)
-        out = []
-        for seat in range(self._n):
-            h = self.projected_holdings(seat)
-            out.append(sum(h) + max(h))
-        return out
-
-    @property
-    def cardinal_key(self) -> int:
-        """Square key of the cardinal (``kardinal_env.kardinal.notation``), ``-1`` before it is placed."""
-        return self._cardinal
+        holdings = [self.projected_holdings(seat) for seat in range(self._n)]
+        return [sum(h) + max(h) for h in holdings]
 
     def may_keep_cardinal(self) -> bool:
         """Whether ``C-`` is allowed in a cardinal decision: only once the cardinal stands somewhere."""
@@ -318,8 +257,7 @@ class GameState:
         return [k for k in sorted(self._sites) if k != card]
 
     def live_view(self) -> LiveView:
-        """The game's state as live read-only references (:class:`LiveView`): for observation
-        encoders that must not copy. Everything else should use the other public methods."""
+        """The game's state as live read-only references (:class:`LiveView`), for observation encoders."""
         return LiveView(
             self._bsquares,
             self._bshape,
