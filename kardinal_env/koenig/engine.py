@@ -92,7 +92,6 @@ and free sites so that no decision rescans the board.
 from __future__ import annotations
 
 import json
-import random
 from typing import ClassVar
 
 from kardinal_env.core.checks import check_action
@@ -100,21 +99,22 @@ from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.game_base import TurnBasedGame, core_subclass, resolve_rules
 from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.core.shuffle import ShuffleRng
-from kardinal_env.koenig import scoring, worlds
+from kardinal_env.koenig import scoring
 from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.deck import DeckError, check_order, check_pile, check_plan, plan_lacks
 from kardinal_env.koenig.deck import card_census as card_census  # re-exported: its home was here
-from kardinal_env.koenig.explain import reject
+from kardinal_env.koenig.explain import Explain
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import ADVISORS, CLOISTERS, DISPLAY_SIZE, HAND_SIZE, Rules
-from kardinal_env.koenig.state import DISCARD, DRAW, MAX_CARDS_PER_TURN, OVER, PHASES, PLACE, SECOND, GameState
+from kardinal_env.koenig.state import DISCARD, DRAW, MAX_CARDS_PER_TURN, OVER, PHASES, PLACE, SECOND
 from kardinal_env.koenig.state import MAX_PIECES_PER_TURN as MAX_PIECES_PER_TURN  # re-exported: its home was here
 from kardinal_env.koenig.state import LiveView as LiveView  # re-exported: its home was here
+from kardinal_env.koenig.worlds import Worlds
 
 __all__ = ["Game", "IllegalMoveError", "DeckError", "PHASES"]
 
 
-class Game(TurnBasedGame, GameState):
+class Game(TurnBasedGame, Explain, Worlds):
     """One game of Kardinal & König. See the module docstring for phases, rules and errors.
 
     ``Game(rules, seed)`` is backed by the compiled core when it is used (then it is a
@@ -223,39 +223,6 @@ class Game(TurnBasedGame, GameState):
     # The queries (hand, scores, snapshot, live_view, ...) are GameState's (kardinal_env.koenig.state);
     # current_player, phase, is_over, num_players and move_count TurnBasedGame's.
 
-    # ------------------------------------------------------------------ determinized worlds (worlds.py)
-    def with_hidden(self, hands: dict[int, list[int]], deck: list[int], seed: int | str | None = None) -> Game:
-        """A copy of this game in which the hidden cards are replaced: ``hands`` maps seats to their
-        new hands (type digits; sizes must stay), ``deck`` is the new deck (type digits, top first),
-        and future shuffles follow ``ShuffleRng(seed)`` instead of this game's generator. The
-        building block of :meth:`determinize` (``kardinal_env.koenig.knowledge`` samples what a seat
-        cannot see and calls it).
-
-        The new cards must be exactly the cards they replace, as a multiset (``DeckError``
-        otherwise): a sampler that follows the public information always satisfies this, so the
-        check tells nothing about the true cards that the sampler did not already know.
-
-        The copy is a *determinized world*: it forgets this game's hidden chance history — the
-        first deck order (:attr:`initial_deck` raises), a reshuffle order already drawn, a
-        reshuffle order given to the constructor, and the cards the seats in ``hands`` drew from the
-        deck (:meth:`deck_takes` shows them as ``None`` to every seat) — so nothing in it tells two
-        games apart that differ only in those. It has no record (:meth:`to_record` raises).
-
-        When the seat on turn gets a new hand, its pending decision follows that hand: its legal
-        moves are generated anew, and right after a first piece in a country that held a cloister
-        (where the true hand decided between a second piece and drawing, which the other seats do not
-        see) the copy goes on as its own hand allows — to a second piece, or to drawing."""
-        return worlds.with_hidden(self, hands, deck, seed)
-
-    def determinize(self, seat: int, rng: random.Random) -> Game:
-        """A world ``seat`` cannot tell apart from this game: the cards it cannot see (the other
-        seats' hands and the deck) dealt consistently with everything it has seen (the game protocol's
-        ``determinize``; the dealing is :meth:`kardinal_env.koenig.knowledge.SeatKnowledge.deal`, built
-        once per position and seat). ``rng`` (a ``random.Random``, or a
-        :class:`~kardinal_env.core.shuffle.ShuffleRng`) gives one ``getrandbits(64)``: the seed of the
-        world's ``ShuffleRng``, which deals the cards and then seeds the world's future shuffles."""
-        return worlds.determinize(self, seat, rng)
-
     # ------------------------------------------------------------------ moves
     def legal_move_ids(self) -> list[int]:
         """Legal moves of the current decision as ids into ``board.moves``, each once.
@@ -284,7 +251,7 @@ class Game(TurnBasedGame, GameState):
             moves = self._moves = self._generate()
         m = self.board.move_index.get(move) if isinstance(move, str) else None
         if m is None or m not in moves:
-            reject(self, move)
+            self._reject(move)
         self._apply(m)
 
     # ------------------------------------------------------------------ action ids (the game protocol)
@@ -303,7 +270,7 @@ class Game(TurnBasedGame, GameState):
         for anything but an id of ``Discrete(num_actions)``)."""
         m = check_action(action, self.board.num_moves)
         if m not in self.legal_move_ids():
-            reject(self, self.board.moves[m])
+            self._reject(self.board.moves[m])
         self._apply(m)
 
     def action_to_string(self, action: int) -> str:
@@ -316,7 +283,7 @@ class Game(TurnBasedGame, GameState):
         """Play a move by id (checked like :meth:`play`)."""
         if move_id not in self.legal_move_ids():
             if isinstance(move_id, int) and 0 <= move_id < self.board.num_moves:
-                reject(self, self.board.moves[move_id])
+                self._reject(self.board.moves[move_id])
             raise IllegalMoveError(f"malformed move: no move id {move_id!r} on this board", "malformed move", move_id)
         self._apply(move_id)
 

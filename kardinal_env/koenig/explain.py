@@ -1,52 +1,85 @@
-"""Why a move is illegal in a game of Kardinal & König: the rule it breaks, and the message of the
-:class:`~kardinal_env.core.errors.IllegalMoveError` the engine raises.
+"""Why a move is illegal in a game of Kardinal & König: :class:`Explain`, the engine's diagnosis (mixed
+into :class:`~kardinal_env.koenig.engine.Game`; it only reads the state).
 
-The engine (:mod:`kardinal_env.koenig.engine`) checks a move against its cached legal moves; only a move
-that is not among them comes here. :func:`explain` works out the first rule the move breaks, as
-``(rule, reason)``; :func:`reject` raises the error: its message is ``"{rule}: {reason} ({move!r})"`` and
-its ``rule`` attribute the rule, one of ``"malformed move"``, ``"unknown id"``, ``"game over"``,
-``"phase"``, ``"payment"``, ``"one country"``, ``"two pieces"``, ``"three cards"``, ``"empty country"``,
-``"advisor limit"``, ``"supply"``, ``"site"``, ``"discard"``, ``"end"`` or ``"draw"``. The rules are
+Only a move that is not among the legal moves comes here. :meth:`Explain._explain` names the first rule
+it breaks, as ``(rule, reason)``; :meth:`Explain._reject` raises the
+:class:`~kardinal_env.core.errors.IllegalMoveError` ``"{rule}: {reason} ({move!r})"``. The rules are
 asked in this order: the move's form, the game being over, then for its kind of move the ids it names,
-the phase and the turn's limits, the payment, an empty country, and the supply, the site or the advisor
-limit. A move that is not legal and breaks none of them is an engine bug (``AssertionError``).
-Nothing here changes the game.
+the phase and the turn's limits, the payment, an empty country, and the supply, the site or the
+advisor limit. A move that is not legal and breaks none of them is an engine bug (``AssertionError``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 from kardinal_env.core.errors import IllegalMoveError
-from kardinal_env.koenig.notation import MalformedMoveError, parse_move
-from kardinal_env.koenig.state import DISCARD, DRAW, MAX_CARDS_PER_TURN, MAX_PIECES_PER_TURN, OVER, PLACE, SECOND
+from kardinal_env.koenig.notation import MalformedMoveError, ParsedMove, parse_move
+from kardinal_env.koenig.state import (
+    DISCARD,
+    DRAW,
+    MAX_CARDS_PER_TURN,
+    MAX_PIECES_PER_TURN,
+    OVER,
+    PLACE,
+    SECOND,
+    GameState,
+)
 
-if TYPE_CHECKING:
-    from kardinal_env.koenig.engine import Game
-
-__all__ = ["explain", "reject"]
+_MUST = ("place or discard", "place a second piece or end", "discard or end")
 
 
-def reject(game: Game, move: object) -> NoReturn:
-    """Raise the :class:`~kardinal_env.core.errors.IllegalMoveError` for ``move``, not legal in ``game``
-    now, naming the rule it breaks (:func:`explain`)."""
-    rule, reason = explain(game, move)
-    raise IllegalMoveError(f"{rule}: {reason} ({move!r})", rule, move)
+class Explain(GameState):
+    """The diagnosis of an illegal move (see the module docstring)."""
 
+    __slots__ = ()
 
-def explain(game: Game, move: object) -> tuple[str, str]:
-    """``(rule, reason)`` for a move string that is not legal in ``game`` now."""
-    b = game.board
-    try:
-        p = parse_move(move)
-    except MalformedMoveError as exc:
-        return "malformed move", str(exc)
-    phase = game._phase
-    if phase == OVER:
-        return "game over", "the game is over; no move is legal"
-    seat = game._current
-    hand = game._hands[seat]
-    if p.kind in ("K", "A"):
+    def _reject(self, move: object) -> NoReturn:
+        """Raise the ``IllegalMoveError`` for ``move``, not legal now, naming the rule it breaks."""
+        rule, reason = self._explain(move)
+        raise IllegalMoveError(f"{rule}: {reason} ({move!r})", rule, move)
+
+    def _explain(self, move: object) -> tuple[str, str]:
+        """``(rule, reason)`` for a move string that is not legal now."""
+        try:
+            p = parse_move(move)
+        except MalformedMoveError as exc:
+            return "malformed move", str(exc)
+        phase = self._phase
+        if phase == OVER:
+            return "game over", "the game is over; no move is legal"
+        seat = self._current
+        found: tuple[str, str] | None = None
+        if p.kind in ("K", "A"):
+            found = self._explain_piece(p, seat)
+        elif p.kind == "end":
+            if phase in (PLACE, DRAW):
+                found = "end", "'end' only stops after a first piece or during discarding (discard='any')"
+        elif p.kind == "discard":
+            if p.card not in self.board.type_index:
+                found = "unknown id", self._no_type(p.card)
+            elif phase == SECOND:
+                found = "discard", "a piece was placed this turn: discarding is instead of placing"
+            elif phase == DRAW:
+                found = "phase", f"seat {seat} must now draw (draw:{{t}} or draw:deck)"
+            elif not self._hands[seat][self.board.type_index[p.card]]:
+                found = "discard", f"seat {seat} holds no card of type {p.card}"
+        elif phase != DRAW:
+            found = "phase", f"seat {seat} must now {_MUST[phase]}"
+        elif p.target is None:
+            found = "draw", "the deck is empty; draw from the display"
+        elif p.target not in self.board.type_index:
+            found = "unknown id", self._no_type(p.target)
+        else:
+            found = "draw", f"the display holds no card of type {p.target} (display: {self.display()})"
+        if found is None:
+            raise AssertionError(f"engine bug: {move!r} is rejected but no rule explains why")
+        return found
+
+    def _explain_piece(self, p: ParsedMove, seat: int) -> tuple[str, str] | None:
+        """``(rule, reason)`` for a cloister (``K``) or advisor (``A``) that is not legal now."""
+        b = self.board
+        phase = self._phase
         if p.kind == "K":
             if p.target not in b.site_index:
                 return "unknown id", f"no site {p.target!r} on board {b.name!r}"
@@ -59,72 +92,49 @@ def explain(game: Game, move: object) -> tuple[str, str]:
             c = b.country_index[p.target]
         cname = b.country_ids[c]
         if p.card not in b.type_index:
-            return "unknown id", f"no card type {p.card} on board {b.name!r} (types {list(b.types)})"
+            return "unknown id", self._no_type(p.card)
         t = b.type_index[p.card]
         cost = 2 if p.pair else 1
         if phase == DRAW:
-            if game._pieces == MAX_PIECES_PER_TURN:
+            if self._pieces == MAX_PIECES_PER_TURN:
                 return "two pieces", f"seat {seat} placed two pieces this turn; it must now draw"
-            if game._pieces == 1 and game._was_empty:
+            if self._pieces == 1 and self._was_empty:
                 return "empty country", (
-                    f"{b.country_ids[game._country]} was empty at the start of the turn: it takes one "
+                    f"{b.country_ids[self._country]} was empty at the start of the turn: it takes one "
                     "cloister and the turn goes on to drawing"
                 )
-            if game._pieces == 1:
+            if self._pieces == 1:
                 return "phase", f"no second piece is legal for seat {seat}; it must now draw"
             return "phase", f"seat {seat} discarded this turn and must now draw (draw:{{t}} or draw:deck)"
         if phase == DISCARD:
             return "discard", "discarding is instead of placing: after a discard no piece may be placed"
-        if phase == SECOND and c != game._country:
-            return "one country", (
-                f"this turn's pieces go to {b.country_ids[game._country]}; {cname} is another country"
-            )
-        if phase == SECOND and game._paid + cost > MAX_CARDS_PER_TURN:
-            return "three cards", f"{game._paid} cards are paid this turn; {cost} more would exceed 3"
+        if phase == SECOND and c != self._country:
+            return "one country", f"this turn's pieces go to {b.country_ids[self._country]}; {cname} is another country"
+        if phase == SECOND and self._paid + cost > MAX_CARDS_PER_TURN:
+            return "three cards", f"{self._paid} cards are paid this turn; {cost} more would exceed 3"
         if not p.pair and c not in b.type_countries[t]:
             named = b.types[b.country_type[c]]
             return "payment", f"a type-{p.card} card does not name {cname}; pay with a type-{named} card or a pair"
-        if hand[t] < cost:
-            have = hand[t]
+        if self._hands[seat][t] < cost:
+            have = self._hands[seat][t]
             return "payment", f"seat {seat} holds {have} card(s) of type {p.card}, the payment needs {cost}"
-        if phase == PLACE and game._cl_total[c] == 0 and site < 0:
+        if phase == PLACE and self._cl_total[c] == 0 and site < 0:
             return "empty country", f"{cname} holds no cloister: the first piece there must be a cloister"
         if site >= 0:
-            if not game._cl_left[seat]:
+            if not self._cl_left[seat]:
                 return "supply", f"seat {seat} has no cloister left"
-            if game._owner[site] >= 0:
-                return "site", f"site {p.target} already holds a cloister of seat {game._owner[site]}"
-        else:
-            if not game._ad_left[seat]:
-                return "supply", f"seat {seat} has no advisor left"
-            if game._ad_total[c] + 1 > game._cl_max[c]:
-                return "advisor limit", (
-                    f"{cname} would hold {game._ad_total[c] + 1} advisors but no seat has more than "
-                    f"{game._cl_max[c]} cloister(s) there"
-                )
-        raise AssertionError(f"engine bug: {move!r} is rejected but no rule explains why")
-    if p.kind == "end":
-        if phase in (PLACE, DRAW):
-            return "end", "'end' only stops after a first piece or during discarding (discard='any')"
-        raise AssertionError(f"engine bug: {move!r} is rejected but no rule explains why")
-    if p.kind == "discard":
-        if p.card not in b.type_index:
-            return "unknown id", f"no card type {p.card} on board {b.name!r} (types {list(b.types)})"
-        if phase == SECOND:
-            return "discard", "a piece was placed this turn: discarding is instead of placing"
-        if phase == DRAW:
-            return "phase", f"seat {seat} must now draw (draw:{{t}} or draw:deck)"
-        if not hand[b.type_index[p.card]]:
-            return "discard", f"seat {seat} holds no card of type {p.card}"
-        raise AssertionError(f"engine bug: {move!r} is rejected but no rule explains why")
-    # draw
-    if phase != DRAW:
-        return (
-            "phase",
-            f"seat {seat} must now {('place or discard', 'place a second piece or end', 'discard or end')[phase]}",
-        )
-    if p.target is None:
-        return "draw", "the deck is empty; draw from the display"
-    if p.target not in b.type_index:
-        return "unknown id", f"no card type {p.target} on board {b.name!r} (types {list(b.types)})"
-    return "draw", f"the display holds no card of type {p.target} (display: {game.display()})"
+            if self._owner[site] >= 0:
+                return "site", f"site {p.target} already holds a cloister of seat {self._owner[site]}"
+            return None
+        if not self._ad_left[seat]:
+            return "supply", f"seat {seat} has no advisor left"
+        if self._ad_total[c] + 1 > self._cl_max[c]:
+            return "advisor limit", (
+                f"{cname} would hold {self._ad_total[c] + 1} advisors but no seat has more than "
+                f"{self._cl_max[c]} cloister(s) there"
+            )
+        return None
+
+    def _no_type(self, card: object) -> str:
+        b = self.board
+        return f"no card type {card} on board {b.name!r} (types {list(b.types)})"

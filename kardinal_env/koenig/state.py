@@ -2,15 +2,13 @@
 
 * :data:`PHASES` — the names of a turn's decisions (the table of :mod:`kardinal_env.koenig.engine`);
   the state keeps the phase as an index into it (:data:`PLACE`, :data:`SECOND`, :data:`DISCARD`,
-  :data:`DRAW`, :data:`OVER`), as :attr:`LiveView.phase` shows it. :data:`MAX_PIECES_PER_TURN` and
-  :data:`MAX_CARDS_PER_TURN` are the most pieces and cards (paid or discarded) one turn takes.
-* :class:`GameState` — the fields of a game (its ``__slots__``; :class:`~kardinal_env.koenig.engine.Game`
-  deals them and changes them move by move) and the queries that read them: the public state in the
-  board's terms (type digits, site and country ids, seats), the scorings on the current board (cached
-  until the next piece), the history and the public decision log, the chance history (the initial deck,
-  the reshuffle order, the cards taken from the deck, each shown only to the seat that saw it), the
-  result once the game is over, :meth:`GameState.snapshot` (everything as plain data) and
-  :meth:`GameState.live_view`.
+  :data:`DRAW`, :data:`OVER`). :data:`MAX_PIECES_PER_TURN` and :data:`MAX_CARDS_PER_TURN` are the most
+  pieces and cards (paid or discarded) one turn takes.
+* :class:`GameState` — the fields of a game (:class:`~kardinal_env.koenig.engine.Game` deals them and
+  changes them move by move) and the queries that read them: the public state in the board's terms,
+  the scorings on the current board (cached until the next piece), the history and the public decision
+  log, the chance history (each card taken from the deck shown only to the seat that saw it), the
+  result, :meth:`GameState.snapshot` (everything as plain data) and :meth:`GameState.live_view`.
 * :class:`LiveView` — the public state as live read-only references, for observation encoders.
 
 Inside, cards are type indices (``board.types`` order), sites and countries indices in board order
@@ -29,19 +27,6 @@ if TYPE_CHECKING:
     from kardinal_env.core.shuffle import ShuffleRng
     from kardinal_env.koenig.board import Board
     from kardinal_env.koenig.rules import Rules
-
-__all__ = [
-    "PHASES",
-    "PLACE",
-    "SECOND",
-    "DISCARD",
-    "DRAW",
-    "OVER",
-    "MAX_CARDS_PER_TURN",
-    "MAX_PIECES_PER_TURN",
-    "GameState",
-    "LiveView",
-]
 
 PHASES = ("place", "second", "discard", "draw", "over")
 PLACE, SECOND, DISCARD, DRAW, OVER = range(5)
@@ -78,55 +63,6 @@ class LiveView(NamedTuple):
 class GameState:
     """The fields of a Kardinal & König game and its public queries (see the module docstring). The
     engine's :class:`~kardinal_env.koenig.engine.Game` deals and plays; this class only reads."""
-
-    __slots__ = (
-        "rules",
-        "_now",
-        "_parts",
-        "board",
-        "_n",
-        "_T",
-        "_hands",
-        "_hand_size",
-        "_display",
-        "_deck",
-        "_pile",
-        "_owner",
-        "_free",
-        "_kids",
-        "_cl",
-        "_cl_total",
-        "_cl_max",
-        "_ad",
-        "_ad_total",
-        "_cl_left",
-        "_ad_left",
-        "_scores",
-        "_interim",
-        "_final",
-        "_runouts",
-        "_last_round",
-        "_current",
-        "_phase",
-        "_country",
-        "_pieces",
-        "_paid",
-        "_discards",
-        "_was_empty",
-        "_moves",
-        "_names",
-        "_history",
-        "_rng",
-        "_deck0",
-        "_plan",
-        "_reshuffled",
-        "_missed",
-        "_winners",
-        "_placements",
-        "_by",
-        "_takes",
-        "_knowledge",
-    )
 
     rules: Rules
     board: Board
@@ -174,9 +110,9 @@ class GameState:
     _deck0: list[int] | None  # None in a determinized world (with_hidden): its past deal is not known
     _takes: list[tuple[int, int, int]]  # every card taken from the deck after the deal (see deck_takes)
     _knowledge: dict | None  # seat -> (move count, SeatKnowledge): determinize's cache
+    __slots__ = tuple(__annotations__)  # the fields above
 
-    # ------------------------------------------------------------------ queries
-    # current_player, phase, is_over, num_players and move_count come from TurnBasedGame (Game mixes both in).
+    # current_player, phase, is_over, num_players and move_count come from TurnBasedGame.
 
     @property
     def history(self) -> list[str]:
@@ -219,26 +155,19 @@ class GameState:
         (:meth:`with_hidden`) does not know it: ``RuntimeError``."""
         if self._deck0 is None:
             raise RuntimeError("a determinized world (Game.with_hidden) does not know the deck's first order")
-        types = self.board.types
-        return [types[t] for t in self._deck0]
+        return self._digits(self._deck0)
 
     @property
     def reshuffle_order(self) -> list[int] | None:
         """The order the discard pile took at the first run-out (top first), or ``None`` before it
         (and in a determinized world dealt after it: :meth:`with_hidden` forgets it)."""
-        if self._reshuffled is None:
-            return None
-        types = self.board.types
-        return [types[t] for t in self._reshuffled]
+        return None if self._reshuffled is None else self._digits(self._reshuffled)
 
     @property
     def reshuffle_plan(self) -> list[int] | None:
         """The reshuffle order given with ``reshuffle=`` (type digits, top first), or ``None`` when none
         was given (the discard pile is then shuffled by the game's generator)."""
-        if self._plan is None:
-            return None
-        types = self.board.types
-        return [types[t] for t in self._plan]
+        return None if self._plan is None else self._digits(self._plan)
 
     def deck_takes(self, seat: int) -> list[tuple[int, int, int | None]]:
         """Every card taken from the deck after the deal, in order, as ``seat`` saw it:
@@ -266,16 +195,14 @@ class GameState:
 
     def display(self) -> list[int]:
         """The face-up cards, as a sorted list of type digits."""
-        types = self.board.types
-        return sorted(types[t] for t in self._display)
+        return sorted(self._digits(self._display))
 
     def deck_size(self) -> int:
         return len(self._deck)
 
     def discard_pile(self) -> list[int]:
         """The (public) discard pile, type digits in the order the cards were put on it."""
-        types = self.board.types
-        return [types[t] for t in self._pile]
+        return self._digits(self._pile)
 
     def pieces_left(self, seat: int) -> tuple[int, int]:
         """``(cloisters, advisors)`` seat still has in its supply."""
@@ -403,13 +330,12 @@ class GameState:
 
     def snapshot(self) -> dict:
         """Every piece of state (hidden cards included) as plain data; equal snapshots, equal games."""
-        types = self.board.types
         return {
             "current": self._current,
             "phase": PHASES[self._phase],
             "hands": [self.hand(s) for s in range(self._n)],
-            "display": [types[t] for t in self._display],
-            "deck": [types[t] for t in reversed(self._deck)],
+            "display": self._digits(self._display),
+            "deck": self._digits(self._deck[::-1]),
             "pile": self.discard_pile(),
             "owners": self.owners(),
             "advisors": self.advisor_counts(),
@@ -423,3 +349,8 @@ class GameState:
             "reshuffled": self.reshuffle_order,
             "winners": self._winners,
         }
+
+    def _digits(self, cards: list[int]) -> list[int]:
+        """Type digits of cards given as type indices."""
+        types = self.board.types
+        return [types[t] for t in cards]

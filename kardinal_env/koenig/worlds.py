@@ -1,88 +1,105 @@
-"""Determinized worlds of a game of Kardinal & König: copies in which the cards a seat cannot see are
-dealt anew (the game protocol's ``determinize``, :mod:`kardinal_env.core.protocol`).
-
-* :func:`with_hidden` — a copy of a game with the hidden cards replaced (given hands and a given deck)
-  and its own generator for the shuffles to come (:meth:`Game.with_hidden
-  <kardinal_env.koenig.engine.Game.with_hidden>`). The new cards must be exactly the cards they
-  replace (:class:`~kardinal_env.koenig.deck.DeckError`). The copy forgets the game's hidden chance
-  history, and the pending decision of the seat on turn follows its new hand.
-* :func:`determinize` — a world a seat cannot tell apart from the game: what it cannot see dealt by
-  :meth:`kardinal_env.koenig.knowledge.SeatKnowledge.deal` (which calls :func:`with_hidden`), the
-  seat's knowledge built once per position (:meth:`Game.determinize
-  <kardinal_env.koenig.engine.Game.determinize>`).
+"""Determinized worlds of a game of Kardinal & König: :class:`Worlds`, mixed into
+:class:`~kardinal_env.koenig.engine.Game` — copies in which the cards a seat cannot see are dealt anew
+(the game protocol's ``determinize``, :mod:`kardinal_env.core.protocol`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig.deck import DeckError
 from kardinal_env.koenig.knowledge import SeatKnowledge
-from kardinal_env.koenig.state import DRAW, OVER, SECOND
+from kardinal_env.koenig.state import DRAW, OVER, SECOND, GameState
 
 if TYPE_CHECKING:
     import random
 
-    from kardinal_env.koenig.engine import Game
 
-__all__ = ["determinize", "with_hidden"]
+class Worlds(GameState):
+    """:meth:`with_hidden` and :meth:`determinize` of the engine (see the module docstring)."""
 
+    __slots__ = ()
 
-def with_hidden(game: Game, hands: dict[int, list[int]], deck: list[int], seed: int | str | None = None) -> Game:
-    """``game`` with the hidden cards replaced: :meth:`Game.with_hidden
-    <kardinal_env.koenig.engine.Game.with_hidden>` (its docstring is the specification)."""
-    types = game.board.type_index
-    g = game.clone()
-    old: list[int] = [0] * game._T
-    new: list[int] = [0] * game._T
-    for seat, hand in hands.items():
-        if not 0 <= seat < game._n or len(hand) != game._hand_size[seat]:
-            raise DeckError(f"hands: seat {seat} must get {game._hand_size[seat] if 0 <= seat < game._n else 0} cards")
-        counts = [0] * game._T
-        for t in hand:
-            counts[types[t]] += 1
+    if TYPE_CHECKING:  # the engine's
+
+        def clone(self) -> Worlds: ...
+        def _second_moves(self) -> list[int]: ...
+        def _start_draw(self) -> None: ...
+
+    def with_hidden(self, hands: dict[int, list[int]], deck: list[int], seed: int | str | None = None) -> Any:
+        """A copy of this game in which the hidden cards are replaced: ``hands`` maps seats to their
+        new hands (type digits; sizes must stay), ``deck`` is the new deck (type digits, top first),
+        and future shuffles follow ``ShuffleRng(seed)`` instead of this game's generator. The
+        building block of :meth:`determinize` (``kardinal_env.koenig.knowledge`` samples what a seat
+        cannot see and calls it).
+
+        The new cards must be exactly the cards they replace, as a multiset (``DeckError``
+        otherwise): a sampler that follows the public information always satisfies this, so the
+        check tells nothing about the true cards that the sampler did not already know.
+
+        The copy is a *determinized world*: it forgets this game's hidden chance history — the
+        first deck order (:attr:`initial_deck` raises), a reshuffle order already drawn, a
+        reshuffle order given to the constructor, and the cards the seats in ``hands`` drew from the
+        deck (:meth:`deck_takes` shows them as ``None`` to every seat) — so nothing in it tells two
+        games apart that differ only in those. It has no record (:meth:`to_record` raises).
+
+        When the seat on turn gets a new hand, its pending decision follows that hand: its legal
+        moves are generated anew, and right after a first piece in a country that held a cloister
+        (where the true hand decided between a second piece and drawing, which the other seats do not
+        see) the copy goes on as its own hand allows — to a second piece, or to drawing."""
+        types = self.board.type_index
+        n, T = self._n, self._T
+        g = self.clone()
+        old: list[int] = [0] * T
+        new: list[int] = [0] * T
+        for seat, hand in hands.items():
+            if not 0 <= seat < n or len(hand) != self._hand_size[seat]:
+                raise DeckError(f"hands: seat {seat} must get {self._hand_size[seat] if 0 <= seat < n else 0} cards")
+            counts = [0] * T
+            for t in hand:
+                counts[types[t]] += 1
+                new[types[t]] += 1
+            for t, k in enumerate(self._hands[seat]):
+                old[t] += k
+            g._hands[seat] = counts
+        if len(deck) != len(self._deck):
+            raise DeckError(f"deck: must hold {len(self._deck)} cards, got {len(deck)}")
+        for t in deck:
             new[types[t]] += 1
-        for t, k in enumerate(game._hands[seat]):
-            old[t] += k
-        g._hands[seat] = counts
-    if len(deck) != len(game._deck):
-        raise DeckError(f"deck: must hold {len(game._deck)} cards, got {len(deck)}")
-    for t in deck:
-        new[types[t]] += 1
-    for t in game._deck:
-        old[t] += 1
-    if old != new:
-        raise DeckError("hands/deck: the new cards are not the cards they replace")
-    g._deck = [types[t] for t in reversed(deck)]
-    g._rng = ShuffleRng(seed)
-    g._plan = None
-    g._deck0 = None
-    g._reshuffled = None
-    g._takes = [(moves, taker, -1 if taker in hands else t) for moves, taker, t in game._takes]
-    if game._current in hands and game._phase != OVER:
-        g._moves = g._names = None
-        first_piece = game._history[-1] < game.board.end_id if game._history else False
-        if game._phase in (SECOND, DRAW) and game._pieces == 1 and first_piece and not game._was_empty:
-            moves = g._second_moves()
-            if moves:
-                g._phase = SECOND
-                g._moves = moves
-            else:
-                g._start_draw()
-    return g
+        for t in self._deck:
+            old[t] += 1
+        if old != new:
+            raise DeckError("hands/deck: the new cards are not the cards they replace")
+        g._deck = [types[t] for t in reversed(deck)]
+        g._rng = ShuffleRng(seed)
+        g._plan = g._deck0 = g._reshuffled = None
+        g._takes = [(moves, taker, -1 if taker in hands else t) for moves, taker, t in self._takes]
+        if self._current in hands and self._phase != OVER:
+            g._moves = g._names = None
+            first_piece = bool(self._history) and self._history[-1] < self.board.end_id
+            if self._phase in (SECOND, DRAW) and self._pieces == 1 and first_piece and not self._was_empty:
+                moves = g._second_moves()
+                if moves:
+                    g._phase = SECOND
+                    g._moves = moves
+                else:
+                    g._start_draw()
+        return g
 
-
-def determinize(game: Game, seat: int, rng: random.Random) -> Game:
-    """A world ``seat`` cannot tell apart from ``game``: :meth:`Game.determinize
-    <kardinal_env.koenig.engine.Game.determinize>` (its docstring is the specification)."""
-    if not (isinstance(seat, int) and 0 <= seat < game._n):
-        raise ValueError(f"determinize: seat must be 0..{game._n - 1}, got {seat!r}")
-    cache = game._knowledge
-    if cache is None:
-        cache = game._knowledge = {}
-    entry = cache.get(seat)
-    moves = len(game._history)
-    if entry is None or entry[0] != moves:
-        entry = cache[seat] = (moves, SeatKnowledge(game, seat))
-    return entry[1].deal(rng)
+    def determinize(self, seat: int, rng: random.Random) -> Worlds:
+        """A world ``seat`` cannot tell apart from this game: the cards it cannot see (the other
+        seats' hands and the deck) dealt consistently with everything it has seen (the game protocol's
+        ``determinize``; the dealing is :meth:`kardinal_env.koenig.knowledge.SeatKnowledge.deal`, built
+        once per position and seat). ``rng`` (a ``random.Random``, or a
+        :class:`~kardinal_env.core.shuffle.ShuffleRng`) gives one ``getrandbits(64)``: the seed of the
+        world's ``ShuffleRng``, which deals the cards and then seeds the world's future shuffles."""
+        if not (isinstance(seat, int) and 0 <= seat < self._n):
+            raise ValueError(f"determinize: seat must be 0..{self._n - 1}, got {seat!r}")
+        if self._knowledge is None:
+            self._knowledge = {}
+        moves = len(self._history)
+        entry = self._knowledge.get(seat)
+        if entry is None or entry[0] != moves:
+            entry = self._knowledge[seat] = (moves, SeatKnowledge(self, seat))
+        return entry[1].deal(rng)
