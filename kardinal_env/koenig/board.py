@@ -81,16 +81,39 @@ def _check_id(value: object, where: str) -> str:
     return value
 
 
-def _pair(value: object, where: str, known: dict, what: str) -> tuple[str, str]:
-    if not isinstance(value, list) or len(value) != 2:
-        raise BoardError(f"{where}: expected a pair [{what}, {what}], got {value!r}")
-    a, b = value
-    for x in (a, b):
-        if not isinstance(x, str) or x not in known:
-            raise BoardError(f"{where}: unknown {what} {x!r}")
-    if a == b:
-        raise BoardError(f"{where}: joins {what} {a!r} with itself")
-    return a, b
+def _fields(value: object, keys: tuple[str, ...], where: str) -> dict:
+    """``value`` if it is an object with exactly ``keys``; :class:`BoardError` naming the problem."""
+    if not isinstance(value, dict):
+        names = ", ".join(repr(k) for k in keys[:-1])
+        raise BoardError(f"{where}: expected an object with {names} and {keys[-1]!r}")
+    extra = sorted(set(value) - set(keys))
+    if extra:
+        raise BoardError(f"{where}: unknown key(s) {extra}")
+    for key in keys:
+        if key not in value:
+            raise BoardError(f"{where}: missing key {key!r}")
+    return value
+
+
+def _check_pairs(data: dict, key: str, noun: str, known: dict, what: str, where: str) -> None:
+    """``data[key]`` must list pairs of two different ``known`` ids (``what``), none twice in either order."""
+    pairs = data[key]
+    if not isinstance(pairs, list):
+        raise BoardError(f"{where}: {key!r} must be a list of {what} pairs")
+    seen: set[frozenset] = set()
+    for i, value in enumerate(pairs):
+        at = f"{where}: {key}[{i}]"
+        if not isinstance(value, list) or len(value) != 2:
+            raise BoardError(f"{at}: expected a pair [{what}, {what}], got {value!r}")
+        a, b = value
+        for x in (a, b):
+            if not isinstance(x, str) or x not in known:
+                raise BoardError(f"{at}: unknown {what} {x!r}")
+        if a == b:
+            raise BoardError(f"{at}: joins {what} {a!r} with itself")
+        if frozenset(value) in seen:
+            raise BoardError(f"{at}: {noun} {a}-{b} is listed twice")
+        seen.add(frozenset(value))
 
 
 def validate_board(data: object, where: str = "board") -> dict:
@@ -118,14 +141,7 @@ def validate_board(data: object, where: str = "board") -> dict:
     site_ids: dict[str, int] = {}
     for i, country in enumerate(countries):
         cw = f"{where}: countries[{i}]"
-        if not isinstance(country, dict):
-            raise BoardError(f"{cw}: expected an object with 'id', 'name' and 'sites'")
-        extra = sorted(set(country) - {"id", "name", "sites"})
-        if extra:
-            raise BoardError(f"{cw}: unknown key(s) {extra}")
-        for key in ("id", "name", "sites"):
-            if key not in country:
-                raise BoardError(f"{cw}: missing key {key!r}")
+        _fields(country, ("id", "name", "sites"), cw)
         cid = _check_id(country["id"], f"{cw}.id")
         if cid in ids:
             raise BoardError(f"{cw}: id {cid!r} is used twice")
@@ -150,14 +166,7 @@ def validate_board(data: object, where: str = "board") -> dict:
     types = set()
     for i, card in enumerate(cards):
         kw = f"{where}: cards[{i}]"
-        if not isinstance(card, dict):
-            raise BoardError(f"{kw}: expected an object with 'type', 'countries' and 'count'")
-        extra = sorted(set(card) - {"type", "countries", "count"})
-        if extra:
-            raise BoardError(f"{kw}: unknown key(s) {extra}")
-        for key in ("type", "countries", "count"):
-            if key not in card:
-                raise BoardError(f"{kw}: missing key {key!r}")
+        _fields(card, ("type", "countries", "count"), kw)
         t = card["type"]
         if not is_int(t) or not 0 <= t <= 9:
             raise BoardError(f"{kw}: 'type' must be a digit 0-9, got {t!r}")
@@ -178,27 +187,8 @@ def validate_board(data: object, where: str = "board") -> dict:
     if missing:
         raise BoardError(f"{where}: 'cards': no card type names country(ies) {missing}")
 
-    roads = data["roads"]
-    if not isinstance(roads, list):
-        raise BoardError(f"{where}: 'roads' must be a list of site pairs")
-    seen: set[frozenset] = set()
-    for i, road in enumerate(roads):
-        a, b = _pair(road, f"{where}: roads[{i}]", site_ids, "site")
-        pair = frozenset((a, b))
-        if pair in seen:
-            raise BoardError(f"{where}: roads[{i}]: road {a}-{b} is listed twice")
-        seen.add(pair)
-
-    alliances = data["alliances"]
-    if not isinstance(alliances, list):
-        raise BoardError(f"{where}: 'alliances' must be a list of country pairs")
-    seen = set()
-    for i, alliance in enumerate(alliances):
-        a, b = _pair(alliance, f"{where}: alliances[{i}]", country_ids, "country")
-        pair = frozenset((a, b))
-        if pair in seen:
-            raise BoardError(f"{where}: alliances[{i}]: alliance {a}-{b} is listed twice")
-        seen.add(pair)
+    _check_pairs(data, "roads", "road", site_ids, "site", where)
+    _check_pairs(data, "alliances", "alliance", country_ids, "country", where)
 
     if "layout" in data:
         layout = data["layout"]
@@ -270,37 +260,6 @@ class Board:
     gives per move id the type indices of the cards it spends (a payment or a discard; empty for
     ``end`` and the draws).
     """
-
-    __slots__ = (
-        "data",
-        "name",
-        "country_ids",
-        "country_names",
-        "country_index",
-        "site_ids",
-        "site_index",
-        "site_country",
-        "country_sites",
-        "types",
-        "type_index",
-        "type_countries",
-        "country_type",
-        "counts",
-        "adjacency",
-        "roads",
-        "alliances",
-        "pay_stride",
-        "advisor_base",
-        "end_id",
-        "discard_base",
-        "draw_base",
-        "deck_id",
-        "num_moves",
-        "moves",
-        "move_index",
-        "site_moves",
-        "move_spends",
-    )
 
     def __init__(self, data: dict):
         self.data = data
