@@ -37,7 +37,7 @@ from kardinal_env.core.rewards import win_share
 if TYPE_CHECKING:
     from agents.training.trainer import Trainer
 
-__all__ = ["Rollout", "Slot", "play_round", "evaluate_policy", "gae", "per_seat_gae"]
+__all__ = ["Rollout", "Slot", "play_round", "evaluate_policy", "gae", "per_seat_gae", "sorted_minibatches"]
 
 _BUFFER_KEYS = ("decision", "action", "logprob", "value", "reward", "seat")
 
@@ -73,6 +73,13 @@ def per_seat_gae(seats, rewards, values, terminal, gamma: float, lam: float):
         adv[idx] = a
         ret[idx] = r
     return adv, ret
+
+
+def sorted_minibatches(rng: np.random.Generator, sizes: np.ndarray, size: int) -> list[np.ndarray]:
+    """Minibatches of ``size`` indices sorted by ``sizes`` (random among equals: less padding), in random order."""
+    order = np.lexsort((rng.random(len(sizes)), sizes))
+    chunks = [order[i : i + size] for i in range(0, len(order), size)]
+    return [chunks[i] for i in rng.permutation(len(chunks))]
 
 
 # ---------------------------------------------------------------------- games in lockstep

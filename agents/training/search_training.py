@@ -499,19 +499,12 @@ class SearchTrainer(Trainer):
 
     # ------------------------------------------------------------ logging
     def log_iteration(self, iteration: int, ro: SelfPlay, stats: dict) -> None:  # type: ignore[override]
-        w, step = self.writer, self.global_step
         length = float(np.mean(ro.lengths)) if ro.lengths else math.nan
-        if w is not None:
-            w.add_scalar("charts/learning_rate", self.optimizer.param_groups[0]["lr"], step)
-            w.add_scalar("charts/SPS", self.sps, step)
-            w.add_scalar("charts/searched_decisions", ro.searched, step)
-            w.add_scalar("charts/game_length", length, step)
-            w.add_scalar("charts/selfplay_seconds", ro.seconds, step)
-            w.add_scalar("charts/update_seconds", stats["seconds"], step)
-            for key in ("policy_loss", "policy_kl", "value_loss", "entropy"):
-                w.add_scalar(f"losses/{key}", stats[key], step)
+        self.write_scalars(
+            {"searched_decisions": ro.searched, "game_length": length, "selfplay_seconds": ro.seconds}, stats
+        )
         self.show_progress(
-            f"iter {iteration} step {step} sps {self.sps:.1f} games {ro.games} searched {ro.searched} "
+            f"iter {iteration} step {self.global_step} sps {self.sps:.1f} games {ro.games} searched {ro.searched} "
             f"policy {stats['policy_loss']:.3f} kl {stats['policy_kl']:.3f} value {stats['value_loss']:.3f} "
             f"play {ro.seconds:.1f}s upd {stats['seconds']:.1f}s"
         )

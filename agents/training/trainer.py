@@ -60,7 +60,7 @@ from agents.networks.checkpoint import (
 from agents.runinfo import git_revision
 from agents.training.adapters import make_adapter
 from agents.training.config import ConfigError, TrainConfig
-from agents.training.rollout import Rollout, Slot, evaluate_policy, gae, per_seat_gae, play_round
+from agents.training.rollout import Rollout, Slot, evaluate_policy, gae, per_seat_gae, play_round, sorted_minibatches
 from agents.training.warm_start import warm_start
 from kardinal_env.core.checks import is_int
 
@@ -285,9 +285,7 @@ class Trainer:
         t0 = time.time()
         for _epoch in range(cfg.update_epochs):
             if cfg.bucket_minibatches:
-                order = np.lexsort((rng.random(batch), areas))  # by crop size, random among equals
-                chunks = [order[i : i + mb_size] for i in range(0, batch, mb_size)]
-                chunks = [chunks[i] for i in rng.permutation(len(chunks))]
+                chunks = sorted_minibatches(rng, areas, mb_size)
             else:
                 order = rng.permutation(batch)
                 chunks = [order[i : i + mb_size] for i in range(0, batch, mb_size)]
@@ -371,24 +369,26 @@ class Trainer:
 
     def log_iteration(self, iteration: int, ro: Rollout, stats: dict) -> None:
         """TensorBoard scalars, the progress bar (same step count as the checkpoint) or a log line."""
-        w, step = self.writer, self.global_step
-        if w is not None:
-            w.add_scalar("charts/learning_rate", self.optimizer.param_groups[0]["lr"], step)
-            w.add_scalar("charts/episodic_return", float(np.mean(ro.ep_returns)), step)
-            w.add_scalar("charts/episodic_length", float(np.mean(ro.ep_lengths)), step)
-            w.add_scalar("charts/SPS", self.sps, step)
-            w.add_scalar("charts/rollout_seconds", ro.seconds, step)
-            w.add_scalar("charts/update_seconds", stats["seconds"], step)
-            for kind, res in ro.opp_results.items():
-                if res:
-                    w.add_scalar(f"charts/train_winrate_vs_{kind}", float(np.mean(res)), step)
-            for key in (k for k in stats if k != "seconds"):
-                w.add_scalar(f"losses/{key}", stats[key], step)
+        charts = {"episodic_return": float(np.mean(ro.ep_returns)), "episodic_length": float(np.mean(ro.ep_lengths))}
+        charts.update({f"train_winrate_vs_{k}": float(np.mean(r)) for k, r in ro.opp_results.items() if r})
+        self.write_scalars({**charts, "rollout_seconds": ro.seconds}, stats)
         self.show_progress(
-            f"iter {iteration} step {step} sps {self.sps:.0f} return {np.mean(ro.ep_returns):.3f} "
+            f"iter {iteration} step {self.global_step} sps {self.sps:.0f} return {np.mean(ro.ep_returns):.3f} "
             f"entropy {stats['entropy']:.3f} kl {stats['approx_kl']:.5f} ev {stats['explained_variance']:.3f} "
             f"roll {ro.seconds:.1f}s upd {stats['seconds']:.1f}s"
         )
+
+    def write_scalars(self, charts: dict, stats: dict) -> None:
+        """An iteration's TensorBoard scalars (with ``track``): ``charts/*`` (``charts`` plus the learning
+        rate, SPS and the update's time) and ``losses/*`` (``stats`` but its times and counts)."""
+        if self.writer is None:
+            return
+        lr = self.optimizer.param_groups[0]["lr"]
+        charts = {"learning_rate": lr, "SPS": self.sps, "update_seconds": stats["seconds"], **charts}
+        losses = {k: v for k, v in stats.items() if k not in ("seconds", "updates")}
+        for group, values in (("charts", charts), ("losses", losses)):
+            for key, value in values.items():
+                self.writer.add_scalar(f"{group}/{key}", value, self.global_step)
 
     def show_progress(self, line: str) -> None:
         """Move the progress bar to the step count, or (without a bar) log ``line``."""

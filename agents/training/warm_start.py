@@ -19,6 +19,7 @@ import torch.nn as nn
 from agents.networks.base import MaskedCategorical
 from agents.training.adapters import GameAdapter
 from agents.training.config import TrainConfig
+from agents.training.rollout import sorted_minibatches
 from kardinal_env.core.rewards import ShapingTracker, terminal_rewards
 
 __all__ = ["warm_start"]
@@ -104,11 +105,8 @@ def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=pri
     total_updates, updates = max(1, cfg.bc_epochs * n_chunks), 0
     progress = _Progress(cfg.bc_epochs * n_chunks, "warm start: training minibatches", cfg.progress, log)
     for epoch in range(cfg.bc_epochs):
-        order = np.lexsort((rng.random(n), areas))
-        chunks = [order[i : i + mb] for i in range(0, n, mb)]
         acc = []
-        for k in rng.permutation(len(chunks)):
-            idx = chunks[k]
+        for idx in sorted_minibatches(rng, areas, mb):
             ret = torch.tensor([data["ret"][i] for i in idx], dtype=torch.float32)
             logits, value, mask, actions = adapter.forward(
                 net, [data["decision"][i] for i in idx], [data["action"][i] for i in idx]
