@@ -8,12 +8,10 @@ A record is JSON::
      "result": {"scores": [...], "winners": [...]}}     # null while the game is unfinished
 
 Replaying ``moves`` from ``rules`` must reproduce ``result`` exactly. This module holds the format
-only (it imports no engine): :func:`make_record` writes one, :func:`parse_record` checks the fields
-and :func:`check_result` the replayed result, :func:`read_record_file` reads a file with clear
-errors. ``Game.to_record()`` / ``Game.from_record(data)`` (``kardinal_env.kardinal.engine``) use them, and
-``python -m kardinal_env.core.replay FILE`` verifies a file from the command line. Every problem raises
-:class:`~kardinal_env.core.errors.RecordError` naming the field, or the move index and the rule the move
-breaks.
+only (it imports no engine; the checks every game's format shares are :mod:`kardinal_env.core.records`):
+:func:`make_record` writes one, :func:`parse_record` checks its fields. ``Game.to_record()`` /
+``Game.from_record(data)`` use them and raise :class:`~kardinal_env.core.errors.RecordError` naming the
+field, or the move index and the rule the move breaks; ``kardinal-replay FILE`` verifies a file.
 """
 
 from __future__ import annotations
@@ -21,27 +19,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from kardinal_env.core.errors import RecordError
-from kardinal_env.core.records import (
-    check_move_strings,
-    check_record_fields,
-    check_result,
-    check_result_shape,
-    read_record_file,
-)
+from kardinal_env.core.records import check_move_strings, check_record_fields, check_result_shape
 from kardinal_env.kardinal.rules import Rules, RulesError
 
-__all__ = [
-    "FORMAT",
-    "RecordError",
-    "RecordParts",
-    "make_record",
-    "parse_record",
-    "check_record_fields",
-    "check_move_strings",
-    "check_result_shape",
-    "check_result",
-    "read_record_file",
-]
+__all__ = ["FORMAT", "RecordError", "RecordParts", "make_record", "parse_record"]
 
 FORMAT = "kardinal-record/1"
 _FIELDS = {"format", "rules", "moves", "result"}

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, fields
 
 from kardinal_env.core.checks import is_int
 from kardinal_env.core.game_base import options_from_dict
-from kardinal_env.kardinal.window import LOSSLESS_WINDOW, check_window
+from kardinal_env.kardinal.window import check_window
 
 __all__ = ["Rules", "PRESETS", "RulesError"]
 
@@ -52,9 +52,6 @@ _CHOICES = {
     "neutral_build_chips": ("put_aside", "keep"),
     "neutral_touch_chips": ("score", "none"),
 }
-
-#: Largest window that can matter: every legal game stays inside it (see kardinal_env.kardinal.window).
-MAX_WINDOW = LOSSLESS_WINDOW
 
 
 class RulesError(ValueError):

@@ -23,6 +23,7 @@ every decision ``[decode(game, a) for a in legal_actions(game)] == game.legal_mo
 
 from __future__ import annotations
 
+from operator import methodcaller
 from typing import Any
 
 import numpy as np
@@ -53,7 +54,7 @@ class ActionCodec:
         """int8 mask of length ``num_actions``: ones at :meth:`legal_actions` when ``seat`` (default:
         the deciding seat) decides now, all zeros otherwise (and once the game is over). Written into
         ``out`` when given."""
-        return seat_action_mask(game, seat, out, self.num_actions, _legal_move_ids)
+        return seat_action_mask(game, seat, out, self.num_actions, methodcaller("legal_move_ids"))
 
     def encode(self, game: Any, move: str) -> int:
         """The action id of ``move`` (any move of the board, legal now or not); ``IllegalMoveError``
@@ -63,7 +64,7 @@ class ActionCodec:
     def decode(self, game: Any, action: int) -> str:
         """The move of ``action``; ``IllegalMoveError`` with rule ``"action"`` for anything but an
         integer in ``[0, num_actions)``."""
-        return self.board.moves[check_action(action, self.num_actions)]
+        return self.decode_action(action)
 
     # The same without a game (the move table is not ego-centric).
     def encode_move(self, move: str) -> int:
@@ -73,7 +74,3 @@ class ActionCodec:
     def decode_action(self, action: int) -> str:
         """:meth:`decode` without a game."""
         return self.board.moves[check_action(action, self.num_actions)]
-
-
-def _legal_move_ids(game: Any) -> list[int]:
-    return game.legal_move_ids()

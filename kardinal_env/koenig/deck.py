@@ -63,9 +63,8 @@ def check_plan(b: Board, players: int, plan: list[int], cards: list[int]) -> Non
     for t in plan:
         spare[t] -= 1
     if min(spare) < 0:
-        types = b.types
         raise DeckError(
-            f"reshuffle: holds {card_census([types[t] for t in plan])}, more than the {players}-player "
+            f"reshuffle: holds {_census(b, plan)}, more than the {players}-player "
             f"deck on board {b.name!r} has ({card_census(cards)})"
         )
 
@@ -74,11 +73,7 @@ def check_pile(b: Board, plan: list[int], pile: list[int]) -> None:
     """:class:`DeckError` unless the reshuffle order ``plan`` holds exactly the discard pile's cards
     (both type indices), when the deck runs out for the first time."""
     if sorted(plan) != sorted(pile):
-        types = b.types
-        raise DeckError(
-            f"reshuffle: holds {card_census([types[t] for t in plan])} but the discard pile is "
-            f"{card_census([types[t] for t in pile])}"
-        )
+        raise DeckError(f"reshuffle: holds {_census(b, plan)} but the discard pile is {_census(b, pile)}")
 
 
 def plan_lacks(b: Board, plan: list[int], pile: list[int]) -> str | None:
@@ -88,7 +83,9 @@ def plan_lacks(b: Board, plan: list[int], pile: list[int]) -> str | None:
     for t in plan:
         if t in missing:
             missing.remove(t)
-    if not missing:
-        return None
-    types = b.types
-    return card_census([types[t] for t in missing])
+    return _census(b, missing) if missing else None
+
+
+def _census(b: Board, cards: list[int]) -> str:
+    """:func:`card_census` of cards given as type indices of board ``b``."""
+    return card_census([b.types[t] for t in cards])

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["MalformedMoveError", "ParsedMove", "parse_move", "format_payment"]
+__all__ = ["MalformedMoveError", "ParsedMove", "parse_move"]
 
 _PLACE_RE = re.compile(r"([KA])@([^/@:\s]+)/([0-9])([0-9])?")
 _DISCARD_RE = re.compile(r"discard:([0-9])")
@@ -47,11 +47,6 @@ class ParsedMove(NamedTuple):
     target: str | int | None = None
     card: int | None = None
     pair: bool = False
-
-
-def format_payment(card_type: int, pair: bool) -> str:
-    """``"t"`` or ``"tt"``."""
-    return f"{card_type}{card_type}" if pair else f"{card_type}"
 
 
 def parse_move(move: object) -> ParsedMove:
