@@ -32,27 +32,19 @@
                    the agent checks the game it is asked to move in, the spec check does not)
 =================  ===========================================================================
 
-``game`` is a registered game's name or its :class:`kardinal_env.core.registry.GameSpec` (a spec
-need not be registered). With it, a baseline kind is that game's class
-(``game_agents(spec).baseline(kind)``, :mod:`agents.registry`), a
-spec that cannot play the game is refused, and a search agent is given the spec (``game=``) instead
-of looking its game up in the registry. With ``game=None`` a baseline kind may be any registered
-game's, and the agent picks its class from the game it is asked to move in
-(:func:`kardinal_env.core.registry.game_of`) at its first ``select_move`` (so
-``load_agent("greedy")`` plays Kardinal's greedy on a Kardinal game and Kardinal & König's on a
-Kardinal & König game). No kind is tied to a game by name: each says what it needs of the game (see
-:data:`KINDS`).
-
-Keyword arguments (e.g. ``seed=3``) go to the agent's constructor. Importing this package does not
-import torch; only ``ppo:`` and ``puct:`` specs do.
+``game`` is a registered game's name or its :class:`kardinal_env.core.registry.GameSpec`. With it, a
+baseline kind is that game's class (``game_agents(spec).baseline(kind)``), a spec that cannot play the
+game is refused, and a search agent is given the spec (``game=``). With ``game=None`` a baseline kind
+may be any registered game's, and the agent picks its class from the game it first moves in
+(:class:`BaselineAgent`). Each kind says what it needs of a game (:data:`KINDS`). Keyword arguments
+(e.g. ``seed=3``) go to the agent's constructor. Importing this package does not import torch; only
+``ppo:`` and ``puct:`` specs do.
 
 A bad spec raises :class:`AgentSpecError` naming it: bad syntax, an unknown kind, a kind the game
 cannot play (``agent spec 'mcts:200' needs a game of perfect information; kardinal_koenig hides
 information from the seats: try 'ismcts:200'``), a missing checkpoint file, or a file that is not a
-kardinal-env checkpoint (``ppo:PATH: not a kardinal-env checkpoint (...)``, see
-:mod:`agents.networks.checkpoint`). :func:`check_spec` runs the same checks without building the
-agent (the checkpoint is read once) and returns warnings, e.g. a checkpoint trained for another
-number of players than the game it will play.
+kardinal-env checkpoint (:mod:`agents.networks.checkpoint`). :func:`check_spec` runs the same checks
+without building the agent and returns warnings (a checkpoint trained for another seat count).
 
 Library entry points: :func:`agents.training.run.train` / :func:`agents.training.run.main` (self-play training),
 :func:`agents.evaluation.tournament.evaluate` / :func:`agents.evaluation.tournament.main` (tournaments),
@@ -121,20 +113,19 @@ def _needs_perfect_information(spec: str, game: GameSpec) -> str | None:
     return f"needs a game of perfect information; {game.name} hides information from the seats: try {other!r}"
 
 
-def _needs_search_guide(spec: str, game: GameSpec) -> str | None:
-    if game_agents(game).search_guide is not None:
-        return None
-    other = "ismcts:" + spec.partition(":")[2]
-    return f"needs a game with a search guide (GameAgents.search_guide); {game.name} has none: try {other!r}"
+def _needs_entry(field: str, what: str) -> Callable[[str, GameSpec], str | None]:
+    """The ``needs`` of a kind that plays only games whose agents' entry sets ``field``."""
+
+    def needs(spec: str, game: GameSpec) -> str | None:
+        if getattr(game_agents(game), field) is not None:
+            return None
+        other = "ismcts:" + spec.partition(":")[2]
+        return f"needs a game with {what} (GameAgents.{field}); {game.name} has none: try {other!r}"
+
+    return needs
 
 
-def _needs_rollout_search(spec: str, game: GameSpec) -> str | None:
-    if game_agents(game).rollout_search is not None:
-        return None
-    other = "ismcts:" + spec.partition(":")[2]
-    return (
-        f"needs a game with a heuristic playout search (GameAgents.rollout_search); {game.name} has none: try {other!r}"
-    )
+_needs_search_guide = _needs_entry("search_guide", "a search guide")
 
 
 #: The spec kinds besides the baselines, by name.
@@ -145,7 +136,12 @@ KINDS: dict[str, Kind] = {
         Kind("ismcts", "ismcts:200", simulations=True),
         Kind("gismcts", "gismcts:200", simulations=True, needs=_needs_search_guide),
         Kind("pismcts", "pismcts:200", simulations=True, needs=_needs_search_guide),
-        Kind("rollout", "rollout:16", simulations=True, needs=_needs_rollout_search),
+        Kind(
+            "rollout",
+            "rollout:16",
+            simulations=True,
+            needs=_needs_entry("rollout_search", "a heuristic playout search"),
+        ),
         Kind("ppo", "ppo:runs/x/checkpoint.pt", path=True),
         Kind("puct", "puct:64:runs/x/checkpoint.pt", simulations=True, path=True),
         Kind("rllib", "rllib:runs/rllib/checkpoint", path=True),
@@ -318,26 +314,17 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
 
         assert simulations is not None
         return MCTSAgent(simulations, game=game_spec, **kw)
-    if kind == "ismcts":
+    if kind in ("ismcts", "gismcts", "pismcts"):
         from agents.search.ismcts import ISMCTSAgent
 
         assert simulations is not None
-        return ISMCTSAgent(simulations, game=game_spec, **kw)
-    if kind in ("gismcts", "pismcts"):
-        from agents.search.ismcts import ISMCTSAgent
-
-        assert simulations is not None
-        if game_spec is None:
-            game_spec = _only_game_with("search_guide", text)
+        if kind == "ismcts":
+            return ISMCTSAgent(simulations, game=game_spec, **kw)
         if kind == "pismcts":
-            kw.setdefault("paired", True)
-            kw.setdefault("batch", 16)
-            kw.setdefault("widen_visits", 8)
-        return ISMCTSAgent(simulations, game=game_spec, rollout="guide", **kw)
+            kw = {"paired": True, "batch": 16, "widen_visits": 8, **kw}
+        return ISMCTSAgent(simulations, game=game_spec or _only_game_with("search_guide", text), rollout="guide", **kw)
     if kind == "rollout":
-        assert simulations is not None
-        if game_spec is None:
-            game_spec = _only_game_with("rollout_search", text)
+        game_spec = game_spec or _only_game_with("rollout_search", text)
         return game_agents(game_spec).load("rollout_search")(simulations, game=game_spec, **kw)
     from agents.networks.rllib_agent import RLlibAgent  # kind == "rllib"; imports ray and torch; only here
 

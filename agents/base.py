@@ -4,21 +4,16 @@ networks, people at a table).
 An agent is any object with
 
 * ``name: str`` — a short label used in tables and logs (e.g. ``"greedy"``, ``"mcts:200"``);
-* ``select_move(game) -> str`` — a legal move of ``game`` (a game of any registered game, see
-  :class:`kardinal_env.core.protocol.GameState`, whose ``current_player`` is the agent's seat) in
-  that game's move notation. The agent must not modify ``game``; search agents work on
-  ``game.clone()`` or, in a game with hidden information, on ``game.determinize(seat, rng)``;
+* ``select_move(game) -> str`` — a legal move of ``game`` (any registered game,
+  :class:`kardinal_env.core.protocol.GameState`, whose ``current_player`` is the agent's seat) in its
+  notation. The agent must not modify ``game``: searches work on ``game.clone()`` or
+  ``game.determinize(seat, rng)``, and play action ids there (``legal_actions`` / ``apply_action``);
 * optionally ``reset(seed)`` — start a new game with a fresh random stream.
 
-An agent sees only what its seat may know: in a game with hidden information (Kardinal & König:
-the other seats' hands and the deck order) it reads the game through the seat's own queries (its
-hand, the public state, the observation encoder for its seat) and samples the rest with
-``game.determinize``; it never reads another seat's hidden cards.
-
-Agents own their randomness: the constructor takes ``seed`` and builds a private generator
-(``random.Random`` here); no agent touches the global ``random`` or ``numpy.random`` state. A game's
-own chance (Kardinal & König's shuffles) comes from the game's seed, so a game between seeded agents
-with a seeded deal is reproducible (Kardinal has no chance element at all).
+An agent sees only what its seat may know: it reads the game through the seat's own queries and
+samples the rest with ``game.determinize``. Agents own their randomness (``seed`` builds a private
+``random.Random``; never the global ``random`` or ``numpy.random`` state); a game's own chance comes from
+the game's seed, so a game between seeded agents with a seeded deal is reproducible.
 """
 
 from __future__ import annotations

@@ -1,36 +1,30 @@
-"""Kardinal's one-ply greedy baseline (``greedy``) and its playout policy (``rollout_move``).
-
-Both are reached through Kardinal's agents' entry (:mod:`agents.games`): ``GameAgents.baselines
-["greedy"]`` is :class:`GreedyAgent`, ``GameAgents.rollout`` is :data:`rollout_move`.
+"""Kardinal's one-ply greedy baseline (``greedy``, :class:`GreedyAgent`) and its playout policy
+(``rollout_move``, :class:`Playout`), reached through Kardinal's agents' entry (:mod:`agents.games`).
 
 **GreedyAgent**
 
-* **Build**: the build that takes the most chips this turn (:func:`agents.baselines.kardinal_heuristics.build_chips`:
-  only chips that reach the builder count — put-aside neutral chips and touches of exhausted or
-  non-scoring colours count 0, substitutes count 1). Ties: the larger sum of
-  :func:`agents.baselines.kardinal_heuristics.chip_weight` over the chips (other seats' colours and the colour the
-  seat holds most of are worth more than its own colours), then a seeded random choice.
+* **Build**: the build that takes the most chips this turn
+  (:func:`agents.baselines.kardinal_heuristics.build_chips`: only chips that reach the builder count,
+  substitutes 1). Ties: the larger sum of :func:`~agents.baselines.kardinal_heuristics.chip_weight` over
+  the chips, then a seeded random choice.
 * **Chip** (compensation / substitute): the colour with the highest ``chip_weight`` (seeded ties).
-* **Cardinal**: the square (or ``C-``) that leaves the next seat to build the fewest chips with its
-  best build (a seat left with no build at all counts -1), then the fewest builds that reach that
-  best, then a seeded random choice.
+* **Cardinal**: the square (or ``C-``) that leaves the next seat the fewest chips with its best build
+  (no build at all counts -1), then the fewest builds reaching that best, then a seeded random choice.
 
-**rollout_move** (:class:`Playout`, the fast move policy of a search's playouts, e.g. ``mcts:N``)
+**rollout_move** (the fast policy of a search's playouts, e.g. ``mcts:N``)
 
-* **Build**: with probability ``1 - epsilon`` (0.2) the build of highest chip value for the builder
-  (:func:`agents.baselines.kardinal_heuristics.chip_values` with
-  :func:`agents.baselines.kardinal_heuristics.seat_weights`; random among ties), otherwise a random build.
+* **Build**: with probability ``1 - epsilon`` (0.8) the build of highest chip value for the builder
+  (:func:`~agents.baselines.kardinal_heuristics.chip_values` with
+  :func:`~agents.baselines.kardinal_heuristics.seat_weights`; random among ties), else a random build.
 * **Chip**: the colour of highest ``seat_weights`` value (the first of equal ones).
 * **Cardinal**: with probability ``cardinal_block`` (1.0) the square shared by most of the next
-  builder's best builds by raw chip count (``C-`` if the cardinal already stands there), otherwise
-  a random cardinal move.
+  builder's best builds by raw chip count (``C-`` if the cardinal already stands there), else random.
 * A decision with one legal move takes it without drawing a random number.
 
-Besides ``rollout_move(game, rng) -> move`` the policy offers the two optional helpers a search may
-use (see :mod:`agents.search.mcts`): ``play_out(game, rng)`` plays the game to its end with exactly
-the moves and random draws of repeated ``rollout_move`` calls, on move codes (no notation strings:
-fast), and ``order(game, actions)`` ranks a decision's action ids for progressive widening (builds by
-chip value, chips by colour value, cardinal moves as the greedy agent ranks them).
+The policy also offers the helpers of :mod:`agents.search.mcts`: ``play_out(game, rng)`` (the moves and
+draws of repeated calls, on move codes: fast) and ``order(game, actions)`` (a decision's action ids
+ranked for progressive widening: builds by chip value, chips by colour value, cardinal moves as the
+greedy agent ranks them).
 """
 
 from __future__ import annotations

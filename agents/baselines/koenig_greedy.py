@@ -1,30 +1,20 @@
-"""Kardinal & König's one-ply greedy baseline (``greedy``) and its playout policy (``rollout_move``),
-both from public information only.
-
-Both are reached through the game's agents' entry (:mod:`agents.games`): ``GameAgents.baselines
-["greedy"]`` is :class:`GreedyAgent`, ``GameAgents.rollout`` is :func:`rollout_move`. Moves are read
-with the engine's notation parser (:func:`kardinal_env.koenig.notation.parse_move`), never by
-slicing strings.
-
-The agent sees what its seat may see: the board, its own hand, the display, scores. It never reads
-another seat's hand or the deck (the only game state it changes is a ``clone()`` on which it plays
-one *placement*: placing uses no hidden card, so the clone's hidden part is never consulted).
+"""Kardinal & König's one-ply greedy baseline (``greedy``, :class:`GreedyAgent`) and its playout policy
+(``rollout_move``), reached through the game's agents' entry (:mod:`agents.games`); public information
+only (moves are read with :func:`kardinal_env.koenig.notation.parse_move`; the agent plays one
+placement on a ``clone()``, which consults no hidden card).
 
 **GreedyAgent** (:func:`koenig_greedy_move`)
 
-* **Placing** (first or second piece): the placement with the largest gain in the seat's projected
-  score (``Game.projected_scores``: the scorings still to come, computed on the board after the
-  placement), ties broken by fewer cards spent (a single card before a pair), then at random. When
-  no placement gains anything it discards instead (or plays ``end`` for the second piece).
-* **Discarding**: the card type it holds most of (keeping variety), ties at random; ``end`` as soon
-  as it may stop.
-* **Drawing**: a display card of a type it already holds (a pair is a joker) if there is one, else
-  the deck; ties at random.
+* **Placing**: the placement with the largest gain in the seat's projected score
+  (``Game.projected_scores`` after it), ties broken by fewer cards spent, then at random; with no gain
+  it discards instead (``end`` for the second piece).
+* **Discarding**: the card type it holds most of, ties at random; ``end`` as soon as it may stop.
+* **Drawing**: a display card of a type it already holds (a pair is a joker) if there is one, else the
+  deck; ties at random.
 
 **rollout_move** (the fast policy of a search's playouts, e.g. ``ismcts:N`` with ``rollout_moves``):
-drawing and discarding as the greedy agent; placing: a uniformly random placement (no look-ahead),
-or ``end`` / a discard when there is none. A decision with one legal move takes it without drawing a
-random number.
+drawing and discarding as the greedy agent; placing: a uniformly random placement, or ``end`` / a
+discard when there is none. A decision with one legal move takes it without drawing a random number.
 """
 
 from __future__ import annotations

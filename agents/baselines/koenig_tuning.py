@@ -1,27 +1,20 @@
-"""Tournaments that tune and measure the Kardinal & König heuristic (:mod:`agents.baselines.koenig_heuristic`).
+"""Tournaments that tune and measure the Kardinal & König heuristic (:mod:`agents.baselines.koenig_heuristic`);
+``scripts/tune_koenig_heuristic.py`` is their command line, ``docs/koenig-heuristic.md`` the method.
 
-A small self-contained game loop (it needs nothing of ``agents.evaluation``): ``Game(rules, seed=...)``,
-one agent per seat, every agent reset with a seed derived from the game's seed, the win share of a
-seat is ``1/k`` when it is one of ``k`` winners and 0 otherwise.
+A small game loop of its own: ``Game(rules, seed=...)``, one agent per seat, each reset with a seed
+derived from the game's; a seat's win share is ``1/k`` when it is one of ``k`` winners.
 
 * :func:`one_vs_field` — one agent against ``players - 1`` copies of another, the focal seat rotated
-  game by game (game ``i`` puts it in seat ``i % players``); parity is ``1 / players``.
-* :func:`head_to_head` — two weight sets, each in half of the seats, in duplicate: every deal is
-  played twice, ``ABAB`` and ``BABA`` (4 players); parity is A's share of the seats (0.5 with 4
-  players). Also reports the mean score difference per game (A's seats' mean minus B's) and its
-  standard error over deals, which separate close candidates with fewer games than the win share
-  does.
-* :func:`coordinate_search` — the tuning method of ``docs/koenig-heuristic.md``: for each weight in
-  turn, each candidate value (the incumbent's value times each factor of ``factors``, 0.1 for a
-  weight at 0; ``rival_max`` moved by ``rival_step``, clipped to [0, 1]) plays a head-to-head
-  against the incumbent on the same deals; a candidate replaces the incumbent when its win share is
-  above 0.5 and its mean score difference is more than ``z`` standard errors above 0. Rounds repeat
-  over the weights. With ``field=W`` the search looks for a best response instead: candidate and
-  incumbent each play :func:`one_vs_field` against copies of the fixed weights ``W``, and the better
-  one (win share, and score difference by ``z`` standard errors) is kept.
+  (game ``i``: seat ``i % players``); parity ``1 / players``.
+* :func:`head_to_head` — two weight sets in half of the seats each, every deal played twice (``ABAB``,
+  ``BABA``); also the mean score difference per game (A's seats' mean minus B's) and its standard error
+  over deals, which separates close candidates with fewer games than the win share.
+* :func:`coordinate_search` — for each weight in turn, each candidate value (the incumbent's times each
+  of ``factors``, 0.1 for a weight at 0; ``rival_max`` moved by ``rival_step`` within [0, 1]) plays a
+  head-to-head against the incumbent on the same deals and replaces it when its win share is above 0.5
+  and its mean score difference more than ``z`` standard errors above 0; rounds repeat. With ``field=W``:
+  a best response, candidate and incumbent each playing :func:`one_vs_field` against copies of ``W``.
 * :func:`wilson_interval` — the 95% Wilson score interval of a share (:mod:`agents.evaluation.stats`).
-
-``scripts/tune_koenig_heuristic.py`` is the command line over these functions.
 """
 
 from __future__ import annotations

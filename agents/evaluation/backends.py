@@ -1,30 +1,20 @@
 """Where a tournament's games are played: one back-end class per execution mode, one small interface.
 
 =========================================  ==============================================================
-:class:`Serial` ``(torch_threads=None)``   every game in the calling process, one after another (agent
-                                           objects allowed; the default)
+:class:`Serial` ``(torch_threads=None)``   every game in the calling process (agent objects allowed;
+                                           the default)
 :class:`ProcessPool` ``(workers, ...)``    the games spread over ``workers`` spawned processes
-``RayTasks(address, workers, ...)``        the games as Ray tasks on a cluster or a private local Ray
-                                           (:class:`agents.evaluation.distributed.RayTasks`)
+``RayTasks(address, workers, ...)``        Ray tasks (:class:`agents.evaluation.distributed.RayTasks`)
 =========================================  ==============================================================
 
-A back-end has ``name`` (recorded in ``results["options"]["backend"]``), ``workers`` (how many games may
-run at once; ``results["options"]["workers"]``), ``in_process`` (whether agent objects can be used:
-only the serial back-end builds no agents elsewhere) and one method::
-
-    run(setup, tasks, progress=None) -> (results, info)
-
-``setup`` (:class:`agents.evaluation.worker.Setup`) and ``tasks`` (:class:`agents.evaluation.worker.GameTask`)
-describe the games; ``progress(done, total)`` is called after each finished game. ``results`` are the
-per-game result dicts in game order (every back-end plays a game with
-:class:`agents.evaluation.worker.Worker`, so they are the same whatever the back-end, the thinking times
-aside); ``info`` is ``None`` or a dict the back-end reports (Ray: nodes and games per node), stored as
-``results[name]`` by :func:`agents.evaluation.tournament.evaluate`. The first failing game ends the run
-with one :class:`agents.evaluation.worker.EvaluationError` naming it (workers are stopped; nothing hangs).
-
-``torch_threads``: torch intra-op threads for network agents; worker processes use 1 unless given
-(several processes with several threads each oversubscribe the cores); the serial back-end leaves
-the calling process as it is unless given.
+A back-end has ``name`` and ``workers`` (recorded in ``results["options"]``), ``in_process`` (whether
+agent objects can be used) and one method ``run(setup, tasks, progress=None) -> (results, info)``:
+the per-game results in game order (every back-end plays with :class:`agents.evaluation.worker.Worker`,
+so they do not depend on it, thinking times aside) and ``None`` or the back-end's report (stored as
+``results[name]``); ``progress(done, total)`` after each game. The first failing game ends the run with
+one :class:`agents.evaluation.worker.EvaluationError` (workers stopped; nothing hangs).
+``torch_threads``: torch threads for network agents (worker processes: 1 unless given; the serial
+back-end leaves the process as it is unless given).
 """
 
 from __future__ import annotations

@@ -12,25 +12,17 @@ Command line::
     python scripts/curve.py runs/search_2p runs/ppo_2p --opponents greedy mcts:200 --games 100 --workers 2 \\
         --out docs/data/curves/kardinal-2p
 
-**Checkpoints.** A run directory's ``checkpoint_{step}.pt`` files (written every ``checkpoint_interval``
-iterations by both trainers), in step order, each with the ``cpu_seconds`` it records (the process
-CPU time of its training chain, warm start included; ``None`` for a checkpoint older than that field).
-``every=k`` keeps every k-th checkpoint and always the last.
+**Checkpoints.** A run directory's ``checkpoint_{step}.pt`` files in step order, each with the
+``cpu_seconds`` it records (its training chain's process CPU time; ``None`` for an older checkpoint);
+``every=k`` keeps every k-th and always the last. The command line reuses the rows of the
+``curves.json`` already in ``--out`` (same step, opponent, games and seed; ``--fresh`` plays all again).
 
-**Resuming.** The command line reuses the rows of the ``curves.json`` already in ``--out`` (same
-step, opponent, games and seed): points are measured once, and a curve can be extended as a run
-writes new checkpoints (``--fresh`` plays everything again).
-
-**Games.** Each checkpoint plays ``games`` games as ``ppo:PATH`` (its argmax policy, no search) against
-each opponent spec with :func:`agents.evaluation.tournament.evaluate` (seats rotated, the checkpoint in
-one seat and copies of the opponent in the others, ``seed`` the same for every checkpoint so that
-every point of a curve plays the same deals); a row per (checkpoint, opponent): ``step``,
-``cpu_seconds``, ``opponent``, ``games``, ``win_rate`` (a shared win among k winners counts 1/k) and its
-95% Wilson interval ``win_ci95``.
-
-:func:`write_curves` writes ``curves.json`` (every run's rows), ``curves.md`` (:func:`curve_markdown`)
-and ``curves.png`` (:func:`plot_curves`: win rate against CPU hours, one panel per opponent, one line
-per run, the intervals as bands).
+**Games.** Each checkpoint plays ``games`` games as ``ppo:PATH`` against each opponent spec with
+:func:`agents.evaluation.tournament.evaluate` (seats rotated, copies of the opponent in the other seats,
+the same ``seed`` and deals for every checkpoint); a row per (checkpoint, opponent): ``step``,
+``cpu_seconds``, ``opponent``, ``games``, ``win_rate`` (shared wins count 1/k) and ``win_ci95``.
+:func:`write_curves` writes ``curves.json``, ``curves.md`` (:func:`curve_markdown`) and ``curves.png``
+(:func:`plot_curves`: win rate against CPU hours, a panel per opponent, a line per run).
 """
 
 from __future__ import annotations

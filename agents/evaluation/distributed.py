@@ -1,30 +1,21 @@
 """Tournament games as Ray tasks: the back-end :class:`RayTasks` (``kardinal-evaluate --address``/``--ray``).
 
-Games are independent (each is seeded from its game number, see :mod:`agents.evaluation.worker`), so a
-gauntlet spreads over a Ray cluster as plain tasks: the games are cut into chunks of consecutive game
-numbers (two per CPU of the cluster), each chunk is one Ray task (``num_cpus=1``, placed round-robin
-over the nodes' CPUs with a soft node affinity, so every node gets its share) that builds the
-participants' agents from their specs once and plays its games with the same code as the local run
-(:class:`agents.evaluation.worker.Worker`). The per-game results are therefore the same as with the
-serial back-end or a process pool, whatever node plays which game; only the timing fields differ.
+The games are cut into chunks of consecutive game numbers (two per CPU of the cluster), each one Ray
+task (``num_cpus=1``, placed round-robin over the nodes with a soft node affinity) that builds the
+agents once and plays its games with :class:`agents.evaluation.worker.Worker`: the per-game results are
+those of the serial back-end, whatever node plays which game (timings aside).
 
-``address``: ``"local"`` starts a private Ray instance on this machine (``ray.init(num_cpus=workers)``,
-no dashboard) and stops it afterwards; anything else (``"auto"``, ``"HOST:PORT"``, ``"ray://..."``)
-joins that cluster with ``ray.init(address=...)`` and leaves it running. A process already connected
-to Ray (``ray.is_initialized()``) is used as it is.
+``address``: ``"local"`` starts a private Ray (``ray.init(num_cpus=workers)``) and stops it afterwards;
+anything else (``"auto"``, ``"HOST:PORT"``, ``"ray://..."``) joins that cluster and leaves it running;
+a process already connected to Ray is used as it is.
 
-Where things must be: every node imports ``agents`` and ``kardinal_env``, so install kardinal-env (the
-same version) on every node. A game registered at run time by the caller is sent with the tasks (its
-registry entry must name importable module-level code). A checkpoint named in a spec (``ppo:PATH``,
-``rllib:PATH``) is opened by the task on its node: the path must reach the same files there (storage
-every node mounts). Each task first changes to the caller's working directory when that directory
-exists on its node, so relative paths work on a cluster with a shared file system laid out alike;
-otherwise give absolute paths.
+Every node needs kardinal-env (the same version); a game registered at run time is sent with the tasks
+(its entry must name importable module-level code); checkpoint paths are opened on the task's node
+(shared storage). Each task first changes to the caller's working directory when it exists there, so
+relative paths work on a shared file system laid out alike.
 
-``run`` reports ``info = {"address", "nodes", "tasks", "games_per_node"}`` (Ray node ids), which
-:func:`agents.evaluation.tournament.evaluate` stores as ``results["ray"]``.
-
-Needs ``ray`` (``pip install "kardinal-env[rllib]"``).
+``run`` reports ``info = {"address", "nodes", "tasks", "games_per_node"}`` (``results["ray"]``). Needs
+``ray`` (``pip install "kardinal-env[rllib]"``).
 """
 
 from __future__ import annotations

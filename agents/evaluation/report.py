@@ -1,54 +1,34 @@
 """Ladders: Markdown tables and plots of evaluation results, for the documentation's Agents page.
 
-A *ladder* pools one or more ``results.json`` files (format ``kardinal-eval/1``, written by
-``kardinal-evaluate ... --out DIR``, :func:`agents.evaluation.tournament.write_outputs`) of one game,
-one seat count and one set of rules, and ranks every participant over all their games::
+A *ladder* pools ``results.json`` files (format ``kardinal-eval/1``, ``kardinal-evaluate ... --out
+DIR``) of one game, seat count and set of rules, and ranks every participant over all their games::
 
     from agents.evaluation.report import build_ladder, ladder_markdown, plot_ladder, write_ladder
     ladder = build_ladder(["runs/a/results.json", "runs/b/results.json"])
     print(ladder_markdown(ladder))
-    plot_ladder(ladder, "ladder.png")
     write_ladder(["runs/a/results.json"], "docs/data/ladders", "kardinal")  # NAME.md and NAME.png
 
 Command line: ``python scripts/ladder_page.py RESULTS.json ... --out DIR --name NAME``.
 
-**Participants** are the files' labels, as ``kardinal-evaluate`` scores them: an agent spec, and
-``greedy#2``, ``greedy#3`` ... for further copies of a spec in the same run, each scored on its own. A
-label means the same agent in every file (the same spec; a label that names two different specs is
-an error).
+**Participants** are the files' labels (a spec, ``greedy#2`` for a further copy); a label names the
+same spec in every file. **Per participant**, over every game of every file: games, wins (a shared win
+among k winners counts 1/k, :func:`kardinal_env.core.rewards.win_share`), win share with its 95% Wilson
+interval, mean score, mean rank and an OpenSkill Plackett-Luce rating (ordinal = mu - 3 sigma) over the
+games in order (files as given, each file's games in its order): with one file, exactly the file's own
+``summary``. Rows are sorted by ordinal, best first.
 
-**Per participant**, over every game of every file: games, wins — a shared win among k winners
-counts 1/k (:func:`kardinal_env.core.rewards.win_share`, the suite's one definition) — the win share
-(wins / games) with its 95% Wilson score interval
-(:func:`agents.evaluation.tournament.wilson_interval`), mean score, mean rank (1 = best, the game's
-own finishing order) and an OpenSkill Plackett-Luce rating (mu, sigma, ordinal = mu - 3 sigma)
-updated over the games in order: the files in the order given, each file's games in its order.
-With one file these are exactly the file's own ``summary`` (the same model, the same order).
-Rows are sorted by ordinal, best first.
+**Checks.** A file that cannot be read, is not ``kardinal-eval/1`` JSON or lacks a field the ladder
+needs raises :class:`LadderError` naming the file and the field; files of different games, seat counts
+or rules cannot be pooled (the error names both files and what differs).
 
-**Checks.** A file that cannot be read, is not JSON, is not ``kardinal-eval/1``, or lacks a field
-the ladder needs (options ``game``, ``players``, ``rules``, ``agents``; ``labels``; ``games`` with
-``seats``, ``scores``, ``ranks`` and ``winners`` of the right lengths and ranges) raises
-:class:`LadderError` naming the file and the field. Files of different games, seat counts or rules
-cannot be pooled: the error names both files and what differs.
+**Head to head.** A run whose first agent plays one seat against copies of one other agent
+(``--agents A B --players 4``) is tabulated by :func:`matrix_markdown`: rows the first agents, columns
+the opponents, each cell the row agent's win share with its Wilson interval and games.
 
-**One against the field.** A run whose first agent plays one seat against copies of one other
-agent in every other seat (``kardinal-evaluate --agents A B --players 4``: ``A`` against three
-``B``) is a *head-to-head* run. :func:`matrix_markdown` tabulates those: one row per first agent, one
-column per opponent (their labels), each cell the row agent's win share in those games (runs of the
-same pair of labels pooled) with its 95% Wilson interval and the number of games.
-
-**Outputs.** :func:`ladder_markdown`: a caption (game, rules, seats, games, runs, parity), the
-table, the head-to-head matrix when there are head-to-head runs, and one line per source file
-(its agents, games, seed, kardinal-env version and commit).
-:func:`plot_ladder`: a PNG with the win shares and their intervals (parity marked) beside the
-ratings (mu with a 3-sigma bar). Both are deterministic for the same files (no timestamps).
-
-**Slim files.** :func:`slim_results` rewrites a results file in place to what a ladder and the
-documentation read: each game's ``game``, ``seed``, ``seats``, ``scores``, ``ranks`` and ``winners``
-(:data:`SLIM_GAME_KEYS`) and every top-level field but ``rating_history`` (the summary stays), one game
-a line; a ``slim`` field says so. The ladder of a slimmed file is the ladder of the file (the files
-under ``docs/data/`` are kept this way: ``scripts/ladder_page.py --slim``).
+**Outputs.** :func:`ladder_markdown` (caption, table, matrix, one line per source file) and
+:func:`plot_ladder` (win shares beside ratings), deterministic for the same files. :func:`slim_results`
+rewrites a results file in place to what a ladder reads (:data:`SLIM_GAME_KEYS` per game, every
+top-level field but ``rating_history``; a ``slim`` field says so): its ladder is unchanged.
 """
 
 from __future__ import annotations

@@ -11,60 +11,41 @@ Library::
 Command line (``kardinal-evaluate`` or ``python scripts/evaluate.py``)::
 
     kardinal-evaluate --agents mcts:200 greedy --players 2 --games 20 --seed 0 --out runs/eval
-    kardinal-evaluate --agents ppo:runs/x/ckpt.pt greedy random --players 3 --games 30 --save-games 3 --out runs/eval3
     kardinal-evaluate --game kardinal_koenig --agents ismcts:200 greedy --players 4 --games 200 --workers 2
     kardinal-evaluate --agents mcts:200 greedy --games 400 --address HOST:PORT   # Ray tasks on a cluster
 
-**Games.** ``--game NAME``: any registered game (:mod:`kardinal_env.core.registry`; default: the
-first registered, ``kardinal``; ``--plugin MODULE[:ATTRIBUTE]`` first loads a game that a module of
-one's own registers, :func:`kardinal_env.core.cli.load_plugin_argv`); ``--players`` from the game's
-seat counts (default: the game's default); the rules options of every registered game are flags
-(``--preset``, ``--shared-pool``, ``--discard``, ``--board``, ... from ``GameSpec.rule_options``), and
-one that belongs to another game is refused (``--discard is an option of kardinal_koenig, not
-kardinal``). In the library a :class:`Table` holds the game, the seat count and the rules (checked
-by the game's registry entry). For 3 or more players the win rate to compare with is parity, ``1/players``.
+**Games.** ``--game NAME``: any registered game (default: the first registered; ``--plugin
+MODULE[:ATTRIBUTE]`` loads one of one's own first); ``--players`` from its seat counts; every game's
+rules options are flags, and one of another game is refused. In the library a :class:`Table` holds the
+game, the seat count and the rules. For 3 or more players compare win rates with parity, ``1/players``.
 
-**Lineup.** Each agent spec (see ``agents.load_agent``) is one *participant*. With fewer specs than
-players, the last spec is repeated to fill the seats (``--agents ppo:X greedy --players 4`` is one
-PPO agent against three independent greedy agents); more specs than players is an error. A spec
-that occurs more than once gets a label suffix (``greedy``, ``greedy#2``, ...) and each copy is
-scored on its own.
+**Lineup.** Each agent spec (``agents.load_agent``) is one *participant*; with fewer specs than
+players the last is repeated (``--agents ppo:X greedy --players 4``: one PPO agent against three
+independent greedy agents). A repeated spec gets a label suffix (``greedy#2``) and is scored on its own.
 
-**Checks first.** Every spec is checked once in the calling process before any game or worker
-starts (:func:`agents.check_spec`): syntax, the game it plays, checkpoint files (a file that is not a
-kardinal-env checkpoint gives ``ppo:PATH: not a kardinal-env checkpoint (...)``), and a checkpoint
-trained for another number of players than the games gets a warning naming both counts
-(``results["warnings"]``, printed by the command line). A failure while playing — in the calling
-process or in a worker — ends the run with one :class:`EvaluationError` naming the game (workers
-are stopped; nothing hangs).
+**Checks first.** Every spec is checked once before any game starts (:func:`agents.check_spec`); a
+checkpoint trained for another seat count gets a warning (``results["warnings"]``). A failure while
+playing, in any process, ends the run with one :class:`EvaluationError` naming the game.
 
-**Where the games run.** ``backend=`` (:mod:`agents.evaluation.backends`): :class:`~agents.evaluation.
-backends.Serial` (default; ``--workers 1``), :class:`~agents.evaluation.backends.ProcessPool`
-(``--workers N``) or :class:`~agents.evaluation.distributed.RayTasks` (``--address ADDR``, ``--ray``).
-Every back-end plays a game with the same code (:mod:`agents.evaluation.worker`), so the per-game
-results do not depend on it.
+**Where the games run.** ``backend=`` (:mod:`agents.evaluation.backends`): ``Serial`` (default),
+``ProcessPool`` (``--workers N``) or :class:`~agents.evaluation.distributed.RayTasks` (``--address``,
+``--ray``); all play a game with the same code (:mod:`agents.evaluation.worker`).
 
-**Seats and seeds.** Game ``g`` seats participant ``(s + g) % players`` at seat ``s``: every
-participant sits in every seat equally often when ``--games`` is a multiple of ``--players`` (a
-warning is printed otherwise). A game with chance deals game ``g`` with
-``agents.runinfo.game_seed(seed, g)`` (the same deal for every seating of that game number; a game
-without chance, like Kardinal, depends only on the agents). Agent ``i`` in game ``g`` is reset with
-``game_seed(seed, g) * 16 + i`` (``reset(seed)`` when the agent has it).
+**Seats and seeds.** Game ``g`` seats participant ``(s + g) % players`` at seat ``s`` (balanced when
+``--games`` is a multiple of ``--players``; a warning otherwise). A game with chance deals game ``g``
+with ``agents.runinfo.game_seed(seed, g)``; agent ``i`` in game ``g`` is reset with
+``game_seed(seed, g) * 16 + i``.
 
-**Statistics** per participant: wins — **a shared win among k winners counts 1/k** (the one
-definition, :func:`kardinal_env.core.rewards.win_share`, also used by training's ``eval/winrate_*``),
-so wins can be fractional and the win rates of a game's seats sum to 1; ``shared_wins`` counts the
-games it won jointly — win rate with a 95% Wilson score interval, mean score, mean rank (1 = best;
-from the engine's finishing order, with the game's own tie-break, e.g. Kardinal's edifices touching
-the cathedral; tied seats share the better rank), mean seconds per game spent choosing moves, and an
-OpenSkill Plackett-Luce rating (mu, sigma, ordinal = mu - 3 sigma) updated over the games in order.
+**Statistics** per participant: wins — **a shared win among k winners counts 1/k**
+(:func:`kardinal_env.core.rewards.win_share`), ``shared_wins`` the games won jointly — win rate with a
+95% Wilson interval, mean score, mean rank (1 = best, the game's finishing order; tied seats share the
+better rank), seconds per game choosing moves, and an OpenSkill Plackett-Luce rating (mu, sigma,
+ordinal = mu - 3 sigma) updated over the games in order.
 
 **Outputs.** ``--out DIR`` writes ``DIR/results.json`` (format ``kardinal-eval/1``: options, versions,
-every game with its seed, seating, scores, winners, finishing order, ranks and moves, and the
-summary) and ``DIR/ratings.png`` (rating history and final ratings). ``--save-games N`` also writes
-the first N games as game records (the game's record format, ``DIR/games/game_0000.json``, ...;
-``kardinal-replay FILE`` replays one), and, for a game whose registry entry has an HTML replay, one
-beside each (``game_0000.html``: open it in a browser); each game in ``results.json`` names its files.
+every game with its seed, seating, scores, winners, finishing order, ranks and moves, and the summary)
+and ``DIR/ratings.png``; ``--save-games N`` also writes the first N games as records
+(``DIR/games/game_0000.json``) and, for a game with an HTML replay, one beside each.
 """
 
 from __future__ import annotations
@@ -266,22 +247,14 @@ def evaluate(
     progress: bool = False,
     on_warning: Callable[[str], None] | None = None,
 ) -> dict:
-    """Play ``games`` games of ``table`` among ``agents`` and return the results dict (``format``,
-    ``options``, ``versions``, ``labels``, ``elapsed_seconds``, ``games``, ``summary``,
-    ``rating_history``, ``warnings``, and the back-end's report under its name, e.g. ``ray``).
-
-    ``agents``: agent spec strings or ready agent objects (objects only with the serial back-end).
-    ``table``: a :class:`Table`, or a game name / spec (its default seat count and rules); ``None``:
-    the first registered game. ``seed``: the run's seed (see the module docstring for seating,
-    seeding and how shared wins count). ``backend``: where the games run (default
-    :class:`~agents.evaluation.backends.Serial`). ``agent_kwargs``: extra keyword arguments for the
-    agents' constructors. ``keep_moves``: each game's result carries its moves. ``save_games``: the
-    first N games also carry their record (``game["record"]``; :func:`write_outputs` writes them as
-    files). ``progress``: a line per finished game on stderr. ``on_warning(message)`` is called for
-    each warning found by the checks before the games start (default: ``warnings.warn``).
-
-    Raises ``ValueError`` (:class:`agents.AgentSpecError` for a bad spec or checkpoint) before any
-    game starts, :class:`EvaluationError` if a game fails."""
+    """Play ``games`` games of ``table`` (a :class:`Table`, a game name or spec; ``None``: the first
+    registered game) among ``agents`` (spec strings, or agent objects with the serial back-end) and
+    return the results dict (``format``, ``options``, ``versions``, ``labels``, ``elapsed_seconds``,
+    ``games``, ``summary``, ``rating_history``, ``warnings``, and the back-end's report under its name).
+    ``agent_kwargs`` go to the agents' constructors; ``keep_moves``: each game carries its moves;
+    ``save_games``: the first N carry their record; ``progress``: a line per game on stderr;
+    ``on_warning(message)`` for each warning of the checks (default ``warnings.warn``). ``ValueError``
+    (:class:`agents.AgentSpecError` for a bad spec) before any game, :class:`EvaluationError` if one fails."""
     if not isinstance(table, Table):
         table = Table.of(table)
     backend = Serial() if backend is None else backend
@@ -384,20 +357,7 @@ def format_table(results: dict) -> str:
         f"{opts['games']} games, {opts['players']} players, {variant}, seed {opts['seed']}"
         f" ({results.get('elapsed_seconds', 0.0):.1f} s){parity}"
     )
-    cols = [
-        "agent",
-        "games",
-        "wins",
-        "shared",
-        "win rate",
-        "95% CI",
-        "score",
-        "rank",
-        "s/game",
-        "mu",
-        "sigma",
-        "ordinal",
-    ]
+    cols = "agent|games|wins|shared|win rate|95% CI|score|rank|s/game|mu|sigma|ordinal".split("|")
     rows = []
     for s in sorted(results["summary"], key=lambda s: -s["ordinal"]):
         lo, hi = s["win_ci95"]
@@ -493,21 +453,23 @@ def write_outputs(results: dict, out_dir) -> dict:
 
 
 # ---------------------------------------------------------------------------------------- CLI
-def _nonnegative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
+def _count(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``minimum`` (0 or 1)."""
+    want = "a positive integer" if minimum else "an integer >= 0"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {want}, got {value}")
+        return value
+
+    return parse
 
 
-def _positive(text: str) -> int:
-    value = _nonnegative(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+_nonnegative, _positive = _count(0), _count(1)
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:

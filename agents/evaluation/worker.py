@@ -5,30 +5,23 @@ games with this module, in the calling process, in worker processes or in Ray ta
 results do not depend on where a game is played.
 
 * :class:`Setup` — what every game of a run shares: the game's registry entry, its rules (as
-  ``rules.to_dict()``), the run's seed, the participants (agent spec strings, or agent objects in the
-  calling process only) and extra keyword arguments for the agents' constructors.
+  ``rules.to_dict()``), the run's seed, the participants (specs, or agent objects in the calling
+  process only) and keyword arguments for the agents' constructors. :meth:`Setup.portable` is a copy
+  that can be sent to another process (a game the receiving registry lacks is registered from it).
 * :class:`GameTask` — one game: its number and what to keep (moves, record).
-* :class:`Worker` — ``Worker(setup)`` builds the agents (``agents.load_agent(spec, game=..., seed=i)``);
-  :meth:`Worker.play` plays one game and returns its result dict. :func:`build_worker` and
-  :meth:`Worker.play_task` do the same but turn any failure into one :class:`EvaluationError` naming
-  the game.
-* :func:`init_process` / :func:`play_in_process` — the same for a pool of worker processes (the pool's
-  initializer and task function; the worker lives in a module global of each process).
-* :meth:`Setup.portable` — a copy of the setup that can be sent to another process. A worker process
-  looks the game up by name in its own registry; a game the worker's registry lacks (one registered by
-  the caller at run time, e.g. from a test) is registered there from the copy sent with the setup.
+* :class:`Worker` — builds the agents (``agents.load_agent(spec, game=..., seed=i)``); :meth:`Worker.play`
+  plays one game. :func:`build_worker` and :meth:`Worker.play_task` turn any failure into one
+  :class:`EvaluationError` naming the game; :func:`init_process` / :func:`play_in_process` are the same
+  for a pool of processes.
 
-Seeds (the same for every back-end): game ``g`` of a run seeded with ``seed`` is dealt with
-``agents.runinfo.game_seed(seed, g)``, and participant ``i`` is re-seeded with
-``game_seed(seed, g) * 16 + i`` (``reset(seed)``, when the agent has it) before the game.
-Game ``g`` seats participant ``(s + g) % participants`` at seat ``s``.
+Seeds and seats (the same for every back-end): game ``g`` of a run seeded ``seed`` is dealt with
+``agents.runinfo.game_seed(seed, g)``; participant ``i`` is reset with ``game_seed(seed, g) * 16 + i``
+before it; participant ``(s + g) % participants`` sits at seat ``s``.
 
-The result of a game: ``game``, ``seed``, ``agent_seeds``, ``seats`` (participant per seat), ``scores``,
-``winners``, ``finishing_order`` (groups of seats from first place, the engine's own tie-break:
-:meth:`~kardinal_env.core.protocol.GameState.finishing_order`), ``ranks`` (per seat: 1 + the number of
-seats placed before its group, so tied seats share the better rank), ``num_moves``, ``decisions`` and
-``seconds`` (per seat: moves chosen and seconds spent choosing them), and ``moves`` / ``record`` when
-kept.
+A game's result: ``game``, ``seed``, ``agent_seeds``, ``seats`` (participant per seat), ``scores``,
+``winners``, ``finishing_order`` (the engine's groups of seats from first place), ``ranks`` (per seat:
+1 + the seats placed before its group), ``num_moves``, ``decisions`` and ``seconds`` (per seat), and
+``moves`` / ``record`` when kept.
 """
 
 from __future__ import annotations

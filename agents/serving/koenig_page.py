@@ -1,33 +1,24 @@
 """Kardinal & König's play page for the web play server (:mod:`agents.serving.webplay`; found through
 :func:`agents.serving.pages.page_for`).
 
-The page draws the map with the HTML replays' drawing (``kardinal_env.koenig.replay_html``: its
-``board_data``, ``MAP_CSS`` and ``MAP_JS``: country areas, roads, alliances dashed and numbered,
-sites coloured by owner, each seal with its country's card type and the advisors per seat, the site
-or seal of the last move outlined) and beside it the
-person's own hand, the display and the deck, every seat's cards held (a number), pieces left, score
-and score now, the move list and, at the end, the final scoring by kind.
+The page draws the map with the HTML replays' drawing (``kardinal_env.koenig.replay_html``:
+``board_data``, ``MAP_CSS``, ``MAP_JS``; the last move's site or seal outlined) and beside it the
+person's hand, the display and the deck, every seat's hand size, pieces left, score and score now, the
+move list and, at the end, the final scoring by kind. On the person's turn the sites and seals where a
+piece may go are highlighted; a click plays the move when one payment is possible, else offers the
+payments as buttons. Discarding and ending the turn are buttons; in the draw phase the display's cards
+and the deck are.
 
-Playing by clicking: on the person's turn the sites where a cloister may go and the seals where an
-advisor may go are highlighted; a click on one plays the move when one payment is possible and
-otherwise offers the payments as buttons (one card, or a pair as a joker). Discarding and ending
-the turn are buttons; in the draw phase the display's cards and the deck are the buttons.
+**What the person's seat may know.** :meth:`KoenigPage.state` holds the person's own hand and public
+facts only (hand *sizes*, display, deck *size*, discard pile, map, pieces, scores, moves with deck
+draws as ``draw:deck``); the phase only when the person decides or the game is over (another seat's
+``second`` phase would tell that it holds the cards for a second piece).
 
-**What the person's seat may know.** :meth:`KoenigPage.state` holds the person's own hand and only
-public facts about the rest: the other seats' hand *sizes*, the display, the deck *size*, the
-discard pile (as a multiset), the map, pieces, scores, the moves in notation (a draw from the deck
-shows as ``draw:deck``). Never another seat's cards, never the deck order; the phase only when the
-person decides (or the game is over): another seat's ``second`` phase would tell that it holds
-the cards for a second piece (the observation hides it for the same reason). The server refuses the
-record (every hand and the deck order) until the game is over.
-
-For tests the page marks what it shows: every site is an SVG ``circle.site`` with ``data-site`` and
-``data-owner``, every seal a ``g.seal`` with ``data-country`` and ``data-advisors``; clickable ones
-carry the class ``target`` (the one whose payment is being chosen also ``chosen``); payment buttons
-are ``#actions button.pay``, the discard and end buttons ``button.discard`` / ``button.end``, the
-draw buttons ``button.draw`` (``#display`` cards and ``#deck-draw``); ``#hand`` carries
-``data-hand``, ``#cards`` ``data-display`` and ``data-deck``, ``#seats`` ``data-scores`` and
-``data-hand-sizes``.
+For tests the page marks what it shows: ``circle.site`` (``data-site``, ``data-owner``), ``g.seal``
+(``data-country``, ``data-advisors``), class ``target`` on clickable ones (``chosen`` while paying),
+``#actions button.pay``, ``button.discard`` / ``button.end``, ``button.draw`` (``#display`` cards and
+``#deck-draw``), ``#hand[data-hand]``, ``#cards[data-display][data-deck]``,
+``#seats[data-scores][data-hand-sizes]``.
 """
 
 from __future__ import annotations

@@ -3,28 +3,21 @@ agents' entry, and a plain one for any other game.
 
 A play page is an object with
 
-* ``html() -> str`` — the whole page (self-contained: inline CSS and script, no network). Its
-  script reads ``GET /api/state`` and posts ``/api/move`` and ``/api/new`` with the ``session``
-  token of the state (see :mod:`agents.serving.webplay`);
+* ``html() -> str`` — the whole page (self-contained). Its script reads ``GET /api/state`` and posts
+  ``/api/move`` and ``/api/new`` with the state's ``session`` token;
 * ``state(game, seat) -> dict`` — the game's part of the state JSON for the person at ``seat``:
-  **only what that seat may know** (for a game with hidden information never another seat's
-  hidden cards nor the deck order). The server adds the common fields (seats and names, the
-  moves so far, the legal moves when it is the person's turn, the result, the session).
+  **only what that seat may know**. The server adds the common fields (names, moves, legal moves,
+  result, session).
 
-Pages: :mod:`agents.serving.kardinal_page` (Kardinal: the board, build by clicking squares),
-:mod:`agents.serving.koenig_page` (Kardinal & König: the map with clickable sites and seals, the
-person's hand, the display and the deck) and :class:`TextPage` (any other game: its text picture for
-the person's seat and one button per legal move).
+:func:`page_for` finds a game's page through its agents' entry (``GameAgents.play_page``: a page, or a
+class or function making one, or a ``"module:attribute"`` string); else :class:`TextPage` (the text
+picture for the person's seat and one button per legal move). Kardinal's and Kardinal & König's are
+:mod:`agents.serving.kardinal_page` and :mod:`agents.serving.koenig_page`.
 
-:func:`page_for` looks a game's page up through its agents' entry (:mod:`agents.registry`): the field ``play_page`` (a
-page object, or a class or function that makes one without arguments, or a ``"module:attribute"``
-string naming one) when the :class:`~kardinal_env.core.registry.GameSpec` has one; else the
-:class:`TextPage`. No game name is compared.
-
-Every play page is written by :func:`play_html` on the page shell of every page
-(:mod:`kardinal_env.core.page_shell`, shared with the replays): the game gives its board, panels,
-styles and script; :func:`play_html` adds the column's status box, the result, the move list, the
-tools and the legend, :data:`PLAY_CSS` and :data:`PLAY_API_JS`.
+Every play page is written by :func:`play_html` on the shared page shell
+(:mod:`kardinal_env.core.page_shell`): the game gives its board, panels, styles and script;
+:func:`play_html` adds the status box, the result, the move list, the tools, the legend,
+:data:`PLAY_CSS` and :data:`PLAY_API_JS`.
 """
 
 from __future__ import annotations

@@ -4,32 +4,24 @@ Usage (``kardinal-play`` or ``python scripts/play.py``)::
 
     kardinal-play --agents greedy                    # Kardinal: you (seat 0) against greedy, 2 players
     kardinal-play --players 3 --seat 1 --agents mcts:200 random --preset german
-    kardinal-play --game kardinal_koenig             # Kardinal & König: you against three greedy agents
     kardinal-play --game kardinal_koenig --players 3 --agents ismcts:200 random --discard any
     kardinal-play --agents greedy --save game.json   # write the game as a record
     kardinal-play --web --game kardinal_koenig       # play in the browser (agents.serving.webplay)
 
-``--game`` chooses among the registered games (:mod:`kardinal_env.core.registry`); ``--players``
-takes that game's seat counts (default its ``default_players``) and each of its rule options is a
-flag (``--game NAME --help`` lists them; :mod:`agents.serving.table`). The agent specs fill the
-other seats in turn order; the last spec repeats if there are more seats. ``--seed`` seeds the
-agents (seat ``s``: ``seed * 16 + s``) and the deal of a game with chance.
+The table options (``--game``, ``--players``, the game's rule flags, ``--agents``, ``--seat``,
+``--seed``) are :mod:`agents.serving.table`'s: the specs fill the other seats in turn order (the last
+repeats), seat ``s``'s agent is seeded ``seed * 16 + s``.
 
-Before each of your decisions the game's text picture *for your seat* is drawn
-(``spec.game_text(game, seat)``: for Kardinal & König the map, your own hand, the display, the deck
-size, the pieces and scores — never another seat's cards), then the legal moves, numbered (when
-there are many, ``help`` lists them). Type a move in the game's notation (Kardinal: ``H0@2,0``,
-``T1@2,0``, ``Y0@-1,1:0,1``, ``chip:2``, ``C@0,1``, ``C-``, see docs/rules.md; Kardinal & König:
-``K@SW2/3``, ``A@IT/22``, ``discard:1``, ``end``, ``draw:4``, ``draw:deck``, see
-docs/rules-koenig.md) or the number of a listed move (a number that is itself a legal move is
-that move; ``#3`` means number 3). Commands: ``help`` (list your legal moves), ``board``
-(draw the position again), ``quit``. An illegal move prints the engine's reason (the rule it
-breaks) and asks again. The agents' moves are printed as they are made.
+Before each of your decisions the game's text picture *for your seat* (``spec.game_text(game,
+seat)``: never another seat's cards) and the legal moves, numbered, are drawn. Type a move in the
+game's notation (docs/rules.md, docs/rules-koenig.md) or the number of a listed move (a number that is
+itself a legal move is that move; ``#3`` means number 3). Commands: ``help`` (list your legal moves),
+``board`` (draw the position again), ``quit``. An illegal move prints the rule it breaks and asks
+again; the agents' moves are printed as they are made.
 
-``--save FILE`` writes the game as a record of the game's format when the program ends — finished,
-or unfinished after ``quit``, end of input or Ctrl-C (then ``result`` is null) — and
-``kardinal-replay FILE`` (``python -m kardinal_env.core.replay``) replays it. Ctrl-C ends quietly
-with exit status 130.
+``--save FILE`` writes the game's record when the program ends — finished, or unfinished after
+``quit``, end of input or Ctrl-C (``result`` null); ``kardinal-replay FILE`` replays it. Ctrl-C ends
+quietly with exit status 130.
 """
 
 from __future__ import annotations

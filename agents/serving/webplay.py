@@ -3,29 +3,21 @@
 Usage (``kardinal-play --web ...`` or)::
 
     python -m agents.serving.webplay --agents greedy                       # Kardinal, http://127.0.0.1:8000/
-    python -m agents.serving.webplay --players 3 --seat 1 --agents ppo:runs/default/checkpoint.pt random --port 8080
     python -m agents.serving.webplay --game kardinal_koenig --agents random   # Kardinal & König, 4 players
 
-The options are the table options of :mod:`agents.serving.table` (``--game``, ``--players`` and the
-game's rule options from the registry), plus ``--host``, ``--port`` and ``--verbose``.
+The options are the table options of :mod:`agents.serving.table` plus ``--host``, ``--port`` and
+``--verbose``. Library: :func:`serve` (blocks until Ctrl-C), :func:`make_server` (a :class:`PlayServer`;
+``port=0`` picks a free port) and :class:`PlaySession` (the game logic without HTTP).
 
-Library: :func:`serve` (blocks until Ctrl-C), :func:`make_server` (a :class:`PlayServer` to start and
-stop yourself; ``port=0`` picks a free port) and :class:`PlaySession` (the game logic without HTTP).
+The page is the game's play page (:func:`agents.serving.pages.page_for`; a text picture and a button
+per legal move for a game without one). The legal moves come from the engine; the agents (one spec per
+other seat in turn order, the last repeated) reply at once. "New game" starts again (agents re-seeded,
+game ``k`` of the session dealt with seed ``seed + k - 1``); "Download record" saves the record.
 
-The page is the game's play page (:func:`agents.serving.pages.page_for`): Kardinal's board
-(:mod:`agents.serving.kardinal_page`), Kardinal & König's map with clickable sites and seals, your
-hand, the display and the deck (:mod:`agents.serving.koenig_page`), or for any other game its text
-picture and a button per legal move. On your decisions the legal moves come from the engine
-(``game.legal_moves()``); the agents (``agents.load_agent`` specs, one per other seat in turn order,
-the last repeated) reply at once. "Download record" saves the game as a record of its format
-(``kardinal-replay FILE -o game.html`` replays it); "New game" starts again (the agents re-seeded,
-game ``k`` of the session dealt with seed ``seed + k - 1``).
-
-**Only what your seat may know.** The state the server sends is built by the game's page for your
-seat: for a game with hidden information (``spec.perfect_information`` false) it never holds another
-seat's hidden cards nor the deck order. A record holds them all (and for a game with chance the
-cards still to come), so ``/api/record`` of such a game is refused (403, rule ``hidden``) until
-the game is over.
+**Only what your seat may know.** The state is built by the game's page for your seat: for a game
+with hidden information it never holds another seat's hidden cards nor the deck order, and
+``/api/record`` of a game with hidden information or chance is refused (403, rule ``hidden``) until the
+game is over.
 
 HTTP API (JSON; every error is ``{"error": message, "rule": name or null}``):
 
@@ -35,38 +27,28 @@ HTTP API (JSON; every error is ``{"error": message, "rule": name or null}``):
                       sends back), ``legal`` (your legal moves, empty when it is not your
                       turn), ``record_available`` and ``result`` once over
 ``POST /api/move``    ``{"session": TOKEN, "move": "H0@2,0", "at": N}`` plays your move (``at``,
-                      optional: the ``move_count`` you saw; a different one is refused with
-                      409, nothing played), then the agents' replies; returns the new state.
-                      An illegal move gets 400 naming the rule it breaks (``rule IV``,
-                      ``phase``, ``payment``, ...) and changes nothing; so does a move when it
-                      is not your turn (``turn``) or after the end (``game over``)
-``POST /api/new``     ``{"session": TOKEN}``: a new game (the agents are re-seeded); its state
+                      optional: the ``move_count`` you saw; another one is refused with 409),
+                      then the agents' replies; returns the new state. An illegal move, a move
+                      out of turn (``turn``) or after the end (``game over``) gets 400 naming the
+                      rule and changes nothing
+``POST /api/new``     ``{"session": TOKEN}``: a new game; its state
 ``GET /api/record``   the game so far as a record download (see above for hidden information)
 ====================  =======================================================================
 
-A POST without the session token of this server, or with another one, is refused (403, rule
-``session``): a page of another site cannot play for you (it cannot read the token), and a
-page of an earlier server run learns that it must reload.
+A POST without this server's session token is refused (403, rule ``session``): a page of another
+site cannot play for you, and a page of an earlier server run learns that it must reload.
 
-**Malformed requests.** One function reads every request body, :func:`parse_body`, and every
-malformed one gets a JSON error (rule ``request``) that says what is wrong, never a dropped
-connection or a traceback: a body that is not UTF-8, not JSON (``NaN`` and ``Infinity`` included),
-nested more than :data:`MAX_DEPTH` levels deep, not a JSON object, an object with a key twice, an
-unknown field or a string that is not Unicode text (a lone surrogate) is refused with 400; a
-``Content-Length`` that is not one byte count (negative, ``1_0``, two different ones) with 400, one
-over :data:`MAX_BODY` (4 KiB) with 413, a body that ends before its ``Content-Length`` with 400 (or
-408 when it stops arriving for :attr:`PlayServer.request_timeout` seconds) and a chunked body
-(``Transfer-Encoding``) with 411. The fields' values are checked by the action (``move``, ``at``:
-400; ``session``: 403). A body the server did not read (over the limit, chunked) is drained, up to
-:data:`DRAIN_LIMIT` bytes, after the answer, so that the client reads the answer rather than a reset
-connection. A request line or header the standard library refuses gets the same JSON error shape.
+**Malformed requests.** :func:`parse_body` reads every request body; every malformed request gets a
+JSON error (rule ``request``), never a dropped connection or a traceback: a body that is not UTF-8, not
+JSON (``NaN`` included), nested deeper than :data:`MAX_DEPTH`, not an object, with a key twice, an
+unknown field or a lone surrogate: 400; a ``Content-Length`` that is not one byte count: 400, over
+:data:`MAX_BODY`: 413; a body shorter than its ``Content-Length``: 400 (408 after
+:attr:`PlayServer.request_timeout` seconds of silence); a chunked body: 411. A refused body is drained
+(up to :data:`DRAIN_LIMIT` bytes) after the answer, so the client reads the answer, not a reset.
 
-Why the standard library's ``http.server.ThreadingHTTPServer``: the server answers one person on
-one machine with a handful of small JSON requests, so it needs no framework, no extra dependency
-(nothing to install next to torch in a training environment, no version drift), and no
-asynchronous code; agents reply inside the request, serialised by one lock. It binds
-``127.0.0.1`` by default: the page is for the local user (another host prints a warning). It is not
-hardened for the open internet (no authentication, no TLS), and does not need to be.
+The standard library's ``ThreadingHTTPServer`` serves one local person with a few small JSON
+requests: no framework, no dependency; agents reply inside the request, serialised by one lock. It
+binds ``127.0.0.1`` by default (another host prints a warning) and is not hardened for the internet.
 """
 
 from __future__ import annotations
