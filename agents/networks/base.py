@@ -101,8 +101,7 @@ def network_kind(builder: NetworkBuilder, options: Mapping[str, Any]) -> str:
 
 
 def advised(model_config: Mapping[str, Any]) -> bool:
-    """Whether a network of ``model_config`` is an ``advised`` one: it reads its game's baseline advice
-    (computed from the game) besides the observation."""
+    """Whether a network of ``model_config`` is an ``advised`` one (it reads its baseline's advice)."""
     return model_config.get("kind") == "advised"
 
 

@@ -110,8 +110,7 @@ def network_builder(spec: GameSpec) -> NetworkBuilder:
 
 
 def checkpoint_layout(spec: GameSpec, rules: Any, model_config: Mapping[str, Any]) -> dict:
-    """The layout recorded in (and required of) a checkpoint of ``spec``'s network ``model_config``
-    for ``rules``: the environment's name plus what the game's network builder records."""
+    """The layout a checkpoint of ``spec``'s network ``model_config`` for ``rules`` records and needs."""
     return {"env": spec.env_name, **network_builder(spec).layout(rules, model_config)}
 
 
@@ -131,8 +130,7 @@ def make_checkpoint(spec: GameSpec, rules: Any, net: torch.nn.Module, **fields: 
 
 
 def write_checkpoint(ckpt: dict, path) -> str:
-    """Write ``ckpt`` to ``path`` atomically (see the module docstring; a failed write leaves ``path``
-    as it was); returns ``path``."""
+    """Write ``ckpt`` to ``path`` atomically (a failed write leaves ``path`` as it was); returns ``path``."""
     path = str(path)
     directory = os.path.dirname(os.path.abspath(path))
     name = os.path.basename(path)
@@ -216,8 +214,7 @@ def _game_of_env(env: Any, path) -> GameSpec:
 
 
 def checkpoint_game(ckpt: dict, path="checkpoint") -> GameSpec:
-    """The registered game of a checkpoint dict: its ``game`` (format 2) or, for a version-1
-    checkpoint, the game whose environment is its ``env``; :class:`CheckpointError` otherwise."""
+    """The registered game of a checkpoint dict (version 1: by its ``env``); :class:`CheckpointError` otherwise."""
     fmt = ckpt.get("format")
     if fmt is None and "game" not in ckpt:  # version 1: the game is named by its environment
         if "env" not in ckpt:
@@ -340,8 +337,7 @@ def trained_players(ckpt: dict) -> int | None:
 
 
 def player_count_warning(label: str, trained: int | None, players: int) -> str | None:
-    """A warning naming both counts when a network trained for ``trained`` players plays a
-    ``players``-player game; ``None`` when they agree or the checkpoint does not say."""
+    """A warning naming both counts when ``trained`` and ``players`` differ (``None`` if they agree or unknown)."""
     if trained is None or trained == players:
         return None
     return (

@@ -291,9 +291,8 @@ class KardinalNet(nn.Module):
         return F.conv2d(spatial, self.touch_kernel, padding=1)
 
     def forward(self, spatial: torch.Tensor, scalars: torch.Tensor, valid: torch.Tensor, advice=None):
-        """``spatial (B,17,H,W)`` and ``scalars (B,55)`` raw counts (float); ``valid (B,H,W)``.
-        Returns ``logits (B, 17*H*W + 5)`` in the padded crop layout and ``value (B,)``. ``advice``
-        is for the :class:`AdvisedKardinalNet` only (``ValueError`` here)."""
+        """``(logits (B, 17*H*W + 5)`` in the padded crop layout, ``value (B,))``; ``advice``: the advised network's
+        only."""
         if advice is not None:
             raise ValueError("the cnn network reads no cardinal advice (only network kind 'advised' does)")
         return self._forward(spatial, scalars, valid)
@@ -315,10 +314,7 @@ class KardinalNet(nn.Module):
 
 
 class AdvisedKardinalNet(KardinalNet):
-    """:class:`KardinalNet` on top of the greedy agent's cardinal rule (kind ``advised``, see the
-    module docstring): its logits are the network's plus ``exp(log_advice_scale)`` (trained; ``4`` at
-    the start unless ``advice_scale`` says otherwise) times the advice (:func:`cardinal_advice_crop`,
-    padded by :func:`collate`), which is zero except at the cardinal moves."""
+    """:class:`KardinalNet` plus ``exp(log_advice_scale)`` times the cardinal advice (see the module docstring)."""
 
     def __init__(self, channels: int = 32, blocks: int = 3, hidden: int = 64, advice_scale: float = ADVICE_SCALE):
         super().__init__(channels, blocks, hidden)
@@ -352,8 +348,7 @@ class Decision:
 
 
 def prepare(game, encoder: ObservationEncoder, codec: ActionCodec, margin: int = 1, advised: bool = False) -> Decision:
-    """Encode the current decision of ``game`` (for ``game.current_player``) as a crop; ``advised``:
-    with the greedy agent's cardinal advice (:func:`cardinal_advice_crop`, the ``advised`` network)."""
+    """The crop decision of ``game.current_player`` (``advised``: with the cardinal advice)."""
     seat = game.current_player
     d = decision_of(encoder.encode(game, seat), game.legal_actions(), seat, codec.window, margin)
     if advised:
@@ -444,8 +439,7 @@ def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
 
 
 def layout(rules: Any = None, model_config: Mapping[str, Any] | None = None) -> dict:
-    """The observation/action layout of Kardinal's network (every rule set and size; the advised one
-    adds ``"network": "advised"``)."""
+    """The observation/action layout of Kardinal's network (``"network": "advised"`` for that kind)."""
     out: dict[str, Any] = {
         "observation_channels": int(NUM_CHANNELS),
         "spatial_channels": int(SPATIAL_CHANNELS),
@@ -465,11 +459,8 @@ def current_layout() -> dict:
 
 # ---------------------------------------------------------------------- the agent
 class KardinalPPOAgent(PPOAgent):
-    """A policy network playing Kardinal on crops (see :mod:`agents.networks.ppo_agent`).
-
-    ``window``: the observation window (default: the game's own, ``Rules.window`` or the lossless
-    :data:`kardinal_env.kardinal.actions.DEFAULT_WINDOW`); ``margin``: the crop margin (a
-    checkpoint's ``crop_margin``)."""
+    """A policy network playing Kardinal on crops; ``window``: the observation window (default: the game's),
+    ``margin``: the crop margin (a checkpoint's ``crop_margin``)."""
 
     def __init__(
         self,

@@ -195,8 +195,7 @@ def build_koenig_net(
     advice_scale: float = ADVICE_SCALE,
     advice_weights: Mapping[str, float] | None = None,
 ) -> nn.Module:
-    """A network of ``kind`` (``"graph"``, ``"advised"`` or ``"mlp"``) for ``rules``'s board;
-    ``advice_scale`` and ``advice_weights``: the advised network's (see the module docstring)."""
+    """A network of ``kind`` (``graph``, ``advised`` or ``mlp``) for ``rules``'s board."""
     if kind == "mlp":
         encoder = ObservationEncoder(rules)
         return MLPNet(encoder.size, rules.compiled.num_moves, hidden=hidden, scale=encoder.scale)
@@ -227,8 +226,7 @@ def layout(rules: Any, model_config: Mapping[str, Any]) -> dict:
 
 
 def advice_weights(model_config: Mapping[str, Any]) -> HeuristicWeights | None:
-    """The heuristic weights an advised network of ``model_config`` reads the advice with (its
-    ``advice_weights`` over the defaults); ``None`` for a network that reads no advice."""
+    """The heuristic weights an advised network of ``model_config`` reads its advice with, else ``None``."""
     if not advised(model_config):
         return None
     from agents.baselines.koenig_heuristic import HeuristicWeights
@@ -237,9 +235,7 @@ def advice_weights(model_config: Mapping[str, Any]) -> HeuristicWeights | None:
 
 
 def network_input(observation: np.ndarray, game, advice: HeuristicWeights | None) -> np.ndarray:
-    """What a K&K network reads for the deciding seat of ``game``: its ``observation`` (float32), and
-    for an advised network (``advice``: the heuristic's weights, :func:`advice_weights`; ``None``: no
-    advice) the heuristic's advice after it (:func:`heuristic_advice`)."""
+    """The ``observation`` followed, for an advised network (``advice``: its weights), by the heuristic's advice."""
     if advice is None:
         return observation
     from agents.baselines.koenig_heuristic import heuristic_advice

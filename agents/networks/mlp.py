@@ -32,8 +32,7 @@ def mlp_layers(sizes: list[int]) -> nn.Sequential:
 
 
 class MLPNet(nn.Module):
-    """Two hidden layers on the scaled flat observation; ``forward(obs (B, obs_size))`` returns
-    ``(logits (B, num_actions), value (B,))``."""
+    """Two hidden layers on the scaled flat observation: ``(logits (B, num_actions), value (B,))``."""
 
     scale: torch.Tensor
 
@@ -58,8 +57,7 @@ def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
 
 
 def flat_layout(rules: Any, model_config: Mapping[str, Any]) -> dict:
-    """The layout of a network on a game's flat observation: the observation's shape, the number of
-    actions, the network kind."""
+    """The layout of a network on a game's flat observation: observation shape, number of actions, kind."""
     spec = game_of(rules)
     return {
         "observation_shape": [int(n) for n in spec.make_encoder(rules).shape],

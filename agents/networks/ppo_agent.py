@@ -45,8 +45,7 @@ __all__ = ["PPOAgent", "FlatPPOAgent"]
 
 
 class PPOAgent(BaseAgent):
-    """A policy network playing one game: the base of every game's network agent (see the module
-    docstring). Subclasses implement :meth:`select_move`, :meth:`act` and :meth:`policy_value`."""
+    """A policy network playing one game: the base of every game's network agent (see the module docstring)."""
 
     name = "ppo"
 
@@ -83,8 +82,7 @@ class PPOAgent(BaseAgent):
 
     @classmethod
     def from_checkpoint(cls, path, greedy: bool = True, seed: int | None = None, **kw) -> PPOAgent:
-        """The agent of a checkpoint of any game: the agent class of its game's network builder
-        (``cls`` must be that class or one of its bases)."""
+        """The agent of a checkpoint: its game's agent class (``cls`` or a subclass)."""
         ckpt, net = read_checkpoint(path)
         agent_cls = network_builder(checkpoint_game(ckpt, path)).agent_class()
         if not (isinstance(agent_cls, type) and issubclass(agent_cls, cls)):
@@ -109,8 +107,7 @@ class PPOAgent(BaseAgent):
         raise NotImplementedError
 
     def _batch(self, games: list) -> bool:
-        """Check ``policy_value``'s games (not over, one rules object) and set up for their rules;
-        ``False`` when there are none."""
+        """Check ``policy_value``'s games and set up for their rules; ``False`` when there are none."""
         if any(g.is_over for g in games):
             raise ValueError("policy_value: a game is over")
         if any(g.rules is not games[0].rules for g in games):
@@ -126,12 +123,8 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
 
 
 class FlatPPOAgent(PPOAgent):
-    """A network on a game's flat observation (:mod:`agents.networks.mlp`, Kardinal & König's
-    networks): the game's encoder (flattened) and codec (see the module docstring).
-
-    ``rules``: the rules the checkpoint was trained under (``train_rules``); ``layout``: the layout
-    it records (without ``env``). A game whose rules give another layout (observation shape, number
-    of actions, board ...) raises ``ValueError`` naming the differences."""
+    """A network on a game's flat observation and action ids; ``rules``: the checkpoint's (``train_rules``),
+    ``layout``: its layout (``ValueError`` naming the differences for rules of another layout)."""
 
     def __init__(
         self,
@@ -193,13 +186,11 @@ class FlatPPOAgent(PPOAgent):
         return game.action_to_string(self._choose(self.network_input(game, game.current_player), mask))
 
     def network_input(self, game, seat: int) -> np.ndarray:
-        """What the network reads for ``seat``'s decision in ``game``: the seat's observation (float32,
-        flattened). A game's agent may add to it (Kardinal & König's ``advised`` network)."""
+        """What the network reads for ``seat``'s decision: the seat's observation (float32, flattened)."""
         return np.asarray(self.encoder.encode(game, seat), dtype=np.float32).reshape(-1)
 
     def act(self, observation, action_mask=None) -> int:
-        """The action for an environment's observation and its ``action_mask`` (or the env's
-        observation dict)."""
+        """The action for an environment's observation and ``action_mask`` (or its observation dict)."""
         if isinstance(observation, dict):
             observation, action_mask = observation["observation"], observation["action_mask"]
         mask = np.asarray(action_mask).astype(bool)

@@ -79,8 +79,7 @@ class RLlibAgent(BaseAgent):
         return cls(module, name=name or f"rllib:{path}", greedy=greedy, seed=seed)
 
     def action_logits(self, game) -> np.ndarray:
-        """Masked logits of every action for the seat to move (illegal ones are very negative);
-        ``ValueError`` if the game's observation has a shape the module cannot take."""
+        """Masked logits of every action for the seat to move; ``ValueError`` for a shape the module cannot take."""
         torch = self._torch
         observation = self.featurizer.observation(game)
         if not self.any_window and tuple(observation.shape) != self.obs_shape:

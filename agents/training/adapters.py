@@ -144,8 +144,7 @@ class GameAdapter:
         return logits, values, mask, target
 
     def logit_indices(self, decisions, actions: list, logits) -> list[np.ndarray]:
-        """The columns of ``logits`` (a :meth:`forward` of ``decisions``) of each decision's stored
-        ``actions`` (default: the stored action is the column)."""
+        """The columns of ``logits`` of each decision's stored ``actions`` (default: the stored action)."""
         return [np.asarray(a, dtype=np.int64) for a in actions]
 
     def build_net(self) -> torch.nn.Module:
@@ -160,8 +159,7 @@ class GameAdapter:
         return VectorEnv(self.spec, num_envs, rules=self.rules, reward=cfg.reward, **shaping)
 
     def needs_game(self, game: Any) -> bool:
-        """:attr:`reads_game`: whether :meth:`decision_of` computes advice from ``game``;
-        ``ValueError`` when it does and ``game`` is ``None``."""
+        """Whether :meth:`decision_of` reads ``game`` (``ValueError`` when it does and ``game`` is ``None``)."""
         if self.reads_game and game is None:
             raise ValueError("the advised network's decisions need the game (reads_game)")
         return self.reads_game
@@ -179,9 +177,8 @@ class GameAdapter:
 # ---------------------------------------------------------------------- any game: flat observations
 @dataclass
 class FlatDecision:
-    """One decision of a flat-observation game: the deciding seat's own observation (flattened,
-    float32, or float16 after :meth:`FlatAdapter.compact`), the mask over the game's action ids and
-    the legal ids (a list, or an int array after ``compact``)."""
+    """One decision: the seat's observation (flat; float16 after ``compact`` where exact), its action mask and legal
+    ids."""
 
     seat: int
     obs: np.ndarray  # (observation size,) float32
@@ -223,8 +220,7 @@ class FlatAdapter(GameAdapter):
         return int(move)
 
     def compact(self, decision):
-        """The observation as float16 when that holds it exactly (integer-valued encoders: K&K's
-        largest entry is below 100), the legal ids as an int16 array: a third of the memory."""
+        """The observation as float16 where that is exact, the legal ids as int16: a third of the memory."""
         obs16 = decision.obs.astype(np.float16)
         obs = obs16 if np.array_equal(obs16, decision.obs) else decision.obs
         legal = np.asarray(decision.legal, dtype=np.int16 if self.num_actions < 2**15 else np.int64)

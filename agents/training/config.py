@@ -35,10 +35,8 @@ __all__ = [
 
 
 def load_yaml(path) -> dict:
-    """The mapping of a YAML preset; :class:`ConfigError` naming the file if it is missing, not YAML
-    or not a mapping of keys to values. A name that is not a file reads a preset of a registered game
-    (:func:`preset_names`: ``GAME:PRESET`` such as ``kardinal_koenig:default``, or the preset file's
-    bare name such as ``default``, ``long_2p``, ``koenig_default``)."""
+    """The mapping of a YAML preset: a file, or a registered game's preset by name (:func:`preset_names`);
+    :class:`ConfigError` naming the file otherwise."""
     import yaml  # type: ignore[import-untyped]
 
     path = str(path)
@@ -76,8 +74,7 @@ def load_yaml(path) -> dict:
 
 
 def _presets() -> dict[str, tuple[str, str]]:
-    """Preset name -> (package, resource) of every registered game's agents' ``presets``: ``GAME:NAME`` and
-    the resource's bare file name (the first game that has it)."""
+    """Preset name -> (package, resource) of the registered games' presets: ``GAME:NAME`` and bare file names."""
     qualified: dict[str, tuple[str, str]] = {}
     bare: dict[str, tuple[str, str]] = {}
     for spec in games().values():
@@ -119,8 +116,7 @@ def parse_set(items) -> dict:
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
-    """The ``kardinal-train`` argument parser: ``--config``, ``--resume``, ``--set`` and one
-    ``--key VALUE`` flag per :class:`TrainConfig` field, each with its help text."""
+    """The ``kardinal-train`` parser: ``--config``, ``--resume``, ``--set`` and one flag per config field."""
     p = argparse.ArgumentParser(
         prog=prog,
         description=f"Self-play PPO for every registered game (game: {' | '.join(game_names())}). "

@@ -23,8 +23,7 @@ SEARCHES = ("puct", "mcts", "ismcts", "rollout", "network")
 
 
 def opt(default, help: str, *, lo=None, hi=None, lo_open: bool = False, choices=None):
-    """A config field: ``default``, ``help`` (shown by ``--help``), allowed range ``lo..hi`` (``lo``
-    excluded when ``lo_open``) or ``choices``."""
+    """A config field: ``default``, ``help``, the range ``lo..hi`` (``lo`` excluded when ``lo_open``) or ``choices``."""
     return field(default=default, metadata={"help": help, "lo": lo, "hi": hi, "lo_open": lo_open, "choices": choices})
 
 
@@ -38,8 +37,7 @@ def _option(spec: GameSpec, name: str) -> RuleOption | None:
 
 
 def rule_opt(name: str):
-    """A config field for the choice rule option ``name`` of the registered games that have one: its
-    default and help text come from the registry (checked per game by :func:`make_config`)."""
+    """A config field for the games' rule option ``name`` (default and help from the registry)."""
     owners = _owners(name)
     option = _option(owners[0], name)
     assert option is not None and option.choices, name
@@ -53,10 +51,7 @@ def rule_opt(name: str):
 
 @dataclass
 class TrainConfig:
-    """Every option of the self-play PPO trainer (see :mod:`agents.training.trainer` for the algorithm).
-
-    A *step* is one stored learner decision: one decision of a seat the learner controls that had
-    more than one legal move (opponent moves and forced moves are not counted)."""
+    """Every option of the trainers (a *step*: one stored learner decision with more than one legal move)."""
 
     # ------------------------------------------------------------ run
     exp_name: str = opt("ppo_selfplay", "experiment name (the run name defaults to {exp_name}__{seed})")
@@ -167,8 +162,7 @@ class TrainConfig:
         return str(_builder(get_game(self.game)).kinds[0])
 
     def network_options(self) -> dict:
-        """The options of the game's network builder (:mod:`agents.networks.base`): ``kind`` and the
-        sizes (each kind reads the ones it uses)."""
+        """The options of the game's network builder: ``kind`` and the sizes."""
         return {
             "kind": self.resolved_network(),
             "channels": self.channels,

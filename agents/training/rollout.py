@@ -58,9 +58,8 @@ def gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float) -> tu
 
 
 def per_seat_gae(seats, rewards, values, terminal, gamma: float, lam: float):
-    """Advantages and returns of one finished game's stored decisions, given in game order (seats
-    interleaved). ``rewards[i]`` is what decision ``i`` earned for its own seat; ``terminal[seat]`` is
-    added to that seat's last decision. GAE runs over each seat's own decisions separately."""
+    """Advantages and returns of a finished game's decisions in game order: ``terminal[seat]`` added to the seat's
+    last one, GAE per seat."""
     seats = np.asarray(seats)
     rewards = np.asarray(rewards, dtype=np.float32).copy()
     values = np.asarray(values, dtype=np.float32)
@@ -153,10 +152,8 @@ def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: 
 
 # ---------------------------------------------------------------------- rollout
 class Rollout:
-    """One iteration's rollout: whole games until at least ``steps_per_iter`` learner steps are stored,
-    played in the trainer's batched environment (:meth:`GameAdapter.vector_env`,
-    :class:`kardinal_env.vector.VectorEnv`: one ``step`` plays one decision in every game). Holds the
-    buffer and, per finished game, the per-seat advantages and returns."""
+    """One iteration's rollout in the trainer's batched environment: the buffer and each finished game's per-seat
+    advantages."""
 
     def __init__(self, trainer: Trainer):
         self.t = trainer
@@ -172,8 +169,7 @@ class Rollout:
         return len(self.buf["action"])
 
     def new_slot(self) -> Slot:
-        """Who plays the seats of a new game (its position lives in the environment): drawn from the
-        opponent shares."""
+        """Who plays the seats of a new game, drawn from the opponent shares."""
         cfg, rng, n = self.t.config, self.t.rng, self.t.rules.players
         control: list = ["learner"] * n
         u = rng.random()
@@ -204,9 +200,7 @@ class Rollout:
         slot.traj[d.seat].append(idx)
 
     def earn(self, slot: Slot, rewards: np.ndarray) -> None:
-        """A step's rewards (the environment's, every seat) for the learner seats of ``slot``: what a
-        seat earns after its last stored decision is that decision's (the shaping of its own move, the
-        terminal reward at the end); before its first one it waits in ``pending``."""
+        """A step's rewards for ``slot``'s learner seats: to each seat's last stored decision, else ``pending``."""
         for seat, traj in slot.traj.items():
             r = float(rewards[seat])
             if not r:
@@ -218,9 +212,7 @@ class Rollout:
             slot.returns[seat] += r
 
     def finish(self, slot: Slot, info: dict) -> None:
-        """A game is over (``info``: the environment's ``final_info`` of its slot): the advantages and
-        returns of its stored decisions (per-seat GAE; the terminal rewards are already in the
-        buffer), episode statistics."""
+        """A game is over (``info``: its ``final_info``): per-seat GAE of its decisions, episode statistics."""
         cfg, buf = self.t.config, self.buf
         terminal = {}
         for seat in slot.traj:
@@ -247,10 +239,8 @@ class Rollout:
             self.opp_results[kind].append(win_share(winners=info["winners"], seat=seat))
 
     def actions(self, env, slots: list[Slot | None], controllers: dict) -> np.ndarray:
-        """Every game's action for the next step: a forced move as it is; ``random`` and the baselines
-        (which read a copy of the game, ``env.game(i)``) move one by one; the network decisions of each
-        controller go through one batched forward pass on the seat's own observation row; learner
-        decisions are recorded. A slot that is done (``None``) plays its first legal action, unrecorded."""
+        """Every game's action for the next step, the network decisions of each controller in one forward pass;
+        learner decisions recorded; a done slot (``None``) plays its first legal action."""
         t = self.t
         adapter, rng_py = t.adapter, t.rng_py
         legal_ids = env.legal_actions()
@@ -283,8 +273,7 @@ class Rollout:
         return actions
 
     def run(self) -> Rollout:
-        """Play games in the batched environment until at least ``steps_per_iter`` steps are stored and
-        every game in flight has finished (a slot whose game ends after that stays done)."""
+        """Play until ``steps_per_iter`` steps are stored and every game in flight has finished."""
         t, cfg = self.t, self.t.config
         controllers: dict = {"learner": (t.net, False)}
         for i, pn in enumerate(t.pool_nets):

@@ -26,8 +26,7 @@ __all__ = ["train", "main", "make_trainer", "load_resume"]
 
 
 def _check_resume(config: TrainConfig, ckpt: dict, label: str) -> None:
-    """``ConfigError`` unless ``config`` can continue ``ckpt`` (checked by :func:`read_checkpoint`): the
-    same game and the same network (its options cannot change)."""
+    """``ConfigError`` unless ``config`` can continue ``ckpt``: the same game and network."""
     if ckpt["game"] != config.game:
         raise ConfigError(
             f"{label}: the checkpoint was trained on {ckpt['game']} ({ckpt.get('env')}); game {config.game} "
@@ -45,8 +44,7 @@ def _check_resume(config: TrainConfig, ckpt: dict, label: str) -> None:
 
 
 def load_resume(path) -> dict:
-    """The checkpoint to resume from, checked (:class:`agents.networks.checkpoint.CheckpointError`), with the
-    opponent pool and random states it needs."""
+    """The checked checkpoint to resume from (:class:`agents.networks.checkpoint.CheckpointError`)."""
     ckpt, _net = read_checkpoint(path)
     for key in ("config", "step", "iteration"):
         if key not in ckpt:
@@ -57,13 +55,9 @@ def load_resume(path) -> dict:
 
 
 def train(config: TrainConfig | dict | None = None, resume: str | None = None, **overrides) -> str:
-    """Train and return the path of the final checkpoint.
-
-    ``config``: a :class:`TrainConfig` or a dict of its fields (checked); ``overrides`` are more
-    fields. ``resume``: a checkpoint to continue; its config is the base under ``config`` (given as
-    a dict) and ``overrides``. Raises :class:`agents.training.config.ConfigError` /
-    :class:`agents.networks.checkpoint.CheckpointError` before anything runs if an option or the checkpoint
-    is bad."""
+    """Train and return the final checkpoint's path. ``config``: a :class:`TrainConfig` or a dict of fields,
+    ``overrides`` more; ``resume``: a checkpoint whose config is the base. A bad option or checkpoint raises
+    (:class:`ConfigError`, :class:`CheckpointError`) before anything runs."""
     ckpt = load_resume(resume) if resume is not None else None
     layers = []
     if ckpt is not None:
@@ -85,16 +79,14 @@ def train(config: TrainConfig | dict | None = None, resume: str | None = None, *
 
 
 def make_trainer(config: TrainConfig, checkpoint: dict | None = None) -> Trainer:
-    """The trainer of ``config.algorithm``: :class:`Trainer` (ppo) or
-    :class:`agents.training.search_training.SearchTrainer` (search)."""
+    """The trainer of ``config.algorithm``."""
     if config.algorithm == "search":
         return SearchTrainer(config, checkpoint)
     return Trainer(config, checkpoint)
 
 
 def main(argv=None) -> int:
-    """``kardinal-train`` / ``scripts/train.py``: parse the options, check them, train. Exit status 0,
-    2 for a bad option or checkpoint (one ``error:`` line), 130 on Ctrl-C."""
+    """``kardinal-train``: exit status 0, 2 for a bad option or checkpoint (one ``error:`` line), 130 on Ctrl-C."""
     load_plugin_argv(argv)  # --plugin: games of one's own modules, before the parser lists the games
     parser = build_parser()
     ns = parser.parse_args(argv)

@@ -72,8 +72,7 @@ BUCKET = 8  # bucket_minibatches: minibatches drawn at once and sorted by crop s
 
 @dataclass
 class Example:
-    """One full search: the deciding seat's decision, the searched moves as stored actions and their
-    visit shares, and (once the game is over) the value target."""
+    """One full search: the decision, the searched moves' stored actions and visit shares, the value target."""
 
     decision: Any
     actions: np.ndarray  # int64 stored actions of the root's searched moves
@@ -212,16 +211,13 @@ class SearchTrainer(Trainer):
 
     # ------------------------------------------------------------ self-play
     def collect_rollout(self) -> SelfPlay:  # type: ignore[override]
-        """Self-play games until ``steps_per_iter`` examples are stored (whole games): here, or shared among
-        ``selfplay_workers`` processes."""
+        """Self-play until ``steps_per_iter`` examples are stored: here or in ``selfplay_workers`` processes."""
         if self.config.selfplay_workers > 1:
             return self._collect_in_workers()
         return self._collect_here()
 
     def _collect_in_workers(self) -> SelfPlay:
-        """One iteration's self-play in the worker processes: each gets the current weights, its share of
-        ``num_envs`` and ``steps_per_iter`` and seeds drawn from (seed, step, worker), so a run's examples
-        depend on the number of workers but not on which process runs which share."""
+        """One iteration's self-play in the workers (see the module docstring)."""
         cfg = self.config
         workers = cfg.selfplay_workers
         if self._workers is None:
@@ -292,8 +288,7 @@ class SearchTrainer(Trainer):
         return SelfPlay(examples, len(done), searched, [s.length for s in done], time.time() - t0)
 
     def _start(self) -> _Game:
-        """A new game (with probability ``greedy_share`` against the baseline: 2 players, one seat drawn at
-        random; more, every seat but one), its first unsearched moves played."""
+        """A new game (``greedy_share``: against the baseline), its first unsearched moves played."""
         cfg, n = self.config, self.rules.players
         baseline_seats: frozenset[int] = frozenset()
         if cfg.greedy_share and self.rng.random() < cfg.greedy_share:
@@ -305,8 +300,7 @@ class SearchTrainer(Trainer):
         return slot
 
     def _play_policy(self, slots: list[_Game]) -> None:
-        """One move of the network's own in each of ``slots`` (one batched forward pass): drawn from its
-        policy for a game's first ``temperature_moves`` decisions, its most likely move after."""
+        """One move of the network's own in each of ``slots`` (drawn while ``temperature_moves``, then argmax)."""
         if not slots:
             return
         evaluated = self.evaluator.policy_value([s.game for s in slots])
@@ -321,8 +315,7 @@ class SearchTrainer(Trainer):
             slot.length += 1
 
     def _play_unsearched(self, slot: _Game) -> bool:
-        """Play the decisions that need no search: a single legal move, or a baseline seat's move;
-        whether the game is over."""
+        """Play the moves that need no search (single legal moves, baseline seats); whether the game is over."""
         game = slot.game
         while not game.is_over:
             if game.current_player in slot.baseline_seats:
@@ -336,8 +329,7 @@ class SearchTrainer(Trainer):
         return True
 
     def _search(self, slots: list[_Game], full: list[bool]) -> list[list[tuple[str, float, float]]]:
-        """The root of each game's search: ``(move, visits, tie-break)`` per searched move (the baseline's
-        move alone at the decisions ``baseline_targets`` gives it)."""
+        """Each game's root: ``(move, visits, tie-break)`` per searched move."""
         if self._baseline_targets is None:
             return self._search_roots(slots, full)
         decided = [self._baseline_target(slot.game) for slot in slots]
@@ -376,8 +368,7 @@ class SearchTrainer(Trainer):
         ]
 
     def _baseline_target(self, game) -> list[tuple[str, float, float]] | None:
-        """``baseline_targets``: the baseline's move as the only child (all the visits), if every legal move
-        of the decision matches the pattern; else ``None`` (the decision is searched)."""
+        """``baseline_targets``: the baseline's move as the only child, or ``None`` (searched)."""
         pattern = self._baseline_targets
         legal = game.legal_moves()
         if pattern is None or not all(pattern.search(m) for m in legal):
@@ -387,8 +378,7 @@ class SearchTrainer(Trainer):
         return [(move, 1.0, 1.0)]
 
     def _teacher_policy(self, games: list) -> list[list[tuple[str, float, float]]]:
-        """search=network: the teacher's policy over each game's legal moves, as ``(move, probability,
-        probability)`` (the probabilities stand in for visits: target, play and tie-break)."""
+        """search=network: ``(move, probability, probability)`` of the teacher's policy per legal move."""
         evaluated = self.teacher.policy_value(games)
         return [
             [(g.action_to_string(int(a)), float(p), float(p)) for a, p in zip(legal, prior, strict=True)]
@@ -431,9 +421,7 @@ class SearchTrainer(Trainer):
             e.value = final[e.seat] + cfg.score_shaping * (margins[e.seat] - e.margin)
 
     def lr_fraction(self, iteration: int) -> float:
-        """``anneal_lr``: the share of ``learning_rate`` left, by stored examples (an iteration stores
-        whole games, often twice ``steps_per_iter``, so counting iterations would stop the decay
-        halfway): 1 at step 0, 0 at ``total_steps``; a resumed run goes on from its step."""
+        """``anneal_lr`` by stored examples: 1 at step 0, 0 at ``total_steps``."""
         return max(0.0, 1.0 - self.global_step / self.config.total_steps)
 
     # ------------------------------------------------------------ update
@@ -480,11 +468,8 @@ class SearchTrainer(Trainer):
         }
 
     def minibatches(self, updates: int, size: int) -> list[np.ndarray]:
-        """Replay indices of ``updates`` minibatches of ``size``, drawn uniformly with replacement. With
-        ``bucket_minibatches`` and a game whose decisions differ in size (Kardinal's crops), they are drawn
-        ``BUCKET`` minibatches at a time, sorted by crop area and cut into minibatches taken in random order:
-        the same draws, grouped so that a minibatch pads its crops less (a uniform minibatch computes
-        ~2.6 times the crops' area, a bucketed one ~1.5)."""
+        """Replay indices of ``updates`` uniform minibatches of ``size``; ``bucket_minibatches``: drawn ``BUCKET``
+        at a time and cut by crop area (less padding)."""
         n = len(self.replay)
         if not self.config.bucket_minibatches or self.adapter.size(self.replay[0].decision) == 0:
             return [self.rng.integers(n, size=size) for _ in range(updates)]

@@ -141,8 +141,7 @@ class Trainer:
             torch.set_rng_state(ckpt["rng"]["torch_global"])
 
     def _start_from(self, spec: str) -> None:
-        """``init_weights``: the starting weights (with ``anchor_kl``, the anchor) from the network ``spec``
-        names; ``ConfigError`` if it is not the config's network."""
+        """``init_weights``: the starting weights (and anchor); ``ConfigError`` for another network."""
         import warnings
 
         from agents import load_agent
@@ -379,8 +378,7 @@ class Trainer:
         )
 
     def write_scalars(self, charts: dict, stats: dict) -> None:
-        """An iteration's TensorBoard scalars (with ``track``): ``charts/*`` (``charts`` plus the learning
-        rate, SPS and the update's time) and ``losses/*`` (``stats`` but its times and counts)."""
+        """An iteration's TensorBoard ``charts/*`` (with learning rate, SPS, update time) and ``losses/*``."""
         if self.writer is None:
             return
         lr = self.optimizer.param_groups[0]["lr"]
@@ -479,8 +477,7 @@ class Trainer:
 
     # ------------------------------------------------------------ the loop
     def lr_fraction(self, iteration: int) -> float:
-        """``anneal_lr``: the share of ``learning_rate`` for ``iteration`` (1 at the first, then linearly
-        to 0 over ``ceil(total_steps / steps_per_iter)`` iterations)."""
+        """``anneal_lr``: 1 at the first iteration, linearly to 0 over ``ceil(total_steps / steps_per_iter)``."""
         return max(0.0, 1.0 - (iteration - 1.0) / self.num_iterations)
 
     def run(self) -> str:

@@ -111,8 +111,7 @@ def _unknown(name: str, source: str) -> ConfigError:
 
 
 def make_config(*layers: tuple[str, dict]) -> TrainConfig:
-    """A validated :class:`TrainConfig` from ``(source, {key: value})`` layers (later layers win).
-    ``source`` names where the values came from, for the error messages."""
+    """A validated :class:`TrainConfig` from ``(source, {key: value})`` layers (later wins)."""
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for source, layer in layers:
@@ -189,8 +188,7 @@ def _counts(players: tuple[int, ...]) -> str:
 
 
 def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
-    """Options that depend on the game (all from its registry entry): the player count, the rule
-    options, the network, chip shaping, the greedy opponent."""
+    """The options that depend on the game's registry entry."""
 
     def src(*keys: str) -> str:
         return ", ".join(f"{k}: {_where(sources, k)}" for k in keys)
@@ -256,8 +254,7 @@ _NOT_RANDOM = {
 
 
 def _check_baseline_opponent(cfg: TrainConfig, spec: GameSpec, src: Callable[..., str]) -> None:
-    """``greedy_share`` and ``bc_games`` need ``baseline`` to be one of the game's baselines other than
-    ``random``; the message says which of the two is missing and which baselines the game has."""
+    """``greedy_share`` and ``bc_games`` need a ``baseline`` of the game other than ``random``."""
     wiring = game_agents(spec)
     others = [b for b in wiring.baseline_kinds if b != "random"]
     for key in ("greedy_share", "bc_games"):
@@ -279,8 +276,7 @@ def _check_baseline_opponent(cfg: TrainConfig, spec: GameSpec, src: Callable[...
 
 
 def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
-    """algorithm=search: the searching seats play the network's self-play games or the baseline
-    (``greedy_share``; no pool or random opponents), and search=mcts needs a game of perfect information."""
+    """algorithm=search: no pool or random opponents; mcts and rollout where the game allows."""
     for key in ("pool_share", "random_share"):
         if getattr(cfg, key):
             raise ConfigError(
@@ -351,8 +347,7 @@ def _check_init_weights(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
 
 
 def _check_network_spec(key: str, value: str, where: str, cfg: TrainConfig, spec: GameSpec) -> None:
-    """``ConfigError`` unless ``value`` is a trained network of the game (``ppo:PATH`` or ``zoo:NAME``); a
-    network trained for another number of players is allowed and said (a PlayerCountWarning)."""
+    """``ConfigError`` unless ``value`` is a network of the game (another player count: a warning)."""
     from agents import AgentSpecError, check_spec, parse_spec
     from agents.networks.checkpoint import PlayerCountWarning
 

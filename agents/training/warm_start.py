@@ -51,8 +51,7 @@ class _Progress:
 
 
 def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=print) -> dict:
-    """Behaviour cloning of the config's ``baseline`` (policy: cross-entropy on its moves; value: the
-    discounted per-seat return of those games with the training rewards). Returns statistics."""
+    """Behaviour cloning of the config's ``baseline`` (see the module docstring); returns statistics."""
     rules = adapter.rules
     data: dict[str, list] = {"decision": [], "action": [], "ret": []}
     shaping = ShapingTracker(cfg.chip_shaping, cfg.score_shaping)
