@@ -11,25 +11,21 @@ For RL code that wants many games per call (as EnvPool or Gymnasium's vector env
         learn(out.rewards, out.terminated, out.info["final_info"])
 
 ======================  ============================================================================
-game, players, options  a registered game (``"kardinal"``, ``"kardinal_koenig"``, or any game of the
-                        registry), its seat count (default: the game's default) and its rule options
-                        by name: every keyword the game's rules class takes (Kardinal: ``preset``,
-                        ``shared_pool``, ``exhausted_colour``, ``neutral_build_chips``,
-                        ``neutral_touch_chips``, ``window``; K&K: ``discard``, ``board``), or a ready
-                        ``rules=`` object; any other keyword goes to the game's observation encoder
-                        (``spec.make_encoder(rules, **options)``), as in the generic AEC env
+game, players, options  a registered game (``"kardinal"``, ``"kardinal_koenig"``, ...), its seat count
+                        (default: the game's) and rule options by name (every keyword of the game's
+                        rules class: Kardinal ``preset``, ``shared_pool``, ``exhausted_colour``,
+                        ``neutral_build_chips``, ``neutral_touch_chips``, ``window``; K&K ``discard``,
+                        ``board``), or a ready ``rules=`` object; other keywords go to the game's
+                        observation encoder (``spec.make_encoder(rules, **options)``)
 ``reward``              ``"win_loss"`` (default) or ``"margin"``; ``chip_shaping`` (Kardinal only) and
-                        ``score_shaping`` (the self-play trainer's shaping; below)
-``illegal_action``      ``"raise"`` (default) or ``"lose"``: what an action id that is not legal in its
-                        game does (below)
+                        ``score_shaping`` (below)
+``illegal_action``      ``"raise"`` (default) or ``"lose"`` (below)
 Actions                 ``step(actions)``: an integer array of shape ``(N,)``, ``actions[i]`` the action
-                        id (``Discrete(A)``, the AEC env's action space) of the seat that is to act in
-                        game ``i`` (``current_player[i]``)
-``observation``         ``(N, *obs_shape)``: game ``i`` from the point of view of ``current_player[i]``,
-                        the AEC env's ``observation`` for that seat (Kardinal: ``uint8 (72, W, W)``,
-                        the full window ``W = 53`` by default, 202 KB a game; K&K: ``float32 (494,)``)
-``action_mask``         ``(N, A)`` bool: the legal actions of ``current_player[i]`` (never all zero:
-                        a game that ended has been reset already)
+                        id (``Discrete(A)``, the AEC env's action space) of the seat to act in game ``i``
+``observation``         ``(N, *obs_shape)``: game ``i`` seen by ``current_player[i]``, the AEC env's
+                        ``observation`` (Kardinal: ``uint8 (72, W, W)``, ``W = 53`` by default, 202 KB
+                        a game; K&K: ``float32 (494,)``)
+``action_mask``         ``(N, A)`` bool: the legal actions of ``current_player[i]`` (never all zero)
 ``current_player``      ``(N,)`` int64: the seat to act in each game
 ``rewards``             ``(N, players)`` float32: what every seat earned from the step's move (below)
 ``terminated``          ``(N,)`` bool: game ``i`` ended with this step's move (and was reset)
@@ -37,138 +33,115 @@ Actions                 ``step(actions)``: an integer array of shape ``(N,)``, `
 ``final_observation``   ``(N, *obs_shape)``: where ``terminated[i]``, the final position of the game
                         that ended, seen by the seat whose move ended it; other rows keep older data
 ``final_info``          ``{i: {"scores", "winners", "move_count", "last_player"}}`` for the games that
-                        ended in this step (``scores``/``winners`` as the AEC env's final ``infos``;
-                        ``last_player``: the seat whose move ended it, ``final_observation``'s observer;
-                        a game ended by forfeit also has ``illegal_action``, below)
-``legal_actions(i)``    on request: the legal action ids of game ``i`` (int64, in the engine's order);
-                        ``legal_actions()``: a list of all N
+                        ended in the step (``scores``/``winners`` as the AEC env's final ``infos``;
+                        ``last_player``: the seat whose move ended it; a forfeit adds
+                        ``illegal_action``, below)
+``legal_actions(i)``    the legal action ids of game ``i`` (int64, the engine's order); no argument: a
+                        list of all N
 ======================  ============================================================================
 
 ``reset(seed=None)`` and ``step(actions)`` return a :class:`VectorStep` (``observation``,
-``action_mask``, ``current_player``, ``rewards``, ``terminated``, ``truncated``, ``info``; ``info``
-holds ``final_observation`` and ``final_info``). **The arrays are read-only views of the environment's
-own buffers**, allocated once and overwritten in place by the next ``reset``/``step`` (the core backend
-rewrites only what changed in each row: the old ones of the mask and of the spatial planes are cleared,
-a constant plane is refilled only when its value changed); keep a copy (``np.copy``) of what must
-survive, or pass ``copy=True`` to get writable copies. Writing into them raises NumPy's ``ValueError``.
-One call at a time: an environment is not meant to be shared by threads (the core refuses a second
-call meanwhile).
+``action_mask``, ``current_player``, ``rewards``, ``terminated``, ``truncated``, ``info`` holding
+``final_observation`` and ``final_info``). **The arrays are read-only views of the environment's own
+buffers**, allocated once and overwritten in place by the next ``reset``/``step`` (the core backend
+rewrites only what changed in each row); keep a copy (``np.copy``) of what must survive, or pass
+``copy=True`` to get writable copies. Writing into them raises NumPy's ``ValueError``. One call at a
+time: an environment is not meant to be shared by threads (the core refuses a second call meanwhile).
 
 Rewards
 =======
 
-Exactly what the AEC env (``kardinal_v0``, ``kardinal_koenig_v1``, or the generic ``GameEnv``) hands
-out, per seat, for the same move: ``rewards[i, s]`` equals the AEC env's ``rewards["player_s"]`` after
-the same ``step``. A step plays one move per game, so the sum over steps of a seat's rewards is what
-that seat collects through ``last()`` in the AEC loop. That is: ``chip_shaping`` times the chips the
-acting seat took with the move (Kardinal; 0 on the move that ends the game; ``chip_shaping=0``, the
-default, gives nothing), plus, on the move that ends the game, every seat's terminal reward
-(:func:`kardinal_env.core.rewards.terminal_rewards`: ``"win_loss"`` +1 for every winner and -1 for the
+Exactly what the AEC env (``kardinal_v0``, ``kardinal_koenig_v1``, the generic ``GameEnv``) hands out
+for the same move: ``rewards[i, s]`` equals its ``rewards["player_s"]`` after the same ``step``, so a
+seat's rewards summed over steps are what it collects through ``last()``. That is ``chip_shaping``
+times the chips the acting seat took with the move (Kardinal; 0 on the move that ends the game), plus,
+on the move that ends the game, every seat's terminal reward
+(:func:`kardinal_env.core.rewards.terminal_rewards`: ``"win_loss"`` +1 for every winner, -1 for the
 others; ``"margin"`` ``clip((own - best other score) / 20, -1, 1)``). Every other entry is 0.
-
-``score_shaping`` (default 0; the AEC envs do not offer it) adds the other term of
-:class:`kardinal_env.core.rewards.ShapingTracker`, the self-play trainer's potential-based shaping: the
-acting seat also earns ``score_shaping`` times the change of its projected margin
-(:func:`~kardinal_env.core.rewards.projected_margins`: its projected final score minus the best other)
-that its move caused, the last move included (the chip term comes first, as in the tracker).
+``score_shaping`` (default 0; not in the AEC envs) adds the self-play trainer's potential-based term
+(:class:`kardinal_env.core.rewards.ShapingTracker`): the acting seat also earns ``score_shaping`` times
+the change of its projected margin (:func:`~kardinal_env.core.rewards.projected_margins`) that its move
+caused, the last move included (after the chip term, as in the tracker).
 
 Auto-reset
 ==========
 
-Gymnasium's ``AutoresetMode.SAME_STEP``: when game ``i`` ends in a step, that step's
-``rewards[i]`` and ``terminated[i] = True`` belong to the game that ended, its final position goes to
-``final_observation[i]`` and its scores to ``final_info[i]``, and the game is reset in the same step:
-``observation[i]``, ``action_mask[i]`` and ``current_player[i]`` already show the first decision of
-the next game, which the next ``step`` plays. (Not ``NEXT_STEP``: no step is spent on a finished game,
-and every row of every step is a real decision.)
+Gymnasium's ``AutoresetMode.SAME_STEP``: when game ``i`` ends in a step, that step's ``rewards[i]``,
+``terminated[i] = True``, ``final_observation[i]`` and ``final_info[i]`` belong to the game that ended,
+and ``observation[i]``, ``action_mask[i]`` and ``current_player[i]`` already show the first decision of
+the next game, which the next ``step`` plays: every row of every step is a real decision.
 
 Seeds
 =====
 
 Game slot ``i`` has its own generator: ``reset(seed=s)`` (or ``VectorEnv(seed=s)`` before the first
-``reset``) seeds it with ``random.Random(s + i)`` (a list of N seeds: ``random.Random(seeds[i])``);
-``reset()`` without a seed keeps the generators going (never seeded: seeded by the OS). Each game
-that starts in slot ``i`` — at a reset or an auto-reset — is dealt, for a game with chance
-(``spec.chance``: Kardinal & König), with the seed ``generator.getrandbits(64)``. So the games of slot
-``i`` are exactly those of an AEC env after ``reset(seed=s + i)`` and a plain ``reset()`` for each
-later game. Kardinal has no chance: its games are all the same start position whatever the seed.
+``reset``) seeds it with ``random.Random(s + i)`` (a list of N seeds: ``random.Random(seeds[i])``;
+seeds are integers ``>= 0``); ``reset()`` without a seed keeps the generators going (never seeded:
+seeded by the OS). Each game that starts in slot ``i``, at a reset or an auto-reset, is dealt (a game
+with chance, ``spec.chance``: Kardinal & König) with the seed ``generator.getrandbits(64)``. So the
+games of slot ``i`` are those of an AEC env after ``reset(seed=s + i)`` and a plain ``reset()`` for each
+later game. Kardinal has no chance: its games all start from the same position.
 
 Backends
 ========
 
-* ``"python"`` — the readable reference, for every registered game: N games of the registry
-  (``spec.new_game``), the game protocol's action ids (``legal_actions``, ``apply_action``) and one encoder per
-  game (``spec.make_encoder``), through the game protocol only (:mod:`kardinal_env.core.protocol`).
-  ``threads`` does nothing here.
-* ``"core"`` — the game stepped in C++: Kardinal (``kardinal_core.KardinalBatch``, cpp/src/kardinal/batch.hpp)
-  and Kardinal & König (``kardinal_core.KoenigBatch``, cpp/src/koenig/batch.hpp, with the engine of
-  cpp/src/koenig/engine.hpp and the encoder of cpp/src/koenig/observation.hpp). One call checks every
-  action, plays every move, auto-resets, and writes observations, masks, seats, rewards and final
-  observations into the arrays (the core's own buffers, shared with NumPy), with the GIL released;
-  ``threads=k >= 2`` splits the games over ``k`` std::threads (each game's work is independent, so
-  the results do not depend on ``k``). Kardinal & König's deals keep the seeds above: this side keeps
-  one ``generator.getrandbits(64)`` drawn ahead per slot in the batch's ``next_seed`` array, which the
-  batch deals the slot's next game with (the same shuffles in C++ as in Python,
-  :mod:`kardinal_env.koenig.shuffle`) and which is refilled for the slots that dealt; ``reset()``
-  without a seed uses the drawn-ahead values, a reseeding draws them again, so every game of a slot
-  is the python backend's. ``game(i)`` rebuilds game ``i`` in Python (Kardinal: its moves replayed;
-  K&K: dealt with its seed, its move ids replayed). Byte for byte the python backend's output
-  (``tests/test_vector.py``, ``tests/test_vector_koenig.py``). Needs the compiled core
-  (``bash scripts/setup.sh``); a game registered under another name with the same engine and rules
-  classes qualifies, any other game or encoder options do not (``ValueError``).
-* ``"auto"`` (default) — ``"core"`` when the game is Kardinal or Kardinal & König and the core is
-  built and used (see :mod:`kardinal_env.kardinal.compiled` and :mod:`kardinal_env.koenig.compiled`:
+* ``"python"``: the readable reference, for every registered game: N games of the registry
+  (``spec.new_game``) played through the game protocol (:mod:`kardinal_env.core.protocol`:
+  ``legal_actions``, ``apply_action``), one encoder per game (``spec.make_encoder``). ``threads``
+  does nothing here.
+* ``"core"``: the game stepped in C++ (``kardinal_core.KardinalBatch``, cpp/src/kardinal/batch.hpp;
+  ``kardinal_core.KoenigBatch``, cpp/src/koenig/batch.hpp). One call checks every action, plays every
+  move, auto-resets and writes every array (the core's own buffers, shared with NumPy) with the GIL
+  released; ``threads=k >= 2`` splits the games over ``k`` std::threads (the results do not depend on
+  ``k``). Kardinal & König's deals keep the seeds above: each slot's next seed is drawn ahead into the
+  batch's ``next_seed`` (the same shuffles in C++ as in Python, :mod:`kardinal_env.core.shuffle`).
+  ``game(i)`` copies game ``i`` into a core-backed ``Game``. Byte for byte the python backend's output
+  (``tests/test_vector.py``, ``tests/test_vector_koenig.py``). Needs the compiled core; a game
+  registered under another name with the same engine and rules classes qualifies, any other game or
+  encoder options do not (``ValueError``).
+* ``"auto"`` (default; ``None`` too): ``"core"`` when the game is Kardinal or Kardinal & König without
+  encoder options and the core is used (:func:`kardinal_env.core.backend.core_module`:
   ``KARDINAL_ENV_BACKEND=python`` turns it off), else ``"python"``.
 
-The backends' code, the forfeit handling below included, is :mod:`kardinal_env.vector_backends`.
+The backends, the forfeit handling below included, are :mod:`kardinal_env.vector_backends`.
 
 Illegal actions
 ===============
 
 Every action is checked before any game moves. Actions that are not an integer array of shape
-``(N,)`` raise ``TypeError`` (not integers: floats, bools, objects) or ``ValueError`` (another shape),
-and an action id outside ``[0, A)`` raises :class:`IllegalActionError` (rule ``"action"``), in every
-mode: such a value is a bug of the caller, not a choice among the actions. Nothing is rounded,
-clipped or cast from floats. An id of ``[0, A)`` that is not legal in its game depends on
-``illegal_action`` (:mod:`kardinal_env.core.illegal`, the rule every environment shares):
+``(N,)`` raise ``TypeError`` (floats, bools, objects) or ``ValueError`` (another shape), and an id
+outside ``[0, A)`` raises :class:`IllegalActionError` (rule ``"action"``) in every mode: a bug of the
+caller, not a choice among the actions. Nothing is rounded, clipped or cast. An id of ``[0, A)`` that
+is not legal in its game follows ``illegal_action`` (:mod:`kardinal_env.core.illegal`):
 
-* ``"raise"`` (default) — :class:`IllegalActionError` (a ``ValueError``, an
-  :class:`~kardinal_env.core.errors.IllegalMoveError`) whose message starts ``game i:`` and carries
-  the engine's own message naming the broken rule (``rule``: that rule, ``"action"`` for an id out of
-  range; ``index``: the game); every game is left unchanged. When several games have bad actions the
-  error names the first with an id out of range, else the first with an illegal move.
-* ``"lose"`` — pgx's rule: that game ends by the forfeit of its seat to act, the other games play
-  their moves. The slot is treated as any game that ended in the step: ``terminated[i]`` is True,
-  ``rewards[i]`` holds the scheme's loss reward for the offender and its win reward for every other
-  seat (``win_loss`` and ``margin``: −1 / +1; no shaping term: no move was played),
-  ``final_observation[i]`` is the position at the forfeit seen by the offender, ``final_info[i]`` is
-  ``{"scores": None, "winners": [the other seats], "illegal_action": {"rule", "message", "action",
-  "move", "seat"}, "move_count", "last_player": the offender}``, and the slot's next game is already
-  in its rows (its deal: the slot's next seed, as after any game).
+* ``"raise"``: :class:`IllegalActionError` (an :class:`~kardinal_env.core.errors.IllegalMoveError`,
+  a ``ValueError``), its message ``game i: `` and the engine's message naming the broken rule
+  (``rule``; ``index``: the game); no game moves. Of several bad actions it names the first out of
+  range, else the first illegal one.
+* ``"lose"``: pgx's rule: that game ends by the forfeit of its seat to act, the others play their
+  moves. ``terminated[i]`` is True, ``rewards[i]`` is -1 for the offender and +1 for every other seat
+  (both schemes; no shaping: no move was played), ``final_observation[i]`` is the position at the
+  forfeit seen by the offender, ``final_info[i]`` is ``{"scores": None, "winners": [the other seats],
+  "illegal_action": {"rule", "message", "action", "move", "seat"}, "move_count", "last_player": the
+  offender}``, and the slot's next game (dealt with the slot's next seed) is already in its rows.
 
-**Forfeits on the core backend.** The compiled batch can restart all its games at once but not one
-alone, so a slot whose game is forfeited goes on *in Python* until the next ``reset()``: its games are
-the registry's (``spec.new_game``, core-backed where the core is built), stepped and encoded as the
-python backend does, their rows written into the batch's arrays after each batch step (the batch
-meanwhile plays legal moves in a stand-in game of that slot, whose results are discarded);
-``reset()`` hands every slot back to the batch. The output is the python backend's, byte for byte
-(tests/test_vector.py and tests/test_vector_koenig.py step both in lockstep through forfeits and
-resets); such a slot costs what a slot of the python backend costs. A policy that follows the masks
-never forfeits, and then nothing of this runs.
+**Forfeits on the core backend.** The batch restarts all its games at once but not one alone, so a
+slot whose game is forfeited goes on *in Python* until the next ``reset()``: its games are the
+registry's, stepped and encoded as the python backend does, their rows written over the batch's after
+each batch step (the batch meanwhile plays legal moves in a stand-in game of that slot, whose results
+are discarded). The output stays the python backend's, byte for byte; such a slot costs what a python
+slot costs. A policy that follows the masks never forfeits.
 
 Relation to Gymnasium and PettingZoo
 ====================================
 
-PettingZoo's AEC env (``kardinal_v0``) is one game, stepped agent by agent; this is N such games
-stepped at once, one decision each, with the same observations, masks, action ids and rewards
-(``tests/test_vector.py`` checks it against N AEC envs). It looks like Gymnasium's ``VectorEnv``
-(batched arrays, ``num_envs``, ``single_observation_space``/``single_action_space``,
-``observation_space``/``action_space``, same-step auto-reset with ``final_observation``/``final_info``)
-but is not a subclass of it: Gymnasium's vector API is single-agent — one reward per sub-env (shape
-``(N,)``), an action for one agent that always acts, no action mask and no notion of whose turn it is —
-and its wrappers (reward normalisation, episode statistics) would silently treat ``(N, players)``
-rewards and turn-based seats wrongly. Here the action of each game belongs to the seat to act
-(``current_player``), and every seat's reward comes back each step.
+The AEC env is one game stepped agent by agent; this is N such games stepped at once, one decision
+each, with the same observations, masks, action ids and rewards (``tests/test_vector.py`` checks it
+against N AEC envs). It looks like Gymnasium's ``VectorEnv`` (``num_envs``,
+``single_observation_space``/``single_action_space``, ``observation_space``/``action_space``,
+same-step auto-reset with ``final_observation``/``final_info``) but is not a subclass: Gymnasium's
+vector API is single-agent (one reward per sub-env, no mask, no turns), and its wrappers would treat
+``(N, players)`` rewards and turn-based seats wrongly.
 """
 
 from __future__ import annotations
@@ -189,7 +162,7 @@ from kardinal_env.core.generic_env import observation_bounds
 from kardinal_env.core.illegal import check_illegal_action
 from kardinal_env.core.registry import GameSpec, get_game
 from kardinal_env.core.rewards import check_scheme
-from kardinal_env.vector_backends import _choose_backend, _CoreBackend, _PythonBackend
+from kardinal_env.vector_backends import ARRAYS, CoreBackend, PythonBackend, choose_backend, explain
 
 __all__ = ["VectorEnv", "VectorStep", "IllegalActionError", "BACKENDS"]
 
@@ -222,13 +195,21 @@ class VectorStep(NamedTuple):
 class VectorEnv:
     """N games of one registered game stepped together (see the module docstring)."""
 
+    # the backend's buffers, as read-only views (the module docstring)
+    observation: np.ndarray
+    action_mask: np.ndarray
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    final_observation: np.ndarray
+
     def __init__(
         self,
         game: str | GameSpec = "kardinal",
         num_envs: int = 8,
         players: int | None = None,
         seed: int | Sequence[int] | None = None,
-        backend: str = "auto",
+        backend: str | None = "auto",
         threads: int = 0,
         reward: str = "win_loss",
         chip_shaping: float = 0.0,
@@ -237,25 +218,22 @@ class VectorEnv:
         illegal_action: str = "raise",
         **options: Any,
     ):
-        spec = get_game(game)
-        num_envs = limits.check_num_envs(num_envs)  # before anything is made per slot
-        check_illegal_action(illegal_action)
+        spec = self.spec = get_game(game)
+        self.num_envs = limits.check_num_envs(num_envs)  # before anything is made per slot
+        self.illegal_action = check_illegal_action(illegal_action)
         if not is_integral(threads) or not 0 <= threads <= limits.THREADS:
             raise ValueError(f"threads must be an integer from 0 to {limits.THREADS}, got {threads!r}")
+        self.threads = int(threads)
+        backend = "auto" if backend is None else backend
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
-        check_scheme(reward)
-        chip_shaping, score_shaping = float(chip_shaping), float(score_shaping)
-        for name, value in (("chip_shaping", chip_shaping), ("score_shaping", score_shaping)):
+        self.reward_scheme = check_scheme(reward)
+        self.chip_shaping, self.score_shaping = float(chip_shaping), float(score_shaping)
+        for name, value in (("chip_shaping", self.chip_shaping), ("score_shaping", self.score_shaping)):
             if not np.isfinite(value):
                 raise ValueError(f"{name} must be a finite number, got {value!r}")
-        self.spec = spec
-        self.num_envs = int(num_envs)
-        self.threads = int(threads)
-        self.reward_scheme = reward
-        self.illegal_action = illegal_action
-        self.chip_shaping = chip_shaping
-        self.score_shaping = score_shaping
+        if self.chip_shaping and not hasattr(spec.load("game_class"), "chips_held"):
+            raise ValueError(f"chip_shaping needs a game with chips_held(); {spec.name} has none")
         self.rules, self.env_options = _rules_and_env_options(spec, players, rules, options)
         self.num_players = int(self.rules.players)
         if self.env_options:  # options neither the rules nor the encoder take: say which
@@ -268,29 +246,23 @@ class VectorEnv:
                 ) from None
         if seed is not None:
             self._check_seed(seed)
-        self.backend = _choose_backend(spec, self.rules, self.env_options, backend)
-        impl: _PythonBackend | _CoreBackend
-        if self.backend == "core":
-            impl = _CoreBackend(self)
-        else:
-            impl = _PythonBackend(self)
+        self.backend = choose_backend(spec, self.rules, self.env_options, backend)
+        impl: PythonBackend | CoreBackend = (CoreBackend if self.backend == "core" else PythonBackend)(self)
         self._impl = impl
         # made once the backend has checked the batch's size (limits.check_batch counts them)
         self._generators = [random.Random() for _ in range(self.num_envs)]
         self._seed_epoch = 0  # counts the reseedings of the generators (the core backend's seeds ahead)
         if seed is not None:
             self._seed(seed)
-        self.num_actions = impl.num_actions
-        self.observation_shape: tuple[int, ...] = tuple(impl.observation.shape[1:])
-        # the arrays (the module docstring): read-only views of the backend's own buffers, written in place
-        self.observation: np.ndarray = _read_only(impl.observation)
-        self.action_mask: np.ndarray = _read_only(impl.action_mask)
-        self.current_player: np.ndarray = _read_only(impl.current_player)
-        self.rewards: np.ndarray = _read_only(impl.rewards)
-        self.terminated: np.ndarray = _read_only(impl.terminated)
-        self.truncated = _read_only(np.zeros(self.num_envs, dtype=bool))
-        self.final_observation: np.ndarray = _read_only(impl.final_observation)
+        for name in ARRAYS:  # read-only: the backends rewrite only what changed, so a write would corrupt them
+            view = getattr(impl, name).view()
+            view.flags.writeable = False
+            setattr(self, name, view)
+        self.truncated = np.zeros(self.num_envs, dtype=bool)
+        self.truncated.flags.writeable = False
         self.final_info: dict[int, dict] = {}
+        self.num_actions = impl.num_actions
+        self.observation_shape: tuple[int, ...] = tuple(self.observation.shape[1:])
         low, high = observation_bounds(impl.encoder_hint, self.observation.dtype)
         dtype: Any = self.observation.dtype
         self.single_observation_space = spaces.Box(low, high, self.observation_shape, dtype=dtype)
@@ -299,7 +271,6 @@ class VectorEnv:
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.num_actions, dtype=np.int64))
         self._started = False
 
-    # ------------------------------------------------------------------ the API
     def reset(self, seed: int | Sequence[int] | None = None, copy: bool = False) -> VectorStep:
         """Start a new game in every slot (seeds: the module docstring) and return the first decisions
         (rewards 0, nothing terminated, ``final_info`` empty)."""
@@ -312,15 +283,15 @@ class VectorEnv:
 
     def step(self, actions: Any, copy: bool = False) -> VectorStep:
         """Play ``actions[i]`` for the seat to act in game ``i``, for every game; auto-reset the games
-        that end (the module docstring). Bad actions raise before any game moves (an illegal one under
+        that end. Bad actions raise before any game moves (an illegal one under
         ``illegal_action="lose"`` ends its game by forfeit instead)."""
         self._require_started("step()")
         self.final_info = self._impl.step(self._check_actions(actions))
         return self._result(copy)
 
     def legal_actions(self, index: int | None = None) -> Any:
-        """The legal action ids (int64, in the engine's order) of game ``index``'s decision (a new
-        array), or a list of all N when ``index`` is None."""
+        """The legal action ids (int64, in the engine's order) of game ``index`` (a new array), or a
+        list of all N when ``index`` is None."""
         self._require_started("legal_actions()")
         if index is None:
             return self._impl.all_legal()
@@ -328,18 +299,15 @@ class VectorEnv:
 
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniformly random legal action for every game (a new int64 array of shape ``(N,)``), drawn
-        from ``rng`` (default: a new unseeded generator) without scanning the masks: a random policy
-        and the benchmark's."""
+        from ``rng`` (default: a new unseeded generator) without scanning the masks."""
         self._require_started("random_actions()")
         ids, offsets = self._impl.flat_legal()
-        counts = np.diff(offsets)
         draw = (rng if rng is not None else np.random.default_rng()).random(self.num_envs)
-        return ids[offsets[:-1] + (draw * counts).astype(np.int64)]
+        return ids[offsets[:-1] + (draw * np.diff(offsets)).astype(np.int64)]
 
     def game(self, index: int) -> Any:
-        """A copy of game ``index`` as the registry's game object: for inspection, rendering, records and
-        for agents that read a game (the self-play trainer's baselines). The core backend copies its C++
-        game into a core-backed ``Game`` (no replay)."""
+        """A copy of game ``index`` as the registry's game object (for inspection, rendering, records and
+        agents that read a game); the core backend copies its C++ game into a core-backed ``Game``."""
         self._require_started("game()")
         return self._impl.game(self._check_index(index))
 
@@ -352,23 +320,20 @@ class VectorEnv:
             f"backend={self.backend!r}, threads={self.threads})"
         )
 
-    # ------------------------------------------------------------------ helpers
     def _require_started(self, what: str) -> None:
         if not self._started:
             raise StateError(f"call reset() before {what}: no game has started")
 
     def _check_seed(self, seed: int | Sequence[int]) -> list[int]:
         """The slots' seeds: ``seed + i`` for an integer, else the list itself; every one ``>= 0``
-        (Python's ``random.Random`` seeds an int by its absolute value, so ``-1`` and ``1`` would deal
-        the same games)."""
+        (``random.Random`` seeds by absolute value: ``-1`` would deal as ``1``)."""
         wanted = f"seed must be an integer >= 0 or a list of {self.num_envs} integers >= 0, got {seed!r}"
         if is_integral(seed):
             seeds = [int(seed) + i for i in range(self.num_envs)]
         elif isinstance(seed, Sequence) and not isinstance(seed, (str, bytes)):
-            seeds = list(seed)
-            if len(seeds) != self.num_envs or not all(is_integral(s) for s in seeds):
+            if len(seed) != self.num_envs or not all(is_integral(s) for s in seed):
                 raise ValueError(wanted)
-            seeds = [int(s) for s in seeds]
+            seeds = [int(s) for s in seed]
         else:
             raise TypeError(wanted)
         if min(seeds) < 0:
@@ -376,25 +341,20 @@ class VectorEnv:
         return seeds
 
     def _seed(self, seed: int | Sequence[int]) -> None:
-        seeds = self._check_seed(seed)
-        for generator, s in zip(self._generators, seeds, strict=True):
-            generator.seed(int(s))
+        for generator, s in zip(self._generators, self._check_seed(seed), strict=True):
+            generator.seed(s)
         self._seed_epoch += 1
 
     def _check_actions(self, actions: Any) -> np.ndarray:
-        """A copy of ``actions`` as a new int64 array, checked: the copy is what is played, so another
-        thread writing into the caller's array meanwhile changes nothing."""
+        """A checked int64 copy of ``actions``: the copy is played, so another thread writing into the
+        caller's array meanwhile changes nothing."""
         array = np.asarray(actions)
+        shape = f"({self.num_envs},), one action id per game"
         if array.dtype.kind not in "iu":
-            raise TypeError(
-                f"actions must be an integer array of shape ({self.num_envs},), one action id per game; "
-                f"got dtype {array.dtype}"
-            )
+            raise TypeError(f"actions must be an integer array of shape {shape}; got dtype {array.dtype}")
         if array.shape != (self.num_envs,):
-            raise ValueError(
-                f"actions must have shape ({self.num_envs},), one action id per game; got shape {array.shape}"
-            )
-        array = np.array(array)  # a copy: what is checked below is what is played
+            raise ValueError(f"actions must have shape {shape}; got shape {array.shape}")
+        array = np.array(array)
         outside = np.flatnonzero((array < 0) | (array >= self.num_actions))
         if outside.size:
             i = int(outside[0])
@@ -413,45 +373,18 @@ class VectorEnv:
         return int(index)
 
     def _result(self, copy: bool) -> VectorStep:
-        info = {"final_observation": self.final_observation, "final_info": self.final_info}
         arrays = (self.observation, self.action_mask, self.current_player, self.rewards, self.terminated)
+        final_observation, final_info = self.final_observation, self.final_info
         if copy:
             arrays = tuple(a.copy() for a in arrays)
-            info = {
-                "final_observation": self.final_observation.copy(),
-                "final_info": {i: dict(v) for i, v in self.final_info.items()},
-            }
+            final_observation, final_info = final_observation.copy(), {i: dict(v) for i, v in final_info.items()}
         truncated = self.truncated.copy() if copy else self.truncated
-        return VectorStep(*arrays, truncated, info)
+        return VectorStep(*arrays, truncated, {"final_observation": final_observation, "final_info": final_info})
 
     def _illegal(self, index: int, game: Any, action: int) -> IllegalActionError:
-        """The error for an in-range action that is not legal in ``game`` (slot ``index``): the
-        engine's own (:meth:`_explain`) with the game's index."""
-        exc = self._explain(game, action)
+        """The error for an in-range action that is not legal in ``game`` (slot ``index``)."""
+        exc = explain(game, action)
         return IllegalActionError(f"game {index}: {exc}", exc.rule, action, index)
-
-    @staticmethod
-    def _explain(game: Any, action: int) -> IllegalMoveError:
-        """The engine's error for an in-range action that is not legal in ``game``, naming the broken
-        rule (a copy of the game plays it: ``apply_action``)."""
-        try:
-            game.clone().apply_action(action)
-        except IllegalMoveError as exc:
-            return exc
-        return IllegalMoveError(  # the engine took it: its legal_actions() and apply_action disagree
-            f"action {action} is not among the game's legal actions, yet apply_action played it", "action", action
-        )
-
-
-# ---------------------------------------------------------------------- set-up helpers
-
-
-def _read_only(array: np.ndarray) -> np.ndarray:
-    """A view of ``array`` that refuses writes (``ValueError: assignment destination is read-only``): the
-    backends rewrite only what changed in their buffers, so a write by the user would corrupt later steps."""
-    view = array.view()
-    view.flags.writeable = False
-    return view
 
 
 def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, options: dict) -> tuple[Any, dict]:

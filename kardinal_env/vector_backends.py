@@ -1,41 +1,33 @@
-"""The backends of :class:`kardinal_env.vector.VectorEnv`, and which one a game gets.
+"""The backends of :class:`kardinal_env.vector.VectorEnv`, whose module docstring is the specification.
 
-:mod:`kardinal_env.vector` is the specification (its docstring: the arrays, rewards, auto-reset, seeds,
-backends and illegal actions) and the API: ``VectorEnv`` checks its arguments and every action, then
-hands the batch to one backend, which plays it:
+``VectorEnv`` checks its arguments and every action, then hands the batch to one backend:
 
-* :class:`_PythonBackend` — the reference, for every registered game: N registry games
-  (``spec.new_game``) played through the game protocol's action ids, one encoder per game.
-* :class:`_CoreBackend` — the game stepped in C++ by the game's batch (``kardinal_core.KardinalBatch``
-  / ``KoenigBatch``), which its per-game part makes (:class:`_CoreGame`: :class:`_KardinalCore`,
-  :class:`_KoenigCore`); for a game with chance it keeps each slot's next deal's seed drawn ahead of
-  the slot's generator. The forfeit handling lives here too: under ``illegal_action="lose"`` a slot
-  whose game is forfeited goes on in a :class:`_PythonBackend` that writes into the batch's arrays
-  (the slot is *detached*) until the next ``reset()`` hands it back to the batch.
-* :func:`_choose_backend` — ``"auto"``, ``"core"`` or ``"python"`` for a game and its rules: the core
-  where :func:`_core_game` finds a batch for the game's engine and rules classes and the suite's one
-  backend switch (:func:`kardinal_env.core.backend.core_module`) says the core is used.
+* :class:`PythonBackend`: N registry games played through the game protocol's action ids, one
+  encoder per game;
+* :class:`CoreBackend`: the game's C++ batch (``KardinalBatch`` / ``KoenigBatch``, made by the
+  game's part, :class:`_KardinalCore` / :class:`_KoenigCore`), each slot's next deal's seed drawn
+  ahead for a game with chance; under ``illegal_action="lose"`` a slot whose game is forfeited goes
+  on in a :class:`PythonBackend` writing into the batch's arrays (the slot is *detached*) until the
+  next ``reset()``.
 
-What a backend offers ``VectorEnv``: ``num_actions``; ``encoder_hint`` (the encoder whose bounds the
-observation space takes); the arrays ``observation``, ``action_mask``, ``current_player``, ``rewards``,
-``terminated`` and ``final_observation`` (its own buffers, overwritten in place; ``VectorEnv`` hands out
-read-only views of them); ``reset()``; ``step(actions)`` (the actions an int64 array already checked to
-be ids of the action space; returns the final infos of the games that ended); ``legal(i)``,
-``all_legal()``, ``flat_legal()`` (every game's legal ids and their offsets) and ``game(i)``. A backend
-reads the environment's settings and its per-slot generators (``env._generators``; ``env._seed_epoch``
-counts their reseedings) and explains an illegal action with ``env._illegal`` (the error to raise) or
-``env._explain`` (the engine's error, for a forfeit).
+A backend offers ``num_actions``, ``encoder_hint`` (the encoder whose bounds the observation space
+takes), its own buffers :data:`ARRAYS` (overwritten in place), ``reset()``, ``step(actions)`` (ids of
+the action space, int64; returns the final infos of the games that ended), ``legal(i)``,
+``all_legal()``, ``flat_legal()`` and ``game(i)``. It reads the environment's settings and per-slot
+generators (``env._generators``; ``env._seed_epoch`` counts their reseedings) and raises
+``env._illegal(i, game, action)`` for an illegal action under ``illegal_action="raise"``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kardinal_env.core import limits
 from kardinal_env.core.backend import core_module
+from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.illegal import forfeit
 from kardinal_env.core.registry import GameSpec
 from kardinal_env.core.rewards import ShapingTracker, terminal_rewards
@@ -43,44 +35,75 @@ from kardinal_env.core.rewards import ShapingTracker, terminal_rewards
 if TYPE_CHECKING:
     from kardinal_env.vector import VectorEnv
 
+#: The arrays every backend owns and ``VectorEnv`` hands out as read-only views.
+ARRAYS = ("observation", "action_mask", "current_player", "rewards", "terminated", "final_observation")
 #: Bytes a slot takes besides its arrays, at least (its random.Random alone is about 2.5 KB).
 _SLOT_OVERHEAD = 4096
 
 
-class _PythonBackend:
-    """The reference: registry games played through the game protocol's action ids, one encoder per game.
+def explain(game: Any, action: int) -> IllegalMoveError:
+    """The engine's error, naming the broken rule, for an in-range ``action`` that is not legal in
+    ``game`` (a copy of the game plays it)."""
+    try:
+        game.clone().apply_action(action)
+    except IllegalMoveError as exc:
+        return exc
+    return IllegalMoveError(  # the engine took it: its legal_actions() and apply_action disagree
+        f"action {action} is not among the game's legal actions, yet apply_action played it", "action", action
+    )
 
-    ``buffers`` (an object with the arrays ``observation``, ``action_mask``, ``current_player``,
-    ``rewards``, ``terminated``, ``final_observation``): play single slots into those arrays instead
-    of allocating its own — the core backend's slots that go on in Python after a forfeit; then
-    encoders are made per slot when first needed."""
+
+def _flat(rows: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Every game's legal ids in one array, and the ``N + 1`` offsets where each game's start."""
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([ids.size for ids in rows], out=offsets[1:])
+    return np.concatenate(rows), offsets
+
+
+def _show_mask(row: np.ndarray, legal: np.ndarray) -> None:
+    row[:] = False
+    row[legal] = True
+
+
+class _Backend:
+    """The arrays both backends hold (:data:`ARRAYS`), and what else ``VectorEnv`` reads of them."""
+
+    observation: np.ndarray
+    action_mask: np.ndarray
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    final_observation: np.ndarray
+    num_actions: int
+    encoder_hint: Any
+
+    def _share(self, owner: Any) -> None:
+        for name in ARRAYS:
+            setattr(self, name, getattr(owner, name))
+
+
+class PythonBackend(_Backend):
+    """The reference: registry games played through the game protocol's action ids, one encoder per game
+    (made when first needed). ``buffers``: an object holding the :data:`ARRAYS` to play single slots
+    into instead of allocating its own (the core backend's detached slots)."""
 
     def __init__(self, env: VectorEnv, buffers: Any = None):
         spec, rules, n = env.spec, env.rules, env.num_envs
         self.env = env
-        self.encoder_hint: Any = spec.make_encoder(rules, **env.env_options)
+        self.encoder_hint = spec.make_encoder(rules, **env.env_options)
+        self.encoders: list[Any] = [self.encoder_hint] + [None] * (n - 1)
         probe = spec.new_game(rules, seed=0 if spec.chance else None)
         self.num_actions = int(probe.num_actions)
-        if env.chip_shaping and not hasattr(probe, "chips_held"):
-            raise ValueError(f"chip_shaping needs a game with chips_held(); {spec.name} has none")
-        self.encoders: list[Any] = [self.encoder_hint] + [None] * (n - 1)
-        if buffers is None:
-            first = np.asarray(self.encoder_hint.encode(probe, probe.current_player))
-            # two observations, a mask row and (a rough floor) the slot's generator, game and encoder
-            limits.check_batch(n, 2 * first.nbytes + self.num_actions + _SLOT_OVERHEAD)
-            self.encoders[1:] = [spec.make_encoder(rules, **env.env_options) for _ in range(n - 1)]
         shaping = env.chip_shaping or env.score_shaping
         self.shaping = ShapingTracker(env.chip_shaping, env.score_shaping) if shaping else None
         self.games: list[Any] = [None] * n
         self.legal_ids: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * n
         if buffers is not None:
-            self.observation = buffers.observation
-            self.final_observation = buffers.final_observation
-            self.action_mask = buffers.action_mask
-            self.current_player = buffers.current_player
-            self.rewards = buffers.rewards
-            self.terminated = buffers.terminated
+            self._share(buffers)
             return
+        first = np.asarray(self.encoder_hint.encode(probe, probe.current_player))
+        # two observations, a mask row and (a rough floor) the slot's generator, game and encoder
+        limits.check_batch(n, 2 * first.nbytes + self.num_actions + _SLOT_OVERHEAD)
         self.observation = np.zeros((n, *first.shape), dtype=first.dtype)
         self.final_observation = np.zeros_like(self.observation)
         self.action_mask = np.zeros((n, self.num_actions), dtype=bool)
@@ -89,35 +112,27 @@ class _PythonBackend:
         self.terminated = np.zeros(n, dtype=bool)
 
     def encoder(self, i: int) -> Any:
-        """Slot ``i``'s encoder (made when first needed)."""
         encoder = self.encoders[i]
         if encoder is None:
-            env = self.env
-            encoder = self.encoders[i] = env.spec.make_encoder(env.rules, **env.env_options)
+            encoder = self.encoders[i] = self.env.spec.make_encoder(self.env.rules, **self.env.env_options)
         return encoder
 
     def new_game(self, i: int, seed: int | None = None) -> Any:
         """Slot ``i``'s next game, dealt (a game with chance) with ``seed``, by default the next draw of
         the slot's generator."""
-        env = self.env
-        if env.spec.chance:
-            if seed is None:
-                seed = env._generators[i].getrandbits(64)
-        else:
-            seed = None
-        return env.spec.new_game(env.rules, seed=seed)
+        spec = self.env.spec
+        if spec.chance and seed is None:
+            seed = self.env._generators[i].getrandbits(64)
+        return spec.new_game(self.env.rules, seed=seed if spec.chance else None)
 
     def show(self, i: int) -> None:
         """Game ``i``'s current decision into the arrays."""
         game = self.games[i]
         seat = game.current_player
-        legal = np.asarray(game.legal_actions(), dtype=np.int64)
-        self.legal_ids[i] = legal
+        self.legal_ids[i] = legal = np.asarray(game.legal_actions(), dtype=np.int64)
         self.current_player[i] = seat
         self.observation[i] = self.encoder(i).encode(game, seat)
-        row = self.action_mask[i]
-        row[:] = False
-        row[legal] = True
+        _show_mask(self.action_mask[i], legal)
 
     def reset(self) -> None:
         for i in range(len(self.games)):
@@ -127,16 +142,14 @@ class _PythonBackend:
         self.terminated[:] = False
 
     def step(self, actions: np.ndarray) -> dict[int, dict]:
-        env = self.env
-        forfeits = set()
-        for i, action in enumerate(actions.tolist()):  # every action is checked before any game moves
-            if not (self.legal_ids[i] == action).any():
-                if env.illegal_action == "raise":
-                    raise env._illegal(i, self.games[i], action)
-                forfeits.add(i)
+        moves = actions.tolist()
+        legal = [bool((ids == action).any()) for ids, action in zip(self.legal_ids, moves, strict=True)]
+        if self.env.illegal_action == "raise" and not all(legal):  # checked before any game moves
+            i = legal.index(False)
+            raise self.env._illegal(i, self.games[i], moves[i])
         final: dict[int, dict] = {}
-        for i, action in enumerate(actions.tolist()):
-            info = self.lose(i, action) if i in forfeits else self.play(i, action)
+        for i, action in enumerate(moves):
+            info = self.play(i, action) if legal[i] else self.lose(i, action)
             if info is not None:
                 final[i] = info
         return final
@@ -144,9 +157,7 @@ class _PythonBackend:
     def play(self, i: int, action: int) -> dict | None:
         """Play the legal ``action`` in game ``i`` and write the slot's rows; when the game ends, its
         final info (and the slot's next game is started)."""
-        env = self.env
-        shaping = self.shaping
-        game = self.games[i]
+        env, shaping, game = self.env, self.shaping, self.games[i]
         seat = game.current_player
         if shaping is not None:
             shaping.before(game, seat)
@@ -154,37 +165,33 @@ class _PythonBackend:
         earned = [0.0] * env.num_players
         if shaping is not None:  # the per-move reward of the acting seat
             earned[seat] = shaping.reward(game, seat)
-        self.terminated[i] = game.is_over
-        final = None
         if game.is_over:  # every seat's terminal reward, added as the AEC env adds it (in float64)
-            earned = [e + r for e, r in zip(earned, terminal_rewards(game, env.reward_scheme), strict=True)]
-            self.final_observation[i] = self.encoder(i).encode(game, seat)
-            final = {
-                "scores": game.scores(),
-                "winners": game.winners(),
-                "move_count": game.move_count,
-                "last_player": seat,
-            }
-            self.games[i] = self.new_game(i)
+            terminal = terminal_rewards(game, env.reward_scheme)
+            ended = {"scores": game.scores(), "winners": game.winners()}
+            return self._end(i, seat, [e + r for e, r in zip(earned, terminal, strict=True)], ended)
+        self.terminated[i] = False
         self.rewards[i] = earned
         self.show(i)
-        return final
+        return None
 
     def lose(self, i: int, action: int, next_seed: int | None = None) -> dict:
-        """Game ``i`` ends by the forfeit of its seat to act, whose ``action`` (an id of the action
-        space) is not legal (:func:`kardinal_env.core.illegal.forfeit`): the slot's rows, its final
-        info, and its next game (dealt with ``next_seed``, by default the generator's next draw)."""
-        env = self.env
+        """Game ``i`` ends by the forfeit of its seat to act, whose ``action`` is not legal
+        (:func:`kardinal_env.core.illegal.forfeit`); its next game is dealt with ``next_seed``, by default
+        the generator's next draw. Returns the final info."""
         game = self.games[i]
         seat = game.current_player
-        lost = forfeit(env._explain(game, action), action, seat, env.num_players, env.reward_scheme)
+        lost = forfeit(explain(game, action), action, seat, self.env.num_players, self.env.reward_scheme)
+        return self._end(i, seat, lost.rewards, lost.info(), next_seed)
+
+    def _end(self, i: int, seat: int, rewards: Any, info: dict, next_seed: int | None = None) -> dict:
+        """Game ``i`` ended by ``seat``'s move or forfeit: the slot's rows, its next game, its final info."""
+        game = self.games[i]
         self.terminated[i] = True
         self.final_observation[i] = self.encoder(i).encode(game, seat)
-        final = {**lost.info(), "move_count": game.move_count, "last_player": seat}
+        self.rewards[i] = rewards
         self.games[i] = self.new_game(i, next_seed)
-        self.rewards[i] = lost.rewards
         self.show(i)
-        return final
+        return {**info, "move_count": game.move_count, "last_player": seat}
 
     def legal(self, i: int) -> np.ndarray:
         return self.legal_ids[i].copy()
@@ -193,56 +200,41 @@ class _PythonBackend:
         return [ids.copy() for ids in self.legal_ids]
 
     def flat_legal(self) -> tuple[np.ndarray, np.ndarray]:
-        counts = [ids.size for ids in self.legal_ids]
-        offsets = np.zeros(len(counts) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        return np.concatenate(self.legal_ids), offsets
+        return _flat(self.legal_ids)
 
     def game(self, i: int) -> Any:
         return self.games[i].clone()
 
 
-class _CoreBackend:
-    """A game stepped in C++: the game's batch (``kardinal_core.KardinalBatch`` / ``KoenigBatch``, made by
-    its :class:`_CoreGame` part) owns the arrays; for a game with chance this side keeps each slot's
-    ``next_seed`` one draw ahead of its generator, so every deal is the python backend's."""
+class CoreBackend(_Backend):
+    """A game stepped in C++ by its batch, which owns the arrays; for a game with chance this side keeps
+    each slot's ``next_seed`` one draw ahead of its generator, so every deal is the python backend's."""
 
     def __init__(self, env: VectorEnv):
         self.env = env
-        part_class = _core_game(env.spec, env.rules)
-        assert part_class is not None  # _choose_backend picked "core" for a game the core steps
-        self.part = part = part_class(env)
-        self.batch = batch = part.batch
-        self.encoder_hint: Any = part.encoder_hint
+        part_class = _core_part(env.spec, env.rules)
+        assert part_class is not None  # choose_backend picked "core" for a game the core steps
+        self.part = part_class(env)
+        self.batch = batch = self.part.batch
+        self.encoder_hint = self.part.encoder_hint
         self.num_actions = int(batch.num_actions)
-        self.observation = batch.observation
-        self.action_mask = batch.action_mask
-        self.current_player = batch.current_player
-        self.rewards = batch.rewards
-        self.terminated = batch.terminated
-        self.final_observation = batch.final_observation
-        self._scores = batch.final_scores
-        self._winners = batch.final_winners
-        self._moves = batch.final_moves
-        self._last = batch.final_player
+        self._share(batch)
         # the seed of each slot's next deal, drawn from its generator ahead of time (chance games only)
         self._next_seed: np.ndarray | None = batch.next_seed if env.spec.chance else None
         self._drawn_for = -1  # env._seed_epoch of the generators _next_seed was drawn from
-        # Forfeits (illegal_action="lose"; the module docstring): the slots that go on in Python until the
-        # next reset, each with the last final observation of its own games (the batch's stand-in game of
-        # the slot writes its own when it ends), and the python backend that plays them (made when needed).
+        # Forfeits: the detached slots (they play in Python until the next reset), each with the last final
+        # observation of its own games (the batch's stand-in game writes its own when it ends).
         self.detached: dict[int, np.ndarray] = {}
-        self._python: _PythonBackend | None = None
+        self._python: PythonBackend | None = None
 
-    def _draw(self, slots: Sequence[int]) -> None:
+    def _draw(self, slots: Iterable[int]) -> None:
         generators, seeds = self.env._generators, self._next_seed
         assert seeds is not None
         for i in slots:
             seeds[i] = generators[i].getrandbits(64)
 
     def reset(self) -> None:
-        env = self.env
-        slots = range(env.num_envs)
+        env, slots = self.env, range(self.env.num_envs)
         if self.detached:
             self._reattach()
         if self._next_seed is not None and self._drawn_for != env._seed_epoch:
@@ -263,35 +255,32 @@ class _CoreBackend:
 
     def _finals(self, ended: list[int]) -> dict[int, dict]:
         """The final infos of the batch's games that ended in ``ended`` (and their slots' next seeds)."""
-        if not ended:
-            return {}
-        if self._next_seed is not None:
+        if ended and self._next_seed is not None:
             self._draw(ended)  # the slots that dealt a new game: their next seeds
-        final: dict[int, dict] = {}
-        for i in ended:
-            final[i] = {
-                "scores": self._scores[i].tolist(),
-                "winners": np.flatnonzero(self._winners[i]).tolist(),
-                "move_count": int(self._moves[i]),
-                "last_player": int(self._last[i]),
+        batch = self.batch
+        return {
+            i: {
+                "scores": batch.final_scores[i].tolist(),
+                "winners": np.flatnonzero(batch.final_winners[i]).tolist(),
+                "move_count": int(batch.final_moves[i]),
+                "last_player": int(batch.final_player[i]),
             }
-        return final
+            for i in ended
+        }
 
     def _step_with_forfeits(self, actions: np.ndarray) -> dict[int, dict]:
-        """A step under ``illegal_action="lose"`` with forfeits now or slots playing in Python (the module
-        docstring): the batch plays a legal move in the stand-in game of every such slot, then the
-        python backend plays those slots and writes their rows over the batch's."""
-        env, batch = self.env, self.batch
+        """A step under ``illegal_action="lose"`` with forfeits now or detached slots: the batch plays a
+        legal move in the stand-in game of every such slot, then the python backend plays those slots
+        and writes their rows over the batch's."""
+        env, batch, python = self.env, self.batch, self._python_slots()
         legal = self.action_mask[np.arange(env.num_envs), actions]  # the masks the caller was shown
         losing = [i for i in np.flatnonzero(~legal).tolist() if i not in self.detached]
-        python = self._python_slots()
         for i in losing:  # the forfeited game, before the batch moves its slot on
             python.games[i] = self.part.game(i)
-        # seeds of the next deals of the newly forfeited slots (drawn ahead; the stand-in may deal with them)
+        # the next deals' seeds of the newly forfeited slots (drawn ahead; the stand-in may deal with them)
         seeds = {i: None if self._next_seed is None else int(self._next_seed[i]) for i in losing}
-        python_slots = [*self.detached, *losing]
         batch_actions = actions.copy()
-        for i in python_slots:
+        for i in [*self.detached, *losing]:
             batch_actions[i] = batch.legal_action_ids(i)[0]
         bad = batch.step(batch_actions, env.threads)
         if bad >= 0:  # pragma: no cover - every action given is legal
@@ -312,42 +301,29 @@ class _CoreBackend:
             self.detached[i] = self.final_observation[i].copy()
         return dict(sorted(final.items()))
 
-    def _python_slots(self) -> _PythonBackend:
+    def _python_slots(self) -> PythonBackend:
         if self._python is None:
-            self._python = _PythonBackend(self.env, buffers=self)
+            self._python = PythonBackend(self.env, buffers=self)
         return self._python
 
     def _reattach(self) -> None:
-        """Hand the slots that play in Python back to the batch (before its reset): their rows back to
-        what the batch last wrote there, which its reset rewrites where they change only; for a game
-        with chance, unless the generators are reseeded, the slot's next seed drawn again (the one drawn
-        ahead was dealt in Python)."""
-        env, batch, python = self.env, self.batch, self._python_slots()
-        redraw = self._next_seed is not None and self._drawn_for == env._seed_epoch
+        """Hand the detached slots back to the batch (before its reset): their rows back to what the batch
+        last wrote there (its reset rewrites only what changes) and, unless the generators were reseeded,
+        their next seeds drawn again (the one drawn ahead was dealt in Python)."""
+        python = self._python_slots()
         for i in self.detached:
             stand_in = self.part.game(i)
             self.observation[i] = python.encoder(i).encode(stand_in, stand_in.current_player)
-            row = self.action_mask[i]
-            row[:] = False
-            row[batch.legal_action_ids(i)] = True
-            if redraw:
-                assert self._next_seed is not None
-                self._next_seed[i] = env._generators[i].getrandbits(64)
+            _show_mask(self.action_mask[i], self.batch.legal_action_ids(i))
             python.games[i] = None
+        if self._next_seed is not None and self._drawn_for == self.env._seed_epoch:
+            self._draw(self.detached)
         self.detached.clear()
 
     def legal(self, i: int) -> np.ndarray:
         if i in self.detached:
             return self._python_slots().legal(i)
         return self.batch.legal_action_ids(i)
-
-    def flat_legal(self) -> tuple[np.ndarray, np.ndarray]:
-        if not self.detached:
-            return self.batch.all_legal_action_ids()
-        rows = self.all_legal()
-        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum([ids.size for ids in rows], out=offsets[1:])
-        return np.concatenate(rows), offsets
 
     def all_legal(self) -> list[np.ndarray]:
         ids, offsets = self.batch.all_legal_action_ids()
@@ -356,76 +332,58 @@ class _CoreBackend:
             rows[i] = self._python_slots().legal(i)
         return rows
 
-    def game(self, i: int) -> Any:
-        if i in self.detached:
-            return self._python_slots().game(i)
-        return self.part.game(i)
-
-
-class _CoreGame:
-    """The per-game part of the core backend: makes the game's batch (``batch``), names the encoder
-    whose bounds the observation space takes (``encoder_hint``), and rebuilds game ``i`` as the
-    registry's game object (``game``)."""
-
-    batch: Any
-    encoder_hint: Any = None
-
-    def __init__(self, env: VectorEnv):
-        self.env = env
+    def flat_legal(self) -> tuple[np.ndarray, np.ndarray]:
+        return _flat(self.all_legal()) if self.detached else self.batch.all_legal_action_ids()
 
     def game(self, i: int) -> Any:
-        raise NotImplementedError
+        return self._python_slots().game(i) if i in self.detached else self.part.game(i)
 
 
-class _KardinalCore(_CoreGame):
-    """Kardinal: ``KardinalBatch`` from the start position (no chance: every game is the same start)."""
+class _KardinalCore:
+    """Kardinal's ``KardinalBatch``, from the start position (no chance: every game is the same start)."""
+
+    encoder_hint = None
 
     def __init__(self, env: VectorEnv):
         from kardinal_env.kardinal import compiled
 
-        super().__init__(env)
+        self.rules = env.rules
         start = compiled.core_game(env.rules)  # RuntimeError / ImportError naming how to build the core
-        module: Any = compiled.core_module()
+        module: Any = core_module()
         self.batch = module.KardinalBatch(start, env.num_envs, env.reward_scheme, env.chip_shaping, env.score_shaping)
 
     def game(self, i: int) -> Any:
+        """The batch's copy of game ``i`` and its history, wrapped (no replay: cheap enough for a baseline's
+        every decision)."""
         from kardinal_env.kardinal.core_game import CoreGame
 
-        # the batch's copy of the game and its history, wrapped (no replay): cheap enough for a baseline's
-        # every decision (the trainer's opponents)
-        return CoreGame.of_core(self.env.rules, self.batch.game(i), self.batch.history_codes(i))
+        return CoreGame.of_core(self.rules, self.batch.game(i), self.batch.history_codes(i))
 
 
-class _KoenigCore(_CoreGame):
-    """Kardinal & König: ``KoenigBatch`` on the core's board; each game is dealt with its slot's
-    ``next_seed``; ``game(i)`` wraps the batch's copy of it (its seed and move ids kept for records)."""
+class _KoenigCore:
+    """Kardinal & König's ``KoenigBatch`` on the core's board; each game dealt with its slot's ``next_seed``."""
 
     def __init__(self, env: VectorEnv):
         from kardinal_env.koenig import compiled
 
-        super().__init__(env)
-        if env.chip_shaping:  # the python backend's error: K&K has no chips
-            raise ValueError(f"chip_shaping needs a game with chips_held(); {env.spec.name} has none")
-        rules = env.rules
+        self.rules = rules = env.rules
         board = compiled.core_board(rules.compiled)  # RuntimeError / ImportError naming how to build the core
-        module: Any = compiled.core_module()
+        module: Any = core_module()
         self.batch = module.KoenigBatch(
             board, rules.players, rules.discard, env.num_envs, env.reward_scheme, env.score_shaping
         )
         self.encoder_hint = env.spec.make_encoder(rules)
 
     def game(self, i: int) -> Any:
+        """The batch's copy of game ``i``, its seed and its moves, wrapped (no replay)."""
         from kardinal_env.koenig.core_game import CoreGame
 
-        # the batch's copy of the game, its seed and its moves, wrapped (no replay)
-        batch = self.batch
-        return CoreGame.of_core(self.env.rules, batch.game(i), int(batch.seed(i)), batch.history_ids(i))
+        return CoreGame.of_core(self.rules, self.batch.game(i), int(self.batch.seed(i)), self.batch.history_ids(i))
 
 
-def _core_game(spec: GameSpec, rules: Any) -> type[_CoreGame] | None:
-    """The core backend's part for this game, or None when the core has no batch for it: Kardinal's or
-    Kardinal & König's engine and rules (the classes, not the name: a game registered under another
-    name with them qualifies)."""
+def _core_part(spec: GameSpec, rules: Any) -> type[_KardinalCore] | type[_KoenigCore] | None:
+    """The core backend's part for this game, or None: Kardinal's or Kardinal & König's engine and rules
+    classes (not the name: a game registered under another name with them qualifies)."""
     from kardinal_env.kardinal.engine import Game
     from kardinal_env.kardinal.rules import Rules
     from kardinal_env.koenig.engine import Game as KoenigGame
@@ -439,18 +397,18 @@ def _core_game(spec: GameSpec, rules: Any) -> type[_CoreGame] | None:
     return None
 
 
-def _choose_backend(spec: GameSpec, rules: Any, env_options: dict, backend: str) -> str:
+def choose_backend(spec: GameSpec, rules: Any, env_options: dict, backend: str) -> str:
+    """``"core"`` or ``"python"`` for ``backend`` (``"auto"``, ``"core"`` or ``"python"``), the game and its
+    options (the module docstring of :mod:`kardinal_env.vector`)."""
     if backend == "python":
         return "python"
-    part = _core_game(spec, rules)
-    if backend == "core":
-        if part is None or env_options:
-            why = f"options {sorted(env_options)}" if env_options and part is not None else spec.name
-            raise ValueError(
-                f"backend='core' steps Kardinal and Kardinal & König games only, without encoder "
-                f"options ({why} has no C++ batch); use backend='python' or 'auto'"
-            )
-        return "core"
+    part = _core_part(spec, rules)
+    if backend == "core" and (part is None or env_options):
+        why = f"options {sorted(env_options)}" if env_options and part is not None else spec.name
+        raise ValueError(
+            f"backend='core' steps Kardinal and Kardinal & König games only, without encoder "
+            f"options ({why} has no C++ batch); use backend='python' or 'auto'"
+        )
     if part is None or env_options:
         return "python"
-    return "core" if core_module() is not None else "python"
+    return "core" if backend == "core" or core_module() is not None else "python"

@@ -271,6 +271,7 @@ def test_auto_backend(core):
     assert VectorEnv("kardinal", 2).backend == "core"
     assert VectorEnv("kardinal_koenig", 2).backend == "core"  # tests/test_vector_koenig.py
     assert VectorEnv("kardinal", 2, backend="python").backend == "python"
+    assert VectorEnv("kardinal", 2, backend=None).backend == "core"  # None is "auto"
 
 
 def test_auto_backend_follows_the_backend_variable(monkeypatch):
