@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ActionCodec",
+    "WindowFrame",
     "colour_order",
     "seat_order",
     "window_layout",
@@ -138,45 +139,40 @@ def window_layout(rules: Rules, window: int) -> tuple[np.ndarray, np.ndarray]:
     return key_to_square, square_to_key
 
 
-class ActionCodec:
+class WindowFrame:
+    """What the codec and the observation encoder of ``rules`` share: the window they frame it with
+    (:func:`frame_window`), its square indexing (:func:`window_layout`) and each seat's colour slots."""
+
+    def __init__(self, rules: Rules, window: int | None = None):
+        self.rules = rules
+        self.window = window = frame_window(rules, window)
+        self.key_to_square, self.square_to_key = window_layout(rules, window)
+        self._k2s = self.key_to_square.tolist()  # list indexing is faster than numpy for scalars
+        self._colour_order = [colour_order(rules, s) for s in range(rules.players)]
+        self._slot_of_colour = [[order.index(c) for c in range(4)] for order in self._colour_order]
+
+
+class ActionCodec(WindowFrame):
     """Maps between engine move codes / notation and action integers for one window and rule set."""
 
     def __init__(self, rules: Rules, window: int | None = None):
-        window = frame_window(rules, window)
-        key_to_square, square_to_key = window_layout(rules, window)
-        self.rules = rules
-        self.window = window
-        self.half = window // 2
-        self.num_squares = n = window * window
+        super().__init__(rules, window)
+        self.num_squares = n = self.window * self.window
         self.cardinal_offset = BUILD_PLANES * n
         self.chip_offset = SPATIAL_ACTION_PLANES * n
         self.keep_action = self.chip_offset + 4
         self.num_actions = SPATIAL_ACTION_PLANES * n + NON_SPATIAL_ACTIONS
-        self.key_to_square = key_to_square
-        self.square_to_key = square_to_key
-        self._k2s = key_to_square.tolist()  # list indexing is faster than numpy for scalars
-        self._s2k = square_to_key.tolist()
-        players = rules.players
-        self._colour_order = [colour_order(rules, s) for s in range(players)]
-        self._slot_of_colour = [[order.index(c) for c in range(4)] for order in self._colour_order]
+        self._s2k = self.square_to_key.tolist()
 
     # ------------------------------------------------------------------ codes <-> actions
     def encode_code(self, code: tuple, seat: int) -> int:
         """Action of an engine move code for the deciding ``seat``; ``ValueError`` if outside the window."""
-        kind, shape, colour, k1, k2 = code
-        if kind == CHIP:
-            return self.chip_offset + self._slot_of_colour[seat][colour]
-        if kind == CARDINAL:
-            if k1 < 0:
-                return self.keep_action
-            return self.cardinal_offset + self.square_index(k1)
-        slot = self._slot_of_colour[seat][colour]
+        kind, shape, _, k1, k2 = code
         if shape == YARD:
-            plane = 8 + slot if k2 - k1 == KEY_STRIDE else 12 + slot
             self.square_index(k2)
-        else:
-            plane = shape * 4 + slot
-        return plane * self.num_squares + self.square_index(k1)
+        if k1 >= 0:
+            self.square_index(k1)
+        return self.actions_of_codes([code], seat)[0]
 
     def square_index(self, key: int) -> int:
         """Window square index of an engine square key; ``ValueError`` if outside the window."""

@@ -54,7 +54,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from kardinal_env.kardinal.actions import colour_order, frame_window, seat_order, window_layout
+from kardinal_env.kardinal.actions import WindowFrame, seat_order
 from kardinal_env.kardinal.engine import Game, LiveView
 from kardinal_env.kardinal.notation import KEY_STRIDE
 from kardinal_env.kardinal.rules import Rules
@@ -86,7 +86,7 @@ CHANNEL_NAMES: tuple[str, ...] = (
 assert len(CHANNEL_NAMES) == NUM_CHANNELS
 
 
-class ObservationEncoder:
+class ObservationEncoder(WindowFrame):
     """Encodes a :class:`Game` for one observing seat into a ``(NUM_CHANNELS, W, W)`` uint8 array.
 
     The encoder follows one game incrementally: each seat has a preallocated block of the 17 spatial
@@ -103,17 +103,10 @@ class ObservationEncoder:
     low, high = 0, 48
 
     def __init__(self, rules: Rules, window: int | None = None):
-        window = frame_window(rules, window)
-        key_to_square, _ = window_layout(rules, window)
-        self.rules = rules
-        self.window = window
-        self.half = window // 2
-        self.shape = (NUM_CHANNELS, window, window)
-        n = window * window
-        self._k2s = key_to_square.tolist()
+        super().__init__(rules, window)
+        self.shape = (NUM_CHANNELS, self.window, self.window)
+        n = self.window * self.window
         players = rules.players
-        orders = [colour_order(rules, s) for s in range(players)]
-        self._slot_of_colour = [[order.index(c) for c in range(4)] for order in orders]
         # Gather tables for the constant planes. _scalar_bytes lists the game's values in absolute
         # order: supply[4] + held[n][4] + unbuilt[4][3] + touches[n] + on_turn[n] + phase[3]
         # + pending + [0, 1]; _gathers[observer] picks channels 17..71 from it in ego-centric order.
@@ -132,7 +125,7 @@ class ObservationEncoder:
         )
         self._gathers = []
         for seat in range(players):
-            colours = orders[seat]
+            colours = self._colour_order[seat]
             seats = list(seat_order(rules, seat)) + [None] * (4 - players)
             mine = rules.seat_colours(seat)
             src = [supply_at + c for c in colours]
