@@ -1,35 +1,23 @@
 """PPO checkpoints of every game: what they hold, how they are written, and the one check every loader runs.
 
-A checkpoint (``runs/{run_name}/checkpoint.pt``, :mod:`agents.training.trainer`) is a dict of tensors
-and plain values (``torch.load(path, weights_only=True)``):
-
-================  ====================================================================================
-``format``        :data:`CHECKPOINT_FORMAT` (``"kardinal-checkpoint/2"``)
-``game``, ``env`` the game's registry name and environment name (or one of its ``previous_envs``)
-``model``         the network's ``state_dict``
-``model_config``  the options that rebuild the network with the game's builder (:mod:`agents.networks.base`)
-``layout``        the observation/action layout it was trained on: ``env`` plus what the builder records
-``rules``         the rules of the training games (``rules.to_dict()``)
-``config``        the training config (:class:`agents.training.config.TrainConfig` as a dict)
-``step``, ``iteration``, ``revision``, ``winrates``; for ``--resume``: ``optimizer``, ``pool``, ``rng``
-``search_defaults``  optional: the arguments ``puct:N`` uses unless told otherwise (:data:`SEARCH_DEFAULT_KEYS`)
-================  ====================================================================================
+A checkpoint (``torch.load(path, weights_only=True)``) is a dict: ``format``
+(:data:`CHECKPOINT_FORMAT`), ``game`` and ``env`` (registry and environment names; one of the game's
+``previous_envs`` is accepted), ``model`` (the ``state_dict``), ``model_config`` (the options that
+rebuild the network with the game's builder), ``layout`` (``env`` plus the observation/action layout
+the builder records), ``rules`` (``rules.to_dict()``), ``config`` (the training config), ``step``,
+``iteration``, ``revision``, ``winrates``; for ``--resume`` ``optimizer``, ``pool``, ``rng``; optional
+``search_defaults`` (:data:`SEARCH_DEFAULT_KEYS`, what ``puct:N`` uses unless told otherwise).
 
 :func:`make_checkpoint` builds the first seven entries; :func:`write_checkpoint` writes atomically (a
-temporary ``DIR/.NAME.XXXXXXXX.tmp``, then ``os.replace``), then removes the temporary files earlier
-killed writes to that target left (:func:`remove_temp_files`: only regular files of exactly that name).
-
-:func:`read_checkpoint` is the check of ``agents.load_agent`` (``ppo:``/``puct:``), the evaluator and
-``--resume``: :class:`CheckpointError` (``PATH: not a kardinal-env checkpoint (why)``) for a missing,
-empty, damaged or foreign file, another format version, an unregistered game or environment, a
-missing or different layout, unreadable rules, or weights that do not fit ``model_config``.
-Version 1 (no ``format``, no ``game``: found by ``env``) is read when it records its layout, and gets
-its ``game`` key.
-
-:func:`average_checkpoints` averages the weights of checkpoints of one network (stochastic weight
-averaging); :func:`advise_checkpoint` turns a network into its game's ``advised`` kind;
-:func:`with_search_defaults` records ``search_defaults``; :func:`player_count_warning` names a
-player-count mismatch (the layout is the same for every player count, so such a network plays).
+temporary ``DIR/.NAME.XXXXXXXX.tmp``, then ``os.replace``) and then removes what killed writes to that
+target left (:func:`remove_temp_files`: only regular files of exactly that name). :func:`read_checkpoint`
+is the check of ``load_agent``, the evaluator and ``--resume``: :class:`CheckpointError` (``PATH: not a
+kardinal-env checkpoint (why)``) for a missing, empty, damaged or foreign file, another format, an
+unregistered game or environment, a missing or different layout, unreadable rules, or weights that do
+not fit ``model_config``; version 1 (no ``format``, no ``game``) is read by its ``env`` when it records
+its layout. :func:`average_checkpoints` (weight averaging), :func:`advise_checkpoint` (into the
+``advised`` kind), :func:`with_search_defaults`; :func:`player_count_warning` names a player-count
+mismatch (the layout is the same for every count, so such a network plays).
 """
 
 from __future__ import annotations
@@ -187,15 +175,14 @@ def remove_temp_files(directory, targets: str | re.Pattern[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------------- reading
-def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= 200 else text[:197] + "..."
+def _short(exc: BaseException, limit: int = 200, first_sentence: bool = False) -> str:
+    text = " ".join(str(exc).split())
+    text = (text.split(". ")[0] if first_sentence else text) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _load_failure(magic: bytes, size: int, exc: Exception) -> str:
-    first = " ".join(str(exc).split()).split(". ")[0] or type(exc).__name__
-    if len(first) > 160:
-        first = first[:157] + "..."
+    first = _short(exc, 160, first_sentence=True)
     if magic.startswith(b"PK"):
         if "weights only" in str(exc).lower() or "weights_only" in str(exc):
             return f"holds objects other than tensors and plain values ({size} bytes; weights_only load: {first})"

@@ -1,36 +1,29 @@
 """Policy/value network for Kardinal, the crop that makes it cheap on a CPU, and its agent.
 
-**Input.** The ``(72, W, W)`` uint8 observation (:mod:`kardinal_env.kardinal.observation`) as
-``spatial`` ``(B, 17, h, w)`` (channels 0-16, 0/1), ``scalars`` ``(B, 55)`` (the constant planes'
-raw counts; the network divides them by :data:`SCALE` = 12) and ``valid`` ``(B, h, w)`` (1 on the
-crop's squares, 0 on batch padding).
+**Input.** The ``(72, W, W)`` observation (:mod:`kardinal_env.kardinal.observation`) as ``spatial``
+``(B, 17, h, w)`` (0/1 planes), ``scalars`` ``(B, 55)`` (raw counts, divided by 12 inside) and
+``valid`` ``(B, h, w)`` (1 on the crop, 0 on batch padding).
 
-**Crop.** Every legal action lies in the sites' bounding box plus one square of margin, and every
-building inside it, so the network runs on ``obs[:17, r0:r0+h, c0:c0+w]`` (``crop_box``) instead of the
-whole window. A batch pads crops to its largest (zeros, ``valid = 0``). A crop's actions are
-``17 * h * w + 5``: the 17 planes over the crop, then the 4 chips and "keep the cardinal" as in
-:class:`kardinal_env.kardinal.actions.ActionCodec`; :func:`crop_mask`, :func:`crop_to_full`,
-:func:`full_to_crop`, :func:`crop_indices` and :func:`scatter_logits` map between the layouts.
+**Crop.** Every legal action and building lies in the sites' bounding box plus one square, so the
+network runs on that crop (:func:`crop_box`), a batch padded to its largest. A crop's actions are
+``17 * h * w + 5`` (the 17 planes over the crop, then the 4 chips and "keep the cardinal", as in
+:class:`kardinal_env.kardinal.actions.ActionCodec`); :func:`crop_mask`, :func:`crop_to_full`,
+:func:`full_to_crop`, :func:`crop_indices` and :func:`scatter_logits` map between layouts.
 
-**Architecture.** The 17 planes plus 7 fixed 4-neighbour sums (how many squares of each colour slot,
-houses, towers and yards a new edifice would touch); stem ``conv3x3(24 -> C)`` plus ``Linear(55 -> C)``
-as a per-channel bias; ``blocks`` residual blocks (two 3x3 convolutions plus a linear map of the
-features pooled over the valid squares, mean and max, as a channel bias); policy: a 1x1 convolution to
-17 logits per square, plane-major like the codec, and an MLP on the pooled features for the 5
-non-spatial logits; value: an MLP on the pooled features.
+**Architecture.** The planes plus 7 fixed 4-neighbour sums; stem ``conv3x3`` plus ``Linear(55 -> C)``
+as a channel bias; ``blocks`` residual blocks, each adding a linear map of the features pooled over the
+valid squares (mean, max); policy: a 1x1 convolution to 17 logits per square (plane-major like the
+codec) and an MLP on the pooled features for the 5 others; value: an MLP on the pooled features.
 
-**The advised network** (kind ``advised``, :class:`AdvisedKardinalNet`): the network's logits plus
-``exp(log_advice_scale)`` (trained; ``advice_scale`` at the start) times the greedy agent's cardinal
-advice (:func:`agents.baselines.kardinal_heuristics.cardinal_advice` at the cardinal moves, zero
-elsewhere; :func:`cardinal_advice_crop`), which a :class:`Decision` carries (:func:`prepare` with
-``advised=True``). It needs the game, not only the observation (:meth:`KardinalPPOAgent.act`
-refuses); :func:`agents.networks.checkpoint.advise_checkpoint` makes one from a trained ``cnn``.
+**Advised** (kind ``advised``, :class:`AdvisedKardinalNet`): plus ``exp(log_advice_scale)`` (trained;
+``advice_scale`` at the start) times the greedy agent's cardinal advice
+(:func:`agents.baselines.kardinal_heuristics.cardinal_advice` at the cardinal moves;
+:func:`cardinal_advice_crop`), carried by each :class:`Decision`; it needs the game (``act`` refuses).
+:func:`agents.networks.checkpoint.advise_checkpoint` makes one from a trained ``cnn``.
 
-**Decisions.** :func:`prepare` encodes ``game.current_player``'s decision as a crop (:class:`Decision`);
-:func:`policy_step` runs many in one forward pass (crop and full actions, log-probabilities, values).
-:data:`build_network` is Kardinal's network builder (kinds ``cnn``, the default, and ``advised``); its
-layout (:func:`layout`) is the observation's channels, the action planes, the non-spatial actions and
-the window. :class:`KardinalPPOAgent` plays a checkpoint.
+:func:`prepare` / :func:`decision_of` make a crop :class:`Decision`, :func:`policy_step` runs many in
+one pass. :data:`build_network` is the builder (kinds ``cnn``, ``advised``; layout: observation
+channels, action planes, non-spatial actions, window); :class:`KardinalPPOAgent` plays a checkpoint.
 """
 
 from __future__ import annotations
@@ -63,16 +56,11 @@ __all__ = [
     "AdvisedKardinalNet",
     "KardinalPPOAgent",
     "ADVICE_SCALE",
-    "advised",
     "batch",
     "cardinal_advice_crop",
     "MaskedCategorical",
     "MASK_VALUE",
-    "SCALE",
-    "SPATIAL",
-    "SCALARS",
     "PLANES",
-    "NON_SPATIAL",
     "Decision",
     "prepare",
     "decision_of",

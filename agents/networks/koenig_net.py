@@ -1,29 +1,23 @@
 """Policy/value networks for Kardinal & König (PyTorch), on ``kardinal_koenig_v1`` observations.
 
-Each takes the flat observation of :mod:`kardinal_env.koenig.observation` (divided by the encoder's
-``scale``) and returns ``(logits, value)``: one logit per action id (the board's move table,
-``Board.moves``) and the value of the observing seat.
+Each takes the flat observation (divided by the encoder's ``scale``) and returns one logit per action
+id (the board's move table) and the observing seat's value.
 
-* ``mlp`` — :class:`agents.networks.mlp.MLPNet` (``KoenigMLP``): two hidden layers.
-* ``graph`` (the default) — :class:`KoenigGraphNet`, message passing over the board: nodes are the
-  sites (owner, ego-centric one-hot) and the countries (cloisters and advisors per seat slot, this
-  turn's piece, the observer's and the display's cards of the country's type); ``rounds`` rounds of
-  mean aggregation with residual MLPs along roads, membership and alliances, every node also seeing the
-  global features. The payment options of ``K@{site}`` / ``A@{country}`` are read off that node's
-  embedding, ``end``/``discard``/``draw`` and the value off the pooled graph. The weights fit any board
-  with the same number of card types.
-* ``advised`` — :class:`AdvisedGraphNet`: the input is the observation followed by the ``heuristic``'s
-  advice per move (:func:`agents.baselines.koenig_heuristic.heuristic_advice`: the estimated margin
-  its best plan starting with the move falls short of its best plan, clipped at 8; public information
-  and the seat's own hand only), the logits are the graph's plus ``exp(log_advice_scale)`` (trained;
-  ``advice_scale`` at the start) times the advice. The graph's policy layers start at zero, so
-  untrained it plays the heuristic's move. It needs the game (:func:`network_input`;
-  :meth:`KoenigPPOAgent.act` refuses); ``advice_weights`` (recorded in ``net.config``) are heuristic
-  weights other than the defaults.
+* ``mlp`` — :class:`agents.networks.mlp.MLPNet` (``KoenigMLP``).
+* ``graph`` (the default) — :class:`KoenigGraphNet`: sites (owner, ego-centric) and countries
+  (cloisters and advisors per seat slot, this turn's piece, the observer's and the display's cards of
+  its type) exchange ``rounds`` rounds of mean messages along roads, membership and alliances, each
+  node seeing the global features; ``K@{site}``/``A@{country}`` logits come from that node, the rest
+  and the value from the pooled graph. The weights fit any board with as many card types.
+* ``advised`` — :class:`AdvisedGraphNet`: the input is followed by the ``heuristic``'s advice per move
+  (:func:`agents.baselines.koenig_heuristic.heuristic_advice`, clipped at 8; public information and
+  the seat's hand only) and the logits gain ``exp(log_advice_scale)`` (trained; ``advice_scale`` at
+  the start) times it; the policy layers start at zero, so untrained it plays the heuristic's move.
+  It needs the game (:func:`network_input`); ``advice_weights`` in ``net.config``: non-default weights.
 
-:data:`build_network` is the game's network builder (layout: the observation length, the number of
-actions, the board's name, the kind); :class:`KoenigPPOAgent` plays a checkpoint and refuses a game on
-another board. ``docs/lab/koenig-training.md`` compares the networks.
+:data:`build_network` is the builder (layout: observation length, number of actions, board, kind);
+:class:`KoenigPPOAgent` plays a checkpoint and refuses another board. ``docs/lab/koenig-training.md``
+compares the networks.
 """
 
 from __future__ import annotations

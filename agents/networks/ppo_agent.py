@@ -1,21 +1,18 @@
 """A trained PPO policy as an agent of any registered game.
 
 ``PPOAgent.from_checkpoint(path, greedy=True, seed=None, **kw)`` reads a checkpoint
-(:func:`agents.networks.checkpoint.read_checkpoint`) and returns the agent class of its game's network
-builder: :class:`agents.networks.kardinal_net.KardinalPPOAgent` (crops),
-:class:`agents.networks.koenig_net.KoenigPPOAgent`, or :class:`FlatPPOAgent` (the game's flat
-observation and action ids). Every one of them is a :class:`PPOAgent`:
+(:func:`agents.networks.checkpoint.read_checkpoint`) and returns its game's agent class:
+:class:`agents.networks.kardinal_net.KardinalPPOAgent`, :class:`agents.networks.koenig_net.KoenigPPOAgent`
+or :class:`FlatPPOAgent`. Every :class:`PPOAgent` reads *only* the deciding seat's observation:
 
-* ``select_move(game)`` reads *only* the deciding seat's observation, masks the illegal actions and
-  plays the most probable legal action (``greedy=True``) or samples one (seeded by ``seed``); a single
-  legal move is played without the network;
-* ``act(observation, action_mask)`` does the same on an environment's observation (an action id);
-* ``policy_value(games)`` — what a search needs: for each game (not over; one rules object), the
-  legal action ids of the deciding seat (``game.legal_actions()``, in that order), the network's prior
-  over them (float64, summing to 1) and its value for that seat, in one forward pass;
-* ``config``: the checkpoint's training config (a dict); ``search_defaults``: its ``puct:N`` defaults;
-* a game with another number of players than the checkpoint's issues one
-  :class:`agents.networks.checkpoint.PlayerCountWarning` per agent.
+* ``select_move(game)``: the most probable legal action (``greedy=True``) or a sample (seeded by
+  ``seed``); a single legal move without the network;
+* ``act(observation, action_mask)``: the same on an environment's observation (an action id);
+* ``policy_value(games)``: per game (not over; one rules object) the legal action ids
+  (``game.legal_actions()``, in order), the prior over them (float64, summing to 1) and the deciding
+  seat's value, in one forward pass (what a search needs);
+* ``config`` (the training config), ``search_defaults``; a game with another number of players than
+  the checkpoint's issues one :class:`agents.networks.checkpoint.PlayerCountWarning` per agent.
 """
 
 from __future__ import annotations

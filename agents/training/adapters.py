@@ -1,38 +1,25 @@
-"""Game adapters: everything game-specific that the trainers (:mod:`agents.training.trainer`,
-:mod:`agents.training.search_training`) need. :func:`make_adapter` finds a game's adapter in its
-agents' entry (:class:`agents.registry.GameAgents` ``adapter``; :class:`FlatAdapter` when it names none).
+"""Game adapters: everything game-specific the trainers need. :func:`make_adapter` takes the game's
+agents' entry's ``adapter`` (:class:`agents.registry.GameAgents`), or :class:`FlatAdapter`.
 
-================================  ===================================================================
-``spec``, ``rules``, ``opponents`` the game, the training rules (``spec.rules(players, **rule options
-                                  of the config)``), the evaluation's baselines (``random``, ``greedy``
-                                  where the game has it, the config's ``baseline``)
-``new_game(rng)`` / ``eval_game`` a new game (a seed drawn from ``rng`` only for a game with chance) /
-                                  the ``index``-th evaluation game of ``seed`` (:func:`agents.runinfo.game_seed`)
-``legal`` / ``apply``             the legal moves / playing one, in the adapter's move representation
-``encode_move(game, move)``       a move in notation as that representation
-``baseline_move(name, game, rng)`` the move of the game's baseline ``name`` (seeded with the config's seed)
-``prepare(game)``                 the decision of ``game.current_player``: that seat's observation only and
-                                  the legal-action mask (``.seat``, ``.mask``)
-``policy_step(net, ds, ...)``     one batched forward pass: (stored actions, moves, log-probs, values); a
-                                  stored action indexes the decision's mask
-``stored_action(d, move)``        the stored action of a move (the warm start's targets)
-``forward(net, ds, actions)``     training pass: (logits, values, mask, actions) of a minibatch
-``forward_targets(net, ds, ...)`` the same with a target distribution over several actions per decision
-``size(d)`` / ``compact(d)``      a decision's input size (minibatches of similar size) / a smaller form
-                                  for storage that :meth:`forward` reads to the same result
-``vector_env(n)``                 the rollouts' :class:`kardinal_env.vector.VectorEnv` (training rewards)
-``decision_of(obs, legal, seat, game)`` what ``prepare`` gives, from a row of the batched environment
-                                  (copies kept); ``game``: a copy of the game when ``reads_game``
-``policy_actions`` / ``action_of`` ``policy_step`` with action ids / the action id of a move
-``build_net()``                   the config's network (the game's network builder)
-================================  ===================================================================
+An adapter has ``spec``, ``rules`` (the training rules), ``opponents`` (the evaluation's baselines:
+``random``, ``greedy`` where the game has it, the config's ``baseline``) and ``reads_game``, and gives:
+``new_game(rng)`` (a seed drawn only for a game with chance), ``eval_game(seed, index)``
+(:func:`agents.runinfo.game_seed`); in its own move representation ``legal(game)``, ``apply(game,
+move)``, ``encode_move(game, notation)``, ``baseline_move(name, game, rng)``; ``prepare(game)`` (the
+deciding seat's decision: its own observation only, ``.seat``, ``.mask``), ``decision_of(obs, legal,
+seat, game)`` (the same from a :class:`kardinal_env.vector.VectorEnv` row, copied; ``game`` when
+``reads_game``), ``policy_step(net, ds, greedy, generator)`` (one batched pass: stored actions, moves,
+log-probs, values), ``policy_actions`` (the same with action ids), ``action_of(game, move)``,
+``stored_action(d, move)``, ``forward(net, ds, actions)`` (logits, values, mask, actions),
+``forward_targets(net, ds, actions, probs)`` (a target distribution instead), ``size(d)`` (for
+minibatches of similar size), ``compact(d)`` (a smaller form :meth:`forward` reads alike),
+``vector_env(n)`` (the rollouts' environment with the training rewards), ``build_net()``.
 
-:class:`FlatAdapter` — any game: the flat observation of ``spec.make_encoder``, moves are the game's
-action ids (``legal_actions()``, ``apply_action``, ``string_to_action``), the generic MLP when the game
-has no network. :class:`KoenigAdapter` — a flat adapter whose greedy baseline is
-:func:`agents.baselines.koenig_greedy.koenig_greedy_move`, and whose advised network reads the advice.
-:class:`KardinalAdapter` — crops of the observation (:mod:`agents.networks.kardinal_net`), moves as
-engine codes, greedy through :func:`agents.baselines.kardinal_greedy.greedy_code`.
+:class:`FlatAdapter` — any game: ``spec.make_encoder``'s flat observation, the game's action ids as
+moves. :class:`KoenigAdapter` — its greedy baseline is
+:func:`agents.baselines.koenig_greedy.koenig_greedy_move`, its advised network reads the advice.
+:class:`KardinalAdapter` — crops (:mod:`agents.networks.kardinal_net`), engine move codes, greedy
+through :func:`agents.baselines.kardinal_greedy.greedy_code`.
 """
 
 from __future__ import annotations

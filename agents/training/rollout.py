@@ -1,26 +1,20 @@
-"""The self-play games of the PPO trainer (:mod:`agents.training.trainer`): one iteration's rollout, who
-plays the seats, their rewards and per-seat advantages; and the games of its evaluations
-(:func:`evaluate_policy`).
+"""The self-play games of the PPO trainer: one iteration's rollout, who plays the seats, their rewards and
+per-seat advantages; and the games of its evaluations (:func:`evaluate_policy`).
 
-**Self-play.** The rollouts run in a :class:`kardinal_env.vector.VectorEnv` of ``num_envs`` games
-(:meth:`GameAdapter.vector_env`): each ``step`` plays one decision in every game; the learner's
-decisions of all games go through one batched forward pass on the deciding seat's own observation
-row; baselines read a copy of their game (``env.game(i)``). Single legal moves are played without the
-network and not stored. A finished slot restarts with new opponents until the iteration has its
-steps, then idles until every game in flight has ended (``tests/test_rollout.py`` checks it against a
-game-by-game rollout, :func:`play_round`).
+**Self-play** runs in a :class:`kardinal_env.vector.VectorEnv` of ``num_envs`` games: each ``step``
+plays one decision in every game, the learner's decisions in one batched forward pass on the seat's
+own observation row; baselines read a copy of their game. Single legal moves are not stored. A finished
+slot restarts until the iteration has its steps, then idles until all games end
+(``tests/test_rollout.py`` checks it against the game-by-game :func:`play_round`).
 
-**Opponents.** A new game has, with probability ``greedy_share``, the game's ``baseline`` in one seat
-(2 players) or all seats but one (more); with ``pool_share`` a frozen snapshot of the network (the
-last ``pool_size``, one taken every ``snapshot_interval`` iterations; sampling); with
-``random_share`` the random agent; otherwise the learner plays every seat. Opponent decisions are
-never trained on.
+**Opponents.** A new game has, with probability ``greedy_share``, the ``baseline`` in one seat (2
+players) or all but one; with ``pool_share`` a frozen snapshot (the last ``pool_size``, one every
+``snapshot_interval`` iterations); with ``random_share`` the random agent; else the learner plays every
+seat. Opponent decisions are not trained on.
 
-**Rewards and advantages** (the environment's, :mod:`kardinal_env.core.rewards`). A decision's reward
-is what its seat earned by it and its following forced moves (``chip_shaping`` per chip taken,
-``score_shaping`` × the change of the seat's projected margin); every learner seat gets the terminal
-reward (``win_loss`` or ``margin``) on its last decision. GAE runs over each seat's own decisions;
-rollouts hold whole games, so nothing is bootstrapped.
+**Rewards** (the environment's, :mod:`kardinal_env.core.rewards`): a decision earns its seat's
+shaping (``chip_shaping`` per chip, ``score_shaping`` × the change of the projected margin) up to its
+next decision; the terminal reward comes on the seat's last decision. GAE runs per seat over whole games.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ resumes the other's (the network options cannot change)::
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import sys
 
 from agents.networks.base import model_config
@@ -118,16 +119,11 @@ def main(argv=None) -> int:
 
 
 def _check_packages(cfg: TrainConfig) -> None:
-    missing = []
-    if cfg.track:
-        try:
-            import tensorboard  # type: ignore[import-untyped]  # noqa: F401
-        except ImportError:
-            missing.append("tensorboard (track=true; or set track=false)")
-    if cfg.progress:
-        try:
-            import tqdm  # type: ignore[import-untyped]  # noqa: F401
-        except ImportError:
-            missing.append("tqdm (progress=true; or set progress=false)")
+    wanted = {"tensorboard": ("track", cfg.track), "tqdm": ("progress", cfg.progress)}
+    missing = [
+        f"{package} ({key}=true; or set {key}=false)"
+        for package, (key, on) in wanted.items()
+        if on and importlib.util.find_spec(package) is None
+    ]
     if missing:
         raise ConfigError("missing package(s): " + ", ".join(missing) + '; pip install "kardinal-env[train]"')

@@ -61,36 +61,24 @@ def _coerce(name: str, value, source: str):
         if isinstance(value, str) and value.strip().lower() in _TRUE + _FALSE:
             return value.strip().lower() in _TRUE
         raise bad("not a boolean")
+    if isinstance(value, (bool, list, dict)) or value is None:
+        raise bad("not a string" if kind == "str" else "not a number")
     if kind == "str":
-        if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
-            raise bad("not a string")
-        out = str(value)
-        if m["choices"] and out not in m["choices"]:
+        if m["choices"] and str(value) not in m["choices"]:
             raise bad()
-        return out
-    if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
-        raise bad("not a number")
-    number: Any
+        return str(value)
+    number: Any = value
     if isinstance(value, str):
         text = value.strip().replace("_", "")
         try:
-            number = int(text)
+            number = int(text) if text.lstrip("+-").isdigit() else float(text)
         except ValueError:
-            try:
-                number = float(text)
-            except ValueError:
-                raise bad("not a number") from None
-    else:
-        number = value
+            raise bad("not a number") from None
     if not isinstance(number, (int, float)) or not math.isfinite(number):
         raise bad("not a finite number")
-    if kind == "int":
-        if isinstance(number, float):
-            if not number.is_integer():
-                raise bad("not an integer")
-            number = int(number)
-    else:
-        number = float(number)
+    if kind == "int" and isinstance(number, float) and not number.is_integer():
+        raise bad("not an integer")
+    number = int(number) if kind == "int" else float(number)
     lo, hi = m["lo"], m["hi"]
     if lo is not None and (number < lo or (m["lo_open"] and number == lo)):
         raise bad()
