@@ -12,7 +12,9 @@
 # pytest (e.g. `bash scripts/test.sh -m slow`, `bash scripts/test.sh -m integration`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+start=$SECONDS
 bash scripts/setup.sh train,dev,integrations,docs || exit 1
+echo "== setup: $((SECONDS - start)) s" >&2
 # setup.sh builds the compiled core into .venv: here its lockstep tests must run, not skip.
 export KARDINAL_REQUIRE_CORE=1
 # pytest-xdist workers: one per core (KARDINAL_TEST_WORKERS=0 runs in one process, e.g. to debug).
@@ -20,12 +22,13 @@ WORKERS=${KARDINAL_TEST_WORKERS:-auto}
 
 LINTED=(kardinal_env agents scripts tests configs docs/hooks)
 failed=()
-run() {  # run NAME COMMAND...: run a check, remember it when it fails
-    local name=$1
+run() {  # run NAME COMMAND...: run a check, print how long it took, remember it when it fails
+    local name=$1 start=$SECONDS
     shift
     echo "== $name" >&2
     "$@"
     local rc=$?
+    echo "== $name: exit $rc after $((SECONDS - start)) s" >&2
     if [ "$rc" -ne 0 ]; then
         failed+=("$name (exit $rc)")
     fi
@@ -34,7 +37,13 @@ run() {  # run NAME COMMAND...: run a check, remember it when it fails
 
 # mypy (one thread) in the background beside ruff and the docs build (one thread); its output follows theirs.
 mypy_log=$(mktemp)
-.venv/bin/mypy >"$mypy_log" 2>&1 &
+(
+    start=$SECONDS
+    .venv/bin/mypy
+    rc=$?
+    echo "(mypy ran $((SECONDS - start)) s)"
+    exit "$rc"
+) >"$mypy_log" 2>&1 &
 mypy_pid=$!
 run "ruff check" .venv/bin/ruff check "${LINTED[@]}"
 run "ruff format --check" .venv/bin/ruff format --check "${LINTED[@]}"
@@ -51,8 +60,10 @@ finish_mypy() {  # the background mypy's output, then its exit status
 }
 run "mypy" finish_mypy
 echo "== pytest" >&2
+start=$SECONDS
 .venv/bin/python -m pytest -q -n "$WORKERS" "$@"
 rc=$?
+echo "== pytest: exit $rc after $((SECONDS - start)) s" >&2
 if [ "$rc" -eq 5 ]; then
     failed+=("pytest (exit 5: no test was collected)")
 elif [ "$rc" -ne 0 ]; then
@@ -64,6 +75,7 @@ if [ "$#" -eq 0 ]; then
     # mostly wait for Ray to start, while the run below keeps the cores busy. Their log follows that run's.
     echo "== pytest -m cluster (scripts/test_cluster.sh), in the background" >&2
     cluster_log=$(mktemp)
+    cluster_start=$SECONDS
     bash scripts/test_cluster.sh >"$cluster_log" 2>&1 &
     cluster_pid=$!
 
@@ -73,8 +85,10 @@ if [ "$#" -eq 0 ]; then
     # so the Python reference engines pass every engine, record, knowledge, golden, playthrough and
     # environment test too.
     echo "== pytest --backend python (the tests marked backends)" >&2
+    start=$SECONDS
     .venv/bin/python -m pytest -q -p no:cacheprovider -n "$WORKERS" --backend python
     rc=$?
+    echo "== pytest --backend python: exit $rc after $((SECONDS - start)) s" >&2
     if [ "$rc" -eq 5 ]; then
         failed+=("pytest on the python backend (exit 5: no test was collected)")
     elif [ "$rc" -ne 0 ]; then
@@ -83,6 +97,7 @@ if [ "$#" -eq 0 ]; then
 
     wait "$cluster_pid"
     rc=$?
+    echo "== pytest -m cluster: exit $rc, done $((SECONDS - cluster_start)) s after its start" >&2
     echo "== pytest -m cluster (scripts/test_cluster.sh): its output" >&2
     cat "$cluster_log" >&2
     rm -f "$cluster_log"
