@@ -35,16 +35,8 @@ from kardinal_env.kardinal.window import check_window
 __all__ = ["Rules", "PRESETS", "RulesError"]
 
 PRESETS: dict[str, dict[str, str]] = {
-    "english": {
-        "exhausted_colour": "none",
-        "neutral_build_chips": "put_aside",
-        "neutral_touch_chips": "score",
-    },
-    "german": {
-        "exhausted_colour": "substitute",
-        "neutral_build_chips": "keep",
-        "neutral_touch_chips": "none",
-    },
+    "english": {"exhausted_colour": "none", "neutral_build_chips": "put_aside", "neutral_touch_chips": "score"},
+    "german": {"exhausted_colour": "substitute", "neutral_build_chips": "keep", "neutral_touch_chips": "none"},
 }
 
 _CHOICES = {

@@ -1,24 +1,13 @@
 """Action codec of Kardinal & König: the board's move table as one ``Discrete(A)`` action space.
 
-Action id ``a`` is move ``board.moves[a]`` (:class:`kardinal_env.koenig.board.Board`, the reference for
-the layout), the same for every seat (not ego-centric). ``P = T + 1`` payments per target (the single
-card naming the target's country, then a pair of each type):
-
-==============================  ================================  ==========================
-slice                           move                              default board (390 ids)
-==============================  ================================  ==========================
-``[0, S·P)``                    ``K@{site}/{pay}``                0–323
-``[S·P, S·P + C·P)``            ``A@{country}/{pay}``             324–377
-``end_id``                      ``end``                           378
-``discard_base + i``            ``discard:{t}`` (type index i)    379–383
-``draw_base + i``               ``draw:{t}``                      384–388
-``deck_id``                     ``draw:deck``                     389
-==============================  ================================  ==========================
+Action id ``a`` is move ``board.moves[a]``, the same for every seat (not ego-centric): the table's
+slices (cloisters, advisors, ``end``, discards, display draws, ``draw:deck``; 390 ids on the default
+board) are :class:`kardinal_env.koenig.board.Board`'s.
 
 :class:`ActionCodec` is the game's codec of the game protocol (``kardinal_env.core.protocol``) and
-the one Kardinal & König mask builder: the environment (``kardinal_env.koenig.env``), the
-single-agent view, the integrations, training and the network agents all build masks with it. At
-every decision ``[decode(game, a) for a in legal_actions(game)] == game.legal_moves()``.
+the one Kardinal & König mask builder: the environment, the single-agent view, the integrations,
+training and the network agents all build masks with it. At every decision
+``[decode(game, a) for a in legal_actions(game)] == game.legal_moves()``.
 """
 
 from __future__ import annotations

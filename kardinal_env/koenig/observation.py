@@ -81,58 +81,38 @@ class ObservationEncoder:
         self.rules = rules
         self.board = board
         S, C, T, P = board.num_sites, board.num_countries, board.num_types, SEAT_SLOTS
-        layout = [
-            ("site_owner", S * (P + 1)),
-            ("cloisters", C * P),
-            ("advisors", C * P),
-            ("turn_country", C),
-            ("hand", T),
-            ("display", T),
-            ("discard_pile", T),
-            ("unseen", T),
-            ("hand_sizes", P),
-            ("cloisters_left", P),
-            ("advisors_left", P),
-            ("scores", P),
-            ("projected", P),
-            ("deck_size", 1),
-            ("runouts", 3),
-            ("last_round", 1),
-            ("phase", len(PHASES)),
-            ("to_move", P),
-            ("turn", 2),
-            ("own_seat", P),
-            ("players", len(_PLAYER_COUNTS)),
-            ("discard_any", 1),
+        layout = [  # (segment, size, recommended divisor: counts of at most a few dozen; flags 1)
+            ("site_owner", S * (P + 1), 1),
+            ("cloisters", C * P, 4),
+            ("advisors", C * P, 4),
+            ("turn_country", C, 1),
+            ("hand", T, 3),
+            ("display", T, 2),
+            ("discard_pile", T, 10),
+            ("unseen", T, 10),
+            ("hand_sizes", P, 3),
+            ("cloisters_left", P, CLOISTERS),
+            ("advisors_left", P, ADVISORS),
+            ("scores", P, 50),
+            ("projected", P, 50),
+            ("deck_size", 1, 20),
+            ("runouts", 3, 1),
+            ("last_round", 1, 1),
+            ("phase", len(PHASES), 1),
+            ("to_move", P, 1),
+            ("turn", 2, 3),
+            ("own_seat", P, 1),
+            ("players", len(_PLAYER_COUNTS), 1),
+            ("discard_any", 1, 1),
         ]
         self.segments: dict[str, slice] = {}
-        start = 0
-        for name, size in layout:
-            self.segments[name] = slice(start, start + size)
-            start += size
-        self.size = start
+        scale: list[float] = []
+        for name, size, divisor in layout:
+            self.segments[name] = slice(len(scale), len(scale) + size)
+            scale += [divisor] * size
+        self.size = start = len(scale)
         self.shape = (start,)
-        self._type_index = board.type_index
-        self._country_index = board.country_index
-        # Recommended divisors (counts of at most a few dozen; flags 1).
-        scale = np.ones(start, dtype=np.float32)
-        for name, value in (
-            ("cloisters", 4.0),
-            ("advisors", 4.0),
-            ("hand", 3.0),
-            ("display", 2.0),
-            ("discard_pile", 10.0),
-            ("unseen", 10.0),
-            ("hand_sizes", 3.0),
-            ("cloisters_left", float(CLOISTERS)),
-            ("advisors_left", float(ADVISORS)),
-            ("scores", 50.0),
-            ("projected", 50.0),
-            ("deck_size", 20.0),
-            ("turn", 3.0),
-        ):
-            scale[self.segments[name]] = value
-        self.scale = scale
+        self.scale = np.array(scale, dtype=np.float32)
         # Constant part per observer: own seat, players, option.
         n = rules.players
         self._constant = []
