@@ -155,8 +155,7 @@ import numpy as np
 from gymnasium import spaces
 
 from kardinal_env.core import limits
-from kardinal_env.core.checks import is_integral
-from kardinal_env.core.env_utils import check_action
+from kardinal_env.core.checks import check_action, is_integral
 from kardinal_env.core.errors import IllegalMoveError, OutOfRangeError, StateError
 from kardinal_env.core.generic_env import observation_bounds
 from kardinal_env.core.illegal import check_illegal_action

@@ -1,20 +1,17 @@
 """Command-line flags for the registered games, shared by every tool that takes a ``--game``
-(``kardinal-evaluate``, ``kardinal-train``, ``kardinal-replay``, the RLlib trainer).
+(``kardinal-evaluate``, ``kardinal-train``, ``kardinal-replay``, ``kardinal-play``, the RLlib trainer).
 
-* :func:`load_plugin_argv` and :func:`add_plugin_argument` — ``--plugin MODULE[:ATTRIBUTE]``
-  (repeatable): a game registered by a module of one's own, not by an installed package's entry
-  point, named on the command line. :func:`load_plugin_argv` reads the ``--plugin`` values of the
-  command line and loads them (:func:`kardinal_env.core.registry.load_plugins`) *before* the tool
-  builds the parser that lists the games; :func:`add_plugin_argument` adds the option to that parser
-  (``--help`` shows it). The plugins also go into ``KARDINAL_ENV_PLUGINS`` of the process, so the
-  processes the tool spawns (evaluation and self-play workers) load them too.
-
-* :func:`add_rule_option_flags` — one flag per rules option name of every registered game
-  (``GameSpec.rule_options``: ``--preset``, ``--shared-pool``, ``--discard``, ``--board``, ...; an
-  option name several games share is one flag), stored under ``rule_<name>`` with default ``None``.
-* :func:`given_rule_options` — after parsing: the options given for ``--game``'s game; an option of
-  another game, or a choice the game does not offer, is a usage error naming it.
-* :func:`seat_counts` — ``"2-4"`` or ``"2, 4"``: a game's player counts for messages (from the registry).
+* ``--plugin MODULE[:ATTRIBUTE]`` (repeatable): a game registered by a module of one's own.
+  :func:`load_plugin_argv` loads the command line's plugins
+  (:func:`kardinal_env.core.registry.load_plugins`) *before* the tool builds the parser that lists
+  the games, and adds them to ``KARDINAL_ENV_PLUGINS`` for the processes the tool spawns;
+  :func:`add_plugin_argument` adds the option to that parser (``--help`` shows it).
+* :func:`add_rule_option_flags`: one flag per rules option name of every registered game
+  (``GameSpec.rule_options``: ``--preset``, ``--shared-pool``, ``--discard``, ``--board``, ...; a name
+  several games share is one flag), stored under ``rule_<name>`` with default ``None``;
+  :func:`given_rule_options`: after parsing, the options given for ``--game``'s game (another game's
+  option, or a choice the game does not offer, is a usage error naming it).
+* :func:`seat_counts`: ``"2-4"`` or ``"2, 4"``, a game's player counts for messages (the registry's).
 """
 
 from __future__ import annotations
@@ -44,17 +41,14 @@ PLUGIN_HELP = (
 
 
 def add_plugin_argument(parser: argparse.ArgumentParser) -> None:
-    """Add ``--plugin MODULE[:ATTRIBUTE]`` (repeatable) to ``parser``; the tool loads the values with
-    :func:`load_plugin_argv` before it builds the parser."""
+    """Add ``--plugin MODULE[:ATTRIBUTE]`` (repeatable) to ``parser``."""
     parser.add_argument("--plugin", action="append", default=[], metavar="MODULE[:ATTRIBUTE]", help=PLUGIN_HELP)
 
 
 def load_plugin_argv(argv: Sequence[str] | None, prog: str | None = None) -> list[str]:
-    """Load the plugins that ``--plugin`` names in ``argv`` (``sys.argv[1:]`` when ``None``), in order,
-    and return them; call it before building a parser whose choices list the games. The option must be
-    spelled out (``--plugin X`` or ``--plugin=X``). A plugin that cannot be loaded is a usage error
-    (exit status 2, ``prog: error: plugin 'x' (--plugin) cannot be loaded: ...``). The plugins are
-    added to ``KARDINAL_ENV_PLUGINS`` of this process for the processes it spawns."""
+    """Load the plugins that ``--plugin`` (spelled out) names in ``argv`` (``sys.argv[1:]`` when ``None``),
+    in order, and return them. One that cannot be loaded is a usage error (exit status 2, ``prog: error:
+    plugin 'x' (--plugin) cannot be loaded: ...``)."""
     pre = argparse.ArgumentParser(prog=prog, add_help=False, allow_abbrev=False)
     pre.add_argument("--plugin", action="append", default=[])
     known, _ = pre.parse_known_args(None if argv is None else list(argv))
@@ -78,10 +72,6 @@ def rule_options_by_name() -> dict[str, list[tuple[GameSpec, RuleOption]]]:
     return by_name
 
 
-def _dest(name: str) -> str:
-    return "rule_" + name
-
-
 def add_rule_option_flags(parser: argparse.ArgumentParser, tool: str) -> None:
     """Add one flag per rules option name of the registered games to ``parser`` (see the module
     docstring). ``ValueError`` naming ``tool`` when an option's flag is already taken by the tool."""
@@ -99,7 +89,7 @@ def add_rule_option_flags(parser: argparse.ArgumentParser, tool: str) -> None:
             default = f" (default {opt.default})" if opt.default not in (None, False) else ""
             helps.append(f"{spec.name}: {opt.help}{default}")
         kinds = {opt.kind for _, opt in owners}
-        kw: dict[str, Any] = {"dest": _dest(name), "default": None, "help": "; ".join(helps)}
+        kw: dict[str, Any] = {"dest": "rule_" + name, "default": None, "help": "; ".join(helps)}
         if kinds == {"flag"}:
             kw["action"] = "store_true"
         elif kinds == {"choice"}:
@@ -114,7 +104,7 @@ def given_rule_options(parser: argparse.ArgumentParser, args: argparse.Namespace
     own = {option.name: option for option in spec.rule_options}
     given: dict[str, Any] = {}
     for name, owners in rule_options_by_name().items():
-        value = getattr(args, _dest(name), None)
+        value = getattr(args, "rule_" + name, None)
         if value is None:
             continue
         option = own.get(name)

@@ -1,21 +1,21 @@
 """The ``illegal_action`` option of every environment: the one rule for an action the mask forbids.
 
-Every environment of the suite takes ``illegal_action``: the AEC environments
-(:class:`kardinal_env.core.env_base.TurnBasedEnv`: ``kardinal_v0``, ``kardinal_koenig_v1`` and the
-generic :class:`kardinal_env.core.generic_env.GameEnv`), the single-agent Gymnasium view
-(:class:`kardinal_env.core.single_agent.VsBots`) and the batched :class:`kardinal_env.vector.VectorEnv`.
-Each of them calls :func:`forfeit` here, so the rule and what it reports are the same everywhere.
+The AEC environments (:class:`kardinal_env.core.env_base.TurnBasedEnv`: ``kardinal_v0``,
+``kardinal_koenig_v1``, the generic :class:`kardinal_env.core.generic_env.GameEnv`), the single-agent
+Gymnasium view (:class:`kardinal_env.core.single_agent.VsBots`) and the batched
+:class:`kardinal_env.vector.VectorEnv` all take it and call :func:`forfeit`, so the rule and its
+report are the same everywhere.
 
 =========  ======================================================================================
 mode       an id of the action space that is not legal now
 =========  ======================================================================================
 ``raise``  ``IllegalMoveError`` (a ``ValueError``) whose ``rule`` names the broken rule; nothing
            changes. The default of the AEC environments' ``raw_env`` and of ``VectorEnv``.
-``lose``   pgx's rule for masked games: the episode ends at once and the acting seat forfeits. It
-           gets its reward scheme's loss reward and every other seat the win reward
-           (:func:`kardinal_env.core.rewards.forfeit_rewards`: ``win_loss`` −1 / +1; ``margin`` −1 /
-           +1 as well, the ends of its clipped scale). The default of the Gymnasium view, so that
-           ``gymnasium.utils.env_checker.check_env`` and RLlib's environment pre-check, which step
+``lose``   pgx's rule for masked games: the episode ends at once and the acting seat forfeits: it
+           gets the reward scheme's loss reward and every other seat the win reward
+           (:func:`kardinal_env.core.rewards.forfeit_rewards`: −1 / +1 under ``win_loss`` and
+           ``margin``). The default of the Gymnasium view, so that
+           ``gymnasium.utils.env_checker.check_env`` and RLlib's pre-check, which step
            ``action_space.sample()`` without the mask, run through.
 =========  ======================================================================================
 
@@ -25,21 +25,18 @@ mode       an id of the action space that is not legal now
      "winners": [every seat but the offender],
      "illegal_action": {"rule": ..., "message": ..., "action": ..., "move": ..., "seat": ...}}
 
-``rule`` and ``message`` are the engine's (:class:`~kardinal_env.core.errors.IllegalMoveError`: the
-rule broken and its full message), ``action`` the action id, ``move`` its notation (``None`` when the
-engine gave none), ``seat`` the offender. No move is played: the position stays as it was, so the
-game is not over by its rules and has no final scores (``scores`` is ``None``; Kardinal's engine has
-none before the end). ``winners`` are the seats that got the win reward, so win shares
-(:func:`~kardinal_env.core.rewards.win_share`) count a forfeit as a win shared by the other seats.
-The AEC environments put this dict in every agent's ``infos``, the Gymnasium view in the step's
-``info`` (with ``learner_seat``), ``VectorEnv`` in the slot's ``final_info`` entry (with
-``move_count`` and ``last_player``, the offender).
+``rule`` and ``message`` are the engine's (:class:`~kardinal_env.core.errors.IllegalMoveError`),
+``action`` the action id, ``move`` its notation (``None`` when the engine gave none), ``seat`` the
+offender. No move is played, so the game is not over by its rules and has no final scores.
+``winners`` got the win reward: win shares (:func:`~kardinal_env.core.rewards.win_share`) count a
+forfeit as a win shared by the other seats. The AEC environments put this dict in every agent's
+``infos``, the Gymnasium view in the step's ``info`` (with ``learner_seat``), ``VectorEnv`` in the
+slot's ``final_info`` (with ``move_count`` and ``last_player``, the offender).
 
 **Not an action id at all.** A value outside ``Discrete(A)`` or not an integer (``-1``, ``A``,
 ``1.5``, ``"3"``, ``True``) raises ``IllegalMoveError`` with rule ``"action"`` in every mode
-(:func:`kardinal_env.core.env_utils.check_action`). It is no choice of a policy over the action
-space — the checkers sample that space and never send one — but a bug of the caller (a wrong action
-space, dtype or offset), which a forfeit would hide as a lost game.
+(:func:`kardinal_env.core.checks.check_action`): no policy over the action space sends one (the
+checkers sample that space), so it is a bug of the caller, which a forfeit would hide as a lost game.
 """
 
 from __future__ import annotations
@@ -82,8 +79,8 @@ class Forfeit:
 
 
 def forfeit(error: IllegalMoveError, action: int, seat: int, num_players: int, scheme: str) -> Forfeit:
-    """The forfeit of ``seat``, whose ``action`` (an id of the action space) the engine refused with
-    ``error``, in a game of ``num_players`` seats rewarded under ``scheme`` (``"win_loss"``/``"margin"``)."""
+    """The forfeit of ``seat``, whose ``action`` the engine refused with ``error``, in a game of
+    ``num_players`` seats rewarded under ``scheme``."""
     move = error.move if isinstance(error.move, str) else None
     report = {"rule": error.rule, "message": str(error), "action": int(action), "move": move, "seat": int(seat)}
     return Forfeit(int(seat), tuple(forfeit_rewards(num_players, seat, scheme)), report)

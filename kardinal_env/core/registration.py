@@ -61,48 +61,42 @@ def _same(existing: Any, entry_point: str, kwargs: dict[str, Any]) -> bool:
     return existing.entry_point == entry_point and dict(existing.kwargs or {}) == kwargs
 
 
-def _add(spec: GameSpec) -> None:
+def _ids(spec: GameSpec) -> list[tuple[Any, ...]]:
+    """Per id of ``spec`` that is set: the library, its registry, the id, the entry point and keyword
+    arguments, and how to register it."""
     import gymnasium
     import pettingzoo
 
-    if spec.env_id is not None:
-        entry_point, kwargs = pettingzoo_entry(spec)
-        existing = pettingzoo.aec_registry.get(spec.env_id)
+    def aec(env_id: str, entry_point: str, kwargs: dict[str, Any]) -> None:
+        pettingzoo.register("aec", env_id, entry_point=entry_point, kwargs=kwargs)
+
+    def gym(env_id: str, entry_point: str, kwargs: dict[str, Any]) -> None:
+        # without OrderEnforcing and the passive checker (the module docstring)
+        gymnasium.register(env_id, entry_point, kwargs=kwargs, order_enforce=False, disable_env_checker=True)
+
+    ids = [
+        ("PettingZoo", pettingzoo.aec_registry, spec.env_id, pettingzoo_entry(spec), aec),
+        ("Gymnasium", gymnasium.registry, spec.gym_id, gymnasium_entry(spec), gym),
+    ]
+    return [entry for entry in ids if entry[2] is not None]
+
+
+def _add(spec: GameSpec) -> None:
+    for library, registry, env_id, (entry_point, kwargs), register_id in _ids(spec):
+        existing = registry.get(env_id)
         if existing is None:
-            pettingzoo.register("aec", spec.env_id, entry_point=entry_point, kwargs=kwargs)
+            register_id(env_id, entry_point, kwargs)
         elif not _same(existing, entry_point, kwargs):
             raise ValueError(
-                f"game {spec.name!r}: PettingZoo id {spec.env_id!r} is already registered for {existing.entry_point!r}"
-            )
-    if spec.gym_id is not None:
-        entry_point, kwargs = gymnasium_entry(spec)
-        existing = gymnasium.registry.get(spec.gym_id)
-        if existing is None:
-            gymnasium.register(
-                id=spec.gym_id,
-                entry_point=entry_point,
-                kwargs=kwargs,
-                order_enforce=False,
-                disable_env_checker=True,
-            )
-        elif not _same(existing, entry_point, kwargs):
-            raise ValueError(
-                f"game {spec.name!r}: Gymnasium id {spec.gym_id!r} is already registered for {existing.entry_point!r}"
+                f"game {spec.name!r}: {library} id {env_id!r} is already registered for {existing.entry_point!r}"
             )
 
 
 def _remove(spec: GameSpec) -> None:
-    import gymnasium
-    import pettingzoo
-
-    if spec.env_id is not None:
-        existing = pettingzoo.aec_registry.get(spec.env_id)
-        if existing is not None and _same(existing, *pettingzoo_entry(spec)):
-            del pettingzoo.aec_registry[spec.env_id]
-    if spec.gym_id is not None:
-        existing = gymnasium.registry.get(spec.gym_id)
-        if existing is not None and _same(existing, *gymnasium_entry(spec)):
-            del gymnasium.registry[spec.gym_id]
+    for _, registry, env_id, entry, _ in _ids(spec):
+        existing = registry.get(env_id)
+        if existing is not None and _same(existing, *entry):
+            del registry[env_id]
 
 
 def register() -> None:

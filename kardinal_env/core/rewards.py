@@ -1,37 +1,26 @@
 """Reward terms and the one definition of a win, for every game of the suite. Torch-free; imports no game.
 
-The terms use only the game protocol (:class:`kardinal_env.core.protocol.GameState`: ``num_players``,
+The terms read only the game protocol (:class:`kardinal_env.core.protocol.GameState`: ``num_players``,
 ``is_over``, ``scores()``, ``projected_scores()``, ``winners()``), so the environments, the self-play
-trainer and the network-guided search compute them the same way for every game. The one exception is
-chip shaping, which reads ``game.chips_held(seat)``: only Kardinal's engine has it (the training
-config refuses ``chip_shaping`` for other games).
+trainer and the network-guided search compute them alike for every game; chip shaping alone reads
+``game.chips_held(seat)``, which only Kardinal's engine has.
 
-* :func:`terminal_rewards` — at the end of a game, per seat. ``"win_loss"``: +1 for every winner
-  (tied winners all get +1), −1 for every other seat. ``"margin"``:
-  ``clip((own score − best other score) / MARGIN_SCALE, −1, 1)`` with ``MARGIN_SCALE = 20``.
-* :data:`LOSS_AND_WIN` — per scheme, the loss and the win reward: the lowest and the highest terminal
-  reward the scheme gives (``win_loss``: −1 and +1; ``margin``: −1 and +1, the ends of its clipped
-  scale).
-* :func:`forfeit_rewards` — the rewards of a game that ends by forfeit (an illegal action under
-  ``illegal_action="lose"``, :mod:`kardinal_env.core.illegal`): the offending seat gets the scheme's
-  loss reward, every other seat its win reward. Under ``"margin"`` that is −1 for the offender (a
-  loss by ``MARGIN_SCALE`` points or more, the worst margin: no finished game is worse for it) and
-  +1 for every other seat (the best margin): an unfinished game has no final scores to take a
-  margin of (Kardinal's engine has none before the end), so a forfeit is scored as the most
-  decisive result the scheme can express.
-* :func:`projected_margins` — per seat, the projected final score (``projected_scores()``: the final
-  score if the game ended now) minus the best other projected score. Potential-based score shaping
-  rewards the change of this margin that a move causes, so ``value + score_shaping * margin`` is a
-  seat's expected total return from the start of the game.
-* :func:`chip_gain` — chips a seat gained from one move (``chip_shaping`` rewards ``s`` per chip).
-  Leftover own chips added by final scoring are not earned by the last move and count 0.
-* :class:`ShapingTracker` — the shaping reward of one move for the seat that made it:
-  ``chip_shaping`` per chip it took plus ``score_shaping`` times the change of its projected margin.
-* :func:`win_share` — the one definition of a win used in every win-rate figure: a seat among ``k``
-  tied winners scores ``1/k``, any other seat 0 (:data:`WIN_DEFINITION`). Training logs, evaluation
-  tables and the docs all count with it; a win rate is the mean win share over games, so the win
-  rates of all seats of a game sum to 1. (The ``win_loss`` *reward* is a different thing: +1 for
-  every winner.)
+* :func:`terminal_rewards`: per seat at the end of a game. ``"win_loss"``: +1 for every winner (tied
+  winners all get +1), −1 for every other seat. ``"margin"``: ``clip((own score − best other score) /
+  MARGIN_SCALE, −1, 1)`` with ``MARGIN_SCALE = 20``.
+* :func:`forfeit_rewards`: a game ended by forfeit (:mod:`kardinal_env.core.illegal`): the offender
+  gets the scheme's loss reward, every other seat its win reward (:data:`LOSS_AND_WIN`: −1 and +1
+  under both schemes; an unfinished game has no final scores to take a margin of, so a forfeit is
+  the most decisive result the scheme can express).
+* :func:`projected_margins`: per seat, the projected final score (``projected_scores()``) minus the
+  best other; potential-based score shaping rewards the change a move causes, so
+  ``value + score_shaping * margin`` is a seat's expected return from the start of the game.
+* :class:`ShapingTracker`: the shaping reward of one move for the seat that made it: ``chip_shaping``
+  per chip it took (:func:`chip_gain`; 0 on the last move: final scoring's leftovers are not earned)
+  plus ``score_shaping`` times the change of its projected margin.
+* :func:`win_share`: the one definition of a win in every win-rate figure (:data:`WIN_DEFINITION`):
+  a seat among ``k`` tied winners scores ``1/k``, any other 0, so the win rates of a game's seats sum
+  to 1. (The ``win_loss`` *reward* is another thing: +1 for every winner.)
 """
 
 from __future__ import annotations
@@ -100,9 +89,8 @@ def projected_margins(game: GameState) -> list[float]:
 
 
 def chip_gain(game: Any, seat: int, held_before: int) -> int:
-    """Chips ``seat`` gained by the move just played, given ``game.chips_held(seat)`` before it
-    (0 once the game is over: the leftovers of final scoring are not earned by a move). Only a game
-    whose engine has ``chips_held`` (Kardinal) supports it."""
+    """Chips ``seat`` gained by the move just played, given ``game.chips_held(seat)`` before it (0 once
+    the game is over)."""
     if game.is_over:
         return 0
     return int(game.chips_held(seat)) - held_before
@@ -110,8 +98,7 @@ def chip_gain(game: Any, seat: int, held_before: int) -> int:
 
 class ShapingTracker:
     """Shaping reward of single moves: call :meth:`before` just before a move of ``seat`` and
-    :meth:`reward` just after it. Zero weights cost nothing (no projection is computed).
-    ``chip_shaping`` needs a game with ``chips_held`` (Kardinal)."""
+    :meth:`reward` just after it. Zero weights cost nothing (no projection is computed)."""
 
     __slots__ = ("chip_shaping", "score_shaping", "_chips", "_margin")
 
