@@ -61,6 +61,16 @@ ADVICE_SCALE = 2.0
 KoenigMLP = MLPNet
 
 
+def _mean_matrix(rows: int, cols: int, pairs, symmetric: bool) -> torch.Tensor:
+    """The 0/1 matrix of ``pairs`` (both ways when ``symmetric``), each row divided by its sum."""
+    m = torch.zeros(rows, cols)
+    for a, b in pairs:
+        m[a, b] = 1.0
+        if symmetric:
+            m[b, a] = 1.0
+    return m / m.sum(1, keepdim=True).clamp(min=1)
+
+
 class KoenigGraphNet(nn.Module):
     """Message passing over sites and countries (see the module docstring)."""
 
@@ -83,10 +93,8 @@ class KoenigGraphNet(nn.Module):
         self.num_actions = board.num_moves
         self.register_buffer("scale", torch.as_tensor(encoder.scale).float())
         seg = encoder.segments
-        self._owner = (seg["site_owner"].start, seg["site_owner"].stop)
-        self._cl = (seg["cloisters"].start, seg["cloisters"].stop)
-        self._ad = (seg["advisors"].start, seg["advisors"].stop)
-        self._turn_country = (seg["turn_country"].start, seg["turn_country"].stop)
+        keys = ("site_owner", "cloisters", "advisors", "turn_country")
+        self._owner, self._cl, self._ad, self._turn_country = (slice(seg[k].start, seg[k].stop) for k in keys)
         self._hand = seg["hand"].start
         self._display = seg["display"].start
         glob = [
@@ -99,24 +107,13 @@ class KoenigGraphNet(nn.Module):
         self.register_buffer("site_country", torch.tensor(board.site_country, dtype=torch.long))
         self.register_buffer("country_type", torch.tensor(board.country_type, dtype=torch.long))
         # Normalised adjacency matrices (mean aggregation): roads, membership, alliances.
-        roads = torch.zeros(S, S)
-        for a, b in board.roads:
-            roads[a, b] = roads[b, a] = 1.0
-        member = torch.zeros(C, S)
-        for s, c in enumerate(board.site_country):
-            member[c, s] = 1.0
-        allied = torch.zeros(C, C)
-        for a, b in board.alliances:
-            allied[a, b] = allied[b, a] = 1.0
-        self.register_buffer("roads", roads / roads.sum(1, keepdim=True).clamp(min=1))
-        self.register_buffer("site_to_country", member / member.sum(1, keepdim=True).clamp(min=1))
-        self.register_buffer("allied", allied / allied.sum(1, keepdim=True).clamp(min=1))
-        g_in = len(glob)
-        c_in = 2 * P + 1 + 2
-        s_in = P + 1
-        self.glob = _mlp([g_in, hidden, hidden]).append(nn.ReLU())
-        self.site_in = nn.Linear(s_in + hidden, hidden)
-        self.country_in = nn.Linear(c_in + hidden, hidden)
+        members = [(c, s) for s, c in enumerate(board.site_country)]
+        self.register_buffer("roads", _mean_matrix(S, S, board.roads, symmetric=True))
+        self.register_buffer("site_to_country", _mean_matrix(C, S, members, symmetric=False))
+        self.register_buffer("allied", _mean_matrix(C, C, board.alliances, symmetric=True))
+        self.glob = _mlp([len(glob), hidden, hidden]).append(nn.ReLU())
+        self.site_in = nn.Linear(P + 1 + hidden, hidden)  # owner (ego-centric one-hot), globals
+        self.country_in = nn.Linear(2 * P + 3 + hidden, hidden)  # cloisters, advisors, turn, hand, display
         self.site_layers = nn.ModuleList(nn.Linear(3 * hidden, hidden) for _ in range(rounds))
         self.country_layers = nn.ModuleList(nn.Linear(4 * hidden, hidden) for _ in range(rounds))
         self.site_policy = nn.Linear(2 * hidden, self.pay)
@@ -129,10 +126,10 @@ class KoenigGraphNet(nn.Module):
         B = x.shape[0]
         S, C, P = self.S, self.C, self.P
         g = self.glob(x[:, self.glob_index])  # (B, H)
-        owner = x[:, self._owner[0] : self._owner[1]].reshape(B, S, P + 1)
-        cl = x[:, self._cl[0] : self._cl[1]].reshape(B, C, P)
-        ad = x[:, self._ad[0] : self._ad[1]].reshape(B, C, P)
-        here = x[:, self._turn_country[0] : self._turn_country[1]].reshape(B, C, 1)
+        owner = x[:, self._owner].reshape(B, S, P + 1)
+        cl = x[:, self._cl].reshape(B, C, P)
+        ad = x[:, self._ad].reshape(B, C, P)
+        here = x[:, self._turn_country].reshape(B, C, 1)
         hand = x[:, self._hand : self._hand + self.T][:, self.country_type].unsqueeze(-1)
         shown = x[:, self._display : self._display + self.T][:, self.country_type].unsqueeze(-1)
         gs = g.unsqueeze(1)

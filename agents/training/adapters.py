@@ -42,7 +42,6 @@ from agents.networks.kardinal_net import (
     decision_of,
     full_to_crop,
     policy_step,
-    prepare,
 )
 from agents.networks.koenig_net import advice_weights, network_input
 from agents.registry import game_agents
@@ -64,6 +63,7 @@ class GameAdapter:
         self.rules = spec.rules(config.players, **config.rule_options(spec))
         self.env_name = spec.env_name
         self.builder = network_builder(spec)
+        self.encoder = spec.make_encoder(self.rules)
         names = [name for name in ("greedy", config.baseline) if self.wiring.has_baseline(name) and name != "random"]
         self.opponents: tuple[str, ...] = ("random", *dict.fromkeys(names))
         self._baseline_agents: dict[str, Any] = {}
@@ -102,7 +102,8 @@ class GameAdapter:
         raise NotImplementedError
 
     def prepare(self, game):
-        raise NotImplementedError
+        seat = game.current_player
+        return self.decision_of(self.encoder.encode(game, seat), game.legal_actions(), seat, game)
 
     def policy_step(self, net, decisions, greedy: bool = False, generator=None):
         raise NotImplementedError
@@ -178,7 +179,6 @@ class FlatAdapter(GameAdapter):
 
     def __init__(self, config, spec: GameSpec):
         super().__init__(config, spec)
-        self.encoder = spec.make_encoder(self.rules)
         self.num_actions = num_actions(self.rules)
         self.obs_size = int(math.prod(self.encoder.shape))
 
@@ -190,10 +190,6 @@ class FlatAdapter(GameAdapter):
 
     def encode_move(self, game, move):
         return game.string_to_action(move)
-
-    def prepare(self, game):
-        seat = game.current_player
-        return self.decision_of(self.encoder.encode(game, seat), game.legal_actions(), seat, game)
 
     @torch.no_grad()
     def policy_step(self, net, decisions, greedy=False, generator=None):
@@ -259,7 +255,6 @@ class KardinalAdapter(GameAdapter):
 
     def __init__(self, config, spec: GameSpec):
         super().__init__(config, spec)
-        self.encoder = spec.make_encoder(self.rules)
         self.codec = action_codec(self.rules)  # Kardinal's own codec: windows and move codes
         self.margin = config.crop_margin
 
@@ -276,9 +271,6 @@ class KardinalAdapter(GameAdapter):
 
     def encode_move(self, game, move):
         return parse_move(move)
-
-    def prepare(self, game):
-        return prepare(game, self.encoder, self.codec, self.margin, self.reads_game)
 
     def policy_step(self, net, decisions, greedy=False, generator=None):
         crop_a, full_a, logp, values = policy_step(net, decisions, greedy=greedy, generator=generator)
