@@ -67,9 +67,7 @@ class MaskedCategorical:
 
 @dataclass(frozen=True)
 class NetworkBuilder:
-    """A game's networks (see the module docstring): ``kinds`` (the default first), ``build(rules,
-    options)``, ``layout(rules, model_config)`` (a dict of plain values), ``agent`` (the agent class or
-    its ``"module:attribute"``) and ``options``, those beyond the kind and sizes that a kind reads."""
+    """A game's networks: ``kinds`` (default first), ``build``, ``layout``, ``agent``, extra ``options``."""
 
     kinds: tuple[str, ...]
     build: Callable[[Any, Mapping[str, Any]], torch.nn.Module]
@@ -90,8 +88,7 @@ def model_config(net: Any) -> dict:
 
 
 def network_kind(builder: NetworkBuilder, options: Mapping[str, Any]) -> str:
-    """The kind ``options`` ask for (``"kind"``; absent or ``"auto"``: the builder's default);
-    ``ValueError`` naming the builder's kinds otherwise."""
+    """The kind ``options`` ask for (absent or ``auto``: the default); ``ValueError`` otherwise."""
     kind = options.get("kind", "auto")
     if kind == "auto":
         return builder.kinds[0]

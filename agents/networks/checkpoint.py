@@ -84,9 +84,7 @@ class PlayerCountWarning(UserWarning):
 
 # ---------------------------------------------------------------------- a game's networks
 def network_builder(spec: GameSpec) -> NetworkBuilder:
-    """The :class:`agents.networks.base.NetworkBuilder` of a game: its agents' entry's ``network``;
-    the generic MLP (:mod:`agents.networks.mlp`) when it names none; a plain
-    ``network(rules, options)`` function wrapped with the generic flat layout and agent."""
+    """A game's network builder: its agents' entry's ``network`` (a function: flat layout and agent), else the MLP."""
     found = game_agents(spec).load("network")
     if found is None:
         return generic_builder
@@ -144,16 +142,13 @@ _TEMP_NAME = re.compile(r"\.(?P<target>.+)\.[a-z0-9_]{8}\.tmp")
 
 
 def temp_target(filename: str) -> str | None:
-    """The file name a temporary file of :func:`write_checkpoint` was written for
-    (``.checkpoint.pt.k3x9_q2a.tmp`` -> ``checkpoint.pt``); ``None`` for any other name."""
+    """The target a temporary file of :func:`write_checkpoint` was written for, else ``None``."""
     match = _TEMP_NAME.fullmatch(filename)
     return match["target"] if match else None
 
 
 def remove_temp_files(directory, targets: str | re.Pattern[str]) -> list[str]:
-    """Remove the temporary files of killed :func:`write_checkpoint` calls into ``directory`` whose
-    target is ``targets`` (a file name, or a pattern the whole name must match): only regular files
-    named ``.TARGET.XXXXXXXX.tmp``. Returns the paths removed."""
+    """Remove the temporary files killed writes left in ``directory`` for ``targets`` (a name or a pattern)."""
     removed: list[str] = []
     try:
         entries = list(os.scandir(directory))
@@ -241,8 +236,7 @@ def checkpoint_rules(ckpt: dict, path="checkpoint", spec: GameSpec | None = None
 
 
 def read_checkpoint(path, build: bool = True):
-    """``(checkpoint dict, network in eval mode)`` of the checked checkpoint at ``path`` (see the module
-    docstring); ``build=False``: no network (``None``; the weights are not checked)."""
+    """``(checkpoint dict, network in eval mode)`` of the checked checkpoint (``build=False``: no network)."""
     path = str(path)
     if not os.path.exists(path):
         raise CheckpointError(path, "no such file")
@@ -343,10 +337,7 @@ def _without_training_state(ckpt: dict) -> dict:
 
 
 def average_checkpoints(paths) -> dict:
-    """The checkpoint whose weights are the mean of those at ``paths`` (two or more, checked): the
-    last one's other entries without the training state, plus ``averaged_from`` (paths and steps).
-    :class:`CheckpointError` names an input that differs from the first in game, layout, network
-    options, weight names or shapes, or an integer tensor (copied, not averaged)."""
+    """The checkpoint with the mean weights of ``paths`` (two or more of one network), ``averaged_from`` added."""
     paths = [str(p) for p in paths]
     if len(paths) < 2:
         raise CheckpointError(paths[0] if paths else "checkpoint", "averaging needs two or more checkpoints")
@@ -354,28 +345,25 @@ def average_checkpoints(paths) -> dict:
     total = {k: v.detach().clone().double() if v.is_floating_point() else v for k, v in first["model"].items()}
     last = first
     sources = [{"path": paths[0], "step": first.get("step")}]
+
+    def refuse(path: str, why: str) -> CheckpointError:
+        return CheckpointError(path, f"cannot be averaged with {paths[0]}: {why}")
+
     for path in paths[1:]:
         ckpt, _ = read_checkpoint(path)
         for key in ("game", "layout", "model_config"):
             if ckpt[key] != first[key]:
-                raise CheckpointError(
-                    path, f"cannot be averaged with {paths[0]}: its {key} {ckpt[key]!r} differs from {first[key]!r}"
-                )
+                raise refuse(path, f"its {key} {ckpt[key]!r} differs from {first[key]!r}")
         model = ckpt["model"]
         if set(model) != set(total):
-            names = sorted(set(model) ^ set(total))[:4]
-            raise CheckpointError(path, f"cannot be averaged with {paths[0]}: other weights ({', '.join(names)})")
+            raise refuse(path, f"other weights ({', '.join(sorted(set(model) ^ set(total))[:4])})")
         for name, value in model.items():
             if value.shape != total[name].shape:
-                raise CheckpointError(
-                    path,
-                    f"cannot be averaged with {paths[0]}: {name} has shape {tuple(value.shape)}, "
-                    f"not {tuple(total[name].shape)}",
-                )
+                raise refuse(path, f"{name} has shape {tuple(value.shape)}, not {tuple(total[name].shape)}")
             if value.is_floating_point():
                 total[name] += value.double()
             elif not torch.equal(value, total[name]):
-                raise CheckpointError(path, f"cannot be averaged with {paths[0]}: integer tensor {name} differs")
+                raise refuse(path, f"integer tensor {name} differs")
         last = ckpt
         sources.append({"path": path, "step": ckpt.get("step")})
     averaged = _without_training_state(last)
@@ -388,10 +376,7 @@ def average_checkpoints(paths) -> dict:
 
 
 def advise_checkpoint(path, advice_scale: float) -> dict:
-    """The checkpoint at ``path`` turned into its game's ``advised`` network of the same sizes and
-    weights plus the advice's scale ``advice_scale``, without training; the training state dropped,
-    ``advised_from`` recording path, step and scale. :class:`CheckpointError` when the game has no
-    advised network, it already is one, the scale is not positive, or the weights do not carry over."""
+    """The checkpoint at ``path`` as its game's ``advised`` network (same weights, ``advice_scale``), untrained."""
     path = str(path)
     ckpt, _net = read_checkpoint(path)
     spec = checkpoint_game(ckpt, path)
@@ -424,8 +409,7 @@ SEARCH_DEFAULT_KEYS = tuple(SEARCH_ARGUMENTS)
 
 
 def search_defaults(ckpt: Mapping[str, Any], path="checkpoint") -> dict:
-    """The checkpoint's ``search_defaults`` (``{}`` when none), checked against the ranges of
-    :data:`agents.search.common.SEARCH_ARGUMENTS`: :class:`CheckpointError` naming a bad entry."""
+    """The checkpoint's ``search_defaults`` (``{}`` when none), checked: :class:`CheckpointError` otherwise."""
     found = ckpt.get("search_defaults", {})
     if not isinstance(found, dict):
         raise CheckpointError(path, f"'search_defaults' is a {type(found).__name__}, expected a dict")
@@ -441,8 +425,7 @@ def search_defaults(ckpt: Mapping[str, Any], path="checkpoint") -> dict:
 
 
 def with_search_defaults(path, **defaults: Any) -> dict:
-    """The checkpoint at ``path`` with ``defaults`` merged into its ``search_defaults`` (``None``
-    removes a key), the training state dropped; :class:`CheckpointError` for a bad default."""
+    """The checkpoint at ``path`` with ``defaults`` merged into its ``search_defaults`` (``None`` removes one)."""
     path = str(path)
     ckpt, _net = read_checkpoint(path, build=False)
     merged = {**search_defaults(ckpt, path), **defaults}

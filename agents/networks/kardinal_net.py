@@ -1,29 +1,23 @@
-"""Policy/value network for Kardinal, the crop that makes it cheap on a CPU, and its agent.
+"""Policy/value network for Kardinal on crops of the observation (cheap on a CPU), and its agent.
 
-**Input.** The ``(72, W, W)`` observation (:mod:`kardinal_env.kardinal.observation`) as ``spatial``
-``(B, 17, h, w)`` (0/1 planes), ``scalars`` ``(B, 55)`` (raw counts, divided by 12 inside) and
-``valid`` ``(B, h, w)`` (1 on the crop, 0 on batch padding).
+The ``(72, W, W)`` observation enters as ``spatial`` ``(B, 17, h, w)`` (0/1 planes), ``scalars``
+``(B, 55)`` (raw counts, divided by 12 inside) and ``valid`` ``(B, h, w)`` (0 on batch padding), cut to
+the sites' bounding box plus one square (:func:`crop_box`), which holds every legal action and
+building. A crop's actions are ``17 * h * w + 5`` (17 planes over the crop, then the 4 chips and "keep
+the cardinal", as in :class:`kardinal_env.kardinal.actions.ActionCodec`); :func:`crop_mask`,
+:func:`crop_to_full`, :func:`full_to_crop`, :func:`crop_indices`, :func:`scatter_logits` map layouts.
 
-**Crop.** Every legal action and building lies in the sites' bounding box plus one square, so the
-network runs on that crop (:func:`crop_box`), a batch padded to its largest. A crop's actions are
-``17 * h * w + 5`` (the 17 planes over the crop, then the 4 chips and "keep the cardinal", as in
-:class:`kardinal_env.kardinal.actions.ActionCodec`); :func:`crop_mask`, :func:`crop_to_full`,
-:func:`full_to_crop`, :func:`crop_indices` and :func:`scatter_logits` map between layouts.
-
-**Architecture.** The planes plus 7 fixed 4-neighbour sums; stem ``conv3x3`` plus ``Linear(55 -> C)``
-as a channel bias; ``blocks`` residual blocks, each adding a linear map of the features pooled over the
-valid squares (mean, max); policy: a 1x1 convolution to 17 logits per square (plane-major like the
-codec) and an MLP on the pooled features for the 5 others; value: an MLP on the pooled features.
-
-**Advised** (kind ``advised``, :class:`AdvisedKardinalNet`): plus ``exp(log_advice_scale)`` (trained;
-``advice_scale`` at the start) times the greedy agent's cardinal advice
-(:func:`agents.baselines.kardinal_heuristics.cardinal_advice` at the cardinal moves;
-:func:`cardinal_advice_crop`), carried by each :class:`Decision`; it needs the game (``act`` refuses).
+:class:`KardinalNet`: the planes plus 7 fixed 4-neighbour sums; a ``conv3x3`` stem plus
+``Linear(55 -> C)`` as a channel bias; ``blocks`` residual blocks, each adding a linear map of the
+features pooled (mean, max) over the valid squares; a 1x1 convolution to 17 logits per square, an MLP
+on the pooled features for the other 5 and for the value. :class:`AdvisedKardinalNet` (kind
+``advised``) adds ``exp(log_advice_scale)`` (trained; ``advice_scale`` at first) times the greedy
+agent's cardinal advice (:func:`cardinal_advice_crop`), which needs the game (``act`` refuses);
 :func:`agents.networks.checkpoint.advise_checkpoint` makes one from a trained ``cnn``.
 
-:func:`prepare` / :func:`decision_of` make a crop :class:`Decision`, :func:`policy_step` runs many in
-one pass. :data:`build_network` is the builder (kinds ``cnn``, ``advised``; layout: observation
-channels, action planes, non-spatial actions, window); :class:`KardinalPPOAgent` plays a checkpoint.
+:func:`prepare` / :func:`decision_of` make a :class:`Decision`, :func:`policy_step` runs many at once,
+:data:`build_network` is the builder (layout: channels, action planes, non-spatial actions, window),
+:class:`KardinalPPOAgent` plays a checkpoint.
 """
 
 from __future__ import annotations
@@ -94,8 +88,7 @@ ADVICE_SCALE = 4.0
 
 # ---------------------------------------------------------------------- crop
 def crop_box(obs: np.ndarray, margin: int = 1) -> tuple[int, int, int, int]:
-    """``(r0, c0, h, w)``: the bounding box of the sites plane of ``obs`` grown by ``margin`` squares,
-    clipped to the window. Holds every legal action's square (see the module docstring)."""
+    """``(r0, c0, h, w)``: the sites' bounding box grown by ``margin`` squares, clipped to the window."""
     sites = obs[SITES_CHANNEL]
     window = sites.shape[0]
     rows = np.flatnonzero(sites.any(axis=1))
@@ -130,9 +123,7 @@ def crop_mask(mask: np.ndarray, box, window: int) -> np.ndarray:
 
 
 def _relayout(action: int, src: tuple[int, int], dst: tuple[int, int], offset=(0, 0)) -> int:
-    """An action of the layout over an ``src`` (h, w) grid in the layout over ``dst``, its square moved
-    by ``offset`` (crop layout: ``plane*h*w + r*w + c``, then the 5 non-spatial actions);
-    ``ValueError`` if the square falls outside ``dst``."""
+    """An action over an ``src`` (h, w) grid in the layout over ``dst``, its square moved by ``offset``."""
     (h, w), (H, W) = src, dst
     action = int(action)
     if action >= PLANES * h * w:
@@ -164,9 +155,7 @@ def scatter_logits(crop_logits: torch.Tensor, box, window: int, fill: float = MA
 
 
 def collate(spatials, scalars, masks=None, advices=None):
-    """Pad crops to the largest ``(h, w)``: ``spatial (B,17,H,W)``, ``scalars (B,55)``, ``valid (B,H,W)``
-    (floats), then with ``masks`` (one crop mask each) ``mask (B, 17*H*W+5)`` bool and with ``advices``
-    (:attr:`Decision.advice` each) ``advice (B, 17*H*W+5)`` float, in the padded layout."""
+    """Crops padded to the largest: ``spatial``, ``scalars``, ``valid`` and, when given, ``mask`` and ``advice``."""
     B = len(spatials)
     hs = [s.shape[1] for s in spatials]
     ws = [s.shape[2] for s in spatials]
@@ -195,9 +184,7 @@ def collate(spatials, scalars, masks=None, advices=None):
 
 
 def batch(decisions, masks: bool = True):
-    """``(inputs, mask)`` of ``decisions`` padded (:func:`collate`): the forward pass's arguments
-    (``advice`` too when the decisions carry it; ``ValueError`` when only some do) and the padded mask
-    (``None`` unless ``masks``)."""
+    """``(forward-pass inputs, padded mask or None)`` of ``decisions`` (all with advice or none)."""
     advised = [d.advice is not None for d in decisions]
     if any(advised) and not all(advised):
         raise ValueError("a batch mixes decisions with and without the cardinal advice")
@@ -279,8 +266,7 @@ class KardinalNet(nn.Module):
         return F.conv2d(spatial, self.touch_kernel, padding=1)
 
     def forward(self, spatial: torch.Tensor, scalars: torch.Tensor, valid: torch.Tensor, advice=None):
-        """``(logits (B, 17*H*W + 5)`` in the padded crop layout, ``value (B,))``; ``advice``: the advised network's
-        only."""
+        """``(logits (B, 17*H*W + 5), value (B,))``; ``advice``: only for the advised network."""
         if advice is not None:
             raise ValueError("the cnn network reads no cardinal advice (only network kind 'advised' does)")
         return self._forward(spatial, scalars, valid)
@@ -345,8 +331,7 @@ def prepare(game, encoder: ObservationEncoder, codec: ActionCodec, margin: int =
 
 
 def decision_of(obs: np.ndarray, legal: np.ndarray, seat: int, window: int, margin: int = 1) -> Decision:
-    """The crop decision of ``seat`` from its full ``(72, W, W)`` observation (copied) and the legal
-    action ids (what :func:`prepare` encodes, or a row of :class:`kardinal_env.vector.VectorEnv`)."""
+    """The crop decision of ``seat`` from its full observation (copied) and the legal action ids."""
     box = crop_box(obs, margin)
     spatial, scalars = crop_obs(obs, box)
     legal = np.asarray(legal, dtype=np.int64)
@@ -354,9 +339,7 @@ def decision_of(obs: np.ndarray, legal: np.ndarray, seat: int, window: int, marg
 
 
 def cardinal_advice_crop(game, codec: ActionCodec, box) -> np.ndarray:
-    """The ``advised`` network's input for ``game``'s decision on the crop ``box``: ``h*w + 5`` floats
-    (the crop's cardinal plane, then the 5 non-spatial actions), the cardinal advice of each legal
-    cardinal move at its action, zero elsewhere (all zeros outside a cardinal decision)."""
+    """The advised network's input on the crop ``box``: the cardinal plane's advice, then 5 zeros."""
     from agents.baselines.kardinal_heuristics import cardinal_advice
 
     h, w = box[2], box[3]
@@ -371,8 +354,7 @@ def cardinal_advice_crop(game, codec: ActionCodec, box) -> np.ndarray:
 
 
 def crop_indices(legal: np.ndarray, box, window: int, padded: tuple[int, int] | None = None) -> np.ndarray:
-    """Crop-layout indices of the full action indices ``legal`` (``padded=(H, W)``: in a batch padded to
-    ``H x W``); ``AssertionError`` if one lies outside the crop (the crop holds every legal move)."""
+    """Crop-layout indices of the full action ids ``legal`` (``padded=(H, W)``: in a padded batch)."""
     r0, c0, h, w = box
     H, W = padded if padded is not None else (h, w)
     n = window * window
@@ -399,8 +381,7 @@ def _crop_mask_from_legal(legal: np.ndarray, box, window: int) -> np.ndarray:
 
 @torch.no_grad()
 def policy_step(net, decisions: list[Decision], greedy: bool = False, generator=None):
-    """One batched forward pass: ``(crop_actions, full_actions, logprobs, values)`` numpy arrays (crop
-    actions in each decision's own crop layout: what training stores)."""
+    """One batched forward pass: ``(crop_actions, full_actions, logprobs, values)`` arrays."""
     inputs, mask = batch(decisions)
     logits, values = net(*inputs)
     dist = MaskedCategorical(logits, mask)
@@ -447,8 +428,7 @@ def current_layout() -> dict:
 
 # ---------------------------------------------------------------------- the agent
 class KardinalPPOAgent(PPOAgent):
-    """A policy network playing Kardinal on crops; ``window``: the observation window (default: the game's),
-    ``margin``: the crop margin (a checkpoint's ``crop_margin``)."""
+    """A network playing Kardinal on crops (``window``: default the game's; ``margin``: the crop margin)."""
 
     def __init__(
         self,

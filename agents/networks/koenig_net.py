@@ -1,23 +1,19 @@
-"""Policy/value networks for Kardinal & König (PyTorch), on ``kardinal_koenig_v1`` observations.
+"""Policy/value networks for Kardinal & König on ``kardinal_koenig_v1`` observations: one logit per
+action id (the board's move table) and the observing seat's value, from the flat observation divided
+by the encoder's ``scale``.
 
-Each takes the flat observation (divided by the encoder's ``scale``) and returns one logit per action
-id (the board's move table) and the observing seat's value.
+* ``mlp``: :class:`agents.networks.mlp.MLPNet` (``KoenigMLP``).
+* ``graph`` (default): :class:`KoenigGraphNet`, ``rounds`` of mean messages between sites (owner) and
+  countries (cloisters and advisors per seat slot, this turn's piece, cards of its type in hand and
+  display) along roads, membership and alliances, every node seeing the global features; ``K@``/``A@``
+  logits from their node, the rest and the value from the pooled graph (any board with as many types).
+* ``advised``: :class:`AdvisedGraphNet`, the observation followed by the ``heuristic``'s advice per move
+  (:func:`agents.baselines.koenig_heuristic.heuristic_advice`; public facts and the seat's hand), the
+  logits plus ``exp(log_advice_scale)`` times it; zero policy layers at first, so untrained it plays
+  the heuristic's move. It needs the game (:func:`network_input`); ``advice_weights``: non-default weights.
 
-* ``mlp`` — :class:`agents.networks.mlp.MLPNet` (``KoenigMLP``).
-* ``graph`` (the default) — :class:`KoenigGraphNet`: sites (owner, ego-centric) and countries
-  (cloisters and advisors per seat slot, this turn's piece, the observer's and the display's cards of
-  its type) exchange ``rounds`` rounds of mean messages along roads, membership and alliances, each
-  node seeing the global features; ``K@{site}``/``A@{country}`` logits come from that node, the rest
-  and the value from the pooled graph. The weights fit any board with as many card types.
-* ``advised`` — :class:`AdvisedGraphNet`: the input is followed by the ``heuristic``'s advice per move
-  (:func:`agents.baselines.koenig_heuristic.heuristic_advice`, clipped at 8; public information and
-  the seat's hand only) and the logits gain ``exp(log_advice_scale)`` (trained; ``advice_scale`` at
-  the start) times it; the policy layers start at zero, so untrained it plays the heuristic's move.
-  It needs the game (:func:`network_input`); ``advice_weights`` in ``net.config``: non-default weights.
-
-:data:`build_network` is the builder (layout: observation length, number of actions, board, kind);
-:class:`KoenigPPOAgent` plays a checkpoint and refuses another board. ``docs/lab/koenig-training.md``
-compares the networks.
+:data:`build_network` is the builder (layout: observation length, actions, board, kind);
+:class:`KoenigPPOAgent` plays a checkpoint and refuses another board.
 """
 
 from __future__ import annotations
@@ -235,8 +231,7 @@ def network_input(observation: np.ndarray, game, advice: HeuristicWeights | None
 
 
 class KoenigPPOAgent(FlatPPOAgent):
-    """A :class:`agents.networks.ppo_agent.FlatPPOAgent` of Kardinal & König: ``ValueError`` for a game
-    on another board; an ``advised`` network also reads the heuristic's advice (so :meth:`act` refuses)."""
+    """Plays Kardinal & König (``ValueError`` for another board); an advised network needs the game."""
 
     _advice_net: Any = None  # the network the cached advice weights were read from
     _advice: HeuristicWeights | None = None

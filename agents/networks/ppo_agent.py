@@ -120,8 +120,7 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
 
 
 class FlatPPOAgent(PPOAgent):
-    """A network on a game's flat observation and action ids; ``rules``: the checkpoint's (``train_rules``),
-    ``layout``: its layout (``ValueError`` naming the differences for rules of another layout)."""
+    """A network on a game's flat observation; ``rules``, ``layout``: the checkpoint's (others: ``ValueError``)."""
 
     def __init__(
         self,

@@ -121,8 +121,7 @@ class GameAdapter:
         return decision
 
     def forward_targets(self, net, decisions, actions: list, probs: list):
-        """``(logits, values, mask, target)``: ``target`` like ``logits``, ``probs[i]`` at the logits of
-        the stored ``actions[i]`` (a search's visit shares), 0 elsewhere."""
+        """``(logits, values, mask, target)``, ``target`` holding ``probs[i]`` at the stored ``actions[i]``."""
         logits, values, mask, _ = self.forward(net, decisions, [int(a[0]) for a in actions])
         target = torch.zeros_like(logits)
         for row, index in enumerate(self.logit_indices(decisions, actions, logits)):
@@ -165,8 +164,7 @@ class GameAdapter:
 # ---------------------------------------------------------------------- any game: flat observations
 @dataclass
 class FlatDecision:
-    """One decision: the seat's observation (flat; float16 after ``compact`` where exact), its action mask and legal
-    ids."""
+    """One decision: the seat's flat observation, its action mask and legal ids."""
 
     seat: int
     obs: np.ndarray  # (observation size,) float32
@@ -230,8 +228,7 @@ class FlatAdapter(GameAdapter):
 
 # ---------------------------------------------------------------------- Kardinal & König
 class KoenigAdapter(FlatAdapter):
-    """Kardinal & König (action ids: the board's move ids): the greedy baseline's fast path, and the
-    ``advised`` network's input adds the heuristic's advice (:func:`network_input`)."""
+    """Kardinal & König: the greedy baseline's fast path; the advised network's input adds the advice."""
 
     def __init__(self, config, spec: GameSpec):
         super().__init__(config, spec)

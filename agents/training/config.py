@@ -35,8 +35,7 @@ __all__ = [
 
 
 def load_yaml(path) -> dict:
-    """The mapping of a YAML preset: a file, or a registered game's preset by name (:func:`preset_names`);
-    :class:`ConfigError` naming the file otherwise."""
+    """The mapping of a YAML preset (a file or a game's preset by name); :class:`ConfigError` otherwise."""
     import yaml  # type: ignore[import-untyped]
 
     path = str(path)
@@ -125,7 +124,6 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         epilog="A step is one stored learner decision (a decision of a learner seat with more than one legal move). "
         "Example: %(prog)s --config configs/default.yaml --set total_steps=20000 --progress false; "
         "%(prog)s --config kardinal_koenig:default (a game's preset by name)",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument(
         "--config",
@@ -150,8 +148,6 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
             metavar=_kind(f).upper(),
             help=f"{f.metadata['help']} [{_allowed(f)}; default: {_default(f)}]".replace("%", "%%"),
         )
-    # ArgumentDefaultsHelpFormatter would print "(default: None)" for the flags; the text above has the real one
-    p.formatter_class = argparse.HelpFormatter
     return p
 
 

@@ -1,20 +1,15 @@
-"""The self-play games of the PPO trainer: one iteration's rollout, who plays the seats, their rewards and
-per-seat advantages; and the games of its evaluations (:func:`evaluate_policy`).
+"""The PPO trainer's self-play: one iteration's rollout, the seats' players, rewards and per-seat
+advantages; and its evaluation games (:func:`evaluate_policy`).
 
-**Self-play** runs in a :class:`kardinal_env.vector.VectorEnv` of ``num_envs`` games: each ``step``
-plays one decision in every game, the learner's decisions in one batched forward pass on the seat's
-own observation row; baselines read a copy of their game. Single legal moves are not stored. A finished
-slot restarts until the iteration has its steps, then idles until all games end
-(``tests/test_rollout.py`` checks it against the game-by-game :func:`play_round`).
-
-**Opponents.** A new game has, with probability ``greedy_share``, the ``baseline`` in one seat (2
-players) or all but one; with ``pool_share`` a frozen snapshot (the last ``pool_size``, one every
-``snapshot_interval`` iterations); with ``random_share`` the random agent; else the learner plays every
-seat. Opponent decisions are not trained on.
-
-**Rewards** (the environment's, :mod:`kardinal_env.core.rewards`): a decision earns its seat's
-shaping (``chip_shaping`` per chip, ``score_shaping`` × the change of the projected margin) up to its
-next decision; the terminal reward comes on the seat's last decision. GAE runs per seat over whole games.
+Rollouts run in a :class:`kardinal_env.vector.VectorEnv` of ``num_envs`` games (one decision per game
+a ``step``; the learner's in one forward pass on its seat's own observation; baselines read a copy of
+the game); single legal moves are not stored; finished slots restart until the iteration has its steps
+(``tests/test_rollout.py`` compares it with the game-by-game :func:`play_round`). A new game has, with
+probability ``greedy_share``, the ``baseline`` in one seat (2 players) or all but one; with
+``pool_share`` a frozen snapshot (the last ``pool_size``, one every ``snapshot_interval``
+iterations); with ``random_share`` random; else the learner in every seat. A decision earns its seat's
+shaping up to its next one (:mod:`kardinal_env.core.rewards`), the last one the terminal reward; GAE
+runs per seat over whole games.
 """
 
 from __future__ import annotations
@@ -52,8 +47,7 @@ def gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float) -> tu
 
 
 def per_seat_gae(seats, rewards, values, terminal, gamma: float, lam: float):
-    """Advantages and returns of a finished game's decisions in game order: ``terminal[seat]`` added to the seat's
-    last one, GAE per seat."""
+    """Advantages and returns of a game's decisions in order: GAE per seat, ``terminal`` on its last."""
     seats = np.asarray(seats)
     rewards = np.asarray(rewards, dtype=np.float32).copy()
     values = np.asarray(values, dtype=np.float32)
@@ -90,10 +84,7 @@ class Slot:
 
 
 def play_round(slots, controllers, adapter: GameAdapter, rng_py, generator, apply_move=None, record=None):
-    """Every unfinished slot makes one decision. ``controllers`` maps a network's control key to
-    ``(net, greedy)``; its decisions share one forward pass. ``record(slot, decision, stored_action,
-    logprob, value)`` is called for "learner" decisions before the move; ``apply_move(slot, seat, move)``
-    plays every move (default: :meth:`GameAdapter.apply`)."""
+    """Every unfinished slot decides once; see :meth:`Rollout.actions` (``record``, ``apply_move``: hooks)."""
     if apply_move is None:
 
         def apply_move(slot, seat, move):
@@ -126,9 +117,7 @@ def play_round(slots, controllers, adapter: GameAdapter, rng_py, generator, appl
 
 
 def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: int) -> float:
-    """Win rate (:func:`kardinal_env.core.rewards.win_share`) of the argmax policy against the baseline
-    ``opponent`` in every other seat, seats rotated, games in lockstep (game ``i``:
-    :meth:`GameAdapter.eval_game` ``(seed, i)``). NaN for ``games <= 0``."""
+    """Win rate of the argmax policy against ``opponent`` in the other seats, seats rotated (NaN for no games)."""
     n = adapter.rules.players
     if games <= 0:
         return float("nan")
@@ -146,8 +135,7 @@ def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: 
 
 # ---------------------------------------------------------------------- rollout
 class Rollout:
-    """One iteration's rollout in the trainer's batched environment: the buffer and each finished game's per-seat
-    advantages."""
+    """One iteration's rollout: the buffer and each finished game's per-seat advantages."""
 
     def __init__(self, trainer: Trainer):
         self.t = trainer
@@ -233,8 +221,7 @@ class Rollout:
             self.opp_results[kind].append(win_share(winners=info["winners"], seat=seat))
 
     def actions(self, env, slots: list[Slot | None], controllers: dict) -> np.ndarray:
-        """Every game's action for the next step, the network decisions of each controller in one forward pass;
-        learner decisions recorded; a done slot (``None``) plays its first legal action."""
+        """Every game's next action (a done slot, ``None``: its first legal one); learner decisions recorded."""
         t = self.t
         adapter, rng_py = t.adapter, t.rng_py
         legal_ids = env.legal_actions()

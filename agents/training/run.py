@@ -56,9 +56,7 @@ def load_resume(path) -> dict:
 
 
 def train(config: TrainConfig | dict | None = None, resume: str | None = None, **overrides) -> str:
-    """Train and return the final checkpoint's path. ``config``: a :class:`TrainConfig` or a dict of fields,
-    ``overrides`` more; ``resume``: a checkpoint whose config is the base. A bad option or checkpoint raises
-    (:class:`ConfigError`, :class:`CheckpointError`) before anything runs."""
+    """Train (``config``: a TrainConfig or dict, ``overrides``; ``resume``: a checkpoint); the final checkpoint."""
     ckpt = load_resume(resume) if resume is not None else None
     layers = []
     if ckpt is not None:

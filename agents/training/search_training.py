@@ -1,41 +1,32 @@
 """Search-based self-play (expert iteration; AlphaZero-style) for every registered game.
 
-``algorithm: search`` selects this trainer (``docs/training.md`` explains each option). The rest
-(adapter, network, warm start, evaluation, logging, checkpoints, ``--resume``) is the PPO trainer's:
-a checkpoint of either plays as ``ppo:PATH`` / ``puct:N:PATH`` and resumes under either.
+``algorithm: search`` selects this trainer (``docs/training.md`` explains each option); the rest is
+the PPO trainer's (:mod:`agents.training.trainer`), so either trainer's checkpoints resume under both.
 
-**Self-play.** ``num_envs`` games at once; every decision with a choice is searched, except in a
-``greedy_share`` game the ``baseline``'s seats (one seat with 2 players, all but one with more:
-unsearched, no examples). ``search``: ``puct`` (:class:`agents.search.puct.PUCTAgent` on the network
-being trained, all games in lockstep, :meth:`PUCTAgent.search_many`; a full search's root prior mixed
-with ``noise_fraction`` × Dir(``dirichlet_alpha``)), ``mcts`` (perfect information only), ``ismcts``,
-``rollout`` (``GameAgents.rollout_search``: its move is the target) or ``network`` (no search: the
-policy of ``teacher`` stands in for the visits). ``policy_play_share`` games (DAgger) play the
-network's own move, the search only labelling full-search decisions (no fast searches).
-A decision whose legal moves all match ``baseline_targets`` takes the ``baseline``'s move, unsearched.
-A decision is searched fully (``simulations``) with probability ``full_search_share``, else fast
-(``fast_simulations``); only full searches are examples. The first ``temperature_moves`` searched
-decisions of a game draw their move by the visits, later ones take the most visited (ties: prior,
-or mean reward).
+**Self-play.** ``num_envs`` games at once; every decision with a choice is searched, except the
+``baseline``'s seats in a ``greedy_share`` game (one seat with 2 players, else all but one; no
+examples) and the decisions whose legal moves all match ``baseline_targets`` (the baseline's move is
+target and play). ``search``: ``puct`` (:class:`agents.search.puct.PUCTAgent` on the trained network,
+all games in lockstep; Dirichlet noise ``noise_fraction`` × Dir(``dirichlet_alpha``) on a full
+search's root), ``mcts`` (perfect information), ``ismcts``, ``rollout`` (its move is the target) or
+``network`` (the policy of ``teacher`` stands in for the visits). ``policy_play_share`` games (DAgger)
+play the network's move; the search only labels. A decision is searched fully (``simulations``) with
+probability ``full_search_share``, else fast (``fast_simulations``; no example). The first
+``temperature_moves`` searched decisions draw their move by the visits, later ones take the most.
 
-**Examples.** The decision (:meth:`GameAdapter.prepare`), the searched moves as stored actions, the
-policy target visits ``** (1 / target_temperature)`` normalised; at the end the value target: the
-seat's terminal reward plus ``score_shaping`` × (final margin − the margin at the decision).
+**Examples**: the decision, the searched moves' stored actions, the target visits ``** (1 /
+target_temperature)`` normalised and the value target (terminal reward + ``score_shaping`` × (final
+margin − margin at the decision)). **Update**: a replay of the latest ``replay_size`` (not in
+checkpoints; ``replay_warmup``), ``ceil(new * sample_reuse / minibatch_size)`` uniform minibatches
+(``bucket_minibatches``: :data:`BUCKET` at a time by size), cross-entropy + ``vf_coef`` × ½ squared
+value error, Adam, ``anneal_lr`` to 0 at ``total_steps`` stored examples (the steps).
 
-**Update.** A replay of the latest ``replay_size`` examples (not in checkpoints; ``replay_warmup``
-holds updates back until it has that many); per iteration ``ceil(new * sample_reuse /
-minibatch_size)`` minibatches drawn uniformly (``bucket_minibatches``: :data:`BUCKET` at a time sorted
-by size); loss: cross-entropy to the target + ``vf_coef`` × ½ squared value error; Adam, ``anneal_lr``
-to 0 at ``total_steps`` stored examples (steps are stored examples), clipped at ``max_grad_norm``.
-
-**Workers and device.** ``selfplay_workers: N > 1``: N spawned processes play each iteration, each
-with the weights, its share of ``num_envs`` and ``steps_per_iter`` and seeds from (``seed``, step,
-worker): reproducible for a given N; their CPU time counts in ``cpu_seconds``; the program needs the
-``if __name__ == "__main__":`` guard. ``device``: where a copy of the network is updated.
-
-**Logging**: ``charts/{SPS,searched_decisions,game_length,selfplay_seconds,update_seconds,cpu_seconds}``,
-``losses/{policy_loss,policy_kl,value_loss,entropy}`` (``policy_kl``: the cross-entropy minus the
-targets' entropy), the evaluation tags as in PPO.
+**Workers**: ``selfplay_workers: N > 1`` spawned processes play each iteration with the weights, their
+share of ``num_envs`` and ``steps_per_iter`` and seeds from (``seed``, step, worker): reproducible
+for a given N; their CPU time counts; the program needs the ``__main__`` guard. ``device``: where a
+copy of the network is updated. **Logging**: ``charts/{SPS, searched_decisions, game_length,
+selfplay_seconds, update_seconds, cpu_seconds}``, ``losses/{policy_loss, policy_kl, value_loss,
+entropy}`` (``policy_kl``: cross-entropy minus the targets' entropy).
 """
 
 from __future__ import annotations
@@ -468,8 +459,7 @@ class SearchTrainer(Trainer):
         }
 
     def minibatches(self, updates: int, size: int) -> list[np.ndarray]:
-        """Replay indices of ``updates`` uniform minibatches of ``size``; ``bucket_minibatches``: drawn ``BUCKET``
-        at a time and cut by crop area (less padding)."""
+        """Replay indices of ``updates`` uniform minibatches (``bucket_minibatches``: cut by crop area)."""
         n = len(self.replay)
         if not self.config.bucket_minibatches or self.adapter.size(self.replay[0].decision) == 0:
             return [self.rng.integers(n, size=size) for _ in range(updates)]

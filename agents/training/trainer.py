@@ -1,37 +1,27 @@
-"""Self-play PPO for every registered game (CleanRL-style, as an importable library).
-
-Usage (``kardinal-train --help`` lists the options, ``docs/training.md`` the presets)::
+"""Self-play PPO for every registered game (CleanRL-style, as an importable library)::
 
     from agents.training import train
     path = train({"game": "kardinal_koenig", "total_steps": 20_000, "run_name": "kk_smoke"})
     kardinal-train --resume runs/default/checkpoint.pt --set total_steps=600000
 
-The game's :class:`agents.training.adapters.GameAdapter` and network builder hold everything
-game-specific; the rollout (:mod:`agents.training.rollout`), the PPO update, the opponent pool, the
-warm start (:mod:`agents.training.warm_start`), logging and checkpoints are shared. A network decision
-sees only the deciding seat's observation; chance is dealt from the trainer's generator, so a run is a
-function of its config (same machine, torch version and ``torch_threads``).
+The game's :class:`agents.training.adapters.GameAdapter` and network builder hold what is game-specific;
+the rollout (:mod:`agents.training.rollout`), the update, the pool, the warm start
+(:mod:`agents.training.warm_start`), logging and checkpoints are shared. A decision sees only its seat's
+observation; chance is dealt from the trainer's generator: a run is a function of its config (same
+machine, torch and ``torch_threads``). A step is one stored learner decision; an iteration collects
+``steps_per_iter`` (whole games), then updates, until ``total_steps``. ``anchor_kl > 0`` adds
+``anchor_kl`` × KL(starting policy || policy) over the legal actions (the frozen ``anchor``).
 
-**Steps.** A step is one stored learner decision (a learner seat's, with more than one legal move).
-An iteration collects at least ``steps_per_iter`` (whole games), then updates; training stops after
-the first iteration that reaches ``total_steps``. **Anchor.** With ``anchor_kl > 0`` the starting
-policy (warm start or ``init_weights``) stays frozen and every minibatch adds ``anchor_kl`` ×
-KL(anchor || policy) over the legal actions; its weights travel in the checkpoints (``anchor``).
-
-**Logging.** TensorBoard in ``runs/{run_name}/``: CleanRL's ``charts/*`` and ``losses/*`` and
-``eval/winrate_vs_{opponent}`` (argmax policy, seats alternated, every ``eval_interval`` iterations;
-game ``i`` dealt with :func:`agents.runinfo.game_seed`; a shared win among k counts 1/k).
-
-**Checkpoints** (:mod:`agents.networks.checkpoint`, atomic): ``checkpoint.pt`` and, every
-``checkpoint_interval`` iterations, ``checkpoint_{step}.pt``, with ``cpu_seconds`` (CPU time of the
-run and the runs it resumed) and the optimizer, pool and random states for ``--resume``.
-``best.pt`` (``keep_best``) copies the state whose ``best`` entry (``{"winrate", "step",
-"opponent"}``) records it; a new best writes ``checkpoint.pt`` first, then ``best.pt``, so a kill
-never leaves a ``best.pt`` beyond ``checkpoint.pt``. On ``--resume`` ``best.pt`` is made to agree
-with the record: the recorded best is kept, a record of the checkpoint's own step is rewritten from the
-checkpoint, any other ``best.pt`` is renamed ``best_step{N}.pt`` (``best_previous.pt``), never
-deleted, and a recorded best that is missing is dropped. Temporary files of killed writes are removed
-when a run starts or resumes.
+**Logging**: TensorBoard in ``runs/{run_name}/``: ``charts/*``, ``losses/*``,
+``eval/winrate_vs_{opponent}`` (argmax, seats alternated, game ``i`` dealt by
+:func:`agents.runinfo.game_seed`, a shared win among k counts 1/k). **Checkpoints**
+(:mod:`agents.networks.checkpoint`, atomic): ``checkpoint.pt``, ``checkpoint_{step}.pt`` every
+``checkpoint_interval``, with ``cpu_seconds`` and the optimizer, pool and random states.
+``best.pt`` (``keep_best``) copies the state whose ``best`` entry records it, written after
+``checkpoint.pt``, so a kill never leaves it ahead. On ``--resume`` ``best.pt`` is made to agree with
+the record: kept if it is the recorded best, rewritten from the checkpoint if the record is of its
+step, else renamed ``best_step{N}.pt`` (``best_previous.pt``), never deleted; a missing recorded best
+is dropped. Temporary files of killed writes are removed when a run starts.
 """
 
 from __future__ import annotations
@@ -76,8 +66,7 @@ RUN_FILES = re.compile(r"checkpoint(_[0-9]+)?\.pt|best\.pt")
 
 
 class Trainer:
-    """Self-play PPO on one validated :class:`TrainConfig`, optionally continuing a checkpoint dict
-    (:func:`agents.networks.checkpoint.read_checkpoint`); :meth:`run` returns the final checkpoint's path."""
+    """Self-play PPO on a validated :class:`TrainConfig`, optionally continuing a checkpoint dict."""
 
     def __init__(self, config: TrainConfig, checkpoint: dict | None = None):
         cfg = self.config = config
@@ -440,8 +429,7 @@ class Trainer:
         )
 
     def keep_if_best(self, iteration: int) -> None:
-        """With ``keep_best``: write ``checkpoint.pt``, then ``best.pt``, when the evaluation just made
-        scored at least as well against the baseline as every earlier one of the run (NaN never does)."""
+        """``keep_best``: ``checkpoint.pt`` then ``best.pt`` when this evaluation is the run's best (NaN never)."""
         cfg = self.config
         score = self.latest.get(cfg.baseline, float("nan"))
         if not cfg.keep_best or math.isnan(score):
