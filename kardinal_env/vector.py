@@ -125,22 +125,20 @@ is not legal in its game follows ``illegal_action`` (:mod:`kardinal_env.core.ill
   "illegal_action": {"rule", "message", "action", "move", "seat"}, "move_count", "last_player": the
   offender}``, and the slot's next game (dealt with the slot's next seed) is already in its rows.
 
-**Forfeits on the core backend.** The batch restarts all its games at once but not one alone, so a
-slot whose game is forfeited goes on *in Python* until the next ``reset()``: its games are the
-registry's, stepped and encoded as the python backend does, their rows written over the batch's after
-each batch step (the batch meanwhile plays legal moves in a stand-in game of that slot, whose results
-are discarded). The output stays the python backend's, byte for byte; such a slot costs what a python
-slot costs. A policy that follows the masks never forfeits.
+**Forfeits on the core backend.** The batch cannot restart one game alone, so a slot whose game is
+forfeited goes on *in Python* until the next ``reset()``, as the python backend plays it, its rows
+written over the batch's after each step (the batch plays legal moves in a stand-in game there). The
+output stays the python backend's, byte for byte; such a slot costs what a python slot costs. A policy
+that follows the masks never forfeits.
 
 Relation to Gymnasium and PettingZoo
 ====================================
 
-The AEC env is one game stepped agent by agent; this is N such games stepped at once, one decision
-each, with the same observations, masks, action ids and rewards (``tests/test_vector.py`` checks it
-against N AEC envs). It looks like Gymnasium's ``VectorEnv`` (``num_envs``,
-``single_observation_space``/``single_action_space``, ``observation_space``/``action_space``,
-same-step auto-reset with ``final_observation``/``final_info``) but is not a subclass: Gymnasium's
-vector API is single-agent (one reward per sub-env, no mask, no turns), and its wrappers would treat
+N AEC games stepped at once, one decision each, with the same observations, masks, action ids and
+rewards (``tests/test_vector.py`` checks it against N AEC envs). It has Gymnasium's ``VectorEnv``
+attributes (``num_envs``, ``single_observation_space``/``single_action_space``,
+``observation_space``/``action_space``, same-step auto-reset) but is no subclass: Gymnasium's vector
+API is single-agent (one reward per sub-env, no mask, no turns), and its wrappers would treat
 ``(N, players)`` rewards and turn-based seats wrongly.
 """
 
@@ -390,10 +388,7 @@ def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, opti
     """The rules (``rules`` itself, or the rules class called with ``players`` and the options it takes)
     and the remaining options (for the encoder)."""
     rules_class = spec.load("rules_class")
-    try:
-        names = set(inspect.signature(rules_class).parameters) - {"players", "self"}
-    except (TypeError, ValueError):  # pragma: no cover - a rules class without a signature
-        names = {o.name for o in spec.rule_options}
+    names = set(inspect.signature(rules_class).parameters) - {"players", "self"}
     rule_options = {k: v for k, v in options.items() if k in names}
     env_options = {k: v for k, v in options.items() if k not in names}
     if rules is not None:

@@ -4,8 +4,8 @@
 
 * :class:`PythonBackend`: N registry games played through the game protocol's action ids, one
   encoder per game;
-* :class:`CoreBackend`: the game's C++ batch (``KardinalBatch`` / ``KoenigBatch``, made by the
-  game's part, :class:`_KardinalCore` / :class:`_KoenigCore`), each slot's next deal's seed drawn
+* :class:`CoreBackend`: the game's C++ batch (``KardinalBatch`` / ``KoenigBatch``, made by
+  :func:`_kardinal_batch` / :func:`_koenig_batch`), each slot's next deal's seed drawn
   ahead for a game with chance; under ``illegal_action="lose"`` a slot whose game is forfeited goes
   on in a :class:`PythonBackend` writing into the batch's arrays (the slot is *detached*) until the
   next ``reset()``.
@@ -20,7 +20,7 @@ generators (``env._generators``; ``env._seed_epoch`` counts their reseedings) an
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -212,11 +212,10 @@ class CoreBackend(_Backend):
 
     def __init__(self, env: VectorEnv):
         self.env = env
-        part_class = _core_part(env.spec, env.rules)
-        assert part_class is not None  # choose_backend picked "core" for a game the core steps
-        self.part = part_class(env)
-        self.batch = batch = self.part.batch
-        self.encoder_hint = self.part.encoder_hint
+        make = _core_batch(env.spec, env.rules)
+        assert make is not None  # choose_backend picked "core" for a game the core steps
+        self.batch, self.encoder_hint, self._game = make(env)
+        batch = self.batch
         self.num_actions = int(batch.num_actions)
         self._share(batch)
         # the seed of each slot's next deal, drawn from its generator ahead of time (chance games only)
@@ -276,7 +275,7 @@ class CoreBackend(_Backend):
         legal = self.action_mask[np.arange(env.num_envs), actions]  # the masks the caller was shown
         losing = [i for i in np.flatnonzero(~legal).tolist() if i not in self.detached]
         for i in losing:  # the forfeited game, before the batch moves its slot on
-            python.games[i] = self.part.game(i)
+            python.games[i] = self._game(i)
         # the next deals' seeds of the newly forfeited slots (drawn ahead; the stand-in may deal with them)
         seeds = {i: None if self._next_seed is None else int(self._next_seed[i]) for i in losing}
         batch_actions = actions.copy()
@@ -312,7 +311,7 @@ class CoreBackend(_Backend):
         their next seeds drawn again (the one drawn ahead was dealt in Python)."""
         python = self._python_slots()
         for i in self.detached:
-            stand_in = self.part.game(i)
+            stand_in = self._game(i)
             self.observation[i] = python.encoder(i).encode(stand_in, stand_in.current_player)
             _show_mask(self.action_mask[i], self.batch.legal_action_ids(i))
             python.games[i] = None
@@ -336,54 +335,41 @@ class CoreBackend(_Backend):
         return _flat(self.all_legal()) if self.detached else self.batch.all_legal_action_ids()
 
     def game(self, i: int) -> Any:
-        return self._python_slots().game(i) if i in self.detached else self.part.game(i)
+        return self._python_slots().game(i) if i in self.detached else self._game(i)
 
 
-class _KardinalCore:
-    """Kardinal's ``KardinalBatch``, from the start position (no chance: every game is the same start)."""
+def _kardinal_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
+    """Kardinal's ``KardinalBatch`` from the start position (no chance), no encoder hint, and game ``i``:
+    the batch's copy and its history wrapped (no replay: cheap enough for a baseline's every decision)."""
+    from kardinal_env.kardinal import compiled
+    from kardinal_env.kardinal.core_game import CoreGame
 
-    encoder_hint = None
-
-    def __init__(self, env: VectorEnv):
-        from kardinal_env.kardinal import compiled
-
-        self.rules = env.rules
-        start = compiled.core_game(env.rules)  # RuntimeError / ImportError naming how to build the core
-        module: Any = core_module()
-        self.batch = module.KardinalBatch(start, env.num_envs, env.reward_scheme, env.chip_shaping, env.score_shaping)
-
-    def game(self, i: int) -> Any:
-        """The batch's copy of game ``i`` and its history, wrapped (no replay: cheap enough for a baseline's
-        every decision)."""
-        from kardinal_env.kardinal.core_game import CoreGame
-
-        return CoreGame.of_core(self.rules, self.batch.game(i), self.batch.history_codes(i))
+    start = compiled.core_game(env.rules)  # RuntimeError / ImportError naming how to build the core
+    module: Any = core_module()
+    batch = module.KardinalBatch(start, env.num_envs, env.reward_scheme, env.chip_shaping, env.score_shaping)
+    return batch, None, lambda i: CoreGame.of_core(env.rules, batch.game(i), batch.history_codes(i))
 
 
-class _KoenigCore:
-    """Kardinal & König's ``KoenigBatch`` on the core's board; each game dealt with its slot's ``next_seed``."""
+def _koenig_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
+    """Kardinal & König's ``KoenigBatch`` on the core's board (each game dealt with its slot's
+    ``next_seed``), its encoder, and game ``i``: the batch's copy, its seed and moves wrapped (no replay)."""
+    from kardinal_env.koenig import compiled
+    from kardinal_env.koenig.core_game import CoreGame
 
-    def __init__(self, env: VectorEnv):
-        from kardinal_env.koenig import compiled
-
-        self.rules = rules = env.rules
-        board = compiled.core_board(rules.compiled)  # RuntimeError / ImportError naming how to build the core
-        module: Any = core_module()
-        self.batch = module.KoenigBatch(
-            board, rules.players, rules.discard, env.num_envs, env.reward_scheme, env.score_shaping
-        )
-        self.encoder_hint = env.spec.make_encoder(rules)
-
-    def game(self, i: int) -> Any:
-        """The batch's copy of game ``i``, its seed and its moves, wrapped (no replay)."""
-        from kardinal_env.koenig.core_game import CoreGame
-
-        return CoreGame.of_core(self.rules, self.batch.game(i), int(self.batch.seed(i)), self.batch.history_ids(i))
+    rules = env.rules
+    board = compiled.core_board(rules.compiled)  # RuntimeError / ImportError naming how to build the core
+    module: Any = core_module()
+    batch = module.KoenigBatch(board, rules.players, rules.discard, env.num_envs, env.reward_scheme, env.score_shaping)
+    return (
+        batch,
+        env.spec.make_encoder(rules),
+        lambda i: CoreGame.of_core(rules, batch.game(i), int(batch.seed(i)), batch.history_ids(i)),
+    )
 
 
-def _core_part(spec: GameSpec, rules: Any) -> type[_KardinalCore] | type[_KoenigCore] | None:
-    """The core backend's part for this game, or None: Kardinal's or Kardinal & König's engine and rules
-    classes (not the name: a game registered under another name with them qualifies)."""
+def _core_batch(spec: GameSpec, rules: Any) -> Callable[[VectorEnv], tuple[Any, Any, Callable[[int], Any]]] | None:
+    """What makes the core's batch for this game, or None: Kardinal's or Kardinal & König's engine and
+    rules classes (not the name: a game registered under another name with them qualifies)."""
     from kardinal_env.kardinal.engine import Game
     from kardinal_env.kardinal.rules import Rules
     from kardinal_env.koenig.engine import Game as KoenigGame
@@ -391,9 +377,9 @@ def _core_part(spec: GameSpec, rules: Any) -> type[_KardinalCore] | type[_Koenig
 
     game_class = spec.load("game_class")
     if game_class is Game and type(rules) is Rules:
-        return _KardinalCore
+        return _kardinal_batch
     if game_class is KoenigGame and type(rules) is KoenigRules:
-        return _KoenigCore
+        return _koenig_batch
     return None
 
 
@@ -402,7 +388,7 @@ def choose_backend(spec: GameSpec, rules: Any, env_options: dict, backend: str) 
     options (the module docstring of :mod:`kardinal_env.vector`)."""
     if backend == "python":
         return "python"
-    part = _core_part(spec, rules)
+    part = _core_batch(spec, rules)
     if backend == "core" and (part is None or env_options):
         why = f"options {sorted(env_options)}" if env_options and part is not None else spec.name
         raise ValueError(

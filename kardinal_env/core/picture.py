@@ -2,9 +2,10 @@
 
 * :func:`write_png` — an ``(H, W, 3)`` ``uint8`` array as an 8-bit RGB PNG (``zlib``; no Pillow or
   matplotlib), byte for byte the same for the same array.
-* :func:`position_after` — a new game of a registered game after ``moves`` random legal moves (a
-  ``random.Random(seed)`` picks them; the game's chance is dealt with the same seed), so the same
-  arguments give the same position. Fewer moves are played when the game ends first.
+* :func:`position_after` — a new game of a registered game (rule options by name) after ``moves``
+  random legal moves (a ``random.Random(seed)`` picks them; the game's chance is dealt with the same
+  seed), so the same arguments give the same position. Fewer moves are played when the game ends
+  first (``scripts/demo.py`` plays whole games so).
 * :func:`write_position_png` — both, drawn by the game's image renderer (its registry entry's
   ``image(game)``, the picture of ``render_mode="rgb_array"``): the pictures of the documentation's
   game pages (``python scripts/docs_pictures.py``, ``bash scripts/docs.sh pictures``).
@@ -50,13 +51,13 @@ def write_png(image: np.ndarray, path: str | Path) -> Path:
     return out
 
 
-def position_after(game: str, players: int | None = None, moves: int = 0, seed: int = 0) -> Any:
-    """A game of the registered game ``game`` (default rules for ``players`` seats) after up to
-    ``moves`` random legal moves chosen by ``random.Random(seed)``."""
+def position_after(game: str, players: int | None = None, moves: int = 0, seed: int = 0, **options: Any) -> Any:
+    """A game of the registered game ``game`` (its rules for ``players`` seats and the rule ``options``)
+    after up to ``moves`` random legal moves chosen by ``random.Random(seed)``."""
     if not is_int(moves) or moves < 0:
         raise ValueError(f"moves must be an integer >= 0, got {moves!r}")
     spec = get_game(game)
-    position = spec.new_game(spec.rules(players), seed=seed)
+    position = spec.new_game(spec.rules(players, **options), seed=seed)
     rng = random.Random(seed)
     while position.move_count < moves and not position.is_over:
         position.play(rng.choice(position.legal_moves()))
@@ -66,6 +67,6 @@ def position_after(game: str, players: int | None = None, moves: int = 0, seed: 
 def write_position_png(game: str, path: str | Path, players: int | None = None, moves: int = 0, seed: int = 0) -> Path:
     """Draw :func:`position_after` with the game's image renderer and write it to ``path`` as a PNG."""
     spec = get_game(game)
-    if spec.image is None:
+    if spec.renderers.image is None:
         raise ValueError(f"game {spec.name!r} has no image renderer (its registry entry's 'image' is not set)")
-    return write_png(spec.load("image")(position_after(game, players, moves, seed)), path)
+    return write_png(spec.renderer("image")(position_after(game, players, moves, seed)), path)

@@ -1,33 +1,22 @@
 """Registration of every registered game's environments with PettingZoo's and Gymnasium's registries.
 
-Driven by the registry of games (:func:`kardinal_env.core.registry.on_register`): for each game,
-now and whenever one is registered later,
+Driven by the registry of games (:func:`kardinal_env.core.registry.on_register`): for each game, now
+and whenever one is registered later,
 
-* its ``env_id`` (when set) with PettingZoo — entry point: the ``env`` of its own environment
-  module (``spec.env_module``), or the generic :func:`kardinal_env.core.generic_env.env` with
-  ``game=NAME``; ``pettingzoo.make("aec", env_id, **options)``;
-* its ``gym_id`` (when set) with Gymnasium — the single-agent view against bots,
-  :class:`kardinal_env.core.single_agent.VsBots` with ``game=NAME``;
-  ``gymnasium.make(gym_id, opponents="greedy", **options)``. Registered without Gymnasium's
+* its ``env_id`` (when set) with PettingZoo: the ``env`` of its own environment module
+  (``spec.env_module``), else the generic :func:`kardinal_env.core.generic_env.env` with
+  ``game=NAME`` (``pettingzoo.make("aec", env_id, **options)``; ``kardinal/kardinal-v0``,
+  ``kardinal/kardinal-koenig-v1``);
+* its ``gym_id`` (when set) with Gymnasium: :class:`kardinal_env.core.single_agent.VsBots` with
+  ``game=NAME`` (``gymnasium.make(gym_id, opponents="greedy", **options)``;
+  ``kardinal/KardinalVsBots-v0``, ``kardinal/KardinalKoenigVsBots-v1``), without Gymnasium's
   ``OrderEnforcing`` and passive-checker wrappers: they hide ``action_masks()`` (sb3-contrib calls it
   on the env), and the env checks the call order itself.
 
-The built-in games' ids:
-
-=====================================  =====================================================
-id                                     entry point
-=====================================  =====================================================
-``kardinal/kardinal-v0`` (PettingZoo)  ``kardinal_env.kardinal.env:env``
-``kardinal/KardinalVsBots-v0`` (Gym)   ``kardinal_env.core.single_agent:VsBots`` (``game="kardinal"``)
-``kardinal/kardinal-koenig-v1``        ``kardinal_env.koenig.env:env``
-``kardinal/KardinalKoenigVsBots-v1``   ``kardinal_env.core.single_agent:VsBots`` (``game="kardinal_koenig"``)
-=====================================  =====================================================
-
-``import kardinal_env`` calls :func:`register` when gymnasium and pettingzoo are installed (the
-engines need neither). Calling it again is a no-op. Unregistering a game
-(:func:`~kardinal_env.core.registry.unregister_game`) removes its ids. An id that something else
-already registered with a different entry point is a ``ValueError`` (the game's registration is
-then undone).
+``import kardinal_env`` calls :func:`register` when gymnasium and pettingzoo are installed; calling it
+again is a no-op. Unregistering a game (:func:`~kardinal_env.core.registry.unregister_game`) removes
+its ids. An id already registered with another entry point is a ``ValueError`` (the game's
+registration is then undone).
 """
 
 from __future__ import annotations
