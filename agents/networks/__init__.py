@@ -1,5 +1,3 @@
-"""Neural policies of every game: what they share (``base``: the masked distribution and the network
-builder a game's agents' entry names), each game's networks (``kardinal_net``, ``koenig_net``, the
-generic ``mlp`` of any game without one), checkpoints (``checkpoint``), and the agents that play a
-checkpoint (``ppo_agent`` with each game's agent class, ``rllib_agent``). Nothing here imports
-``agents.training``. Importing this package does not import torch; its modules do."""
+"""Neural policies of every game: ``base`` (what they share), ``kardinal_net``, ``koenig_net``, ``mlp``
+(any other game), ``checkpoint``, the agents ``ppo_agent`` and ``rllib_agent``. Importing this package
+does not import torch (its modules do) nor ``agents.training``."""

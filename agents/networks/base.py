@@ -1,18 +1,14 @@
-"""What every game's policy/value networks share: the masked distribution and the network builder.
+"""What every game's networks share: the masked distribution and the network builder.
 
-**Network builders.** A game's agents' entry (:class:`agents.registry.GameAgents`) names its
-``network``: a :class:`NetworkBuilder` (``agents.networks.kardinal_net:build_network``,
-``agents.networks.koenig_net:build_network``), a plain ``network(rules, options)`` function (given the
-generic flat layout and agent), or nothing (the generic MLP of :mod:`agents.networks.mlp`);
-:func:`agents.networks.checkpoint.network_builder` finds it. ``options`` maps ``"kind"`` (one of the
-builder's ``kinds``; absent or ``auto``: the first) and the sizes a kind reads (``channels``,
-``blocks``, ``hidden``, ``rounds``). A network's ``config`` holds the options that rebuild it
-(checkpoints' ``model_config``). A builder also gives a network's *layout* (``layout(rules,
-model_config)``, recorded and checked by :mod:`agents.networks.checkpoint`) and the agent class that
-plays it (a :class:`agents.networks.ppo_agent.PPOAgent`).
+A game's agents' entry (:class:`agents.registry.GameAgents`) names its ``network``: a
+:class:`NetworkBuilder`, a ``network(rules, options)`` function (the generic flat layout and agent), or
+nothing (:mod:`agents.networks.mlp`); :func:`agents.networks.checkpoint.network_builder` finds it.
+``options``: ``"kind"`` (absent or ``auto``: the first of ``kinds``) and the sizes a kind reads
+(``channels``, ``blocks``, ``hidden``, ``rounds``). A network's ``config`` rebuilds it (checkpoints'
+``model_config``); the builder's ``layout(rules, model_config)`` is recorded and checked in checkpoints.
 
-**Masked distribution.** :class:`MaskedCategorical` sets masked logits to ``MASK_VALUE`` (``-1e8``,
-finite: no NaN), gives masked actions exactly zero probability and sums the entropy over legal actions.
+:class:`MaskedCategorical` sets masked logits to ``MASK_VALUE`` (``-1e8``, finite: no NaN), gives
+masked actions exactly zero probability and sums the entropy over legal actions.
 """
 
 from __future__ import annotations

@@ -1,23 +1,18 @@
 """PPO checkpoints of every game: what they hold, how they are written, and the one check every loader runs.
 
-A checkpoint (``torch.load(path, weights_only=True)``) is a dict: ``format``
-(:data:`CHECKPOINT_FORMAT`), ``game`` and ``env`` (registry and environment names; one of the game's
-``previous_envs`` is accepted), ``model`` (the ``state_dict``), ``model_config`` (the options that
-rebuild the network with the game's builder), ``layout`` (``env`` plus the observation/action layout
-the builder records), ``rules`` (``rules.to_dict()``), ``config`` (the training config), ``step``,
-``iteration``, ``revision``, ``winrates``; for ``--resume`` ``optimizer``, ``pool``, ``rng``; optional
-``search_defaults`` (:data:`SEARCH_DEFAULT_KEYS`, what ``puct:N`` uses unless told otherwise).
+A checkpoint (``torch.load(path, weights_only=True)``) is a dict: ``format`` (:data:`CHECKPOINT_FORMAT`),
+``game``, ``env`` (or one of the game's ``previous_envs``), ``model`` (the ``state_dict``),
+``model_config`` (rebuilds it with the game's builder), ``layout`` (``env`` plus the builder's
+layout), ``rules``, ``config`` (training), ``step``, ``iteration``, ``revision``, ``winrates``; for
+``--resume`` ``optimizer``, ``pool``, ``rng``; optionally ``search_defaults`` (:data:`SEARCH_DEFAULT_KEYS`).
 
-:func:`make_checkpoint` builds the first seven entries; :func:`write_checkpoint` writes atomically (a
-temporary ``DIR/.NAME.XXXXXXXX.tmp``, then ``os.replace``) and then removes what killed writes to that
-target left (:func:`remove_temp_files`: only regular files of exactly that name). :func:`read_checkpoint`
-is the check of ``load_agent``, the evaluator and ``--resume``: :class:`CheckpointError` (``PATH: not a
-kardinal-env checkpoint (why)``) for a missing, empty, damaged or foreign file, another format, an
-unregistered game or environment, a missing or different layout, unreadable rules, or weights that do
-not fit ``model_config``; version 1 (no ``format``, no ``game``) is read by its ``env`` when it records
-its layout. :func:`average_checkpoints` (weight averaging), :func:`advise_checkpoint` (into the
-``advised`` kind), :func:`with_search_defaults`; :func:`player_count_warning` names a player-count
-mismatch (the layout is the same for every count, so such a network plays).
+:func:`write_checkpoint` writes atomically (a temporary ``DIR/.NAME.XXXXXXXX.tmp``, ``os.replace``) and
+removes what killed writes to the target left (:func:`remove_temp_files`). :func:`read_checkpoint`, the
+check of every loader, raises :class:`CheckpointError` (``PATH: not a kardinal-env checkpoint (why)``)
+for a missing, empty, damaged or foreign file, another format, an unregistered game, a missing or other
+layout, unreadable rules or weights that do not fit; version 1 (no ``format``) is read by its ``env``.
+Also :func:`average_checkpoints`, :func:`advise_checkpoint`, :func:`with_search_defaults` and
+:func:`player_count_warning` (another player count plays, the layout being the same).
 """
 
 from __future__ import annotations

@@ -398,7 +398,6 @@ def policy_step(net, decisions: list[Decision], greedy: bool = False, generator=
     return crop_actions, full_actions, logprobs.numpy(), values.numpy()
 
 
-# ---------------------------------------------------------------------- builder, layout
 def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
     sizes = int(options["channels"]), int(options["blocks"]), int(options["hidden"])
     if network_kind(build_network, options) == "advised":
@@ -426,7 +425,6 @@ def current_layout() -> dict:
     return {"env": get_game("kardinal").env_name, **layout()}
 
 
-# ---------------------------------------------------------------------- the agent
 class KardinalPPOAgent(PPOAgent):
     """A network playing Kardinal on crops (``window``: default the game's; ``margin``: the crop margin)."""
 

@@ -1,11 +1,7 @@
-"""The generic policy/value network: an MLP on a game's flat observation, for any registered game.
-
-A game whose agents' entry names no ``network`` uses :class:`MLPNet` (kind ``"mlp"``; also Kardinal &
-König's ``mlp``): the encoder's observation (``spec.make_encoder(rules)``, flattened, divided by its
-``scale`` when it has one), two hidden layers of ``hidden`` units, one logit per action id
-(``num_actions``) and the observing seat's value. :data:`build_network` is its builder; the layout
-(:func:`flat_layout`) is the observation's shape, the number of actions and the kind; the agent is
-:class:`agents.networks.ppo_agent.FlatPPOAgent`.
+"""The generic policy/value network (kind ``mlp``) of a game whose agents' entry names no ``network``
+(and Kardinal & König's ``mlp``): :class:`MLPNet`, two hidden layers on the encoder's flat observation
+(divided by its ``scale``), one logit per action id and the seat's value. :data:`build_network` is
+its builder (layout: :func:`flat_layout`; agent: :class:`agents.networks.ppo_agent.FlatPPOAgent`).
 """
 
 from __future__ import annotations

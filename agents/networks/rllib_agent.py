@@ -1,12 +1,9 @@
 """An agent that plays a Ray RLlib checkpoint (``scripts/train_rllib.py``, ``kardinal_env.integrations.rllib``).
 
-``RLlibAgent.from_checkpoint(path, module_id="main")`` takes an Algorithm checkpoint directory (its
-``learner_group/learner/rl_module/<module_id>``), a MultiRLModule or an RLModule directory; only the
-RLModule is restored (no Ray cluster, no env runners). ``select_move(game)`` (any registered game)
-builds the deciding seat's observation and legal-action mask as the environment would, runs
-``forward_inference`` and plays the legal action with the largest logit (``greedy=True``) or samples
-from the masked softmax (seeded). A module whose weights depend on the observation's shape raises
-``ValueError`` for another shape (Kardinal: another window); a fully convolutional one
+``RLlibAgent.from_checkpoint(path, module_id="main")`` restores only the RLModule of an Algorithm, a
+MultiRLModule or an RLModule directory. ``select_move(game)`` builds the seat's observation and mask as
+the environment would and plays the largest logit (``greedy``) or a seeded sample; a module whose
+weights depend on the observation's shape refuses another (``ValueError``), a fully convolutional one
 (``spatial_head``) plays any. Needs ray and torch (``pip install "kardinal-env[rllib]"``).
 """
 
@@ -33,9 +30,8 @@ def _module_dir(path: Path, module_id: str) -> Path:
         path,
     ]
     for c in candidates:
-        if (c / "module_state.pkl").exists() or (c / "module_state.pt").exists():
-            if (c / "class_and_ctor_args.pkl").exists():
-                return c
+        if (c / "class_and_ctor_args.pkl").exists() and any((c / f"module_state.{x}").exists() for x in ("pkl", "pt")):
+            return c
     raise FileNotFoundError(
         f"no RLModule {module_id!r} found under {path} (looked for an Algorithm checkpoint's "
         "learner_group/learner/rl_module/<id>/ or an RLModule directory)"

@@ -1,9 +1,6 @@
-"""Self-play training: ``config`` (:class:`TrainConfig`, presets), ``adapters`` (what the trainers need
-of a game), ``trainer`` (self-play PPO), ``search_training`` (search-based self-play), ``run`` (the
-entry points: :func:`train`, :func:`main` = ``kardinal-train``, the trainer of a config's ``algorithm``).
-
-``from agents.training import train`` is :func:`agents.training.run.train` (imported on first use:
-importing this package does not import torch)."""
+"""Self-play training: ``config`` (options, presets), ``adapters`` (what the trainers need of a game),
+``trainer`` (PPO), ``search_training``, ``run`` (:func:`train`, :func:`main` = ``kardinal-train``).
+Importing this package does not import torch: :func:`train` and :func:`main` import ``run`` when called."""
 
 from typing import Any
 

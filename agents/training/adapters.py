@@ -1,25 +1,20 @@
-"""Game adapters: everything game-specific the trainers need. :func:`make_adapter` takes the game's
-agents' entry's ``adapter`` (:class:`agents.registry.GameAgents`), or :class:`FlatAdapter`.
+"""Game adapters: what the trainers need of a game. :func:`make_adapter` takes the game's agents'
+entry's ``adapter`` (:class:`agents.registry.GameAgents`), or :class:`FlatAdapter`.
 
-An adapter has ``spec``, ``rules`` (the training rules), ``opponents`` (the evaluation's baselines:
-``random``, ``greedy`` where the game has it, the config's ``baseline``) and ``reads_game``, and gives:
-``new_game(rng)`` (a seed drawn only for a game with chance), ``eval_game(seed, index)``
-(:func:`agents.runinfo.game_seed`); in its own move representation ``legal(game)``, ``apply(game,
-move)``, ``encode_move(game, notation)``, ``baseline_move(name, game, rng)``; ``prepare(game)`` (the
-deciding seat's decision: its own observation only, ``.seat``, ``.mask``), ``decision_of(obs, legal,
-seat, game)`` (the same from a :class:`kardinal_env.vector.VectorEnv` row, copied; ``game`` when
-``reads_game``), ``policy_step(net, ds, greedy, generator)`` (one batched pass: stored actions, moves,
-log-probs, values), ``policy_actions`` (the same with action ids), ``action_of(game, move)``,
-``stored_action(d, move)``, ``forward(net, ds, actions)`` (logits, values, mask, actions),
-``forward_targets(net, ds, actions, probs)`` (a target distribution instead), ``size(d)`` (for
-minibatches of similar size), ``compact(d)`` (a smaller form :meth:`forward` reads alike),
-``vector_env(n)`` (the rollouts' environment with the training rewards), ``build_net()``.
+An adapter holds ``spec``, ``rules`` (training), ``opponents`` (``random``, ``greedy``, ``baseline``
+where the game has them), ``reads_game``; it makes games (``new_game(rng)``: a seed only with chance;
+``eval_game(seed, i)``, :func:`agents.runinfo.game_seed`), handles moves in its own representation
+(``legal``, ``apply``, ``encode_move``, ``baseline_move``; ``action_of``: its action id) and decisions
+(``prepare(game)`` / ``decision_of(obs, legal, seat, game)`` from a
+:class:`kardinal_env.vector.VectorEnv` row: the seat's own observation and mask; ``compact``,
+``size``), and runs networks (``policy_step`` / ``policy_actions``: one batched pass giving stored
+actions, moves or ids, log-probs, values; ``stored_action``; ``forward`` and ``forward_targets`` for
+training; ``build_net``; ``vector_env(n)`` with the training rewards).
 
-:class:`FlatAdapter` — any game: ``spec.make_encoder``'s flat observation, the game's action ids as
-moves. :class:`KoenigAdapter` — its greedy baseline is
-:func:`agents.baselines.koenig_greedy.koenig_greedy_move`, its advised network reads the advice.
-:class:`KardinalAdapter` — crops (:mod:`agents.networks.kardinal_net`), engine move codes, greedy
-through :func:`agents.baselines.kardinal_greedy.greedy_code`.
+:class:`FlatAdapter`: any game, ``spec.make_encoder``'s flat observation, action ids as moves.
+:class:`KoenigAdapter`: :func:`agents.baselines.koenig_greedy.koenig_greedy_move` and the advice.
+:class:`KardinalAdapter`: crops (:mod:`agents.networks.kardinal_net`), engine move codes,
+:func:`agents.baselines.kardinal_greedy.greedy_code`.
 """
 
 from __future__ import annotations
@@ -137,7 +132,6 @@ class GameAdapter:
     def build_net(self) -> torch.nn.Module:
         return self.builder(self.rules, self.config.network_options())
 
-    # ------------------------------------------------------------------ the batched environment
     def vector_env(self, num_envs: int) -> Any:
         from kardinal_env.vector import VectorEnv
 

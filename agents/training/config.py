@@ -1,12 +1,8 @@
-"""Training configuration: where a config comes from (the one module to import).
-
-Every option is a field of :class:`TrainConfig` (:mod:`agents.training.options`: help text, type,
-allowed values); ``kardinal-train --help`` is generated from them (:func:`build_parser`) and
-:func:`make_config` (:mod:`agents.training.validation`) checks every value before anything runs,
-raising :class:`ConfigError`. Values come from, later winning: a checkpoint's config (``--resume``),
-a YAML preset (``--config``: a file or a registered game's preset by name, :func:`preset_names`),
-``--set key=value``, ``--key value`` (:func:`config_from_args`). Torch-free (checking a ``network``
-other than ``auto`` imports the game's network module).
+"""Training configuration, the one module to import: every option is a :class:`TrainConfig` field
+(:mod:`agents.training.options`); :func:`build_parser` makes ``kardinal-train --help`` of them and
+:func:`make_config` checks every value (:class:`ConfigError`). Values come from, later winning: a
+checkpoint's config (``--resume``), a YAML preset (``--config``: a file or a game's preset by name,
+:func:`preset_names`), ``--set key=value``, ``--key value`` (:func:`config_from_args`). Torch-free.
 """
 
 from __future__ import annotations

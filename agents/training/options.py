@@ -1,9 +1,5 @@
-"""The training options: :class:`TrainConfig`, one dataclass field per option of ``kardinal-train``.
-
-A field's ``metadata`` (:func:`opt`) holds its help text, range or choices; a game's rule option
-(:func:`rule_opt`) takes its default and help from the registry. ``--help``
-(:func:`agents.training.config.build_parser`) and the checks
-(:func:`agents.training.validation.make_config`) read them. Torch-free.
+"""The training options: :class:`TrainConfig`, one field per ``kardinal-train`` option, its help and
+range or choices in ``metadata`` (:func:`opt`; a game's rule option: :func:`rule_opt`). Torch-free.
 """
 
 from __future__ import annotations

@@ -31,7 +31,6 @@ __all__ = ["Rollout", "Slot", "play_round", "evaluate_policy", "gae", "per_seat_
 _BUFFER_KEYS = ("decision", "action", "logprob", "value", "reward", "seat")
 
 
-# ---------------------------------------------------------------------- advantages
 def gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
     """GAE over one seat's complete trajectory (the last decision is terminal). Returns (adv, returns)."""
     T = len(rewards)
@@ -69,7 +68,6 @@ def sorted_minibatches(rng: np.random.Generator, sizes: np.ndarray, size: int) -
     return [chunks[i] for i in rng.permutation(len(chunks))]
 
 
-# ---------------------------------------------------------------------- games in lockstep
 class Slot:
     """One game in the lockstep batch and who controls each seat."""
 
@@ -133,7 +131,6 @@ def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: 
     return sum(win_share(winners=s.game.winners(), seat=i % n) for i, s in enumerate(slots)) / games
 
 
-# ---------------------------------------------------------------------- rollout
 class Rollout:
     """One iteration's rollout: the buffer and each finished game's per-seat advantages."""
 

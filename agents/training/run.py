@@ -1,11 +1,8 @@
-"""Entry points of training: :func:`train` (library), :func:`main` (``kardinal-train``,
-``scripts/train.py``), :func:`make_trainer` (the trainer of a config's ``algorithm``: ``ppo``,
-:class:`agents.training.trainer.Trainer`; ``search``,
-:class:`agents.training.search_training.SearchTrainer`). Both write the same checkpoints, so either
-resumes the other's (the network options cannot change)::
+"""Entry points: :func:`train` (library), :func:`main` (``kardinal-train``), :func:`make_trainer` (the
+trainer of ``algorithm``: ``ppo``, :class:`agents.training.trainer.Trainer`; ``search``,
+:class:`agents.training.search_training.SearchTrainer`; either resumes the other's checkpoints)::
 
     from agents.training.run import train
-    path = train({"total_steps": 20_000, "run_name": "smoke"})
     path = train({"total_steps": 40_000}, resume="runs/smoke/checkpoint.pt")
 """
 

@@ -1,32 +1,26 @@
 """Search-based self-play (expert iteration; AlphaZero-style) for every registered game.
 
-``algorithm: search`` selects this trainer (``docs/training.md`` explains each option); the rest is
-the PPO trainer's (:mod:`agents.training.trainer`), so either trainer's checkpoints resume under both.
+``algorithm: search`` selects this trainer (``docs/training.md`` explains the options); the rest is the
+PPO trainer's, so either trainer's checkpoints resume under both. ``num_envs`` games run at once and
+every decision with a choice is searched, except the ``baseline``'s seats of a ``greedy_share`` game
+and decisions whose legal moves all match ``baseline_targets`` (the baseline's move is target and
+play). ``search``: ``puct`` (:class:`agents.search.puct.PUCTAgent` on the trained network, games in
+lockstep, ``noise_fraction`` × Dir(``dirichlet_alpha``) on a full search's root), ``mcts`` (perfect
+information), ``ismcts``, ``rollout`` (its move is the target) or ``network`` (``teacher``'s policy as
+visits). ``policy_play_share`` games play the network's move (DAgger). A decision is searched fully
+(``simulations``, an example) with probability ``full_search_share``, else fast; the first
+``temperature_moves`` draw their move by the visits, later ones take the most visited.
 
-**Self-play.** ``num_envs`` games at once; every decision with a choice is searched, except the
-``baseline``'s seats in a ``greedy_share`` game (one seat with 2 players, else all but one; no
-examples) and the decisions whose legal moves all match ``baseline_targets`` (the baseline's move is
-target and play). ``search``: ``puct`` (:class:`agents.search.puct.PUCTAgent` on the trained network,
-all games in lockstep; Dirichlet noise ``noise_fraction`` × Dir(``dirichlet_alpha``) on a full
-search's root), ``mcts`` (perfect information), ``ismcts``, ``rollout`` (its move is the target) or
-``network`` (the policy of ``teacher`` stands in for the visits). ``policy_play_share`` games (DAgger)
-play the network's move; the search only labels. A decision is searched fully (``simulations``) with
-probability ``full_search_share``, else fast (``fast_simulations``; no example). The first
-``temperature_moves`` searched decisions draw their move by the visits, later ones take the most.
-
-**Examples**: the decision, the searched moves' stored actions, the target visits ``** (1 /
+An example holds the decision, the searched moves' stored actions, the target visits ``** (1 /
 target_temperature)`` normalised and the value target (terminal reward + ``score_shaping`` × (final
-margin − margin at the decision)). **Update**: a replay of the latest ``replay_size`` (not in
-checkpoints; ``replay_warmup``), ``ceil(new * sample_reuse / minibatch_size)`` uniform minibatches
-(``bucket_minibatches``: :data:`BUCKET` at a time by size), cross-entropy + ``vf_coef`` × ½ squared
-value error, Adam, ``anneal_lr`` to 0 at ``total_steps`` stored examples (the steps).
-
-**Workers**: ``selfplay_workers: N > 1`` spawned processes play each iteration with the weights, their
-share of ``num_envs`` and ``steps_per_iter`` and seeds from (``seed``, step, worker): reproducible
-for a given N; their CPU time counts; the program needs the ``__main__`` guard. ``device``: where a
-copy of the network is updated. **Logging**: ``charts/{SPS, searched_decisions, game_length,
-selfplay_seconds, update_seconds, cpu_seconds}``, ``losses/{policy_loss, policy_kl, value_loss,
-entropy}`` (``policy_kl``: cross-entropy minus the targets' entropy).
+margin − margin at the decision)). Updates draw ``ceil(new * sample_reuse / minibatch_size)``
+minibatches (``bucket_minibatches``: :data:`BUCKET` at a time by size) from a replay of the latest
+``replay_size`` (not in checkpoints; ``replay_warmup``); loss: cross-entropy + ``vf_coef`` × ½ squared
+value error; ``anneal_lr`` to 0 at ``total_steps`` stored examples (the steps). ``selfplay_workers:
+N > 1`` spawned processes play each iteration (weights, their share, seeds from (``seed``, step,
+worker): reproducible for a given N; the program needs the ``__main__`` guard); ``device``: where a
+copy of the network is updated. Logs ``charts/{SPS, searched_decisions, game_length, selfplay_seconds,
+update_seconds, cpu_seconds}`` and ``losses/{policy_loss, policy_kl, value_loss, entropy}``.
 """
 
 from __future__ import annotations
@@ -188,11 +182,9 @@ class SearchTrainer(Trainer):
             self.full_search = search_class(cfg.simulations, seed=seed, game=self.adapter.spec)
             self.fast_search = search_class(cfg.fast_simulations, seed=seed + 1, game=self.adapter.spec)
 
-    def run(self) -> str:
-        try:
-            return super().run()
-        finally:
-            self.close()
+    def _close_outputs(self) -> None:
+        super()._close_outputs()
+        self.close()
 
     def close(self) -> None:
         """Stop the self-play processes (``selfplay_workers`` > 1; :meth:`run` does it at its end)."""
@@ -472,7 +464,6 @@ class SearchTrainer(Trainer):
             out.extend(ordered[k * size : (k + 1) * size] for k in self.rng.permutation(count))
         return out
 
-    # ------------------------------------------------------------ logging
     def log_iteration(self, iteration: int, ro: SelfPlay, stats: dict) -> None:  # type: ignore[override]
         length = float(np.mean(ro.lengths)) if ro.lengths else math.nan
         self.write_scalars(

@@ -2,26 +2,22 @@
 
     from agents.training import train
     path = train({"game": "kardinal_koenig", "total_steps": 20_000, "run_name": "kk_smoke"})
-    kardinal-train --resume runs/default/checkpoint.pt --set total_steps=600000
 
 The game's :class:`agents.training.adapters.GameAdapter` and network builder hold what is game-specific;
-the rollout (:mod:`agents.training.rollout`), the update, the pool, the warm start
-(:mod:`agents.training.warm_start`), logging and checkpoints are shared. A decision sees only its seat's
-observation; chance is dealt from the trainer's generator: a run is a function of its config (same
-machine, torch and ``torch_threads``). A step is one stored learner decision; an iteration collects
-``steps_per_iter`` (whole games), then updates, until ``total_steps``. ``anchor_kl > 0`` adds
-``anchor_kl`` × KL(starting policy || policy) over the legal actions (the frozen ``anchor``).
+the rollout (:mod:`agents.training.rollout`), update, pool, warm start (:mod:`agents.training.warm_start`),
+logging and checkpoints are shared. A decision sees only its seat's observation; chance is dealt from
+the trainer's generator, so a run is a function of its config (same machine, torch, ``torch_threads``).
+A step is one stored learner decision; an iteration collects ``steps_per_iter`` (whole games) and
+updates, until ``total_steps``. ``anchor_kl > 0`` adds ``anchor_kl`` × KL(starting policy || policy).
 
-**Logging**: TensorBoard in ``runs/{run_name}/``: ``charts/*``, ``losses/*``,
-``eval/winrate_vs_{opponent}`` (argmax, seats alternated, game ``i`` dealt by
-:func:`agents.runinfo.game_seed`, a shared win among k counts 1/k). **Checkpoints**
-(:mod:`agents.networks.checkpoint`, atomic): ``checkpoint.pt``, ``checkpoint_{step}.pt`` every
-``checkpoint_interval``, with ``cpu_seconds`` and the optimizer, pool and random states.
+TensorBoard in ``runs/{run_name}/``: ``charts/*``, ``losses/*``, ``eval/winrate_vs_{opponent}``
+(argmax, seats alternated, game ``i`` from :func:`agents.runinfo.game_seed`; a shared win among k
+counts 1/k). Checkpoints (atomic): ``checkpoint.pt``, ``checkpoint_{step}.pt`` every
+``checkpoint_interval``, with ``cpu_seconds``, the optimizer, pool, anchor and random states.
 ``best.pt`` (``keep_best``) copies the state whose ``best`` entry records it, written after
-``checkpoint.pt``, so a kill never leaves it ahead. On ``--resume`` ``best.pt`` is made to agree with
-the record: kept if it is the recorded best, rewritten from the checkpoint if the record is of its
-step, else renamed ``best_step{N}.pt`` (``best_previous.pt``), never deleted; a missing recorded best
-is dropped. Temporary files of killed writes are removed when a run starts.
+``checkpoint.pt``; on ``--resume`` a ``best.pt`` that is not the recorded best is rewritten from the
+checkpoint (a record of its step) or renamed ``best_step{N}.pt`` (``best_previous.pt``), never
+deleted; a recorded best not found is dropped. Temporary files of killed writes are removed at start.
 """
 
 from __future__ import annotations
@@ -243,12 +239,10 @@ class Trainer:
         raise AssertionError("unreachable")
 
     def _close_outputs(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
-        if self.writer is not None:
-            self.writer.close()
-            self.writer = None
+        for output in ("bar", "writer"):  # tqdm bar, TensorBoard writer
+            if getattr(self, output) is not None:
+                getattr(self, output).close()
+                setattr(self, output, None)
 
     # ------------------------------------------------------------ named steps
     def collect_rollout(self) -> Rollout:

@@ -1,13 +1,8 @@
-"""The checks of a training config: :func:`make_config` makes a validated
-:class:`agents.training.options.TrainConfig` of ``(source, {key: value})`` layers, checking every value
-against its field (type, range, choices) and the options against each other and the game.
-
-A bad value raises :class:`ConfigError` naming the key, its source, the value and what is allowed,
-e.g. ``config key 'greedy_share' (--set): 1.5 is not allowed; expected a number from 0 to 1``.
-The game's facts come from the registry: ``players`` one of its counts (default: its default), the
-rule-option keys only for a game that has them, ``network`` ``auto`` or one of its builder's kinds,
-``chip_shaping`` only for a game with chips, ``greedy_share`` and ``bc_games`` only with a
-``baseline`` the game has other than ``random``. Torch-free.
+"""The checks of a training config: :func:`make_config` makes a :class:`TrainConfig` of ``(source,
+{key: value})`` layers, checking each value against its field and the options against each other and
+the game's registry entry (players, rule options, network kinds, chips, baselines). A bad value raises
+:class:`ConfigError` naming the key, its source, the value and what is allowed, e.g. ``config key
+'greedy_share' (--set): 1.5 is not allowed; expected a number from 0 to 1``. Torch-free.
 """
 
 from __future__ import annotations

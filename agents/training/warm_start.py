@@ -1,10 +1,8 @@
-"""The warm start of the PPO trainer (``bc_games > 0``): behaviour cloning of the config's ``baseline``.
+"""The PPO trainer's warm start (``bc_games > 0``): behaviour cloning of the config's ``baseline``.
 
-Policy: cross-entropy on the baseline's moves (a share ``bc_epsilon`` of random moves is played, not
-learned); value: the discounted return of those games under the training rewards. ``bc_epochs``
-passes in minibatches of 256 sorted by size, at ``bc_learning_rate`` (``bc_anneal_lr``: decayed
-linearly to zero). Decisions are stored compactly (``GameAdapter.compact``), so tens of thousands of
-games fit in memory. Progress bars, or log lines with ``progress=false``.
+Policy: cross-entropy on its moves (``bc_epsilon`` random moves are played, not learned); value: the
+discounted return under the training rewards; ``bc_epochs`` passes of size-sorted minibatches of 256
+at ``bc_learning_rate`` (``bc_anneal_lr``: to zero). Decisions are kept compact (``GameAdapter.compact``).
 """
 
 from __future__ import annotations
