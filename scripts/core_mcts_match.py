@@ -1,30 +1,16 @@
-"""Search strength of the compiled core's ``mcts:N`` against the Python ``mcts:N`` (issue 22's check:
-core ``mcts:200`` vs Python ``mcts:200``, 2 players, seats alternated, share >= 0.45 over 200 games).
+"""Search strength of the compiled core's ``mcts:N`` against the Python ``mcts:N``: the command line of
+:mod:`agents.search.core_match` (its docstring says how the games are played). Needs the core.
 
     python scripts/core_mcts_match.py [--simulations 200] [--games 200] [--minutes 10] [--players 2] [--seed 0]
-
-Plays game ``g`` with the core agent in seat ``g % players`` and Python agents in the others (both
-``MCTSAgent(N, seed=...)``; the Python one with ``compiled=False``), until ``--games`` are played or
-``--minutes`` have passed (the game under way finishes). A shared win counts as half a win. Prints
-one line per game and the core's win share with its 95 % Wilson interval. Needs the core
-(``bash scripts/setup.sh``).
 """
 
 from __future__ import annotations
 
 import argparse
-import time
+from functools import partial
 
-from agents.evaluation.tournament import wilson_interval
-from agents.search.mcts import MCTSAgent
-from kardinal_env.kardinal import Game, Rules, compiled
-
-
-def play(rules: Rules, agents: list) -> Game:
-    game = Game(rules)
-    while not game.is_over:
-        game.play(agents[game.current_player].select_move(game))
-    return game
+from agents.search.core_match import core_mcts_match
+from kardinal_env.kardinal import compiled
 
 
 def main() -> None:
@@ -37,30 +23,7 @@ def main() -> None:
     args = parser.parse_args()
     if not compiled.available():
         raise SystemExit("the compiled core is not available (bash scripts/setup.sh)")
-    rules = Rules(players=args.players)
-    start = time.perf_counter()
-    points = 0.0
-    played = 0
-    while played < args.games and time.perf_counter() - start < 60 * args.minutes:
-        g = args.seed + played
-        seat = played % args.players
-        agents = [MCTSAgent(args.simulations, seed=1000 * g + s, compiled=False) for s in range(args.players)]
-        agents[seat] = MCTSAgent(args.simulations, seed=1000 * g + seat)
-        game = play(rules, agents)
-        winners = game.winners()
-        point = 1.0 / len(winners) if seat in winners else 0.0
-        points += point
-        played += 1
-        print(
-            f"game {played}: core seat {seat} scores {game.scores()} point {point:g} "
-            f"share {points / played:.3f} ({time.perf_counter() - start:.0f} s)",
-            flush=True,
-        )
-    low, high = wilson_interval(points, played)
-    print(
-        f"core mcts:{args.simulations} vs python mcts:{args.simulations}, {args.players} players, "
-        f"{played} games: share {points / played:.3f} (95 % Wilson {low:.3f}-{high:.3f})"
-    )
+    core_mcts_match(args.simulations, args.games, args.minutes, args.players, args.seed, partial(print, flush=True))
 
 
 if __name__ == "__main__":
