@@ -16,7 +16,7 @@ file and the games' own folders are the only places that name a game.
 
 from __future__ import annotations
 
-from kardinal_env.core.registry import GameSpec, RuleOption, register_game
+from kardinal_env.core.registry import GameSpec, Renderers, RuleOption, register_game
 
 __all__ = ["KARDINAL", "KARDINAL_KOENIG"]
 
@@ -30,9 +30,11 @@ KARDINAL = GameSpec(
     record_format="kardinal-record/1",
     codec="kardinal_env.kardinal.actions:ActionCodec",
     observation="kardinal_env.kardinal.observation:ObservationEncoder",
-    text="kardinal_env.kardinal.text:game_text",
-    image="kardinal_env.kardinal.render:game_image",
-    html_replay="kardinal_env.kardinal.replay_html:write_replay_html",
+    renderers=Renderers(
+        text="kardinal_env.kardinal.text:game_text",
+        image="kardinal_env.kardinal.render:game_image",
+        html_replay="kardinal_env.kardinal.replay_html:write_replay_html",
+    ),
     env_module="kardinal_env.kardinal.env",
     env_id="kardinal/kardinal-v0",
     gym_id="kardinal/KardinalVsBots-v0",
@@ -54,13 +56,14 @@ KARDINAL_KOENIG = GameSpec(
     record_format="kardinal-koenig-record/1",
     codec="kardinal_env.koenig.actions:ActionCodec",
     observation="kardinal_env.koenig.observation:ObservationEncoder",
-    text="kardinal_env.koenig.text:game_text",
-    image="kardinal_env.koenig.render:game_image",
-    html_replay="kardinal_env.koenig.replay_html:write_replay_html",
+    renderers=Renderers(
+        text="kardinal_env.koenig.text:game_text",
+        image="kardinal_env.koenig.render:game_image",
+        html_replay="kardinal_env.koenig.replay_html:write_replay_html",
+    ),
     env_module="kardinal_env.koenig.env",
     env_id="kardinal/kardinal-koenig-v1",
     gym_id="kardinal/KardinalKoenigVsBots-v1",
-    previous_envs=("kardinal_koenig_v0",),  # v1 changed how seeds deal, not observations or actions
     chance=True,
     perfect_information=False,
     rule_options=(

@@ -88,7 +88,8 @@ def test_a_game_without_an_image_renderer_is_refused(tmp_path, monkeypatch):
 
     from kardinal_env.core import picture
 
-    spec = dataclasses.replace(get_game("kardinal"), image=None)
+    kardinal = get_game("kardinal")
+    spec = dataclasses.replace(kardinal, renderers=dataclasses.replace(kardinal.renderers, image=None))
     monkeypatch.setattr(picture, "get_game", lambda name: spec)
     with pytest.raises(ValueError, match="game 'kardinal' has no image renderer"):
         write_position_png("kardinal", tmp_path / "x.png")
@@ -106,7 +107,7 @@ def test_the_docs_pictures_are_what_the_script_makes(name, tmp_path, cli):
     assert committed.stat().st_size <= 200_000
     image = _decode_png(committed.read_bytes())
     spec = get_game(game)
-    assert np.array_equal(image, spec.load("image")(position_after(game, players, moves, seed)))
+    assert np.array_equal(image, spec.renderer("image")(position_after(game, players, moves, seed)))
     script = (ROOT / "scripts" / "docs.sh").read_text()
     assert f"--game {game} --players {players} --moves {moves} --seed {seed}" in script
     assert f"docs/images/{name}" in script

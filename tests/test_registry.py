@@ -20,7 +20,7 @@ import kardinal_env
 from kardinal_env.core import registration, registry
 from kardinal_env.core.generic_env import GameEnv
 from kardinal_env.core.protocol import ActionCodec, GameState, ObservationEncoder, check_protocol
-from kardinal_env.core.registry import GameSpec, RuleOption, UnknownGameError, get_game, resolve
+from kardinal_env.core.registry import GameSpec, Renderers, RuleOption, UnknownGameError, get_game, resolve
 from kardinal_env.games import KARDINAL, KARDINAL_KOENIG
 
 # run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
@@ -35,9 +35,9 @@ ROOM_SHAPE = {
     "rules": "rules_class",
     "actions": "codec",
     "observation": "observation",
-    "text": "text",
-    "render": "image",
-    "replay_html": "html_replay",
+    "text": "renderers.text",
+    "render": "renderers.image",
+    "replay_html": "renderers.html_replay",
     "env": "env_module",
     "notation": None,
     "record": None,
@@ -140,11 +140,14 @@ def test_resolve_and_load():
             resolve(bad)
     with pytest.raises(AttributeError, match=r"'json:nope': json has no attribute 'nope'"):
         resolve("json:nope")
-    spec = GameSpec(**_fields(KARDINAL, name="lazy", text="json:nope", image="no_such_module_xyz:f"))
-    with pytest.raises(AttributeError, match="game 'lazy', field 'text': 'json:nope'"):
-        spec.load("text")
-    with pytest.raises(ImportError, match="game 'lazy', field 'image'"):
-        spec.load("image")
+    lazy = Renderers(text="json:nope", image="no_such_module_xyz:f")
+    spec = GameSpec(**_fields(KARDINAL, name="lazy", renderers=lazy, observation="no_such_module_xyz:g"))
+    with pytest.raises(AttributeError, match="game 'lazy', renderer 'text': 'json:nope'"):
+        spec.renderer("text")
+    with pytest.raises(ImportError, match="game 'lazy', renderer 'image'"):
+        spec.renderer("image")
+    with pytest.raises(ImportError, match="game 'lazy', field 'observation'"):
+        spec.load("observation")
     assert KARDINAL.load("game_class") is KARDINAL.load("game_class")
 
 
@@ -230,8 +233,10 @@ def test_a_game_without_env_module_gets_the_generic_env():
 def test_every_named_object_exists(spec):
     """Each ``"module:attribute"`` of the entry names something that exists; an entry holds the game's
     facts only (the agents' registry, tests/test_agents_registry.py, holds what plays it)."""
-    for name in ("rules_class", "game_class", "codec", "observation", "text", "image", "html_replay"):
+    for name in ("rules_class", "game_class", "codec", "observation"):
         assert callable(spec.load(name)), name
+    for kind in ("text", "image", "html_replay"):
+        assert callable(spec.renderer(kind)), kind
     assert spec.load("env_module").raw_env.metadata["name"] == spec.env_name
     agent_fields = {"baselines", "rollout", "network", "adapter", "presets", "play_page"}
     assert not agent_fields & set(GameSpec.__dataclass_fields__)
@@ -245,7 +250,9 @@ def test_each_room_has_the_same_shape(spec):
     for module, field in ROOM_SHAPE.items():
         assert importlib.util.find_spec(f"{room}.{module}") is not None, f"{room}.{module}"
         if field is not None:
-            named = getattr(spec, field)
+            named = spec
+            for part in field.split("."):
+                named = getattr(named, part)
             assert named.partition(":")[0] == f"{room}.{module}", (field, named)
     versioned = importlib.import_module(f"kardinal_env.{spec.env_name}")
     env_module = spec.load("env_module")

@@ -70,7 +70,7 @@ PAGES = {
 
 
 def _page_module(game: str):
-    return importlib.import_module(get_game(game).html_replay.partition(":")[0])
+    return importlib.import_module(get_game(game).renderers.html_replay.partition(":")[0])
 
 
 @pytest.mark.parametrize("game", sorted(PAGES))

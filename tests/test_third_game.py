@@ -197,7 +197,7 @@ def test_a_game_missing_protocol_members_is_refused_at_registration():
         record_format="incomplete/1",
         codec=None,
         observation=None,
-        text=None,
+        renderers=registry.Renderers(text=None),
     )
     with pytest.raises(TypeError, match=r"Incomplete does not implement the game protocol: missing \['num_players'"):
         registry.register_game(spec)

@@ -177,7 +177,7 @@ def test_gym_view_render_modes_are_the_games(nim, capsys):
     ansi.reset(seed=0)
     assert "pile: ooooo (5 of 5 stones left)" in ansi.render()
     fragment = "render_mode 'rgb_array' is not a render mode of nim: expected one of ['human', 'ansi'] or None"
-    with pytest.raises(ValueError, match=re.escape(fragment) + r".*needs an image renderer, GameSpec.image"):
+    with pytest.raises(ValueError, match=re.escape(fragment) + r".*needs an image renderer, GameSpec.renderers.image"):
         gymnasium.make(nim.gym_id, render_mode="rgb_array")
     with pytest.raises(ValueError, match="render_mode 'video' is not a render mode of nim"):
         VsBots(game="nim", render_mode="video")
@@ -187,7 +187,14 @@ def test_gym_view_of_a_game_with_an_image_offers_rgb_array(nim):
     def picture(game):
         return np.full((4, 6, 3), game.pile, dtype=np.uint8)
 
-    spec = registry.register_game(_copy(nim, "nim_picture", gym_id="thirdgame/NimPicture-v0", image=picture))
+    spec = registry.register_game(
+        _copy(
+            nim,
+            "nim_picture",
+            gym_id="thirdgame/NimPicture-v0",
+            renderers=dataclasses.replace(nim.renderers, image=picture),
+        )
+    )
     try:
         assert render_modes(spec) == ["human", "ansi", "rgb_array"]
         env = gymnasium.make("thirdgame/NimPicture-v0", render_mode="rgb_array", pile=7)

@@ -34,7 +34,7 @@ from kardinal_env.core.checks import check_action
 from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_move_strings, check_record_fields, check_result, check_result_shape
-from kardinal_env.core.registry import GameSpec, RuleOption, register_game, unregister_game
+from kardinal_env.core.registry import GameSpec, Renderers, RuleOption, register_game, unregister_game
 
 FORMAT = "nim-record/1"
 
@@ -275,7 +275,7 @@ SPEC = GameSpec(
     record_format=FORMAT,
     codec=NimCodec,
     observation=NimEncoder,
-    text=nim_text,
+    renderers=Renderers(text=nim_text),
     env_id="thirdgame/nim-v0",
     gym_id="thirdgame/NimVsBots-v0",
     chance=False,

@@ -439,7 +439,7 @@ def write_outputs(results: dict, out_dir) -> dict:
             path.write_text(json.dumps(rec, indent=1) + "\n")
             g["record_file"] = str(path.relative_to(out))
             records.append(str(path))
-            html_replay = game_for_record(rec).load("html_replay")
+            html_replay = game_for_record(rec).renderer("html_replay")
             if html_replay is not None:
                 replay = html_replay(rec, path.with_suffix(".html"))
                 g["replay_file"] = str(Path(replay).relative_to(out))

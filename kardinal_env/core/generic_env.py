@@ -70,7 +70,7 @@ def env(**kwargs: Any) -> AECEnv:
 def generic_render_modes(spec: GameSpec) -> list[str]:
     """The render modes :class:`GameEnv` offers for ``spec``: ``human`` and ``ansi`` (its ``text``
     picture, which every game has) and ``rgb_array`` when it has an ``image`` renderer."""
-    return [m for m in RENDER_MODES if m != "rgb_array" or spec.image is not None]
+    return [m for m in RENDER_MODES if m != "rgb_array" or spec.renderers.image is not None]
 
 
 def observation_bounds(encoder: Any, dtype: np.dtype) -> tuple[Any, Any]:
@@ -116,7 +116,7 @@ class GameEnv(TurnBasedEnv):
         AECEnv.__init__(self)
         self.game_spec = spec
         modes = generic_render_modes(spec)
-        self.metadata = {**TurnBasedEnv.metadata, "name": spec.env_name, "render_modes": modes}
+        self.metadata = {**type(self).metadata, "name": spec.env_name, "render_modes": modes}
         if render_mode is not None and render_mode not in modes:
             raise ValueError(f"render_mode for {spec.name} must be one of {modes} or None, got {render_mode!r}")
         rule_names = {o.name for o in spec.rule_options}
@@ -160,7 +160,7 @@ class GameEnv(TurnBasedEnv):
         return self.game_spec.game_text(self.game, None)
 
     def _render_image(self) -> np.ndarray:
-        return self.game_spec.load("image")(self.game)
+        return self.game_spec.renderer("image")(self.game)
 
     # ------------------------------------------------------------------ notation for the selected agent
     def decode_action(self, action: int) -> str:

@@ -13,7 +13,7 @@ The built-in games (``kardinal``, ``kardinal_koenig``) are registered by ``kardi
     from kardinal_env.core.registry import GameSpec, register_game
     register_game(GameSpec(name="nim", title="Nim", players=(2, 3), default_players=2,
                            rules_class=NimRules, game_class=NimGame, record_format="nim-record/1",
-                           codec=NimCodec, observation=NimEncoder, text=nim_text))
+                           codec=NimCodec, observation=NimEncoder, renderers=Renderers(text=nim_text)))
 
 or by a package entry point in the group ``kardinal_env.games`` whose object is a :class:`GameSpec`
 (or a function returning one); :func:`games` loads the entry points of installed packages the first
@@ -48,16 +48,14 @@ field                  meaning
 ``record_format``      the ``format`` string of the game's records (replays find the game by it)
 ``codec``              ``codec(rules, **env_options)``: the :class:`~kardinal_env.core.protocol.ActionCodec`
 ``observation``        ``observation(rules, **env_options)``: the observation encoder
-``text``               ``text(game, seat=None) -> str``: the text picture (``seat``: whose view)
-``image``              ``image(game) -> uint8 H×W×3`` array, or ``None``
-``html_replay``        ``html_replay(record, path, source=None) -> str``: writes a self-contained HTML replay
-                       of a record to ``path`` and returns the path, or ``None`` (no HTML replay)
+``renderers``          how the game is drawn, a :class:`Renderers`: ``text(game, seat=None) -> str``, the text
+                       picture (``seat``: whose view; required); ``image(game) -> uint8 H×W×3`` array, or
+                       ``None``; ``html_replay(record, path, source=None) -> str``, which writes a
+                       self-contained HTML replay of a record to ``path`` and returns the path, or ``None``
 ``env_module``         the PettingZoo module (``env()``, ``raw_env``) or ``None`` (then the generic
                        :class:`kardinal_env.core.generic_env.GameEnv` wraps the codec and encoder)
 ``env_id`` / ``gym_id`` the PettingZoo id and the id of the single-agent Gymnasium view
                        (:class:`kardinal_env.core.single_agent.VsBots`), or ``None``
-``previous_envs``      earlier environment names whose observations and actions the environment keeps
-                       (a version bump for seeds only): checkpoints trained on them still load
 ``chance``             whether the game deals or shuffles (then ``seed`` matters)
 ``perfect_information`` whether every seat sees everything (else ``determinize`` deals hidden cards)
 ``rule_options``       the rules' options besides ``players`` as :class:`RuleOption` (command-line flags)
@@ -76,6 +74,7 @@ from kardinal_env.core.checks import is_int
 
 __all__ = [
     "GameSpec",
+    "Renderers",
     "RuleOption",
     "register_game",
     "unregister_game",
@@ -148,6 +147,20 @@ class RuleOption:
         return "--" + self.name.replace("_", "-")
 
 
+@dataclass(frozen=True)
+class Renderers:
+    """How a game is drawn (the :class:`GameSpec` field ``renderers``); each an object or a
+    ``"module:attribute"`` string, imported on first use (:meth:`GameSpec.renderer`).
+
+    ``text(game, seat=None) -> str``: the text picture, ``seat`` the viewer (required);
+    ``image(game) -> uint8 H×W×3`` array, or ``None``; ``html_replay(record, path, source=None) -> str``:
+    writes a self-contained HTML replay of a record to ``path`` and returns the path, or ``None``."""
+
+    text: Any
+    image: Any = None
+    html_replay: Any = None
+
+
 @dataclass(frozen=True, eq=False)
 class GameSpec:
     """One game of the suite (see the module docstring for every field)."""
@@ -161,13 +174,10 @@ class GameSpec:
     record_format: str
     codec: Any
     observation: Any
-    text: Any
-    image: Any = None
-    html_replay: Any = None
+    renderers: Renderers
     env_module: Any = None
     env_id: str | None = None
     gym_id: str | None = None
-    previous_envs: tuple[str, ...] = ()
     chance: bool = False
     perfect_information: bool = True
     rule_options: tuple[RuleOption, ...] = ()
@@ -180,6 +190,10 @@ class GameSpec:
         if self.default_players not in self.players:
             raise ValueError(
                 f"GameSpec {self.name!r}: default_players {self.default_players} is not one of {list(self.players)}"
+            )
+        if not isinstance(self.renderers, Renderers):
+            raise TypeError(
+                f"GameSpec {self.name!r}: renderers must be a Renderers, got {type(self.renderers).__name__}"
             )
 
     # ------------------------------------------------------------------ lazy fields
@@ -195,6 +209,17 @@ class GameSpec:
                 raise type(exc)(f"game {self.name!r}, field {field_name!r}: {exc}") from exc
         return cache[field_name]
 
+    def renderer(self, kind: str) -> Any:
+        """The renderer ``kind`` (``"text"``, ``"image"``, ``"html_replay"``) of :attr:`renderers`,
+        imported on first use; ``None`` when the game has none of that kind."""
+        cache = self.__dict__.setdefault("_renderers", {})
+        if kind not in cache:
+            try:
+                cache[kind] = resolve(getattr(self.renderers, kind))
+            except (ImportError, AttributeError) as exc:
+                raise type(exc)(f"game {self.name!r}, renderer {kind!r}: {exc}") from exc
+        return cache[kind]
+
     @property
     def env_name(self) -> str:
         """The environment's versioned module name (``kardinal_v0``): the PettingZoo module's
@@ -202,6 +227,15 @@ class GameSpec:
         if self.env_module is None:
             return f"{self.name}_v0"
         return self.load("env_module").raw_env.metadata["name"]
+
+    @property
+    def previous_envs(self) -> tuple[str, ...]:
+        """Earlier environment names whose observations and actions the environment keeps (a version
+        bump for seeds only: checkpoints trained on them still load): the PettingZoo module's
+        ``metadata["previous_names"]``, none for a game without a module of its own."""
+        if self.env_module is None:
+            return ()
+        return tuple(self.load("env_module").raw_env.metadata.get("previous_names", ()))
 
     # ------------------------------------------------------------------ rules and games
     def check_players(self, players: int | None) -> int:
@@ -244,7 +278,7 @@ class GameSpec:
         return self.load("observation")(rules, **env_options)
 
     def game_text(self, game: Any, seat: int | None = None) -> str:
-        return self.load("text")(game, seat)
+        return self.renderer("text")(game, seat)
 
 
 def seat_counts(players: Sequence[int]) -> str:

@@ -13,7 +13,7 @@ record is valid, 1 (with ``error: FILE: what is wrong`` on stderr) otherwise; 2 
 (:func:`kardinal_env.core.cli.load_plugin_argv`).
 
 Python: :func:`replay_file` (the game and its text picture) and :func:`write_html` (record file to
-HTML file); ``spec.load("html_replay")(record, path)`` for a record dict.
+HTML file); ``spec.renderer("html_replay")(record, path)`` for a record dict.
 """
 
 from __future__ import annotations
@@ -57,9 +57,9 @@ def write_html(path: str, output: str) -> str:
     ``path`` if the record is invalid or its game has no HTML replay, or ``output`` if it cannot be
     written); returns ``output``."""
     data, spec = _read(path)
-    if spec.html_replay is None:
+    if spec.renderers.html_replay is None:
         raise RecordError(f"{path}: the game {spec.name!r} has no HTML replay")
-    write_replay_html = spec.load("html_replay")
+    write_replay_html = spec.renderer("html_replay")
     try:
         return write_replay_html(data, output, source=path)
     except OSError as exc:

@@ -158,7 +158,9 @@ class VsBots(gym.Env):
         modes = render_modes(spec)
         self.metadata = {**type(self).metadata, "render_modes": modes}
         if render_mode is not None and render_mode not in modes:
-            hint = " (rgb_array needs an image renderer, GameSpec.image)" if render_mode == "rgb_array" else ""
+            hint = (
+                " (rgb_array needs an image renderer, GameSpec.renderers.image)" if render_mode == "rgb_array" else ""
+            )
             raise ValueError(
                 f"render_mode {render_mode!r} is not a render mode of {spec.name}: expected one of {modes} "
                 f"or None{hint}"

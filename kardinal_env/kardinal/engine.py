@@ -277,9 +277,10 @@ class Game(TurnBasedGame, Explain):
         """``17·W² + 5`` for the rules' window ``W`` (:mod:`kardinal_env.kardinal.actions`)."""
         return action_codec(self.rules).num_actions
 
-    def legal_actions(self) -> list[int]:
+    def legal_actions(self) -> Any:
         """The legal action ids of the deciding seat (ego-centric colours), in the order of
-        :meth:`legal_moves` (empty once the game is over). A new list."""
+        :meth:`legal_moves` (empty once the game is over): a new list (the core-backed game gives an
+        ``int64`` array, as the protocol allows)."""
         index = self._action_index
         if index is None:
             codes = self.legal_move_codes()

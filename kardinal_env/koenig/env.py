@@ -106,7 +106,8 @@ class raw_env(GameEnv):
     """The unwrapped Kardinal & König AEC environment (see the module docstring): the generic
     :class:`~kardinal_env.core.generic_env.GameEnv` with K&K's options and the deciding seat's text view."""
 
-    metadata = {**GameEnv.metadata, "name": "kardinal_koenig_v1"}
+    # v1 changed how seeds deal, not observations or actions: checkpoints trained on v0 load for v1
+    metadata = {**GameEnv.metadata, "name": "kardinal_koenig_v1", "previous_names": ("kardinal_koenig_v0",)}
     writes_core_buffers = True  # a core-backed game writes into arrays the env owns (env_base)
 
     def __init__(
