@@ -18,7 +18,6 @@ followed by the phase, the seat on turn, the supply, chips held and, once over, 
 from __future__ import annotations
 
 from kardinal_env.kardinal.engine import Game
-from kardinal_env.kardinal.notation import SHAPE_LETTERS
 
 __all__ = ["game_text", "LEGEND"]
 
@@ -34,7 +33,7 @@ def _letters(game: Game) -> dict[tuple[int, int], str]:
             text = "N  " if b.shape == "nave" else "K  "
         else:
             mark = "*" if b.id == last_id else " "
-            text = f"{SHAPE_LETTERS['house tower yard'.split().index(b.shape)]}{b.colour}{mark}"
+            text = f"{b.shape[0].upper()}{b.colour}{mark}"  # H, T or Y
         for sq in b.squares:
             cells[sq] = text
     for sq in game.sites():
