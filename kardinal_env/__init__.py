@@ -1,29 +1,18 @@
 """kardinal-env: board games as exact rules engines, PettingZoo/Gymnasium environments and a game
 protocol that every tool of the suite speaks.
 
-The games (each a folder of its own with the same module names, see ``docs/adding-a-game.md``):
+The games, each a folder with the same module names (``docs/adding-a-game.md``): ``kardinal``
+(engine ``kardinal_env.kardinal``, environment ``kardinal_env.kardinal_v0``) and ``kardinal_koenig``
+(``kardinal_env.koenig``, ``kardinal_env.kardinal_koenig_v1``). ``kardinal_env.core`` holds what the
+games share and imports no game: the game protocol (:mod:`kardinal_env.core.protocol`), the registry
+of games (:mod:`kardinal_env.core.registry`), errors, records' checks, rewards, the environments'
+bases, drawing, the HTML pages, ``kardinal-replay``. :class:`kardinal_env.vector.VectorEnv` steps many
+games at once.
 
-=====================  =====================================  ==========================================
-game                   engine                                 environment
-=====================  =====================================  ==========================================
-``kardinal``           ``kardinal_env.kardinal`` (Game, Rules) ``kardinal_env.kardinal_v0``
-``kardinal_koenig``    ``kardinal_env.koenig`` (Game, Rules)   ``kardinal_env.kardinal_koenig_v1``
-=====================  =====================================  ==========================================
-
-* ``kardinal_env.core`` — what the games share and which imports no game: the game protocol
-  (:mod:`kardinal_env.core.protocol`), the registry of games (:mod:`kardinal_env.core.registry`),
-  errors, the turn state of the engines, records' common checks, reward terms and the one win
-  definition, the AEC environment base and a generic AEC environment for any registered game, the
-  single-agent Gymnasium view, drawing, the HTML replay page, environment registration,
-  ``kardinal-replay``.
-* :func:`get_game` / :func:`register_game` — the registry (:class:`GameSpec`); importing this
-  package registers the two built-in games (:mod:`kardinal_env.games`) and, when gymnasium and
-  pettingzoo are installed, the environments of every registered game (now and later) with
-  PettingZoo's and Gymnasium's registries. A game from elsewhere is registered with one call or a
-  package entry point (``docs/adding-a-game.md``).
-
-The engines need only the standard library; importing ``kardinal_env`` imports no engine, no
-environment, and never ``agents``, torch or pygame.
+Importing this package registers the built-in games (:mod:`kardinal_env.games`; others register with
+:func:`register_game` or a package entry point) and, when gymnasium and pettingzoo are installed, the
+environments of every registered game with their registries. It imports no engine, no environment,
+and never ``agents``, torch or pygame; the engines need only the standard library.
 """
 
 from importlib.metadata import PackageNotFoundError, version

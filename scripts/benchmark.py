@@ -106,21 +106,12 @@ def main(argv: list[str] | None = None) -> None:
         options["window"] = args.window
     sizes = tuple(int(x) for x in args.num_envs.split(","))
     values = {
+        **vars(args),
         "game": game,  # None: the benchmark's default, the first game it applies to
         "options": options or None,
-        "players": args.players,
-        "seconds": args.seconds,
-        "repeats": args.repeats,
-        "simulations": args.simulations,
-        "games": args.games,
-        "model": args.model,
-        "rollouts": args.rollouts,
         "sizes": sizes,
         "threads": tuple(int(x) for x in args.threads.split(",")),
         "compare_at": 32 if 32 in sizes else sizes[0],
-        "workers": args.workers,
-        "device": args.device,
-        "config": args.config,
     }
     takes = inspect.signature(bench.run).parameters
     if options and "options" not in takes:

@@ -1,17 +1,12 @@
 """Type tests for checking arguments, configs and records: one place for "an integer, not a bool".
 
-Python's ``bool`` is a subclass of ``int``, so ``isinstance(True, int)`` holds; every check in the
-package that asks for a count, a seat, a seed or a score asks one of these instead, and so refuses
-``True``/``False`` the same way everywhere. Each caller keeps its own error message (what and where).
-
-- :func:`is_int`: a Python ``int`` that is not a ``bool``.
-- :func:`is_integral`: an ``int`` or a NumPy integer that is not a ``bool`` (actions, seeds and sizes
-  that come out of arrays).
-- :func:`is_number`: an ``int`` or ``float`` that is not a ``bool`` (NaN and infinities included;
-  :func:`is_finite_number` excludes them).
-- :func:`check_action`: an action id of ``Discrete(n)`` (a Python or NumPy integer, not a bool);
-  anything else raises :class:`~kardinal_env.core.errors.IllegalMoveError` with rule ``"action"``,
-  naming the value and the range. Nothing is rounded or clipped.
+Python's ``bool`` is a subclass of ``int`` (``isinstance(True, int)`` holds); every check in the
+package that asks for a count, a seat, a seed, a score or an action id asks one of these instead, so
+``True``/``False`` are refused the same way everywhere. Each caller keeps its own error message (what
+and where). :func:`is_integral` also takes NumPy integers (actions, seeds and sizes out of arrays);
+:func:`check_action` refuses anything but an action id of ``Discrete(n)`` with
+:class:`~kardinal_env.core.errors.IllegalMoveError` (rule ``"action"``, naming the value and the
+range); nothing is rounded or clipped.
 """
 
 from __future__ import annotations

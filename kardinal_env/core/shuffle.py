@@ -29,11 +29,8 @@ over its UTF-8 bytes (offset ``0xCBF29CE484222325``, prime ``0x100000001B3``); `
 state from the operating system's entropy (an unseeded game). Anything else is a ``TypeError``.
 
 The dealing of hidden cards (:mod:`kardinal_env.koenig.knowledge`, ``cpp/src/koenig/worlds.hpp``) and
-the ISMCTS search of Kardinal & König draw from this generator too, so that the core's search equals
-the Python one draw for draw.
-
-``tests/test_koenig_shuffle.py`` pins known vectors; ``tests/test_core_koenig.py`` checks that the
-core draws the same for many seeds.
+Kardinal & König's ISMCTS draw from it too. ``tests/test_koenig_shuffle.py`` pins known vectors,
+``tests/test_core_koenig.py`` checks that the core draws the same.
 """
 
 from __future__ import annotations
