@@ -14,7 +14,8 @@
   wrong dtype or shape, ids out of range, illegal actions: an error naming the game and the rule,
   every game unchanged; bad constructor arguments).
 
-Kardinal & König's core backend: tests/test_vector_koenig.py.
+* Kardinal & König's core backend (``kardinal_core.KoenigBatch``) against the python backend on the
+  reference engine, byte for byte, in its variants and boards; its seeds, bad actions and bindings.
 
 Core tests use the ``core`` fixture (tests/conftest.py: skipped without the core unless
 ``KARDINAL_REQUIRE_CORE=1``; ``KARDINAL_ENV_BACKEND`` unset for the test, so they run under
@@ -23,16 +24,23 @@ Core tests use the ``core`` fixture (tests/conftest.py: skipped without the core
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 from helpers import step_in_lockstep, stepped_vector_env
+from koenig_helpers import small_board
 from test_core_kardinal import VARIANTS
+from test_core_koenig import ODD_BOARD
 
 from kardinal_env import IllegalMoveError
 from kardinal_env.core.registry import get_game
 from kardinal_env.core.rewards import ShapingTracker, terminal_rewards
 from kardinal_env.kardinal import Game, Rules
 from kardinal_env.kardinal.observation import ObservationEncoder
+from kardinal_env.koenig import Rules as KoenigRules
 from kardinal_env.vector import IllegalActionError, VectorEnv
 
 # run in the core lane of .ci/run on the installed wheels (pytest --core-lane, tests/conftest.py)
@@ -161,11 +169,13 @@ def _pair(rules: Rules, n: int, reward: str, chip_shaping: float, score_shaping:
 
 
 def _same(a: VectorEnv, b: VectorEnv, where: str) -> None:
+    """The two envs' arrays byte for byte, their final infos and their legal ids."""
     for name in ARRAYS:
         x, y = getattr(a, name), getattr(b, name)
         assert x.dtype == y.dtype and x.shape == y.shape, f"{where}: {name} dtype/shape"
         assert x.tobytes() == y.tobytes(), f"{where}: {name} differs"
     assert a.final_info == b.final_info, f"{where}: final_info"
+    assert all(x.tolist() == y.tolist() for x, y in zip(a.legal_actions(), b.legal_actions(), strict=True)), where
 
 
 REWARDS = [
@@ -228,7 +238,6 @@ def test_score_shaping_is_the_trainers_shaping(backend, request):
     env = VectorEnv("kardinal", 3, rules=rules, backend=backend, reward="margin", chip_shaping=0.5, score_shaping=0.05)
     env.reset()
     games = [Game(rules) for _ in range(3)]
-    codec = get_game("kardinal").make_codec(rules)
     rng = np.random.default_rng(3)
     ended = shaped = 0
     for _ in range(200):
@@ -238,7 +247,7 @@ def test_score_shaping_is_the_trainers_shaping(backend, request):
             seat = game.current_player
             tracker = ShapingTracker(0.5, 0.05)
             tracker.before(game, seat)
-            game.play_code(codec.decode_code(int(actions[i]), seat))
+            game.apply_action(int(actions[i]))
             expected[i, seat] = tracker.reward(game, seat)
             shaped += expected[i, seat] != 0
             if game.is_over:
@@ -250,13 +259,26 @@ def test_score_shaping_is_the_trainers_shaping(backend, request):
     assert ended >= 2 and shaped >= 100
 
 
-def test_core_threads_give_the_same_bytes(core):
-    rules = Rules(players=4, preset="german", window=9)
-    envs = [
-        VectorEnv("kardinal", 7, rules=rules, backend="core", threads=t, reward="margin", chip_shaping=0.5)
-        for t in (0, 1, 2, 3, 7, 64)
-    ]
-    step_in_lockstep(envs, 150, 5, _same)
+@pytest.mark.parametrize(
+    "game, rules, threads, steps, options",
+    [
+        (
+            "kardinal",
+            Rules(players=4, preset="german", window=9),
+            (0, 1, 2, 3, 7, 64),
+            150,
+            {"reward": "margin", "chip_shaping": 0.5},
+        ),
+        ("kardinal_koenig", KoenigRules(players=5, discard="any"), (0, 1, 2, 3, 64), 300, {"seed": 3}),
+    ],
+    ids=["kardinal", "kardinal_koenig"],
+)
+def test_core_threads_give_the_same_bytes(core, game, rules, threads, steps, options):
+    envs = [VectorEnv(game, 7, rules=rules, backend="core", threads=t, **options) for t in threads]
+    step_in_lockstep(envs, steps, 5, _same)
+
+
+def test_core_threads_on_kardinals_lossless_window(core):
     rng = np.random.default_rng(5)
     full = VectorEnv("kardinal", 5, 4, backend="core", threads=2)  # the lossless window, another size
     one = VectorEnv("kardinal", 5, 4, backend="core")
@@ -267,18 +289,21 @@ def test_core_threads_give_the_same_bytes(core):
         _same(one, full, "W=53 threads=2")
 
 
-def test_auto_backend(core):
-    assert VectorEnv("kardinal", 2).backend == "core"
-    assert VectorEnv("kardinal_koenig", 2).backend == "core"  # tests/test_vector_koenig.py
-    assert VectorEnv("kardinal", 2, backend="python").backend == "python"
-    assert VectorEnv("kardinal", 2, backend=None).backend == "core"  # None is "auto"
+@pytest.mark.parametrize("game", ["kardinal", "kardinal_koenig"])
+def test_auto_backend(core, game):
+    assert VectorEnv(game, 2).backend == "core"
+    assert VectorEnv(game, 2, backend="python").backend == "python"
+    if game == "kardinal_koenig":  # chip shaping is Kardinal's: K&K's core refuses it by name
+        with pytest.raises(ValueError, match="chips_held"):
+            VectorEnv(game, 2, backend="core", chip_shaping=0.5)
 
 
-def test_auto_backend_follows_the_backend_variable(monkeypatch):
+@pytest.mark.parametrize("game", ["kardinal", "kardinal_koenig"])
+def test_auto_backend_follows_the_backend_variable(monkeypatch, game):
     monkeypatch.setenv("KARDINAL_ENV_BACKEND", "python")
-    assert VectorEnv("kardinal", 2).backend == "python"
+    assert VectorEnv(game, 2).backend == "python"
     with pytest.raises(RuntimeError, match="KARDINAL_ENV_BACKEND=python"):
-        VectorEnv("kardinal", 2, backend="core")
+        VectorEnv(game, 2, backend="core")
 
 
 # ---------------------------------------------------------------- auto-reset, arrays, seeds
@@ -289,7 +314,6 @@ def test_auto_reset_keeps_the_final_observation(backend, request):
     if backend == "core":
         request.getfixturevalue("core")
     rules = Rules(players=2, window=5)
-    codec = get_game("kardinal").make_codec(rules)
     encoder = ObservationEncoder(rules)
     env = VectorEnv("kardinal", 3, rules=rules, backend=backend)
     env.reset()
@@ -307,7 +331,7 @@ def test_auto_reset_keeps_the_final_observation(backend, request):
             ended += 1
             game = before[i]
             seat = game.current_player
-            game.play_code(codec.decode_code(int(actions[i]), seat))
+            game.apply_action(int(actions[i]))
             assert game.is_over
             assert np.array_equal(out.info["final_observation"][i], encoder.encode(game, seat))
             assert out.info["final_info"][i] == {
@@ -458,9 +482,8 @@ def test_illegal_actions_name_the_game_and_the_rule(backend, request):
         with pytest.raises(IllegalActionError) as error:
             env.step(bad)
         exc = error.value
-        codec = get_game("kardinal").make_codec(env.rules)
         with pytest.raises(IllegalMoveError) as engine:
-            game.play(codec.decode(game, action))
+            game.apply_action(action)
         assert str(exc) == f"game {index}: {engine.value}" and exc.rule == engine.value.rule
         assert exc.index == index and exc.move == action
     _unchanged(env, snapshot)
@@ -555,3 +578,280 @@ def test_benchmark_vector_runs(capsys):
     assert "kardinal_koenig python backend" in printed and "connect_four_v3" in printed
     assert "202,248 bytes" in printed and "kardinal_v0 AEC (4 players)" in printed
     assert out["kardinal python backend"] > 0 and out["kardinal_koenig python backend/connect_four"] > 0
+
+
+# ---------------------------------------------------------------- Kardinal & König's core backend
+# ``kardinal_core.KoenigBatch`` (cpp/src/koenig/batch.hpp) against the python backend on the pure Python
+# engine (``KARDINAL_ENV_BACKEND=python`` while it deals: the reference engine, not the core twice), byte
+# for byte, in 3-5 players, discard one and any, on the packaged, the small and an odd board
+# (tests/test_core_koenig.py's), both reward schemes; seeds; bad actions give the python backend's
+# errors; the bindings refuse bad input and, fuzzed in a subprocess, never crash.
+
+
+def _koenig_variants() -> list[tuple[str, KoenigRules]]:
+    out = []
+    for name, board in (("default", None), ("small", small_board()), ("odd", ODD_BOARD)):
+        for players in (3, 4, 5):
+            for discard in ("one", "any"):
+                out.append((f"{name}-{players}-{discard}", KoenigRules(players=players, discard=discard, board=board)))
+    return out
+
+
+KOENIG_VARIANTS = _koenig_variants()
+
+
+def _koenig_pair(
+    monkeypatch, rules: KoenigRules, n: int, reward: str = "win_loss", threads: int = 0, seed=None, score_shaping=0.0
+):
+    """The core env, then the python backend on the pure Python engine (the variable stays set for the
+    test: every game it deals later is the reference engine's)."""
+    options = {"reward": reward, "seed": seed, "score_shaping": score_shaping}
+    cc = VectorEnv("kardinal_koenig", n, rules=rules, backend="core", threads=threads, **options)
+    monkeypatch.setenv("KARDINAL_ENV_BACKEND", "python")
+    py = VectorEnv("kardinal_koenig", n, rules=rules, backend="python", **options)
+    return py, cc
+
+
+def _koenig_run(py: VectorEnv, cc: VectorEnv, steps: int, rng: np.random.Generator, where: str) -> int:
+    ended = 0
+    for step in range(steps):
+        actions = py.random_actions(rng)
+        py.step(actions)
+        cc.step(actions)
+        _same(py, cc, f"{where} step {step}")
+        ended += int(py.terminated.sum())
+    return ended
+
+
+@pytest.mark.parametrize("name, rules", KOENIG_VARIANTS, ids=[name for name, _ in KOENIG_VARIANTS])
+def test_koenig_core_lockstep_with_python_backend(core, monkeypatch, name, rules):
+    k = [n for n, _ in KOENIG_VARIANTS].index(name)  # both reward schemes, with and without score shaping
+    py, cc = _koenig_pair(
+        monkeypatch, rules, 4, "margin" if k % 2 else "win_loss", score_shaping=0.05 if k % 3 else 0.0
+    )
+    seed = len(name) * 7
+    py.reset(seed=seed)
+    cc.reset(seed=seed)
+    _same(py, cc, f"{name} reset")
+    ended = _koenig_run(py, cc, 400, np.random.default_rng(seed), name)
+    assert ended >= 4, "every slot should end a game (raise steps)"
+    for i in range(py.num_envs):  # the core's game, rebuilt in Python, is the python backend's game
+        assert cc.game(i).to_record() == py.game(i).to_record()
+        assert cc.game(i).snapshot() == py.game(i).snapshot()
+
+
+def test_koenig_core_many_endings(core, monkeypatch):
+    """Many auto-resets on the small board (short games): final observations and infos every time."""
+    rules = KoenigRules(players=3, board=small_board())
+    py, cc = _koenig_pair(monkeypatch, rules, 8, "margin", score_shaping=0.1)
+    py.reset(seed=[11, 12, 13, 14, 15, 16, 17, 2**64 + 5])
+    cc.reset(seed=[11, 12, 13, 14, 15, 16, 17, 2**64 + 5])
+    assert _koenig_run(py, cc, 500, np.random.default_rng(1), "small") >= 40
+
+
+def test_koenig_core_seeds_follow_the_slot_generators(core, monkeypatch):
+    """An int seed, reset() without a seed going on (the drawn-ahead seeds are used, not skipped),
+    reseeding with an int and a list, the constructor's seed: every deal is the python backend's."""
+    rules = KoenigRules(players=4)
+    py, cc = _koenig_pair(monkeypatch, rules, 4, seed=21)
+    rng = np.random.default_rng(2)
+    py.reset()
+    cc.reset()
+    _same(py, cc, "constructor seed")
+    _koenig_run(py, cc, 120, rng, "first")
+    for seed in (None, None, 5, None, [9, 8, 7, 6], None):
+        py.reset(seed=seed)
+        cc.reset(seed=seed)
+        _same(py, cc, f"reset(seed={seed})")
+        _koenig_run(py, cc, 90, rng, f"after reset(seed={seed})")
+    monkeypatch.delenv("KARDINAL_ENV_BACKEND")
+    solo = VectorEnv("kardinal_koenig", 1, rules=rules, backend="core")
+    solo.reset(seed=5 + 2)
+    cc.reset(seed=5)
+    assert solo.observation[0].tobytes() == cc.observation[2].tobytes()
+    assert solo.game(0).to_record() == cc.game(2).to_record()
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def _koenig_stepped(backend: str) -> VectorEnv:
+    return stepped_vector_env("kardinal_koenig", backend, 4, 7)
+
+
+def _koenig_state(env: VectorEnv) -> list:
+    return [getattr(env, name).tobytes() for name in ARRAYS] + [env.game(i).to_record() for i in range(env.num_envs)]
+
+
+def _koenig_error(env: VectorEnv, actions) -> tuple:
+    with pytest.raises(Exception) as info:
+        env.step(actions)
+    exc = info.value
+    return type(exc), str(exc), getattr(exc, "rule", None), getattr(exc, "index", None), getattr(exc, "move", None)
+
+
+def test_koenig_bad_actions_give_the_python_backends_errors(core):
+    py, cc = _koenig_stepped("python"), _koenig_stepped("core")
+    assert _koenig_state(py) == _koenig_state(cc)
+    before = _koenig_state(cc)
+    good = py.random_actions(np.random.default_rng(0))
+    bads: list = [good.astype(np.float64), good.astype(bool), [1.0, 2.0, 3.0], None, "012", np.array(["1", "2", "3"])]
+    bads += [good[:2], np.concatenate([good, good]), good.reshape(3, 1), np.int64(5), good.reshape(1, 3)]
+    for index, value in ((0, -1), (2, py.num_actions), (1, 2**40)):
+        bad = good.copy()
+        bad[index] = value
+        bads.append(bad)
+    huge = good.astype(np.uint64)
+    huge[1] = 2**64 - 1
+    bads.append(huge)
+    for index in range(3):  # an in-range id that is not legal: the engine's error naming the rule
+        legal = set(py.legal_actions(index).tolist())
+        for action in [a for a in range(py.num_actions) if a not in legal][::97]:
+            bad = good.copy()
+            bad[index] = action
+            bads.append(bad)
+    for k, bad in enumerate(bads):
+        expected = _koenig_error(py, bad)
+        assert _koenig_error(cc, bad) == expected, f"bad action set {k}: {bad!r}"
+        if expected[0] is IllegalActionError:
+            assert expected[2] and expected[3] is not None
+    assert _koenig_state(cc) == before == _koenig_state(py)
+    cc.step(good)  # and the batch goes on
+    py.step(good)
+    assert _koenig_state(py) == _koenig_state(cc)
+
+
+def test_koenig_batch_binding_refuses_bad_input(core):
+    from kardinal_env.koenig import compiled
+
+    board = compiled.core_board(KoenigRules(players=3).compiled)
+    batch = core.KoenigBatch(board, 3, "one", 2)
+    with pytest.raises(TypeError, match="int64"):
+        batch.step(np.zeros(2, dtype=np.int32))
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        batch.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="threads"):
+        batch.step(np.zeros(2, dtype=np.int64), -1)
+    assert batch.step(np.array([-5, 2**62], dtype=np.int64)) == 0  # not legal: nothing moved
+    assert batch.step(np.array([batch.legal_action_ids(0)[0], 10**6], dtype=np.int64)) == 1
+    assert batch.game(0).move_count == 0 and batch.history_ids(0) == []
+    for call in (batch.legal_action_ids, batch.history_ids, batch.seed, batch.game):
+        with pytest.raises(IndexError, match="game index"):
+            call(2)
+    for args, error in [
+        ((None, 3, "one", 2), TypeError),
+        ((board, 2, "one", 2), ValueError),
+        ((board, 3, "some", 2), ValueError),
+        ((board, 3, "one", 0), ValueError),
+        ((board, 3, "one", 2, "score"), ValueError),
+        (("board", 3, "one", 2), TypeError),
+    ]:
+        with pytest.raises(error):
+            core.KoenigBatch(*args)
+    batch.next_seed[:] = [7, 2**64 - 1]
+    batch.reset()
+    assert batch.seed(1) == 2**64 - 1
+    assert batch.game(0).initial_deck == compiled.core_game(KoenigRules(players=3), 7).initial_deck
+    view = batch.observation
+    del batch  # the arrays keep the batch alive
+    assert view.shape == (2, 494) and view.dtype == np.float32 and view.any()
+
+
+_FUZZ = textwrap.dedent(
+    """
+    import random, sys
+    import numpy as np
+    import kardinal_core
+    from kardinal_env.koenig import Rules, compiled
+
+    rng = random.Random(int(sys.argv[1]))
+    board = compiled.core_board(Rules(players=4).compiled, kardinal_core)
+    batches = [kardinal_core.KoenigBatch(board, p, d, n) for p, d, n in ((3, "one", 3), (4, "any", 1), (5, "one", 4))]
+    pool = [None, -1, 0, 1, 389, 390, 2**31, 2**63 - 1, -2**63, 1.5, "3", b"x", [], (1,), True, float("nan"), object()]
+    dtypes = [np.int64, np.int32, np.uint64, np.float64, np.bool_, np.int8, object]
+    calls = refused = 0
+    for _ in range(int(sys.argv[2])):
+        b = rng.choice(batches)
+        n = b.num_envs
+        kind = rng.random()
+        x = rng.choice(pool) if rng.random() < 0.5 else rng.randrange(-5, 400)
+        calls += 1
+        try:
+            if kind < 0.5:
+                ids, offsets = b.all_legal_action_ids()
+                a = np.array([ids[rng.randrange(offsets[i], offsets[i + 1])] for i in range(n)], dtype=np.int64)
+                if rng.random() < 0.5:
+                    a[rng.randrange(n)] = rng.choice([-1, 390, 2**62, -2**63, rng.randrange(390)])
+                shape = rng.choice([(n,), (n,), (n + 1,), (n, 1), ()])
+                if shape != (n,):
+                    a = np.resize(a, shape)
+                if rng.random() < 0.2:
+                    a = a.astype(rng.choice(dtypes))
+                if rng.random() < 0.1 and a.ndim == 1 and a.size > 1:
+                    a = np.repeat(a, 2)[::2]  # not C-contiguous... or a copy
+                r = b.step(a if rng.random() < 0.9 else x, rng.choice([0, 0, 1, 2, 3, -1, 2000]))
+                assert -1 <= r < n
+            elif kind < 0.6:
+                b.reset(rng.choice([0, 2, -3]))
+            elif kind < 0.8:
+                getattr(b, rng.choice(["legal_action_ids", "history_ids", "seed", "game"]))(x)
+            elif kind < 0.9:
+                b.next_seed[rng.randrange(n)] = rng.getrandbits(64)
+            else:
+                kardinal_core.KoenigBatch(rng.choice([board, x]), rng.choice([3, 4, 5, x]), rng.choice(["one", x]),
+                                          rng.choice([1, 2, x]), rng.choice(["win_loss", "margin", x]))
+        except (TypeError, ValueError, IndexError, OverflowError):
+            refused += 1
+    print(calls, refused)
+    """
+)
+
+
+def test_koenig_fuzz_the_batch_bindings_never_crash(core):
+    """Random actions arrays (ids out of range, wrong dtypes and shapes), threads, indices and
+    constructor arguments: every call works or raises; in a subprocess so a crash fails the test."""
+    result = subprocess.run([sys.executable, "-c", _FUZZ, "3", "4000"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    calls, refused = map(int, result.stdout.split())
+    assert calls == 4000 and 0 < refused < calls
+
+
+@pytest.mark.parametrize("game", ["kardinal", "kardinal_koenig"])
+def test_a_second_thread_is_refused_while_a_batch_steps(core, game):
+    """step() runs without the GIL; a call from another Python thread meanwhile (here a read of the
+    legal ids) raises RuntimeError ("another thread is stepping or resetting this batch") instead of
+    racing, and the stepping thread's calls all go through."""
+    import threading
+
+    env = VectorEnv(game, 512, 4, seed=0)  # a long step: hundreds of games per call
+    env.reset()
+    batch = env._impl.batch
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    steps = [0]
+
+    def stepper() -> None:
+        rng = np.random.default_rng(1)
+        try:
+            while not stop.is_set() and steps[0] < 200:
+                env.step(env.random_actions(rng))
+                steps[0] += 1
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=stepper)
+    thread.start()
+    refused = 0
+    try:
+        while thread.is_alive() and refused < 3:
+            try:
+                batch.legal_action_ids(0)
+            except RuntimeError as exc:
+                assert "another thread is stepping or resetting this batch" in str(exc)
+                refused += 1
+    finally:
+        stop.set()
+        thread.join()
+    assert not errors, errors
+    assert refused == 3 and steps[0] >= 1
+    env.step(env.random_actions(np.random.default_rng(2)))  # free again once the stepper is done
