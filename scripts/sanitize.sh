@@ -29,8 +29,7 @@ export PYTHONPATH="$PWD/$out/site" KARDINAL_REQUIRE_CORE=1
 tests=(tests/test_core_kardinal.py tests/test_core_koenig.py tests/test_core_game.py tests/test_core_koenig_game.py
        tests/test_core_mcts.py tests/test_core_observation.py tests/test_core_koenig_observation.py
        tests/test_core_koenig_rollouts.py tests/test_core_koenig_heuristic.py tests/test_vector.py
-       tests/test_vector_koenig.py tests/test_core_fuzz.py tests/test_boundary.py tests/test_golden.py
-       tests/test_playthroughs.py)
+       tests/test_core_fuzz.py tests/test_boundary.py tests/test_golden.py tests/test_playthroughs.py)
 .venv/bin/python -c 'import kardinal_core, sys; assert ".venv-sanitize" in kardinal_core.__file__, kardinal_core.__file__'
 .venv/bin/python -m pytest -q -p no:cacheprovider "${tests[@]}" "$@"
 rc=$?
