@@ -141,7 +141,7 @@ def test_torchrl_on_kardinal_koenig_collects_legal_actions_and_a_finite_ppo_loss
     size = spec.make_encoder(spec.rules(players=PLAYERS)).shape[0]
     obs_key, mask_key = ("players", "observation", "observation"), ("players", "action_mask")
     n_actions = env.full_action_spec["players", "action"].space.n
-    assert n_actions == spec.make_codec(spec.rules(players=PLAYERS)).num_actions
+    assert n_actions == spec.new_game(spec.rules(players=PLAYERS), seed=0).num_actions
     td = env.reset()
     assert td[obs_key].shape == (PLAYERS, size) and td[obs_key].dtype == torch.float32
 

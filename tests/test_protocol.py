@@ -8,12 +8,13 @@ built-in games and the test-only third game (tests/third_game.py's Nim, register
   falling from place to place; only once the game is over;
 * determinize: a clone for a game of perfect information without chance (its generator untouched);
   the seed: ignored without chance, the same deal with it;
-* the action codec and observation encoder of the registry (``spec.make_codec`` / ``make_encoder``)
-  against the engine and the game's environment at every decision of a random game, in rule variants;
-  its errors name the rule.
+* the action ids (``legal_actions``, ``apply_action``, ``action_to_string``, ``string_to_action``) and
+  the registry's observation encoder (``spec.make_encoder``) against the notation and the game's
+  environment at every decision of a random game, in rule variants; the errors name the rule.
 
-Then what is one game's own: Kardinal's golden finishing orders, its codec's window, the game-over and
-window errors; K&K's worlds that keep what the seat sees and no hidden history, its codec's size.
+Then what is one game's own: Kardinal's golden finishing orders, its action space's window, the
+game-over and window errors; K&K's worlds that keep what the seat sees and no hidden history, its action
+space's size.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from koenig_helpers import random_game, small_board
 
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.generic_env import GameEnv
-from kardinal_env.core.protocol import ActionCodec, GameState, ObservationEncoder, check_protocol
+from kardinal_env.core.protocol import GameState, ObservationEncoder, check_protocol
 from kardinal_env.core.registry import GameSpec, get_game
 
 # run again on the Python engines (pytest --backend python) and in the core lane of .ci/run on the
@@ -46,7 +47,7 @@ KEYS = {
     "kardinal_koenig": lambda game, seat: (game.scores()[seat],),
     "nim": lambda game, seat: (game.scores()[seat], game.taken[seat]),
 }
-#: Rule variants (players, rules keywords, codec/encoder/env options) whose codec is checked move by move.
+#: Rule variants (players, rules keywords, encoder/env options) whose action ids are checked move by move.
 VARIANTS = {
     "kardinal": [(2, {}, {}), (4, {"shared_pool": True}, {"window": 53}), (3, {"window": 9}, {"window": 9})],
     "kardinal_koenig": [
@@ -57,7 +58,7 @@ VARIANTS = {
     ],
     "nim": [(2, {}, {}), (3, {"pile": 20, "misere": True}, {})],
 }
-#: Moves each game's codec refuses as malformed.
+#: Moves each game refuses as malformed.
 MALFORMED = {"kardinal": ["H0@1"], "kardinal_koenig": ["K@NOWHERE/4", "draw", 5, None], "nim": ["x", "0", "4", None]}
 
 
@@ -160,43 +161,67 @@ def test_determinize_and_the_seed(spec):
 @pytest.mark.parametrize(
     "spec, variant", [(name, k) for name in GAMES for k in range(len(VARIANTS[name]))], indirect=["spec"]
 )
-def test_codec_and_encoder_agree_with_the_engine_and_the_env(spec, variant):
+def test_action_ids_and_encoder_agree_with_the_notation_and_the_env(spec, variant):
     players, options, env_options = VARIANTS[spec.name][variant]
     rules = _rules(spec, players, **options)
-    codec, encoder = spec.make_codec(rules, **env_options), spec.make_encoder(rules, **env_options)
-    assert isinstance(codec, ActionCodec) and isinstance(encoder, ObservationEncoder)
+    encoder = spec.make_encoder(rules, **env_options)
+    assert isinstance(encoder, ObservationEncoder)
     env = _env(spec, players, rules, options, env_options)
     env.reset(seed=players)
+    assert env.num_actions == env.game.num_actions
     rng = random.Random(players)
-    out = np.ones(codec.num_actions, dtype=np.int8)
     while not env.game.is_over:
         game, agent = env.game, env.agent_selection
         seat = game.current_player
-        actions = codec.legal_actions(game)
-        assert [codec.decode(game, a) for a in actions] == game.legal_moves()
-        assert [codec.encode(game, m) for m in game.legal_moves()] == actions.tolist()
-        mask = codec.action_mask(game)
-        assert mask.dtype == np.int8 and np.flatnonzero(mask).tolist() == sorted(actions.tolist())
-        assert codec.action_mask(game, seat, out=out) is out and np.array_equal(out, mask)
-        assert not codec.action_mask(game, (seat + 1) % players).any()
+        actions = [int(a) for a in game.legal_actions()]
+        assert len(set(actions)) == len(actions) and all(0 <= a < game.num_actions for a in actions)
+        assert [game.action_to_string(a) for a in actions] == game.legal_moves()
+        assert [game.string_to_action(m) for m in game.legal_moves()] == actions
         seen = env.observe(agent)
-        assert np.array_equal(seen["action_mask"], mask) and np.array_equal(env.legal_actions(), actions)
+        assert np.flatnonzero(seen["action_mask"]).tolist() == sorted(actions)
+        assert env.legal_actions().tolist() == actions
+        assert not env.action_mask(env.possible_agents[(seat + 1) % players]).any()
         assert np.array_equal(encoder.encode(game, seat), seen["observation"])
-        env.step(int(rng.choice(actions)))
-    assert codec.legal_actions(env.game).size == 0 and not codec.action_mask(env.game).any()
+        twin = game.clone()
+        action = rng.choice(actions)
+        twin.play(game.action_to_string(action))
+        env.step(action)
+        assert env.game.to_record() == twin.to_record()  # apply_action plays what play(notation) plays
+    assert len(env.game.legal_actions()) == 0 and not env.action_mask(env.possible_agents[0]).any()
 
 
-def test_codec_errors_name_the_rule(spec):
-    rules = spec.rules()
-    codec, game = spec.make_codec(rules), spec.new_game(rules, seed=0)
-    for action in (-1, codec.num_actions, 1.5, True, "3", None):
-        with pytest.raises(IllegalMoveError, match="action") as info:
-            codec.decode(game, action)
-        assert info.value.rule == "action"
+def test_action_errors_name_the_rule(spec):
+    game = spec.new_game(spec.rules(), seed=0)
+    before = game.to_record()
+    for action in (-1, game.num_actions, 1.5, True, "3", None, 2**70):
+        for call in (game.action_to_string, game.apply_action):
+            with pytest.raises(IllegalMoveError, match="action") as info:
+                call(action)
+            assert info.value.rule == "action"
     for move in MALFORMED[spec.name]:
         with pytest.raises(IllegalMoveError, match="malformed move") as info:
-            codec.encode(game, move)
+            game.string_to_action(move)
         assert info.value.rule == "malformed move"
+    legal = set(int(a) for a in game.legal_actions())
+    for action in (a for a in range(game.num_actions) if a not in legal):
+        try:
+            move = game.action_to_string(action)
+        except IllegalMoveError:
+            continue  # an id without a move here (Kardinal: a yard leaving the window)
+        with pytest.raises(IllegalMoveError) as by_id:
+            game.apply_action(action)
+        with pytest.raises(IllegalMoveError) as by_name:
+            game.play(move)
+        assert by_id.value.rule == by_name.value.rule != "action" and str(by_id.value) == str(by_name.value)
+        break
+    assert game.to_record() == before  # nothing was played
+    over = _played(spec, spec.default_players, 1)
+    with pytest.raises(IllegalMoveError) as info:
+        over.apply_action(0)
+    assert (
+        info.value.rule in ("game over", "pile")
+        and over.to_record() == _played(spec, spec.default_players, 1).to_record()
+    )
 
 
 # ---------------------------------------------------------------- Kardinal's own
@@ -222,10 +247,11 @@ def test_kardinal_finishing_order_of_the_golden_games(name):
     assert game.winners() == order[0]
 
 
-def test_kardinal_codec_frames_the_rules_window():
-    """A window variant's codec and encoder need no window argument: they frame the rules' window
-    (the lossless 53 for the unbounded game); a window that contradicts the rules is refused."""
-    from kardinal_env.kardinal import Rules
+def test_kardinal_action_space_frames_the_rules_window():
+    """A window variant's action space and encoder need no window argument: they frame the rules'
+    window (the lossless 53 for the unbounded game); a window that contradicts the rules is refused."""
+    from kardinal_env.kardinal import Game, Rules
+    from kardinal_env.kardinal.actions import ActionCodec
 
     spec = get_game("kardinal")
     for rules, window in (
@@ -233,29 +259,24 @@ def test_kardinal_codec_frames_the_rules_window():
         (Rules(players=4, shared_pool=True), 53),
         (Rules(players=3, window=9), 9),
     ):
-        assert spec.make_codec(rules, window=window).num_actions == 17 * window * window + 5
+        assert Game(rules).num_actions == ActionCodec(rules, window=window).num_actions == 17 * window * window + 5
     variant = Rules(players=2, window=9)
-    assert spec.make_codec(variant).window == 9 and spec.make_encoder(variant).shape == (72, 9, 9)
-    assert spec.make_codec(Rules(players=2)).window == 53
+    assert spec.make_encoder(variant).shape == (72, 9, 9)
     with pytest.raises(ValueError, match="differs from the rules' window 9"):
-        spec.make_codec(variant, window=11)
+        ActionCodec(variant, window=11)
 
 
-def test_kardinal_codec_window_and_game_over_errors():
+def test_kardinal_window_and_game_over_errors():
     from kardinal_env.kardinal import Game, Rules
 
-    spec = get_game("kardinal")
-    small = spec.make_codec(Rules(players=2, window=9), window=9)
     with pytest.raises(IllegalMoveError) as info:
-        small.encode(Game(Rules(players=2, window=9)), "H0@20,0")
+        Game(Rules(players=2, window=9)).string_to_action("H0@20,0")
     assert info.value.rule == "window"
-    codec, over = spec.make_codec(Rules(players=2)), _played(spec, 2, 1)
-    with pytest.raises(IllegalMoveError) as info:
-        codec.decode(over, 0)
-    assert info.value.rule == "game over"
-    with pytest.raises(IllegalMoveError) as info:
-        codec.encode(over, "C-")
-    assert info.value.rule == "game over"
+    over = _played(get_game("kardinal"), 2, 1)
+    for call, arg in ((over.action_to_string, 0), (over.apply_action, 0), (over.string_to_action, "C-")):
+        with pytest.raises(IllegalMoveError) as info:
+            call(arg)
+        assert info.value.rule == "game over"
 
 
 # ---------------------------------------------------------------- Kardinal & König's own
@@ -304,22 +325,15 @@ def test_koenig_a_world_keeps_no_hidden_history():
     ]
 
 
-def test_koenig_codec_size_and_errors():
+def test_koenig_action_space_is_the_boards_move_table():
     from kardinal_env.koenig import Game, Rules
-    from kardinal_env.koenig.actions import ActionCodec as KoenigCodec
 
-    spec = get_game("kardinal_koenig")
     for players, board in ((3, None), (4, None), (5, None), (3, small_board())):
         rules = Rules(players=players, board=board)
-        codec = spec.make_codec(rules)
-        assert isinstance(codec, KoenigCodec) and codec.num_actions == rules.compiled.num_moves
+        game = Game(rules, seed=0)
+        assert game.num_actions == rules.compiled.num_moves
         if board is None:
-            assert codec.num_actions == 390  # the default board (kardinal_koenig_v1's docstring)
-    rules = Rules(players=4)
-    codec = KoenigCodec(rules)
-    assert codec.decode(Game(rules, seed=0), codec.num_actions - 1) == "draw:deck" == codec.decode_action(389)
-    assert codec.legal_actions(Game(rules, seed=0)).dtype == np.intp
-    with pytest.raises(TypeError, match="kardinal_env.koenig.Rules"):
-        KoenigCodec(object())
+            assert game.num_actions == 390  # the default board (kardinal_koenig_v1's docstring)
+            assert game.action_to_string(389) == "draw:deck" and game.string_to_action("draw:deck") == 389
     with pytest.raises(TypeError):
-        spec.make_codec(rules, window=53)  # K&K's codec takes no options
+        get_game("kardinal_koenig").make_encoder(Rules(players=4), window=53)  # K&K's encoder takes no options

@@ -19,7 +19,6 @@ import pytest
 import kardinal_env
 from kardinal_env.core import registration, registry
 from kardinal_env.core.generic_env import GameEnv
-from kardinal_env.core.protocol import ActionCodec, GameState, ObservationEncoder, check_protocol
 from kardinal_env.core.registry import GameSpec, Renderers, RuleOption, UnknownGameError, get_game, resolve
 from kardinal_env.games import KARDINAL, KARDINAL_KOENIG
 
@@ -33,7 +32,7 @@ BUILT_IN = (KARDINAL, KARDINAL_KOENIG)
 ROOM_SHAPE = {
     "engine": "game_class",
     "rules": "rules_class",
-    "actions": "codec",
+    "actions": None,
     "observation": "observation",
     "text": "renderers.text",
     "render": "renderers.image",
@@ -233,7 +232,7 @@ def test_a_game_without_env_module_gets_the_generic_env():
 def test_every_named_object_exists(spec):
     """Each ``"module:attribute"`` of the entry names something that exists; an entry holds the game's
     facts only (the agents' registry, tests/test_agents_registry.py, holds what plays it)."""
-    for name in ("rules_class", "game_class", "codec", "observation"):
+    for name in ("rules_class", "game_class", "observation"):
         assert callable(spec.load(name)), name
     for kind in ("text", "image", "html_replay"):
         assert callable(spec.renderer(kind)), kind
@@ -260,50 +259,12 @@ def test_each_room_has_the_same_shape(spec):
     assert versioned.__doc__ == env_module.__doc__
 
 
-# ---------------------------------------------------------------- every registered game keeps the protocol
-
-
-@pytest.mark.parametrize("spec", BUILT_IN, ids=lambda s: s.name)
-def test_protocol_codec_and_encoder_agree_with_the_engine(spec):
-    players = spec.default_players
-    rules = spec.rules(players)
-    codec, encoder = spec.make_codec(rules), spec.make_encoder(rules)
-    assert isinstance(codec, ActionCodec) and isinstance(encoder, ObservationEncoder)
-    game = spec.new_game(rules, seed=5)
-    check_protocol(game)
-    assert isinstance(game, GameState) and spec.from_record(game.to_record()).to_record() == game.to_record()
-    rng = random.Random(5)
-    decisions = 0
-    while not game.is_over and decisions < 40:
-        seat = game.current_player
-        legal = np.asarray(codec.legal_actions(game))
-        assert len(set(legal.tolist())) == len(legal)  # no duplicates
-        assert [codec.decode(game, int(a)) for a in legal] == game.legal_moves()
-        assert all(codec.encode(game, m) == a for m, a in zip(game.legal_moves(), legal))
-        mask = codec.action_mask(game)
-        assert (
-            mask.dtype == np.int8 and mask.shape == (codec.num_actions,) and list(np.flatnonzero(mask)) == sorted(legal)
-        )
-        assert not codec.action_mask(game, seat=(seat + 1) % players).any()
-        obs = encoder.encode(game, seat)
-        assert obs.shape == tuple(encoder.shape)
-        world = game.determinize(seat, random.Random(1))
-        assert world.legal_moves() == game.legal_moves() and world.current_player == seat
-        assert isinstance(spec.game_text(game, seat), str)
-        game.play(rng.choice(game.legal_moves()))
-        decisions += 1
-    while not game.is_over:
-        game.play(rng.choice(game.legal_moves()))
-    order = game.finishing_order()
-    assert sorted(s for group in order for s in group) == list(range(players))
-    record = json.loads(json.dumps(game.to_record()))
-    assert registry.game_for_record(record) is spec
-    assert spec.from_record(record).history == game.history
+# ---------------------------------------------------------------- the generic env of every game
 
 
 @pytest.mark.parametrize("spec", BUILT_IN, ids=lambda s: s.name)
 def test_generic_env_agrees_with_the_games_own_env(spec):
-    """``GameEnv`` built from the codec and encoder plays the same game as the game's own environment."""
+    """``GameEnv`` built from the game and its encoder plays the same game as the game's own environment."""
     players = spec.default_players
     own = spec.load("env_module").raw_env(players=players)
     generic = GameEnv(game=spec.name, players=players)

@@ -135,7 +135,7 @@ def test_a_baseline_the_game_lacks_is_refused(nim):
     # no baselines listed: it still has random (every game's)
     bare = GameSpec(**{**{f: getattr(nim, f) for f in ("title", "players", "default_players", "rules_class")},
                        "name": "bare_nim", "game_class": type("BareNim", (), _methods(NimGame)),
-                       "record_format": "bare-nim/1", "codec": nim.codec, "observation": nim.observation,
+                       "record_format": "bare-nim/1", "observation": nim.observation,
                        "renderers": nim.renderers})  # fmt: skip
     register_game(bare)
     try:

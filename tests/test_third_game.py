@@ -29,7 +29,7 @@ from kardinal_env.core import registry
 from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.generic_env import GameEnv
 from kardinal_env.core.generic_env import env as generic_env
-from kardinal_env.core.protocol import ActionCodec, GameState, ObservationEncoder, check_protocol
+from kardinal_env.core.protocol import GameState, ObservationEncoder, check_protocol
 from kardinal_env.core.replay import main as replay_main
 from kardinal_env.core.replay import replay_file, write_html
 from kardinal_env.core.single_agent import VsBots
@@ -63,7 +63,6 @@ def test_the_engine_implements_the_protocol():
     game = NimGame(NimRules(players=3, pile=10))
     check_protocol(game)
     assert isinstance(game, GameState)
-    assert isinstance(third_game.NimCodec(game.rules), ActionCodec)
     assert isinstance(third_game.NimEncoder(game.rules), ObservationEncoder)
     assert game.legal_moves() == ["1", "2", "3"] and game.current_player == 0
     for move, seat in (("3", 0), ("3", 1), ("2", 2), ("1", 0)):
@@ -139,19 +138,19 @@ def test_record_round_trip_and_errors():
     bad(lambda r: r.update(result=None), "the moves end the game but field 'result' is null")
 
 
-def test_codec_and_encoder():
+def test_action_ids_and_encoder():
     rules = NimRules(players=3, pile=5)
-    codec, encoder, game = third_game.NimCodec(rules), third_game.NimEncoder(rules), NimGame(rules)
+    encoder, game = third_game.NimEncoder(rules), NimGame(rules)
     game.play("3")  # seat 1 to move, 2 left
-    assert list(codec.legal_actions(game)) == [0, 1]
-    assert [codec.decode(game, a) for a in codec.legal_actions(game)] == game.legal_moves()
-    assert codec.encode(game, "2") == 1
-    assert list(codec.action_mask(game)) == [1, 1, 0] and list(codec.action_mask(game, seat=0)) == [0, 0, 0]
-    out = np.ones(3, dtype=np.int8)
-    assert codec.action_mask(game, 1, out=out) is out and list(out) == [1, 1, 0]
-    with pytest.raises(IllegalMoveError, match=r"action: expected an integer in \[0, 3\), got 3") as err:
-        codec.decode(game, 3)
+    assert game.num_actions == 3 and game.legal_actions() == [0, 1]
+    assert [game.action_to_string(a) for a in game.legal_actions()] == game.legal_moves()
+    assert game.string_to_action("2") == 1
+    with pytest.raises(IllegalMoveError, match=r"action: 3 is outside Discrete\(3\)") as err:
+        game.action_to_string(3)
     assert err.value.rule == "action"
+    with pytest.raises(IllegalMoveError, match="take at most the pile") as err:
+        game.apply_action(2)  # three stones, two left
+    assert err.value.rule == "pile"
     obs = encoder.encode(game, 0)
     assert obs.dtype == np.float32 and obs.shape == encoder.shape == (9,)
     assert obs[2] == 1 and obs[:6].sum() == 1  # two stones left
@@ -195,7 +194,6 @@ def test_a_game_missing_protocol_members_is_refused_at_registration():
         rules_class=NimRules,
         game_class=Incomplete,
         record_format="incomplete/1",
-        codec=None,
         observation=None,
         renderers=registry.Renderers(text=None),
     )

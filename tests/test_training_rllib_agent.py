@@ -46,8 +46,7 @@ def test_plays_legal_moves_of_any_game(game_name):
     spec = get_game(game_name)
     rules = spec.rules()
     shape = tuple(spec.make_encoder(rules).shape)
-    codec = spec.make_codec(rules)
-    module = StubModule(shape, codec.num_actions)
+    module = StubModule(shape, spec.new_game(rules).num_actions)
     agent = RLlibAgent(module, seed=0)
     game = spec.new_game(rules, seed=3)
     rng = random.Random(0)
@@ -57,7 +56,7 @@ def test_plays_legal_moves_of_any_game(game_name):
         move = agent.select_move(game)
         legal = game.legal_moves()
         assert move in legal
-        assert codec.encode(game, move) == max(codec.legal_actions(game))  # the highest legal logit
+        assert game.string_to_action(move) == max(game.legal_actions())  # the highest legal logit
         game.play(move if rng.random() < 0.5 else rng.choice(legal))
     assert module.seen and all(s == (1, *shape) for s in module.seen)
 
@@ -65,7 +64,7 @@ def test_plays_legal_moves_of_any_game(game_name):
 def test_refuses_another_observation_shape_unless_fully_convolutional():
     spec = get_game("kardinal")
     rules = spec.rules()
-    num_actions = spec.make_codec(rules).num_actions
+    num_actions = spec.new_game(rules).num_actions
     agent = RLlibAgent(StubModule((72, 9, 9), num_actions), name="rllib:x")  # trained on a 9 x 9 window
     with pytest.raises(ValueError, match=r"rllib:x: this module was trained on observations of shape \(72, 9, 9\)"):
         agent.select_move(spec.new_game(rules))

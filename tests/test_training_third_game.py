@@ -126,12 +126,14 @@ def test_load_agent_plays_the_checkpoint(nim, nim_run):
 def test_the_agent_acts_on_environment_observations(nim, nim_run):
     agent = PPOAgent.from_checkpoint(nim_run, greedy=False, seed=2)
     rules = nim.rules()
-    game, encoder, codec = nim.new_game(rules), nim.make_encoder(rules), nim.make_codec(rules)
+    game, encoder = nim.new_game(rules), nim.make_encoder(rules)
     while not game.is_over:
         seat = game.current_player
-        a = agent.act(encoder.encode(game, seat), codec.action_mask(game, seat))
-        assert a in codec.legal_actions(game)
-        game.play(codec.decode(game, a))
+        mask = np.zeros(game.num_actions, dtype=np.int8)
+        mask[game.legal_actions()] = 1
+        a = agent.act(encoder.encode(game, seat), mask)
+        assert a in game.legal_actions()
+        game.apply_action(a)
 
 
 def test_resume_continues_a_third_game_run(nim_run, tmp_path):

@@ -186,37 +186,6 @@ class NimGame:
         return game
 
 
-class NimCodec:
-    """Action ``k - 1`` takes ``k`` stones (:class:`kardinal_env.core.protocol.ActionCodec`)."""
-
-    def __init__(self, rules: NimRules):
-        self.num_actions = rules.max_take
-
-    def legal_actions(self, game: NimGame) -> np.ndarray:
-        return np.arange(len(game.legal_moves()), dtype=np.intp)
-
-    def action_mask(self, game: NimGame, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=np.int8) if out is None else out
-        mask[:] = 0
-        if seat is None or seat == game.current_player:
-            mask[self.legal_actions(game)] = 1
-        return mask
-
-    def encode(self, game: NimGame, move: str) -> int:
-        if not isinstance(move, str) or not move.isdigit() or not 1 <= int(move) <= self.num_actions:
-            raise IllegalMoveError(
-                f"malformed move: {move!r} is not a number from 1 to {self.num_actions}", "malformed move", move
-            )
-        return int(move) - 1
-
-    def decode(self, game: NimGame, action: int) -> str:
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_actions:
-            raise IllegalMoveError(
-                f"action: expected an integer in [0, {self.num_actions}), got {action!r}", "action", action
-            )
-        return str(int(action) + 1)
-
-
 class NimEncoder:
     """float32: one-hot of the stones left (``pile + 1``), then one-hot of the seat to move counted
     from the observer (all zero once the game is over)."""
@@ -273,7 +242,6 @@ SPEC = GameSpec(
     rules_class=NimRules,
     game_class=NimGame,
     record_format=FORMAT,
-    codec=NimCodec,
     observation=NimEncoder,
     renderers=Renderers(text=nim_text),
     env_id="thirdgame/nim-v0",

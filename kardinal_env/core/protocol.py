@@ -74,20 +74,6 @@ inherit from anything here.
                                                ``kardinal_env.koenig.knowledge``)
 =============================================  =======================================================
 
-:class:`ActionCodec` — integer action ids of a game (the environments' action space)
-=============================================  =======================================================
-``num_actions``                                size of the action space
-``legal_actions(game)``                        the legal action ids of the current decision (an int array):
-                                               the ids of exactly ``game.legal_moves()``, in that order
-                                               (``decode(game, legal_actions(game)[i]) ==
-                                               game.legal_moves()[i]``)
-``action_mask(game, seat=None, out=None)``     int8 mask of ``num_actions`` (zeros for a seat that does
-                                               not decide); writes into ``out`` when given
-``encode(game, move)`` / ``decode(game, id)``  notation ⇄ action id for the seat that decides now (ids may
-                                               be ego-centric); an id out of range raises ``IllegalMoveError``
-                                               with rule ``"action"``
-=============================================  =======================================================
-
 :class:`ObservationEncoder` — what a seat sees, as a tensor
 =============================================  =======================================================
 ``shape`` / ``dtype``                          the observation's shape and NumPy dtype
@@ -96,8 +82,8 @@ inherit from anything here.
 =============================================  =======================================================
 
 Version history: 2 — integer actions are the protocol (``num_actions``, ``legal_actions()``,
-``apply_action``, ``action_to_string``, ``string_to_action`` on the game, as OpenSpiel's ``State``); the
-codec keeps only the mask. 1 — first version (both built-in games; ``legal_actions`` in the order of
+``apply_action``, ``action_to_string``, ``string_to_action`` on the game, as OpenSpiel's ``State``); no
+separate action codec. 1 — first version (both built-in games; ``legal_actions`` in the order of
 ``legal_moves()``, as both codecs give them).
 """
 
@@ -108,7 +94,6 @@ from typing import Any, Protocol, runtime_checkable
 
 __all__ = [
     "GameState",
-    "ActionCodec",
     "ObservationEncoder",
     "PROTOCOL_VERSION",
     "check_protocol",
@@ -179,22 +164,6 @@ class GameState(Protocol):
     def to_record(self) -> dict: ...
 
     def determinize(self, seat: int, rng: random.Random) -> GameState: ...
-
-
-@runtime_checkable
-class ActionCodec(Protocol):
-    """Integer action ids of a game (see the module docstring)."""
-
-    @property
-    def num_actions(self) -> int: ...
-
-    def legal_actions(self, game: Any) -> Any: ...
-
-    def action_mask(self, game: Any, seat: int | None = None, out: Any = None) -> Any: ...
-
-    def encode(self, game: Any, move: str) -> int: ...
-
-    def decode(self, game: Any, action: int) -> str: ...
 
 
 @runtime_checkable

@@ -13,7 +13,7 @@ The built-in games (``kardinal``, ``kardinal_koenig``) are registered by ``kardi
     from kardinal_env.core.registry import GameSpec, register_game
     register_game(GameSpec(name="nim", title="Nim", players=(2, 3), default_players=2,
                            rules_class=NimRules, game_class=NimGame, record_format="nim-record/1",
-                           codec=NimCodec, observation=NimEncoder, renderers=Renderers(text=nim_text)))
+                           observation=NimEncoder, renderers=Renderers(text=nim_text)))
 
 or by a package entry point in the group ``kardinal_env.games`` whose object is a :class:`GameSpec`
 (or a function returning one); :func:`games` loads the entry points of installed packages the first
@@ -46,14 +46,13 @@ field                  meaning
 ``game_class``         ``game_class(rules, seed=None)`` starts a game (a :class:`~kardinal_env.core.protocol.
                        GameState`; a game without chance ignores the seed); ``game_class.from_record(r)``
 ``record_format``      the ``format`` string of the game's records (replays find the game by it)
-``codec``              ``codec(rules, **env_options)``: the :class:`~kardinal_env.core.protocol.ActionCodec`
 ``observation``        ``observation(rules, **env_options)``: the observation encoder
 ``renderers``          how the game is drawn, a :class:`Renderers`: ``text(game, seat=None) -> str``, the text
                        picture (``seat``: whose view; required); ``image(game) -> uint8 H×W×3`` array, or
                        ``None``; ``html_replay(record, path, source=None) -> str``, which writes a
                        self-contained HTML replay of a record to ``path`` and returns the path, or ``None``
 ``env_module``         the PettingZoo module (``env()``, ``raw_env``) or ``None`` (then the generic
-                       :class:`kardinal_env.core.generic_env.GameEnv` wraps the codec and encoder)
+                       :class:`kardinal_env.core.generic_env.GameEnv` wraps the game and its encoder)
 ``env_id`` / ``gym_id`` the PettingZoo id and the id of the single-agent Gymnasium view
                        (:class:`kardinal_env.core.single_agent.VsBots`), or ``None``
 ``chance``             whether the game deals or shuffles (then ``seed`` matters)
@@ -172,7 +171,6 @@ class GameSpec:
     rules_class: Any
     game_class: Any
     record_format: str
-    codec: Any
     observation: Any
     renderers: Renderers
     env_module: Any = None
@@ -270,9 +268,6 @@ class GameSpec:
 
     def from_record(self, record: dict, source: str = "record") -> Any:
         return self.load("game_class").from_record(record, source=source)
-
-    def make_codec(self, rules: Any, **env_options: Any) -> Any:
-        return self.load("codec")(rules, **env_options)
 
     def make_encoder(self, rules: Any, **env_options: Any) -> Any:
         return self.load("observation")(rules, **env_options)

@@ -8,10 +8,10 @@
 * :class:`GameFeaturizer` — what the environment would have shown the deciding seat of a bare game
   (an agent plays through ``select_move(game)``, outside any environment): the observation
   (``GameSpec.make_encoder``), the int8 legal-action mask, the legal action ids and the notation of
-  an action id (``GameSpec.make_codec``). The game is found from the rules' class
-  (:func:`kardinal_env.core.registry.game_of`); one encoder and codec are built per rule set, with
-  the ``env_options`` the featurizer was given (the options the environment was made with besides the
-  rules, if the game's codec and encoder take any).
+  an action id (the game protocol's ``legal_actions`` and ``action_to_string``). The game is found
+  from the rules' class (:func:`kardinal_env.core.registry.game_of`); one encoder is built per rule
+  set, with the ``env_options`` the featurizer was given (the options the environment was made with
+  besides the rules, if the game's encoder takes any).
 """
 
 from __future__ import annotations
@@ -41,46 +41,50 @@ def aec_env(game: str | GameSpec, wrapped: bool = True, **options: Any) -> Any:
 class GameFeaturizer:
     """Observation, mask, legal actions and decoding of bare games of any registered game.
 
-    ``env_options`` are passed to the game's codec and encoder
-    (``spec.make_codec(rules, **env_options)``); leave them empty for the environment's defaults.
+    ``env_options`` are passed to the game's encoder (``spec.make_encoder(rules, **env_options)``);
+    leave them empty for the environment's defaults.
     """
 
     def __init__(self, **env_options: Any):
         self.env_options = dict(env_options)
-        self._cache: dict[Any, tuple[Any, Any]] = {}
+        self._cache: dict[Any, Any] = {}
+        self._sizes: dict[Any, int] = {}
 
-    def parts(self, rules: Any) -> tuple[Any, Any]:
-        """``(encoder, codec)`` of ``rules`` (built once per rule set)."""
-        parts = self._cache.get(rules)
-        if parts is None:
-            spec = game_of(rules)
-            parts = (spec.make_encoder(rules, **self.env_options), spec.make_codec(rules, **self.env_options))
-            self._cache[rules] = parts
-        return parts
+    def encoder(self, rules: Any) -> Any:
+        """The observation encoder of ``rules`` (built once per rule set)."""
+        encoder = self._cache.get(rules)
+        if encoder is None:
+            encoder = self._cache[rules] = game_of(rules).make_encoder(rules, **self.env_options)
+        return encoder
 
     def num_actions(self, rules: Any) -> int:
-        return int(self.parts(rules)[1].num_actions)
+        size = self._sizes.get(rules)
+        if size is None:
+            size = self._sizes[rules] = int(game_of(rules).new_game(rules, seed=0).num_actions)
+        return size
 
     def observation_shape(self, rules: Any) -> tuple[int, ...]:
-        return tuple(self.parts(rules)[0].shape)
+        return tuple(self.encoder(rules).shape)
 
     def observation(self, game: Any, seat: int | None = None) -> np.ndarray:
         """The observation of ``seat`` (default: the seat to move), as the environment encodes it."""
         seat = _deciding(game) if seat is None else seat
-        return self.parts(game.rules)[0].encode(game, seat)
+        return self.encoder(game.rules).encode(game, seat)
 
     def legal_actions(self, game: Any) -> np.ndarray:
-        """Action ids of the legal moves of the seat to move (the codec's ``legal_actions``; empty once over)."""
-        return np.asarray(self.parts(game.rules)[1].legal_actions(game), dtype=np.intp)
+        """Action ids of the legal moves of the seat to move (the game's ``legal_actions``; empty once over)."""
+        return np.asarray(game.legal_actions(), dtype=np.intp)
 
     def action_mask(self, game: Any) -> np.ndarray:
         """int8 mask of the seat to move (the environments' convention); all zeros once the game is over."""
-        return self.parts(game.rules)[1].action_mask(game)
+        mask = np.zeros(game.num_actions, dtype=np.int8)
+        mask[self.legal_actions(game)] = 1
+        return mask
 
     def decode(self, game: Any, action: int) -> str:
         """Notation of ``action`` for the seat to move."""
         _deciding(game)
-        return self.parts(game.rules)[1].decode(game, int(action))
+        return game.action_to_string(int(action))
 
 
 def _deciding(game: Any) -> int:
