@@ -497,9 +497,7 @@ class KardinalPPOAgent(PPOAgent):
         return int(policy_step(self.net, [d], greedy=self.greedy, generator=self._generator)[1][0])
 
     @torch.no_grad()
-    def policy_value(self, games: list) -> list[tuple[np.ndarray, np.ndarray, float]]:
-        if not self._batch(games):
-            return []
+    def _policy_value(self, games: list) -> list[tuple[np.ndarray, np.ndarray, float]]:
         ds = [prepare(g, self.encoder, self.codec, self.margin, self.advised) for g in games]
         inputs, _ = batch(ds, masks=False)
         logits, values = self.net(*inputs)

@@ -99,15 +99,18 @@ class PPOAgent(BaseAgent):
         """Prepare for games of ``rules`` (encoder, checks); sets ``_rules`` last."""
         raise NotImplementedError
 
-    def _batch(self, games: list) -> bool:
-        """Check ``policy_value``'s games and set up for their rules; ``False`` when there are none."""
+    def policy_value(self, games: list) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        """Per game: legal action ids, the prior over them, the seat's value (see the module docstring)."""
         if any(g.is_over for g in games):
             raise ValueError("policy_value: a game is over")
         if any(g.rules is not games[0].rules for g in games):
             raise ValueError("policy_value: the games of one call must share their rules")
         if games and games[0].rules is not self._rules:
             self._setup(games[0].rules)
-        return bool(games)
+        return self._policy_value(games) if games else []
+
+    def _policy_value(self, games: list) -> list[tuple[np.ndarray, np.ndarray, float]]:  # pragma: no cover
+        raise NotImplementedError
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
@@ -191,9 +194,7 @@ class FlatPPOAgent(PPOAgent):
         return self._choose(np.asarray(observation, dtype=np.float32), mask)
 
     @torch.no_grad()
-    def policy_value(self, games: list) -> list[tuple[np.ndarray, np.ndarray, float]]:
-        if not self._batch(games):
-            return []
+    def _policy_value(self, games: list) -> list[tuple[np.ndarray, np.ndarray, float]]:
         obs = np.stack([self.network_input(g, g.current_player) for g in games])
         logits, values = self.net(torch.from_numpy(obs).reshape(len(games), -1))
         logits_np = logits.numpy().astype(np.float64)
