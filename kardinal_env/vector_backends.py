@@ -254,15 +254,18 @@ class CoreBackend(_Backend):
 
     def _finals(self, ended: list[int]) -> dict[int, dict]:
         """The final infos of the batch's games that ended in ``ended`` (and their slots' next seeds)."""
-        if ended and self._next_seed is not None:
+        if not ended:
+            return {}
+        if self._next_seed is not None:
             self._draw(ended)  # the slots that dealt a new game: their next seeds
-        batch = self.batch
+        b = self.batch
+        scores, winners, moves, last = b.final_scores, b.final_winners, b.final_moves, b.final_player
         return {
             i: {
-                "scores": batch.final_scores[i].tolist(),
-                "winners": np.flatnonzero(batch.final_winners[i]).tolist(),
-                "move_count": int(batch.final_moves[i]),
-                "last_player": int(batch.final_player[i]),
+                "scores": scores[i].tolist(),
+                "winners": np.flatnonzero(winners[i]).tolist(),
+                "move_count": int(moves[i]),
+                "last_player": int(last[i]),
             }
             for i in ended
         }
