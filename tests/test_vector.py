@@ -292,6 +292,7 @@ def test_core_threads_on_kardinals_lossless_window(core):
 @pytest.mark.parametrize("game", ["kardinal", "kardinal_koenig"])
 def test_auto_backend(core, game):
     assert VectorEnv(game, 2).backend == "core"
+    assert VectorEnv(game, 2, backend=None).backend == "core"  # None is "auto"
     assert VectorEnv(game, 2, backend="python").backend == "python"
     if game == "kardinal_koenig":  # chip shaping is Kardinal's: K&K's core refuses it by name
         with pytest.raises(ValueError, match="chips_held"):
