@@ -96,9 +96,8 @@ Backends
   ``k``). Kardinal & König's deals keep the seeds above: each slot's next seed is drawn ahead into the
   batch's ``next_seed`` (the same shuffles in C++ as in Python, :mod:`kardinal_env.core.shuffle`).
   ``game(i)`` copies game ``i`` into a core-backed ``Game``. Byte for byte the python backend's output
-  (``tests/test_vector.py``, ``tests/test_vector_koenig.py``). Needs the compiled core; a game
-  registered under another name with the same engine and rules classes qualifies, any other game or
-  encoder options do not (``ValueError``).
+  (``tests/test_vector.py``). Needs the compiled core; a game registered under another name with the
+  same engine and rules classes qualifies, any other game or encoder options do not (``ValueError``).
 * ``"auto"`` (default; ``None`` too): ``"core"`` when the game is Kardinal or Kardinal & König without
   encoder options and the core is used (:func:`kardinal_env.core.backend.core_module`:
   ``KARDINAL_ENV_BACKEND=python`` turns it off), else ``"python"``.
