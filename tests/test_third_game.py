@@ -429,14 +429,17 @@ def test_gym_view_finds_load_agent_in_the_agents_entry_point_group(nim, monkeypa
     import agents
     from kardinal_env.core import single_agent
 
+    agents.registry.load_entry_points()  # the agents' registry reads the installed entries before the patch
     group = single_agent.AGENTS_GROUP
     points = [
         importlib.metadata.EntryPoint(name="a_game", value="no_such_module_xyz:AGENTS", group=group),
         importlib.metadata.EntryPoint(name="b_plain", value="json", group=group),
         importlib.metadata.EntryPoint(name="c_agents", value="agents", group=group),
     ]
-    monkeypatch.setattr(
-        importlib.metadata, "entry_points", lambda group=None, **kw: importlib.metadata.EntryPoints(points)
+    monkeypatch.setattr(  # only the agents' group: the games' entry points stay the installed ones
+        importlib.metadata,
+        "entry_points",
+        lambda group=None, **kw: importlib.metadata.EntryPoints(points if group == single_agent.AGENTS_GROUP else ()),
     )
     assert group == "kardinal_env.agents" and single_agent.agent_loader() is agents.load_agent
     view = VsBots(game="nim", players=3, opponents="greedy")  # Nim's own greedy, from its agents' entry
