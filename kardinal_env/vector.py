@@ -114,8 +114,8 @@ caller, not a choice among the actions. Nothing is rounded, clipped or cast. An 
 is not legal in its game follows ``illegal_action`` (:mod:`kardinal_env.core.illegal`):
 
 * ``"raise"``: :class:`IllegalActionError` (an :class:`~kardinal_env.core.errors.IllegalMoveError`,
-  a ``ValueError``), its message ``game i: `` and the engine's message naming the broken rule
-  (``rule``; ``index``: the game); no game moves. Of several bad actions it names the first out of
+  a ``ValueError``) whose message starts ``game i:`` and carries the engine's message naming the
+  broken rule (``rule``; ``index``: the game); no game moves. Of several bad actions it names the first out of
   range, else the first illegal one.
 * ``"lose"``: pgx's rule: that game ends by the forfeit of its seat to act, the others play their
   moves. ``terminated[i]`` is True, ``rewards[i]`` is -1 for the offender and +1 for every other seat
