@@ -430,7 +430,7 @@ def bench_core_obs(
         f"{spec.title} observation ({shape} {obs.dtype}) + action mask ({buf.size:,} {buf.dtype}), {players} "
         f"players{options_text(options)}, {positions} positions of {games} random games, {repeats} repeats:"
     )
-    print(f"  Python ObservationEncoder.encode + ActionCodec.action_mask: {fmt(python)} per s")
+    print(f"  Python ObservationEncoder.encode + a mask from legal_actions(): {fmt(python)} per s")
     print(f"  core encode_into + action_mask_into (preallocated buffers): {fmt(core)} per s")
     print(f"  ratio core / python: {ratio_text(r)}")
     med = statistics.median

@@ -1,11 +1,11 @@
 """The compiled core's Kardinal & König observation encoder and action mask (``KoenigGame.encode_into`` /
 ``action_mask_into``, cpp/src/koenig/observation.hpp) against the Python reference
-(``kardinal_env.koenig.observation.ObservationEncoder.encode``, ``ActionCodec.action_mask``).
+(``kardinal_env.koenig.observation.ObservationEncoder.encode``, the environment's mask of ``legal_actions()``).
 
 Seeded random games in every variant of tests/test_core_koenig.py (3, 4, 5 players × discard one / any ×
 the packaged, small and odd boards): at every decision, and once over, the core's observation of every
 seat is byte for byte the Python encoder's, and its mask of every seat (and of the deciding seat by
-default) the Python codec's, written into buffers filled with junk first (every entry is written).
+default) the mask of the Python game's legal_actions(), written into buffers filled with junk first (every entry is written).
 Hidden information stays hidden: two games differing only in cards the observer cannot know encode the
 same. Wrong buffers and seats raise TypeError / ValueError naming the problem. The ``kardinal_koenig_v1``
 env gives the same observations, masks and rewards on both backends and, core-backed, hands out one
@@ -26,7 +26,6 @@ from test_core_koenig import VARIANTS
 
 from kardinal_env import kardinal_koenig_v1
 from kardinal_env.koenig import Game, Rules, compiled
-from kardinal_env.koenig.actions import ActionCodec
 from kardinal_env.koenig.observation import ObservationEncoder
 
 
@@ -39,13 +38,22 @@ def core(monkeypatch):
     return module
 
 
+def _mask(game, seat=None) -> np.ndarray:
+    """The environment's int8 mask of ``seat`` (default: the deciding seat): ones at ``legal_actions()``
+    when it decides, zeros otherwise and once the game is over."""
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    if game.current_player is not None and seat in (None, game.current_player):
+        mask[game.legal_actions()] = 1
+    return mask
+
+
 def _compare_game(module, rules: Rules, seed: int) -> int:
     """One seeded random game on both engines; at every decision every seat's observation and mask
     compared. Returns the number of comparisons."""
     rng = random.Random(seed)
     py = Game.reference(rules, seed=seed)
     cc = compiled.core_game(rules, seed, module=module)
-    encoder, codec = ObservationEncoder(rules), ActionCodec(rules)
+    encoder = ObservationEncoder(rules)
     obs = compiled.observation_buffer(rules)
     mask = compiled.mask_buffer(rules)
     as_bool = compiled.mask_buffer(rules, np.bool_)
@@ -58,11 +66,11 @@ def _compare_game(module, rules: Rules, seed: int) -> int:
             assert obs.tobytes() == encoder.encode(py, seat).tobytes(), f"{where}: observation of seat {seat}"
             mask.fill(7)
             cc.action_mask_into(mask, seat)
-            assert mask.tobytes() == codec.action_mask(py, seat).tobytes(), f"{where}: mask of seat {seat}"
+            assert mask.tobytes() == _mask(py, seat).tobytes(), f"{where}: mask of seat {seat}"
             compared += 1
         as_bool.fill(True)
         cc.action_mask_into(as_bool)
-        assert np.array_equal(as_bool, codec.action_mask(py).astype(bool)), f"{where}: default-seat mask"
+        assert np.array_equal(as_bool, _mask(py).astype(bool)), f"{where}: default-seat mask"
         if py.is_over:
             assert not as_bool.any(), f"{where}: a finished game has no legal action"
             return compared
@@ -93,7 +101,7 @@ def test_the_core_backed_game_and_the_helpers_write_the_python_values(core):
         move = rng.choice(reference.legal_move_ids())
         game.play_id(move)
         reference.play_id(move)
-    encoder, codec = ObservationEncoder(rules), ActionCodec(rules)
+    encoder = ObservationEncoder(rules)
     for seat in range(4):
         want = encoder.encode(reference, seat)
         out = compiled.observation_buffer(rules)
@@ -103,7 +111,7 @@ def test_the_core_backed_game_and_the_helpers_write_the_python_values(core):
         assert np.array_equal(compiled.encode_into(game.core, seat, compiled.observation_buffer(rules)), want)
         mask = compiled.mask_buffer(rules)
         assert game.action_mask_into(mask, seat) is mask
-        assert np.array_equal(mask, codec.action_mask(reference, seat))
+        assert np.array_equal(mask, _mask(reference, seat))
         assert np.array_equal(compiled.action_mask_into(reference, compiled.mask_buffer(rules), seat), mask)
     with pytest.raises(TypeError, match="kardinal_env.koenig.Game or a kardinal_core.KoenigGame"):
         compiled.encode_into("game", 0, compiled.observation_buffer(rules))

@@ -9,7 +9,7 @@ deck and reshuffles the discard pile the same way), scores, winners, finishing o
 ``snapshot`` and ``random_playouts(n_games, seed)`` (whole games inside C++). The observation encoder
 and the action mask are in C++ too (``cpp/src/koenig/observation.hpp``): :func:`encode_into` and
 :func:`action_mask_into` write :class:`~kardinal_env.koenig.observation.ObservationEncoder`'s and
-:class:`~kardinal_env.koenig.actions.ActionCodec`'s output, byte for byte, into caller-owned arrays
+the environment's mask, byte for byte, into caller-owned arrays
 (:func:`observation_buffer`, :func:`mask_buffer`) without allocating, reading only what the observer
 may know (``tests/test_core_koenig_observation.py``). A buffer is taken only as it is: ``TypeError``
 for something that is not a NumPy array or has another dtype, ``ValueError`` for another shape, a
@@ -154,7 +154,7 @@ def encode_into(game: Any, observer: int, out: np.ndarray, module: ModuleType | 
 def action_mask_into(
     game: Any, out: np.ndarray, seat: int | None = None, module: ModuleType | None = None
 ) -> np.ndarray:
-    """Write ``ActionCodec(rules).action_mask(game, seat)`` into ``out`` (a writable C-contiguous ``int8``
+    """Write the environment's mask of ``seat`` into ``out`` (a writable C-contiguous ``int8``
     or ``bool`` array of length ``num_moves``, :func:`mask_buffer`) with the core, and return ``out``:
     ones at the legal move ids when ``seat`` (default: the deciding seat) decides now, zeros elsewhere
     and once the game is over. ``game`` and ``module`` as in :func:`encode_into`."""

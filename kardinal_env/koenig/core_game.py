@@ -212,8 +212,9 @@ class CoreGame(CoreBacked, Game):
         return out
 
     def action_mask_into(self, out: np.ndarray, seat: int | None = None) -> np.ndarray:
-        """``ActionCodec(rules).action_mask(self, seat)`` written by the core into ``out`` (a writable
-        C-contiguous ``int8`` or ``bool`` array of length ``num_moves``); returns ``out``."""
+        """The environment's mask of ``seat`` (ones at ``legal_actions()`` when it decides) written by the
+        core into ``out`` (a writable C-contiguous ``int8`` or ``bool`` array of length ``num_moves``);
+        returns ``out``."""
         self._core.action_mask_into(out, seat)
         return out
 
