@@ -5,7 +5,8 @@
 Seeded random games in every variant of tests/test_core_koenig.py (3, 4, 5 players × discard one / any ×
 the packaged, small and odd boards): at every decision, and once over, the core's observation of every
 seat is byte for byte the Python encoder's, and its mask of every seat (and of the deciding seat by
-default) the mask of the Python game's legal_actions(), written into buffers filled with junk first (every entry is written).
+default) the mask of the Python game's legal_actions(), written into buffers filled with junk first
+(every entry is written).
 Hidden information stays hidden: two games differing only in cards the observer cannot know encode the
 same. Wrong buffers and seats raise TypeError / ValueError naming the problem. The ``kardinal_koenig_v1``
 env gives the same observations, masks and rewards on both backends and, core-backed, hands out one
