@@ -264,13 +264,12 @@ class PlaySession:
                 raise PlayError(400, f"field 'at' must be the move count you saw (an integer), got {at!r}", "request")
             if game.is_over:
                 raise PlayError(400, f"game over: the game ended after {game.move_count} moves", "game over")
-            if game.current_player != self.human_seat:
+            seat, count = game.current_player, game.move_count
+            if seat != self.human_seat:
+                raise PlayError(400, f"turn: seat {seat} is on turn, you play seat {self.human_seat}", "turn")
+            if at is not None and at != count:
                 raise PlayError(
-                    400, f"turn: seat {game.current_player} is on turn, you play seat {self.human_seat}", "turn"
-                )
-            if at is not None and at != game.move_count:
-                raise PlayError(
-                    409, f"stale: you saw move count {at}, the game is at {game.move_count}; reload the state", "stale"
+                    409, f"stale: you saw move count {at}, the game is at {count}; reload the state", "stale"
                 )
             try:
                 game.play(move)
@@ -295,12 +294,10 @@ class PlaySession:
         (403, rule ``hidden``) while it would show what the person's seat may not know."""
         with self.lock:
             if not self.record_available():
-                raise PlayError(
-                    403,
-                    "hidden: the record holds every hand and the deck order; "
-                    "it can be downloaded once the game is over",
-                    "hidden",
+                hidden = (
+                    "hidden: the record holds every hand and the deck order; it can be downloaded once the game is over"
                 )
+                raise PlayError(403, hidden, "hidden")
             return self.game.to_record()
 
     def check_session(self, token: Any) -> None:
@@ -386,9 +383,6 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(self, status: int, value: Any, extra: dict | None = None) -> None:
         self._send(status, json.dumps(value).encode("utf-8"), "application/json; charset=utf-8", extra)
 
-    def _error(self, err: PlayError) -> None:
-        self._json(err.status, err.payload())
-
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """The standard library's refusals (a bad request line or header, an unsupported method) in
         the API's JSON error shape."""
@@ -406,7 +400,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             action()
         except PlayError as err:
-            self._error(err)
+            self._json(err.status, err.payload())
         except (ConnectionError, TimeoutError):
             self.close_connection = True  # the client went away or stopped: nobody to answer
         except Exception as exc:
@@ -441,25 +435,20 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         session = self.server.session
         if path == "/api/move":
-            body = self._body({"session", "move", "at"}, '{"session": ..., "move": ..., "at": ...}')
+            body = parse_body(self._read_body(), {"session", "move", "at"}, '{"session": ..., "move": ..., "at": ...}')
             session.check_session(body.get("session"))
             if "move" not in body:
                 raise PlayError(400, "missing field 'move'", "request")
             self._json(200, session.play(body["move"], body.get("at")))
         elif path == "/api/new":
-            body = self._body({"session"}, '{"session": ...}')
+            body = parse_body(self._read_body(), {"session"}, '{"session": ...}')
             session.check_session(body.get("session"))
             self._json(200, session.new_game())
-        elif path in ("/", "/api/state", "/api/record"):
-            self._read_body()  # read (or refuse) the body before answering
-            raise PlayError(405, f"{path} takes GET, not POST", "request")
         else:
-            self._read_body()
+            self._read_body()  # read (or refuse) the body before answering
+            if path in ("/", "/api/state", "/api/record"):
+                raise PlayError(405, f"{path} takes GET, not POST", "request")
             raise PlayError(404, f"no such page: {path}", "request")
-
-    def _body(self, fields: set[str], shape: str) -> dict:
-        """Read the request's body (``Content-Length`` bytes) and parse it (:func:`parse_body`)."""
-        return parse_body(self._read_body(), fields, shape)
 
     def _read_body(self) -> bytes:
         if self.headers.get("Transfer-Encoding") is not None:
@@ -550,7 +539,7 @@ class PlayServer(ThreadingHTTPServer):
     def start(self) -> PlayServer:
         if self._thread is None:
             self._thread = threading.Thread(
-                target=self.serve_forever, kwargs={"poll_interval": 0.05}, name="kardinal-webplay", daemon=True
+                target=self.serve_forever, args=(0.05,), name="kardinal-webplay", daemon=True
             )
             self._thread.start()
         return self
@@ -590,31 +579,14 @@ def make_server(
     return PlayServer((host, port), session, verbose=verbose)
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def serve(
-    agents: list[str],
-    players: int | None = None,
-    human_seat: int = 0,
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    seed: int = 0,
-    verbose: bool = False,
-    game: str | GameSpec | None = None,
-    **options: Any,
-) -> None:
-    """Serve the play page until Ctrl-C (see the module docstring); prints its address."""
-    server = make_server(agents, players, human_seat, host, port, seed, verbose, game, **options)
+def serve(*args: Any, **kwargs: Any) -> None:
+    """Serve the play page until Ctrl-C (see the module docstring); prints its address. The arguments are
+    :func:`make_server`'s."""
+    server = make_server(*args, **kwargs)
+    host, human_seat = str(server.server_address[0]), server.session.human_seat
     for note in server.session.warnings:
         print(f"warning: {note}", file=sys.stderr)
-    if not _is_loopback(host):
+    if not ipaddress.ip_address(host).is_loopback:
         print(f"warning: serving on {host}: anyone who can reach it can play this game", file=sys.stderr)
     title = server.session.spec.title
     print(f"{title} play page: {server.url}  (you are seat {human_seat}; Ctrl-C stops the server)", flush=True)
@@ -647,11 +619,11 @@ def main(argv: list[str] | None = None) -> int:
             args.agents,
             args.players,
             args.seat,
-            host=args.host,
-            port=args.port,
-            seed=args.seed,
-            verbose=args.verbose,
-            game=spec,
+            args.host,
+            args.port,
+            args.seed,
+            args.verbose,
+            spec,
             **rule_options(spec, args),
         )
     except (AgentSpecError, ValueError) as exc:
