@@ -78,6 +78,26 @@ def _span(values: list[float], digits: int = 4) -> str:
     return f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}-{max(values):.{digits}f})"
 
 
+def _per_decision(agent, positions) -> tuple[float, list[str]]:
+    """Seconds per ``agent.select_move`` over ``positions``, and the moves chosen."""
+    start = time.perf_counter()
+    chosen = [agent.select_move(g) for g in positions]
+    return (time.perf_counter() - start) / len(positions), chosen
+
+
+def _interleaved(repeats: int, run, differ: str | None = None) -> tuple[list[float], list[float]]:
+    """The seconds of ``run(compiled)`` (``(seconds, result)``), Python then compiled, ``repeats``
+    times interleaved so both see the same machine load; ``differ``: the assertion message when the
+    two results differ (``None``: they may)."""
+    python, core = [], []
+    for _ in range(repeats):
+        (slow, slow_result), (fast, fast_result) = run(False), run(True)
+        python.append(slow)
+        core.append(fast)
+        assert differ is None or fast_result == slow_result, differ
+    return python, core
+
+
 def _search_comparison(
     spec, players: int, kind: str, agent_class, positions, simulations: int, repeats: int, seed: int, same: bool
 ):
@@ -85,20 +105,10 @@ def _search_comparison(
     ``compiled=True``, repeats interleaved (``same``: the two must choose the same moves)."""
 
     def per_decision(compiled: bool) -> tuple[float, list[str]]:
-        agent = agent_class(simulations, seed=seed, compiled=compiled, game=spec)
-        start = time.perf_counter()
-        chosen = [agent.select_move(game) for game in positions]
-        return (time.perf_counter() - start) / len(positions), chosen
+        return _per_decision(agent_class(simulations, seed=seed, compiled=compiled, game=spec), positions)
 
     per_decision(True)  # warm-up (imports, the core's caches)
-    python, core = [], []
-    for _ in range(repeats):  # interleaved so both see the same machine load
-        seconds, slow_moves = per_decision(False)
-        python.append(seconds)
-        seconds, fast_moves = per_decision(True)
-        core.append(seconds)
-        if same:
-            assert fast_moves == slow_moves, "the compiled search chose other moves"
+    python, core = _interleaved(repeats, per_decision, "the compiled search chose other moves" if same else None)
     r = ratios(python, core)
     print(
         f"{spec.title} {kind}:{simulations}, {players} players, "
@@ -179,13 +189,12 @@ def bench_heuristic(
     positions = random_positions(spec, rules, seed, POSITIONS)
 
     def per_decision(compiled: bool) -> tuple[float, list[str]]:
-        agent = agent_class(seed=seed, compiled=compiled)
-        start = time.perf_counter()
-        chosen = [agent.select_move(g) for g in positions]
-        return (time.perf_counter() - start) / len(positions), chosen
+        return _per_decision(agent_class(seed=seed, compiled=compiled), positions)
 
-    def per_game(compiled: bool) -> tuple[float, list[list[str]], int]:
-        histories, decisions = [], 0
+    histories: list[list[str]] = []
+
+    def per_game(compiled: bool) -> tuple[float, list[list[str]]]:
+        histories.clear()
         start = time.perf_counter()
         for g in range(games):
             played = spec.new_game(rules, seed=1000 + g)
@@ -193,23 +202,12 @@ def bench_heuristic(
             while not played.is_over:
                 played.play(agents[played.current_player].select_move(played))
             histories.append(played.history)
-            decisions += len(played.history)
-        return (time.perf_counter() - start) / games, histories, decisions
+        return (time.perf_counter() - start) / games, list(histories)
 
     per_decision(True)  # warm-up (imports)
-    py_dec, cc_dec, py_game, cc_game = [], [], [], []
-    decisions = 0
-    for _ in range(repeats):  # interleaved so both see the same machine load
-        seconds, slow_moves = per_decision(False)
-        py_dec.append(seconds)
-        seconds, fast_moves = per_decision(True)
-        cc_dec.append(seconds)
-        assert fast_moves == slow_moves, "the compiled heuristic chose other moves"
-        seconds, slow_games, decisions = per_game(False)
-        py_game.append(seconds)
-        seconds, fast_games, _ = per_game(True)
-        cc_game.append(seconds)
-        assert fast_games == slow_games, "the compiled heuristic played other games"
+    py_dec, cc_dec = _interleaved(repeats, per_decision, "the compiled heuristic chose other moves")
+    py_game, cc_game = _interleaved(repeats, per_game, "the compiled heuristic played other games")
+    decisions = sum(len(h) for h in histories)
     dec_ratios, game_ratios = ratios(py_dec, cc_dec), ratios(py_game, cc_game)
     med = statistics.median
     print(
@@ -279,14 +277,8 @@ def bench_rollout(
         return (time.perf_counter() - start) / len(late), values
 
     per_decision()  # warm-up (imports)
-    decision, python, core = [], [], []
-    for _ in range(repeats):  # interleaved so all see the same machine load
-        decision.append(per_decision())
-        seconds, slow = per_playout(False)
-        python.append(seconds)
-        seconds, fast = per_playout(True)
-        core.append(seconds)
-        assert fast == slow, "the compiled playouts gave other values"
+    decision = [per_decision() for _ in range(repeats)]
+    python, core = _interleaved(repeats, per_playout, "the compiled playouts gave other values")
     r = ratios(python, core)
     med = statistics.median
     print(f"{spec.title} rollout:{simulations}, {players} players{options_text(options)}, {repeats} repeats:")
