@@ -24,6 +24,7 @@ import importlib
 import os
 import sys
 import warnings
+from operator import attrgetter
 from types import ModuleType
 from typing import Any
 
@@ -198,3 +199,20 @@ class CoreBacked:
     @property
     def is_over(self) -> bool:
         return self._core.is_over
+
+
+def forward_to_core(cls: type, methods: str = "", properties: str = "") -> None:
+    """Give the core-backed game class ``cls`` the ``methods`` (names separated by spaces; positional
+    arguments) and read-only ``properties`` that only return its core's member of the same name."""
+
+    def forward(name: str) -> Any:
+        def method(self: Any, *args: Any) -> Any:
+            return getattr(self._core, name)(*args)
+
+        method.__name__ = method.__qualname__ = name
+        return method
+
+    for name in methods.split():
+        setattr(cls, name, forward(name))
+    for name in properties.split():
+        setattr(cls, name, property(attrgetter(f"_core.{name}")))

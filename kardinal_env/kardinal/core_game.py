@@ -29,7 +29,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from kardinal_env.core.backend import CoreBacked, core_module, unavailable
+from kardinal_env.core.backend import CoreBacked, core_module, forward_to_core, unavailable
 from kardinal_env.core.errors import GameNotOverError
 from kardinal_env.core.game_base import resolve_rules
 from kardinal_env.core.protocol import finishing_order_from_keys
@@ -96,33 +96,6 @@ class CoreGame(CoreBacked, Game):
         key = self._core.cardinal_key
         return None if key < 0 else key_xy(key)
 
-    @property
-    def cardinal_key(self) -> int:
-        return self._core.cardinal_key
-
-    @property
-    def last_built(self) -> tuple[int, int] | None:
-        return self._core.last_built
-
-    @property
-    def pending_chips(self) -> int:
-        return self._core.pending_chips
-
-    def chips(self) -> list[list[int]]:
-        return self._core.chips()
-
-    def supply(self) -> list[int]:
-        return self._core.supply()
-
-    def set_aside(self) -> list[int]:
-        return self._core.set_aside()
-
-    def edifices_left(self) -> list[list[int]]:
-        return self._core.edifices_left()
-
-    def cathedral_touches(self) -> list[int]:
-        return self._core.cathedral_touches()
-
     def buildings(self) -> list[Building]:
         out = []
         for bid, (shape, colour, builder, k1, k2) in enumerate(self._core.buildings()):
@@ -136,35 +109,14 @@ class CoreGame(CoreBacked, Game):
     def sites(self) -> list[tuple[int, int]]:
         return [key_xy(k) for k in sorted(self._core.site_summaries())]
 
-    def scores(self) -> list[int]:
-        return self._core.scores()
-
-    def winners(self) -> list[int]:
-        return self._core.winners()
-
     def finishing_order(self) -> list[list[int]]:
         if not self._core.is_over:
             raise GameNotOverError("finishing_order() is only defined once the game is over")
         scores = self._core.scores()
         return finishing_order_from_keys(list(zip(scores, self._core.cathedral_touches(), strict=True)))
 
-    def chips_held(self, seat: int) -> int:
-        return self._core.chips_held(seat)
-
-    def projected_holdings(self, seat: int) -> list[int]:
-        return self._core.projected_holdings(seat)
-
-    def projected_scores(self) -> list[int]:
-        return self._core.projected_scores()
-
     def may_keep_cardinal(self) -> bool:
         return self._core.cardinal_key >= 0
-
-    def is_cardinal_target(self, key: int) -> bool:
-        return self._core.is_cardinal_target(key)
-
-    def cardinal_target_keys(self) -> list[int]:
-        return self._core.cardinal_target_keys()
 
     def builds_for(self, seat: int, ignore_cardinal: bool = False) -> list[tuple]:
         return self._core.builds_for(seat, ignore_cardinal)
@@ -270,9 +222,6 @@ class CoreGame(CoreBacked, Game):
         self._moves = None
         self._text_index = None
 
-    def is_legal_code(self, code: tuple) -> bool:
-        return self._core.is_legal_code(code)
-
     def play_code(self, code: tuple) -> None:
         """Play a legal move code; :class:`IllegalMoveError` names the rule otherwise (as the Python
         engine's ``play_code``)."""
@@ -335,3 +284,11 @@ class CoreGame(CoreBacked, Game):
             raise AssertionError(f"engine bug: the core refuses {move!r}, which the Python engine accepts")
         reference._raise_illegal(code, move)
         raise AssertionError("unreachable: the Python engine explains every illegal move")  # pragma: no cover
+
+
+forward_to_core(
+    CoreGame,
+    "chips supply set_aside edifices_left cathedral_touches scores winners chips_held projected_holdings"
+    " projected_scores is_cardinal_target cardinal_target_keys is_legal_code",
+    "cardinal_key last_built pending_chips",
+)

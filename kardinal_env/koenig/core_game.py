@@ -35,7 +35,7 @@ import random
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from kardinal_env.core.backend import CoreBacked, core_module, unavailable
+from kardinal_env.core.backend import CoreBacked, core_module, forward_to_core, unavailable
 from kardinal_env.core.checks import check_action
 from kardinal_env.core.game_base import resolve_rules
 from kardinal_env.koenig.deck import card_census
@@ -100,42 +100,6 @@ class CoreGame(CoreBacked, Game):
     # ------------------------------------------------------------------ public state
     # history comes from GameState (the move names of _history, which this class keeps as well)
 
-    @property
-    def runouts(self) -> int:
-        return self._core.runouts
-
-    @property
-    def last_round(self) -> bool:
-        return self._core.last_round
-
-    @property
-    def turn_country(self) -> str | None:
-        return self._core.turn_country
-
-    @property
-    def pieces_this_turn(self) -> int:
-        return self._core.pieces_this_turn
-
-    @property
-    def cards_this_turn(self) -> int:
-        return self._core.cards_this_turn
-
-    @property
-    def missed_turns(self) -> list[tuple[int, int]]:
-        return self._core.missed_turns
-
-    @property
-    def initial_deck(self) -> list[int]:
-        return self._core.initial_deck
-
-    @property
-    def reshuffle_order(self) -> list[int] | None:
-        return self._core.reshuffle_order
-
-    @property
-    def reshuffle_plan(self) -> list[int] | None:
-        return self._core.reshuffle_plan
-
     def deck_takes(self, seat: int) -> list[tuple[int, int, int | None]]:
         types = self.board.types
         return [
@@ -143,53 +107,8 @@ class CoreGame(CoreBacked, Game):
             for moves, taker, t in self._core.deck_takes_raw()
         ]
 
-    def hand(self, seat: int) -> list[int]:
-        return self._core.hand(seat)
-
-    def hand_counts(self, seat: int) -> list[int]:
-        return self._core.hand_counts(seat)
-
-    def hand_size(self, seat: int) -> int:
-        return self._core.hand_size(seat)
-
-    def display(self) -> list[int]:
-        return self._core.display()
-
-    def deck_size(self) -> int:
-        return self._core.deck_size()
-
-    def discard_pile(self) -> list[int]:
-        return self._core.discard_pile()
-
-    def pieces_left(self, seat: int) -> tuple[int, int]:
-        return self._core.pieces_left(seat)
-
-    def owners(self) -> list[int | None]:
-        return self._core.owners()
-
     def owner(self, site: str) -> int | None:
         return self._core.owners()[self.board.site_index[site]]
-
-    def cloister_counts(self) -> list[list[int]]:
-        return self._core.cloister_counts()
-
-    def advisor_counts(self) -> list[list[int]]:
-        return self._core.advisor_counts()
-
-    def scores(self) -> list[int]:
-        return self._core.scores()
-
-    def interim_scores(self) -> list[int] | None:
-        return self._core.interim_scores()
-
-    def final_breakdown(self) -> dict[str, list[int]] | None:
-        return self._core.final_breakdown()
-
-    def scoring_now(self) -> dict[str, list[int]]:
-        return self._core.scoring_now()
-
-    def projected_scores(self) -> list[int]:
-        return self._core.projected_scores()
 
     def decision_log(self) -> list[tuple[int, str]]:
         names = self.board.moves
@@ -217,15 +136,6 @@ class CoreGame(CoreBacked, Game):
         returns ``out``."""
         self._core.action_mask_into(out, seat)
         return out
-
-    def winners(self) -> list[int]:
-        return self._core.winners()
-
-    def finishing_order(self) -> list[list[int]]:
-        return self._core.finishing_order()
-
-    def snapshot(self) -> dict:
-        return self._core.snapshot()
 
     # ------------------------------------------------------------------ hidden information
     def reference_game(self) -> Game:
@@ -349,6 +259,14 @@ class CoreGame(CoreBacked, Game):
     def __repr__(self) -> str:
         return repr(self._core).replace("KoenigGame(", "Game(", 1)
 
+
+forward_to_core(
+    CoreGame,
+    "hand hand_counts hand_size display deck_size discard_pile pieces_left owners cloister_counts advisor_counts"
+    " scores interim_scores final_breakdown scoring_now projected_scores winners finishing_order snapshot",
+    "runouts last_round turn_country pieces_this_turn cards_this_turn missed_turns initial_deck reshuffle_order"
+    " reshuffle_plan",
+)
 
 _boards: dict[int, tuple[Any, Any]] = {}  # id(Board) -> (Board, KoenigBoard): boards are compiled once and shared
 
