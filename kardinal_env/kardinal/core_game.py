@@ -79,11 +79,14 @@ class CoreGame(CoreBacked, Game):
         module = core_module(backend)
         if module is None:
             raise unavailable("Kardinal engine")
-        self._core = game_of_module(module, rules)
+        self._wrap(rules, game_of_module(module, rules), [])
+
+    def _wrap(self, rules: Rules, core: Any, history: list[tuple]) -> None:
         self.rules = rules
         self._n = rules.players
         self._seat_colours = tuple(rules.seat_colours(s) for s in range(rules.players))
-        self._history: list[tuple] = []
+        self._core = core
+        self._history: list[tuple] = list(history)
         self._moves: list[tuple] | None = None
         self._text_index: dict[str, tuple] | None = None
 
@@ -246,22 +249,11 @@ class CoreGame(CoreBacked, Game):
         """A game around ``core``, a ``kardinal_core.KardinalGame`` with these ``rules`` that has played
         the move codes ``history`` (taken as they are; the batched environment's copies of its games)."""
         g = object.__new__(cls)
-        g.rules = rules
-        g._n = rules.players
-        g._seat_colours = tuple(rules.seat_colours(s) for s in range(rules.players))
-        g._core = core
-        g._history = list(history)
-        g._moves = None
-        g._text_index = None
+        g._wrap(rules, core, history)
         return g
 
     def clone(self) -> CoreGame:
-        g = object.__new__(CoreGame)
-        g.rules = self.rules
-        g._n = self._n
-        g._seat_colours = self._seat_colours
-        g._core = self._core.clone()
-        g._history = list(self._history)
+        g = CoreGame.of_core(self.rules, self._core.clone(), self._history)
         g._moves = self._moves  # replaced after a move, never modified: safe to share
         g._text_index = self._text_index
         return g

@@ -81,14 +81,20 @@ class CoreGame(CoreBacked, Game):
             raise unavailable("Kardinal & König engine")
         if seed is None:  # a drawn seed (as ShuffleRng(None) draws one), kept so the game can be rebuilt
             seed = random.SystemRandom().getrandbits(64)
-        board = core_board(rules.compiled, module)
-        self._core = module.KoenigGame(board, rules.players, rules.discard, seed, deck, reshuffle)
-        self._args = (seed, None if deck is None else list(deck), None if reshuffle is None else list(reshuffle))
+        core = module.KoenigGame(
+            core_board(rules.compiled, module), rules.players, rules.discard, seed, deck, reshuffle
+        )
+        args = (seed, None if deck is None else list(deck), None if reshuffle is None else list(reshuffle))
+        self._wrap(rules, core, args, [])
+
+    def _wrap(self, rules: Rules, core: Any, args: tuple, history: list[int]) -> None:
         self.rules = rules
         self.board = rules.compiled
         self._n = rules.players
         self._T = len(self.board.types)
-        self._history = []
+        self._core = core
+        self._args = args
+        self._history = history
         self._moves = None
         self._names = None
         self._knowledge = None
@@ -201,32 +207,14 @@ class CoreGame(CoreBacked, Game):
         (no ``deck=``/``reshuffle=``) that has played the move ids ``history`` (taken as they are; the
         batched environment's copies of its games)."""
         g = object.__new__(cls)
-        g.rules = rules
-        g.board = rules.compiled
-        g._n = rules.players
-        g._T = len(g.board.types)
-        g._core = core
-        g._args = (int(seed), None, None)
-        g._history = [int(m) for m in history]
-        g._moves = None
-        g._names = None
-        g._knowledge = None
-        g._reference = None
+        g._wrap(rules, core, (int(seed), None, None), [int(m) for m in history])
         return g
 
     def clone(self) -> CoreGame:
         g = object.__new__(CoreGame)
-        g.rules = self.rules
-        g.board = self.board
-        g._n = self._n
-        g._T = self._T
-        g._core = self._core.clone()
-        g._args = self._args
-        g._history = list(self._history)
+        g._wrap(self.rules, self._core.clone(), self._args, list(self._history))
         g._moves = self._moves  # replaced after a move, never modified: safe to share
         g._names = self._names
-        g._knowledge = None
-        g._reference = None
         return g
 
     # ------------------------------------------------------------------ records
