@@ -141,31 +141,17 @@ def _check_game(path: str, index: int, game: Any, players: int, participants: in
     _need(isinstance(game, dict), path, f"{where} is not an object")
     for key in ("seats", "scores", "ranks", "winners"):
         _need(key in game, path, f"{where} has no {key!r}")
-    _need(
-        _int_list(game["seats"], players, 0, participants - 1),
-        path,
-        f"{where}.seats must be {players} participant indices in 0..{participants - 1}, got {game['seats']!r}",
-    )
-    scores = game["scores"]
-    _need(
-        isinstance(scores, list) and len(scores) == players and all(is_number(s) for s in scores),
-        path,
-        f"{where}.scores must be {players} numbers, got {scores!r}",
-    )
-    _need(
-        _int_list(game["ranks"], players, 1, players),
-        path,
-        f"{where}.ranks must be {players} ranks in 1..{players}, got {game['ranks']!r}",
-    )
-    winners = game["winners"]
-    _need(
-        isinstance(winners, list)
-        and 0 < len(winners) <= players
-        and all(is_int(w) and 0 <= w < players for w in winners)
-        and len(set(winners)) == len(winners),
-        path,
-        f"{where}.winners must be distinct seats in 0..{players - 1}, at least one, got {winners!r}",
-    )
+    seats, scores, ranks, winners = game["seats"], game["scores"], game["ranks"], game["winners"]
+    last = participants - 1
+    ok = _int_list(seats, players, 0, last)
+    _need(ok, path, f"{where}.seats must be {players} participant indices in 0..{last}, got {seats!r}")
+    ok = isinstance(scores, list) and len(scores) == players and all(is_number(s) for s in scores)
+    _need(ok, path, f"{where}.scores must be {players} numbers, got {scores!r}")
+    ok = _int_list(ranks, players, 1, players)
+    _need(ok, path, f"{where}.ranks must be {players} ranks in 1..{players}, got {ranks!r}")
+    ok = isinstance(winners, list) and 0 < len(winners) <= players
+    ok = ok and all(is_int(w) and 0 <= w < players for w in winners) and len(set(winners)) == len(winners)
+    _need(ok, path, f"{where}.winners must be distinct seats in 0..{players - 1}, at least one, got {winners!r}")
 
 
 def load_run(path: str | Path) -> Run:
@@ -181,10 +167,9 @@ def load_run(path: str | Path) -> Run:
     except json.JSONDecodeError as exc:
         raise LadderError(f"{name}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from exc
     _need(isinstance(data, dict), name, f"expected a JSON object of format {FORMAT!r}, got {type(data).__name__}")
+    found = data.get("format")
     _need(
-        data.get("format") == FORMAT,
-        name,
-        f"format is {data.get('format')!r}, expected {FORMAT!r} (a results.json of kardinal-evaluate --out)",
+        found == FORMAT, name, f"format is {found!r}, expected {FORMAT!r} (a results.json of kardinal-evaluate --out)"
     )
     options = data.get("options")
     _need(isinstance(options, dict), name, "no 'options' object")
@@ -195,35 +180,20 @@ def load_run(path: str | Path) -> Run:
     _need(is_int(players) and players >= 1, name, f"options.players must be a positive integer, got {players!r}")
     _need(isinstance(rules, dict), name, f"options.rules must be an object, got {rules!r}")
     labels = data.get("labels")
-    _need(
-        isinstance(labels, list) and labels != [] and all(isinstance(x, str) and x for x in labels),
-        name,
-        f"'labels' must be a non-empty list of agent labels, got {labels!r}",
-    )
+    ok = isinstance(labels, list) and labels != [] and all(isinstance(x, str) and x for x in labels)
+    _need(ok, name, f"'labels' must be a non-empty list of agent labels, got {labels!r}")
     _need(len(set(labels)) == len(labels), name, f"'labels' repeats a label: {labels!r}")
     specs = options["agents"]
-    _need(
-        isinstance(specs, list) and len(specs) == len(labels) and all(isinstance(s, str) for s in specs),
-        name,
-        f"options.agents must be {len(labels)} agent specs (one per label), got {specs!r}",
-    )
+    ok = isinstance(specs, list) and len(specs) == len(labels) and all(isinstance(s, str) for s in specs)
+    _need(ok, name, f"options.agents must be {len(labels)} agent specs (one per label), got {specs!r}")
     games = data.get("games")
     _need(isinstance(games, list) and games != [], name, "'games' must be a non-empty list")
     for index, record in enumerate(games):
         _check_game(name, index, record, players, len(labels))
     versions = data.get("versions") if isinstance(data.get("versions"), dict) else {}
-    return Run(
-        path=name,
-        game=game,
-        players=players,
-        rules=rules,
-        seed=options.get("seed"),
-        labels=tuple(labels),
-        specs=tuple(specs),
-        games=tuple(games),
-        version=str(versions.get("kardinal_env", "unknown")),
-        commit=str(versions.get("git_commit") or "unknown"),
-    )
+    version, commit = str(versions.get("kardinal_env", "unknown")), str(versions.get("git_commit") or "unknown")
+    seed = options.get("seed")
+    return Run(name, game, players, rules, seed, tuple(labels), tuple(specs), tuple(games), version, commit)
 
 
 # ---------------------------------------------------------------------------------------- the ladder
@@ -282,21 +252,10 @@ def build_ladder(paths: Iterable[str | Path]) -> Ladder:
                 ratings[label] = new[seat][0]
     rows = []
     for label in order:
-        n = games[label]
-        rows.append(
-            LadderRow(
-                agent=label,
-                spec=specs[label],
-                games=n,
-                wins=wins[label],
-                win_share=wins[label] / n if n else 0.0,
-                ci95=wilson_interval(wins[label], n),
-                mean_score=score_sum[label] / n if n else 0.0,
-                mean_rank=rank_sum[label] / n if n else 0.0,
-                mu=ratings[label].mu,
-                sigma=ratings[label].sigma,
-            )
-        )
+        n, won, rating = games[label], wins[label], ratings[label]
+        share, ci95 = won / n if n else 0.0, wilson_interval(won, n)
+        score, rank = (score_sum[label] / n, rank_sum[label] / n) if n else (0.0, 0.0)
+        rows.append(LadderRow(label, specs[label], n, won, share, ci95, score, rank, rating.mu, rating.sigma))
     rows.sort(key=lambda row: -row.ordinal)
     first = runs[0]
     return Ladder(game=first.game, players=first.players, rules=first.rules, runs=tuple(runs), rows=tuple(rows))

@@ -348,6 +348,9 @@ def describe_rules(game: str | None, rules: dict) -> str:
     return ", ".join(parts)
 
 
+_TWO_DECIMALS = ("mean_score", "mean_rank", "seconds_per_game", "mu", "sigma", "ordinal")
+
+
 def format_table(results: dict) -> str:
     """A plain-text table of the summary (one row per participant, best ordinal first)."""
     opts = results["options"]
@@ -361,22 +364,9 @@ def format_table(results: dict) -> str:
     rows = []
     for s in sorted(results["summary"], key=lambda s: -s["ordinal"]):
         lo, hi = s["win_ci95"]
-        rows.append(
-            [
-                s["agent"],
-                str(s["games"]),
-                _fmt_wins(s["wins"]),
-                str(s.get("shared_wins", 0)),
-                f"{s['win_rate']:.3f}",
-                f"[{lo:.3f}, {hi:.3f}]",
-                f"{s['mean_score']:.2f}",
-                f"{s['mean_rank']:.2f}",
-                f"{s['seconds_per_game']:.2f}",
-                f"{s['mu']:.2f}",
-                f"{s['sigma']:.2f}",
-                f"{s['ordinal']:.2f}",
-            ]
-        )
+        counts = [s["agent"], str(s["games"]), _fmt_wins(s["wins"]), str(s.get("shared_wins", 0))]
+        rates = [f"{s['win_rate']:.3f}", f"[{lo:.3f}, {hi:.3f}]"]
+        rows.append(counts + rates + [f"{s[key]:.2f}" for key in _TWO_DECIMALS])
     widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
 
     def line(cells):
@@ -405,9 +395,7 @@ def plot_ratings(results: dict, path) -> None:
         sg = [s for _, s in hist]
         xs = range(len(hist))
         ax1.plot(xs, mu, label=label)
-        ax1.fill_between(
-            xs, [m - s for m, s in zip(mu, sg, strict=False)], [m + s for m, s in zip(mu, sg, strict=False)], alpha=0.15
-        )
+        ax1.fill_between(xs, [m - s for m, s in zip(mu, sg)], [m + s for m, s in zip(mu, sg)], alpha=0.15)
     ax1.set_xlabel("games played")
     ax1.set_ylabel("OpenSkill mu (band: +-sigma)")
     ax1.set_title("Plackett-Luce rating history")
@@ -428,8 +416,7 @@ def write_outputs(results: dict, out_dir) -> dict:
     the games that carry one) into ``out_dir``; return their paths (``json``, ``png``, ``records``)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    records = []
-    games = []
+    records, games = [], []
     for g in results["games"]:
         g = dict(g)
         rec = g.pop("record", None)
