@@ -125,11 +125,8 @@ def _core_of(game: Any, module: ModuleType | None) -> Any:
 
 
 def encode_into(game: Any, observer: int, out: np.ndarray, module: ModuleType | None = None) -> np.ndarray:
-    """Write ``ObservationEncoder(rules, W).encode(game, observer)`` into ``out`` (a writable C-contiguous
-    ``uint8`` array of shape ``(72, W, W)``, ``W`` the rules' frame window) with the core, and return
-    ``out`` itself. ``game``: a core ``KardinalGame``, or a Python :class:`Game` (replayed into the core
-    with :func:`core_position`; ``module`` as there). ``TypeError`` / ``ValueError`` for a buffer the
-    Python encoder could not have produced (see the module docstring) or an observer out of range."""
+    """``ObservationEncoder(rules, W).encode(game, observer)`` written by the core into ``out``
+    (:func:`observation_buffer`); returns ``out`` (see the module docstring)."""
     _core_of(game, module).encode_into(observer, out)
     return out
 
@@ -137,19 +134,14 @@ def encode_into(game: Any, observer: int, out: np.ndarray, module: ModuleType | 
 def action_mask_into(
     game: Any, out: np.ndarray, seat: int | None = None, module: ModuleType | None = None
 ) -> np.ndarray:
-    """Write ``ActionCodec(rules, W).action_mask(game, seat)`` into ``out`` (a writable C-contiguous
-    ``bool`` or ``int8`` array of length ``17·W² + 5``) with the core, and return ``out`` itself: ones at
-    the legal actions when ``seat`` (default: the deciding seat) decides now, zeros elsewhere and once
-    the game is over. ``game`` and ``module`` as in :func:`encode_into`; ``TypeError`` / ``ValueError``
-    for a wrong buffer or a seat out of range."""
+    """``ActionCodec(rules, W).action_mask(game, seat)`` written by the core into ``out``
+    (:func:`mask_buffer`); returns ``out`` (see the module docstring)."""
     _core_of(game, module).action_mask_into(out, seat)
     return out
 
 
 def legal_action_ids(game: Any, window: int | None = None, module: ModuleType | None = None) -> np.ndarray:
-    """``ActionCodec(rules, window).legal_actions(game)`` computed by the core: the legal action ids of
-    the deciding seat in the order of ``legal_move_codes()``, a new ``int64`` array (empty once the game
-    is over). ``window``: default the rules' frame window; ``ValueError`` for one the codec refuses."""
+    """``ActionCodec(rules, window).legal_actions(game)`` computed by the core (a new ``int64`` array)."""
     return _core_of(game, module).legal_action_ids(window)
 
 

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from kardinal_env.core import backend as _backend
-from kardinal_env.core.backend import BACKEND_VARIABLE, BUILD_HINT
+from kardinal_env.core.backend import BACKEND_VARIABLE, BUILD_HINT, available, backend, core_module
 from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.core_game import core_board as _core_board
 from kardinal_env.koenig.engine import Game
@@ -63,21 +63,6 @@ __all__ = [
     "observation_buffer",
     "mask_buffer",
 ]
-
-
-def core_module() -> ModuleType | None:
-    """The ``kardinal_core`` module when it is used (:func:`kardinal_env.core.backend.core_module`)."""
-    return _backend.core_module()
-
-
-def available() -> bool:
-    """Whether the compiled Kardinal & König engine will be used."""
-    return core_module() is not None
-
-
-def backend() -> str:
-    """``"core"`` or ``"python"``: what :func:`available` decides."""
-    return "core" if available() else "python"
 
 
 def _module_or_raise(module: ModuleType | None) -> ModuleType:
@@ -142,11 +127,8 @@ def _core_of(game: Any, module: ModuleType | None) -> Any:
 
 
 def encode_into(game: Any, observer: int, out: np.ndarray, module: ModuleType | None = None) -> np.ndarray:
-    """Write ``ObservationEncoder(rules).encode(game, observer)`` into ``out`` (a writable C-contiguous
-    ``float32`` array of shape ``(L,)``, :func:`observation_buffer`) with the core, and return ``out``
-    itself. ``game``: a core-backed or Python :class:`Game` (the latter replayed into the core with
-    :func:`core_position`), or a ``KoenigGame``. ``TypeError`` / ``ValueError`` for a buffer the Python
-    encoder could not have produced or an observer out of range."""
+    """``ObservationEncoder(rules).encode(game, observer)`` written by the core into ``out``
+    (:func:`observation_buffer`); returns ``out`` (see the module docstring)."""
     _core_of(game, module).encode_into(observer, out)
     return out
 
@@ -154,10 +136,8 @@ def encode_into(game: Any, observer: int, out: np.ndarray, module: ModuleType | 
 def action_mask_into(
     game: Any, out: np.ndarray, seat: int | None = None, module: ModuleType | None = None
 ) -> np.ndarray:
-    """Write the environment's mask of ``seat`` into ``out`` (a writable C-contiguous ``int8``
-    or ``bool`` array of length ``num_moves``, :func:`mask_buffer`) with the core, and return ``out``:
-    ones at the legal move ids when ``seat`` (default: the deciding seat) decides now, zeros elsewhere
-    and once the game is over. ``game`` and ``module`` as in :func:`encode_into`."""
+    """The environment's mask of ``seat`` (default: the deciding seat) written by the core into ``out``
+    (:func:`mask_buffer`); returns ``out`` (see the module docstring)."""
     _core_of(game, module).action_mask_into(out, seat)
     return out
 
