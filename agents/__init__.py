@@ -125,23 +125,15 @@ def _needs_entry(field: str, what: str) -> Callable[[str, GameSpec], str | None]
     return needs
 
 
-_needs_search_guide = _needs_entry("search_guide", "a search guide")
-
-
 #: The spec kinds besides the baselines, by name.
 KINDS: dict[str, Kind] = {
     k.name: k
     for k in (
         Kind("mcts", "mcts:200", simulations=True, needs=_needs_perfect_information),
         Kind("ismcts", "ismcts:200", simulations=True),
-        Kind("gismcts", "gismcts:200", simulations=True, needs=_needs_search_guide),
-        Kind("pismcts", "pismcts:200", simulations=True, needs=_needs_search_guide),
-        Kind(
-            "rollout",
-            "rollout:16",
-            simulations=True,
-            needs=_needs_entry("rollout_search", "a heuristic playout search"),
-        ),
+        Kind("gismcts", "gismcts:200", simulations=True, needs=_needs_entry("search_guide", "a search guide")),
+        Kind("pismcts", "pismcts:200", simulations=True, needs=_needs_entry("search_guide", "a search guide")),
+        Kind("rollout", "rollout:16", True, needs=_needs_entry("rollout_search", "a heuristic playout search")),
         Kind("ppo", "ppo:runs/x/checkpoint.pt", path=True),
         Kind("puct", "puct:64:runs/x/checkpoint.pt", simulations=True, path=True),
         Kind("rllib", "rllib:runs/rllib/checkpoint", path=True),
@@ -150,10 +142,6 @@ KINDS: dict[str, Kind] = {
 }
 #: Kinds whose PATH is a torch checkpoint of :mod:`agents.networks.checkpoint` (read by :func:`check_spec`).
 _CHECKPOINT_KINDS = ("ppo", "puct", "zoo")
-
-
-def _is_positive_int(text: str) -> bool:
-    return text.isdigit() and int(text) >= 1 and text == str(int(text))
 
 
 def _baseline_kinds(game: GameSpec | None) -> list[str]:
@@ -188,7 +176,11 @@ def parse_spec(spec: str, game: str | GameSpec | None = None) -> tuple[str, int 
     simulations = None
     if kind.simulations:
         sims, sep2, rest = arg.partition(":")
-        if not sep or not _is_positive_int(sims) or (kind.path and (not sep2 or not rest)):
+        if (
+            not sep
+            or not (sims.isdigit() and int(sims) >= 1 and sims == str(int(sims)))
+            or (kind.path and (not sep2 or not rest))
+        ):
             what = "a positive number of simulations" + (" and a checkpoint path" if kind.path else "")
             raise AgentSpecError(f"bad agent spec {spec!r}: {kind.name} needs {what}, e.g. {kind.example!r}")
         if not kind.path and sep2:
@@ -223,26 +215,6 @@ def parse_spec(spec: str, game: str | GameSpec | None = None) -> tuple[str, int 
     return kind.name, simulations, path
 
 
-def _read_checkpoint(spec: str, path: str):
-    from agents.networks.checkpoint import CheckpointError, read_checkpoint  # imports torch; only here
-
-    try:
-        return read_checkpoint(path)
-    except CheckpointError as exc:
-        raise AgentSpecError(exc.named(spec)) from None
-
-
-def _checkpoint_env(ckpt: dict, path: str) -> str:
-    """The environment of the game a checkpoint was trained on
-    (:func:`agents.networks.checkpoint.checkpoint_game`)."""
-    from agents.networks.checkpoint import CheckpointError, checkpoint_game
-
-    try:
-        return checkpoint_game(ckpt, path).env_name
-    except CheckpointError as exc:
-        raise AgentSpecError(str(exc)) from None
-
-
 def check_spec(spec: str, players: int | None = None, game: str | GameSpec | None = None) -> list[str]:
     """Check ``spec`` like :func:`load_agent` without building the agent: the syntax, that it plays
     ``game`` (a registered game's name or spec; ``None``: not checked) and, for ``ppo:`` / ``puct:``,
@@ -261,17 +233,23 @@ def check_spec(spec: str, players: int | None = None, game: str | GameSpec | Non
             raise AgentSpecError(f"agent spec {text!r} {reason}")
     if kind_name not in _CHECKPOINT_KINDS:
         return []
-    from agents.networks.checkpoint import player_count_warning, trained_players
+    from agents.networks import checkpoint  # imports torch; only here
 
     assert path is not None
-    ckpt, _net = _read_checkpoint(text, path)
+    try:
+        ckpt, _net = checkpoint.read_checkpoint(path)
+    except checkpoint.CheckpointError as exc:
+        raise AgentSpecError(exc.named(text)) from None
     if game_spec is not None:
-        env = _checkpoint_env(ckpt, path)
+        try:
+            env = checkpoint.checkpoint_game(ckpt, path).env_name  # the game it was trained on
+        except checkpoint.CheckpointError as exc:
+            raise AgentSpecError(str(exc)) from None
         if env != game_spec.env_name:
             raise AgentSpecError(
                 f"{text}: the checkpoint was trained on {env}, not {game_spec.env_name} ({game_spec.name})"
             )
-    msg = player_count_warning(text, trained_players(ckpt), players) if players else None
+    msg = checkpoint.player_count_warning(text, checkpoint.trained_players(ckpt), players) if players else None
     return [msg] if msg else []
 
 
