@@ -704,7 +704,8 @@ def test_compiled_ismcts_root_statistics_equal_the_python_search_s(core, monkeyp
         for _ in range(80):
             agent._simulate(game.determinize(game.current_player, search_rng), root, players, search_rng)
         seat = game.current_player
-        want = [(m, ch.visits, ch.totals[seat] / ch.visits) for m, ch in root.children.items()]
+        # the Python tree keys its children by action id; the compiled root names the moves
+        want = [(game.action_to_string(a), ch.visits, ch.totals[seat] / ch.visits) for a, ch in root.children.items()]
         assert got == want
         # the agent's public root statistics (what search trainers read) agree the same way
         fast = ISMCTSAgent(80, seed=i).root_statistics(game)
