@@ -158,7 +158,7 @@ from kardinal_env.core.generic_env import observation_bounds
 from kardinal_env.core.illegal import check_illegal_action
 from kardinal_env.core.registry import GameSpec, get_game
 from kardinal_env.core.rewards import check_scheme
-from kardinal_env.vector_backends import ARRAYS, CoreBackend, PythonBackend, choose_backend, explain
+from kardinal_env.vector_backends import Arrays, CoreBackend, PythonBackend, choose_backend, explain
 
 __all__ = ["VectorEnv", "VectorStep", "IllegalActionError", "BACKENDS"]
 
@@ -188,16 +188,8 @@ class VectorStep(NamedTuple):
     info: dict
 
 
-class VectorEnv:
+class VectorEnv(Arrays):
     """N games of one registered game stepped together (see the module docstring)."""
-
-    # the backend's buffers, as read-only views (the module docstring)
-    observation: np.ndarray
-    action_mask: np.ndarray
-    current_player: np.ndarray
-    rewards: np.ndarray
-    terminated: np.ndarray
-    final_observation: np.ndarray
 
     def __init__(
         self,
@@ -250,10 +242,7 @@ class VectorEnv:
         self._seed_epoch = 0  # counts the reseedings of the generators (the core backend's seeds ahead)
         if seed is not None:
             self._seed(seed)
-        for name in ARRAYS:  # read-only: the backends rewrite only what changed, so a write would corrupt them
-            view = getattr(impl, name).view()
-            view.flags.writeable = False
-            setattr(self, name, view)
+        self._share(impl, read_only=True)
         self.truncated = np.zeros(self.num_envs, dtype=bool)
         self.truncated.flags.writeable = False
         self.final_info: dict[int, dict] = {}

@@ -65,8 +65,8 @@ def _show_mask(row: np.ndarray, legal: np.ndarray) -> None:
     row[legal] = True
 
 
-class _Backend:
-    """The arrays both backends hold (:data:`ARRAYS`), and what else ``VectorEnv`` reads of them."""
+class Arrays:
+    """The arrays (:data:`ARRAYS`) of a backend, and of ``VectorEnv``, which holds read-only views of them."""
 
     observation: np.ndarray
     action_mask: np.ndarray
@@ -74,20 +74,24 @@ class _Backend:
     rewards: np.ndarray
     terminated: np.ndarray
     final_observation: np.ndarray
-    num_actions: int
-    encoder_hint: Any
 
-    def _share(self, owner: Any) -> None:
+    def _share(self, owner: Arrays, read_only: bool = False) -> None:
+        """Hold ``owner``'s arrays (``read_only``: views that refuse writes, since the backends rewrite
+        only what changed and a write would corrupt later steps)."""
         for name in ARRAYS:
-            setattr(self, name, getattr(owner, name))
+            array = getattr(owner, name)
+            if read_only:
+                array = array.view()
+                array.flags.writeable = False
+            setattr(self, name, array)
 
 
-class PythonBackend(_Backend):
+class PythonBackend(Arrays):
     """The reference: registry games played through the game protocol's action ids, one encoder per game
     (made when first needed). ``buffers``: an object holding the :data:`ARRAYS` to play single slots
     into instead of allocating its own (the core backend's detached slots)."""
 
-    def __init__(self, env: VectorEnv, buffers: Any = None):
+    def __init__(self, env: VectorEnv, buffers: Arrays | None = None):
         spec, rules, n = env.spec, env.rules, env.num_envs
         self.env = env
         self.encoder_hint = spec.make_encoder(rules, **env.env_options)
@@ -206,7 +210,7 @@ class PythonBackend(_Backend):
         return self.games[i].clone()
 
 
-class CoreBackend(_Backend):
+class CoreBackend(Arrays):
     """A game stepped in C++ by its batch, which owns the arrays; for a game with chance this side keeps
     each slot's ``next_seed`` one draw ahead of its generator, so every deal is the python backend's."""
 
