@@ -1,20 +1,11 @@
-"""Tune and measure the Kardinal & König heuristic (``heuristic``) by tournaments.
+"""Tune and measure the Kardinal & König heuristic (``heuristic``) by tournaments: the command line of
+:mod:`agents.baselines.koenig_tuning` (``--help`` of each command says what it plays and prints;
+docs/koenig-heuristic.md has the method and the numbers). Run tournaments with ``nice -n 19`` on a
+shared machine.
 
-    python scripts/tune_koenig_heuristic.py vs AGENT [--against FIELD] [--games 200] [--players 4]
-            [--discard one] [--seed 0] [--weights JSON] [--agent-weights JSON]
-        AGENT in one seat (rotated) against players-1 copies of FIELD (default: AGENT is
-        ``heuristic`` against FIELD); agents: random, greedy, heuristic. Prints the win share with
-        its Wilson 95% interval, the score difference and seconds per game.
-    python scripts/tune_koenig_heuristic.py h2h --a JSON [--b JSON] [--games 40] [--seed 0]
-        Heuristic with weights A against weights B (default: the module's defaults), half the seats each.
-    python scripts/tune_koenig_heuristic.py tune [--start JSON] [--games 40] [--rounds 1]
-            [--names a,b,...] [--factors 0.5,2] [--z 1.0] [--seed 0] [--field JSON]
-        Coordinate search (agents.baselines.koenig_tuning.coordinate_search); logs every comparison
-        and prints the final weights as JSON. With --field (e.g. '{}': the defaults) it searches for
-        a best response: one seat against copies of the heuristic with those fixed weights.
-
-JSON weights are an object of (some of) the fields of HeuristicWeights, e.g. '{"hand": 0.8}'.
-Run tournaments with ``nice -n 19`` on a shared machine; docs/koenig-heuristic.md has the numbers.
+    python scripts/tune_koenig_heuristic.py vs heuristic --against greedy --games 200
+    python scripts/tune_koenig_heuristic.py h2h --a '{"horizon": 6}' --b '{"horizon": 3}' --games 120
+    python scripts/tune_koenig_heuristic.py tune --games 40 --rounds 1 --seed 10000
 """
 
 from __future__ import annotations
@@ -50,9 +41,16 @@ def _floats(text: str) -> list[float]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(description="Tune and measure the Kardinal & König heuristic baseline.")
+    weights = "weights: a JSON object of (some of) the fields of HeuristicWeights, e.g. '{\"hand\": 0.8}'"
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=weights)
     sub = p.add_subparsers(dest="command", required=True)
-    vs = sub.add_parser("vs", help="one agent against copies of another")
+    vs = sub.add_parser(
+        "vs",
+        help="one agent against copies of another",
+        description="AGENT in one seat (rotated) against players-1 copies of FIELD (default: greedy for the "
+        "heuristic, else heuristic). Prints the win share with its Wilson 95%% interval, the score "
+        "difference and seconds per game.",
+    )
     vs.add_argument("agent", choices=sorted(AGENTS))
     vs.add_argument("--against", choices=sorted(AGENTS), default=None)
     vs.add_argument("--games", type=int, default=200)
@@ -60,18 +58,21 @@ def build_parser() -> argparse.ArgumentParser:
     vs.add_argument(
         "--agent-weights", default=None, help="heuristic weights (JSON) for AGENT's seat only (over --weights)"
     )
-    h2h = sub.add_parser("h2h", help="two weight sets head to head")
+    h2h = sub.add_parser(
+        "h2h",
+        help="two weight sets head to head",
+        description="The heuristic with weights A against weights B (default: the defaults), half the seats each.",
+    )
     h2h.add_argument("--a", required=True)
     h2h.add_argument("--b", default=None)
     h2h.add_argument("--games", type=int, default=40)
-    tune = sub.add_parser("tune", help="coordinate search")
-    tune.add_argument("--start", default=None)
-    tune.add_argument("--games", type=int, default=40)
-    tune.add_argument("--rounds", type=int, default=1)
-    tune.add_argument("--names", default=None, help="weights to tune, comma-separated (default: all)")
-    tune.add_argument("--factors", default="0.5,2")
-    tune.add_argument("--z", type=float, default=1.0)
-    tune.add_argument("--field", default=None, help="best response to this fixed field (JSON weights)")
+    tune = sub.add_parser(
+        "tune",
+        help="coordinate search",
+        description="Coordinate search (agents.baselines.koenig_tuning.coordinate_search): logs every "
+        "comparison and prints the final weights as JSON. With --field (e.g. '{}': the defaults), a best "
+        "response: one seat against copies of the heuristic with those fixed weights.",
+    )
     for q in (vs, h2h, tune):
         q.add_argument("--players", type=int, default=4, choices=(3, 4, 5))
         q.add_argument("--discard", choices=("one", "any"), default="one")
