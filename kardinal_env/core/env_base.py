@@ -212,7 +212,15 @@ class TurnBasedEnv(AECEnv, EzPickle):
         self.agent_selection = self.possible_agents[game.current_player]
 
     def observe(self, agent):
-        return {"observation": self._encode(self.agent_name_mapping[agent]), "action_mask": self.action_mask(agent)}
+        seat = self.agent_name_mapping[agent]
+        game = self.game
+        if self.writes_core_buffers and game.compiled and self._forfeit is None:  # the core writes both arrays
+            observation, mask = self._seat_buffers(seat)
+            core = game.core
+            core.encode_into(seat, observation)
+            core.action_mask_into(mask, seat)
+            return {"observation": observation, "action_mask": mask}
+        return {"observation": self._encode(seat), "action_mask": self.action_mask(agent)}
 
     def legal_actions(self) -> np.ndarray:
         """Legal actions of the selected agent's decision (cached per decision: do not modify the
