@@ -15,7 +15,7 @@ may know (``tests/test_core_koenig_observation.py``). A buffer is taken only as 
 for something that is not a NumPy array or has another dtype, ``ValueError`` for another shape, a
 non-contiguous or read-only array, or a seat out of range. The batched environment
 :class:`kardinal_env.vector.VectorEnv` steps N games in the core at once (``kardinal_core.KoenigBatch``,
-``cpp/src/koenig/batch.hpp``), byte for byte its python backend (``tests/test_vector_koenig.py``). The board is parsed
+``cpp/src/koenig/batch.hpp``), byte for byte its python backend (``tests/test_vector.py``). The board is parsed
 and validated in Python (:mod:`kardinal_env.koenig.board`); :func:`core_board` passes its arrays to
 the core, which checks them again.
 
