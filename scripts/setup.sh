@@ -35,7 +35,7 @@ if [ "$REQUESTED" = core ]; then
         .venv-core/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
     fi
     echo "setup: installing kardinal-env (no extras, no compiled core) into .venv-core" >&2
-    .venv-core/bin/python -m pip install -q "pytest>=8" "pytest-timeout>=2"
+    .venv-core/bin/python -m pip install -q "pytest>=8" "pytest-timeout>=2" "pytest-xdist>=3"
     # Same version every time: uninstall first, so the wheel of this call is the one installed.
     .venv-core/bin/python -m pip uninstall -q -y kardinal-env kardinal-env-core >/dev/null 2>&1 || true
     if [ -n "$WHEELS" ]; then
