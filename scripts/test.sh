@@ -59,16 +59,6 @@ finish_mypy() {  # the background mypy's output, then its exit status
     return "$rc"
 }
 run "mypy" finish_mypy
-if [ "$#" -eq 0 ]; then
-    # The Ray cluster tests, in a loopback-only network namespace of their own, in the background from
-    # here: they mostly wait for Ray to start, while the pytest runs below keep the cores busy. Their log
-    # follows those runs'.
-    echo "== pytest -m cluster (scripts/test_cluster.sh), in the background" >&2
-    cluster_log=$(mktemp)
-    cluster_start=$SECONDS
-    bash scripts/test_cluster.sh >"$cluster_log" 2>&1 &
-    cluster_pid=$!
-fi
 echo "== pytest" >&2
 start=$SECONDS
 .venv/bin/python -m pytest -q -n "$WORKERS" "$@"
@@ -81,6 +71,14 @@ elif [ "$rc" -ne 0 ]; then
 fi
 
 if [ "$#" -eq 0 ]; then
+    # The Ray cluster tests, in a loopback-only network namespace of their own, in the background: they
+    # mostly wait for Ray to start, while the run below keeps the cores busy. Their log follows that run's.
+    echo "== pytest -m cluster (scripts/test_cluster.sh), in the background" >&2
+    cluster_log=$(mktemp)
+    cluster_start=$SECONDS
+    bash scripts/test_cluster.sh >"$cluster_log" 2>&1 &
+    cluster_pid=$!
+
     # The engine and environment tests once more on the Python engine: the run above plays both games
     # on the core-backed Game (setup.sh builds the core, and KARDINAL_ENV_BACKEND is unset); the tests
     # marked `backends` again with --backend python (tests/conftest.py sets KARDINAL_ENV_BACKEND=python),
