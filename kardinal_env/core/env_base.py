@@ -23,8 +23,7 @@ game's end, every mask is all zero and :meth:`TurnBasedEnv.legal_actions` is emp
 An environment subclasses it and provides:
 
 * ``_new_game(chance: random.Random)`` — a fresh engine game (``chance`` drives any shuffling);
-* ``encoder`` — an object whose ``encode(game, seat)`` is the observation array of ``seat`` (or its own
-  ``_encode(seat)``);
+* ``encoder`` — an object whose ``encode(game, seat)`` is the observation array of ``seat``;
 * ``_compute_legal_actions()`` — the legal actions of the current decision (``intp`` array);
 * ``_play(action, seat)`` — check and play an in-range action (raising the engine's
   ``IllegalMoveError`` naming the rule when illegal) and return the reward this move earned the
@@ -116,13 +115,15 @@ class TurnBasedEnv(AECEnv, EzPickle):
     #: module docstring).
     writes_core_buffers = False
 
-    def _encode(self, seat: int) -> np.ndarray:
-        """The observation of ``seat``: written by the core into this env's array for the seat (a
-        core-backed game and ``writes_core_buffers``), else ``self.encoder.encode(game, seat)``."""
-        game = self.game
-        if self.writes_core_buffers and game.compiled:
-            return game.encode_into(seat, self._seat_buffers(seat)[0])
-        return self.encoder.encode(game, seat)
+    def _core_mask(self, game: Any, seat: int) -> np.ndarray:
+        """``seat``'s mask written by the core into the array this env owns for it (a core-backed game
+        and ``writes_core_buffers``); all zeros once the episode ended by forfeit."""
+        out = self._seat_buffers(seat)[1]
+        if self._forfeit is None:
+            game.core.action_mask_into(out, seat)
+        else:
+            out.fill(0)
+        return out
 
     def _seat_buffers(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """The observation and mask arrays this env owns for ``seat`` (core-backed games only),
@@ -214,13 +215,11 @@ class TurnBasedEnv(AECEnv, EzPickle):
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
         game = self.game
-        if self.writes_core_buffers and game.compiled and self._forfeit is None:  # the core writes both arrays
-            observation, mask = self._seat_buffers(seat)
-            core = game.core
-            core.encode_into(seat, observation)
-            core.action_mask_into(mask, seat)
-            return {"observation": observation, "action_mask": mask}
-        return {"observation": self._encode(seat), "action_mask": self.action_mask(agent)}
+        if self.writes_core_buffers and game.compiled:  # the core writes both arrays the env owns
+            observation = self._seat_buffers(seat)[0]
+            game.core.encode_into(seat, observation)
+            return {"observation": observation, "action_mask": self._core_mask(game, seat)}
+        return {"observation": self.encoder.encode(game, seat), "action_mask": self.action_mask(agent)}
 
     def legal_actions(self) -> np.ndarray:
         """Legal actions of the selected agent's decision (cached per decision: do not modify the
@@ -241,11 +240,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
         seat = self.agent_name_mapping[agent or self.agent_selection]
         game = self.game
         if self.writes_core_buffers and game.compiled:
-            if self._forfeit is not None:
-                out = self._seat_buffers(seat)[1]
-                out.fill(0)
-                return out
-            return game.action_mask_into(self._seat_buffers(seat)[1], seat)
+            return self._core_mask(game, seat)
         mask = np.zeros(self.num_actions, dtype=np.int8)
         if seat == game.current_player:  # legal_actions() is empty once forfeited
             mask[self.legal_actions()] = 1
