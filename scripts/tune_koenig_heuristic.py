@@ -73,6 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
         "comparison and prints the final weights as JSON. With --field (e.g. '{}': the defaults), a best "
         "response: one seat against copies of the heuristic with those fixed weights.",
     )
+    tune.add_argument("--start", default=None)
+    tune.add_argument("--games", type=int, default=40)
+    tune.add_argument("--rounds", type=int, default=1)
+    tune.add_argument("--names", default=None, help="weights to tune, comma-separated (default: all)")
+    tune.add_argument("--factors", default="0.5,2")
+    tune.add_argument("--z", type=float, default=1.0)
+    tune.add_argument("--field", default=None, help="best response to this fixed field (JSON weights)")
     for q in (vs, h2h, tune):
         q.add_argument("--players", type=int, default=4, choices=(3, 4, 5))
         q.add_argument("--discard", choices=("one", "any"), default="one")
