@@ -1,13 +1,12 @@
 """The registry of games: one :class:`GameSpec` per game, and the only place tools look a game up.
 
-Every tool of the suite (environments' registration, replays, evaluation, training, play, search)
-asks the registry; outside a game's own folder and this registry no code compares game names or
-module paths.
+Every tool (environments' registration, replays, evaluation, training, play, search) asks the
+registry; outside a game's own folder and this registry no code compares game names or module paths.
 
 Registering a game
 ==================
 
-The built-in games (``kardinal``, ``kardinal_koenig``) are registered by ``kardinal_env`` itself
+The built-in games (``kardinal``, ``kardinal_koenig``) are registered by ``kardinal_env``
 (:mod:`kardinal_env.games`). A game written elsewhere is registered with one call::
 
     from kardinal_env.core.registry import GameSpec, register_game
@@ -15,25 +14,20 @@ The built-in games (``kardinal``, ``kardinal_koenig``) are registered by ``kardi
                            rules_class=NimRules, game_class=NimGame, record_format="nim-record/1",
                            observation=NimEncoder, renderers=Renderers(text=nim_text)))
 
-or by a package entry point in the group ``kardinal_env.games`` whose object is a :class:`GameSpec`
-(or a function returning one); :func:`games` loads the entry points of installed packages the first
-time it is asked (:func:`load_entry_points`). A game that a script or module registers (no
-installed package) reaches the command-line tools as a **plugin** (:func:`load_plugins`): each
-tool's ``--plugin MODULE[:ATTRIBUTE]`` (:func:`kardinal_env.core.cli.load_plugin_argv`), or the
-environment variable ``KARDINAL_ENV_PLUGINS`` (:data:`PLUGINS_ENV`; comma-separated, read by
-:func:`games` the first time it is asked, so every tool and every process a tool spawns sees it).
+or by a package entry point in the group ``kardinal_env.games`` (a :class:`GameSpec` or a function
+returning one), loaded the first time :func:`games` is asked. A game that a module registers reaches
+the command-line tools as a **plugin** (:func:`load_plugins`): ``--plugin MODULE[:ATTRIBUTE]``
+(:func:`kardinal_env.core.cli.load_plugin_argv`) or ``KARDINAL_ENV_PLUGINS`` (:data:`PLUGINS_ENV`,
+comma-separated, read the first time :func:`games` is asked, so spawned processes see it too).
 ``docs/adding-a-game.md`` walks through a whole game (``tests/third_game.py``). Names, record
-formats, ``env_id`` and ``gym_id`` are unique among the registered games; a game whose classes are
-given as objects is checked against the protocol when it is registered. :func:`unregister_game`
-removes a game; :func:`on_register` tells a listener about every game registered (and, optionally,
-unregistered) — the environments' registration with PettingZoo and Gymnasium
-(:mod:`kardinal_env.core.registration`) is such a listener.
+formats, ``env_id`` and ``gym_id`` are unique; a game whose classes are given as objects is checked
+against the protocol when registered. :func:`unregister_game` removes a game; :func:`on_register`
+tells a listener about every game (un)registered, as the PettingZoo/Gymnasium registration does.
 
-Fields that name code may be given as the object or as a ``"module:attribute"`` string, which
-:meth:`GameSpec.load` imports on first use (so registering a game imports nothing heavy: no engine,
-no environment). A spec holds the facts of a game only; what plays it (baselines, search hooks,
-networks, training presets, play pages) is registered by the package that provides the agents, in
-a registry of its own keyed by the game's name (``docs/adding-a-game.md``).
+Fields that name code may be the object or a ``"module:attribute"`` string, imported on first use
+(:meth:`GameSpec.load`), so registering imports nothing heavy. A spec holds the game's facts only;
+what plays it (baselines, searches, networks, presets, play pages) is registered by the agents'
+package in a registry of its own keyed by the game's name.
 
 =====================  =================================================================================
 field                  meaning
@@ -65,7 +59,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,12 +84,12 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "PLUGINS_ENV",
     "load_plugins",
+    "load_cached",
+    "entry_point_objects",
 ]
 
 ENTRY_POINT_GROUP = "kardinal_env.games"
-
-#: The environment variable of :func:`load_plugins`: comma-separated ``module`` or ``module:attribute``
-#: plugins, loaded the first time :func:`games` is asked.
+#: Comma-separated ``module`` or ``module:attribute`` plugins, loaded the first time :func:`games` is asked.
 PLUGINS_ENV = "KARDINAL_ENV_PLUGINS"
 
 
@@ -104,8 +98,7 @@ class UnknownGameError(ValueError):
 
 
 def resolve(target: Any) -> Any:
-    """``target`` itself, or what a string names: ``"module:attribute"`` (imported now) or
-    ``"module"`` (the module)."""
+    """``target`` itself, or what a string names: ``"module:attribute"`` or ``"module"`` (imported now)."""
     if not isinstance(target, str):
         return target
     module_name, sep, attribute = target.partition(":")
@@ -120,6 +113,32 @@ def resolve(target: Any) -> Any:
         except AttributeError:
             raise AttributeError(f"{target!r}: {module_name} has no attribute {attribute!r}") from None
     return obj
+
+
+def load_cached(owner: Any, cache_name: str, key: str, target: Any, where: str) -> Any:
+    """:func:`resolve` ``target`` once per ``key`` (cached in ``owner.__dict__[cache_name]``, for frozen
+    dataclasses); an import error is prefixed with ``where``."""
+    cache = owner.__dict__.setdefault(cache_name, {})
+    if key not in cache:
+        try:
+            cache[key] = resolve(target)
+        except (ImportError, AttributeError) as exc:
+            raise type(exc)(f"{where}: {exc}") from exc
+    return cache[key]
+
+
+def entry_point_objects(group: str) -> Iterator[tuple[str, Any]]:
+    """``(where, object)`` of each entry point of ``group``; one that cannot be loaded is an ImportError
+    naming it."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=group):
+        where = f"entry point {ep.name!r} ({ep.value}) of group {group!r}"
+        try:
+            obj = ep.load()
+        except Exception as exc:
+            raise ImportError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from exc
+        yield where, obj
 
 
 @dataclass(frozen=True)
@@ -148,12 +167,8 @@ class RuleOption:
 
 @dataclass(frozen=True)
 class Renderers:
-    """How a game is drawn (the :class:`GameSpec` field ``renderers``); each an object or a
-    ``"module:attribute"`` string, imported on first use (:meth:`GameSpec.renderer`).
-
-    ``text(game, seat=None) -> str``: the text picture, ``seat`` the viewer (required);
-    ``image(game) -> uint8 H×W×3`` array, or ``None``; ``html_replay(record, path, source=None) -> str``:
-    writes a self-contained HTML replay of a record to ``path`` and returns the path, or ``None``."""
+    """How a game is drawn (the :class:`GameSpec` field ``renderers``, the module docstring); each an
+    object or a ``"module:attribute"`` string, imported on first use (:meth:`GameSpec.renderer`)."""
 
     text: Any
     image: Any = None
@@ -194,48 +209,32 @@ class GameSpec:
                 f"GameSpec {self.name!r}: renderers must be a Renderers, got {type(self.renderers).__name__}"
             )
 
-    # ------------------------------------------------------------------ lazy fields
     def load(self, field_name: str) -> Any:
-        """The object of a field (imports a ``"module:attribute"`` string on first use); ``None`` for an
-        optional field that is not set."""
-        value = getattr(self, field_name)
-        cache = self.__dict__.setdefault("_resolved", {})
-        if field_name not in cache:
-            try:
-                cache[field_name] = resolve(value)
-            except (ImportError, AttributeError) as exc:
-                raise type(exc)(f"game {self.name!r}, field {field_name!r}: {exc}") from exc
-        return cache[field_name]
+        """The object of a field, imported on first use; ``None`` for an optional field not set."""
+        where = f"game {self.name!r}, field {field_name!r}"
+        return load_cached(self, "_resolved", field_name, getattr(self, field_name), where)
 
     def renderer(self, kind: str) -> Any:
-        """The renderer ``kind`` (``"text"``, ``"image"``, ``"html_replay"``) of :attr:`renderers`,
-        imported on first use; ``None`` when the game has none of that kind."""
-        cache = self.__dict__.setdefault("_renderers", {})
-        if kind not in cache:
-            try:
-                cache[kind] = resolve(getattr(self.renderers, kind))
-            except (ImportError, AttributeError) as exc:
-                raise type(exc)(f"game {self.name!r}, renderer {kind!r}: {exc}") from exc
-        return cache[kind]
+        """The ``"text"``, ``"image"`` or ``"html_replay"`` renderer, imported on first use; ``None`` if unset."""
+        return load_cached(
+            self, "_renderers", kind, getattr(self.renderers, kind), f"game {self.name!r}, renderer {kind!r}"
+        )
 
     @property
     def env_name(self) -> str:
-        """The environment's versioned module name (``kardinal_v0``): the PettingZoo module's
-        ``metadata["name"]``; ``NAME_v0`` for a game without a module of its own."""
+        """The environment's versioned name (``kardinal_v0``): its module's ``metadata["name"]``, else ``NAME_v0``."""
         if self.env_module is None:
             return f"{self.name}_v0"
         return self.load("env_module").raw_env.metadata["name"]
 
     @property
     def previous_envs(self) -> tuple[str, ...]:
-        """Earlier environment names whose observations and actions the environment keeps (a version
-        bump for seeds only: checkpoints trained on them still load): the PettingZoo module's
-        ``metadata["previous_names"]``, none for a game without a module of its own."""
+        """Earlier environment names with the same observations and actions (checkpoints trained on them
+        still load): the module's ``metadata["previous_names"]``, none for the generic environment."""
         if self.env_module is None:
             return ()
         return tuple(self.load("env_module").raw_env.metadata.get("previous_names", ()))
 
-    # ------------------------------------------------------------------ rules and games
     def check_players(self, players: int | None) -> int:
         """``players`` (the default when ``None``) if the game supports it; ``ValueError`` otherwise."""
         if players is None:
@@ -245,8 +244,8 @@ class GameSpec:
         return players
 
     def rules(self, players: int | None = None, **options: Any) -> Any:
-        """Rules for ``players`` seats (default: ``default_players``); options left ``None`` keep their
-        defaults; an option the game does not have is a ``ValueError`` naming the game's options."""
+        """Rules for ``players`` seats; options left ``None`` keep their defaults; an unknown option is a
+        ``ValueError`` naming the game's options."""
         known = {o.name for o in self.rule_options}
         unknown = sorted(k for k, v in options.items() if v is not None and k not in known)
         if unknown:
@@ -258,9 +257,8 @@ class GameSpec:
         return self.load("rules_class").from_dict(data)
 
     def new_game(self, rules: Any = None, seed: int | None = None, backend: str | None = None) -> Any:
-        """A new game under ``rules`` (default rules when ``None``); ``seed`` deals the chance; ``backend``
-        (``"core"`` / ``"python"``, :mod:`kardinal_env.core.backend`) is passed to a game class that has
-        a compiled core (the built-in games), ``None`` leaves the choice to the switch's default."""
+        """A new game under ``rules`` (default rules when ``None``); ``backend`` (``"core"`` / ``"python"``,
+        :mod:`kardinal_env.core.backend`) goes to a game class with a compiled core; ``None``: the default."""
         rules = self.rules() if rules is None else rules
         if backend is None:
             return self.load("game_class")(rules, seed=seed)
@@ -292,14 +290,12 @@ _UNREGISTER_LISTENERS: list[Callable[[GameSpec], None]] = []
 
 
 def register_game(spec: GameSpec, replace: bool = False) -> GameSpec:
-    """Add ``spec`` to the registry and tell the listeners (the environments' registration with
-    PettingZoo and Gymnasium). Returns ``spec``; registering the same spec again does nothing new.
+    """Add ``spec`` and tell the listeners; returns ``spec`` (registering the same spec again does nothing).
 
-    ``ValueError`` for a second game of the same name (unless ``replace``), or a record format,
-    ``env_id`` or ``gym_id`` that another game already has. When the game and rules classes are
-    given as objects (not ``"module:attribute"`` strings), a game with default rules is started and
-    checked against the protocol (:func:`kardinal_env.core.protocol.check_protocol`: a ``TypeError``
-    naming the missing members). A listener that fails undoes the registration."""
+    ``ValueError`` for a second game of the same name (unless ``replace``) or a record format, ``env_id``
+    or ``gym_id`` another game has. A game whose classes are objects is started with default rules and
+    checked against the protocol (a ``TypeError`` naming the missing members). A failing listener undoes
+    the registration."""
     if not isinstance(spec, GameSpec):
         raise TypeError(f"register_game expects a GameSpec, got {type(spec).__name__}")
     old = _GAMES.get(spec.name)
@@ -353,16 +349,15 @@ def _check_game(spec: GameSpec) -> None:
 
 
 def unregister_game(name: str) -> None:
-    """Remove a game and tell the unregister listeners (its environment ids are unregistered too);
-    tests that register a game of their own clean up with it. An unknown name does nothing."""
+    """Remove a game and tell the unregister listeners; an unknown name does nothing."""
     spec = _GAMES.pop(name, None)
     if spec is not None:
         _notify(_UNREGISTER_LISTENERS, spec)
 
 
 def on_register(listener: Callable[[GameSpec], None], on_unregister: Callable[[GameSpec], None] | None = None) -> None:
-    """Call ``listener(spec)`` for every game registered now and later, and ``on_unregister(spec)``
-    (if given) for every game unregistered later."""
+    """Call ``listener(spec)`` for every game registered now and later, ``on_unregister(spec)`` for every
+    game unregistered later."""
     _LISTENERS.append(listener)
     if on_unregister is not None:
         _UNREGISTER_LISTENERS.append(on_unregister)
@@ -370,24 +365,19 @@ def on_register(listener: Callable[[GameSpec], None], on_unregister: Callable[[G
         listener(spec)
 
 
+def _as_spec(obj: Any) -> Any:
+    """An entry point's or plugin's object: a spec, or a function returning one, called."""
+    return obj() if callable(obj) and not isinstance(obj, GameSpec) else obj
+
+
 def load_entry_points(force: bool = False) -> None:
-    """Register the games of installed packages' entry points (group :data:`ENTRY_POINT_GROUP`; the
-    object is a :class:`GameSpec` or a function returning one). Done once, the first time
-    :func:`games` is asked (``force``: look again). A game already registered under the same name
-    is kept. An entry point that cannot be loaded or gives no :class:`GameSpec` raises an error
-    naming it."""
+    """Register the games of the entry points of :data:`ENTRY_POINT_GROUP`, once (``force``: again); a game
+    already registered under the name is kept. Errors name the entry point."""
     global _ENTRY_POINTS_LOADED
     if _ENTRY_POINTS_LOADED and not force:
         return
-    from importlib.metadata import entry_points
-
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        where = f"entry point {ep.name!r} ({ep.value}) of group {ENTRY_POINT_GROUP!r}"
-        try:
-            obj = ep.load()
-        except Exception as exc:
-            raise ImportError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from exc
-        spec = obj() if callable(obj) and not isinstance(obj, GameSpec) else obj
+    for where, obj in entry_point_objects(ENTRY_POINT_GROUP):
+        spec = _as_spec(obj)
         if not isinstance(spec, GameSpec):
             raise TypeError(f"{where} must be a GameSpec or a function returning one, got {type(spec).__name__}")
         if spec.name not in _GAMES:
@@ -398,15 +388,12 @@ def load_entry_points(force: bool = False) -> None:
 def load_plugins(plugins: str | Iterable[str] | None, source: str = "--plugin") -> list[GameSpec]:
     """Load game plugins and return the games they registered (in order, each once).
 
-    A plugin is ``"module"`` — imported; a module that registers its games when it is imported
-    (``register_game(...)`` at its top level) — or ``"module:attribute"`` — a :class:`GameSpec` or a
-    function returning one (an entry point's object: ``third_game:SPEC``, ``third_game:register``),
-    registered unless that very spec already is. ``plugins``: a list, or one comma-separated string
-    (``KARDINAL_ENV_PLUGINS``); empty names are skipped. The module must be importable (on
-    ``sys.path`` / ``PYTHONPATH``). Loading a plugin again does nothing new. Errors name the plugin
-    and ``source`` (``--plugin``, the environment variable): ``ImportError`` when it cannot be
-    imported, ``TypeError`` when the attribute is no :class:`GameSpec`, ``ValueError`` when its
-    game's name, record format or ids are another game's."""
+    A plugin is ``"module"`` (imported: it registers its games at its top level) or ``"module:attribute"``
+    (a :class:`GameSpec` or a function returning one, registered unless that very spec already is).
+    ``plugins``: a list or one comma-separated string; empty names are skipped. Loading a plugin again does
+    nothing new. Errors name the plugin and ``source``: ``ImportError`` when it cannot be imported,
+    ``TypeError`` when the attribute is no :class:`GameSpec`, ``ValueError`` when its name, record format
+    or ids are another game's."""
     if plugins is None:
         return []
     names = plugins.split(",") if isinstance(plugins, str) else list(plugins)
@@ -423,7 +410,7 @@ def load_plugins(plugins: str | Iterable[str] | None, source: str = "--plugin") 
             raise ImportError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from exc
         if ":" in name:
             try:
-                spec = obj() if callable(obj) and not isinstance(obj, GameSpec) else obj
+                spec = _as_spec(obj)
                 if not isinstance(spec, GameSpec):
                     raise TypeError(f"must name a GameSpec or a function returning one, got {type(spec).__name__}")
                 register_game(spec)
@@ -449,8 +436,7 @@ def _load_env_plugins() -> None:
 
 
 def games() -> dict[str, GameSpec]:
-    """Every registered game by name (the built-in ones first, then those of entry points and of the
-    plugins of :data:`PLUGINS_ENV`)."""
+    """Every registered game by name: the built-in ones, then those of entry points and of :data:`PLUGINS_ENV`."""
     load_entry_points()
     _load_env_plugins()
     return dict(_GAMES)
@@ -461,8 +447,7 @@ def game_names() -> list[str]:
 
 
 def get_game(name: str | GameSpec) -> GameSpec:
-    """The :class:`GameSpec` called ``name`` (a spec is returned as it is); :class:`UnknownGameError`
-    naming the registered games otherwise."""
+    """The spec called ``name`` (a spec as it is); :class:`UnknownGameError` naming the games otherwise."""
     if isinstance(name, GameSpec):
         return name
     registered = games()
