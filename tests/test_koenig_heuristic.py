@@ -145,7 +145,7 @@ class _PublicView:
         "is_over",
         "move_count",
         "legal_moves",
-        "legal_move_ids",
+        "legal_actions",
         "live_view",
         "decision_log",
         "scores",

@@ -4,7 +4,7 @@ deep with a value that estimates the final score margin, from public information
 **What it sees.** The board (cloisters, advisors, free sites), the scores, the display, the discard
 pile, the deck size, the run-outs, the hand sizes, the public decision log and its own hand — all
 through public engine queries (``Game.live_view``, ``Game.hand_counts`` for its own seat,
-``Game.legal_move_ids``) and :class:`kardinal_env.koenig.knowledge.SeatKnowledge` (the decision log,
+``Game.legal_actions``) and :class:`kardinal_env.koenig.knowledge.SeatKnowledge` (the decision log,
 the deck cards the seat saw taken). It never reads another seat's hand, the deck order
 or the game's generator; ``tests/test_koenig_heuristic.py`` checks that two games differing only in
 those give the same moves.
@@ -108,7 +108,7 @@ def heuristic_advice(
     In a world a search dealt for another seat (``game.determinize``), where this seat's draws after the
     first run-out are not recorded, the deck is taken to hold the cards the seat cannot see
     (:func:`unseen_deck_probabilities`, as the playouts of ``rollout:N`` assume)."""
-    legal = game.legal_move_ids()
+    legal = game.legal_actions()
     if not legal:
         raise ValueError("no legal move: the game is over")
     out = np.full(len(game.board.moves), -clip, dtype=np.float32)
@@ -147,7 +147,7 @@ def heuristic_move(
     """The heuristic's move for the current decision of a ``kardinal_env.koenig.Game`` (module
     docstring); ``rng`` (a ``random.Random``) breaks exact ties. ``compiled``: value the candidates in
     the compiled core when it is used (the same move; ``False`` forces the Python planner)."""
-    legal = game.legal_move_ids()
+    legal = game.legal_actions()
     if not legal:
         raise ValueError("no legal move: the game is over")
     if len(legal) == 1:

@@ -230,7 +230,7 @@ class _Planner:
         the draw moves' values for a draw decision (:meth:`_draw`), else the plans without pieces valued
         exactly and the ``replan`` best placed plans valued again (a move may appear several times)."""
         game = self.game
-        legal = game.legal_move_ids()
+        legal = game.legal_actions()
         phase = game.phase
         if phase == "draw":
             return self._draw(legal)

@@ -67,7 +67,7 @@ __all__ = [
 def playout_move(game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 1) -> int:
     """The playout policy's move id for the seat on turn: the heuristic's best candidate (Python
     planner) with :func:`unseen_deck_probabilities`; exact ties (within ``1e-9``) to the lowest id."""
-    legal = game.legal_move_ids()
+    legal = game.legal_actions()
     if len(legal) == 1:
         return legal[0]
     return _best_moves(_playout_candidates(game, weights, replan), 1)[0]
@@ -133,7 +133,7 @@ class HeuristicGuide:
         """The seat on turn's ``limit`` best moves (action ids) by the heuristic, best first (a move's
         value: its best candidate's): repeatedly the lowest id among those within ``1e-9`` of the best
         value left (:func:`playout_move`'s tie rule). A decision with one legal move: that move."""
-        legal = world.legal_move_ids()
+        legal = world.legal_actions()
         if len(legal) == 1:
             return [legal[0]]
         return _best_moves(_playout_candidates(world, self.weights, self.replan), limit)
@@ -147,7 +147,7 @@ class HeuristicGuide:
     def play_out(self, world) -> None:
         """Play ``world`` (in place) to its end with :func:`playout_move` in every seat."""
         while not world.is_over:
-            world.play_id(playout_move(world, self.weights, self.replan))
+            world.apply_action(playout_move(world, self.weights, self.replan))
 
 
 def rollout_values(
@@ -175,7 +175,7 @@ def rollout_values(
             list(moves), worlds, list(astuple(weights)), replan, knowledge.deal_data(), seed
         )
         return [(int(m), list(shares), list(margins)) for m, shares, margins in values]
-    legal = set(game.legal_move_ids())
+    legal = set(game.legal_actions())
     for m in moves:
         if m not in legal:
             raise ValueError(f"rollout_values: moves must be legal move ids of the seat on turn, got {m!r}")
@@ -185,9 +185,9 @@ def rollout_values(
         world = knowledge.deal(rng)
         for move, shares, margins in out:
             g = world.clone()
-            g.play_id(move)
+            g.apply_action(move)
             while not g.is_over:
-                g.play_id(playout_move(g, weights, replan))
+                g.apply_action(playout_move(g, weights, replan))
             share, margin = seat_result(g, seat)
             shares.append(share)
             margins.append(margin)
@@ -243,7 +243,7 @@ class HeuristicRolloutAgent(BaseAgent):
         considered, in that order, the move :meth:`select_move` plays with 1 visit and the others
         with 0 (the policy target is that move); ``value`` is the heuristic's. A decision with one
         legal move: that move, with no visits."""
-        legal = game.legal_move_ids()
+        legal = game.legal_actions()
         if not legal:
             raise ValueError("no legal move: the game is over")
         self.last_worlds = 0

@@ -59,7 +59,7 @@ def ismcts_root(
     if module is None:
         return None
     seat = game.current_player
-    if seat is None or len(game.legal_move_ids()) < 2:
+    if seat is None or len(game.legal_actions()) < 2:
         raise ValueError("ismcts_root: the decision needs at least two legal moves")
     knowledge = SeatKnowledge(game, seat)
     core = core_position(game, module)
