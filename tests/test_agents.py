@@ -11,7 +11,7 @@ import pytest
 
 from agents import AgentSpecError, load_agent
 from agents.baselines.kardinal_greedy import GreedyAgent
-from agents.baselines.kardinal_heuristics import build_chips, next_builder
+from agents.baselines.kardinal_heuristics import build_chips
 from agents.baselines.random import RandomAgent
 from agents.search.mcts import MCTSAgent
 from kardinal_env.kardinal import Game, Rules
@@ -169,7 +169,7 @@ def _next_best_after(game, cardinal_code):
     """Brute force: the most chips the next builder can take after ``cardinal_code`` (-1: none)."""
     g = game.clone()
     g.play_code(cardinal_code)
-    seat, _ = next_builder(game)  # computed as if the cardinal stood nowhere
+    seat, _ = game.next_builder(ignore_cardinal=True)  # computed as if the cardinal stood nowhere
     if g.is_over or g.current_player != seat:
         return -1  # the next builder was left without a build
     return max(build_chips(g, c) for c in g.legal_move_codes())

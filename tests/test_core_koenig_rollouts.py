@@ -26,15 +26,11 @@ from agents.baselines.koenig_heuristic import (
     KoenigHeuristicAgent,
     _tie_break,
     heuristic_candidates,
-)
-from agents.search import koenig_compiled
-from agents.search.heuristic_rollouts import (
-    HeuristicRolloutAgent,
-    choose,
-    paired_statistics,
-    rollout_values,
     unseen_deck_probabilities,
 )
+from agents.search import koenig_compiled
+from agents.search.common import choose, paired_statistics
+from agents.search.heuristic_rollouts import HeuristicRolloutAgent, rollout_values
 from kardinal_env.koenig import Game, Rules, compiled
 from kardinal_env.koenig.knowledge import SeatKnowledge
 

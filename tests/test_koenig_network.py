@@ -67,7 +67,7 @@ def test_both_networks_fit_greedy_moves(kind):
     for g in range(3):
         game = Game(rules, seed=g)
         while not game.is_over:
-            ids = game.legal_move_ids()
+            ids = game.legal_actions()
             move = koenig_greedy_move(game, rng)
             if len(ids) > 1:
                 xs.append(enc.encode(game, game.current_player))

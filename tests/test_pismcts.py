@@ -12,8 +12,8 @@ from koenig_helpers import hidden_twins, walk_hidden_twins
 from test_gismcts import _heuristic_game, search_positions
 
 from agents import AgentSpecError, load_agent
-from agents.search.common import paired_statistics, significant_move
-from agents.search.heuristic_rollouts import HeuristicGuide, choose, heuristic_root_moves
+from agents.search.common import choose, paired_statistics, significant_move
+from agents.search.heuristic_rollouts import HeuristicGuide, heuristic_root_moves
 from agents.search.ismcts import ISMCTSAgent
 from kardinal_env.core.registry import get_game
 from kardinal_env.koenig import Game, Rules

@@ -123,7 +123,7 @@ def test_projected_margins_at_end_are_final_margins():
     game = Game(rules)
     while not game.is_over:
         codes = game.legal_move_codes()
-        game.apply_legal_code(codes[rng.randrange(len(codes))])
+        game.play_code(codes[rng.randrange(len(codes))])
     s = game.scores()
     assert projected_margins(game) == [s[0] - s[1], s[1] - s[0]]
 
@@ -137,7 +137,7 @@ def _random_positions(players, n_games, seed):
         while not game.is_over:
             yield game
             codes = game.legal_move_codes()
-            game.apply_legal_code(codes[rng.randrange(len(codes))])
+            game.play_code(codes[rng.randrange(len(codes))])
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -206,7 +206,7 @@ def test_masked_sampling_only_returns_legal_moves_batched():
             for _ in range(rng.randrange(3)):
                 if not g.is_over:
                     codes = g.legal_move_codes()
-                    g.apply_legal_code(codes[rng.randrange(len(codes))])
+                    g.play_code(codes[rng.randrange(len(codes))])
         live = [g for g in games if not g.is_over]
         if not live:
             break
@@ -215,7 +215,7 @@ def test_masked_sampling_only_returns_legal_moves_batched():
         assert np.isfinite(logp).all()
         for g, d, a in zip(live, ds, full):
             assert codec.decode_code(int(a), d.seat) in g.legal_move_codes()
-            g.apply_legal_code(codec.decode_code(int(a), d.seat))
+            g.play_code(codec.decode_code(int(a), d.seat))
 
 
 # ---------------------------------------------------------------------- training run, agent, resume

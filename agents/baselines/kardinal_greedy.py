@@ -176,7 +176,7 @@ class Playout:
     def play_out(self, game, rng: random.Random) -> None:
         """Play ``game`` to its end with the policy (the moves and random draws of repeated calls)."""
         while not game.is_over:
-            game.apply_legal_code(self.code(game, rng))  # codes come from the engine's own legal list
+            game.play_code(self.code(game, rng))
 
     def order(self, game, actions: list[int]) -> list[int]:
         """``actions`` (legal action ids of ``game``'s current decision) from the most promising to the

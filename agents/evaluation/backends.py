@@ -28,13 +28,13 @@ from agents.evaluation.worker import EvaluationError, GameTask, Setup, build_wor
 from agents.networks.checkpoint import PlayerCountWarning
 from kardinal_env.core.checks import is_int
 
-__all__ = ["Backend", "Serial", "ProcessPool", "Progress", "check_positive"]
+__all__ = ["Backend", "Serial", "ProcessPool", "Progress", "Results", "check_positive"]
 
 Progress = Callable[[int, int], None]
+Results = tuple[list[dict], dict | None]
 
 
 def check_positive(name: str, value: object, allow_none: bool = False) -> None:
-    """``ValueError`` naming ``name`` unless ``value`` is a positive integer (or ``None`` if allowed)."""
     if value is None and allow_none:
         return
     if not is_int(value) or value < 1:
@@ -46,12 +46,14 @@ class Backend(ABC):
 
     name: str = "backend"
     in_process: bool = False
-    workers: int = 1
+
+    def __init__(self, workers: int = 1, torch_threads: int | None = None):
+        check_positive("workers", workers)
+        check_positive("torch_threads", torch_threads, allow_none=True)
+        self.workers, self.torch_threads = workers, torch_threads
 
     @abstractmethod
-    def run(
-        self, setup: Setup, tasks: Sequence[GameTask], progress: Progress | None = None
-    ) -> tuple[list[dict], dict | None]:
+    def run(self, setup: Setup, tasks: Sequence[GameTask], progress: Progress | None = None) -> Results:
         """Play ``tasks``; return ``(results in game order, info or None)``."""
 
     def __repr__(self) -> str:
@@ -65,13 +67,9 @@ class Serial(Backend):
     in_process = True
 
     def __init__(self, torch_threads: int | None = None):
-        check_positive("torch_threads", torch_threads, allow_none=True)
-        self.torch_threads = torch_threads
-        self.workers = 1
+        super().__init__(1, torch_threads)
 
-    def run(
-        self, setup: Setup, tasks: Sequence[GameTask], progress: Progress | None = None
-    ) -> tuple[list[dict], dict | None]:
+    def run(self, setup: Setup, tasks: Sequence[GameTask], progress: Progress | None = None) -> Results:
         results = []
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=PlayerCountWarning)  # the caller has reported it once
@@ -89,14 +87,9 @@ class ProcessPool(Backend):
     name = "processes"
 
     def __init__(self, workers: int = 2, torch_threads: int | None = 1):
-        check_positive("workers", workers)
-        check_positive("torch_threads", torch_threads, allow_none=True)
-        self.workers = workers
-        self.torch_threads = torch_threads
+        super().__init__(workers, torch_threads)
 
-    def run(
-        self, setup: Setup, tasks: Sequence[GameTask], progress: Progress | None = None
-    ) -> tuple[list[dict], dict | None]:
+    def run(self, setup: Setup, tasks: Sequence[GameTask], progress: Progress | None = None) -> Results:
         import multiprocessing as mp
         from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
         from concurrent.futures.process import BrokenProcessPool

@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from agents.evaluation.backends import Backend, Progress, check_positive
+from agents.evaluation.backends import Backend, Progress, Results, check_positive
 from agents.evaluation.worker import EvaluationError, GameTask, Setup, build_worker
 from agents.networks.checkpoint import PlayerCountWarning
 
@@ -38,16 +38,11 @@ def chunk_games(tasks: list, chunks: int) -> list[list]:
         raise ValueError(f"chunks must be >= 1, got {chunks}")
     chunks = min(chunks, len(tasks))
     size, extra = divmod(len(tasks), chunks) if chunks else (0, 0)
-    out, start = [], 0
-    for i in range(chunks):
-        end = start + size + (i < extra)
-        out.append(tasks[start:end])
-        start = end
-    return out
+    return [tasks[i * size + min(i, extra) : (i + 1) * size + min(i + 1, extra)] for i in range(chunks)]
 
 
 def _play_chunk(setup: Setup, torch_threads: int | None, cwd: str | None, tasks: list[GameTask]) -> dict:
-    """Body of the Ray task: build the agents, play ``tasks``; returns the results and this node's id."""
+    """The Ray task: build the agents, play ``tasks``; the results and this node's id."""
     import ray
 
     warnings.filterwarnings("ignore", category=PlayerCountWarning)  # the caller has reported it once
@@ -80,20 +75,14 @@ class RayTasks(Backend):
     def __init__(self, address: str = "local", workers: int = 1, torch_threads: int | None = 1, chunks=None):
         if not isinstance(address, str) or not address:
             raise ValueError(f"address must be 'local', 'auto', 'HOST:PORT' or 'ray://HOST:PORT', got {address!r}")
-        check_positive("workers", workers)
-        check_positive("torch_threads", torch_threads, allow_none=True)
+        super().__init__(workers, torch_threads)
         check_positive("chunks", chunks, allow_none=True)
-        self.address = address
-        self.workers = workers
-        self.torch_threads = torch_threads
-        self.chunks = chunks
+        self.address, self.chunks = address, chunks
 
     def __repr__(self) -> str:
         return f"RayTasks(address={self.address!r}, workers={self.workers})"
 
-    def run(
-        self, setup: Setup, tasks: Sequence[GameTask], progress: Progress | None = None
-    ) -> tuple[list[dict], dict | None]:
+    def run(self, setup: Setup, tasks: Sequence[GameTask], progress: Progress | None = None) -> Results:
         portable = setup.portable()  # refuses agent objects
         try:
             import ray

@@ -33,13 +33,14 @@ top-level field but ``rating_history``; a ``slim`` field says so): its ladder is
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.evaluation.tournament import describe_rules, wilson_interval
+from agents.evaluation.tournament import describe_rules, standings, wilson_interval
 from kardinal_env.core.checks import is_int, is_number
 from kardinal_env.core.rewards import WIN_DEFINITION, win_share
 
@@ -227,35 +228,20 @@ def build_ladder(paths: Iterable[str | Path]) -> Ladder:
     runs = [load_run(p) for p in paths]
     if not runs:
         raise LadderError("no results file given: a ladder needs at least one results.json")
-    specs = _check_poolable(runs)
-    from openskill.models import PlackettLuce
+    specs = _check_poolable(runs)  # labels in order of first appearance
 
-    model = PlackettLuce()
-    order = list(specs)  # first appearance
-    ratings = {label: model.rating(name=label) for label in order}
-    games = dict.fromkeys(order, 0)
-    wins = dict.fromkeys(order, 0.0)
-    score_sum = dict.fromkeys(order, 0.0)
-    rank_sum = dict.fromkeys(order, 0.0)
-    for run in runs:
-        for record in run.games:
-            seated = [run.labels[i] for i in record["seats"]]
-            if len(set(seated)) != len(seated):
-                raise LadderError(f"{run.path}: a game seats the same label twice: {seated!r}")
-            for seat, label in enumerate(seated):
-                games[label] += 1
-                wins[label] += win_share(record["winners"], seat)
-                score_sum[label] += record["scores"][seat]
-                rank_sum[label] += record["ranks"][seat]
-            new = model.rate([[ratings[label]] for label in seated], ranks=list(record["ranks"]))
-            for seat, label in enumerate(seated):
-                ratings[label] = new[seat][0]
-    rows = []
-    for label in order:
-        n, won, rating = games[label], wins[label], ratings[label]
-        share, ci95 = won / n if n else 0.0, wilson_interval(won, n)
-        score, rank = (score_sum[label] / n, rank_sum[label] / n) if n else (0.0, 0.0)
-        rows.append(LadderRow(label, specs[label], n, won, share, ci95, score, rank, rating.mu, rating.sigma))
+    def seated_games():
+        for run in runs:
+            for record in run.games:
+                seated = [run.labels[i] for i in record["seats"]]
+                if len(set(seated)) != len(seated):
+                    raise LadderError(f"{run.path}: a game seats the same label twice: {seated!r}")
+                yield seated, record
+
+    stats, _ = standings(list(specs), seated_games())
+    keys = ("games", "wins", "win_rate", "win_ci95", "mean_score", "mean_rank", "mu", "sigma")
+    rows = [LadderRow(label, spec, *(stats[label][key] for key in keys)) for label, spec in specs.items()]
+    rows = [dataclasses.replace(row, ci95=tuple(row.ci95)) for row in rows]
     rows.sort(key=lambda row: -row.ordinal)
     first = runs[0]
     return Ladder(game=first.game, players=first.players, rules=first.rules, runs=tuple(runs), rows=tuple(rows))

@@ -14,18 +14,18 @@ Command line (``kardinal-evaluate`` or ``python scripts/evaluate.py``)::
     kardinal-evaluate --game kardinal_koenig --agents ismcts:200 greedy --players 4 --games 200 --workers 2
     kardinal-evaluate --agents mcts:200 greedy --games 400 --address HOST:PORT   # Ray tasks on a cluster
 
-**Games.** ``--game NAME``: any registered game (default: the first registered; ``--plugin
-MODULE[:ATTRIBUTE]`` loads one of one's own first); ``--players`` from its seat counts; every game's
-rules options are flags, and one of another game is refused. In the library a :class:`Table` holds the
-game, the seat count and the rules. For 3 or more players compare win rates with parity, ``1/players``.
+**Games.** ``--game NAME``: any registered game (default: the first; ``--plugin MODULE[:ATTRIBUTE]``
+loads one's own first); ``--players`` from its seat counts; its rules options are flags (another
+game's is refused). In the library a :class:`Table` holds game, seat count and rules. For 3 or more
+players compare win rates with parity, ``1/players``.
 
-**Lineup.** Each agent spec (``agents.load_agent``) is one *participant*; with fewer specs than
-players the last is repeated (``--agents ppo:X greedy --players 4``: one PPO agent against three
-independent greedy agents). A repeated spec gets a label suffix (``greedy#2``) and is scored on its own.
+**Lineup.** Each agent spec (``agents.load_agent``) is one *participant*; the last is repeated up to
+the seat count (``--agents ppo:X greedy --players 4``: one PPO agent against three independent greedy
+agents). A repeated spec gets a label suffix (``greedy#2``) and is scored on its own.
 
-**Checks first.** Every spec is checked once before any game starts (:func:`agents.check_spec`); a
-checkpoint trained for another seat count gets a warning (``results["warnings"]``). A failure while
-playing, in any process, ends the run with one :class:`EvaluationError` naming the game.
+**Checks first.** Every spec is checked once before any game (:func:`agents.check_spec`); a checkpoint
+trained for another seat count gets a warning (``results["warnings"]``). A failure while playing, in
+any process, ends the run with one :class:`EvaluationError` naming the game.
 
 **Where the games run.** ``backend=`` (:mod:`agents.evaluation.backends`): ``Serial`` (default),
 ``ProcessPool`` (``--workers N``) or :class:`~agents.evaluation.distributed.RayTasks` (``--address``,
@@ -57,7 +57,7 @@ import platform
 import sys
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,6 +89,7 @@ __all__ = [
     "write_outputs",
     "plot_ratings",
     "wilson_interval",
+    "standings",
     "lineup",
     "build_parser",
     "main",
@@ -96,15 +97,11 @@ __all__ = [
 ]
 
 
-# ---------------------------------------------------------------------------------------- table
 @dataclass(frozen=True, eq=False)
 class Table:
-    """The game of a tournament: its registry entry, the number of seats and the rules.
-
-    Build one with :meth:`of` (a game name or spec, players, rules options — checked by
-    ``spec.rules(players, **options)``: an option the game does not have, a seat count it does not
-    support or a bad value is a ``ValueError`` naming it) or :meth:`from_rules` (a rules object of a
-    registered game)."""
+    """The game of a tournament: registry entry, rules and seat count. :meth:`of` checks the options with
+    ``spec.rules(players, **options)`` (a ``ValueError`` names a bad one); :meth:`from_rules` takes a
+    rules object of a registered game."""
 
     spec: GameSpec
     rules: Any
@@ -117,15 +114,14 @@ class Table:
 
     @classmethod
     def of(cls, game: str | GameSpec | None = None, players: int | None = None, **options: Any) -> Table:
-        """The table of ``game`` (default: the first registered game) with ``players`` seats (default:
-        the game's default) and the given rules options (``None`` keeps an option's default)."""
+        """``game`` (default: the first registered) with ``players`` seats (default: the game's) and rules
+        ``options`` (``None`` keeps an option's default)."""
         spec = get_game(game_names()[0] if game is None else game)
         rules = spec.rules(players, **options)
         return cls(spec, rules, spec.check_players(players))
 
     @classmethod
     def from_rules(cls, rules: Any) -> Table:
-        """The table of a rules object of a registered game."""
         spec = game_of(rules)
         return cls(spec, rules, spec.new_game(rules, seed=0).num_players)
 
@@ -134,7 +130,6 @@ class Table:
         return self.spec.name
 
 
-# ---------------------------------------------------------------------------------------- helpers
 def lineup(agent_specs, players: int) -> list:
     """The participants of every game: the specs, the last one repeated up to ``players``."""
     specs = list(agent_specs)
@@ -157,83 +152,56 @@ def _labels(participants) -> list[str]:
 
 def _versions() -> dict:
     import numpy
+    import openskill
 
     import kardinal_env
 
-    v = {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "kardinal_env": kardinal_env.__version__,
-        "numpy": numpy.__version__,
-    }
-    try:
-        import openskill
-
-        v["openskill"] = getattr(openskill, "__version__", "?")
-    except ImportError:  # pragma: no cover
-        pass
+    v = {"python": platform.python_version(), "platform": platform.platform()}
+    v |= {"kardinal_env": kardinal_env.__version__, "numpy": numpy.__version__}
+    v["openskill"] = getattr(openskill, "__version__", "?")
     if "torch" in sys.modules:
         v["torch"] = sys.modules["torch"].__version__
-    v["git_commit"] = git_revision()
-    return v
+    return v | {"git_commit": git_revision()}
 
 
-def _ratings(games, labels, players):
-    """OpenSkill Plackett-Luce ratings over the games in order, with the history per participant."""
+def standings(labels: Sequence[str], games: Iterable[tuple[Sequence[str], dict]]) -> tuple[dict, dict]:
+    """The statistics of every label over ``games`` (``(label per seat, game result)`` in order; see the
+    module docstring): per label ``games``, ``wins``, ``shared_wins``, ``win_rate``, ``win_ci95``,
+    ``mean_score``, ``mean_rank``, ``seconds_per_game`` (0 for results without ``seconds``), ``mu``,
+    ``sigma``, ``ordinal``; and per label its ``(mu, sigma)`` before and after every game. Tournaments
+    and ladders (:mod:`agents.evaluation.report`) both count with it."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
-    ratings = [model.rating(name=label) for label in labels]
-    history = [[(r.mu, r.sigma)] for r in ratings]
-    for game in games:
-        seats = game["seats"]
-        teams = [[ratings[seats[s]]] for s in range(players)]
-        new = model.rate(teams, ranks=list(game["ranks"]))
-        for s in range(players):
-            ratings[seats[s]] = new[s][0]
-        for i, r in enumerate(ratings):
-            history[i].append((r.mu, r.sigma))
-    return ratings, history
+    ratings = {label: model.rating(name=label) for label in labels}
+    history = {label: [(r.mu, r.sigma)] for label, r in ratings.items()}
+    sums = {label: [0, 0.0, 0, 0.0, 0.0, 0.0] for label in labels}  # games, wins, shared, score, rank, seconds
+    for seated, game in games:
+        winners = game["winners"]
+        for seat, label in enumerate(seated):
+            total = sums[label]
+            total[0] += 1
+            total[1] += win_share(winners, seat)
+            total[2] += seat in winners and len(winners) > 1
+            total[3] += game["scores"][seat]
+            total[4] += game["ranks"][seat]
+            total[5] += game["seconds"][seat] if "seconds" in game else 0.0
+        new = model.rate([[ratings[label]] for label in seated], ranks=list(game["ranks"]))
+        for seat, label in enumerate(seated):
+            ratings[label] = new[seat][0]
+        for label, r in ratings.items():
+            history[label].append((r.mu, r.sigma))
+    stats = {}
+    for label, (n, wins, shared, score, rank, secs) in sums.items():
+        mu, sigma = ratings[label].mu, ratings[label].sigma
+        stats[label] = {"games": n, "wins": wins, "shared_wins": shared, "win_rate": wins / n if n else 0.0}
+        stats[label]["win_ci95"] = list(wilson_interval(wins, n))
+        mean = {"mean_score": score, "mean_rank": rank, "seconds_per_game": secs}
+        stats[label] |= {key: total / n if n else 0.0 for key, total in mean.items()}
+        stats[label] |= {"mu": mu, "sigma": sigma, "ordinal": mu - 3 * sigma}
+    return stats, history
 
 
-def _summary(results: list[dict], labels: list[str], participants: list, ratings) -> list[dict]:
-    summary = []
-    for i, label in enumerate(labels):
-        n = shared = 0
-        wins = score_sum = rank_sum = secs = 0.0
-        for r in results:
-            for s, who in enumerate(r["seats"]):
-                if who != i:
-                    continue
-                n += 1
-                wins += win_share(r["winners"], s)
-                shared += s in r["winners"] and len(r["winners"]) > 1
-                score_sum += r["scores"][s]
-                rank_sum += r["ranks"][s]
-                secs += r["seconds"][s]
-        lo, hi = wilson_interval(wins, n)
-        rt = ratings[i]
-        summary.append(
-            {
-                "agent": label,
-                "spec": participants[i] if isinstance(participants[i], str) else label,
-                "games": n,
-                "wins": wins,
-                "shared_wins": shared,
-                "win_rate": wins / n if n else 0.0,
-                "win_ci95": [lo, hi],
-                "mean_score": score_sum / n if n else 0.0,
-                "mean_rank": rank_sum / n if n else 0.0,
-                "seconds_per_game": secs / n if n else 0.0,
-                "mu": rt.mu,
-                "sigma": rt.sigma,
-                "ordinal": rt.mu - 3 * rt.sigma,
-            }
-        )
-    return summary
-
-
-# ---------------------------------------------------------------------------------------- evaluate
 def evaluate(
     agents: Sequence[Any],
     table: Table | GameSpec | str | None = None,
@@ -247,14 +215,14 @@ def evaluate(
     progress: bool = False,
     on_warning: Callable[[str], None] | None = None,
 ) -> dict:
-    """Play ``games`` games of ``table`` (a :class:`Table`, a game name or spec; ``None``: the first
-    registered game) among ``agents`` (spec strings, or agent objects with the serial back-end) and
-    return the results dict (``format``, ``options``, ``versions``, ``labels``, ``elapsed_seconds``,
-    ``games``, ``summary``, ``rating_history``, ``warnings``, and the back-end's report under its name).
-    ``agent_kwargs`` go to the agents' constructors; ``keep_moves``: each game carries its moves;
-    ``save_games``: the first N carry their record; ``progress``: a line per game on stderr;
-    ``on_warning(message)`` for each warning of the checks (default ``warnings.warn``). ``ValueError``
-    (:class:`agents.AgentSpecError` for a bad spec) before any game, :class:`EvaluationError` if one fails."""
+    """Play ``games`` games of ``table`` (a :class:`Table`, game name or spec; ``None``: the first
+    registered) among ``agents`` (specs, or agent objects with the serial back-end); the results dict
+    (``format``, ``options``, ``versions``, ``labels``, ``elapsed_seconds``, ``games``, ``summary``,
+    ``rating_history``, ``warnings``, the back-end's report under its name). ``agent_kwargs``: for the
+    agents' constructors; ``keep_moves``: each game carries its moves; ``save_games``: the first N
+    their record; ``progress``: a line per game on stderr; ``on_warning(message)`` per warning of the
+    checks (default ``warnings.warn``). ``ValueError`` (:class:`agents.AgentSpecError` for a bad spec)
+    before any game, :class:`EvaluationError` if one fails."""
     if not isinstance(table, Table):
         table = Table.of(table)
     backend = Serial() if backend is None else backend
@@ -292,12 +260,13 @@ def evaluate(
     elapsed = time.time() - t0
     for r in results:
         r["agents"] = [labels[i] for i in r["seats"]]
-    ratings, history = _ratings(results, labels, players)
+    stats, history = standings(labels, ((r["agents"], r) for r in results))
+    specs = [p if isinstance(p, str) else labels[i] for i, p in enumerate(participants)]
     out = {
         "format": "kardinal-eval/1",
         "options": {
             "game": spec.name,
-            "agents": [p if isinstance(p, str) else labels[i] for i, p in enumerate(participants)],
+            "agents": specs,
             "players": players,
             "games": games,
             "seed": seed,
@@ -311,8 +280,8 @@ def evaluate(
         "labels": labels,
         "elapsed_seconds": elapsed,
         "games": results,
-        "summary": _summary(results, labels, participants, ratings),
-        "rating_history": {labels[i]: history[i] for i in range(len(labels))},
+        "summary": [{"agent": label, "spec": spec, **stats[label]} for label, spec in zip(labels, specs)],
+        "rating_history": history,
         "warnings": notes,
     }
     if info is not None:
@@ -320,14 +289,13 @@ def evaluate(
     return out
 
 
-# ---------------------------------------------------------------------------------------- output
 def _fmt_wins(w: float) -> str:
     return str(int(w)) if float(w).is_integer() else f"{w:.1f}" if (2 * w).is_integer() else f"{w:.2f}"
 
 
 def describe_rules(game: str | None, rules: dict) -> str:
-    """The game's title and its rules options as set in ``rules`` (a rules dict), e.g. ``Kardinal &
-    König, discard one, board default``; the bare name for a game this process has not registered."""
+    """The game's title and the options set in ``rules`` (a dict), e.g. ``Kardinal & König, discard one,
+    board default``; the bare name for a game not registered here."""
     try:
         spec = get_game(game) if game is not None else None
     except ValueError:
@@ -412,8 +380,8 @@ def plot_ratings(results: dict, path) -> None:
 
 
 def write_outputs(results: dict, out_dir) -> dict:
-    """Write ``results.json``, ``ratings.png`` and the games' records (``games/game_NNNN.json``, for
-    the games that carry one) into ``out_dir``; return their paths (``json``, ``png``, ``records``)."""
+    """Write ``results.json``, ``ratings.png`` and the games' records (``games/game_NNNN.json``, with an
+    HTML replay where the game has one) into ``out_dir``; their paths (``json``, ``png``, ``records``)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     records, games = [], []
@@ -439,9 +407,7 @@ def write_outputs(results: dict, out_dir) -> dict:
     return {"json": str(json_path), "png": str(png_path), "records": records}
 
 
-# ---------------------------------------------------------------------------------------- CLI
 def _count(minimum: int) -> Callable[[str], int]:
-    """An argparse type: an integer >= ``minimum`` (0 or 1)."""
     want = "a positive integer" if minimum else "an integer >= 0"
 
     def parse(text: str) -> int:
@@ -521,8 +487,8 @@ def _backend_from_args(args: argparse.Namespace) -> Backend:
 
 
 def main(argv=None) -> int:
-    """``kardinal-evaluate`` / ``scripts/evaluate.py``. Exit status 0; 2 for bad arguments, specs or
-    checkpoints (before any game); 1 if a game fails; 130 on Ctrl-C."""
+    """``kardinal-evaluate``: exit status 0; 2 for bad arguments, specs or checkpoints (before any game);
+    1 if a game fails; 130 on Ctrl-C."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     load_plugin_argv(argv)  # --plugin: games of one's own modules, before --game's choices are listed
     parser = build_parser()

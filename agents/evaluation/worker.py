@@ -1,20 +1,20 @@
 """The worker side of a tournament: build the participants' agents once, then play games one by one.
 
 Every back-end (:mod:`agents.evaluation.backends`, :mod:`agents.evaluation.distributed`) plays its
-games with this module, in the calling process, in worker processes or in Ray tasks, so the per-game
+games with this module (in the calling process, worker processes or Ray tasks), so the per-game
 results do not depend on where a game is played.
 
 * :class:`Setup` — what every game of a run shares: the game's registry entry, its rules (as
-  ``rules.to_dict()``), the run's seed, the participants (specs, or agent objects in the calling
-  process only) and keyword arguments for the agents' constructors. :meth:`Setup.portable` is a copy
-  that can be sent to another process (a game the receiving registry lacks is registered from it).
+  ``rules.to_dict()``), the seed, the participants (specs, or agent objects in the calling process
+  only) and keyword arguments for the agents' constructors. :meth:`Setup.portable` is a copy that can
+  be sent to another process (a game the receiving registry lacks is registered from it).
 * :class:`GameTask` — one game: its number and what to keep (moves, record).
 * :class:`Worker` — builds the agents (``agents.load_agent(spec, game=..., seed=i)``); :meth:`Worker.play`
-  plays one game. :func:`build_worker` and :meth:`Worker.play_task` turn any failure into one
-  :class:`EvaluationError` naming the game; :func:`init_process` / :func:`play_in_process` are the same
-  for a pool of processes.
+  plays one game. :func:`build_worker` and :meth:`Worker.play_task` raise any failure as one
+  :class:`EvaluationError` naming the game; :func:`init_process` / :func:`play_in_process` do the same
+  in a pool of processes.
 
-Seeds and seats (the same for every back-end): game ``g`` of a run seeded ``seed`` is dealt with
+Seeds and seats (every back-end): game ``g`` of a run seeded ``seed`` is dealt with
 ``agents.runinfo.game_seed(seed, g)``; participant ``i`` is reset with ``game_seed(seed, g) * 16 + i``
 before it; participant ``(s + g) % participants`` sits at seat ``s``.
 
@@ -57,14 +57,12 @@ class EvaluationError(RuntimeError):
 
 
 def agent_seed(seed: int, game_index: int, participant: int) -> int:
-    """The seed participant ``participant`` is reset with before game ``game_index`` of a run seeded ``seed``."""
     return game_seed(seed, game_index) * 16 + participant
 
 
 def ranks_from_order(order: list[list[int]], players: int) -> list[int]:
     """Per seat, 1 + the number of seats in the groups before its own (``order``: a finishing order)."""
-    ranks = [0] * players
-    placed = 0
+    ranks, placed = [0] * players, 0
     for group in order:
         for seat in group:
             ranks[seat] = placed + 1
@@ -85,8 +83,7 @@ class Setup:
     agent_kwargs: Mapping[str, Any] = field(default_factory=dict)
 
     def portable(self) -> Setup:
-        """This setup with a copy of the game's spec that holds no imported objects (a spec caches the
-        modules it loaded; a module cannot be pickled), for sending to worker processes."""
+        """A copy for worker processes: the spec copied without the modules it cached (unpicklable)."""
         if not all(isinstance(p, str) for p in self.participants):
             raise ValueError("agent objects cannot be sent to worker processes; pass agent spec strings")
         return dataclasses.replace(self, spec=dataclasses.replace(self.spec), agent_kwargs=dict(self.agent_kwargs))
@@ -101,38 +98,24 @@ class GameTask:
     keep_record: bool = False
 
 
-def _adopt(spec: GameSpec) -> GameSpec:
-    """In a worker process: the registered game of ``spec``'s name, or ``spec`` registered now."""
-    registered = games().get(spec.name)
-    if registered is not None:
-        return registered
-    return register_game(spec)
-
-
-def _set_torch_threads(threads: int | None) -> None:
-    """Limit torch's intra-op threads (only if a network agent has imported torch)."""
-    if threads and "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(threads)
-
-
 class Worker:
     """The participants' agents of one process; plays the games of a :class:`Setup`."""
 
     def __init__(self, setup: Setup, torch_threads: int | None = None, adopt: bool = False):
         self.setup = setup
-        self.spec = _adopt(setup.spec) if adopt else setup.spec
+        # adopt (a worker process): the registered game of the spec's name, or the spec registered now
+        self.spec = (games().get(setup.spec.name) or register_game(setup.spec)) if adopt else setup.spec
         self.rules = self.spec.rules_from_dict(setup.rules)
         self.agents = [
             load_agent(p, game=self.spec, seed=i, **dict(setup.agent_kwargs)) if isinstance(p, str) else p
             for i, p in enumerate(setup.participants)
         ]
-        _set_torch_threads(torch_threads)
+        if torch_threads and "torch" in sys.modules:  # only if a network agent has imported torch
+            sys.modules["torch"].set_num_threads(torch_threads)
 
     def play(self, task: GameTask) -> dict:
         """Play game ``task.index`` and return its result (see the module docstring)."""
-        g = task.index
-        seed = self.setup.seed
-        n = len(self.agents)
+        g, seed, n = task.index, self.setup.seed, len(self.agents)
         for i, agent in enumerate(self.agents):
             reset = getattr(agent, "reset", None)
             if callable(reset):
@@ -140,8 +123,7 @@ class Worker:
         game = self.spec.new_game(self.rules, seed=game_seed(seed, g))
         players = game.num_players
         seats = [(s + g) % n for s in range(players)]
-        think = [0.0] * players
-        decisions = [0] * players
+        think, decisions = [0.0] * players, [0] * players
         while not game.is_over:
             seat = game.current_player
             t0 = time.perf_counter()
@@ -170,7 +152,6 @@ class Worker:
         return out
 
     def play_task(self, task: GameTask) -> dict:
-        """:meth:`play`, any failure raised as one :class:`EvaluationError` naming the game."""
         try:
             return self.play(task)
         except Exception as exc:
@@ -178,7 +159,6 @@ class Worker:
 
 
 def build_worker(setup: Setup, torch_threads: int | None = None, adopt: bool = False) -> Worker:
-    """:class:`Worker`, a failure to build the agents raised as :class:`EvaluationError`."""
     try:
         return Worker(setup, torch_threads, adopt=adopt)
     except Exception as exc:
@@ -190,8 +170,8 @@ _PROCESS: dict[str, Any] = {}  # per worker process: "worker" (a Worker) or "err
 
 
 def init_process(setup: Setup, torch_threads: int | None = None) -> None:
-    """Initializer of a worker process: build its :class:`Worker`. Never raises (a pool would restart a
-    failing initializer forever): the error is kept and raised by the first :func:`play_in_process`."""
+    """Build the process's :class:`Worker`; never raises (a pool would restart a failing initializer
+    forever): the error is raised by the first :func:`play_in_process`."""
     warnings.filterwarnings("ignore", category=PlayerCountWarning)  # the caller has reported it once
     _PROCESS.clear()
     try:
@@ -201,7 +181,6 @@ def init_process(setup: Setup, torch_threads: int | None = None) -> None:
 
 
 def play_in_process(task: GameTask) -> dict:
-    """Task function of a worker process: play one game with the process's :class:`Worker`."""
     if "error" in _PROCESS:
         raise EvaluationError(_PROCESS["error"])
     if "worker" not in _PROCESS:

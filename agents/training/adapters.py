@@ -253,7 +253,7 @@ class KardinalAdapter(GameAdapter):
         return game.legal_move_codes()
 
     def apply(self, game, move):
-        game.apply_legal_code(move)
+        game.play_code(move)
 
     def baseline_move(self, name, game, rng_py):
         if name == "greedy":
