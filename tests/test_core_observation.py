@@ -79,7 +79,7 @@ class _Lockstep:
 
     def play(self, rng: random.Random) -> None:
         code = rng.choice(self.py.legal_move_codes())
-        self.py.apply_legal_code(code)
+        self.py.play_code(code)
         self.cc.play_code(code)
 
 
@@ -139,7 +139,7 @@ def test_python_game_helpers_match(core):
                 assert np.array_equal(mask, codec.action_mask(game))
                 assert np.array_equal(compiled.legal_action_ids(target, module=core), codec.legal_actions(game))
             code = rng.choice(game.legal_move_codes())
-            game.apply_legal_code(code)
+            game.play_code(code)
             cc.play_code(code)
     with pytest.raises(TypeError, match="kardinal_env.kardinal.Game or a kardinal_core.KardinalGame"):
         compiled.encode_into("game", 0, obs, module=core)
@@ -153,7 +153,7 @@ def test_buffers_are_written_in_place(core):
     py, game = Game.reference(rules), compiled.game_of_module(core, rules)
     for _ in range(7):
         code = py.legal_move_codes()[0]
-        py.apply_legal_code(code)
+        py.play_code(code)
         game.play_code(code)
     encoder, codec = ObservationEncoder(rules), ActionCodec(rules)
     # a slice of a batch: the core writes through the view into the batch, and nowhere else
@@ -324,7 +324,7 @@ def test_a_finished_game_encodes_as_in_python(core):
     py, cc = Game.reference(rules), compiled.game_of_module(core, rules)
     while not py.is_over:
         code = py.legal_move_codes()[-1]
-        py.apply_legal_code(code)
+        py.play_code(code)
         cc.play_code(code)
     out = np.zeros((NUM_CHANNELS, 53, 53), dtype=np.uint8)
     mask = np.ones(N53, dtype=bool)

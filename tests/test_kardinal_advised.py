@@ -57,7 +57,7 @@ def _positions(seed: int, games: int = 3) -> list[Game]:
         while not g.is_over:
             out.append(g.clone())
             codes = g.legal_move_codes()
-            g.apply_legal_code(codes[rng.randrange(len(codes))])
+            g.play_code(codes[rng.randrange(len(codes))])
     return out
 
 

@@ -20,9 +20,10 @@ codec and the encoder). Records replay with ``kardinal-replay FILE`` (``kardinal
 """
 
 from kardinal_env.core.errors import IllegalMoveError, RecordError
-from kardinal_env.kardinal.engine import BuildChips, Building, Game, LiveView
+from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.notation import MalformedMoveError, format_move, parse_move
 from kardinal_env.kardinal.rules import PRESETS, Rules, RulesError
+from kardinal_env.kardinal.state import BuildChips, Building, LiveView
 
 __all__ = [
     "Building",

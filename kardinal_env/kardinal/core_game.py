@@ -182,10 +182,6 @@ class CoreGame(CoreBacked, Game):
         self._core.action_mask_into(out, seat)
         return out
 
-    def legal_action_ids(self, window: int | None = None) -> np.ndarray:
-        """``ActionCodec(rules, window).legal_actions(self)``: a new ``int64`` array."""
-        return self._core.legal_action_ids(window)
-
     # ------------------------------------------------------------------ moves
     def legal_move_codes(self) -> list[tuple]:
         moves = self._moves
@@ -226,13 +222,7 @@ class CoreGame(CoreBacked, Game):
         self._text_index = None
 
     def play_code(self, code: tuple) -> None:
-        """Play a legal move code; :class:`IllegalMoveError` names the rule otherwise (as the Python
-        engine's ``play_code``)."""
-        self._apply(code)
-
-    def apply_legal_code(self, code: tuple) -> None:
-        """Play a move code the caller knows is legal; the core checks it all the same (an illegal one
-        raises :class:`IllegalMoveError` naming the rule, as :meth:`play_code`)."""
+        """Play a legal move code (checked once, by the core); :class:`IllegalMoveError` names the rule."""
         self._apply(code)
 
     def _apply(self, code: tuple) -> None:
@@ -262,7 +252,7 @@ class CoreGame(CoreBacked, Game):
         """This position in the Python reference engine (the moves replayed: for diagnosis and tests)."""
         game = Game.reference(self.rules)
         for code in self._history:
-            game.apply_legal_code(code)
+            game._apply(code)  # legal: the core played it
         return game
 
     def _raise_illegal(self, code: Any, move: object) -> None:

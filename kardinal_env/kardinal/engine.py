@@ -1,10 +1,6 @@
-"""The Kardinal rules engine: a pure implementation of the rules in ``docs/rules.md`` (no RL imports).
-
-Usage::
+"""The Kardinal rules engine: a pure implementation of ``docs/rules.md`` (standard library only)::
 
     from kardinal_env.kardinal import Game, Rules
-
-    from kardinal_env import IllegalMoveError
     game = Game(Rules(players=3, preset="german"))
     while not game.is_over:
         game.play(game.legal_moves()[0])
@@ -26,30 +22,22 @@ cardinal same seat: placement on the first turn         ``C@x,y`` for each site 
 over     nobody (``current_player is None``)            none
 ======== ============================================== =========================================
 
-After the cardinal decision play passes to the next seat that has a legal build; if no seat has
-one, the game is over and final scoring (own colours' leftovers, one colour doubled, the cathedral
-tie-break) is applied.
+After the cardinal decision play passes to the next seat with a legal build; if none has one, the
+game is over and final scoring (own colours' leftovers, one colour doubled, the cathedral tie-break)
+applies.
 
-Illegal input raises :class:`IllegalMoveError` (a ``ValueError``) whose message starts with the
-rule it breaks: ``"rule 0 (placement)"``, ``"rule I"`` .. ``"rule VII"``, ``"window"``,
-``"phase"``, ``"chip"``, ``"cardinal"``, ``"game over"``, or ``"malformed move"``; its ``rule``
-attribute holds that name.
+Illegal input raises :class:`IllegalMoveError` (a ``ValueError``) whose message starts with the rule
+it breaks (its ``rule`` attribute): ``"rule 0 (placement)"``, ``"rule I"`` .. ``"rule VII"``,
+``"window"``, ``"phase"``, ``"chip"``, ``"cardinal"``, ``"game over"`` or ``"malformed move"``.
 
-The game protocol (``kardinal_env.core.protocol``): :meth:`Game.finishing_order` ranks the seats by
-score, then by edifices touching the cathedral (seats tied on both share a place; the first group
-is :meth:`Game.winners`); :meth:`Game.determinize` is :meth:`Game.clone` (no chance, nothing hidden);
-``Game(rules, seed)`` accepts a seed and ignores it.
+The game protocol (``kardinal_env.core.protocol``): :meth:`Game.finishing_order` ranks by score, then
+by edifices touching the cathedral (seats tied on both share a place; the first group is
+:meth:`Game.winners`); :meth:`Game.determinize` is :meth:`Game.clone`; ``Game(rules, seed)`` ignores
+the seed (no chance).
 
-Where things are: this module sets up a game and plays it (the rules above, move by move: the legal
-moves, what a build scores, the turn order, final scoring, clone, records);
-:mod:`kardinal_env.kardinal.state` holds the fields of a game and every query that only reads them
-(mixed into :class:`Game`), :mod:`kardinal_env.kardinal.explain` the diagnosis of an illegal move.
-
-Speed: the engine keeps incremental state instead of rescanning the board. ``_sites`` maps every
-site (empty square next to a building) to a bit summary of its neighbours (bits 0-2: a house, tower
-or yard touches it, the nave counting as a house and the clock tower as a tower; bits 3-6: an
-edifice of colour 0-3 touches it; :mod:`kardinal_env.kardinal.state`), so rules 0 and II-V for one
-square are two bit tests, and a yard is tested on the OR of its two squares' summaries.
+This module plays the rules move by move; :mod:`kardinal_env.kardinal.state` holds the fields and the
+read-only queries (mixed into :class:`Game`, with the incremental site table that makes rules 0 and
+II-V two bit tests per square), :mod:`kardinal_env.kardinal.explain` the diagnosis of an illegal move.
 """
 
 from __future__ import annotations
@@ -82,6 +70,7 @@ from kardinal_env.kardinal.state import (
     BUILD_PHASE,
     CARDINAL_PHASE,
     CHIP_PHASE,
+    CHIPS_PER_COLOUR,
     CLOCK_KEY,
     CLOCK_TOWER,
     COLOUR_BIT,
@@ -97,22 +86,7 @@ from kardinal_env.kardinal.state import (
     BuildChips,
 )
 
-# re-exported: their home was here
-from kardinal_env.kardinal.state import CHIPS_PER_COLOUR as CHIPS_PER_COLOUR
-from kardinal_env.kardinal.state import TOTAL_CHIPS as TOTAL_CHIPS
-from kardinal_env.kardinal.state import Building as Building
-from kardinal_env.kardinal.state import LiveView as LiveView
-
-__all__ = [
-    "Game",
-    "IllegalMoveError",
-    "Building",
-    "BuildChips",
-    "LiveView",
-    "PHASES",
-    "TOTAL_CHIPS",
-    "CHIPS_PER_COLOUR",
-]
+__all__ = ["Game", "IllegalMoveError", "action_codec"]
 
 _KEEP_CARDINAL = (CARDINAL, -1, -1, -1, -1)
 _PLACE_CARDINAL = (CARDINAL, -1, -1)  # + (key, -1)
@@ -324,12 +298,6 @@ class Game(TurnBasedGame, Explain):
         """Play a legal move code (as listed by :meth:`legal_move_codes`). Checked like :meth:`play`."""
         if not self.is_legal_code(code):
             self._raise_illegal(code, format_move(code))
-        self._apply(code)
-
-    def apply_legal_code(self, code: tuple) -> None:
-        """Play a move code the caller *knows* is legal (e.g. checked against a mask built from
-        :meth:`legal_move_codes` for this decision). Skips the legality check: the fast path for
-        environments and search. Anything else must use :meth:`play` or :meth:`play_code`."""
         self._apply(code)
 
     def clone(self) -> Game:

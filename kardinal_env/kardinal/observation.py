@@ -55,9 +55,10 @@ from operator import itemgetter
 import numpy as np
 
 from kardinal_env.kardinal.actions import WindowFrame, seat_order
-from kardinal_env.kardinal.engine import Game, LiveView
+from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.notation import KEY_STRIDE
 from kardinal_env.kardinal.rules import Rules
+from kardinal_env.kardinal.state import LiveView
 
 __all__ = ["ObservationEncoder", "NUM_CHANNELS", "SPATIAL_CHANNELS", "CHANNEL_NAMES", "COUNT_SCALE"]
 
