@@ -65,6 +65,7 @@ import time
 import traceback
 from collections.abc import Collection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import accumulate
 from typing import Any
 
 from agents import AgentSpecError
@@ -88,42 +89,20 @@ class PlayError(Exception):
 
     def __init__(self, status: int, message: str, rule: str | None = None):
         super().__init__(message)
-        self.status = status
-        self.message = message
-        self.rule = rule
-
-    def payload(self) -> dict:
-        return {"error": self.message, "rule": self.rule}
-
-
-_CONTENT_LENGTH = re.compile(r"[0-9]+")
+        self.status, self.message, self.rule = status, message, rule
 
 
 def _request_error(message: str, status: int = 400) -> PlayError:
     return PlayError(status, message, "request")
 
 
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)  # a JSON string (to the end if unterminated)
+
+
 def _nesting_depth(text: str) -> int:
-    """The deepest nesting of arrays and objects in ``text`` (brackets inside strings do not count),
-    found without parsing: the JSON parser recurses once per level."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
+    """The deepest nesting of arrays and objects in ``text``, found without parsing (the JSON parser
+    recurses once per level); brackets inside strings do not count."""
+    return max(accumulate((c in "[{") - (c in "]}") for c in _STRING.sub("", text)), default=0)
 
 
 def _no_constant(name: str) -> Any:
@@ -139,29 +118,11 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
     return body
 
 
-def _lone_surrogate(value: Any) -> str | None:
-    """The first string in ``value`` (keys included) that is not Unicode text, or ``None``."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return value
-        return None
-    if isinstance(value, dict):
-        value = [*value.keys(), *value.values()]
-    if isinstance(value, list):
-        for item in value:
-            found = _lone_surrogate(item)
-            if found is not None:
-                return found
-    return None
-
-
 def parse_body(raw: bytes, fields: Collection[str], shape: str) -> dict:
-    """The one parser of request bodies: ``raw`` (the bytes the request sent) as a JSON object whose
-    keys are among ``fields`` (``{}`` for an empty body); :class:`PlayError` (rule ``request``; 413
-    over :data:`MAX_BODY`, else 400) naming what is wrong, ``shape`` (e.g. ``'{"session": ...}'``)
-    telling what to send. The values are not checked here (the action checks its fields)."""
+    """The one parser of request bodies: ``raw`` as a JSON object with keys among ``fields`` (``{}`` for
+    an empty body); else :class:`PlayError` (rule ``request``; 413 over :data:`MAX_BODY`, else 400)
+    naming what is wrong and ``shape`` (e.g. ``'{"session": ...}'``), what to send. Values are the
+    actions' to check."""
     if len(raw) > MAX_BODY:
         raise _request_error(f"request body of {len(raw)} bytes is over the limit of {MAX_BODY}", 413)
     try:
@@ -186,11 +147,13 @@ def parse_body(raw: bytes, fields: Collection[str], shape: str) -> dict:
         raise _request_error(f"the request body is not JSON: {exc}; send {shape}") from None
     if not isinstance(body, dict):
         raise _request_error(f"the request body must be a JSON object, got {type(body).__name__}; send {shape}")
-    bad_text = _lone_surrogate(body)
-    if bad_text is not None:
+    try:
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
         raise _request_error(
-            f"the request body holds a string that is not Unicode text (a lone surrogate): {bad_text!r}"
-        )
+            f"the request body holds a string that is not Unicode text (a lone surrogate): {bad!r}"
+        ) from None
     unknown = sorted(set(body) - set(fields))
     if unknown:
         raise _request_error(f"unknown field(s) {unknown}; send {shape}")
@@ -200,14 +163,11 @@ def parse_body(raw: bytes, fields: Collection[str], shape: str) -> dict:
 class PlaySession:
     """One game between a person (``human_seat``) and agents, safe to use from several threads.
 
-    ``game``: a registered game's name (or its :class:`~kardinal_env.core.registry.GameSpec`; ``None``:
-    the first registered game, Kardinal);
-    ``players``: its seat count (``None``: the game's default); ``options``: its rule options
-    (``preset="german"``, ``discard="any"``, ...). ``agents``: specs for the other seats in turn
-    order (the last one repeats). Agents are seeded ``seed * 16 + seat`` (as ``agents.serving.play``)
-    and re-seeded for every new game; game ``k`` of the session is dealt with seed ``seed + k - 1``.
-    ``session`` is the token every POST must carry (random unless given).
-    """
+    ``game``: a registered game's name or spec (``None``: the first registered); ``players``: its seat
+    count (``None``: the game's default); ``options``: its rule options (``discard="any"``, ...);
+    ``agents``: specs for the other seats in turn order (the last one repeats), seeded ``seed * 16 +
+    seat`` for every game; game ``k`` is dealt with seed ``seed + k - 1``. ``session``: the token every
+    POST must carry (random unless given)."""
 
     def __init__(
         self,
@@ -239,9 +199,8 @@ class PlaySession:
         self.agent_error: str | None = None
         self.new_game()
 
-    # ------------------------------------------------------------------ actions
     def new_game(self) -> dict:
-        """Start a new game (agents re-seeded, agents before the person move at once); its state."""
+        """Start a new game (agents re-seeded; those before the person move at once); its state."""
         with self.lock:
             self.game_id += 1
             self.game = self.spec.new_game(self.rules, seed=self.seed + self.game_id - 1)
@@ -254,8 +213,8 @@ class PlaySession:
             return self._state()
 
     def play(self, move: Any, at: Any = None) -> dict:
-        """Play the person's ``move`` (notation) and the agents' replies; the new state.
-        :class:`PlayError` (nothing changed) for a bad or illegal request."""
+        """Play the person's ``move`` (notation) and the agents' replies; the new state. :class:`PlayError`
+        (nothing changed) for a bad or illegal request."""
         with self.lock:
             game = self.game
             if not isinstance(move, str):
@@ -280,24 +239,20 @@ class PlaySession:
             return self._state()
 
     def state(self) -> dict:
-        """The state JSON for the person's seat (see the module docstring)."""
         with self.lock:
             return self._state()
 
     def record_available(self) -> bool:
-        """Whether the record may be shown now: always for a game without hidden information or
-        chance, else once the game is over."""
+        """Always for a game without hidden information or chance, else once the game is over."""
         return not self.hidden_record or self.game.is_over
 
     def record(self) -> dict:
-        """The game so far as a record dict (``result`` null until it is over); :class:`PlayError`
-        (403, rule ``hidden``) while it would show what the person's seat may not know."""
+        """The game so far as a record; :class:`PlayError` (403, rule ``hidden``) while it would show
+        what the person's seat may not know."""
         with self.lock:
             if not self.record_available():
-                hidden = (
-                    "hidden: the record holds every hand and the deck order; it can be downloaded once the game is over"
-                )
-                raise PlayError(403, hidden, "hidden")
+                hidden = "the record holds every hand and the deck order; it can be downloaded once the game is over"
+                raise PlayError(403, f"hidden: {hidden}", "hidden")
             return self.game.to_record()
 
     def check_session(self, token: Any) -> None:
@@ -309,16 +264,13 @@ class PlaySession:
         ):
             raise PlayError(403, "unknown session: this server plays another session; reload the page", "session")
 
-    # ------------------------------------------------------------------ internals
     def _agents_reply(self) -> None:
         game = self.game
         while not game.is_over and game.current_player != self.human_seat and self.agent_error is None:
             seat = game.current_player
-            assert seat is not None
             agent = self.agents[seat]
             try:
-                move = agent.select_move(game)
-                game.play(move)
+                game.play(agent.select_move(game))
             except Exception as exc:  # an agent bug: report it on the page, do not crash the server
                 self.agent_error = f"agent {agent.name} (seat {seat}) failed: {type(exc).__name__}: {exc}"
                 return
@@ -326,8 +278,8 @@ class PlaySession:
 
     def _state(self) -> dict:
         game = self.game
-        mine = not game.is_over and game.current_player == self.human_seat and self.agent_error is None
         over = game.is_over
+        mine = not over and game.current_player == self.human_seat and self.agent_error is None
         state = {
             "game": self.spec.name,
             "title": self.spec.title,
@@ -384,8 +336,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, json.dumps(value).encode("utf-8"), "application/json; charset=utf-8", extra)
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """The standard library's refusals (a bad request line or header, an unsupported method) in
-        the API's JSON error shape."""
+        """The standard library's refusals (bad request line or header, unsupported method) as API errors."""
         short = self.responses.get(code, ("error", ""))[0]
         text = message or short
         if explain and explain not in text:
@@ -395,12 +346,12 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(code, {"error": text, "rule": "request"})
 
     def _answer(self, action: Any) -> None:
-        """Run ``action`` (one request's work): a :class:`PlayError` is answered as such; any other
-        exception, a bug, is answered with 500 and its traceback goes to stderr."""
+        """Run one request's ``action``: a :class:`PlayError` is answered as such, any other exception (a
+        bug) with 500 and its traceback on stderr."""
         try:
             action()
         except PlayError as err:
-            self._json(err.status, err.payload())
+            self._json(err.status, {"error": err.message, "rule": err.rule})
         except (ConnectionError, TimeoutError):
             self.close_connection = True  # the client went away or stopped: nobody to answer
         except Exception as exc:
@@ -461,7 +412,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._drain = DRAIN_LIMIT
             raise _request_error(f"conflicting Content-Length headers {values}")
         text = values[0]
-        if not _CONTENT_LENGTH.fullmatch(text):
+        if not re.fullmatch("[0-9]+", text):
             self._drain = DRAIN_LIMIT
             raise _request_error(f"bad Content-Length {text!r}: not a byte count")
         length = int(text) if len(text) <= 12 else 10**12
@@ -492,9 +443,9 @@ class _Handler(BaseHTTPRequestHandler):
         return b"".join(chunks)
 
     def _linger(self) -> None:
-        """After answering a body it did not read: end the answer, then read and drop what the
-        client still sends (up to the body's length, :data:`DRAIN_LIMIT` and one ``request_timeout``),
-        so that closing the socket does not reset the connection before the client has read the answer."""
+        """After answering without reading the body: end the answer, then read and drop what the client
+        still sends (up to the body's length, :data:`DRAIN_LIMIT` and one ``request_timeout``), so that
+        closing does not reset the connection before the client has read the answer."""
         try:
             self.wfile.flush()
             self.connection.shutdown(socket.SHUT_WR)
@@ -513,8 +464,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class PlayServer(ThreadingHTTPServer):
-    """The play server: ``server.url``; :meth:`start` serves in a background thread, :meth:`stop`
-    shuts it down and closes the socket (also as a context manager: ``with make_server(...) as s``)."""
+    """The play server at ``url``: :meth:`start` serves in a background thread, :meth:`stop` shuts it
+    down and closes the socket (also ``with make_server(...) as server``)."""
 
     daemon_threads = True
     #: Seconds a connection may stay silent while the server waits for (or sends) its bytes.
@@ -538,9 +489,7 @@ class PlayServer(ThreadingHTTPServer):
 
     def start(self) -> PlayServer:
         if self._thread is None:
-            self._thread = threading.Thread(
-                target=self.serve_forever, args=(0.05,), name="kardinal-webplay", daemon=True
-            )
+            self._thread = threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True)
             self._thread.start()
         return self
 
@@ -570,9 +519,8 @@ def make_server(
     **options: Any,
 ) -> PlayServer:
     """A :class:`PlayServer` bound to ``host:port`` (``port=0``: a free port), not yet serving, for a
-    :class:`PlaySession` of ``game`` (default Kardinal) with rule ``options``. ``ValueError`` (rules
-    errors included) / :class:`~agents.AgentSpecError` for bad settings, ``OSError`` when the address
-    cannot be bound."""
+    :class:`PlaySession` of ``game`` with rule ``options``. ``ValueError`` /
+    :class:`~agents.AgentSpecError` for bad settings, ``OSError`` when the address cannot be bound."""
     if not is_int(port) or not 0 <= port <= 65535:
         raise ValueError(f"port must be 0..65535 (0 = any free port), got {port!r}")
     session = PlaySession(agents, players, human_seat, seed=seed, game=game, **options)
@@ -580,16 +528,17 @@ def make_server(
 
 
 def serve(*args: Any, **kwargs: Any) -> None:
-    """Serve the play page until Ctrl-C (see the module docstring); prints its address. The arguments are
-    :func:`make_server`'s."""
+    """Serve the play page until Ctrl-C, printing its address; :func:`make_server`'s arguments."""
     server = make_server(*args, **kwargs)
     host, human_seat = str(server.server_address[0]), server.session.human_seat
     for note in server.session.warnings:
         print(f"warning: {note}", file=sys.stderr)
     if not ipaddress.ip_address(host).is_loopback:
         print(f"warning: serving on {host}: anyone who can reach it can play this game", file=sys.stderr)
-    title = server.session.spec.title
-    print(f"{title} play page: {server.url}  (you are seat {human_seat}; Ctrl-C stops the server)", flush=True)
+    print(
+        f"{server.session.spec.title} play page: {server.url}  (you are seat {human_seat}; Ctrl-C stops the server)",
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -599,10 +548,9 @@ def serve(*args: Any, **kwargs: Any) -> None:
 
 
 def build_parser(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, GameSpec]:
-    """The command line (the table options of the game ``argv`` names, ``--host``, ``--port``,
-    ``--verbose``) and that game."""
-    assert __doc__ is not None
-    parser, spec = table_parser(argv, prog="python -m agents.serving.webplay", description=__doc__.split("\n")[0])
+    """The command line (the table options of ``argv``'s game, ``--host``, ``--port``, ``--verbose``), the game."""
+    description = (__doc__ or "").split("\n")[0]
+    parser, spec = table_parser(argv, prog="python -m agents.serving.webplay", description=description)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
@@ -615,17 +563,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         seat_specs(list(args.agents), args.players, args.seat)  # the errors in the command line's words
-        serve(
-            args.agents,
-            args.players,
-            args.seat,
-            args.host,
-            args.port,
-            args.seed,
-            args.verbose,
-            spec,
-            **rule_options(spec, args),
-        )
+        table = (args.agents, args.players, args.seat, args.host, args.port, args.seed, args.verbose, spec)
+        serve(*table, **rule_options(spec, args))
     except (AgentSpecError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
