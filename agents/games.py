@@ -35,7 +35,7 @@ KARDINAL = GameAgents(
         "distill_2p": "kardinal_configs:distill_2p.yaml",
         "search_4p": "kardinal_configs:search_4p.yaml",
     },
-    play_page="agents.serving.kardinal_page:make_page",
+    play_page="agents.serving.kardinal_page:KardinalPage",
 )
 
 KARDINAL_KOENIG = GameAgents(
@@ -56,7 +56,7 @@ KARDINAL_KOENIG = GameAgents(
         "heuristic": "kardinal_configs:koenig_heuristic.yaml",
         "search": "kardinal_configs:koenig_search.yaml",
     },
-    play_page="agents.serving.koenig_page:make_page",
+    play_page="agents.serving.koenig_page:KoenigPage",
 )
 
 register_agents(KARDINAL)
