@@ -1,45 +1,45 @@
 """Speed benchmarks of the search agents and of search training, for the registered games that have
-them: the library behind ``python scripts/benchmark.py NAME --game GAME`` (the engine and environment
-benchmarks are :mod:`kardinal_env.benchmarks`, whose timing, rules and positions these share). Each
-``bench_*`` prints its rows and returns their medians; the compiled-against-Python ones check that
-both sides choose the same moves where the compiled code promises it.
+them (registered in :data:`kardinal_env.benchmarks.BENCHMARKS`, whose timing, rules and positions
+these share). Each ``bench_*`` prints its rows and returns their medians; the compiled-against-Python
+ones check that both sides choose the same moves where the compiled code promises it.
 
-======================  ====================================================================================
-benchmark               the games it applies to (their registry entries)
-======================  ====================================================================================
-``core-mcts``           :func:`bench_core_mcts`: a ``compiled_search`` (``mcts:N`` in the core)
-``core-ismcts``         :func:`bench_core_ismcts`: a ``compiled_ismcts`` (``ismcts:N`` in the core)
-``heuristic``           :func:`bench_heuristic`: a ``heuristic`` baseline valued in the core
-``rollout``             :func:`bench_rollout`: a ``rollout_search`` of
-                        :mod:`agents.search.heuristic_rollouts` (its playouts in the core)
-``puct``                :func:`bench_puct`: a ``network`` (the model's game: ``--model``)
-``search-training``     :func:`bench_search_training`: a preset of the search trainer (``algorithm: search``)
-======================  ====================================================================================
+=====================  ====================================================================================
+benchmark              the games it applies to (their registry entries)
+=====================  ====================================================================================
+``core-mcts``          :func:`bench_core_mcts`: a ``compiled_search`` (``mcts:N`` in the core)
+``core-ismcts``        :func:`bench_core_ismcts`: a ``compiled_ismcts`` (``ismcts:N`` in the core)
+``heuristic``          :func:`bench_heuristic`: a ``heuristic`` baseline valued in the core
+``rollout``            :func:`bench_rollout`: a ``rollout_search`` of :mod:`agents.search.heuristic_rollouts`
+``puct``               :func:`bench_puct`: a ``network`` (the model's game: ``--model``)
+``search-training``    :func:`bench_search_training`: a preset of the search trainer (``algorithm: search``)
+=====================  ====================================================================================
 """
 
 from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agents.registry import game_agents
 from kardinal_env.benchmarks import (
-    Benchmark,
+    BENCHMARKS,
+    alternate,
+    benchmark,
     core_game,
     make_rules,
+    median,
     options_text,
-    pick_game,
     random_positions,
     ratio_text,
     ratios,
     seats,
+    span,
 )
 from kardinal_env.core.registry import GameSpec
 
 __all__ = [
-    "BENCHMARKS",
     "DEFAULT_PUCT_MODEL",
     "bench_core_ismcts",
     "bench_core_mcts",
@@ -56,26 +56,9 @@ DEFAULT_PUCT_MODEL = "zoo:kardinal-2p-cnn"
 POSITIONS = 8
 
 
-def _has(field: str):
-    """Whether a game's agents' entry sets ``field`` (a predicate of :class:`Benchmark`)."""
+def _has(field: str) -> Callable[[GameSpec], bool]:
+    """Whether a game's agents' entry sets ``field``."""
     return lambda spec: getattr(game_agents(spec), field) is not None
-
-
-def _setup(
-    what: str, game, field: str, players: int | None, options: Mapping[str, Any] | None
-) -> tuple[GameSpec, int, Any]:
-    """The game of benchmark ``what`` (the first registered one whose entry sets ``field`` when ``game``
-    is None), its seat count and rules; ``RuntimeError`` naming how to get the core when it is missing."""
-    spec = pick_game(game, _has(field), f"a {field}", what)
-    players = seats(spec, players)
-    rules = make_rules(spec, players, options)
-    core_game(spec, rules)
-    return spec, players, rules
-
-
-def _span(values: list[float], digits: int = 4) -> str:
-    """``median (min-max)`` of timings."""
-    return f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}-{max(values):.{digits}f})"
 
 
 def _per_decision(agent, positions) -> tuple[float, list[str]]:
@@ -85,43 +68,41 @@ def _per_decision(agent, positions) -> tuple[float, list[str]]:
     return (time.perf_counter() - start) / len(positions), chosen
 
 
-def _interleaved(repeats: int, run, differ: str | None = None) -> tuple[list[float], list[float]]:
-    """The seconds of ``run(compiled)`` (``(seconds, result)``), Python then compiled, ``repeats``
-    times interleaved so both see the same machine load; ``differ``: the assertion message when the
-    two results differ (``None``: they may)."""
-    python, core = [], []
-    for _ in range(repeats):
-        (slow, slow_result), (fast, fast_result) = run(False), run(True)
-        python.append(slow)
-        core.append(fast)
-        assert differ is None or fast_result == slow_result, differ
-    return python, core
+def _python_vs_compiled(repeats: int, run, differ: str | None = None) -> tuple[list[float], list[float]]:
+    """The seconds of ``run(compiled) -> (seconds, result)``, Python then compiled, the repeats
+    interleaved; ``differ``: the assertion message when the two results differ (``None``: they may)."""
+    runs = alternate({False: lambda: run(False), True: lambda: run(True)}, repeats)
+    for (_, slow), (_, fast) in zip(runs[False], runs[True]):
+        assert differ is None or fast == slow, differ
+    return [s for s, _ in runs[False]], [s for s, _ in runs[True]]
 
 
-def _search_comparison(
-    spec, players: int, kind: str, agent_class, positions, simulations: int, repeats: int, seed: int, same: bool
-):
-    """Seconds per ``kind:N`` decision over ``positions``, ``agent_class(compiled=False)`` against
-    ``compiled=True``, repeats interleaved (``same``: the two must choose the same moves)."""
+def _search_comparison(what: str, agent_class, players, repeats, simulations, game, options, seed, same: bool):
+    """Seconds per decision of the search ``agent_class(compiled=False)`` against ``compiled=True`` on
+    the positions of ``what``'s game (the Python engine's unless ``same``; ``same``: the two must choose
+    the same moves), repeats interleaved."""
+    spec, players, rules = BENCHMARKS[what].setup(game, players, options)
+    core_game(spec, rules)  # RuntimeError naming how to get the core when it is missing
+    positions = random_positions(spec, rules, seed, POSITIONS, reference=not same)
 
     def per_decision(compiled: bool) -> tuple[float, list[str]]:
         return _per_decision(agent_class(simulations, seed=seed, compiled=compiled, game=spec), positions)
 
     per_decision(True)  # warm-up (imports, the core's caches)
-    python, core = _interleaved(repeats, per_decision, "the compiled search chose other moves" if same else None)
+    python, core = _python_vs_compiled(repeats, per_decision, "the compiled search chose other moves" if same else None)
     r = ratios(python, core)
     print(
-        f"{spec.title} {kind}:{simulations}, {players} players, "
+        f"{spec.title} {what.removeprefix('core-')}:{simulations}, {players} players, "
         f"seconds per decision over {len(positions)} positions, {repeats} repeats"
         + (" (the same moves on both):" if same else ":")
     )
-    print(f"  Python search: {_span(python)} s")
-    print(f"  core search:   {_span(core)} s")
+    print(f"  Python search: {span(python, '.4f')} s")
+    print(f"  core search:   {span(core, '.4f')} s")
     print(f"  ratio python/core: {ratio_text(r)}   (issue 22 target >= 10x)")
-    med = statistics.median
-    return {"python": med(python), "core": med(core), "ratio": med(r)}
+    return {"python": median(python), "core": median(core), "ratio": median(r)}
 
 
+@benchmark("core-mcts", _has("compiled_search"), "a compiled_search")
 def bench_core_mcts(
     players: int | None = None,
     repeats: int = 5,
@@ -138,11 +119,10 @@ def bench_core_mcts(
     may be chosen)."""
     from agents.search.mcts import MCTSAgent
 
-    spec, players, rules = _setup("core-mcts", game, "compiled_search", players, options)
-    positions = random_positions(spec, rules, seed, POSITIONS, reference=True)
-    return _search_comparison(spec, players, "mcts", MCTSAgent, positions, simulations, repeats, seed, same=False)
+    return _search_comparison("core-mcts", MCTSAgent, players, repeats, simulations, game, options, seed, False)
 
 
+@benchmark("core-ismcts", _has("compiled_ismcts"), "a compiled_ismcts")
 def bench_core_ismcts(
     players: int | None = None,
     repeats: int = 5,
@@ -159,15 +139,10 @@ def bench_core_ismcts(
     repeat."""
     from agents.search.ismcts import ISMCTSAgent
 
-    spec, players, rules = _setup("core-ismcts", game, "compiled_ismcts", players, options)
-    positions = random_positions(spec, rules, seed, POSITIONS)
-    return _search_comparison(spec, players, "ismcts", ISMCTSAgent, positions, simulations, repeats, seed, same=True)
+    return _search_comparison("core-ismcts", ISMCTSAgent, players, repeats, simulations, game, options, seed, True)
 
 
-def _has_heuristic(spec: GameSpec) -> bool:
-    return game_agents(spec).has_baseline("heuristic")
-
-
+@benchmark("heuristic", lambda spec: game_agents(spec).has_baseline("heuristic"), "a heuristic baseline")
 def bench_heuristic(
     players: int | None = None,
     repeats: int = 3,
@@ -182,16 +157,14 @@ def bench_heuristic(
     decision on 8 positions of seeded random games, and seconds per whole game with every seat the agent
     (``games`` seeded deals 1000, 1001, ... per repeat), repeats interleaved; both choose the same moves
     and play the same games; the ratios python / compiled per repeat."""
-    spec = pick_game(game, _has_heuristic, "a heuristic baseline", "heuristic")
-    players = seats(spec, players)
-    rules = make_rules(spec, players, options)
+    spec, players, rules = BENCHMARKS["heuristic"].setup(game, players, options)
     agent_class = game_agents(spec).baseline("heuristic")
     positions = random_positions(spec, rules, seed, POSITIONS)
 
     def per_decision(compiled: bool) -> tuple[float, list[str]]:
         return _per_decision(agent_class(seed=seed, compiled=compiled), positions)
 
-    histories: list[list[str]] = []
+    histories: list[list[str]] = []  # of the last run
 
     def per_game(compiled: bool) -> tuple[float, list[list[str]]]:
         histories.clear()
@@ -205,30 +178,24 @@ def bench_heuristic(
         return (time.perf_counter() - start) / games, list(histories)
 
     per_decision(True)  # warm-up (imports)
-    py_dec, cc_dec = _interleaved(repeats, per_decision, "the compiled heuristic chose other moves")
-    py_game, cc_game = _interleaved(repeats, per_game, "the compiled heuristic played other games")
+    py_dec, cc_dec = _python_vs_compiled(repeats, per_decision, "the compiled heuristic chose other moves")
+    py_game, cc_game = _python_vs_compiled(repeats, per_game, "the compiled heuristic played other games")
     decisions = sum(len(h) for h in histories)
     dec_ratios, game_ratios = ratios(py_dec, cc_dec), ratios(py_game, cc_game)
-    med = statistics.median
     print(
         f"{spec.title} heuristic, {players} players{options_text(options)}, {repeats} repeats (the same moves and "
         f"games on both): seconds per decision over {len(positions)} positions; seconds per game over {games} "
         f"games of {decisions / games:.0f} decisions (every seat the agent, forced single moves included)"
     )
-    print(f"  Python heuristic:   {_span(py_dec, 5)} s/decision, {_span(py_game, 3)} s/game")
-    print(f"  compiled heuristic: {_span(cc_dec, 5)} s/decision, {_span(cc_game, 3)} s/game")
+    print(f"  Python heuristic:   {span(py_dec, '.5f')} s/decision, {span(py_game, '.3f')} s/game")
+    print(f"  compiled heuristic: {span(cc_dec, '.5f')} s/decision, {span(cc_game, '.3f')} s/game")
     print(
-        f"  ratio python/compiled: {med(dec_ratios):.1f}x per decision (per-repeat {min(dec_ratios):.1f}-"
-        f"{max(dec_ratios):.1f}), {med(game_ratios):.1f}x per game ({min(game_ratios):.1f}-{max(game_ratios):.1f})"
+        f"  ratio python/compiled: {span(dec_ratios, '.1f', 'x per decision', per_repeat=True)}, "
+        f"{span(game_ratios, '.1f', 'x per game')}"
     )
-    return {
-        "python_decision": med(py_dec),
-        "core_decision": med(cc_dec),
-        "python_game": med(py_game),
-        "core_game": med(cc_game),
-        "ratio_decision": med(dec_ratios),
-        "ratio_game": med(game_ratios),
-    }
+    values = (py_dec, cc_dec, py_game, cc_game, dec_ratios, game_ratios)
+    keys = ("python_decision", "core_decision", "python_game", "core_game", "ratio_decision", "ratio_game")
+    return {key: median(v) for key, v in zip(keys, values)}
 
 
 def _has_heuristic_rollouts(spec: GameSpec) -> bool:
@@ -238,6 +205,7 @@ def _has_heuristic_rollouts(spec: GameSpec) -> bool:
     return isinstance(cls, type) and issubclass(cls, HeuristicRolloutAgent)
 
 
+@benchmark("rollout", _has_heuristic_rollouts, "a rollout_search of agents.search.heuristic_rollouts")
 def bench_rollout(
     players: int | None = None,
     repeats: int = 3,
@@ -255,9 +223,7 @@ def bench_rollout(
     the ratio python / core per repeat."""
     from agents.search.heuristic_rollouts import rollout_values
 
-    spec = pick_game(game, _has_heuristic_rollouts, "a rollout_search of agents.search.heuristic_rollouts", "rollout")
-    players = seats(spec, players)
-    rules = make_rules(spec, players, options)
+    spec, players, rules = BENCHMARKS["rollout"].setup(game, players, options)
     agent_class = game_agents(spec).load("rollout_search")
     positions = random_positions(spec, rules, seed, POSITIONS)
     late = sorted(positions, key=lambda g: -g.move_count)[:3]
@@ -278,28 +244,27 @@ def bench_rollout(
 
     per_decision()  # warm-up (imports)
     decision = [per_decision() for _ in range(repeats)]
-    python, core = _interleaved(repeats, per_playout, "the compiled playouts gave other values")
+    python, core = _python_vs_compiled(repeats, per_playout, "the compiled playouts gave other values")
     r = ratios(python, core)
-    med = statistics.median
     print(f"{spec.title} rollout:{simulations}, {players} players{options_text(options)}, {repeats} repeats:")
     print(
-        f"  seconds per decision over {len(positions)} positions: {_span(decision, 3)}; "
+        f"  seconds per decision over {len(positions)} positions: {span(decision, '.3f')}; "
         f"worlds played per decision {statistics.mean(played):.1f} (at most {simulations})"
     )
     print(
         f"  seconds per playout from the {len(late)} latest positions (moves {sorted(g.move_count for g in late)}): "
-        f"Python {med(python):.3f}, core {med(core):.4f}; ratio python/core {med(r):.0f}x "
-        f"(per-repeat {min(r):.0f}-{max(r):.0f})"
+        f"Python {median(python):.3f}, core {median(core):.4f}; ratio python/core {span(r, '.0f', 'x', True)}"
     )
     return {
-        "decision": med(decision),
+        "decision": median(decision),
         "worlds": statistics.mean(played),
-        "python_playout": med(python),
-        "core_playout": med(core),
-        "ratio": med(r),
+        "python_playout": median(python),
+        "core_playout": median(core),
+        "ratio": median(r),
     }
 
 
+@benchmark("puct", _has("network"), "a network")
 def bench_puct(
     players: int | None = None,
     repeats: int = 5,
@@ -320,7 +285,7 @@ def bench_puct(
     (``GameAgents.compiled_playout``), on the Python engine in Python."""
     from agents import load_agent
 
-    spec = pick_game(game, _has("network"), "a network", "puct")
+    spec = BENCHMARKS["puct"].game(game)
     agent = load_agent(
         f"puct:{simulations}:{model}", game=spec, seed=seed, **({} if rollouts is None else {"rollouts": rollouts})
     )
@@ -353,29 +318,24 @@ def bench_puct(
         return total / len(positions), forward_seconds[0] / total
 
     per_decision(core_positions[:1])  # warm-up
-    python, core, python_share, core_share = [], [], [], []
-    for _ in range(repeats):  # interleaved so both see the same machine load
-        seconds, share = per_decision(python_positions)
-        python.append(seconds)
-        python_share.append(share)
-        seconds, share = per_decision(core_positions)
-        core.append(seconds)
-        core_share.append(share)
-    med = statistics.median
-    ratio = med(ratios(python, core))
-    bound = 1.0 / med(core_share)
+    runs = alternate(
+        {"python": lambda: per_decision(python_positions), "core": lambda: per_decision(core_positions)}, repeats
+    )
+    (python, python_share), (core, core_share) = (list(zip(*runs[side])) for side in ("python", "core"))
+    ratio = median(ratios(python, core))
+    bound = 1.0 / median(core_share)
     print(
         f"{spec.title} puct:{simulations}:{model} ({agent.rollouts} playouts a leaf, batch {agent.batch_size}), "
         f"{players} players{options_text(options)}, seconds per decision over {len(python_positions)} positions, "
         f"{repeats} repeats:"
     )
-    print(f"  Python engine: {med(python):.3f} s, network forward {med(python_share):.0%}")
-    print(f"  core engine:   {med(core):.3f} s, network forward {med(core_share):.0%}")
+    print(f"  Python engine: {median(python):.3f} s, network forward {median(python_share):.0%}")
+    print(f"  core engine:   {median(core):.3f} s, network forward {median(core_share):.0%}")
     print(
         f"  ratio python/core: {ratio:.2f}x (issue 22 target >= 3x); a search whose tree, engine and encoding "
         f"cost nothing would be at most {bound:.2f}x faster than the core-backed one (the forward pass stays)"
     )
-    return {"python": med(python), "core": med(core), "ratio": ratio, "bound": bound}
+    return {"python": median(python), "core": median(core), "ratio": ratio, "bound": bound}
 
 
 def search_preset(spec: GameSpec) -> str | None:
@@ -392,10 +352,7 @@ def search_preset(spec: GameSpec) -> str | None:
     return None
 
 
-def _has_search_preset(spec: GameSpec) -> bool:
-    return search_preset(spec) is not None
-
-
+@benchmark("search-training", lambda spec: search_preset(spec) is not None, "a preset of the search trainer")
 def bench_search_training(
     players: int | None = None,
     repeats: int = 3,
@@ -421,8 +378,7 @@ def bench_search_training(
     from agents.training.search_training import SearchTrainer
 
     data = load_yaml(config) if config else None
-    named = game if game is not None or data is None else data.get("game")
-    spec = pick_game(named, _has_search_preset, "a preset of the search trainer", "search-training")
+    spec = BENCHMARKS["search-training"].game(game if game is not None or data is None else data.get("game"))
     preset = config or search_preset(spec)
     if data is None:
         data = load_yaml(f"{spec.name}:{preset}")
@@ -454,10 +410,9 @@ def bench_search_training(
             rollout = trainer.collect_rollout()
             played = time.perf_counter()
             trainer.update(rollout)
-            done = time.perf_counter()
-            if i:
+            if i:  # the first iteration (process start) is not counted
                 play.append(played - start)
-                update.append(done - played)
+                update.append(time.perf_counter() - played)
                 stored.append(len(rollout))
     finally:
         trainer.close()
@@ -476,16 +431,3 @@ def bench_search_training(
         f"whole iteration {out['iteration']:.1f}"
     )
     return out
-
-
-#: The benchmarks of this module, as ``scripts/benchmark.py`` names them, and the games they apply to.
-BENCHMARKS = (
-    Benchmark("core-mcts", bench_core_mcts, _has("compiled_search"), "a compiled_search"),
-    Benchmark("core-ismcts", bench_core_ismcts, _has("compiled_ismcts"), "a compiled_ismcts"),
-    Benchmark("heuristic", bench_heuristic, _has_heuristic, "a heuristic baseline"),
-    Benchmark(
-        "rollout", bench_rollout, _has_heuristic_rollouts, "a rollout_search of agents.search.heuristic_rollouts"
-    ),
-    Benchmark("puct", bench_puct, _has("network"), "a network"),
-    Benchmark("search-training", bench_search_training, _has_search_preset, "a preset of the search trainer"),
-)

@@ -1,30 +1,26 @@
-"""Speed benchmarks of the engines, for every registered game, and what every benchmark shares (timing,
-games, rules, positions): the library behind ``python scripts/benchmark.py NAME --game GAME`` (the
-script only parses arguments). The environment benchmarks are :mod:`kardinal_env.env_benchmarks`, the
-search and training ones :mod:`agents.benchmarks`. Each ``bench_*`` prints its rows and returns their
-medians; none asserts a speed.
+"""Speed benchmarks of the engines and environments, for every registered game, and what every benchmark
+shares (timing, games, rules, positions): the library behind ``python scripts/benchmark.py NAME --game
+GAME`` (the script only parses arguments; the search and training benchmarks are :mod:`agents.benchmarks`).
+Each ``bench_*`` prints its rows and returns their medians; none asserts a speed.
 
-======================  ====================================================================================
-benchmark               what it times (``--game``: any registered game unless said)
-======================  ====================================================================================
-``engine``              :func:`bench_engine`: random games through the public ``Game`` (``legal_moves`` +
-                        ``play``)
-``core``                :func:`bench_core`: the compiled core against the Python engine, six rows (a)-(f)
-``core-obs``            :func:`bench_core_obs`: observation + mask, the core's buffers against the Python
-                        encoder and a mask from ``legal_actions()``
-``env``, ``vector``     :mod:`kardinal_env.env_benchmarks`: the game's PettingZoo AEC loop beside
-                        ``connect_four_v3``; :class:`kardinal_env.vector.VectorEnv` of every registered game
-======================  ====================================================================================
+============  ======================================================================================
+benchmark     what it times (``--game``: any registered game)
+============  ======================================================================================
+``engine``    :func:`bench_engine`: random games through the public ``Game``
+``core``      :func:`bench_core`: the compiled core against the Python engine, rows (a)-(e)
+``core-obs``  :func:`bench_core_obs`: observation + mask, the core's buffers against the Python encoder
+``env``       :func:`bench_env`: the game's PettingZoo AEC loop beside ``connect_four_v3`` (pygame: the
+              dev extra)
+``vector``    :func:`bench_vector`: :class:`kardinal_env.vector.VectorEnv` of every registered game
+============  ======================================================================================
 
 **Per game, from the registry and the game objects, never from a game's name.** The rules:
-``GameSpec.rules(players, **options)`` (the registered rule options; a keyword the rules class takes but
-the registry does not list, such as a window variant, goes to the rules class, :func:`make_rules`); a
-game: ``GameSpec.new_game(rules, seed)`` (a game without chance ignores the seed) and the game class's
-``reference`` (the Python engine, whatever the backend); the core: the ``core`` of a core-backed game
-(``game.compiled``, :class:`kardinal_env.core.backend.CoreBacked`); whether each game of a row is a
-new deal or a copy of one start: ``GameSpec.chance``; the environment: the game's PettingZoo entry
-point (:func:`kardinal_env.core.registration.pettingzoo_entry`). Games are played through the game
-protocol only: action ids (``legal_actions`` + ``apply_action``), or notation where a row says so.
+``GameSpec.rules(players, **options)`` (a keyword the rules class takes but the registry does not
+list, such as a window variant, goes to the rules class: :func:`make_rules`); a game:
+``GameSpec.new_game(rules, seed)`` and the game class's ``reference`` (the Python engine); the core: a
+core-backed game's ``core`` (``game.compiled``); whether each game of a row is a new deal:
+``GameSpec.chance``; the environment: the game's PettingZoo entry point. Games are played through the
+game protocol only: action ids (``legal_actions`` + ``apply_action``), or notation where a row says so.
 
 **Timing.** A row runs its function until ``seconds`` pass, ``repeats`` times, after one warm-up call;
 rates are per wall-clock second, median (min-max) over the repeats. Where a benchmark compares rows,
@@ -35,6 +31,7 @@ per repeat: on a shared machine that ratio is the stable number.
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import statistics
 import time
@@ -44,23 +41,28 @@ from typing import Any
 
 import numpy as np
 
-from kardinal_env.core.backend import BUILD_HINT
+from kardinal_env.core.backend import BUILD_HINT, core_module
 from kardinal_env.core.registry import GameSpec, games, get_game
 
 __all__ = [
     "BENCHMARK_PLAYERS",
     "BENCHMARKS",
     "Benchmark",
+    "aec_game",
+    "alternate",
     "bench_core",
     "bench_core_obs",
     "bench_engine",
+    "bench_env",
+    "bench_vector",
+    "benchmark",
     "core_game",
-    "fmt",
     "make_rules",
     "pick_game",
     "play_randomly",
     "random_positions",
     "seats",
+    "span",
     "timed",
 ]
 
@@ -69,6 +71,7 @@ __all__ = [
 BENCHMARK_PLAYERS = 4
 #: Whole games per call of the core's ``random_playouts`` in row (c) of :func:`bench_core`.
 PLAYOUTS_PER_CALL = 100
+median = statistics.median
 
 
 # ---------------------------------------------------------------- timing
@@ -91,21 +94,26 @@ def timed(fn: Callable[[], tuple[int, int]], seconds: float, repeats: int) -> tu
     return per_step, per_game
 
 
-def interleaved(fns: Mapping[Any, Callable[[], tuple[int, int]]], seconds: float, repeats: int) -> dict:
-    """:func:`timed` of every ``fn`` once per repeat, the repeats interleaved (all see the same machine
-    load): per key, the rates per repeat of decisions and of games."""
-    rates: dict[Any, tuple[list[float], list[float]]] = {key: ([], []) for key in fns}
+def alternate(fns: Mapping[Any, Callable[[], Any]], repeats: int) -> dict[Any, list]:
+    """Every ``fn()`` once per repeat, the repeats interleaved (all see the same machine load): per key,
+    the results of the repeats."""
+    out: dict[Any, list] = {key: [] for key in fns}
     for _ in range(repeats):
         for key, fn in fns.items():
-            steps, played = timed(fn, seconds, 1)
-            rates[key][0].extend(steps)
-            rates[key][1].extend(played)
-    return rates
+            out[key].append(fn())
+    return out
 
 
-def fmt(rates: Sequence[float]) -> str:
-    """``median (min-max)`` of ``rates``, whole numbers with thousands separators."""
-    return f"{statistics.median(rates):,.0f} ({min(rates):,.0f}-{max(rates):,.0f})"
+def interleaved(fns: Mapping[Any, Callable[[], tuple[int, int]]], seconds: float, repeats: int) -> dict:
+    """:func:`timed` of every ``fn`` once per repeat, interleaved: per key, the decisions/s and the
+    games/s of the repeats."""
+    runs = alternate({key: lambda fn=fn: timed(fn, seconds, 1) for key, fn in fns.items()}, repeats)
+    return {key: ([s[0] for s, _ in r], [g[0] for _, g in r]) for key, r in runs.items()}
+
+
+def span(values: Sequence[float], spec: str = ",.0f", unit: str = "", per_repeat: bool = False) -> str:
+    """``median (min-max)`` of ``values`` in the format ``spec``, ``unit`` after the median."""
+    return f"{median(values):{spec}}{unit} ({'per-repeat ' * per_repeat}{min(values):{spec}}-{max(values):{spec}})"
 
 
 def ratios(a: Sequence[float], b: Sequence[float]) -> list[float]:
@@ -115,7 +123,7 @@ def ratios(a: Sequence[float], b: Sequence[float]) -> list[float]:
 
 def ratio_text(values: Sequence[float], digits: int = 1) -> str:
     """``median (per-repeat min-max)`` of per-repeat ratios."""
-    return f"{statistics.median(values):.{digits}f}x (per-repeat {min(values):.{digits}f}-{max(values):.{digits}f})"
+    return span(values, f".{digits}f", "x", per_repeat=True)
 
 
 # ---------------------------------------------------------------- games, rules, positions
@@ -123,24 +131,39 @@ def ratio_text(values: Sequence[float], digits: int = 1) -> str:
 
 @dataclass(frozen=True)
 class Benchmark:
-    """One benchmark of ``scripts/benchmark.py``: its function, and which games it applies to
-    (``needs(spec)``; ``None``: every game; ``needs_text`` says what for messages)."""
+    """One benchmark of ``scripts/benchmark.py``: its function and the games it applies to (``needs(spec)``;
+    ``None``: every game; ``needs_text`` says what for messages)."""
 
     name: str
     run: Callable[..., dict]
     needs: Callable[[GameSpec], bool] | None = None
     needs_text: str = ""
 
-    def applies(self, spec: GameSpec) -> bool:
-        return self.needs is None or self.needs(spec)
-
     def games(self) -> list[str]:
-        """The registered games it applies to."""
-        return [name for name, spec in games().items() if self.applies(spec)]
+        return [name for name, spec in games().items() if self.needs is None or self.needs(spec)]
 
     def game(self, name: str | GameSpec | None) -> GameSpec:
-        """:func:`pick_game` for this benchmark."""
         return pick_game(name, self.needs, self.needs_text, self.name)
+
+    def setup(self, game: str | GameSpec | None, players: int | None, options: Mapping[str, Any] | None) -> tuple:
+        """``(spec, players, rules)``: :meth:`game`, :func:`seats`, :func:`make_rules`."""
+        spec = self.game(game)
+        players = seats(spec, players)
+        return spec, players, make_rules(spec, players, options)
+
+
+#: Every benchmark of ``scripts/benchmark.py`` by name (:func:`benchmark`; :mod:`agents.benchmarks` adds its own).
+BENCHMARKS: dict[str, Benchmark] = {}
+
+
+def benchmark(name: str, needs: Callable[[GameSpec], bool] | None = None, needs_text: str = "") -> Callable:
+    """Register the decorated ``bench_*`` function as the benchmark ``name`` (:data:`BENCHMARKS`)."""
+
+    def register(run: Callable[..., dict]) -> Callable[..., dict]:
+        BENCHMARKS[name] = Benchmark(name, run, needs, needs_text)
+        return run
+
+    return register
 
 
 def pick_game(
@@ -175,28 +198,23 @@ def seats(spec: GameSpec, players: int | None, nearest: bool = False) -> int:
     return spec.check_players(players)
 
 
+def given(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The options that are not ``None`` (left ``None``: the default)."""
+    return {k: v for k, v in (options or {}).items() if v is not None}
+
+
 def make_rules(spec: GameSpec, players: int, options: Mapping[str, Any] | None = None) -> Any:
     """``spec.rules(players, **options)``; options the registry does not list (a keyword the rules class
-    takes, such as Kardinal's ``window``) go to the rules class itself. Options left ``None`` keep their
-    defaults."""
-    given = {k: v for k, v in (options or {}).items() if v is not None}
-    if set(given) <= {o.name for o in spec.rule_options}:
-        return spec.rules(players, **given)
-    return spec.load("rules_class")(players=spec.check_players(players), **given)
-
-
-def setup(
-    game: str | GameSpec | None, players: int | None, options: Mapping[str, Any] | None = None
-) -> tuple[GameSpec, int, Any]:
-    """``(spec, players, rules)`` of a benchmark: :func:`pick_game`, :func:`seats`, :func:`make_rules`."""
-    spec = pick_game(game)
-    players = seats(spec, players)
-    return spec, players, make_rules(spec, players, options)
+    takes, such as Kardinal's ``window``) go to the rules class itself."""
+    options = given(options)
+    if set(options) <= {o.name for o in spec.rule_options}:
+        return spec.rules(players, **options)
+    return spec.load("rules_class")(players=spec.check_players(players), **options)
 
 
 def options_text(options: Mapping[str, Any] | None) -> str:
     """``", name='value'"`` for each option given: what the titles print after the players."""
-    return "".join(f", {k}={v!r}" for k, v in (options or {}).items() if v is not None)
+    return "".join(f", {k}={v!r}" for k, v in given(options).items())
 
 
 def core_game(spec: GameSpec, rules: Any, seed: int | None = None) -> Any:
@@ -212,9 +230,8 @@ def core_game(spec: GameSpec, rules: Any, seed: int | None = None) -> Any:
 
 
 def play_randomly(game: Any, rng: random.Random, ids: bool = True) -> int:
-    """Play ``game`` to its end with uniformly random legal moves through the protocol: action ids
-    (``legal_actions`` + ``apply_action``), or with ``ids=False`` notation (``legal_moves`` + ``play``);
-    the number of decisions."""
+    """Play ``game`` to its end with uniformly random legal moves: action ids (``legal_actions`` +
+    ``apply_action``), or with ``ids=False`` notation (``legal_moves`` + ``play``); the decisions."""
     moves, move = (game.legal_actions, game.apply_action) if ids else (game.legal_moves, game.play)
     randrange = rng.randrange
     n = 0
@@ -249,6 +266,7 @@ def random_positions(spec: GameSpec, rules: Any, seed: int, count: int, referenc
 # ---------------------------------------------------------------- engines
 
 
+@benchmark("engine")
 def bench_engine(
     players: int | None = None,
     seconds: float = 2.0,
@@ -262,7 +280,7 @@ def bench_engine(
     game; core-backed where the core is used) and the protocol's action ids (``legal_actions`` +
     ``apply_action``): decisions/s and games/s, and decisions per CPU second of the process (on a shared
     machine wall time includes waiting)."""
-    spec, players, rules = setup(game, players, options)
+    spec, players, rules = BENCHMARKS["engine"].setup(game, players, options)
     rng = random.Random(seed)
     deals = itertools.count()
     cpu = [0, 0.0]
@@ -281,32 +299,13 @@ def bench_engine(
         f"{spec.title} engine ({backend} Game), {players} players{options_text(options)}, random legal moves "
         "(legal_actions + apply_action):"
     )
-    print(f"  decisions/s  {fmt(steps)}   median (min-max) of {repeats} x {seconds:g} s")
-    print(f"  games/s      {fmt(per_game)}")
+    print(f"  decisions/s  {span(steps)}   median (min-max) of {repeats} x {seconds:g} s")
+    print(f"  games/s      {span(per_game)}")
     print(f"  decisions per CPU second (all repeats): {per_cpu:,.0f}")
-    med = statistics.median
-    return {"decisions_per_s": med(steps), "games_per_s": med(per_game), "per_cpu_s": per_cpu}
+    return {"decisions_per_s": median(steps), "games_per_s": median(per_game), "per_cpu_s": per_cpu}
 
 
-def engine_comparison(title: str, rows, targets, seconds: float, repeats: int) -> dict:
-    """Time each ``(name, label, fn)`` of ``rows`` for ``seconds`` per repeat, the repeats interleaved;
-    print decisions/s and, for each ``(a, b, target)`` of ``targets``, the ratio a/b per repeat (median
-    and range; ``target`` None: no target). The medians and ratios as a dict."""
-    letters = dict(zip([name for name, _, _ in rows], "abcdefgh"))
-    rates = {name: r[0] for name, r in interleaved({name: fn for name, _, fn in rows}, seconds, repeats).items()}
-    print(f"{title}, {repeats} x {seconds:g} s:")
-    width = max(len(label) for _, label, _ in rows) + 1
-    for name, label, _ in rows:
-        print(f"  ({letters[name]}) {label + ':':<{width}} {fmt(rates[name])} decisions/s")
-    out = {name: statistics.median(v) for name, v in rates.items()}
-    for a, b, target in targets:
-        r = ratios(rates[a], rates[b])
-        goal = f"   (target >= {target}x)" if target else ""
-        print(f"  ratio {letters[a]}/{letters[b]}: {ratio_text(r)}{goal}")
-        out[f"{a}/{b}"] = statistics.median(r)
-    return out
-
-
+@benchmark("core")
 def bench_core(
     players: int | None = None,
     seconds: float = 2.0,
@@ -322,40 +321,54 @@ def bench_core(
     core's ``random_playouts`` (whole games inside C++, its own generator, from one start); the public
     ``Game(...)``, core-backed, through (d) action ids and (e) notation; the ratios c/a, c/b, d/b, e/a
     per repeat. Every row but (c) plays a new seeded deal each game."""
-    spec, players, rules = setup(game, players, options)
-    start = core_game(spec, rules, seed)  # RuntimeError naming how to get the core when it is missing
+    spec, players, rules = BENCHMARKS["core"].setup(game, players, options)
+    core_start = core_game(spec, rules, seed).core  # RuntimeError naming how to get the core when it is missing
     reference = spec.load("game_class").reference
-    core_start = start.core
     rng = random.Random(seed)
     deals, playout_seeds = itertools.count(seed + 1), itertools.count(seed + 1)
 
     def playing(make: Callable[..., Any], ids: bool) -> Callable[[], tuple[int, int]]:
-        """Whole random games on a new deal each, through ids or notation."""
         return lambda: (play_randomly(make(rules, seed=next(deals)), rng, ids), 1)
 
+    module = core_module("core")
+    search = module.koenig_search if isinstance(core_start, module.KoenigGame) else module.kardinal_search
+
     def core_playouts() -> tuple[int, int]:
-        summary = core_start.random_playouts(PLAYOUTS_PER_CALL, next(playout_seeds))
+        summary = search.random_playouts(core_start, PLAYOUTS_PER_CALL, next(playout_seeds))
         return summary["decisions"], summary["games"]
 
-    rows = (
-        ("python_strings", "Python engine, legal_moves + play", playing(reference, False)),
-        ("python_ids", "Python engine, legal_actions + apply_action", playing(reference, True)),
-        ("core_playouts", "core random_playouts (whole games in C++)", core_playouts),
-        ("game_ids", "Game (core-backed), legal_actions + apply_action", playing(spec.new_game, True)),
-        ("game_strings", "Game (core-backed), legal_moves + play", playing(spec.new_game, False)),
+    rows = {
+        "python_strings": ("Python engine, legal_moves + play", playing(reference, False)),
+        "python_ids": ("Python engine, legal_actions + apply_action", playing(reference, True)),
+        "core_playouts": ("core random_playouts (whole games in C++)", core_playouts),
+        "game_ids": ("Game (core-backed), legal_actions + apply_action", playing(spec.new_game, True)),
+        "game_strings": ("Game (core-backed), legal_moves + play", playing(spec.new_game, False)),
+    }
+    letters = dict(zip(rows, "abcde"))
+    rates = {name: r[0] for name, r in interleaved({k: fn for k, (_, fn) in rows.items()}, seconds, repeats).items()}
+    print(
+        f"{spec.title} engine, {players} players{options_text(options)}, random legal moves, compiled core vs "
+        f"Python, {repeats} x {seconds:g} s:"
     )
+    width = max(len(label) for label, _ in rows.values()) + 1
+    for name, (label, _) in rows.items():
+        print(f"  ({letters[name]}) {label + ':':<{width}} {span(rates[name])} decisions/s")
+    out = {name: median(v) for name, v in rates.items()}
     targets = (
         ("core_playouts", "python_strings", 20),
         ("core_playouts", "python_ids", 20),
         ("game_ids", "python_ids", 4),
         ("game_strings", "python_strings", None),
     )
-    title = (
-        f"{spec.title} engine, {players} players{options_text(options)}, random legal moves, compiled core vs Python"
-    )
-    return engine_comparison(title, rows, targets, seconds, repeats)
+    for a, b, target in targets:
+        r = ratios(rates[a], rates[b])
+        goal = f"   (target >= {target}x)" if target else ""
+        print(f"  ratio {letters[a]}/{letters[b]}: {ratio_text(r)}{goal}")
+        out[f"{a}/{b}"] = median(r)
+    return out
 
 
+@benchmark("core-obs")
 def bench_core_obs(
     players: int | None = None,
     repeats: int = 5,
@@ -373,7 +386,7 @@ def bench_core_obs(
     preallocated buffers (what the environment calls: :mod:`kardinal_env.core.env_base`); only those
     calls are timed (the moves are played untimed), repeats interleaved; the ratio core / python per
     repeat."""
-    spec, players, rules = setup(game, players, options)
+    spec, players, rules = BENCHMARKS["core-obs"].setup(game, players, options)
     core_game(spec, rules)  # RuntimeError naming how to get the core when it is missing
     reference = spec.load("game_class").reference
     rng = random.Random(seed)
@@ -412,34 +425,198 @@ def bench_core_obs(
         mask[g.legal_actions()] = 1
         return mask
 
-    def python_side() -> float:
-        enc = spec.make_encoder(rules)  # a fresh encoder follows its games anew
-        return run(reference, enc.encode, python_mask)
-
-    def core_side() -> float:
-        return run(spec.new_game, lambda g, seat: g.encode_into(seat, obs), lambda g: g.action_mask_into(buf))
-
-    python_side(), core_side()  # warm-up
-    python, core = [], []
-    for _ in range(repeats):  # interleaved so both see the same machine load
-        python.append(python_side())
-        core.append(core_side())
+    sides = {  # a fresh encoder follows its games anew
+        "python": lambda: run(reference, spec.make_encoder(rules).encode, python_mask),
+        "core": lambda: run(spec.new_game, lambda g, seat: g.encode_into(seat, obs), lambda g: g.action_mask_into(buf)),
+    }
+    for side in sides.values():  # warm-up
+        side()
+    python, core = alternate(sides, repeats).values()
     r = ratios(core, python)
     shape = "x".join(map(str, obs.shape))
     print(
         f"{spec.title} observation ({shape} {obs.dtype}) + action mask ({buf.size:,} {buf.dtype}), {players} "
         f"players{options_text(options)}, {positions} positions of {games} random games, {repeats} repeats:"
     )
-    print(f"  Python ObservationEncoder.encode + a mask from legal_actions(): {fmt(python)} per s")
-    print(f"  core encode_into + action_mask_into (preallocated buffers): {fmt(core)} per s")
+    print(f"  Python ObservationEncoder.encode + a mask from legal_actions(): {span(python)} per s")
+    print(f"  core encode_into + action_mask_into (preallocated buffers): {span(core)} per s")
     print(f"  ratio core / python: {ratio_text(r)}")
-    med = statistics.median
-    return {"python": med(python), "core": med(core), "ratio": med(r)}
+    return {"python": median(python), "core": median(core), "ratio": median(r)}
 
 
-#: The benchmarks of this module, as ``scripts/benchmark.py`` names them (every game).
-BENCHMARKS = (
-    Benchmark("engine", bench_engine),
-    Benchmark("core", bench_core),
-    Benchmark("core-obs", bench_core_obs),
-)
+# ---------------------------------------------------------------- environments
+
+
+def aec_game(env, rng: random.Random) -> tuple[int, int]:
+    """One game through the AEC loop (``agent_iter`` / ``last`` / ``step``), a uniformly random action
+    among the mask's: (agent-steps, 1)."""
+    env.reset()
+    n = 0
+    for _agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"].view(np.bool_))
+        env.step(int(legal[rng.randrange(len(legal))]))
+        n += 1
+    return n, 1
+
+
+def _envs(spec: GameSpec, players: int, options: Mapping[str, Any] | None = None) -> tuple[Any, Any]:
+    """The game's AEC environment and PettingZoo's ``connect_four_v3`` (needs pygame, the dev extra)."""
+    from pettingzoo.classic import connect_four_v3
+
+    from kardinal_env.integrations.common import aec_env
+
+    return aec_env(spec, players=players, **given(options)), connect_four_v3.env()
+
+
+@benchmark("env")
+def bench_env(
+    players: int | None = None,
+    seconds: float = 2.0,
+    repeats: int = 5,
+    *,
+    game: str | GameSpec | None = None,
+    options: Mapping[str, Any] | None = None,
+    seed: int = 0,
+) -> dict:
+    """Random masked play through the game's ``env()`` (:func:`aec_game`; observation and mask built
+    every step) side by side, repeats interleaved, with PettingZoo's ``connect_four_v3.env()`` (the same
+    sampler and loop; needs pygame, the dev extra); the ratio game / connect_four per repeat."""
+    spec = pick_game(game)
+    players = seats(spec, players)
+    rng = random.Random(seed)
+    env, connect4 = _envs(spec, players, options)
+    rates = interleaved({"game": lambda: aec_game(env, rng), "c4": lambda: aec_game(connect4, rng)}, seconds, repeats)
+    (g_steps, g_games), c_steps = rates["game"], rates["c4"][0]
+    r = ratios(g_steps, c_steps)
+    raw = env.unwrapped
+    agent = raw.possible_agents[0]
+    shape = raw.observation_space(agent)["observation"].shape
+    print(f"AEC loop through env() (agent_iter / last / step), random masked actions, {repeats} x {seconds:g} s:")
+    print(
+        f"  {spec.env_name} ({players} players{options_text(options)}, {raw.action_space(agent).n} actions, "
+        f"obs {shape}): {span(g_steps)} agent-steps/s, {span(g_games)} games/s"
+    )
+    print(f"  connect_four_v3:                     {span(c_steps)} agent-steps/s")
+    print(f"  ratio {spec.name} / connect_four: {span(r, '.2f', per_repeat=True)}")
+    return {"game": median(g_steps), "connect_four": median(c_steps), "ratio": median(r)}
+
+
+def load_text() -> str:
+    """The machine's load average, as the vector benchmark prints it."""
+    try:
+        return "load average " + " / ".join(f"{x:.1f}" for x in os.getloadavg()) + " (1 / 5 / 15 min)"
+    except OSError:
+        return "load average unknown"
+
+
+@benchmark("vector")
+def bench_vector(
+    players: int | None = None,
+    seconds: float = 2.0,
+    repeats: int = 5,
+    sizes: Sequence[int] = (8, 32, 128, 512),
+    threads: Sequence[int] = (0, 2),
+    compare_at: int = 32,
+    *,
+    game: str | GameSpec | None = None,
+    seed: int = 0,
+) -> dict:
+    """:class:`kardinal_env.vector.VectorEnv` (N games per ``step`` call, auto-reset, a uniformly random
+    legal action per game from ``random_actions``) of every registered game with the core backend, at
+    every batch size of ``sizes`` and every thread count of ``threads`` (a game without a compiled
+    batch is skipped, saying so), agent-steps/s, and per repeat the ratio of each thread count to the
+    first; beside them, at ``compare_at`` games, every game's python backend and the AEC loops of
+    ``game``'s environment (default: the first registered game) and ``connect_four_v3`` (``env``'s
+    sampler and loop), with the ratio to connect_four per repeat. Every cell is timed once per repeat,
+    repeats interleaved; each game plays ``players`` seats, or its nearest seat count. The machine's
+    usable cores and load average are printed before and after."""
+    from kardinal_env.vector import VectorEnv
+
+    aec_spec = pick_game(game)
+    seat_counts = {name: seats(spec, players, nearest=True) for name, spec in games().items()}
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"machine: {cores} usable cores, {load_text()}")
+    envs: dict[tuple[str, int, int | str], VectorEnv] = {}
+    for name, n in seat_counts.items():
+        try:
+            for size in sizes:
+                for k in threads:
+                    envs[name, size, k] = VectorEnv(name, size, n, seed=seed, backend="core", threads=k)
+        except (ImportError, RuntimeError, ValueError) as exc:  # no compiled batch: say so, measure the rest
+            print(f"  ({name} core: skipped, {exc})")
+        envs[name, compare_at, "python"] = VectorEnv(name, compare_at, n, seed=seed, backend="python")
+    rng = np.random.default_rng(seed)
+
+    def vector_chunk(env):
+        calls = max(1, 320 // env.num_envs)  # step calls per timed chunk: ~320 agent-steps
+
+        def run() -> tuple[int, int]:
+            done = 0
+            for _ in range(calls):
+                done += int(env.step(env.random_actions(rng)).terminated.sum())
+            return calls * env.num_envs, done
+
+        return run
+
+    py_rng = random.Random(seed)
+    aec_players = seats(aec_spec, players, nearest=True)
+    aec, connect4 = _envs(aec_spec, aec_players)
+    for env in envs.values():
+        env.reset()
+    fns: dict[Any, Any] = {key: vector_chunk(env) for key, env in envs.items()}
+    fns["aec"], fns["c4"] = lambda: aec_game(aec, py_rng), lambda: aec_game(connect4, py_rng)
+    rates = {key: r[0] for key, r in interleaved(fns, seconds, repeats).items()}
+    c4 = rates["c4"]
+    print(
+        f"VectorEnv, core backend, a random legal action per game (random_actions), {repeats} x {seconds:g} s per "
+        "cell, repeats interleaved; agent-steps/s, median (min-max):"
+    )
+    out: dict[str, float] = {}
+    base_k = threads[0]
+    for name, n in seat_counts.items():
+        print(f"  {name} ({n} players)")
+        print(
+            f"    {'games':>5}  "
+            + "".join(f"{f'threads={k}':<28}" for k in threads)
+            + "".join(f"threads={k} / threads={base_k} per repeat" for k in threads[1:])
+        )
+        for size in sizes:
+            if (name, size, base_k) not in envs:
+                continue
+            cells = "".join(f"{span(rates[name, size, k]):<28}" for k in threads)
+            versus = "".join(
+                f"{span(ratios(rates[name, size, k], rates[name, size, base_k]), '.2f'):<33}" for k in threads[1:]
+            )
+            print(f"    {size:>5}  {cells}{versus}")
+            for k in threads:
+                out[f"{name} core, {size} games, threads={k}"] = median(rates[name, size, k])
+    print(f"  beside them, {compare_at} games (the core rows at {compare_at} from the table above):")
+    lines = [
+        (f"{name} core, threads={k}", rates[name, compare_at, k])
+        for name in seat_counts
+        for k in threads
+        if (name, compare_at, k) in envs
+    ]
+    lines += [(f"{name} python backend", rates[name, compare_at, "python"]) for name in seat_counts]
+    lines += [(f"{aec_spec.env_name} AEC ({aec_players} players)", rates["aec"]), ("connect_four_v3 AEC", c4)]
+    for label, values in lines:
+        line = f"    {label:<36} {span(values):<28}"
+        if values is not c4:
+            line += f" ratio to connect_four: {span(ratios(values, c4), '.2f')}"
+            out[f"{label}/connect_four"] = median(ratios(values, c4))
+        print(line)
+        out[label] = median(values)
+    for name in seat_counts:
+        env = envs[name, compare_at, "python"]
+        space = env.single_observation_space
+        nbytes = int(np.prod(space.shape)) * np.dtype(space.dtype).itemsize
+        print(
+            f"  {name}'s observation: {space.shape} {space.dtype} = {nbytes:,} bytes a game, "
+            f"{env.num_actions:,} actions; connect four's is 84 bytes and 7 actions."
+        )
+    print(f"machine: {load_text()} at the end")
+    return out

@@ -7,11 +7,11 @@ NAME is one of the benchmarks below (default ``engine``), each for the registere
 and ``--game`` picks its AEC row). ``--players``: default 4 where the game plays it, else its default
 (``puct``: the seats the model was trained for; ``search-training``: the preset's). The rules options
 are the games' own (``--discard one``, ``--preset german``, ...). The library is
-``kardinal_env.benchmarks``, ``kardinal_env.env_benchmarks`` and ``agents.benchmarks``;
-docs/benchmarks.md has the figures and what each row times. The earlier per-game names still work:
-``koenig-engine``, ``koenig-core``, ``koenig-env``, ``koenig-obs``, ``koenig-ismcts``,
-``koenig-heuristic`` and ``koenig-rollout`` are ``engine``, ``core``, ``env``, ``core-obs``,
-``core-ismcts``, ``heuristic`` and ``rollout`` with ``--game kardinal_koenig``.
+``kardinal_env.benchmarks`` and ``agents.benchmarks``; docs/benchmarks.md has the figures and what
+each row times. The earlier per-game names still work: ``koenig-engine``, ``koenig-core``,
+``koenig-env``, ``koenig-obs``, ``koenig-ismcts``, ``koenig-heuristic`` and ``koenig-rollout`` are
+``engine``, ``core``, ``env``, ``core-obs``, ``core-ismcts``, ``heuristic`` and ``rollout`` with
+``--game kardinal_koenig``.
 
 Run nothing else on the machine meanwhile: the box has 2 cores and figures move 10-40 % between
 runs; the side-by-side ratio is the stable number.
@@ -23,25 +23,20 @@ import argparse
 import inspect
 import textwrap
 
-from agents.benchmarks import BENCHMARKS as SEARCH_BENCHMARKS
-from kardinal_env.benchmarks import BENCHMARKS as ENGINE_BENCHMARKS
+import agents.benchmarks  # noqa: F401  (registers the search and training benchmarks)
+from kardinal_env.benchmarks import BENCHMARKS as benchmarks
 from kardinal_env.core.cli import add_plugin_argument, add_rule_option_flags, given_rule_options, load_plugin_argv
 from kardinal_env.core.registry import game_names
-from kardinal_env.env_benchmarks import BENCHMARKS as ENV_BENCHMARKS
 
 #: The earlier per-game names (cited by the docs and the changelog): the benchmark and its game.
 ALIASES = {
-    "koenig-engine": ("engine", "kardinal_koenig"),
-    "koenig-core": ("core", "kardinal_koenig"),
-    "koenig-env": ("env", "kardinal_koenig"),
-    "koenig-obs": ("core-obs", "kardinal_koenig"),
-    "koenig-ismcts": ("core-ismcts", "kardinal_koenig"),
-    "koenig-heuristic": ("heuristic", "kardinal_koenig"),
-    "koenig-rollout": ("rollout", "kardinal_koenig"),
+    f"koenig-{old}": (name, "kardinal_koenig")
+    for old, name in [("obs", "core-obs"), ("ismcts", "core-ismcts")]
+    + [(name, name) for name in ("engine", "core", "env", "heuristic", "rollout")]
 }
 
 
-def _catalogue(benchmarks) -> str:
+def _catalogue() -> str:
     """Each benchmark, the games it applies to and what it times (its function's docstring)."""
     parts = ["benchmarks:"]
     for bench in benchmarks.values():
@@ -52,9 +47,8 @@ def _catalogue(benchmarks) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     load_plugin_argv(argv)  # --plugin: games of one's own modules, before the parser lists the games
-    benchmarks = {b.name: b for b in (*ENGINE_BENCHMARKS, *ENV_BENCHMARKS, *SEARCH_BENCHMARKS)}
     parser = argparse.ArgumentParser(
-        description=__doc__, epilog=_catalogue(benchmarks), formatter_class=argparse.RawDescriptionHelpFormatter
+        description=__doc__, epilog=_catalogue(), formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("what", nargs="?", default="engine", choices=[*benchmarks, *ALIASES], metavar="NAME")
     parser.add_argument("--game", choices=game_names(), default=None, help="the game (default: see above)")

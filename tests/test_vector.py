@@ -569,10 +569,10 @@ def test_random_actions_are_legal():
 
 
 def test_benchmark_vector_runs(capsys):
-    """``scripts/benchmark.py vector`` (:func:`kardinal_env.env_benchmarks.bench_vector`), a few
+    """``scripts/benchmark.py vector`` (:func:`kardinal_env.benchmarks.bench_vector`), a few
     milliseconds per figure: it runs and prints every row, for every registered game."""
     pytest.importorskip("pettingzoo.classic.connect_four_v3", reason="connect_four_v3 needs pygame (the dev extra)")
-    from kardinal_env.env_benchmarks import bench_vector
+    from kardinal_env.benchmarks import bench_vector
 
     out = bench_vector(4, 0.01, 1, sizes=(2,), threads=(0, 2), compare_at=2)
     printed = capsys.readouterr().out
