@@ -21,19 +21,18 @@ from agents.serving.pages import play_html
 from kardinal_env.core.page_shell import board_svg
 from kardinal_env.kardinal.replay_html import BOARD_CSS, BOARD_JS, CHIPS_BOX, building_data, position_state
 
-__all__ = ["KardinalPage", "make_page"]
+__all__ = ["KardinalPage"]
 
 
 class KardinalPage:
-    """Kardinal's play page (see the module docstring)."""
+    """Kardinal's play page (see the module docstring; named by Kardinal's ``GameAgents.play_page``)."""
 
     def state(self, game: Any, seat: int) -> dict:
         """The whole position (Kardinal has no hidden information) as the board drawing needs it."""
         buildings = game.buildings()
-        n = game.num_players
         state = position_state(game)
         state.update(
-            seat_colours=[list(game.seat_colours(s)) for s in range(n)],
+            seat_colours=[list(game.seat_colours(s)) for s in range(game.num_players)],
             rules=game.rules.to_dict(),
             window=game.rules.window,
             buildings=[building_data(b) for b in buildings],
@@ -42,15 +41,8 @@ class KardinalPage:
         return state
 
     def html(self) -> str:
-        """The page: self-contained HTML (the board code of ``kardinal_env.kardinal.replay_html``)."""
-        css, js = BOARD_CSS + _PLAY_CSS, BOARD_JS + _PLAY_JS
-        board = board_svg("the board")
+        css, js, board = BOARD_CSS + _PLAY_CSS, BOARD_JS + _PLAY_JS, board_svg("the board")
         return play_html("Kardinal: play", css, js, board, [CHIPS_BOX], heading="Kardinal: play against agents")
-
-
-def make_page() -> KardinalPage:
-    """The page (named by Kardinal's agents' entry, ``GameAgents.play_page``)."""
-    return KardinalPage()
 
 
 _PLAY_CSS = """

@@ -29,11 +29,11 @@ from agents.serving.pages import play_html
 from kardinal_env.core.page_shell import board_svg
 from kardinal_env.koenig.replay_html import MAP_CSS, MAP_JS, board_data, seat_colours, touched
 
-__all__ = ["KoenigPage", "make_page"]
+__all__ = ["KoenigPage"]
 
 
 class KoenigPage:
-    """Kardinal & König's play page (see the module docstring)."""
+    """Kardinal & König's play page (see the module docstring; named by its ``GameAgents.play_page``)."""
 
     def state(self, game: Any, seat: int) -> dict:
         """What ``seat`` may know of ``game`` (see the module docstring), as the page draws it."""
@@ -66,14 +66,8 @@ class KoenigPage:
         }
 
     def html(self) -> str:
-        """The page: self-contained HTML (inline SVG, CSS and script)."""
         title, heading = "Kardinal & König: play", "Kardinal & König: play against agents"
         return play_html(title, MAP_CSS + _CSS, MAP_JS + _JS, board_svg("the map"), _PANELS, heading=heading)
-
-
-def make_page() -> KoenigPage:
-    """The page (named by Kardinal & König's agents' entry, ``GameAgents.play_page``)."""
-    return KoenigPage()
 
 
 _CSS = """

@@ -33,11 +33,8 @@ __all__ = ["TextPage", "page_for", "play_html", "PLAY_API_JS", "PLAY_CSS"]
 
 def page_for(spec: GameSpec) -> Any:
     """The play page of ``spec``'s game (see the module docstring)."""
-    wiring = game_agents(spec)
-    if wiring.play_page is None:
-        return TextPage(spec)
-    page = wiring.load("play_page")
-    return page() if callable(page) else page
+    page = game_agents(spec).load("play_page")
+    return TextPage(spec) if page is None else page() if callable(page) else page
 
 
 def play_html(
@@ -172,8 +169,7 @@ PLAY_CSS = """
 
 
 class TextPage:
-    """The play page of a game without a page of its own: its text picture for the person's seat
-    (``spec.game_text(game, seat)``) and one button per legal move."""
+    """The page of a game without one: its text picture for the person's seat and a button per legal move."""
 
     def __init__(self, spec: GameSpec):
         self.spec = spec
@@ -196,15 +192,7 @@ function render() {
   document.getElementById("text").textContent = st.text;
   document.getElementById("actions").innerHTML = st.legal.map(m =>
     `<button class="move" data-move="${esc(m)}">${esc(m)}</button>`).join("");
-  const status = document.getElementById("status");
-  status.classList.toggle("mine", st.your_turn);
-  if (st.agent_error) status.textContent = st.agent_error;
-  else if (st.result) {
-    const w = st.result.winners;
-    status.textContent = w.includes(st.human_seat) ? "Game over: you win" :
-      `Game over: ${w.map(s => `seat ${s} (${st.names[s]})`).join(", ")} won`;
-  } else if (st.your_turn) status.textContent = "Your turn";
-  else status.textContent = `seat ${st.seat} (${st.names[st.seat]}) to play`;
+  showStatus(st, "Your turn");
   showResult(document.getElementById("scores"), st.result, st.names.map((n, s) => `${s}: ${n}`), "the game is running");
 }
 document.getElementById("actions").addEventListener("click", e => {
