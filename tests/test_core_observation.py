@@ -122,8 +122,8 @@ def test_variants_cover_the_rule_options():
 
 
 def test_python_game_helpers_match(core):
-    """compiled.encode_into / action_mask_into / legal_action_ids on a Python Game (replayed into the
-    core) and on a core game give the Python encoder's and codec's output, into the same buffers."""
+    """A Python Game replayed into the core (compiled.core_position) and a core game write the Python
+    encoder's and codec's output into compiled.observation_buffer / mask_buffer."""
     rng = random.Random(5)
     for rules in (Rules(players=3, preset="german"), Rules(players=4, shared_pool=True, window=9)):
         game = Game.reference(rules)
@@ -132,17 +132,17 @@ def test_python_game_helpers_match(core):
         obs, mask = compiled.observation_buffer(rules), compiled.mask_buffer(rules, dtype=np.int8)
         assert obs.shape == encoder.shape and mask.shape == (codec.num_actions,)
         for _ in range(30):
-            for target in (game, cc):
-                assert compiled.encode_into(target, 1, obs, module=core) is obs
+            for target in (compiled.core_position(game, core), cc):
+                target.encode_into(1, obs)
                 assert np.array_equal(obs, encoder.encode(game, 1))
-                assert compiled.action_mask_into(target, mask, module=core) is mask
+                target.action_mask_into(mask)
                 assert np.array_equal(mask, codec.action_mask(game))
-                assert np.array_equal(compiled.legal_action_ids(target, module=core), codec.legal_actions(game))
+                assert np.array_equal(target.legal_action_ids(), codec.legal_actions(game))
             code = rng.choice(game.legal_move_codes())
             game.play_code(code)
             cc.play_code(code)
-    with pytest.raises(TypeError, match="kardinal_env.kardinal.Game or a kardinal_core.KardinalGame"):
-        compiled.encode_into("game", 0, obs, module=core)
+    with pytest.raises(TypeError, match="game must be a kardinal_env.kardinal.Game"):
+        compiled.core_position("game", core)
 
 
 # ---------------------------------------------------------------- in place

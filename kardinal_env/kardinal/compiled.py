@@ -4,8 +4,8 @@ The core is a separate distribution, ``kardinal-env-core`` in ``cpp/`` (C++17, n
 scikit-build-core); ``bash scripts/setup.sh`` builds it into ``.venv`` (``pip install ./cpp`` by hand).
 Its Kardinal engine plays on the Python engine's move codes (:meth:`Game.legal_move_codes
 <kardinal_env.kardinal.engine.Game.legal_move_codes>`): the same tuples in the same order, checked
-``play_code``, ``clone``, scores, winners and finishing order, and ``random_playouts(n_games, seed)``
-(whole games inside C++). ``tests/test_core_kardinal.py`` keeps the two engines in lockstep.
+``play_code``, ``clone``, scores, winners and finishing order; ``tests/test_core_kardinal.py`` keeps the
+two engines in lockstep.
 
 The environment variable ``KARDINAL_ENV_BACKEND`` chooses, read at every call:
 
@@ -16,41 +16,26 @@ The environment variable ``KARDINAL_ENV_BACKEND`` chooses, read at every call:
   process) says how to build it, and the Python engine remains.
 
 **The public Game.** When the core is used, ``Game(rules)`` (and the registry's ``new_game``,
-``Game.from_record``) builds a :class:`~kardinal_env.kardinal.core_game.CoreGame`: a
+``Game.from_record``) builds a :class:`~kardinal_env.kardinal.core_game.CoreGame`, a
 :class:`~kardinal_env.kardinal.engine.Game` subclass with the same public API and results whose state
-lives in a ``KardinalGame`` (notation, records, rule-naming errors and the action ids stay the
-Python modules'; see :mod:`kardinal_env.kardinal.core_game`). The backend is read when a game is
-built (a game keeps its engine); when the core is missing, the first request of the process (a
-``Game(...)`` too) gives the one warning below. ``Game.reference(rules)`` always builds the
-Python engine, the readable reference the lockstep tests compare against.
+lives in a ``KardinalGame``. The backend is read when a game is built (a game keeps its engine);
+``Game.reference(rules)`` always builds the Python engine, the readable reference.
 
-**Observations and masks.** The core also writes what the Python
+**Observations and masks.** The core writes what the Python
 :class:`~kardinal_env.kardinal.observation.ObservationEncoder` and
 :class:`~kardinal_env.kardinal.actions.ActionCodec` build, byte for byte, into caller-owned NumPy
-buffers (cpp/src/kardinal/observation.hpp; nothing is allocated per call):
-
-* :func:`encode_into` — ``ObservationEncoder(rules, W).encode(game, observer)`` into a writable
-  C-contiguous ``uint8`` array of shape ``(72, W, W)``;
-* :func:`action_mask_into` — ``ActionCodec(rules, W).action_mask(game, seat)`` into a writable
-  C-contiguous ``bool`` (or ``int8``) array of length ``17·W² + 5``;
-* :func:`legal_action_ids` — ``ActionCodec(rules, W).legal_actions(game)`` as a new ``int64`` array;
-* :func:`observation_buffer` / :func:`mask_buffer` — buffers of the right shape for a rule set.
-
-``W`` is read from the buffer and must be the one window the Python encoder accepts for the rules
-(``actions.frame_window``: the rules' window variant, else the lossless 53); every other window,
-dtype, shape, a non-contiguous or read-only buffer and an observer or seat out of range raise
-``TypeError`` (not an array, wrong dtype) or ``ValueError`` (everything else), naming the problem.
-Each takes a core game (``KardinalGame``), a core-backed :class:`~kardinal_env.kardinal.core_game.CoreGame`
-(its core is read directly: the fast path; ``CoreGame.encode_into`` / ``action_mask_into`` are the same
-calls), or a Python :class:`~kardinal_env.kardinal.engine.Game`, which is replayed into the core first
-(:func:`core_position`, one checked move at a time: for tests and tools, not for a training loop).
-``tests/test_core_observation.py`` keeps them in lockstep with the Python encoder and codec. The
-batched environment :class:`kardinal_env.vector.VectorEnv` steps Kardinal games in the core and has it
-write every game's observation and mask into the batch's arrays (``kardinal_core.KardinalBatch``).
-The AEC environment ``kardinal_v0`` on a core-backed game has the core write each seat's observation
-and mask into arrays the environment owns and hands out (no allocation per step); the Python
-:class:`~kardinal_env.kardinal.observation.ObservationEncoder` and
-:class:`~kardinal_env.kardinal.actions.ActionCodec` given a core-backed game also ask the core.
+buffers (cpp/src/kardinal/observation.hpp; nothing allocated per call): ``encode_into(observer, out)``
+(a writable C-contiguous ``uint8`` array of shape ``(72, W, W)``), ``action_mask_into(out, seat=None)``
+(a writable C-contiguous ``bool`` or ``int8`` array of length ``17·W² + 5``) and
+``legal_action_ids(window=None)`` (a new ``int64`` array), on a core game, and the first two on a
+core-backed ``CoreGame`` (whose ``legal_actions()`` are the ids). A Python ``Game`` reaches them through
+:func:`core_position` (its moves replayed into the core: for tests and tools, not a training loop);
+:func:`observation_buffer` / :func:`mask_buffer` allocate buffers of the right shape. ``W`` is read from
+the buffer and must be the one window the Python encoder accepts for the rules
+(``actions.frame_window``); any other window, dtype, shape, a non-contiguous or read-only buffer and an
+observer or seat out of range raise ``TypeError`` (not an array, wrong dtype) or ``ValueError``
+(everything else), naming the problem (``tests/test_core_observation.py``). ``kardinal_v0`` and
+:class:`kardinal_env.vector.VectorEnv` have the core write into arrays they own.
 """
 
 from __future__ import annotations
@@ -77,9 +62,6 @@ __all__ = [
     "core_module",
     "game_of_module",
     "core_position",
-    "encode_into",
-    "action_mask_into",
-    "legal_action_ids",
     "observation_buffer",
     "mask_buffer",
 ]
@@ -97,64 +79,29 @@ def core_game(rules: Rules) -> Any:
 
 
 def core_position(game: Game, module: ModuleType | None = None) -> Any:
-    """A new core ``KardinalGame`` in the position of the Python ``game``: its rules, its moves replayed
-    (the core checks each one). ``module``: the core module (default :func:`core_module`; ``RuntimeError``
-    when the core is not used, as :func:`core_game`)."""
+    """A new core ``KardinalGame`` in the position of ``game``: a core-backed game's core cloned, a Python
+    game's moves replayed (each checked by the core). ``module``: the core module (default
+    :func:`core_module`; ``RuntimeError`` when the core is not used, as :func:`core_game`)."""
     if not isinstance(game, Game):
         raise TypeError(f"game must be a kardinal_env.kardinal.Game, got {type(game).__name__}")
-    if game.compiled:  # a core-backed game: a copy of its core (no replay)
+    if game.compiled:
         return game.core.clone()  # type: ignore[attr-defined]
     core = core_game(game.rules) if module is None else game_of_module(module, game.rules)
-    for code in game.history_codes:  # the move codes as played (Game.history formats them)
+    for code in game.history_codes:
         core.play_code(code)
     if core.move_count != game.move_count or core.current_player != game.current_player:
         raise RuntimeError("the compiled core and the Python engine disagree on this game's position")
     return core
 
 
-def _core_of(game: Any, module: ModuleType | None) -> Any:
-    """The core game to read: ``game`` itself when it is one (a ``kardinal_core.KardinalGame``), else the core
-    replay of a Python :class:`Game` (:func:`core_position`)."""
-    if isinstance(game, Game):
-        return game.core if game.compiled else core_position(game, module)  # type: ignore[attr-defined]
-    if type(game).__name__ == "KardinalGame" and type(game).__module__ == "kardinal_core":  # the core's own object
-        return game
-    raise TypeError(
-        f"game must be a kardinal_env.kardinal.Game or a kardinal_core.KardinalGame, got {type(game).__name__}"
-    )
-
-
-def encode_into(game: Any, observer: int, out: np.ndarray, module: ModuleType | None = None) -> np.ndarray:
-    """``ObservationEncoder(rules, W).encode(game, observer)`` written by the core into ``out``
-    (:func:`observation_buffer`); returns ``out`` (see the module docstring)."""
-    _core_of(game, module).encode_into(observer, out)
-    return out
-
-
-def action_mask_into(
-    game: Any, out: np.ndarray, seat: int | None = None, module: ModuleType | None = None
-) -> np.ndarray:
-    """``ActionCodec(rules, W).action_mask(game, seat)`` written by the core into ``out``
-    (:func:`mask_buffer`); returns ``out`` (see the module docstring)."""
-    _core_of(game, module).action_mask_into(out, seat)
-    return out
-
-
-def legal_action_ids(game: Any, window: int | None = None, module: ModuleType | None = None) -> np.ndarray:
-    """``ActionCodec(rules, window).legal_actions(game)`` computed by the core (a new ``int64`` array)."""
-    return _core_of(game, module).legal_action_ids(window)
-
-
 def observation_buffer(rules: Rules, window: int | None = None) -> np.ndarray:
-    """A new zeroed ``uint8`` array of shape ``(72, W, W)`` for :func:`encode_into`, ``W =
-    frame_window(rules, window)``."""
+    """A zeroed ``uint8`` array of shape ``(72, W, W)`` for ``encode_into``, ``W = frame_window(rules, window)``."""
     w = frame_window(rules, window)
     return np.zeros((NUM_CHANNELS, w, w), dtype=np.uint8)
 
 
 def mask_buffer(rules: Rules, window: int | None = None, dtype: Any = np.bool_) -> np.ndarray:
-    """A new zeroed array of length ``17·W² + 5`` for :func:`action_mask_into` (``dtype`` ``bool`` or
-    ``int8``), ``W = frame_window(rules, window)``."""
+    """A zeroed array (``bool`` or ``int8``) of length ``17·W² + 5`` for ``action_mask_into``."""
     w = frame_window(rules, window)
     return np.zeros(SPATIAL_ACTION_PLANES * w * w + NON_SPATIAL_ACTIONS, dtype=dtype)
 

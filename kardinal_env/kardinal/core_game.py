@@ -1,27 +1,20 @@
 """The Kardinal :class:`~kardinal_env.kardinal.engine.Game` backed by the compiled core.
 
-:class:`CoreGame` is a :class:`~kardinal_env.kardinal.engine.Game` (a subclass: ``isinstance`` and the
+:class:`CoreGame` is a :class:`~kardinal_env.kardinal.engine.Game` subclass (``isinstance`` and the
 registry's ``game_of`` keep working) whose state lives in a ``kardinal_core.KardinalGame``
-(``cpp/src/kardinal/engine.hpp``, the C++ port of the Python engine, kept in lockstep by
-``tests/test_core_kardinal.py``). It has the Python engine's whole public API with the same results:
-the same notation strings (``kardinal_env.kardinal.notation`` formats and parses them), move codes in
-the same order, records (``to_record`` / ``from_record``), ``clone``, scores, winners, finishing order,
-the heuristics' queries (``build_chips``, ``builds_for``, ``next_builder``, ``projected_holdings``) and
-``live_view``. What it adds: :attr:`CoreGame.core` (the core game, for the buffer writers of
-:mod:`kardinal_env.kardinal.compiled`; read it, never play on it), and ``encode_into`` /
-``action_mask_into``, which write the observation and the mask into caller-owned arrays.
+(``cpp/src/kardinal/engine.hpp``, kept in lockstep with the Python engine by
+``tests/test_core_kardinal.py``). It has the Python engine's whole public API with the same results
+(notation, move codes in the same order, records, ``clone``, scores, winners, finishing order, the
+heuristics' queries, ``live_view``) and adds :attr:`CoreGame.core` (the core game: read it, never play
+on it) and ``encode_into`` / ``action_mask_into``, which write the observation and the mask into
+caller-owned arrays (:mod:`kardinal_env.kardinal.compiled`).
 
-You do not construct it by name: ``Game(rules)`` returns one when the core is used
-(:func:`kardinal_env.core.backend.core_module`: ``backend="core"``, or no backend given and
-``KARDINAL_ENV_BACKEND`` unset with the core built, or ``core``), and a plain Python game otherwise;
+``Game(rules)`` returns one when the core is used (:func:`kardinal_env.core.backend.core_module`);
 ``Game(rules, backend="python")`` and ``Game.reference(rules)`` always give the Python engine.
 
-**Errors.** An illegal move raises the Python engine's :class:`~kardinal_env.core.errors.IllegalMoveError`
-with its message naming the rule: the rare error path replays this game's moves into the Python
-reference and lets it explain (each rule's explanation lives in one place,
-:mod:`kardinal_env.kardinal.explain`).
-
-**Pickling** stores the rules and the move codes and replays them (the core object is not picklable).
+**Errors.** An illegal move raises the Python engine's :class:`~kardinal_env.core.errors.IllegalMoveError`:
+the rare error path replays the moves into the Python reference, which explains
+(:mod:`kardinal_env.kardinal.explain`). **Pickling** stores the rules and the move codes and replays them.
 """
 
 from __future__ import annotations
@@ -170,15 +163,12 @@ class CoreGame(CoreBacked, Game):
 
     # ------------------------------------------------------------------ observation and mask buffers
     def encode_into(self, observer: int, out: np.ndarray) -> np.ndarray:
-        """``ObservationEncoder(rules).encode(self, observer)`` written into ``out`` (a writable
-        C-contiguous ``uint8`` array of shape ``(72, W, W)``, ``W`` the rules' frame window; see
-        :func:`kardinal_env.kardinal.compiled.encode_into` for the errors); returns ``out``."""
+        """``ObservationEncoder(rules).encode(self, observer)`` written into ``out``; returns ``out``."""
         self._core.encode_into(observer, out)
         return out
 
     def action_mask_into(self, out: np.ndarray, seat: int | None = None) -> np.ndarray:
-        """``ActionCodec(rules).action_mask(self, seat)`` written into ``out`` (a writable C-contiguous
-        ``bool`` or ``int8`` array of length ``17·W² + 5``); returns ``out``."""
+        """``ActionCodec(rules).action_mask(self, seat)`` written into ``out``; returns ``out``."""
         self._core.action_mask_into(out, seat)
         return out
 
