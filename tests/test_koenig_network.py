@@ -11,9 +11,13 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.baselines.koenig_greedy import koenig_greedy_move  # noqa: E402
-from agents.networks.koenig_net import KoenigGraphNet, build_koenig_net  # noqa: E402
+from agents.networks.koenig_net import KoenigGraphNet, build_network  # noqa: E402
 from kardinal_env.koenig import Game, Rules  # noqa: E402
 from kardinal_env.koenig.observation import ObservationEncoder  # noqa: E402
+
+
+def build_koenig_net(kind, rules, hidden=64):
+    return build_network(rules, {"kind": kind, "hidden": hidden, "rounds": 2})
 
 
 @pytest.mark.parametrize("kind", ["mlp", "graph"])

@@ -10,23 +10,21 @@ import numpy as np
 import pytest
 import torch
 
+from agents.networks.base import MASK_VALUE, MaskedCategorical
 from agents.networks.checkpoint import CHECKPOINT_FORMAT, PlayerCountWarning
 from agents.networks.kardinal_net import (
-    MASK_VALUE,
     PLANES,
     KardinalNet,
     KardinalPPOAgent,
-    MaskedCategorical,
     collate,
     crop_box,
     crop_mask,
     crop_to_full,
-    crop_to_padded,
     current_layout,
     full_to_crop,
-    padded_to_crop,
     policy_step,
     prepare,
+    relayout,
     scatter_logits,
 )
 from agents.networks.ppo_agent import PPOAgent
@@ -163,8 +161,8 @@ def test_padding_and_scatter_round_trip():
     box = (20, 22, 5, 7)
     W = 53
     for ca in [0, 34, 5 * 7 * PLANES - 1, 5 * 7 * PLANES, 5 * 7 * PLANES + 4]:
-        pa = crop_to_padded(ca, 9, 11, 5, 7)
-        assert padded_to_crop(pa, 9, 11, 5, 7) == ca
+        pa = relayout(ca, (5, 7), (9, 11))
+        assert relayout(pa, (9, 11), (5, 7)) == ca
     logits = torch.arange(PLANES * 35 + 5, dtype=torch.float32)
     full = scatter_logits(logits, box, W)
     assert full.shape == (PLANES * W * W + 5,)

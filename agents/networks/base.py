@@ -31,6 +31,7 @@ __all__ = [
     "advised",
     "legal_mask",
     "num_actions",
+    "softmax",
 ]
 
 MASK_VALUE = -1e8
@@ -71,7 +72,7 @@ class NetworkBuilder:
     agent: Any
     options: tuple[str, ...] = ()
 
-    def __call__(self, rules: Any, options: Mapping[str, Any]) -> torch.nn.Module:
+    def __call__(self, rules: Any, options: Mapping[str, Any]) -> torch.nn.Module:  # build
         return self.build(rules, options)
 
     def agent_class(self) -> Any:
@@ -81,6 +82,12 @@ class NetworkBuilder:
 def model_config(net: Any) -> dict:
     """A network's ``config`` (the options that rebuild it), as a new dict."""
     return dict(net.config)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """The probabilities of ``logits`` (a 1-D array)."""
+    z = np.exp(logits - logits.max())
+    return z / z.sum()
 
 
 def network_kind(builder: NetworkBuilder, options: Mapping[str, Any]) -> str:
@@ -99,7 +106,7 @@ def advised(model_config: Mapping[str, Any]) -> bool:
 
 
 def legal_mask(num_actions: int, legal: Any) -> np.ndarray:
-    """The bool mask of ``num_actions`` entries that is ``True`` at the action ids ``legal``."""
+    """The bool mask of ``num_actions`` entries, ``True`` at the action ids ``legal``."""
     mask = np.zeros(num_actions, dtype=bool)
     mask[np.asarray(legal, dtype=np.int64)] = True
     return mask

@@ -2,22 +2,18 @@
 
 The ``(72, W, W)`` observation enters as ``spatial`` ``(B, 17, h, w)`` (0/1 planes), ``scalars``
 ``(B, 55)`` (raw counts, divided by 12 inside) and ``valid`` ``(B, h, w)`` (0 on batch padding), cut to
-the sites' bounding box plus one square (:func:`crop_box`), which holds every legal action and
-building. A crop's actions are ``17 * h * w + 5`` (17 planes over the crop, then the 4 chips and "keep
-the cardinal", as in :class:`kardinal_env.kardinal.actions.ActionCodec`); :func:`crop_mask`,
-:func:`crop_to_full`, :func:`full_to_crop`, :func:`crop_indices`, :func:`scatter_logits` map layouts.
+the sites' bounding box plus one square (:func:`crop_box`), which holds every legal action and building.
+A crop's actions are ``17 * h * w + 5`` (17 planes over the crop, then the 4 chips and "keep the
+cardinal", as in :class:`kardinal_env.kardinal.actions.ActionCodec`); :func:`relayout` and its users map
+layouts.
 
-:class:`KardinalNet`: the planes plus 7 fixed 4-neighbour sums; a ``conv3x3`` stem plus
-``Linear(55 -> C)`` as a channel bias; ``blocks`` residual blocks, each adding a linear map of the
-features pooled (mean, max) over the valid squares; a 1x1 convolution to 17 logits per square, an MLP
-on the pooled features for the other 5 and for the value. :class:`AdvisedKardinalNet` (kind
-``advised``) adds ``exp(log_advice_scale)`` (trained; ``advice_scale`` at first) times the greedy
-agent's cardinal advice (:func:`cardinal_advice_crop`), which needs the game (``act`` refuses);
-:func:`agents.networks.checkpoint.advise_checkpoint` makes one from a trained ``cnn``.
-
-:func:`prepare` / :func:`decision_of` make a :class:`Decision`, :func:`policy_step` runs many at once,
-:data:`build_network` is the builder (layout: channels, action planes, non-spatial actions, window),
-:class:`KardinalPPOAgent` plays a checkpoint.
+:class:`KardinalNet`: the planes plus 7 fixed 4-neighbour sums; a ``conv3x3`` stem plus ``Linear(55 ->
+C)`` as a channel bias; ``blocks`` residual blocks, each adding a linear map of the features pooled
+(mean, max) over the valid squares; a 1x1 convolution to 17 logits per square, an MLP on the pooled
+features for the other 5 and the value. :class:`AdvisedKardinalNet` (kind ``advised``) adds
+``exp(log_advice_scale)`` (trained; ``advice_scale`` at first) times the greedy agent's cardinal advice
+(:func:`cardinal_advice_crop`), which needs the game (``act`` refuses). :data:`build_network` is the
+builder (layout: channels, action planes, non-spatial actions, window).
 """
 
 from __future__ import annotations
@@ -32,7 +28,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from agents.networks.base import MASK_VALUE, MaskedCategorical, NetworkBuilder, advised, network_kind
+from agents.networks.base import MASK_VALUE, MaskedCategorical, NetworkBuilder, advised, network_kind, softmax
 from agents.networks.ppo_agent import PPOAgent
 from kardinal_env.core.registry import get_game
 from kardinal_env.kardinal.actions import DEFAULT_WINDOW, NON_SPATIAL_ACTIONS, SPATIAL_ACTION_PLANES, ActionCodec
@@ -52,8 +48,6 @@ __all__ = [
     "ADVICE_SCALE",
     "batch",
     "cardinal_advice_crop",
-    "MaskedCategorical",
-    "MASK_VALUE",
     "PLANES",
     "Decision",
     "prepare",
@@ -65,8 +59,7 @@ __all__ = [
     "crop_mask",
     "crop_to_full",
     "full_to_crop",
-    "crop_to_padded",
-    "padded_to_crop",
+    "relayout",
     "scatter_logits",
     "collate",
     "build_network",
@@ -122,7 +115,7 @@ def crop_mask(mask: np.ndarray, box, window: int) -> np.ndarray:
     return np.concatenate([planes.reshape(-1), mask[PLANES * n :]])
 
 
-def _relayout(action: int, src: tuple[int, int], dst: tuple[int, int], offset=(0, 0)) -> int:
+def relayout(action: int, src: tuple[int, int], dst: tuple[int, int], offset=(0, 0)) -> int:
     """An action over an ``src`` (h, w) grid in the layout over ``dst``, its square moved by ``offset``."""
     (h, w), (H, W) = src, dst
     action = int(action)
@@ -138,12 +131,12 @@ def _relayout(action: int, src: tuple[int, int], dst: tuple[int, int], offset=(0
 
 def crop_to_full(action: int, box, window: int) -> int:
     """Full action index of the action ``action`` of the crop ``box``."""
-    return _relayout(action, box[2:], (window, window), box[:2])
+    return relayout(action, box[2:], (window, window), box[:2])
 
 
 def full_to_crop(action: int, box, window: int) -> int:
     """Crop action of full action ``action``; ``ValueError`` if its square lies outside the crop."""
-    return _relayout(action, (window, window), box[2:], (-box[0], -box[1]))
+    return relayout(action, (window, window), box[2:], (-box[0], -box[1]))
 
 
 def scatter_logits(crop_logits: torch.Tensor, box, window: int, fill: float = MASK_VALUE) -> torch.Tensor:
@@ -198,16 +191,6 @@ def batch(decisions, masks: bool = True):
     return inputs, (out[3] if masks else None)
 
 
-def padded_to_crop(action: int, H: int, W: int, h: int, w: int) -> int:
-    """Crop action (layout of an ``h x w`` crop) of an action in the padded ``H x W`` layout."""
-    return _relayout(action, (H, W), (h, w))
-
-
-def crop_to_padded(action: int, H: int, W: int, h: int, w: int) -> int:
-    """Inverse of :func:`padded_to_crop`."""
-    return _relayout(action, (h, w), (H, W))
-
-
 # ---------------------------------------------------------------------- network
 class _Block(nn.Module):
     def __init__(self, channels: int):
@@ -250,7 +233,7 @@ class KardinalNet(nn.Module):
         groups[5, [1, 6, 7, 8, 9]] = 1.0  # towers (clock tower included)
         groups[6, [10, 11, 12, 13]] = 1.0  # yards
         cross = torch.tensor([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
-        self.register_buffer("touch_kernel", groups[:, :, None, None] * cross, persistent=False)
+        self.register_buffer("touch_kernel", groups[:, :, None, None] * cross, persistent=False)  # conv2d weight
         self.stem_scalars = nn.Linear(SCALARS, channels)
         self.blocks = nn.ModuleList(_Block(channels) for _ in range(blocks))
         self.policy_conv = nn.Conv2d(channels, PLANES, 1)
@@ -262,9 +245,6 @@ class KardinalNet(nn.Module):
         nn.init.normal_(self.policy_global.weight, std=0.01)
         nn.init.zeros_(self.policy_global.bias)
 
-    def _touch_features(self, spatial: torch.Tensor) -> torch.Tensor:
-        return F.conv2d(spatial, self.touch_kernel, padding=1)
-
     def forward(self, spatial: torch.Tensor, scalars: torch.Tensor, valid: torch.Tensor, advice=None):
         """``(logits (B, 17*H*W + 5), value (B,))``; ``advice``: only for the advised network."""
         if advice is not None:
@@ -273,7 +253,7 @@ class KardinalNet(nn.Module):
 
     def _forward(self, spatial: torch.Tensor, scalars: torch.Tensor, valid: torch.Tensor):
         scalars = scalars / SCALE  # raw counts; the spatial planes are already 0/1
-        spatial = torch.cat([spatial, self._touch_features(spatial)], dim=1)
+        spatial = torch.cat([spatial, F.conv2d(spatial, self.touch_kernel, padding=1)], dim=1)
         v = valid[:, None]
         count = valid.sum(dim=(1, 2))[:, None].clamp_min(1.0)
         x = F.relu((self.stem(spatial) + self.stem_scalars(scalars)[:, :, None, None]) * v)
@@ -335,7 +315,9 @@ def decision_of(obs: np.ndarray, legal: np.ndarray, seat: int, window: int, marg
     box = crop_box(obs, margin)
     spatial, scalars = crop_obs(obs, box)
     legal = np.asarray(legal, dtype=np.int64)
-    return Decision(seat, box, spatial, scalars, _crop_mask_from_legal(legal, box, window), legal, window)
+    mask = np.zeros(PLANES * box[2] * box[3] + NON_SPATIAL, dtype=bool)
+    mask[crop_indices(legal, box, window)] = True
+    return Decision(seat, box, spatial, scalars, mask, legal, window)
 
 
 def cardinal_advice_crop(game, codec: ActionCodec, box) -> np.ndarray:
@@ -372,13 +354,6 @@ def crop_indices(legal: np.ndarray, box, window: int, padded: tuple[int, int] | 
     return out
 
 
-def _crop_mask_from_legal(legal: np.ndarray, box, window: int) -> np.ndarray:
-    h, w = box[2], box[3]
-    mask = np.zeros(PLANES * h * w + NON_SPATIAL, dtype=bool)
-    mask[crop_indices(legal, box, window)] = True
-    return mask
-
-
 @torch.no_grad()
 def policy_step(net, decisions: list[Decision], greedy: bool = False, generator=None):
     """One batched forward pass: ``(crop_actions, full_actions, logprobs, values)`` arrays."""
@@ -391,10 +366,8 @@ def policy_step(net, decisions: list[Decision], greedy: bool = False, generator=
     crop_actions = np.empty(len(decisions), dtype=np.int64)
     full_actions = np.empty(len(decisions), dtype=np.int64)
     for i, (d, a) in enumerate(zip(decisions, actions.tolist())):
-        h, w = d.box[2], d.box[3]
-        ca = padded_to_crop(a, H, W, h, w)
-        crop_actions[i] = ca
-        full_actions[i] = crop_to_full(ca, d.box, d.window)
+        crop_actions[i] = relayout(a, (H, W), d.box[2:])
+        full_actions[i] = crop_to_full(crop_actions[i], d.box, d.window)
     return crop_actions, full_actions, logprobs.numpy(), values.numpy()
 
 
@@ -428,19 +401,9 @@ def current_layout() -> dict:
 class KardinalPPOAgent(PPOAgent):
     """A network playing Kardinal on crops (``window``: default the game's; ``margin``: the crop margin)."""
 
-    def __init__(
-        self,
-        net: nn.Module,
-        rules=None,
-        greedy: bool = True,
-        seed: int | None = None,
-        window: int | None = None,
-        margin: int = 1,
-        name: str = "ppo",
-        trained_players: int | None = None,
-        config: dict | None = None,
-    ):
-        super().__init__(net, greedy=greedy, seed=seed, name=name, trained_players=trained_players, config=config)
+    def __init__(self, net: nn.Module, rules=None, window: int | None = None, margin: int = 1, **kw):
+        """``kw``: :class:`PPOAgent`'s (``greedy``, ``seed``, ``name``, ``trained_players``, ``config``)."""
+        super().__init__(net, **kw)
         self.window = window
         self.margin = margin
         if rules is not None:
@@ -503,12 +466,10 @@ class KardinalPPOAgent(PPOAgent):
         logits, values = self.net(*inputs)
         logits_np = logits.numpy().astype(np.float64)
         padded = (inputs[0].shape[2], inputs[0].shape[3])
-        out = []
-        for row, d in enumerate(ds):
-            legal_logits = logits_np[row, crop_indices(d.legal, d.box, d.window, padded)]
-            prior = np.exp(legal_logits - legal_logits.max())
-            out.append((d.legal, prior / prior.sum(), float(values[row])))
-        return out
+        return [
+            (d.legal, softmax(logits_np[row, crop_indices(d.legal, d.box, d.window, padded)]), float(values[row]))
+            for row, d in enumerate(ds)
+        ]
 
 
 #: Kardinal's network builder (its agents' entry's ``network``, :mod:`agents.games`).

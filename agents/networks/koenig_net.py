@@ -1,8 +1,8 @@
 """Policy/value networks for Kardinal & König on ``kardinal_koenig_v1`` observations: one logit per
-action id (the board's move table) and the observing seat's value, from the flat observation divided
-by the encoder's ``scale``.
+action id (the board's move table) and the seat's value, from the flat observation divided by the
+encoder's ``scale``.
 
-* ``mlp``: :class:`agents.networks.mlp.MLPNet` (``KoenigMLP``).
+* ``mlp``: :class:`agents.networks.mlp.MLPNet`.
 * ``graph`` (default): :class:`KoenigGraphNet`, ``rounds`` of mean messages between sites (owner) and
   countries (cloisters and advisors per seat slot, this turn's piece, cards of its type in hand and
   display) along roads, membership and alliances, every node seeing the global features; ``K@``/``A@``
@@ -12,8 +12,8 @@ by the encoder's ``scale``.
   logits plus ``exp(log_advice_scale)`` times it; zero policy layers at first, so untrained it plays
   the heuristic's move. It needs the game (:func:`network_input`); ``advice_weights``: non-default weights.
 
-:data:`build_network` is the builder (layout: observation length, actions, board, kind);
-:class:`KoenigPPOAgent` plays a checkpoint and refuses another board.
+:data:`build_network`: the builder (layout: observation length, actions, board, kind);
+:class:`KoenigPPOAgent` refuses another board.
 """
 
 from __future__ import annotations
@@ -36,25 +36,18 @@ if TYPE_CHECKING:
     from agents.baselines.koenig_heuristic import HeuristicWeights
 
 __all__ = [
-    "KoenigMLP",
     "KoenigGraphNet",
     "AdvisedGraphNet",
     "advised",
     "network_input",
     "advice_weights",
     "KoenigPPOAgent",
-    "build_koenig_net",
     "build_network",
     "layout",
-    "NETWORK_KINDS",
 ]
 
-NETWORK_KINDS = ("graph", "mlp", "advised")  # the default first
 #: The advised network's initial weight of the heuristic's advice on the logits (per point of margin).
 ADVICE_SCALE = 2.0
-
-#: The MLP of Kardinal & König: the generic one (kept under its old name).
-KoenigMLP = MLPNet
 
 
 def _mean_matrix(rows: int, cols: int, pairs, symmetric: bool) -> torch.Tensor:
@@ -174,32 +167,15 @@ class AdvisedGraphNet(KoenigGraphNet):
         return logits + self.log_advice_scale.exp() * obs[:, n:], value
 
 
-def build_koenig_net(
-    kind: str,
-    rules,
-    hidden: int = 64,
-    rounds: int = 2,
-    advice_scale: float = ADVICE_SCALE,
-    advice_weights: Mapping[str, float] | None = None,
-) -> nn.Module:
-    """A network of ``kind`` (``graph``, ``advised`` or ``mlp``) for ``rules``'s board."""
+def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
+    kind, hidden = network_kind(build_network, options), int(options["hidden"])
     if kind == "mlp":
         encoder = ObservationEncoder(rules)
         return MLPNet(encoder.size, rules.compiled.num_moves, hidden=hidden, scale=encoder.scale)
     if kind == "graph":
-        return KoenigGraphNet(rules, hidden=hidden, rounds=rounds)
-    if kind == "advised":
-        return AdvisedGraphNet(rules, hidden, rounds, advice_scale=advice_scale, advice_weights=advice_weights)
-    raise ValueError(f"network kind must be one of {list(NETWORK_KINDS)}, got {kind!r}")
-
-
-def _build(rules: Any, options: Mapping[str, Any]) -> nn.Module:
-    kind = network_kind(build_network, options)
-    if kind == "mlp":
-        return build_koenig_net(kind, rules, hidden=int(options["hidden"]))
+        return KoenigGraphNet(rules, hidden, int(options["rounds"]))
     scale = float(options.get("advice_scale", ADVICE_SCALE))
-    weights = options.get("advice_weights") or {}
-    return build_koenig_net(kind, rules, int(options["hidden"]), int(options["rounds"]), scale, weights)
+    return AdvisedGraphNet(rules, hidden, int(options["rounds"]), scale, options.get("advice_weights") or {})
 
 
 def layout(rules: Any, model_config: Mapping[str, Any]) -> dict:
@@ -262,5 +238,5 @@ class KoenigPPOAgent(FlatPPOAgent):
 
 #: Kardinal & König's network builder (its agents' entry's ``network``, :mod:`agents.games`).
 build_network = NetworkBuilder(
-    NETWORK_KINDS, _build, layout, KoenigPPOAgent, options=("advice_scale", "advice_weights")
+    ("graph", "mlp", "advised"), _build, layout, KoenigPPOAgent, options=("advice_scale", "advice_weights")
 )

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from agents.base import BaseAgent
-from agents.networks.base import MaskedCategorical, legal_mask, model_config
+from agents.networks.base import MaskedCategorical, legal_mask, model_config, softmax
 from agents.networks.checkpoint import (
     CheckpointError,
     PlayerCountWarning,
@@ -113,26 +113,12 @@ class PPOAgent(BaseAgent):
         raise NotImplementedError
 
 
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    z = np.exp(logits - logits.max())
-    return z / z.sum()
-
-
 class FlatPPOAgent(PPOAgent):
     """A network on a game's flat observation; ``rules``, ``layout``: the checkpoint's (others: ``ValueError``)."""
 
-    def __init__(
-        self,
-        net: torch.nn.Module,
-        rules: Any = None,
-        greedy: bool = True,
-        seed: int | None = None,
-        name: str = "ppo",
-        trained_players: int | None = None,
-        config: dict | None = None,
-        layout: dict | None = None,
-    ):
-        super().__init__(net, greedy=greedy, seed=seed, name=name, trained_players=trained_players, config=config)
+    def __init__(self, net: torch.nn.Module, rules: Any = None, layout: dict | None = None, **kw):
+        """``kw``: :class:`PPOAgent`'s (``greedy``, ``seed``, ``name``, ``trained_players``, ``config``)."""
+        super().__init__(net, **kw)
         self.train_rules = rules
         self.layout = layout
         if rules is not None:
@@ -201,5 +187,5 @@ class FlatPPOAgent(PPOAgent):
         out = []
         for row, game in enumerate(games):
             legal = np.asarray(game.legal_actions(), dtype=np.int64)
-            out.append((legal, _softmax(logits_np[row, legal]), float(values[row])))
+            out.append((legal, softmax(logits_np[row, legal]), float(values[row])))
         return out

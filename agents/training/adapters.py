@@ -33,10 +33,10 @@ from agents.networks.checkpoint import network_builder
 from agents.networks.kardinal_net import (
     batch,
     cardinal_advice_crop,
-    crop_to_padded,
     decision_of,
     full_to_crop,
     policy_step,
+    relayout,
 )
 from agents.networks.koenig_net import advice_weights, network_input
 from agents.registry import game_agents
@@ -286,9 +286,7 @@ class KardinalAdapter(GameAdapter):
     def forward(self, net, decisions, actions):
         inputs, mask = batch(decisions)
         H, W = inputs[0].shape[2], inputs[0].shape[3]
-        acts = torch.tensor(
-            [crop_to_padded(a, H, W, d.spatial.shape[1], d.spatial.shape[2]) for d, a in zip(decisions, actions)]
-        )
+        acts = torch.tensor([relayout(a, d.spatial.shape[1:], (H, W)) for d, a in zip(decisions, actions)])
         logits, values = net(*inputs)
         return logits, values, mask, acts
 
@@ -299,7 +297,7 @@ class KardinalAdapter(GameAdapter):
         H = max(d.spatial.shape[1] for d in decisions)  # the padded layout of collate (the batch's largest crop)
         W = max(d.spatial.shape[2] for d in decisions)
         return [
-            np.array([crop_to_padded(int(a), H, W, d.spatial.shape[1], d.spatial.shape[2]) for a in acts], np.int64)
+            np.array([relayout(int(a), d.spatial.shape[1:], (H, W)) for a in acts], np.int64)
             for d, acts in zip(decisions, actions, strict=True)
         ]
 
