@@ -1,41 +1,33 @@
-"""The AEC plumbing every environment of the suite shares (``kardinal_v0``, ``kardinal_koenig_v1`` and the
-generic :class:`kardinal_env.core.generic_env.GameEnv` of any registered game).
+"""The AEC plumbing every environment shares (``kardinal_v0``, ``kardinal_koenig_v1`` and the generic
+:class:`kardinal_env.core.generic_env.GameEnv`).
 
-:class:`TurnBasedEnv` holds everything that is not about one game: agents ``player_0 ..``, one
-``Dict(observation, action_mask)`` space and one ``Discrete`` space shared by all agents,
-``agent_selection`` following the engine's ``current_player``, the per-decision cache of legal
-actions, masks that are all zero for every agent but the selected one, terminal rewards from
-``kardinal_env.core.rewards`` (plus an optional per-move reward a game may add), ``infos`` with scores and
-winners at the end, pickling that continues the game, seeding, render-mode dispatch, and the
-``illegal_action`` option (:mod:`kardinal_env.core.illegal`, the one rule for every environment).
+:class:`TurnBasedEnv` holds what is not about one game: agents ``player_0 ..``, one
+``Dict(observation, action_mask)`` space and one ``Discrete`` space for all, ``agent_selection``
+following ``current_player``, the per-decision cache of legal actions, masks all zero but the selected
+agent's, terminal rewards (:mod:`kardinal_env.core.rewards`, plus an optional per-move reward),
+``infos`` with scores and winners at the end, pickling that continues the game, seeding, render modes
+and the ``illegal_action`` option (:mod:`kardinal_env.core.illegal`).
 
 **Illegal actions.** ``step`` first checks that the action is an id of the action space
-(:func:`kardinal_env.core.env_utils.check_action`: ``IllegalMoveError`` with rule ``"action"``
-otherwise, in every mode), then plays it. An id the engine refuses raises its ``IllegalMoveError``
-naming the rule under ``illegal_action="raise"`` (the default), and nothing changes. Under ``"lose"``
-the episode ends by forfeit (:func:`kardinal_env.core.illegal.forfeit`): no move is played, every
-agent is terminated, the offender's reward is the scheme's loss reward and every other agent's the
-win reward, every agent's ``infos`` is the forfeit's report (``illegal_action``: rule, message,
-action, move, seat; ``winners``: the other seats; ``scores``: ``None``). From then on, as after a
-game's end, every mask is all zero and :meth:`TurnBasedEnv.legal_actions` is empty;
+(:func:`kardinal_env.core.env_utils.check_action`: ``IllegalMoveError`` with rule ``"action"`` in every
+mode), then plays it. An id the engine refuses raises its ``IllegalMoveError`` under
+``illegal_action="raise"`` (the default; nothing changes). Under ``"lose"`` the episode ends by forfeit
+(:func:`kardinal_env.core.illegal.forfeit`): no move is played, every agent is terminated, the offender
+gets the scheme's loss reward and every other agent the win reward, every agent's ``infos`` is the
+forfeit's report. From then on every mask is all zero, :meth:`TurnBasedEnv.legal_actions` is empty and
 :attr:`TurnBasedEnv.forfeited` holds the forfeit until the next ``reset``.
 
-An environment subclasses it and provides:
+A subclass provides ``_new_game(chance: random.Random)`` (a fresh engine game), ``encoder``
+(``encode(game, seat)``), ``_compute_legal_actions()`` (an ``intp`` array), ``_play(action, seat)``
+(play an in-range action, raising the engine's ``IllegalMoveError`` when illegal; return the move's
+reward for the acting seat, or ``None`` without per-move rewards), ``_render_text()`` and
+``_render_image()``.
 
-* ``_new_game(chance: random.Random)`` — a fresh engine game (``chance`` drives any shuffling);
-* ``encoder`` — an object whose ``encode(game, seat)`` is the observation array of ``seat``;
-* ``_compute_legal_actions()`` — the legal actions of the current decision (``intp`` array);
-* ``_play(action, seat)`` — check and play an in-range action (raising the engine's
-  ``IllegalMoveError`` naming the rule when illegal) and return the reward this move earned the
-  acting seat, or ``None`` when the game gives no per-move rewards;
-* ``_render_text()`` and ``_render_image()``.
-
-**Buffers of a core-backed game.** An environment with ``writes_core_buffers = True`` whose game is
-backed by the compiled core (``game.compiled``; the game offers ``encode_into(seat, out)`` and
-``action_mask_into(out, seat)``) owns one observation array and one mask array per seat, allocated
-on first use, which the core rewrites in place and :meth:`TurnBasedEnv.observe` /
-:meth:`TurnBasedEnv.action_mask` hand out: no allocation per step, and an array a caller keeps changes
-with that seat's next observation (copy it to keep it).
+**Buffers of a core-backed game.** With ``writes_core_buffers = True`` and a core-backed game
+(``game.compiled``: ``encode_into(seat, out)``, ``action_mask_into(out, seat)``) the env owns one
+observation and one mask array per seat, which the core rewrites in place and
+:meth:`TurnBasedEnv.observe` / :meth:`TurnBasedEnv.action_mask` hand out: no allocation per step, and
+a kept array changes with that seat's next observation (copy it to keep it).
 """
 
 from __future__ import annotations
@@ -73,9 +65,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
     """Shared base of the environments (see the module docstring)."""
 
     metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 2}
-    #: What an illegal action does (``"raise"`` or ``"lose"``, the module docstring); set by :meth:`_setup`.
     illegal_action = "raise"
-    #: The forfeit that ended this episode (``illegal_action="lose"``), else None.
     _forfeit: Forfeit | None = None
 
     def _setup(
@@ -87,7 +77,6 @@ class TurnBasedEnv(AECEnv, EzPickle):
         render_mode,
         illegal_action: str = "raise",
     ) -> None:
-        """Called by the subclass ``__init__`` once its options are checked."""
         check_scheme(reward)
         self.illegal_action = check_illegal_action(illegal_action)
         if render_mode is not None and render_mode not in RENDER_MODES:
@@ -111,13 +100,11 @@ class TurnBasedEnv(AECEnv, EzPickle):
     def _new_game(self, chance: random.Random) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    #: Whether a core-backed game writes observations and masks into arrays this env owns (see the
-    #: module docstring).
+    #: Whether a core-backed game writes into arrays this env owns (the module docstring).
     writes_core_buffers = False
 
     def _core_mask(self, game: Any, seat: int) -> np.ndarray:
-        """``seat``'s mask written by the core into the array this env owns for it (a core-backed game
-        and ``writes_core_buffers``); all zeros once the episode ended by forfeit."""
+        """``seat``'s mask, written by the core into this env's array (all zeros after a forfeit)."""
         out = self._seat_buffers(seat)[1]
         if self._forfeit is None:
             game.core.action_mask_into(out, seat)
@@ -126,8 +113,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
         return out
 
     def _seat_buffers(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
-        """The observation and mask arrays this env owns for ``seat`` (core-backed games only),
-        allocated on first use and then rewritten in place."""
+        """The observation and mask arrays this env owns for ``seat``, allocated on first use."""
         buffers = self.__dict__.get("_buffers")
         if buffers is None:
             box: Any = self.observation_spaces[self.possible_agents[0]]["observation"]
@@ -178,7 +164,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
 
     @property
     def game(self) -> Any:
-        """The engine's game being played (RuntimeError before the first ``reset()``)."""
+        """The engine's game (RuntimeError before the first ``reset()``)."""
         game = self._game
         if game is None:
             raise RuntimeError("call reset() first: no game has started")
@@ -191,8 +177,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
 
     @property
     def forfeited(self) -> Forfeit | None:
-        """The forfeit that ended this episode (an illegal action under ``illegal_action="lose"``), else
-        None (:mod:`kardinal_env.core.illegal`)."""
+        """The forfeit that ended this episode (``illegal_action="lose"``), else None."""
         return self._forfeit
 
     # ------------------------------------------------------------------ AEC API
@@ -222,8 +207,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
         return {"observation": self.encoder.encode(game, seat), "action_mask": self.action_mask(agent)}
 
     def legal_actions(self) -> np.ndarray:
-        """Legal actions of the selected agent's decision (cached per decision: do not modify the
-        array). Empty once the game is over or forfeited."""
+        """The selected agent's legal actions (cached per decision: do not modify); empty once over or forfeited."""
         if self._forfeit is not None:
             return np.empty(0, dtype=np.intp)
         count = self.game.move_count
@@ -233,10 +217,9 @@ class TurnBasedEnv(AECEnv, EzPickle):
         return cache[1]
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
-        """The int8 action mask of ``agent`` (default: the selected agent) without encoding an
-        observation: ones at :meth:`legal_actions` for the deciding agent, all zeros otherwise; on a
-        core-backed game (``writes_core_buffers``) written by the core into the array the env owns for
-        that agent (rewritten by its next mask). All zeros once the episode ended by forfeit."""
+        """The int8 mask of ``agent`` (default: the selected one) without an observation: ones at
+        :meth:`legal_actions` for the deciding agent, else (and after a forfeit) all zeros; on a core-backed
+        game the env's own array (module docstring)."""
         seat = self.agent_name_mapping[agent or self.agent_selection]
         game = self.game
         if self.writes_core_buffers and game.compiled:
@@ -278,7 +261,6 @@ class TurnBasedEnv(AECEnv, EzPickle):
             self.render()
 
     def _end_by_forfeit(self, agent: str, lost: Forfeit) -> None:
-        """End the episode by ``agent``'s forfeit (``illegal_action="lose"``, the module docstring)."""
         self._forfeit = lost
         self._cumulative_rewards[agent] = 0.0
         for a, r in zip(self.agents, lost.rewards, strict=True):

@@ -1,27 +1,23 @@
 """Pieces every environment of this package shares: the action check, the action mask and the classic wrappers.
 
-* :func:`check_action` — an action must be a Python or NumPy integer (not a bool, not a float such
-  as ``1.5``, not a string) inside ``Discrete(n)``; anything else raises
-  :class:`~kardinal_env.core.errors.IllegalMoveError` with rule ``"action"`` and a message that names the
-  value and the allowed range. Nothing is rounded or clipped.
-* :func:`seat_action_mask` — a codec's ``action_mask`` (PettingZoo's classic convention): ones at the
-  legal actions when the seat asked about decides now, all zeros otherwise and once the game is over.
-* :func:`wrap_classic` — PettingZoo's classic wrapper stack for a raw AEC env, in one layer
-  (:class:`_Classic`, a subclass of PettingZoo's ``OrderEnforcingWrapper``): the order checks, an
-  action check in place of ``AssertOutOfBoundsWrapper`` (whose bare ``AssertionError`` does not say
-  what was wrong: :func:`check_action` names the value and the range), and
-  ``TerminateIllegalWrapper(illegal_reward=-1)``'s rule (a legal-range action that the mask forbids
-  costs the offender −1 and ends the game). The wrapper reads the AEC state (``agent_selection``,
-  ``terminations`` ...) straight from the raw env through properties rather than through
-  ``__getattr__`` (the same values). ``terminate_illegal=False`` leaves the illegal-move rule out.
-* :func:`classic_env` — what every environment module's ``env(**kwargs)`` is: its ``raw_env`` in the
-  classic stack. Without ``illegal_action`` (or with ``None``) the stack has
-  ``TerminateIllegalWrapper`` (the classic behaviour: −1 to the offender, 0 to the others, the game
-  ends, PettingZoo prints a warning); with ``illegal_action="raise"`` or ``"lose"`` it is passed to
-  ``raw_env`` and the stack has no ``TerminateIllegalWrapper``, so the raw env's rule applies
-  (:mod:`kardinal_env.core.illegal`).
+* :func:`check_action` (:mod:`kardinal_env.core.checks`) — an action must be a Python or NumPy integer
+  (not a bool, a float or a string) inside ``Discrete(n)``; anything else raises
+  :class:`~kardinal_env.core.errors.IllegalMoveError` with rule ``"action"`` naming the value and the
+  range. Nothing is rounded or clipped.
+* :func:`seat_action_mask` — a codec's ``action_mask``: ones at the legal actions when the seat asked
+  about decides now, all zeros otherwise and once the game is over.
+* :func:`wrap_classic` — PettingZoo's classic wrapper stack in one layer (:class:`_Classic`, an
+  ``OrderEnforcingWrapper``): the order checks, :func:`check_action` in place of
+  ``AssertOutOfBoundsWrapper`` (whose bare ``AssertionError`` says nothing), and
+  ``TerminateIllegalWrapper(illegal_reward=-1)``'s rule (an in-range action the mask forbids costs the
+  offender −1 and ends the game; ``terminate_illegal=False`` leaves it out). The AEC state is read
+  straight from the raw env through properties, not ``__getattr__`` (the same values).
+* :func:`classic_env` — every environment module's ``env(**kwargs)``: its ``raw_env`` in the classic
+  stack. Without ``illegal_action`` (or ``None``) the stack has the ``TerminateIllegalWrapper`` rule
+  (−1 to the offender, 0 to the others, PettingZoo's warning); with ``"raise"`` or ``"lose"`` it goes
+  to ``raw_env`` and the raw env's rule applies (:mod:`kardinal_env.core.illegal`).
 * :func:`fresh_observation` / :class:`FreshObservationWrapper` — copies of observations, for code that
-  keeps them (an environment may hand out arrays it rewrites in place).
+  keeps them (an environment may rewrite the arrays it hands out).
 """
 
 from __future__ import annotations
@@ -52,9 +48,8 @@ __all__ = [
 def seat_action_mask(
     game: Any, seat: int | None, out: np.ndarray | None, num_actions: int, legal: Callable[[Any], Any]
 ) -> np.ndarray:
-    """int8 mask of length ``num_actions`` (written into ``out`` when given): ones at ``legal(game)``
-    (the legal action ids) when ``seat`` (default: the deciding seat) decides now, all zeros
-    otherwise and once the game is over. ``legal`` is called only when the seat decides."""
+    """int8 mask (into ``out`` when given): ones at ``legal(game)`` when ``seat`` (default: the deciding
+    seat) decides now, else all zeros; ``legal`` is called only then."""
     if out is None:
         out = np.zeros(num_actions, dtype=np.int8)
     else:
@@ -87,10 +82,8 @@ def _forwarded(name: str, guarded: bool) -> property:
 
 
 class _ForwardState:
-    """Reads the AEC state (``agents``, ``agent_selection``, ``terminations`` ...) straight from the
-    unwrapped environment through properties. PettingZoo's ``BaseWrapper`` forwards it through
-    ``__getattr__``, once per wrapper layer: with three layers that was a third of an agent loop's
-    time. The same values (no wrapper of the classic stack defines them), and the same errors."""
+    """Reads the AEC state straight from the unwrapped environment through properties (PettingZoo's
+    ``__getattr__`` per wrapper layer cost a third of an agent loop's time); the same values and errors."""
 
     _raw: AECEnv
     _guard_order = False
@@ -105,18 +98,11 @@ class _ForwardState:
 
 
 class _Classic(_ForwardState, wrappers.OrderEnforcingWrapper):
-    """The classic stack in one layer: PettingZoo's ``OrderEnforcingWrapper`` (its before-reset errors
-    kept) with :class:`_ForwardState`, which also
-
-    * checks actions (:func:`check_action`: an ``IllegalMoveError`` naming the value and the range for
-      anything but an id of the action space; ``None`` stays allowed for agents that are done, as
-      PettingZoo requires), in place of ``AssertOutOfBoundsWrapper``;
-    * with ``terminate_illegal``, does what PettingZoo's ``TerminateIllegalWrapper`` does with an id
-      the mask forbids: PettingZoo's illegal-move warning, the offender's reward ``illegal_reward``
-      and every other agent's 0, every agent terminated and truncated, the game ends. The raw
-      environment (``illegal_action="raise"``) is the judge: the engine's ``IllegalMoveError``, after
-      which nothing has changed, rather than a kept observation's mask (the same ids). One layer
-      instead of three: an agent loop pays one wrapper call per step."""
+    """The classic stack in one layer: ``OrderEnforcingWrapper`` (its before-reset errors kept) that also
+    checks actions (:func:`check_action`; ``None`` stays allowed for agents that are done) and, with
+    ``terminate_illegal``, does ``TerminateIllegalWrapper``'s rule: its warning, ``illegal_reward`` to the
+    offender and 0 to the others, every agent terminated and truncated. The raw env
+    (``illegal_action="raise"``) judges by the engine's ``IllegalMoveError``, after which nothing changed."""
 
     _guard_order = True
 
@@ -160,7 +146,6 @@ class _Classic(_ForwardState, wrappers.OrderEnforcingWrapper):
         return self._raw.observe(agent)
 
     def last(self, observe: bool = True):
-        """``AECEnv.last`` read straight from the raw environment (the same values)."""
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         raw: Any = self._raw
@@ -189,17 +174,14 @@ class _Classic(_ForwardState, wrappers.OrderEnforcingWrapper):
 
 
 def fresh_observation(observation: Any) -> Any:
-    """A copy of ``observation`` (its NumPy arrays copied; a dict of them copied entry by entry), for
-    code that keeps observations: an environment may hand out arrays it owns and rewrites in place
-    (``kardinal_v0`` on a core-backed game)."""
+    """A copy of ``observation`` (its NumPy arrays, or a dict's, copied)."""
     if isinstance(observation, dict):
         return {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in observation.items()}
     return observation.copy() if isinstance(observation, np.ndarray) else observation
 
 
 class FreshObservationWrapper(_ForwardState, BaseWrapper):
-    """``observe`` (and so ``last``) returns copies (:func:`fresh_observation`): for learners that keep
-    the observations they are given (RLlib's episodes hold references until they are batched)."""
+    """``observe`` (and so ``last``) returns copies, for learners that keep observations (RLlib's episodes)."""
 
     def __init__(self, env: AECEnv):
         self._bind_raw(env)
@@ -210,8 +192,7 @@ class FreshObservationWrapper(_ForwardState, BaseWrapper):
 
 
 def wrap_classic(raw: AECEnv, terminate_illegal: bool = True) -> AECEnv:
-    """The classic wrapper stack described in the module docstring (``terminate_illegal=False``:
-    without ``TerminateIllegalWrapper``'s rule), as one layer (:class:`_Classic`)."""
+    """The classic wrapper stack in one layer (the module docstring)."""
     return _Classic(raw, terminate_illegal)
 
 

@@ -31,7 +31,7 @@ _R = TypeVar("_R")
 
 
 class TurnBasedGame:
-    """Mixin of the public turn state (see the module docstring). No RL imports, no state of its own."""
+    """Mixin of the public turn state (the module docstring); no state of its own."""
 
     __slots__ = ()
     PHASE_NAMES: ClassVar[tuple[str, ...]]
@@ -43,12 +43,10 @@ class TurnBasedGame:
 
     @property
     def current_player(self) -> int | None:
-        """Seat that decides now; ``None`` once the game is over."""
         return None if self._phase == self._OVER_PHASE else self._current
 
     @property
     def phase(self) -> str:
-        """The name of the current decision's phase (``PHASE_NAMES``; the last one is ``"over"``)."""
         return self.PHASE_NAMES[self._phase]
 
     @property
@@ -61,19 +59,16 @@ class TurnBasedGame:
 
     @property
     def move_count(self) -> int:
-        """Moves played so far."""
         return len(self._history)
 
     @classmethod
     def load(cls: type[_G], path: str) -> _G:
-        """Read a record file and replay it with the engine's ``from_record``
-        (:class:`~kardinal_env.core.errors.RecordError` on any problem, naming the file)."""
+        """The game of a record file (``RecordError`` naming the file on any problem)."""
         return cls.from_record(read_record_file(path), source=path)  # type: ignore[attr-defined]
 
 
 def options_from_dict(cls: Any, data: Any, names: set[str], error: type[Exception], where: str = "rules") -> Any:
-    """``cls(**data)`` for a rules dict with option ``names`` (``players`` required); ``error``
-    naming ``where`` and the problem otherwise."""
+    """``cls(**data)`` for a rules dict with option ``names`` (``players`` required); ``error`` naming ``where``."""
     if not isinstance(data, dict):
         raise error(f"{where}: expected an object of rule options, got {type(data).__name__}")
     unknown = sorted(set(data) - names)
@@ -89,15 +84,12 @@ def options_from_dict(cls: Any, data: Any, names: set[str], error: type[Exceptio
 
 @functools.cache
 def _rule_options(rules_class: type) -> tuple[str, ...]:
-    """The option names a rules class takes (its dataclass fields that are constructor arguments)."""
     return tuple(f.name for f in dataclasses.fields(rules_class) if f.init)
 
 
 def resolve_rules(rules: _R | None, options: dict, rules_class: type[_R]) -> _R:
-    """The rules of ``Game(rules, **options)`` of the game whose rules class is ``rules_class``: ``rules``
-    itself, or ``rules_class(**options)``; ``TypeError`` for both at once or for rules that are not a
-    ``rules_class`` (named by its public path, e.g. ``kardinal_env.kardinal.Rules``), for an option the
-    rules do not have, and for no ``players`` (naming the options the rules have)."""
+    """The rules of ``Game(rules, **options)``: ``rules``, or ``rules_class(**options)``; ``TypeError`` for
+    both, for rules not a ``rules_class``, for an unknown option and for no ``players``."""
     if rules is None:
         known = _rule_options(rules_class)  # type: ignore[arg-type]  # a class is hashable
         if "players" not in options or not options.keys() <= set(known):  # the checks only on a bad call
@@ -119,10 +111,8 @@ def resolve_rules(rules: _R | None, options: dict, rules_class: type[_R]) -> _R:
 
 
 def core_subclass(cls: type, base: type, backend: str | None, core_module_name: str) -> type:
-    """The class ``base(..., backend=backend)`` builds, for an engine's ``__new__``: ``cls`` itself for
-    a subclass, or when the game is not core-backed (:func:`kardinal_env.core.backend.core_module`
-    decides: ``backend``, else the variable, else whether the core is installed); else the ``CoreGame``
-    of ``core_module_name`` (imported on first use), a subclass of ``base``."""
+    """The class ``base(..., backend=backend)`` builds: ``cls`` for a subclass or when not core-backed
+    (:func:`kardinal_env.core.backend.core_module` decides), else ``core_module_name``'s ``CoreGame``."""
     if cls is not base or core_module(backend) is None:
         return cls
     return importlib.import_module(core_module_name).CoreGame

@@ -1,47 +1,39 @@
 """An AEC environment for any registered game, built from its registry entry: :class:`GameEnv`.
 
-A game whose :class:`~kardinal_env.core.registry.GameSpec` has no ``env_module`` of its own gets this
-environment (its ``env_id`` is registered with PettingZoo pointing here, ``game=`` set)::
+A game whose :class:`~kardinal_env.core.registry.GameSpec` has no ``env_module`` gets this environment
+(its ``env_id`` points here with ``game=`` set)::
 
     from kardinal_env.core.generic_env import env
     aec = env(game="nim", players=3, pile=10)         # the classic wrappers
     raw = GameEnv(game="nim")                         # unwrapped
 
-* ``game``: a registered game's name (or its ``GameSpec``); ``players``: a seat count the game
-  supports (default: ``spec.default_players``); the game's rule options (``spec.rule_options``) by
-  name, or ``rules=`` a rules object (then neither ``players`` nor rule options); every other keyword
-  option is an *env option* passed to the game's observation encoder
-  (``spec.make_encoder(rules, **env_options)``); an option it does not take is a ``ValueError``
-  naming it and the game's rule options. ``backend``: ``"core"`` / ``"python"`` for a game with a
-  compiled core (:mod:`kardinal_env.core.backend`; ``None``: the switch's default).
+* ``game``: a registered game's name or spec; ``players``: a seat count it supports (default
+  ``spec.default_players``); its rule options by name, or ``rules=`` a rules object (then neither);
+  every other keyword is an *env option* for the observation encoder
+  (``spec.make_encoder(rules, **env_options)``; one it does not take is a ``ValueError`` naming it and
+  the rule options). ``backend``: ``"core"`` / ``"python"`` (:mod:`kardinal_env.core.backend`).
 * Agents ``player_0 ..``; observation space ``Dict(observation=Box(low, high, encoder.shape,
-  encoder.dtype), action_mask=Box(0, 1, (num_actions,), int8))`` — ``low``/``high`` are the
-  encoder's attributes of those names if it has them, else the dtype's range (±inf for floats);
-  action space ``Discrete(num_actions)``, the game's own (the game protocol's action ids). The mask
-  comes from ``game.legal_actions()``; the observation from ``encoder.encode(game, seat)`` (what
-  that seat may know).
-* ``step(action)`` plays ``game.apply_action(action)`` (checked once, by the engine). An
-  action that is not legal now (``illegal_action``, :mod:`kardinal_env.core.illegal`): the raw env
-  raises the engine's error naming the broken rule (``"raise"``, the default) or ends the episode by
-  forfeit (``"lose"``: the offender gets the scheme's loss reward, the others the win reward, the
-  ``infos`` name the rule and the action); ``env()`` without ``illegal_action`` keeps PettingZoo's
-  ``TerminateIllegalWrapper`` (−1 to the offender, 0 to the others, the game ends). A value that is
-  not an id of the action space raises ``IllegalMoveError`` (rule ``"action"``) in every mode.
+  encoder.dtype), action_mask=Box(0, 1, (num_actions,), int8))``, ``low``/``high`` the encoder's if
+  it has them, else the dtype's range (±inf for floats); action space ``Discrete(num_actions)``, the
+  game protocol's ids. The mask comes from ``game.legal_actions()``, the observation from
+  ``encoder.encode(game, seat)``.
+* ``step(action)`` plays ``game.apply_action(action)``. An illegal action (``illegal_action``,
+  :mod:`kardinal_env.core.illegal`) raises the engine's error (``"raise"``, the default) or ends the
+  episode by forfeit (``"lose"``); ``env()`` without ``illegal_action`` keeps PettingZoo's
+  ``TerminateIllegalWrapper`` (−1 to the offender, 0 to the others). A value that is not an id of the
+  action space raises ``IllegalMoveError`` (rule ``"action"``) in every mode.
 * Rewards: ``reward="win_loss"`` or ``"margin"`` at the end (:mod:`kardinal_env.core.rewards`), 0
   before; ``infos`` carry ``scores`` and ``winners`` at the end.
-* A new game per ``reset(seed)``: a game with chance (``spec.chance``) gets a seed drawn from the
-  env's generator, so ``reset(seed=s)`` repeats the deal.
+* A new game per ``reset(seed)``; a game with chance gets a seed from the env's generator, so
+  ``reset(seed=s)`` repeats the deal.
 * Render modes (:func:`generic_render_modes`): ``"ansi"`` / ``"human"`` (``spec.game_text``),
   ``"rgb_array"`` when the game has an ``image`` renderer.
-* :meth:`GameEnv.encode_move` / :meth:`GameEnv.decode_action`: notation ⇄ action id for the agent
-  now selected.
-* A game's own environment module (``spec.env_module``: ``kardinal_v0``, ``kardinal_koenig_v1``) is a
-  subclass of :class:`GameEnv` holding only what differs: its keyword options, a per-move reward, its
-  renderers, and its docstring (the specification).
+* :meth:`GameEnv.encode_move` / :meth:`GameEnv.decode_action`: notation ⇄ action id for the selected agent.
+* A game's own environment module (``kardinal_v0``, ``kardinal_koenig_v1``) subclasses :class:`GameEnv`
+  with only what differs: its options, a per-move reward, its renderers and its docstring (the spec).
 
-Version history: v0 — first version; ``illegal_action`` option added (issue 54; the default keeps
-the behaviour, so the version is kept); actions through the game protocol's ids and ``rules=`` (issue
-55: the same spaces and ids, so the version is kept).
+Version history: v0 — first version; ``illegal_action`` option (issue 54) and actions through the
+protocol's ids and ``rules=`` (issue 55) kept the spaces, ids and default behaviour, so the version.
 """
 
 from __future__ import annotations
@@ -62,20 +54,17 @@ __all__ = ["GameEnv", "env", "raw_env", "generic_render_modes"]
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """:class:`GameEnv` with the classic wrappers (:func:`kardinal_env.core.env_utils.classic_env`:
-    PettingZoo's ``TerminateIllegalWrapper`` unless ``illegal_action`` is given)."""
+    """:class:`GameEnv` with the classic wrappers (:func:`kardinal_env.core.env_utils.classic_env`)."""
     return classic_env(GameEnv, **kwargs)
 
 
 def generic_render_modes(spec: GameSpec) -> list[str]:
-    """The render modes :class:`GameEnv` offers for ``spec``: ``human`` and ``ansi`` (its ``text``
-    picture, which every game has) and ``rgb_array`` when it has an ``image`` renderer."""
+    """``human``, ``ansi`` and, when ``spec`` has an ``image`` renderer, ``rgb_array``."""
     return [m for m in RENDER_MODES if m != "rgb_array" or spec.renderers.image is not None]
 
 
 def observation_bounds(encoder: Any, dtype: np.dtype) -> tuple[Any, Any]:
-    """An observation's bounds: the encoder's ``low``/``high`` when it has them (``encoder`` may be
-    ``None``), else the range of ``dtype``."""
+    """The encoder's ``low``/``high`` when it has them (``encoder`` may be ``None``), else ``dtype``'s range."""
     if encoder is not None and hasattr(encoder, "low") and hasattr(encoder, "high"):
         return encoder.low, encoder.high
     if np.issubdtype(dtype, np.integer):
@@ -138,8 +127,7 @@ class GameEnv(TurnBasedEnv):
             ) from None
         dtype = np.dtype(getattr(self.encoder, "dtype", np.float32))
         low, high = observation_bounds(self.encoder, dtype)
-        # gymnasium's stubs name scalar types, not np.dtype objects (which Box accepts at run time); the cast
-        # keeps mypy quiet with and without those stubs
+        # gymnasium's stubs name scalar types, not np.dtype objects (Box accepts them): the cast is for mypy
         observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=cast(Any, dtype))
         num_actions = int(self._new_game(random.Random(0)).num_actions)
         self._setup(rules.players, observation, num_actions, reward, render_mode, illegal_action)
@@ -164,13 +152,10 @@ class GameEnv(TurnBasedEnv):
 
     # ------------------------------------------------------------------ notation for the selected agent
     def decode_action(self, action: int) -> str:
-        """Notation of ``action`` for the agent now selected."""
         return self.game.action_to_string(action)
 
     def encode_move(self, move: str) -> int:
-        """Action id of a notation string for the agent now selected."""
         return int(self.game.string_to_action(move))
 
 
-#: PettingZoo-style name of the unwrapped class.
 raw_env = GameEnv

@@ -1,10 +1,8 @@
 """The ``illegal_action`` option of every environment: the one rule for an action the mask forbids.
 
-The AEC environments (:class:`kardinal_env.core.env_base.TurnBasedEnv`: ``kardinal_v0``,
-``kardinal_koenig_v1``, the generic :class:`kardinal_env.core.generic_env.GameEnv`), the single-agent
-Gymnasium view (:class:`kardinal_env.core.single_agent.VsBots`) and the batched
-:class:`kardinal_env.vector.VectorEnv` all take it and call :func:`forfeit`, so the rule and its
-report are the same everywhere.
+The AEC environments (:class:`kardinal_env.core.env_base.TurnBasedEnv` and its subclasses), the
+Gymnasium view (:class:`kardinal_env.core.single_agent.VsBots`) and :class:`kardinal_env.vector.VectorEnv`
+all take it and call :func:`forfeit`, so the rule and its report are the same everywhere.
 
 =========  ======================================================================================
 mode       an id of the action space that is not legal now
@@ -12,11 +10,10 @@ mode       an id of the action space that is not legal now
 ``raise``  ``IllegalMoveError`` (a ``ValueError``) whose ``rule`` names the broken rule; nothing
            changes. The default of the AEC environments' ``raw_env`` and of ``VectorEnv``.
 ``lose``   pgx's rule for masked games: the episode ends at once and the acting seat forfeits: it
-           gets the reward scheme's loss reward and every other seat the win reward
+           gets the scheme's loss reward and every other seat the win reward
            (:func:`kardinal_env.core.rewards.forfeit_rewards`: −1 / +1 under ``win_loss`` and
-           ``margin``). The default of the Gymnasium view, so that
-           ``gymnasium.utils.env_checker.check_env`` and RLlib's pre-check, which step
-           ``action_space.sample()`` without the mask, run through.
+           ``margin``). The default of the Gymnasium view, so that ``check_env`` and RLlib's
+           pre-check, which step ``action_space.sample()`` without the mask, run through.
 =========  ======================================================================================
 
 **What a forfeit reports** (:meth:`Forfeit.info`)::
@@ -25,18 +22,17 @@ mode       an id of the action space that is not legal now
      "winners": [every seat but the offender],
      "illegal_action": {"rule": ..., "message": ..., "action": ..., "move": ..., "seat": ...}}
 
-``rule`` and ``message`` are the engine's (:class:`~kardinal_env.core.errors.IllegalMoveError`),
-``action`` the action id, ``move`` its notation (``None`` when the engine gave none), ``seat`` the
-offender. No move is played, so the game is not over by its rules and has no final scores.
-``winners`` got the win reward: win shares (:func:`~kardinal_env.core.rewards.win_share`) count a
-forfeit as a win shared by the other seats. The AEC environments put this dict in every agent's
-``infos``, the Gymnasium view in the step's ``info`` (with ``learner_seat``), ``VectorEnv`` in the
-slot's ``final_info`` (with ``move_count`` and ``last_player``, the offender).
+``rule`` and ``message`` are the engine's :class:`~kardinal_env.core.errors.IllegalMoveError`'s,
+``action`` the id, ``move`` its notation (``None`` when the engine gave none), ``seat`` the offender. No
+move is played, so the game has no final scores; win shares
+(:func:`~kardinal_env.core.rewards.win_share`) count a forfeit as a win shared by the other seats. The
+AEC environments put the report in every agent's ``infos``, the Gymnasium view in the step's ``info``
+(with ``learner_seat``), ``VectorEnv`` in the slot's ``final_info`` (with ``move_count`` and
+``last_player``, the offender).
 
-**Not an action id at all.** A value outside ``Discrete(A)`` or not an integer (``-1``, ``A``,
-``1.5``, ``"3"``, ``True``) raises ``IllegalMoveError`` with rule ``"action"`` in every mode
-(:func:`kardinal_env.core.checks.check_action`): no policy over the action space sends one (the
-checkers sample that space), so it is a bug of the caller, which a forfeit would hide as a lost game.
+**Not an action id at all** (``-1``, ``A``, ``1.5``, ``"3"``, ``True``): ``IllegalMoveError`` with rule
+``"action"`` in every mode (:func:`kardinal_env.core.checks.check_action`): no policy over the action
+space sends one, so it is the caller's bug, which a forfeit would hide.
 """
 
 from __future__ import annotations
@@ -49,12 +45,10 @@ from kardinal_env.core.rewards import forfeit_rewards
 
 __all__ = ["ILLEGAL_ACTIONS", "Forfeit", "check_illegal_action", "forfeit"]
 
-#: The values of the ``illegal_action`` option (the module docstring).
 ILLEGAL_ACTIONS = ("raise", "lose")
 
 
 def check_illegal_action(mode: object) -> str:
-    """``mode`` if it is one of :data:`ILLEGAL_ACTIONS`; ValueError naming the choices otherwise."""
     if not isinstance(mode, str) or mode not in ILLEGAL_ACTIONS:
         raise ValueError(f"illegal_action must be one of {list(ILLEGAL_ACTIONS)}, got {mode!r}")
     return mode
@@ -70,17 +64,14 @@ class Forfeit:
 
     @property
     def winners(self) -> list[int]:
-        """Every seat but the offender (those that got the win reward)."""
         return [s for s in range(len(self.rewards)) if s != self.seat]
 
     def info(self) -> dict[str, Any]:
-        """A new dict of what the environments report (the module docstring)."""
         return {"scores": None, "winners": self.winners, "illegal_action": dict(self.illegal_action)}
 
 
 def forfeit(error: IllegalMoveError, action: int, seat: int, num_players: int, scheme: str) -> Forfeit:
-    """The forfeit of ``seat``, whose ``action`` the engine refused with ``error``, in a game of
-    ``num_players`` seats rewarded under ``scheme``."""
+    """The forfeit of ``seat``, whose ``action`` the engine refused with ``error``."""
     move = error.move if isinstance(error.move, str) else None
     report = {"rule": error.rule, "message": str(error), "action": int(action), "move": move, "seat": int(seat)}
     return Forfeit(int(seat), tuple(forfeit_rewards(num_players, seat, scheme)), report)

@@ -51,21 +51,11 @@ DRAWS = 1_000_000
 
 def as_dict() -> dict[str, int]:
     """The limits by lower-case name, as ``kardinal_core.LIMITS`` gives them."""
-    return {
-        "simulations": SIMULATIONS,
-        "worlds": WORLDS,
-        "playouts": PLAYOUTS,
-        "num_envs": NUM_ENVS,
-        "batch_bytes": BATCH_BYTES,
-        "threads": THREADS,
-        "knob": KNOB,
-        "draws": DRAWS,
-    }
+    return {name.lower(): globals()[name] for name in __all__ if name.isupper()}
 
 
 def check_num_envs(num_envs: object) -> int:
-    """``num_envs`` as an int when it is an integer from 1 to :data:`NUM_ENVS`; ``TypeError`` /
-    ``ValueError`` naming the bound otherwise."""
+    """``num_envs`` as an int from 1 to :data:`NUM_ENVS`; ``TypeError`` / ``ValueError`` naming the bound."""
     if not is_integral(num_envs):
         raise TypeError(f"num_envs must be an integer from 1 to {NUM_ENVS}, got {num_envs!r}")
     if not 1 <= num_envs <= NUM_ENVS:
@@ -74,8 +64,7 @@ def check_num_envs(num_envs: object) -> int:
 
 
 def check_batch(num_envs: int, bytes_per_game: int) -> None:
-    """``ValueError`` naming the bound when ``num_envs`` games of ``bytes_per_game`` bytes each would
-    take more than :data:`BATCH_BYTES`."""
+    """``ValueError`` when ``num_envs`` games of ``bytes_per_game`` bytes would take over :data:`BATCH_BYTES`."""
     if bytes_per_game > 0 and num_envs * bytes_per_game > BATCH_BYTES:
         raise ValueError(
             f"num_envs {num_envs} needs about {num_envs * bytes_per_game / 2**30:.1f} GiB of buffers, games and "

@@ -1,9 +1,8 @@
-"""The checks every game's record format shares: a JSON object with a ``format`` field and no
-unknown fields, moves as strings, a ``result`` of ``scores`` and ``winners`` that the replayed game
-must reproduce, replaying the moves, and reading a record file with clear errors. Each game's ``record``
-module holds its own format (fields, rules) and uses these, and so does its engine's ``from_record``
-(:func:`play_record_move`, :func:`check_replayed_result`); every problem raises
-:class:`~kardinal_env.core.errors.RecordError` naming the file or field."""
+"""The checks every game's record format shares: a JSON object with a ``format`` field and no unknown
+fields, moves as strings, a ``result`` of ``scores`` and ``winners`` that the replayed game must
+reproduce, replaying the moves, and reading a record file. Each game's ``record`` module and engine's
+``from_record`` use these; every problem raises :class:`~kardinal_env.core.errors.RecordError` naming the
+file or field."""
 
 from __future__ import annotations
 
@@ -24,8 +23,7 @@ __all__ = [
 
 
 def check_record_fields(record: Any, fmt: str, fields: set[str], required: tuple[str, ...], source: str) -> dict:
-    """The shared first checks of a record of either game: a JSON object, no unknown field, the
-    ``format`` named ``fmt``, every ``required`` field present. :class:`RecordError` naming the problem."""
+    """A JSON object with no unknown field, ``format`` ``fmt`` and every ``required`` field."""
     if not isinstance(record, dict):
         raise RecordError(f"{source}: expected a JSON object, got {type(record).__name__}")
     unknown = sorted(set(record) - fields)
@@ -41,7 +39,6 @@ def check_record_fields(record: Any, fmt: str, fields: set[str], required: tuple
 
 
 def check_move_strings(moves: Any, source: str) -> list[str]:
-    """``moves`` if it is a list of strings; :class:`RecordError` naming the bad entry otherwise."""
     if not isinstance(moves, list):
         raise RecordError(f"{source}: field 'moves' must be a list of move strings, got {type(moves).__name__}")
     for i, move in enumerate(moves):
@@ -51,7 +48,6 @@ def check_move_strings(moves: Any, source: str) -> list[str]:
 
 
 def check_result_shape(result: Any, source: str) -> dict | None:
-    """``result`` if it is null or an object with exactly ``scores`` and ``winners``."""
     if result is not None and (not isinstance(result, dict) or set(result) != {"scores", "winners"}):
         raise RecordError(f"{source}: field 'result' must be null or an object with exactly 'scores' and 'winners'")
     return result
@@ -65,8 +61,8 @@ def check_result(
     winners: list[int] | None,
     source: str = "record",
 ) -> None:
-    """Compare a record's claimed ``result`` (checked by :func:`check_result_shape`) with the game
-    replayed from its ``moves`` moves (``scores``/``winners`` None while not over); either game."""
+    """Compare a record's claimed ``result`` with the game replayed from its ``moves`` moves
+    (``scores``/``winners`` None while not over)."""
     if result is None:
         if is_over:
             raise RecordError(f"{source}: the moves end the game but field 'result' is null")
@@ -80,9 +76,7 @@ def check_result(
 
 
 def play_record_move(game: Any, index: int, move: str, source: str = "record") -> None:
-    """``game.play(move)`` for the record's move number ``index``; an
-    :class:`~kardinal_env.core.errors.IllegalMoveError` becomes a :class:`RecordError` naming the move
-    index, the move and the rule it breaks."""
+    """``game.play(move)``; an ``IllegalMoveError`` becomes a :class:`RecordError` naming the move."""
     try:
         game.play(move)
     except IllegalMoveError as exc:
@@ -90,16 +84,14 @@ def play_record_move(game: Any, index: int, move: str, source: str = "record") -
 
 
 def check_replayed_result(result: dict | None, game: Any, source: str = "record") -> None:
-    """:func:`check_result` of a record's ``result`` against ``game`` replayed from all its moves
-    (its ``move_count``, ``is_over``, and ``scores()``/``winners()`` once over)."""
+    """:func:`check_result` against ``game`` replayed from all the record's moves."""
     over = game.is_over
     scores, winners = (game.scores(), game.winners()) if over else (None, None)
     check_result(result, game.move_count, over, scores, winners, source)
 
 
 def read_record_file(path: str) -> Any:
-    """The JSON content of a record file; :class:`RecordError` (naming the file) when it cannot be
-    read, is not UTF-8 text, or is not valid JSON."""
+    """The JSON content of a record file; :class:`RecordError` naming the file when it cannot be read."""
     try:
         with open(path, encoding="utf-8") as fh:
             return json.load(fh)

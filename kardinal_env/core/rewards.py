@@ -1,9 +1,8 @@
 """Reward terms and the one definition of a win, for every game of the suite. Torch-free; imports no game.
 
-The terms read only the game protocol (:class:`kardinal_env.core.protocol.GameState`: ``num_players``,
-``is_over``, ``scores()``, ``projected_scores()``, ``winners()``), so the environments, the self-play
-trainer and the network-guided search compute them alike for every game; chip shaping alone reads
-``game.chips_held(seat)``, which only Kardinal's engine has.
+The terms read only the game protocol (:class:`kardinal_env.core.protocol.GameState`), so the
+environments, the trainer and the guided search compute them alike; chip shaping alone reads
+``game.chips_held(seat)`` (Kardinal's engine only).
 
 * :func:`terminal_rewards`: per seat at the end of a game. ``"win_loss"``: +1 for every winner (tied
   winners all get +1), −1 for every other seat. ``"margin"``: ``clip((own score − best other score) /
@@ -52,14 +51,12 @@ LOSS_AND_WIN: dict[str, tuple[float, float]] = {"win_loss": (-1.0, 1.0), "margin
 
 
 def check_scheme(scheme: str) -> str:
-    """``scheme`` if it is one of :data:`REWARD_SCHEMES`; ValueError naming the choices otherwise."""
     if scheme not in REWARD_SCHEMES:
         raise ValueError(f"reward must be one of {list(REWARD_SCHEMES)}, got {scheme!r}")
     return scheme
 
 
 def terminal_rewards(game: GameState, scheme: str = "win_loss") -> list[float]:
-    """Terminal reward of every seat of a finished ``game`` under ``scheme``."""
     check_scheme(scheme)
     loss, win = LOSS_AND_WIN[scheme]
     if scheme == "win_loss":
@@ -74,8 +71,7 @@ def terminal_rewards(game: GameState, scheme: str = "win_loss") -> list[float]:
 
 
 def forfeit_rewards(num_players: int, loser: int, scheme: str = "win_loss") -> list[float]:
-    """Per seat, the rewards of a game that ``loser`` forfeits under ``scheme``: the scheme's loss reward
-    to ``loser``, its win reward to every other seat (:data:`LOSS_AND_WIN`; the module docstring)."""
+    """Per seat, the rewards of a game ``loser`` forfeits: the scheme's loss to ``loser``, its win to the others."""
     loss, win = LOSS_AND_WIN[check_scheme(scheme)]
     if not 0 <= loser < num_players:
         raise ValueError(f"loser must be a seat 0..{num_players - 1}, got {loser!r}")
@@ -83,22 +79,20 @@ def forfeit_rewards(num_players: int, loser: int, scheme: str = "win_loss") -> l
 
 
 def projected_margins(game: GameState) -> list[float]:
-    """Per seat: projected final score minus the best other projected score."""
     proj = game.projected_scores()
     return [float(p - max(q for i, q in enumerate(proj) if i != s)) for s, p in enumerate(proj)]
 
 
 def chip_gain(game: Any, seat: int, held_before: int) -> int:
-    """Chips ``seat`` gained by the move just played, given ``game.chips_held(seat)`` before it (0 once
-    the game is over)."""
+    """Chips ``seat`` gained by the move just played, given its chips before (0 once the game is over)."""
     if game.is_over:
         return 0
     return int(game.chips_held(seat)) - held_before
 
 
 class ShapingTracker:
-    """Shaping reward of single moves: call :meth:`before` just before a move of ``seat`` and
-    :meth:`reward` just after it. Zero weights cost nothing (no projection is computed)."""
+    """Shaping reward of single moves: :meth:`before` just before ``seat``'s move, :meth:`reward` just after
+    (zero weights compute nothing)."""
 
     __slots__ = ("chip_shaping", "score_shaping", "_chips", "_margin")
 
@@ -127,6 +121,5 @@ class ShapingTracker:
 
 
 def win_share(winners: Iterable[int], seat: int) -> float:
-    """``1/len(winners)`` if ``seat`` is among the ``winners`` of a game, else 0 (shared wins are split)."""
     tied = list(winners)
     return 1.0 / len(tied) if seat in tied else 0.0

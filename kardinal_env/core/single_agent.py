@@ -1,68 +1,48 @@
-r"""Single-agent Gymnasium view of any registered game — the learner plays one seat against fixed opponents.
+r"""Single-agent Gymnasium view of any registered game: the learner plays one seat against fixed opponents.
 
-:class:`VsBots` takes the game's name (``game=``) and wraps the game's AEC environment: the ``raw_env``
-of its own environment module (``spec.env_module``) or the generic
-:class:`kardinal_env.core.generic_env.GameEnv`. Every game with a ``gym_id`` is registered with
-Gymnasium as ``VsBots`` with ``game=NAME`` (:mod:`kardinal_env.core.registration`):
+:class:`VsBots` (``game=NAME``) wraps the game's unwrapped AEC environment: its own module's
+``raw_env`` or the generic :class:`kardinal_env.core.generic_env.GameEnv`. Every game with a ``gym_id``
+is registered with Gymnasium as ``VsBots`` with ``game=NAME`` (:mod:`kardinal_env.core.registration`):
+``kardinal/KardinalVsBots-v0`` (``kardinal``) and ``kardinal/KardinalKoenigVsBots-v1``
+(``kardinal_koenig``); :class:`KardinalVsBots` and :class:`KardinalKoenigVsBots` are ``VsBots`` with
+the game fixed. ``gymnasium.make("kardinal/KardinalVsBots-v0", players=2, opponents="greedy")``;
+``VsBots(game="nim", opponents="greedy")``.
 
-=====================================  ===================================================
-id                                     game (AEC environment underneath)
-=====================================  ===================================================
-``kardinal/KardinalVsBots-v0``         ``kardinal`` (``kardinal_v0.raw_env``)
-``kardinal/KardinalKoenigVsBots-v1``   ``kardinal_koenig`` (``kardinal_koenig_v1.raw_env``)
-=====================================  ===================================================
+Defaults: ``players``: the AEC environment's (4 for the built-in games, else ``default_players``),
+``learner_seat=0``, ``opponents="random"``, ``illegal_action="lose"``.
 
-``gymnasium.make("kardinal/KardinalVsBots-v0", players=2, learner_seat=0, opponents="greedy")``;
-``VsBots(game="nim", opponents="greedy")`` for any registered game. :class:`KardinalVsBots` and
-:class:`KardinalKoenigVsBots` are ``VsBots`` with the game fixed (subclass them for one game).
+* Spaces: the AEC environment's ``Dict(observation, action_mask)`` and ``Discrete`` (the learner's view).
+* ``action_masks()``: the learner's mask as bool, without encoding an observation (sb3-contrib's
+  MaskablePPO calls it). The ids are registered without Gymnasium's ``OrderEnforcing`` and passive
+  checker (this class checks the order itself: ``step`` before ``reset`` raises), so
+  ``gymnasium.make(...).action_masks()`` works; through wrappers of your own use
+  ``env.get_wrapper_attr("action_masks")()``.
+* ``step(action)`` plays the learner's decision, then every opponent's until the learner decides again
+  or the game ends. Reward: the learner's under the AEC environment's scheme (terminal ±1 by default,
+  plus any per-move reward).
+* ``illegal_action`` (:mod:`kardinal_env.core.illegal`): a learner action the mask forbids. ``"lose"``
+  (the default, so that ``check_env`` and RLlib's pre-check, which step unmasked samples, pass): the
+  episode ends by forfeit, ``terminated`` is True, the reward is the scheme's loss reward, the masks
+  are all zero and ``info`` holds ``learner_seat`` and the forfeit's report. ``"raise"``:
+  ``IllegalMoveError`` naming the rule, nothing changes. A value that is not an id of the action space
+  raises in both modes; an opponent's illegal move raises the engine's ``IllegalMoveError``.
+* ``learner_seat``: a seat, or ``"random"`` (drawn from the reset seed).
+* ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator), one policy for
+  every other seat, or a list with one per other seat. A policy: an object with
+  ``select_move(game) -> str``, a callable ``game -> str``, or an agent spec string (``"greedy"``,
+  ``"mcts:50"``, ``"ppo:PATH"``; loaded once, seeded at every ``reset``) handed to
+  ``load_agent(spec, game=NAME, seed=None)`` of the first module (by entry name) in the entry point
+  group :data:`AGENTS_GROUP` (``kardinal-env`` declares its agents package there); without one a spec
+  string is a ``ValueError`` saying so. This module imports no agent code.
+* Other keywords go to the AEC environment (rule options, ``reward``, env options).
+* Render modes (:func:`render_modes`): the game's, in the instance's ``metadata``: its own module's, or
+  for the generic environment ``human``/``ansi`` (the ``text`` picture) and ``rgb_array`` when the
+  entry has an ``image``. The class's ``metadata``, which ``gymnasium.make`` reads before it knows the
+  game, lists every mode; a mode the game lacks is a ``ValueError`` naming the game's modes.
 
-Defaults: ``players``: the AEC environment's default (4 for both built-in games; the game's
-``default_players`` for the generic environment), ``learner_seat=0``, ``opponents="random"``,
-``illegal_action="lose"``.
-
-* Spaces: the same ``Dict(observation, action_mask)`` observation space and ``Discrete`` action
-  space as the AEC environment (the learner's view), so one network serves both.
-* ``action_masks()`` returns the learner's current mask as a bool array (the method sb3-contrib's
-  MaskablePPO looks for) without encoding an observation; the mask is in the observation too.
-  The ids are registered without Gymnasium's ``OrderEnforcing`` and passive-checker wrappers (this
-  class checks the call order itself: ``step`` before ``reset`` raises), so
-  ``gymnasium.make("kardinal/KardinalVsBots-v0").action_masks()`` works as it is. Through wrappers
-  of your own use ``env.get_wrapper_attr("action_masks")()``.
-* ``step(action)`` plays the learner's decision, then every opponent decision until the learner
-  decides again or the game ends (chance such as deck draws happens inside the engine). Reward: the
-  learner's reward from the AEC environment's scheme (terminal ±1 by default, plus any per-move
-  reward the game's environment gives).
-* ``illegal_action`` (:mod:`kardinal_env.core.illegal`, the rule every environment shares, with
-  what a forfeit reports): what the learner's action id does when the mask forbids it. ``"lose"``
-  (the default, so that Gymnasium's ``check_env`` and RLlib's pre-check, which step unmasked
-  samples, pass on every registered id): the episode ends by forfeit, ``terminated`` is True, the
-  reward is the scheme's loss reward, the mask and :meth:`VsBots.action_masks` are all zero, and
-  ``info`` holds ``learner_seat`` and the forfeit's report. ``"raise"``: ``IllegalMoveError``
-  naming the rule, nothing changes. A value that is not an id of the action space raises in both
-  modes; an opponent's illegal move (that opponent's bug) raises the engine's ``IllegalMoveError``.
-  The AEC environment underneath is made in its default mode.
-* ``learner_seat``: a seat number, or ``"random"`` to draw the seat from the reset seed.
-* ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator: the ``random``
-  baseline that every game has, played without the agent loader), one policy for every other seat,
-  or a list with one per other seat. A policy is an object with ``select_move(game) -> str``, a
-  callable ``game -> str``, or an agent spec string (``"greedy"``, ``"mcts:50"``, ``"ppo:PATH"``, ...;
-  loaded once, seeded at every ``reset``). This module does not import any agent code: a spec string
-  is handed to the agent loader of an installed package that provides agents — the ``load_agent``
-  function of the first module (by entry name) declared in the entry point group
-  ``kardinal_env.agents`` (:data:`AGENTS_GROUP`; ``kardinal-env`` declares its agents package there),
-  called as ``load_agent(spec, game=NAME, seed=None)``; without one a spec string is a ``ValueError``
-  saying so.
-* Other keyword options are passed to the AEC environment (rule options, ``reward``, env options).
-* Render modes (:func:`render_modes`): the game's, in the view's ``metadata["render_modes"]``: those
-  of its own environment module (``raw_env.metadata``), or for the generic environment ``human`` and
-  ``ansi`` (the game's ``text`` picture; ``human`` prints it) and ``rgb_array`` when the registry
-  entry has an ``image``. ``render()`` is the AEC environment's. The class's own ``metadata``, which
-  ``gymnasium.make`` reads before it knows the game, lists every mode a game may offer; a mode the
-  game lacks (``rgb_array`` without an image) is a ``ValueError`` naming the game's modes.
-
-Version history (the ids keep their versions: a game played with legal actions is unchanged)
-* ``illegal_action`` option, default ``"lose"`` (issue 54): an illegal learner action used to raise
-  ``IllegalMoveError``; it now ends the episode by forfeit (``illegal_action="raise"`` restores that).
+Version history (the ids keep their versions: a game played with legal actions is unchanged):
+``illegal_action`` option, default ``"lose"`` (issue 54; an illegal learner action used to raise,
+``illegal_action="raise"`` restores that).
 """
 
 from __future__ import annotations
@@ -82,15 +62,13 @@ from kardinal_env.core.registry import GameSpec, get_game, resolve
 
 __all__ = ["VsBots", "KardinalVsBots", "KardinalKoenigVsBots", "AGENTS_GROUP", "agent_loader", "render_modes"]
 
-#: The entry point group of packages that provide agents (their registries of the games' agents read it
-#: too); a module declared there may offer ``load_agent(spec, game=, seed=)``.
+#: The entry point group of packages that provide agents; a module there may offer ``load_agent(spec, game=, seed=)``.
 AGENTS_GROUP = "kardinal_env.agents"
 
 
 def agent_loader() -> Callable[..., Any]:
-    """The ``load_agent`` function of the first module (by entry name) declared in the entry point group
-    :data:`AGENTS_GROUP` that has one (entries naming an attribute are skipped: they are a game's agents);
-    ``LookupError`` when no installed package declares one."""
+    """``load_agent`` of the first module (by entry name) of :data:`AGENTS_GROUP` that has one (entries naming
+    an attribute are a game's agents: skipped); ``LookupError`` when none does."""
     from importlib.metadata import entry_points
 
     for ep in sorted(entry_points(group=AGENTS_GROUP), key=lambda ep: ep.name):
@@ -121,10 +99,7 @@ def _policy(p: Any, game: str) -> Any:
 
 
 def render_modes(spec: GameSpec) -> list[str]:
-    """The render modes of a game's AEC environment, and so of its single-agent view: its own
-    environment module's (``raw_env.metadata["render_modes"]``), else the generic environment's
-    (:func:`kardinal_env.core.generic_env.generic_render_modes`: ``human``, ``ansi``, and
-    ``rgb_array`` when the registry entry has an ``image``)."""
+    """The render modes of a game's AEC environment (its module's, else the generic environment's)."""
     if spec.env_module is not None:
         return list(spec.load("env_module").raw_env.metadata["render_modes"])
     return list(resolve("kardinal_env.core.generic_env:generic_render_modes")(spec))
@@ -133,10 +108,8 @@ def render_modes(spec: GameSpec) -> list[str]:
 class VsBots(gym.Env):
     """The learner's seat of a game's AEC environment, opponents played inside ``step``."""
 
-    #: Every mode some game may offer (``gymnasium.make`` checks a ``render_mode`` against this before it
-    #: builds the view); an instance's ``metadata["render_modes"]`` is its game's (:func:`render_modes`).
+    #: Every mode some game may offer (``gymnasium.make`` checks it); an instance's are its game's.
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
-    #: The game when none is given (set by the named subclasses).
     game: str | None = None
 
     def __init__(
@@ -152,7 +125,6 @@ class VsBots(gym.Env):
         if game is None:
             raise ValueError("VsBots needs game=NAME, a registered game")
         self.illegal_action = check_illegal_action(illegal_action)
-        #: The forfeit that ended the episode (the learner's illegal action under "lose"), else None.
         self.forfeited: Forfeit | None = None
         self.game_spec = spec = get_game(game)
         modes = render_modes(spec)
@@ -214,7 +186,7 @@ class VsBots(gym.Env):
         return reward
 
     def _obs(self) -> dict:
-        # A copy: Gymnasium callers may keep it, and the AEC env may hand out arrays it rewrites.
+        # A copy: callers may keep it, and the AEC env may rewrite its arrays.
         obs = fresh_observation(self.aec.observe(self.aec.possible_agents[self.learner_seat]))
         if self.forfeited is not None:  # the episode is over: no legal action (the AEC env does not know)
             obs["action_mask"][:] = 0
