@@ -89,7 +89,7 @@ def core():
 
 
 def _check_state(cc, py, where: str) -> None:
-    assert cc.legal_move_ids() == py.legal_move_ids(), f"{where}: legal ids differ"
+    assert cc.legal_move_ids() == py.legal_actions(), f"{where}: legal ids differ"
     assert cc.snapshot() == py.snapshot(), f"{where}: state differs"
     assert (cc.current_player, cc.phase, cc.is_over, cc.move_count) == (
         py.current_player,
@@ -110,7 +110,7 @@ def _lockstep(module, rules: Rules, seed: int) -> int:
     checked_clone = False
     while True:
         where = f"{rules} seed {seed} move {py.move_count}"
-        ids = py.legal_move_ids()
+        ids = py.legal_actions()
         assert cc.legal_move_ids() == ids and cc.num_legal_moves() == len(ids), f"{where}: legal ids differ"
         if py.move_count % 7 == 0 or py.is_over or py.phase == "over":
             _check_state(cc, py, where)
@@ -127,7 +127,7 @@ def _lockstep(module, rules: Rules, seed: int) -> int:
             bad = rng.randrange(rules.compiled.num_moves)
             if bad not in ids:
                 with pytest.raises(IllegalMoveError) as expected:
-                    py.play_id(bad)
+                    py.apply_action(bad)
                 with pytest.raises(IllegalMoveError) as got:
                     cc.play_id(bad)
                 assert (got.value.rule, str(got.value), got.value.move) == (
@@ -137,10 +137,10 @@ def _lockstep(module, rules: Rules, seed: int) -> int:
                 ), where
         how = rng.random()
         if how < 0.4:
-            py.play_id(move)
+            py.apply_action(move)
             cc.play_id(move)
         elif how < 0.7:
-            py.apply_legal_id(move)
+            py.apply_action(move)
             cc.play_index(ids.index(move))
         else:
             name = rules.compiled.moves[move]
@@ -220,7 +220,7 @@ def _random_python_game(rules: Rules, seed: int, moves: int | None = None) -> Ga
     game = Game.reference(rules, seed=seed)
     rng = random.Random(seed)
     while not game.is_over and (moves is None or game.move_count < moves):
-        game.play_id(rng.choice(game.legal_move_ids()))
+        game.apply_action(rng.choice(game.legal_actions()))
     return game
 
 
@@ -288,18 +288,18 @@ def test_illegal_moves_name_the_rule_like_the_python_engine(core):
         if py.move_count % 3 == 0:
             positions += 1
             for m, name in enumerate(names):
-                if m in py.legal_move_ids():
+                if m in py.legal_actions():
                     assert cc.is_legal_id(m)
                     continue
                 assert not cc.is_legal_id(m)
-                for how, arg in (("play_id", m), ("play", name)):
+                for py_how, cc_how, arg in (("apply_action", "play_id", m), ("play", "play", name)):
                     with pytest.raises(IllegalMoveError) as expected:
-                        getattr(py, how)(arg)
+                        getattr(py, py_how)(arg)
                     with pytest.raises(IllegalMoveError) as got:
-                        getattr(cc, how)(arg)
+                        getattr(cc, cc_how)(arg)
                     assert (got.value.rule, str(got.value)) == (expected.value.rule, str(expected.value))
-        move = rng.choice(py.legal_move_ids())
-        py.play_id(move)
+        move = rng.choice(py.legal_actions())
+        py.apply_action(move)
         cc.play_id(move)
     assert positions > 20
     with pytest.raises(IllegalMoveError, match="game over"):
@@ -347,8 +347,8 @@ def test_moves_outside_the_table_get_the_python_engine_s_errors(core):
                 checked += 1
             if py.is_over:
                 break
-            move = rng.choice(py.legal_move_ids())
-            py.play_id(move)
+            move = rng.choice(py.legal_actions())
+            py.apply_action(move)
             cc.play_id(move)
         assert checked > 400
 
@@ -558,7 +558,7 @@ _FUZZ = textwrap.dedent(
     for players, seed, moves in ((3, 4, 30), (4, 5, 100), (5, 6, 85), (4, 7, 110), (3, 8, 90), (5, 9, 20)):
         game = Game(Rules(players=players), seed=seed)
         while not game.is_over and game.move_count < moves:
-            game.apply_legal_id(rng.choice(game.legal_move_ids()))
+            game.apply_action(rng.choice(game.legal_actions()))
         if not game.is_over:
             positions.append((compiled.core_position(game, kardinal_core), SeatKnowledge(game, game.current_player)))
     assert len(positions) >= 4 and any(k.new_deck is not None for _, k in positions)
@@ -570,9 +570,9 @@ _FUZZ = textwrap.dedent(
         calls += 1
         try:
             if rng.random() < 0.5 and core.num_legal_moves() > 1:
-                core.ismcts_root(3, 0.7, 8.0, data, seed)
+                kardinal_core.koenig_search.ismcts_root(core, 3, 0.7, 8.0, data, seed)
             else:
-                core.deal_world(data if rng.random() < 0.9 else rng.choice(pool), seed)
+                kardinal_core.koenig_search.deal_world(core, data if rng.random() < 0.9 else rng.choice(pool), seed)
         except (TypeError, ValueError):
             refused += 1
     print(calls, refused)
@@ -597,15 +597,15 @@ def test_fuzz_the_bindings_never_crash(core):
 
 def test_random_playouts_summary(core):
     game = compiled.core_game(Rules(players=4), 3, module=core)
-    summary = game.random_playouts(40, 7)
+    summary = core.koenig_search.random_playouts(game, 40, 7)
     assert summary["games"] == 40 and summary["decisions"] > 40 * 100
     assert sum(summary["wins"]) >= 40 and len(summary["score_sum"]) == 4
     assert game.move_count == 0  # played on copies
-    assert game.random_playouts(40, 7) == summary  # its own seeded generator
-    assert game.random_playouts(40, 8) != summary
-    assert game.random_playouts(0, 1)["games"] == 0
+    assert core.koenig_search.random_playouts(game, 40, 7) == summary  # its own seeded generator
+    assert core.koenig_search.random_playouts(game, 40, 8) != summary
+    assert core.koenig_search.random_playouts(game, 0, 1)["games"] == 0
     with pytest.raises(ValueError):
-        game.random_playouts(-1, 0)
+        core.koenig_search.random_playouts(game, -1, 0)
 
 
 def test_read_only_views_agree(core):
@@ -741,27 +741,27 @@ def test_compiled_ismcts_declines_what_it_cannot_search(core, monkeypatch):
     cc = compiled.core_game(rules, 1, module=core)
     data = SeatKnowledge(Game(rules, seed=1), 0).deal_data()
     with pytest.raises(ValueError, match="from 1 to"):
-        cc.ismcts_root(0, 0.7, 8.0, data, 1)
+        core.koenig_search.ismcts_root(cc, 0, 0.7, 8.0, data, 1)
     with pytest.raises(TypeError, match="must be a dict"):
-        cc.ismcts_root(5, 0.7, 8.0, list(data.items()), 1)
+        core.koenig_search.ismcts_root(cc, 5, 0.7, 8.0, list(data.items()), 1)
     for seed in ("1", None, 1.0, True, [1]):
         with pytest.raises(TypeError, match="seed must be an int"):
-            cc.ismcts_root(5, 0.7, 8.0, data, seed)
+            core.koenig_search.ismcts_root(cc, 5, 0.7, 8.0, data, seed)
         with pytest.raises(TypeError, match="seed must be an int"):
-            cc.deal_world(data, seed)
+            core.koenig_search.deal_world(cc, data, seed)
     other = SeatKnowledge(Game(rules, seed=1), 2).deal_data()
     with pytest.raises(ValueError, match="seat on turn"):
-        cc.ismcts_root(5, 0.7, 8.0, other, 1)
-    assert len(cc.deal_world(other, 1)[0]) == 3  # a world for any seat
+        core.koenig_search.ismcts_root(cc, 5, 0.7, 8.0, other, 1)
+    assert len(core.koenig_search.deal_world(cc, other, 1)[0]) == 3  # a world for any seat
 
     def refused(error, match, **changes):
         bad = {**data, **changes}
         for key in [k for k, v in changes.items() if v is _MISSING]:
             del bad[key]
         with pytest.raises(error, match=match):
-            cc.ismcts_root(5, 0.7, 8.0, bad, 1)
+            core.koenig_search.ismcts_root(cc, 5, 0.7, 8.0, bad, 1)
         with pytest.raises(error, match=match):
-            cc.deal_world(bad, 1)
+            core.koenig_search.deal_world(cc, bad, 1)
 
     pool, known = data["pool"], data["known"]
     refused(ValueError, "missing key 'pool'", pool=_MISSING)
@@ -805,9 +805,9 @@ def test_the_core_deals_the_python_dealer_s_worlds(core):
                             seed = rng.getrandbits(64)
                             world_rng = ShuffleRng(seed)
                             hands, deck = knowledge.sample(world_rng)
-                            got_hands, got_deck, got_next = cc.deal_world(data, seed)
+                            got_hands, got_deck, got_next = core.koenig_search.deal_world(cc, data, seed)
                             assert (got_hands, got_deck, got_next) == (hands, deck, world_rng.next())
                             checked += 1
                             after += knowledge.new_deck is not None
-                game.apply_legal_id(rng.choice(game.legal_move_ids()))
+                game.apply_action(rng.choice(game.legal_actions()))
     assert checked > 1000 and after > 400

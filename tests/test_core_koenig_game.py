@@ -83,7 +83,7 @@ def _state(game, encoder: ObservationEncoder) -> dict:
         ),
         "scores": (game.scores(), game.interim_scores(), game.final_breakdown(), game.scoring_now()),
         "projected": game.projected_scores(),
-        "moves": (list(game.legal_move_ids()), game.legal_moves(), game.history),
+        "moves": (list(game.legal_actions()), game.legal_moves(), game.history),
         "live_view": tuple(game.live_view()),
         "seen": ([game.deck_takes(s) for s in range(n)], game.decision_log()),
         "knowledge": None if over else [SeatKnowledge(game, s).to_dict() for s in range(n)],
@@ -120,22 +120,19 @@ def test_core_game_follows_the_python_engine(core, rules):
                 assert type(twin) is CoreGame and type(thawed) is CoreGame
                 assert twin.snapshot() == cc.snapshot() == thawed.snapshot()
                 assert copy.deepcopy(cc).snapshot() == cc.snapshot()
-            moves = py.legal_move_ids()
-            assert cc.legal_move_ids() == moves
+            moves = py.legal_actions()
+            assert cc.legal_actions() == moves
             m = rng.choice(moves)
             if step % 3 == 0:
                 py.play(py.board.moves[m])
                 cc.play(cc.board.moves[m])
-            elif step % 3 == 1:
-                py.play_id(m)
-                cc.play_id(m)
             else:
-                py.apply_legal_id(m)
-                cc.apply_legal_id(m)
+                py.apply_action(m)
+                cc.apply_action(m)
             if step % 29 == 5:  # the copies are a move behind until they play it too
                 assert twin.move_count == thawed.move_count == cc.move_count - 1
-                twin.play_id(m)
-                thawed.play_id(m)
+                twin.apply_action(m)
+                thawed.apply_action(m)
                 assert twin.snapshot() == cc.snapshot() == thawed.snapshot()
             step += 1
         assert cc.scores() == py.scores() and cc.winners() == py.winners()
@@ -146,7 +143,7 @@ def test_records_replay_on_the_core_backed_game(core):
         py = Game.reference(rules, seed=40 + i)
         rng = random.Random(i)
         while not py.is_over:
-            py.play_id(rng.choice(py.legal_move_ids()))
+            py.apply_action(rng.choice(py.legal_actions()))
             if py.move_count in (10, 200):  # in progress too
                 back = Game.from_record(py.to_record())
                 assert type(back) is CoreGame and back.snapshot() == py.snapshot()
@@ -173,12 +170,12 @@ def test_worlds_are_dealt_as_the_python_engine_deals_them(core):
                     r1, r2 = random.Random(py.move_count), random.Random(py.move_count)
                     w1, w2 = py.determinize(observer, r1), cc.determinize(observer, r2)
                     assert w2.snapshot() == w1.snapshot() and r1.getstate() == r2.getstate()
-                    assert w2.legal_move_ids() == w1.legal_move_ids()
+                    assert w2.legal_actions() == w1.legal_actions()
                     assert w2.hand(observer) == cc.hand(observer)
                     with pytest.raises(RuntimeError, match="determinized world"):
                         w2.to_record()
-                    w1.play_id(w1.legal_move_ids()[0])
-                    w2.play_id(w2.legal_move_ids()[0])
+                    w1.apply_action(w1.legal_actions()[0])
+                    w2.apply_action(w2.legal_actions()[0])
                     assert w2.snapshot() == w1.snapshot()
                 hands = {s: py.hand(s) for s in range(py.num_players)}
                 deck = py.snapshot()["deck"]
@@ -188,9 +185,9 @@ def test_worlds_are_dealt_as_the_python_engine_deals_them(core):
                 with pytest.raises(DeckError) as got:
                     cc.with_hidden({seat: []}, deck)
                 assert str(got.value) == str(expected.value)
-            m = rng.choice(py.legal_move_ids())
-            py.play_id(m)
-            cc.play_id(m)
+            m = rng.choice(py.legal_actions())
+            py.apply_action(m)
+            cc.apply_action(m)
 
 
 def test_illegal_moves_name_the_rule_as_the_python_engine(core):
@@ -202,14 +199,14 @@ def test_illegal_moves_name_the_rule_as_the_python_engine(core):
     checked = 0
     while not py.is_over:
         if py.move_count % 17 == 0:
-            legal = set(py.legal_move_ids())
+            legal = set(py.legal_actions())
             for m in rng.sample(range(len(names)), 40) + [-1, len(names), "x"]:
                 if m in legal:
                     continue
                 with pytest.raises(IllegalMoveError) as expected:
-                    py.play_id(m)
+                    py.apply_action(m)
                 with pytest.raises(IllegalMoveError) as got:
-                    cc.play_id(m)
+                    cc.apply_action(m)
                 assert (got.value.rule, str(got.value)) == (expected.value.rule, str(expected.value))
                 move = names[m] if isinstance(m, int) and 0 <= m < len(names) else "K@nowhere/1"
                 with pytest.raises(IllegalMoveError) as expected:
@@ -219,9 +216,9 @@ def test_illegal_moves_name_the_rule_as_the_python_engine(core):
                 assert (got.value.rule, str(got.value)) == (expected.value.rule, str(expected.value))
                 checked += 1
             assert cc.snapshot() == py.snapshot()  # a refused move changes nothing
-        m = rng.choice(py.legal_move_ids())
-        py.play_id(m)
-        cc.play_id(m)
+        m = rng.choice(py.legal_actions())
+        py.apply_action(m)
+        cc.apply_action(m)
     with pytest.raises(IllegalMoveError, match="game over"):
         cc.play("end")
     assert checked > 100

@@ -1,4 +1,4 @@
-"""The compiled ``heuristic`` (``KoenigGame.heuristic_values``, cpp/src/koenig/heuristic.hpp) in
+"""The compiled ``heuristic`` (``koenig_search.heuristic_values``, cpp/src/koenig/heuristic.hpp) in
 lockstep with the Python planner (agents.baselines.koenig_heuristic._Planner).
 
 At many positions of seeded games (3, 4 and 5 players, ``discard`` one and any, the packaged board and
@@ -42,8 +42,8 @@ WEIGHTS = list(DEFAULT_WEIGHTS.as_dict().values())
 @pytest.fixture
 def core():
     module = kardinal_core_or_skip()
-    if not hasattr(module, "KoenigGame") or not hasattr(module.KoenigGame, "heuristic_values"):
-        pytest.fail("kardinal_core is built but has no KoenigGame.heuristic_values: rebuild it (bash scripts/setup.sh)")
+    if not hasattr(module, "koenig_search"):
+        pytest.fail("kardinal_core is built but has no koenig_search: rebuild it (bash scripts/setup.sh)")
     if koenig_compiled.heuristic_core() is None:
         pytest.skip(f"{compiled.BACKEND_VARIABLE}=python: the heuristic plays in Python")
     return module
@@ -66,7 +66,7 @@ def _walk(game, seed: int, every: int = 2, weights: HeuristicWeights = DEFAULT_W
     seen = {"decisions": 0, "draw": 0, "place": 0, "second": 0, "discard": 0, "after_runout": 0, "last_round": 0}
     k = 0
     while not game.is_over:
-        if len(game.legal_move_ids()) > 1:
+        if len(game.legal_actions()) > 1:
             k += 1
             if k % every == 0:
                 _assert_same(game, f"seed {seed} move {game.move_count} ({game.phase})", weights, replan)
@@ -75,7 +75,7 @@ def _walk(game, seed: int, every: int = 2, weights: HeuristicWeights = DEFAULT_W
                 seen["after_runout"] += game.runouts > 0
                 seen["last_round"] += game.runouts > 1
         if rng.random() < 0.5:
-            game.play_id(rng.choice(game.legal_move_ids()))
+            game.apply_action(rng.choice(game.legal_actions()))
         else:
             game.play(agents[game.current_player].select_move(game))
     return seen
@@ -135,7 +135,7 @@ def test_hidden_cards_do_not_change_the_compiled_values(core):
         assert g1.snapshot()["hands"] != g2.snapshot()["hands"]
         rng = random.Random(seed)
         while not g1.is_over and g1.display() == g2.display() and g1.hand(0) == g2.hand(0):
-            if g1.current_player == 0 and len(g1.legal_move_ids()) > 1:
+            if g1.current_player == 0 and len(g1.legal_actions()) > 1:
                 probs = deck_probabilities(g1, 0)
                 assert probs == deck_probabilities(g2, 0)
                 v1 = koenig_compiled.heuristic_values(g1, DEFAULT_WEIGHTS, 6, probs)
@@ -150,8 +150,8 @@ def test_hidden_cards_do_not_change_the_compiled_values(core):
 def test_bad_arguments_raise_errors_naming_them(core):
     game = compiled.core_game(Rules(players=4), seed=3, module=core)
     probs = [0.2] * 5
-    assert game.heuristic_values(WEIGHTS, probs, 6)
-    assert game.heuristic_values(tuple(WEIGHTS), tuple(probs), 1)
+    assert core.koenig_search.heuristic_values(game, WEIGHTS, probs, 6)
+    assert core.koenig_search.heuristic_values(game, tuple(WEIGHTS), tuple(probs), 1)
     bad = [
         ((WEIGHTS[:9], probs, 6), ValueError, r"weights must have 10 entries"),
         (("x" * 10, probs, 6), TypeError, r"weights must be a list or tuple"),
@@ -171,13 +171,13 @@ def test_bad_arguments_raise_errors_naming_them(core):
     ]
     for args, exc, pattern in bad:
         with pytest.raises(exc, match=pattern):
-            game.heuristic_values(*args)
+            core.koenig_search.heuristic_values(game, *args)
     rng = random.Random(0)
     while not game.is_over:
         ids = game.legal_move_ids()
         game.play_id(ids[rng.randrange(len(ids))])
     with pytest.raises(ValueError, match="the game is over"):
-        game.heuristic_values(WEIGHTS, probs, 6)
+        core.koenig_search.heuristic_values(game, WEIGHTS, probs, 6)
 
 
 def test_python_fallbacks(core, monkeypatch):
@@ -208,11 +208,11 @@ def test_next_turn_none_gives_the_first_draw(core):
     game = Game(Rules(players=3), seed=5)
     rng = random.Random(5)
     while not game.is_over:
-        if game.phase == "draw" and len(game.legal_move_ids()) > 1:
+        if game.phase == "draw" and len(game.legal_actions()) > 1:
             seat = game.current_player
             if _next_turn_chance(game.live_view(), game.num_players, seat) <= 0:
                 cc = _assert_same(game, f"move {game.move_count}")
-                assert cc == [(game.legal_move_ids()[0], 0.0)]
+                assert cc == [(game.legal_actions()[0], 0.0)]
                 return
-        game.play_id(rng.choice(game.legal_move_ids()))
+        game.apply_action(rng.choice(game.legal_actions()))
     pytest.fail("no draw decision without a next turn")

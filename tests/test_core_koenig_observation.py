@@ -75,8 +75,8 @@ def _compare_game(module, rules: Rules, seed: int) -> int:
         if py.is_over:
             assert not as_bool.any(), f"{where}: a finished game has no legal action"
             return compared
-        move = rng.choice(py.legal_move_ids())
-        py.play_id(move)
+        move = rng.choice(py.legal_actions())
+        py.apply_action(move)
         cc.play_id(move)
 
 
@@ -99,9 +99,9 @@ def test_the_core_backed_game_and_the_helpers_write_the_python_values(core):
     assert game.compiled and not reference.compiled
     rng = random.Random(5)
     for _ in range(30):
-        move = rng.choice(reference.legal_move_ids())
-        game.play_id(move)
-        reference.play_id(move)
+        move = rng.choice(reference.legal_actions())
+        game.apply_action(move)
+        reference.apply_action(move)
     encoder = ObservationEncoder(rules)
     for seat in range(4):
         want = encoder.encode(reference, seat)

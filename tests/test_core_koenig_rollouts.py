@@ -1,5 +1,5 @@
 """Heuristic rollouts (``rollout:N``, agents/search/heuristic_rollouts.py): the compiled playouts
-(``KoenigGame.heuristic_rollouts``, cpp/src/koenig/rollouts.hpp) in lockstep with the Python reference,
+(``koenig_search.heuristic_rollouts``, cpp/src/koenig/rollouts.hpp) in lockstep with the Python reference,
 the agent's hidden-information discipline, its spec, and errors naming the bad argument.
 
 The lockstep tests start late in seeded games (3, 4 and 5 players, ``discard`` one and any, after the
@@ -40,8 +40,8 @@ WEIGHTS = list(DEFAULT_WEIGHTS.as_dict().values())
 @pytest.fixture
 def core():
     module = kardinal_core_or_skip()
-    if not hasattr(module.KoenigGame, "heuristic_rollouts"):
-        pytest.fail("kardinal_core is built but has no KoenigGame.heuristic_rollouts: rebuild it (scripts/setup.sh)")
+    if not hasattr(module, "koenig_search"):
+        pytest.fail("kardinal_core is built but has no koenig_search: rebuild it (scripts/setup.sh)")
     if koenig_compiled.heuristic_core() is None:
         pytest.skip(f"{compiled.BACKEND_VARIABLE}=python: the rollouts play in Python")
     return module
@@ -59,7 +59,7 @@ def _late_game(players: int, discard: str, seed: int, left: int) -> Game:
     while not probe.is_over:
         probe.play(agents[probe.current_player].select_move(probe))
     game, agents = Game(rules, seed=seed), seats()
-    while game.move_count < probe.move_count - left or len(game.legal_move_ids()) < 2:
+    while game.move_count < probe.move_count - left or len(game.legal_actions()) < 2:
         game.play(agents[game.current_player].select_move(game))
     assert game.compiled and not game.is_over
     return game
@@ -71,7 +71,7 @@ LATE_GAMES = [(4, "one", 1, 40), (3, "any", 2, 30), (5, "one", 3, 30)]
 @pytest.mark.parametrize(("players", "discard", "seed", "left"), LATE_GAMES)
 def test_compiled_rollouts_equal_the_python_reference(core, players, discard, seed, left):
     game = _late_game(players, discard, seed, left)
-    moves = game.legal_move_ids()[:3]
+    moves = game.legal_actions()[:3]
     cc = rollout_values(game, moves, 3, 1000 + seed)
     py = rollout_values(game, moves, 3, 1000 + seed, compiled=False)
     assert cc == py
@@ -90,14 +90,14 @@ def test_rollouts_after_the_first_runout_and_in_the_last_round(core):
             checked["after_runout"] += 1
         if game.last_round:
             checked["last_round"] += 1
-        moves = game.legal_move_ids()[:2]
+        moves = game.legal_actions()[:2]
         assert rollout_values(game, moves, 2, seed) == rollout_values(game, moves, 2, seed, compiled=False)
     assert checked["after_runout"] >= 3
 
 
 def test_the_seed_decides_the_worlds(core):
     game = _late_game(4, "one", 1, 60)
-    moves = game.legal_move_ids()[:4]
+    moves = game.legal_actions()[:4]
     a = rollout_values(game, moves, 8, 7)
     assert a == rollout_values(game, moves, 8, 7)
     assert any(rollout_values(game, moves, 8, s) != a for s in (8, 9, 10))
@@ -112,8 +112,8 @@ def test_hidden_cards_do_not_change_the_rollouts_or_the_move(core):
         assert g1.snapshot()["hands"] != g2.snapshot()["hands"]
         rng = random.Random(seed)
         while not g1.is_over and g1.display() == g2.display() and g1.hand(0) == g2.hand(0) and checked < 12:
-            if g1.current_player == 0 and len(g1.legal_move_ids()) > 1:
-                moves = g1.legal_move_ids()[:2]
+            if g1.current_player == 0 and len(g1.legal_actions()) > 1:
+                moves = g1.legal_actions()[:2]
                 assert rollout_values(g1, moves, 2, seed) == rollout_values(g2, moves, 2, seed)
                 a1, a2 = HeuristicRolloutAgent(2, seed=seed), HeuristicRolloutAgent(2, seed=seed)
                 assert a1.select_move(g1) == a2.select_move(g2)
@@ -126,7 +126,7 @@ def test_hidden_cards_do_not_change_the_rollouts_or_the_move(core):
 def test_bad_arguments_raise_errors_naming_them(core):
     game = _late_game(4, "one", 1, 60)
     data = SeatKnowledge(game, game.current_player).deal_data()
-    legal = game.legal_move_ids()
+    legal = game.legal_actions()
     illegal = next(m for m in range(len(game.board.moves)) if m not in legal)
     bad = [
         (
@@ -148,10 +148,10 @@ def test_bad_arguments_raise_errors_naming_them(core):
     ]
     for args, exc, pattern in bad:
         with pytest.raises(exc, match=pattern):
-            game.core.heuristic_rollouts(*args)
+            core.koenig_search.heuristic_rollouts(game.core, *args)
     other = SeatKnowledge(game, (game.current_player + 1) % 4).deal_data()
     with pytest.raises(ValueError, match=r"the knowledge must be the seat on turn's"):
-        game.core.heuristic_rollouts(legal[:2], 2, WEIGHTS, 1, other, 1)
+        core.koenig_search.heuristic_rollouts(game.core, legal[:2], 2, WEIGHTS, 1, other, 1)
 
 
 def test_the_agent_plays_a_whole_game_with_the_core(core):
@@ -300,7 +300,7 @@ def test_the_python_reference_plays_a_late_decision_without_the_core():
     """``compiled=False`` on a Python-engine game: a legal move near the end of a game."""
     game = Game(Rules(players=3, discard="any"), seed=4)
     agents = [KoenigHeuristicAgent(seed=s, compiled=False) for s in range(3)]
-    while not game.is_over and not (game.last_round and len(game.legal_move_ids()) > 1):
+    while not game.is_over and not (game.last_round and len(game.legal_actions()) > 1):
         game.play(agents[game.current_player].select_move(game))
     if game.is_over:
         pytest.fail("seed 4 should reach a last-round decision with two or more legal moves")

@@ -35,12 +35,12 @@ def _positions(players=4, games=3, seed=0):
         game = Game(Rules(players=players), seed=seed * 100 + g)
         k = 0
         while not game.is_over:
-            legal = game.legal_move_ids()
+            legal = game.legal_actions()
             if len(legal) > 1:
                 k += 1
                 if k % 5 == 0:
                     out.append(game.clone())
-            game.apply_legal_id(legal[rng.randrange(len(legal))])
+            game.apply_action(legal[rng.randrange(len(legal))])
     return out
 
 
@@ -49,7 +49,7 @@ def test_advice_is_zero_at_the_heuristics_best_moves_and_clipped_elsewhere():
     assert len(positions) >= 20
     for game in positions:
         advice = heuristic_advice(game)
-        legal = set(game.legal_move_ids())
+        legal = set(game.legal_actions())
         assert advice.shape == (len(game.board.moves),) and advice.dtype == np.float32
         assert advice.max() == 0.0 and advice.min() >= -ADVICE_CLIP
         best = {}
@@ -66,12 +66,12 @@ def test_advice_is_zero_at_the_heuristics_best_moves_and_clipped_elsewhere():
 
 def test_advice_of_a_forced_move_and_of_a_finished_game():
     game = Game(Rules(players=4), seed=3)
-    while len(game.legal_move_ids()) != 1:
-        game.apply_legal_id(game.legal_move_ids()[0])
+    while len(game.legal_actions()) != 1:
+        game.apply_action(game.legal_actions()[0])
     advice = heuristic_advice(game)
-    assert advice[game.legal_move_ids()[0]] == 0.0 and (advice < 0).sum() == len(advice) - 1
+    assert advice[game.legal_actions()[0]] == 0.0 and (advice < 0).sum() == len(advice) - 1
     while not game.is_over:
-        game.apply_legal_id(game.legal_move_ids()[0])
+        game.apply_action(game.legal_actions()[0])
     with pytest.raises(ValueError, match="game is over"):
         heuristic_advice(game)
 
@@ -199,10 +199,10 @@ def _after_the_first_runout(seed=1, more=40):
     rng = random.Random(seed)
     game = Game(Rules(players=4), seed=seed)
     after = 0
-    while game.live_view().runouts == 0 or after < more or len(game.legal_move_ids()) < 2:
+    while game.live_view().runouts == 0 or after < more or len(game.legal_actions()) < 2:
         after += game.live_view().runouts > 0
-        legal = game.legal_move_ids()
-        game.apply_legal_id(legal[rng.randrange(len(legal))])
+        legal = game.legal_actions()
+        game.apply_action(legal[rng.randrange(len(legal))])
     assert not game.is_over
     return game
 
@@ -216,13 +216,13 @@ def test_advice_for_another_seat_inside_a_searchs_world_after_the_first_runout()
     seat = game.current_player
     world = game.determinize(seat, random.Random(2))
     rng = random.Random(3)
-    while world.current_player == seat or len(world.legal_move_ids()) < 2:
-        legal = world.legal_move_ids()
-        world.apply_legal_id(legal[rng.randrange(len(legal))])
+    while world.current_player == seat or len(world.legal_actions()) < 2:
+        legal = world.legal_actions()
+        world.apply_action(legal[rng.randrange(len(legal))])
     with pytest.raises(UnknownDrawsError):
         heuristic_candidates(world)
     advice = heuristic_advice(world)
-    assert advice.max() == 0.0 and advice[world.legal_move_ids()].max() == 0.0
+    assert advice.max() == 0.0 and advice[world.legal_actions()].max() == 0.0
 
 
 def test_puct_searches_with_an_advised_network():
@@ -249,8 +249,8 @@ def test_puct_backs_up_a_world_that_ended_where_the_tree_goes_on(monkeypatch):
     finished = game.determinize(game.current_player, random.Random(4))
     rng = random.Random(5)
     while not finished.is_over:
-        legal = finished.legal_move_ids()
-        finished.apply_legal_id(legal[rng.randrange(len(legal))])
+        legal = finished.legal_actions()
+        finished.apply_action(legal[rng.randrange(len(legal))])
     real_world = puct._world
     calls = []
 

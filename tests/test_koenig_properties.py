@@ -126,7 +126,7 @@ def test_legal_moves_match_the_reference_and_state_is_conserved(spec):
         moves = game.legal_moves()
         assert len(moves) == len(set(moves)), "a move listed twice"
         assert set(moves) == reference_moves(game), (game.phase, game.history[-3:])
-        assert [game.board.moves[i] for i in game.legal_move_ids()] == moves
+        assert [game.board.moves[i] for i in game.legal_actions()] == moves
         game.play(rng.choice(moves))
         check_conservation(game)
         check_scoring_now(game)

@@ -104,7 +104,7 @@ def test_non_string_move_is_malformed():
     game = game_with([0, 1, 2, 4, 4, 3, 0, 0, 1, 3, 2])
     rejects(game, 17, "malformed move")
     with pytest.raises(IllegalMoveError):
-        game.play_id(10**6)
+        game.apply_action(10**6)
 
 
 def test_a_paid_card_goes_to_the_discard_pile():

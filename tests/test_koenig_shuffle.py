@@ -106,9 +106,9 @@ def test_the_reshuffle_draws_from_the_same_generator():
     rng.shuffle(sorted(rules.deck_cards))  # the deal
     board = rules.compiled
     while True:
-        move = game.legal_move_ids()[-1]
+        move = game.legal_actions()[-1]
         pile = game.discard_pile() + [board.types[t] for t in board.move_spends[move]]
-        game.play_id(move)
+        game.apply_action(move)
         if game.runouts:
             break
     rng.shuffle(pile)

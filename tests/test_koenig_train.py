@@ -222,7 +222,7 @@ def test_koenig_agent_warns_for_another_player_count(koenig_runs):
     game = KGame(make_adapter(_cfg(game="kardinal_koenig", players=5)).rules, seed=1)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        while game.current_player is not None and len(game.legal_move_ids()) == 1:
+        while game.current_player is not None and len(game.legal_actions()) == 1:
             game.play(game.legal_moves()[0])
         move = agent.select_move(game)
     assert move in game.legal_moves()

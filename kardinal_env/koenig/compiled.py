@@ -6,7 +6,7 @@ the Python engine (:class:`kardinal_env.koenig.Game`, the reference), compared i
 ``play_id`` / ``play`` raising the same :class:`~kardinal_env.core.errors.IllegalMoveError` (same
 ``rule``, same message), the same shuffles (:mod:`kardinal_env.core.shuffle`: a seed deals the same
 deck and reshuffles the discard pile the same way), scores, winners, finishing order, ``clone``,
-``snapshot`` and ``random_playouts(n_games, seed)`` (whole games inside C++). The observation encoder
+``snapshot`` and ``koenig_search.random_playouts`` (whole games inside C++). The observation encoder
 and the action mask are in C++ too (``cpp/src/koenig/observation.hpp``): :func:`encode_into` and
 :func:`action_mask_into` write :class:`~kardinal_env.koenig.observation.ObservationEncoder`'s and
 the environment's mask, byte for byte, into caller-owned arrays
@@ -45,6 +45,7 @@ import numpy as np
 from kardinal_env.core import backend as _backend
 from kardinal_env.core.backend import BACKEND_VARIABLE, BUILD_HINT, available, backend, core_module
 from kardinal_env.koenig.board import Board
+from kardinal_env.koenig.core_game import action_mask_into, encode_into
 from kardinal_env.koenig.core_game import core_board as _core_board
 from kardinal_env.koenig.engine import Game
 from kardinal_env.koenig.rules import Rules
@@ -114,32 +115,6 @@ def core_position(game: Game, module: ModuleType | None = None) -> Any:
     if core.snapshot()["history"] != game.snapshot()["history"]:
         raise RuntimeError("the compiled core and the Python engine disagree on this game's position")
     return core
-
-
-def _core_of(game: Any, module: ModuleType | None) -> Any:
-    """The core game to read: ``game``'s core when it is core-backed, the core replay of a Python
-    :class:`Game` (:func:`core_position`), or ``game`` itself when it is a ``KoenigGame``."""
-    if isinstance(game, Game):
-        return game.core if game.compiled else core_position(game, module)  # type: ignore[attr-defined]
-    if type(game).__name__ == "KoenigGame" and type(game).__module__ == "kardinal_core":  # the core's own object
-        return game
-    raise TypeError(f"game must be a kardinal_env.koenig.Game or a kardinal_core.KoenigGame, got {type(game).__name__}")
-
-
-def encode_into(game: Any, observer: int, out: np.ndarray, module: ModuleType | None = None) -> np.ndarray:
-    """``ObservationEncoder(rules).encode(game, observer)`` written by the core into ``out``
-    (:func:`observation_buffer`); returns ``out`` (see the module docstring)."""
-    _core_of(game, module).encode_into(observer, out)
-    return out
-
-
-def action_mask_into(
-    game: Any, out: np.ndarray, seat: int | None = None, module: ModuleType | None = None
-) -> np.ndarray:
-    """The environment's mask of ``seat`` (default: the deciding seat) written by the core into ``out``
-    (:func:`mask_buffer`); returns ``out`` (see the module docstring)."""
-    _core_of(game, module).action_mask_into(out, seat)
-    return out
 
 
 def observation_buffer(rules: Rules) -> np.ndarray:

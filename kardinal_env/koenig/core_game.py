@@ -38,16 +38,14 @@ from typing import TYPE_CHECKING, Any
 from kardinal_env.core.backend import CoreBacked, core_module, forward_to_core, unavailable
 from kardinal_env.core.checks import check_action
 from kardinal_env.core.game_base import resolve_rules
-from kardinal_env.koenig.deck import card_census
-from kardinal_env.koenig.engine import Game
-from kardinal_env.koenig.record import make_record
+from kardinal_env.koenig.engine import Cards, Game, Seed
 from kardinal_env.koenig.rules import Rules
 from kardinal_env.koenig.state import LiveView
 
 if TYPE_CHECKING:  # the engines import no third-party library (tests/test_packaging.py)
     import numpy as np
 
-__all__ = ["CoreGame"]
+__all__ = ["CoreGame", "action_mask_into", "encode_into"]
 
 
 def _restore(rules: Rules, args: tuple, moves: list[int]) -> CoreGame:
@@ -55,8 +53,42 @@ def _restore(rules: Rules, args: tuple, moves: list[int]) -> CoreGame:
     seed, deck, reshuffle = args
     game = CoreGame(rules, seed, deck=deck, reshuffle=reshuffle)
     for m in moves:
-        game.play_id(m)
+        game.apply_action(m)
     return game
+
+
+def encode_into(game: Any, observer: int, out: np.ndarray, module: ModuleType | None = None) -> np.ndarray:
+    """``ObservationEncoder(rules).encode(game, observer)`` written by the core into ``out`` (a writable
+    C-contiguous ``float32`` array of the encoder's shape: :func:`~kardinal_env.koenig.compiled.observation_buffer`;
+    errors in :mod:`kardinal_env.koenig.compiled`); returns ``out``. ``game``: a :class:`Game` (a Python
+    one is replayed into the core) or a ``kardinal_core.KoenigGame``."""
+    _core_of(game, module).encode_into(observer, out)
+    return out
+
+
+def action_mask_into(
+    game: Any, out: np.ndarray, seat: int | None = None, module: ModuleType | None = None
+) -> np.ndarray:
+    """The environment's mask of ``seat`` (default: the deciding seat; ones at ``legal_actions()`` when it
+    decides) written by the core into ``out`` (a writable C-contiguous ``int8`` or ``bool`` array of length
+    ``num_moves``: :func:`~kardinal_env.koenig.compiled.mask_buffer`); returns ``out``."""
+    _core_of(game, module).action_mask_into(out, seat)
+    return out
+
+
+def _core_of(game: Any, module: ModuleType | None) -> Any:
+    """The core game to read: ``game``'s core when it is core-backed, the core replay of a Python
+    :class:`Game` (:func:`~kardinal_env.koenig.compiled.core_position`), or ``game`` itself when it is a
+    ``KoenigGame``."""
+    if isinstance(game, Game):
+        if game.compiled:
+            return game.core  # type: ignore[attr-defined]
+        from kardinal_env.koenig.compiled import core_position
+
+        return core_position(game, module)
+    if type(game).__name__ == "KoenigGame" and type(game).__module__ == "kardinal_core":  # the core's own object
+        return game
+    raise TypeError(f"game must be a kardinal_env.koenig.Game or a kardinal_core.KoenigGame, got {type(game).__name__}")
 
 
 class CoreGame(CoreBacked, Game):
@@ -66,17 +98,10 @@ class CoreGame(CoreBacked, Game):
     _reference: Game | None
 
     def __init__(
-        self,
-        rules: Rules | None = None,
-        seed: int | str | None = None,
-        *,
-        deck: list[int] | None = None,
-        reshuffle: list[int] | None = None,
-        backend: str | None = None,
-        **options,
+        self, rules: Rules | None = None, seed: Seed = None, *, deck: Cards = None, reshuffle: Cards = None, **options
     ):
+        module = core_module(options.pop("backend", None))
         rules = resolve_rules(rules, options, Rules)
-        module = core_module(backend)
         if module is None:
             raise unavailable("Kardinal & König engine")
         if seed is None:  # a drawn seed (as ShuffleRng(None) draws one), kept so the game can be rebuilt
@@ -128,20 +153,8 @@ class CoreGame(CoreBacked, Game):
     def hand_counts_view(self, seat: int) -> list[int]:
         return self._core.hand_counts(seat)
 
-    # ------------------------------------------------------------------ observation and mask buffers
-    def encode_into(self, observer: int, out: np.ndarray) -> np.ndarray:
-        """``ObservationEncoder(rules).encode(self, observer)`` written by the core into ``out`` (a writable
-        C-contiguous ``float32`` array of the encoder's shape; see
-        :func:`kardinal_env.koenig.compiled.encode_into` for the errors); returns ``out``."""
-        self._core.encode_into(observer, out)
-        return out
-
-    def action_mask_into(self, out: np.ndarray, seat: int | None = None) -> np.ndarray:
-        """The environment's mask of ``seat`` (ones at ``legal_actions()`` when it decides) written by the
-        core into ``out`` (a writable C-contiguous ``int8`` or ``bool`` array of length ``num_moves``);
-        returns ``out``."""
-        self._core.action_mask_into(out, seat)
-        return out
+    encode_into = encode_into  # the functions below, as methods (game=self): one definition each
+    action_mask_into = action_mask_into
 
     # ------------------------------------------------------------------ hidden information
     def reference_game(self) -> Game:
@@ -152,7 +165,7 @@ class CoreGame(CoreBacked, Game):
             seed, deck, reshuffle = self._args
             ref = Game.reference(self.rules, seed, deck=deck, reshuffle=reshuffle)
             for m in self._history:
-                ref.apply_legal_id(m)
+                ref._apply(m)  # the core's moves: legal
             if ref.snapshot() != self._core.snapshot():
                 raise AssertionError("engine bug: the compiled core and the Python engine disagree on this position")
             self._reference = ref
@@ -163,38 +176,20 @@ class CoreGame(CoreBacked, Game):
         return self.reference_game().with_hidden(hands, deck, seed)
 
     # ------------------------------------------------------------------ moves
-    def legal_move_ids(self) -> list[int]:
+    def legal_actions(self) -> list[int]:
         moves = self._moves
         if moves is None:
             moves = self._moves = self._core.legal_move_ids()
         return moves
 
-    def legal_moves(self) -> list[str]:
-        names = self._names
-        if names is None:
-            names = self._names = list(map(self.board.moves.__getitem__, self.legal_move_ids()))
-        return list(names)
-
     def play(self, move: str) -> None:
         self._core.play(move)  # IllegalMoveError naming the rule, as the Python engine
         self._played(self.board.move_index[move])  # the core played it: a move string of the table
-
-    def legal_actions(self) -> list[int]:
-        return self.legal_move_ids()
 
     def apply_action(self, action: int) -> None:
         m = check_action(action, self.board.num_moves)
         self._core.play_id(m)  # IllegalMoveError naming the rule, as the Python engine
         self._played(m)
-
-    def play_id(self, move_id: int) -> None:
-        self._core.play_id(move_id)
-        self._played(move_id)
-
-    def apply_legal_id(self, move_id: int) -> None:
-        """Play a move id the caller knows is legal; the core checks it all the same."""
-        self._core.apply_legal_id(move_id)
-        self._played(move_id)
 
     def _played(self, m: int) -> None:
         self._history.append(m)
@@ -216,33 +211,6 @@ class CoreGame(CoreBacked, Game):
         g._moves = self._moves  # replaced after a move, never modified: safe to share
         g._names = self._names
         return g
-
-    # ------------------------------------------------------------------ records
-    def to_record(self) -> dict:
-        core = self._core
-        over = core.is_over
-        reshuffle = core.reshuffle_order
-        if reshuffle is None:
-            reshuffle = core.reshuffle_plan
-        return make_record(
-            self.rules,
-            core.initial_deck,
-            reshuffle,
-            self.history,
-            core.scores() if over else None,
-            core.winners() if over else None,
-        )
-
-    def _plan_lacks(self) -> str | None:
-        core = self._core
-        plan = core.reshuffle_plan
-        if plan is None or core.reshuffle_order is not None:
-            return None
-        missing = list(core.discard_pile())
-        for t in plan:
-            if t in missing:
-                missing.remove(t)
-        return card_census(missing) if missing else None
 
     def __repr__(self) -> str:
         return repr(self._core).replace("KoenigGame(", "Game(", 1)

@@ -8,8 +8,6 @@ first order and the order the discard pile takes at the first run-out as type di
   exactly the deck's cards for the rules (``Rules.deck_cards``).
 * :func:`check_plan` — a reshuffle order may hold no more of a type than the deck has.
 * :func:`check_pile` — when the deck runs out, a reshuffle order must be exactly the discard pile.
-* :func:`plan_lacks` — for a record that stops before the first run-out: the cards of the discard
-  pile so far that the reshuffle order lacks.
 
 :func:`card_census` writes cards as a census for these messages.
 """
@@ -23,7 +21,7 @@ from kardinal_env.core.checks import is_int
 if TYPE_CHECKING:
     from kardinal_env.koenig.board import Board
 
-__all__ = ["DeckError", "card_census", "check_order", "check_pile", "check_plan", "plan_lacks"]
+__all__ = ["DeckError", "card_census", "check_order", "check_pile", "check_plan"]
 
 
 class DeckError(ValueError):
@@ -74,16 +72,6 @@ def check_pile(b: Board, plan: list[int], pile: list[int]) -> None:
     (both type indices), when the deck runs out for the first time."""
     if sorted(plan) != sorted(pile):
         raise DeckError(f"reshuffle: holds {_census(b, plan)} but the discard pile is {_census(b, pile)}")
-
-
-def plan_lacks(b: Board, plan: list[int], pile: list[int]) -> str | None:
-    """The cards of the discard pile ``pile`` that the reshuffle order ``plan`` (both type indices)
-    lacks, as a census, or None when it holds them all."""
-    missing = list(pile)
-    for t in plan:
-        if t in missing:
-            missing.remove(t)
-    return _census(b, missing) if missing else None
 
 
 def _census(b: Board, cards: list[int]) -> str:

@@ -92,17 +92,18 @@ and free sites so that no decision rescans the board.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import ClassVar
 
 from kardinal_env.core.checks import check_action
 from kardinal_env.core.errors import IllegalMoveError, RecordError
+from kardinal_env.core.fields import copy_fields
 from kardinal_env.core.game_base import TurnBasedGame, core_subclass, resolve_rules
 from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig import scoring
 from kardinal_env.koenig.board import Board
-from kardinal_env.koenig.deck import DeckError, check_order, check_pile, check_plan, plan_lacks
-from kardinal_env.koenig.deck import card_census as card_census  # re-exported: its home was here
+from kardinal_env.koenig.deck import DeckError, card_census, check_order, check_pile, check_plan
 from kardinal_env.koenig.explain import Explain
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import ADVISORS, CLOISTERS, DISPLAY_SIZE, HAND_SIZE, Rules
@@ -112,6 +113,9 @@ from kardinal_env.koenig.state import LiveView as LiveView  # re-exported: its h
 from kardinal_env.koenig.worlds import Worlds
 
 __all__ = ["Game", "IllegalMoveError", "DeckError", "PHASES"]
+
+Seed = int | str | None
+Cards = list[int] | None  # a card order (type digits, top first)
 
 
 class Game(TurnBasedGame, Explain, Worlds):
@@ -127,22 +131,16 @@ class Game(TurnBasedGame, Explain, Worlds):
     _OVER_PHASE = OVER
     __slots__ = ()  # the fields are GameState's
 
-    def __new__(cls, rules: Rules | None = None, seed: int | str | None = None, *, backend: str | None = None, **kw):
+    def __new__(cls, rules: Rules | None = None, seed: Seed = None, *, backend: str | None = None, **kw):
         return object.__new__(core_subclass(cls, Game, backend, "kardinal_env.koenig.core_game"))
 
     def __getnewargs_ex__(self) -> tuple[tuple, dict]:
         return (), {"backend": "python"}  # unpickling rebuilds the class it was, never redirected
 
     def __init__(
-        self,
-        rules: Rules | None = None,
-        seed: int | str | None = None,
-        *,
-        deck: list[int] | None = None,
-        reshuffle: list[int] | None = None,
-        backend: str | None = None,
-        **options,
+        self, rules: Rules | None = None, seed: Seed = None, *, deck: Cards = None, reshuffle: Cards = None, **options
     ):
+        options.pop("backend", None)  # __new__'s choice
         rules = resolve_rules(rules, options, Rules)
         self.rules = rules
         b = self.board = rules.compiled
@@ -206,70 +204,42 @@ class Game(TurnBasedGame, Explain, Worlds):
         self._parts = [[None] * C, None, [None] * n]
 
     @classmethod
-    def reference(
-        cls,
-        rules: Rules | None = None,
-        seed: int | str | None = None,
-        *,
-        deck: list[int] | None = None,
-        reshuffle: list[int] | None = None,
-        **options,
-    ) -> Game:
-        """A game of the Python engine, whatever the backend (``Game(...)`` may build the core-backed
-        one): the readable reference, for lockstep comparisons and determinized worlds."""
-        return Game(rules, seed, deck=deck, reshuffle=reshuffle, backend="python", **options)
+    def reference(cls, rules: Rules | None = None, seed: Seed = None, **kw) -> Game:
+        """A game of the Python engine (``deck=``, ``reshuffle=`` and options as ``Game``), whatever the backend:
+        the readable reference, for lockstep comparisons and determinized worlds."""
+        return Game(rules, seed, backend="python", **kw)
 
     # ------------------------------------------------------------------ public state
     # The queries (hand, scores, snapshot, live_view, ...) are GameState's (kardinal_env.koenig.state);
     # current_player, phase, is_over, num_players and move_count TurnBasedGame's.
 
-    # ------------------------------------------------------------------ moves
-    def legal_move_ids(self) -> list[int]:
-        """Legal moves of the current decision as ids into ``board.moves``, each once.
+    # ------------------------------------------------------------------ moves (action ids: board.moves[id])
+    @property
+    def num_actions(self) -> int:
+        return self.board.num_moves
 
-        The list is shared with the engine's cache: do not modify it.
-        """
+    def legal_actions(self) -> list[int]:
+        """The legal move ids, in the order of :meth:`legal_moves` (the engine's cached list: do not modify it)."""
         moves = self._moves
         if moves is None:
             moves = self._moves = self._generate()
         return moves
 
     def legal_moves(self) -> list[str]:
-        """Legal moves of the current decision in notation, each once (empty once the game is over)."""
         names = self._names
         if names is None:
-            moves = self._moves
-            if moves is None:
-                moves = self._moves = self._generate()
-            names = self._names = list(map(self.board.moves.__getitem__, moves))
+            names = self._names = list(map(self.board.moves.__getitem__, self.legal_actions()))
         return list(names)
 
     def play(self, move: str) -> None:
-        """Play one move in notation; :class:`IllegalMoveError` names the rule it breaks."""
-        moves = self._moves
-        if moves is None:
-            moves = self._moves = self._generate()
         m = self.board.move_index.get(move) if isinstance(move, str) else None
-        if m is None or m not in moves:
+        if m is None or m not in self.legal_actions():
             self._reject(move)
         self._apply(m)
 
-    # ------------------------------------------------------------------ action ids (the game protocol)
-    @property
-    def num_actions(self) -> int:
-        """The size of the board's move table: action id ``a`` is ``board.moves[a]`` for every seat."""
-        return self.board.num_moves
-
-    def legal_actions(self) -> list[int]:
-        """The legal action ids of the current decision, in the order of :meth:`legal_moves` (the
-        engine's cached list: do not modify it)."""
-        return self.legal_move_ids()
-
     def apply_action(self, action: int) -> None:
-        """Play the move with id ``action``; :class:`IllegalMoveError` names the rule otherwise (``"action"``
-        for anything but an id of ``Discrete(num_actions)``)."""
         m = check_action(action, self.board.num_moves)
-        if m not in self.legal_move_ids():
+        if m not in self.legal_actions():
             self._reject(self.board.moves[m])
         self._apply(m)
 
@@ -279,66 +249,12 @@ class Game(TurnBasedGame, Explain, Worlds):
     def string_to_action(self, move: str) -> int:
         return self.board.move_id(move)
 
-    def play_id(self, move_id: int) -> None:
-        """Play a move by id (checked like :meth:`play`)."""
-        if move_id not in self.legal_move_ids():
-            if isinstance(move_id, int) and 0 <= move_id < self.board.num_moves:
-                self._reject(self.board.moves[move_id])
-            raise IllegalMoveError(f"malformed move: no move id {move_id!r} on this board", "malformed move", move_id)
-        self._apply(move_id)
-
-    def apply_legal_id(self, move_id: int) -> None:
-        """Play a move id the caller *knows* is legal now (e.g. from a mask of this decision); unchecked."""
-        self._apply(move_id)
-
     def clone(self) -> Game:
         """An independent copy (for search); it shuffles the same way this game would."""
         g = object.__new__(Game)
-        g.rules = self.rules
-        g.board = self.board
-        g._n = self._n
-        g._T = self._T
-        g._hands = [list(h) for h in self._hands]
-        g._hand_size = list(self._hand_size)
-        g._display = list(self._display)
-        g._deck = list(self._deck)
-        g._pile = list(self._pile)
-        g._owner = list(self._owner)
-        g._free = [list(f) for f in self._free]
-        g._kids = list(self._kids)  # tuples, replaced on change: safe to share
-        g._cl = [list(r) for r in self._cl]
-        g._cl_total = list(self._cl_total)
-        g._cl_max = list(self._cl_max)
-        g._ad = [list(r) for r in self._ad]
-        g._ad_total = list(self._ad_total)
-        g._cl_left = list(self._cl_left)
-        g._ad_left = list(self._ad_left)
-        g._scores = list(self._scores)
-        g._interim = self._interim
-        g._final = self._final
-        g._runouts = self._runouts
-        g._last_round = self._last_round
-        g._current = self._current
-        g._phase = self._phase
-        g._country = self._country
-        g._pieces = self._pieces
-        g._paid = self._paid
-        g._discards = self._discards
-        g._was_empty = self._was_empty
-        g._moves = self._moves  # cached lists are replaced, never mutated: safe to share
-        g._names = self._names
-        g._history = list(self._history)
-        g._by = list(self._by)
+        copy_fields(self, g, _SAME, _LISTS, ("_hands", "_free", "_cl", "_ad"))
         g._rng = ShuffleRng.from_state(self._rng.state)
-        g._deck0 = self._deck0
-        g._plan = self._plan
-        g._reshuffled = self._reshuffled
-        g._missed = list(self._missed)
-        g._winners = self._winners
-        g._placements = self._placements
-        g._takes = list(self._takes)
         g._knowledge = None
-        g._now = self._now  # a tuple of lists never mutated: safe to share
         g._parts = [list(self._parts[0]), self._parts[1], list(self._parts[2])]
         return g
 
@@ -347,17 +263,14 @@ class Game(TurnBasedGame, Explain, Worlds):
         """This game as a ``kardinal-koenig-record/1`` dict (see ``kardinal_env.koenig.record``). Before
         the first run-out ``reshuffle`` is the order given to the constructor (``None`` if none was:
         the game shuffles when the run-out comes). A determinized world has none (``RuntimeError``)."""
-        if self._deck0 is None:
+        if not self.compiled and self._deck0 is None:
             raise RuntimeError("a determinized world (Game.with_hidden) has no record: its hidden cards are sampled")
         over = self.is_over
         reshuffle = self.reshuffle_order
-        if reshuffle is None and self._plan is not None:
-            types = self.board.types
-            reshuffle = [types[t] for t in self._plan]
         return make_record(
             self.rules,
             self.initial_deck,
-            reshuffle,
+            self.reshuffle_plan if reshuffle is None else reshuffle,
             self.history,
             self.scores() if over else None,
             self.winners() if over else None,
@@ -402,11 +315,12 @@ class Game(TurnBasedGame, Explain, Worlds):
     def _plan_lacks(self) -> str | None:
         """For :meth:`from_record`: the cards of the discard pile so far that a reshuffle order still
         waiting for the first run-out lacks (a census), or None. Moves that stop before the first
-        run-out (a finished game always ran out twice) leave the order waiting, when the pile must be
-        exactly its cards; it already holds the pile so far, or it never will."""
-        if self._plan is None or self._reshuffled is not None:
+        run-out leave the order waiting; the pile must then be exactly its cards."""
+        plan = self.reshuffle_plan
+        if plan is None or self.reshuffle_order is not None:
             return None
-        return plan_lacks(self.board, self._plan, self._pile)
+        missing = Counter(self.discard_pile()) - Counter(plan)
+        return card_census(list(missing.elements())) if missing else None
 
     def __repr__(self) -> str:
         return (
@@ -653,6 +567,15 @@ class Game(TurnBasedGame, Explain, Worlds):
         self._winners = scoring.winners(self._scores)
         self._phase = OVER
         self._moves = []
+
+
+# clone's fields: _SAME are never changed in place (the cached lists and tuples are replaced), _LISTS are copied.
+_SAME = (
+    "rules board _n _T _interim _final _runouts _last_round _current _phase _country _pieces _paid _discards"
+    " _was_empty _moves _names _deck0 _plan _reshuffled _winners _placements _now"
+).split()
+_LISTS = "_hand_size _display _deck _pile _owner _kids _cl_total _cl_max _ad_total _cl_left _ad_left _scores".split()
+_LISTS += "_history _by _missed _takes".split()
 
 
 def _site_ids(free: list[int], board: Board) -> tuple[tuple[int, ...], ...]:
