@@ -20,19 +20,19 @@ slice                 size                        meaning
 ``17·N + 4``          1                           ``C-``: leave the cardinal where it is
 ====================  ==========================  ==============================================
 
-Every legal move of every decision has exactly one action (for ``W = 53`` because no legal game
-leaves that window, see ``kardinal_env.kardinal.window``; for smaller windows because the engine then forbids
-moves outside it), so ``{decode(a) for a in mask.nonzero()} == set(game.legal_moves())``.
+Every legal move of every decision has exactly one action (``W = 53`` holds every legal game,
+``kardinal_env.kardinal.window``; a smaller window makes the engine forbid moves outside it), so
+``{decode(a) for a in mask.nonzero()} == set(game.legal_moves())``.
 
-:class:`ActionCodec` is the game's codec of the game protocol (``kardinal_env.core.protocol``):
+:class:`ActionCodec` (one per rules object: ``engine.action_codec``) gives the game its action ids:
 ``num_actions``, ``legal_actions(game)``, ``action_mask(game, seat=None, out=None)``, ``encode(game,
-move)`` and ``decode(game, action)`` (ids of the seat that decides now), besides the seat-explicit
-methods the environment uses (``encode_move``, ``decode_action``, ``encode_code``, ``decode_code``).
+move)`` / ``decode(game, action)`` for the seat that decides now, and the seat-explicit
+``encode_move`` / ``decode_action`` (notation) and ``encode_code`` / ``decode_code`` (move codes).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
@@ -50,13 +50,10 @@ from kardinal_env.kardinal.notation import (
     MalformedMoveError,
     format_move,
     parse_move,
-    square_key,
+    window_keys,
 )
 from kardinal_env.kardinal.rules import Rules
 from kardinal_env.kardinal.window import LOSSLESS_WINDOW, check_window
-
-if TYPE_CHECKING:
-    from kardinal_env.kardinal.engine import Game
 
 __all__ = [
     "ActionCodec",
@@ -105,8 +102,7 @@ def seat_order(rules: Rules, seat: int) -> tuple[int, ...]:
 
 
 def frame_window(rules: Rules, window: int | None = None) -> int:
-    """The window an encoder or codec frames ``rules`` with: ``window`` when given, else the rules'
-    own window variant, else the lossless :data:`DEFAULT_WINDOW`."""
+    """``window`` when given, else the rules' window variant, else the lossless :data:`DEFAULT_WINDOW`."""
     if window is not None:
         return window
     return DEFAULT_WINDOW if rules.window is None else rules.window
@@ -115,9 +111,8 @@ def frame_window(rules: Rules, window: int | None = None) -> int:
 def window_layout(rules: Rules, window: int) -> tuple[np.ndarray, np.ndarray]:
     """Square indexing of a ``window x window`` frame: ``(key -> square index or -1, square -> key)``.
 
-    Square ``(x, y)`` has index ``(W // 2 - y) * W + (x + W // 2)``. Raises ``ValueError`` for a
-    window that is not odd, or one that would lose squares of an unbounded game (only the lossless
-    default, or the rules' own window variant, are allowed).
+    ``ValueError`` for a window that is not odd, or one that would lose squares of an unbounded game
+    (only the lossless default, or the rules' own window variant, are allowed).
     """
     check_window(window)
     if rules.window is None and window != DEFAULT_WINDOW:
@@ -127,21 +122,15 @@ def window_layout(rules: Rules, window: int) -> tuple[np.ndarray, np.ndarray]:
         )
     if rules.window is not None and rules.window != window:
         raise ValueError(f"window {window} differs from the rules' window {rules.window}")
-    half = window // 2
+    square_to_key = np.array(window_keys(window), dtype=np.int64)
     key_to_square = np.full(KEY_LIMIT, -1, dtype=np.int64)
-    square_to_key = np.empty(window * window, dtype=np.int64)
-    for x in range(-half, half + 1):
-        for y in range(-half, half + 1):
-            idx = (half - y) * window + (x + half)
-            key = square_key(x, y)
-            key_to_square[key] = idx
-            square_to_key[idx] = key
+    key_to_square[square_to_key] = np.arange(window * window)
     return key_to_square, square_to_key
 
 
 class WindowFrame:
-    """What the codec and the observation encoder of ``rules`` share: the window they frame it with
-    (:func:`frame_window`), its square indexing (:func:`window_layout`) and each seat's colour slots."""
+    """What the codec and the observation encoder share: the window (:func:`frame_window`), its square
+    indexing (:func:`window_layout`) and each seat's colour slots."""
 
     def __init__(self, rules: Rules, window: int | None = None):
         self.rules = rules
@@ -166,7 +155,7 @@ class ActionCodec(WindowFrame):
 
     # ------------------------------------------------------------------ codes <-> actions
     def encode_code(self, code: tuple, seat: int) -> int:
-        """Action of an engine move code for the deciding ``seat``; ``ValueError`` if outside the window."""
+        """Action of a move code for ``seat``; ``ValueError`` if outside the window."""
         kind, shape, _, k1, k2 = code
         if shape == YARD:
             self.square_index(k2)
@@ -215,10 +204,9 @@ class ActionCodec(WindowFrame):
         return format_move(self.decode_code(action, seat))
 
     # ------------------------------------------------------------------ the game protocol's codec
-    def encode(self, game: Game, move: str) -> int:
-        """Action of ``move`` for the seat that decides now (any move in notation, legal now or not).
-        ``IllegalMoveError`` with rule ``"malformed move"`` for a string that is not a move,
-        ``"window"`` for a square outside the window, ``"game over"`` when nobody decides."""
+    def encode(self, game: Any, move: str) -> int:
+        """Action of ``move`` (legal now or not) for the seat that decides now; ``IllegalMoveError`` with
+        rule ``"malformed move"``, ``"window"`` (a square outside it) or ``"game over"`` otherwise."""
         seat = _deciding(game, move)
         try:
             return self.encode_move(move, seat)
@@ -227,13 +215,13 @@ class ActionCodec(WindowFrame):
         except ValueError as exc:
             raise IllegalMoveError(f"window: {exc}", "window", move) from None
 
-    def decode(self, game: Game, action: int) -> str:
+    def decode(self, game: Any, action: int) -> str:
         """Notation of ``action`` for the seat that decides now. ``IllegalMoveError`` with rule
         ``"action"`` for anything but an integer in ``[0, num_actions)`` (or a yard whose second square
         lies outside the window), ``"game over"`` when nobody decides."""
         return format_move(self.code_of(game, action))
 
-    def code_of(self, game: Game, action: object) -> tuple:
+    def code_of(self, game: Any, action: object) -> tuple:
         """The move code of ``action`` for the seat that decides now (the errors of :meth:`decode`)."""
         value = check_action(action, self.num_actions)
         seat = _deciding(game, action)
@@ -263,17 +251,17 @@ class ActionCodec(WindowFrame):
                 append(self.chip_offset + slot[colour])
         return out
 
-    def legal_actions(self, game: Game) -> np.ndarray:
+    def legal_actions(self, game: Any) -> np.ndarray:
         """``game.legal_actions()`` (the game protocol's ids) as an ``intp`` array."""
         return np.asarray(game.legal_actions(), dtype=np.intp)
 
-    def action_mask(self, game: Game, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    def action_mask(self, game: Any, seat: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """int8 mask of length ``num_actions``: ones at :meth:`legal_actions` when ``seat`` (default:
         the deciding seat) decides now, all zeros otherwise (PettingZoo's classic convention)."""
         return seat_action_mask(game, seat, out, self.num_actions, self.legal_actions)
 
 
-def _deciding(game: Game, what: object) -> int:
+def _deciding(game: Any, what: object) -> int:
     """The seat that decides now; ``IllegalMoveError`` (rule ``"game over"``) once the game is over."""
     seat = game.current_player
     if seat is None:

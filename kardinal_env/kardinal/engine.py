@@ -62,7 +62,7 @@ from kardinal_env.kardinal.notation import (
     MalformedMoveError,
     format_move,
     parse_move,
-    square_key,
+    window_keys,
 )
 from kardinal_env.kardinal.record import make_record, parse_record
 from kardinal_env.kardinal.rules import Rules
@@ -96,11 +96,9 @@ _CHIP_CODES = tuple((CHIP, -1, c, -1, -1) for c in range(4))
 def _window_mask(window: int | None) -> bytes | None:
     if window is None:
         return None
-    half = window // 2
     mask = bytearray(KEY_LIMIT)
-    for x in range(-half, half + 1):
-        for y in range(-half, half + 1):
-            mask[square_key(x, y)] = 1
+    for key in window_keys(window):
+        mask[key] = 1
     return bytes(mask)
 
 

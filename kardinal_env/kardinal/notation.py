@@ -51,6 +51,7 @@ __all__ = [
     "square_key",
     "key_xy",
     "key_text",
+    "window_keys",
     "format_move",
     "parse_move",
 ]
@@ -83,6 +84,12 @@ def square_key(x: int, y: int) -> int:
 def key_xy(key: int) -> tuple[int, int]:
     """Inverse of :func:`square_key`."""
     return (key >> 7) - KEY_OFFSET, (key & 127) - KEY_OFFSET
+
+
+def window_keys(window: int) -> list[int]:
+    """Keys of the squares ``|x|, |y| <= window // 2`` in window index order ``(W // 2 - y) * W + x + W // 2``."""
+    half = window // 2
+    return [square_key(x, y) for y in range(half, -half - 1, -1) for x in range(-half, half + 1)]
 
 
 # Immutable lookup table: the "x,y" text of every key (built once; never written afterwards).
