@@ -79,23 +79,25 @@ def test_core_search_knobs_are_range_checked_at_full_width(core):
     weights = list(astuple(DEFAULT_WEIGHTS))
     for widen in (2**31, 2**32, -(2**31)):
         with pytest.raises(ValueError, match="widen must be an integer from 1 to 1000000"):
-            kgame.ismcts_root(5, 0.7, 8.0, data, 1, weights, 1, widen)
+            core.koenig_search.ismcts_root(kgame, 5, 0.7, 8.0, data, 1, weights, 1, widen)
     with pytest.raises(ValueError, match="simulations must be an integer from 1 to 1000000"):
-        kgame.ismcts_root(2**32 + 50, 0.7, 8.0, data, 1)
+        core.koenig_search.ismcts_root(kgame, 2**32 + 50, 0.7, 8.0, data, 1)
     for knob, args in (("exploration", (math.nan, 8.0)), ("scale", (0.7, math.nan))):
         with pytest.raises(ValueError, match=f"{knob} must be a finite number"):
-            kgame.ismcts_root(5, *args, data, 1)
+            core.koenig_search.ismcts_root(kgame, 5, *args, data, 1)
     legal = kgame.legal_move_ids()[:2]
     with pytest.raises(ValueError, match="worlds must be an integer from 1 to 10000"):
-        kgame.heuristic_rollouts(legal, 2**32 + 3, weights, 1, data, 1)  # was 3 worlds
+        core.koenig_search.heuristic_rollouts(kgame, legal, 2**32 + 3, weights, 1, data, 1)  # was 3 worlds
     with pytest.raises(ValueError, match="moves must be legal move ids"):
-        kgame.heuristic_rollouts([legal[0] + 2**32], 2, weights, 1, data, 1)  # was the move legal[0]
+        core.koenig_search.heuristic_rollouts(
+            kgame, [legal[0] + 2**32], 2, weights, 1, data, 1
+        )  # was the move legal[0]
     with pytest.raises(ValueError, match="n_games must be an integer from 0 to 1000000"):
-        kgame.random_playouts(10**12, 1)  # had no bound
+        core.koenig_search.random_playouts(kgame, 10**12, 1)  # had no bound
     with pytest.raises(ValueError, match="n_games must be an integer from 0 to 1000000"):
-        core.KardinalGame(2).random_playouts(10**12, 1)
+        core.kardinal_search.random_playouts(core.KardinalGame(2), 10**12, 1)
     with pytest.raises(ValueError, match="simulations must be an integer from 1 to 1000000"):
-        core.KardinalGame(2).mcts_root(100_000_000)
+        core.kardinal_search.mcts_root(core.KardinalGame(2), 100_000_000)
 
 
 def test_absurd_batch_sizes_are_refused_before_anything_is_allocated(core):

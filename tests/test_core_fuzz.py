@@ -1,7 +1,7 @@
 """The project's fuzzing of every way into the compiled core from Python (cpp/src/common/boundary.hpp).
 
-Every public function and method of ``kardinal_core`` (found by walking the module, so a new binding is
-fuzzed without an edit here), the :class:`kardinal_env.vector.VectorEnv` of both games and the search
+Every public function and method of ``kardinal_core`` and its submodules (found by walking the module,
+so a new binding is fuzzed without an edit), the :class:`kardinal_env.vector.VectorEnv` of both games and the search
 agents are called with boundary and wrong-typed values (0, -1, 2**31, 2**32, 2**63, 2**64, NaN, inf,
 wrong dtypes and shapes, non-contiguous and read-only arrays, ...): each argument of a working call
 replaced in turn, plus calls with every argument drawn at random. A call must return or raise a
@@ -24,6 +24,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -152,6 +153,8 @@ class Targets:
             "KardinalBatch": lambda: self._started(core.KardinalBatch(core.KardinalGame(2, window=5), 2)),
             "KoenigBatch": lambda: self._started(core.KoenigBatch(self.board, 4, "one", 2)),
             "KoenigBoard": lambda: self.board,
+            "kardinal_search": lambda: core.KardinalGame(3),  # a search submodule: the game its functions take
+            "koenig_search": self._koenig_game,
         }
 
     def _started(self, batch):
@@ -194,6 +197,8 @@ class Targets:
         }
         if name in table:
             return table[name]
+        if name == "game":
+            return obj
         if name == "knowledge" and is_koenig:
             return self.koenig_knowledge
         if name == "moves":
@@ -229,6 +234,8 @@ class Targets:
                 for method in sorted(vars(item)):
                     if not method.startswith("_") and callable(getattr(item, method)):
                         out.append((name, method))
+            elif isinstance(item, ModuleType):  # a game's searches: kardinal_search, koenig_search
+                out += [(name, f) for f in sorted(vars(item)) if not f.startswith("_") and callable(getattr(item, f))]
             elif callable(item):
                 out.append(("", name))
         return out
@@ -246,7 +253,7 @@ def run_case(targets: Targets, case: dict, pool: list) -> str:
         obj = target
     else:
         obj = targets.objects()[target]()
-        func = getattr(obj, method)
+        func = getattr(getattr(core, target) if target.endswith("_search") else obj, method)
     params = _signature(getattr(core, target).__init__ if method == "__init__" else func)
     args = []
     for i, (name, _default) in enumerate(params):

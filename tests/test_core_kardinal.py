@@ -129,14 +129,14 @@ def test_every_variant_is_covered():
 
 def test_random_playouts_summary(core):
     game = compiled.game_of_module(core, Rules(players=3))
-    summary = game.random_playouts(50, 7)
+    summary = core.kardinal_search.random_playouts(game, 50, 7)
     assert summary["games"] == 50 and summary["decisions"] > 50 * 10
     assert sum(summary["wins"]) >= 50 and len(summary["score_sum"]) == 3
     assert game.move_count == 0  # played on copies
-    assert game.random_playouts(50, 7) == summary  # its own seeded generator
-    assert game.random_playouts(0, 1)["games"] == 0
+    assert core.kardinal_search.random_playouts(game, 50, 7) == summary  # its own seeded generator
+    assert core.kardinal_search.random_playouts(game, 0, 1)["games"] == 0
     with pytest.raises(ValueError):
-        game.random_playouts(-1, 0)
+        core.kardinal_search.random_playouts(game, -1, 0)
 
 
 def test_before_the_end_scores_raise_like_the_python_engine(core):

@@ -570,9 +570,9 @@ _FUZZ = textwrap.dedent(
         calls += 1
         try:
             if rng.random() < 0.5 and core.num_legal_moves() > 1:
-                core.ismcts_root(3, 0.7, 8.0, data, seed)
+                kardinal_core.koenig_search.ismcts_root(core, 3, 0.7, 8.0, data, seed)
             else:
-                core.deal_world(data if rng.random() < 0.9 else rng.choice(pool), seed)
+                kardinal_core.koenig_search.deal_world(core, data if rng.random() < 0.9 else rng.choice(pool), seed)
         except (TypeError, ValueError):
             refused += 1
     print(calls, refused)
@@ -597,15 +597,15 @@ def test_fuzz_the_bindings_never_crash(core):
 
 def test_random_playouts_summary(core):
     game = compiled.core_game(Rules(players=4), 3, module=core)
-    summary = game.random_playouts(40, 7)
+    summary = core.koenig_search.random_playouts(game, 40, 7)
     assert summary["games"] == 40 and summary["decisions"] > 40 * 100
     assert sum(summary["wins"]) >= 40 and len(summary["score_sum"]) == 4
     assert game.move_count == 0  # played on copies
-    assert game.random_playouts(40, 7) == summary  # its own seeded generator
-    assert game.random_playouts(40, 8) != summary
-    assert game.random_playouts(0, 1)["games"] == 0
+    assert core.koenig_search.random_playouts(game, 40, 7) == summary  # its own seeded generator
+    assert core.koenig_search.random_playouts(game, 40, 8) != summary
+    assert core.koenig_search.random_playouts(game, 0, 1)["games"] == 0
     with pytest.raises(ValueError):
-        game.random_playouts(-1, 0)
+        core.koenig_search.random_playouts(game, -1, 0)
 
 
 def test_read_only_views_agree(core):
@@ -741,27 +741,27 @@ def test_compiled_ismcts_declines_what_it_cannot_search(core, monkeypatch):
     cc = compiled.core_game(rules, 1, module=core)
     data = SeatKnowledge(Game(rules, seed=1), 0).deal_data()
     with pytest.raises(ValueError, match="from 1 to"):
-        cc.ismcts_root(0, 0.7, 8.0, data, 1)
+        core.koenig_search.ismcts_root(cc, 0, 0.7, 8.0, data, 1)
     with pytest.raises(TypeError, match="must be a dict"):
-        cc.ismcts_root(5, 0.7, 8.0, list(data.items()), 1)
+        core.koenig_search.ismcts_root(cc, 5, 0.7, 8.0, list(data.items()), 1)
     for seed in ("1", None, 1.0, True, [1]):
         with pytest.raises(TypeError, match="seed must be an int"):
-            cc.ismcts_root(5, 0.7, 8.0, data, seed)
+            core.koenig_search.ismcts_root(cc, 5, 0.7, 8.0, data, seed)
         with pytest.raises(TypeError, match="seed must be an int"):
-            cc.deal_world(data, seed)
+            core.koenig_search.deal_world(cc, data, seed)
     other = SeatKnowledge(Game(rules, seed=1), 2).deal_data()
     with pytest.raises(ValueError, match="seat on turn"):
-        cc.ismcts_root(5, 0.7, 8.0, other, 1)
-    assert len(cc.deal_world(other, 1)[0]) == 3  # a world for any seat
+        core.koenig_search.ismcts_root(cc, 5, 0.7, 8.0, other, 1)
+    assert len(core.koenig_search.deal_world(cc, other, 1)[0]) == 3  # a world for any seat
 
     def refused(error, match, **changes):
         bad = {**data, **changes}
         for key in [k for k, v in changes.items() if v is _MISSING]:
             del bad[key]
         with pytest.raises(error, match=match):
-            cc.ismcts_root(5, 0.7, 8.0, bad, 1)
+            core.koenig_search.ismcts_root(cc, 5, 0.7, 8.0, bad, 1)
         with pytest.raises(error, match=match):
-            cc.deal_world(bad, 1)
+            core.koenig_search.deal_world(cc, bad, 1)
 
     pool, known = data["pool"], data["known"]
     refused(ValueError, "missing key 'pool'", pool=_MISSING)
@@ -805,7 +805,7 @@ def test_the_core_deals_the_python_dealer_s_worlds(core):
                             seed = rng.getrandbits(64)
                             world_rng = ShuffleRng(seed)
                             hands, deck = knowledge.sample(world_rng)
-                            got_hands, got_deck, got_next = cc.deal_world(data, seed)
+                            got_hands, got_deck, got_next = core.koenig_search.deal_world(cc, data, seed)
                             assert (got_hands, got_deck, got_next) == (hands, deck, world_rng.next())
                             checked += 1
                             after += knowledge.new_deck is not None

@@ -1,4 +1,4 @@
-"""The compiled ``heuristic`` (``KoenigGame.heuristic_values``, cpp/src/koenig/heuristic.hpp) in
+"""The compiled ``heuristic`` (``koenig_search.heuristic_values``, cpp/src/koenig/heuristic.hpp) in
 lockstep with the Python planner (agents.baselines.koenig_heuristic._Planner).
 
 At many positions of seeded games (3, 4 and 5 players, ``discard`` one and any, the packaged board and
@@ -42,8 +42,8 @@ WEIGHTS = list(DEFAULT_WEIGHTS.as_dict().values())
 @pytest.fixture
 def core():
     module = kardinal_core_or_skip()
-    if not hasattr(module, "KoenigGame") or not hasattr(module.KoenigGame, "heuristic_values"):
-        pytest.fail("kardinal_core is built but has no KoenigGame.heuristic_values: rebuild it (bash scripts/setup.sh)")
+    if not hasattr(module, "koenig_search"):
+        pytest.fail("kardinal_core is built but has no koenig_search: rebuild it (bash scripts/setup.sh)")
     if koenig_compiled.heuristic_core() is None:
         pytest.skip(f"{compiled.BACKEND_VARIABLE}=python: the heuristic plays in Python")
     return module
@@ -150,8 +150,8 @@ def test_hidden_cards_do_not_change_the_compiled_values(core):
 def test_bad_arguments_raise_errors_naming_them(core):
     game = compiled.core_game(Rules(players=4), seed=3, module=core)
     probs = [0.2] * 5
-    assert game.heuristic_values(WEIGHTS, probs, 6)
-    assert game.heuristic_values(tuple(WEIGHTS), tuple(probs), 1)
+    assert core.koenig_search.heuristic_values(game, WEIGHTS, probs, 6)
+    assert core.koenig_search.heuristic_values(game, tuple(WEIGHTS), tuple(probs), 1)
     bad = [
         ((WEIGHTS[:9], probs, 6), ValueError, r"weights must have 10 entries"),
         (("x" * 10, probs, 6), TypeError, r"weights must be a list or tuple"),
@@ -171,13 +171,13 @@ def test_bad_arguments_raise_errors_naming_them(core):
     ]
     for args, exc, pattern in bad:
         with pytest.raises(exc, match=pattern):
-            game.heuristic_values(*args)
+            core.koenig_search.heuristic_values(game, *args)
     rng = random.Random(0)
     while not game.is_over:
         ids = game.legal_move_ids()
         game.play_id(ids[rng.randrange(len(ids))])
     with pytest.raises(ValueError, match="the game is over"):
-        game.heuristic_values(WEIGHTS, probs, 6)
+        core.koenig_search.heuristic_values(game, WEIGHTS, probs, 6)
 
 
 def test_python_fallbacks(core, monkeypatch):

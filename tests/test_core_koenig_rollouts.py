@@ -1,5 +1,5 @@
 """Heuristic rollouts (``rollout:N``, agents/search/heuristic_rollouts.py): the compiled playouts
-(``KoenigGame.heuristic_rollouts``, cpp/src/koenig/rollouts.hpp) in lockstep with the Python reference,
+(``koenig_search.heuristic_rollouts``, cpp/src/koenig/rollouts.hpp) in lockstep with the Python reference,
 the agent's hidden-information discipline, its spec, and errors naming the bad argument.
 
 The lockstep tests start late in seeded games (3, 4 and 5 players, ``discard`` one and any, after the
@@ -40,8 +40,8 @@ WEIGHTS = list(DEFAULT_WEIGHTS.as_dict().values())
 @pytest.fixture
 def core():
     module = kardinal_core_or_skip()
-    if not hasattr(module.KoenigGame, "heuristic_rollouts"):
-        pytest.fail("kardinal_core is built but has no KoenigGame.heuristic_rollouts: rebuild it (scripts/setup.sh)")
+    if not hasattr(module, "koenig_search"):
+        pytest.fail("kardinal_core is built but has no koenig_search: rebuild it (scripts/setup.sh)")
     if koenig_compiled.heuristic_core() is None:
         pytest.skip(f"{compiled.BACKEND_VARIABLE}=python: the rollouts play in Python")
     return module
@@ -148,10 +148,10 @@ def test_bad_arguments_raise_errors_naming_them(core):
     ]
     for args, exc, pattern in bad:
         with pytest.raises(exc, match=pattern):
-            game.core.heuristic_rollouts(*args)
+            core.koenig_search.heuristic_rollouts(game.core, *args)
     other = SeatKnowledge(game, (game.current_player + 1) % 4).deal_data()
     with pytest.raises(ValueError, match=r"the knowledge must be the seat on turn's"):
-        game.core.heuristic_rollouts(legal[:2], 2, WEIGHTS, 1, other, 1)
+        core.koenig_search.heuristic_rollouts(game.core, legal[:2], 2, WEIGHTS, 1, other, 1)
 
 
 def test_the_agent_plays_a_whole_game_with_the_core(core):

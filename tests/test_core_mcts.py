@@ -1,4 +1,4 @@
-"""Kardinal's ``mcts:N`` searched by the compiled core (``KardinalGame.mcts_move``, cpp/src/kardinal/mcts.hpp),
+"""Kardinal's ``mcts:N`` searched by the compiled core (``kardinal_search.mcts_move``, cpp/src/kardinal/mcts.hpp),
 reached from :class:`agents.search.mcts.MCTSAgent` through ``GameAgents.compiled_search``
 (:func:`agents.search.kardinal_compiled.mcts_root`).
 
@@ -74,9 +74,12 @@ def test_core_search_answers_a_legal_move_in_every_variant(core, rules):
     for game in positions:
         board = compiled.core_position(game)
         for seed in (0, 1):
-            code = tuple(board.mcts_move(20, seed))
+            code = tuple(core.kardinal_search.mcts_move(board, 20, seed))
             assert code in game.legal_move_codes()
-        assert tuple(board.mcts_move(8, 3, widen_base=None, margin_weight=0.0)) in game.legal_move_codes()
+        assert (
+            tuple(core.kardinal_search.mcts_move(board, 8, 3, widen_base=None, margin_weight=0.0))
+            in game.legal_move_codes()
+        )
         assert board.move_count == game.move_count  # the search left the core game as it was
 
 
@@ -84,7 +87,7 @@ def test_same_seed_same_move(core):
     game = _random_positions(Rules(players=3), random.Random(4), 3)[-1]
     board = compiled.core_position(game)
     assert len(board.legal_move_codes()) > 1
-    moves = [tuple(board.mcts_move(100, 9)) for _ in range(3)]
+    moves = [tuple(core.kardinal_search.mcts_move(board, 100, 9)) for _ in range(3)]
     assert moves[0] == moves[1] == moves[2]
     a, b = MCTSAgent(100, seed=5), MCTSAgent(100, seed=5)
     assert a.select_move(game) == b.select_move(game)
@@ -98,7 +101,7 @@ def test_a_forced_move_is_answered_without_search(core):
         while not game.is_over:
             codes = game.legal_move_codes()
             if len(codes) == 1:
-                assert tuple(compiled.core_position(game).mcts_move(1, 0)) == codes[0]
+                assert tuple(core.kardinal_search.mcts_move(compiled.core_position(game), 1, 0)) == codes[0]
                 found += 1
             game.play_code(codes[rng.randrange(len(codes))])
     assert found
@@ -191,25 +194,25 @@ def test_bad_arguments_raise(core):
     board = compiled.core_position(_random_positions(Rules(players=2), random.Random(1), 2)[-1])
     for sims in (0, -1, 10**9):
         with pytest.raises(ValueError, match="simulations"):
-            board.mcts_move(sims)
+            core.kardinal_search.mcts_move(board, sims)
     for kw, what in ((dict(exploration=math.nan), "exploration"), (dict(widen_base=math.inf), "widen_base")):
         with pytest.raises(ValueError, match=what):
-            board.mcts_move(5, **kw)
+            core.kardinal_search.mcts_move(board, 5, **kw)
     with pytest.raises(ValueError, match="margin_weight"):
-        board.mcts_move(5, margin_weight=-math.inf)
+        core.kardinal_search.mcts_move(board, 5, margin_weight=-math.inf)
     for args in ((1.5,), ("10",), (None,), (5, -1), (5, "x"), (5, 0, "wide"), (5, 0, 0.7, "two")):
         with pytest.raises(TypeError):
-            board.mcts_move(*args)
+            core.kardinal_search.mcts_move(board, *args)
     with pytest.raises(TypeError):
-        board.playout_move(-3)
+        core.kardinal_search.playout_move(board, -3)
     over = core.KardinalGame(2)
-    over.random_playouts(0)
+    core.kardinal_search.random_playouts(over, 0)
     while not over.is_over:
         over.play_index(0)
-    for call in (lambda: over.mcts_move(5), lambda: over.playout_move(0)):
+    for call in (lambda: core.kardinal_search.mcts_move(over, 5), lambda: core.kardinal_search.playout_move(over, 0)):
         with pytest.raises(ValueError, match="game is over"):
             call()
-    assert over.ordered_move_codes() == []
+    assert core.kardinal_search.ordered_move_codes(over) == []
     with pytest.raises(TypeError):
         compiled.core_position("not a game")
 
@@ -240,7 +243,7 @@ def test_core_playout_policy_orders_and_chooses_as_the_python_policy(core):
             codes = game.legal_move_codes()
             if len(codes) > 1 and rng.random() < 0.3:
                 board = compiled.core_position(game)
-                ordered = [tuple(c) for c in board.ordered_move_codes()]
+                ordered = [tuple(c) for c in core.kardinal_search.ordered_move_codes(board)]
                 assert sorted(ordered) == sorted(codes)
                 weights = rollout_move.weights(game.rules)[game.current_player]
                 kind = codes[0][0]
@@ -250,12 +253,14 @@ def test_core_playout_policy_orders_and_chooses_as_the_python_policy(core):
                 elif kind == CHIP:
                     keys = [-weights[c[2]] for c in ordered]
                     assert keys == sorted(keys)
-                    assert tuple(board.playout_move(0)) == rollout_move.code(game, random.Random(0))
+                    assert tuple(core.kardinal_search.playout_move(board, 0)) == rollout_move.code(
+                        game, random.Random(0)
+                    )
                 else:
                     values = {code: (best, count) for code, best, count in cardinal_block_values(game)}
                     keys = [values[c] for c in ordered]
                     assert keys == sorted(keys)
-                assert tuple(board.playout_move(rng.getrandbits(32))) in codes
+                assert tuple(core.kardinal_search.playout_move(board, rng.getrandbits(32))) in codes
                 checked += 1
             game.play_code(codes[rng.randrange(len(codes))])
     assert checked > 100

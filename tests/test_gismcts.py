@@ -147,15 +147,15 @@ def test_core_refuses_a_bad_guide(core):
     cc = koenig_compiled.core_position(game, core)
     data = SeatKnowledge(game, game.current_player).deal_data()
     weights, replan = HeuristicGuide().core_arguments
-    assert len(cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 2)) <= 2
+    assert len(core.koenig_search.ismcts_root(cc, 4, 0.7, 8.0, data, 1, weights, replan, 2)) <= 2
     with pytest.raises(ValueError, match="widen"):
-        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 0)
+        core.koenig_search.ismcts_root(cc, 4, 0.7, 8.0, data, 1, weights, replan, 0)
     with pytest.raises(ValueError, match="margin_weight"):
-        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, -0.1)
+        core.koenig_search.ismcts_root(cc, 4, 0.7, 8.0, data, 1, weights, replan, 3, -0.1)
     with pytest.raises((TypeError, ValueError), match="ismcts_root"):
-        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights[:3], replan, 3)
+        core.koenig_search.ismcts_root(cc, 4, 0.7, 8.0, data, 1, weights[:3], replan, 3)
     with pytest.raises((TypeError, ValueError), match="replan"):
-        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, 0, 3)
+        core.koenig_search.ismcts_root(cc, 4, 0.7, 8.0, data, 1, weights, 0, 3)
 
 
 def test_a_given_guide_is_the_one_searched_with(core, monkeypatch):

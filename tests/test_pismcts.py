@@ -155,21 +155,27 @@ def test_spec_and_bad_arguments(core):
     cc = koenig_compiled.core_position(game, core)
     data = SeatKnowledge(game, game.current_player).deal_data()
     with pytest.raises(ValueError, match="paired needs the guide"):
-        cc.ismcts_root(4, 0.7, 8.0, data, 1, None, None, 3, 0.0, True)
+        core.koenig_search.ismcts_root(cc, 4, 0.7, 8.0, data, 1, None, None, 3, 0.0, True)
     weights, replan = HeuristicGuide().core_arguments
     with pytest.raises(ValueError, match="batch must be an integer from 0 to"):
-        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, -1)
+        core.koenig_search.ismcts_root(cc, 4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, -1)
     with pytest.raises(ValueError, match="finite and >= 0"):
-        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 2, -2.5)
+        core.koenig_search.ismcts_root(cc, 4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 2, -2.5)
     with pytest.raises(ValueError, match="widen_visits must be an integer from 0 to"):
-        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 2, 2.5, 0.5, 10.0, -1)
+        core.koenig_search.ismcts_root(cc, 4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 2, 2.5, 0.5, 10.0, -1)
     legal = game.legal_actions()
     given = legal[:2][::-1]
-    children = cc.ismcts_root(6, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 0, 2.5, 0.5, 10.0, 0, given)
+    children = core.koenig_search.ismcts_root(
+        cc, 6, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 0, 2.5, 0.5, 10.0, 0, given
+    )
     assert [c[0] for c in children] == given  # the given root moves, in their order
     illegal = next(m for m in range(len(game.board.moves)) if m not in legal)
     for bad in ([], [legal[0], legal[0]], [illegal], ["draw:deck"]):
         with pytest.raises(ValueError, match="root_moves"):
-            cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 0, 2.5, 0.5, 10.0, 0, bad)
+            core.koenig_search.ismcts_root(
+                cc, 4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, True, 0, 2.5, 0.5, 10.0, 0, bad
+            )
     with pytest.raises(ValueError, match="root_moves are the paired root's"):
-        cc.ismcts_root(4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, False, 0, 2.5, 0.5, 10.0, 0, legal[:2])
+        core.koenig_search.ismcts_root(
+            cc, 4, 0.7, 8.0, data, 1, weights, replan, 3, 0.0, False, 0, 2.5, 0.5, 10.0, 0, legal[:2]
+        )

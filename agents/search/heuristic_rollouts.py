@@ -27,7 +27,7 @@ in every world (common random numbers).
 seat to the end; exact ties go to the lowest move id. A playout seat values deck draws by the cards it
 cannot see in that world (:func:`unseen_deck_probabilities`).
 
-**Compiled.** With the core (``KoenigGame.heuristic_rollouts``, ``cpp/src/koenig/rollouts.hpp``) the
+**Compiled.** With the core (``koenig_search.heuristic_rollouts``, ``cpp/src/koenig/rollouts.hpp``) the
 worlds are dealt and played in C++ — the same deals, moves and values as the Python reference
 (``compiled=False``; ``tests/test_core_koenig_rollouts.py``), ~18 times faster.
 """
@@ -170,9 +170,10 @@ def rollout_values(
     if seat is None:
         raise ValueError("rollout_values: the game is over; there is no decision")
     knowledge = SeatKnowledge(game, seat)
-    if compiled and _compiled.heuristic_core() is not None and getattr(game, "compiled", False):
-        values = game.core.heuristic_rollouts(
-            list(moves), worlds, list(astuple(weights)), replan, knowledge.deal_data(), seed
+    module = _compiled.heuristic_core() if compiled else None
+    if module is not None and getattr(game, "compiled", False):
+        values = module.koenig_search.heuristic_rollouts(
+            game.core, list(moves), worlds, list(astuple(weights)), replan, knowledge.deal_data(), seed
         )
         return [(int(m), list(shares), list(margins)) for m, shares, margins in values]
     legal = set(game.legal_actions())

@@ -40,20 +40,22 @@ def mcts_root(
     if module is None:
         return None
     core = game.core if type(game) is CoreGame else core_position(game, module)  # mcts_root searches a copy
-    children = core.mcts_root(simulations, rng.getrandbits(64), exploration, widen_base, margin_weight)
+    seed = rng.getrandbits(64)
+    children = module.kardinal_search.mcts_root(core, simulations, seed, exploration, widen_base, margin_weight)
     return [(format_move(tuple(code)), int(visits), float(value)) for code, visits, value in children]
 
 
 def play_out(game: Any, rng: random.Random) -> Any | None:
     """Kardinal's ``compiled_playout``: a copy of the core-backed ``game`` played to its end by the core's
-    playout policy (``KardinalGame.playout_move``), move ``i`` seeded with ``seed + i`` where ``seed`` is
+    playout policy (``kardinal_search.playout_move``), move ``i`` seeded with ``seed + i`` where ``seed`` is
     ``rng.getrandbits(64)``; the finished core game (``scores()``, ``winners()``, ``num_players``).
     ``None``, without touching ``rng``, unless ``game`` is a plain core-backed game."""
     if type(game) is not CoreGame:
         return None
+    playout_move = core_module("core").kardinal_search.playout_move  # a core-backed game: the core is loaded
     core = game.core.clone()
     seed = rng.getrandbits(64)
     while not core.is_over:
-        core.play_code(core.playout_move(seed))
+        core.play_code(playout_move(core, seed))
         seed = (seed + 1) & _SEED_MASK
     return core

@@ -70,7 +70,8 @@ def ismcts_root(
         if arguments is None:  # a guide the core does not know: the Python search runs it
             return None
         weights, replan = arguments
-    children = core.ismcts_root(
+    children = module.koenig_search.ismcts_root(
+        core,
         simulations,
         exploration,
         scale,
@@ -122,4 +123,4 @@ def heuristic_values(game: Any, weights: Any, replan: int, deck_probs: list[floa
         except RuntimeError:  # a determinized world (Game.with_hidden): no deck to replay it from
             return None
         core = core_position(game, module)
-    return [(int(m), float(v)) for m, v in core.heuristic_values(weights, deck_probs, replan)]
+    return [(int(m), float(v)) for m, v in module.koenig_search.heuristic_values(core, weights, deck_probs, replan)]

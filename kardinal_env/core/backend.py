@@ -76,7 +76,7 @@ def requested() -> str:
 
 
 #: The interface version this package expects of ``kardinal_core`` (its ``ABI`` attribute).
-CORE_ABI = 2
+CORE_ABI = 3
 
 
 def _load() -> ModuleType | None:

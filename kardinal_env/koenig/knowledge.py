@@ -54,7 +54,7 @@ dealt hand (right after a first piece: a second piece or drawing).
 generator (a ``random.Random`` or a ``ShuffleRng``), deals, and takes the world's shuffle seed as its
 next 64-bit draw. The dealer reads only :meth:`SeatKnowledge.deal_data` — plain counts, no hidden card
 — and the compiled core deals from the same data with a copy of it (``cpp/src/koenig/worlds.hpp``,
-``KoenigGame.deal_world``; the compiled ISMCTS deals all its worlds so): the same data and the same
+``koenig_search.deal_world``; the compiled ISMCTS deals all its worlds so): the same data and the same
 generator state give the same world in both (``tests/test_core_koenig.py``). What a seat may know is
 computed here only; the core only deals from it.
 
@@ -343,7 +343,7 @@ class SeatKnowledge:
         known cards and hand sizes at the run-out; ``None`` before it) and ``steps`` (the other seats'
         moves since the run-out as ``[kind, seat, type]``: 0 a display draw, 1 a draw from the new deck
         with type -1, 2 a card spent). :func:`deal_hidden` deals from it, and so does the compiled core
-        (``KoenigGame.deal_world``, ``KoenigGame.ismcts_root``): it holds no hidden card."""
+        (``koenig_search.deal_world``, ``koenig_search.ismcts_root``): it holds no hidden card."""
         data = self._data
         if data is None:
             n, T = len(self.hand_sizes), len(self.hand)

@@ -1,4 +1,5 @@
-// Python bindings of the Kardinal engine (bind_kardinal, called by module.cpp): KardinalGame and KardinalBatch.
+// Python bindings of the Kardinal engine (bind_kardinal, called by module.cpp): KardinalGame and KardinalBatch
+// (its searches: search_bindings.cpp).
 //
 // KardinalGame mirrors kardinal_env.kardinal.Game on move codes: legal_move_codes() returns the same
 // tuples in the same order; play_code / apply_legal_code check the code against them and raise
@@ -20,7 +21,7 @@
 #include <vector>
 
 #include "kardinal/engine.hpp"
-#include "kardinal/mcts.hpp"
+#include "kardinal/bindings.hpp"
 #include "common/boundary.hpp"
 #include "common/buffers.hpp"
 #include "kardinal/observation.hpp"
@@ -114,29 +115,12 @@ nb::list int_list(const int *values, int n) {
     return out;
 }
 
-nb::tuple code_tuple(const Move &m) { return nb::borrow<nb::tuple>(tuples().get(m)); }
-
-void require_playing(const Game &g) {
-    if (g.is_over()) throw nb::value_error("no legal move: the game is over");
-}
-
 using boundary::finite;
 
 }  // namespace
 
-// mcts_move's and mcts_root's arguments, checked (the game must still be playing).
-kardinal::MctsOptions mcts_options(const Game &g, long long simulations, uint64_t seed, double exploration,
-                                   std::optional<double> widen_base, double margin_weight) {
-    require_playing(g);
-    kardinal::MctsOptions o;
-    o.simulations = boundary::narrow<long long>(simulations, 1, boundary::limits::SIMULATIONS, "simulations");
-    o.seed = seed;
-    o.exploration = finite(exploration, "exploration");
-    o.widen = widen_base.has_value();
-    o.widen_base = widen_base ? finite(*widen_base, "widen_base") : 0.0;
-    o.margin_weight = finite(margin_weight, "margin_weight");
-    return o;
-}
+nb::tuple kardinal_bindings::code_tuple(const Move &m) { return nb::borrow<nb::tuple>(tuples().get(m)); }
+using kardinal_bindings::code_tuple;
 
 // ==================================================================== observation and mask buffers
 // Helpers of KardinalGame.encode_into / action_mask_into / legal_action_ids (observation.hpp): the
@@ -468,100 +452,6 @@ void bind_game_moves(nb::class_<Game> &cls) {
         .def("clone", [](const Game &g) { return Game(g); }, "An independent copy.");
 }
 
-// KardinalGame: random playouts, mcts:N and the playout policy (the core side of agents/search/mcts.py).
-void bind_game_search(nb::class_<Game> &cls) {
-    cls
-        .def(
-            "random_playouts",
-            [](const Game &g, long long n_games, uint64_t seed) {
-                boundary::narrow<long long>(n_games, 0, boundary::limits::PLAYOUTS, "n_games");
-                kardinal::PlayoutSummary s;
-                {
-                    nb::gil_scoped_release release;
-                    s = kardinal::random_playouts(g, n_games, seed);
-                }
-                int n = g.num_players();
-                nb::list wins, scores;
-                for (int i = 0; i < n; ++i) {
-                    wins.append(s.wins[size_t(i)]);
-                    scores.append(s.score_sum[size_t(i)]);
-                }
-                nb::dict out;
-                out["games"] = s.games;
-                out["decisions"] = s.decisions;
-                out["wins"] = wins;
-                out["score_sum"] = scores;
-                return out;
-            },
-            nb::arg("n_games"), nb::arg("seed") = 0,
-            "Play n_games uniformly random games to the end from this position inside C++ (this game is "
-            "left unchanged); a dict: games, decisions, wins (per seat, ties count for every winner), "
-            "score_sum (per seat).")
-        .def(
-            "mcts_move",
-            [](Game &g, long long simulations, uint64_t seed, double exploration, std::optional<double> widen_base,
-               double margin_weight) {
-                kardinal::MctsOptions o = mcts_options(g, simulations, seed, exploration, widen_base, margin_weight);
-                Game root(g);  // searched without the GIL: the copy, never the Python-owned game
-                Move chosen;
-                {
-                    nb::gil_scoped_release release;
-                    chosen = kardinal::mcts_move(root, o);
-                }
-                return code_tuple(chosen);
-            },
-            nb::arg("simulations"), nb::arg("seed") = 0, nb::arg("exploration") = 0.7,
-            nb::arg("widen_base").none() = 2.0, nb::arg("margin_weight") = 0.25,
-            "Kardinal's mcts:N in C++ (agents.search.mcts with Kardinal's playout policy, its own seeded "
-            "generator): the move code chosen for the current decision after `simulations` simulations. "
-            "widen_base=None: plain UCT without progressive widening. ValueError once the game is over.")
-        .def(
-            "mcts_root",
-            [](Game &g, long long simulations, uint64_t seed, double exploration, std::optional<double> widen_base,
-               double margin_weight) {
-                kardinal::MctsOptions o = mcts_options(g, simulations, seed, exploration, widen_base, margin_weight);
-                Game root(g);  // searched without the GIL: the copy, never the Python-owned game
-                std::vector<kardinal::Mcts::RootChild> children;
-                {
-                    nb::gil_scoped_release release;
-                    kardinal::Mcts search(root.rules, o);
-                    search.search(root);
-                    children = search.root_children();
-                }
-                nb::list out;
-                for (const auto &c : children) out.append(nb::make_tuple(code_tuple(c.move), c.visits, c.value));
-                return out;
-            },
-            nb::arg("simulations"), nb::arg("seed") = 0, nb::arg("exploration") = 0.7,
-            nb::arg("widen_base").none() = 2.0, nb::arg("margin_weight") = 0.25,
-            "The root of mcts_move's search: a list of (move code, visits, mean reward of the deciding seat) "
-            "for every child the search expanded, in expansion order (mcts_move plays the most visited, "
-            "ties: the higher mean, then the first). Empty when the decision has one legal move.")
-        .def(
-            "playout_move",
-            [](Game &g, uint64_t seed) {
-                require_playing(g);
-                kardinal::Playout policy(g.rules);
-                kardinal::ShuffleRng rng(seed);
-                return code_tuple(policy.choose(g, rng));
-            },
-            nb::arg("seed") = 0,
-            "The move code Kardinal's playout policy (C++ port of agents.baselines.kardinal_greedy.Playout) "
-            "picks now, drawing from a generator seeded with seed.")
-        .def(
-            "ordered_move_codes",
-            [](Game &g) {
-                std::vector<Move> moves = g.legal();
-                kardinal::Playout policy(g.rules);
-                policy.order(g, moves);
-                nb::list out;
-                for (const Move &m : moves) out.append(code_tuple(m));
-                return out;
-            },
-            "legal_move_codes() as the playout policy orders them for progressive widening (Playout.order: "
-            "most promising first, equal ones in legal order).");
-}
-
 // KardinalGame: the queries of the Python Game (kardinal_env/kardinal/core_game.py: the public Game API backed by this engine).
 void bind_game_queries(nb::class_<Game> &cls) {
     cls
@@ -788,7 +678,6 @@ void bind_kardinal(nb::module_ &m) {
         .def_prop_ro("current_seat", &Game::current,
                      "The seat on turn, kept once the game is over (the last seat that played; LiveView.current).");
     bind_game_moves(cls);
-    bind_game_search(cls);
     bind_game_queries(cls);
     bind_game_observation(cls);
     cls.def("__repr__", [](const Game &g) {
