@@ -1,5 +1,5 @@
-"""Strength over training: the checkpoints of training runs played against fixed opponents, on the
-axis of the CPU time each took to train.
+"""Strength over training: the checkpoints of training runs played against fixed opponents, against the
+CPU time each took to train.
 
 Library::
 
@@ -12,17 +12,17 @@ Command line::
     python scripts/curve.py runs/search_2p runs/ppo_2p --opponents greedy mcts:200 --games 100 --workers 2 \\
         --out docs/data/curves/kardinal-2p
 
-**Checkpoints.** A run directory's ``checkpoint_{step}.pt`` files in step order, each with the
-``cpu_seconds`` it records (its training chain's process CPU time; ``None`` for an older checkpoint);
-``every=k`` keeps every k-th and always the last. The command line reuses the rows of the
-``curves.json`` already in ``--out`` (same step, opponent, games and seed; ``--fresh`` plays all again).
+**Checkpoints.** A run directory's ``checkpoint_{step}.pt`` in step order, each with the ``cpu_seconds``
+it records (its training chain's process CPU time; ``None`` for an older checkpoint); ``every=k``
+keeps every k-th and the last. The command line reuses the rows of ``--out``'s ``curves.json`` (same
+step, opponent, games and seed; ``--fresh`` plays all again).
 
-**Games.** Each checkpoint plays ``games`` games as ``ppo:PATH`` against each opponent spec with
-:func:`agents.evaluation.tournament.evaluate` (seats rotated, copies of the opponent in the other seats,
-the same ``seed`` and deals for every checkpoint); a row per (checkpoint, opponent): ``step``,
-``cpu_seconds``, ``opponent``, ``games``, ``win_rate`` (shared wins count 1/k) and ``win_ci95``.
-:func:`write_curves` writes ``curves.json``, ``curves.md`` (:func:`curve_markdown`) and ``curves.png``
-(:func:`plot_curves`: win rate against CPU hours, a panel per opponent, a line per run).
+**Games.** Each checkpoint plays ``games`` games as ``ppo:PATH`` against each opponent with
+:func:`agents.evaluation.tournament.evaluate` (the same ``seed`` and deals for every checkpoint); a row
+per (checkpoint, opponent): ``step``, ``cpu_seconds``, ``opponent``, ``games``, ``win_rate`` (shared
+wins count 1/k) and ``win_ci95``. :func:`write_curves` writes ``curves.json``, ``curves.md``
+(:func:`curve_markdown`) and ``curves.png`` (:func:`plot_curves`: win rate against CPU hours, a panel
+per opponent, a line per run).
 """
 
 from __future__ import annotations
@@ -45,11 +45,8 @@ def run_checkpoints(run_dir, every: int = 1) -> list[tuple[str, int, float | Non
     ``every``-th, the last always); ``ValueError`` naming the directory when it has none."""
     import torch
 
-    found: list[tuple[int, str]] = []
-    for file in Path(run_dir).glob("checkpoint_*.pt"):
-        match = _NUMBERED.search(file.name)
-        if match:
-            found.append((int(match.group(1)), str(file)))
+    matches = ((_NUMBERED.search(file.name), str(file)) for file in Path(run_dir).glob("checkpoint_*.pt"))
+    found = [(int(match.group(1)), path) for match, path in matches if match]
     if not found:
         raise ValueError(f"{run_dir}: no checkpoint_STEP.pt files (set checkpoint_interval when training)")
     found.sort()
@@ -76,10 +73,8 @@ def strength_curve(
     progress=None,
     known: Sequence[dict] = (),
 ) -> list[dict]:
-    """The rows of one run (see the module docstring). ``progress(message)`` is called after each
-    evaluation when given. ``known``: rows measured before (e.g. the ``curves.json`` of an earlier,
-    interrupted call); a checkpoint already measured against an opponent with the same games and
-    seed is not played again."""
+    """The rows of one run (module docstring); ``progress(message)`` after each evaluation. ``known``: rows
+    measured before (e.g. an interrupted call's ``curves.json``), not played again (same games and seed)."""
     from agents.evaluation.tournament import Table, evaluate
     from agents.networks.checkpoint import read_checkpoint
 
@@ -192,22 +187,19 @@ def main(argv=None) -> int:
     from agents.evaluation.backends import ProcessPool, Serial
 
     parser = argparse.ArgumentParser(prog="curve", description=__doc__.split("\n\n")[0])
-    parser.add_argument("runs", nargs="+", help="run directories (label=DIR names a run's line)")
-    parser.add_argument("--opponents", nargs="+", default=["greedy"], help="agent specs to play against")
-    parser.add_argument("--games", type=int, default=100, help="games per checkpoint and opponent")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--every", type=int, default=1, help="keep every k-th checkpoint (and the last)")
-    parser.add_argument("--workers", type=int, default=1, help="processes playing the games")
-    parser.add_argument("--out", required=True, help="folder for curves.json, curves.md and curves.png")
-    parser.add_argument("--title", default="")
-    parser.add_argument(
-        "--fresh", action="store_true", help="play every point again (default: reuse --out's curves.json)"
-    )
+    add = parser.add_argument
+    add("runs", nargs="+", help="run directories (label=DIR names a run's line)")
+    add("--opponents", nargs="+", default=["greedy"], help="agent specs to play against")
+    add("--games", type=int, default=100, help="games per checkpoint and opponent")
+    add("--seed", type=int, default=0)
+    add("--every", type=int, default=1, help="keep every k-th checkpoint (and the last)")
+    add("--workers", type=int, default=1, help="processes playing the games")
+    add("--out", required=True, help="folder for curves.json, curves.md and curves.png")
+    add("--title", default="")
+    add("--fresh", action="store_true", help="play every point again (default: reuse --out's curves.json)")
     ns = parser.parse_args(argv)
-    previous: dict = {}
     saved = Path(ns.out) / "curves.json"
-    if saved.is_file() and not ns.fresh:
-        previous = json.loads(saved.read_text(encoding="utf-8"))
+    previous = json.loads(saved.read_text(encoding="utf-8")) if saved.is_file() and not ns.fresh else {}
     backend = ProcessPool(workers=ns.workers) if ns.workers > 1 else Serial()
     curves = {}
     try:

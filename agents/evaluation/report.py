@@ -1,7 +1,7 @@
 """Ladders: Markdown tables and plots of evaluation results, for the documentation's Agents page.
 
-A *ladder* pools ``results.json`` files (format ``kardinal-eval/1``, ``kardinal-evaluate ... --out
-DIR``) of one game, seat count and set of rules, and ranks every participant over all their games::
+A *ladder* pools ``results.json`` files (``kardinal-eval/1``, from ``kardinal-evaluate ... --out DIR``)
+of one game, seat count and set of rules, and ranks every participant over all their games::
 
     from agents.evaluation.report import build_ladder, ladder_markdown, plot_ladder, write_ladder
     ladder = build_ladder(["runs/a/results.json", "runs/b/results.json"])
@@ -11,19 +11,18 @@ DIR``) of one game, seat count and set of rules, and ranks every participant ove
 Command line: ``python scripts/ladder_page.py RESULTS.json ... --out DIR --name NAME``.
 
 **Participants** are the files' labels (a spec, ``greedy#2`` for a further copy); a label names the
-same spec in every file. **Per participant**, over every game of every file: games, wins (a shared win
-among k winners counts 1/k, :func:`kardinal_env.core.rewards.win_share`), win share with its 95% Wilson
-interval, mean score, mean rank and an OpenSkill Plackett-Luce rating (ordinal = mu - 3 sigma) over the
-games in order (files as given, each file's games in its order): with one file, exactly the file's own
-``summary``. Rows are sorted by ordinal, best first.
+same spec in every file. **Per participant**, over every game of every file in order (files as given):
+the tournament's statistics (:func:`agents.evaluation.tournament.standings`: games, wins with shared
+wins counting 1/k, win share with its 95% Wilson interval, mean score and rank, OpenSkill rating);
+with one file, exactly the file's own ``summary``. Rows are sorted by ordinal, best first.
 
 **Checks.** A file that cannot be read, is not ``kardinal-eval/1`` JSON or lacks a field the ladder
 needs raises :class:`LadderError` naming the file and the field; files of different games, seat counts
 or rules cannot be pooled (the error names both files and what differs).
 
-**Head to head.** A run whose first agent plays one seat against copies of one other agent
-(``--agents A B --players 4``) is tabulated by :func:`matrix_markdown`: rows the first agents, columns
-the opponents, each cell the row agent's win share with its Wilson interval and games.
+**Head to head.** Runs whose first agent plays one seat against copies of one other agent (``--agents
+A B --players 4``) make :func:`matrix_markdown`: rows the first agents, columns the opponents, each
+cell the row agent's win share with its Wilson interval and games.
 
 **Outputs.** :func:`ladder_markdown` (caption, table, matrix, one line per source file) and
 :func:`plot_ladder` (win shares beside ratings), deterministic for the same files. :func:`slim_results`

@@ -21,22 +21,17 @@ players compare win rates with parity, ``1/players``.
 
 **Lineup.** Each agent spec (``agents.load_agent``) is one *participant*; the last is repeated up to
 the seat count (``--agents ppo:X greedy --players 4``: one PPO agent against three independent greedy
-agents). A repeated spec gets a label suffix (``greedy#2``) and is scored on its own.
+agents). A repeated spec gets a label suffix (``greedy#2``) and is scored on its own. Every spec is
+checked once before any game (:func:`agents.check_spec`; a checkpoint trained for another seat count:
+a warning in ``results["warnings"]``); a failure while playing, in any process, ends the run with one
+:class:`EvaluationError` naming the game.
 
-**Checks first.** Every spec is checked once before any game (:func:`agents.check_spec`); a checkpoint
-trained for another seat count gets a warning (``results["warnings"]``). A failure while playing, in
-any process, ends the run with one :class:`EvaluationError` naming the game.
-
-**Where the games run.** ``backend=`` (:mod:`agents.evaluation.backends`): ``Serial`` (default),
+**Where, seats and seeds.** ``backend=`` (:mod:`agents.evaluation.backends`): ``Serial`` (default),
 ``ProcessPool`` (``--workers N``) or :class:`~agents.evaluation.distributed.RayTasks` (``--address``,
-``--ray``); all play a game with the same code (:mod:`agents.evaluation.worker`).
+``--ray``), all playing with :mod:`agents.evaluation.worker` (seats and seeds there): seats are
+balanced when ``--games`` is a multiple of ``--players`` (a warning otherwise).
 
-**Seats and seeds.** Game ``g`` seats participant ``(s + g) % players`` at seat ``s`` (balanced when
-``--games`` is a multiple of ``--players``; a warning otherwise). A game with chance deals game ``g``
-with ``agents.runinfo.game_seed(seed, g)``; agent ``i`` in game ``g`` is reset with
-``game_seed(seed, g) * 16 + i``.
-
-**Statistics** per participant: wins — **a shared win among k winners counts 1/k**
+**Statistics** per participant (:func:`standings`): wins — **a shared win among k winners counts 1/k**
 (:func:`kardinal_env.core.rewards.win_share`), ``shared_wins`` the games won jointly — win rate with a
 95% Wilson interval, mean score, mean rank (1 = best, the game's finishing order; tied seats share the
 better rank), seconds per game choosing moves, and an OpenSkill Plackett-Luce rating (mu, sigma,
@@ -431,48 +426,32 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     names = game_names()
     specs = list(registered_games().values())
     parser = argparse.ArgumentParser(prog=prog, description=(__doc__ or "").split("\n\n")[0], epilog=SPEC_HELP)
-    parser.add_argument(
+    add = parser.add_argument
+    add(
         "--agents", nargs="+", required=True, metavar="SPEC", help="agent specs; the last one fills the remaining seats"
     )
-    parser.add_argument("--game", default=names[0], choices=names, help=f"which registered game (default {names[0]})")
+    add("--game", default=names[0], choices=names, help=f"which registered game (default {names[0]})")
     counts = "; ".join(f"{s.name} {seat_counts(s.players)}, default {s.default_players}" for s in specs)
-    parser.add_argument(
+    add(
         "--players",
         type=int,
-        default=None,
         choices=sorted({p for s in specs for p in s.players}),
         help=f"players per game ({counts})",
     )
-    parser.add_argument(
-        "--games", type=_positive, default=20, help="games to play (a multiple of --players balances the seats)"
+    add("--games", type=_positive, default=20, help="games to play (a multiple of --players balances the seats)")
+    add("--seed", type=_nonnegative, default=0, help="seed of the games and agents (see module docs)")
+    add("--workers", type=_positive, default=1, help="processes (default 1)")
+    ray_help = (
+        "play the games as Ray tasks on this Ray cluster ('auto' or HOST:PORT); see agents.evaluation.distributed"
     )
-    parser.add_argument("--seed", type=_nonnegative, default=0, help="seed of the games and agents (see module docs)")
-    parser.add_argument("--workers", type=_positive, default=1, help="processes (default 1)")
-    parser.add_argument(
-        "--address",
-        default=None,
-        metavar="ADDR",
-        help="play the games as Ray tasks on this Ray cluster ('auto' or HOST:PORT); see agents.evaluation.distributed",
-    )
-    parser.add_argument("--ray", action="store_true", help="play the games as tasks of a local Ray (--workers CPUs)")
-    parser.add_argument(
-        "--torch-threads", type=_positive, default=1, help="torch threads per process for network agents (default 1)"
-    )
-    parser.add_argument(
-        "--out",
-        default=None,
-        metavar="DIR",
-        help="directory for results.json, ratings.png and the --save-games records",
-    )
-    parser.add_argument(
-        "--save-games",
-        type=_nonnegative,
-        default=0,
-        metavar="N",
-        help="write the first N games as record files (and HTML replays) under DIR/games/ (needs --out)",
-    )
-    parser.add_argument("--no-moves", action="store_true", help="do not store each game's moves in the JSON")
-    parser.add_argument("--quiet", action="store_true", help="no per-game progress on stderr")
+    add("--address", metavar="ADDR", help=ray_help)
+    add("--ray", action="store_true", help="play the games as tasks of a local Ray (--workers CPUs)")
+    add("--torch-threads", type=_positive, default=1, help="torch threads per process for network agents (default 1)")
+    add("--out", metavar="DIR", help="directory for results.json, ratings.png and the --save-games records")
+    save_help = "write the first N games as record files (and HTML replays) under DIR/games/ (needs --out)"
+    add("--save-games", type=_nonnegative, default=0, metavar="N", help=save_help)
+    add("--no-moves", action="store_true", help="do not store each game's moves in the JSON")
+    add("--quiet", action="store_true", help="no per-game progress on stderr")
     add_plugin_argument(parser)
     add_rule_option_flags(parser, "kardinal-evaluate")
     return parser

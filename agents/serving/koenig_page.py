@@ -187,7 +187,7 @@ function render() {
   // your hand, the display and the deck (the draw buttons)
   const hand = document.getElementById("hand");
   hand.innerHTML = st.hand.map(t => cardHTML(t, true)).join("") || `<span class="note">no cards</span>`;
-  hand.dataset.hand = JSON.stringify(st.hand);
+  setData(hand, {hand: st.hand});
   const draws = new Set(buttons.filter(m => m.startsWith("draw:")));
   const display = st.display.map(t => draws.has(`draw:${t}`) ?
     `<button class="draw" data-move="draw:${t}" title="take this card">${cardHTML(t, true)}</button>` :
@@ -203,12 +203,10 @@ function render() {
   cards.innerHTML = `<div>display <span id="display">${display}</span></div>` +
     `<div>deck <b>${st.deck_size}</b> cards ${deck}</div>` +
     `<div class="note">discard pile (${st.discard_pile.length}): ${pile}</div><div class="note">${runout}</div>`;
-  cards.dataset.display = JSON.stringify(st.display);
-  cards.dataset.deck = st.deck_size;
+  setData(cards, {display: st.display, deck: st.deck_size});
   const seats = document.getElementById("seats");
   seats.innerHTML = seatsTable(st);
-  seats.dataset.scores = JSON.stringify(st.scores);
-  seats.dataset.handSizes = JSON.stringify(st.hand_sizes);
+  setData(seats, {scores: st.scores, handSizes: st.hand_sizes});
   // status, result, log
   showStatus(st, `Your turn: ${st.phase}` + (st.country ? ` (in ${st.country})` : ""));
   const scores = document.getElementById("scores");

@@ -42,20 +42,15 @@ HELP = "type a move in notation or the number of a listed move, or: help, board,
 LIST_MAX = 40
 
 
-def _columns(items: list[str], width: int = 100) -> str:
-    lines, line = [], ""
-    for item in items:
-        if line and len(line) + len(item) + 2 > width:
-            lines.append(line)
-            line = ""
-        line += ("  " if line else "") + item
-    if line:
-        lines.append(line)
+def _numbered(moves: list[str], width: int = 100) -> str:
+    """The moves numbered from 1, in lines of at most ``width`` characters."""
+    lines = [""]
+    for i, move in enumerate(moves, 1):
+        item = f"{i}) {move}"
+        if lines[-1] and len(lines[-1]) + len(item) + 2 > width:
+            lines.append("")
+        lines[-1] += ("  " if lines[-1] else "") + item
     return "\n".join(lines)
-
-
-def _numbered(moves: list[str]) -> str:
-    return _columns([f"{i}) {m}" for i, m in enumerate(moves, 1)])
 
 
 def resolve_move(text: str, legal: list[str]) -> str:

@@ -86,16 +86,10 @@ def add_table_arguments(parser: argparse.ArgumentParser, spec: GameSpec) -> None
         "default %(default)s)",
     )
     for option in spec.rule_options:
-        if option.kind == "flag":
-            parser.add_argument(option.flag, dest=option.name, action="store_true", help=option.help)
-        elif option.kind == "choice":
-            parser.add_argument(
-                option.flag, dest=option.name, choices=list(option.choices), default=option.default, help=option.help
-            )
-        else:
-            parser.add_argument(
-                option.flag, dest=option.name, default=option.default, metavar="VALUE", help=option.help
-            )
+        kind: dict[str, Any] = {"action": "store_true"} if option.kind == "flag" else {"default": option.default}
+        kind |= {"choices": list(option.choices)} if option.kind == "choice" else {}
+        kind |= {"metavar": "VALUE"} if option.kind not in ("flag", "choice") else {}
+        parser.add_argument(option.flag, dest=option.name, help=option.help, **kind)
     parser.add_argument("--seed", type=int, default=0, help="seed of the agents (seed * 16 + seat) and of the deal")
 
 
