@@ -28,8 +28,8 @@ from agents.networks.kardinal_net import (
     scatter_logits,
 )
 from agents.networks.ppo_agent import PPOAgent
+from agents.training import rollout as train
 from agents.training import run
-from agents.training import trainer as train
 from kardinal_env.core.rewards import projected_margins
 from kardinal_env.kardinal import Game, Rules
 from kardinal_env.kardinal.actions import ActionCodec

@@ -1,4 +1,4 @@
-"""The self-play rollout through the batched environment (``agents.training.trainer.Rollout`` on
+"""The self-play rollout through the batched environment (``agents.training.rollout.Rollout`` on
 ``kardinal_env.vector.VectorEnv``) against a reference rollout written here game by game: the same
 trainer state plays the same games on the registry's ``Game`` objects (``play_round``, each move's
 shaping from ``rewards.ShapingTracker``, the terminal rewards from ``rewards.terminal_rewards``), the
@@ -22,7 +22,8 @@ import pytest
 from helpers import kardinal_core_or_skip
 
 from agents.training.config import make_config
-from agents.training.trainer import Rollout, Slot, Trainer, per_seat_gae, play_round
+from agents.training.rollout import Rollout, Slot, per_seat_gae, play_round
+from agents.training.trainer import Trainer
 from kardinal_env.core.rewards import ShapingTracker, terminal_rewards
 
 BASE = {

@@ -11,7 +11,8 @@ where the game has them), ``reads_game``; it makes games (``new_game(rng)``: a s
 actions, moves or ids, log-probs, values; ``stored_action``; ``forward`` and ``forward_targets`` for
 training; ``build_net``; ``vector_env(n)`` with the training rewards).
 
-:class:`FlatAdapter`: any game, ``spec.make_encoder``'s flat observation, action ids as moves.
+:class:`GameAdapter` (and :class:`FlatAdapter`, any game): ``spec.make_encoder``'s flat observation, action
+ids as moves.
 :class:`KoenigAdapter`: :func:`agents.baselines.koenig_greedy.koenig_greedy_move` and the advice.
 :class:`KardinalAdapter`: crops (:mod:`agents.networks.kardinal_net`), engine move codes,
 :func:`agents.baselines.kardinal_greedy.greedy_code`.
@@ -49,7 +50,7 @@ __all__ = ["GameAdapter", "FlatAdapter", "FlatDecision", "KardinalAdapter", "Koe
 
 
 class GameAdapter:
-    """The interface (see the module docstring); subclasses implement the game-specific methods."""
+    """The interface (see the module docstring), implemented for any game's action ids and flat observation."""
 
     def __init__(self, config, spec: GameSpec):
         self.config = config
@@ -59,6 +60,8 @@ class GameAdapter:
         self.env_name = spec.env_name
         self.builder = network_builder(spec)
         self.encoder = spec.make_encoder(self.rules)
+        self.num_actions = num_actions(self.rules)
+        self.obs_size = int(math.prod(self.encoder.shape))
         names = [name for name in ("greedy", config.baseline) if self.wiring.has_baseline(name) and name != "random"]
         self.opponents: tuple[str, ...] = ("random", *dict.fromkeys(names))
         self._baseline_agents: dict[str, Any] = {}
@@ -79,10 +82,10 @@ class GameAdapter:
         return self.spec.new_game(self.rules, seed=game_seed(seed, index))
 
     def legal(self, game) -> list:
-        raise NotImplementedError
+        return [int(a) for a in game.legal_actions()]
 
     def apply(self, game, move) -> None:
-        raise NotImplementedError
+        game.apply_action(int(move))
 
     def baseline_move(self, name: str, game, rng_py):
         agent = self._baseline_agents.get(name)
@@ -94,26 +97,56 @@ class GameAdapter:
         return self.encode_move(game, agent.select_move(game))
 
     def encode_move(self, game, move: str):
-        raise NotImplementedError
+        return game.string_to_action(move)
+
+    def action_of(self, game, move) -> int:
+        return int(move)
+
+    def stored_action(self, decision, move) -> int:
+        return int(move)
 
     def prepare(self, game):
         seat = game.current_player
         return self.decision_of(self.encoder.encode(game, seat), game.legal_actions(), seat, game)
 
-    def policy_step(self, net, decisions, greedy: bool = False, generator=None):
-        raise NotImplementedError
+    def needs_game(self, game: Any) -> bool:
+        """Whether :meth:`decision_of` reads ``game`` (``ValueError`` when it does and ``game`` is ``None``)."""
+        if self.reads_game and game is None:
+            raise ValueError("the advised network's decisions need the game (reads_game)")
+        return self.reads_game
 
-    def stored_action(self, decision, move) -> int:
-        raise NotImplementedError
+    def decision_of(self, observation: np.ndarray, legal: np.ndarray, seat: int, game: Any = None):
+        mask = legal_mask(self.num_actions, legal)
+        obs = np.array(observation, dtype=np.float32).reshape(self.obs_size)  # a copy
+        return FlatDecision(seat, obs, mask, [int(a) for a in np.flatnonzero(mask)])
 
-    def forward(self, net, decisions, actions):
-        raise NotImplementedError
+    def compact(self, decision):
+        """The observation as float16 where that is exact, the legal ids as int16: a third of the memory."""
+        obs16 = decision.obs.astype(np.float16)
+        obs = obs16 if np.array_equal(obs16, decision.obs) else decision.obs
+        legal = np.asarray(decision.legal, dtype=np.int16 if self.num_actions < 2**15 else np.int64)
+        return FlatDecision(decision.seat, obs, decision.mask, legal)
 
     def size(self, decision) -> int:
         return 0
 
-    def compact(self, decision):
-        return decision
+    @torch.no_grad()
+    def policy_step(self, net, decisions, greedy: bool = False, generator=None):
+        logits, values, mask, _ = self.forward(net, decisions, [])
+        dist = MaskedCategorical(logits, mask)
+        actions = dist.mode() if greedy else dist.sample(generator)
+        acts = actions.numpy().astype(np.int64)
+        return acts, [int(a) for a in acts], dist.log_prob(actions).numpy(), values.numpy()
+
+    def policy_actions(self, net, decisions, greedy: bool = False, generator=None):
+        stored, moves, logp, values = self.policy_step(net, decisions, greedy=greedy, generator=generator)
+        return stored, np.asarray(moves, dtype=np.int64), logp, values
+
+    def forward(self, net, decisions, actions):
+        obs = torch.from_numpy(np.stack([d.obs for d in decisions]).astype(np.float32, copy=False))
+        mask = torch.from_numpy(np.stack([d.mask for d in decisions]))
+        logits, values = net(obs)
+        return logits, values, mask, torch.as_tensor(np.asarray(actions, dtype=np.int64))
 
     def forward_targets(self, net, decisions, actions: list, probs: list):
         """``(logits, values, mask, target)``, ``target`` holding ``probs[i]`` at the stored ``actions[i]``."""
@@ -126,7 +159,7 @@ class GameAdapter:
         return logits, values, mask, target
 
     def logit_indices(self, decisions, actions: list, logits) -> list[np.ndarray]:
-        """The columns of ``logits`` of each decision's stored ``actions`` (default: the stored action)."""
+        """The columns of ``logits`` of each decision's stored ``actions`` (here: the stored actions)."""
         return [np.asarray(a, dtype=np.int64) for a in actions]
 
     def build_net(self) -> torch.nn.Module:
@@ -139,23 +172,7 @@ class GameAdapter:
         shaping = {"chip_shaping": cfg.chip_shaping, "score_shaping": cfg.score_shaping}
         return VectorEnv(self.spec, num_envs, rules=self.rules, reward=cfg.reward, **shaping)
 
-    def needs_game(self, game: Any) -> bool:
-        """Whether :meth:`decision_of` reads ``game`` (``ValueError`` when it does and ``game`` is ``None``)."""
-        if self.reads_game and game is None:
-            raise ValueError("the advised network's decisions need the game (reads_game)")
-        return self.reads_game
 
-    def decision_of(self, observation: np.ndarray, legal: np.ndarray, seat: int, game: Any = None):
-        raise NotImplementedError
-
-    def policy_actions(self, net, decisions, greedy: bool = False, generator=None):
-        raise NotImplementedError
-
-    def action_of(self, game, move) -> int:
-        raise NotImplementedError
-
-
-# ---------------------------------------------------------------------- any game: flat observations
 @dataclass
 class FlatDecision:
     """One decision: the seat's flat observation, its action mask and legal ids."""
@@ -163,61 +180,11 @@ class FlatDecision:
     seat: int
     obs: np.ndarray  # (observation size,) float32
     mask: np.ndarray  # (num_actions,) bool
-    legal: Any  # list[int], or an integer array after FlatAdapter.compact
+    legal: Any  # list[int], or an integer array after GameAdapter.compact
 
 
 class FlatAdapter(GameAdapter):
-    """Any registered game through its action ids and observation encoder (see the module docstring)."""
-
-    def __init__(self, config, spec: GameSpec):
-        super().__init__(config, spec)
-        self.num_actions = num_actions(self.rules)
-        self.obs_size = int(math.prod(self.encoder.shape))
-
-    def legal(self, game):
-        return [int(a) for a in game.legal_actions()]
-
-    def apply(self, game, move):
-        game.apply_action(int(move))
-
-    def encode_move(self, game, move):
-        return game.string_to_action(move)
-
-    @torch.no_grad()
-    def policy_step(self, net, decisions, greedy=False, generator=None):
-        logits, values, mask, _ = self.forward(net, decisions, [])
-        dist = MaskedCategorical(logits, mask)
-        actions = dist.mode() if greedy else dist.sample(generator)
-        acts = actions.numpy().astype(np.int64)
-        return acts, [int(a) for a in acts], dist.log_prob(actions).numpy(), values.numpy()
-
-    def stored_action(self, decision, move):
-        return int(move)
-
-    def compact(self, decision):
-        """The observation as float16 where that is exact, the legal ids as int16: a third of the memory."""
-        obs16 = decision.obs.astype(np.float16)
-        obs = obs16 if np.array_equal(obs16, decision.obs) else decision.obs
-        legal = np.asarray(decision.legal, dtype=np.int16 if self.num_actions < 2**15 else np.int64)
-        return FlatDecision(decision.seat, obs, decision.mask, legal)
-
-    def decision_of(self, observation, legal, seat, game=None):
-        mask = legal_mask(self.num_actions, legal)
-        obs = np.array(observation, dtype=np.float32).reshape(self.obs_size)  # a copy
-        return FlatDecision(seat, obs, mask, [int(a) for a in np.flatnonzero(mask)])
-
-    def policy_actions(self, net, decisions, greedy=False, generator=None):
-        stored, moves, logp, values = self.policy_step(net, decisions, greedy=greedy, generator=generator)
-        return stored, np.asarray(moves, dtype=np.int64), logp, values
-
-    def action_of(self, game, move):
-        return int(move)
-
-    def forward(self, net, decisions, actions):
-        obs = torch.from_numpy(np.stack([d.obs for d in decisions]).astype(np.float32, copy=False))
-        mask = torch.from_numpy(np.stack([d.mask for d in decisions]))
-        logits, values = net(obs)
-        return logits, values, mask, torch.as_tensor(np.asarray(actions, dtype=np.int64))
+    """Any registered game through its action ids and observation encoder (:class:`GameAdapter`'s own)."""
 
 
 # ---------------------------------------------------------------------- Kardinal & König
@@ -292,6 +259,9 @@ class KardinalAdapter(GameAdapter):
 
     def size(self, decision):
         return decision.spatial.shape[1] * decision.spatial.shape[2]
+
+    def compact(self, decision):
+        return decision
 
     def logit_indices(self, decisions, actions, logits):
         H = max(d.spatial.shape[1] for d in decisions)  # the padded layout of collate (the batch's largest crop)

@@ -16,15 +16,12 @@ from __future__ import annotations
 
 import random
 import time
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from agents.training.adapters import GameAdapter
 from kardinal_env.core.rewards import win_share
-
-if TYPE_CHECKING:
-    from agents.training.trainer import Trainer
 
 __all__ = ["Rollout", "Slot", "play_round", "evaluate_policy", "gae", "per_seat_gae", "sorted_minibatches"]
 
@@ -134,7 +131,7 @@ def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: 
 class Rollout:
     """One iteration's rollout: the buffer and each finished game's per-seat advantages."""
 
-    def __init__(self, trainer: Trainer):
+    def __init__(self, trainer: Any):  # an agents.training.trainer.Trainer (not imported: no import cycle)
         self.t = trainer
         self.buf: dict[str, list] = {k: [] for k in _BUFFER_KEYS}
         self.adv: list = []

@@ -1,7 +1,4 @@
-"""Self-play PPO for every registered game (CleanRL-style, as an importable library)::
-
-    from agents.training import train
-    path = train({"game": "kardinal_koenig", "total_steps": 20_000, "run_name": "kk_smoke"})
+"""Self-play PPO for every registered game (CleanRL-style, as a library; :func:`agents.training.train`).
 
 The game's :class:`agents.training.adapters.GameAdapter` and network builder hold what is game-specific;
 the rollout (:mod:`agents.training.rollout`), update, pool, warm start (:mod:`agents.training.warm_start`),
@@ -46,11 +43,11 @@ from agents.networks.checkpoint import (
 from agents.runinfo import git_revision
 from agents.training.adapters import make_adapter
 from agents.training.config import ConfigError, TrainConfig
-from agents.training.rollout import Rollout, Slot, evaluate_policy, gae, per_seat_gae, play_round, sorted_minibatches
+from agents.training.rollout import Rollout, evaluate_policy, sorted_minibatches
 from agents.training.warm_start import warm_start
 from kardinal_env.core.checks import is_int
 
-__all__ = ["Trainer", "TrainingError", "Rollout", "Slot", "play_round", "evaluate_policy", "gae", "per_seat_gae"]
+__all__ = ["Trainer", "TrainingError"]
 
 
 class TrainingError(RuntimeError):
@@ -103,7 +100,7 @@ class Trainer:
         self._vector_env: Any = None  # the rollouts' batched environment, built at the first rollout
 
     def vector_env(self) -> Any:
-        """The rollouts' :class:`kardinal_env.vector.VectorEnv` (``num_envs`` games; built once)."""
+        """The rollouts' :class:`kardinal_env.vector.VectorEnv` (built once)."""
         if self._vector_env is None:
             self._vector_env = self.adapter.vector_env(self.config.num_envs)
         return self._vector_env
@@ -146,9 +143,9 @@ class Trainer:
             self.anchor = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
 
     def _frozen(self, state_dict) -> nn.Module:
-        pn = self.adapter.build_net()
-        pn.load_state_dict(state_dict)
-        return pn.eval()
+        net = self.adapter.build_net()
+        net.load_state_dict(state_dict)
+        return net.eval()
 
     def log(self, msg: str) -> None:
         if self.bar is not None:
@@ -166,11 +163,10 @@ class Trainer:
         if removed:
             names = ", ".join(os.path.basename(p) for p in removed)
             self.log(f"removed {len(removed)} temporary file(s) of interrupted checkpoint writes: {names}")
-        stale_best = os.path.join(self.run_dir, "best.pt")
-        if self.ckpt is None and os.path.exists(stale_best):  # an earlier run's under this name, not this one's
-            os.remove(stale_best)
         if self.ckpt is not None:
             self._reconcile_best()
+        elif os.path.exists(stale := os.path.join(self.run_dir, "best.pt")):  # an earlier run's under this name
+            os.remove(stale)
         if cfg.track:
             from torch.utils.tensorboard import SummaryWriter
 
@@ -230,13 +226,9 @@ class Trainer:
         self.best = None
 
     def _aside_name(self, step: Any) -> str:
-        stem = f"best_step{step}" if is_int(step) else "best_previous"
-        path = os.path.join(self.run_dir, f"{stem}.pt")
-        for k in itertools.count(2):
-            if not os.path.exists(path):
-                return path
-            path = os.path.join(self.run_dir, f"{stem}-{k}.pt")
-        raise AssertionError("unreachable")
+        stem = os.path.join(self.run_dir, f"best_step{step}" if is_int(step) else "best_previous")
+        names = itertools.chain([f"{stem}.pt"], (f"{stem}-{k}.pt" for k in itertools.count(2)))
+        return next(path for path in names if not os.path.exists(path))
 
     def _close_outputs(self) -> None:
         for output in ("bar", "writer"):  # tqdm bar, TensorBoard writer
@@ -246,7 +238,6 @@ class Trainer:
 
     # ------------------------------------------------------------ named steps
     def collect_rollout(self) -> Rollout:
-        """Rollout of whole games with the current policy; per-game advantages included."""
         self.net.eval()
         return Rollout(self).run()
 
@@ -321,7 +312,7 @@ class Trainer:
         }
 
     def anchor_divergence(self, mb: np.ndarray, buf: dict, dist: MaskedCategorical) -> torch.Tensor:
-        """The mean over the minibatch ``mb`` of KL(anchor policy || ``dist``) over the legal actions."""
+        """The mean over minibatch ``mb`` of KL(anchor policy || ``dist``)."""
         with torch.no_grad():
             logits, _, mask, _ = self.adapter.forward(
                 self.anchor_net, [buf["decision"][i] for i in mb], [buf["action"][i] for i in mb]
@@ -394,11 +385,9 @@ class Trainer:
         return dict(self.latest)
 
     def save_checkpoint(self, path: str, iteration: int) -> str:
-        """Write a checkpoint (see :mod:`agents.networks.checkpoint`) and return its path."""
         return write_checkpoint(self.checkpoint_dict(iteration), path)
 
     def checkpoint_dict(self, iteration: int) -> dict:
-        """The checkpoint dict of the current state (``iteration``: the one to record)."""
         version, internal, gauss = self.rng_py.getstate()
         return make_checkpoint(
             self.adapter.spec,
@@ -438,7 +427,7 @@ class Trainer:
             self.writer.add_scalar(f"eval/best_winrate_vs_{cfg.baseline}", score, self.global_step)
 
     def _count_cpu(self) -> float:
-        """Add the process CPU time since the last call to ``cpu_seconds`` (and return it)."""
+        """``cpu_seconds`` with the process CPU time since the last call added."""
         now = time.process_time()
         self.cpu_seconds += now - self._cpu_mark
         self._cpu_mark = now
@@ -463,7 +452,7 @@ class Trainer:
         return max(0.0, 1.0 - (iteration - 1.0) / self.num_iterations)
 
     def run(self) -> str:
-        """Train (warm start, then PPO iterations until ``total_steps``); the final checkpoint's path."""
+        """Train (warm start, then iterations until ``total_steps``); the final checkpoint's path."""
         self._open_outputs()
         try:
             return self._loop()

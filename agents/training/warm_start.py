@@ -50,14 +50,13 @@ class _Progress:
 
 def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=print) -> dict:
     """Behaviour cloning of the config's ``baseline`` (see the module docstring); returns statistics."""
-    rules = adapter.rules
     data: dict[str, list] = {"decision": [], "action": [], "ret": []}
     shaping = ShapingTracker(cfg.chip_shaping, cfg.score_shaping)
     t0 = time.time()
     progress = _Progress(cfg.bc_games, f"warm start: {cfg.baseline} games", cfg.progress, log)
     for _ in range(cfg.bc_games):
         game = adapter.new_game(rng)
-        seq = []  # (buffer index, seat, reward)
+        stored: dict[int, list] = {}  # seat -> its stored decisions' [buffer index, reward]
         while not game.is_over:
             seat = game.current_player
             codes = adapter.legal(game)
@@ -75,18 +74,14 @@ def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=pri
                 data["decision"].append(adapter.compact(d))
                 data["action"].append(adapter.stored_action(d, code))
                 data["ret"].append(0.0)
-                seq.append([i, seat, r])
-            elif seq:  # credit to the seat's last stored decision
-                for item in reversed(seq):
-                    if item[1] == seat:
-                        item[2] += r
-                        break
+                stored.setdefault(seat, []).append([i, r])
+            elif stored.get(seat):  # credit to the seat's last stored decision
+                stored[seat][-1][1] += r
         final = terminal_rewards(game, cfg.reward)
-        for seat in range(rules.players):
-            items = [it for it in seq if it[1] == seat]
+        for seat, items in stored.items():
             g = final[seat]
             for it in reversed(items):
-                g = it[2] + (g if it is items[-1] else cfg.gamma * g)
+                g = it[1] + (g if it is items[-1] else cfg.gamma * g)
                 data["ret"][it[0]] = g
         progress.update()
     progress.close()
