@@ -38,23 +38,16 @@ from agents.baselines.kardinal_heuristics import (
     cardinal_block_values,
     chip_values,
     chip_weight,
-    next_builder,
     seat_weights,
 )
+from agents.baselines.random import pick_max
 from agents.search.common import action_list
 from kardinal_env.kardinal.notation import BUILD, CHIP, format_move
 
 __all__ = ["GreedyAgent", "greedy_code", "Playout", "rollout_move"]
 
 
-def _pick_max(items, rng):
-    """Uniform choice among the items with the largest key; ``items`` is a list of (key, value)."""
-    best = max(k for k, _ in items)
-    top = [v for k, v in items if k == best]
-    return top[0] if len(top) == 1 else top[rng.randrange(len(top))]
-
-
-def greedy_build(game, codes, rng):
+def _greedy_build(game, codes, rng):
     seat = game.current_player
     weights = {}
     scored = []
@@ -71,7 +64,7 @@ def greedy_build(game, codes, rng):
                 w = weights[c] = chip_weight(game, seat, c)
             value += w
         scored.append(((chips, value), code))
-    return _pick_max(scored, rng)
+    return pick_max(scored, rng)
 
 
 def greedy_code(game, rng) -> tuple:
@@ -81,11 +74,11 @@ def greedy_code(game, rng) -> tuple:
         return codes[0]
     kind = codes[0][0]
     if kind == BUILD:
-        return greedy_build(game, codes, rng)
+        return _greedy_build(game, codes, rng)
     if kind == CHIP:
         seat = game.current_player
-        return _pick_max([(chip_weight(game, seat, c[2]), c) for c in codes], rng)
-    return _pick_max([((-best, -count), code) for code, best, count in cardinal_block_values(game)], rng)
+        return pick_max([(chip_weight(game, seat, c[2]), c) for c in codes], rng)
+    return pick_max([((-best, -count), code) for code, best, count in cardinal_block_values(game)], rng)
 
 
 class GreedyAgent(BaseAgent):
@@ -103,17 +96,10 @@ class GreedyAgent(BaseAgent):
 _ONES = [1.0, 1.0, 1.0, 1.0, 1.0]
 
 
-def _top_build(game, codes, weights, rng):
-    values = chip_values(game, codes, weights)
-    best = max(values)
-    top = [i for i, v in enumerate(values) if v == best]
-    return codes[top[0] if len(top) == 1 else top[rng.randrange(len(top))]]
-
-
 def _quick_block(game, codes, rng):
     """Cheap greedy-like cardinal: stand on the square shared by most of the next builder's best
     builds (by raw chip count); ``C-`` if the cardinal already stands there."""
-    _seat, builds = next_builder(game)
+    _seat, builds = game.next_builder(ignore_cardinal=True)
     if not builds:
         return codes[rng.randrange(len(codes))]
     values = chip_values(game, builds, _ONES)
@@ -124,9 +110,7 @@ def _quick_block(game, codes, rng):
             counts[b[3]] = counts.get(b[3], 0) + 1
             if b[4] >= 0:
                 counts[b[4]] = counts.get(b[4], 0) + 1
-    most = max(counts.values())
-    squares = [k for k, m in counts.items() if m == most]
-    target = squares[0] if len(squares) == 1 else squares[rng.randrange(len(squares))]
+    target = pick_max([(m, k) for k, m in counts.items()], rng)
     if target == game.cardinal_key:
         return codes[0]  # C- is listed first whenever the cardinal stands somewhere
     for code in codes:
@@ -160,7 +144,8 @@ class Playout:
             return codes[0]
         kind = codes[0][0]
         if kind == BUILD and rng.random() >= self.epsilon:
-            return _top_build(game, codes, self.weights(game.rules)[game.current_player], rng)
+            values = chip_values(game, codes, self.weights(game.rules)[game.current_player])
+            return pick_max(list(zip(values, codes, strict=True)), rng)
         if kind == CHIP:
             w = self.weights(game.rules)[game.current_player]
             return max(codes, key=lambda c: w[c[2]])

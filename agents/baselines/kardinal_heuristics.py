@@ -17,7 +17,6 @@ __all__ = [
     "seat_weights",
     "chip_values",
     "build_value",
-    "next_builder",
     "cardinal_block_values",
     "cardinal_advice",
     "ADVICE_COUNT_WEIGHT",
@@ -112,17 +111,12 @@ def build_value(game, code, weights) -> float:
     return sum(weights[c] for c in colours)  # -1 (a substitute) indexes the free-choice weight
 
 
-def next_builder(game) -> tuple[int | None, list[tuple]]:
-    """The seat that will build after the current seat's turn (cardinal ignored) and its builds."""
-    return game.next_builder(ignore_cardinal=True)
-
-
 def cardinal_block_values(game) -> list[tuple[tuple, int, int]]:
     """For each legal cardinal move: ``(code, best, count)`` where ``best`` is the most chips the next
     builder could take after that move (``-1``: it would have no build at all) and ``count`` how many
     of its builds reach ``best``. Call only in the cardinal phase."""
     moves = game.legal_move_codes()
-    _seat, builds = next_builder(game)
+    _seat, builds = game.next_builder(ignore_cardinal=True)
     scored = sorted(((build_chips(game, b), b[3], b[4]) for b in builds), reverse=True)
     current = game.cardinal_key
     out = []

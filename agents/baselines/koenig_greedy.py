@@ -22,63 +22,61 @@ from __future__ import annotations
 import random
 
 from agents.base import BaseAgent
+from agents.baselines.random import pick_max
 from kardinal_env.koenig.notation import ParsedMove, parse_move
 
 __all__ = ["GreedyAgent", "koenig_greedy_move", "rollout_move"]
 
 
-def _pick(scored: list[tuple[tuple, str]], rng: random.Random) -> str:
-    best = max(key for key, _ in scored)
-    top = [move for key, move in scored if key == best]
-    return top[0] if len(top) == 1 else top[rng.randrange(len(top))]
-
-
-def _cards_spent(parsed: ParsedMove) -> int:
-    return 2 if parsed.pair else 1
-
-
 def _draw_move(game, parsed: dict[str, ParsedMove], rng: random.Random) -> str:
     """A display card of a type the seat holds, else the deck (ties at random)."""
     hand = game.hand(game.current_player)
-    return _pick([((1 if p.target is not None and p.target in hand else 0,), m) for m, p in parsed.items()], rng)
+    return pick_max([((1 if p.target is not None and p.target in hand else 0,), m) for m, p in parsed.items()], rng)
 
 
 def _discard_move(game, parsed: dict[str, ParsedMove], rng: random.Random) -> str | None:
     """A card of the type the seat holds most of (ties at random); ``None`` if no discard is legal."""
     hand = game.hand(game.current_player)
     discards = [((hand.count(p.card),), m) for m, p in parsed.items() if p.kind == "discard"]
-    return _pick(discards, rng) if discards else None
+    return pick_max(discards, rng) if discards else None
 
 
-def koenig_greedy_move(game, rng: random.Random) -> str:
-    """The greedy move for the current decision of a Kardinal & König game (module docstring)."""
+def _opening(game, rng: random.Random) -> tuple[str | None, dict[str, ParsedMove]]:
+    """What both policies play alike: the move of a decision with one legal move or of a draw (else
+    ``None``), and the decision's parsed moves."""
     moves = game.legal_moves()
     if not moves:
         raise ValueError("no legal move: the game is over")
     if len(moves) == 1:
-        return moves[0]
+        return moves[0], {}
     parsed = {m: parse_move(m) for m in moves}
-    seat = game.current_player
-    if game.phase == "draw":
-        return _draw_move(game, parsed, rng)
+    return (_draw_move(game, parsed, rng) if game.phase == "draw" else None), parsed
+
+
+def koenig_greedy_move(game, rng: random.Random) -> str:
+    """The greedy move for the current decision of a Kardinal & König game (module docstring)."""
+    move, parsed = _opening(game, rng)
+    if move is not None:
+        return move
     if game.phase == "discard":
         if "end" in parsed:
             return "end"
         discard = _discard_move(game, parsed, rng)
         assert discard is not None, "a discarding decision offers a discard"
         return discard
+    seat = game.current_player
     base = game.projected_scores()[seat]
     scored = []
     for move, p in parsed.items():
         if p.kind in ("K", "A"):
             after = game.clone()
             after.play(move)
-            scored.append(((after.projected_scores()[seat] - base, -_cards_spent(p)), move))
+            scored.append(((after.projected_scores()[seat] - base, -2 if p.pair else -1), move))
     if scored and max(key[0] for key, _ in scored) > 0:
-        return _pick(scored, rng)
+        return pick_max(scored, rng)
     if "end" in parsed:
         return "end"
-    return _discard_move(game, parsed, rng) or _pick(scored, rng)
+    return _discard_move(game, parsed, rng) or pick_max(scored, rng)
 
 
 class GreedyAgent(BaseAgent):
@@ -92,18 +90,13 @@ class GreedyAgent(BaseAgent):
 
 def rollout_move(game, rng: random.Random) -> str:
     """The playout policy's move for the current decision (module docstring)."""
-    moves = game.legal_moves()
-    if not moves:
-        raise ValueError("no legal move: the game is over")
-    if len(moves) == 1:
-        return moves[0]
-    parsed = {m: parse_move(m) for m in moves}
-    if game.phase == "draw":
-        return _draw_move(game, parsed, rng)
+    move, parsed = _opening(game, rng)
+    if move is not None:
+        return move
     placements = [m for m, p in parsed.items() if p.kind in ("K", "A")]
     if game.phase != "discard" and placements:
         return placements[rng.randrange(len(placements))]
     if "end" in parsed:
         return "end"
     discard = _discard_move(game, parsed, rng)
-    return discard if discard is not None else moves[rng.randrange(len(moves))]
+    return discard if discard is not None else list(parsed)[rng.randrange(len(parsed))]

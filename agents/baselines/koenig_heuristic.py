@@ -39,13 +39,10 @@ import numpy as np
 
 from agents.base import BaseAgent
 from agents.baselines.koenig_heuristic_plan import _Planner, deck_probabilities, unseen_deck_probabilities
-from agents.baselines.koenig_heuristic_value import CARDS_PER_TURN as CARDS_PER_TURN  # re-exported
-from agents.baselines.koenig_heuristic_value import FINAL_WIN as FINAL_WIN  # re-exported
 from agents.baselines.koenig_heuristic_value import _next_turn_chance, _Position, _static
 from agents.baselines.koenig_heuristic_weights import DEFAULT_WEIGHTS, HeuristicWeights
 from agents.search import koenig_compiled as _compiled
-from kardinal_env.core import limits
-from kardinal_env.core.checks import is_int
+from agents.search.common import check_count
 from kardinal_env.koenig.knowledge import UnknownDrawsError
 
 __all__ = [
@@ -68,6 +65,14 @@ def _tie_break(candidates: list[tuple[int, float]], rng) -> int:
     best = max(v for _, v in candidates)
     top = sorted({m for m, v in candidates if v >= best - 1e-9})
     return top[0] if len(top) == 1 else top[rng.randrange(len(top))]
+
+
+def _best_values(candidates: list[tuple[int, float]]) -> dict[int, float]:
+    """Each candidate move id's value: its best candidate's."""
+    best: dict[int, float] = {}
+    for m, v in candidates:
+        best[m] = max(best.get(m, v), v)
+    return best
 
 
 def heuristic_candidates(
@@ -120,10 +125,7 @@ def heuristic_advice(
     except UnknownDrawsError:  # another seat's decision inside a world a search dealt for its own seat
         probs = unseen_deck_probabilities(game, game.current_player)
         candidates = _Planner(game, weights, replan, probs).candidates()
-    best: dict[int, float] = {}
-    for m, v in candidates:
-        if v > best.get(m, -np.inf):
-            best[m] = v
+    best = _best_values(candidates)
     top = max(best.values())
     for m, v in best.items():
         out[m] = max(-clip, v - top)
@@ -168,8 +170,7 @@ class KoenigHeuristicAgent(BaseAgent):
         compiled: bool = True,
     ):
         super().__init__(seed)
-        if not is_int(replan) or not 1 <= replan <= limits.KNOB:
-            raise ValueError(f"replan must be an integer from 1 to {limits.KNOB}, got {replan!r}")
+        check_count("replan", replan)
         self.weights = DEFAULT_WEIGHTS if weights is None else weights
         self.replan = replan
         self.compiled = bool(compiled)

@@ -103,6 +103,13 @@ def _add(hand: tuple[int, ...], t: int, k: int = 1) -> tuple[int, ...]:
     return tuple(h)
 
 
+def _spend(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
+    h = list(hand)
+    for t in cards:
+        h[t] -= 1
+    return tuple(h)
+
+
 def deck_probabilities(game, seat: int) -> list[float]:
     """Per type index, the chance that the deck's next card is of that type, from what the seat
     knows (:class:`kardinal_env.koenig.knowledge.SeatKnowledge`: public information and its own
@@ -248,17 +255,11 @@ class _Planner:
                     plans.append((self._score((), rest, base), m, (), rest))
             else:
                 piece, c, cards = self.decode(m)
-                h1 = list(hand)
-                for t in cards:
-                    h1[t] -= 1
-                hand1 = tuple(h1)
+                hand1 = _spend(hand, cards)
                 plans.append((self._score((piece,), hand1, base), m, (piece,), hand1))
                 if phase == "place" and any(self.pos.cl[c]):
                     for piece2, cards2 in self.second_pieces(piece, c, hand1, budget - len(cards)):
-                        h2 = list(hand1)
-                        for t in cards2:
-                            h2[t] -= 1
-                        hand2 = tuple(h2)
+                        hand2 = _spend(hand1, cards2)
                         pair = (piece, piece2)
                         plans.append((self._score(pair, hand2, base), m, pair, hand2))
         # Plans without pieces are valued exactly; the best plans with pieces again, with the

@@ -50,7 +50,6 @@ class _Static:
         self.board = board
         C = len(board.country_ids)
         self.C = C
-        self.T = len(board.types)
         self.alliances_of: list[list[int]] = [[] for _ in range(C)]
         for i, (a, b) in enumerate(board.alliances):
             self.alliances_of[a].append(i)
@@ -177,14 +176,9 @@ class _Position:
         self.alc = [self._al_comp(a) for a in range(len(st.board.alliances))]
         self.chc = [self._ch_comp(s) for s in range(self.n)]
         ef = list(self.banked)
-        for comp in self.clc:
+        for comp in (*self.clc, *self.alc, self.chc):
             for s in range(self.n):
                 ef[s] += comp[s]
-        for comp in self.alc:
-            for s in range(self.n):
-                ef[s] += comp[s]
-        for s in range(self.n):
-            ef[s] += self.chc[s]
         self.ef = ef
         self.value = self._margin(ef)
 
@@ -292,33 +286,19 @@ class _Position:
         return total
 
     # ------------------------------------------------------------------ trying pieces
-    def _place(self, piece: int) -> None:
+    def _place(self, piece: int, d: int = 1) -> None:
+        """Place the seat's ``piece`` (``d=1``) or take it back (``d=-1``)."""
         me = self.me
         if piece >= 0:
             c = self.st.board.site_country[piece]
-            self.owner[piece] = me
-            self.cl[c][me] += 1
-            self.free[c] -= 1
-            self.cl_left[me] -= 1
-            self._sites[me].add(piece)
+            self.owner[piece] = me if d > 0 else -1
+            self.cl[c][me] += d
+            self.free[c] -= d
+            self.cl_left[me] -= d
+            (self._sites[me].add if d > 0 else self._sites[me].discard)(piece)
         else:
-            c = -1 - piece
-            self.ad[c][me] += 1
-            self.ad_left[me] -= 1
-
-    def _unplace(self, piece: int) -> None:
-        me = self.me
-        if piece >= 0:
-            c = self.st.board.site_country[piece]
-            self.owner[piece] = -1
-            self.cl[c][me] -= 1
-            self.free[c] += 1
-            self.cl_left[me] += 1
-            self._sites[me].discard(piece)
-        else:
-            c = -1 - piece
-            self.ad[c][me] -= 1
-            self.ad_left[me] += 1
+            self.ad[-1 - piece][me] += d
+            self.ad_left[me] -= d
 
     def try_pieces(self, pieces: tuple[int, ...]) -> float:
         """The margin after the seat places ``pieces`` (a site index for a cloister, ``-1 - country``
@@ -343,18 +323,14 @@ class _Position:
         ef = list(self.ef)
         n = self.n
         # ascending order (the compiled heuristic sums in the same order: the same values to the last bit)
-        for c in sorted(countries):
-            new, old = self._cl_comp(c), self.clc[c]
-            for s in range(n):
-                ef[s] += new[s] - old[s]
-        for i in sorted(alliances):
-            new, old = self._al_comp(i), self.alc[i]
+        changed = [(self._cl_comp(c), self.clc[c]) for c in sorted(countries)]
+        for new, old in changed + [(self._al_comp(i), self.alc[i]) for i in sorted(alliances)]:
             for s in range(n):
                 ef[s] += new[s] - old[s]
         for s in sorted(chains):
             ef[s] += self._ch_comp(s) - self.chc[s]
         for piece in reversed(pieces):
-            self._unplace(piece)
+            self._place(piece, -1)
         return self._margin(ef)
 
     def advisor_room(self, c: int, extra_cloister: bool = False, extra_advisors: int = 0) -> bool:

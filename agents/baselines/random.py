@@ -1,10 +1,23 @@
-"""Uniformly random legal moves: the ``random`` baseline of every game (any game of the protocol)."""
+"""Uniformly random legal moves: the ``random`` baseline of every game (any game of the protocol), and
+:func:`pick_max`, the baselines' seeded tie-break."""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Sequence
+from typing import Any
+
 from agents.base import BaseAgent
 
-__all__ = ["RandomAgent"]
+__all__ = ["RandomAgent", "pick_max"]
+
+
+def pick_max(items: Sequence[tuple[Any, Any]], rng: random.Random) -> Any:
+    """A uniform choice among the values of the ``(key, value)`` items of the largest key (no draw when
+    one has it)."""
+    best = max(k for k, _ in items)
+    top = [v for k, v in items if k == best]
+    return top[0] if len(top) == 1 else top[rng.randrange(len(top))]
 
 
 class RandomAgent(BaseAgent):

@@ -10,7 +10,7 @@ agent — and its next ``candidates - 1`` best distinct moves (default 2; ties: 
 played in the same worlds (:func:`rollout_values`). A world's value for a move is the seat's final
 margin plus ``win_bonus`` (10) times its win share; another move replaces the heuristic's only when its
 mean paired difference to it is above ``z`` (2.5) standard errors, the largest such lower bound winning
-(:func:`choose`, :func:`paired_statistics`).
+(:func:`~agents.search.common.choose`, :func:`~agents.search.common.paired_statistics`).
 
 **Rounds.** Worlds are played in rounds of ``batch`` (16; the last cut to end at ``N``), each dealt
 from one ``getrandbits(64)`` of the agent's generator. After each round the test runs on all worlds so
@@ -41,50 +41,30 @@ from agents.base import BaseAgent
 from agents.baselines.koenig_heuristic import (
     DEFAULT_WEIGHTS,
     HeuristicWeights,
+    _best_values,
     _Planner,
     _tie_break,
     heuristic_candidates,
     unseen_deck_probabilities,
 )
 from agents.search import koenig_compiled as _compiled
-from agents.search.common import check_count, check_finite, choose, paired_statistics, paired_test, seat_result
+from agents.search.common import check_count, check_finite, forced_root, paired_test, seat_result
 from kardinal_env.core import limits
 from kardinal_env.core.shuffle import ShuffleRng
 from kardinal_env.koenig.knowledge import SeatKnowledge
 
-__all__ = [
-    "HeuristicGuide",
-    "HeuristicRolloutAgent",
-    "choose",
-    "heuristic_root_moves",
-    "paired_statistics",
-    "playout_move",
-    "rollout_values",
-    "unseen_deck_probabilities",
-]
+__all__ = ["HeuristicGuide", "HeuristicRolloutAgent", "heuristic_root_moves", "playout_move", "rollout_values"]
 
 
-def playout_move(game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 1) -> int:
-    """The playout policy's move id for the seat on turn: the heuristic's best candidate (Python
-    planner) with :func:`unseen_deck_probabilities`; exact ties (within ``1e-9``) to the lowest id."""
+def _ranked(game, limit: int, weights: HeuristicWeights, replan: int) -> list[int]:
+    """The seat on turn's ``limit`` best move ids by the heuristic (Python planner, the deck as a playout
+    seat values it: :func:`unseen_deck_probabilities`), best first: repeatedly the lowest id among those
+    within ``1e-9`` of the best value left. A decision with one legal move: that move."""
     legal = game.legal_actions()
     if len(legal) == 1:
-        return legal[0]
-    return _best_moves(_playout_candidates(game, weights, replan), 1)[0]
-
-
-def _playout_candidates(game, weights: HeuristicWeights, replan: int) -> list[tuple[int, float]]:
-    """The planner's ``(move id, value)`` candidates for the seat on turn, as a playout seat values the
-    deck (:func:`unseen_deck_probabilities`)."""
-    return _Planner(game, weights, replan, unseen_deck_probabilities(game, game.current_player)).candidates()
-
-
-def _best_moves(candidates: list[tuple[int, float]], limit: int) -> list[int]:
-    """The ``limit`` best move ids of ``candidates`` (a move's value: its best candidate's), best first:
-    repeatedly the lowest id among those within ``1e-9`` of the best value left (the playout tie rule)."""
-    best: dict[int, float] = {}
-    for m, v in candidates:
-        best[m] = max(best.get(m, v), v)
+        return [legal[0]]
+    probs = unseen_deck_probabilities(game, game.current_player)
+    best = _best_values(_Planner(game, weights, replan, probs).candidates())
     out: list[int] = []
     while len(out) < limit and best:
         top = max(best.values())
@@ -94,30 +74,35 @@ def _best_moves(candidates: list[tuple[int, float]], limit: int) -> list[int]:
     return out
 
 
+def playout_move(game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 1) -> int:
+    """The playout policy's move id for the seat on turn: the heuristic's best (:func:`_ranked`)."""
+    return _ranked(game, 1, weights, replan)[0]
+
+
+def _play_out(world, weights: HeuristicWeights, replan: int) -> None:
+    while not world.is_over:
+        world.apply_action(playout_move(world, weights, replan))
+
+
 def heuristic_root_moves(
     game, limit: int, rng, weights: HeuristicWeights = DEFAULT_WEIGHTS, compiled: bool = True
 ) -> tuple[list[int], dict[int, float]]:
-    """The seat on turn's candidates as ``rollout:N`` and the paired root of ``pismcts:N`` take them:
-    the ``heuristic`` agent's own move (the real heuristic, the seat's own knowledge of the deck, exact
-    ties broken by the same draw of ``rng``) and its next ``limit - 1`` best distinct moves (ties: the
-    lower id), as move ids; and each move's value (its best candidate's)."""
+    """The candidates of ``rollout:N`` and of the paired root of ``pismcts:N``: the ``heuristic``
+    agent's own move (the seat's own knowledge of the deck, exact ties broken by the same draw of
+    ``rng``) and its next ``limit - 1`` best distinct moves (ties: the lower id), as move ids; and each
+    move's value (its best candidate's)."""
     candidates = heuristic_candidates(game, weights, 6, compiled)
-    first = _tie_break(candidates, rng)  # the heuristic's own move (the same draw from rng)
-    best: dict[int, float] = {}
-    for m, v in candidates:
-        best[m] = max(best.get(m, v), v)
+    first = _tie_break(candidates, rng)
+    best = _best_values(candidates)
     others = [m for m in sorted(best, key=lambda m: (-best[m], m)) if m != first][: limit - 1]
     return [first, *others], best
 
 
 class HeuristicGuide:
-    """Kardinal & König's search guide (``GameAgents.search_guide``), what ``gismcts:N`` (the guided
-    :class:`agents.search.ismcts.ISMCTSAgent`, ``rollout="guide"``) asks of the heuristic in a dealt
-    world: :meth:`ranked`, the mover's best moves, and :meth:`play_out`, the heuristic in every seat to
-    the game's end. Both value deck draws as a playout seat does (:func:`unseen_deck_probabilities`,
-    ``replan`` re-valued plans), so they read the world, never the real game. The compiled core's
-    search takes :attr:`core_arguments` and does the same in C++ (``cpp/src/koenig/rollouts.hpp``,
-    ``HeuristicRollouts::ranked``)."""
+    """Kardinal & König's search guide (``GameAgents.search_guide``) for ``gismcts:N``: :meth:`ranked`,
+    the mover's best moves in a dealt world, and :meth:`play_out`, the heuristic in every seat to the
+    game's end, both valuing deck draws as a playout seat does. The compiled search takes
+    :attr:`core_arguments` and does the same in C++ (``cpp/src/koenig/rollouts.hpp``)."""
 
     def __init__(self, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 1):
         check_count("guide: replan", replan)
@@ -130,24 +115,16 @@ class HeuristicGuide:
         return list(astuple(self.weights)), self.replan
 
     def ranked(self, world, limit: int) -> list[int]:
-        """The seat on turn's ``limit`` best moves (action ids) by the heuristic, best first (a move's
-        value: its best candidate's): repeatedly the lowest id among those within ``1e-9`` of the best
-        value left (:func:`playout_move`'s tie rule). A decision with one legal move: that move."""
-        legal = world.legal_actions()
-        if len(legal) == 1:
-            return [legal[0]]
-        return _best_moves(_playout_candidates(world, self.weights, self.replan), limit)
+        """The seat on turn's ``limit`` best moves (action ids), best first (:func:`_ranked`)."""
+        return _ranked(world, limit, self.weights, self.replan)
 
     def root_moves(self, game, limit: int, rng, compiled: bool = True) -> list[int]:
-        """The paired root's children (``pismcts:N``) on the real game, as action ids:
-        :func:`heuristic_root_moves` — the ``heuristic`` agent's own move first (one draw of ``rng`` on
-        an exact tie), then its next best. Public information and the seat's own hand only."""
+        """The paired root's children (``pismcts:N``) on the real game: :func:`heuristic_root_moves`."""
         return heuristic_root_moves(game, limit, rng, self.weights, compiled)[0]
 
     def play_out(self, world) -> None:
         """Play ``world`` (in place) to its end with :func:`playout_move` in every seat."""
-        while not world.is_over:
-            world.apply_action(playout_move(world, self.weights, self.replan))
+        _play_out(world, self.weights, self.replan)
 
 
 def rollout_values(
@@ -161,8 +138,7 @@ def rollout_values(
 ) -> list[tuple[int, list[float], list[int]]]:
     """``[(move id, [win share per world], [final score margin per world])]`` of the seat on turn for
     each of ``moves`` (legal move ids), over ``worlds`` worlds dealt from ``ShuffleRng(seed)`` (module
-    docstring); the margin is the seat's final score less the best other seat's. In the compiled core
-    when ``compiled`` and the game is core-backed; else in Python."""
+    docstring). In the compiled core when ``compiled`` and the game is core-backed; else in Python."""
     check_count("rollout: worlds", worlds, maximum=limits.WORLDS)
     if not moves:
         raise ValueError("rollout_values: moves is empty")
@@ -187,8 +163,7 @@ def rollout_values(
         for move, shares, margins in out:
             g = world.clone()
             g.apply_action(move)
-            while not g.is_over:
-                g.apply_action(playout_move(g, weights, replan))
+            _play_out(g, weights, replan)
             share, margin = seat_result(g, seat)
             shares.append(share)
             margins.append(margin)
@@ -196,11 +171,8 @@ def rollout_values(
 
 
 class HeuristicRolloutAgent(BaseAgent):
-    """``rollout:N``: the heuristic's move, replaced by one of its next ``candidates - 1`` best when
-    heuristic playouts in up to ``N`` worlds show that one clearly better, the worlds played in rounds
-    of ``batch`` while an alternative stays promising (module docstring). Kardinal & König only;
-    public information and its own hand only. ``last_worlds``: the worlds the last decision played
-    (0 when it had one candidate)."""
+    """``rollout:N`` (module docstring); Kardinal & König only. ``last_worlds``: the worlds the last
+    decision played (0 when it had one candidate)."""
 
     def __init__(
         self,
@@ -218,18 +190,12 @@ class HeuristicRolloutAgent(BaseAgent):
     ):
         super().__init__(seed)
         check_count("rollout: worlds", worlds, maximum=limits.WORLDS)
-        check_count("rollout: candidates", candidates)
-        check_count("rollout: replan", replan)
-        check_count("rollout: batch", batch)
+        for name, value in (("candidates", candidates), ("replan", replan), ("batch", batch)):
+            check_count(f"rollout: {name}", value)
         for name, value in (("z", z), ("win_bonus", win_bonus), ("t_continue", t_continue)):
             check_finite(f"rollout: {name}", value)
-        self.worlds = worlds
-        self.batch = batch
-        self.candidates = candidates
-        self.z = float(z)
-        self.t_continue = float(t_continue)
-        self.win_bonus = float(win_bonus)
-        self.replan = replan
+        self.worlds, self.batch, self.candidates, self.replan = worlds, batch, candidates, replan
+        self.z, self.t_continue, self.win_bonus = float(z), float(t_continue), float(win_bonus)
         self.weights = DEFAULT_WEIGHTS if weights is None else weights
         self.compiled = bool(compiled)
         self.name = f"rollout:{worlds}"
@@ -239,27 +205,20 @@ class HeuristicRolloutAgent(BaseAgent):
         return max(self.root_statistics(game), key=lambda child: child[1])[0]
 
     def root_statistics(self, game) -> list[tuple[str, int, float]]:
-        """The decision as a search trainer reads it (:mod:`agents.training.search_training`,
-        ``search: rollout``): ``(move, visits, value)`` for the heuristic's move and the alternatives
-        considered, in that order, the move :meth:`select_move` plays with 1 visit and the others
-        with 0 (the policy target is that move); ``value`` is the heuristic's. A decision with one
-        legal move: that move, with no visits."""
-        legal = game.legal_actions()
-        if not legal:
-            raise ValueError("no legal move: the game is over")
+        """The decision as a search trainer reads it (``search: rollout``): ``(move, visits, value)`` for
+        the heuristic's move and the alternatives considered, in that order, the move played with 1
+        visit and the others with 0; ``value`` is the heuristic's. One legal move: that move, no visits."""
         self.last_worlds = 0
-        moves = game.board.moves
-        if len(legal) == 1:
-            return [(moves[legal[0]], 0, 0.0)]
+        forced = forced_root(game)
+        if forced is not None:
+            return forced
         (first, *others), best = heuristic_root_moves(game, self.candidates, self.rng, self.weights, self.compiled)
         choice = self._sequential_choice(game, first, others) if others else first
-        return [(moves[m], int(m == choice), best[m]) for m in (first, *others)]
+        return [(game.board.moves[m], int(m == choice), best[m]) for m in (first, *others)]
 
     def _sequential_choice(self, game, first: int, alive: list[int]) -> int:
         """Rounds of worlds (a fresh 64-bit seed each) for the heuristic's move and the alternatives
-        still promising, until one is clearly better (:func:`choose`'s test on all worlds so far), none
-        is promising (mean paired difference at most ``t_continue`` standard errors above zero) or
-        ``worlds`` are played."""
+        still promising, until one is clearly better, none is promising or ``worlds`` are played."""
         played: dict[int, tuple[list[float], list[int]]] = {m: ([], []) for m in (first, *alive)}
         n = 0
         while True:

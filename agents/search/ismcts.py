@@ -60,21 +60,20 @@ from agents.search.common import (
     backup,
     check_count,
     check_finite,
-    check_fraction,
+    check_uct,
     choose,
     forced_root,
+    margins,
     most_visited,
     paired_test,
     play_out,
     seat_result,
+    spec_of,
 )
-from kardinal_env.core import limits
-from kardinal_env.core.registry import GameSpec, UnknownGameError, game_of
+from kardinal_env.core.registry import GameSpec, UnknownGameError
 from kardinal_env.core.shuffle import ShuffleRng
 
 __all__ = ["ISMCTSAgent"]
-
-_ROLLOUTS = ("policy", "random", "guide")
 
 
 class _Node:
@@ -112,15 +111,11 @@ class ISMCTSAgent(BaseAgent):
         widen_visits: int = 0,
     ):
         super().__init__(seed)
-        check_count("ismcts: simulations", simulations, maximum=limits.SIMULATIONS)
-        check_finite("ismcts: exploration", exploration)
+        check_uct("ismcts", simulations, exploration, margin_weight, rollout, ("policy", "random", "guide"))
         check_finite("ismcts: scale", scale, positive=True)
-        for what, value, minimum in (("rollout_moves", rollout_moves, 0), ("widen", widen, 1), ("batch", batch, 0)):
+        counts = (("rollout_moves", rollout_moves, 0), ("widen", widen, 1), ("batch", batch, 0))
+        for what, value, minimum in (*counts, ("widen_visits", widen_visits, 0)):
             check_count(f"ismcts: {what}", value, minimum=minimum)
-        check_count("ismcts: widen_visits", widen_visits, minimum=0)
-        check_fraction("ismcts: margin_weight", margin_weight)
-        if rollout not in _ROLLOUTS:
-            raise ValueError(f"ismcts: rollout must be one of {list(_ROLLOUTS)}, got {rollout!r}")
         guided = dict(guide=guide is not None, margin_weight=margin_weight, paired=paired, widen_visits=widen_visits)
         for what, given in guided.items():
             if given and rollout != "guide":
@@ -138,9 +133,7 @@ class ISMCTSAgent(BaseAgent):
         self.margin_weight, self.paired, self.batch = margin_weight, bool(paired), batch
         self.z, self.win_bonus, self.t_continue = float(z), float(win_bonus), float(t_continue)
         kind = "pismcts" if paired else "gismcts" if rollout == "guide" else "ismcts"
-        self.name = f"{kind}:{simulations}"
-        self.game = game
-        self.compiled = compiled
+        self.name, self.game, self.compiled = f"{kind}:{simulations}", game, compiled
         self._game_class: type | None = None
         self._policy: Any = guide  # the guide itself with rollout="guide" (None: the game's, built at the first search)
         self._compiled_class: type | None = None
@@ -156,9 +149,8 @@ class ISMCTSAgent(BaseAgent):
         return most_visited(children)
 
     def root_statistics(self, game) -> list[tuple[str, int, float]]:
-        """The root's children in expansion order, ``(move, visits, mean value of the deciding seat)``,
-        after ``simulations`` simulations (one legal move: that move, unsearched); search trainers
-        (:mod:`agents.training.search_training`) take the visits as a policy target."""
+        """The root's children in expansion order, ``(move, visits, mean value of the deciding seat)``
+        (one legal move: that move, unsearched); search trainers take the visits as a policy target."""
         return [child[:3] for child in self._search(game)]
 
     def _search(self, game) -> list[tuple]:
@@ -179,10 +171,9 @@ class ISMCTSAgent(BaseAgent):
         if self.compiled and self.rollout_moves == 0:
             if type(game) is not self._compiled_class:
                 try:
-                    spec = self.game if self.game is not None else game_of(game)
+                    self._compiled = game_agents(spec_of(self.game, game)).load("compiled_ismcts")
                 except UnknownGameError:  # a game object of no registered game (a wrapper): search in Python
-                    spec = None
-                self._compiled = game_agents(spec).load("compiled_ismcts") if spec is not None else None
+                    self._compiled = None
                 self._compiled_class = type(game)
             if self._compiled is not None:
                 extra: dict[str, Any] = {}
@@ -211,7 +202,7 @@ class ISMCTSAgent(BaseAgent):
         unless one was given)."""
         if self.rollout == "guide":
             if self._policy is None:
-                spec = self.game if self.game is not None else game_of(game)
+                spec = spec_of(self.game, game)
                 wiring = game_agents(spec)
                 if wiring.search_guide is None:
                     raise ValueError(
@@ -222,8 +213,7 @@ class ISMCTSAgent(BaseAgent):
             return
         if self.rollout_moves == 0 or self.rollout == "random" or type(game) is self._game_class:
             return
-        spec = self.game if self.game is not None else game_of(game)
-        self._policy = game_agents(spec).load("rollout")
+        self._policy = game_agents(spec_of(self.game, game)).load("rollout")
         self._game_class = type(game)
 
     def _search_paired(self, game, root: _Node, n: int, search_rng: ShuffleRng, first: list[int] | None) -> list[tuple]:
@@ -307,20 +297,15 @@ class ISMCTSAgent(BaseAgent):
         backup(path, self._values(world, n))
 
     def _values(self, world, n: int) -> list[float]:
-        if world.is_over:
-            winners = world.winners()
-            values = [1.0 / len(winners) if s in winners else 0.0 for s in range(n)]
-            mw = self.margin_weight
-            if mw > 0:  # guided playouts only (the constructor's check)
-                margins = self._margin_values(world.scores(), n)
-                values = [(1.0 - mw) * v + mw * m for v, m in zip(values, margins, strict=True)]
-            return values
-        return self._margin_values(world.projected_scores(), n)
+        if not world.is_over:
+            return self._margin_values(world.projected_scores())
+        winners = world.winners()
+        values = [1.0 / len(winners) if s in winners else 0.0 for s in range(n)]
+        mw = self.margin_weight
+        if mw > 0:  # guided playouts only (the constructor's check)
+            values = [(1.0 - mw) * v + mw * m for v, m in zip(values, self._margin_values(world.scores()), strict=True)]
+        return values
 
-    def _margin_values(self, scores, n: int) -> list[float]:
+    def _margin_values(self, scores) -> list[float]:
         """Per seat ``sigmoid((its score - the best other seat's) / scale)``."""
-        out = []
-        for s in range(n):
-            margin = scores[s] - max(scores[o] for o in range(n) if o != s)
-            out.append(1.0 / (1.0 + math.exp(-margin / self.scale)))
-        return out
+        return [1.0 / (1.0 + math.exp(-m / self.scale)) for m in margins(scores)]

@@ -54,17 +54,16 @@ from agents.search.common import (
     backup,
     check_count,
     check_finite,
-    check_fraction,
+    check_uct,
     forced_root,
+    margins,
     most_visited,
     play_out,
+    spec_of,
 )
-from kardinal_env.core import limits
-from kardinal_env.core.registry import GameSpec, game_of
+from kardinal_env.core.registry import GameSpec
 
 __all__ = ["MCTSAgent"]
-
-_ROLLOUTS = ("policy", "random")
 
 
 class _Node:
@@ -100,13 +99,9 @@ class MCTSAgent(BaseAgent):
         compiled: bool = True,
     ):
         super().__init__(seed)
-        check_count("mcts: simulations", simulations, maximum=limits.SIMULATIONS)
-        check_finite("mcts: exploration", exploration)
-        check_fraction("mcts: margin_weight", margin_weight)
+        check_uct("mcts", simulations, exploration, margin_weight, rollout, ("policy", "random"))
         if widen_base is not None:
             check_finite("mcts: widen_base", widen_base)
-        if rollout not in _ROLLOUTS:
-            raise ValueError(f"mcts: rollout must be one of {list(_ROLLOUTS)}, got {rollout!r}")
         check_count("mcts: playout_moves", playout_moves, minimum=0, allow_none=True)
         self.simulations, self.exploration, self.margin_weight = simulations, exploration, margin_weight
         self.rollout, self.widen_base, self.playout_moves = rollout, widen_base, playout_moves
@@ -117,14 +112,12 @@ class MCTSAgent(BaseAgent):
         self._play_out: Any = None
         self._compiled: Any = None
 
-    # ------------------------------------------------------------------ public
     def select_move(self, game) -> str:
         return most_visited(self.root_statistics(game))
 
     def root_statistics(self, game) -> list[tuple[str, int, float]]:
-        """The root's children in expansion order, ``(move, visits, mean reward of the deciding seat)``,
-        after ``simulations`` simulations (one legal move: that move, unsearched); search trainers
-        (:mod:`agents.training.search_training`) take the visits as a policy target."""
+        """The root's children in expansion order, ``(move, visits, mean reward of the deciding seat)``
+        (one legal move: that move, unsearched); search trainers take the visits as a policy target."""
         forced = forced_root(game)
         if forced is not None:
             return forced
@@ -152,7 +145,7 @@ class MCTSAgent(BaseAgent):
         """The game's playout policy and its optional helpers (looked up once per game class)."""
         if type(game) is self._game_class:
             return
-        spec = self.game if self.game is not None else game_of(game)
+        spec = spec_of(self.game, game)
         if not spec.perfect_information:
             raise ValueError(
                 f"{self.name}: mcts searches games of perfect information; {spec.name} hides information "
@@ -162,12 +155,11 @@ class MCTSAgent(BaseAgent):
         policy = wiring.load("rollout")
         self._policy = policy if self.rollout == "policy" else None
         self._order = getattr(policy, "order", None) if self.widen_base is not None else None
-        self._play_out = getattr(self._policy, "play_out", None)
         plain = self.rollout == "policy" and self.playout_moves is None
+        self._play_out = getattr(policy, "play_out", None) if plain else None
         self._compiled = wiring.load("compiled_search") if self.compiled and plain else None
         self._game_class = type(game)
 
-    # ------------------------------------------------------------------ search
     def _simulate(self, root_game, root: _Node, n: int) -> None:
         g = root_game.clone()
         node = root
@@ -197,16 +189,11 @@ class MCTSAgent(BaseAgent):
             g.apply_action(best[0])
             node = best[1]
             path.append(node)
-        self._playout(g)
-        backup(path, self._rewards(g, n))
-
-    def _playout(self, g) -> None:
-        policy = self._policy
-        limit = self.playout_moves
-        if policy is not None and self._play_out is not None and limit is None:
+        if self._play_out is not None:
             self._play_out(g, self.rng)
-            return
-        play_out(g, policy, self.rng, limit)
+        else:
+            play_out(g, self._policy, self.rng, self.playout_moves)
+        backup(path, self._rewards(g, n))
 
     def _rewards(self, g, n: int) -> list[float]:
         if g.is_over:
@@ -214,16 +201,10 @@ class MCTSAgent(BaseAgent):
             winners = g.winners()
         else:
             scores = g.projected_scores()
-            top = max(scores)
-            winners = [s for s in range(n) if scores[s] == top]
+            winners = [s for s in range(n) if scores[s] == max(scores)]
         mw = self.margin_weight
-        out = []
-        for s in range(n):
-            win = 1.0 if s in winners else 0.0
-            if mw:
-                best_other = max(scores[o] for o in range(n) if o != s)
-                m = max(-1.0, min(1.0, (scores[s] - best_other) / 10.0))
-                out.append((1.0 - mw) * win + mw * (1.0 + m) / 2.0)
-            else:
-                out.append(win)
-        return out
+        wins = [1.0 if s in winners else 0.0 for s in range(n)]
+        if not mw:
+            return wins
+        clipped = [max(-1.0, min(1.0, m / 10.0)) for m in margins(scores)]
+        return [(1.0 - mw) * win + mw * (1.0 + m) / 2.0 for win, m in zip(wins, clipped, strict=True)]
