@@ -1,32 +1,21 @@
 """The Kardinal & König :class:`~kardinal_env.koenig.engine.Game` backed by the compiled core.
 
-:class:`CoreGame` is a :class:`~kardinal_env.koenig.engine.Game` (a subclass: ``isinstance`` and the
-registry's ``game_of`` keep working) whose state lives in a ``kardinal_core.KoenigGame``
-(``cpp/src/koenig/engine.hpp``, the C++ port of the Python engine, kept in lockstep by
-``tests/test_core_koenig.py``). It has the Python engine's whole public API with the same results:
-the same move ids (the board's move table) in the same order, notation strings, the same shuffles
-for a seed, records (``to_record`` / ``from_record``), ``clone``, scores, winners, finishing order,
-``snapshot``, ``live_view`` (new lists built by the core each call) and the errors: an illegal move
-raises the same :class:`~kardinal_env.core.errors.IllegalMoveError` (the core names the same rule with
-the same message), a deck or reshuffle that does not fit the same
-:class:`~kardinal_env.koenig.engine.DeckError`. What it adds: :attr:`CoreGame.core` (the core game, for
-the core's readers such as :func:`kardinal_env.koenig.compiled.ismcts_root`; read it, never play on it),
-and ``encode_into`` / ``action_mask_into``, which write the observation and the mask into caller-owned arrays.
+:class:`CoreGame` is a ``Game`` subclass (``isinstance`` and the registry's ``game_of`` hold) whose state
+lives in a ``kardinal_core.KoenigGame`` (``cpp/src/koenig/engine.hpp``, kept in lockstep with the Python
+engine by ``tests/test_core_koenig.py``). Its public API gives the Python engine's results: the same move
+ids in the same order, notation, shuffles for a seed, records, ``clone``, scores, winners, finishing
+order, ``snapshot``, ``live_view`` (new lists each call) and errors (the same ``IllegalMoveError`` rule
+and message, the same ``DeckError``). It adds :attr:`CoreGame.core` (read it, never play on it) and
+:func:`encode_into` / :func:`action_mask_into` (also as methods), which write the observation and the
+mask into caller-owned arrays.
 
-**Hidden information.** :meth:`CoreGame.deck_takes` shows each card taken from the deck only to the
-seat that saw it, as the Python engine does, and :meth:`~kardinal_env.koenig.engine.Game.determinize`
-is the Python engine's (:class:`~kardinal_env.koenig.knowledge.SeatKnowledge` reads the game through
-its public methods). :meth:`CoreGame.with_hidden` (and so every determinized world) is a world of the
-Python engine: this position replayed into the reference engine, then :meth:`Game.with_hidden` there,
-so a world forgets exactly what the Python engine's worlds forget.
+**Hidden information.** ``deck_takes`` shows each card only to the seat that saw it; ``determinize`` is
+the Python engine's, and :meth:`CoreGame.with_hidden` (so every world) is a world of the Python engine:
+this position replayed into it (:meth:`CoreGame.reference_game`), then ``Game.with_hidden`` there.
 
-You do not construct it by name: ``Game(rules, seed)`` returns one when the core is used
-(:mod:`kardinal_env.koenig.compiled`: ``KARDINAL_ENV_BACKEND`` unset with the core built, or
-``core``), and a plain Python game otherwise; ``Game.reference(rules, seed)`` always gives the Python
-engine.
-
-**Pickling** stores the constructor's arguments (a ``seed=None`` game is given a drawn seed when it is
-built, so it can be rebuilt) and the move ids, and replays them.
+``Game(rules, seed)`` returns one when the core is used (:mod:`kardinal_env.koenig.compiled`);
+``Game.reference(rules, seed)`` is always the Python engine. **Pickling** stores the constructor's
+arguments (a ``seed=None`` game draws a seed when built) and the move ids, and replays them.
 """
 
 from __future__ import annotations
@@ -49,7 +38,7 @@ __all__ = ["CoreGame", "action_mask_into", "encode_into"]
 
 
 def _restore(rules: Rules, args: tuple, moves: list[int]) -> CoreGame:
-    """Unpickling: the same constructor arguments, then the moves (each checked by the core)."""
+    """Unpickling: the constructor's arguments, then the moves (each checked)."""
     seed, deck, reshuffle = args
     game = CoreGame(rules, seed, deck=deck, reshuffle=reshuffle)
     for m in moves:
@@ -58,10 +47,9 @@ def _restore(rules: Rules, args: tuple, moves: list[int]) -> CoreGame:
 
 
 def encode_into(game: Any, observer: int, out: np.ndarray, module: ModuleType | None = None) -> np.ndarray:
-    """``ObservationEncoder(rules).encode(game, observer)`` written by the core into ``out`` (a writable
-    C-contiguous ``float32`` array of the encoder's shape: :func:`~kardinal_env.koenig.compiled.observation_buffer`;
-    errors in :mod:`kardinal_env.koenig.compiled`); returns ``out``. ``game``: a :class:`Game` (a Python
-    one is replayed into the core) or a ``kardinal_core.KoenigGame``."""
+    """``ObservationEncoder(rules).encode(game, observer)`` written by the core into ``out``
+    (:func:`~kardinal_env.koenig.compiled.observation_buffer`; errors: :mod:`~kardinal_env.koenig.compiled`);
+    returns ``out``. ``game``: a :class:`Game` (a Python one is replayed into the core) or a ``KoenigGame``."""
     _core_of(game, module).encode_into(observer, out)
     return out
 
@@ -69,17 +57,14 @@ def encode_into(game: Any, observer: int, out: np.ndarray, module: ModuleType | 
 def action_mask_into(
     game: Any, out: np.ndarray, seat: int | None = None, module: ModuleType | None = None
 ) -> np.ndarray:
-    """The environment's mask of ``seat`` (default: the deciding seat; ones at ``legal_actions()`` when it
-    decides) written by the core into ``out`` (a writable C-contiguous ``int8`` or ``bool`` array of length
-    ``num_moves``: :func:`~kardinal_env.koenig.compiled.mask_buffer`); returns ``out``."""
+    """The environment's mask of ``seat`` (default: the deciding seat) written by the core into ``out``
+    (:func:`~kardinal_env.koenig.compiled.mask_buffer`); returns ``out``."""
     _core_of(game, module).action_mask_into(out, seat)
     return out
 
 
 def _core_of(game: Any, module: ModuleType | None) -> Any:
-    """The core game to read: ``game``'s core when it is core-backed, the core replay of a Python
-    :class:`Game` (:func:`~kardinal_env.koenig.compiled.core_position`), or ``game`` itself when it is a
-    ``KoenigGame``."""
+    """``game``'s core, the core replay of a Python :class:`Game`, or ``game`` itself (a ``KoenigGame``)."""
     if isinstance(game, Game):
         if game.compiled:
             return game.core  # type: ignore[attr-defined]
@@ -92,7 +77,7 @@ def _core_of(game: Any, module: ModuleType | None) -> Any:
 
 
 class CoreGame(CoreBacked, Game):
-    """A Kardinal & König game whose state is a ``kardinal_core.KoenigGame`` (see the module docstring)."""
+    """A Kardinal & König game whose state is a ``kardinal_core.KoenigGame`` (module docstring)."""
 
     __slots__ = ("_core", "_args", "_reference")
     _reference: Game | None
@@ -128,9 +113,7 @@ class CoreGame(CoreBacked, Game):
     def __reduce__(self):
         return (_restore, (self.rules, self._args, list(self._history)))
 
-    # ------------------------------------------------------------------ public state
-    # history comes from GameState (the move names of _history, which this class keeps as well)
-
+    # history is GameState's (the names of _history, which this class keeps too)
     def deck_takes(self, seat: int) -> list[tuple[int, int, int | None]]:
         types = self.board.types
         return [
@@ -146,8 +129,7 @@ class CoreGame(CoreBacked, Game):
         return [(seat, names[m]) for seat, m in zip(self._core.movers, self._history, strict=True)]
 
     def live_view(self) -> LiveView:
-        """The Python engine's :class:`LiveView`, built by the core (new lists each call; the same
-        values)."""
+        """The Python engine's :class:`LiveView`, built by the core (new lists each call)."""
         return LiveView(*self._core.live_view())
 
     def hand_counts_view(self, seat: int) -> list[int]:
@@ -158,8 +140,8 @@ class CoreGame(CoreBacked, Game):
 
     # ------------------------------------------------------------------ hidden information
     def reference_game(self) -> Game:
-        """This position in the Python reference engine (the same constructor arguments, the moves
-        replayed): for worlds, diagnosis and tests. Cached until the next move: do not play on it."""
+        """This position replayed into the Python engine (for worlds and tests); cached until the next move:
+        do not play on it."""
         ref = self._reference
         if ref is None or ref.move_count != len(self._history):
             seed, deck, reshuffle = self._args
@@ -172,7 +154,7 @@ class CoreGame(CoreBacked, Game):
         return ref
 
     def with_hidden(self, hands: dict[int, list[int]], deck: list[int], seed: int | str | None = None) -> Game:
-        """:meth:`Game.with_hidden`: a world of the Python engine (see the module docstring)."""
+        """:meth:`Game.with_hidden`: a world of the Python engine (module docstring)."""
         return self.reference_game().with_hidden(hands, deck, seed)
 
     # ------------------------------------------------------------------ moves
@@ -198,9 +180,8 @@ class CoreGame(CoreBacked, Game):
 
     @classmethod
     def of_core(cls, rules: Rules, core: Any, seed: int, history: list[int]) -> CoreGame:
-        """A game around ``core``, a ``kardinal_core.KoenigGame`` with these ``rules`` dealt with ``seed``
-        (no ``deck=``/``reshuffle=``) that has played the move ids ``history`` (taken as they are; the
-        batched environment's copies of its games)."""
+        """A game around ``core`` (a ``KoenigGame`` with these ``rules``, dealt from ``seed`` and having played
+        the move ids ``history``, taken as they are): the batched environment's copies of its games."""
         g = object.__new__(cls)
         g._wrap(rules, core, (int(seed), None, None), [int(m) for m in history])
         return g
@@ -228,8 +209,8 @@ _boards: dict[int, tuple[Any, Any]] = {}  # id(Board) -> (Board, KoenigBoard): b
 
 
 def core_board(board: Any, module: ModuleType) -> Any:
-    """The core's ``KoenigBoard`` of a compiled :class:`~kardinal_env.koenig.board.Board` (built once per
-    board and cached; the two move tables must be one)."""
+    """The core's ``KoenigBoard`` of a :class:`~kardinal_env.koenig.board.Board`, cached (the two move tables
+    must be one)."""
     entry = _boards.get(id(board))
     if entry is None or entry[0] is not board or type(entry[1]).__module__ != module.__name__:
         kb = module.KoenigBoard(

@@ -73,20 +73,17 @@ unusable after it). :mod:`kardinal_env.koenig.deck` checks the given orders.
 
 The game protocol
 -----------------
-``Game`` implements :mod:`kardinal_env.core.protocol`: :meth:`Game.finishing_order` (by final score;
-tied seats share a place), and :meth:`Game.determinize` — a world the seat cannot tell apart,
-dealt by :mod:`kardinal_env.koenig.knowledge` (what a seat may know of the cards) through
-:meth:`Game.with_hidden`. :meth:`Game.deck_takes` shows each card taken from the deck only to the
-seat that saw it.
+``Game`` implements :mod:`kardinal_env.core.protocol` (action ids are ``board.moves`` indices):
+:meth:`Game.finishing_order` by final score (tied seats share a place), and :meth:`Game.determinize`, a
+world the seat cannot tell apart, dealt by :mod:`kardinal_env.koenig.knowledge` through
+:meth:`Game.with_hidden`. :meth:`Game.deck_takes` shows each card taken from the deck only to the seat
+that saw it.
 
-Where things are: this module deals a game and plays it (the rules above, move by move);
-:mod:`kardinal_env.koenig.state` holds the fields of a game and every query of them,
-:mod:`kardinal_env.koenig.explain` the diagnosis of an illegal move, :mod:`kardinal_env.koenig.deck`
-the checks of given card orders, :mod:`kardinal_env.koenig.worlds` the determinized worlds.
-
-Speed: moves are integer ids into the board's move table (``Board.moves``); the legal ids of a
-decision are generated once and cached; the incremental state keeps per-country counts, maxima
-and free sites so that no decision rescans the board.
+This module deals and plays (the rules above); :mod:`~kardinal_env.koenig.state` holds the fields and
+every query, :mod:`~kardinal_env.koenig.explain` the diagnosis of an illegal move,
+:mod:`~kardinal_env.koenig.deck` the checks of given card orders, :mod:`~kardinal_env.koenig.worlds`
+the determinized worlds. Speed: the legal ids of a decision are generated once and cached, and the
+state keeps per-country counts, maxima and free sites, so no decision rescans the board.
 """
 
 from __future__ import annotations
@@ -108,8 +105,6 @@ from kardinal_env.koenig.explain import Explain
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import ADVISORS, CLOISTERS, DISPLAY_SIZE, HAND_SIZE, Rules
 from kardinal_env.koenig.state import DISCARD, DRAW, MAX_CARDS_PER_TURN, OVER, PHASES, PLACE, SECOND
-from kardinal_env.koenig.state import MAX_PIECES_PER_TURN as MAX_PIECES_PER_TURN  # re-exported: its home was here
-from kardinal_env.koenig.state import LiveView as LiveView  # re-exported: its home was here
 from kardinal_env.koenig.worlds import Worlds
 
 __all__ = ["Game", "IllegalMoveError", "DeckError", "PHASES"]
@@ -119,11 +114,9 @@ Cards = list[int] | None  # a card order (type digits, top first)
 
 
 class Game(TurnBasedGame, Explain, Worlds):
-    """One game of Kardinal & König. See the module docstring for phases, rules and errors.
-
-    ``Game(rules, seed)`` is backed by the compiled core when it is used (then it is a
-    :class:`~kardinal_env.koenig.core_game.CoreGame`, a subclass with the same public API and results);
-    :meth:`Game.reference` always builds this Python engine, the readable reference."""
+    """One game of Kardinal & König (module docstring). ``Game(rules, seed)`` is a
+    :class:`~kardinal_env.koenig.core_game.CoreGame` (same API and results) when the compiled core is
+    used; :meth:`Game.reference` always builds this Python engine, the readable reference."""
 
     #: Whether the game's state lives in the compiled core (:class:`~kardinal_env.koenig.core_game.CoreGame`).
     compiled: ClassVar[bool] = False
@@ -180,38 +173,23 @@ class Game(TurnBasedGame, Explain, Worlds):
         self._cl_left = [CLOISTERS] * n
         self._ad_left = [ADVISORS] * n
         self._scores = [0] * n
-        self._interim = None
-        self._final = None
-        self._runouts = 0
-        self._last_round = False
-        self._current = 0
+        self._interim = self._final = self._moves = self._names = self._knowledge = self._winners = self._now = None
+        self._runouts = self._current = self._pieces = self._paid = self._discards = self._placements = 0
+        self._last_round = self._was_empty = False
         self._phase = PLACE
         self._country = -1
-        self._pieces = 0
-        self._paid = 0
-        self._discards = 0
-        self._was_empty = False
-        self._moves = None
-        self._names = None
         self._history = []
         self._by = []  # the seat that made each move of _history
         self._takes = []
-        self._knowledge = None
         self._missed = []
-        self._winners = None
-        self._placements = 0
-        self._now = None
         self._parts = [[None] * C, None, [None] * n]
 
     @classmethod
     def reference(cls, rules: Rules | None = None, seed: Seed = None, **kw) -> Game:
-        """A game of the Python engine (``deck=``, ``reshuffle=`` and options as ``Game``), whatever the backend:
-        the readable reference, for lockstep comparisons and determinized worlds."""
+        """A game of the Python engine (arguments as ``Game``), whatever the backend: the reference."""
         return Game(rules, seed, backend="python", **kw)
 
-    # ------------------------------------------------------------------ public state
-    # The queries (hand, scores, snapshot, live_view, ...) are GameState's (kardinal_env.koenig.state);
-    # current_player, phase, is_over, num_players and move_count TurnBasedGame's.
+    # The queries (hand, scores, snapshot, live_view, ...) are GameState's; current_player, phase, ... TurnBasedGame's.
 
     # ------------------------------------------------------------------ moves (action ids: board.moves[id])
     @property
@@ -260,9 +238,8 @@ class Game(TurnBasedGame, Explain, Worlds):
 
     # ------------------------------------------------------------------ records
     def to_record(self) -> dict:
-        """This game as a ``kardinal-koenig-record/1`` dict (see ``kardinal_env.koenig.record``). Before
-        the first run-out ``reshuffle`` is the order given to the constructor (``None`` if none was:
-        the game shuffles when the run-out comes). A determinized world has none (``RuntimeError``)."""
+        """This game as a ``kardinal-koenig-record/1`` dict; before the first run-out ``reshuffle`` is the
+        order given to the constructor (or ``None``). A determinized world has none (``RuntimeError``)."""
         if not self.compiled and self._deck0 is None:
             raise RuntimeError("a determinized world (Game.with_hidden) has no record: its hidden cards are sampled")
         over = self.is_over
@@ -278,14 +255,11 @@ class Game(TurnBasedGame, Explain, Worlds):
 
     @classmethod
     def from_record(cls, record: dict, source: str = "record") -> Game:
-        """Replay a ``kardinal-koenig-record/1`` dict (finished or in progress); ``RecordError`` names
-        the bad field, or the move index and the rule it breaks. A ``reshuffle`` must be given when
-        the moves run the deck out for the first time (a finished game always has). A record that
-        stops before the first run-out loads as a game in progress: with a ``reshuffle`` (cards of the
-        deck that hold the discard pile so far) the game uses that order when the run-out comes
-        (the move that runs the deck out raises :class:`DeckError` if the pile is not exactly its
-        cards, and the game is unusable after it); without
-        one it shuffles its discard pile with a generator seeded from the record's deck."""
+        """Replay a ``kardinal-koenig-record/1`` dict (finished or in progress); ``RecordError`` names the
+        bad field, or the move index and the rule. ``reshuffle`` is required once the moves run the deck
+        out. A record that stops before that loads as a game in progress that uses its ``reshuffle``
+        (which must hold the discard pile so far) at the run-out, or without one shuffles the pile with a
+        generator seeded from the record's deck."""
         parts = parse_record(record, source)
         seed = "kardinal-koenig-record:" + json.dumps(parts.deck)
         try:
@@ -313,9 +287,8 @@ class Game(TurnBasedGame, Explain, Worlds):
         return game
 
     def _plan_lacks(self) -> str | None:
-        """For :meth:`from_record`: the cards of the discard pile so far that a reshuffle order still
-        waiting for the first run-out lacks (a census), or None. Moves that stop before the first
-        run-out leave the order waiting; the pile must then be exactly its cards."""
+        """For :meth:`from_record`: the cards of the pile so far that a reshuffle order still waiting for
+        the first run-out lacks (a census), or None."""
         plan = self.reshuffle_plan
         if plan is None or self.reshuffle_order is not None:
             return None
@@ -330,7 +303,7 @@ class Game(TurnBasedGame, Explain, Worlds):
 
     # ================================================================== internals
     def _pay_options(self, hand: list[int], country: int, budget: int) -> list[int]:
-        """Payment offsets ``j`` (0 = single, 1 + t = pair of t) affordable for ``country`` within ``budget`` cards."""
+        """Payment offsets ``j`` (0 single, 1 + t pair of t) affordable in ``country`` within ``budget`` cards."""
         opts = [0] if hand[self.board.country_type[country]] else []
         if budget >= 2:
             opts += [1 + t for t, k in enumerate(hand) if k >= 2]
@@ -505,8 +478,7 @@ class Game(TurnBasedGame, Explain, Worlds):
         else:
             self._end_turn()
 
-    def _runout(self) -> None:
-        """The deck's last card was just taken."""
+    def _runout(self) -> None:  # the deck's last card was just taken
         self._runouts += 1
         if self._runouts == 1:
             points = [0] * self._n

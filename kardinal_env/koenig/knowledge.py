@@ -1,73 +1,58 @@
 """What one seat of a Kardinal & König game may know about the cards, and the worlds it cannot tell apart.
 
-The engine knows everything (every hand, the deck order). This module is the *one* place that says
-what a seat may know of the cards: the observation encoder reads :func:`card_counts`, and
-determinization (:meth:`kardinal_env.koenig.Game.determinize`, the game protocol's
-``determinize``; searches such as ISMCTS call it) deals with :meth:`SeatKnowledge.deal`.
+This module is the *one* place that says what a seat may know of the cards: the observation encoder
+reads :func:`card_counts`, and ``Game.determinize`` (the protocol's; searches call it) deals with
+:meth:`SeatKnowledge.deal`.
 
 What a seat knows
 =================
-* **Its own hand, the display, the discard pile** (public, kept in the order cards were put on it),
-  every seat's **hand size**, the **deck size** and the **run-outs**.
-* **The unseen cards** (:func:`card_counts`, :attr:`SeatKnowledge.unseen`): the whole deck's make-up is
-  in the rules, so the multiset of cards the seat cannot see — the other hands and the deck
-  together — is the deck's cards minus its own hand, the display and the pile. Public arithmetic,
-  not a peek.
-* **Known cards in other hands** (:attr:`SeatKnowledge.known`): the public decision log shows every
-  card taken from the display (``draw:{t}``); such a card stays known in the taker's hand until that
-  seat spends a card of its type (pays or discards it) — a lower bound of the hand, per seat.
-* **The new deck** (:attr:`SeatKnowledge.new_deck`): at the first run-out the discard pile — public —
-  is shuffled into the new deck, so its make-up is known: the reshuffled pile minus the cards the
-  seat has seen taken from it since (display refills and its own draws). While no other seat has
-  drawn from the new deck that is the deck's exact make-up (:attr:`SeatKnowledge.deck_counts`); a
+* **Its own hand, the display, the discard pile** (public, in the order cards were put on it), every
+  seat's **hand size**, the **deck size** and the **run-outs**.
+* **The unseen cards** (:func:`card_counts`, :attr:`SeatKnowledge.unseen`): the other hands and the
+  deck together are the deck's cards (in the rules) minus its own hand, the display and the pile.
+* **Known cards in other hands** (:attr:`SeatKnowledge.known`): a card taken from the display
+  (``draw:{t}``, in the public decision log) stays known in the taker's hand until that seat spends a
+  card of its type (pays or discards it).
+* **The new deck** (:attr:`SeatKnowledge.new_deck`): the public discard pile shuffled in at the first
+  run-out, minus the cards the seat has seen taken from it since (refills and its own draws). While no
+  other seat has drawn from it that is the deck's exact make-up (:attr:`SeatKnowledge.deck_counts`); a
   seat that draws from it unseen (:attr:`SeatKnowledge.hidden_draws`) holds cards of that pile.
 
-Nothing else is read: :meth:`Game.decision_log` (public), :meth:`Game.deck_takes` (which shows a
-card only to the seat that saw it), the seat's own hand and the public state. Two games that differ
-only in what the seat cannot see give equal knowledge, equal observations and, for the same
-``rng``, equal worlds (``tests/test_koenig_knowledge.py``).
+Nothing else is read: :meth:`Game.decision_log`, :meth:`Game.deck_takes` (a card shown only to the seat
+that saw it), the seat's own hand and the public state. Games that differ only in what the seat cannot
+see give equal knowledge, observations and, for the same ``rng``, worlds (``tests/test_koenig_knowledge.py``).
 
 Dealing a world (:meth:`SeatKnowledge.deal`)
 ============================================
-*Before the first run-out* every unseen card that is not known to be in a hand is in one pool: each
-other seat gets its known cards plus a uniform share of the pool, the deck the rest in a uniformly
-random order.
+*Before the first run-out* the unseen cards not known in a hand form one pool: each other seat gets
+its known cards plus a uniform share of it, the deck the rest in a uniformly random order.
 
-*After it* the unseen cards come from two pools, which must not be mixed: the cards that were hidden
-in the other hands at the run-out, and the new deck. The deal replays the other seats' moves since
-the run-out: a card drawn unseen from the new deck is a placeholder; a card spent that is not known
-in the spender's hand turns one of its placeholders into that card — an old one or a new-deck one,
-chosen at random in proportion to the placeholders and the matching cards left in each pool (a
-choice that makes a later spend impossible is undone and another tried). Then the old placeholders
-get a random share of the old cards left, and the new-deck placeholders and the deck a random order
-of the new-deck cards left. Every world dealt is possible in its cards: each card spent was in the
-hand that spent it, the deck holds only cards of the reshuffled pile, and every card is somewhere.
+*After it* two pools must not mix: the cards hidden in the other hands at the run-out, and the new
+deck. The deal replays the other seats' moves since the run-out: a card drawn unseen from the new deck
+is a placeholder; a card spent that is not known in the spender's hand turns one of its placeholders
+into that card, old or new-deck, chosen at random in proportion to the placeholders and the matching
+cards left in each pool (a choice that makes a later spend impossible is undone). Then the old
+placeholders get a random share of the old cards left, and the new-deck placeholders and the deck a
+random order of the new-deck cards left. Every world is possible in its cards.
 
-The world is :meth:`Game.with_hidden` of the game with those hands and that deck; its later shuffles
-follow a fresh seed, and when the seat on turn is another seat, its pending decision follows its
-dealt hand (right after a first piece: a second piece or drawing).
+The world is :meth:`Game.with_hidden` with those hands and that deck; its later shuffles follow a
+fresh seed, and a pending decision of another seat follows its dealt hand (after a first piece: a
+second piece or drawing).
 
-**The draws.** Every random number of a deal comes from one
-:class:`~kardinal_env.core.shuffle.ShuffleRng` (the shared SplitMix64 generator; integer draws only:
-``below``, ``weighted``, ``shuffle``), in the order :func:`deal_hidden` spells out:
-:meth:`SeatKnowledge.deal` (``determinize``) seeds it with one ``rng.getrandbits(64)`` of the caller's
-generator (a ``random.Random`` or a ``ShuffleRng``), deals, and takes the world's shuffle seed as its
-next 64-bit draw. The dealer reads only :meth:`SeatKnowledge.deal_data` — plain counts, no hidden card
-— and the compiled core deals from the same data with a copy of it (``cpp/src/koenig/worlds.hpp``,
-``koenig_search.deal_world``; the compiled ISMCTS deals all its worlds so): the same data and the same
-generator state give the same world in both (``tests/test_core_koenig.py``). What a seat may know is
-computed here only; the core only deals from it.
+**The draws.** Every random number of a deal comes from one :class:`~kardinal_env.core.shuffle.ShuffleRng`
+(integer draws only: ``below``, ``weighted``, ``shuffle``), in the order :func:`deal_hidden` spells out:
+:meth:`SeatKnowledge.deal` seeds it with one ``rng.getrandbits(64)`` of the caller's generator, deals,
+and takes the world's shuffle seed as its next 64-bit draw. The dealer reads only
+:meth:`SeatKnowledge.deal_data` (plain counts, no hidden card); the compiled core deals from the same
+data (``cpp/src/koenig/worlds.hpp``, ``koenig_search.deal_world``; its ISMCTS deals so): the same data
+and generator state give the same world (``tests/test_core_koenig.py``).
 
-Not used: what a choice reveals about a hand beyond the cards it spent — a seat that drew right after
-a first piece in a country with a cloister could not pay for a second piece there; one that ended or
-placed a second piece could. A world may give such a seat cards that would have allowed the other
-choice (possible cards, not always the choices seen). The ISMCTS sampler before issue 18 ignored them
-too.
+Not used: what a choice reveals beyond the cards spent (a seat that drew right after a first piece in a
+country with a cloister could not pay for a second piece there). A world may give such a seat cards
+that would have allowed the other choice.
 
-Counts are per card type *index* (``board.types`` order); :attr:`SeatKnowledge.known` and the cards
-of a world are type digits, as everywhere in the engine. ``Game.determinize`` keeps the knowledge of
-the last position it was asked about per seat, so a search that deals many worlds of one position
-builds it once.
+Counts are per card type *index* (``board.types`` order); :attr:`SeatKnowledge.known` and a world's
+cards are type digits. ``Game.determinize`` keeps the knowledge of the last position per seat.
 """
 
 from __future__ import annotations
@@ -82,14 +67,13 @@ from kardinal_env.koenig.rules import DISPLAY_SIZE, HAND_SIZE, REMOVED_PER_TYPE
 
 __all__ = ["CardCounts", "SeatKnowledge", "UnknownDrawsError", "card_counts", "deal_hidden", "deck_counts"]
 
-#: Random replays of the moves since the run-out before the exhaustive one (see the module docstring).
+#: Random replays of the moves since the run-out before the exhaustive one.
 _ATTEMPTS = 20
 _BUDGET = 4000  # steps one random replay may take, undone choices included
 
 
 class CardCounts(NamedTuple):
-    """What a seat sees of the cards, per card type index: its ``hand``, the ``display``, the discard
-    ``pile``, and the ``unseen`` cards (the other hands and the deck together)."""
+    """What a seat sees of the cards, per type index; ``unseen``: the other hands and the deck together."""
 
     hand: list[int]
     display: list[int]
@@ -104,13 +88,12 @@ def _deck_counts(board: Board, players: int) -> tuple[int, ...]:
 
 
 def deck_counts(rules: Any) -> list[int]:
-    """The whole deck's cards per type index (the board's cards less the removal for the player count)."""
+    """The deck's cards per type index (the board's less the removal for the player count)."""
     return list(_deck_counts(rules.compiled, rules.players))
 
 
 def card_counts(game: Any, seat: int, view: Any = None) -> CardCounts:
-    """What ``seat`` sees of the cards of ``game`` (see :class:`CardCounts`); ``view`` is the game's
-    :meth:`~kardinal_env.koenig.Game.live_view` when the caller has one (the observation encoder)."""
+    """What ``seat`` sees of the cards of ``game``; ``view``: the game's ``live_view()`` if the caller has one."""
     if view is None:
         view = game.live_view()
     hand = list(game.hand_counts_view(seat))
@@ -121,36 +104,31 @@ def card_counts(game: Any, seat: int, view: Any = None) -> CardCounts:
 
 
 def _tally(cards: Any, size: int) -> list[int]:
-    """Per-type counts (``size`` types) of card type indices."""
     counts = [0] * size
     for t in cards:
         counts[t] += 1
     return counts
 
 
-def _cards(counts: Any) -> list[int]:
-    """The card type indices of per-type ``counts``, in type order."""
+def _cards(counts: Any) -> list[int]:  # the type indices of per-type counts, in order
     return [t for t, k in enumerate(counts) for _ in range(k)]
 
 
 class UnknownDrawsError(ValueError):
-    """A seat's knowledge asked of a world dealt for another seat (``Game.determinize``) after the
-    first run-out: which cards the seat drew from the new deck is not recorded there."""
+    """A seat's knowledge asked of a world dealt for another seat after the first run-out (its draws
+    from the new deck are not recorded there)."""
 
 
-class _DeadEnd(Exception):
-    """A random replay took too many steps (see :func:`deal_hidden`)."""
+class _DeadEnd(Exception):  # a random replay took too many steps
+    pass
 
 
 class SeatKnowledge:
-    """Everything ``seat`` knows about the cards of ``game`` now (see the module docstring).
+    """Everything ``seat`` knows about the cards of ``game`` now (module docstring); build a new one after a move.
 
-    Attributes (counts per card type index): ``seat``, ``hand``, ``display``, ``pile``, ``unseen``,
-    ``known_counts`` (other seat -> counts), ``hand_sizes`` (every seat), ``deck_size``, ``runouts``,
-    ``new_deck`` (``None`` before the first run-out), ``hidden_draws`` (other seat -> cards it drew
-    from the new deck unseen). Properties: ``known`` (other seat -> type digits), ``unseen_cards``,
-    ``deck_counts``. The knowledge is of the position when it was built; build a new one after a move.
-    """
+    Counts per type index: ``hand``, ``display``, ``pile``, ``unseen``, ``known_counts`` (other seat ->
+    counts), ``new_deck`` (``None`` before the first run-out); ``hand_sizes`` (every seat), ``deck_size``,
+    ``runouts``, ``hidden_draws`` (other seat -> cards it drew from the new deck unseen)."""
 
     __slots__ = (
         "game",
@@ -193,7 +171,7 @@ class SeatKnowledge:
         known = {s: [0] * T for s in others}
 
         def follow(moves: list[tuple[int, int]]) -> None:
-            """Known cards: a display draw stays known until a card of its type is spent."""
+            # a display draw stays known until a card of its type is spent
             for s, m in moves:
                 if s == seat:
                     continue
@@ -257,7 +235,7 @@ class SeatKnowledge:
         self._check()
 
     def _check(self) -> None:
-        """The public facts add up (an ``AssertionError`` here is an engine or knowledge bug)."""
+        """The public facts add up (else an engine or knowledge bug: ``AssertionError``)."""
         T = len(self.hand)
         hidden = sum(self.hand_sizes[s] for s in self._others) + self.deck_size
         problems = []
@@ -294,8 +272,8 @@ class SeatKnowledge:
 
     @property
     def deck_counts(self) -> list[int] | None:
-        """The deck's exact make-up when the seat knows it — after the first run-out while no other seat
-        has drawn from the new deck unseen, or once the deck is empty — else ``None``."""
+        """The deck's exact make-up when the seat knows it (after the first run-out while no other seat drew
+        from the new deck unseen, or an empty deck), else ``None``."""
         if self.deck_size == 0:
             return [0] * len(self.hand)
         if self.new_deck is not None and not any(self.hidden_draws.values()):
@@ -335,15 +313,13 @@ class SeatKnowledge:
 
     # ------------------------------------------------------------------ dealing
     def deal_data(self) -> dict:
-        """What dealing a world needs, as plain data (counts per card type index; built once): ``seat``,
-        ``hand_sizes`` (every seat), ``deck_size``, ``pool`` (the cards to share out: before the first
-        run-out every unseen card not known in a hand, after it the other hands' hidden cards at the
-        run-out), ``known`` (per seat, the cards known in its hand now; the seat's own row zeros),
-        ``new_deck`` (``None`` before the first run-out), ``start_known`` and ``start_sizes`` (per seat,
-        known cards and hand sizes at the run-out; ``None`` before it) and ``steps`` (the other seats'
-        moves since the run-out as ``[kind, seat, type]``: 0 a display draw, 1 a draw from the new deck
-        with type -1, 2 a card spent). :func:`deal_hidden` deals from it, and so does the compiled core
-        (``koenig_search.deal_world``, ``koenig_search.ismcts_root``): it holds no hidden card."""
+        """What dealing a world needs, as plain data (counts per type index; built once; no hidden card), for
+        :func:`deal_hidden` and the core: ``seat``, ``hand_sizes``, ``deck_size``, ``pool`` (the cards to
+        share out: the unseen ones not known in a hand, or after the first run-out the other hands' hidden
+        cards then), ``known`` (per seat, known cards; its own row zeros), ``new_deck``, ``start_known`` and
+        ``start_sizes`` (per seat at the run-out; ``None`` before it) and ``steps`` (the other seats' moves
+        since the run-out as ``[kind, seat, type]``: 0 a display draw, 1 a new-deck draw with type -1, 2 a
+        card spent)."""
         data = self._data
         if data is None:
             n, T = len(self.hand_sizes), len(self.hand)
@@ -363,28 +339,22 @@ class SeatKnowledge:
         return data
 
     def deal(self, rng: Any) -> Any:
-        """A world the seat cannot tell apart from the game: a :meth:`Game.with_hidden` copy whose other
-        hands and deck are dealt consistently with this knowledge (module docstring). ``rng`` is a
-        ``random.Random`` or a :class:`~kardinal_env.core.shuffle.ShuffleRng`: one ``getrandbits(64)``
-        of it seeds the world's own ``ShuffleRng``, which deals (:meth:`sample`) and then gives the
-        world's shuffle seed (one 64-bit draw)."""
+        """A world the seat cannot tell apart (module docstring): one ``rng.getrandbits(64)`` seeds the
+        world's ``ShuffleRng``, which deals (:meth:`sample`) and then gives the world's shuffle seed."""
         world_rng = ShuffleRng(rng.getrandbits(64))
         hands, deck = self.sample(world_rng)
         return self.game.with_hidden(hands, deck, seed=world_rng.next())
 
     def sample(self, rng: ShuffleRng) -> tuple[dict[int, list[int]], list[int]]:
-        """The hidden cards of one world, drawn from ``rng``: ``(other seat -> hand, deck top first)`` as
-        type digits (:func:`deal_hidden` of :meth:`deal_data`)."""
+        """``(other seat -> hand, deck top first)`` of one world, type digits (:func:`deal_hidden`)."""
         types = self.game.board.types
         hands, deck = deal_hidden(self.deal_data(), rng)
         return {s: [types[t] for t in cards] for s, cards in hands.items()}, [types[t] for t in deck]
 
 
 def deal_hidden(data: dict, rng: ShuffleRng) -> tuple[dict[int, list[int]], list[int]]:
-    """One world from :meth:`SeatKnowledge.deal_data`, every draw from ``rng`` (a
-    :class:`~kardinal_env.core.shuffle.ShuffleRng`): ``(other seat -> hand as sorted type indices,
-    deck as type indices top first)``. The compiled core's copy is ``cpp/src/koenig/worlds.hpp``
-    (``tests/test_core_koenig.py`` compares them world for world).
+    """One world from :meth:`SeatKnowledge.deal_data` and ``rng`` (a ``ShuffleRng``): ``(other seat -> hand
+    as sorted type indices, deck top first)``. The core's copy: ``cpp/src/koenig/worlds.hpp``.
 
     The draws, in order. *Before the first run-out*: the pool's cards in type order are shuffled
     (``rng.shuffle``); each other seat in seat order gets its known cards and the next cards of the
@@ -428,8 +398,7 @@ def deal_hidden(data: dict, rng: ShuffleRng) -> tuple[dict[int, list[int]], list
 def _replay(
     data: dict, others: list[int], rng: ShuffleRng, budget: int | None
 ) -> tuple[dict[int, list[int]], list[int]]:
-    """One world after a run-out: replay the other seats' moves since it (module docstring),
-    undoing a choice that leads nowhere; :class:`_DeadEnd` after ``budget`` steps."""
+    """One world after a run-out (module docstring); :class:`_DeadEnd` after ``budget`` steps."""
     start, sizes = data["start_known"], data["start_sizes"]
     held = {s: list(start[s]) for s in others}  # cards known or chosen in each hand
     old_slots = {s: sizes[s] - sum(start[s]) for s in others}
