@@ -1,4 +1,6 @@
-"""Kardinal as a PettingZoo AEC environment: ``kardinal_v0``.
+"""Kardinal as a PettingZoo AEC environment: ``kardinal_v0``, the generic
+:class:`~kardinal_env.core.generic_env.GameEnv` (whose docstring gives the common rules) with Kardinal's
+options, chip shaping and picture.
 
 ===================  ==================================================================
 Import               ``from kardinal_env import kardinal_v0``
@@ -13,80 +15,64 @@ Rewards              terminal ±1 by default (see below)
 
 Keyword options: ``players`` (2–4; default 2, the registry's ``default_players``), ``preset``
 (``"english"``/``"german"``), ``shared_pool``, ``exhausted_colour``, ``neutral_build_chips``,
-``neutral_touch_chips`` (see ``kardinal_env.kardinal.rules``), ``window`` (odd, default 53),
-``reward`` (``"win_loss"`` or ``"margin"``), ``chip_shaping`` (float, default 0), ``render_mode``
-(``"human"``, ``"ansi"``, ``"rgb_array"`` or ``None``), ``illegal_action`` (``"raise"``, the
-default, or ``"lose"``; below), ``backend`` (``"core"``, ``"python"`` or ``None``:
-:mod:`kardinal_env.core.backend`).
+``neutral_touch_chips`` (``kardinal_env.kardinal.rules``), ``window`` (odd, default 53), ``reward``
+(``"win_loss"`` or ``"margin"``), ``chip_shaping`` (float, default 0), ``render_mode`` (``"human"``,
+``"ansi"``, ``"rgb_array"`` or ``None``), ``illegal_action`` (``"raise"``, the default, or ``"lose"``),
+``backend`` (``"core"``, ``"python"`` or ``None``: :mod:`kardinal_env.core.backend`).
 
-**Turns.** ``agent_selection`` always follows the engine: the seat that built acts again for its
-chip choice(s) and its cardinal decision, and seats that cannot build are skipped (never selected).
-Each call to ``step`` is one decision.
+**Turns.** ``agent_selection`` follows the engine: the seat that built acts again for its chip
+choice(s) and its cardinal decision; seats that cannot build are skipped. Each ``step`` is one decision.
 
-**Observation.** ``observation`` is the lossless ego-centric tensor documented in
-``kardinal_env.kardinal.observation`` (channel table there); ``action_mask`` is an int8 vector with ones at
-the legal actions of the selected agent. Agents that are not selected, and every agent once the
-game is over, get an all-zero mask (the PettingZoo classic convention): never build a
-distribution from it.
+**Observation** (channel table: ``kardinal_env.kardinal.observation``): the lossless ego-centric
+tensor; ``action_mask`` is int8 with ones at the selected agent's legal actions, all zeros for other
+agents and once the game is over (PettingZoo's classic convention: never build a distribution from it).
 
-**Actions.** Contiguous slices documented in ``kardinal_env.kardinal.actions``: 16 build planes (house,
-tower, horizontal yard, vertical yard × 4 ego-centric colour slots) over the window, one cardinal
-plane, four chip actions, and "keep the cardinal". ``raw_env.decode_action(a)`` and
-``raw_env.encode_move(move)`` translate to and from docs/rules.md notation for the selected agent; at
-every decision ``{decode_action(a) for a with mask[a] == 1} == set(game.legal_moves())``.
+**Actions** (``kardinal_env.kardinal.actions``): 16 build planes (house, tower, horizontal yard,
+vertical yard × 4 ego-centric colour slots) over the window, one cardinal plane, four chip actions and
+"keep the cardinal". ``raw_env.decode_action(a)`` / ``raw_env.encode_move(move)`` translate to and from
+docs/rules.md notation for the selected agent; ``{decode_action(a) for a with mask[a] == 1} ==
+set(game.legal_moves())``.
 
-**Window.** The default ``W = 53`` (``|x|, |y| <= 26``) holds every square on which any legal game
-can build or place the cardinal (proof in ``kardinal_env.kardinal.window``), so it loses nothing. A smaller
-odd ``window`` is a different game: the engine then forbids moves outside it (rule "window"), so
-mask and engine still agree.
+**Window.** ``W = 53`` holds every square any legal game can use (``kardinal_env.kardinal.window``),
+so it loses nothing. A smaller odd ``window`` is a different game: the engine forbids moves outside
+it (rule "window"), so mask and engine still agree.
 
-**Rewards.** Credited to the agent whose action earned them, at the step that earned them.
-``reward="win_loss"`` (default): at the end winners get +1 and all others −1 (tied winners all get
-+1). ``reward="margin"``: at the end each seat gets ``clip((own score − best other score) / 20, −1,
-1)``. ``chip_shaping=s`` adds ``s`` per chip the acting seat takes during play (scoring,
-compensation and substitute chips; chips set aside give nothing). No truncation: every game ends.
+**Rewards**, credited to the agent whose action earned them: ``reward="win_loss"`` (default): at the
+end winners +1 (tied winners all +1), all others −1; ``reward="margin"``: at the end ``clip((own score
+− best other score) / 20, −1, 1)``. ``chip_shaping=s`` adds ``s`` per chip the acting seat takes
+during play (scoring, compensation and substitute chips; chips set aside give nothing). No
+truncation: every game ends.
 
-**Illegal actions** (``illegal_action``, the one rule of ``kardinal_env.core.illegal``). An action
-that is not an integer of the action space (``1.5``, ``"3"``, ``True``, ``-1``, ``num_actions``)
-raises ``kardinal_env.IllegalMoveError`` with rule ``"action"`` in every mode — nothing is rounded
-or clipped. An id the mask forbids: ``raw_env(illegal_action="raise")`` (the default) raises
+**Illegal actions** (``kardinal_env.core.illegal``). A value that is not an integer of the action
+space (``1.5``, ``"3"``, ``True``, ``-1``, ``num_actions``) raises ``IllegalMoveError`` with rule
+``"action"`` in every mode, nothing rounded or clipped. An id the mask forbids: ``"raise"`` raises
 ``IllegalMoveError`` naming the broken rule (``"rule IV"``, ``"phase"``, ...) and changes nothing;
-``illegal_action="lose"`` ends the episode by forfeit (pgx's rule): no move is played, every agent
-is terminated, the offender gets the reward scheme's loss reward and every other agent the win
-reward (``win_loss``: −1 / +1; ``margin``: −1 / +1 too, the ends of its scale, since an unfinished
-game has no scores to take a margin of), and every agent's ``infos`` is ``{"scores": None,
-"winners": [the other seats], "illegal_action": {"rule", "message", "action", "move", "seat"}}``;
-masks are all zero from then on. ``env()`` wraps ``raw_env`` like the classic games
-(``kardinal_env.core.env_utils.classic_env``): without ``illegal_action`` an in-range action the
-mask forbids gives the offender −1 and the others 0 and ends the game (PettingZoo's
-``TerminateIllegalWrapper``); ``env(illegal_action="raise"|"lose")`` leaves that wrapper out and the
-raw env's rule applies. A value outside the action space raises the same clear ``IllegalMoveError``
-(our ``OrderEnforcingWrapper`` checks it, in place of ``AssertOutOfBoundsWrapper``, whose bare
-``AssertionError`` said nothing); ``OrderEnforcingWrapper`` last.
+``"lose"`` ends the episode by forfeit (pgx's rule): no move is played, every agent is terminated, the
+offender gets −1 and every other agent +1 (both schemes), every agent's ``infos`` is ``{"scores":
+None, "winners": [the other seats], "illegal_action": {"rule", "message", "action", "move", "seat"}}``
+and masks are all zero from then on. ``env()`` wraps ``raw_env`` like the classic games
+(``kardinal_env.core.env_utils.classic_env``): without ``illegal_action``, PettingZoo's
+``TerminateIllegalWrapper`` rule (−1 to the offender, 0 to the others, the game ends); with it, the
+raw env's rule. Our ``OrderEnforcingWrapper`` (last) checks the action space in place of
+``AssertOutOfBoundsWrapper``.
 
-**Buffers.** When the game is core-backed (``Game(...)`` with the compiled core, see
-``kardinal_env.kardinal.compiled``), ``observe(agent)`` and ``action_mask(agent)`` hand out arrays the
-environment owns, one observation and one mask per seat, rewritten in place by the core (no
-allocation per step): they hold that seat's values until its next ``observe`` / ``action_mask``;
-copy them to keep them. The values are byte for byte those of the Python backend (new arrays each
-call). ``KARDINAL_ENV_BACKEND=python`` gives the Python engine.
+**Buffers.** On a core-backed game (``kardinal_env.kardinal.compiled``) ``observe(agent)`` and
+``action_mask(agent)`` hand out arrays the environment owns, one per seat, rewritten in place by the
+core (no allocation per step; copy them to keep them); the values are byte for byte the Python
+backend's (new arrays each call). ``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()`` give
+the mask / the legal ids without encoding an observation (from ``game.legal_actions()``).
 
-**Masks without observations.** ``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()``
-give the mask / the legal action indices without encoding an observation (both come from the
-game's ``legal_actions()``, the game protocol's ids, which every consumer uses).
-
-**Rendering.** ``"human"`` prints the text board to stdout after every step; ``"ansi"`` returns
-the text board of ``kardinal_env.kardinal.text.game_text`` with a legend; ``"rgb_array"`` a ``uint8``
-H×W×3 picture (``kardinal_env.kardinal.render.game_image``).
+**Rendering.** ``"human"`` prints the text board after every step; ``"ansi"`` returns
+``kardinal_env.kardinal.text.game_text`` with a legend; ``"rgb_array"`` a ``uint8`` H×W×3 picture
+(``kardinal_env.kardinal.render.game_image``).
 
 Version history
-* v0: initial release. (Later changes that keep observations, actions and rewards identical —
-  checked by the golden playthroughs in ``tests/golden/playthroughs`` — keep the version.)
+* v0: initial release (later changes keep observations, actions and rewards identical, checked by
+  the golden playthroughs in ``tests/golden/playthroughs``, and keep the version).
 * v0, ``illegal_action`` option (issue 54): ``"lose"`` ends the episode by forfeit; the default
-  ``"raise"`` and ``env()``'s classic wrapper behave as before, so the version is kept.
-* v0, issue 55: the environment is the generic ``GameEnv`` on the game protocol's action ids (the same
-  spaces, ids and observations); ``players`` defaults to the registry's 2 (it was 4: two definitions
-  of one default).
+  ``"raise"`` and ``env()``'s classic wrapper behave as before.
+* v0, issue 55: the generic ``GameEnv`` on the game protocol's action ids (the same spaces, ids and
+  observations); ``players`` defaults to the registry's 2 (it was 4: two definitions of one default).
 """
 
 from __future__ import annotations
@@ -114,8 +100,7 @@ def env(**kwargs) -> AECEnv:
 
 
 class raw_env(GameEnv):
-    """The unwrapped Kardinal AEC environment (see the module docstring): the generic
-    :class:`~kardinal_env.core.generic_env.GameEnv` with Kardinal's options, chip shaping and picture."""
+    """The unwrapped Kardinal AEC environment (see the module docstring)."""
 
     metadata = {**GameEnv.metadata, "name": "kardinal_v0"}
     writes_core_buffers = True  # a core-backed game writes into arrays the env owns (env_base)
@@ -135,6 +120,7 @@ class raw_env(GameEnv):
         illegal_action: str = "raise",
         backend: str | None = None,
     ):
+        pickled = {k: v for k, v in locals().items() if k not in ("self", "__class__")}  # EzPickle's arguments
         check_window(window)
         rules = Rules(
             players=get_game("kardinal").default_players if players is None else players,
@@ -145,39 +131,15 @@ class raw_env(GameEnv):
             neutral_touch_chips=neutral_touch_chips,
             window=None if window == LOSSLESS_WINDOW else window,
         )
-        super().__init__(
-            "kardinal",
-            reward=reward,
-            render_mode=render_mode,
-            illegal_action=illegal_action,
-            rules=rules,
-            backend=backend,
-        )
-        EzPickle.__init__(
-            self,
-            players,
-            preset,
-            shared_pool,
-            exhausted_colour,
-            neutral_build_chips,
-            neutral_touch_chips,
-            window,
-            reward,
-            chip_shaping,
-            render_mode,
-            illegal_action,
-            backend,
-        )
+        super().__init__("kardinal", None, reward, render_mode, illegal_action, rules, backend)
+        EzPickle.__init__(self, **pickled)
         self.window = window
         self.chip_shaping = float(chip_shaping)
 
     def _play(self, action: int, seat: int) -> float | None:
-        if not self.chip_shaping:
-            self.game.apply_action(action)
-            return None
         before = self.game.chips_held(seat)
         self.game.apply_action(action)
-        return self.chip_shaping * chip_gain(self.game, seat, before)
+        return self.chip_shaping * chip_gain(self.game, seat, before) if self.chip_shaping else None
 
     def _render_image(self) -> np.ndarray:
         from kardinal_env.kardinal import render
