@@ -1,6 +1,10 @@
-"""The local play server (agents.serving.webplay) through its HTTP API with Kardinal, without a browser
-(tests/test_browser.py plays it by clicking in Chromium; tests/test_webplay_koenig.py is Kardinal & König's
-page). Every server is stopped by its test."""
+"""The local play server (agents.serving.webplay) through its HTTP API and its session object, without a
+browser, for both games where they behave alike (tests/test_browser.py plays the pages in Chromium).
+
+Kardinal & König: the person's seat sees only what it may know: the state JSON holds no other seat's
+cards and no deck order — checked on the JSON itself (no such field anywhere) and by changing only what
+the seat cannot see (``game.determinize``: other hands and the deck dealt anew) — the JSON stays
+identical. Every server is stopped by its test."""
 
 from __future__ import annotations
 
@@ -15,16 +19,37 @@ import urllib.request
 import pytest
 
 from agents import AgentSpecError
-from agents.serving.webplay import PlaySession, main, make_server
+from agents.serving.webplay import PlayError, PlaySession, main, make_server
 from kardinal_env.kardinal import Game
+from kardinal_env.koenig import Game as KoenigGame
+
+#: Each game's test server: make_server's settings besides the agents ["random"] and port 0.
+GAMES = {"kardinal": {"players": 2, "human_seat": 0, "seed": 3}, "kardinal_koenig": {"seed": 5}}
+
+#: Fields that would hold hidden cards (anywhere in the JSON, at any depth).
+HIDDEN_FIELDS = {"hands", "deck", "deck_order", "reshuffle", "reshuffle_order", "initial_deck", "snapshot", "pile"}
+
+
+def _serve(game: str):
+    srv = make_server(["random"], port=0, game=game, **GAMES[game])
+    srv.start()
+    yield srv
+    srv.stop()
 
 
 @pytest.fixture
 def server():
-    srv = make_server(["random"], players=2, human_seat=0, port=0, seed=3)
-    srv.start()
-    yield srv
-    srv.stop()
+    yield from _serve("kardinal")
+
+
+@pytest.fixture
+def koenig_server():
+    yield from _serve("kardinal_koenig")
+
+
+@pytest.fixture(params=list(GAMES))
+def any_server(request):
+    yield from _serve(request.param)
 
 
 def _call(srv, method: str, path: str, body=None, raw: bytes | None = None, headers=None):
@@ -56,34 +81,142 @@ def _move(srv, move, at=None, session=None):
     return _call(srv, "POST", "/api/move", body)
 
 
-def _play_out(srv, rng: random.Random) -> dict:
+# ---------------------------------------------------------------------------------------- both games
+def test_full_game_over_http_and_the_record(any_server):
+    srv, name = any_server, any_server.session.spec.name
+    hidden = name == "kardinal_koenig"  # its record holds every hand and the deck order: refused while it runs
     status, _, state = _call(srv, "GET", "/api/state")
-    assert status == 200
+    status, _, err = _call(srv, "GET", "/api/record")
+    assert status == (403 if hidden else 200) and state["record_available"] is not hidden
+    if hidden:
+        assert err["rule"] == "hidden" and "once the game is over" in err["error"]
+    rng, moves = random.Random(0), 0
     while state["result"] is None:
         assert state["your_turn"] and state["legal"], state
         move = rng.choice(state["legal"])
         status, _, state = _move(srv, move, state["move_count"], state["session"])
-        assert status == 200, state
-        assert move in state["history"]
-    return state
-
-
-def test_full_game_and_record_download(server):
-    state = _play_out(server, random.Random(0))
-    assert state["phase"] == "over" and not state["your_turn"] and state["legal"] == []
-    status, headers, record = _call(server, "GET", "/api/record")
+        assert status == 200 and move in state["history"], state
+        moves += 1
+    assert moves >= 20 and state["phase"] == "over" and state["record_available"]
+    assert not state["your_turn"] and state["legal"] == []
+    status, headers, record = _call(srv, "GET", "/api/record")
     assert status == 200
-    assert headers["Content-Disposition"] == f'attachment; filename="kardinal-game-{state["game_id"]}.json"'
-    game = Game.from_record(record)  # replays and checks the recorded result
+    assert headers["Content-Disposition"] == f'attachment; filename="{name}-game-{state["game_id"]}.json"'
+    game = (KoenigGame if hidden else Game).from_record(record)  # replays every move, checks the result
     assert game.scores() == state["result"]["scores"] and game.winners() == state["result"]["winners"]
-    assert record["moves"] == state["history"]
-    assert len(state["movers"]) == len(state["history"])
-    assert set(state["movers"]) == {0, 1}
-    # after the end every move is refused
-    status, _, err = _move(server, "C-")
+    assert list(game.history) == state["history"] and len(state["movers"]) == len(state["history"])
+    assert set(state["movers"]) == set(range(state["players"]))
+    status, _, err = _move(srv, "end")
     assert status == 400 and err["rule"] == "game over"
+    # a new game: dealt with the next seed (the record hidden again where it was)
+    status, _, fresh = _call(srv, "POST", "/api/new", {"session": state["session"]})
+    assert status == 200 and fresh["game_id"] == state["game_id"] + 1 and fresh["record_available"] is not hidden
+    if hidden:
+        assert state["breakdown"] is not None and set(state["breakdown"]) == {"cloisters", "alliances", "chains"}
+        assert [seat for seat, _ in game.decision_log()] == state["movers"]
+        assert srv.session.game.initial_deck == KoenigGame(srv.session.rules, seed=5 + 1).initial_deck
 
 
+ILLEGAL = [
+    ("kardinal", "H0@0,1", "rule IV"),  # a house next to the nave
+    ("kardinal", "H0@5,5", "rule 0 (placement)"),  # touches nothing
+    ("kardinal", "chip:0", "phase"),
+    ("kardinal", "C@0,1", "phase"),
+    ("kardinal", "H0@0,01", "malformed move"),
+    ("kardinal", "hello", "malformed move"),
+    ("kardinal", "H2@2,0", "rule 0 (placement)"),  # seat 0 does not build colour 2 in the 2-player game
+    ("kardinal_koenig", "hello", "malformed move"),
+    ("kardinal_koenig", "K@SW2", "malformed move"),
+    ("kardinal_koenig", "draw:deck", "phase"),
+    ("kardinal_koenig", "end", "end"),
+    ("kardinal_koenig", "K@XX1/0", "unknown id"),
+    ("kardinal_koenig", "discard:9", "unknown id"),
+    ("kardinal_koenig", "K@IT1/22", "payment"),
+]
+
+
+@pytest.mark.parametrize("any_server,move,rule", ILLEGAL, indirect=["any_server"])
+def test_illegal_moves_are_refused_with_the_rule_and_change_nothing(any_server, move, rule):
+    before = _call(any_server, "GET", "/api/state")[2]
+    assert move not in before["legal"]
+    with pytest.raises(ValueError) as engine:
+        any_server.session.game.clone().play(move)
+    status, _, err = _move(any_server, move, before["move_count"])
+    assert status == 400 and err["rule"] == rule == getattr(engine.value, "rule", "malformed move")
+    assert err["error"].startswith(f"illegal move {move!r}: {rule}")
+    assert _call(any_server, "GET", "/api/state")[2] == before
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_failing_agent_is_reported_and_a_move_out_of_turn_refused(game):
+    session = PlaySession(["random"], players=3, seed=4, game=game)
+
+    def broken(game):
+        raise RuntimeError("no idea")
+
+    session.agents[1].select_move = broken
+    state = session.state()
+    while state["your_turn"]:
+        state = session.play(state["legal"][0])
+    assert state["agent_error"] == "agent random (seat 1) failed: RuntimeError: no idea"
+    assert state["seat"] == 1 and state["legal"] == []
+    before = session.state()
+    for move in ("draw:deck", "end", "C-", session.game.legal_moves()[0]):  # even seat 1's own legal move
+        with pytest.raises(PlayError, match="turn: seat 1 is on turn, you play seat 0") as info:
+            session.play(move)
+        assert info.value.status == 400 and info.value.rule == "turn"
+    assert session.state() == before
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_agents_before_the_person_new_game_and_the_page(game):
+    with make_server(["greedy", "random"], players=3, human_seat=2, port=0, game=game) as srv:
+        state = _call(srv, "GET", "/api/state")[2]
+        assert srv.server_address[0] == "127.0.0.1"
+        assert state["move_count"] > 0 and state["movers"][0] == 0 and set(state["movers"]) <= {0, 1}
+        assert state["names"] == ["greedy", "random", "you"] and state["your_turn"]
+        first = state["history"]
+        move = state["legal"][0]
+        state = _move(srv, move)[2]
+        assert state["history"][len(first)] == move
+        status, _, fresh = _call(srv, "POST", "/api/new", {"session": state["session"]})
+        assert status == 200 and fresh["game_id"] == state["game_id"] + 1
+        if game == "kardinal":
+            assert fresh["history"] == first  # agents are re-seeded: the same opening again (nothing dealt)
+        status, headers, page = _call(srv, "GET", "/")
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    assert "http://" not in page and "https://" not in page and "<script src" not in page
+    assert 'id="board"' in page and 'id="download"' in page
+    assert ("function drawBoard" if game == "kardinal" else "function drawMap") in page
+
+
+@pytest.mark.parametrize(
+    "kwargs,error,fragment",
+    [
+        ({"human_seat": 2}, ValueError, "human_seat must be 0..1"),
+        ({"port": 70000}, ValueError, "port must be 0..65535"),
+        ({"agents": ["nobody"]}, AgentSpecError, "unknown agent spec 'nobody'"),
+        ({"agents": ["random", "greedy"]}, ValueError, "2 agent specs for 1 other seats"),
+        ({"agents": []}, ValueError, "at least one agent spec"),
+        ({"players": 5}, ValueError, "kardinal plays 2-4 players, got 5"),
+        ({"seed": -1}, ValueError, "seed must be an integer >= 0"),
+        ({"preset": "swiss"}, ValueError, "preset"),
+        ({"discard": "any"}, ValueError, "kardinal has no rule option(s) ['discard']"),
+        ({"game": "chess"}, ValueError, "unknown game 'chess'"),
+        ({"game": "kardinal_koenig", "players": 2}, ValueError, "kardinal_koenig plays 3-5 players, got 2"),
+        ({"game": "kardinal_koenig", "discard": "all"}, ValueError, "discard"),
+        ({"game": "kardinal_koenig", "preset": "german"}, ValueError, "kardinal_koenig has no rule option(s)"),
+        ({"game": "kardinal_koenig", "agents": ["mcts:5"]}, AgentSpecError, "needs a game of perfect information"),
+        ({"game": "kardinal_koenig", "board": "no-such-board"}, ValueError, "no-such-board"),
+    ],
+)
+def test_bad_settings(kwargs, error, fragment):
+    settings = {"agents": ["random"], "port": 0, **({} if "game" in kwargs else {"players": 2}), **kwargs}
+    with pytest.raises(error, match=re.escape(fragment)):
+        make_server(**settings)
+
+
+# ---------------------------------------------------------------------------------------- Kardinal
 def test_state_matches_the_engine(server):
     status, _, state = _call(server, "GET", "/api/state")
     game = Game.from_record(_call(server, "GET", "/api/record")[2])
@@ -92,26 +225,6 @@ def test_state_matches_the_engine(server):
     assert state["sites"] == [list(sq) for sq in game.sites()]
     assert [b["squares"] for b in state["buildings"]] == [[list(q) for q in b.squares] for b in game.buildings()]
     assert state["names"] == ["you", "random"] and state["human_seat"] == 0
-
-
-@pytest.mark.parametrize(
-    "move,rule",
-    [
-        ("H0@0,1", "rule IV"),  # a house next to the nave
-        ("H0@5,5", "rule 0 (placement)"),  # touches nothing
-        ("chip:0", "phase"),
-        ("C@0,1", "phase"),
-        ("H0@0,01", "malformed move"),
-        ("hello", "malformed move"),
-        ("H2@2,0", "rule 0 (placement)"),  # seat 0 does not build colour 2 in the 2-player game
-    ],
-)
-def test_illegal_move_is_refused_and_changes_nothing(server, move, rule):
-    before = _call(server, "GET", "/api/state")[2]
-    status, _, err = _move(server, move, before["move_count"])
-    assert status == 400
-    assert err["rule"] == rule and err["error"].startswith(f"illegal move {move!r}: {rule}")
-    assert _call(server, "GET", "/api/state")[2] == before
 
 
 @pytest.mark.parametrize(
@@ -171,28 +284,6 @@ def test_wrong_paths_and_methods(server):
     assert _call(server, "POST", "/api/state", {})[0] == 405
 
 
-def test_page_is_self_contained(server):
-    status, headers, page = _call(server, "GET", "/")
-    assert status == 200 and headers["Content-Type"].startswith("text/html")
-    assert "http://" not in page and "https://" not in page and "<script src" not in page
-    assert 'id="board"' in page and 'id="download"' in page and "function drawBoard" in page
-
-
-def test_new_game_and_agents_moving_first():
-    with make_server(["greedy", "random"], players=3, human_seat=2, port=0) as srv:
-        state = _call(srv, "GET", "/api/state")[2]
-        assert srv.server_address[0] == "127.0.0.1"
-        assert state["move_count"] > 0 and state["movers"][0] == 0 and state["your_turn"]
-        assert state["names"] == ["greedy", "random", "you"]
-        first = state["history"]
-        move = state["legal"][0]
-        state = _move(srv, move)[2]
-        assert state["history"][len(first)] == move
-        status, _, fresh = _call(srv, "POST", "/api/new", {"session": state["session"]})
-        assert status == 200 and fresh["game_id"] == state["game_id"] + 1
-        assert fresh["history"] == first  # agents are re-seeded: the same opening again
-
-
 def test_same_seed_same_agent_replies():
     a = PlaySession(["random"], players=2, seed=5)
     b = PlaySession(["random"], players=2, seed=5)
@@ -205,46 +296,6 @@ def test_same_seed_same_agent_replies():
             state = session.play(rng.choice(state["legal"]))
         moves.append(state["history"])
     assert moves[0] == moves[1] and moves[0] != moves[2]
-
-
-def test_failing_agent_is_reported_and_blocks_the_turn():
-    session = PlaySession(["random"], players=2)
-
-    def broken(game):
-        raise RuntimeError("no idea")
-
-    session.agents[1].select_move = broken
-    state = session.state()
-    while state["your_turn"]:
-        state = session.play(state["legal"][0])
-    assert state["agent_error"] == "agent random (seat 1) failed: RuntimeError: no idea"
-    assert state["seat"] == 1 and state["legal"] == []
-    from agents.serving.webplay import PlayError
-
-    with pytest.raises(PlayError, match="turn: seat 1 is on turn, you play seat 0") as info:
-        session.play("C-")
-    assert info.value.status == 400 and info.value.rule == "turn"
-
-
-@pytest.mark.parametrize(
-    "kwargs,error,fragment",
-    [
-        ({"human_seat": 2}, ValueError, "human_seat must be 0..1"),
-        ({"port": 70000}, ValueError, "port must be 0..65535"),
-        ({"agents": ["nobody"]}, AgentSpecError, "unknown agent spec 'nobody'"),
-        ({"agents": ["random", "greedy"]}, ValueError, "2 agent specs for 1 other seats"),
-        ({"agents": []}, ValueError, "at least one agent spec"),
-        ({"players": 5}, ValueError, "kardinal plays 2-4 players, got 5"),
-        ({"seed": -1}, ValueError, "seed must be an integer >= 0"),
-        ({"preset": "swiss"}, ValueError, "preset"),
-        ({"discard": "any"}, ValueError, "kardinal has no rule option(s) ['discard']"),
-        ({"game": "chess"}, ValueError, "unknown game 'chess'"),
-    ],
-)
-def test_bad_settings(kwargs, error, fragment):
-    settings = {"agents": ["random"], "players": 2, "port": 0, **kwargs}
-    with pytest.raises(error, match=re.escape(fragment)):
-        make_server(**settings)
 
 
 def test_stop_closes_the_socket_and_thread():
@@ -356,3 +407,111 @@ def test_each_game_finds_its_play_page_through_the_registry():
         unregister_agents("paged")
     # without a page of its own a game gets the generic text page
     assert isinstance(page_for(spec), TextPage)
+
+
+# ---------------------------------------------------------------------------------------- Kardinal & König
+def _keys(value) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in _keys(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in _keys(v)}
+    return set()
+
+
+def _hidden(game: KoenigGame, seat: int) -> tuple:
+    """What ``seat`` cannot see: the other hands and the deck order."""
+    snap = game.snapshot()
+    return tuple(tuple(h) for s, h in enumerate(snap["hands"]) if s != seat), tuple(snap["deck"])
+
+
+def _other_world(game: KoenigGame, seat: int, rng: random.Random) -> KoenigGame:
+    """A game that differs from ``game`` only in what ``seat`` cannot see (different hidden cards)."""
+    for _ in range(50):
+        other = game.determinize(seat, rng)
+        if _hidden(other, seat) != _hidden(game, seat):
+            return other
+    raise AssertionError("determinize dealt the same hidden cards 50 times")
+
+
+def test_state_shows_the_seat_its_own_cards_and_only_public_facts(koenig_server):
+    status, _, state = _call(koenig_server, "GET", "/api/state")
+    assert status == 200
+    game = koenig_server.session.game
+    me = state["human_seat"]
+    assert state["game"] == "kardinal_koenig" and state["players"] == 4 and state["your_turn"]
+    assert state["hand"] == game.hand(me) and state["legal"] == game.legal_moves()
+    assert state["hand_sizes"] == [game.hand_size(s) for s in range(4)]
+    assert state["display"] == game.display() and state["deck_size"] == game.deck_size()
+    assert state["owners"] == game.owners() and state["advisors"] == game.advisor_counts()
+    assert state["pieces"] == [list(game.pieces_left(s)) for s in range(4)]
+    assert state["scores"] == game.scores() and state["projected"] == game.projected_scores()
+    assert state["phase"] == "place" and state["record_available"] is False
+    assert [s["id"] for s in state["map"]["sites"]] == list(game.board.site_ids)
+    assert [c["id"] for c in state["map"]["countries"]] == list(game.board.country_ids)
+    assert not _keys(state) & HIDDEN_FIELDS
+    # no other seat's cards as a field of any name: the only card lists are the own hand, the display
+    # and the discard pile
+    card_lists = {k for k, v in state.items() if isinstance(v, list) and v and all(isinstance(t, int) for t in v)}
+    assert card_lists <= {"hand", "display", "discard_pile", "hand_sizes", "scores", "projected", "owners", "movers"}
+
+
+def test_the_state_does_not_change_when_only_hidden_cards_do():
+    """At every decision of the person in a whole game (before and after the first run-out): deal the
+    other hands and the deck anew, consistently with what the person's seat has seen — the JSON for
+    that seat is identical."""
+    session = PlaySession(["random"], players=3, human_seat=1, seed=2, game="kardinal_koenig")
+    rng, pick = random.Random(7), random.Random(8)
+    checked, runouts_seen = 0, set()
+    state = session.state()
+    while state["result"] is None:
+        real = session.game
+        try:
+            session.game = _other_world(real, 1, rng)
+            assert session.state() == state, state["move_count"]
+        finally:
+            session.game = real
+        checked += 1
+        runouts_seen.add(state["runouts"])
+        state = session.play(pick.choice(state["legal"]))
+    assert checked >= 30 and {0, 1} <= runouts_seen
+
+
+def test_another_seats_phase_is_hidden():
+    """While another seat decides (here: an agent that failed), the state has no phase: a 'second'
+    phase would tell that it can pay for a second piece."""
+    session = PlaySession(["random"], players=3, seed=1, game="kardinal_koenig")
+    real_move = session.agents[2].select_move
+
+    def fails_on_second(game):
+        if game.phase == "second":
+            raise RuntimeError("stop here")
+        return real_move(game)
+
+    session.agents[2].select_move = fails_on_second
+    pick = random.Random(3)
+    state = session.state()
+    while state["agent_error"] is None and state["result"] is None:
+        state = session.play(pick.choice(state["legal"]))
+    if state["result"] is not None:
+        pytest.skip("seat 2 never reached a second piece in this game")
+    assert session.game.phase == "second" and state["seat"] == 2
+    assert state["phase"] is None and state["legal"] == [] and not state["your_turn"]
+    # the same position with the other cards dealt anew (seat 2 perhaps without a second piece): same JSON
+    session.game = _other_world(session.game, 0, random.Random(0))
+    assert session.state() == state
+
+
+def test_rule_options_reach_the_game():
+    with make_server(["random"], players=3, port=0, game="kardinal_koenig", discard="any") as srv:
+        assert _call(srv, "GET", "/api/state")[2]["rules"] == {"players": 3, "discard": "any", "board": "default"}
+
+
+def test_command_line_options_of_the_game(capsys):
+    with pytest.raises(SystemExit):
+        main(["--game", "kardinal_koenig", "--players", "2"])
+    assert "argument --players: invalid choice: 2 (choose from 3, 4, 5)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--game", "kardinal_koenig", "--preset", "german"])
+    assert "unrecognized arguments: --preset german" in capsys.readouterr().err
+    assert main(["--game", "kardinal_koenig", "--agents", "mcts:5", "--port", "0"]) == 2
+    assert "needs a game of perfect information" in capsys.readouterr().err

@@ -489,7 +489,9 @@ class PlayServer(ThreadingHTTPServer):
 
     def start(self) -> PlayServer:
         if self._thread is None:
-            self._thread = threading.Thread(target=self.serve_forever, args=(0.05,), daemon=True)
+            self._thread = threading.Thread(
+                target=self.serve_forever, args=(0.05,), name="kardinal-webplay", daemon=True
+            )
             self._thread.start()
         return self
 
