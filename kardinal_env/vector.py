@@ -1,6 +1,5 @@
-"""Batched games: :class:`VectorEnv` steps N games of one registered game in one call.
-
-For RL code that wants many games per call (as EnvPool or Gymnasium's vector environments give)::
+"""Batched games: :class:`VectorEnv` steps N games of one registered game in one call (as EnvPool or
+Gymnasium's vector environments do)::
 
     from kardinal_env.vector import VectorEnv
     env = VectorEnv("kardinal", num_envs=64, players=4, seed=0)       # backend="auto": the C++ core
@@ -43,25 +42,22 @@ Actions                 ``step(actions)``: an integer array of shape ``(N,)``, `
 ``reset(seed=None)`` and ``step(actions)`` return a :class:`VectorStep` (``observation``,
 ``action_mask``, ``current_player``, ``rewards``, ``terminated``, ``truncated``, ``info`` holding
 ``final_observation`` and ``final_info``). **The arrays are read-only views of the environment's own
-buffers**, allocated once and overwritten in place by the next ``reset``/``step`` (the core backend
-rewrites only what changed in each row); keep a copy (``np.copy``) of what must survive, or pass
-``copy=True`` to get writable copies. Writing into them raises NumPy's ``ValueError``. One call at a
-time: an environment is not meant to be shared by threads (the core refuses a second call meanwhile).
+buffers**, allocated once and overwritten in place by the next ``reset``/``step``: keep a copy of what
+must survive, or pass ``copy=True``. Writing into them raises NumPy's ``ValueError``. One call at a
+time: an environment is not to be shared by threads (the core refuses a second call meanwhile).
 
 Rewards
 =======
 
 Exactly what the AEC env (``kardinal_v0``, ``kardinal_koenig_v1``, the generic ``GameEnv``) hands out
-for the same move: ``rewards[i, s]`` equals its ``rewards["player_s"]`` after the same ``step``, so a
-seat's rewards summed over steps are what it collects through ``last()``. That is ``chip_shaping``
-times the chips the acting seat took with the move (Kardinal; 0 on the move that ends the game), plus,
-on the move that ends the game, every seat's terminal reward
+for the same move: ``rewards[i, s]`` is its ``rewards["player_s"]`` after the same ``step``. That is
+``chip_shaping`` times the chips the acting seat took with the move (Kardinal; 0 on the move that ends
+the game), plus, on the move that ends the game, every seat's terminal reward
 (:func:`kardinal_env.core.rewards.terminal_rewards`: ``"win_loss"`` +1 for every winner, -1 for the
-others; ``"margin"`` ``clip((own - best other score) / 20, -1, 1)``). Every other entry is 0.
+others; ``"margin"`` ``clip((own - best other score) / 20, -1, 1)``); every other entry is 0.
 ``score_shaping`` (default 0; not in the AEC envs) adds the self-play trainer's potential-based term
 (:class:`kardinal_env.core.rewards.ShapingTracker`): the acting seat also earns ``score_shaping`` times
-the change of its projected margin (:func:`~kardinal_env.core.rewards.projected_margins`) that its move
-caused, the last move included (after the chip term, as in the tracker).
+the change of its projected margin that its move caused, the last move included (after the chip term).
 
 Auto-reset
 ==========
@@ -69,111 +65,157 @@ Auto-reset
 Gymnasium's ``AutoresetMode.SAME_STEP``: when game ``i`` ends in a step, that step's ``rewards[i]``,
 ``terminated[i] = True``, ``final_observation[i]`` and ``final_info[i]`` belong to the game that ended,
 and ``observation[i]``, ``action_mask[i]`` and ``current_player[i]`` already show the first decision of
-the next game, which the next ``step`` plays: every row of every step is a real decision.
+the next game: every row of every step is a real decision.
 
 Seeds
 =====
 
-Game slot ``i`` has its own generator: ``reset(seed=s)`` (or ``VectorEnv(seed=s)`` before the first
-``reset``) seeds it with ``random.Random(s + i)`` (a list of N seeds: ``random.Random(seeds[i])``;
-seeds are integers ``>= 0``); ``reset()`` without a seed keeps the generators going (never seeded:
-seeded by the OS). Each game that starts in slot ``i``, at a reset or an auto-reset, is dealt (a game
-with chance, ``spec.chance``: Kardinal & König) with the seed ``generator.getrandbits(64)``. So the
-games of slot ``i`` are those of an AEC env after ``reset(seed=s + i)`` and a plain ``reset()`` for each
-later game. Kardinal has no chance: its games all start from the same position.
+Slot ``i`` has its own generator: ``reset(seed=s)`` (or ``VectorEnv(seed=s)``) seeds it with
+``random.Random(s + i)`` (a list of N seeds: ``random.Random(seeds[i])``; seeds are integers ``>= 0``);
+``reset()`` without a seed keeps the generators going (never seeded: seeded by the OS). Each game that
+starts in slot ``i`` (a game with chance, ``spec.chance``) is dealt with ``generator.getrandbits(64)``,
+so the games of slot ``i`` are those of an AEC env after ``reset(seed=s + i)`` and a plain ``reset()``
+for each later game. Kardinal has no chance: its games all start from the same position.
 
 Backends
 ========
 
 * ``"python"``: the readable reference, for every registered game: N games of the registry
-  (``spec.new_game``) played through the game protocol (:mod:`kardinal_env.core.protocol`:
-  ``legal_actions``, ``apply_action``), one encoder per game (``spec.make_encoder``). ``threads``
-  does nothing here.
+  (``spec.new_game``) played through the game protocol's action ids, one encoder per game
+  (``spec.make_encoder``). ``threads`` does nothing here.
 * ``"core"``: the game stepped in C++ (``kardinal_core.KardinalBatch``, cpp/src/kardinal/batch.hpp;
-  ``kardinal_core.KoenigBatch``, cpp/src/koenig/batch.hpp). One call checks every action, plays every
-  move, auto-resets and writes every array (the core's own buffers, shared with NumPy) with the GIL
+  ``kardinal_core.KoenigBatch``, cpp/src/koenig/batch.hpp): one call checks every action, plays every
+  move, auto-resets and writes every array (the core's buffers, shared with NumPy) with the GIL
   released; ``threads=k >= 2`` splits the games over ``k`` std::threads (the results do not depend on
-  ``k``). Kardinal & König's deals keep the seeds above: each slot's next seed is drawn ahead into the
-  batch's ``next_seed`` (the same shuffles in C++ as in Python, :mod:`kardinal_env.core.shuffle`).
-  ``game(i)`` copies game ``i`` into a core-backed ``Game``. Byte for byte the python backend's output
-  (``tests/test_vector.py``). Needs the compiled core; a game registered under another name with the
-  same engine and rules classes qualifies, any other game or encoder options do not (``ValueError``).
-* ``"auto"`` (default; ``None`` too): ``"core"`` when the game is Kardinal or Kardinal & König without
-  encoder options and the core is used (:func:`kardinal_env.core.backend.core_module`:
-  ``KARDINAL_ENV_BACKEND=python`` turns it off), else ``"python"``.
-
-The backends, the forfeit handling below included, are :mod:`kardinal_env.vector_backends`.
+  ``k``). K&K's deals keep the seeds above (each slot's next seed drawn ahead into the batch's
+  ``next_seed``; the same shuffles as in Python, :mod:`kardinal_env.core.shuffle`). ``game(i)`` copies
+  game ``i`` into a core-backed ``Game``. Byte for byte the python backend's output
+  (``tests/test_vector.py``). Needs the compiled core and the engine and rules classes of Kardinal or
+  K&K (a game registered under another name with them qualifies); other games or encoder options:
+  ``ValueError``.
+* ``"auto"`` (default; ``None`` too): ``"core"`` where it applies and the core is used
+  (:func:`kardinal_env.core.backend.core_module`; ``KARDINAL_ENV_BACKEND=python`` turns it off), else
+  ``"python"``.
 
 Illegal actions
 ===============
 
 Every action is checked before any game moves. Actions that are not an integer array of shape
 ``(N,)`` raise ``TypeError`` (floats, bools, objects) or ``ValueError`` (another shape), and an id
-outside ``[0, A)`` raises :class:`IllegalActionError` (rule ``"action"``) in every mode: a bug of the
-caller, not a choice among the actions. Nothing is rounded, clipped or cast. An id of ``[0, A)`` that
-is not legal in its game follows ``illegal_action`` (:mod:`kardinal_env.core.illegal`):
+outside ``[0, A)`` raises :class:`IllegalActionError` (rule ``"action"``) in every mode: nothing is
+rounded, clipped or cast. An id of ``[0, A)`` that is not legal in its game follows ``illegal_action``
+(:mod:`kardinal_env.core.illegal`):
 
 * ``"raise"``: :class:`IllegalActionError` (an :class:`~kardinal_env.core.errors.IllegalMoveError`,
   a ``ValueError``) whose message starts ``game i:`` and carries the engine's message naming the
-  broken rule (``rule``; ``index``: the game); no game moves. Of several bad actions it names the first out of
-  range, else the first illegal one.
+  broken rule (``rule``; ``index``: the game); no game moves. Of several bad actions it names the first
+  out of range, else the first illegal one.
 * ``"lose"``: pgx's rule: that game ends by the forfeit of its seat to act, the others play their
   moves. ``terminated[i]`` is True, ``rewards[i]`` is -1 for the offender and +1 for every other seat
-  (both schemes; no shaping: no move was played), ``final_observation[i]`` is the position at the
-  forfeit seen by the offender, ``final_info[i]`` is ``{"scores": None, "winners": [the other seats],
-  "illegal_action": {"rule", "message", "action", "move", "seat"}, "move_count", "last_player": the
-  offender}``, and the slot's next game (dealt with the slot's next seed) is already in its rows.
+  (both schemes; no shaping), ``final_observation[i]`` is the position at the forfeit seen by the
+  offender, ``final_info[i]`` is ``{"scores": None, "winners": [the other seats], "illegal_action":
+  {"rule", "message", "action", "move", "seat"}, "move_count", "last_player": the offender}``, and the
+  slot's next game (dealt with the slot's next seed) is already in its rows.
 
-**Forfeits on the core backend.** The batch cannot restart one game alone, so a slot whose game is
-forfeited goes on *in Python* until the next ``reset()``, as the python backend plays it, its rows
-written over the batch's after each step (the batch plays legal moves in a stand-in game there). The
-output stays the python backend's, byte for byte; such a slot costs what a python slot costs. A policy
-that follows the masks never forfeits.
+**Forfeits on the core backend.** The batch cannot restart one game alone, so a forfeited slot goes
+on *in Python* until the next ``reset()``, its rows written over the batch's after each step (the batch
+plays legal moves in a stand-in game there). The output stays the python backend's, byte for byte. A
+policy that follows the masks never forfeits.
 
 Relation to Gymnasium and PettingZoo
 ====================================
 
-N AEC games stepped at once, one decision each, with the same observations, masks, action ids and
-rewards (``tests/test_vector.py`` checks it against N AEC envs). It has Gymnasium's ``VectorEnv``
-attributes (``num_envs``, ``single_observation_space``/``single_action_space``,
-``observation_space``/``action_space``, same-step auto-reset) but is no subclass: Gymnasium's vector
-API is single-agent (one reward per sub-env, no mask, no turns), and its wrappers would treat
-``(N, players)`` rewards and turn-based seats wrongly.
+N AEC games stepped at once, with the same observations, masks, action ids and rewards
+(``tests/test_vector.py`` checks it against N AEC envs). It has Gymnasium's ``VectorEnv`` attributes
+(``num_envs``, ``single_observation_space``/``single_action_space``, ``observation_space``/
+``action_space``, same-step auto-reset) but is no subclass: Gymnasium's vector API is single-agent
+(one reward per sub-env, no mask, no turns).
 """
 
 from __future__ import annotations
 
 import inspect
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
 from kardinal_env.core import limits
+from kardinal_env.core.backend import core_module
 from kardinal_env.core.checks import check_action, is_integral
 from kardinal_env.core.errors import IllegalMoveError, OutOfRangeError, StateError
 from kardinal_env.core.generic_env import observation_bounds
-from kardinal_env.core.illegal import check_illegal_action
+from kardinal_env.core.illegal import check_illegal_action, forfeit
 from kardinal_env.core.registry import GameSpec, get_game
-from kardinal_env.core.rewards import check_scheme
-from kardinal_env.vector_backends import Arrays, CoreBackend, PythonBackend, choose_backend, explain
+from kardinal_env.core.rewards import ShapingTracker, check_scheme, terminal_rewards
 
 __all__ = ["VectorEnv", "VectorStep", "IllegalActionError", "BACKENDS"]
 
 #: The backends :class:`VectorEnv` accepts.
 BACKENDS = ("auto", "core", "python")
 
+#: The arrays every backend owns and ``VectorEnv`` hands out as read-only views.
+ARRAYS = ("observation", "action_mask", "current_player", "rewards", "terminated", "final_observation")
+#: Bytes a slot takes besides its arrays, at least (its random.Random alone is about 2.5 KB).
+_SLOT_OVERHEAD = 4096
+
+
+def explain(game: Any, action: int) -> IllegalMoveError:
+    """The engine's error (naming the broken rule) for an in-range ``action`` not legal in ``game``."""
+    try:
+        game.clone().apply_action(action)
+    except IllegalMoveError as exc:
+        return exc
+    return IllegalMoveError(  # the engine took it: its legal_actions() and apply_action disagree
+        f"action {action} is not among the game's legal actions, yet apply_action played it", "action", action
+    )
+
+
+def _flat(rows: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Every game's legal ids in one array, and the ``N + 1`` offsets where each game's ids start."""
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([ids.size for ids in rows], out=offsets[1:])
+    return np.concatenate(rows), offsets
+
+
+def _show_mask(row: np.ndarray, legal: np.ndarray) -> None:
+    row[:] = False
+    row[legal] = True
+
+
+class Arrays:
+    """The arrays (:data:`ARRAYS`) of a backend, and of ``VectorEnv``, which holds read-only views of them."""
+
+    observation: np.ndarray
+    action_mask: np.ndarray
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    final_observation: np.ndarray
+
+    def _share(self, owner: Arrays, read_only: bool = False) -> None:
+        """Hold ``owner``'s arrays (``read_only``: views that refuse writes, since the backends rewrite
+        only what changed and a write would corrupt later steps)."""
+        for name in ARRAYS:
+            array = getattr(owner, name)
+            if read_only:
+                array = array.view()
+                array.flags.writeable = False
+            setattr(self, name, array)
+
 
 class IllegalActionError(IllegalMoveError):
-    """An action of game ``index`` that is out of range or illegal; the message starts ``game i:`` and
-    carries the engine's message, ``rule`` names the broken rule (``"action"``: not an id of the
-    action space), ``move`` is the action."""
+    """An out-of-range or illegal action of game ``index`` (the module docstring); ``move``: the action."""
 
     def __init__(self, message: str, rule: str, move: object, index: int):
         super().__init__(message, rule, move)
         self.index = index
+
+    @classmethod
+    def of(cls, index: int, exc: IllegalMoveError, action: int) -> IllegalActionError:
+        return cls(f"game {index}: {exc}", exc.rule, action, index)
 
 
 class VectorStep(NamedTuple):
@@ -346,7 +388,7 @@ class VectorEnv(Arrays):
             try:
                 check_action(array[i], self.num_actions)
             except IllegalMoveError as exc:
-                raise IllegalActionError(f"game {i}: {exc}", exc.rule, array[i].item(), i) from None
+                raise IllegalActionError.of(i, exc, array[i].item()) from None
         return array.astype(np.int64, copy=False)
 
     def _check_index(self, index: Any) -> int:
@@ -366,11 +408,6 @@ class VectorEnv(Arrays):
         truncated = self.truncated.copy() if copy else self.truncated
         return VectorStep(*arrays, truncated, {"final_observation": final_observation, "final_info": final_info})
 
-    def _illegal(self, index: int, game: Any, action: int) -> IllegalActionError:
-        """The error for an in-range action that is not legal in ``game`` (slot ``index``)."""
-        exc = explain(game, action)
-        return IllegalActionError(f"game {index}: {exc}", exc.rule, action, index)
-
 
 def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, options: dict) -> tuple[Any, dict]:
     """The rules (``rules`` itself, or the rules class called with ``players`` and the options it takes)
@@ -387,3 +424,334 @@ def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, opti
         return rules, env_options
     given = {k: v for k, v in rule_options.items() if v is not None}
     return rules_class(players=spec.check_players(players), **given), env_options
+
+
+# ---------------------------------------------------------------- the backends
+# VectorEnv checks its arguments and every action, then hands the batch to one backend: PythonBackend
+# (N registry games through the game protocol, one encoder per game) or CoreBackend (the game's C++
+# batch; a slot forfeited under illegal_action="lose" goes on in a PythonBackend writing into the
+# batch's arrays until the next reset). A backend owns the ARRAYS (overwritten in place) and offers
+# num_actions, encoder_hint (whose bounds the observation space takes), reset(), step(actions) -> the
+# final infos, legal(i), all_legal(), flat_legal() and game(i); it reads the env's settings and per-slot
+# generators (env._seed_epoch counts their reseedings).
+
+
+class PythonBackend(Arrays):
+    """The reference: registry games played through the game protocol's action ids, one encoder per game
+    (made when first needed). ``buffers``: an object holding the :data:`ARRAYS` to play single slots
+    into instead of allocating its own (the core backend's detached slots)."""
+
+    def __init__(self, env: VectorEnv, buffers: Arrays | None = None):
+        spec, rules, n = env.spec, env.rules, env.num_envs
+        self.env = env
+        self.encoder_hint = spec.make_encoder(rules, **env.env_options)
+        self.encoders: list[Any] = [self.encoder_hint] + [None] * (n - 1)
+        probe = spec.new_game(rules, seed=0 if spec.chance else None)
+        self.num_actions = int(probe.num_actions)
+        shaping = env.chip_shaping or env.score_shaping
+        self.shaping = ShapingTracker(env.chip_shaping, env.score_shaping) if shaping else None
+        self.games: list[Any] = [None] * n
+        self.legal_ids: list[np.ndarray] = [np.empty(0, dtype=np.int64)] * n
+        if buffers is not None:
+            self._share(buffers)
+            return
+        first = np.asarray(self.encoder_hint.encode(probe, probe.current_player))
+        # two observations, a mask row and (a rough floor) the slot's generator, game and encoder
+        limits.check_batch(n, 2 * first.nbytes + self.num_actions + _SLOT_OVERHEAD)
+        self.observation = np.zeros((n, *first.shape), dtype=first.dtype)
+        self.final_observation = np.zeros_like(self.observation)
+        self.action_mask = np.zeros((n, self.num_actions), dtype=bool)
+        self.current_player = np.zeros(n, dtype=np.int64)
+        self.rewards = np.zeros((n, env.num_players), dtype=np.float32)
+        self.terminated = np.zeros(n, dtype=bool)
+
+    def encoder(self, i: int) -> Any:
+        encoder = self.encoders[i]
+        if encoder is None:
+            encoder = self.encoders[i] = self.env.spec.make_encoder(self.env.rules, **self.env.env_options)
+        return encoder
+
+    def new_game(self, i: int, seed: int | None = None) -> Any:
+        """Slot ``i``'s next game, dealt (a game with chance) with ``seed``, by default the next draw of
+        the slot's generator."""
+        spec = self.env.spec
+        if spec.chance and seed is None:
+            seed = self.env._generators[i].getrandbits(64)
+        return spec.new_game(self.env.rules, seed=seed if spec.chance else None)
+
+    def show(self, i: int) -> None:
+        """Game ``i``'s current decision into the arrays."""
+        game = self.games[i]
+        seat = game.current_player
+        self.legal_ids[i] = legal = np.asarray(game.legal_actions(), dtype=np.int64)
+        self.current_player[i] = seat
+        self.observation[i] = self.encoder(i).encode(game, seat)
+        _show_mask(self.action_mask[i], legal)
+
+    def reset(self) -> None:
+        for i in range(len(self.games)):
+            self.games[i] = self.new_game(i)
+            self.show(i)
+        self.rewards[:] = 0.0
+        self.terminated[:] = False
+
+    def step(self, actions: np.ndarray) -> dict[int, dict]:
+        moves = actions.tolist()
+        legal = [bool((ids == action).any()) for ids, action in zip(self.legal_ids, moves, strict=True)]
+        if self.env.illegal_action == "raise" and not all(legal):  # checked before any game moves
+            i = legal.index(False)
+            raise IllegalActionError.of(i, explain(self.games[i], moves[i]), moves[i])
+        final: dict[int, dict] = {}
+        for i, action in enumerate(moves):
+            info = self.play(i, action) if legal[i] else self.lose(i, action)
+            if info is not None:
+                final[i] = info
+        return final
+
+    def play(self, i: int, action: int) -> dict | None:
+        """Play the legal ``action`` in game ``i`` and write the slot's rows; when the game ends, its
+        final info (and the slot's next game is started)."""
+        env, shaping, game = self.env, self.shaping, self.games[i]
+        seat = game.current_player
+        if shaping is not None:
+            shaping.before(game, seat)
+        game.apply_action(action)
+        earned = [0.0] * env.num_players
+        if shaping is not None:  # the per-move reward of the acting seat
+            earned[seat] = shaping.reward(game, seat)
+        if game.is_over:  # every seat's terminal reward, added as the AEC env adds it (in float64)
+            terminal = terminal_rewards(game, env.reward_scheme)
+            ended = {"scores": game.scores(), "winners": game.winners()}
+            return self._end(i, seat, [e + r for e, r in zip(earned, terminal, strict=True)], ended)
+        self.terminated[i] = False
+        self.rewards[i] = earned
+        self.show(i)
+        return None
+
+    def lose(self, i: int, action: int, next_seed: int | None = None) -> dict:
+        """Game ``i`` ends by the forfeit of its seat to act, whose ``action`` is not legal
+        (:func:`kardinal_env.core.illegal.forfeit`); its next game is dealt with ``next_seed``, by default
+        the generator's next draw. Returns the final info."""
+        game = self.games[i]
+        seat = game.current_player
+        lost = forfeit(explain(game, action), action, seat, self.env.num_players, self.env.reward_scheme)
+        return self._end(i, seat, lost.rewards, lost.info(), next_seed)
+
+    def _end(self, i: int, seat: int, rewards: Any, info: dict, next_seed: int | None = None) -> dict:
+        """Game ``i`` ended by ``seat``'s move or forfeit: the slot's rows, its next game, its final info."""
+        game = self.games[i]
+        self.terminated[i] = True
+        self.final_observation[i] = self.encoder(i).encode(game, seat)
+        self.rewards[i] = rewards
+        self.games[i] = self.new_game(i, next_seed)
+        self.show(i)
+        return {**info, "move_count": game.move_count, "last_player": seat}
+
+    def legal(self, i: int) -> np.ndarray:
+        return self.legal_ids[i].copy()
+
+    def all_legal(self) -> list[np.ndarray]:
+        return [ids.copy() for ids in self.legal_ids]
+
+    def flat_legal(self) -> tuple[np.ndarray, np.ndarray]:
+        return _flat(self.legal_ids)
+
+    def game(self, i: int) -> Any:
+        return self.games[i].clone()
+
+
+class CoreBackend(Arrays):
+    """A game stepped in C++ by its batch, which owns the arrays; for a game with chance this side keeps
+    each slot's ``next_seed`` one draw ahead of its generator, so every deal is the python backend's."""
+
+    def __init__(self, env: VectorEnv):
+        self.env = env
+        make = _core_batch(env.spec, env.rules)
+        assert make is not None  # choose_backend picked "core" for a game the core steps
+        self.batch, self.encoder_hint, self._game = make(env)
+        batch = self.batch
+        self.num_actions = int(batch.num_actions)
+        self._share(batch)
+        # the seed of each slot's next deal, drawn from its generator ahead of time (chance games only)
+        self._next_seed: np.ndarray | None = batch.next_seed if env.spec.chance else None
+        self._drawn_for = -1  # env._seed_epoch of the generators _next_seed was drawn from
+        # Forfeits: the detached slots (they play in Python until the next reset), each with the last final
+        # observation of its own games (the batch's stand-in game writes its own when it ends).
+        self.detached: dict[int, np.ndarray] = {}
+        self._python: PythonBackend | None = None
+
+    def _draw(self, slots: Iterable[int]) -> None:
+        generators, seeds = self.env._generators, self._next_seed
+        assert seeds is not None
+        for i in slots:
+            seeds[i] = generators[i].getrandbits(64)
+
+    def reset(self) -> None:
+        env, slots = self.env, range(self.env.num_envs)
+        if self.detached:
+            self._reattach()
+        if self._next_seed is not None and self._drawn_for != env._seed_epoch:
+            self._draw(slots)  # reseeded (or never drawn): the drawn-ahead seeds are stale
+        self.batch.reset(env.threads)
+        if self._next_seed is not None:
+            self._draw(slots)
+            self._drawn_for = env._seed_epoch
+
+    def step(self, actions: np.ndarray) -> dict[int, dict]:
+        if not self.detached:
+            bad = self.batch.step(actions, self.env.threads)
+            if bad < 0:
+                return self._finals(np.flatnonzero(self.terminated).tolist())
+            if self.env.illegal_action == "raise":  # nothing moved: explain with the Python engine's error
+                raise IllegalActionError.of(bad, explain(self.game(bad), int(actions[bad])), int(actions[bad]))
+        return self._step_with_forfeits(actions)
+
+    def _finals(self, ended: list[int]) -> dict[int, dict]:
+        """The final infos of the batch's games that ended in ``ended`` (and their slots' next seeds)."""
+        if not ended:
+            return {}
+        if self._next_seed is not None:
+            self._draw(ended)  # the slots that dealt a new game: their next seeds
+        b = self.batch
+        scores, winners, moves, last = b.final_scores, b.final_winners, b.final_moves, b.final_player
+        return {
+            i: {
+                "scores": scores[i].tolist(),
+                "winners": np.flatnonzero(winners[i]).tolist(),
+                "move_count": int(moves[i]),
+                "last_player": int(last[i]),
+            }
+            for i in ended
+        }
+
+    def _step_with_forfeits(self, actions: np.ndarray) -> dict[int, dict]:
+        """A step under ``illegal_action="lose"`` with forfeits now or detached slots: the batch plays a
+        legal move in the stand-in game of every such slot, then the python backend plays those slots
+        and writes their rows over the batch's."""
+        env, batch, python = self.env, self.batch, self._python_slots()
+        legal = self.action_mask[np.arange(env.num_envs), actions]  # the masks the caller was shown
+        losing = [i for i in np.flatnonzero(~legal).tolist() if i not in self.detached]
+        for i in losing:  # the forfeited game, before the batch moves its slot on
+            python.games[i] = self._game(i)
+        # the next deals' seeds of the newly forfeited slots (drawn ahead; the stand-in may deal with them)
+        seeds = {i: None if self._next_seed is None else int(self._next_seed[i]) for i in losing}
+        batch_actions = actions.copy()
+        for i in [*self.detached, *losing]:
+            batch_actions[i] = batch.legal_action_ids(i)[0]
+        bad = batch.step(batch_actions, env.threads)
+        if bad >= 0:  # pragma: no cover - every action given is legal
+            raise RuntimeError(f"internal error: the batch refused a legal action in game {bad}")
+        ended = np.flatnonzero(self.terminated).tolist()
+        stand_ins_ended = {i for i in ended if i in self.detached}
+        final = self._finals([i for i in ended if i not in self.detached and i not in seeds])
+        for i in list(self.detached):
+            action = int(actions[i])
+            info = python.play(i, action) if legal[i] else python.lose(i, action)
+            if info is not None:
+                final[i] = info
+                self.detached[i] = self.final_observation[i].copy()
+            elif i in stand_ins_ended:  # the stand-in's end wrote over the slot's final observation
+                self.final_observation[i] = self.detached[i]
+        for i in losing:
+            final[i] = python.lose(i, int(actions[i]), seeds[i])
+            self.detached[i] = self.final_observation[i].copy()
+        return dict(sorted(final.items()))
+
+    def _python_slots(self) -> PythonBackend:
+        if self._python is None:
+            self._python = PythonBackend(self.env, buffers=self)
+        return self._python
+
+    def _reattach(self) -> None:
+        """Hand the detached slots back to the batch (before its reset): their rows back to what the batch
+        last wrote there (its reset rewrites only what changes) and, unless the generators were reseeded,
+        their next seeds drawn again (the one drawn ahead was dealt in Python)."""
+        python = self._python_slots()
+        for i in self.detached:
+            stand_in = self._game(i)
+            self.observation[i] = python.encoder(i).encode(stand_in, stand_in.current_player)
+            _show_mask(self.action_mask[i], self.batch.legal_action_ids(i))
+            python.games[i] = None
+        if self._next_seed is not None and self._drawn_for == self.env._seed_epoch:
+            self._draw(self.detached)
+        self.detached.clear()
+
+    def legal(self, i: int) -> np.ndarray:
+        if i in self.detached:
+            return self._python_slots().legal(i)
+        return self.batch.legal_action_ids(i)
+
+    def all_legal(self) -> list[np.ndarray]:
+        ids, offsets = self.batch.all_legal_action_ids()
+        rows = [ids[offsets[i] : offsets[i + 1]] for i in range(self.env.num_envs)]
+        for i in self.detached:
+            rows[i] = self._python_slots().legal(i)
+        return rows
+
+    def flat_legal(self) -> tuple[np.ndarray, np.ndarray]:
+        return _flat(self.all_legal()) if self.detached else self.batch.all_legal_action_ids()
+
+    def game(self, i: int) -> Any:
+        return self._python_slots().game(i) if i in self.detached else self._game(i)
+
+
+def _kardinal_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
+    """Kardinal's ``KardinalBatch`` from the start position (no chance), no encoder hint, and game ``i``:
+    the batch's copy and its history wrapped (no replay: cheap enough for a baseline's every decision)."""
+    from kardinal_env.kardinal import compiled
+    from kardinal_env.kardinal.core_game import CoreGame
+
+    start = compiled.core_game(env.rules)  # RuntimeError / ImportError naming how to build the core
+    module: Any = core_module()
+    batch = module.KardinalBatch(start, env.num_envs, env.reward_scheme, env.chip_shaping, env.score_shaping)
+    return batch, None, lambda i: CoreGame.of_core(env.rules, batch.game(i), batch.history_codes(i))
+
+
+def _koenig_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
+    """Kardinal & König's ``KoenigBatch`` on the core's board (each game dealt with its slot's
+    ``next_seed``), its encoder, and game ``i``: the batch's copy, its seed and moves wrapped (no replay)."""
+    from kardinal_env.koenig import compiled
+    from kardinal_env.koenig.core_game import CoreGame
+
+    rules = env.rules
+    board = compiled.core_board(rules.compiled)  # RuntimeError / ImportError naming how to build the core
+    module: Any = core_module()
+    batch = module.KoenigBatch(board, rules.players, rules.discard, env.num_envs, env.reward_scheme, env.score_shaping)
+    return (
+        batch,
+        env.spec.make_encoder(rules),
+        lambda i: CoreGame.of_core(rules, batch.game(i), int(batch.seed(i)), batch.history_ids(i)),
+    )
+
+
+def _core_batch(spec: GameSpec, rules: Any) -> Callable[[VectorEnv], tuple[Any, Any, Callable[[int], Any]]] | None:
+    """What makes the core's batch for this game, or None: Kardinal's or Kardinal & König's engine and
+    rules classes (not the name: a game registered under another name with them qualifies)."""
+    from kardinal_env.kardinal.engine import Game
+    from kardinal_env.kardinal.rules import Rules
+    from kardinal_env.koenig.engine import Game as KoenigGame
+    from kardinal_env.koenig.rules import Rules as KoenigRules
+
+    game_class = spec.load("game_class")
+    if game_class is Game and type(rules) is Rules:
+        return _kardinal_batch
+    if game_class is KoenigGame and type(rules) is KoenigRules:
+        return _koenig_batch
+    return None
+
+
+def choose_backend(spec: GameSpec, rules: Any, env_options: dict, backend: str) -> str:
+    """``"core"`` or ``"python"`` for ``backend`` (``"auto"``, ``"core"`` or ``"python"``), the game and its
+    options (the module docstring of :mod:`kardinal_env.vector`)."""
+    if backend == "python":
+        return "python"
+    part = _core_batch(spec, rules)
+    if backend == "core" and (part is None or env_options):
+        why = f"options {sorted(env_options)}" if env_options and part is not None else spec.name
+        raise ValueError(
+            f"backend='core' steps Kardinal and Kardinal & König games only, without encoder "
+            f"options ({why} has no C++ batch); use backend='python' or 'auto'"
+        )
+    if part is None or env_options:
+        return "python"
+    return "core" if backend == "core" or core_module() is not None else "python"
