@@ -9,23 +9,14 @@ A pure rules engine, no RL imports::
         game.play(game.legal_moves()[0])
     game.scores(), game.winners(), game.finishing_order()
 
-Modules (the same names as every game of the suite): ``engine`` (the game, implementing the game
-protocol of ``kardinal_env.core.protocol``), ``rules`` (options), ``notation`` (move strings),
-``record`` (the ``kardinal-koenig-record/1`` format), ``actions`` (the action codec: the board's move
-table as action ids, the one mask builder), ``observation`` (the observation encoder), ``env`` (the
-PettingZoo environment, public as ``kardinal_env.kardinal_koenig_v1``), ``text`` (the text picture),
-``render`` (the rgb picture), ``replay_html`` (the HTML replay); and the game's own: ``state`` (the
-fields of a game and its queries, which ``engine`` changes move by move), ``explain`` (the rule an
-illegal move breaks), ``deck`` (checks of given card orders: ``DeckError``), ``worlds`` (determinized
-worlds: ``Game.with_hidden``, ``Game.determinize``), ``board`` (board files: schema, validation,
-the move table), ``scoring`` (the three scorings as pure functions),
-``knowledge`` (what a seat may know of the cards, and dealing the worlds it cannot tell apart:
-``Game.determinize``), ``shuffle`` (the documented card shuffler, the same in the compiled core),
-``compiled`` (the compiled core's engine, ``kardinal_core.KoenigGame``, when it is built),
-and ``core_game`` (``Game(...)`` backed by it: ``CoreGame``; ``Game(..., backend="python")`` and
-``Game.reference(...)`` are always the Python engine; :mod:`kardinal_env.core.backend` decides). Records
-replay with ``kardinal-replay FILE`` (``kardinal_env.core.replay``).
-``docs/rules-koenig.md`` states the rules as implemented.
+Modules (the suite's names): ``engine`` (the game, on the protocol of ``kardinal_env.core.protocol``),
+``rules``, ``notation`` (move strings), ``record`` (``kardinal-koenig-record/1``), ``actions`` (the
+action space), ``observation``, ``env`` (``kardinal_env.kardinal_koenig_v1``), ``text``, ``render``,
+``replay_html``; the game's own: ``state`` (fields and queries), ``explain`` (the rule an illegal move
+breaks), ``deck`` (given card orders), ``worlds`` (``with_hidden``, ``determinize``), ``board`` (board
+files and the move table), ``scoring``, ``knowledge`` (what a seat may know of the cards),
+``compiled`` (the compiled core, when built) and ``core_game`` (``Game(...)`` backed by it;
+``Game.reference(...)`` is always the Python engine). ``docs/rules-koenig.md`` states the rules.
 """
 
 from kardinal_env.core.errors import RecordError

@@ -24,14 +24,11 @@ Checked, with a :class:`BoardError` naming the problem and where it is:
   every country (the seal) and names nothing else;
 * a board file is UTF-8 JSON (anything else is a :class:`BoardError` naming the file).
 
-The sea is not part of the data: that no road crosses it is a property of the board file, not
-something the loader can check.
+(That no road crosses the sea is a property of the board file, not something the loader can check.)
 
-:func:`load_board` accepts ``None`` (the packaged ``default`` board), the name of a packaged board
-(``kardinal_env/koenig/boards/NAME.json``), a path to a JSON file, or a dict. It returns a
-validated deep copy. :func:`compile_board` turns a validated dict into a :class:`Board`: integer
-indices, adjacency, and the board's move table (every move string the engine can ever list, in a
-fixed order; see :class:`Board`).
+:func:`load_board` takes ``None`` (the packaged ``default`` board), a packaged board's name
+(``kardinal_env/koenig/boards/NAME.json``), a path or a dict, and returns a validated deep copy;
+:func:`compile_board` makes a :class:`Board` of it (indices, adjacency, the move table).
 """
 
 from __future__ import annotations
@@ -238,12 +235,10 @@ def load_board(spec: object = None) -> dict:
 class Board:
     """A validated board compiled for the engine (read-only; shared by every game on that board).
 
-    Indices follow the file: countries ``0..C-1`` in file order, sites ``0..S-1`` in file order
-    (country by country), card types ``0..T-1`` in ascending digit order (``types[i]`` is the digit).
-
-    The move table (:attr:`moves`, with :attr:`move_index` its inverse) lists every move string the
-    engine can ever offer on this board, in slices (``P = T + 1`` payments per target: the single
-    card type naming the target's country first, then the pair of each type in digit order):
+    Countries ``0..C-1`` and sites ``0..S-1`` in file order, card types ``0..T-1`` in digit order
+    (``types[i]`` is the digit). The move table (:attr:`moves`, inverse :attr:`move_index`) lists every
+    move string the engine can ever offer, in slices (``P = T + 1`` payments per target: the single type
+    naming the target's country, then the pair of each type):
 
     ==================  =======================================  ==========================
     slice               moves                                    id
@@ -256,9 +251,8 @@ class Board:
     deck draw           ``draw:deck``                            ``deck_id`` (the last id)
     ==================  =======================================  ==========================
 
-    ``j = 0`` is the single card, ``j = 1 + i`` the pair of type index ``i``. :attr:`move_spends`
-    gives per move id the type indices of the cards it spends (a payment or a discard; empty for
-    ``end`` and the draws).
+    ``j = 0`` is the single card, ``j = 1 + i`` the pair of type index ``i``; :attr:`move_spends`: per
+    move id the type indices of the cards it spends (empty for ``end`` and the draws).
     """
 
     def __init__(self, data: dict):
@@ -346,8 +340,7 @@ class Board:
         return len(self.types)
 
     def move_id(self, move: object) -> int:
-        """The id of a move string of the table; ``IllegalMoveError`` (rule ``"malformed move"``) for
-        anything else."""
+        """The id of a move string of the table; ``IllegalMoveError`` (``"malformed move"``) otherwise."""
         action = self.move_index.get(move) if isinstance(move, str) else None
         if action is None:
             raise IllegalMoveError(

@@ -1,13 +1,10 @@
-"""The card orders a game of Kardinal & König is given, and their checks.
+"""The card orders a game of Kardinal & König is given (type digits, top first: the deck's first order
+and the discard pile's at the first run-out), and their checks; :class:`DeckError` (a ``ValueError``)
+says what does not fit:
 
-``Game(rules, seed, deck=..., reshuffle=...)`` (:mod:`kardinal_env.koenig.engine`) takes the deck's
-first order and the order the discard pile takes at the first run-out as type digits, top first
-(records replay this way). :class:`DeckError` (a ``ValueError``) says what does not fit:
-
-* :func:`check_order` — a given order must be a list of the board's card types; the deck must hold
-  exactly the deck's cards for the rules (``Rules.deck_cards``).
-* :func:`check_plan` — a reshuffle order may hold no more of a type than the deck has.
-* :func:`check_pile` — when the deck runs out, a reshuffle order must be exactly the discard pile.
+* :func:`check_order`: a list of the board's card types; the deck exactly ``Rules.deck_cards``.
+* :func:`check_plan`: a reshuffle order holds no more of a type than the deck has.
+* :func:`check_pile`: at the run-out a reshuffle order is exactly the discard pile.
 
 :func:`card_census` writes cards as a census for these messages.
 """

@@ -18,34 +18,28 @@ a reconstruction, see ``docs/rules-koenig.md`` — a board file path, or a board
 ``None``), ``illegal_action`` (``"raise"``, the default, or ``"lose"``; below), ``backend`` (``"core"``,
 ``"python"`` or ``None``: :mod:`kardinal_env.core.backend`).
 
-**Turns and chance.** ``agent_selection`` follows the engine: the seat on turn decides its first
-piece (or a discard), the optional second piece (``end`` to stop), further discards under
-``discard="any"``, and each card it draws. Deck draws, display refills, the interim scoring and
-the reshuffle happen inside ``step``; ``reset(seed=s)`` fixes every shuffle of the game (without a
-seed, the shuffles follow the environment's own generator, seeded by the last seed given). A seat
-without cards misses its turn and is never selected.
+**Turns and chance.** ``agent_selection`` follows the engine: the seat on turn decides its first piece
+(or a discard), the optional second piece (``end`` stops), further discards under ``discard="any"``, and
+each card it draws. Deck draws, refills, the interim scoring and the reshuffle happen inside ``step``;
+``reset(seed=s)`` fixes every shuffle (without a seed, the env's generator, seeded by the last seed
+given, deals). A seat without cards misses its turn and is never selected.
 
-**Observation.** The ego-centric ``float32`` vector of ``kardinal_env.koenig.observation``
-(segment table there): slot 0 is the observer, 5 seat slots whatever the player count, so the
-shape depends only on the board. It holds the observer's own hand and only public facts about
-the others (hand sizes, pieces left, scores, the board, the display, the deck size, the discard
-pile): hidden information stays hidden. ``action_mask`` has ones at the legal actions of the
-selected agent, all zeros for every other agent and once the game is over.
+**Observation.** The ego-centric ``float32`` vector of ``kardinal_env.koenig.observation`` (segment
+table there): slot 0 is the observer, always 5 seat slots, so the shape depends only on the board. It
+holds the observer's own hand and only public facts about the others. ``action_mask`` has ones at the
+legal actions of the selected agent, all zeros for every other agent and once the game is over.
 
-**Buffers.** When the game is core-backed (``Game(...)`` with the compiled core, see
-``kardinal_env.koenig.compiled``), ``observe(agent)`` and ``action_mask(agent)`` hand out arrays the
-environment owns, one observation and one mask per seat, rewritten in place by the core (no
-allocation per step): they are shared, and hold that seat's values until its next ``observe`` /
-``action_mask``; copy them to keep them. The values are byte for byte those of the Python backend
-(new arrays each call). ``KARDINAL_ENV_BACKEND=python`` gives the Python engine.
+**Buffers.** On a core-backed game (``kardinal_env.koenig.compiled``) ``observe(agent)`` and
+``action_mask(agent)`` hand out arrays the env owns, one observation and one mask per seat, rewritten in
+place by the core (no allocation per step): they hold that seat's values until its next ``observe`` /
+``action_mask``; copy them to keep them. The values are byte for byte the Python backend's (new arrays
+each call; ``KARDINAL_ENV_BACKEND=python``).
 
-**Actions.** The board's move table (``kardinal_env.koenig.board.Board``, the reference), ``P = T +
-1`` payments per target; the slices (cloisters, advisors, ``end``, discards, draws, the deck) are
-laid out in ``kardinal_env.koenig.actions`` (390 actions on the default board: ids 0..389): the game
-protocol's ids (``game.legal_actions()``, ``game.apply_action(a)``); ``decode_action(a)`` and
-``encode_move(move)`` translate; at every decision the decoded mask equals ``game.legal_moves()``.
-``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()`` give the mask / the legal action ids
-without encoding an observation.
+**Actions.** The board's move table (``kardinal_env.koenig.board.Board``; 390 ids on the default
+board), the game protocol's ids (``game.legal_actions()``, ``game.apply_action(a)``); ``decode_action(a)``
+and ``encode_move(move)`` translate; the decoded mask equals ``game.legal_moves()`` at every decision.
+``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()`` give the mask / the legal ids without
+encoding an observation.
 
 **Rewards.** At the end only. ``reward="win_loss"`` (default): +1 to every winner (tied winners
 all get +1), −1 to the others. ``reward="margin"``: ``clip((own − best other score) / 20, −1, 1)``.
@@ -65,10 +59,8 @@ masks are all zero from then on. ``env()`` adds the classic wrappers
 gives the offender −1 and the others 0 and ends the game (PettingZoo's ``TerminateIllegalWrapper``);
 ``env(illegal_action="raise"|"lose")`` leaves that wrapper out and the raw env's rule applies.
 
-**Rendering.** ``"ansi"``: the map as text (countries with their sites and owners, seals with
-advisors, the observer's hand — the selected agent's — display, deck, scores); ``"human"`` prints
-it after every step; ``"rgb_array"``: a ``uint8`` picture of the map drawn from the board's
-layout (sites coloured by owner, roads, numbered alliance links, seals with advisor counts).
+**Rendering.** ``"ansi"``: the map as text (:mod:`kardinal_env.koenig.text`, the selected agent's hand
+only); ``"human"`` prints it after every step; ``"rgb_array"``: :func:`kardinal_env.koenig.render.game_image`.
 
 Version history
 * v1, issue 55: the environment is the generic ``GameEnv`` on the game protocol's action ids (the same
@@ -103,8 +95,7 @@ def env(**kwargs) -> AECEnv:
 
 
 class raw_env(GameEnv):
-    """The unwrapped Kardinal & König AEC environment (see the module docstring): the generic
-    :class:`~kardinal_env.core.generic_env.GameEnv` with K&K's options and the deciding seat's text view."""
+    """The unwrapped Kardinal & König AEC environment (module docstring): the generic ``GameEnv``."""
 
     # v1 changed how seeds deal, not observations or actions: checkpoints trained on v0 load for v1
     metadata = {**GameEnv.metadata, "name": "kardinal_koenig_v1", "previous_names": ("kardinal_koenig_v0",)}

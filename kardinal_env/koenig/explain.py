@@ -1,12 +1,11 @@
-"""Why a move is illegal in a game of Kardinal & König: :class:`Explain`, the engine's diagnosis (mixed
-into :class:`~kardinal_env.koenig.engine.Game`; it only reads the state).
+"""Why a move is illegal in a game of Kardinal & König: :class:`Explain`, mixed into the engine's
+:class:`~kardinal_env.koenig.engine.Game` (it only reads the state).
 
-Only a move that is not among the legal moves comes here. :meth:`Explain._explain` names the first rule
-it breaks, as ``(rule, reason)``; :meth:`Explain._reject` raises the
-:class:`~kardinal_env.core.errors.IllegalMoveError` ``"{rule}: {reason} ({move!r})"``. The rules are
-asked in this order: the move's form, the game being over, then for its kind of move the ids it names,
-the phase and the turn's limits, the payment, an empty country, and the supply, the site or the
-advisor limit. A move that is not legal and breaks none of them is an engine bug (``AssertionError``).
+:meth:`Explain._explain` names the first rule a move that is not legal breaks, as ``(rule, reason)``;
+:meth:`Explain._reject` raises ``IllegalMoveError("{rule}: {reason} ({move!r})")``. The order: the
+move's form, the game being over, then for its kind the ids it names, the phase and the turn's limits,
+the payment, an empty country, and the supply, the site or the advisor limit. A move that breaks none
+is an engine bug (``AssertionError``).
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ _MUST = ("place or discard", "place a second piece or end", "discard or end")
 
 
 class Explain(GameState):
-    """The diagnosis of an illegal move (see the module docstring)."""
+    """The diagnosis of an illegal move (module docstring)."""
 
     __slots__ = ()
 

@@ -6,13 +6,10 @@ the seat that plays after it — and there are always 5 slots; slots ``>= n`` st
 value is an exact count or a 0/1 flag (no scaling: ``ObservationEncoder.scale`` holds a
 recommended divisor per entry for networks).
 
-**Only what the observer may know.** Its own hand; of the others only public facts: hand sizes,
-pieces left, scores, the board, the display, the deck size, the discard pile. ``unseen`` counts
-the cards the observer cannot see (the others' hands plus the deck) per type — the whole deck
-minus its own hand, the display and the discard pile — which is public arithmetic, not a peek.
-The four card segments come from :func:`kardinal_env.koenig.knowledge.card_counts`, the one place
-that says what a seat sees of the cards. Two games that differ only in the other seats' hands and
-the deck order give the same vector (tested).
+**Only what the observer may know.** Its own hand; of the others only public facts. ``unseen`` counts
+the cards in the others' hands and the deck together per type (public arithmetic). The four card
+segments come from :func:`kardinal_env.koenig.knowledge.card_counts`. Games that differ only in the
+other hands and the deck order give the same vector (tested).
 
 Segments, in order (``S`` sites, ``C`` countries, ``T`` card types of the board; the default
 board: S = 54, C = 9, T = 5, length 494):
@@ -47,9 +44,9 @@ segment               size           content
 ``discard_any``       1              1 under ``discard="any"``
 ====================  =============  ===================================================================
 
-``ObservationEncoder.segments`` maps each name to its ``slice``; ``encode`` returns a new array
-each call. The compiled core has the same encoder (``cpp/src/koenig/observation.hpp``), writing into a
-caller-owned array: :func:`kardinal_env.koenig.compiled.encode_into` (byte for byte this one, tested).
+``ObservationEncoder.segments`` maps each name to its ``slice``; ``encode`` returns a new array. The
+core's copy (``cpp/src/koenig/observation.hpp``) writes into a caller-owned array:
+:func:`kardinal_env.koenig.compiled.encode_into`.
 """
 
 from __future__ import annotations
@@ -122,12 +119,9 @@ class ObservationEncoder:
             const[self.segments["players"].start + _PLAYER_COUNTS.index(n)] = 1
             const[self.segments["discard_any"]] = float(rules.discard == "any")
             self._constant.append(const)
-        # Per observer: where each absolute value lands. The board block (site owners, cloisters,
-        # advisors: the vector's first ``board_end`` entries) changes only when a piece is placed, so
-        # it is cached per observer; ``_board_targets`` place the absolute-order counts (cloisters
-        # C×n, then advisors C×n) and ``_seat_targets`` the per-seat values (hand size, cloisters
-        # left, advisors left, score, projected score, each n long) in the observer's slots;
-        # ``_owner_code[observer][owner + 1]`` is an owner's one-hot position within a site block.
+        # Per observer, where each absolute value lands: the board block (the first ``board_end`` entries)
+        # changes only with a piece, so it is cached; ``_board_targets`` place the cloister then advisor
+        # counts, ``_seat_targets`` the per-seat values, ``_owner_code[observer][owner + 1]`` a site's one-hot.
         self._slot_of_seat = [[(seat - observer) % n for seat in range(n)] for observer in range(n)]
         self._board_end = self.segments["advisors"].stop
         self._board_targets = []

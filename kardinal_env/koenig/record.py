@@ -11,18 +11,14 @@ A record is JSON::
 
 ``deck`` and ``reshuffle`` fix every chance event, so replaying ``moves`` reproduces the game
 exactly. A record whose moves stop early is a game in progress and loads as one.
-``Game.from_record(data)`` (``kardinal_env.koenig.engine``) checks everything and raises
-:class:`RecordError` naming the field, or the move index and the rule the move breaks. A
-``reshuffle`` must be given when the moves run the deck out for the first time (every finished game
-has), and hold exactly the discard pile's cards at that moment. A record that stops before the first
-run-out may carry it too (``Game.to_record`` of such a game writes the order it was given): it must
-then be cards of the deck that hold the discard pile so far, and the game uses it when the run-out
-comes. Without it, such a game shuffles its discard pile with a generator seeded from the record's
-deck (deterministic, but not the original game's).
+``Game.from_record(data)`` checks everything; :class:`RecordError` names the field, or the move index
+and the rule. ``reshuffle`` is required once the moves run the deck out (every finished game) and must
+hold exactly the discard pile then. A record that stops before the first run-out may carry it too (the
+order the game was given): it must hold the pile so far, and the game uses it at the run-out; without
+it the game shuffles the pile with a generator seeded from the record's deck.
 
-This module holds the format only (it imports no engine): :func:`make_record` writes one,
-:func:`parse_record` checks its fields. ``kardinal-replay FILE`` (``kardinal_env.core.replay``)
-verifies a record of either game and prints its position.
+This module holds the format only (no engine): :func:`make_record` writes one, :func:`parse_record`
+checks its fields. ``kardinal-replay FILE`` verifies a record and prints its position.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
-"""Pictures of a Kardinal & König game: the map as text and as an ``rgb_array`` image.
+"""The ``rgb_array`` picture of a Kardinal & König game (the text view is :mod:`kardinal_env.koenig.text`).
 
-* :func:`map_text` — the text view of ``kardinal_env.koenig.text``: countries with their sites
-  and owners, seals with advisors, alliances, and per seat its score, pieces left and hand — a
-  hand shown only to the observer ``seat`` (the others show their hand sizes).
-* :func:`game_image` — a ``uint8`` ``H x W x 3`` picture drawn from the board's ``layout``: roads as
-  grey lines, alliance links as dashed lines numbered in the board's order, sites as discs coloured
-  by owner (grey when empty), each seal as a square labelled with the country code and its
-  advisors per seat, and a panel with the seat to move, the scores, pieces left, display and deck.
-  The picture is public: no hand is drawn, and neither is the deciding seat's phase (a ``second``
-  phase would tell that it holds the cards for a second piece; the observation hides it from the
-  other seats too). A board without a ``layout`` gets a ring layout of its countries.
+:func:`game_image`: a ``uint8`` ``H x W x 3`` picture drawn from the board's ``layout`` (a ring of the
+countries when it has none): roads as grey lines, alliance links dashed and numbered in the board's
+order, sites as discs coloured by owner (grey when empty), each seal a square with the country code and
+its advisors per seat, and a panel with the seat to move, scores, pieces left, display and deck. The
+picture is public: no hand, and not the deciding seat's phase (a ``second`` phase would tell that it
+holds the cards for a second piece).
 """
 
 from __future__ import annotations
@@ -20,9 +16,8 @@ import numpy as np
 
 from kardinal_env.core.drawing import TEXT_ADVANCE, Canvas
 from kardinal_env.koenig.engine import Game
-from kardinal_env.koenig.text import game_text
 
-__all__ = ["map_text", "game_image", "layout_positions", "IMAGE_SIZE", "SEAT_COLOURS"]
+__all__ = ["game_image", "layout_positions", "IMAGE_SIZE", "SEAT_COLOURS"]
 
 #: Default picture size ``(width, height)``.
 IMAGE_SIZE = (720, 640)
@@ -46,11 +41,6 @@ _TINTS = (
     (212, 212, 212),
 )
 _TEXT = (235, 235, 235)
-
-
-def map_text(game: Game, seat: int | None = None) -> str:
-    """The text view; ``seat`` is the observer whose hand is shown (``None``: every hand)."""
-    return game_text(game, seat=seat)
 
 
 def layout_positions(game: Game) -> dict[str, tuple[float, float]]:

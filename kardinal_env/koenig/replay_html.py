@@ -1,39 +1,30 @@
 """Self-contained HTML replays of Kardinal & König games: ``replay_html(record) -> str``.
 
-``write_replay_html(record, path)`` writes one HTML file (inline SVG, CSS and script; no network)
-that steps through a ``kardinal-koenig-record/1`` game (``kardinal_env.koenig.record``) position by
-position: the map drawn from the board's ``layout`` (as ``kardinal_env.koenig.render.game_image``
-does: country areas, roads, alliances dashed and numbered, sites coloured by owner, each seal with
-its country's card type and the advisors per seat), the site or seal the last move touched
-outlined, every seat's hand, pieces left, score and score now, the display, the deck size, the
-discard pile, the move list in notation with the seat that made each move (click one to jump to
-the position after it), a slider, buttons and the keyboard (left/right arrows, Home/End, space to
-play), and the final scores, winners and the final scoring by kind. Opening ``game.html#12`` starts
-at position 12. Command line: ``kardinal-replay RECORD.json -o game.html`` (``kardinal_env.core.replay``).
+``write_replay_html(record, path)`` writes one HTML file (inline SVG, CSS and script; no network) that
+steps through a ``kardinal-koenig-record/1`` game position by position: the map drawn from the board's
+``layout`` (as :func:`kardinal_env.koenig.render.game_image`: country areas, roads, alliances dashed and
+numbered, sites coloured by owner, seals with their card type and advisors per seat), the site or seal
+the last move touched outlined, every seat's hand, pieces left, score and score now, the display, deck
+size, discard pile, the move list with each mover (click to jump), a slider, buttons and keys (arrows,
+Home/End, space), and the final scores, winners and final scoring by kind. ``game.html#12`` opens at
+position 12. Command line: ``kardinal-replay RECORD.json -o game.html``.
 
-Hands: a record fixes the whole deck (and the reshuffle), so every card of every hand is known
-from it; the page shows them all and says so. (The live environment hides them; a record does not.)
+A record fixes the whole deck, so every hand is known from it: the page shows them all and says so.
+Position ``k`` is the game after its first ``k`` moves, computed here by replaying the moves
+(:func:`replay_data`); the page only draws that JSON. An invalid record raises
+:class:`~kardinal_env.core.errors.RecordError` naming the field, or the move and the rule it breaks.
 
-Every position is computed here, in Python, by replaying the moves through the engine; the page only
-draws the embedded JSON (:func:`replay_data`). Position ``k`` is the game after its first ``k``
-moves (``0`` = after the deal). An invalid record raises :class:`~kardinal_env.core.errors.RecordError`
-naming the field, or the move and the rule it breaks.
+Marks for tests and tools: every site is an SVG ``circle.site`` with ``data-site`` and ``data-owner``
+(``""`` when empty); every seal a ``g.seal`` with ``data-country`` and ``data-advisors`` (JSON); the
+outline of what the last move touched is ``.last`` (``data-site`` or ``data-country``); ``#position``
+reads ``k / N`` with ``data-k``; ``#seats`` carries ``data-hands``, ``data-scores``, ``data-projected``
+and ``data-pieces`` (``[cloisters, advisors]`` left); ``#cards`` ``data-display``, ``data-deck`` and
+``data-discards``; ``#scores`` the final result with ``data-scores`` and ``data-winners`` (empty for
+an unfinished game).
 
-For tests and tools the page marks what it shows: every site is an SVG ``circle.site`` with
-``data-site`` (its id) and ``data-owner`` (the seat, ``""`` when empty); every seal a ``g.seal``
-with ``data-country`` and ``data-advisors`` (JSON, advisors per seat); the outline of what the last
-move touched is ``.last`` (``data-site`` or ``data-country``); ``#position`` reads ``k / N`` with
-``data-k``; ``#seats`` carries ``data-hands`` (per seat, type digits), ``data-scores``,
-``data-projected`` and ``data-pieces`` (``[cloisters, advisors]`` left per seat); ``#cards``
-carries ``data-display``, ``data-deck`` and ``data-discards``; ``#scores`` holds the final result
-with ``data-scores`` and ``data-winners`` (JSON lists; empty for an unfinished game).
-
-The controls and stepping script are ``kardinal_env.core.replay_page`` (shared with the Kardinal
-replays, ``kardinal_env.kardinal.replay_html``), on the page shell of every page,
-``kardinal_env.core.page_shell``. The map drawing is shared with the play page
-``agents.serving.koenig_page``: :func:`board_data` (the static map as JSON), :func:`seat_colours`,
-:func:`touched`, :data:`MAP_CSS` and :data:`MAP_JS` (the colours, the view box, the static map, a
-seal's face, the outline of what the last move touched).
+The controls are :mod:`kardinal_env.core.replay_page`'s on :mod:`kardinal_env.core.page_shell`. The
+map drawing is shared with the play page ``agents.serving.koenig_page``: :func:`board_data`,
+:func:`seat_colours`, :func:`touched`, :data:`MAP_CSS` and :data:`MAP_JS`.
 """
 
 from __future__ import annotations
@@ -66,8 +57,7 @@ def seat_colours(players: int) -> list[str]:
 
 
 def board_data(game: Game) -> dict:
-    """The static map of ``game``'s board: countries (id, name, card type, sites, seal position),
-    sites (id, country, position), roads and alliances (the board file's content: public)."""
+    """The static map of ``game``'s board (public): countries, sites, roads and alliances."""
     b = game.board
     pos = layout_positions(game)
     return {
@@ -90,8 +80,7 @@ def board_data(game: Game) -> dict:
 
 
 def touched(move: str | None) -> dict | None:
-    """What a move touched on the map: ``{"site": id}`` (a cloister) or ``{"country": id}`` (an
-    advisor); ``None`` for any other move or no move."""
+    """``{"site": id}`` (a cloister), ``{"country": id}`` (an advisor) or ``None``: what a move touched."""
     if move is None:
         return None
     parsed = parse_move(move)
@@ -123,11 +112,9 @@ def _position(game: Game) -> dict:
 
 
 def replay_data(record: dict, source: str = "record") -> dict:
-    """The JSON a replay page embeds: the rules, the map, the moves with the seat that made each,
-    the result with the final scoring by kind, and one entry per position ``0..len(moves)`` (owners,
-    advisors, hands, pieces left, display, deck, discard pile size, scores, projected scores, phase,
-    seat on turn, the last move, its seat, what it touched on the map and the cards it brought into
-    the mover's hand). Checks the record first (:class:`~kardinal_env.core.errors.RecordError`)."""
+    """The JSON a replay page embeds: rules, map, moves and movers, the result with the final scoring,
+    and one entry per position ``0..len(moves)`` (the public state, every hand, the last move, its seat,
+    what it touched and the cards it brought). Checks the record first (``RecordError``)."""
     fmt = record.get("format") if isinstance(record, dict) else None
     if fmt != FORMAT:
         raise RecordError(f"{source}: field 'format' must be {FORMAT!r}, got {fmt!r}")

@@ -1,18 +1,15 @@
 """The state of a game of Kardinal & König and every public query of it (no query changes anything).
 
-* :data:`PHASES` — the names of a turn's decisions (the table of :mod:`kardinal_env.koenig.engine`);
-  the state keeps the phase as an index into it (:data:`PLACE`, :data:`SECOND`, :data:`DISCARD`,
-  :data:`DRAW`, :data:`OVER`). :data:`MAX_PIECES_PER_TURN` and :data:`MAX_CARDS_PER_TURN` are the most
+* :data:`PHASES`: the decisions of a turn (the engine's table); the state keeps the phase as an index
+  (:data:`PLACE` .. :data:`OVER`). :data:`MAX_PIECES_PER_TURN` and :data:`MAX_CARDS_PER_TURN`: the most
   pieces and cards (paid or discarded) one turn takes.
-* :class:`GameState` — the fields of a game (:class:`~kardinal_env.koenig.engine.Game` deals them and
-  changes them move by move) and the queries that read them: the public state in the board's terms,
-  the scorings on the current board (cached until the next piece), the history and the public decision
-  log, the chance history (each card taken from the deck shown only to the seat that saw it), the
-  result, :meth:`GameState.snapshot` (everything as plain data) and :meth:`GameState.live_view`.
-* :class:`LiveView` — the public state as live read-only references, for observation encoders.
+* :class:`GameState`: the fields of a game (the engine deals and changes them) and the queries: the
+  public state, the scorings on the current board (cached until the next piece), the history and the
+  public decision log, the chance history (each card taken from the deck shown only to the seat that saw
+  it), the result, :meth:`GameState.snapshot` and :meth:`GameState.live_view`.
+* :class:`LiveView`: the public state as live read-only references, for observation encoders.
 
-Inside, cards are type indices (``board.types`` order), sites and countries indices in board order
-(:class:`~kardinal_env.koenig.board.Board`), seats absolute; the queries answer type digits.
+Inside, cards are type indices, sites and countries board indices, seats absolute; queries answer type digits.
 """
 
 from __future__ import annotations
@@ -35,10 +32,8 @@ MAX_PIECES_PER_TURN = 2
 
 
 class LiveView(NamedTuple):
-    """Read-only live references into a game's *public* state (:meth:`Game.live_view`), for
-    observation encoders that must not copy. Never modify the containers; fetch a new view after
-    every move (the integers are values at the time of the call). Indices: sites, countries and card
-    types in board order (``Board``); seats absolute."""
+    """Read-only live references into a game's *public* state (:meth:`Game.live_view`), for encoders that
+    must not copy: never modify them; fetch a new view after every move. Indices in board order."""
 
     owner: list[int]  # per site: seat, or -1 when empty
     cloisters: list[list[int]]  # [country][seat]
@@ -61,8 +56,7 @@ class LiveView(NamedTuple):
 
 
 class GameState:
-    """The fields of a Kardinal & König game and its public queries (see the module docstring). The
-    engine's :class:`~kardinal_env.koenig.engine.Game` deals and plays; this class only reads."""
+    """The fields of a Kardinal & König game and its public queries (module docstring); only reads."""
 
     rules: Rules
     board: Board
@@ -112,11 +106,8 @@ class GameState:
     _knowledge: dict | None  # seat -> (move count, SeatKnowledge): determinize's cache
     __slots__ = tuple(__annotations__)  # the fields above
 
-    # current_player, phase, is_over, num_players and move_count come from TurnBasedGame.
-
     @property
     def history(self) -> list[str]:
-        """Every move played so far, in notation."""
         names = self.board.moves
         return [names[m] for m in self._history]
 
@@ -151,30 +142,26 @@ class GameState:
 
     @property
     def initial_deck(self) -> list[int]:
-        """The whole deck as shuffled before the deal (type digits, top first). A determinized world
-        (:meth:`with_hidden`) does not know it: ``RuntimeError``."""
+        """The deck as shuffled before the deal (type digits, top first); ``RuntimeError`` in a determinized
+        world."""
         if self._deck0 is None:
             raise RuntimeError("a determinized world (Game.with_hidden) does not know the deck's first order")
         return self._digits(self._deck0)
 
     @property
     def reshuffle_order(self) -> list[int] | None:
-        """The order the discard pile took at the first run-out (top first), or ``None`` before it
-        (and in a determinized world dealt after it: :meth:`with_hidden` forgets it)."""
+        """The order the pile took at the first run-out (top first), or ``None`` (before it, or in a world)."""
         return None if self._reshuffled is None else self._digits(self._reshuffled)
 
     @property
     def reshuffle_plan(self) -> list[int] | None:
-        """The reshuffle order given with ``reshuffle=`` (type digits, top first), or ``None`` when none
-        was given (the discard pile is then shuffled by the game's generator)."""
+        """The ``reshuffle=`` order given (type digits, top first), or ``None``."""
         return None if self._plan is None else self._digits(self._plan)
 
     def deck_takes(self, seat: int) -> list[tuple[int, int, int | None]]:
-        """Every card taken from the deck after the deal, in order, as ``seat`` saw it:
-        ``(moves played when it was taken, taker, card)`` with taker a seat (a ``draw:deck``) or
-        ``-1`` (a display refill), and the card's type digit only where ``seat`` saw it — its own
-        draws and the refills — else ``None``. The cards up to the first run-out come from the first
-        deck, the later ones from the reshuffled pile (``kardinal_env.koenig.knowledge`` reads it)."""
+        """Every card taken from the deck after the deal, as ``seat`` saw it: ``(moves played then, taker,
+        card)``, taker a seat (``draw:deck``) or ``-1`` (a refill), the type digit only where ``seat`` saw it
+        (its own draws and the refills), else ``None``."""
         types = self.board.types
         return [
             (moves, taker, types[t] if (taker == seat or taker < 0) and t >= 0 else None)
@@ -238,15 +225,12 @@ class GameState:
         return None if self._final is None else {k: list(v) for k, v in self._final.items()}
 
     def scoring_now(self) -> dict[str, list[int]]:
-        """What each scoring kind would give on the current board (for analysis and agents).
-
-        Cached until the next piece is placed (observations ask for it at every decision).
-        """
+        """What each scoring kind would give on the current board (cached until the next piece)."""
         now = self._scoring_parts()
         return {"cloisters": list(now[0]), "alliances": list(now[1]), "chains": list(now[2])}
 
     def _scoring_parts(self) -> tuple[list[int], list[int], list[int]]:
-        """(cloister, alliance, chain) points per seat on the current board, cached (see scoring_now)."""
+        """(cloister, alliance, chain) points per seat on the current board, cached."""
         now = self._now
         if now is None:
             b = self.board
@@ -269,11 +253,8 @@ class GameState:
         return now
 
     def projected_scores(self) -> list[int]:
-        """Scores if every scoring still to come happened on the current board (public information only).
-
-        Running totals, plus the cloister scoring again if the interim scoring is still to come,
-        plus the final scoring. Equals :meth:`scores` once the game is over.
-        """
+        """Scores if every scoring still to come happened on the current board (public information): the
+        running totals plus the cloister scoring again before the interim one, plus the final scoring."""
         if self._phase == OVER:
             return list(self._scores)
         cloisters, alliances, chains = self._scoring_parts()
@@ -282,14 +263,12 @@ class GameState:
         return [scores[s] + times * cloisters[s] + alliances[s] + chains[s] for s in range(self._n)]
 
     def decision_log(self) -> list[tuple[int, str]]:
-        """Every move so far as ``(seat, move)``: public information (a deck draw shows as
-        ``draw:deck``, never the card)."""
+        """Every move so far as ``(seat, move)``: public (a deck draw shows as ``draw:deck``)."""
         names = self.board.moves
         return [(seat, names[m]) for seat, m in zip(self._by, self._history, strict=True)]
 
     def live_view(self) -> LiveView:
-        """Public state and one seat's cards as live read-only references (:class:`LiveView`): the
-        fast path for observation encoders. Holds no other seat's cards and not the deck order."""
+        """The public state as live read-only references (:class:`LiveView`): no hidden card, no deck order."""
         return LiveView(
             self._owner,
             self._cl,
@@ -322,8 +301,7 @@ class GameState:
         return list(self._winners)
 
     def finishing_order(self) -> list[list[int]]:
-        """Groups of seats from first place to last by final score (the rules have no tie-break:
-        tied seats share a place); the first group is :meth:`winners`. Only once the game is over."""
+        """Groups of seats by final score, tied seats sharing a place; only once the game is over."""
         if self._winners is None:
             raise GameNotOverError("finishing_order() is only defined once the game is over")
         return finishing_order_from_keys(self._scores)

@@ -1,9 +1,7 @@
-"""A plain-text view of a Kardinal & König game (used by the record command line).
+"""A plain-text view of a Kardinal & König game (the record command line, the env's ``"ansi"``).
 
-``game_text(game)`` shows everything, every hand included; ``game_text(game, seat=s)`` shows only
-what seat ``s`` may know: its own hand, the other seats' hand sizes, and the phase of the decision
-only when ``s`` decides it (as in the observation: another seat's ``second`` phase would tell that
-it holds the cards for a second piece).
+``game_text(game)`` shows every hand; ``game_text(game, seat=s)`` only what seat ``s`` may know: its own
+hand, the others' hand sizes, and the phase only when ``s`` decides (as in the observation).
 """
 
 from __future__ import annotations

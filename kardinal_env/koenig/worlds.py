@@ -1,6 +1,5 @@
 """Determinized worlds of a game of Kardinal & König: :class:`Worlds`, mixed into
-:class:`~kardinal_env.koenig.engine.Game` — copies in which the cards a seat cannot see are dealt anew
-(the game protocol's ``determinize``, :mod:`kardinal_env.core.protocol`).
+:class:`~kardinal_env.koenig.engine.Game`: copies in which the cards a seat cannot see are dealt anew.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ if TYPE_CHECKING:
 
 
 class Worlds(GameState):
-    """:meth:`with_hidden` and :meth:`determinize` of the engine (see the module docstring)."""
+    """:meth:`with_hidden` and :meth:`determinize` of the engine."""
 
     __slots__ = ()
 
@@ -28,26 +27,16 @@ class Worlds(GameState):
         def _start_draw(self) -> None: ...
 
     def with_hidden(self, hands: dict[int, list[int]], deck: list[int], seed: int | str | None = None) -> Any:
-        """A copy of this game in which the hidden cards are replaced: ``hands`` maps seats to their
-        new hands (type digits; sizes must stay), ``deck`` is the new deck (type digits, top first),
-        and future shuffles follow ``ShuffleRng(seed)`` instead of this game's generator. The
-        building block of :meth:`determinize` (``kardinal_env.koenig.knowledge`` samples what a seat
-        cannot see and calls it).
+        """A copy of this game with the hidden cards replaced: ``hands`` maps seats to new hands (type digits,
+        same sizes), ``deck`` is the new deck (top first), and future shuffles follow ``ShuffleRng(seed)``.
+        The new cards must be exactly the cards they replace, as a multiset (``DeckError`` otherwise; a
+        sampler that follows the public information always satisfies this).
 
-        The new cards must be exactly the cards they replace, as a multiset (``DeckError``
-        otherwise): a sampler that follows the public information always satisfies this, so the
-        check tells nothing about the true cards that the sampler did not already know.
-
-        The copy is a *determinized world*: it forgets this game's hidden chance history — the
-        first deck order (:attr:`initial_deck` raises), a reshuffle order already drawn, a
-        reshuffle order given to the constructor, and the cards the seats in ``hands`` drew from the
-        deck (:meth:`deck_takes` shows them as ``None`` to every seat) — so nothing in it tells two
-        games apart that differ only in those. It has no record (:meth:`to_record` raises).
-
-        When the seat on turn gets a new hand, its pending decision follows that hand: its legal
-        moves are generated anew, and right after a first piece in a country that held a cloister
-        (where the true hand decided between a second piece and drawing, which the other seats do not
-        see) the copy goes on as its own hand allows — to a second piece, or to drawing."""
+        The copy is a *determinized world*: it forgets the hidden chance history (the first deck order:
+        :attr:`initial_deck` raises; a reshuffle order drawn or given; the cards the seats in ``hands``
+        drew from the deck, which :meth:`deck_takes` shows as ``None``) and has no record. When the seat
+        on turn gets a new hand, its pending decision follows that hand: right after a first piece in a
+        country that held a cloister, the copy goes on to a second piece or to drawing as the hand allows."""
         types = self.board.type_index
         n, T = self._n, self._T
         g = self.clone()
@@ -88,12 +77,9 @@ class Worlds(GameState):
         return g
 
     def determinize(self, seat: int, rng: random.Random) -> Worlds:
-        """A world ``seat`` cannot tell apart from this game: the cards it cannot see (the other
-        seats' hands and the deck) dealt consistently with everything it has seen (the game protocol's
-        ``determinize``; the dealing is :meth:`kardinal_env.koenig.knowledge.SeatKnowledge.deal`, built
-        once per position and seat). ``rng`` (a ``random.Random``, or a
-        :class:`~kardinal_env.core.shuffle.ShuffleRng`) gives one ``getrandbits(64)``: the seed of the
-        world's ``ShuffleRng``, which deals the cards and then seeds the world's future shuffles."""
+        """A world ``seat`` cannot tell apart from this game (the protocol's ``determinize``): the other hands
+        and the deck dealt by :meth:`~kardinal_env.koenig.knowledge.SeatKnowledge.deal` (built once per
+        position and seat) from one ``rng.getrandbits(64)``."""
         if not (isinstance(seat, int) and 0 <= seat < self._n):
             raise ValueError(f"determinize: seat must be 0..{self._n - 1}, got {seat!r}")
         if self._knowledge is None:
