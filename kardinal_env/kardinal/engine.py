@@ -84,6 +84,7 @@ from kardinal_env.kardinal.state import (
     TOWER_BIT,
     YARD_BIT,
     BuildChips,
+    GameState,
 )
 
 __all__ = ["Game", "IllegalMoveError", "action_codec"]
@@ -91,6 +92,9 @@ __all__ = ["Game", "IllegalMoveError", "action_codec"]
 _KEEP_CARDINAL = (CARDINAL, -1, -1, -1, -1)
 _PLACE_CARDINAL = (CARDINAL, -1, -1)  # + (key, -1)
 _CHIP_CODES = tuple((CHIP, -1, c, -1, -1) for c in range(4))
+#: The fields :meth:`Game.clone` copies (one level deep; ``_held`` two); it shares the others.
+_MUTABLE = ("_cells", "_sites", "_bshape", "_bcolour", "_bbuilder", "_bsquares", "_inventory", "_supply", "_aside")
+_MUTABLE += ("_history", "_cathedral_touch")
 
 
 def _window_mask(window: int | None) -> bytes | None:
@@ -103,8 +107,8 @@ def _window_mask(window: int | None) -> bytes | None:
 
 
 def action_codec(rules: Rules) -> Any:
-    """The :class:`~kardinal_env.kardinal.actions.ActionCodec` of ``rules`` (built once per rules object
-    and kept on it; imported on first use, so the engine itself needs only the standard library)."""
+    """The :class:`~kardinal_env.kardinal.actions.ActionCodec` of ``rules``, kept on it (imported on first
+    use: the engine needs only the standard library)."""
     codec = rules.__dict__.get("_action_codec")
     if codec is None:
         from kardinal_env.kardinal.actions import ActionCodec
@@ -115,11 +119,9 @@ def action_codec(rules: Rules) -> Any:
 
 
 class Game(TurnBasedGame, Explain):
-    """One game of Kardinal. See the module docstring for phases, notation and errors.
-
-    ``Game(rules)`` is backed by the compiled core when it is used (then it is a
-    :class:`~kardinal_env.kardinal.core_game.CoreGame`, a subclass with the same public API and
-    results); :meth:`Game.reference` always builds this Python engine, the readable reference."""
+    """One game of Kardinal (see the module docstring). ``Game(rules)`` is a
+    :class:`~kardinal_env.kardinal.core_game.CoreGame` (same API and results) when the compiled core is
+    used; :meth:`Game.reference` always builds this Python engine, the readable reference."""
 
     #: Whether the game's state lives in the compiled core (:class:`~kardinal_env.kardinal.core_game.CoreGame`).
     compiled: ClassVar[bool] = False
@@ -134,8 +136,7 @@ class Game(TurnBasedGame, Explain):
         return (), {"backend": "python"}  # unpickling rebuilds the class it was, never redirected
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None, *, backend: str | None = None, **options):
-        # ``seed`` is part of the game protocol (a game with chance deals with it); Kardinal has no
-        # chance element, so every seed gives the same game.
+        # ``seed`` is the game protocol's; Kardinal has no chance, so every seed gives the same game.
         self.rules = rules = resolve_rules(rules, options, Rules)
         n = rules.players
         self._n = n
@@ -148,11 +149,8 @@ class Game(TurnBasedGame, Explain):
         self._bbuilder = [-1, -1]
         self._bsquares = [(NAVE_KEY,), (CLOCK_KEY,)]
         self._sites = {}
-        for key, bit in ((NAVE_KEY, HOUSE_BIT), (CLOCK_KEY, TOWER_BIT)):
-            for step in NEIGHBOUR_STEPS:
-                nb = key + step
-                if nb not in self._cells and self._is_inside(nb):
-                    self._sites[nb] = self._sites.get(nb, 0) | bit
+        self._add_sites((NAVE_KEY,), HOUSE_BIT)
+        self._add_sites((CLOCK_KEY,), TOWER_BIT)
         self._inventory = [EDIFICES_PER_SHAPE] * 12  # index colour * 3 + shape
         self._supply = [CHIPS_PER_COLOUR] * 4
         self._held = [[0, 0, 0, 0] for _ in range(n)]
@@ -174,31 +172,25 @@ class Game(TurnBasedGame, Explain):
 
     @classmethod
     def reference(cls, rules: Rules | None = None, seed: int | None = None, **options) -> Game:
-        """A game of the Python engine, whatever the backend (``Game(...)`` may build the core-backed
-        one): for lockstep comparisons and error explanations."""
+        """A game of the Python engine whatever the backend (lockstep comparisons, error explanations)."""
         return Game(rules, seed, backend="python", **options)
 
-    # ------------------------------------------------------------------ public state
-    # The queries that only read the state (chips, supply, buildings, sites, scores, winners,
-    # finishing_order, projected_scores, cardinal targets, live_view, ...) are GameState's
-    # (kardinal_env.kardinal.state); current_player, phase, is_over, num_players and move_count
-    # TurnBasedGame's. Here: the queries that apply the rules.
+    # ------------------------------------------------------------------ queries that apply the rules
+    # (the read-only ones are GameState's; current_player, phase, is_over, ... TurnBasedGame's)
 
     def determinize(self, seat: int, rng: random.Random) -> Game:
-        """Kardinal has neither chance nor hidden information: every seat sees the whole game, so its
-        only world is this one (:meth:`clone`; ``seat`` and ``rng`` are not used)."""
+        """:meth:`clone`: no chance, nothing hidden, so a seat's only world is this one."""
         return self.clone()
 
     def builds_for(self, seat: int, ignore_cardinal: bool = False) -> list[tuple]:
-        """Every build ``seat`` could make in the current position (move codes), as if it were on turn
-        now; with ``ignore_cardinal`` as if the cardinal stood nowhere (rule I lifted). A new list."""
+        """Every build (move codes, a new list) ``seat`` could make now as if on turn; with
+        ``ignore_cardinal`` as if the cardinal stood nowhere (rule I lifted)."""
         return self._builds_for(seat, -1 if ignore_cardinal else self._cardinal)
 
     def next_builder(self, ignore_cardinal: bool = False) -> tuple[int | None, list[tuple]]:
-        """The seat that builds after the current seat's turn and its builds: the first following
-        seat (in turn order, wrapping round to the current seat itself) that has a legal build;
-        ``(None, [])`` if none has, which ends the game. Seats passed over are skipped. With
-        ``ignore_cardinal`` the cardinal is taken as standing nowhere (where will it hurt?)."""
+        """``(seat, its builds)`` of the first following seat (wrapping round to the current one) with a
+        legal build, who builds after this turn; ``(None, [])`` if none has (the game ends). With
+        ``ignore_cardinal`` as if the cardinal stood nowhere."""
         n = self._n
         seat = self._current
         card = -1 if ignore_cardinal else self._cardinal
@@ -210,8 +202,7 @@ class Game(TurnBasedGame, Explain):
         return None, []
 
     def build_chips(self, code: tuple) -> BuildChips:
-        """What the build ``code`` (a build move code, legal or not) would score for the seat on turn
-        in the current position; see :class:`BuildChips`. The engine scores every build with it."""
+        """What the build ``code`` (legal or not) would score for the seat on turn now (:class:`BuildChips`)."""
         _, _shape, colour, k1, k2 = code
         colours, substitutes, set_aside, cathedral = self._score(
             colour, self._touched((k1,) if k2 < 0 else (k1, k2)), list(self._supply)
@@ -220,10 +211,7 @@ class Game(TurnBasedGame, Explain):
 
     # ------------------------------------------------------------------ moves
     def legal_move_codes(self) -> list[tuple]:
-        """Legal moves of the current decision as internal codes (see ``kardinal_env.kardinal.notation``).
-
-        The list is shared with the engine's cache: do not modify it.
-        """
+        """Legal moves of the current decision as move codes (the engine's cached list: do not modify it)."""
         if self._moves is None:
             self._moves = self._generate()
         return self._moves
@@ -250,9 +238,8 @@ class Game(TurnBasedGame, Explain):
         return action_codec(self.rules).num_actions
 
     def legal_actions(self) -> Any:
-        """The legal action ids of the deciding seat (ego-centric colours), in the order of
-        :meth:`legal_moves` (empty once the game is over): a new list (the core-backed game gives an
-        ``int64`` array, as the protocol allows)."""
+        """The deciding seat's legal action ids in the order of :meth:`legal_moves`: a new list (the
+        core-backed game gives an ``int64`` array)."""
         index = self._action_index
         if index is None:
             codes = self.legal_move_codes()
@@ -266,10 +253,9 @@ class Game(TurnBasedGame, Explain):
         index = self._action_index
         code = index.get(action) if index is not None and type(action) is int else None
         if code is None:  # not listed yet, not a plain int, or not legal: decode and check
-            code = self._code_of(action)
-            if not self.is_legal_code(code):
-                self._raise_illegal(code, format_move(code))
-        self._apply(code)
+            self.play_code(self._code_of(action))
+        else:
+            self._apply(code)
 
     def action_to_string(self, action: int) -> str:
         return format_move(self._code_of(action))
@@ -282,8 +268,7 @@ class Game(TurnBasedGame, Explain):
         return action_codec(self.rules).code_of(self, action)
 
     def is_legal_code(self, code: tuple) -> bool:
-        """Whether ``code`` is one of :meth:`legal_move_codes` (a cardinal decision is answered from
-        the site table without listing the moves)."""
+        """Whether ``code`` is one of :meth:`legal_move_codes` (a cardinal move: from the site table)."""
         if self._phase == CARDINAL_PHASE:
             if code == _KEEP_CARDINAL:
                 return self.may_keep_cardinal()
@@ -293,7 +278,7 @@ class Game(TurnBasedGame, Explain):
         return code in self.legal_move_codes()
 
     def play_code(self, code: tuple) -> None:
-        """Play a legal move code (as listed by :meth:`legal_move_codes`). Checked like :meth:`play`."""
+        """Play a legal move code, checked like :meth:`play`."""
         if not self.is_legal_code(code):
             self._raise_illegal(code, format_move(code))
         self._apply(code)
@@ -301,34 +286,11 @@ class Game(TurnBasedGame, Explain):
     def clone(self) -> Game:
         """An independent copy (for search)."""
         g = object.__new__(Game)  # not Game(): that may build the core-backed game
-        g.rules = self.rules
-        g._n = self._n
-        g._seat_colours = self._seat_colours
-        g._inside = self._inside
-        g._cells = dict(self._cells)
-        g._bshape = list(self._bshape)
-        g._bcolour = list(self._bcolour)
-        g._bbuilder = list(self._bbuilder)
-        g._bsquares = list(self._bsquares)
-        g._sites = dict(self._sites)
-        g._inventory = list(self._inventory)
-        g._supply = list(self._supply)
+        for name in GameState.__slots__:  # values, and caches that are replaced, never mutated: shared
+            setattr(g, name, getattr(self, name))
+        for name in _MUTABLE:
+            setattr(g, name, getattr(self, name).copy())
         g._held = [list(h) for h in self._held]
-        g._aside = list(self._aside)
-        g._last_shape = self._last_shape
-        g._last_colour = self._last_colour
-        g._cardinal = self._cardinal
-        g._current = self._current
-        g._phase = self._phase
-        g._pending = self._pending
-        g._chip_dest = self._chip_dest
-        g._moves = self._moves  # cached lists are replaced, never mutated: safe to share
-        g._text_index = self._text_index
-        g._action_index = self._action_index
-        g._history = list(self._history)
-        g._cathedral_touch = list(self._cathedral_touch)
-        g._scores = self._scores
-        g._winners = self._winners
         return g
 
     # ------------------------------------------------------------------ records
@@ -339,8 +301,8 @@ class Game(TurnBasedGame, Explain):
 
     @classmethod
     def from_record(cls, record: dict, source: str = "record") -> Game:
-        """Replay a ``kardinal-record/1`` dict (finished or partial) and return the game;
-        :class:`~kardinal_env.core.errors.RecordError` names the bad field, or the move index and rule."""
+        """The game of a ``kardinal-record/1`` dict (finished or partial); ``RecordError`` names the bad
+        field, or the move index and rule."""
         parts = parse_record(record, source)
         game = cls(parts.rules)
         for i, move in enumerate(parts.moves):
@@ -384,12 +346,8 @@ class Game(TurnBasedGame, Explain):
         return out
 
     def _yard_squares(self, card: int) -> list[tuple[int, int, int]]:
-        """Pairs of adjacent free squares a yard may use under rules 0, I, III and IV, whatever its colour.
-
-        Returns ``(low key, high key, neighbour summary)``: at least one square is a site, neither
-        holds the cardinal, together they touch a house and no yard. Only rule V (colour) is left
-        to the caller.
-        """
+        """``(low key, high key, neighbour summary)`` of the square pairs a yard of any colour may use
+        (rules 0, I, III, IV: a site among them, no cardinal, a house and no yard touched; rule V is the caller's)."""
         sites = self._sites
         site_summary = sites.get
         cells = self._cells
@@ -461,10 +419,8 @@ class Game(TurnBasedGame, Explain):
         return touched
 
     def _score(self, colour: int, touched: set[int], supply: list[int]) -> tuple[list[int], int, bool, bool]:
-        """docs/rules.md Scoring of a build of ``colour`` touching the buildings ``touched`` (the one
-        place this rule lives; :meth:`build_chips` and :meth:`_apply_build` both use it): ``(colours
-        of the regular chips, substitute chips, set aside, touches the cathedral)``. Takes the regular
-        chips out of ``supply`` (the engine's own when building, a copy when asking)."""
+        """docs/rules.md Scoring, the one place it lives: ``(regular chips' colours, substitutes, set aside,
+        touches the cathedral)`` of a build of ``colour`` touching ``touched``; takes the chips out of ``supply``."""
         rules = self.rules
         neutral = rules.has_neutral
         skip_neutral_touch = neutral and rules.neutral_touch_chips == "none"
@@ -501,14 +457,7 @@ class Game(TurnBasedGame, Explain):
         for k in squares:
             cells[k] = bid
             sites.pop(k, None)
-        bit = SHAPE_BIT[shape] | COLOUR_BIT[colour]
-        inside = self._inside
-        for k in squares:
-            for step in NEIGHBOUR_STEPS:
-                nb = k + step
-                if nb in cells or (inside is not None and not inside[nb]):
-                    continue
-                sites[nb] = sites.get(nb, 0) | bit
+        self._add_sites(squares, SHAPE_BIT[shape] | COLOUR_BIT[colour])
         seat = self._current
         self._bshape.append(shape)
         self._bcolour.append(colour)
@@ -529,6 +478,15 @@ class Game(TurnBasedGame, Explain):
             self._phase = CHIP_PHASE
         else:
             self._phase = CARDINAL_PHASE
+
+    def _add_sites(self, squares: tuple[int, ...], bit: int) -> None:
+        """Mark the free squares (inside the window) next to new ``squares`` as sites touched by ``bit``."""
+        cells, sites, inside = self._cells, self._sites, self._inside
+        for k in squares:
+            for step in NEIGHBOUR_STEPS:
+                nb = k + step
+                if nb not in cells and (inside is None or inside[nb]):
+                    sites[nb] = sites.get(nb, 0) | bit
 
     def _end_turn(self) -> None:
         seat, moves = self.next_builder()
