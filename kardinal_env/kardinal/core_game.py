@@ -23,9 +23,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from kardinal_env.core.backend import CoreBacked, core_module, forward_to_core, unavailable
-from kardinal_env.core.errors import GameNotOverError
 from kardinal_env.core.game_base import resolve_rules
-from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.notation import SHAPE_NAMES, format_move, key_xy
 from kardinal_env.kardinal.rules import Rules
@@ -87,11 +85,6 @@ class CoreGame(CoreBacked, Game):
         return (_restore, (self.rules, list(self._history)))
 
     # ------------------------------------------------------------------ public state
-    @property
-    def cardinal(self) -> tuple[int, int] | None:
-        key = self._core.cardinal_key
-        return None if key < 0 else key_xy(key)
-
     def buildings(self) -> list[Building]:
         out = []
         for bid, (shape, colour, builder, k1, k2) in enumerate(self._core.buildings()):
@@ -104,15 +97,6 @@ class CoreGame(CoreBacked, Game):
 
     def sites(self) -> list[tuple[int, int]]:
         return [key_xy(k) for k in sorted(self._core.site_summaries())]
-
-    def finishing_order(self) -> list[list[int]]:
-        if not self._core.is_over:
-            raise GameNotOverError("finishing_order() is only defined once the game is over")
-        scores = self._core.scores()
-        return finishing_order_from_keys(list(zip(scores, self._core.cathedral_touches(), strict=True)))
-
-    def may_keep_cardinal(self) -> bool:
-        return self._core.cardinal_key >= 0
 
     def builds_for(self, seat: int, ignore_cardinal: bool = False) -> list[tuple]:
         return self._core.builds_for(seat, ignore_cardinal)

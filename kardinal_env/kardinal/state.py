@@ -1,13 +1,10 @@
-"""The state of a game of Kardinal and every query that only reads it (no query changes anything).
+"""The state of a game of Kardinal and every query that only reads it.
 
-* :data:`PHASES` — the names of a turn's decisions (the table of :mod:`kardinal_env.kardinal.engine`);
-  the state keeps the phase as an index into it (:data:`BUILD_PHASE`, :data:`CHIP_PHASE`,
-  :data:`CARDINAL_PHASE`, :data:`OVER`), equal to the move kinds ``BUILD``, ``CHIP`` and ``CARDINAL`` of
-  :mod:`kardinal_env.kardinal.notation`. :data:`CHIPS_PER_COLOUR`, :data:`TOTAL_CHIPS` and
-  :data:`EDIFICES_PER_SHAPE` (per colour) are the game's material.
-* :class:`GameState` — the fields of a game (:class:`~kardinal_env.kardinal.engine.Game` sets them up
-  and changes them move by move) and the queries that read them; the queries that apply the rules
-  (which builds are legal, what a build scores, who builds next) are the engine's.
+* :data:`PHASES` — the names of a turn's decisions; the state keeps the phase as an index into it
+  (:data:`BUILD_PHASE` .. :data:`OVER`), equal to the move kinds of :mod:`kardinal_env.kardinal.notation`.
+  :data:`CHIPS_PER_COLOUR`, :data:`TOTAL_CHIPS` and :data:`EDIFICES_PER_SHAPE` (per colour): the material.
+* :class:`GameState` — the fields of a game (the engine sets them up and changes them move by move) and
+  the read-only queries; those that apply the rules (legal builds, scoring, turn order) are the engine's.
 * :class:`Building`, :class:`BuildChips`, :class:`LiveView` — what the queries answer.
 
 The board inside: squares are keys (``notation.square_key``); buildings are ids, :data:`NAVE` and
@@ -145,7 +142,8 @@ class GameState:
     @property
     def cardinal(self) -> tuple[int, int] | None:
         """Square of the cardinal, or ``None`` before it is placed."""
-        return None if self._cardinal < 0 else key_xy(self._cardinal)
+        key = self.cardinal_key
+        return None if key < 0 else key_xy(key)
 
     @property
     def cardinal_key(self) -> int:
@@ -217,8 +215,9 @@ class GameState:
     def finishing_order(self) -> list[list[int]]:
         """Groups of seats from first place to last: by score, then by edifices touching the cathedral
         (seats still tied share a group); the first group is :meth:`winners`. Only once the game is over."""
-        scores = self._over("finishing_order", self._scores)
-        return finishing_order_from_keys(list(zip(scores, self._cathedral_touch, strict=True)))
+        if not self.is_over:
+            raise GameNotOverError("finishing_order() is only defined once the game is over")
+        return finishing_order_from_keys(list(zip(self.scores(), self.cathedral_touches(), strict=True)))
 
     @staticmethod
     def _over(query: str, value: list[int] | None) -> list[int]:
@@ -245,7 +244,7 @@ class GameState:
 
     def may_keep_cardinal(self) -> bool:
         """Whether ``C-`` is allowed in a cardinal decision: only once the cardinal stands somewhere."""
-        return self._cardinal >= 0
+        return self.cardinal_key >= 0
 
     def is_cardinal_target(self, key: int) -> bool:
         """Whether the cardinal may be moved to square ``key`` now: a site, not its own square."""
