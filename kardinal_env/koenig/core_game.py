@@ -105,10 +105,7 @@ class CoreGame(CoreBacked, Game):
         self._core = core
         self._args = args
         self._history = history
-        self._moves = None
-        self._names = None
-        self._knowledge = None
-        self._reference = None
+        self._moves = self._names = self._knowledge = self._reference = None
 
     def __reduce__(self):
         return (_restore, (self.rules, self._args, list(self._history)))

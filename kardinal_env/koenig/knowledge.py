@@ -130,24 +130,9 @@ class SeatKnowledge:
     counts), ``new_deck`` (``None`` before the first run-out); ``hand_sizes`` (every seat), ``deck_size``,
     ``runouts``, ``hidden_draws`` (other seat -> cards it drew from the new deck unseen)."""
 
-    __slots__ = (
-        "game",
-        "seat",
-        "hand",
-        "display",
-        "pile",
-        "unseen",
-        "known_counts",
-        "hand_sizes",
-        "deck_size",
-        "runouts",
-        "new_deck",
-        "hidden_draws",
-        "_others",
-        "_pool",
-        "_start",
-        "_steps",
-        "_data",
+    __slots__ = tuple(
+        "game seat hand display pile unseen known_counts hand_sizes deck_size runouts new_deck hidden_draws"
+        " _others _pool _start _steps _data".split()
     )
 
     def __init__(self, game: Any, seat: int):
@@ -282,23 +267,9 @@ class SeatKnowledge:
 
     def to_dict(self) -> dict:
         """Every public attribute (and the replay the deal uses) as plain data: equal dicts, equal knowledge."""
-        return {
-            "seat": self.seat,
-            "hand": self.hand,
-            "display": self.display,
-            "pile": self.pile,
-            "unseen": self.unseen,
-            "known": self.known,
-            "hand_sizes": self.hand_sizes,
-            "deck_size": self.deck_size,
-            "runouts": self.runouts,
-            "new_deck": self.new_deck,
-            "hidden_draws": self.hidden_draws,
-            "deck_counts": self.deck_counts,
-            "pool": self._pool,
-            "start": self._start,
-            "steps": self._steps,
-        }
+        public = "seat hand display pile unseen known hand_sizes deck_size runouts new_deck hidden_draws deck_counts"
+        data = {name: getattr(self, name) for name in public.split()}
+        return {**data, "pool": self._pool, "start": self._start, "steps": self._steps}
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SeatKnowledge) and self.to_dict() == other.to_dict()
