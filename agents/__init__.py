@@ -4,51 +4,46 @@
 
 =================  ===========================================================================
 ``random``,        a baseline of the game (``GameAgents.baseline_kinds``, :mod:`agents.registry`):
-``greedy``, ...    ``random``, a uniformly random legal move, on every game (``GENERIC_BASELINES``), and
-                   the kinds its agents' entry lists (``GameAgents.baselines``; both built-in games
-                   have ``greedy``)
-``mcts:N``         UCT with ``N`` simulations per decision (:class:`agents.search.mcts.MCTSAgent`);
-                   games of perfect information (``GameSpec.perfect_information``)
-``ismcts:N``       information-set MCTS with N simulations on ``game.determinize`` worlds
+``greedy``, ...    ``random`` (a uniformly random legal move) on every game, and the kinds its entry
+                   lists (both built-in games have ``greedy``)
+``mcts:N``         UCT, ``N`` simulations per decision (:class:`agents.search.mcts.MCTSAgent`); games
+                   of perfect information
+``ismcts:N``       information-set MCTS on ``game.determinize`` worlds
                    (:class:`agents.search.ismcts.ISMCTSAgent`); any game
-``gismcts:N``      ``ismcts:N`` guided by the game's heuristic (``GameAgents.search_guide``; ``rollout="guide"``):
-                   each node searches the mover's 3 best moves, every simulation a heuristic playout
+``gismcts:N``      ``ismcts:N`` guided by the game's heuristic (``GameAgents.search_guide``;
+                   ``rollout="guide"``): each node searches the mover's 3 best moves, every
+                   simulation a heuristic playout
 ``pismcts:N``      ``gismcts:N`` with a paired root (``paired=True, batch=16, widen_visits=8``): rounds of
                    one world in which every root child is played, the guide's move kept unless a paired
-                   test finds a better one, the test after every 16 rounds, up to N simulations; below
-                   the root a node offers one more of the guide's moves every 8 visits
-``rollout:N``      the game's heuristic playout search with N worlds per candidate move
-                   (``GameAgents.rollout_search``; Kardinal & König:
-                   :class:`agents.search.heuristic_rollouts.HeuristicRolloutAgent`)
-``ppo:PATH``       a PPO checkpoint (``agents.networks.ppo_agent.PPOAgent.from_checkpoint(PATH, **kw)``);
-                   the game the checkpoint was trained on (its environment is the game's ``env_name``)
-``puct:N:PATH``    PUCT search with N simulations guided by the PPO checkpoint PATH
-                   (``agents.search.puct.PUCTAgent.from_checkpoint(PATH, N, **kw)``, with the
-                   checkpoint's own ``search_defaults`` where it records any); the game the
-                   checkpoint was trained on
-``zoo:NAME``       a network shipped with the package (:mod:`agents.zoo`: ``kardinal-2p``, ...): its
-                   policy, as ``ppo:`` plays it; ``puct:N:zoo:NAME`` searches with it
-``rllib:PATH``     an RLlib checkpoint (``agents.networks.rllib_agent.RLlibAgent.from_checkpoint(PATH, **kw)``;
-                   the agent checks the game it is asked to move in, the spec check does not)
+                   test (after every 16 rounds) finds a better one; below the root a node offers one
+                   more of the guide's moves every 8 visits
+``rollout:N``      the game's heuristic playout search, N worlds per candidate move
+                   (``GameAgents.rollout_search``)
+``ppo:PATH``       a PPO checkpoint (``PPOAgent.from_checkpoint(PATH, **kw)``,
+                   :mod:`agents.networks.ppo_agent`) of the game it was trained on
+``puct:N:PATH``    PUCT search, N simulations guided by the PPO checkpoint PATH
+                   (``agents.search.puct.PUCTAgent.from_checkpoint``, with the checkpoint's own
+                   ``search_defaults`` where it records any)
+``zoo:NAME``       a network shipped with the package (:mod:`agents.zoo`): its policy, as ``ppo:``
+                   plays it; ``puct:N:zoo:NAME`` searches with it
+``rllib:PATH``     an RLlib checkpoint (:mod:`agents.networks.rllib_agent`; the agent checks the game it
+                   is asked to move in)
 =================  ===========================================================================
 
-``game`` is a registered game's name or its :class:`kardinal_env.core.registry.GameSpec`. With it, a
-baseline kind is that game's class (``game_agents(spec).baseline(kind)``), a spec that cannot play the
-game is refused, and a search agent is given the spec (``game=``). With ``game=None`` a baseline kind
-may be any registered game's, and the agent picks its class from the game it first moves in
-(:class:`BaselineAgent`). Each kind says what it needs of a game (:data:`KINDS`). Keyword arguments
-(e.g. ``seed=3``) go to the agent's constructor. Importing this package does not import torch; only
-``ppo:`` and ``puct:`` specs do.
+``game`` is a registered game's name or :class:`~kardinal_env.core.registry.GameSpec`. With it, a
+baseline kind is that game's class, a spec that cannot play the game is refused and a search agent is
+given the spec (``game=``); with ``game=None`` a baseline kind may be any registered game's, and the
+agent picks its class from the game it first moves in (:class:`BaselineAgent`). Keyword arguments
+(``seed=3``) go to the agent's constructor. Only ``ppo:`` and ``puct:`` specs import torch.
 
 A bad spec raises :class:`AgentSpecError` naming it: bad syntax, an unknown kind, a kind the game
 cannot play (``agent spec 'mcts:200' needs a game of perfect information; kardinal_koenig hides
 information from the seats: try 'ismcts:200'``), a missing checkpoint file, or a file that is not a
-kardinal-env checkpoint (:mod:`agents.networks.checkpoint`). :func:`check_spec` runs the same checks
-without building the agent and returns warnings (a checkpoint trained for another seat count).
+kardinal-env checkpoint. :func:`check_spec` runs the same checks without building the agent and
+returns warnings (a checkpoint trained for another seat count).
 
-Library entry points: :func:`agents.training.run.train` / :func:`agents.training.run.main` (self-play training),
-:func:`agents.evaluation.tournament.evaluate` / :func:`agents.evaluation.tournament.main` (tournaments),
-:func:`agents.serving.play.main` (terminal play).
+Entry points: :func:`agents.training.run.main` (self-play training),
+:func:`agents.evaluation.tournament.main` (tournaments), :func:`agents.serving.play.main` (terminal play).
 """
 
 from __future__ import annotations
@@ -93,11 +88,8 @@ class AgentSpecError(ValueError):
 
 @dataclass(frozen=True)
 class Kind:
-    """A spec kind other than a baseline: its syntax and what it needs of a game.
-
-    ``simulations`` / ``path``: whether the spec carries ``:N`` / a checkpoint ``PATH``;
-    ``needs(spec, game_spec)``: why the kind cannot play that game, or ``None`` (checkpoint kinds are
-    checked against the checkpoint instead)."""
+    """A spec kind other than a baseline: whether it carries ``:N`` (``simulations``) and a ``PATH``, and
+    ``needs(spec, game_spec)``: why it cannot play that game, or ``None``."""
 
     name: str
     example: str
@@ -152,10 +144,8 @@ def _baseline_kinds(game: GameSpec | None) -> list[str]:
 
 
 def parse_spec(spec: str, game: str | GameSpec | None = None) -> tuple[str, int | None, str | None]:
-    """``(kind, simulations, path)`` of an agent spec, checked without building the agent (no torch
-    import): the syntax, that a baseline kind is a baseline of ``game`` (of any registered game when
-    ``None``), and that a ``ppo:`` / ``puct:`` checkpoint file exists. :class:`AgentSpecError` naming
-    what is wrong otherwise."""
+    """``(kind, simulations, path)`` of an agent spec, checked without torch: the syntax, that a baseline
+    is one of ``game`` (``None``: of any game) and that a checkpoint file exists; else :class:`AgentSpecError`."""
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"bad agent spec {spec!r}; {SPEC_HELP}")
     spec = spec.strip()
@@ -217,10 +207,8 @@ def parse_spec(spec: str, game: str | GameSpec | None = None) -> tuple[str, int 
 
 def check_spec(spec: str, players: int | None = None, game: str | GameSpec | None = None) -> list[str]:
     """Check ``spec`` like :func:`load_agent` without building the agent: the syntax, that it plays
-    ``game`` (a registered game's name or spec; ``None``: not checked) and, for ``ppo:`` / ``puct:``,
-    the checkpoint (read once; torch is imported only then; with ``game``, its environment must be
-    the game's ``env_name``). Returns warnings (a checkpoint trained for another number of players
-    than ``players``); :class:`AgentSpecError` if the spec is bad."""
+    ``game`` (``None``: not checked) and a checkpoint (read once, with torch; with ``game``, trained on
+    the game's ``env_name``). Returns warnings (a checkpoint trained for other than ``players`` seats)."""
     text = spec.strip() if isinstance(spec, str) else spec
     game_spec = _game_spec(game)
     kind_name, _simulations, path = parse_spec(spec, game_spec)
@@ -263,9 +251,7 @@ def _game_spec(game: str | GameSpec | None) -> GameSpec | None:
 
 
 def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
-    """Build the agent named by ``spec`` (see the module docstring) for ``game`` (a registered game's
-    name or spec; ``None``: any game); :class:`AgentSpecError` if the spec is bad or cannot play
-    ``game``. Keyword arguments go to the agent's constructor."""
+    """Build the agent of ``spec`` (the module docstring) for ``game`` (``None``: any game)."""
     game_spec = _game_spec(game)
     kind, simulations, path = parse_spec(spec, game_spec)
     text = spec.strip()
@@ -311,8 +297,7 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
 
 
 def _only_game_with(entry: str, text: str) -> GameSpec:
-    """The one registered game whose agents' ``entry`` is set (a spec of a game-specific kind given no
-    game); :class:`AgentSpecError` unless exactly one has it."""
+    """The one registered game whose agents' ``entry`` is set; :class:`AgentSpecError` unless one has it."""
     able = [spec for spec in games().values() if getattr(game_agents(spec), entry) is not None]
     if len(able) != 1:
         raise AgentSpecError(f"agent spec {text!r}: name the game (games with it: {[g.name for g in able]})")
@@ -333,11 +318,9 @@ def _load_network_agent(kind: str, simulations: int | None, path: str, kw: dict)
 
 
 class BaselineAgent(BaseAgent):
-    """The baseline ``kind`` of whatever registered game it is asked to move in: at the first
-    ``select_move`` on a game of a given class it builds that game's baseline
-    (``game_agents(game_of(game)).baseline(kind)(seed=..., **kw)``) and then delegates to it. ``reset(seed)``
-    reaches every agent built so far; an agent built later starts from the seed of the last reset (or
-    the constructor's), so its moves are those of the game's baseline built with that seed."""
+    """The baseline ``kind`` of whatever game it moves in: built on the first ``select_move`` on a game
+    class (``game_agents(game_of(game)).baseline(kind)(seed=..., **kw)``), then delegated to.
+    ``reset(seed)`` reaches every agent built so far; one built later gets the last seed."""
 
     def __init__(self, kind: str, seed: int | None = None, **kw: Any):
         super().__init__(seed)
@@ -353,7 +336,6 @@ class BaselineAgent(BaseAgent):
                 agent.reset(seed)
 
     def agent_for(self, game: Any) -> Any:
-        """The game's baseline agent of this kind (built on first use)."""
         agent = self._agents.get(type(game))
         if agent is None:
             found = game_agents(game_of(game))

@@ -19,6 +19,12 @@ from agents.registry import GameAgents, register_agents
 
 __all__ = ["KARDINAL", "KARDINAL_KOENIG"]
 
+
+def _presets(prefix: str, *names: str) -> dict[str, str]:
+    """Preset name → ``kardinal_configs:<prefix><name>.yaml``."""
+    return {name: f"kardinal_configs:{prefix}{name}.yaml" for name in names}
+
+
 KARDINAL = GameAgents(
     game="kardinal",
     baselines={"greedy": "agents.baselines.kardinal_greedy:GreedyAgent"},
@@ -27,14 +33,7 @@ KARDINAL = GameAgents(
     compiled_playout="agents.search.kardinal_compiled:play_out",
     network="agents.networks.kardinal_net:build_network",
     adapter="agents.training.adapters:KardinalAdapter",
-    presets={
-        "default": "kardinal_configs:default.yaml",
-        "long_2p": "kardinal_configs:long_2p.yaml",
-        "long_4p": "kardinal_configs:long_4p.yaml",
-        "search_2p": "kardinal_configs:search_2p.yaml",
-        "distill_2p": "kardinal_configs:distill_2p.yaml",
-        "search_4p": "kardinal_configs:search_4p.yaml",
-    },
+    presets=_presets("", "default", "long_2p", "long_4p", "search_2p", "distill_2p", "search_4p"),
     play_page="agents.serving.kardinal_page:KardinalPage",
 )
 
@@ -50,12 +49,7 @@ KARDINAL_KOENIG = GameAgents(
     rollout_search="agents.search.heuristic_rollouts:HeuristicRolloutAgent",
     network="agents.networks.koenig_net:build_network",
     adapter="agents.training.adapters:KoenigAdapter",
-    presets={
-        "default": "kardinal_configs:koenig_default.yaml",
-        "long": "kardinal_configs:koenig_long.yaml",
-        "heuristic": "kardinal_configs:koenig_heuristic.yaml",
-        "search": "kardinal_configs:koenig_search.yaml",
-    },
+    presets=_presets("koenig_", "default", "long", "heuristic", "search"),
     play_page="agents.serving.koenig_page:KoenigPage",
 )
 

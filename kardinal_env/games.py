@@ -16,25 +16,38 @@ file and the games' own folders are the only places that name a game.
 
 from __future__ import annotations
 
+from typing import Any
+
 from kardinal_env.core.registry import GameSpec, Renderers, RuleOption, register_game
 
 __all__ = ["KARDINAL", "KARDINAL_KOENIG"]
 
-KARDINAL = GameSpec(
-    name="kardinal",
+
+def _builtin(name: str, package: str, **facts: Any) -> GameSpec:
+    """A built-in game, its code the same module names in ``kardinal_env/<package>/``."""
+    at = f"kardinal_env.{package}"
+    return GameSpec(
+        name=name,
+        rules_class=f"{at}.rules:Rules",
+        game_class=f"{at}.engine:Game",
+        record_format=f"{name.replace('_', '-')}-record/1",
+        observation=f"{at}.observation:ObservationEncoder",
+        renderers=Renderers(
+            text=f"{at}.text:game_text",
+            image=f"{at}.render:game_image",
+            html_replay=f"{at}.replay_html:write_replay_html",
+        ),
+        env_module=f"{at}.env",
+        **facts,
+    )
+
+
+KARDINAL = _builtin(
+    "kardinal",
+    "kardinal",
     title="Kardinal",
     players=(2, 3, 4),
     default_players=2,
-    rules_class="kardinal_env.kardinal.rules:Rules",
-    game_class="kardinal_env.kardinal.engine:Game",
-    record_format="kardinal-record/1",
-    observation="kardinal_env.kardinal.observation:ObservationEncoder",
-    renderers=Renderers(
-        text="kardinal_env.kardinal.text:game_text",
-        image="kardinal_env.kardinal.render:game_image",
-        html_replay="kardinal_env.kardinal.replay_html:write_replay_html",
-    ),
-    env_module="kardinal_env.kardinal.env",
     env_id="kardinal/kardinal-v0",
     gym_id="kardinal/KardinalVsBots-v0",
     chance=False,
@@ -45,21 +58,12 @@ KARDINAL = GameSpec(
     ),
 )
 
-KARDINAL_KOENIG = GameSpec(
-    name="kardinal_koenig",
+KARDINAL_KOENIG = _builtin(
+    "kardinal_koenig",
+    "koenig",
     title="Kardinal & König",
     players=(3, 4, 5),
     default_players=4,
-    rules_class="kardinal_env.koenig.rules:Rules",
-    game_class="kardinal_env.koenig.engine:Game",
-    record_format="kardinal-koenig-record/1",
-    observation="kardinal_env.koenig.observation:ObservationEncoder",
-    renderers=Renderers(
-        text="kardinal_env.koenig.text:game_text",
-        image="kardinal_env.koenig.render:game_image",
-        html_replay="kardinal_env.koenig.replay_html:write_replay_html",
-    ),
-    env_module="kardinal_env.koenig.env",
     env_id="kardinal/kardinal-koenig-v1",
     gym_id="kardinal/KardinalKoenigVsBots-v1",
     chance=True,
