@@ -48,8 +48,7 @@ case "$command" in
         shots=$(mktemp -d)
         trap 'rm -rf "$shots"' EXIT
         KARDINAL_SCREENSHOTS=$shots .venv/bin/python -m pytest -q -m browser \
-            tests/test_browser.py::test_play_a_full_game_by_clicking_and_download_it \
-            tests/test_browser_play_koenig.py::test_play_a_full_koenig_game_by_clicking_and_download_it
+            tests/test_browser.py::test_play_a_full_game_by_clicking_and_download_it
         .venv/bin/python - "$shots" << 'PY'
 import sys
 from PIL import Image  # matplotlib's dependency

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 # ---------------------------------------------------------------- real-browser fixtures
-# Shared by the tests marked ``browser`` (tests/test_browser.py, tests/test_browser_koenig.py).
+# Shared by the tests marked ``browser`` (tests/test_browser.py, tests/test_browser_docs.py).
 # Chromium is Debian's ``chromium`` at /usr/bin/chromium (Playwright's own browser download is not
 # used); when it or the ``playwright`` package is missing, ``browser`` runs scripts/setup_browser.sh
 # to install them and fails with that script's output if it cannot. ``shots``: where screenshots go

@@ -1,6 +1,6 @@
 """HTML replays of Kardinal & König records (kardinal_env.koenig.replay_html; ``kardinal-replay FILE -o
 game.html`` and ``agents.evaluation.tournament --save-games`` write them), without a browser
-(tests/test_browser_koenig.py opens the pages in Chromium): K&K's own; what every game's page does is in
+(tests/test_browser.py opens the pages in Chromium): K&K's own; what every game's page does is in
 tests/test_replay_html.py."""
 
 from __future__ import annotations
