@@ -17,6 +17,7 @@ Also :func:`average_checkpoints`, :func:`advise_checkpoint`, :func:`with_search_
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -91,7 +92,7 @@ def network_builder(spec: GameSpec) -> NetworkBuilder:
 
 
 def checkpoint_layout(spec: GameSpec, rules: Any, model_config: Mapping[str, Any]) -> dict:
-    """The layout a checkpoint of ``spec``'s network ``model_config`` for ``rules`` records and needs."""
+    """The layout a checkpoint of network ``model_config`` for ``rules`` records and needs."""
     return {"env": spec.env_name, **network_builder(spec).layout(rules, model_config)}
 
 
@@ -123,10 +124,8 @@ def write_checkpoint(ckpt: dict, path) -> str:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     remove_temp_files(directory, name)
     return path
@@ -151,16 +150,12 @@ def remove_temp_files(directory, targets: str | re.Pattern[str]) -> list[str]:
         return removed
     for entry in entries:
         target = temp_target(entry.name)
-        if target is None:
+        if target is None or not (target == targets if isinstance(targets, str) else targets.fullmatch(target)):
             continue
-        wanted = target == targets if isinstance(targets, str) else targets.fullmatch(target) is not None
-        try:
-            if not wanted or not entry.is_file(follow_symlinks=False):
-                continue
-            os.unlink(entry.path)
-        except OSError:  # gone already, or not ours to remove
-            continue
-        removed.append(entry.path)
+        with contextlib.suppress(OSError):  # gone already, or not ours to remove
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed.append(entry.path)
     return sorted(removed)
 
 
@@ -304,7 +299,7 @@ def _build(ckpt: dict, path, spec: GameSpec, rules: Any) -> torch.nn.Module:
 
 
 def trained_players(ckpt: dict) -> int | None:
-    """Players of the games a checkpoint was trained on (``None`` if it does not say)."""
+    """Players of the games a checkpoint was trained on (``None``: unknown)."""
     for section in ("rules", "config"):
         found = ckpt.get(section)
         if isinstance(found, dict) and is_int(found.get("players")):

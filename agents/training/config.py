@@ -45,9 +45,10 @@ __all__ = [
 SEARCHES = ("puct", "mcts", "ismcts", "rollout", "network")
 
 
-def opt(default, help: str, *, lo=None, hi=None, lo_open: bool = False, choices=None):
+def opt(default, help: str, *, lo=None, hi=None, lo_open: bool = False, choices=None, **more):
     """A config field: ``default``, ``help``, the range ``lo..hi`` (``lo`` excluded when ``lo_open``) or ``choices``."""
-    return field(default=default, metadata={"help": help, "lo": lo, "hi": hi, "lo_open": lo_open, "choices": choices})
+    metadata = {"help": help, "lo": lo, "hi": hi, "lo_open": lo_open, "choices": choices, **more}
+    return field(default=default, metadata=metadata)
 
 
 def _owners(name: str) -> list[GameSpec]:
@@ -65,11 +66,7 @@ def rule_opt(name: str):
     option = _option(owners[0], name)
     assert option is not None and option.choices, name
     default = option.default if option.default is not None else option.choices[0]
-    help = f"{option.help} (a rule option of {', '.join(spec.name for spec in owners)})"
-    return field(
-        default=default,
-        metadata={"help": help, "lo": None, "hi": None, "lo_open": False, "choices": None, "rule_option": True},
-    )
+    return opt(default, f"{option.help} (a rule option of {', '.join(s.name for s in owners)})", rule_option=True)
 
 
 @dataclass
@@ -356,12 +353,13 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
             f"config key 'anchor_kl' ({where}): a penalty of PPO's loss; algorithm {cfg.algorithm!r} does not "
             "use it (set anchor_kl: 0)"
         )
-    for key, plain, why in (
-        ("selfplay_workers", 1, "plays and updates in its own process on the CPU"),
-        ("device", "cpu", "plays and updates in its own process on the CPU"),
-        ("teacher", "", "learns from its own games' returns, not from a teacher"),
-        ("baseline_targets", "", "learns from its own games' returns, not from targets"),
+    for key, why in (
+        ("selfplay_workers", "plays and updates in its own process on the CPU"),
+        ("device", "plays and updates in its own process on the CPU"),
+        ("teacher", "learns from its own games' returns, not from a teacher"),
+        ("baseline_targets", "learns from its own games' returns, not from targets"),
     ):
+        plain = _FIELDS[key].default  # what algorithm=ppo takes
         if cfg.algorithm != "search" and getattr(cfg, key) != plain:
             where = _where(sources, key, "algorithm")
             raise ConfigError(
@@ -376,10 +374,9 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
             f"config key 'keep_best' ({where}): needs evaluation games to choose by; eval_games and "
             "final_eval_games are both 0"
         )
-    if not cfg.exp_name.strip():
-        raise ConfigError(f"config key 'exp_name' ({_where(sources, 'exp_name')}): must not be empty")
-    if not cfg.runs_dir.strip():
-        raise ConfigError(f"config key 'runs_dir' ({_where(sources, 'runs_dir')}): must not be empty")
+    for key in ("exp_name", "runs_dir"):
+        if not getattr(cfg, key).strip():
+            raise ConfigError(f"config key {key!r} ({_where(sources, key)}): must not be empty")
     return cfg
 
 

@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 import numpy as np
+import torch
 
 from agents.training.adapters import GameAdapter
 from kardinal_env.core.rewards import win_share
@@ -56,6 +57,14 @@ def per_seat_gae(seats, rewards, values, terminal, gamma: float, lam: float):
         adv[idx] = a
         ret[idx] = r
     return adv, ret
+
+
+def gradient_step(optimizer, loss, net, max_grad_norm: float) -> None:
+    """One step of ``optimizer`` down ``loss``, the gradient's norm clipped to ``max_grad_norm``."""
+    optimizer.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
+    optimizer.step()
 
 
 def sorted_minibatches(rng: np.random.Generator, sizes: np.ndarray, size: int) -> list[np.ndarray]:

@@ -35,18 +35,19 @@ import random
 import re
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import torch
 import torch.nn as nn
 
-from agents.networks.base import MASK_VALUE
+from agents.networks.base import MaskedCategorical
 from agents.networks.checkpoint import make_checkpoint
 from agents.search.ismcts import ISMCTSAgent
 from agents.search.mcts import MCTSAgent
 from agents.search.puct import PUCTAgent
+from agents.training.rollout import gradient_step
 from agents.training.trainer import Trainer, TrainingError
 from kardinal_env.core.rewards import projected_margins, terminal_rewards
 
@@ -67,16 +68,14 @@ class Example:
     value: float = 0.0
 
 
+@dataclass(slots=True)
 class _Game:
-    __slots__ = ("game", "baseline_seats", "policy_play", "examples", "searched", "length")
-
-    def __init__(self, game, baseline_seats: frozenset[int] = frozenset(), policy_play: bool = False):
-        self.game = game
-        self.baseline_seats = baseline_seats  # seats the config's baseline plays (greedy_share games)
-        self.policy_play = policy_play  # the searching seats play the network's move (policy_play_share games)
-        self.examples: list[Example] = []
-        self.searched = 0  # decisions searched so far (the temperature schedule)
-        self.length = 0  # moves played
+    game: Any
+    baseline_seats: frozenset[int] = frozenset()  # seats the config's baseline plays (greedy_share games)
+    policy_play: bool = False  # the searching seats play the network's move (policy_play_share games)
+    examples: list[Example] = field(default_factory=list)
+    searched: int = 0  # decisions searched so far (the temperature schedule)
+    length: int = 0  # moves played
 
 
 @dataclass
@@ -426,16 +425,12 @@ class SearchTrainer(Trainer):
                 net, [e.decision for e in batch], [e.actions for e in batch], [e.probs for e in batch]
             )
             mask = mask.to(logits.device)
-            logp = torch.log_softmax(torch.where(mask, logits, torch.full_like(logits, MASK_VALUE)), dim=1)
-            logp = torch.where(mask, logp, torch.zeros_like(logp))
+            logp = torch.where(mask, MaskedCategorical(logits, mask).log_probs, torch.zeros_like(logits))
             policy_loss = -(target * logp).sum(1).mean()
             z = torch.tensor([e.value for e in batch], dtype=values.dtype, device=values.device)
             value_loss = 0.5 * ((values - z) ** 2).mean()
             loss = policy_loss + cfg.vf_coef * value_loss
-            self.optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-            self.optimizer.step()
+            gradient_step(self.optimizer, loss, net, cfg.max_grad_norm)
         with torch.no_grad():
             target_entropy = -(target * torch.log(target.clamp_min(1e-12))).sum(1).mean()
             entropy = -(logp.exp() * logp).sum(1).mean()

@@ -43,7 +43,7 @@ from agents.networks.checkpoint import (
 from agents.runinfo import git_revision
 from agents.training.adapters import make_adapter
 from agents.training.config import ConfigError, TrainConfig
-from agents.training.rollout import Rollout, evaluate_policy, sorted_minibatches
+from agents.training.rollout import Rollout, evaluate_policy, gradient_step, sorted_minibatches
 from agents.training.warm_start import warm_start
 from kardinal_env.core.checks import is_int
 
@@ -291,10 +291,7 @@ class Trainer:
                 if self.anchor_net is not None and cfg.anchor_kl > 0:
                     anchor_kl = self.anchor_divergence(mb, buf, dist)
                     loss = loss + cfg.anchor_kl * anchor_kl
-                self.optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-                self.optimizer.step()
+                gradient_step(self.optimizer, loss, net, cfg.max_grad_norm)
             if cfg.target_kl and approx_kl > cfg.target_kl:
                 break
         y_pred, y_true = b_value.numpy(), b_ret.numpy()

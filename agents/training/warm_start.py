@@ -12,12 +12,11 @@ import time
 
 import numpy as np
 import torch
-import torch.nn as nn
 
 from agents.networks.base import MaskedCategorical
 from agents.training.adapters import GameAdapter
 from agents.training.config import TrainConfig
-from agents.training.rollout import sorted_minibatches
+from agents.training.rollout import gradient_step, sorted_minibatches
 from kardinal_env.core.rewards import ShapingTracker, terminal_rewards
 
 __all__ = ["warm_start"]
@@ -108,10 +107,7 @@ def warm_start(net, cfg: TrainConfig, adapter: GameAdapter, rng_py, rng, log=pri
             if cfg.bc_anneal_lr:  # linearly to zero over the warm start's updates
                 for group in opt.param_groups:
                     group["lr"] = cfg.bc_learning_rate * (1.0 - updates / total_updates)
-            opt.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-            opt.step()
+            gradient_step(opt, loss, net, 1.0)
             updates += 1
             acc.append((dist.mode() == actions).float().mean().item())
             progress.update()
