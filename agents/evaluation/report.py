@@ -202,11 +202,8 @@ def _check_poolable(runs: Sequence[Run]) -> dict[str, str]:
     first = runs[0]
     specs: dict[str, tuple[str, str]] = {}
     for run in runs:
-        for what, mine, theirs in (
-            ("game", run.game, first.game),
-            ("players", run.players, first.players),
-            ("rules", run.rules, first.rules),
-        ):
+        for what in ("game", "players", "rules"):
+            mine, theirs = getattr(run, what), getattr(first, what)
             if mine != theirs:
                 raise LadderError(
                     f"{run.path}: {what} {mine!r} differs from {theirs!r} in {first.path}; "

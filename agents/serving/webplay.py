@@ -420,27 +420,22 @@ class _Handler(BaseHTTPRequestHandler):
             self._drain = length
             shown = text if len(text) <= 20 else f"{text[:17]}..."
             raise _request_error(f"request body of {shown} bytes is over the limit of {MAX_BODY}", 413)
-        chunks: list[bytes] = []
-        got = 0
+        body = bytearray()
         try:
-            while got < length:
-                chunk = self.rfile.read1(length - got)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                got += len(chunk)
+            while len(body) < length and (chunk := self.rfile.read1(length - len(body))):
+                body += chunk
         except TimeoutError:
             self.close_connection = True
             raise _request_error(
-                f"the request body stopped arriving after {got} of the {length} bytes its Content-Length "
+                f"the request body stopped arriving after {len(body)} of the {length} bytes its Content-Length "
                 f"announced ({self.server.request_timeout:g} s without data)",
                 408,
             ) from None
-        if got < length:
+        if len(body) < length:
             raise _request_error(
-                f"the request body ended after {got} of the {length} bytes its Content-Length announced"
+                f"the request body ended after {len(body)} of the {length} bytes its Content-Length announced"
             )
-        return b"".join(chunks)
+        return bytes(body)
 
     def _linger(self) -> None:
         """After answering without reading the body: end the answer, then read and drop what the client
@@ -454,10 +449,7 @@ class _Handler(BaseHTTPRequestHandler):
         left = min(self._drain, DRAIN_LIMIT)
         deadline = time.monotonic() + self.server.request_timeout
         try:
-            while left > 0 and time.monotonic() < deadline:
-                chunk = self.rfile.read1(min(left, 65536))
-                if not chunk:
-                    break
+            while left > 0 and time.monotonic() < deadline and (chunk := self.rfile.read1(min(left, 65536))):
                 left -= len(chunk)
         except OSError:  # a timeout or a reset: the client has what it needs, or is gone
             pass
