@@ -270,7 +270,14 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
         if kind == "zoo" or ":zoo:" in text:
             kw.setdefault("name", text)  # the model's name, not the installed file's path
         try:
-            return _load_network_agent(kind, simulations, path, kw)
+            if kind == "puct":
+                from agents.search.puct import PUCTAgent  # its from_checkpoint imports torch
+
+                assert simulations is not None
+                return PUCTAgent.from_checkpoint(path, simulations, **kw)
+            from agents.networks.ppo_agent import PPOAgent  # ppo: or zoo:; imports torch; only here
+
+            return PPOAgent.from_checkpoint(path, **kw)
         except CheckpointError as exc:
             raise AgentSpecError(exc.named(text)) from None
     if kind == "mcts":
@@ -302,19 +309,6 @@ def _only_game_with(entry: str, text: str) -> GameSpec:
     if len(able) != 1:
         raise AgentSpecError(f"agent spec {text!r}: name the game (games with it: {[g.name for g in able]})")
     return able[0]
-
-
-def _load_network_agent(kind: str, simulations: int | None, path: str, kw: dict) -> Any:
-    if kind == "zoo":
-        kind = "ppo"
-    if kind == "ppo":
-        from agents.networks.ppo_agent import PPOAgent  # imports torch; only here
-
-        return PPOAgent.from_checkpoint(path, **kw)
-    from agents.search.puct import PUCTAgent  # its from_checkpoint imports torch
-
-    assert simulations is not None
-    return PUCTAgent.from_checkpoint(path, simulations, **kw)
 
 
 class BaselineAgent(BaseAgent):

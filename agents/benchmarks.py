@@ -1,18 +1,8 @@
-"""Speed benchmarks of the search agents and of search training, for the registered games that have
-them (registered in :data:`kardinal_env.benchmarks.BENCHMARKS`, whose timing, rules and positions
-these share). Each ``bench_*`` prints its rows and returns their medians; the compiled-against-Python
-ones check that both sides choose the same moves where the compiled code promises it.
-
-=====================  ====================================================================================
-benchmark              the games it applies to (their registry entries)
-=====================  ====================================================================================
-``core-mcts``          :func:`bench_core_mcts`: a ``compiled_search`` (``mcts:N`` in the core)
-``core-ismcts``        :func:`bench_core_ismcts`: a ``compiled_ismcts`` (``ismcts:N`` in the core)
-``heuristic``          :func:`bench_heuristic`: a ``heuristic`` baseline valued in the core
-``rollout``            :func:`bench_rollout`: a ``rollout_search`` of :mod:`agents.search.heuristic_rollouts`
-``puct``               :func:`bench_puct`: a ``network`` (the model's game: ``--model``)
-``search-training``    :func:`bench_search_training`: a preset of the search trainer (``algorithm: search``)
-=====================  ====================================================================================
+"""Speed benchmarks of the search agents and of search training, for the registered games whose agents'
+entry has what they need (registered in :data:`kardinal_env.benchmarks.BENCHMARKS`, whose timing,
+rules and positions they share). Each ``bench_*`` prints its rows and returns their medians; the
+compiled-against-Python ones check that both sides choose the same moves where the compiled code
+promises it.
 """
 
 from __future__ import annotations
@@ -69,8 +59,8 @@ def _per_decision(agent, positions) -> tuple[float, list[str]]:
 
 
 def _python_vs_compiled(repeats: int, run, differ: str | None = None) -> tuple[list[float], list[float]]:
-    """The seconds of ``run(compiled) -> (seconds, result)``, Python then compiled, the repeats
-    interleaved; ``differ``: the assertion message when the two results differ (``None``: they may)."""
+    """The seconds of ``run(compiled) -> (seconds, result)``, interleaved; ``differ``: the assertion
+    message when the results differ (``None``: they may)."""
     runs = alternate({False: lambda: run(False), True: lambda: run(True)}, repeats)
     for (_, slow), (_, fast) in zip(runs[False], runs[True]):
         assert differ is None or fast == slow, differ
@@ -78,9 +68,8 @@ def _python_vs_compiled(repeats: int, run, differ: str | None = None) -> tuple[l
 
 
 def _search_comparison(what: str, agent_class, players, repeats, simulations, game, options, seed, same: bool):
-    """Seconds per decision of the search ``agent_class(compiled=False)`` against ``compiled=True`` on
-    the positions of ``what``'s game (the Python engine's unless ``same``; ``same``: the two must choose
-    the same moves), repeats interleaved."""
+    """Seconds per decision, ``agent_class(compiled=False)`` against ``True``, repeats interleaved
+    (``same``: on core-backed positions, both choosing the same moves)."""
     spec, players, rules = BENCHMARKS[what].setup(game, players, options)
     core_game(spec, rules)  # RuntimeError naming how to get the core when it is missing
     positions = random_positions(spec, rules, seed, POSITIONS, reference=not same)
@@ -112,11 +101,9 @@ def bench_core_mcts(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
 ) -> dict:
-    """Seconds per ``mcts:N`` decision, the Python search (``MCTSAgent(compiled=False)``) against the
-    compiled one (``GameAgents.compiled_search``; the position replayed into the core included: the
-    positions are the Python engine's), on the same 8 positions of seeded random games, repeats
-    interleaved; the ratio python / core per repeat (the core draws its own random numbers: other moves
-    may be chosen)."""
+    """Seconds per ``mcts:N`` decision, Python against the compiled search (``compiled_search``; replaying
+    the Python engine's position into the core included) on 8 positions of seeded random games; the
+    ratio per repeat (the core draws its own random numbers: other moves may be chosen)."""
     from agents.search.mcts import MCTSAgent
 
     return _search_comparison("core-mcts", MCTSAgent, players, repeats, simulations, game, options, seed, False)
@@ -132,11 +119,9 @@ def bench_core_ismcts(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
 ) -> dict:
-    """Seconds per ``ismcts:N`` decision, the Python search (``ISMCTSAgent(compiled=False)``) against the
-    compiled one (``GameAgents.compiled_ismcts``; the seat's knowledge built in Python and the position
-    copied into the core included, the worlds dealt in C++), on the same 8 positions of seeded random
-    games (core-backed), repeats interleaved; both choose the same moves; the ratio python / core per
-    repeat."""
+    """Seconds per ``ismcts:N`` decision, Python against the compiled search (``compiled_ismcts``; the
+    seat's knowledge built in Python included, the worlds dealt in C++) on 8 positions of seeded random
+    games; both choose the same moves; the ratio per repeat."""
     from agents.search.ismcts import ISMCTSAgent
 
     return _search_comparison("core-ismcts", ISMCTSAgent, players, repeats, simulations, game, options, seed, True)
@@ -152,11 +137,9 @@ def bench_heuristic(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
 ) -> dict:
-    """The game's ``heuristic`` baseline, Python (``compiled=False``) against compiled (the candidates
-    valued by the core; what the agent computes in Python for it included): seconds per
-    decision on 8 positions of seeded random games, and seconds per whole game with every seat the agent
-    (``games`` seeded deals 1000, 1001, ... per repeat), repeats interleaved; both choose the same moves
-    and play the same games; the ratios python / compiled per repeat."""
+    """The game's ``heuristic`` baseline, Python against compiled (the candidates valued by the core):
+    seconds per decision on 8 positions of seeded random games and per whole game with every seat the
+    agent (deals 1000, 1001, ...), repeats interleaved; both play the same moves; the ratios per repeat."""
     spec, players, rules = BENCHMARKS["heuristic"].setup(game, players, options)
     agent_class = game_agents(spec).baseline("heuristic")
     positions = random_positions(spec, rules, seed, POSITIONS)
@@ -215,12 +198,9 @@ def bench_rollout(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
 ) -> dict:
-    """The game's ``rollout:N`` agent (``GameAgents.rollout_search``, built as ``cls(N, seed=, game=)``;
-    up to N worlds per candidate, its playouts in the core): seconds per decision and worlds played per
-    decision on 8 positions of seeded random games, and seconds per playout (one world, one move:
-    :func:`agents.search.heuristic_rollouts.rollout_values`) of the Python reference against the core
-    on the three positions nearest the end, repeats interleaved; both give the same values;
-    the ratio python / core per repeat."""
+    """The game's ``rollout:N`` agent (its playouts in the core): seconds and worlds per decision on 8
+    positions of seeded random games; seconds per playout (``rollout_values``, one world, one move),
+    Python against the core, on the 3 positions nearest the end, repeats interleaved, the same values."""
     from agents.search.heuristic_rollouts import rollout_values
 
     spec, players, rules = BENCHMARKS["rollout"].setup(game, players, options)
@@ -276,13 +256,11 @@ def bench_puct(
     game: str | GameSpec | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> dict:
-    """``puct:N:MODEL`` per decision on 6 positions of seeded random games (``model``: a network of the
-    game, which ``load_agent`` checks) on the Python engine and on the core-backed ``Game``, repeats
-    interleaved, and the share of the time the network's forward pass takes (what no compiled tree can
-    remove): 1 / that share bounds what a compiled tree, engine and encoder could give. ``players``:
-    default the model's (the seats it was trained for). ``rollouts``: playouts from every new leaf
-    (``None``: the model's own search defaults); on the core-backed game they run in the core
-    (``GameAgents.compiled_playout``), on the Python engine in Python."""
+    """``puct:N:MODEL`` per decision on 6 positions of seeded random games, the Python engine against the
+    core-backed ``Game``, repeats interleaved, and the forward pass's share of the time (1 / that share
+    bounds what a compiled tree, engine and encoder could give). ``players``: default the model's.
+    ``rollouts``: playouts from every new leaf (``None``: the model's defaults; in the core on the
+    core-backed game)."""
     from agents import load_agent
 
     spec = BENCHMARKS["puct"].game(game)
@@ -339,8 +317,7 @@ def bench_puct(
 
 
 def search_preset(spec: GameSpec) -> str | None:
-    """The game's first preset of the search trainer (``algorithm: search``), or ``None`` (none, or
-    no YAML reader: the train extra)."""
+    """The game's first preset of the search trainer, or ``None`` (none, or no YAML reader)."""
     from agents.training.config import load_yaml
 
     try:
@@ -366,13 +343,10 @@ def bench_search_training(
     game: str | GameSpec | None = None,
     config: str | None = None,
 ) -> dict:
-    """Iterations of the search trainer on a preset of the game (``config``; default
-    :func:`search_preset`: for Kardinal ``search_2p``, its network, teacher and DAgger/baseline
-    shares), ``examples`` stored examples an iteration, ``envs`` games at a time, the teacher's
-    ``simulations`` (its fast searches an eighth), self-play and update timed apart: stored examples
-    per second of each and of the whole iteration, with ``workers`` self-play processes and the
-    updates on ``device``. ``players``: default the preset's. The first iteration (process start) is
-    not counted."""
+    """Iterations of the search trainer on a preset (``config``; default :func:`search_preset`),
+    ``examples`` an iteration, ``envs`` games at a time, the teacher's ``simulations`` (fast searches an
+    eighth): stored examples per second of self-play, update and the whole iteration, with ``workers``
+    self-play processes and updates on ``device``; the first iteration (process start) not counted."""
     from agents.training.config import load_yaml, make_config
     from agents.training.run import make_trainer
     from agents.training.search_training import SearchTrainer

@@ -1,26 +1,13 @@
-"""Speed benchmarks of the engines and environments, for every registered game, and what every benchmark
-shares (timing, games, rules, positions): the library behind ``python scripts/benchmark.py NAME --game
-GAME`` (the script only parses arguments; the search and training benchmarks are :mod:`agents.benchmarks`).
-Each ``bench_*`` prints its rows and returns their medians; none asserts a speed.
+"""Speed benchmarks of the engines and environments, and what every benchmark shares (timing, games,
+rules, positions): the library of ``python scripts/benchmark.py NAME --game GAME`` (search and training:
+:mod:`agents.benchmarks`). Each ``bench_*`` prints its rows and returns their medians; none asserts a
+speed; ``--help`` lists them with what each times.
 
-============  ======================================================================================
-benchmark     what it times (``--game``: any registered game)
-============  ======================================================================================
-``engine``    :func:`bench_engine`: random games through the public ``Game``
-``core``      :func:`bench_core`: the compiled core against the Python engine, rows (a)-(e)
-``core-obs``  :func:`bench_core_obs`: observation + mask, the core's buffers against the Python encoder
-``env``       :func:`bench_env`: the game's PettingZoo AEC loop beside ``connect_four_v3`` (pygame: the
-              dev extra)
-``vector``    :func:`bench_vector`: :class:`kardinal_env.vector.VectorEnv` of every registered game
-============  ======================================================================================
-
-**Per game, from the registry and the game objects, never from a game's name.** The rules:
-``GameSpec.rules(players, **options)`` (a keyword the rules class takes but the registry does not
-list, such as a window variant, goes to the rules class: :func:`make_rules`); a game:
-``GameSpec.new_game(rules, seed)`` and the game class's ``reference`` (the Python engine); the core: a
-core-backed game's ``core`` (``game.compiled``); whether each game of a row is a new deal:
-``GameSpec.chance``; the environment: the game's PettingZoo entry point. Games are played through the
-game protocol only: action ids (``legal_actions`` + ``apply_action``), or notation where a row says so.
+**Per game, from the registry and the game objects, never from a game's name**: the rules
+(:func:`make_rules`), ``GameSpec.new_game`` and the game class's ``reference`` (the Python engine), a
+core-backed game's ``core``, ``GameSpec.chance`` (whether each game is a new deal), the game's
+PettingZoo entry point. Games are played through the game protocol: action ids, or notation where a
+row says so.
 
 **Timing.** A row runs its function until ``seconds`` pass, ``repeats`` times, after one warm-up call;
 rates are per wall-clock second, median (min-max) over the repeats. Where a benchmark compares rows,
@@ -66,8 +53,7 @@ __all__ = [
     "timed",
 ]
 
-#: The seat count of the benchmarks when ``players`` is not given, for a game that plays it (else the
-#: game's ``default_players``): the figures of docs/benchmarks.md are of 4-player games.
+#: The seats when ``players`` is not given, where the game plays it (docs/benchmarks.md: 4-player games).
 BENCHMARK_PLAYERS = 4
 #: Whole games per call of the core's ``random_playouts`` in row (c) of :func:`bench_core`.
 PLAYOUTS_PER_CALL = 100
@@ -78,8 +64,7 @@ median = statistics.median
 
 
 def timed(fn: Callable[[], tuple[int, int]], seconds: float, repeats: int) -> tuple[list[float], list[float]]:
-    """Run ``fn() -> (decisions, games)`` until ``seconds`` pass, ``repeats`` times (after one warm-up
-    call): the rates per second of each repeat, of decisions and of games."""
+    """``fn() -> (decisions, games)`` run for ``seconds``, ``repeats`` times after a warm-up: the rates."""
     fn()  # warm-up
     per_step, per_game = [], []
     for _ in range(repeats):
@@ -95,8 +80,7 @@ def timed(fn: Callable[[], tuple[int, int]], seconds: float, repeats: int) -> tu
 
 
 def alternate(fns: Mapping[Any, Callable[[], Any]], repeats: int) -> dict[Any, list]:
-    """Every ``fn()`` once per repeat, the repeats interleaved (all see the same machine load): per key,
-    the results of the repeats."""
+    """Every ``fn()`` once per repeat, interleaved (all see the same machine load): the results per key."""
     out: dict[Any, list] = {key: [] for key in fns}
     for _ in range(repeats):
         for key, fn in fns.items():
@@ -105,8 +89,7 @@ def alternate(fns: Mapping[Any, Callable[[], Any]], repeats: int) -> dict[Any, l
 
 
 def interleaved(fns: Mapping[Any, Callable[[], tuple[int, int]]], seconds: float, repeats: int) -> dict:
-    """:func:`timed` of every ``fn`` once per repeat, interleaved: per key, the decisions/s and the
-    games/s of the repeats."""
+    """:func:`timed` of every ``fn`` once per repeat, interleaved: per key, its (decisions/s, games/s)."""
     runs = alternate({key: lambda fn=fn: timed(fn, seconds, 1) for key, fn in fns.items()}, repeats)
     return {key: ([s[0] for s, _ in r], [g[0] for _, g in r]) for key, r in runs.items()}
 
@@ -121,9 +104,8 @@ def ratios(a: Sequence[float], b: Sequence[float]) -> list[float]:
     return [x / y for x, y in zip(a, b)]
 
 
-def ratio_text(values: Sequence[float], digits: int = 1) -> str:
-    """``median (per-repeat min-max)`` of per-repeat ratios."""
-    return span(values, f".{digits}f", "x", per_repeat=True)
+def ratio_text(values: Sequence[float]) -> str:
+    return span(values, ".1f", "x", per_repeat=True)
 
 
 # ---------------------------------------------------------------- games, rules, positions
@@ -131,8 +113,7 @@ def ratio_text(values: Sequence[float], digits: int = 1) -> str:
 
 @dataclass(frozen=True)
 class Benchmark:
-    """One benchmark of ``scripts/benchmark.py``: its function and the games it applies to (``needs(spec)``;
-    ``None``: every game; ``needs_text`` says what for messages)."""
+    """A benchmark: its function and the games it applies to (``needs``; ``None``: every game)."""
 
     name: str
     run: Callable[..., dict]
@@ -172,8 +153,7 @@ def pick_game(
     needs_text: str = "",
     what: str = "this benchmark",
 ) -> GameSpec:
-    """The game ``name`` (``None``: the first registered game that ``needs`` accepts); ``ValueError``
-    naming the games that would do when it does not apply."""
+    """The game ``name`` (``None``: the first that ``needs`` accepts); ``ValueError`` naming those that do."""
     fits = [spec for spec in games().values() if needs is None or needs(spec)]
     if name is None:
         if not fits:
@@ -204,8 +184,8 @@ def given(options: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def make_rules(spec: GameSpec, players: int, options: Mapping[str, Any] | None = None) -> Any:
-    """``spec.rules(players, **options)``; options the registry does not list (a keyword the rules class
-    takes, such as Kardinal's ``window``) go to the rules class itself."""
+    """``spec.rules(players, **options)``; options the registry does not list (Kardinal's ``window``) go to
+    the rules class."""
     options = given(options)
     if set(options) <= {o.name for o in spec.rule_options}:
         return spec.rules(players, **options)
@@ -218,8 +198,7 @@ def options_text(options: Mapping[str, Any] | None) -> str:
 
 
 def core_game(spec: GameSpec, rules: Any, seed: int | None = None) -> Any:
-    """A new core-backed game (``game.compiled``; its ``core`` is the compiled core's object);
-    ``RuntimeError`` saying how to get the core when ``Game(...)`` is not core-backed here."""
+    """A new core-backed game; ``RuntimeError`` saying how to get the core when there is none."""
     game = spec.new_game(rules, seed=seed)
     if not getattr(game, "compiled", False):
         raise RuntimeError(
@@ -230,8 +209,7 @@ def core_game(spec: GameSpec, rules: Any, seed: int | None = None) -> Any:
 
 
 def play_randomly(game: Any, rng: random.Random, ids: bool = True) -> int:
-    """Play ``game`` to its end with uniformly random legal moves: action ids (``legal_actions`` +
-    ``apply_action``), or with ``ids=False`` notation (``legal_moves`` + ``play``); the decisions."""
+    """Play ``game`` to its end by random action ids (``ids=False``: notation); the decisions."""
     moves, move = (game.legal_actions, game.apply_action) if ids else (game.legal_moves, game.play)
     randrange = rng.randrange
     n = 0
@@ -243,9 +221,8 @@ def play_randomly(game: Any, rng: random.Random, ids: bool = True) -> int:
 
 
 def random_positions(spec: GameSpec, rules: Any, seed: int, count: int, reference: bool = False) -> list:
-    """``count`` positions with a choice of moves: a quarter, half and three quarters into random games
-    of ``rules`` (deals 1, 2, ...; the action ids drawn from ``seed``), on the Python engine
-    (``reference``) or on ``Game(...)`` (core-backed where the core is used)."""
+    """``count`` positions with a choice of moves a quarter, half and three quarters into random games
+    (deals 1, 2, ...; moves drawn from ``seed``), on the Python engine (``reference``) or ``Game(...)``."""
     make = spec.load("game_class").reference if reference else spec.new_game
     rng = random.Random(seed)
     positions: list = []
@@ -276,10 +253,8 @@ def bench_engine(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
 ) -> dict:
-    """Random games through the public ``Game(...)`` (``GameSpec.new_game``, a new deal 0, 1, ... each
-    game; core-backed where the core is used) and the protocol's action ids (``legal_actions`` +
-    ``apply_action``): decisions/s and games/s, and decisions per CPU second of the process (on a shared
-    machine wall time includes waiting)."""
+    """Random games (deals 0, 1, ...) through the public ``Game(...)`` (core-backed where the core is
+    used) and action ids: decisions/s, games/s and decisions per CPU second of the process."""
     spec, players, rules = BENCHMARKS["engine"].setup(game, players, options)
     rng = random.Random(seed)
     deals = itertools.count()
@@ -315,12 +290,10 @@ def bench_core(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
 ) -> dict:
-    """The compiled core's engine against the Python engine (the game class's ``reference``), random
-    games, repeats interleaved, decisions/s of the Python engine through the protocol's (a) notation
-    (``legal_moves`` + ``play``) and (b) action ids (``legal_actions`` + ``apply_action``); (c) the
-    core's ``random_playouts`` (whole games inside C++, its own generator, from one start); the public
-    ``Game(...)``, core-backed, through (d) action ids and (e) notation; the ratios c/a, c/b, d/b, e/a
-    per repeat. Every row but (c) plays a new seeded deal each game."""
+    """Random games, decisions/s: the Python engine (the game class's ``reference``) through (a) notation
+    and (b) action ids; (c) the core's ``random_playouts`` (whole games in C++ from one start); the
+    core-backed ``Game(...)`` through (d) action ids and (e) notation; the ratios c/a, c/b, d/b, e/a per
+    repeat, repeats interleaved. Every row but (c) plays a new seeded deal each game."""
     spec, players, rules = BENCHMARKS["core"].setup(game, players, options)
     core_start = core_game(spec, rules, seed).core  # RuntimeError naming how to get the core when it is missing
     reference = spec.load("game_class").reference
@@ -378,14 +351,11 @@ def bench_core_obs(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
 ) -> dict:
-    """Observations + action masks per second over every position of ``games`` seeded random games
-    (deals ``seed``, ``seed + 1``, ...), the seat deciding observing (as the environment does): the
-    Python encoder's ``encode`` (``GameSpec.make_encoder``; following the game on the Python engine,
-    its incremental path where it has one; a new array each call) + a mask from ``legal_actions()``,
-    against the core-backed ``Game``'s ``encode_into`` + ``action_mask_into`` writing into
-    preallocated buffers (what the environment calls: :mod:`kardinal_env.core.env_base`); only those
-    calls are timed (the moves are played untimed), repeats interleaved; the ratio core / python per
-    repeat."""
+    """Observations (the seat deciding observing) + action masks per second over every position of
+    ``games`` seeded random games: the Python encoder's ``encode`` (on the Python engine, incremental
+    where it can be) + a mask from ``legal_actions()``, against the core-backed ``Game``'s
+    ``encode_into`` + ``action_mask_into`` into preallocated buffers (what the environment calls); only
+    those calls timed, repeats interleaved; the ratio core / python per repeat."""
     spec, players, rules = BENCHMARKS["core-obs"].setup(game, players, options)
     core_game(spec, rules)  # RuntimeError naming how to get the core when it is missing
     reference = spec.load("game_class").reference
@@ -448,8 +418,7 @@ def bench_core_obs(
 
 
 def aec_game(env, rng: random.Random) -> tuple[int, int]:
-    """One game through the AEC loop (``agent_iter`` / ``last`` / ``step``), a uniformly random action
-    among the mask's: (agent-steps, 1)."""
+    """One game through the AEC loop, a random action among the mask's: (agent-steps, 1)."""
     env.reset()
     n = 0
     for _agent in env.agent_iter():
@@ -482,9 +451,8 @@ def bench_env(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
 ) -> dict:
-    """Random masked play through the game's ``env()`` (:func:`aec_game`; observation and mask built
-    every step) side by side, repeats interleaved, with PettingZoo's ``connect_four_v3.env()`` (the same
-    sampler and loop; needs pygame, the dev extra); the ratio game / connect_four per repeat."""
+    """Random masked play through the game's ``env()`` (:func:`aec_game`) beside PettingZoo's
+    ``connect_four_v3.env()`` (the same loop; needs pygame), repeats interleaved; the ratio per repeat."""
     spec = pick_game(game)
     players = seats(spec, players)
     rng = random.Random(seed)
@@ -506,7 +474,6 @@ def bench_env(
 
 
 def load_text() -> str:
-    """The machine's load average, as the vector benchmark prints it."""
     try:
         return "load average " + " / ".join(f"{x:.1f}" for x in os.getloadavg()) + " (1 / 5 / 15 min)"
     except OSError:
@@ -525,15 +492,13 @@ def bench_vector(
     game: str | GameSpec | None = None,
     seed: int = 0,
 ) -> dict:
-    """:class:`kardinal_env.vector.VectorEnv` (N games per ``step`` call, auto-reset, a uniformly random
-    legal action per game from ``random_actions``) of every registered game with the core backend, at
-    every batch size of ``sizes`` and every thread count of ``threads`` (a game without a compiled
-    batch is skipped, saying so), agent-steps/s, and per repeat the ratio of each thread count to the
-    first; beside them, at ``compare_at`` games, every game's python backend and the AEC loops of
-    ``game``'s environment (default: the first registered game) and ``connect_four_v3`` (``env``'s
-    sampler and loop), with the ratio to connect_four per repeat. Every cell is timed once per repeat,
-    repeats interleaved; each game plays ``players`` seats, or its nearest seat count. The machine's
-    usable cores and load average are printed before and after."""
+    """:class:`kardinal_env.vector.VectorEnv` of every registered game (``random_actions``), agent-steps/s:
+    the core backend at every size of ``sizes`` and thread count of ``threads`` (a game without a
+    compiled batch skipped, saying so), with the ratio of each thread count to the first; at
+    ``compare_at`` games, every game's python backend and the AEC loops of ``game``'s environment and
+    ``connect_four_v3``, with the ratio to connect_four. Every cell timed once per repeat, repeats
+    interleaved; each game plays ``players`` seats or its nearest seat count; the machine's cores and
+    load printed before and after."""
     from kardinal_env.vector import VectorEnv
 
     aec_spec = pick_game(game)
