@@ -68,17 +68,14 @@ def train(config: TrainConfig | dict | None = None, resume: str | None = None, *
         layers.append(("config dict", config))
     if overrides:
         layers.append(("keyword arguments", overrides))
-    cfg = make_config(*layers)
-    if ckpt is not None:
-        _check_resume(cfg, ckpt, f"resume {resume!r}")
-    return make_trainer(cfg, ckpt).run()
+    return make_trainer(make_config(*layers), ckpt, f"resume {resume!r}").run()
 
 
-def make_trainer(config: TrainConfig, checkpoint: dict | None = None) -> Trainer:
-    """The trainer of ``config.algorithm``."""
-    if config.algorithm == "search":
-        return SearchTrainer(config, checkpoint)
-    return Trainer(config, checkpoint)
+def make_trainer(config: TrainConfig, checkpoint: dict | None = None, label: str = "checkpoint") -> Trainer:
+    """The trainer of ``config.algorithm``, continuing ``checkpoint`` (named ``label`` in errors) if given."""
+    if checkpoint is not None:
+        _check_resume(config, checkpoint, label)
+    return (SearchTrainer if config.algorithm == "search" else Trainer)(config, checkpoint)
 
 
 def main(argv=None) -> int:
@@ -94,10 +91,8 @@ def main(argv=None) -> int:
             except CheckpointError as exc:
                 raise ConfigError(exc.named(f"--resume {ns.resume}")) from None
         cfg = config_from_args(ns, ckpt["config"] if ckpt else None, f"checkpoint {ns.resume!r}")
-        if ckpt is not None:
-            _check_resume(cfg, ckpt, f"--resume {ns.resume}")
         _check_packages(cfg)
-        trainer = make_trainer(cfg, ckpt)
+        trainer = make_trainer(cfg, ckpt, f"--resume {ns.resume}")
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
