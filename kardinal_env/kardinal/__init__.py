@@ -8,15 +8,11 @@ A pure rules engine, no RL imports::
         game.play(game.legal_moves()[0])
     game.scores(), game.winners(), game.finishing_order()
 
-Modules (the same names as every game of the suite): ``engine`` (the game, implementing the game
-protocol of ``kardinal_env.core.protocol``), ``rules`` (options and presets), ``notation`` (move
-strings), ``record`` (the ``kardinal-record/1`` format), ``actions`` (the action codec), ``observation``
-(the observation encoder), ``env`` (the PettingZoo environment, public as ``kardinal_env.kardinal_v0``),
-``text`` (the text picture), ``render`` (the rgb picture), ``replay_html`` (the HTML replay); and the
-game's own: ``state`` (the fields of a game and the queries that read them, which ``engine`` changes
-move by move), ``explain`` (the rule an illegal move breaks), ``window`` (the lossless window of the
-codec and the encoder). Records replay with ``kardinal-replay FILE`` (``kardinal_env.core.replay``).
-``docs/rules.md`` states the rules as implemented.
+Modules (the suite's names): ``engine`` (the game protocol of ``kardinal_env.core.protocol``),
+``rules``, ``notation``, ``record`` (``kardinal-record/1``), ``actions`` (action ids), ``observation``,
+``env`` (``kardinal_env.kardinal_v0``), ``text``, ``render``, ``replay_html``; the game's own: ``state``
+(the fields and read-only queries), ``explain`` (the rule an illegal move breaks), ``window`` (the
+lossless window), ``core_game`` / ``compiled`` (the compiled core). ``docs/rules.md`` states the rules.
 """
 
 from kardinal_env.core.errors import IllegalMoveError, RecordError

@@ -25,16 +25,16 @@ from typing import TYPE_CHECKING, Any
 from kardinal_env.core.backend import CoreBacked, core_module, forward_to_core, unavailable
 from kardinal_env.core.game_base import resolve_rules
 from kardinal_env.kardinal.engine import Game
-from kardinal_env.kardinal.notation import SHAPE_NAMES, format_move, key_xy
+from kardinal_env.kardinal.notation import format_move, key_xy
 from kardinal_env.kardinal.rules import Rules
-from kardinal_env.kardinal.state import PHASES, BuildChips, Building, LiveView
+from kardinal_env.kardinal.state import PHASES, BuildChips, LiveView
 
 if TYPE_CHECKING:
     import numpy as np
 
 __all__ = ["CoreGame"]
 
-_CATHEDRAL_NAMES = ("nave", "clock tower")
+_CORE_OPTIONS = ("players", "shared_pool", "exhausted_colour", "neutral_build_chips", "neutral_touch_chips", "window")
 _TEXTS: dict[tuple, str] = {}  # move code -> notation (legal_moves), cleared past _TEXTS_LIMIT entries
 _TEXTS_LIMIT = 200_000
 
@@ -50,14 +50,7 @@ def _restore(rules: Rules, codes: list[tuple]) -> CoreGame:
 def game_of_module(module: ModuleType, rules: Any) -> Any:
     """A new ``KardinalGame`` of the given core ``module`` with these rules (the one place that
     passes ``Rules`` to the core's constructor)."""
-    return module.KardinalGame(
-        rules.players,
-        rules.shared_pool,
-        rules.exhausted_colour,
-        rules.neutral_build_chips,
-        rules.neutral_touch_chips,
-        rules.window,
-    )
+    return module.KardinalGame(*(getattr(rules, name) for name in _CORE_OPTIONS))
 
 
 class CoreGame(CoreBacked, Game):
@@ -85,15 +78,8 @@ class CoreGame(CoreBacked, Game):
         return (_restore, (self.rules, list(self._history)))
 
     # ------------------------------------------------------------------ public state
-    def buildings(self) -> list[Building]:
-        out = []
-        for bid, (shape, colour, builder, k1, k2) in enumerate(self._core.buildings()):
-            squares = (key_xy(k1),) if k2 < 0 else (key_xy(k1), key_xy(k2))
-            if bid < 2:
-                out.append(Building(bid, _CATHEDRAL_NAMES[bid], None, squares, None))
-            else:
-                out.append(Building(bid, SHAPE_NAMES[shape], colour, squares, builder))
-        return out
+    def _rows(self) -> list[tuple[int, int, int, tuple[int, ...]]]:
+        return [(s, c, b, (k1,) if k2 < 0 else (k1, k2)) for s, c, b, k1, k2 in self._core.buildings()]
 
     def sites(self) -> list[tuple[int, int]]:
         return [key_xy(k) for k in sorted(self._core.site_summaries())]
@@ -123,17 +109,11 @@ class CoreGame(CoreBacked, Game):
         """The Python engine's :class:`LiveView` built from the core (new containers each call, not live
         references: the observation encoder writes a core game with :meth:`encode_into` instead)."""
         core = self._core
-        squares: list[tuple[int, ...]] = []
-        shapes: list[int] = []
-        colours: list[int] = []
-        for shape, colour, _builder, k1, k2 in core.buildings():
-            squares.append((k1,) if k2 < 0 else (k1, k2))
-            shapes.append(shape)
-            colours.append(colour)
+        rows = self._rows()
         return LiveView(
-            squares,
-            shapes,
-            colours,
+            [row[3] for row in rows],
+            [row[0] for row in rows],
+            [row[1] for row in rows],
             core.site_summaries(),
             core.cardinal_key,
             core.supply(),

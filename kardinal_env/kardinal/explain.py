@@ -1,18 +1,15 @@
-"""Why a move is illegal in a game of Kardinal: :class:`Explain`, the engine's diagnosis (mixed into
-:class:`~kardinal_env.kardinal.engine.Game`; it only reads the state).
+"""Why a move is illegal: :class:`Explain`, the engine's diagnosis (mixed into
+:class:`~kardinal_env.kardinal.engine.Game`, read-only; the core-backed game explains on its moves
+replayed into the Python engine).
 
-Only a parsed move code that is not among the legal moves comes here (a string that does not parse is
-the engine's ``"malformed move"``). :meth:`Explain._explain` names the first rule the move breaks, as
-``(rule, reason)``; :meth:`Explain._raise_illegal` raises the
-:class:`~kardinal_env.core.errors.IllegalMoveError` ``"{rule}: {reason} ({move!r})"``. The rules are
-asked in this order: the game being over, the phase (a decision's moves are of its kind), then for a
-chip the supply; for a cardinal move ``C-`` on the first turn, the window, the cardinal's own square,
-an occupied square, a square that is no site; for a build the seat's colours, the edifices left, the
-window, an occupied square (rule 0), a build touching nothing (rule 0), the cardinal (rule I), a house
-to touch (rules II and III), the same shape (IV), the same colour (V), the shape and the colour built
-just before (VI, VII). A move that is not legal and breaks none of them is an engine bug
-(``AssertionError``). The core-backed game explains with this too, on its position replayed into the
-Python engine.
+A parsed move code that is not legal comes here: :meth:`Explain._raise_illegal` raises the
+:class:`~kardinal_env.core.errors.IllegalMoveError` ``"{rule}: {reason} ({move!r})"`` of the first
+rule it breaks, asked in this order: the game being over, the phase (a decision's moves are of its
+kind); for a chip the supply; for a cardinal move ``C-`` on the first turn, the window, the
+cardinal's own square, an occupied square, a square that is no site; for a build the seat's colours,
+the edifices left, the window, an occupied square and touching nothing (rule 0), the cardinal (I), a
+house to touch (II, III), the same shape (IV), the same colour (V), the shape and colour built just
+before (VI, VII). Breaking none of them is an engine bug (``AssertionError``).
 """
 
 from __future__ import annotations
@@ -30,7 +27,7 @@ class Explain(GameState):
     __slots__ = ()
 
     def _raise_illegal(self, code: tuple, move: object) -> None:
-        """Raise the ``IllegalMoveError`` for the move code ``code`` (given as ``move``), not legal now."""
+        """Raise the ``IllegalMoveError`` of ``code`` (given as ``move``), not legal now."""
         rule, reason = self._explain(code)
         raise IllegalMoveError(f"{rule}: {reason} ({move!r})", rule, move)
 

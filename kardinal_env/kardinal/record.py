@@ -7,11 +7,10 @@ A record is JSON::
      "moves": ["H0@-1,0", "chip:2", "C@0,1", ...],
      "result": {"scores": [...], "winners": [...]}}     # null while the game is unfinished
 
-Replaying ``moves`` from ``rules`` must reproduce ``result`` exactly. This module holds the format
-only (it imports no engine; the checks every game's format shares are :mod:`kardinal_env.core.records`):
-:func:`make_record` writes one, :func:`parse_record` checks its fields. ``Game.to_record()`` /
-``Game.from_record(data)`` use them and raise :class:`~kardinal_env.core.errors.RecordError` naming the
-field, or the move index and the rule the move breaks; ``kardinal-replay FILE`` verifies a file.
+Replaying ``moves`` from ``rules`` must reproduce ``result`` exactly. :func:`make_record` writes one,
+:func:`parse_record` checks its fields (the shared checks: :mod:`kardinal_env.core.records`);
+``Game.to_record()`` / ``Game.from_record(data)`` use them (:class:`~kardinal_env.core.errors.RecordError`
+names the field, or the move index and rule); ``kardinal-replay FILE`` verifies a file.
 """
 
 from __future__ import annotations

@@ -69,19 +69,16 @@ def _check_size(size) -> tuple[int, int]:
 
 
 def game_image(game: Game, window: int | None = LOSSLESS_WINDOW, size: tuple[int, int] = IMAGE_SIZE):
-    """A ``(height, width, 3)`` uint8 picture of the position; ``size=(width, height)``, default
-    :data:`IMAGE_SIZE` (640 x 640), whatever the position (a stable frame size for videos).
+    """A ``(height, width, 3)`` uint8 picture of the position, ``size=(width, height)`` whatever the
+    position (a stable frame size for videos).
 
-    The board area shows the castle's bounding box (buildings, sites and the cardinal) plus one
-    square of margin, at least 7 x 7 squares, zoomed to fill the area (top row = highest ``y``).
-    Colour = edifice colour (0 white, 1 dark grey, 2 ochre, 3 blue); shape: a house fills its
-    square, a tower is a coloured disc on a dark square, a yard is one piece over two squares with
-    a dark stripe along it; the cathedral is purple (the nave with a dark dot, the clock tower a
-    purple disc), the cardinal a red disc, sites lighter green, and the edifice built last has a
-    yellow outline. With ``window`` below 53 (the window variant) squares outside the window are
-    darker. Below the board: the move number, phase and seat on turn (or the winners), per seat its
-    colours, chips held per colour, total and score (the projected final score while the game runs,
-    the final score once over), the supply, and a legend of the shapes.
+    The board shows the bounding box of buildings, sites and the cardinal plus one square of margin
+    (at least 7 x 7), top row = highest ``y``. Edifice colours 0 white, 1 dark grey, 2 ochre, 3 blue: a
+    house fills its square, a tower is a disc on a dark square, a yard one piece over two squares with
+    a dark stripe; the cathedral is purple, the cardinal a red disc, sites lighter green, the edifice
+    built last outlined in yellow, squares outside a window variant's window darker. Below: the move,
+    phase and seat on turn (or the winners), per seat its colours, chips per colour, total and score
+    (projected while the game runs), the supply, and a legend.
     """
     from kardinal_env.core.drawing import Canvas  # numpy: only for images
 

@@ -1,18 +1,15 @@
 """Self-contained HTML replays of Kardinal games: ``replay_html(record) -> str``.
 
-``write_replay_html(record, path)`` writes one HTML file (inline SVG, CSS and script; no network,
-no CDN) that steps through a ``kardinal-record/1`` game (``kardinal_env.kardinal.record``) position by
-position: the board drawn to scale (the cathedral, edifices by colour and shape, sites, the
-cardinal, the edifice built last outlined), the move list in notation (click a move to jump to the
-position after it), a slider, buttons and the keyboard (left/right arrows, Home/End, space to
-play), the chips held per seat and colour, the supply, and the final scores and winners. Opening
-``game.html#12`` starts at position 12. Command line: ``python -m kardinal_env.core.replay RECORD.json
--o game.html``.
+``write_replay_html(record, path)`` writes one HTML file (inline SVG, CSS and script; no network) that
+steps through a ``kardinal-record/1`` game: the board to scale (the cathedral, edifices by colour and
+shape, sites, the cardinal, the edifice built last outlined), the move list (click a move to jump to
+the position after it), a slider, buttons and keys (left/right, Home/End, space to play), the chips
+per seat and colour, the supply, the final scores and winners. ``game.html#12`` opens position 12.
+Command line: ``kardinal-replay RECORD.json -o game.html`` (``kardinal_env.core.replay``).
 
-Every position is computed here, in Python, by replaying the moves through the engine; the page only
-draws the embedded JSON (:func:`replay_data`). Position ``k`` is the game after its first ``k``
-moves (``0`` = the cathedral alone). An invalid record raises
-:class:`~kardinal_env.core.errors.RecordError` naming the field or the move and the rule it breaks.
+Every position (``k``: the game after its first ``k`` moves) is computed here by replaying the
+moves through the engine; the page only draws the embedded JSON (:func:`replay_data`). An invalid
+record raises :class:`~kardinal_env.core.errors.RecordError` naming the field, or the move and rule.
 
 For tests and tools the page marks what it shows: every building is an SVG ``rect`` with
 ``class="building"`` (``edifice`` or ``cathedral``) and ``data-id``, ``data-shape``, ``data-colour``
@@ -33,6 +30,7 @@ from __future__ import annotations
 import os
 
 from kardinal_env.core.errors import RecordError
+from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.core.replay_page import embed_json, replay_page, write_page
 from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.record import FORMAT, parse_record
@@ -80,29 +78,29 @@ def replay_data(record: dict, source: str = "record") -> dict:
     """The JSON a replay page embeds: the record's rules, moves and result, every building (in build
     order) and one entry per position ``0..len(moves)`` (buildings standing ``nb``, the cardinal,
     sites, chips, supply, phase, seat on turn, the last move and who played it). Checks the record
-    first (:class:`~kardinal_env.core.errors.RecordError`)."""
+    as ``Game.from_record`` does (:class:`~kardinal_env.core.errors.RecordError`)."""
     fmt = record.get("format") if isinstance(record, dict) else None
     if fmt != FORMAT:
         raise RecordError(f"{source}: field 'format' must be {FORMAT!r}, got {fmt!r}")
-    final = Game.from_record(record, source=source)  # validates every move and the result
     parts = parse_record(record, source)
     game = Game(parts.rules)
     positions = [{**position_state(game), "nb": len(game.buildings()), "last": None, "mover": None, "last_id": -1}]
-    for move in parts.moves:
+    for i, move in enumerate(parts.moves):
         mover, before = game.current_player, len(game.buildings())
-        game.play(move)
+        play_record_move(game, i, move, source)
         built = len(game.buildings())
         last_id = before if built > before else positions[-1]["last_id"]
         positions.append({**position_state(game), "nb": built, "last": move, "mover": mover, "last_id": last_id})
+    check_replayed_result(parts.result, game, source)
     n = parts.rules.players
     return {
         "format": FORMAT,
         "rules": parts.rules.to_dict(),
         "players": n,
-        "seat_colours": [list(final.seat_colours(s)) for s in range(n)],
+        "seat_colours": [list(game.seat_colours(s)) for s in range(n)],
         "window": parts.rules.window,
         "moves": list(parts.moves),
-        "buildings": [building_data(b) for b in final.buildings()],
+        "buildings": [building_data(b) for b in game.buildings()],
         "positions": positions,
         "result": parts.result,
     }

@@ -17,6 +17,7 @@ counting as a house and the clock tower as a tower; bits 3-6 (:data:`COLOUR_BIT`
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -191,14 +192,18 @@ class GameState:
 
     def buildings(self) -> list[Building]:
         """Every building, the cathedral's parts first, then edifices in build order."""
-        out = [
-            Building(NAVE, "nave", None, (key_xy(NAVE_KEY),), None),
-            Building(CLOCK_TOWER, "clock tower", None, (key_xy(CLOCK_KEY),), None),
-        ]
-        for bid in range(2, len(self._bshape)):
-            squares = tuple(key_xy(k) for k in self._bsquares[bid])
-            out.append(Building(bid, SHAPE_NAMES[self._bshape[bid]], self._bcolour[bid], squares, self._bbuilder[bid]))
+        out = []
+        for bid, (shape, colour, builder, keys) in enumerate(self._rows()):
+            squares = tuple(key_xy(k) for k in keys)
+            if bid <= CLOCK_TOWER:
+                out.append(Building(bid, ("nave", "clock tower")[bid], None, squares, None))
+            else:
+                out.append(Building(bid, SHAPE_NAMES[shape], colour, squares, builder))
         return out
+
+    def _rows(self) -> Iterable[tuple[int, int, int, tuple[int, ...]]]:
+        """``(shape, colour, builder, square keys)`` per building id."""
+        return zip(self._bshape, self._bcolour, self._bbuilder, self._bsquares, strict=True)
 
     def sites(self) -> list[tuple[int, int]]:
         """Every site (empty square next to a building; in the window variant, inside the window)."""
