@@ -1,12 +1,7 @@
-"""Provenance and seeding shared by training and evaluation (a leaf module: it imports nothing of the
-package).
-
-* :func:`git_revision` — the checkout's commit (``"<sha>-dirty"`` with uncommitted changes to tracked
-  files; ``"unknown"`` outside a git checkout), written into checkpoints and evaluation results.
-* :func:`game_seed` — the seed of game ``index`` of a run seeded with ``seed``
-  (``seed * SEED_STRIDE + index``): the evaluator and the trainer's periodic evaluation deal the same
-  games from the same seed. (Before this module the trainer used a stride of 100,003 for its K&K
-  evaluation games; it now uses the evaluator's.)
+"""Provenance and seeding shared by training and evaluation (a leaf module): :func:`git_revision`, the
+checkout's commit written into checkpoints and results, and :func:`game_seed`, the seed of game
+``index`` of a run seeded with ``seed`` (``seed * SEED_STRIDE + index``), so the evaluator and the
+trainer's periodic evaluation deal the same games.
 """
 
 from __future__ import annotations
@@ -35,7 +30,7 @@ def _git(*args: str) -> str | None:
 
 
 def git_revision() -> str:
-    """The commit of the checkout the package runs from, ``-dirty`` when tracked files changed."""
+    """The checkout's commit, ``"<sha>-dirty"`` when tracked files changed, ``"unknown"`` outside git."""
     commit = _git("rev-parse", "HEAD")
     if not commit:
         return "unknown"

@@ -2,17 +2,14 @@
 protocol that every tool of the suite speaks.
 
 The games, each a folder with the same module names (``docs/adding-a-game.md``): ``kardinal``
-(engine ``kardinal_env.kardinal``, environment ``kardinal_env.kardinal_v0``) and ``kardinal_koenig``
+(``kardinal_env.kardinal``, environment ``kardinal_env.kardinal_v0``) and ``kardinal_koenig``
 (``kardinal_env.koenig``, ``kardinal_env.kardinal_koenig_v1``). ``kardinal_env.core`` holds what the
-games share and imports no game: the game protocol (:mod:`kardinal_env.core.protocol`), the registry
-of games (:mod:`kardinal_env.core.registry`), errors, records' checks, rewards, the environments'
-bases, drawing, the HTML pages, ``kardinal-replay``. :class:`kardinal_env.vector.VectorEnv` steps many
-games at once.
+games share and imports no game (the game protocol, the registry of games, errors, records, rewards,
+the environments' bases, drawing, replays); :class:`kardinal_env.vector.VectorEnv` steps many games.
 
-Importing this package registers the built-in games (:mod:`kardinal_env.games`; others register with
-:func:`register_game` or a package entry point) and, when gymnasium and pettingzoo are installed, the
-environments of every registered game with their registries. It imports no engine, no environment,
-and never ``agents``, torch or pygame; the engines need only the standard library.
+Importing this package registers the built-in games (:mod:`kardinal_env.games`) and, when gymnasium
+and pettingzoo are installed, every registered game's environments with their registries. It imports
+no engine, no environment, never ``agents``, torch or pygame; the engines need only the standard library.
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -508,31 +508,25 @@ def bench_vector(
     envs: dict[tuple[str, int, int | str], VectorEnv] = {}
     for name, n in seat_counts.items():
         try:
-            for size in sizes:
-                for k in threads:
-                    envs[name, size, k] = VectorEnv(name, size, n, seed=seed, backend="core", threads=k)
+            for size, k in itertools.product(sizes, threads):
+                envs[name, size, k] = VectorEnv(name, size, n, seed=seed, backend="core", threads=k)
         except (ImportError, RuntimeError, ValueError) as exc:  # no compiled batch: say so, measure the rest
             print(f"  ({name} core: skipped, {exc})")
         envs[name, compare_at, "python"] = VectorEnv(name, compare_at, n, seed=seed, backend="python")
     rng = np.random.default_rng(seed)
 
-    def vector_chunk(env):
-        calls = max(1, 320 // env.num_envs)  # step calls per timed chunk: ~320 agent-steps
-
-        def run() -> tuple[int, int]:
-            done = 0
-            for _ in range(calls):
-                done += int(env.step(env.random_actions(rng)).terminated.sum())
-            return calls * env.num_envs, done
-
-        return run
+    def vector_chunk(env, calls: int) -> Callable[[], tuple[int, int]]:  # calls: ~320 agent-steps a chunk
+        return lambda: (
+            calls * env.num_envs,
+            sum(int(env.step(env.random_actions(rng)).terminated.sum()) for _ in range(calls)),
+        )
 
     py_rng = random.Random(seed)
     aec_players = seats(aec_spec, players, nearest=True)
     aec, connect4 = _envs(aec_spec, aec_players)
     for env in envs.values():
         env.reset()
-    fns: dict[Any, Any] = {key: vector_chunk(env) for key, env in envs.items()}
+    fns: dict[Any, Any] = {key: vector_chunk(env, max(1, 320 // env.num_envs)) for key, env in envs.items()}
     fns["aec"], fns["c4"] = lambda: aec_game(aec, py_rng), lambda: aec_game(connect4, py_rng)
     rates = {key: r[0] for key, r in interleaved(fns, seconds, repeats).items()}
     c4 = rates["c4"]

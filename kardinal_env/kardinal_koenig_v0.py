@@ -1,10 +1,7 @@
-"""``kardinal_koenig_v0``: replaced by :mod:`kardinal_env.kardinal_koenig_v1` (PettingZoo's habit).
-
-v1 deals seeded games with the shared shuffler (:mod:`kardinal_env.core.shuffle`), so a seeded v0
-result does not reproduce on v1; observations, actions and rewards are unchanged. Importing this
-module works; calling ``env``, ``raw_env``, ``parallel_env`` or ``manual_control`` raises
-``DeprecatedEnv`` (an ``ImportError``: PettingZoo's own class) naming ``kardinal_koenig_v1``, as
-PettingZoo's deprecated environment modules do.
+"""``kardinal_koenig_v0``: replaced by :mod:`kardinal_env.kardinal_koenig_v1`, which deals seeded games
+with the shared shuffler (a seeded v0 result does not reproduce; observations, actions and rewards are
+unchanged). As PettingZoo's deprecated modules do, importing works and calling ``env``, ``raw_env``,
+``parallel_env`` or ``manual_control`` raises ``DeprecatedEnv`` (an ``ImportError``) naming v1.
 """
 
 from typing import Any, NoReturn

@@ -10,12 +10,9 @@ Gymnasium's vector environments do)::
         learn(out.rewards, out.terminated, out.info["final_info"])
 
 ======================  ============================================================================
-game, players, options  a registered game (``"kardinal"``, ``"kardinal_koenig"``, ...), its seat count
-                        (default: the game's) and rule options by name (every keyword of the game's
-                        rules class: Kardinal ``preset``, ``shared_pool``, ``exhausted_colour``,
-                        ``neutral_build_chips``, ``neutral_touch_chips``, ``window``; K&K ``discard``,
-                        ``board``), or a ready ``rules=`` object; other keywords go to the game's
-                        observation encoder (``spec.make_encoder(rules, **options)``)
+game, players, options  a registered game, its seat count (default: the game's) and rule options by
+                        name (every keyword of its rules class, e.g. Kardinal's ``window``), or a ready
+                        ``rules=`` object; other keywords go to the game's observation encoder
 ``reward``              ``"win_loss"`` (default) or ``"margin"``; ``chip_shaping`` (Kardinal only) and
                         ``score_shaping`` (below)
 ``illegal_action``      ``"raise"`` (default) or ``"lose"`` (below)
@@ -32,9 +29,8 @@ Actions                 ``step(actions)``: an integer array of shape ``(N,)``, `
 ``final_observation``   ``(N, *obs_shape)``: where ``terminated[i]``, the final position of the game
                         that ended, seen by the seat whose move ended it; other rows keep older data
 ``final_info``          ``{i: {"scores", "winners", "move_count", "last_player"}}`` for the games that
-                        ended in the step (``scores``/``winners`` as the AEC env's final ``infos``;
-                        ``last_player``: the seat whose move ended it; a forfeit adds
-                        ``illegal_action``, below)
+                        ended in the step (as the AEC env's final ``infos``; ``last_player``: the seat
+                        whose move ended it; a forfeit adds ``illegal_action``, below)
 ``legal_actions(i)``    the legal action ids of game ``i`` (int64, the engine's order); no argument: a
                         list of all N
 ======================  ============================================================================
@@ -125,11 +121,10 @@ policy that follows the masks never forfeits.
 Relation to Gymnasium and PettingZoo
 ====================================
 
-N AEC games stepped at once, with the same observations, masks, action ids and rewards
-(``tests/test_vector.py`` checks it against N AEC envs). It has Gymnasium's ``VectorEnv`` attributes
-(``num_envs``, ``single_observation_space``/``single_action_space``, ``observation_space``/
-``action_space``, same-step auto-reset) but is no subclass: Gymnasium's vector API is single-agent
-(one reward per sub-env, no mask, no turns).
+N AEC games at once, with their observations, masks, action ids and rewards (``tests/test_vector.py``
+checks it against N AEC envs). It has Gymnasium's ``VectorEnv`` attributes (``num_envs``,
+``single_observation_space``, ``observation_space``, ...) but is no subclass: Gymnasium's vector API
+is single-agent (one reward per sub-env, no mask, no turns).
 """
 
 from __future__ import annotations
@@ -299,8 +294,7 @@ class VectorEnv(Arrays):
         self._started = False
 
     def reset(self, seed: int | Sequence[int] | None = None, copy: bool = False) -> VectorStep:
-        """Start a new game in every slot (seeds: the module docstring) and return the first decisions
-        (rewards 0, nothing terminated, ``final_info`` empty)."""
+        """Start a new game in every slot and return the first decisions (rewards 0, nothing terminated)."""
         if seed is not None:
             self._seed(seed)
         self._impl.reset()
@@ -309,32 +303,27 @@ class VectorEnv(Arrays):
         return self._result(copy)
 
     def step(self, actions: Any, copy: bool = False) -> VectorStep:
-        """Play ``actions[i]`` for the seat to act in game ``i``, for every game; auto-reset the games
-        that end. Bad actions raise before any game moves (an illegal one under
-        ``illegal_action="lose"`` ends its game by forfeit instead)."""
+        """Play ``actions[i]`` in every game ``i``; auto-reset the games that end (the module docstring)."""
         self._require_started("step()")
         self.final_info = self._impl.step(self._check_actions(actions))
         return self._result(copy)
 
     def legal_actions(self, index: int | None = None) -> Any:
-        """The legal action ids (int64, in the engine's order) of game ``index`` (a new array), or a
-        list of all N when ``index`` is None."""
+        """The legal action ids (a new int64 array) of game ``index``, or a list of all N (``None``)."""
         self._require_started("legal_actions()")
         if index is None:
             return self._impl.all_legal()
         return self._impl.legal(self._check_index(index))
 
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
-        """A uniformly random legal action for every game (a new int64 array of shape ``(N,)``), drawn
-        from ``rng`` (default: a new unseeded generator) without scanning the masks."""
+        """A uniformly random legal action for every game (a new ``(N,)`` int64 array), drawn from ``rng``."""
         self._require_started("random_actions()")
         ids, offsets = self._impl.flat_legal()
         draw = (rng if rng is not None else np.random.default_rng()).random(self.num_envs)
         return ids[offsets[:-1] + (draw * np.diff(offsets)).astype(np.int64)]
 
     def game(self, index: int) -> Any:
-        """A copy of game ``index`` as the registry's game object (for inspection, rendering, records and
-        agents that read a game); the core backend copies its C++ game into a core-backed ``Game``."""
+        """A copy of game ``index`` as the registry's game object (core backend: a core-backed ``Game``)."""
         self._require_started("game()")
         return self._impl.game(self._check_index(index))
 
