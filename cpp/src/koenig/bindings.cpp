@@ -1,6 +1,7 @@
-// Python bindings of the Kardinal & König engine (bind_koenig, called by module.cpp; engine.hpp): KoenigBoard, KoenigGame and the shared
-// shuffler (koenig_shuffle, koenig_draws, koenig_weighted, koenig_getrandbits, koenig_seed_state). kardinal_env/koenig/compiled.py is the
-// way in from Python (it builds the KoenigBoard from a parsed board).
+// Python bindings of the Kardinal & König engine (bind_koenig, called by module.cpp; engine.hpp): KoenigBoard,
+// KoenigGame, KoenigBatch and the shared shuffler (koenig_shuffle, koenig_draws, koenig_weighted,
+// koenig_getrandbits, koenig_seed_state); its searches: search_bindings.cpp. kardinal_env/koenig/compiled.py is
+// the way in from Python (it builds the KoenigBoard from a parsed board).
 //
 // Every input is checked before it reaches the engine: a move that is not legal raises the Python
 // engine's IllegalMoveError (kardinal_env.core.errors; a ValueError) with the same rule and message,
@@ -17,7 +18,6 @@
 
 #include <cmath>
 #include <optional>
-#include <random>
 #include <tuple>
 
 #include "common/batch_bindings.hpp"

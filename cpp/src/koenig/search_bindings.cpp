@@ -1,8 +1,8 @@
 // Python bindings of Kardinal & König's searches, heuristic and playouts (bind_koenig_search, called by
 // module.cpp): the submodule kardinal_core.koenig_search, free functions taking a KoenigGame first (the
 // core sides of agents/search/koenig_compiled.py, agents/search/heuristic_rollouts.py and
-// agents/baselines/koenig_heuristic.py). Each works on a copy of the game made with the GIL held; the
-// boundary rules of common/boundary.hpp hold as in every binding.
+// agents/baselines/koenig_heuristic.py). What runs without the GIL works on a copy of the game made with it
+// held; the boundary rules of common/boundary.hpp hold as in every binding.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -31,9 +31,6 @@ using koenig_bindings::seed_state;
 
 namespace {
 
-// A move id from any object: an int that fits 64 bits (bool excluded) or nullopt.
-std::optional<long long> as_move_id(nb::handle obj) { return boundary::integer(obj); }
-
 // A search or world seed: an int (bool excluded), taken mod 2**64; TypeError otherwise.
 uint64_t search_seed(nb::handle seed) {
     if (!PyLong_Check(seed.ptr()) || PyBool_Check(seed.ptr()))
@@ -57,7 +54,7 @@ koenig::DealData deal_data(const KGame &g, nb::handle obj) {
         return nb::handle(v);
     };
     auto integer = [&](nb::handle v, const std::string &what) {
-        auto x = as_move_id(v);
+        auto x = boundary::integer(v);
         if (!x) throw nb::type_error(("knowledge data: " + what + " must be an int").c_str());
         if (*x < -1'000'000 || *x > 1'000'000) throw nb::value_error(("knowledge data: " + what + " out of range").c_str());
         return int(*x);
@@ -166,7 +163,7 @@ koenig::HeuristicWeights heuristic_weights(nb::handle weights, const std::string
 
 // The heuristic's `replan` (an int, 1..1000000); errors name `fn`.
 int heuristic_replan(nb::handle replan, const std::string &fn) {
-    auto r = as_move_id(replan);
+    auto r = boundary::integer(replan);
     if (!r)
         throw nb::type_error((fn + ": replan must be an int, got " + std::string(nb::type_name(replan.type()).c_str())).c_str());
     return boundary::narrow(*r, 1, boundary::limits::KNOB, fn + ": replan");
@@ -211,7 +208,7 @@ void bind_koenig_search(nb::module_ &core) {
                 if (!guide || !paired) throw nb::value_error("ismcts_root: root_moves are the paired root's");
                 koenig::MoveSpan legal = g.legal();
                 for (nb::handle m : root_moves) {
-                    std::optional<long long> id = as_move_id(m);
+                    std::optional<long long> id = boundary::integer(m);
                     if (!id || std::find(legal.begin(), legal.end(), *id) == legal.end() ||
                         std::find(roots.begin(), roots.end(), int(*id)) != roots.end())
                         throw nb::value_error("ismcts_root: root_moves must be distinct legal move ids");
@@ -261,7 +258,7 @@ void bind_koenig_search(nb::module_ &core) {
         "widen_visits > 0 (a guide only): a node offers its 1 + visits / widen_visits best moves. "
         "root_moves (distinct legal move ids; paired only): the paired root's children, in that order. "
         "TypeError / ValueError for "
-        "knowledge that is malformed or does not fit this game, a seed that is not an int, or a bad guide.");
+        "knowledge that is malformed or does not fit the game, a seed that is not an int, or a bad guide.");
     m.def(
         "heuristic_values",
         [](const KGame &g, nb::handle weights, nb::handle deck_probs, nb::handle replan) {
@@ -329,7 +326,7 @@ void bind_koenig_search(nb::module_ &core) {
                 throw nb::type_error((fn + ": moves must be a list or tuple of legal move ids").c_str());
             std::vector<int> ids;
             for (nb::handle item : moves) {
-                auto id = as_move_id(item);
+                auto id = boundary::integer(item);
                 if (!id || !g.is_legal(*id))
                     throw nb::value_error((fn + ": moves must be legal move ids of the seat on turn, got " +
                                            std::string(nb::str(item).c_str()))
@@ -381,7 +378,7 @@ void bind_koenig_search(nb::module_ &core) {
             return out;
         },
         nb::arg("game"), nb::arg("n_games"), nb::arg("seed").none(),
-        "Play n_games random games from copies of this position inside C++ (uniform legal moves from a "
+        "Play n_games random games from copies of game's position inside C++ (uniform legal moves from a "
         "generator seeded with seed; each copy's later shuffles reseeded from it). A dict: games, "
         "decisions, wins per seat (every winner of a tie counts), score_sum per seat.");
 }
