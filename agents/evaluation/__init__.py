@@ -1,12 +1,7 @@
-"""Tournaments between agents.
-
-* :mod:`agents.evaluation.tournament` — :func:`~agents.evaluation.tournament.evaluate`, the
-  :class:`~agents.evaluation.tournament.Table` of a run, statistics, outputs and the ``kardinal-evaluate``
-  command line (:func:`main`);
-* :mod:`agents.evaluation.backends` — where the games run: ``Serial``, ``ProcessPool``;
-* :mod:`agents.evaluation.distributed` — ``RayTasks``, the games as Ray tasks;
-* :mod:`agents.evaluation.worker` — the worker side every back-end uses: build the agents, play a game.
-"""
+"""Tournaments between agents: :mod:`~agents.evaluation.tournament` (``evaluate``, ``Table``, statistics,
+outputs, the ``kardinal-evaluate`` command line), where the games run (:mod:`~agents.evaluation.backends`:
+``Serial``, ``ProcessPool``; :mod:`~agents.evaluation.distributed`: ``RayTasks``) and the worker side
+they share (:mod:`~agents.evaluation.worker`); ladders (``report``), training curves (``curves``)."""
 
 
 def main(argv=None) -> int:

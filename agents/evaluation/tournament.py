@@ -238,11 +238,9 @@ def evaluate(
     notes: list[str] = []
     for agent_spec in dict.fromkeys(p for p in participants if isinstance(p, str)):  # once per spec, before any worker
         notes.extend(check_spec(agent_spec, players, game=spec))
+    warn = on_warning or (lambda note: warnings.warn(note, PlayerCountWarning, stacklevel=3))  # from the caller
     for note in notes:
-        if on_warning is None:
-            warnings.warn(note, PlayerCountWarning, stacklevel=2)
-        else:
-            on_warning(note)
+        warn(note)
     rules_dict = table.rules.to_dict()
     setup = Setup(spec, rules_dict, seed, tuple(participants), dict(agent_kwargs or {}))
     tasks = [GameTask(g, keep_moves, g < save_games) for g in range(games)]

@@ -91,11 +91,8 @@ async function request(method, path, body) {
     if (!r.ok) { showError(data.error, data.rule); return; }
     showError("");
     S = data;
-    document.body.dataset.moves = S.move_count;
-    document.body.dataset.yourTurn = S.your_turn ? "1" : "0";
-    document.body.dataset.gameId = S.game_id;
-    document.body.dataset.phase = S.phase === null || S.phase === undefined ? "" : S.phase;
-    document.body.dataset.over = S.result ? "1" : "0";
+    Object.assign(document.body.dataset, {moves: S.move_count, yourTurn: S.your_turn ? "1" : "0", gameId: S.game_id,
+                                          phase: S.phase ?? "", over: S.result ? "1" : "0"});
     const link = document.getElementById("download");
     if (link) {
       link.classList.toggle("disabled", !S.record_available);
