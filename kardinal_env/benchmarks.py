@@ -304,6 +304,7 @@ def bench_core(
         return lambda: (play_randomly(make(rules, seed=next(deals)), rng, ids), 1)
 
     module = core_module("core")
+    assert module is not None  # core_game made sure of the core
     search = module.koenig_search if isinstance(core_start, module.KoenigGame) else module.kardinal_search
 
     def core_playouts() -> tuple[int, int]:

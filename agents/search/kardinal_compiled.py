@@ -52,7 +52,10 @@ def play_out(game: Any, rng: random.Random) -> Any | None:
     ``None``, without touching ``rng``, unless ``game`` is a plain core-backed game."""
     if type(game) is not CoreGame:
         return None
-    playout_move = core_module("core").kardinal_search.playout_move  # a core-backed game: the core is loaded
+    module = core_module("core")  # a core-backed game: the core is loaded
+    if module is None:  # never ("core" raises instead): for the type checker
+        return None
+    playout_move = module.kardinal_search.playout_move
     core = game.core.clone()
     seed = rng.getrandbits(64)
     while not core.is_over:
