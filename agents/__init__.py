@@ -98,30 +98,26 @@ class Kind:
     needs: Callable[[str, GameSpec], str | None] | None = None
 
 
-def _needs_perfect_information(spec: str, game: GameSpec) -> str | None:
-    if game.perfect_information:
-        return None
-    other = "ismcts:" + spec.partition(":")[2]
-    return f"needs a game of perfect information; {game.name} hides information from the seats: try {other!r}"
-
-
-def _needs_entry(field: str, what: str) -> Callable[[str, GameSpec], str | None]:
-    """The ``needs`` of a kind that plays only games whose agents' entry sets ``field``."""
+def _needs(plays: Callable[[GameSpec], bool], why: str) -> Callable[[str, GameSpec], str | None]:
+    """The ``needs`` of a kind that plays the games ``plays`` accepts; ``why`` names the others (``{game}``)."""
 
     def needs(spec: str, game: GameSpec) -> str | None:
-        if getattr(game_agents(game), field) is not None:
-            return None
-        other = "ismcts:" + spec.partition(":")[2]
-        return f"needs a game with {what} (GameAgents.{field}); {game.name} has none: try {other!r}"
+        return None if plays(game) else f"{why.format(game=game.name)}: try {'ismcts:' + spec.partition(':')[2]!r}"
 
     return needs
 
 
+def _needs_entry(field: str, what: str) -> Callable[[str, GameSpec], str | None]:
+    plays = lambda game: getattr(game_agents(game), field) is not None  # noqa: E731
+    return _needs(plays, f"needs a game with {what} (GameAgents.{field}); {{game}} has none")
+
+
+_HIDDEN = "needs a game of perfect information; {game} hides information from the seats"
 #: The spec kinds besides the baselines, by name.
 KINDS: dict[str, Kind] = {
     k.name: k
     for k in (
-        Kind("mcts", "mcts:200", simulations=True, needs=_needs_perfect_information),
+        Kind("mcts", "mcts:200", True, needs=_needs(lambda game: game.perfect_information, _HIDDEN)),
         Kind("ismcts", "ismcts:200", simulations=True),
         Kind("gismcts", "gismcts:200", simulations=True, needs=_needs_entry("search_guide", "a search guide")),
         Kind("pismcts", "pismcts:200", simulations=True, needs=_needs_entry("search_guide", "a search guide")),

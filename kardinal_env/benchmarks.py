@@ -45,7 +45,6 @@ __all__ = [
     "benchmark",
     "core_game",
     "make_rules",
-    "pick_game",
     "play_randomly",
     "random_positions",
     "seats",
@@ -121,10 +120,22 @@ class Benchmark:
     needs_text: str = ""
 
     def games(self) -> list[str]:
-        return [name for name, spec in games().items() if self.needs is None or self.needs(spec)]
+        return [spec.name for spec in games().values() if self.needs is None or self.needs(spec)]
 
     def game(self, name: str | GameSpec | None) -> GameSpec:
-        return pick_game(name, self.needs, self.needs_text, self.name)
+        """The game ``name`` (``None``: the first that applies); ``ValueError`` naming those that do."""
+        fits = [get_game(fit) for fit in self.games()]
+        if name is None:
+            if not fits:
+                raise ValueError(f"{self.name} needs a game with {self.needs_text}; no registered game has one")
+            return fits[0]
+        spec = get_game(name)
+        if self.needs is not None and not self.needs(spec):
+            raise ValueError(
+                f"{self.name} needs a game with {self.needs_text}; {spec.name} has none (games that have: "
+                f"{', '.join(s.name for s in fits) or 'none'})"
+            )
+        return spec
 
     def setup(self, game: str | GameSpec | None, players: int | None, options: Mapping[str, Any] | None) -> tuple:
         """``(spec, players, rules)``: :meth:`game`, :func:`seats`, :func:`make_rules`."""
@@ -145,27 +156,6 @@ def benchmark(name: str, needs: Callable[[GameSpec], bool] | None = None, needs_
         return run
 
     return register
-
-
-def pick_game(
-    name: str | GameSpec | None,
-    needs: Callable[[GameSpec], bool] | None = None,
-    needs_text: str = "",
-    what: str = "this benchmark",
-) -> GameSpec:
-    """The game ``name`` (``None``: the first that ``needs`` accepts); ``ValueError`` naming those that do."""
-    fits = [spec for spec in games().values() if needs is None or needs(spec)]
-    if name is None:
-        if not fits:
-            raise ValueError(f"{what} needs a game with {needs_text}; no registered game has one")
-        return fits[0]
-    spec = get_game(name)
-    if needs is not None and not needs(spec):
-        raise ValueError(
-            f"{what} needs a game with {needs_text}; {spec.name} has none (games that have: "
-            f"{', '.join(s.name for s in fits) or 'none'})"
-        )
-    return spec
 
 
 def seats(spec: GameSpec, players: int | None, nearest: bool = False) -> int:
@@ -454,7 +444,7 @@ def bench_env(
 ) -> dict:
     """Random masked play through the game's ``env()`` (:func:`aec_game`) beside PettingZoo's
     ``connect_four_v3.env()`` (the same loop; needs pygame), repeats interleaved; the ratio per repeat."""
-    spec = pick_game(game)
+    spec = BENCHMARKS["env"].game(game)
     players = seats(spec, players)
     rng = random.Random(seed)
     env, connect4 = _envs(spec, players, options)
@@ -502,7 +492,7 @@ def bench_vector(
     load printed before and after."""
     from kardinal_env.vector import VectorEnv
 
-    aec_spec = pick_game(game)
+    aec_spec = BENCHMARKS["vector"].game(game)
     seat_counts = {name: seats(spec, players, nearest=True) for name, spec in games().items()}
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"machine: {cores} usable cores, {load_text()}")
