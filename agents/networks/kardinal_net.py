@@ -217,8 +217,6 @@ def _pool(x, valid, count):
 
 
 class KardinalNet(nn.Module):
-    """Fully convolutional policy/value network (see the module docstring)."""
-
     touch_kernel: torch.Tensor
 
     def __init__(self, channels: int = 32, blocks: int = 3, hidden: int = 64):
@@ -268,8 +266,6 @@ class KardinalNet(nn.Module):
 
 
 class AdvisedKardinalNet(KardinalNet):
-    """:class:`KardinalNet` plus ``exp(log_advice_scale)`` times the cardinal advice (see the module docstring)."""
-
     def __init__(self, channels: int = 32, blocks: int = 3, hidden: int = 64, advice_scale: float = ADVICE_SCALE):
         super().__init__(channels, blocks, hidden)
         self.config = {"kind": "advised", "channels": channels, "blocks": blocks, "hidden": hidden}
@@ -402,7 +398,6 @@ class KardinalPPOAgent(PPOAgent):
     """A network playing Kardinal on crops (``window``: default the game's; ``margin``: the crop margin)."""
 
     def __init__(self, net: nn.Module, rules=None, window: int | None = None, margin: int = 1, **kw):
-        """``kw``: :class:`PPOAgent`'s (``greedy``, ``seed``, ``name``, ``trained_players``, ``config``)."""
         super().__init__(net, **kw)
         self.window = window
         self.margin = margin

@@ -61,8 +61,6 @@ def _mean_matrix(rows: int, cols: int, pairs, symmetric: bool) -> torch.Tensor:
 
 
 class KoenigGraphNet(nn.Module):
-    """Message passing over sites and countries (see the module docstring)."""
-
     scale: torch.Tensor
     glob_index: torch.Tensor
     site_country: torch.Tensor
@@ -141,8 +139,6 @@ class KoenigGraphNet(nn.Module):
 
 
 class AdvisedGraphNet(KoenigGraphNet):
-    """The graph network on top of the ``heuristic``'s advice (see the module docstring)."""
-
     def __init__(
         self,
         rules,

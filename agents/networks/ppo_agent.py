@@ -51,7 +51,7 @@ class PPOAgent(BaseAgent):
         trained_players: int | None = None,
         config: dict | None = None,
     ):
-        super().__init__(seed)
+        self.reset(seed)  # the seed, rng and _generator
         self.net = net.eval()
         self.greedy = greedy
         self.name = name
@@ -61,7 +61,6 @@ class PPOAgent(BaseAgent):
         self.search_defaults: dict = {}
         self._rules: Any = None  # the rules the agent is set up for (_setup)
         self._warned = False
-        self._generator = torch.Generator().manual_seed(seed if seed is not None else 0)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -117,7 +116,6 @@ class FlatPPOAgent(PPOAgent):
     """A network on a game's flat observation; ``rules``, ``layout``: the checkpoint's (others: ``ValueError``)."""
 
     def __init__(self, net: torch.nn.Module, rules: Any = None, layout: dict | None = None, **kw):
-        """``kw``: :class:`PPOAgent`'s (``greedy``, ``seed``, ``name``, ``trained_players``, ``config``)."""
         super().__init__(net, **kw)
         self.train_rules = rules
         self.layout = layout

@@ -39,8 +39,6 @@ def _module_dir(path: Path, module_id: str) -> Path:
 
 
 class RLlibAgent(BaseAgent):
-    """Plays with the policy of a trained RLlib RLModule (see the module docstring)."""
-
     def __init__(self, module, name: str | None = None, greedy: bool = True, seed: int | None = None):
         super().__init__(seed)
         import torch

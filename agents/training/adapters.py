@@ -209,8 +209,6 @@ class KoenigAdapter(FlatAdapter):
 
 # ---------------------------------------------------------------------- Kardinal
 class KardinalAdapter(GameAdapter):
-    """Kardinal: crops, the CNN, engine move codes (see the module docstring)."""
-
     def __init__(self, config, spec: GameSpec):
         super().__init__(config, spec)
         self.codec = action_codec(self.rules)  # Kardinal's own codec: windows and move codes

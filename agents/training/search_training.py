@@ -159,7 +159,6 @@ class SearchTrainer(Trainer):
         self._workers: Any = None  # the self-play processes (selfplay_workers > 1), started at the first rollout
 
     def _make_searches(self, seed: int) -> None:
-        """The searches of self-play, seeded with ``seed``."""
         cfg = self.config
         if cfg.search == "network":
             return  # no search: the teacher (deterministic) answers every decision
@@ -199,7 +198,6 @@ class SearchTrainer(Trainer):
         return self._collect_here()
 
     def _collect_in_workers(self) -> SelfPlay:
-        """One iteration's self-play in the workers (see the module docstring)."""
         cfg = self.config
         workers = cfg.selfplay_workers
         if self._workers is None:

@@ -100,7 +100,6 @@ class Trainer:
         self._vector_env: Any = None  # the rollouts' batched environment, built at the first rollout
 
     def vector_env(self) -> Any:
-        """The rollouts' :class:`kardinal_env.vector.VectorEnv` (built once)."""
         if self._vector_env is None:
             self._vector_env = self.adapter.vector_env(self.config.num_envs)
         return self._vector_env
