@@ -118,9 +118,6 @@ class CoreGame(CoreBacked, Game):
             for moves, taker, t in self._core.deck_takes_raw()
         ]
 
-    def owner(self, site: str) -> int | None:
-        return self._core.owners()[self.board.site_index[site]]
-
     def decision_log(self) -> list[tuple[int, str]]:
         names = self.board.moves
         return [(seat, names[m]) for seat, m in zip(self._core.movers, self._history, strict=True)]

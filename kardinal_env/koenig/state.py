@@ -201,8 +201,7 @@ class GameState:
 
     def owner(self, site: str) -> int | None:
         """Owner seat of one site (by id), ``None`` if empty."""
-        o = self._owner[self.board.site_index[site]]
-        return None if o < 0 else o
+        return self.owners()[self.board.site_index[site]]
 
     def cloister_counts(self) -> list[list[int]]:
         """``[country][seat]`` cloister counts (``board.country_ids`` order)."""
