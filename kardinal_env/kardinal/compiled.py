@@ -1,41 +1,27 @@
 """The compiled core's Kardinal engine, when it is built: ``kardinal_core.KardinalGame``.
 
-The core is a separate distribution, ``kardinal-env-core`` in ``cpp/`` (C++17, nanobind,
-scikit-build-core); ``bash scripts/setup.sh`` builds it into ``.venv`` (``pip install ./cpp`` by hand).
-Its Kardinal engine plays on the Python engine's move codes (:meth:`Game.legal_move_codes
-<kardinal_env.kardinal.engine.Game.legal_move_codes>`): the same tuples in the same order, checked
-``play_code``, ``clone``, scores, winners and finishing order; ``tests/test_core_kardinal.py`` keeps the
-two engines in lockstep.
+The core is the separate distribution ``kardinal-env-core`` in ``cpp/`` (C++17, nanobind), built into
+``.venv`` by ``bash scripts/setup.sh`` (``pip install ./cpp`` by hand). It plays on the Python engine's
+move codes (the same tuples in the same order; ``tests/test_core_kardinal.py`` keeps the two in
+lockstep). ``KARDINAL_ENV_BACKEND`` chooses, read at every call: ``python`` — never the core
+(:func:`available` is False, :func:`core_game` raises); ``core`` — the core must be there
+(``ImportError`` otherwise); unset or empty — the core when it is installed, else one
+``RuntimeWarning`` per process saying how to build it, and the Python engine.
 
-The environment variable ``KARDINAL_ENV_BACKEND`` chooses, read at every call:
+When the core is used, ``Game(rules)`` (and ``new_game``, ``Game.from_record``) builds a
+:class:`~kardinal_env.kardinal.core_game.CoreGame` (same API and results; a game keeps its engine);
+``Game.reference(rules)`` always builds the Python engine.
 
-* ``python`` — never use the core (:func:`available` is False, :func:`core_game` raises);
-* ``core`` — the core must be there (:func:`available` and :func:`core_game` raise ``ImportError``
-  when it is not);
-* unset or empty — use the core when it is installed; when it is not, one ``RuntimeWarning`` (per
-  process) says how to build it, and the Python engine remains.
-
-**The public Game.** When the core is used, ``Game(rules)`` (and the registry's ``new_game``,
-``Game.from_record``) builds a :class:`~kardinal_env.kardinal.core_game.CoreGame`, a
-:class:`~kardinal_env.kardinal.engine.Game` subclass with the same public API and results whose state
-lives in a ``KardinalGame``. The backend is read when a game is built (a game keeps its engine);
-``Game.reference(rules)`` always builds the Python engine, the readable reference.
-
-**Observations and masks.** The core writes what the Python
-:class:`~kardinal_env.kardinal.observation.ObservationEncoder` and
-:class:`~kardinal_env.kardinal.actions.ActionCodec` build, byte for byte, into caller-owned NumPy
-buffers (cpp/src/kardinal/observation.hpp; nothing allocated per call): ``encode_into(observer, out)``
-(a writable C-contiguous ``uint8`` array of shape ``(72, W, W)``), ``action_mask_into(out, seat=None)``
-(a writable C-contiguous ``bool`` or ``int8`` array of length ``17·W² + 5``) and
-``legal_action_ids(window=None)`` (a new ``int64`` array), on a core game, and the first two on a
-core-backed ``CoreGame`` (whose ``legal_actions()`` are the ids). A Python ``Game`` reaches them through
-:func:`core_position` (its moves replayed into the core: for tests and tools, not a training loop);
-:func:`observation_buffer` / :func:`mask_buffer` allocate buffers of the right shape. ``W`` is read from
-the buffer and must be the one window the Python encoder accepts for the rules
-(``actions.frame_window``); any other window, dtype, shape, a non-contiguous or read-only buffer and an
-observer or seat out of range raise ``TypeError`` (not an array, wrong dtype) or ``ValueError``
-(everything else), naming the problem (``tests/test_core_observation.py``). ``kardinal_v0`` and
-:class:`kardinal_env.vector.VectorEnv` have the core write into arrays they own.
+**Observations and masks.** A core game writes what the Python ``ObservationEncoder`` and
+``ActionCodec`` build, byte for byte, into caller-owned NumPy buffers (cpp/src/kardinal/observation.hpp):
+``encode_into(observer, out)`` (writable C-contiguous ``uint8``, shape ``(72, W, W)``),
+``action_mask_into(out, seat=None)`` (``bool`` or ``int8``, length ``17·W² + 5``) and
+``legal_action_ids(window=None)`` (a new ``int64`` array); a ``CoreGame`` offers the first two (its
+``legal_actions()`` are the ids), a Python ``Game`` reaches them through :func:`core_position` (its moves
+replayed: tools and tests, not a training loop). :func:`observation_buffer` / :func:`mask_buffer`
+allocate buffers. ``W`` comes from the buffer and must be ``actions.frame_window(rules)``; any other
+window, dtype or shape, a non-contiguous or read-only buffer, an observer or seat out of range raise
+``TypeError`` (not an array, wrong dtype) or ``ValueError``, naming the problem.
 """
 
 from __future__ import annotations

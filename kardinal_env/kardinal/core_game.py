@@ -35,8 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["CoreGame"]
 
 _CORE_OPTIONS = ("players", "shared_pool", "exhausted_colour", "neutral_build_chips", "neutral_touch_chips", "window")
-_TEXTS: dict[tuple, str] = {}  # move code -> notation (legal_moves), cleared past _TEXTS_LIMIT entries
-_TEXTS_LIMIT = 200_000
 
 
 def _restore(rules: Rules, codes: list[tuple]) -> CoreGame:
@@ -142,23 +140,6 @@ class CoreGame(CoreBacked, Game):
         if moves is None:
             moves = self._moves = self._core.legal_move_codes()
         return moves
-
-    def legal_moves(self) -> list[str]:
-        index = self._text_index
-        if index is None:
-            # The core hands out one shared tuple per move code: its notation is formatted once per
-            # process (notation.format_move) and looked up afterwards.
-            texts = _TEXTS
-            if len(texts) > _TEXTS_LIMIT:
-                texts.clear()
-            index = {}
-            for code in self.legal_move_codes():
-                text = texts.get(code)
-                if text is None:
-                    text = texts[code] = format_move(code)
-                index[text] = code
-            self._text_index = index
-        return list(index)
 
     def legal_actions(self) -> np.ndarray:
         """The core's legal action ids (a new ``int64`` array, the Python engine's ids in its order)."""

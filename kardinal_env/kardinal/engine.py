@@ -42,6 +42,7 @@ II-V two bit tests per square), :mod:`kardinal_env.kardinal.explain` the diagnos
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any, ClassVar
 
@@ -92,6 +93,7 @@ __all__ = ["Game", "IllegalMoveError", "action_codec"]
 _KEEP_CARDINAL = (CARDINAL, -1, -1, -1, -1)
 _PLACE_CARDINAL = (CARDINAL, -1, -1)  # + (key, -1)
 _CHIP_CODES = tuple((CHIP, -1, c, -1, -1) for c in range(4))
+_TEXTS: dict[tuple, str] = {}  # move code -> notation (legal_moves)
 #: The fields :meth:`Game.clone` copies (one level deep; ``_held`` two); it shares the others.
 _MUTABLE = ("_cells", "_sites", "_bshape", "_bcolour", "_bbuilder", "_bsquares", "_inventory", "_supply", "_aside")
 _MUTABLE += ("_history", "_cathedral_touch")
@@ -106,16 +108,13 @@ def _window_mask(window: int | None) -> bytes | None:
     return bytes(mask)
 
 
+@functools.cache
 def action_codec(rules: Rules) -> Any:
-    """The :class:`~kardinal_env.kardinal.actions.ActionCodec` of ``rules``, kept on it (imported on first
-    use: the engine needs only the standard library)."""
-    codec = rules.__dict__.get("_action_codec")
-    if codec is None:
-        from kardinal_env.kardinal.actions import ActionCodec
+    """The :class:`~kardinal_env.kardinal.actions.ActionCodec` of ``rules``, one per rule set (imported on
+    first use: the engine needs only the standard library)."""
+    from kardinal_env.kardinal.actions import ActionCodec
 
-        codec = ActionCodec(rules)
-        object.__setattr__(rules, "_action_codec", codec)  # Rules is frozen: a cache, not a field
-    return codec
+    return ActionCodec(rules)
 
 
 class Game(TurnBasedGame, Explain):
@@ -220,7 +219,15 @@ class Game(TurnBasedGame, Explain):
         """Legal moves of the current decision in docs/rules.md notation (empty once the game is over)."""
         index = self._text_index
         if index is None:
-            index = self._text_index = {format_move(c): c for c in self.legal_move_codes()}
+            texts = _TEXTS  # a code's notation is formatted once per process (the core shares its tuples)
+            if len(texts) > 200_000:
+                texts.clear()
+            index = self._text_index = {}
+            for code in self.legal_move_codes():
+                text = texts.get(code)
+                if text is None:
+                    text = texts[code] = format_move(code)
+                index[text] = code
         return list(index)
 
     def play(self, move: str) -> None:
