@@ -3,17 +3,15 @@ networks, people at a table).
 
 An agent is any object with
 
-* ``name: str`` — a short label used in tables and logs (e.g. ``"greedy"``, ``"mcts:200"``);
-* ``select_move(game) -> str`` — a legal move of ``game`` (any registered game,
-  :class:`kardinal_env.core.protocol.GameState`, whose ``current_player`` is the agent's seat) in its
-  notation. The agent must not modify ``game``: searches work on ``game.clone()`` or
-  ``game.determinize(seat, rng)``, and play action ids there (``legal_actions`` / ``apply_action``);
+* ``name: str`` — a short label for tables and logs (``"greedy"``, ``"mcts:200"``);
+* ``select_move(game) -> str`` — a legal move, in notation, of ``game`` (a
+  :class:`kardinal_env.core.protocol.GameState` whose ``current_player`` is the agent's seat), which it
+  must not modify: searches play action ids on ``game.clone()`` or ``game.determinize(seat, rng)``;
 * optionally ``reset(seed)`` — start a new game with a fresh random stream.
 
-An agent sees only what its seat may know: it reads the game through the seat's own queries and
-samples the rest with ``game.determinize``. Agents own their randomness (``seed`` builds a private
-``random.Random``; never the global ``random`` or ``numpy.random`` state); a game's own chance comes from
-the game's seed, so a game between seeded agents with a seeded deal is reproducible.
+An agent sees only what its seat may know (the seat's queries; ``game.determinize`` samples the rest)
+and owns its randomness (``seed`` builds a private ``random.Random``, never the global state); the
+game's chance comes from its seed, so a game between seeded agents with a seeded deal is reproducible.
 """
 
 from __future__ import annotations

@@ -7,21 +7,16 @@ trainer's generic MLP and adapter, a generic text play page).
 Registering a game's agents
 ===========================
 
-The built-in games' entries are :mod:`agents.games` (imported by ``agents``). A game written elsewhere
-registers its agents next to its ``register_game``::
+The built-in games' entries are :mod:`agents.games`. A game written elsewhere registers its agents
+next to its ``register_game`` (a plugin of the game registry may call both: ``tests/third_game.py``)::
 
     from agents.registry import GameAgents, register_agents
     register_agents(GameAgents(game="nim", baselines={"greedy": NimGreedyAgent}))
 
-or by a package entry point of the group :data:`ENTRY_POINT_GROUP`: a :class:`GameAgents`, a function
-returning one (``nim = "my_nim:AGENTS"``), or a module, imported (it registers its entries itself).
-:func:`game_agents` loads the entry points the first time it is asked (:func:`load_entry_points`). The
-single-agent Gymnasium view of ``kardinal_env`` finds the loader of opponent spec strings in the same
-group: the first module entry with a ``load_agent`` function (this package declares ``agents =
-"agents"``). A game registered by a script reaches the command-line tools as a plugin of the game
-registry (``--plugin MODULE[:ATTRIBUTE]``, ``KARDINAL_ENV_PLUGINS``), which may call both
-``register_game`` and :func:`register_agents` (``tests/third_game.py``). :func:`unregister_agents`
-removes an entry.
+or by an entry point of the group :data:`ENTRY_POINT_GROUP` (loaded when :func:`game_agents` is first
+asked): a :class:`GameAgents`, a function returning one, or a module that registers its entries when
+imported. The Gymnasium view of ``kardinal_env`` finds the opponents' spec loader in the same group:
+the first module entry with a ``load_agent`` function (this package declares ``agents = "agents"``).
 
 Fields that name code take the object or a ``"module:attribute"`` string, imported on first use by
 :meth:`GameAgents.load` (registering imports no torch, no engine).

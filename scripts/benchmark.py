@@ -2,19 +2,15 @@
 
     python scripts/benchmark.py NAME [--game GAME] [--players N] [--seconds 2] [--repeats 5] [rules options]
 
-NAME is one of the benchmarks below (default ``engine``), each for the registered games it applies to;
-``--game`` picks one (default: the first registered game it applies to; ``vector`` measures every game
-and ``--game`` picks its AEC row). ``--players``: default 4 where the game plays it, else its default
-(``puct``: the seats the model was trained for; ``search-training``: the preset's). The rules options
-are the games' own (``--discard one``, ``--preset german``, ...). The library is
-``kardinal_env.benchmarks`` and ``agents.benchmarks``; docs/benchmarks.md has the figures and what
-each row times. The earlier per-game names still work: ``koenig-engine``, ``koenig-core``,
-``koenig-env``, ``koenig-obs``, ``koenig-ismcts``, ``koenig-heuristic`` and ``koenig-rollout`` are
-``engine``, ``core``, ``env``, ``core-obs``, ``core-ismcts``, ``heuristic`` and ``rollout`` with
-``--game kardinal_koenig``.
-
-Run nothing else on the machine meanwhile: the box has 2 cores and figures move 10-40 % between
-runs; the side-by-side ratio is the stable number.
+NAME is one of the benchmarks below (default ``engine``); ``--game`` picks one of the games it applies
+to (default: the first; ``vector`` measures every game, ``--game`` picks its AEC row). ``--players``:
+default 4 where the game plays it, else its default (``puct``: the model's; ``search-training``: the
+preset's). The rules options are the games' own (``--discard one``, ...). The library is
+``kardinal_env.benchmarks`` and ``agents.benchmarks``; docs/benchmarks.md has the figures. The earlier
+names ``koenig-engine``, ``-core``, ``-env``, ``-obs``, ``-ismcts``, ``-heuristic`` and ``-rollout``
+are ``engine``, ``core``, ``env``, ``core-obs``, ``core-ismcts``, ``heuristic`` and ``rollout`` with
+``--game kardinal_koenig``. Run nothing else meanwhile: figures move 10-40 % between runs on a shared
+machine; the side-by-side ratio is the stable number.
 """
 
 from __future__ import annotations
