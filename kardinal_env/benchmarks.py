@@ -17,6 +17,7 @@ per repeat: on a shared machine that ratio is the stable number.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import random
@@ -89,7 +90,7 @@ def alternate(fns: Mapping[Any, Callable[[], Any]], repeats: int) -> dict[Any, l
 
 def interleaved(fns: Mapping[Any, Callable[[], tuple[int, int]]], seconds: float, repeats: int) -> dict:
     """:func:`timed` of every ``fn`` once per repeat, interleaved: per key, its (decisions/s, games/s)."""
-    runs = alternate({key: lambda fn=fn: timed(fn, seconds, 1) for key, fn in fns.items()}, repeats)
+    runs = alternate({key: functools.partial(timed, fn, seconds, 1) for key, fn in fns.items()}, repeats)
     return {key: ([s[0] for s, _ in r], [g[0] for _, g in r]) for key, r in runs.items()}
 
 

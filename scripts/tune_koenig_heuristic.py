@@ -89,8 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "games", 1) < 1:
+    if args.games < 1:
         raise SystemExit(f"--games must be positive, got {args.games}")
+    common = {"players": args.players, "discard": args.discard, "seed": args.seed}
     if args.command == "vs":
         field = args.against or ("greedy" if args.agent == "heuristic" else "heuristic")
         w = _weights(args.weights) if args.weights else None
@@ -101,18 +102,11 @@ def main(argv: list[str] | None = None) -> int:
         def build(name: str, weights: HeuristicWeights | None):
             return lambda seed: make_agent(name, seed, weights if name == "heuristic" else None)
 
-        res = one_vs_field(
-            build(args.agent, mine),
-            build(field, w),
-            args.games,
-            players=args.players,
-            discard=args.discard,
-            seed=args.seed,
-        )
+        res = one_vs_field(build(args.agent, mine), build(field, w), args.games, **common)
         print(f"{args.agent} vs {args.players - 1} x {field}: {res.summary()}")
     elif args.command == "h2h":
         a, b = _weights(args.a), _weights(args.b)
-        res = head_to_head(a, b, args.games, players=args.players, discard=args.discard, seed=args.seed)
+        res = head_to_head(a, b, args.games, **common)
         print(f"A vs B: {res.summary()}")
     else:
         names = args.names.split(",") if args.names else None
@@ -123,11 +117,9 @@ def main(argv: list[str] | None = None) -> int:
             names=names,
             factors=_floats(args.factors),
             z=args.z,
-            players=args.players,
-            discard=args.discard,
-            seed=args.seed,
             field=None if args.field is None else _weights(args.field),
             log=lambda line: print(line, flush=True),
+            **common,
         )
         print(json.dumps(best.as_dict()))
     return 0
