@@ -170,7 +170,8 @@ def standings(labels: Sequence[str], games: Iterable[tuple[Sequence[str], dict]]
     model = PlackettLuce()
     ratings = {label: model.rating(name=label) for label in labels}
     history = {label: [(r.mu, r.sigma)] for label, r in ratings.items()}
-    sums = {label: [0, 0.0, 0, 0.0, 0.0, 0.0] for label in labels}  # games, wins, shared, score, rank, seconds
+    # per label: games, wins, shared wins, and the sums of scores, ranks and seconds
+    sums: dict[str, list[Any]] = {label: [0, 0.0, 0, 0.0, 0.0, 0.0] for label in labels}
     for seated, game in games:
         winners = game["winners"]
         for seat, label in enumerate(seated):
@@ -186,7 +187,7 @@ def standings(labels: Sequence[str], games: Iterable[tuple[Sequence[str], dict]]
             ratings[label] = new[seat][0]
         for label, r in ratings.items():
             history[label].append((r.mu, r.sigma))
-    stats = {}
+    stats: dict[str, dict[str, Any]] = {}
     for label, (n, wins, shared, score, rank, secs) in sums.items():
         mu, sigma = ratings[label].mu, ratings[label].sigma
         stats[label] = {"games": n, "wins": wins, "shared_wins": shared, "win_rate": wins / n if n else 0.0}

@@ -160,13 +160,10 @@ function onSquare(key, targets) {
   else if (t.first) { first = key; render(); }
 }
 
-document.getElementById("actions").addEventListener("click", e => {
+document.getElementById("actions").addEventListener("click", e => {  // buttons with a move: startPlay's
   const b = e.target.closest("button");
-  if (!b || busy) return;
-  if (b.dataset.kind) { pick = b.dataset.kind; first = null; render(); }
-  else if (b.dataset.move) playMove(b.dataset.move);
+  if (b && b.dataset.kind && !busy) { pick = b.dataset.kind; first = null; render(); }
 });
 document.addEventListener("keydown", e => { if (e.key === "Escape" && first !== null) { first = null; render(); } });
-document.getElementById("legend").innerHTML = legendHTML();
 startPlay();
 """

@@ -240,14 +240,10 @@ svg.addEventListener("click", e => {
   if (opts.length === 1) playMove(opts[0].move);
   else if (opts.length > 1) { chosen = key; render(); }
 });
-document.querySelector("aside").addEventListener("click", e => {
-  const b = e.target.closest("button");
-  if (!b || busy || b.id === "new") return;
-  if (b.classList.contains("cancel")) { chosen = null; render(); }
-  else if (b.dataset.move) playMove(b.dataset.move);
+document.querySelector("aside").addEventListener("click", e => {  // buttons with a move: startPlay's
+  if (e.target.closest("button.cancel") && !busy) { chosen = null; render(); }
 });
 document.addEventListener("keydown", e => { if (e.key === "Escape" && chosen !== null) { chosen = null; render(); } });
-document.getElementById("legend").innerHTML = legendHTML();
 startPlay();
 """
 

@@ -63,9 +63,9 @@ _TOOLS_BOX = """<div class="box" id="tools"><button id="new">New game</button>
 
 
 #: What every play page's script shares: the last state ``S``, ``request`` (one API call: busy flag,
-#: errors in ``#error`` with ``data-rule``, then ``render()``), ``playMove``, the "New game" button,
-#: ``showStatus`` (``#status``) and ``showLog`` (``#log``). A page defines ``render()`` and calls
-#: ``startPlay()`` at the end of its script.
+#: errors in ``#error`` with ``data-rule``, then ``render()``), ``playMove``, the "New game" button, every
+#: button with a ``data-move`` (it plays the move), the ``#legend`` (``legendHTML()``), ``showStatus``
+#: (``#status``) and ``showLog`` (``#log``). A page defines ``render()`` and calls ``startPlay()`` last.
 PLAY_API_JS = r"""
 let S = null;            // the last state from the server
 let busy = false;
@@ -120,6 +120,12 @@ function startPlay() {
   };
   const link = document.getElementById("download");
   if (link) link.addEventListener("click", e => { if (!S || !S.record_available) e.preventDefault(); });
+  document.querySelector("aside").addEventListener("click", e => {  // every button with a move plays it
+    const b = e.target.closest("button");
+    if (b && b.dataset.move && !busy) playMove(b.dataset.move);
+  });
+  const legend = document.getElementById("legend");
+  if (legend) legend.innerHTML = legendHTML();
   request("GET", "/api/state").then(() => { document.body.dataset.ready = "1"; });
 }
 
@@ -192,9 +198,5 @@ function render() {
   showStatus(st, "Your turn");
   showResult(document.getElementById("scores"), st.result, st.names.map((n, s) => `${s}: ${n}`), "the game is running");
 }
-document.getElementById("actions").addEventListener("click", e => {
-  const b = e.target.closest("button");
-  if (b && b.dataset.move && !busy) playMove(b.dataset.move);
-});
 startPlay();
 """
