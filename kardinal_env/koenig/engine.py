@@ -353,10 +353,7 @@ class Game(TurnBasedGame, Explain, Worlds):
         if phase == SECOND:
             return self._second_moves()
         if phase == DISCARD:
-            dbase = b.discard_base
-            out = [b.end_id]
-            out += [dbase + t for t, k in enumerate(hand) if k]
-            return out
+            return [b.end_id] + [b.discard_base + t for t, k in enumerate(hand) if k]
         return []
 
     def _second_moves(self) -> list[int]:
@@ -412,19 +409,11 @@ class Game(TurnBasedGame, Explain, Worlds):
             else:
                 c, j = divmod(m - b.advisor_base, P)
                 site = -1
-            # Pay.
-            if j:
-                t = j - 1
-                hand[t] -= 2
-                self._pile += (t, t)
-                self._hand_size[seat] -= 2
-                self._paid += 2
-            else:
-                t = b.country_type[c]
-                hand[t] -= 1
-                self._pile.append(t)
-                self._hand_size[seat] -= 1
-                self._paid += 1
+            t, cost = (j - 1, 2) if j else (b.country_type[c], 1)  # a pair of type j - 1, or one card naming c
+            hand[t] -= cost
+            self._pile += (t,) * cost
+            self._hand_size[seat] -= cost
+            self._paid += cost
             was_empty = self._cl_total[c] == 0
             self._now = None
             if site >= 0:
@@ -436,8 +425,7 @@ class Game(TurnBasedGame, Explain, Worlds):
                 row = self._cl[c]
                 row[seat] += 1
                 self._cl_total[c] += 1
-                if row[seat] > self._cl_max[c]:
-                    self._cl_max[c] = row[seat]
+                self._cl_max[c] = max(self._cl_max[c], row[seat])
                 self._cl_left[seat] -= 1
             else:
                 self._parts[1] = None
