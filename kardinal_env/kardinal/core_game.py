@@ -69,8 +69,7 @@ class CoreGame(CoreBacked, Game):
         self._seat_colours = tuple(rules.seat_colours(s) for s in range(rules.players))
         self._core = core
         self._history: list[tuple] = list(history)
-        self._moves: list[tuple] | None = None
-        self._text_index: dict[str, tuple] | None = None
+        self._moves = self._text_index = None
 
     def __reduce__(self):
         return (_restore, (self.rules, list(self._history)))
@@ -152,9 +151,7 @@ class CoreGame(CoreBacked, Game):
             code = None
         if code is None:
             self._raise_illegal(self._code_of(action), None)
-        self._history.append(code)
-        self._moves = None
-        self._text_index = None
+        self._played(code)
 
     def play_code(self, code: tuple) -> None:
         """Play a legal move code (checked once, by the core); :class:`IllegalMoveError` names the rule."""
@@ -165,9 +162,11 @@ class CoreGame(CoreBacked, Game):
             self._core.play_code(code)
         except (TypeError, ValueError):
             self._raise_illegal(code, code)
+        self._played(code)
+
+    def _played(self, code: tuple) -> None:
         self._history.append(code)
-        self._moves = None
-        self._text_index = None
+        self._moves = self._text_index = None
 
     @classmethod
     def of_core(cls, rules: Rules, core: Any, history: list[tuple]) -> CoreGame:

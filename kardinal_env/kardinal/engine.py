@@ -95,8 +95,8 @@ _PLACE_CARDINAL = (CARDINAL, -1, -1)  # + (key, -1)
 _CHIP_CODES = tuple((CHIP, -1, c, -1, -1) for c in range(4))
 _TEXTS: dict[tuple, str] = {}  # move code -> notation (legal_moves)
 #: The fields :meth:`Game.clone` copies (one level deep; ``_held`` two); it shares the others.
-_MUTABLE = ("_cells", "_sites", "_bshape", "_bcolour", "_bbuilder", "_bsquares", "_inventory", "_supply", "_aside")
-_MUTABLE += ("_history", "_cathedral_touch")
+_MUTABLE: tuple[str, ...] = ("_cells", "_sites", "_bshape", "_bcolour", "_bbuilder", "_bsquares", "_inventory")
+_MUTABLE += ("_supply", "_aside", "_history", "_cathedral_touch")
 
 
 def _window_mask(window: int | None) -> bytes | None:
@@ -154,19 +154,12 @@ class Game(TurnBasedGame, Explain):
         self._supply = [CHIPS_PER_COLOUR] * 4
         self._held = [[0, 0, 0, 0] for _ in range(n)]
         self._aside = [0, 0, 0, 0]
-        self._last_shape = -1
-        self._last_colour = -1
-        self._cardinal = -1
-        self._current = 0
+        self._last_shape = self._last_colour = self._cardinal = self._chip_dest = -1
+        self._current = self._pending = 0
         self._phase = BUILD_PHASE
-        self._pending = 0
-        self._chip_dest = -1  # who gets the chips of a chip decision: a seat, or -1 (set aside)
         self._history = []
         self._cathedral_touch = [0] * n
-        self._scores = None
-        self._winners = None
-        self._text_index = None
-        self._action_index = None
+        self._scores = self._winners = self._text_index = self._action_index = None
         self._moves = self._builds_for(0, -1)  # never empty: the cathedral has six free sites
 
     @classmethod

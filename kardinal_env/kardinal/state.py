@@ -220,9 +220,11 @@ class GameState:
     def finishing_order(self) -> list[list[int]]:
         """Groups of seats from first place to last: by score, then by edifices touching the cathedral
         (seats still tied share a group); the first group is :meth:`winners`. Only once the game is over."""
-        if not self.is_over:
-            raise GameNotOverError("finishing_order() is only defined once the game is over")
-        return finishing_order_from_keys(list(zip(self.scores(), self.cathedral_touches(), strict=True)))
+        try:
+            scores = self.scores()
+        except GameNotOverError:
+            raise GameNotOverError("finishing_order() is only defined once the game is over") from None
+        return finishing_order_from_keys(list(zip(scores, self.cathedral_touches(), strict=True)))
 
     @staticmethod
     def _over(query: str, value: list[int] | None) -> list[int]:
