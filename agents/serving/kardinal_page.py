@@ -1,16 +1,11 @@
-"""Kardinal's play page for the web play server (:mod:`agents.serving.webplay`; found through
-:func:`agents.serving.pages.page_for`).
+"""Kardinal's play page (:mod:`agents.serving.pages`): the board drawn by the HTML replays' code
+(``kardinal_env.kardinal.replay_html``: ``BOARD_CSS``, ``BOARD_JS``). On the person's decisions (the
+engine's legal moves) pick an edifice, then click a highlighted square (a yard: its first square, then
+its second); chips and ``C-`` are buttons, a cardinal move is a click on a highlighted site. Kardinal
+has no hidden information: the state holds the whole position.
 
-The page draws the board with the same code as the HTML replays (``kardinal_env.kardinal.replay_html``:
-``BOARD_CSS``, ``BOARD_JS``). On the person's decisions the legal moves come from the engine
-(``game.legal_moves()``): pick an edifice, then click one of the highlighted squares (a yard: its
-first square, then its second); chips and ``C-`` are buttons, a cardinal move is a click on a
-highlighted site. Kardinal has no hidden information: the state holds the whole position.
-
-For tests the page marks what it shows: ``body`` carries ``data-moves``, ``data-phase``,
-``data-your-turn``, ``data-busy`` and ``data-ready``; clickable squares are ``rect.target``
-(``.first`` / ``.final`` / ``.chosen``), the edifice buttons ``#actions button.pick``, the chip
-buttons ``button.chip``, ``C-`` is ``button.keep``.
+For tests: clickable squares are ``rect.target`` (``.first`` / ``.final`` / ``.chosen``), the edifice
+buttons ``#actions button.pick``, the chip buttons ``button.chip``, ``C-`` is ``button.keep``.
 """
 
 from __future__ import annotations

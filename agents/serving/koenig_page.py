@@ -1,13 +1,10 @@
-"""Kardinal & König's play page for the web play server (:mod:`agents.serving.webplay`; found through
-:func:`agents.serving.pages.page_for`).
-
-The page draws the map with the HTML replays' drawing (``kardinal_env.koenig.replay_html``:
-``board_data``, ``MAP_CSS``, ``MAP_JS``; the last move's site or seal outlined) and beside it the
-person's hand, the display and the deck, every seat's hand size, pieces left, score and score now, the
-move list and, at the end, the final scoring by kind. On the person's turn the sites and seals where a
-piece may go are highlighted; a click plays the move when one payment is possible, else offers the
-payments as buttons. Discarding and ending the turn are buttons; in the draw phase the display's cards
-and the deck are.
+"""Kardinal & König's play page (:mod:`agents.serving.pages`): the map drawn by the HTML replays' code
+(``kardinal_env.koenig.replay_html``: ``board_data``, ``MAP_CSS``, ``MAP_JS``; the last move's site or
+seal outlined) and beside it the person's hand, the display and the deck, every seat's hand size,
+pieces left, score and score now, the move list and, at the end, the final scoring by kind. On the
+person's turn the sites and seals where a piece may go are highlighted; a click plays the move when
+one payment is possible, else offers the payments as buttons. Discarding, ending the turn and (draw
+phase) the display's cards and the deck are buttons.
 
 **What the person's seat may know.** :meth:`KoenigPage.state` holds the person's own hand and public
 facts only (hand *sizes*, display, deck *size*, discard pile, map, pieces, scores, moves with deck

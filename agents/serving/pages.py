@@ -1,7 +1,4 @@
-"""The play pages of the web play server (:mod:`agents.serving.webplay`): one per game, found by its
-agents' entry, and a plain one for any other game.
-
-A play page is an object with
+"""The play pages of the web play server (:mod:`agents.serving.webplay`). A play page is an object with
 
 * ``html() -> str`` — the whole page (self-contained). Its script reads ``GET /api/state`` and posts
   ``/api/move`` and ``/api/new`` with the state's ``session`` token;
@@ -17,7 +14,8 @@ picture for the person's seat and one button per legal move). Kardinal's and Kar
 Every play page is written by :func:`play_html` on the shared page shell
 (:mod:`kardinal_env.core.page_shell`): the game gives its board, panels, styles and script;
 :func:`play_html` adds the status box, the result, the move list, the tools, the legend,
-:data:`PLAY_CSS` and :data:`PLAY_API_JS`.
+:data:`PLAY_CSS` and :data:`PLAY_API_JS`. For tests ``body`` carries ``data-moves``, ``data-phase``,
+``data-your-turn``, ``data-game-id``, ``data-over``, ``data-busy`` and ``data-ready``.
 """
 
 from __future__ import annotations
