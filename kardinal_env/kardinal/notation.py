@@ -12,9 +12,8 @@ Notation (the engine's public language, one string per decision):
 ``C-``                     leave the cardinal where it stands
 =========================  ==========================================================
 
-Only the canonical spelling is accepted: integers without ``+`` or leading zeros, no spaces, yard
-squares in ascending order. Anything else raises :class:`MalformedMoveError` saying what is wrong;
-nothing is silently normalised.
+Only the canonical spelling is accepted (integers without ``+`` or leading zeros, no spaces, yard
+squares ascending); anything else raises :class:`MalformedMoveError` saying what is wrong.
 
 Internally a move is a :data:`MoveCode` tuple ``(kind, shape, colour, square1, square2)``:
 
@@ -24,9 +23,8 @@ Internally a move is a :data:`MoveCode` tuple ``(kind, shape, colour, square1, s
 * squares are integer keys (see :func:`square_key`); ``-1`` when absent. ``C-`` is
   ``(CARDINAL, -1, -1, -1, -1)``.
 
-A square key packs ``(x, y)`` as ``(x + 64) * 128 + (y + 64)``, so the four neighbours of ``k``
-are ``k ± 1`` and ``k ± 128`` and ascending keys are ascending ``(x, y)``. No legal game reaches
-beyond ``|x|, |y| <= 26`` (see ``kardinal_env.kardinal.window``), far inside the ``-64..63`` range a key holds.
+A square key packs ``(x, y)`` as ``(x + 64) * 128 + (y + 64)``: the neighbours of ``k`` are ``k ± 1``
+and ``k ± 128``, ascending keys are ascending ``(x, y)``; legal games stay in ``|x|, |y| <= 26``.
 """
 
 from __future__ import annotations

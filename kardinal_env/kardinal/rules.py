@@ -17,11 +17,9 @@ option                      values                           ``english``    ``ge
 The two ``neutral_*`` options only have an effect in the 3-player game without the shared pool
 (the only game with a neutral colour); elsewhere they are recorded but change nothing.
 
-``window`` is this project's variant, not a rule of the game: ``None`` is the unbounded game of
-docs/rules.md; an odd ``W`` restricts building and the cardinal to the ``W x W`` squares with
-``|x| <= W // 2`` and ``|y| <= W // 2`` (a move outside is illegal, "window"). Every legal
-unbounded game stays within ``W = 53`` (``kardinal_env.kardinal.window``), so ``window=53`` is the same game
-as ``None``.
+``window`` is this project's variant: ``None`` is the unbounded game of docs/rules.md; an odd ``W``
+restricts building and the cardinal to ``|x|, |y| <= W // 2`` (outside: illegal, "window"). Every
+legal game stays within ``W = 53`` (``kardinal_env.kardinal.window``), so ``window=53`` equals ``None``.
 """
 
 from __future__ import annotations

@@ -5,11 +5,10 @@ Claim. In every legal game (any player count, preset or option) every edifice sq
 window centred on the nave that contains all of them is therefore ``W = 53`` (``|x|, |y| <= 26``),
 and no smaller centred square window is lossless, because the bounds are reached (see below).
 
-Proof (for the direction −x; the others are the same argument). Let the *frontier* ``f`` be the
-least ``x`` of any building square; initially ``f = 0`` (the nave). An edifice that lowers the
-frontier has a square in column ``f - 1`` and, being new, must touch an existing building; every
-existing building lies in columns ``>= f``, so what it touches lies in column ``f`` (a horizontal
-yard in columns ``f-1, f-2`` touches only through its square in ``f - 1``).
+Proof (direction −x; the others alike). Let the *frontier* ``f`` be the least ``x`` of any building
+square, initially ``0`` (the nave). An edifice lowering it has a square in column ``f - 1`` and must
+touch an existing building, all in columns ``>= f``: what it touches lies in column ``f`` (a
+horizontal yard in ``f-1, f-2`` touches only through ``f - 1``).
 
 * A house lowers the frontier by 1.
 * A tower or a yard must touch a house when it is built (rules II and III). The only buildings it
@@ -28,9 +27,8 @@ The bound is reached: going left from the nave, the line ``Y H Y H … Y H T`` (
 ``x = -25`` with all 8 yards and 8 houses and one tower, and the cardinal can then be placed on
 ``-26,0``. ``tests/test_window_bound.py`` replays such a game (``tests/golden/``).
 
-A smaller odd ``window`` (``Rules(window=W)``, ``kardinal_v0.env(window=W)``) is offered as a
-*variant*: the engine then forbids building on or moving the cardinal to squares outside it
-(rule "window"), so the action mask and the engine still agree — but it is a different game.
+A smaller odd ``window`` (``Rules(window=W)``, ``kardinal_v0.env(window=W)``) is a *variant*, a
+different game: the engine forbids building or the cardinal outside it (rule "window").
 """
 
 from kardinal_env.core.checks import is_int
