@@ -29,12 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from kardinal_env.core import backend as _backend
 from kardinal_env.core.backend import BACKEND_VARIABLE, BUILD_HINT, available, backend, core_module
-from kardinal_env.koenig.board import Board
-from kardinal_env.koenig.core_game import action_mask_into, encode_into
-from kardinal_env.koenig.core_game import core_board as _core_board
-from kardinal_env.koenig.engine import Cards, Game, Seed
+from kardinal_env.koenig.core_game import action_mask_into, core_board, core_game, encode_into
+from kardinal_env.koenig.engine import Game
 from kardinal_env.koenig.rules import Rules
 
 __all__ = [
@@ -51,31 +48,6 @@ __all__ = [
     "observation_buffer",
     "mask_buffer",
 ]
-
-
-def _module_or_raise(module: ModuleType | None) -> ModuleType:
-    module = module or core_module()
-    if module is None:
-        raise _backend.unavailable("Kardinal & König engine")
-    return module
-
-
-def core_board(board: Board, module: ModuleType | None = None) -> Any:
-    """The core's ``KoenigBoard`` of a :class:`~kardinal_env.koenig.board.Board` (cached)."""
-    if not isinstance(board, Board):
-        raise TypeError(f"board must be a kardinal_env.koenig.board.Board, got {type(board).__name__}")
-    return _core_board(board, _module_or_raise(module))
-
-
-def core_game(
-    rules: Rules, seed: Seed = None, *, deck: Cards = None, reshuffle: Cards = None, module: ModuleType | None = None
-) -> Any:
-    """A new ``KoenigGame``: ``Game(rules, seed, deck=deck, reshuffle=reshuffle)`` in C++. ``RuntimeError``
-    when the core is not used (``ImportError`` under ``KARDINAL_ENV_BACKEND=core``); ``DeckError`` as ``Game``."""
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a kardinal_env.koenig.Rules, got {type(rules).__name__}")
-    module = _module_or_raise(module)
-    return module.KoenigGame(core_board(rules.compiled, module), rules.players, rules.discard, seed, deck, reshuffle)
 
 
 def core_position(game: Game, module: ModuleType | None = None) -> Any:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from kardinal_env.core.backend import CoreBacked, core_module, forward_to_core, unavailable
 from kardinal_env.core.checks import check_action
 from kardinal_env.core.game_base import resolve_rules
+from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.engine import Cards, Game, Seed
 from kardinal_env.koenig.rules import Rules
 from kardinal_env.koenig.state import LiveView
@@ -34,7 +35,7 @@ from kardinal_env.koenig.state import LiveView
 if TYPE_CHECKING:  # the engines import no third-party library (tests/test_packaging.py)
     import numpy as np
 
-__all__ = ["CoreGame", "action_mask_into", "encode_into"]
+__all__ = ["CoreGame", "action_mask_into", "core_board", "core_game", "encode_into"]
 
 
 def _restore(rules: Rules, args: tuple, moves: list[int]) -> CoreGame:
@@ -91,9 +92,7 @@ class CoreGame(CoreBacked, Game):
             raise unavailable("Kardinal & König engine")
         if seed is None:  # a drawn seed (as ShuffleRng(None) draws one), kept so the game can be rebuilt
             seed = random.SystemRandom().getrandbits(64)
-        core = module.KoenigGame(
-            core_board(rules.compiled, module), rules.players, rules.discard, seed, deck, reshuffle
-        )
+        core = core_game(rules, seed, deck=deck, reshuffle=reshuffle, module=module)
         args = (seed, None if deck is None else list(deck), None if reshuffle is None else list(reshuffle))
         self._wrap(rules, core, args, [])
 
@@ -202,9 +201,30 @@ forward_to_core(
 _boards: dict[int, tuple[Any, Any]] = {}  # id(Board) -> (Board, KoenigBoard): boards are compiled once and shared
 
 
-def core_board(board: Any, module: ModuleType) -> Any:
+def _module_or_raise(module: ModuleType | None) -> ModuleType:
+    module = module or core_module()
+    if module is None:
+        raise unavailable("Kardinal & König engine")
+    return module
+
+
+def core_game(
+    rules: Rules, seed: Seed = None, *, deck: Cards = None, reshuffle: Cards = None, module: ModuleType | None = None
+) -> Any:
+    """A new ``KoenigGame``: ``Game(rules, seed, deck=deck, reshuffle=reshuffle)`` in C++. ``RuntimeError``
+    when the core is not used (``ImportError`` under ``KARDINAL_ENV_BACKEND=core``); ``DeckError`` as ``Game``."""
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a kardinal_env.koenig.Rules, got {type(rules).__name__}")
+    module = _module_or_raise(module)
+    return module.KoenigGame(core_board(rules.compiled, module), rules.players, rules.discard, seed, deck, reshuffle)
+
+
+def core_board(board: Board, module: ModuleType | None = None) -> Any:
     """The core's ``KoenigBoard`` of a :class:`~kardinal_env.koenig.board.Board`, cached (the two move tables
     must be one)."""
+    if not isinstance(board, Board):
+        raise TypeError(f"board must be a kardinal_env.koenig.board.Board, got {type(board).__name__}")
+    module = _module_or_raise(module)
     entry = _boards.get(id(board))
     if entry is None or entry[0] is not board or type(entry[1]).__module__ != module.__name__:
         kb = module.KoenigBoard(

@@ -8,8 +8,7 @@ Usage::
         game.play(game.legal_moves()[0])
     game.scores(), game.winners()
 
-The engine knows everything (the deck order, every hand); what a seat may know is
-:mod:`kardinal_env.koenig.knowledge`'s job, and the observation shows only that.
+The engine knows everything; what a seat may know is :mod:`kardinal_env.koenig.knowledge`'s job.
 
 Decisions
 ---------
@@ -61,15 +60,12 @@ Its message starts with the rule broken, also in its ``rule`` attribute: ``"malf
 
 Chance
 ------
-``Game(rules, seed)`` shuffles the deck with :class:`~kardinal_env.core.shuffle.ShuffleRng` seeded
-with ``seed`` (SplitMix64 and a Fisher–Yates shuffle, documented in :mod:`kardinal_env.core.shuffle`
-and implemented identically in the compiled core, so a seed deals the same game on both backends)
-and later shuffles the discard pile with the same generator. ``deck=`` (and ``reshuffle=``) fix the
-card orders instead (top first, as type digits): that is how records replay. The initial deck is
-:attr:`Game.initial_deck` and the order the discard pile took at the reshuffle
-:attr:`Game.reshuffle_order`. A ``reshuffle=`` order must hold exactly the discard pile's cards when
-the deck runs out: the move that runs it out raises :class:`DeckError` otherwise (and the game is
-unusable after it). :mod:`kardinal_env.koenig.deck` checks the given orders.
+``Game(rules, seed)`` shuffles the deck, and later the discard pile, with
+:class:`~kardinal_env.core.shuffle.ShuffleRng` seeded with ``seed`` (the compiled core's too: a seed deals
+the same game on both backends). ``deck=`` and ``reshuffle=`` fix the card orders instead (type digits,
+top first: how records replay); :attr:`Game.initial_deck` and :attr:`Game.reshuffle_order` give them. A
+``reshuffle=`` order must hold exactly the discard pile when the deck runs out: that move raises
+:class:`DeckError` otherwise (and the game is unusable after it). :mod:`kardinal_env.koenig.deck` checks them.
 
 The game protocol
 -----------------
