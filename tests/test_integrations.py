@@ -1,18 +1,20 @@
-"""Third-party RL libraries on Kardinal (``kardinal_v0``): SB3/sb3-contrib, TorchRL, Tianshou and Ray RLlib.
+"""Third-party RL libraries on every game: SB3/sb3-contrib, TorchRL, Tianshou and Ray RLlib.
 
-Each library gets one tiny-budget training test, and the SB3 features extractors get two more
-(shapes and crop semantics; MaskablePPO on the full 53 window, in a fresh process for its peak
-memory); all are marked ``integration`` (``pytest -m integration``, with the documentation blocks of
-``tests/test_docs.py`` that import an RL library). ``tests/test_integrations_games.py`` runs the same
-libraries on Kardinal & König and on a third game registered by the test. They need the extras
-(``pip install -e ".[integrations]"``); where a library is missing the test is skipped with
-``importorskip``. CI installs every extra, so there they run. The library tests use 2 players and a
-9x9 window to stay fast on two CPU cores.
+Each library trains with a tiny budget on Kardinal (``kardinal_v0``: 2 players, a 9x9 window to stay
+fast on two CPU cores), on Kardinal & König (3 players, its flat ``float32`` observation, chance) and,
+for SB3 and Tianshou, on Nim (``tests/third_game.py``, registered by the test, served by the generic
+environment), through the same code paths: the registry, never a comparison of game names. The SB3
+features extractors get two more tests (shapes and crop semantics; MaskablePPO on the full 53 window,
+in a fresh process for its peak memory). Every check can fail: shapes, masks respected at every stored
+step, losses finite, weights changed by an update, a learned policy's moves legal in a whole game.
 
-Every random number is seeded (the policies' initial weights and sampling, exploration, the
-environments), so a test's outcome does not depend on the run: the Tianshou test once failed now
-and then because an unseeded run sometimes stored a game with one winner and later one with a shared
-win, whose ``winners`` list did not fit the buffer (``kardinal_env.integrations.tianshou``).
+All are marked ``integration`` (``pytest -m integration``, with the documentation blocks of
+``tests/test_docs.py`` that import an RL library) and need the extras (``pip install -e
+".[integrations]"``); where a library is missing the test is skipped with ``importorskip``. CI installs
+every extra, so there they run. Every random number is seeded, so an outcome does not depend on the
+run: the Tianshou test once failed now and then because an unseeded run stored a game with one winner
+and later one with a shared win, whose ``winners`` list did not fit the buffer
+(``kardinal_env.integrations.tianshou``).
 """
 
 from __future__ import annotations
@@ -27,25 +29,40 @@ import pytest
 
 from agents.registry import game_agents
 from kardinal_env import kardinal_v0
+from kardinal_env.core.registry import get_game
 from kardinal_env.kardinal import Game, Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 W = 9  # small window: observation (72, 9, 9), 17 * 81 + 5 = 1382 actions
+KK = "kardinal_koenig"
 THIRD_PARTY = ("torch", "ray", "stable_baselines3", "sb3_contrib", "torchrl", "tensordict", "tianshou")
+#: (game, players, environment options) of the tests run on each built-in game.
+GAMES = [pytest.param("kardinal", 2, {"window": W}, id="kardinal"), pytest.param(KK, 3, {}, id=KK)]
 
 
-def _play_full_game(agent, rules: Rules, agent_seat: int = 0, seed: int = 0) -> Game:
-    """Play ``agent`` in ``agent_seat`` against random moves; every move is checked by the engine."""
-    from agents.baselines.random import RandomAgent
-
-    game = Game(rules)
-    other = RandomAgent(seed=seed)
+def _play_full_game(agent, spec, rules, seed: int = 0, agent_seat: int = 0):
+    """``agent`` in ``agent_seat`` against the game's random baseline; every move is checked against
+    ``game.legal_moves()`` before the engine plays it."""
+    spec = get_game(spec)
+    game = spec.new_game(rules, seed=seed)
+    other = game_agents(spec).baseline("random")(seed=seed)
+    decisions = 0
     while not game.is_over:
         mover = agent if game.current_player == agent_seat else other
         move = mover.select_move(game)
-        assert move in game.legal_moves()
+        assert move in game.legal_moves(), (mover, move)
+        decisions += mover is agent
         game.play(move)
+    assert decisions > 0
     return game
+
+
+@pytest.fixture
+def nim():
+    import third_game
+
+    with third_game.registered() as spec:
+        yield spec
 
 
 def test_importing_kardinal_env_imports_no_rl_library():
@@ -62,18 +79,64 @@ def test_importing_kardinal_env_imports_no_rl_library():
 # ---------------------------------------------------------------------- Stable-Baselines3
 @pytest.mark.integration
 @pytest.mark.timeout(300)
-def test_sb3_maskable_ppo_self_play_and_vs_bots(tmp_path):
+@pytest.mark.parametrize("game, players, options", GAMES)
+def test_sb3_gym_view_observation_only_frozen_agent_and_self_play_snapshots(game, players, options):
+    """``MaskablePPO("MlpPolicy", gym.make(...))`` needs ``MultiInputPolicy`` on the Dict view; wrapped in
+    ``ObservationOnly`` it trains with ``MlpPolicy`` and the mask still comes from ``action_masks()``. A
+    frozen copy of the trained policy plays a whole game; self-play adds snapshots to a bounded pool."""
+    pytest.importorskip("sb3_contrib")
+    import gymnasium as gym
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from kardinal_env.integrations.sb3 import ObservationOnly, SB3Agent, SelfPlayCallback, make_self_play_env
+
+    spec = get_game(game)
+    with pytest.raises(ValueError, match="MultiInputPolicy"):
+        MaskablePPO("MlpPolicy", gym.make(spec.gym_id, players=players, **options))
+    greedy = game_agents(spec).baseline("greedy")(seed=0)
+    env = ObservationOnly(gym.make(spec.gym_id, players=players, opponents=greedy, **options))
+    board = spec.load("env_module").raw_env(players=players, **options).observation_space("player_0")["observation"]
+    assert env.observation_space == board
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(128)
+    obs, _ = env.reset(seed=3)
+    for _ in range(3):
+        mask = env.action_masks()
+        assert mask.dtype == bool and mask.sum() > 1
+        action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        assert mask[int(action)]
+        obs, _, done, _, _ = env.step(int(action))
+        assert obs.shape == board.shape and not done
+    with pytest.raises(ValueError, match="Dict observation space with key 'observation'"):
+        ObservationOnly(env)
+
+    # The trained policy as an agent: a frozen copy (after learn) with the same weights plays a whole game.
+    agent = SB3Agent.from_model(model, greedy=True, env_options=options)
+    live = model.policy.state_dict()
+    assert all(torch.equal(v.cpu(), live[k].cpu()) for k, v in agent.policy.state_dict().items())
+    rules = spec.load("rules_class")(players=players, **options)  # Kardinal's Rules take the window too
+    assert _play_full_game(agent, spec, rules, seed=7).winners()
+
+    # Self-play: the learner's seat against random, itself and frozen snapshots.
+    env = make_self_play_env(game, players=players, pool=("random", "self"), max_pool=3, **options)
+    obs, info = env.reset(seed=1)
+    assert obs.shape == board.shape and env.aec.game.current_player == info["learner_seat"]
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    callback = SelfPlayCallback(snapshot_every=128)
+    model.learn(256, callback=callback)
+    assert model.num_timesteps >= 256
+    assert callback.snapshots >= 2 and len(env.pool) == 3 and isinstance(env.pool[-1], SB3Agent)
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+def test_sb3_self_play_rewards_cnn_extractor_vs_bots_and_saved_agent(tmp_path):
     pytest.importorskip("stable_baselines3")
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from kardinal_env.integrations.sb3 import (
-        KardinalCNN,
-        SB3Agent,
-        SelfPlayCallback,
-        make_self_play_env,
-        make_vs_bots_env,
-    )
+    from kardinal_env.integrations.sb3 import KardinalCNN, SB3Agent, make_self_play_env, make_vs_bots_env
 
     # The self-play wrapper: every transition is the learner seat's decision and its own reward.
     env = make_self_play_env("kardinal", players=2, window=W, pool=("random",))
@@ -88,76 +151,54 @@ def test_sb3_maskable_ppo_self_play_and_vs_bots(tmp_path):
             total += reward
         assert total == (1.0 if seat in info["winners"] else -1.0)  # terminal ±1 of the learner's seat
 
-    env = make_self_play_env("kardinal", players=2, window=W, pool=("random", "self"), max_pool=4)
-    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
-    callback = SelfPlayCallback(snapshot_every=128)
-    model.learn(total_timesteps=384, callback=callback)
-    assert model.num_timesteps >= 384
-    assert callback.snapshots >= 2 and len(env.pool) == 4  # "random", "self" + the 2 newest snapshots
-
-    # The other documented path: the single-agent view against bots, observation only (here with the CNN extractor).
+    # The single-agent view against bots, observation only, with the CNN extractor.
     greedy = game_agents("kardinal").baseline("greedy")
     vs_env = make_vs_bots_env("kardinal", players=2, window=W, opponents=greedy(seed=0))
     assert vs_env.observation_space.shape == (72, W, W)
-    model2 = MaskablePPO(
-        "MlpPolicy",
-        vs_env,
-        n_steps=128,
-        batch_size=64,
-        n_epochs=1,
-        seed=0,
-        device="cpu",
-        policy_kwargs=dict(features_extractor_class=KardinalCNN, features_extractor_kwargs=dict(channels=8, blocks=2)),
+    extractor = dict(features_extractor_class=KardinalCNN, features_extractor_kwargs=dict(channels=8, blocks=2))
+    model = MaskablePPO(
+        "MlpPolicy", vs_env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu", policy_kwargs=extractor
     )
-    model2.learn(total_timesteps=256)
+    model.learn(total_timesteps=256)
     obs, _ = vs_env.reset(seed=1)
     mask = vs_env.action_masks()
-    action, _ = model2.predict(obs, action_masks=mask, deterministic=True)
+    action, _ = model.predict(obs, action_masks=mask, deterministic=True)
     assert mask[int(action)]
 
     path = tmp_path / "maskable_ppo.zip"
-    model2.save(path)
+    model.save(path)
     agent = SB3Agent.load(path, greedy=True, env_options={"window": W})
-    game = _play_full_game(agent, Rules(players=2, window=W))
-    assert game.is_over and game.winners()
+    assert _play_full_game(agent, "kardinal", Rules(players=2, window=W)).winners()
     with pytest.raises(ValueError, match=r"expects observations \(72, 9, 9\), the game gives \(72, 53, 53\)"):
         SB3Agent.load(path).select_move(Game(Rules(players=2)))  # the unbounded game: window 53
 
 
 @pytest.mark.integration
 @pytest.mark.timeout(300)
-def test_sb3_mlp_policy_on_the_registered_gym_view_through_observation_only():
-    """``MaskablePPO("MlpPolicy", gym.make(...))`` needs ``MultiInputPolicy`` on the Dict view; wrapped in
-    ``ObservationOnly`` it trains with ``MlpPolicy`` and the mask still comes from ``action_masks()``."""
+def test_sb3_self_play_on_a_third_game_registered_by_the_test(nim):
     pytest.importorskip("sb3_contrib")
-    import gymnasium as gym
     from sb3_contrib import MaskablePPO
 
-    from kardinal_env.integrations.sb3 import ObservationOnly
+    from kardinal_env.integrations.sb3 import SB3Agent, make_self_play_env, make_vs_bots_env
 
-    with pytest.raises(ValueError, match="MultiInputPolicy"):
-        MaskablePPO("MlpPolicy", gym.make("kardinal/KardinalVsBots-v0", players=2, window=W))
-    env = ObservationOnly(gym.make("kardinal/KardinalVsBots-v0", players=2, window=W))
-    board = kardinal_v0.raw_env(players=2, window=W).observation_space("player_0")["observation"]
-    assert env.observation_space == board
-    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu")
-    model.learn(64)
-    obs, _ = env.reset(seed=3)
-    for _ in range(5):
-        mask = env.action_masks()
-        assert mask.dtype == bool and mask.any()
-        action, _ = model.predict(obs, action_masks=mask, deterministic=True)
-        assert mask[int(action)]
-        obs, _, done, _, _ = env.step(int(action))
-        assert obs.shape == (72, W, W) and not done
-    with pytest.raises(ValueError, match="Dict observation space with key 'observation'"):
-        ObservationOnly(env)
+    env = make_self_play_env("nim", pool=("random",))
+    rules = nim.rules()
+    assert env.observation_space.shape == nim.make_encoder(rules).shape and env.action_space.n == 3
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=2, seed=0, device="cpu")
+    model.learn(128)
+    vs = make_vs_bots_env("nim", players=3, opponents=game_agents(nim).baseline("greedy")(seed=0))
+    obs, _ = vs.reset(seed=2)
+    assert obs.shape == nim.make_encoder(nim.rules(players=3)).shape
+    agent = SB3Agent.from_model(model, greedy=True)
+    for seed in range(3):
+        _play_full_game(agent, nim, rules, seed=seed, agent_seat=seed % 2)
 
 
 # ---------------------------------------------------------------------- TorchRL
 @pytest.mark.integration
 @pytest.mark.timeout(300)
-def test_torchrl_pettingzoo_wrapper_collector_and_ppo_loss():
+@pytest.mark.parametrize("game, players, options", GAMES)
+def test_torchrl_pettingzoo_wrapper_collector_and_ppo_loss(game, players, options):
     torch = pytest.importorskip("torch")
     pytest.importorskip("tensordict")
     pytest.importorskip("torchrl")
@@ -170,60 +211,68 @@ def test_torchrl_pettingzoo_wrapper_collector_and_ppo_loss():
     from torchrl.objectives.value import GAE
 
     torch.manual_seed(0)  # the networks' initial weights and the collector's sampling
-    agents = ["player_0", "player_1"]
+    spec = get_game(game)
     env = PettingZooWrapper(
-        env=kardinal_v0.env(players=2, window=W),
+        env=spec.load("env_module").env(players=players, **options),
         use_mask=True,
-        group_map={"players": agents},
+        group_map={"players": [f"player_{s}" for s in range(players)]},
         categorical_actions=True,
         seed=0,
     )
     obs_key, mask_key = ("players", "observation", "observation"), ("players", "action_mask")
     n_actions = env.full_action_spec["players", "action"].space.n
-    assert n_actions == 17 * W * W + 5
+    assert n_actions == spec.new_game(spec.load("rules_class")(players=players, **options), seed=0).num_actions
+    shape = (
+        spec.load("env_module").raw_env(players=players, **options).observation_space("player_0")["observation"].shape
+    )
 
     # Reset and step with masked random actions. ("players", "mask") marks the acting seat; TorchRL
-    # gives the waiting seat an all-True action mask (its action is ignored in AEC envs).
+    # gives the waiting seats an all-True action mask (their action is ignored in AEC envs).
     td = env.reset()
-    assert td[obs_key].shape == (2, 72, W, W)
+    assert td[obs_key].shape == (players, *shape)
     gen = torch.Generator().manual_seed(0)
     for _ in range(10):
         acting = td["players", "mask"]
         assert acting.sum() == 1
         seat = int(acting.nonzero())
         mask = td[mask_key]
-        assert 0 < mask[seat].sum() < n_actions and mask[1 - seat].all()
+        assert 0 < mask[seat].sum() < n_actions and mask[~acting].all()
         legal = mask[seat].nonzero().squeeze(-1)
-        action = torch.zeros(2, dtype=torch.long)
+        action = torch.zeros(players, dtype=torch.long)
         action[seat] = legal[torch.randint(len(legal), (), generator=gen)]
         td["players", "action"] = action
         td = env.step(td)["next"]
 
-    class Net(nn.Module):
-        def __init__(self, out: int):
+    def net(out: int) -> nn.Module:
+        size = int(np.prod(shape))
+        return nn.Sequential(nn.Flatten(-len(shape)), nn.Linear(size, 32), nn.Tanh(), nn.Linear(32, out))
+
+    class Floats(nn.Module):
+        def __init__(self, body: nn.Module):
             super().__init__()
-            self.body = nn.Sequential(nn.Flatten(-3), nn.Linear(72 * W * W, 32), nn.Tanh(), nn.Linear(32, out))
+            self.body = body
 
         def forward(self, obs):
-            return self.body(obs.float() / 12)
+            return self.body(obs.float())
 
     actor = ProbabilisticActor(
-        TensorDictModule(Net(n_actions), in_keys=[obs_key], out_keys=[("players", "logits")]),
+        TensorDictModule(Floats(net(n_actions)), in_keys=[obs_key], out_keys=[("players", "logits")]),
         in_keys={"logits": ("players", "logits"), "mask": mask_key},
         out_keys=[("players", "action")],
         distribution_class=MaskedCategorical,
         return_log_prob=True,
         log_prob_key=("players", "action_log_prob"),
     )
-    critic = ValueOperator(Net(1), in_keys=[obs_key], out_keys=[("players", "state_value")])
-    collector = Collector(env, actor, frames_per_batch=64, total_frames=64, auto_register_policy_transforms=False)
+    critic = ValueOperator(Floats(net(1)), in_keys=[obs_key], out_keys=[("players", "state_value")])
+    collector = Collector(env, actor, frames_per_batch=160, total_frames=160, auto_register_policy_transforms=False)
     data = next(iter(collector))
     collector.shutdown()
-    assert data.batch_size == (64,)
-    acting = data["players", "mask"]  # (64, 2): which seat acted at each step
-    assert (acting.sum(-1) == 1).all()
+    acting = data["players", "mask"]  # (160, players): the seat that decided at each step
+    assert data.batch_size == (160,) and (acting.sum(-1) == 1).all()
+    assert acting.any(0).all()  # every seat decided
     chosen = data["players", "action"][acting]
     assert data["players", "action_mask"][acting].gather(-1, chosen[:, None]).all()  # only legal moves
+    assert (data["players", "action_mask"][acting].sum(-1) < n_actions).all()  # real masks for the acting seat
 
     keys = dict(
         reward=("players", "reward"),
@@ -244,7 +293,7 @@ def test_torchrl_pettingzoo_wrapper_collector_and_ppo_loss():
     assert torch.isfinite(total)
     total.backward()
     grads = [p.grad for p in actor.parameters() if p.grad is not None]
-    assert grads and all(torch.isfinite(g).all() for g in grads)
+    assert grads and all(torch.isfinite(g).all() for g in grads) and any(g.abs().sum() > 0 for g in grads)
 
 
 # ---------------------------------------------------------------------- Tianshou
@@ -315,11 +364,10 @@ def test_tianshou_env_infos_have_fixed_shapes_so_a_shared_win_fits_the_buffer():
     store(fixed)
 
 
-@pytest.mark.integration
-@pytest.mark.timeout(300)
-def test_tianshou_pettingzoo_env_marl_collect_and_update():
-    torch = pytest.importorskip("torch")
-    pytest.importorskip("tianshou")
+def _tianshou_dqn_collect(game: str, players: int, steps: int, **options):
+    """DQN for seat 0, random legal moves for the others; ``steps`` collected on 2 envs. Returns
+    ``(result, buffer, algo, qnet)``."""
+    import torch
     from tianshou.algorithm import DQN
     from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
     from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
@@ -327,29 +375,26 @@ def test_tianshou_pettingzoo_env_marl_collect_and_update():
     from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
     from tianshou.data import Collector, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv
-    from tianshou.utils.torch_utils import policy_within_training_step
     from torch import nn
 
     from kardinal_env.integrations.tianshou import make_env
 
-    np.random.seed(0)  # Tianshou's exploration and the random opponent draw from NumPy's global generator
+    np.random.seed(0)
     torch.manual_seed(0)
 
     def make():
-        return make_env("kardinal", players=2, window=W)
+        return make_env(game, players=players, **options)
 
     env = make()
-    assert env.agents == ["player_0", "player_1"]
-    obs, _ = env.reset()
-    assert obs["agent_id"] == "player_0" and obs["obs"].shape == (72, W, W) and obs["mask"].any()
+    size = int(np.prod(env.observation_space["observation"].shape))
 
     class QNet(nn.Module):
         def __init__(self, n: int):
             super().__init__()
-            self.body = nn.Sequential(nn.Flatten(), nn.Linear(72 * W * W, 32), nn.ReLU(), nn.Linear(32, n))
+            self.body = nn.Sequential(nn.Flatten(), nn.Linear(size, 32), nn.ReLU(), nn.Linear(32, n))
 
         def forward(self, obs, state=None, info=None):
-            return self.body(torch.as_tensor(np.asarray(obs), dtype=torch.float32) / 12), state
+            return self.body(torch.as_tensor(np.asarray(obs), dtype=torch.float32)), state
 
     qnet = QNet(env.action_space.n)
     dqn = DQN(
@@ -363,123 +408,92 @@ def test_tianshou_pettingzoo_env_marl_collect_and_update():
         gamma=0.9,
         target_update_freq=10,
     )
-    # player_0 learns with DQN, player_1 plays uniformly random legal moves.
-    algo = MultiAgentOffPolicyAlgorithm(
-        algorithms=[dqn, MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space)], env=env
-    )
-    envs = DummyVectorEnv([make, make])
-    buffer = VectorReplayBuffer(1000, len(envs))
-    collector = Collector(algo, envs, buffer, exploration_noise=True)
+    others = [MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space) for _ in range(players - 1)]
+    algo = MultiAgentOffPolicyAlgorithm(algorithms=[dqn, *others], env=env)
+    buffer = VectorReplayBuffer(2000, 2)
+    collector = Collector(algo, DummyVectorEnv([make, make]), buffer, exploration_noise=True)
     collector.reset()
-    result = collector.collect(n_step=256)
-    assert result.n_collected_steps >= 256 and len(buffer) >= 256 and result.n_collected_episodes >= 4
-    # Every stored action was legal for the seat that made it (the env would have ended the game otherwise).
+    return collector.collect(n_step=steps), buffer, algo, qnet
+
+
+def _check_tianshou(result, buffer, algo, qnet, players: int, steps: int) -> None:
+    import torch
+    from tianshou.utils.torch_utils import policy_within_training_step
+
+    assert result.n_collected_steps >= steps and result.n_collected_episodes >= 1
     stored = buffer[buffer.sample_indices(0)]
     masks = np.asarray(stored.obs.mask, dtype=bool)
-    assert masks[np.arange(len(stored.act)), np.asarray(stored.act, dtype=np.int64)].all()
-    # The last step of every finished game holds the seats' win shares (a shared win splits 1).
+    assert masks[np.arange(len(stored.act)), np.asarray(stored.act, dtype=np.int64)].all()  # legal at every step
+    seats = {str(a) for a in np.asarray(stored.obs.agent_id)}
+    assert seats == {f"player_{s}" for s in range(players)}
     ends = np.asarray(stored.terminated, dtype=bool)
-    assert ends.sum() >= 4 and np.allclose(np.asarray(stored.info.win_share)[ends].sum(axis=1), 1.0)
+    shares = np.asarray(stored.info.win_share)
+    assert shares.shape == (len(stored.act), players)
+    assert ends.any() and np.allclose(shares[ends].sum(axis=1), 1.0) and not shares[~ends].any()
     before = [p.detach().clone() for p in qnet.parameters()]
     with policy_within_training_step(algo.policy):
         algo.update(sample_size=32, buffer=buffer)
     assert any(not torch.equal(a, b) for a, b in zip(before, qnet.parameters()))
 
 
+@pytest.mark.integration
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    "game, players, options, steps",
+    [("kardinal", 2, {"window": W}, 256), (KK, 3, {}, 400), ("nim", 3, {"pile": "7"}, 64)],
+    ids=["kardinal", KK, "nim"],
+)
+def test_tianshou_collects_legal_actions_and_updates(request, game, players, options, steps):
+    pytest.importorskip("tianshou")
+    if game == "nim":
+        request.getfixturevalue("nim")
+    collected = _tianshou_dqn_collect(game, players, steps, **options)
+    _check_tianshou(*collected, players=players, steps=steps)
+
+
 # ---------------------------------------------------------------------- Ray RLlib
+def _rllib_args(out, **options) -> list[str]:
+    """``scripts/train_rllib.py`` arguments of a one-iteration run into ``out`` on a local Ray; threshold -1
+    so that the league takes its first frozen snapshot. ``options``: more flags (``name=value``)."""
+    flags = {"iterations": 1, "num_epochs": 1, "win_rate_threshold": -1, "min_episodes": 0, "object_store_mb": 128}
+    args = ["--out", str(out)]
+    for name, value in {**flags, **options}.items():
+        args += [f"--{name.replace('_', '-')}", *(map(str, value) if isinstance(value, list) else [str(value)])]
+    return args
+
+
 @pytest.mark.integration
 @pytest.mark.timeout(400)
 def test_rllib_league_self_play_checkpoint_plays_via_rllib_agent(tmp_path):
     pytest.importorskip("ray.rllib")
     from agents.networks.rllib_agent import RLlibAgent
     from kardinal_env.integrations import rllib_train as train_rllib
+    from kardinal_env.integrations.common import GameFeaturizer
 
     out = tmp_path / "rllib"
-    # One iteration on a local Ray; threshold -1 so the league takes its first frozen snapshot.
-    rc = train_rllib.main(
-        [
-            "--players",
-            "2",
-            "--window",
-            str(W),
-            "--iterations",
-            "1",
-            "--train-batch-size",
-            "256",
-            "--minibatch-size",
-            "128",
-            "--num-epochs",
-            "1",
-            "--channels",
-            "8",
-            "--blocks",
-            "2",
-            "--win-rate-threshold",
-            "-1",
-            "--min-episodes",
-            "0",
-            "--object-store-mb",
-            "128",
-            "--out",
-            str(out),
-        ]
-    )
-    assert rc == 0
+    sizes = dict(players=2, window=W, minibatch_size=128, channels=8, blocks=2)
+    assert train_rllib.main(_rllib_args(out, train_batch_size=256, **sizes)) == 0
     progress = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines()]
     assert progress[-1]["env_steps"] >= 256 and progress[-1]["league_size"] == 3
     checkpoint = out / "checkpoint"
     assert (checkpoint / "learner_group" / "learner" / "rl_module" / "main_v1").is_dir()
 
-    from kardinal_env.integrations.common import GameFeaturizer
-
     agent = RLlibAgent.from_checkpoint(checkpoint)
     assert agent.obs_shape == (72, W, W)
     # The module is fully convolutional: it plays the unbounded game of scripts/evaluate.py (window 53).
-    game = _play_full_game(agent, Rules(players=2), seed=5)
-    assert game.is_over
+    assert _play_full_game(agent, "kardinal", Rules(players=2), seed=5).is_over
     # The window variant it was trained on: the env option window=9 of kardinal_v0.env(window=9)
     # (Kardinal's codec and encoder default to window 53, whatever the rules' window).
     featurizer = agent.featurizer = GameFeaturizer(window=W)
     for seat in (0, 1):
-        game = _play_full_game(agent, Rules(players=2, window=W), agent_seat=seat, seed=seat)
-        assert game.winners()
+        assert _play_full_game(agent, "kardinal", Rules(players=2, window=W), agent_seat=seat, seed=seat).winners()
 
     # --resume brings the league back (snapshots re-added before the weights are restored).
-    rc = train_rllib.main(
-        [
-            "--players",
-            "2",
-            "--window",
-            str(W),
-            "--iterations",
-            "1",
-            "--train-batch-size",
-            "128",
-            "--minibatch-size",
-            "128",
-            "--num-epochs",
-            "1",
-            "--channels",
-            "8",
-            "--blocks",
-            "2",
-            "--win-rate-threshold",
-            "-1",
-            "--min-episodes",
-            "0",
-            "--object-store-mb",
-            "128",
-            "--out",
-            str(tmp_path / "resumed"),
-            "--resume",
-            str(checkpoint),
-        ]
-    )
-    assert rc == 0
-    resumed = tmp_path / "resumed" / "checkpoint"
-    assert json.loads((tmp_path / "resumed" / "progress.jsonl").read_text().splitlines()[-1])["league_size"] == 4
+    resumed = tmp_path / "resumed"
+    assert train_rllib.main(_rllib_args(resumed, train_batch_size=128, resume=checkpoint, **sizes)) == 0
+    assert json.loads((resumed / "progress.jsonl").read_text().splitlines()[-1])["league_size"] == 4
     old = RLlibAgent.from_checkpoint(checkpoint, module_id="main_v1").module.state_dict()
-    new = RLlibAgent.from_checkpoint(resumed, module_id="main_v1").module.state_dict()
+    new = RLlibAgent.from_checkpoint(resumed / "checkpoint", module_id="main_v1").module.state_dict()
     assert all(np.array_equal(old[k].numpy(), new[k].numpy()) for k in old)
 
     # The module's masked logits: every legal action finite, every illegal one at FLOAT_MIN.
@@ -488,6 +502,55 @@ def test_rllib_league_self_play_checkpoint_plays_via_rllib_agent(tmp_path):
     assert logits.shape == (17 * W * W + 5,)
     mask = featurizer.action_mask(game).astype(bool)
     assert np.isfinite(logits).all() and logits[mask].min() > -1e30 and (logits[~mask] < -1e30).all()
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(400)
+def test_rllib_league_on_kardinal_koenig_trains_an_mlp_module_that_plays_legal_moves(tmp_path):
+    pytest.importorskip("ray.rllib")
+    import torch
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    from kardinal_env.integrations import rllib_train
+    from kardinal_env.integrations.common import GameFeaturizer
+    from kardinal_env.integrations.rllib import MaskedMLPRLModule
+
+    out = tmp_path / "rllib"
+    args = _rllib_args(out, game=KK, players=3, discard="any", hidden=[32], train_batch_size=400, minibatch_size=200)
+    assert rllib_train.main(args) == 0
+    last = [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines()][-1]
+    assert last["env_steps"] >= 400 and last["episodes"] >= 1 and last["league_size"] == 3
+    assert 0.0 <= last["win_rate"] <= 1.0 and np.isfinite(last["policy_loss"])
+    modules = Path(out) / "checkpoint" / "learner_group" / "learner" / "rl_module"
+    assert (modules / "main_v1").is_dir()
+
+    module = RLModule.from_checkpoint(str(modules / "main"))
+    assert isinstance(module, MaskedMLPRLModule)
+    spec = get_game(KK)
+    rules = spec.rules(players=3, discard="any")
+    scale = spec.make_encoder(rules).scale
+    assert torch.allclose(module.inv_scale, torch.as_tensor(1.0 / scale))  # the encoder's divisors
+    featurizer = GameFeaturizer()
+
+    class ModuleAgent:
+        """The trained module's most likely legal action (masked logits)."""
+
+        def select_move(self, game):
+            obs = {
+                "observation": torch.as_tensor(featurizer.observation(game))[None],
+                "action_mask": torch.as_tensor(featurizer.action_mask(game))[None],
+            }
+            with torch.no_grad():
+                logits = module.forward_inference({"obs": obs})["action_dist_inputs"][0].numpy()
+            mask = featurizer.action_mask(game).astype(bool)
+            assert np.isfinite(logits).all() and (logits[~mask] < -1e30).all() and (logits[mask] > -1e30).all()
+            return featurizer.decode(game, int(np.argmax(logits)))
+
+    assert _play_full_game(ModuleAgent(), spec, rules, seed=3).winners()
+
+    with pytest.raises(SystemExit):  # a rules option of another game is a usage error naming it
+        rllib_train.parse_args(["--game", KK, "--preset", "german"])
+    assert rllib_train.main(["--game", KK, "--window", "9", "--out", str(tmp_path / "bad")]) == 2
 
 
 class _FakeAgentEpisode:

@@ -1,35 +1,30 @@
 """Ray RLlib (new API stack) for every registered game: masking RLModules, league self-play, env registration.
 
-Imports ray; install with ``pip install "kardinal-env[rllib]"``. Nothing else in ``kardinal_env``
-imports this module. ``docs/libraries/rllib.md`` shows it at work.
+Imports ray (``pip install "kardinal-env[rllib]"``); nothing else in ``kardinal_env`` imports this module.
+``docs/libraries/rllib.md`` shows it at work.
 
-* :func:`register_game_env` — registers ``PettingZooEnv(aec_env(game, **env_config))`` under the
-  game's ``env_name`` (``"kardinal_v0"``, ``"kardinal_koenig_v1"``, ...). The observation dict keeps
-  its keys (``"observation"``, ``"action_mask"``). The environment is made with
-  ``illegal_action="lose"`` (:data:`ILLEGAL_ACTION`) unless ``env_config`` names another
-  (:mod:`kardinal_env.core.illegal`): an action the mask forbids ends the episode by forfeit, so
-  RLlib's environment pre-check, which steps unmasked random actions, passes with checking on.
-* :class:`KardinalMaskedRLModule` — a convolutional actor-critic (torch) for board observations
-  ``(C, H, W)`` (Kardinal's, scaled by ``COUNT_SCALE``). On Kardinal's action layout its policy head
-  is fully convolutional: a 1×1 convolution gives the 17 spatial action planes, a pooled linear
-  layer the 5 other actions. ``model_config``: ``channels`` (32), ``blocks`` (3), ``value_hidden`` (64).
-* :class:`MaskedMLPRLModule` — the same for flat observations (Kardinal & König's): the observation
-  divided by ``obs_scale`` (the encoder's ``scale`` when it has one), an MLP (``hidden``,
-  ``[128, 128]``), a policy and a value head.
-* Both set the logits of illegal actions to ``FLOAT_MIN`` in every forward pass and compute values
-  for PPO's GAE. :class:`MaskedRandomRLModule` plays uniformly among legal actions (no parameters).
-* :class:`LeagueMapping` — one seat per episode (from the episode id) plays ``"main"``; every other
-  seat draws an opponent from the league (``"random"``, then frozen snapshots ``"main_v1"``, ...).
-* :class:`LeagueCallback` — logs ``win_rate`` (``"main"``'s mean win share over the last 100
-  episodes, :func:`kardinal_env.core.rewards.win_share`) and, past ``win_rate_threshold``, freezes a
-  copy of ``"main"`` (``Algorithm.add_module``) as a new opponent; reports ``league_size``.
-  :func:`restore_league` resumes a league run from a checkpoint, snapshots included.
-* :func:`ppo_config` — a ``PPOConfig`` that puts these together (tiny defaults); the module comes
-  from the observation's shape (:func:`default_module`).
+* :func:`register_game_env` — registers ``PettingZooEnv(aec_env(game, **env_config))`` under the game's
+  ``env_name`` (``"kardinal_v0"``, ...), observations as dicts (``"observation"``, ``"action_mask"``),
+  with ``illegal_action="lose"`` (:data:`ILLEGAL_ACTION`) unless ``env_config`` names another: RLlib's
+  pre-check, which steps unmasked random actions, then ends episodes by forfeit and passes.
+* :class:`KardinalMaskedRLModule` — a convolutional actor-critic for board observations ``(C, H, W)``
+  (scaled by ``COUNT_SCALE``); on Kardinal's action layout a 1×1 convolution gives the 17 spatial action
+  planes and a pooled linear layer the 5 others. ``model_config``: ``channels`` (32), ``blocks`` (3),
+  ``value_hidden`` (64). :class:`MaskedMLPRLModule` — the same for flat observations: divided by
+  ``obs_scale`` (the encoder's ``scale`` when it has one), an MLP (``hidden``, ``[128, 128]``), policy
+  and value heads. Both set illegal logits to ``FLOAT_MIN`` and compute values for PPO's GAE.
+  :class:`MaskedRandomRLModule` plays uniformly among legal actions.
+* :class:`LeagueMapping` — one seat per episode (from the episode id) plays ``"main"``, every other
+  seat an opponent from the league (``"random"``, then frozen snapshots ``"main_v1"``, ...).
+* :class:`LeagueCallback` — logs ``win_rate`` (``"main"``'s mean win share over the last 100 episodes,
+  :func:`kardinal_env.core.rewards.win_share`) and, past ``win_rate_threshold``, freezes a copy of
+  ``"main"`` as a new opponent; reports ``league_size``. :func:`restore_league` resumes a league run.
+* :func:`ppo_config` — a ``PPOConfig`` putting these together (tiny defaults; the module from the
+  observation's shape, :func:`default_module`).
 
-Each seat receives its own reward through ``PettingZooEnv``, so ``"main"`` learns only from the seat
-it plays. Checkpoints are ordinary RLlib checkpoints; ``agents.networks.rllib_agent.RLlibAgent``
-plays one without starting Ray.
+Each seat receives its own reward through ``PettingZooEnv``, so ``"main"`` learns only from the seat it
+plays. Checkpoints are ordinary RLlib checkpoints; ``agents.networks.rllib_agent.RLlibAgent`` plays one
+without starting Ray.
 """
 
 from __future__ import annotations
@@ -59,7 +54,7 @@ from kardinal_env.core.env_utils import FreshObservationWrapper
 from kardinal_env.core.registry import GameSpec, get_game
 from kardinal_env.core.rewards import win_share
 from kardinal_env.integrations.common import aec_env
-from kardinal_env.integrations.torch_nets import conv_stack
+from kardinal_env.integrations.torch_nets import conv_stack, pool
 from kardinal_env.kardinal.actions import NON_SPATIAL_ACTIONS, SPATIAL_ACTION_PLANES
 from kardinal_env.kardinal.observation import COUNT_SCALE
 
@@ -88,17 +83,15 @@ ILLEGAL_ACTION = "lose"
 
 
 def env_creator(env_config: dict | None = None, game: str | GameSpec = "kardinal") -> PettingZooEnv:
-    """``PettingZooEnv`` over ``game``'s AEC environment made with ``env_config`` (the creator behind
-    :func:`register_game_env`; ``illegal_action`` defaults to :data:`ILLEGAL_ACTION`)."""
+    """``PettingZooEnv`` over ``game``'s AEC environment made with ``env_config`` (:func:`register_game_env`)."""
     options = {"illegal_action": ILLEGAL_ACTION, **dict(env_config or {})}
     # RLlib's episodes keep the observations they are given: copies (kardinal_v0 hands out its buffers).
     return PettingZooEnv(FreshObservationWrapper(aec_env(game, **options)))
 
 
 def register_game_env(game: str | GameSpec = "kardinal", name: str | None = None) -> str:
-    """Register ``game``'s environment with Ray Tune/RLlib under ``name`` (default: the game's
-    ``env_name``) and return the name. Idempotent; env runners on other nodes receive the creator,
-    which names the game: it must be registered there too (the built-in games are)."""
+    """Register ``game``'s environment under ``name`` (default: its ``env_name``) and return the name.
+    Env runners on other nodes get a creator naming the game: it must be registered there too."""
     spec = get_game(game)
     name = name or spec.env_name
     register_env(name, functools.partial(env_creator, game=spec.name))
@@ -125,8 +118,7 @@ def _board_space(space: Any, who: str) -> Any:
 
 # ---------------------------------------------------------------------- modules
 class _MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
-    """The masking and the value head of the trained modules: a subclass builds ``value_head`` and
-    defines ``_features(obs) -> (x, embeddings)`` and ``_logits(x, embeddings)``."""
+    """Masking and values; a subclass builds ``value_head``, ``_features(obs) -> (x, embeddings)`` and ``_logits``."""
 
     def _outputs(self, batch) -> tuple[torch.Tensor, torch.Tensor]:
         obs, mask = split_obs(batch[Columns.OBS])
@@ -147,8 +139,6 @@ class _MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
 
 
 class KardinalMaskedRLModule(_MaskedActorCritic):
-    """Masked convolutional actor-critic for board observations ``(C, H, W)`` (see the module docstring)."""
-
     def setup(self):
         board_space = _board_space(self.observation_space, "KardinalMaskedRLModule")
         if len(board_space.shape) != 3:
@@ -174,7 +164,7 @@ class KardinalMaskedRLModule(_MaskedActorCritic):
 
     def _features(self, board: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = self.trunk(board.float() * COUNT_SCALE)
-        return x, torch.cat([x.mean(dim=(-2, -1)), x.amax(dim=(-2, -1))], dim=-1)
+        return x, pool(x)
 
     def _logits(self, x: torch.Tensor, pooled: torch.Tensor) -> torch.Tensor:
         if self.spatial_head:
@@ -183,8 +173,6 @@ class KardinalMaskedRLModule(_MaskedActorCritic):
 
 
 class MaskedMLPRLModule(_MaskedActorCritic):
-    """Masked MLP actor-critic for flat observations (see the module docstring)."""
-
     def setup(self):
         space = _board_space(self.observation_space, "MaskedMLPRLModule")
         size = int(np.prod(space.shape))
@@ -219,7 +207,7 @@ class MaskedRandomRLModule(TorchRLModule):
     """Uniformly random legal actions: all-zero logits under the mask (no parameters to train)."""
 
     def setup(self):
-        # One dummy parameter so that device placement and state handling behave as usual.
+        # A dummy parameter for the usual device placement and state handling.
         self._dummy = nn.Parameter(torch.zeros(1), requires_grad=False)
 
     def _forward(self, batch, **kwargs):
@@ -236,16 +224,12 @@ def _stable_hash(*parts) -> int:
 
 
 def _seat(agent_id) -> int:
-    """The seat of an agent id ``player_<seat>``."""
     return int(str(agent_id).rsplit("_", 1)[-1])
 
 
 class LeagueMapping:
-    """Agent→module mapping for any number of seats (picklable, so env runners on other nodes can use it).
-
-    Per episode, seat ``crc32(episode.id_) % players`` plays ``main``; every other seat plays an
-    opponent drawn (deterministically from the episode id and seat) from ``opponents``.
-    """
+    """Picklable agent→module mapping: per episode seat ``crc32(episode.id_) % players`` plays ``main``,
+    every other seat an opponent drawn (from the episode id and seat) from ``opponents``."""
 
     def __init__(self, players: int, opponents: Sequence[str] = (RANDOM,), main: str = MAIN):
         if not opponents:
@@ -269,13 +253,10 @@ class LeagueMapping:
 
 
 class LeagueCallback(RLlibCallback):
-    """Win-rate logging and league growth for :class:`LeagueMapping` (see the module docstring).
-
-    ``win_rate`` is read from the ``winners`` of the final ``infos``, whatever the reward scheme. A
-    snapshot needs ``win_rate > win_rate_threshold`` and ``min_episodes`` episodes since the last;
-    the mapping's opponents then become all snapshots so far (plus ``"random"`` if ``keep_random``).
-    ``main_final_reward`` logs ``main``'s final reward (the reward scheme's, for reference).
-    """
+    """Win-rate logging and league growth for :class:`LeagueMapping`. ``win_rate`` comes from the final
+    ``infos``' ``winners``. A snapshot needs ``win_rate > win_rate_threshold`` and ``min_episodes`` episodes
+    since the last; the opponents become all snapshots (plus ``"random"`` if ``keep_random``).
+    ``main_final_reward`` logs ``main``'s final reward under the scheme."""
 
     def __init__(
         self, players: int, win_rate_threshold: float = 0.6, min_episodes: int = 20, keep_random: bool = False
@@ -290,8 +271,7 @@ class LeagueCallback(RLlibCallback):
 
     @staticmethod
     def main_win_share(episode) -> float | None:
-        """``main``'s win share in a finished episode (``None`` if no seat played ``main`` or the
-        final ``infos`` carry no ``winners``)."""
+        """``main``'s win share in a finished episode, or ``None`` (no ``main`` seat or no ``winners``)."""
         for agent_id in episode.agent_ids:
             if episode.module_for(agent_id) == MAIN:
                 infos = episode.agent_episodes[agent_id].get_infos()
@@ -325,7 +305,7 @@ class LeagueCallback(RLlibCallback):
         result["league"] = [MAIN, RANDOM, *self.snapshots]
 
     def add_snapshot(self, algorithm, module_id: str | None = None) -> str:
-        """Freeze the current ``main`` as ``main_v<k>`` (or ``module_id``) and make it an opponent; returns its id."""
+        """Freeze ``main`` as ``main_v<k>`` (or ``module_id``), an opponent from now on; returns its id."""
         module_id = module_id or f"{MAIN}_v{len(self.snapshots) + 1}"
         main_module = algorithm.get_module(MAIN)
         opponents = [RANDOM] * self.keep_random + [*self.snapshots, module_id]
@@ -342,12 +322,8 @@ class LeagueCallback(RLlibCallback):
 
 
 def restore_league(algorithm, checkpoint) -> list[str]:
-    """Resume a league run: re-add the checkpoint's snapshots, then restore every module's weights.
-
-    RLlib's ``restore_from_path`` only fills modules the algorithm already has, and a fresh
-    algorithm has just ``main`` and ``random``; this adds ``main_v1``, ``main_v2``, … first (and
-    tells the league callback), then restores. Returns the snapshot ids, in order.
-    """
+    """Resume a league run: add the checkpoint's snapshots ``main_v1``, … (``restore_from_path`` only
+    fills modules the algorithm has; the league callback is told), then restore; returns their ids."""
     checkpoint = Path(checkpoint).resolve()
     modules = checkpoint / "learner_group" / "learner" / "rl_module"
     found = [p.name for p in modules.glob(f"{MAIN}_v*") if p.is_dir() and p.name[len(MAIN) + 2 :].isdigit()]
@@ -364,8 +340,7 @@ def restore_league(algorithm, checkpoint) -> list[str]:
 
 # ---------------------------------------------------------------------- config
 def default_module(game: str | GameSpec = "kardinal", env_config: dict | None = None) -> tuple[type, dict]:
-    """``(module_class, model_config defaults)`` for ``game``'s observation: :class:`KardinalMaskedRLModule`
-    for a ``(C, H, W)`` board, else :class:`MaskedMLPRLModule` with the encoder's ``scale`` (when it has one)."""
+    """``(module_class, model_config defaults)`` for ``game``'s observation (the module docstring)."""
     options = {k: v for k, v in dict(env_config or {}).items() if k != "illegal_action"}  # not the spaces
     probe = aec_env(game, wrapped=False, **options)
     space = _board_space(probe.observation_space(probe.possible_agents[0]), "ppo_config")
@@ -395,15 +370,10 @@ def ppo_config(
     num_envs_per_env_runner: int = 1,
     seed: int | None = None,
 ):
-    """A PPO config on the new API stack for self-play on ``game``'s environment (registers the env).
-
-    ``players``: a seat count of the game (default: its ``default_players``); ``env_config``: the
-    other environment options (rule options, ``reward``, env options such as Kardinal's ``window``).
-    ``module_class`` / ``model_config``: the trained module and its options (default:
-    :func:`default_module`; ``model_config`` entries override the defaults).
-    ``league=True``: ``main`` against the league (:class:`LeagueMapping`, :class:`LeagueCallback`).
-    ``league=False``: every seat plays ``main`` (pure self-play with shared weights).
-    """
+    """A PPO config for self-play on ``game``'s environment (registered). ``env_config``: the environment
+    options besides ``players``; ``module_class`` / ``model_config``: the trained module (default
+    :func:`default_module`; entries override its defaults). ``league``: ``main`` against the league, else
+    every seat plays ``main``."""
     from ray.rllib.algorithms.ppo import PPOConfig
 
     spec = get_game(game)

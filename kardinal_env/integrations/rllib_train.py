@@ -8,35 +8,31 @@ Usage::
     python scripts/train_rllib.py --address auto --num-env-runners 8 --iterations 500   # existing cluster
     python scripts/evaluate.py --agents rllib:runs/rllib/checkpoint greedy --players 2 --games 20
 
-Needs ``pip install "kardinal-env[rllib]"``. The algorithm comes from
-``kardinal_env.integrations.rllib.ppo_config``: the game's environment (registered by its name,
-``kardinal_v0``, ``kardinal_koenig_v1``, ...), a masking module as ``"main"`` (convolutional for
-Kardinal's board, an MLP for a flat observation such as Kardinal & König's) and — unless
-``--no-league`` — the league: ``"main"`` takes one seat per game, every other seat draws an
-opponent from ``"random"`` and frozen snapshots of ``"main"``, and a new snapshot is added whenever
-``"main"``'s win rate (mean win share) over the last 100 games passes ``--win-rate-threshold``.
+Needs ``pip install "kardinal-env[rllib]"``. The algorithm is ``kardinal_env.integrations.rllib.ppo_config``:
+the game's environment (registered by its name, ``kardinal_v0``, ...), a masking module as ``"main"``
+(convolutional for Kardinal's board, an MLP for a flat observation) and, unless ``--no-league``, the
+league: ``"main"`` takes one seat per game, every other seat draws from ``"random"`` and frozen
+snapshots of ``"main"``, one added whenever ``"main"``'s win rate (mean win share, last 100 games)
+passes ``--win-rate-threshold``.
 
-Environment options: ``--players`` (default: the game's ``default_players``), the rules options of
-the registered games (``--preset``, ``--shared-pool``, ``--discard``, ``--board``, ...; an option of
-another game than ``--game``'s is a usage error), ``--reward``, and the game's own environment
-options: ``--window`` and ``--chip-shaping`` (Kardinal's; default: the environment's, the lossless
+Environment options: ``--players`` (default: the game's ``default_players``), the registered games'
+rules options (``--preset``, ``--shared-pool``, ``--discard``, ``--board``, ...; another game's option
+is a usage error), ``--reward``, ``--window`` and ``--chip-shaping`` (Kardinal's; default: the lossless
 window 53) or any ``--env-option KEY=VALUE``.
 
-Without ``--address`` it starts a local Ray instance of its own (``ray.init(address="local",
-num_cpus=2, include_dashboard=False)``, object store ``--object-store-mb``); with ``--address`` it
-joins an existing cluster (``auto`` or ``host:port``) and leaves it running. The learner and the
-league bookkeeping run in this driver process; each of the ``--num-env-runners`` env runners is a
-Ray actor on any node (every node needs kardinal-env and ray installed). Each progress line names
-the driver's node (``driver_node``) and the env runners' (``env_runner_nodes``); ``docs/cluster.md``
-says what runs where.
+Without ``--address`` it starts a local Ray of its own (``address="local"``, ``num_cpus=2``, no
+dashboard, object store ``--object-store-mb``); with ``--address`` (``auto`` or ``host:port``) it joins
+a cluster and leaves it running. The learner and the league bookkeeping run in this driver; each of the
+``--num-env-runners`` env runners is a Ray actor on any node (each needs kardinal-env and ray). Each
+progress line names the driver's node (``driver_node``) and the env runners' (``env_runner_nodes``);
+``docs/cluster.md`` says what runs where.
 
-Checkpoints: ``OUT/checkpoint`` (the latest, overwritten every ``--checkpoint-every`` iterations
-and at the end) is an ordinary RLlib Algorithm checkpoint; ``--resume OUT/checkpoint`` continues
-training with the league's frozen snapshots (the league callback's episode counter and the win-rate
-window start afresh), and ``scripts/evaluate.py --agents rllib:OUT/checkpoint`` evaluates its
-``"main"`` module (``agents.networks.rllib_agent.RLlibAgent``). One JSON line per iteration goes to
-stdout and to ``OUT/progress.jsonl``. The driver writes the checkpoint, so ``--out`` is a path of
-the driver's machine: to resume or evaluate from another node, put it on storage every node reaches.
+Checkpoints: ``OUT/checkpoint`` (overwritten every ``--checkpoint-every`` iterations and at the end) is
+an ordinary RLlib Algorithm checkpoint; ``--resume OUT/checkpoint`` continues with the league's
+snapshots (the callback's episode counter and win-rate window start afresh), and
+``scripts/evaluate.py --agents rllib:OUT/checkpoint`` evaluates its ``"main"`` module. One JSON line
+per iteration goes to stdout and ``OUT/progress.jsonl``. ``--out`` is a path of the driver's machine:
+to resume or evaluate elsewhere, put it on storage every node reaches.
 """
 
 from __future__ import annotations
@@ -119,16 +115,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     spec = games()[args.game]
     if args.players is not None and args.players not in spec.players:
         parser.error(f"--players {args.players}: {spec.name} plays {list(spec.players)}")
-    given_rule_options(parser, args, spec)
+    args.rule_options = given_rule_options(parser, args, spec)
     return args
 
 
 def env_config(args: argparse.Namespace) -> dict[str, Any]:
-    """The environment options of the command line (``players`` apart): rules options, reward, env options."""
-    spec = games()[args.game]
-    given = {option.name: getattr(args, "rule_" + option.name, None) for option in spec.rule_options}
-    given.update(reward=args.reward, window=args.window, chip_shaping=args.chip_shaping)
-    return {**{key: value for key, value in given.items() if value is not None}, **dict(args.env_option)}
+    """The command line's environment options besides ``players``."""
+    given = {"reward": args.reward, "window": args.window, "chip_shaping": args.chip_shaping}
+    given = {key: value for key, value in given.items() if value is not None}
+    return {**args.rule_options, **given, **dict(args.env_option)}
 
 
 def build_config(args: argparse.Namespace):
@@ -155,7 +150,7 @@ def build_config(args: argparse.Namespace):
 
 
 def env_runner_nodes(algo) -> list[str]:
-    """The Ray node id of every remote env runner of ``algo`` (empty when sampling in the driver)."""
+    """The Ray node id of every remote env runner of ``algo`` (none when sampling in the driver)."""
     group = getattr(algo, "env_runner_group", None)
     if group is None or group.num_remote_env_runners() == 0:
         return []

@@ -1,33 +1,29 @@
 """Stable-Baselines3 / sb3-contrib ``MaskablePPO`` for every registered game.
 
-Imports gymnasium, torch, stable_baselines3 and sb3_contrib; install with
-``pip install "kardinal-env[sb3]"``. Nothing else in ``kardinal_env`` imports this module.
-``docs/libraries/sb3.md`` shows it at work, with the networks' measured cost.
+Imports gymnasium, torch, stable_baselines3 and sb3_contrib (``pip install "kardinal-env[sb3]"``);
+nothing else in ``kardinal_env`` imports this module. ``docs/libraries/sb3.md`` shows it at work, with
+the networks' measured cost.
 
-* :class:`ObservationOnly` — the single-agent view of a game
-  (:class:`kardinal_env.core.single_agent.VsBots`, ``kardinal/KardinalKoenigVsBots-v1``, ...)
-  observes ``Dict(observation, action_mask)``, which SB3 takes only with ``MultiInputPolicy``; this
-  wrapper exposes the ``observation`` Box alone (for ``"MlpPolicy"`` and the extractors below) while
-  ``action_masks()`` still gives ``MaskablePPO`` the learner's mask.
+* :class:`ObservationOnly` — exposes the ``observation`` Box alone of the single-agent view
+  (:class:`kardinal_env.core.single_agent.VsBots`, whose ``Dict(observation, action_mask)`` SB3 takes
+  only with ``MultiInputPolicy``), for ``"MlpPolicy"`` and the extractors below; ``action_masks()``
+  still gives ``MaskablePPO`` the learner's mask.
 * :func:`make_vs_bots_env` — train against fixed bots: ``ObservationOnly(VsBots(game, ...))``.
-* :class:`SelfPlayEnv` (:func:`make_self_play_env`) — self-play: every episode the learner takes a
-  seat (random by default) and each other seat draws an opponent from a pool: ``"random"``,
-  ``"self"`` (the live policy) and frozen snapshots, which :class:`SelfPlayCallback` adds while
-  training.
-* :class:`SB3Agent` — a trained policy as an agent (``select_move(game) -> str``) for a game of any
-  registered game (the observation and mask come from the game's encoder and codec).
+* :class:`SelfPlayEnv` (:func:`make_self_play_env`) — self-play: every episode the learner takes a seat
+  (random by default) and each other seat draws an opponent from a pool: ``"random"``, ``"self"`` (the
+  live policy) and frozen snapshots, which :class:`SelfPlayCallback` adds while training.
+* :class:`SB3Agent` — a trained policy as an agent (``select_move(game) -> str``) for any registered game.
 * :class:`KardinalCropCNN`, :class:`KardinalCNN` — features extractors for Kardinal's ``(72, W, W)``
-  board (the trunks of :mod:`kardinal_env.integrations.torch_nets`): ``MlpPolicy`` flattens the
-  board, fine for small windows (``window=9``) but 29M parameters on the full window 53.
-  Kardinal & König's flat vector suits ``MlpPolicy`` as it is.
+  board (:mod:`kardinal_env.integrations.torch_nets`): ``MlpPolicy`` flattens the board, fine for small
+  windows but 29M parameters on the full window 53. Kardinal & König's flat vector suits ``MlpPolicy``.
 
 ``players`` defaults to the game's ``default_players``; every other keyword goes to the game's AEC
 environment (rule options, ``reward``, env options such as Kardinal's ``window``).
 
-**Whose reward.** Every transition SB3 sees is a decision of the learner's seat, with that seat's
-reward (including the final reward when an opponent's move ends the game); the opponents' moves
-happen inside ``step``. So each trajectory belongs to one seat, and GAE never bootstraps a seat's
-value from an opponent's state (the PettingZoo SB3 tutorial's flaw, PettingZoo issue #1147).
+**Whose reward.** Every transition SB3 sees is a decision of the learner's seat, with that seat's reward
+(the final one too when an opponent's move ends the game); the opponents move inside ``step``. So each
+trajectory belongs to one seat, and GAE never bootstraps a seat's value from an opponent's state (the
+PettingZoo SB3 tutorial's flaw, PettingZoo issue #1147).
 """
 
 from __future__ import annotations
@@ -61,11 +57,8 @@ __all__ = [
 
 # ---------------------------------------------------------------------- wrappers and helpers
 class ObservationOnly(gym.ObservationWrapper):
-    """``Dict(observation, action_mask)`` → the ``observation`` Box; ``action_masks()`` gives the mask (bool).
-
-    Wraps any env whose observation space is such a Dict and that has ``action_masks()`` somewhere
-    in its wrapper chain (the single-agent view :class:`kardinal_env.core.single_agent.VsBots`).
-    """
+    """``Dict(observation, action_mask)`` → the ``observation`` Box, for an env with ``action_masks()``
+    in its wrapper chain; ``action_masks()`` gives the mask (bool)."""
 
     def __init__(self, env: gym.Env):
         space = env.observation_space
@@ -78,7 +71,6 @@ class ObservationOnly(gym.ObservationWrapper):
         return observation["observation"]
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as bool (``MaskablePPO`` calls this)."""
         return np.asarray(self.env.get_wrapper_attr("action_masks")(), dtype=bool)
 
 
@@ -89,11 +81,8 @@ def make_vs_bots_env(
     learner_seat: int | str = "random",
     **env_kwargs: Any,
 ) -> ObservationOnly:
-    """``ObservationOnly(VsBots(game, players, opponents, learner_seat, **env_kwargs))``.
-
-    ``opponents``: ``"random"``, an agent (``select_move(game)``), a callable ``game -> move``, an agent
-    spec string, or a list with one per other seat (see :class:`~kardinal_env.core.single_agent.VsBots`).
-    """
+    """``ObservationOnly(VsBots(game, players, opponents, learner_seat, **env_kwargs))`` (``opponents``:
+    as :class:`~kardinal_env.core.single_agent.VsBots` takes them)."""
     spec = get_game(game)
     players = spec.check_players(players)
     return ObservationOnly(
@@ -103,14 +92,10 @@ def make_vs_bots_env(
 
 # ---------------------------------------------------------------------- playing a policy
 class SB3Agent:
-    """A (maskable) SB3 policy as an agent: ``select_move(game) -> str`` (``agents.base`` protocol).
-
-    ``greedy=True`` plays the most probable legal action; otherwise it samples (torch's generator,
-    seeded with ``seed`` when given). The observation and the mask come from the game's encoder and
-    codec (:class:`~kardinal_env.integrations.common.GameFeaturizer`, with ``env_options`` when the
-    environment was made with options besides the rules); the observation must have the shape the
-    policy was trained on, otherwise ``select_move`` raises ``ValueError`` naming both shapes.
-    """
+    """A (maskable) SB3 policy as an agent (``select_move(game) -> str``). ``greedy``: the most probable
+    legal action, else a sample (torch's generator, seeded with ``seed``). Observation and mask come from
+    :class:`~kardinal_env.integrations.common.GameFeaturizer` (``env_options``: the environment's options
+    besides the rules); an observation of another shape than the policy's is a ``ValueError`` naming both."""
 
     def __init__(
         self,
@@ -134,11 +119,8 @@ class SB3Agent:
 
     @classmethod
     def from_model(cls, model, frozen: bool = True, **kw) -> SB3Agent:
-        """An agent for ``model.policy`` (a copy on the CPU if ``frozen``, else the live policy).
-
-        The copy is a new policy built from the policy's constructor parameters with its weights
-        loaded (as ``BasePolicy.load`` does): a deep copy fails after ``learn``, when the policy's
-        action distribution still holds tensors of the last gradient step."""
+        """An agent for ``model.policy`` (if ``frozen`` a CPU copy built from its constructor parameters and
+        weights, as ``BasePolicy.load`` does: a deep copy fails after ``learn``)."""
         policy = model.policy
         if frozen:
             frozen_policy = type(policy)(**policy._get_constructor_parameters())
@@ -149,13 +131,11 @@ class SB3Agent:
 
     @classmethod
     def load(cls, path, **kw) -> SB3Agent:
-        """An agent for a saved ``MaskablePPO`` model (``model.save(path)``)."""
         from sb3_contrib import MaskablePPO
 
         return cls(MaskablePPO.load(path, device="cpu").policy, name=kw.pop("name", f"sb3:{path}"), **kw)
 
     def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
-        """The policy's action for an observation and legal-action mask (as an environment gives them)."""
         policy = self.policy
         expected = policy.observation_space.shape
         if observation.shape != expected:
@@ -179,13 +159,10 @@ class SB3Agent:
 
 # ---------------------------------------------------------------------- self-play env
 class SelfPlayEnv(VsBots):
-    """Self-play of any registered game as a single-agent env: the learner's seat against a pool.
-
-    ``pool`` entries: ``"random"``, ``"self"`` (the live policy of :meth:`set_live_policy`; random
-    until then), an :class:`SB3Agent` (it observes through this env) or any agent / callable
-    ``game -> str``. At each reset every other seat draws one entry from the env's seeded generator.
-    The observation is the ``observation`` Box only; the mask comes from ``action_masks()``.
-    """
+    """Self-play as a single-agent env: the learner's seat against a pool of ``"random"``, ``"self"`` (the
+    live policy of :meth:`set_live_policy`; random until then), :class:`SB3Agent` s (observing through this
+    env) or any agent / callable ``game -> str``, one drawn per other seat at each reset (seeded). The
+    observation is the ``observation`` Box; the mask comes from ``action_masks()``."""
 
     def __init__(
         self,
@@ -216,7 +193,7 @@ class SelfPlayEnv(VsBots):
         return list(self._pool)
 
     def add_opponent(self, opponent) -> int:
-        """Add an opponent; with ``max_pool`` the oldest non-string entry is dropped. Returns the pool size."""
+        """Add an opponent (beyond ``max_pool`` the oldest non-string entry goes); returns the pool size."""
         self._pool.append(opponent)
         if self.max_pool is not None:
             while len(self._pool) > self.max_pool:
@@ -259,17 +236,13 @@ def make_self_play_env(
     pool: Sequence = ("random", "self"),
     **kw: Any,
 ) -> SelfPlayEnv:
-    """A :class:`SelfPlayEnv` (it has ``action_masks()`` itself, so no ``ActionMasker`` is needed)."""
     return SelfPlayEnv(game=game, pool=pool, players=players, **kw)
 
 
 class SelfPlayCallback(BaseCallback):
-    """Keeps the self-play opponents current while ``MaskablePPO.learn`` runs.
-
-    At the start it points every env's ``"self"`` entries at the live policy (with ``SubprocVecEnv``
-    each worker gets a copy: a snapshot); every ``snapshot_every`` env steps (summed over envs) it
-    adds a frozen copy of the policy to each env's pool (bounded by the env's ``max_pool``).
-    """
+    """Keeps the self-play opponents current while ``MaskablePPO.learn`` runs: points ``"self"`` at the live
+    policy (a copy per ``SubprocVecEnv`` worker) and every ``snapshot_every`` env steps (summed over envs)
+    adds a frozen copy to each env's pool."""
 
     def __init__(self, snapshot_every: int = 10_000, verbose: int = 0):
         super().__init__(verbose)
@@ -293,11 +266,9 @@ class SelfPlayCallback(BaseCallback):
 
 # ---------------------------------------------------------------------- features extractors
 class KardinalCropCNN(BaseFeaturesExtractor):
-    """Recommended SB3 extractor for large windows: :class:`~kardinal_env.integrations.torch_nets.CropTrunk`,
-    a fixed ``crop x crop`` square around the cathedral (``crop`` odd and at most the window; ``None``:
-    ``min(21, W)``). Its features keep *where* things are, which SB3's linear action head needs; its
-    size does not depend on the window. Lossy: what lies outside the crop is invisible (moves there
-    stay playable and masked)."""
+    """The extractor for large windows: :class:`~kardinal_env.integrations.torch_nets.CropTrunk` (a
+    ``crop x crop`` square around the cathedral). Its features keep *where* things are, which SB3's linear
+    action head needs; lossy outside the crop (moves there stay playable and masked)."""
 
     def __init__(
         self,
@@ -322,10 +293,8 @@ class KardinalCropCNN(BaseFeaturesExtractor):
 
 
 class KardinalCNN(BaseFeaturesExtractor):
-    """The lossless alternative: :class:`~kardinal_env.integrations.torch_nets.PooledTrunk`, convolutions
-    over the whole window, mean- and max-pooled (``features_dim = 2 * channels + scalar_dim``). Pooling
-    forgets *where* a feature is, so SB3's linear action head cannot tell one square's build from
-    another's through it; it suits value estimates and small windows."""
+    """The lossless alternative: :class:`~kardinal_env.integrations.torch_nets.PooledTrunk`. Pooling forgets
+    *where* a feature is (SB3's linear action head cannot tell squares apart): for values and small windows."""
 
     def __init__(self, observation_space: spaces.Box, channels: int = 32, blocks: int = 3, scalar_dim: int = 64):
         check_window(getattr(observation_space, "shape", None), "KardinalCNN")

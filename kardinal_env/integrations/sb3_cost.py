@@ -25,7 +25,6 @@ EXTRACTORS = ("mlp", "crop", "cnn")
 
 
 def _rss_kib() -> int:
-    """Current resident set size in KiB (Linux ``/proc``; 0 elsewhere)."""
     try:
         with open("/proc/self/status", encoding="ascii") as fh:
             for line in fh:
@@ -39,7 +38,7 @@ def _rss_kib() -> int:
 def measure(
     window: int, extractor: str, steps: int, n_steps: int, batch_size: int, n_epochs: int, train: bool = True
 ) -> dict:
-    """One row, measured in this process (call it in a fresh process for a clean peak)."""
+    """One row, measured in this process (a fresh one for a clean peak)."""
     import resource
 
     import numpy as np
@@ -99,9 +98,8 @@ def cost_rows(
     on_row: Callable[[dict], None] | None = None,
     **settings: int | bool,
 ) -> list[dict]:
-    """:func:`measure` each ``(window, extractor)`` in a fresh process with ``torch_threads`` threads
-    and ``settings`` (``steps``, ``n_steps``, ``batch_size``, ``n_epochs``, ``train``); ``on_row`` gets each
-    row as it comes. ``RuntimeError`` with the process's error output when one fails."""
+    """:func:`measure` each ``(window, extractor)`` in a fresh process with ``settings``; ``on_row`` gets each
+    row as it comes; ``RuntimeError`` with the process's error output when one fails."""
     rows = []
     for window in windows:
         for extractor in extractors:

@@ -1,15 +1,12 @@
 """Tianshou (2.x) for every registered game: :class:`TianshouEnv`, Tianshou's ``PettingZooEnv`` with fixed-shape infos.
 
-Imports tianshou; install with ``pip install "kardinal-env[tianshou]"``. Nothing else in
-``kardinal_env`` imports this module.
+Imports tianshou (``pip install "kardinal-env[tianshou]"``); nothing else in ``kardinal_env`` imports it.
 
-Tianshou's replay buffer stores every step's ``info`` in arrays whose shapes the first ``info``
-fixes, and the environments' final ``winners`` list is as long as the number of tied winners, so a
-shared win after a single win raised ``ValueError: shape mismatch`` (``docs/libraries/tianshou.md``).
-:class:`TianshouEnv` returns the same ``info`` keys with the same shapes at every step instead:
-``scores`` and ``win_share`` (:func:`kardinal_env.core.rewards.win_share`), ``float32`` arrays of
-every seat's final score and share of the win once the game is over, zeros before. The observation
-is Tianshou's ``{"agent_id", "obs", "mask"}`` with ``mask`` a ``bool`` array.
+Tianshou's replay buffer fixes the shapes of ``info`` arrays at the first step, and the final
+``winners`` list is as long as the tie, so a shared win after a single win raised ``ValueError: shape
+mismatch`` (``docs/libraries/tianshou.md``). :class:`TianshouEnv` gives the same ``info`` at every step:
+``scores`` and ``win_share`` (:func:`kardinal_env.core.rewards.win_share`), ``float32`` arrays per seat
+once the game is over, zeros before. The observation is ``{"agent_id", "obs", "mask"}``, ``mask`` bool.
 
 :func:`make_env` builds it for a registered game by name: ``make_env("kardinal_koenig", players=3)``.
 """
@@ -29,7 +26,7 @@ __all__ = ["TianshouEnv", "make_env"]
 
 
 class TianshouEnv(PettingZooEnv):
-    """``tianshou.env.PettingZooEnv`` with fixed-shape infos and a ``bool`` array mask (module docstring)."""
+    """``tianshou.env.PettingZooEnv`` with fixed-shape infos and a ``bool`` mask (the module docstring)."""
 
     def reset(self, *args: Any, **kwargs: Any) -> tuple[dict, dict]:
         self.env.reset(*args, **kwargs)

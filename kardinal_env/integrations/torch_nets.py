@@ -1,15 +1,15 @@
 """Library-free torch trunks for the ``(72, W, W)`` kardinal_v0 board: a fixed crop and a pooled full window.
 
-Imports torch only (no RL library), so the same modules serve SB3 (wrapped as features extractors in
-:mod:`kardinal_env.integrations.sb3`), TorchRL, Tianshou or an RLlib ``TorchRLModule``. Both map a
-board batch ``(B, 72, W, W)`` (uint8 or float, raw counts) to features ``(B, features_dim)``:
+Imports torch only, so the same modules serve SB3 (:mod:`kardinal_env.integrations.sb3`), TorchRL,
+Tianshou or an RLlib ``TorchRLModule``. Both map a board batch ``(B, 72, W, W)`` (raw counts) to
+features ``(B, features_dim)``:
 
-* :class:`CropTrunk` — the 17 spatial planes of a fixed ``crop x crop`` square centred on the nave,
-  two 3x3 convolutions and a strided one, flattened (positions kept), joined with an embedding of the
-  55 constant planes read from one square. Its size does not depend on the window. Lossy: what lies
-  outside the crop is invisible.
-* :class:`PooledTrunk` — ``blocks`` 3x3 convolutions over the whole window, mean- and max-pooled over
-  all squares, joined with the constant-plane embedding. Lossless and tiny, but position-blind.
+* :class:`CropTrunk` — the 17 spatial planes of a fixed ``crop x crop`` square centred on the nave
+  (``crop`` odd, at most ``W``; default ``min(21, W)``), two 3x3 convolutions and a strided one,
+  flattened (positions kept), joined with an embedding of the 55 constant planes. Its size does not
+  depend on the window; lossy: what lies outside the crop is invisible.
+* :class:`PooledTrunk` — ``blocks`` 3x3 convolutions over the whole window, mean- and max-pooled
+  (:func:`pool`), joined with the constant-plane embedding. Lossless and tiny, but position-blind.
 
 ``docs/libraries/sb3.md`` measures what they cost with SB3 and explains the trade-off.
 """
@@ -30,6 +30,7 @@ __all__ = [
     "SCALAR_CHANNELS",
     "check_window",
     "conv_stack",
+    "pool",
 ]
 
 #: Observation channels 0..16 are the 0/1 spatial planes; 17..71 are constant planes (counts), which
@@ -58,6 +59,11 @@ def conv_stack(channels_in: int, channels: int, blocks: int) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
+def pool(x: torch.Tensor) -> torch.Tensor:
+    """Mean and max over the squares of ``(B, C, H, W)`` features: ``(B, 2 * C)``."""
+    return torch.cat([x.mean(dim=(-2, -1)), x.amax(dim=(-2, -1))], dim=-1)
+
+
 class ScalarEmbedding(nn.Module):
     """The 55 constant planes read from square (0, 0) (they are equal on every square), scaled by 1/12."""
 
@@ -70,10 +76,7 @@ class ScalarEmbedding(nn.Module):
 
 
 class CropTrunk(nn.Module):
-    """Fixed ``crop x crop`` square around the nave -> ``(B, features_dim)`` (see the module docstring).
-
-    ``window`` is the board's ``W``; ``crop`` must be odd and at most ``W`` (``None``: ``min(21, W)``).
-    """
+    """Fixed ``crop x crop`` square around the nave of a ``window``-wide board (the module docstring)."""
 
     def __init__(
         self,
@@ -112,7 +115,7 @@ class CropTrunk(nn.Module):
 
 
 class PooledTrunk(nn.Module):
-    """Whole window, globally pooled -> ``(B, 2 * channels + scalar_dim)`` (see the module docstring)."""
+    """Whole window, pooled -> ``(B, 2 * channels + scalar_dim)`` (the module docstring)."""
 
     def __init__(self, channels: int = 32, blocks: int = 3, scalar_dim: int = 64):
         super().__init__()
@@ -123,5 +126,4 @@ class PooledTrunk(nn.Module):
         self.features_dim = 2 * channels + scalar_dim
 
     def forward(self, boards: torch.Tensor) -> torch.Tensor:
-        x = self.convs(boards[:, :SPATIAL_CHANNELS].float())
-        return torch.cat([x.mean(dim=(-2, -1)), x.amax(dim=(-2, -1)), self.scalars(boards)], dim=-1)
+        return torch.cat([pool(self.convs(boards[:, :SPATIAL_CHANNELS].float())), self.scalars(boards)], dim=-1)
