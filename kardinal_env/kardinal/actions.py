@@ -59,7 +59,6 @@ __all__ = [
     "ActionCodec",
     "WindowFrame",
     "colour_order",
-    "seat_order",
     "window_layout",
     "DEFAULT_WINDOW",
     "frame_window",
@@ -93,12 +92,6 @@ def colour_order(rules: Rules, seat: int) -> tuple[int, int, int, int]:
     if n == 3:
         return (seat, (seat + 1) % 3, (seat + 2) % 3, 3)
     return (seat, (seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4)
-
-
-def seat_order(rules: Rules, seat: int) -> tuple[int, ...]:
-    """Seats in slot order for ``seat``: itself, then the following seats in turn order."""
-    n = rules.players
-    return tuple((seat + k) % n for k in range(n))
 
 
 def frame_window(rules: Rules, window: int | None = None) -> int:

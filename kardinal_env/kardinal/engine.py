@@ -42,7 +42,6 @@ II-V two bit tests per square), :mod:`kardinal_env.kardinal.explain` the diagnos
 
 from __future__ import annotations
 
-import functools
 import random
 from typing import Any, ClassVar
 
@@ -108,13 +107,16 @@ def _window_mask(window: int | None) -> bytes | None:
     return bytes(mask)
 
 
-@functools.cache
 def action_codec(rules: Rules) -> Any:
-    """The :class:`~kardinal_env.kardinal.actions.ActionCodec` of ``rules``, one per rule set (imported on
-    first use: the engine needs only the standard library)."""
-    from kardinal_env.kardinal.actions import ActionCodec
+    """The :class:`~kardinal_env.kardinal.actions.ActionCodec` of ``rules``, kept on it (imported on first
+    use: the engine needs only the standard library)."""
+    codec = rules.__dict__.get("_action_codec")
+    if codec is None:
+        from kardinal_env.kardinal.actions import ActionCodec
 
-    return ActionCodec(rules)
+        codec = ActionCodec(rules)
+        object.__setattr__(rules, "_action_codec", codec)  # Rules is frozen: a cache, not a field
+    return codec
 
 
 class Game(TurnBasedGame, Explain):

@@ -54,7 +54,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from kardinal_env.kardinal.actions import WindowFrame, seat_order
+from kardinal_env.kardinal.actions import WindowFrame
 from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.rules import Rules
 from kardinal_env.kardinal.state import LiveView
@@ -118,7 +118,7 @@ class ObservationEncoder(WindowFrame):
         self._gathers = []
         for seat in range(players):
             colours = self._colour_order[seat]
-            seats = list(seat_order(rules, seat)) + [None] * (4 - players)
+            seats = [(seat + k) % players for k in range(players)] + [None] * (4 - players)  # seat slots
             mine = rules.seat_colours(seat)
             src = [supply_at + c for c in colours]
             src += [held_at + 4 * s + c if s is not None else zero for s in seats for c in colours]

@@ -28,6 +28,7 @@ embedding are ``kardinal_env.core.replay_page`` (shared with the Kardinal & Kön
 from __future__ import annotations
 
 import os
+from dataclasses import asdict
 
 from kardinal_env.core.errors import RecordError
 from kardinal_env.core.records import check_replayed_result, play_record_move
@@ -50,13 +51,7 @@ __all__ = [
 
 def building_data(b) -> dict:
     """One building as the pages draw it (the replay and the play page): JSON-ready."""
-    return {
-        "id": b.id,
-        "shape": b.shape,
-        "colour": b.colour,
-        "squares": [list(sq) for sq in b.squares],
-        "builder": b.builder,
-    }
+    return {**asdict(b), "squares": [list(sq) for sq in b.squares]}
 
 
 def position_state(game: Game) -> dict:

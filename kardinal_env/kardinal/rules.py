@@ -104,6 +104,10 @@ class Rules:
         """Every option by name (the ``rules`` object of a game record)."""
         return asdict(self)
 
+    def __getstate__(self) -> dict:
+        """The options only: the action codec cached on the object is rebuilt on demand."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
     @classmethod
     def from_dict(cls, data: dict, where: str = "rules") -> Rules:
         """Inverse of :meth:`to_dict`; unknown or missing keys raise :class:`RulesError`."""
