@@ -162,17 +162,11 @@ def parse_spec(spec: str, game: str | GameSpec | None = None) -> tuple[str, int 
     simulations = None
     if kind.simulations:
         sims, sep2, rest = arg.partition(":")
-        if (
-            not sep
-            or not (sims.isdigit() and int(sims) >= 1 and sims == str(int(sims)))
-            or (kind.path and (not sep2 or not rest))
-        ):
+        positive = sims.isdigit() and int(sims) >= 1 and sims == str(int(sims))
+        path_given = bool(sep2 and rest) if kind.path else not sep2  # a PATH where the kind takes one, else none
+        if not sep or not positive or not path_given:
             what = "a positive number of simulations" + (" and a checkpoint path" if kind.path else "")
             raise AgentSpecError(f"bad agent spec {spec!r}: {kind.name} needs {what}, e.g. {kind.example!r}")
-        if not kind.path and sep2:
-            raise AgentSpecError(
-                f"bad agent spec {spec!r}: {kind.name} needs a positive number of simulations, e.g. {kind.example!r}"
-            )
         simulations = int(sims)
         most = limits.WORLDS if kind.name == "rollout" else limits.SIMULATIONS
         if simulations > most:
