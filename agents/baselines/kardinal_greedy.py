@@ -1,35 +1,33 @@
 """Kardinal's one-ply greedy baseline (``greedy``, :class:`GreedyAgent`) and its playout policy
 (``rollout_move``, :class:`Playout`), reached through Kardinal's agents' entry (:mod:`agents.games`).
+Chip values are :mod:`agents.baselines.kardinal_heuristics`'; ties are broken by the seeded generator.
 
 **GreedyAgent**
 
-* **Build**: the build that takes the most chips this turn
-  (:func:`agents.baselines.kardinal_heuristics.build_chips`: only chips that reach the builder count,
-  substitutes 1). Ties: the larger sum of :func:`~agents.baselines.kardinal_heuristics.chip_weight` over
-  the chips, then a seeded random choice.
-* **Chip** (compensation / substitute): the colour with the highest ``chip_weight`` (seeded ties).
+* **Build**: the build that takes the most chips this turn (``build_chips``: only chips that reach the
+  builder count, substitutes 1); ties: the larger sum of ``chip_weight`` over the chips.
+* **Chip** (compensation / substitute): the colour with the highest ``chip_weight``.
 * **Cardinal**: the square (or ``C-``) that leaves the next seat the fewest chips with its best build
-  (no build at all counts -1), then the fewest builds reaching that best, then a seeded random choice.
+  (no build at all counts -1), then the fewest builds reaching that best.
 
 **rollout_move** (the fast policy of a search's playouts, e.g. ``mcts:N``)
 
 * **Build**: with probability ``1 - epsilon`` (0.8) the build of highest chip value for the builder
-  (:func:`~agents.baselines.kardinal_heuristics.chip_values` with
-  :func:`~agents.baselines.kardinal_heuristics.seat_weights`; random among ties), else a random build.
+  (``chip_values`` with ``seat_weights``), else a random build.
 * **Chip**: the colour of highest ``seat_weights`` value (the first of equal ones).
 * **Cardinal**: with probability ``cardinal_block`` (1.0) the square shared by most of the next
   builder's best builds by raw chip count (``C-`` if the cardinal already stands there), else random.
 * A decision with one legal move takes it without drawing a random number.
 
 The policy also offers the helpers of :mod:`agents.search.mcts`: ``play_out(game, rng)`` (the moves and
-draws of repeated calls, on move codes: fast) and ``order(game, actions)`` (a decision's action ids
-ranked for progressive widening: builds by chip value, chips by colour value, cardinal moves as the
-greedy agent ranks them).
+draws of repeated calls, on move codes: fast) and ``order(game, actions)`` (builds by chip value, chips
+by colour value, cardinal moves as the greedy agent ranks them).
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from agents.base import BaseAgent
 from agents.baselines.kardinal_heuristics import (
@@ -49,20 +47,16 @@ __all__ = ["GreedyAgent", "greedy_code", "Playout", "rollout_move"]
 
 def _greedy_build(game, codes, rng):
     seat = game.current_player
-    weights = {}
+    weights = {-1: 1.0}  # a substitute chip counts 1
     scored = []
     for code in codes:
         colours: list = []
         chips = build_chips(game, code, colours)
         value = 0.0
         for c in colours:
-            if c < 0:
-                value += 1.0
-                continue
-            w = weights.get(c)
-            if w is None:
-                w = weights[c] = chip_weight(game, seat, c)
-            value += w
+            if c not in weights:
+                weights[c] = chip_weight(game, seat, c)
+            value += weights[c]
         scored.append(((chips, value), code))
     return pick_max(scored, rng)
 
@@ -92,24 +86,18 @@ class GreedyAgent(BaseAgent):
         return format_move(greedy_code(game, self.rng))
 
 
-# ---------------------------------------------------------------------- playout policy
-_ONES = [1.0, 1.0, 1.0, 1.0, 1.0]
-
-
 def _quick_block(game, codes, rng):
     """Cheap greedy-like cardinal: stand on the square shared by most of the next builder's best
     builds (by raw chip count); ``C-`` if the cardinal already stands there."""
     _seat, builds = game.next_builder(ignore_cardinal=True)
     if not builds:
         return codes[rng.randrange(len(codes))]
-    values = chip_values(game, builds, _ONES)
+    values = chip_values(game, builds, [1.0] * 5)
     best = max(values)
-    counts: dict[int, int] = {}
+    counts: Counter[int] = Counter()
     for v, b in zip(values, builds, strict=True):
         if v == best:
-            counts[b[3]] = counts.get(b[3], 0) + 1
-            if b[4] >= 0:
-                counts[b[4]] = counts.get(b[4], 0) + 1
+            counts.update(b[3:5] if b[4] >= 0 else b[3:4])
     target = pick_max([(m, k) for k, m in counts.items()], rng)
     if target == game.cardinal_key:
         return codes[0]  # C- is listed first whenever the cardinal stands somewhere

@@ -25,13 +25,9 @@ __all__ = [
 
 
 def build_chips(game, code, colours_out: list | None = None) -> int:
-    """Chips the builder of ``code`` takes this turn (``Game.build_chips``), not counting the
-    compensation chip of the game's first build (the same for every first build).
-
-    Chips that go to nobody (a neutral build under ``neutral_build_chips="put_aside"``) count 0.
-    When ``colours_out`` is a list, the colours of the regular chips are appended to it and each
-    substitute chip appends ``-1`` (the builder chooses its colour later).
-    """
+    """Chips the builder of ``code`` takes this turn (``Game.build_chips``; not the first build's
+    compensation chip; 0 for chips that go to nobody). With ``colours_out``, the regular chips' colours
+    are appended to it and ``-1`` for each substitute chip (its colour chosen later)."""
     gain = game.build_chips(code)
     if gain.set_aside:
         return 0
@@ -42,12 +38,9 @@ def build_chips(game, code, colours_out: list | None = None) -> int:
 
 
 def chip_weight(game, seat: int, colour: int) -> float:
-    """How much one chip of ``colour`` is worth to ``seat`` beyond its face value of one chip.
-
-    A chip of the seat's own colour would mostly come to it at the end anyway (leftovers), so it is
-    worth less; a chip of another seat's colour also denies that seat a leftover; a chip of the
-    colour the seat holds most of counts double at the end.
-    """
+    """What one chip of ``colour`` is worth to ``seat``: less for its own colour (its leftovers come to
+    it anyway), more for another seat's (denying it a leftover) and for the colour it holds most of
+    (counted double at the end)."""
     rules = game.rules
     n = game.num_players
     w = 1.0
@@ -66,11 +59,8 @@ def chip_weight(game, seat: int, colour: int) -> float:
 
 
 def seat_weights(rules, seat: int) -> list[float]:
-    """A fixed value of one chip of each colour for ``seat`` (index 4: a substitute chip of free
-    choice, worth the best colour), from the rules alone: a chip of the seat's own colour is worth
-    little (its leftovers come to it at the end anyway); a chip of another seat's colour is worth one
-    chip plus the leftover it denies that seat. The playout policy uses it (cheaper than
-    :func:`chip_weight`, which looks at the holdings)."""
+    """A fixed value of one chip of each colour for ``seat`` from the rules alone, as :func:`chip_weight`
+    without the holdings (index 4: a substitute chip, worth the best colour); the playout policy's."""
     n = rules.players
     own = rules.owned_colours(seat)
     w = []
@@ -86,10 +76,8 @@ def seat_weights(rules, seat: int) -> list[float]:
 
 
 def chip_values(game, codes, weights) -> list[float]:
-    """The value for its builder of the chips each build of ``codes`` takes (``Game.build_chips``),
-    one chip of colour ``c`` worth ``weights[c]`` and a substitute chip ``weights[4]``; 0 for a build
-    whose chips go to nobody. The chips a build takes depend only on its squares (and, for the
-    neutral put-aside rule, on whether its colour is the neutral one), so results are shared per key."""
+    """The value for its builder of the chips each build of ``codes`` takes, a chip of colour ``c``
+    worth ``weights[c]`` and a substitute ``weights[4]``; shared per squares (and neutral colour)."""
     cache: dict = {}
     out = []
     for code in codes:
@@ -104,8 +92,7 @@ def chip_values(game, codes, weights) -> list[float]:
 
 
 def build_value(game, code, weights) -> float:
-    """The value for its builder of the chips the build ``code`` takes, as :func:`chip_values` counts
-    it for one build (summed chip by chip)."""
+    """:func:`chip_values` of one build (summed chip by chip)."""
     colours: list = []
     build_chips(game, code, colours)
     return sum(weights[c] for c in colours)  # -1 (a substitute) indexes the free-choice weight
@@ -123,18 +110,9 @@ def cardinal_block_values(game) -> list[tuple[tuple, int, int]]:
     for code in moves:
         assert code[0] == CARDINAL
         blocked = code[3] if code[3] >= 0 else current
-        best = -1
-        count = 0
-        for v, a, b in scored:
-            if a == blocked or b == blocked:
-                continue
-            if best < 0:
-                best = v
-            if v == best:
-                count += 1
-            else:
-                break
-        out.append((code, best, count))
+        left = [v for v, a, b in scored if blocked not in (a, b)]  # best first
+        best = left[0] if left else -1
+        out.append((code, best, left.count(best)))
     return out
 
 
@@ -147,14 +125,11 @@ ADVICE_CLIP = 8.0
 
 
 def cardinal_advice(game) -> list[tuple[tuple, float]]:
-    """For each legal cardinal move: ``(code, advice)``, how far the move falls short of the greedy
-    agent's cardinal choice in the greedy agent's own order (:func:`cardinal_block_values`: fewest
-    chips for the next builder's best build, then fewest builds reaching it). ``advice`` is
-    ``-((best - b) + ADVICE_COUNT_WEIGHT * min(9, count - c[best]))``, with ``b`` the fewest chips any
-    move leaves and ``c[best]`` the fewest builds among the moves that leave ``best``, clipped at
-    ``-ADVICE_CLIP``: 0 for the moves the greedy agent chooses among, negative for every other, and
-    a move the greedy agent ranks lower never gets more (unless both are clipped). Call only in the
-    cardinal phase."""
+    """For each legal cardinal move: ``(code, advice)``, how far it falls short of the greedy agent's
+    choice in its own order (:func:`cardinal_block_values`): ``-((best - b) + ADVICE_COUNT_WEIGHT *
+    min(9, count - c[best]))``, ``b`` the fewest chips any move leaves and ``c[best]`` the fewest builds
+    among the moves that leave ``best``, clipped at ``-ADVICE_CLIP``: 0 for the moves the greedy agent
+    chooses among, never more for a move it ranks lower (unless both are clipped). Cardinal phase only."""
     values = cardinal_block_values(game)
     b = min(best for _code, best, _count in values)
     fewest: dict[int, int] = {}

@@ -1,36 +1,31 @@
 """A strong heuristic baseline for Kardinal & König (``heuristic``): it plans its whole turn one ply
 deep with a value that estimates the final score margin, from public information and its own hand.
 
-**What it sees.** The board (cloisters, advisors, free sites), the scores, the display, the discard
-pile, the deck size, the run-outs, the hand sizes, the public decision log and its own hand — all
-through public engine queries (``Game.live_view``, ``Game.hand_counts`` for its own seat,
-``Game.legal_actions``) and :class:`kardinal_env.koenig.knowledge.SeatKnowledge` (the decision log,
-the deck cards the seat saw taken). It never reads another seat's hand, the deck order
-or the game's generator; ``tests/test_koenig_heuristic.py`` checks that two games differing only in
-those give the same moves.
+**What it sees.** The board, the scores, the display, the discard pile, the deck size, the run-outs,
+the hand sizes, the public decision log and its own hand, through public engine queries
+(``Game.live_view``, ``Game.hand_counts`` for its own seat, ``Game.legal_actions``) and
+:class:`kardinal_env.koenig.knowledge.SeatKnowledge`. It never reads another seat's hand, the deck
+order or the game's generator (``tests/test_koenig_heuristic.py`` checks games differing only in those).
 
-**How it decides.** It values a board by every seat's estimated final score (banked points, the
-scorings still to come and weighted potentials) and its margin over the others
-(:mod:`agents.baselines.koenig_heuristic_value`); a hand by the pieces it pays for on the next turn,
-drawing as an expectimax over what the seat knows of the deck; and it enumerates every plan for the
-rest of the turn — a discard, one piece, or two pieces in one country, with every payment — valued
-as board value + hand value (:mod:`agents.baselines.koenig_heuristic_plan`). The best plan gives the
+**How it decides.** It values a board by every seat's estimated final score and its margin over the
+others (:mod:`agents.baselines.koenig_heuristic_value`), a hand by the pieces it pays for on the next
+turn (drawing: an expectimax over what the seat knows of the deck), and enumerates every plan for the
+rest of the turn — a discard, one piece, or two pieces in one country, with every payment — valued as
+board value + hand value (:mod:`agents.baselines.koenig_heuristic_plan`). The best plan gives the
 move; exact ties are broken by the agent's own generator (``seed``). :class:`HeuristicWeights`
 (:mod:`agents.baselines.koenig_heuristic_weights`) names the weights.
 
-**Compiled.** Where the compiled core is built (``bash scripts/setup.sh``), the candidates' values
-(everything above before the tie-break) are computed by the core (``cpp/src/koenig/heuristic.hpp``,
-:func:`agents.search.koenig_compiled.heuristic_values`): the same moves and the same values, operation
-for operation (``tests/test_core_koenig_heuristic.py`` compares them at thousands of positions and
-whole games), about ten times faster (``scripts/benchmark.py koenig-heuristic``). The core reads the
+**Compiled.** Where the compiled core is built, the candidates' values (everything before the
+tie-break) come from the core (``cpp/src/koenig/heuristic.hpp``,
+:func:`agents.search.koenig_compiled.heuristic_values`): the same moves and values, operation for
+operation (``tests/test_core_koenig_heuristic.py``), about ten times faster. The core reads the
 public state and the seat's own hand; what the seat knows of the deck (:func:`deck_probabilities`) is
-computed here and passed in; the tie-break stays in Python for both paths. ``compiled=False``
-(:class:`KoenigHeuristicAgent`, :func:`heuristic_move`) always plans in Python, as do
-``KARDINAL_ENV_BACKEND=python``, a subclass of ``Game`` and a determinized world.
+passed in. ``compiled=False``, ``KARDINAL_ENV_BACKEND=python``, a subclass of ``Game`` and a
+determinized world plan in Python.
 
-The weights were tuned by coordinate search over head-to-head tournaments of candidate against
-incumbent weights (``agents.baselines.koenig_tuning``); ``docs/koenig-heuristic.md`` has the method,
-every comparison and the strength against ``greedy`` and ``random``.
+The weights were tuned by coordinate search over head-to-head tournaments
+(``agents.baselines.koenig_tuning``); ``docs/koenig-heuristic.md`` has the method, every comparison and
+the strength against ``greedy`` and ``random``.
 """
 
 from __future__ import annotations
@@ -79,9 +74,8 @@ def heuristic_candidates(
     game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 6, compiled: bool = True
 ) -> list[tuple[int, float]]:
     """The heuristic's ``(move id, value)`` candidates for the current decision, before the tie-break
-    (:meth:`_Planner.candidates`): from the compiled core when ``compiled`` and it is used
-    (:func:`agents.search.koenig_compiled.heuristic_values`), else from the Python planner. The two
-    agree to about 1e-12 (``tests/test_core_koenig_heuristic.py``)."""
+    (:meth:`_Planner.candidates`): from the compiled core when ``compiled`` and it is used, else from
+    the Python planner."""
     seat = game.current_player
     if seat is None:
         raise ValueError("no legal move: the game is over")
@@ -104,14 +98,12 @@ def heuristic_advice(
     game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 6, clip: float = ADVICE_CLIP
 ) -> np.ndarray:
     """The heuristic's view of every move of the current decision, for a network to start from
-    (:mod:`agents.networks.koenig_net`, kind ``advised``): a float32 array over the board's move table
-    (``game.board.moves``), for each move the value of the heuristic's best plan that starts with it
-    less the value of its best plan overall, clipped to ``[-clip, 0]`` — 0 for the move the heuristic
-    plays (every move of an exact tie), ``-clip`` for the legal moves it did not value (placements
-    outside its ``replan`` best plans) and for the illegal ones. A decision with a single legal move
-    gives 0 for it. Public information and the seat's own hand only, as :func:`heuristic_candidates`.
-    In a world a search dealt for another seat (``game.determinize``), where this seat's draws after the
-    first run-out are not recorded, the deck is taken to hold the cards the seat cannot see
+    (:mod:`agents.networks.koenig_net`, kind ``advised``): a float32 array over ``game.board.moves``,
+    for each move the value of the heuristic's best plan that starts with it less that of its best plan
+    overall, clipped to ``[-clip, 0]`` — 0 for the moves it plays, ``-clip`` for the legal moves it did
+    not value (placements outside its ``replan`` best plans) and the illegal ones; a single legal move
+    gets 0. In a world a search dealt for another seat, where this seat's draws after the first
+    run-out are not recorded, the deck holds the cards the seat cannot see
     (:func:`unseen_deck_probabilities`, as the playouts of ``rollout:N`` assume)."""
     legal = game.legal_actions()
     if not legal:
@@ -133,10 +125,9 @@ def heuristic_advice(
 
 
 def estimated_final_scores(game, weights: HeuristicWeights = DEFAULT_WEIGHTS) -> list[float]:
-    """Every seat's estimated final score on the board as it is (the value of a board,
-    :mod:`agents.baselines.koenig_heuristic_value`: banked points, the scorings still to come and the
-    weighted potentials), from public information only — no hand is read. A leaf value for searches;
-    equals ``game.scores()`` once the game is over."""
+    """Every seat's estimated final score on the board as it is
+    (:mod:`agents.baselines.koenig_heuristic_value`), from public information only; ``game.scores()``
+    once the game is over."""
     if game.is_over:
         return [float(v) for v in game.scores()]
     seat = game.current_player
@@ -146,9 +137,7 @@ def estimated_final_scores(game, weights: HeuristicWeights = DEFAULT_WEIGHTS) ->
 def heuristic_move(
     game, rng, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 6, compiled: bool = True
 ) -> str:
-    """The heuristic's move for the current decision of a ``kardinal_env.koenig.Game`` (module
-    docstring); ``rng`` (a ``random.Random``) breaks exact ties. ``compiled``: value the candidates in
-    the compiled core when it is used (the same move; ``False`` forces the Python planner)."""
+    """The heuristic's move for the current decision (module docstring); ``rng`` breaks exact ties."""
     legal = game.legal_actions()
     if not legal:
         raise ValueError("no legal move: the game is over")

@@ -25,6 +25,9 @@ is what a playout seat assumes of the deck instead (the cards it cannot see).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 from agents.baselines.koenig_heuristic_value import _next_turn_chance, _Position, _static
 from agents.baselines.koenig_heuristic_weights import HeuristicWeights
 from kardinal_env.koenig.knowledge import SeatKnowledge, deck_counts
@@ -32,26 +35,15 @@ from kardinal_env.koenig.knowledge import SeatKnowledge, deck_counts
 __all__ = ["deck_probabilities", "unseen_deck_probabilities"]
 
 
-class _HandValuer:
-    """Values hands for the seat's next turn given per-country opportunities (module docstring)."""
+def _hand_valuer(board, opportunities: tuple[list[float], list[float]], weight: float) -> Callable:
+    """The value of a hand for the seat's next turn given per-country opportunities (module docstring)."""
+    g1, g2 = opportunities
 
-    def __init__(self, board, opportunities: tuple[list[float], list[float]], second: float) -> None:
-        self.country_type = board.country_type
-        self.g1, self.g2 = opportunities
-        self.second = second
-        self.memo: dict[tuple[int, ...], float] = {}
-
-    def __call__(self, hand: tuple[int, ...]) -> float:
-        v = self.memo.get(hand)
-        if v is None:
-            v = self.memo[hand] = self._value(hand)
-        return v
-
-    def _value(self, hand: tuple[int, ...]) -> float:
+    @functools.cache
+    def value(hand: tuple[int, ...]) -> float:
         pairs = [t for t, k in enumerate(hand) if k >= 2]
         best = second = 0.0
-        g1, g2 = self.g1, self.g2
-        for c, t in enumerate(self.country_type):
+        for c, t in enumerate(board.country_type):
             k = hand[t]
             if k >= 2 or (k and any(u != t for u in pairs)):
                 v = g2[c]
@@ -63,25 +55,23 @@ class _HandValuer:
                 best, second = v, best
             elif v > second:
                 second = v
-        return best + self.second * second
+        return best + weight * second
+
+    return value
 
 
 class _Draws:
     """Expectimax over the draws that refill the hand: display cards are known, deck cards follow ``probs``."""
 
-    def __init__(self, q: _HandValuer, probs: list[float], deck_size: int) -> None:
+    def __init__(self, q: Callable[[tuple[int, ...]], float], probs: list[float], deck_size: int) -> None:
         self.q = q
         self.probs = [(t, p) for t, p in enumerate(probs) if p > 0]
         self.deck_size = deck_size
-        self.memo: dict[tuple, float] = {}
+        self.value = functools.cache(self._value)
 
-    def value(self, hand: tuple[int, ...], display: tuple[int, ...], taken: int = 0) -> float:
+    def _value(self, hand: tuple[int, ...], display: tuple[int, ...], taken: int = 0) -> float:
         """The hand's value after refilling it to three cards with the best draws."""
-        key = (hand, display, taken)
-        v = self.memo.get(key)
-        if v is None:
-            v = self.memo[key] = max(self.options(hand, display, taken).values(), default=self.q(hand))
-        return v
+        return max(self.options(hand, display, taken).values(), default=self.q(hand))
 
     def options(self, hand: tuple[int, ...], display: tuple[int, ...], taken: int = 0) -> dict[int, float]:
         """Value per draw source (a type index for the display, -1 for the deck); empty if the hand is full."""
@@ -155,11 +145,9 @@ class _Planner:
         self.w = w
         self.replan = replan
         self.seat = seat = game.current_player
-        self.st = _static(game.board)
         self.b = game.board
-        self.pos = _Position(game, seat, w, self.st)
-        view = game.live_view()
-        self.view = view
+        self.pos = _Position(game, seat, w, _static(game.board))
+        self.view = view = game.live_view()
         self.hand = tuple(game.hand_counts(seat))
         self.display = tuple(sorted(view.display))
         self.next_turn = _next_turn_chance(view, game.num_players, seat)
@@ -167,39 +155,28 @@ class _Planner:
             self.probs: list[float] = []
         else:
             self.probs = deck_probabilities(game, seat) if deck_probs is None else list(deck_probs)
-        self._boards: dict[tuple[int, ...], float] = {}
-        self._after: dict[tuple[int, ...], _Draws] = {}
+        self._board = functools.cache(lambda key: self.pos.try_pieces(key) if key else self.pos.value)
+        self._draws = functools.cache(self._new_draws)
 
     # -------------------------------------------------------------- pieces
     def decode(self, m: int) -> tuple[int, int, tuple[int, ...]]:
         """(piece, country, cards as type indices) of a placement move id."""
         b = self.b
-        P = b.pay_stride
         if m < b.advisor_base:
-            site, j = divmod(m, P)
-            c = b.site_country[site]
-            piece = site
-        else:
-            c, j = divmod(m - b.advisor_base, P)
-            piece = -1 - c
-        cards = (j - 1, j - 1) if j else (b.country_type[c],)
-        return piece, c, cards
+            site = m // b.pay_stride
+            return site, b.site_country[site], b.move_spends[m]
+        c = (m - b.advisor_base) // b.pay_stride
+        return -1 - c, c, b.move_spends[m]
 
     def board_value(self, pieces: tuple[int, ...]) -> float:
-        key = tuple(sorted(pieces))
-        v = self._boards.get(key)
-        if v is None:
-            v = self._boards[key] = self.pos.try_pieces(key) if key else self.pos.value
-        return v
+        return self._board(tuple(sorted(pieces)))
 
     def draws_after(self, pieces: tuple[int, ...]) -> _Draws:
-        key = tuple(sorted(pieces))
-        d = self._after.get(key)
-        if d is None:
-            pos = self.pos.copy_with(key) if key else self.pos
-            q = _HandValuer(self.b, pos.opportunities(), self.w.hand_second)
-            d = self._after[key] = _Draws(q, self.probs, self.view.deck_size)
-        return d
+        return self._draws(tuple(sorted(pieces)))
+
+    def _new_draws(self, pieces: tuple[int, ...]) -> _Draws:
+        pos = self.pos.copy_with(pieces) if pieces else self.pos
+        return _Draws(_hand_valuer(self.b, pos.opportunities(), self.w.hand_second), self.probs, self.view.deck_size)
 
     def hand_value(self, hand: tuple[int, ...], draws: _Draws) -> float:
         if self.next_turn <= 0:

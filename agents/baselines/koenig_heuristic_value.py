@@ -30,6 +30,9 @@ country). The turns left and the chance of another turn are estimated from publi
 
 from __future__ import annotations
 
+import copy
+import functools
+
 from agents.baselines.koenig_heuristic_weights import HeuristicWeights
 from kardinal_env.koenig import scoring
 
@@ -54,50 +57,40 @@ class _Static:
         for i, (a, b) in enumerate(board.alliances):
             self.alliances_of[a].append(i)
             self.alliances_of[b].append(i)
-        self.group_memo: dict[frozenset, list[tuple[int, tuple[int, ...]]]] = {}
+        self.groups = functools.lru_cache(maxsize=100_000)(self._groups)
 
-    def groups(self, sites: frozenset) -> list[tuple[int, tuple[int, ...]]]:
+    def _groups(self, sites: frozenset) -> list[tuple[int, tuple[int, ...]]]:
         """``(longest chain, sites next to the group)`` of every connected group of two or more of
-        ``sites`` (one seat's cloisters), cached."""
-        out = self.group_memo.get(sites)
-        if out is None:
-            if len(self.group_memo) > 100_000:
-                self.group_memo.clear()
-            adj = self.board.adjacency
-            out = []
-            seen: set[int] = set()
-            for root in sorted(sites):
-                if root in seen:
-                    continue
-                group = [root]
-                seen.add(root)
-                border: set[int] = set()
-                for v in group:
-                    for u in adj[v]:
-                        if u in sites:
-                            if u not in seen:
-                                seen.add(u)
-                                group.append(u)
-                        else:
-                            border.add(u)
-                if len(group) >= 2:
-                    length = len(group) if len(group) == 2 else scoring.longest_paths(group, adj)[0]
-                    out.append((length, tuple(sorted(border))))
-            self.group_memo[sites] = out
+        ``sites`` (one seat's cloisters); :attr:`groups` caches it."""
+        adj = self.board.adjacency
+        out = []
+        seen: set[int] = set()
+        for root in sorted(sites):
+            if root in seen:
+                continue
+            group = [root]
+            seen.add(root)
+            border: set[int] = set()
+            for v in group:
+                for u in adj[v]:
+                    if u in sites:
+                        if u not in seen:
+                            seen.add(u)
+                            group.append(u)
+                    else:
+                        border.add(u)
+            if len(group) >= 2:
+                length = len(group) if len(group) == 2 else scoring.longest_paths(group, adj)[0]
+                out.append((length, tuple(sorted(border))))
         return out
 
 
-_STATICS: dict[int, _Static] = {}
-
-
+@functools.cache  # by board object (boards compare by identity)
 def _static(board) -> _Static:
-    st = _STATICS.get(id(board))
-    if st is None or st.board is not board:
-        st = _STATICS[id(board)] = _Static(board)
-    return st
+    return _Static(board)
 
 
-def _turns_left(view, n: int, seat: int) -> float:
+def _turns_left(view, n: int) -> float:
     """Turns the seat still gets after the current one (an estimate from public counts)."""
     if view.last_round:
         return 0.0
@@ -161,7 +154,7 @@ class _Position:
         self.times = 2 if view.runouts == 0 else 1
         if view.last_round:
             self.times = 1
-        self.phi = min(1.0, _turns_left(view, n, seat) / w.horizon)
+        self.phi = min(1.0, _turns_left(view, n) / w.horizon)
         self.final = view.last_round and seat == n - 1
         self.memo: dict[tuple, list[float]] = {}  # (cloister counts, free sites) -> cloister component
         self._sites: list[set[int]] = [set() for _ in range(n)]
@@ -184,16 +177,10 @@ class _Position:
 
     def copy_with(self, pieces: tuple[int, ...]) -> _Position:
         """A new position with the seat's pieces placed (see :meth:`try_pieces` for the encoding)."""
-        p = _Position.__new__(_Position)
-        p.st, p.w, p.n, p.me = self.st, self.w, self.n, self.me
-        p.owner = list(self.owner)
-        p.cl = [list(r) for r in self.cl]
-        p.ad = [list(r) for r in self.ad]
-        p.free = list(self.free)
-        p.cl_left = list(self.cl_left)
-        p.ad_left = list(self.ad_left)
-        p.banked, p.times, p.phi, p.final = self.banked, self.times, self.phi, self.final
-        p.memo = self.memo
+        p = copy.copy(self)  # the constants and the memo shared
+        p.owner, p.free = list(self.owner), list(self.free)
+        p.cl_left, p.ad_left = list(self.cl_left), list(self.ad_left)
+        p.cl, p.ad = [list(r) for r in self.cl], [list(r) for r in self.ad]
         p._sites = [set(s) for s in self._sites]
         for piece in pieces:
             p._place(piece)
@@ -243,10 +230,8 @@ class _Position:
                     for o in range(n):
                         if o != s:
                             row[o] += add
-                            loss = scoring.cloister_points(row)[s] - pts[s]
+                            worst = min(worst, scoring.cloister_points(row)[s] - pts[s])
                             row[o] -= add
-                            if loss < worst:
-                                worst = loss
                     out[s] += scale * worst
         return out
 

@@ -1,19 +1,14 @@
 """Tournaments that tune and measure the Kardinal & König heuristic (:mod:`agents.baselines.koenig_heuristic`);
 ``scripts/tune_koenig_heuristic.py`` is their command line, ``docs/koenig-heuristic.md`` the method.
 
-A small game loop of its own: ``Game(rules, seed=...)``, one agent per seat, each reset with a seed
-derived from the game's; a seat's win share is ``1/k`` when it is one of ``k`` winners.
+A small game loop of its own (:func:`play_game`); a seat's win share is ``1/k`` as one of ``k`` winners.
 
-* :func:`one_vs_field` — one agent against ``players - 1`` copies of another, the focal seat rotated
-  (game ``i``: seat ``i % players``); parity ``1 / players``.
-* :func:`head_to_head` — two weight sets in half of the seats each, every deal played twice (``ABAB``,
-  ``BABA``); also the mean score difference per game (A's seats' mean minus B's) and its standard error
-  over deals, which separates close candidates with fewer games than the win share.
-* :func:`coordinate_search` — for each weight in turn, each candidate value (the incumbent's times each
-  of ``factors``, 0.1 for a weight at 0; ``rival_max`` moved by ``rival_step`` within [0, 1]) plays a
-  head-to-head against the incumbent on the same deals and replaces it when its win share is above 0.5
-  and its mean score difference more than ``z`` standard errors above 0; rounds repeat. With ``field=W``:
-  a best response, candidate and incumbent each playing :func:`one_vs_field` against copies of ``W``.
+* :func:`one_vs_field` — one agent against ``players - 1`` copies of another, the focal seat rotated.
+* :func:`head_to_head` — two weight sets in half of the seats each, every deal played from both sides;
+  also the mean score difference per game and its standard error over deals, which separates close
+  candidates with fewer games than the win share.
+* :func:`coordinate_search` — for each weight in turn, each candidate value plays the incumbent on the
+  same deals and replaces it when clearly better; rounds repeat.
 * :func:`wilson_interval` — the 95% Wilson score interval of a share (:mod:`agents.evaluation.stats`).
 """
 
@@ -63,8 +58,7 @@ def make_agent(name: str, seed: int | None = None, weights: HeuristicWeights | N
 
 @dataclass(frozen=True)
 class MatchResult:
-    """The outcome of a series of games for the *focal* side (``one_vs_field``: the single agent;
-    ``head_to_head``: weight set A)."""
+    """The outcome of a series of games for the *focal* side (the single agent, or weight set A)."""
 
     games: int
     share: float  # mean win share per game of the focal side (sum over its seats)
@@ -102,9 +96,17 @@ def play_game(rules: Rules, seed: int, agents: Sequence) -> Game:
     return game
 
 
-def _result(shares: list[float], diffs: list[float], parity: float, seconds: float, group: int = 1) -> MatchResult:
-    """The summary of a series; the score difference's standard error treats each run of ``group``
-    games (the games of one deal) as one sample."""
+def _outcome(game: Game, mine: list[bool]) -> tuple[float, float]:
+    """``(win share, mean score difference)`` of the seats ``s`` with ``mine[s]`` in a finished game."""
+    winners, scores = game.winners(), game.scores()
+    ours = [v for s, v in enumerate(scores) if mine[s]]
+    others = [v for s, v in enumerate(scores) if not mine[s]]
+    return sum(1 / len(winners) for s in winners if mine[s]), sum(ours) / len(ours) - sum(others) / len(others)
+
+
+def _result(outcomes: list[tuple[float, float]], parity: float, seconds: float, group: int = 1) -> MatchResult:
+    """The summary of a series; the standard error takes the ``group`` games of a deal as one sample."""
+    shares, diffs = [share for share, _ in outcomes], [diff for _, diff in outcomes]
     games = len(shares)
     mean = sum(diffs) / games
     samples = [sum(diffs[i : i + group]) / len(diffs[i : i + group]) for i in range(0, games, group)]
@@ -132,21 +134,15 @@ def one_vs_field(
     ``seed + i`` and the focal agent in seat ``i % players``."""
     _check_games(games)
     rules = Rules(players=players, discard=discard)
-    shares: list[float] = []
-    diffs: list[float] = []
+    outcomes: list[tuple[float, float]] = []
     start = time.perf_counter()
     for i in range(games):
-        seat = i % players
-        agents = [focal(0) if s == seat else field(0) for s in range(players)]
-        game = play_game(rules, seed + i, agents)
-        winners = game.winners()
-        scores = game.scores()
-        shares.append(1 / len(winners) if seat in winners else 0.0)
-        others = [v for s, v in enumerate(scores) if s != seat]
-        diffs.append(scores[seat] - sum(others) / len(others))
+        mine = [s == i % players for s in range(players)]
+        game = play_game(rules, seed + i, [focal(0) if m else field(0) for m in mine])
+        outcomes.append(_outcome(game, mine))
         if progress is not None:
-            progress(i + 1, _result(shares, diffs, 1 / players, time.perf_counter() - start))
-    return _result(shares, diffs, 1 / players, time.perf_counter() - start)
+            progress(i + 1, _result(outcomes, 1 / players, time.perf_counter() - start))
+    return _result(outcomes, 1 / players, time.perf_counter() - start)
 
 
 def head_to_head(
@@ -164,22 +160,15 @@ def head_to_head(
     deal is played from both sides. Parity: A's share of the seats."""
     _check_games(games)
     rules = Rules(players=players, discard=discard)
-    shares: list[float] = []
-    diffs: list[float] = []
+    outcomes: list[tuple[float, float]] = []
     seats_a = 0
     start = time.perf_counter()
     for i in range(games):
         mine = [(s + i) % 2 == 0 for s in range(players)]
         seats_a += sum(mine)
         agents = [KoenigHeuristicAgent(seed=0, weights=a if m else b) for m in mine]
-        game = play_game(rules, seed + i // 2, agents)
-        winners = game.winners()
-        scores = game.scores()
-        shares.append(sum(1 / len(winners) for s in winners if mine[s]))
-        sa = [v for s, v in enumerate(scores) if mine[s]]
-        sb = [v for s, v in enumerate(scores) if not mine[s]]
-        diffs.append(sum(sa) / len(sa) - sum(sb) / len(sb))
-    return _result(shares, diffs, seats_a / (games * players), time.perf_counter() - start, group=2)
+        outcomes.append(_outcome(play_game(rules, seed + i // 2, agents), mine))
+    return _result(outcomes, seats_a / (games * players), time.perf_counter() - start, group=2)
 
 
 def _candidates(w: HeuristicWeights, name: str, factors: Sequence[float], rival_step: float) -> list[float]:
@@ -208,15 +197,15 @@ def coordinate_search(
     field: HeuristicWeights | None = None,
     log: Callable[[str], None] = print,
 ) -> HeuristicWeights:
-    """Coordinate search from ``start`` (module docstring); returns the incumbent at the end. Every
-    comparison plays the same deals (seeds from ``seed``).
+    """Coordinate search from ``start``; the incumbent at the end. A weight's candidates: the incumbent's
+    value times each of ``factors`` (0.1 for a weight at 0; ``rival_max`` moved by ``rival_step`` within
+    [0, 1]); every comparison plays the same deals (seeds from ``seed``).
 
     ``field=None``: a candidate plays a :func:`head_to_head` against the incumbent and replaces it when
     its win share is above parity and its mean score difference more than ``z`` standard errors above 0.
     ``field=W``: the *best response* to a fixed field — candidate and incumbent each play
-    :func:`one_vs_field` against ``players - 1`` heuristics with weights ``W`` on the same deals, and
-    the candidate replaces the incumbent when its win share is higher and its mean score difference
-    (against the field) is more than ``z`` standard errors (of the difference of the two means) higher."""
+    :func:`one_vs_field` against heuristics with weights ``W``; the candidate wins with a higher win
+    share and a mean score difference more than ``z`` standard errors (of the difference) higher."""
     incumbent = start
     names = list(names) if names is not None else list(start.as_dict())
     unknown = sorted(set(names) - set(start.as_dict()))

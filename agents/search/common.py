@@ -7,7 +7,9 @@ so seeded searches choose the same moves."""
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -27,6 +29,7 @@ __all__ = [
     "play_out",
     "forced_root",
     "most_visited",
+    "ucb",
     "backup",
     "paired_statistics",
     "significant_move",
@@ -93,7 +96,12 @@ def play_out(
     game: Any, policy: Callable[[Any, random.Random], str] | None, rng: random.Random, limit: int | None
 ) -> None:
     """Play ``game`` on (in place) until it is over or ``limit`` moves are played (``None``: no limit):
-    ``policy(game, rng)``'s moves, or uniform random legal actions when ``policy`` is ``None``."""
+    ``policy(game, rng)``'s moves (to the end: ``policy.play_out(game, rng)`` when it has one, the same
+    moves and draws), or uniform random legal actions when ``policy`` is ``None``."""
+    fast = getattr(policy, "play_out", None) if limit is None else None
+    if fast is not None:
+        fast(game, rng)
+        return
     played = 0
     while not game.is_over and (limit is None or played < limit):
         if policy is None:
@@ -117,6 +125,11 @@ def most_visited(children: Sequence[tuple]) -> Any:
     """The move of the most visited root child ``(move, visits, mean, ...)`` (ties: the higher mean,
     then the first)."""
     return max(children, key=lambda child: (child[1], child[2]))[0]
+
+
+def ucb(node: Any, seat: int, c: float, log_n: float) -> float:
+    """UCB1 of ``node`` (``visits``, per-seat ``totals``) for ``seat``: mean plus ``c * sqrt(log_n / visits)``."""
+    return node.totals[seat] / node.visits + c * math.sqrt(log_n / node.visits)
 
 
 def backup(path: Sequence[Any], values: Sequence[float]) -> None:
@@ -153,10 +166,7 @@ def paired_statistics(
 def _sum_in_order(values: Sequence[float]) -> float:
     """Left-to-right float sum, as the compiled core adds (the builtin ``sum`` compensates its rounding
     from Python 3.12 on; the paired search's stopping rule must agree to the bit in both)."""
-    total = 0.0
-    for v in values:
-        total += v
-    return total
+    return functools.reduce(operator.add, values, 0.0)
 
 
 def seat_result(game: Any, seat: int) -> tuple[float, int]:

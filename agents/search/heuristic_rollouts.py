@@ -25,7 +25,7 @@ in every world (common random numbers).
 
 **A playout** plays the candidate, then the heuristic (``replan`` re-valued plans, default 1) for every
 seat to the end; exact ties go to the lowest move id. A playout seat values deck draws by the cards it
-cannot see in that world (:func:`unseen_deck_probabilities`).
+cannot see in that world (:func:`~agents.baselines.koenig_heuristic.unseen_deck_probabilities`).
 
 **Compiled.** With the core (``koenig_search.heuristic_rollouts``, ``cpp/src/koenig/rollouts.hpp``) the
 worlds are dealt and played in C++ — the same deals, moves and values as the Python reference

@@ -2,21 +2,18 @@
 the game protocol (:mod:`kardinal_env.core.protocol`).
 
 The agent never looks at hidden information: each simulation starts from
-``game.determinize(seat, rng)``, a full state the searching seat cannot tell from the real one (the
-game decides what the seat knows; for Kardinal & König ``kardinal_env.koenig.knowledge``). One tree is
-shared by all worlds (single-observer ISMCTS, Cowling, Powley & Whitehouse 2012); on a game of perfect
-information ``determinize`` is ``clone()`` and this is plain MCTS. ``tests/test_ismcts.py`` checks that
-two games differing only in hidden state give the same move under the same seed.
+``game.determinize(seat, rng)``, a full state the searching seat cannot tell from the real one. One
+tree is shared by all worlds (single-observer ISMCTS, Cowling, Powley & Whitehouse 2012); on a game of
+perfect information ``determinize`` is ``clone()`` and this is plain MCTS.
 
-**Search.** Nodes are keyed by action id (``legal_actions()``, played with ``apply_action``; the
-root's are named with ``action_to_string``); a node's statistics are from the point of view of the
-seat that made the move. Selection maximises UCB1 with *availability* counts (how often the move was
-legal when its parent was visited), expansion adds one untried move chosen at random, then a playout
-of at most ``rollout_moves`` decisions (default 0: none) with the game's playout policy
-(``GameAgents.rollout``; uniform random actions without one or with ``rollout="random"``). Values per
-seat in ``[0, 1]``: for a finished game ``1/k`` for each of ``k`` winners, else
-``sigmoid((projected score − best other projected score) / scale)``. The move is the most visited
-root child (ties: the higher mean value, then the first expanded).
+**Search.** Nodes are keyed by action id (``legal_actions()``, played with ``apply_action``); a node's
+statistics are from the point of view of the seat that made the move. Selection maximises UCB1 with
+*availability* counts (how often the move was legal when its parent was visited), expansion adds one
+untried move chosen at random, then a playout of at most ``rollout_moves`` decisions (default 0: none)
+with the game's playout policy (``GameAgents.rollout``; uniform random actions without one or with
+``rollout="random"``). Values per seat in ``[0, 1]``: for a finished game ``1/k`` for each of ``k``
+winners, else ``sigmoid((projected score − best other projected score) / scale)``. The move is the most
+visited root child (ties: the higher mean value, then the first expanded).
 
 **Guided search** (``rollout="guide"``, ``gismcts:N``): with the game's search guide
 (``GameAgents.search_guide``; Kardinal & König:
@@ -28,24 +25,21 @@ margin / scale)``. With ``widen_visits = W > 0`` a node offers only its ``1 + vi
 
 **Paired root** (``paired=True`` with the guide, ``pismcts:N``): the root's children are
 ``guide.root_moves(game, widen, rng, compiled)`` when the guide has it (Kardinal & König: the
-``heuristic`` agent's move and its next best, one draw of the agent's generator on an exact tie), else
-the guide's best moves in the first world. Each round deals one world and plays every child in it, each
-followed by one guided simulation below it. The move is the first child unless another's paired
-difference to it — a world's value: the final margin plus ``win_bonus`` (10) times the win share — has
-its mean above ``z`` (2.5) standard errors (:func:`agents.search.common.paired_statistics`, the test of
-``rollout:N``). Rounds go on while the next fits in N simulations; with ``batch = B > 0`` the test also
-runs every ``B`` rounds: a passing alternative ends the search, and alternatives at most ``t_continue``
-(0.5) standard errors above zero are dropped.
+``heuristic`` agent's move and its next best), else the guide's best moves in the first world. Each
+round deals one world and plays every child in it, each followed by one guided simulation below it.
+The move is the first child unless another passes the paired test of ``rollout:N``
+(:func:`agents.search.common.choose`: ``z`` 2.5, ``win_bonus`` 10). Rounds go on while the next fits in
+N simulations; with ``batch = B > 0`` the test also runs every ``B`` rounds: a passing alternative ends
+the search, and alternatives at most ``t_continue`` (0.5) standard errors above zero are dropped.
 
 **Randomness.** Each decision seeds a :class:`~kardinal_env.core.shuffle.ShuffleRng` with one
 ``getrandbits(64)`` of the agent's ``random.Random``; per simulation it deals the world, then draws the
 expansion choice (``below(len(untried))``). Playouts draw from the agent's ``random.Random``.
 
 **Compiled search.** A game whose agents' entry names ``GameAgents.compiled_ismcts`` (Kardinal &
-König: :func:`agents.search.koenig_compiled.ismcts_root`) is searched by it when no playouts are
-played (``rollout_moves=0``) and ``compiled`` is true: the same worlds, draws and move, an order of
-magnitude faster (guided: ~20 times). It answers ``None`` (then this module searches) where the core
-is not used or for a subclass of the game.
+König: :func:`agents.search.koenig_compiled.ismcts_root`) is searched by it when ``rollout_moves=0``
+and ``compiled`` is true: the same worlds, draws and move, 10-20 times faster. It answers ``None``
+(then this module searches) where the core is not used or for a subclass of the game.
 """
 
 from __future__ import annotations
@@ -69,6 +63,7 @@ from agents.search.common import (
     play_out,
     seat_result,
     spec_of,
+    ucb,
 )
 from kardinal_env.core.registry import GameSpec, UnknownGameError
 from kardinal_env.core.shuffle import ShuffleRng
@@ -176,12 +171,11 @@ class ISMCTSAgent(BaseAgent):
                     self._compiled = None
                 self._compiled_class = type(game)
             if self._compiled is not None:
-                extra: dict[str, Any] = {}
+                extra = dict(simulations=self.simulations, exploration=self.exploration, scale=self.scale)
                 if guide is not None:
                     test = (self.batch, self.z, self.t_continue, self.win_bonus)
-                    extra = dict(guide=guide, widen=self.widen, margin_weight=self.margin_weight, paired=self.paired)
+                    extra.update(guide=guide, widen=self.widen, margin_weight=self.margin_weight, paired=self.paired)
                     extra.update(test=test, widen_visits=self.widen_visits, root_moves=first)
-                extra.update(simulations=self.simulations, exploration=self.exploration, scale=self.scale)
                 children = self._compiled(game, self.rng, **extra)
                 if children is not None:
                     return children
@@ -197,9 +191,8 @@ class ISMCTSAgent(BaseAgent):
         return [(name(a), child.visits, child.totals[seat] / max(1, child.visits)) for a, child in children]
 
     def _setup(self, game) -> None:
-        """The playout policy of the game (looked up in the registry once per game class, and only
-        when the search plays out at all), or with ``rollout="guide"`` its search guide (built once,
-        unless one was given)."""
+        """The game's playout policy (once per game class, when the search plays out), or with
+        ``rollout="guide"`` its search guide (built once, unless one was given)."""
         if self.rollout == "guide":
             if self._policy is None:
                 spec = spec_of(self.game, game)
@@ -217,9 +210,7 @@ class ISMCTSAgent(BaseAgent):
         self._game_class = type(game)
 
     def _search_paired(self, game, root: _Node, n: int, search_rng: ShuffleRng, first: list[int] | None) -> list[tuple]:
-        """The paired root (module docstring): rounds of one world, the guide's first move and every
-        alternative still in play played in each; with ``batch``, the paired test after every ``batch``
-        rounds ends the search (an alternative passes it) or drops the alternatives no longer promising."""
+        """The paired root's rounds (module docstring)."""
         seat = game.current_player
         world = game.determinize(seat, search_rng)
         if first is None:
@@ -278,14 +269,8 @@ class ISMCTSAgent(BaseAgent):
                 world.apply_action(m)
                 path.append(child)
                 break
-            best_value = -1.0
-            best = moves[0]
-            for m in moves:
-                ch = node.children[m]
-                value = ch.totals[mover] / ch.visits + c * math.sqrt(math.log(avail[m]) / ch.visits)
-                if value > best_value:
-                    best_value = value
-                    best = m
+            children = node.children
+            best = max(moves, key=lambda m: ucb(children[m], mover, c, math.log(avail[m])))
             world.apply_action(best)
             node = node.children[best]
             path.append(node)

@@ -1,45 +1,39 @@
 """Multi-player UCT Monte Carlo tree search (``mcts:N``: N simulations per decision) for every game of
-perfect information, over the game protocol (:mod:`kardinal_env.core.protocol`).
+perfect information (``game=`` or the registry's entry; a game that hides information is refused: use
+``ismcts:N``), over the game protocol (:mod:`kardinal_env.core.protocol`).
 
-The agent looks the game up in the registry (:func:`kardinal_env.core.registry.game_of`, or ``game=``)
-and refuses a game that hides information (``GameSpec.perfect_information`` false: use ``ismcts:N``).
 Search runs on ``game.clone()``; every decision is one tree level, its edges the action ids of
-``legal_actions()`` played with ``apply_action`` (an id means a move in the state it came from, so the
-tree never carries one elsewhere); the root's moves are named with ``action_to_string``.
-
-**Statistics.** Each node keeps its visit count and, per seat, the sum of that seat's rewards over
-the simulations through it. Selection maximises UCB1 for the seat deciding at the node (max^n-style
-multi-player UCT): each seat pursues its own reward.
+``legal_actions()`` played with ``apply_action``; the root's moves are named with ``action_to_string``.
+Each node keeps its visit count and, per seat, the sum of that seat's rewards; selection maximises
+UCB1 for the seat deciding at the node (max^n-style multi-player UCT).
 
 **Reward** (per seat, at the end of a simulated game, in ``[0, 1]``)::
 
     r = (1 - margin_weight) * win + margin_weight * (1 + clip((score - best_other_score) / 10, -1, 1)) / 2
 
 ``win`` is 1 for every seat in ``game.winners()``, else 0; ``margin_weight`` (default 0.25) gives a
-gradient in positions already won or lost (0: pure win/loss). A playout cut short by ``playout_moves``
-is valued on ``game.projected_scores()`` (the winners: the seats of the highest projected score).
+gradient in positions already won or lost. A playout cut short by ``playout_moves`` is valued on
+``game.projected_scores()`` (the winners: the seats of the highest projected score).
 
 **Playouts.** ``rollout="policy"`` (default): the game's playout policy (``GameAgents.rollout``:
-``rollout(game, rng) -> move``), or uniform random actions for a game without one;
-``rollout="random"``: uniform random actions. A playout runs to the end, or for at most
-``playout_moves`` moves. A policy may offer two helpers, used when present:
+``rollout(game, rng) -> move``; uniform random actions without one); ``rollout="random"``: uniform
+random actions. A playout runs to the end, or for at most ``playout_moves`` moves. A policy may offer:
 
-* ``policy.order(game, actions) -> list[int]`` ranks the legal action ids of a decision, most
-  promising first (Kardinal's: builds by chip value, chips by colour value, cardinal moves as its greedy
-  agent ranks them). A node's actions are shuffled with the agent's generator, then put in that order;
-  a node with ``v`` visits has at most ``widen_base + sqrt(v)`` children (progressive widening). Without
-  ``order`` (or with ``widen_base=None``): plain UCT over all actions in the shuffled order.
-* ``policy.play_out(game, rng)`` plays a game to its end with exactly the moves and random draws of
+* ``policy.order(game, actions) -> list[int]``: the legal action ids, most promising first. A node's
+  actions are shuffled with the agent's generator, then put in that order; a node with ``v`` visits
+  has at most ``widen_base + sqrt(v)`` children (progressive widening). Without ``order`` (or with
+  ``widen_base=None``): plain UCT over all actions in the shuffled order.
+* ``policy.play_out(game, rng)``: a game played to its end with exactly the moves and draws of
   repeated ``policy(game, rng)`` calls, but faster.
 
-The final move is the most visited root child (ties: higher mean reward, then the first expanded).
-All randomness comes from the agent's own seeded ``random.Random``.
+The move is the most visited root child (ties: higher mean reward, then the first expanded). All
+randomness comes from the agent's own seeded ``random.Random``.
 
 **Compiled search.** A game whose agents' entry names a ``GameAgents.compiled_search`` (Kardinal:
 :func:`agents.search.kardinal_compiled.mcts_root`) is searched by it — the same algorithm in C++,
 seeded from one draw of the agent's generator — when the agent plays the game's policy to the end
-(``rollout="policy"``, ``playout_moves=None``) and ``compiled`` is true (the default). It answers
-``None`` where the core is not used (then this module searches, drawing as always).
+(``rollout="policy"``, ``playout_moves=None``) and ``compiled`` is true. It answers ``None`` where the
+core is not used (then this module searches, drawing as always).
 """
 
 from __future__ import annotations
@@ -60,6 +54,7 @@ from agents.search.common import (
     most_visited,
     play_out,
     spec_of,
+    ucb,
 )
 from kardinal_env.core.registry import GameSpec
 
@@ -109,7 +104,6 @@ class MCTSAgent(BaseAgent):
         self._game_class: type | None = None
         self._policy: Any = None
         self._order: Any = None
-        self._play_out: Any = None
         self._compiled: Any = None
 
     def select_move(self, game) -> str:
@@ -156,7 +150,6 @@ class MCTSAgent(BaseAgent):
         self._policy = policy if self.rollout == "policy" else None
         self._order = getattr(policy, "order", None) if self.widen_base is not None else None
         plain = self.rollout == "policy" and self.playout_moves is None
-        self._play_out = getattr(policy, "play_out", None) if plain else None
         self._compiled = wiring.load("compiled_search") if self.compiled and plain else None
         self._game_class = type(game)
 
@@ -176,23 +169,12 @@ class MCTSAgent(BaseAgent):
                 node.children.append([action, child])
                 path.append(child)
                 break
-            log_n = math.log(node.visits)
-            p = node.player
-            best = node.children[0]
-            best_value = -1.0
-            for pair in node.children:
-                child = pair[1]
-                v = child.totals[p] / child.visits + c * math.sqrt(log_n / child.visits)
-                if v > best_value:
-                    best_value = v
-                    best = pair
+            log_n, p = math.log(node.visits), node.player
+            best = max(node.children, key=lambda pair: ucb(pair[1], p, c, log_n))
             g.apply_action(best[0])
             node = best[1]
             path.append(node)
-        if self._play_out is not None:
-            self._play_out(g, self.rng)
-        else:
-            play_out(g, self._policy, self.rng, self.playout_moves)
+        play_out(g, self._policy, self.rng, self.playout_moves)
         backup(path, self._rewards(g, n))
 
     def _rewards(self, g, n: int) -> list[float]:

@@ -1,29 +1,27 @@
 """Network-guided tree search (``puct:N:PATH``): AlphaZero-style PUCT over a PPO checkpoint, for every
 game of the suite, over the game protocol (:mod:`kardinal_env.core.protocol`).
 
-The network (through its agent, :class:`agents.networks.ppo_agent.PPOAgent`) gives the prior over the
-legal moves of every node and the value of its leaves: ``policy_value(games)`` returns, per game, the
-deciding seat's legal action ids, the prior over them and the value for that seat, in one forward pass.
-Descents play the ids with ``apply_action``; ``action_to_string`` names the root's moves. N simulations
-per decision; forced moves (one legal move) are played inside an edge and never become nodes, and a
-decision with one legal move is answered without searching.
+The network's agent (:class:`agents.networks.ppo_agent.PPOAgent`) gives, in one forward pass per
+batch, ``policy_value(games)``: per game the deciding seat's legal action ids, the prior over them and
+its value. Descents play the ids with ``apply_action``; ``action_to_string`` names the root's moves. N
+simulations per decision; forced moves (one legal move) are played inside an edge and never become
+nodes, and a decision with one legal move is answered without searching.
 
 **Worlds.** Every descent runs on ``game.determinize(seat, rng)`` (the agent's seeded generator deals
-the hidden parts): plain PUCT for a game of perfect information; with hidden information (Kardinal &
-König) the tree is shared by the worlds (single-observer, as ``ismcts``). A node's moves are those of
-the first world that reached it; a later world that offers moves the node has not seen stops there, its
-evaluation's prior adds the new moves and its value is backed up like a leaf's. Selection looks only at
-the moves legal in the descent's world, their priors renormalised.
+the hidden parts): plain PUCT for a game of perfect information; with hidden information the tree is
+shared by the worlds (single-observer, as ``ismcts``). A node's moves are those of the first world
+that reached it; a later world that offers moves the node has not seen stops there, its evaluation's
+prior adds the new moves and its value is backed up like a leaf's. Selection looks only at the moves
+legal in the descent's world, their priors renormalised.
 
 **Selection.** At a node where seat ``p`` decides, the child maximising
 ``Q_p(a) + c_puct * P(a) * sqrt(N) / (1 + N(a))``; an unvisited child's ``Q`` is the node's own value.
 
-**Leaf values** (per seat, on the scale of the training return). The network gives ``v_p`` for the
-deciding seat ``p``; ``V_p = v_p + k * m_p`` with ``m`` the
-:func:`kardinal_env.core.rewards.projected_margins` and ``k`` the checkpoint's ``score_shaping``; the
-other seats get ``V_q = (2 - n - v_p) / (n - 1) + k * m_q`` (the ``win_loss`` terminal rewards sum to
-``2 - n``: for two players ``V_q = -V_p``). A finished game: its terminal reward
-(:func:`kardinal_env.core.rewards.terminal_rewards`) plus ``k`` times the final margin.
+**Leaf values** (per seat, on the scale of the training return). ``V_p = v_p + k * m_p`` for the
+deciding seat ``p`` (``v_p``: the network's value, ``m``: :func:`kardinal_env.core.rewards.projected_margins`,
+``k``: the checkpoint's ``score_shaping``); the others get ``V_q = (2 - n - v_p) / (n - 1) + k * m_q``
+(the ``win_loss`` terminal rewards sum to ``2 - n``: for two players ``V_q = -V_p``). A finished game:
+its terminal reward (:func:`kardinal_env.core.rewards.terminal_rewards`) plus ``k`` times the final margin.
 
 **Playouts at the leaves** (``rollouts=R``, default 0). A new leaf may also be valued by ``R`` playouts
 to the end with the game's playout policy (``GameAgents.rollout``; uniform random actions without one;
@@ -53,9 +51,9 @@ import numpy as np
 
 from agents.base import BaseAgent
 from agents.registry import game_agents
-from agents.search.common import check_count, play_out, search_argument_problem
+from agents.search.common import check_count, forced_root, play_out, search_argument_problem, spec_of
 from kardinal_env.core import limits
-from kardinal_env.core.registry import GameSpec, game_of
+from kardinal_env.core.registry import GameSpec
 from kardinal_env.core.rewards import REWARD_SCHEMES, projected_margins, terminal_rewards
 
 __all__ = ["PUCTAgent", "VIRTUAL_LOSS"]
@@ -156,22 +154,14 @@ class PUCTAgent(BaseAgent):
             raise ValueError(f"puct: temperature must be >= 0, got {temperature!r}")
         if not callable(getattr(evaluator, "policy_value", None)):
             raise TypeError(f"puct: the evaluator must offer policy_value(games), got {type(evaluator).__name__}")
-        self.evaluator = evaluator
-        self.simulations = simulations
-        self.c_puct = c_puct
-        self.score_shaping = score_shaping
-        self.reward = reward
-        self.temperature = temperature
-        self.batch_size = batch_size
-        self.rollouts = rollouts
-        self.rollout_weight = float(rollout_weight)
-        self.name = name or f"puct:{simulations}"
-        self.game = game
+        self.evaluator, self.simulations, self.c_puct, self.reward = evaluator, simulations, c_puct, reward
+        self.score_shaping, self.temperature, self.batch_size = score_shaping, temperature, batch_size
+        self.rollouts, self.rollout_weight = rollouts, float(rollout_weight)
+        self.name, self.game = name or f"puct:{simulations}", game
         self._np_rng = np.random.default_rng(seed)
         self._game_class: type | None = None
         self._same_worlds = True
         self._policy: Any = None  # the game's playout policy (None: uniform random moves)
-        self._play_out: Any = None  # its whole-game playout, when it has one
         self._compiled_playout: Any = None  # GameAgents.compiled_playout, when the game names one
 
     def reset(self, seed: int | None = None) -> None:
@@ -197,13 +187,10 @@ class PUCTAgent(BaseAgent):
         kw.setdefault("name", f"puct:{simulations}:{path}")
         return cls(evaluator, simulations, seed=seed, **kw)
 
-    # ------------------------------------------------------------------ public
     def select_move(self, game) -> str:
-        moves = game.legal_moves()
-        if not moves:
-            raise ValueError("no legal move: the game is over")
-        if len(moves) == 1:
-            return moves[0]
+        forced = forced_root(game)
+        if forced is not None:
+            return forced[0][0]
         root = self.expand_root(game)
         self.search(game, root, self.simulations)
         visits = root.child_visits
@@ -217,24 +204,20 @@ class PUCTAgent(BaseAgent):
         return move
 
     def _setup(self, game) -> None:
-        """Whether every world of a search reaches the same moves at a node (a game of perfect
-        information without chance: no availability bookkeeping), looked up once per game class on
-        a world of the search (never on the real game)."""
+        """Whether every world of a search reaches the same moves at a node (perfect information, no
+        chance), and the playout policy; once per game class, on a world of the search."""
         if type(game) is self._game_class:
             return
-        spec = self.game if self.game is not None else game_of(game)
+        spec = spec_of(self.game, game)
         self._same_worlds = spec.perfect_information and not spec.chance
         if self.rollouts:
             wiring = game_agents(spec)
             self._policy = wiring.load("rollout")
-            self._play_out = getattr(self._policy, "play_out", None)
             self._compiled_playout = wiring.load("compiled_playout")
         self._game_class = type(game)
 
-    # ------------------------------------------------------------------ search
     def expand_root(self, game) -> _Node:
-        """The root node of a search from ``game``: the network's prior over the legal moves and its
-        value for every seat, evaluated on a world of the deciding seat. Public, see :meth:`search`."""
+        """The root node of a search from ``game``, evaluated on a world of the deciding seat."""
         return self.expand_roots([game])[0]
 
     def expand_roots(self, games: list) -> list[_Node]:
@@ -248,17 +231,14 @@ class PUCTAgent(BaseAgent):
         return self._expand_many(worlds, decode=True)
 
     def search(self, root_game, root: _Node, simulations: int) -> None:
-        """Run ``simulations`` simulations from ``root`` (made by :meth:`expand_root` for ``root_game``),
-        ``batch_size`` leaves per forward pass; ``root`` then holds the visit counts and values. Public
-        so that tests and analysis tools can look at the tree; ``root_game`` is never modified."""
+        """Run ``simulations`` simulations from ``root`` (:meth:`expand_root` of ``root_game``, which is
+        never modified); ``root`` then holds the visit counts and values."""
         self.search_many([(root_game, root, simulations)])
 
     def search_many(self, searches: list[tuple[Any, _Node, int]]) -> None:
-        """Run several searches in lockstep, ``(root_game, root, simulations)`` each (roots made by
-        :meth:`expand_root`): every round, each search that has simulations left makes up to
-        ``batch_size`` descents, and the new leaves of all of them are evaluated in one batched call
-        of the network (the self-play trainer searches all its games at once this way,
-        :mod:`agents.training.search_training`). One search is exactly :meth:`search`."""
+        """Run several searches ``(root_game, root, simulations)`` in lockstep: every round, each with
+        simulations left makes up to ``batch_size`` descents, and the new leaves of all are evaluated in
+        one batched call of the network (the self-play trainer's way). One search is :meth:`search`."""
         left = [simulations for _, _, simulations in searches]
         while True:
             rounds = []
@@ -344,7 +324,8 @@ class PUCTAgent(BaseAgent):
         groups: dict[int, list[int]] = {}
         for j, g in enumerate(games):
             if g.is_over:
-                out[j] = self._terminal_node(g)
+                values = self._plus_shaping_potential(g, terminal_rewards(g, self.reward))
+                out[j] = _Node(None, np.zeros(0, np.int64), [], np.zeros(0), values)
             else:
                 groups.setdefault(id(g.rules), []).append(j)
         for rows in groups.values():
@@ -354,10 +335,6 @@ class PUCTAgent(BaseAgent):
                 moves: list[str | None] = [name(int(a)) for a in legal] if decode else [None] * len(legal)
                 out[j] = self._decision_node(g, g.current_player, legal, moves, np.asarray(prior, np.float64), v)
         return out
-
-    def _terminal_node(self, g) -> _Node:
-        final = terminal_rewards(g, self.reward)
-        return _Node(None, np.zeros(0, np.int64), [], np.zeros(0), self._plus_shaping_potential(g, final))
 
     def _decision_node(self, g, seat: int, actions, moves: list[str | None], prior: np.ndarray, v: float) -> _Node:
         n = g.num_players
@@ -376,10 +353,7 @@ class PUCTAgent(BaseAgent):
             end = self._compiled_playout(g, self.rng) if self._compiled_playout is not None else None
             if end is None:
                 end = g.clone()
-                if self._play_out is not None:
-                    self._play_out(end, self.rng)
-                else:
-                    play_out(end, self._policy, self.rng, None)
+                play_out(end, self._policy, self.rng, None)
             for s, r in enumerate(terminal_rewards(end, self.reward)):
                 totals[s] += r
         return [t / self.rollouts for t in totals]
