@@ -731,16 +731,14 @@ def _core_batch(spec: GameSpec, rules: Any) -> Callable[[VectorEnv], tuple[Any, 
 
 def choose_backend(spec: GameSpec, rules: Any, env_options: dict, backend: str) -> str:
     """``"core"`` or ``"python"`` for ``backend`` (``"auto"``, ``"core"`` or ``"python"``), the game and its
-    options (the module docstring of :mod:`kardinal_env.vector`)."""
-    if backend == "python":
-        return "python"
-    part = _core_batch(spec, rules)
-    if backend == "core" and (part is None or env_options):
-        why = f"options {sorted(env_options)}" if env_options and part is not None else spec.name
-        raise ValueError(
-            f"backend='core' steps Kardinal and Kardinal & König games only, without encoder "
-            f"options ({why} has no C++ batch); use backend='python' or 'auto'"
-        )
+    encoder options (the module docstring)."""
+    part = None if backend == "python" else _core_batch(spec, rules)
     if part is None or env_options:
+        if backend == "core":
+            why = f"options {sorted(env_options)}" if env_options and part is not None else spec.name
+            raise ValueError(
+                f"backend='core' steps Kardinal and Kardinal & König games only, without encoder "
+                f"options ({why} has no C++ batch); use backend='python' or 'auto'"
+            )
         return "python"
     return "core" if backend == "core" or core_module() is not None else "python"
