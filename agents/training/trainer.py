@@ -349,14 +349,16 @@ class Trainer:
 
     def write_scalars(self, charts: dict, stats: dict) -> None:
         """An iteration's TensorBoard ``charts/*`` (with learning rate, SPS, update time) and ``losses/*``."""
-        if self.writer is None:
-            return
         lr = self.optimizer.param_groups[0]["lr"]
         charts = {"learning_rate": lr, "SPS": self.sps, "update_seconds": stats["seconds"], **charts}
-        losses = {k: v for k, v in stats.items() if k not in ("seconds", "updates")}
-        for group, values in (("charts", charts), ("losses", losses)):
-            for key, value in values.items():
-                self.writer.add_scalar(f"{group}/{key}", value, self.global_step)
+        losses = {f"losses/{k}": v for k, v in stats.items() if k not in ("seconds", "updates")}
+        self.scalars({**{f"charts/{k}": v for k, v in charts.items()}, **losses})
+
+    def scalars(self, values: dict, step: int | None = None) -> None:
+        """TensorBoard ``{tag: value}`` at ``step`` (default: the step count) while tracking."""
+        if self.writer is not None:
+            for tag, value in values.items():
+                self.writer.add_scalar(tag, value, self.global_step if step is None else step)
 
     def show_progress(self, line: str) -> None:
         """Move the progress bar to the step count, or (without a bar) log ``line``."""
@@ -375,8 +377,7 @@ class Trainer:
         self.net.eval()
         for opp in self.adapter.opponents:
             self.latest[opp] = evaluate_policy(self.net, self.adapter, opp, games, cfg.seed + 1000 * iteration)
-            if self.writer is not None:
-                self.writer.add_scalar(f"eval/winrate_vs_{opp}", self.latest[opp], self.global_step)
+            self.scalars({f"eval/winrate_vs_{opp}": self.latest[opp]})
         self._postfix()
         return dict(self.latest)
 
@@ -419,8 +420,7 @@ class Trainer:
         ckpt = self.checkpoint_dict(iteration)
         write_checkpoint(ckpt, os.path.join(self.run_dir, "checkpoint.pt"))
         write_checkpoint(ckpt, os.path.join(self.run_dir, "best.pt"))
-        if self.writer is not None:
-            self.writer.add_scalar(f"eval/best_winrate_vs_{cfg.baseline}", score, self.global_step)
+        self.scalars({f"eval/best_winrate_vs_{cfg.baseline}": score})
 
     def _count_cpu(self) -> float:
         """``cpu_seconds`` with the process CPU time since the last call added."""
@@ -432,9 +432,7 @@ class Trainer:
     def run_warm_start(self) -> None:
         cfg = self.config
         info = warm_start(self.net, cfg, self.adapter, self.rng_py, self.rng, log=self.log)
-        if self.writer is not None:
-            self.writer.add_scalar("warmstart/accuracy", info["accuracy"], 0)
-            self.writer.add_scalar("warmstart/seconds", info["seconds"], 0)
+        self.scalars({"warmstart/accuracy": info["accuracy"], "warmstart/seconds": info["seconds"]}, step=0)
         self.evaluate(0, cfg.eval_games)
         self.log(f"after warm start ({info['seconds']:.0f}s): {self._winrates()}")
         if cfg.anchor_kl > 0:  # before keep_if_best: the checkpoint.pt it may write resumes with the anchor
@@ -483,8 +481,7 @@ class Trainer:
             self.take_snapshot(iteration)
             self.sps = (self.global_step - start_step) / (time.time() - start_time)
             self.log_iteration(iteration, ro, stats)
-            if self.writer is not None:
-                self.writer.add_scalar("charts/cpu_seconds", self._count_cpu(), self.global_step)
+            self.scalars({"charts/cpu_seconds": self._count_cpu()})
             if cfg.eval_interval and iteration % cfg.eval_interval == 0 and cfg.eval_games:
                 self.evaluate(iteration, cfg.eval_games)
                 if self.bar is None:
