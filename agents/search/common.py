@@ -12,7 +12,7 @@ import math
 import operator
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from kardinal_env.core import limits
 from kardinal_env.core.checks import is_finite_number, is_int
@@ -39,6 +39,9 @@ __all__ = [
     "SEARCH_ARGUMENTS",
     "search_argument_problem",
 ]
+
+
+_Score = TypeVar("_Score", int, float)
 
 
 def check_count(
@@ -87,7 +90,7 @@ def action_list(game: Any) -> list[int]:
     return actions.tolist() if hasattr(actions, "tolist") else list(actions)
 
 
-def margins(scores: Sequence[float]) -> list[float]:
+def margins(scores: Sequence[_Score]) -> list[_Score]:
     """Per seat, its score less the best other seat's."""
     return [v - max(o for t, o in enumerate(scores) if t != s) for s, v in enumerate(scores)]
 

@@ -192,8 +192,8 @@ class HeuristicRolloutAgent(BaseAgent):
         check_count("rollout: worlds", worlds, maximum=limits.WORLDS)
         for name, value in (("candidates", candidates), ("replan", replan), ("batch", batch)):
             check_count(f"rollout: {name}", value)
-        for name, value in (("z", z), ("win_bonus", win_bonus), ("t_continue", t_continue)):
-            check_finite(f"rollout: {name}", value)
+        for name, number in (("z", z), ("win_bonus", win_bonus), ("t_continue", t_continue)):
+            check_finite(f"rollout: {name}", number)
         self.worlds, self.batch, self.candidates, self.replan = worlds, batch, candidates, replan
         self.z, self.t_continue, self.win_bonus = float(z), float(t_continue), float(win_bonus)
         self.weights = DEFAULT_WEIGHTS if weights is None else weights

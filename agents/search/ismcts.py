@@ -171,7 +171,9 @@ class ISMCTSAgent(BaseAgent):
                     self._compiled = None
                 self._compiled_class = type(game)
             if self._compiled is not None:
-                extra = dict(simulations=self.simulations, exploration=self.exploration, scale=self.scale)
+                extra: dict[str, Any] = dict(
+                    simulations=self.simulations, exploration=self.exploration, scale=self.scale
+                )
                 if guide is not None:
                     test = (self.batch, self.z, self.t_continue, self.win_bonus)
                     extra.update(guide=guide, widen=self.widen, margin_weight=self.margin_weight, paired=self.paired)
