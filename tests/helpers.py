@@ -156,3 +156,12 @@ def script_main(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.main
+
+
+def train_rllib_args(**flags) -> list[str]:
+    """``scripts/train_rllib.py`` arguments from ``name=value`` flags: ``--name-with-dashes value`` (a list
+    value gives several words)."""
+    args: list[str] = []
+    for name, value in flags.items():
+        args += [f"--{name.replace('_', '-')}", *map(str, value if isinstance(value, list) else [value])]
+    return args

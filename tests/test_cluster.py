@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import train_rllib_args
 
 ROOT = Path(__file__).resolve().parent.parent
 W = 7  # observation/action window of the tiny RLlib runs
@@ -250,37 +251,10 @@ def _run(cmd: list[str], cluster: dict, timeout: float = 420) -> subprocess.Comp
 
 
 def _train(cluster: dict, out: Path, *extra: str) -> list[dict]:
-    cmd = [
-        sys.executable,
-        "scripts/train_rllib.py",
-        "--address",
-        cluster["address"],
-        "--num-env-runners",
-        "2",
-        "--players",
-        "2",
-        "--window",
-        str(W),
-        "--iterations",
-        "1",
-        "--train-batch-size",
-        "128",
-        "--minibatch-size",
-        "64",
-        "--num-epochs",
-        "1",
-        "--channels",
-        "8",
-        "--blocks",
-        "1",
-        "--win-rate-threshold",
-        "-1",  # the league freezes a snapshot after every iteration
-        "--min-episodes",
-        "0",
-        "--out",
-        str(out),
-        *extra,
-    ]
+    sizes = dict(players=2, window=W, iterations=1, train_batch_size=128, minibatch_size=64, num_epochs=1)
+    flags = dict(channels=8, blocks=1, win_rate_threshold=-1, min_episodes=0)  # -1: a snapshot every iteration
+    args = train_rllib_args(address=cluster["address"], num_env_runners=2, **sizes, **flags, out=out)
+    cmd = [sys.executable, "scripts/train_rllib.py", *args, *extra]
     _run(cmd, cluster)
     return [json.loads(line) for line in (out / "progress.jsonl").read_text().splitlines()]
 

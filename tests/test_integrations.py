@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import train_rllib_args
 
 from agents.registry import game_agents
 from kardinal_env import kardinal_v0
@@ -456,10 +457,7 @@ def _rllib_args(out, **options) -> list[str]:
     """``scripts/train_rllib.py`` arguments of a one-iteration run into ``out`` on a local Ray; threshold -1
     so that the league takes its first frozen snapshot. ``options``: more flags (``name=value``)."""
     flags = {"iterations": 1, "num_epochs": 1, "win_rate_threshold": -1, "min_episodes": 0, "object_store_mb": 128}
-    args = ["--out", str(out)]
-    for name, value in {**flags, **options}.items():
-        args += [f"--{name.replace('_', '-')}", *(map(str, value) if isinstance(value, list) else [str(value)])]
-    return args
+    return train_rllib_args(out=out, **{**flags, **options})
 
 
 @pytest.mark.integration

@@ -1,21 +1,17 @@
-"""Which engine backs a game: the one backend switch of the suite (the standard library only: no numpy,
-no environment libraries; the engines ask it for every ``Game(...)``).
+"""Which engine backs a game: the one backend switch of the suite (standard library only; the engines
+ask it for every ``Game(...)``).
 
 **Explicit first.** A game or an environment is made with ``backend="core"`` (the compiled core must be
-there: ``ImportError`` naming what is missing), ``backend="python"`` (never the core) or ``None`` (the
-default: the core when it is installed, else the Python engines). The environment variable
-``KARDINAL_ENV_BACKEND`` (``python`` / ``core``) only overrides that default: an explicit argument
-wins. :func:`core_module` is the whole decision.
+there: ``ImportError`` naming what is missing), ``"python"`` (never the core) or ``None`` (the core when
+installed, else the Python engines). ``KARDINAL_ENV_BACKEND`` (``python`` / ``core``) only overrides
+that default. :func:`core_module` is the whole decision.
 
-**One check.** One extension module, ``kardinal_core``, holds every game's compiled engine; when it is
-imported its ``ABI`` must be :data:`CORE_ABI` (a core built from other sources is refused once, with
-one message, rather than probed attribute by attribute). :func:`unavailable` is the one error for a
-core-backed object asked for when the core is not used.
+**One check.** One extension module, ``kardinal_core``, holds every game's compiled engine; its ``ABI``
+must be :data:`CORE_ABI` (a core built from other sources is refused once, with one message).
+:func:`unavailable` is the one error for a core-backed object asked for when the core is not used.
 
 When the core is missing and nothing forces a backend, the first request of the process gives one
-:class:`CoreMissingWarning` (a ``RuntimeWarning``): a user of a plain ``pip install kardinal-env``
-sees once that the games run on the slower engines and how to get the core,
-``pip install "kardinal-env[core]"``.
+:class:`CoreMissingWarning` (a ``RuntimeWarning``) saying how to get it: ``pip install "kardinal-env[core]"``.
 """
 
 from __future__ import annotations
@@ -53,9 +49,8 @@ _INTERNAL = ("kardinal_env", "agents", "kardinal_configs", "pettingzoo", "gymnas
 
 
 class CoreMissingWarning(RuntimeWarning):
-    """The compiled core is not installed and ``KARDINAL_ENV_BACKEND`` is unset: the games run on the
-    Python engines. Given once per process; ``KARDINAL_ENV_BACKEND=python`` (or a warnings filter on
-    this class) silences it."""
+    """The compiled core is not installed and ``KARDINAL_ENV_BACKEND`` is unset: the games run on the Python
+    engines. Once per process; ``KARDINAL_ENV_BACKEND=python`` or a warnings filter silences it."""
 
 
 _BACKENDS = ("python", "core")
@@ -67,8 +62,7 @@ _warned = False
 
 
 def requested() -> str:
-    """What ``KARDINAL_ENV_BACKEND`` asks for: ``"python"``, ``"core"`` or ``""`` (unset: the core when it
-    is built); ``ValueError`` naming the variable for any other value."""
+    """``KARDINAL_ENV_BACKEND``: ``"python"``, ``"core"`` or ``""`` (unset); ``ValueError`` for another value."""
     value = os.environ.get(BACKEND_VARIABLE, "").strip().lower()
     if value and value not in _BACKENDS:
         raise ValueError(f"{BACKEND_VARIABLE} must be 'python', 'core' or unset, got {value!r}")
@@ -100,12 +94,8 @@ def _load() -> ModuleType | None:
 
 
 def core_module(backend: str | None = None) -> ModuleType | None:
-    """The ``kardinal_core`` extension module when a game made with ``backend`` is core-backed, else None.
-
-    ``backend``: ``"core"`` (``ImportError`` naming why when the core cannot be used), ``"python"``
-    (None) or ``None`` (``KARDINAL_ENV_BACKEND`` when set, else the core when it is installed). When the
-    core is missing and nothing forces a backend, the first call of the process gives one
-    :class:`CoreMissingWarning` (pointing at the first line outside this package that asked)."""
+    """The ``kardinal_core`` module when a game made with ``backend`` is core-backed, else None (the module
+    docstring); the warning points at the first line outside this package that asked."""
     global _warned
     wanted = requested() if backend is None else _check_backend(backend)
     if wanted == "python":
@@ -136,16 +126,14 @@ def _check_backend(backend: object) -> str:
 
 
 def unavailable(what: str) -> RuntimeError:
-    """The one error for a core-backed ``what`` (``"Kardinal engine"``, ...) asked for when the core is not
-    used: names why (the variable, or the import problem) and how to get the core."""
+    """The error for a core-backed ``what`` asked for when the core is not used: why, and how to get it."""
     _load()
     reason = f"{BACKEND_VARIABLE}=python" if requested() == "python" else f"the core is not built: {_import_error}"
     return RuntimeError(f"the compiled {what} is not available ({reason}); {BUILD_HINT}")
 
 
 def _caller_level() -> int:
-    """The ``stacklevel`` for ``warnings.warn`` called in :func:`core_module` that names the first frame
-    outside this package, the game libraries and the import machinery (the program's own line)."""
+    """The ``stacklevel`` of the first frame outside this package, the game libraries and the import machinery."""
     frame = sys._getframe(2)  # the caller of core_module
     level = 2
     while frame is not None and frame.f_back is not None:
@@ -168,14 +156,12 @@ def backend() -> str:
 
 
 def _reset_for_tests() -> None:
-    """Forget the import attempt and the warning (tests of the backend selection only)."""
     global _module, _import_error, _tried, _warned
     _module, _import_error, _tried, _warned = None, None, False, False
 
 
 class CoreBacked:
-    """What every core-backed ``Game`` (both games' ``CoreGame``) reads straight from its core object
-    ``_core``: the core itself and the turn state. Mixed in before the game's ``Game`` class."""
+    """The turn state every core-backed ``Game`` reads from its core object ``_core`` (mixed in first)."""
 
     __slots__ = ()
     compiled = True
@@ -183,9 +169,8 @@ class CoreBacked:
 
     @property
     def core(self) -> Any:
-        """The core object (``kardinal_core.KardinalGame`` / ``KoenigGame``) holding this game's state, for
-        the core's readers (observation writers, searches). Never play a move on it: the game would no
-        longer know its history."""
+        """The core object holding this game's state, for its readers; never play a move on it (the game
+        would no longer know its history)."""
         return self._core
 
     @property
@@ -202,8 +187,7 @@ class CoreBacked:
 
 
 def forward_to_core(cls: type, methods: str = "", properties: str = "") -> None:
-    """Give the core-backed game class ``cls`` the ``methods`` (names separated by spaces; positional
-    arguments) and read-only ``properties`` that only return its core's member of the same name."""
+    """Give ``cls`` the ``methods`` and read-only ``properties`` (space-separated names) of its core."""
 
     def forward(name: str) -> Any:
         def method(self: Any, *args: Any) -> Any:

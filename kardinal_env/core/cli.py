@@ -1,16 +1,13 @@
-"""Command-line flags for the registered games, shared by every tool that takes a ``--game``
-(``kardinal-evaluate``, ``kardinal-train``, ``kardinal-replay``, ``kardinal-play``, the RLlib trainer).
+"""Command-line flags for the registered games, shared by every tool that takes a ``--game``.
 
 * ``--plugin MODULE[:ATTRIBUTE]`` (repeatable): a game registered by a module of one's own.
-  :func:`load_plugin_argv` loads the command line's plugins
-  (:func:`kardinal_env.core.registry.load_plugins`) *before* the tool builds the parser that lists
-  the games, and adds them to ``KARDINAL_ENV_PLUGINS`` for the processes the tool spawns;
-  :func:`add_plugin_argument` adds the option to that parser (``--help`` shows it).
-* :func:`add_rule_option_flags`: one flag per rules option name of every registered game
-  (``GameSpec.rule_options``: ``--preset``, ``--shared-pool``, ``--discard``, ``--board``, ...; a name
-  several games share is one flag), stored under ``rule_<name>`` with default ``None``;
-  :func:`given_rule_options`: after parsing, the options given for ``--game``'s game (another game's
-  option, or a choice the game does not offer, is a usage error naming it).
+  :func:`load_plugin_argv` loads the command line's plugins *before* the tool builds the parser that
+  lists the games, and adds them to ``KARDINAL_ENV_PLUGINS`` for spawned processes;
+  :func:`add_plugin_argument` adds the option to that parser.
+* :func:`add_rule_option_flags`: one flag per rules option name of every registered game (``--preset``,
+  ``--shared-pool``, ``--discard``, ``--board``, ...; one flag per shared name), stored under
+  ``rule_<name>`` (default ``None``); :func:`given_rule_options`: after parsing, the options given for
+  ``--game``'s game (another game's option or a choice it lacks is a usage error naming it).
 * :func:`seat_counts`: ``"2-4"`` or ``"2, 4"``, a game's player counts for messages (the registry's).
 """
 
@@ -41,14 +38,12 @@ PLUGIN_HELP = (
 
 
 def add_plugin_argument(parser: argparse.ArgumentParser) -> None:
-    """Add ``--plugin MODULE[:ATTRIBUTE]`` (repeatable) to ``parser``."""
     parser.add_argument("--plugin", action="append", default=[], metavar="MODULE[:ATTRIBUTE]", help=PLUGIN_HELP)
 
 
 def load_plugin_argv(argv: Sequence[str] | None, prog: str | None = None) -> list[str]:
-    """Load the plugins that ``--plugin`` (spelled out) names in ``argv`` (``sys.argv[1:]`` when ``None``),
-    in order, and return them. One that cannot be loaded is a usage error (exit status 2, ``prog: error:
-    plugin 'x' (--plugin) cannot be loaded: ...``)."""
+    """Load and return the plugins ``--plugin`` (spelled out) names in ``argv`` (default ``sys.argv[1:]``);
+    one that cannot be loaded is a usage error (exit status 2)."""
     pre = argparse.ArgumentParser(prog=prog, add_help=False, allow_abbrev=False)
     pre.add_argument("--plugin", action="append", default=[])
     known, _ = pre.parse_known_args(None if argv is None else list(argv))
@@ -64,7 +59,6 @@ def load_plugin_argv(argv: Sequence[str] | None, prog: str | None = None) -> lis
 
 
 def rule_options_by_name() -> dict[str, list[tuple[GameSpec, RuleOption]]]:
-    """Every registered game's rules options by name (the games that have an option of that name)."""
     by_name: dict[str, list[tuple[GameSpec, RuleOption]]] = {}
     for spec in games().values():
         for option in spec.rule_options:
@@ -73,8 +67,7 @@ def rule_options_by_name() -> dict[str, list[tuple[GameSpec, RuleOption]]]:
 
 
 def add_rule_option_flags(parser: argparse.ArgumentParser, tool: str) -> None:
-    """Add one flag per rules option name of the registered games to ``parser`` (see the module
-    docstring). ``ValueError`` naming ``tool`` when an option's flag is already taken by the tool."""
+    """Add the rules options' flags to ``parser``; ``ValueError`` naming ``tool`` when one is taken."""
     taken = {flag for action in parser._actions for flag in action.option_strings}
     group = parser.add_argument_group("rules options", "the registered games' rules options (for --game's game only)")
     for name, owners in rule_options_by_name().items():
@@ -100,7 +93,6 @@ def add_rule_option_flags(parser: argparse.ArgumentParser, tool: str) -> None:
 
 
 def given_rule_options(parser: argparse.ArgumentParser, args: argparse.Namespace, spec: GameSpec) -> dict[str, Any]:
-    """The rules options given on the command line for ``spec`` (see the module docstring)."""
     own = {option.name: option for option in spec.rule_options}
     given: dict[str, Any] = {}
     for name, owners in rule_options_by_name().items():

@@ -101,27 +101,23 @@ class Canvas:
         self.rect(x0, y0, x0 + thick, y1, colour)
         self.rect(x1 - thick, y0, x1, y1, colour)
 
+    def paint(self, x: int, y: int, mask: np.ndarray, colour) -> None:
+        """Paint the pixels set in the bool ``mask`` placed with its top-left corner at ``(x, y)`` (clipped)."""
+        h, w = mask.shape
+        x0, y0, x1, y1 = max(0, x), max(0, y), min(self.width, x + w), min(self.height, y + h)
+        if x0 < x1 and y0 < y1:
+            self.img[y0:y1, x0:x1][mask[y0 - y : y1 - y, x0 - x : x1 - x]] = colour
+
     def disc(self, cx: float, cy: float, radius: float, colour) -> None:
-        x0, x1 = int(cx - radius) - 1, int(cx + radius) + 2
-        y0, y1 = int(cy - radius) - 1, int(cy + radius) + 2
-        x0, x1, y0, y1 = max(0, x0), min(self.width, x1), max(0, y0), min(self.height, y1)
-        if x0 >= x1 or y0 >= y1:
-            return
-        yy, xx = np.mgrid[y0:y1, x0:x1]
-        inside = (xx + 0.5 - cx) ** 2 + (yy + 0.5 - cy) ** 2 <= radius * radius
-        self.img[y0:y1, x0:x1][inside] = colour
+        x0, y0 = int(cx - radius) - 1, int(cy - radius) - 1
+        yy, xx = np.mgrid[y0 : int(cy + radius) + 2, x0 : int(cx + radius) + 2]
+        self.paint(x0, y0, (xx + 0.5 - cx) ** 2 + (yy + 0.5 - cy) ** 2 <= radius * radius, colour)
 
     def text(self, x: int, y: int, text: str, colour, scale: int) -> int:
         """Draw ``text`` with its top-left corner at ``(x, y)``; returns the x after the last character."""
         for ch in text:
             if ch != " ":
-                mask = glyph(ch, scale)
-                h, w = mask.shape
-                cx0, cy0 = max(0, x), max(0, y)
-                cx1, cy1 = min(self.width, x + w), min(self.height, y + h)
-                if cx0 < cx1 and cy0 < cy1:
-                    sub = mask[cy0 - y : cy1 - y, cx0 - x : cx1 - x]
-                    self.img[cy0:cy1, cx0:cx1][sub] = colour
+                self.paint(x, y, glyph(ch, scale), colour)
             x += TEXT_ADVANCE * scale
         return x
 

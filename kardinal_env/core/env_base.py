@@ -49,16 +49,7 @@ __all__ = ["TurnBasedEnv", "RENDER_MODES"]
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
 
-_AEC_FIELDS = (
-    "agents",
-    "rewards",
-    "_cumulative_rewards",
-    "terminations",
-    "truncations",
-    "infos",
-    "agent_selection",
-    "_forfeit",
-)
+_AEC_FIELDS = "agents rewards _cumulative_rewards terminations truncations infos agent_selection _forfeit".split()
 
 
 class TurnBasedEnv(AECEnv, EzPickle):

@@ -1,14 +1,11 @@
-"""The one shell of every HTML page of the project: the replays of both games
-(:func:`kardinal_env.core.replay_page.replay_page`) and the play pages of the web play server
-(``agents.serving.pages.play_html``, used by ``agents.serving.kardinal_page``,
-``agents.serving.koenig_page`` and the plain text page).
+"""The one shell of every HTML page of the project: the replays (:mod:`kardinal_env.core.replay_page`)
+and the web play server's pages (``agents.serving.pages.play_html``).
 
-A page is one self-contained HTML document (inline CSS and script, nothing fetched) written by
-:func:`shell_page`: a header with the page's heading, the board (``#board-wrap``: the game's drawing,
-usually the ``svg#board`` of :func:`board_svg`) on the left and a column (``aside``) of boxes on the
-right, then the script. The shell gives every page the layout, panel and button styles
-(:data:`SHELL_CSS`) and the script helpers (:data:`COMMON_JS`: ``esc``, ``showResult``); the kind of
-page (replay or play) adds its controls and wiring, each game its drawing and its panels.
+A page is one self-contained HTML document (nothing fetched) written by :func:`shell_page`: a header,
+the board (``#board-wrap``, usually the ``svg#board`` of :func:`board_svg`) on the left, a column
+(``aside``) of boxes on the right, then the script. The shell gives the layout, panel and button styles
+(:data:`SHELL_CSS`) and script helpers (:data:`COMMON_JS`); the kind of page adds its controls, each
+game its drawing and panels.
 """
 
 from __future__ import annotations
@@ -38,7 +35,6 @@ def embed_json(value: Any) -> str:
 
 
 def write_page(text: str, path: str | os.PathLike) -> str:
-    """Write a page to ``path`` (UTF-8); returns the path written."""
     path = os.fspath(path)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
@@ -46,7 +42,7 @@ def write_page(text: str, path: str | os.PathLike) -> str:
 
 
 def board_svg(label: str) -> str:
-    """The board every drawn page draws into: ``svg#board``, ``label`` (plain text) its accessible name."""
+    """``svg#board``, the board drawn pages draw into, named ``label``."""
     return f'<svg id="board" preserveAspectRatio="xMidYMid meet" role="img" aria-label="{html.escape(label)}"></svg>'
 
 
@@ -61,11 +57,9 @@ def shell_page(
     body: str = "",
     data: Any = None,
 ) -> str:
-    """A page: ``title`` (plain text, escaped here; the header shows ``heading``, by default the title),
-    the page's ``css`` after :data:`SHELL_CSS`, its ``js`` after :data:`COMMON_JS`, ``board`` (HTML in
-    ``#board-wrap``), the ``aside`` boxes (HTML, one a line), ``body`` (attributes of ``<body>``, e.g.
-    ``' data-busy="0"'``) and ``data`` (when not ``None``, embedded as JSON in
-    ``script#replay-data`` before the script)."""
+    """A page: ``title`` (plain text; the header shows ``heading``, default the title), ``css`` and ``js``
+    after the shell's, ``board`` (HTML), the ``aside`` boxes, ``body`` (attributes of ``<body>``) and
+    ``data`` (unless ``None``, JSON in ``script#replay-data``)."""
     embedded = "" if data is None else f'<script type="application/json" id="replay-data">{embed_json(data)}</script>\n'
     parts = {
         "TITLE": html.escape(title),

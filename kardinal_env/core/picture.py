@@ -1,17 +1,14 @@
 """Pictures of positions as PNG files, for any registered game, with the standard library and numpy only.
 
-* :func:`write_png` — an ``(H, W, 3)`` ``uint8`` array as an 8-bit RGB PNG (``zlib``; no Pillow or
-  matplotlib), byte for byte the same for the same array.
-* :func:`position_after` — a new game of a registered game (rule options by name) after ``moves``
-  random legal moves (a ``random.Random(seed)`` picks them; the game's chance is dealt with the same
-  seed), so the same arguments give the same position. Fewer moves are played when the game ends
-  first (``scripts/demo.py`` plays whole games so).
-* :func:`write_position_png` — both, drawn by the game's image renderer (its registry entry's
-  ``image(game)``, the picture of ``render_mode="rgb_array"``): the pictures of the documentation's
-  game pages (``python scripts/docs_pictures.py``, ``bash scripts/docs.sh pictures``).
+* :func:`write_png` — an ``(H, W, 3)`` ``uint8`` array as an 8-bit RGB PNG (``zlib``; no Pillow),
+  byte for byte the same for the same array.
+* :func:`position_after` — a new game (rule options by name) after up to ``moves`` random legal moves
+  picked by ``random.Random(seed)`` (its chance dealt with the same seed): the same arguments give the
+  same position.
+* :func:`write_position_png` — both, drawn by the game's ``image`` renderer: the docs' game pictures
+  (``python scripts/docs_pictures.py``).
 
-Bad arguments raise ``ValueError`` naming them (an array of another shape or type, a game without
-an image renderer, a negative move count); an unknown game is the registry's ``UnknownGameError``.
+Bad arguments raise ``ValueError`` naming them; an unknown game is the registry's ``UnknownGameError``.
 """
 
 from __future__ import annotations
@@ -52,8 +49,6 @@ def write_png(image: np.ndarray, path: str | Path) -> Path:
 
 
 def position_after(game: str, players: int | None = None, moves: int = 0, seed: int = 0, **options: Any) -> Any:
-    """A game of the registered game ``game`` (its rules for ``players`` seats and the rule ``options``)
-    after up to ``moves`` random legal moves chosen by ``random.Random(seed)``."""
     if not is_int(moves) or moves < 0:
         raise ValueError(f"moves must be an integer >= 0, got {moves!r}")
     spec = get_game(game)
@@ -65,7 +60,6 @@ def position_after(game: str, players: int | None = None, moves: int = 0, seed: 
 
 
 def write_position_png(game: str, path: str | Path, players: int | None = None, moves: int = 0, seed: int = 0) -> Path:
-    """Draw :func:`position_after` with the game's image renderer and write it to ``path`` as a PNG."""
     spec = get_game(game)
     if spec.renderers.image is None:
         raise ValueError(f"game {spec.name!r} has no image renderer (its registry entry's 'image' is not set)")

@@ -1,22 +1,16 @@
 """Registration of every registered game's environments with PettingZoo's and Gymnasium's registries.
 
-Driven by the registry of games (:func:`kardinal_env.core.registry.on_register`): for each game, now
-and whenever one is registered later,
+For each game, now and whenever one is registered later (:func:`kardinal_env.core.registry.on_register`):
 
-* its ``env_id`` (when set) with PettingZoo: the ``env`` of its own environment module
-  (``spec.env_module``), else the generic :func:`kardinal_env.core.generic_env.env` with
-  ``game=NAME`` (``pettingzoo.make("aec", env_id, **options)``; ``kardinal/kardinal-v0``,
-  ``kardinal/kardinal-koenig-v1``);
-* its ``gym_id`` (when set) with Gymnasium: :class:`kardinal_env.core.single_agent.VsBots` with
-  ``game=NAME`` (``gymnasium.make(gym_id, opponents="greedy", **options)``;
-  ``kardinal/KardinalVsBots-v0``, ``kardinal/KardinalKoenigVsBots-v1``), without Gymnasium's
-  ``OrderEnforcing`` and passive-checker wrappers: they hide ``action_masks()`` (sb3-contrib calls it
-  on the env), and the env checks the call order itself.
+* its ``env_id`` with PettingZoo: its own module's ``env``, else the generic
+  :func:`kardinal_env.core.generic_env.env` with ``game=NAME`` (``kardinal/kardinal-v0``, ...);
+* its ``gym_id`` with Gymnasium: :class:`kardinal_env.core.single_agent.VsBots` with ``game=NAME``
+  (``kardinal/KardinalVsBots-v0``, ...), without Gymnasium's ``OrderEnforcing`` and passive checker:
+  they hide ``action_masks()`` (sb3-contrib calls it), and the env checks the call order itself.
 
-``import kardinal_env`` calls :func:`register` when gymnasium and pettingzoo are installed; calling it
-again is a no-op. Unregistering a game (:func:`~kardinal_env.core.registry.unregister_game`) removes
-its ids. An id already registered with another entry point is a ``ValueError`` (the game's
-registration is then undone).
+``import kardinal_env`` calls :func:`register` when gymnasium and pettingzoo are installed (again: a
+no-op). Unregistering a game removes its ids. An id already registered with another entry point is a
+``ValueError`` (the game's registration is undone).
 """
 
 from __future__ import annotations
@@ -51,8 +45,7 @@ def _same(existing: Any, entry_point: str, kwargs: dict[str, Any]) -> bool:
 
 
 def _ids(spec: GameSpec) -> list[tuple[Any, ...]]:
-    """Per id of ``spec`` that is set: the library, its registry, the id, the entry point and keyword
-    arguments, and how to register it."""
+    """Per id of ``spec`` that is set: library, registry, id, (entry point, kwargs) and a register function."""
     import gymnasium
     import pettingzoo
 
@@ -89,8 +82,7 @@ def _remove(spec: GameSpec) -> None:
 
 
 def register() -> None:
-    """Register every game's ids now and every game's registered later (idempotent). Raises
-    ImportError without gymnasium/pettingzoo."""
+    """Register every game's ids, now and later (idempotent); ImportError without gymnasium/pettingzoo."""
     global _registered
     import gymnasium  # noqa: F401  (fail early, before listening)
     import pettingzoo  # noqa: F401

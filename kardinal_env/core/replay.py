@@ -1,19 +1,14 @@
 """Verify a game record and show its final position: ``kardinal-replay FILE`` (``python -m kardinal_env.core.replay``).
 
-Reads a record of any registered game — the game is the one whose ``record_format`` is the
-record's ``format`` field (:func:`kardinal_env.core.registry.game_for_record`; ``kardinal-record/1``
-for Kardinal, ``kardinal-koenig-record/1`` for Kardinal & König) — replays every move through the
-game's engine (``spec.from_record``), which checks the recorded result, prints the final position as
-text (``spec.game_text``) and ``record OK: N moves replayed``.
-With ``-o/--output game.html`` it also writes the game as a self-contained HTML replay (the game's
-``html_replay`` renderer: step through every position in a browser) and prints
-``wrote HTML replay: game.html``; a game without one is an error that says so. Exit status 0 when the
-record is valid, 1 (with ``error: FILE: what is wrong`` on stderr) otherwise; 2 for bad arguments.
-``--plugin MODULE[:ATTRIBUTE]`` (repeatable) first loads a game that a module of one's own registers
-(:func:`kardinal_env.core.cli.load_plugin_argv`).
+Reads a record of any registered game (the one whose ``record_format`` is the record's ``format``),
+replays every move through the game's engine (``spec.from_record``, which checks the recorded
+result), prints the final position as text and ``record OK: N moves replayed``. ``-o/--output
+game.html`` also writes a self-contained HTML replay (the game's ``html_replay`` renderer; a game
+without one is an error) and prints ``wrote HTML replay: game.html``. Exit status 0 for a valid
+record, 1 (``error: FILE: what is wrong`` on stderr) otherwise, 2 for bad arguments.
+``--plugin MODULE[:ATTRIBUTE]`` (repeatable) first loads a game of one's own module.
 
-Python: :func:`replay_file` (the game and its text picture) and :func:`write_html` (record file to
-HTML file); ``spec.renderer("html_replay")(record, path)`` for a record dict.
+Python: :func:`replay_file` (the game and its text picture), :func:`write_html` (record file to HTML).
 """
 
 from __future__ import annotations
@@ -32,7 +27,6 @@ __all__ = ["main", "replay_file", "write_html"]
 
 
 def _read(path: str) -> tuple[Any, GameSpec]:
-    """The record in ``path`` and its registered game, or a :class:`RecordError` naming the formats there are."""
     data = read_record_file(path)
     if not isinstance(data, dict):
         raise RecordError(f"{path}: expected a JSON object, got {type(data).__name__}")
@@ -45,17 +39,14 @@ def _read(path: str) -> tuple[Any, GameSpec]:
 
 
 def replay_file(path: str) -> tuple[Any, str]:
-    """Replay the record in ``path`` (any registered game): the game and its text picture
-    (:class:`RecordError` if invalid)."""
+    """The game of the record in ``path`` and its text picture (:class:`RecordError` if invalid)."""
     data, spec = _read(path)
     game = spec.from_record(data, source=path)
     return game, spec.game_text(game, None)
 
 
 def write_html(path: str, output: str) -> str:
-    """Write the record file ``path`` as an HTML replay to ``output`` (:class:`RecordError` naming
-    ``path`` if the record is invalid or its game has no HTML replay, or ``output`` if it cannot be
-    written); returns ``output``."""
+    """Write the record file ``path`` as an HTML replay to ``output`` and return it (:class:`RecordError`)."""
     data, spec = _read(path)
     if spec.renderers.html_replay is None:
         raise RecordError(f"{path}: the game {spec.name!r} has no HTML replay")

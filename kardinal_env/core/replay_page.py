@@ -1,21 +1,17 @@
-"""The replays' layer of the page shell (:mod:`kardinal_env.core.page_shell`), shared by the HTML replays of
-both games (``kardinal_env.kardinal.replay_html`` for Kardinal, ``kardinal_env.koenig.replay_html`` for
-Kardinal & König).
+"""The replays' layer of the page shell (:mod:`kardinal_env.core.page_shell`), shared by both games'
+HTML replays (``kardinal_env.kardinal.replay_html``, ``kardinal_env.koenig.replay_html``).
 
-A replay page is one self-contained HTML file: inline CSS, the game's positions as JSON in a
-``<script type="application/json" id="replay-data">`` element (:func:`embed_json`), and inline
-script; nothing is fetched. :func:`replay_page` fills the shell: the board (``svg#board``) on the left
-and a column on the right: the controls box (``#position`` reading ``k / N`` with ``data-k``, the
-buttons, the ``#slider``, ``#status`` and ``#last``), the game's own panels, the result ``#scores``,
-the move list ``#moves`` and ``#legend``.
+A replay page is one self-contained HTML file with the positions as JSON in
+``script#replay-data``. :func:`replay_page` fills the shell: the board (``svg#board``) on the left; on
+the right the controls (``#position`` reading ``k / N`` with ``data-k``, the buttons, ``#slider``,
+``#status``, ``#last``), the game's panels, the result ``#scores``, the move list ``#moves`` and
+``#legend``.
 
-:data:`REPLAY_JS` does the stepping for both games: the buttons, the slider, the keyboard (left/right
-arrows, Home/End, PageUp/PageDown by 10, space to play), clicking a move in the list (the position
-after it), ``page.html#12`` to start at position 12, and ``#scores`` (the final result, with
-``data-scores`` and ``data-winners``). It needs the embedded data to hold ``players``, ``moves``,
-``result`` and ``positions`` (each with ``mover``: the seat that made the move leading to it), and
-the game's script to call ``startReplay(drawPosition)`` once its functions are defined;
-``drawPosition(p, k)`` draws position ``p = D.positions[k]`` (the board, ``#status``, the panels).
+:data:`REPLAY_JS` steps for both games: buttons, slider, keys (arrows, Home/End, PageUp/PageDown by 10,
+space to play), clicking a move (the position after it), ``page.html#12`` to start at position 12, and
+``#scores`` (with ``data-scores`` and ``data-winners``). The data must hold ``players``, ``moves``,
+``result`` and ``positions`` (each with ``mover``, the seat whose move led to it); the game's script
+calls ``startReplay(drawPosition)``, where ``drawPosition(p, k)`` draws ``p = D.positions[k]``.
 """
 
 from __future__ import annotations
@@ -29,10 +25,8 @@ __all__ = ["REPLAY_CSS", "REPLAY_JS", "embed_json", "replay_page", "write_page"]
 
 
 def replay_page(title: str, css: str, data: Any, js: str, panels: str, board_label: str = "the board") -> str:
-    """A replay page: ``title`` (plain text), the game's ``css`` (after the shell's and :data:`REPLAY_CSS`),
-    the embedded ``data``, the game's ``js`` (after the shell's and :data:`REPLAY_JS`; it must call
-    ``startReplay(drawPosition)``) and its ``panels`` (HTML boxes shown between the controls and the
-    result)."""
+    """A replay page: the game's ``css``, ``data``, ``js`` (calling ``startReplay``) and ``panels`` (HTML
+    boxes between the controls and the result)."""
     aside = [_CONTROLS, panels, RESULT_BOX, _MOVES_BOX, LEGEND_BOX]
     return shell_page(title, REPLAY_CSS + css, REPLAY_JS + js, board_svg(board_label), aside, data=data)
 

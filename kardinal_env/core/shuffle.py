@@ -1,7 +1,6 @@
-"""The suite's shared generator: one small documented generator, implemented identically here and in
-the compiled core (``cpp/src/koenig/engine.hpp``), so a seeded game deals the same cards on both backends
-(Kardinal & König's shuffles) and a search draws the same on both (``ismcts:N``'s worlds and
-expansions). The standard library only, like the engines.
+"""The suite's shared generator, implemented identically here and in the compiled core
+(``cpp/src/koenig/engine.hpp``), so a seeded game deals the same cards and a search (``ismcts:N``)
+draws the same on both backends. The standard library only, like the engines.
 
 **Generator.** SplitMix64 (Steele, Lea and Flood 2014; the seeding generator of Java's
 ``SplittableRandom`` and of xoshiro): a 64-bit state ``s``; each draw adds ``0x9E3779B97F4A7C15``
@@ -28,9 +27,8 @@ included) is taken mod 2**64 (so ``-1`` is ``2**64 - 1``); a ``str`` is hashed w
 over its UTF-8 bytes (offset ``0xCBF29CE484222325``, prime ``0x100000001B3``); ``None`` draws a
 state from the operating system's entropy (an unseeded game). Anything else is a ``TypeError``.
 
-The dealing of hidden cards (:mod:`kardinal_env.koenig.knowledge`, ``cpp/src/koenig/worlds.hpp``) and
-Kardinal & König's ISMCTS draw from it too. ``tests/test_koenig_shuffle.py`` pins known vectors,
-``tests/test_core_koenig.py`` checks that the core draws the same.
+Dealing hidden cards (:mod:`kardinal_env.koenig.knowledge`) draws from it too.
+``tests/test_koenig_shuffle.py`` pins known vectors, ``tests/test_core_koenig.py`` the core's draws.
 """
 
 from __future__ import annotations
@@ -69,9 +67,8 @@ def seed_state(seed: int | str | None) -> int:
 
 
 class ShuffleRng:
-    """SplitMix64 with ``below``, ``getrandbits``, ``weighted`` and ``shuffle`` as the module docstring
-    defines them. ``state`` is the whole state (copy a generator with
-    ``ShuffleRng.from_state(rng.state)``)."""
+    """SplitMix64 with ``below``, ``getrandbits``, ``weighted`` and ``shuffle`` (the module docstring);
+    ``state`` is the whole state (``ShuffleRng.from_state(rng.state)`` copies a generator)."""
 
     __slots__ = ("state",)
 
@@ -85,7 +82,6 @@ class ShuffleRng:
         return rng
 
     def next(self) -> int:
-        """The next 64-bit draw."""
         s = self.state = (self.state + _GAMMA) & _MASK
         z = ((s ^ (s >> 30)) * _M1) & _MASK
         z = ((z ^ (z >> 27)) * _M2) & _MASK
@@ -122,8 +118,7 @@ class ShuffleRng:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def shuffle(self, items: list[Any]) -> None:
-        """Shuffle ``items`` in place (Fisher–Yates from the end). The draws of :meth:`next` and
-        :meth:`below` written out in the loop (the hot path of dealing worlds; the same numbers)."""
+        """Shuffle ``items`` in place: :meth:`next` and :meth:`below` written out (the hot path of dealing)."""
         s = self.state
         for i in range(len(items) - 1, 0, -1):
             n = i + 1
