@@ -8,14 +8,12 @@ agent's, terminal rewards (:mod:`kardinal_env.core.rewards`, plus an optional pe
 ``infos`` with scores and winners at the end, pickling that continues the game, seeding, render modes
 and the ``illegal_action`` option (:mod:`kardinal_env.core.illegal`).
 
-**Illegal actions.** ``step`` first checks that the action is an id of the action space
-(:func:`kardinal_env.core.env_utils.check_action`: ``IllegalMoveError`` with rule ``"action"`` in every
-mode), then plays it. An id the engine refuses raises its ``IllegalMoveError`` under
-``illegal_action="raise"`` (the default; nothing changes). Under ``"lose"`` the episode ends by forfeit
-(:func:`kardinal_env.core.illegal.forfeit`): no move is played, every agent is terminated, the offender
-gets the scheme's loss reward and every other agent the win reward, every agent's ``infos`` is the
-forfeit's report. From then on every mask is all zero, :meth:`TurnBasedEnv.legal_actions` is empty and
-:attr:`TurnBasedEnv.forfeited` holds the forfeit until the next ``reset``.
+**Illegal actions** (:mod:`kardinal_env.core.illegal`). ``step`` first checks that the action is an id
+of the action space (rule ``"action"`` in every mode), then plays it; an id the engine refuses raises
+(``"raise"``, the default) or ends the episode by forfeit (``"lose"``: every agent terminated, the
+forfeit's rewards and report in every agent's ``infos``). From then on every mask is all zero,
+:meth:`TurnBasedEnv.legal_actions` is empty and :attr:`TurnBasedEnv.forfeited` holds the forfeit until
+the next ``reset``.
 
 A subclass provides ``_new_game(chance: random.Random)`` (a fresh engine game), ``encoder``
 (``encode(game, seat)``), ``_compute_legal_actions()`` (an ``intp`` array), ``_play(action, seat)``

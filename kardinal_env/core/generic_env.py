@@ -17,11 +17,9 @@ A game whose :class:`~kardinal_env.core.registry.GameSpec` has no ``env_module``
   it has them, else the dtype's range (±inf for floats); action space ``Discrete(num_actions)``, the
   game protocol's ids. The mask comes from ``game.legal_actions()``, the observation from
   ``encoder.encode(game, seat)``.
-* ``step(action)`` plays ``game.apply_action(action)``. An illegal action (``illegal_action``,
-  :mod:`kardinal_env.core.illegal`) raises the engine's error (``"raise"``, the default) or ends the
-  episode by forfeit (``"lose"``); ``env()`` without ``illegal_action`` keeps PettingZoo's
-  ``TerminateIllegalWrapper`` (−1 to the offender, 0 to the others). A value that is not an id of the
-  action space raises ``IllegalMoveError`` (rule ``"action"``) in every mode.
+* ``step(action)`` plays ``game.apply_action(action)``; an illegal action as
+  :class:`~kardinal_env.core.env_base.TurnBasedEnv` says (``env()`` without ``illegal_action``:
+  PettingZoo's ``TerminateIllegalWrapper`` rule, :func:`kardinal_env.core.env_utils.classic_env`).
 * Rewards: ``reward="win_loss"`` or ``"margin"`` at the end (:mod:`kardinal_env.core.rewards`), 0
   before; ``infos`` carry ``scores`` and ``winners`` at the end.
 * A new game per ``reset(seed)``; a game with chance gets a seed from the env's generator, so

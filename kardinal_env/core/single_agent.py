@@ -20,12 +20,9 @@ Defaults: ``players``: the AEC environment's (4 for the built-in games, else ``d
 * ``step(action)`` plays the learner's decision, then every opponent's until the learner decides again
   or the game ends. Reward: the learner's under the AEC environment's scheme (terminal ±1 by default,
   plus any per-move reward).
-* ``illegal_action`` (:mod:`kardinal_env.core.illegal`): a learner action the mask forbids. ``"lose"``
-  (the default, so that ``check_env`` and RLlib's pre-check, which step unmasked samples, pass): the
-  episode ends by forfeit, ``terminated`` is True, the reward is the scheme's loss reward, the masks
-  are all zero and ``info`` holds ``learner_seat`` and the forfeit's report. ``"raise"``:
-  ``IllegalMoveError`` naming the rule, nothing changes. A value that is not an id of the action space
-  raises in both modes; an opponent's illegal move raises the engine's ``IllegalMoveError``.
+* ``illegal_action`` (:mod:`kardinal_env.core.illegal`) for the learner's actions: ``"lose"`` (the
+  default) ends the episode by forfeit (``terminated``, the loss reward, masks all zero, ``info`` with
+  ``learner_seat`` and the report); ``"raise"`` raises. An opponent's illegal move always raises.
 * ``learner_seat``: a seat, or ``"random"`` (drawn from the reset seed).
 * ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator), one policy for
   every other seat, or a list with one per other seat. A policy: an object with
