@@ -286,13 +286,15 @@ class SearchTrainer(Trainer):
         evaluated = self.evaluator.policy_value([s.game for s in slots])
         for slot, (legal, prior, _value) in zip(slots, evaluated, strict=True):
             prior = np.asarray(prior, np.float64)
-            if slot.searched < self.config.temperature_moves:
-                i = int(self.rng.choice(len(prior), p=prior / prior.sum()))
-            else:
-                i = int(np.argmax(prior))
-            slot.searched += 1
-            slot.game.apply_action(int(legal[i]))
-            slot.length += 1
+            slot.game.apply_action(int(legal[self._choose(slot, prior, prior.__getitem__)]))
+
+    def _choose(self, slot: _Game, weights: np.ndarray, key) -> int:
+        """A searched decision's index: drawn by ``weights`` while ``temperature_moves``, then the largest ``key``."""
+        slot.searched += 1
+        slot.length += 1
+        if slot.searched <= self.config.temperature_moves and weights.sum() > 0:
+            return int(self.rng.choice(len(weights), p=weights / weights.sum()))
+        return max(range(len(weights)), key=key)
 
     def _play_unsearched(self, slot: _Game) -> bool:
         """Play the moves that need no search (single legal moves, baseline seats); whether the game is over."""
@@ -380,16 +382,9 @@ class SearchTrainer(Trainer):
         slot.examples.append(Example(decision, actions, probs, seat, margin))
 
     def _play(self, slot: _Game, children: list[tuple[str, float, float]]) -> None:
-        cfg = self.config
         visits = np.array([v for _, v, _ in children])
-        if slot.searched < cfg.temperature_moves and visits.sum() > 0:
-            i = int(self.rng.choice(len(children), p=visits / visits.sum()))
-        else:
-            i = max(range(len(children)), key=lambda k: (children[k][1], children[k][2]))
-        slot.searched += 1
-        game = slot.game
-        self.adapter.apply(game, self.adapter.encode_move(game, children[i][0]))
-        slot.length += 1
+        i = self._choose(slot, visits, lambda k: (children[k][1], children[k][2]))
+        self.adapter.apply(slot.game, self.adapter.encode_move(slot.game, children[i][0]))
 
     def _finish(self, slot: _Game) -> None:
         """Value targets of a finished game's examples."""
