@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from kardinal_env.core.shuffle import ShuffleRng
@@ -40,24 +41,17 @@ class Worlds(GameState):
         types = self.board.type_index
         n, T = self._n, self._T
         g = self.clone()
-        old: list[int] = [0] * T
-        new: list[int] = [0] * T
+        old, new = Counter(self._deck), Counter[int]()  # the cards replaced and the new ones, by type index
         for seat, hand in hands.items():
             if not 0 <= seat < n or len(hand) != self._hand_size[seat]:
                 raise DeckError(f"hands: seat {seat} must get {self._hand_size[seat] if 0 <= seat < n else 0} cards")
-            counts = [0] * T
-            for t in hand:
-                counts[types[t]] += 1
-                new[types[t]] += 1
-            for t, k in enumerate(self._hands[seat]):
-                old[t] += k
-            g._hands[seat] = counts
+            counts = Counter(types[t] for t in hand)
+            g._hands[seat] = [counts[t] for t in range(T)]
+            new += counts
+            old.update(dict(enumerate(self._hands[seat])))
         if len(deck) != len(self._deck):
             raise DeckError(f"deck: must hold {len(self._deck)} cards, got {len(deck)}")
-        for t in deck:
-            new[types[t]] += 1
-        for t in self._deck:
-            old[t] += 1
+        new.update(types[t] for t in deck)
         if old != new:
             raise DeckError("hands/deck: the new cards are not the cards they replace")
         g._deck = [types[t] for t in reversed(deck)]
