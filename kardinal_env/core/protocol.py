@@ -156,11 +156,8 @@ class ObservationEncoder(Protocol):
     def encode(self, game: Any, observer: int) -> Any: ...
 
 
-_GAME_MEMBERS = tuple(
-    "rules num_players current_player is_over move_count history num_actions legal_actions apply_action "
-    "action_to_string string_to_action legal_moves play scores projected_scores winners finishing_order clone "
-    "to_record determinize".split()
-)
+#: The members of :class:`GameState`, in its order.
+_GAME_MEMBERS = (*GameState.__annotations__, *(name for name in vars(GameState) if not name.startswith("_")))
 
 
 def check_protocol(game: Any) -> None:
