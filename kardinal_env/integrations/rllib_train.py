@@ -9,30 +9,25 @@ Usage::
     python scripts/evaluate.py --agents rllib:runs/rllib/checkpoint greedy --players 2 --games 20
 
 Needs ``pip install "kardinal-env[rllib]"``. The algorithm is ``kardinal_env.integrations.rllib.ppo_config``:
-the game's environment (registered by its name, ``kardinal_v0``, ...), a masking module as ``"main"``
-(convolutional for Kardinal's board, an MLP for a flat observation) and, unless ``--no-league``, the
-league: ``"main"`` takes one seat per game, every other seat draws from ``"random"`` and frozen
-snapshots of ``"main"``, one added whenever ``"main"``'s win rate (mean win share, last 100 games)
-passes ``--win-rate-threshold``.
+a masking module as ``"main"`` and, unless ``--no-league``, the league (``"random"`` and frozen
+snapshots of ``"main"``, one added whenever its win rate over the last 100 games passes
+``--win-rate-threshold``).
 
-Environment options: ``--players`` (default: the game's ``default_players``), the registered games'
-rules options (``--preset``, ``--shared-pool``, ``--discard``, ``--board``, ...; another game's option
-is a usage error), ``--reward``, ``--window`` and ``--chip-shaping`` (Kardinal's; default: the lossless
-window 53) or any ``--env-option KEY=VALUE``.
+Environment options: ``--players``, the registered games' rules options (``--preset``, ``--discard``,
+...; another game's option is a usage error), ``--reward``, Kardinal's ``--window`` and
+``--chip-shaping`` (default: the lossless window 53) or any ``--env-option KEY=VALUE``.
 
-Without ``--address`` it starts a local Ray of its own (``address="local"``, ``num_cpus=2``, no
-dashboard, object store ``--object-store-mb``); with ``--address`` (``auto`` or ``host:port``) it joins
-a cluster and leaves it running. The learner and the league bookkeeping run in this driver; each of the
-``--num-env-runners`` env runners is a Ray actor on any node (each needs kardinal-env and ray). Each
-progress line names the driver's node (``driver_node``) and the env runners' (``env_runner_nodes``);
-``docs/cluster.md`` says what runs where.
+Without ``--address`` it starts a local Ray of its own (``num_cpus=2``, no dashboard, object store
+``--object-store-mb``); with ``--address`` (``auto`` or ``host:port``) it joins a cluster and leaves it
+running. The learner and the league run in this driver; the ``--num-env-runners`` env runners are Ray
+actors on any node (each needs kardinal-env and ray). Progress lines name the driver's node and the env
+runners' (``docs/cluster.md``).
 
-Checkpoints: ``OUT/checkpoint`` (overwritten every ``--checkpoint-every`` iterations and at the end) is
-an ordinary RLlib Algorithm checkpoint; ``--resume OUT/checkpoint`` continues with the league's
-snapshots (the callback's episode counter and win-rate window start afresh), and
-``scripts/evaluate.py --agents rllib:OUT/checkpoint`` evaluates its ``"main"`` module. One JSON line
-per iteration goes to stdout and ``OUT/progress.jsonl``. ``--out`` is a path of the driver's machine:
-to resume or evaluate elsewhere, put it on storage every node reaches.
+Checkpoints: ``OUT/checkpoint`` (every ``--checkpoint-every`` iterations and at the end) is an ordinary
+RLlib checkpoint; ``--resume OUT/checkpoint`` continues with the league's snapshots (the callback's
+counters start afresh), and ``scripts/evaluate.py --agents rllib:OUT/checkpoint`` evaluates its
+``"main"``. One JSON line per iteration goes to stdout and ``OUT/progress.jsonl``. ``--out`` is a path
+on the driver's machine (to resume or evaluate elsewhere, use storage every node reaches).
 """
 
 from __future__ import annotations
