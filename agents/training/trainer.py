@@ -204,8 +204,10 @@ class Trainer:
                 and isinstance(found_best.get("winrate"), float)
                 and found_best["winrate"] <= record.get("winrate", float("nan"))
             )
-            if not superseded:  # kept under another name, never deleted
-                aside = self._aside_name(found_step)
+            if not superseded:  # kept under another name (best_step{N}.pt, -2, -3, ...), never deleted
+                stem = os.path.join(self.run_dir, f"best_step{found_step}" if is_int(found_step) else "best_previous")
+                names = itertools.chain([f"{stem}.pt"], (f"{stem}-{k}.pt" for k in itertools.count(2)))
+                aside = next(name for name in names if not os.path.exists(name))
                 os.replace(path, aside)
                 what = f"step {found_step}" if is_int(found_step) else "no step"
                 self.log(
@@ -223,11 +225,6 @@ class Trainer:
             f"{self.run_dir}; the next evaluation writes best.pt"
         )
         self.best = None
-
-    def _aside_name(self, step: Any) -> str:
-        stem = os.path.join(self.run_dir, f"best_step{step}" if is_int(step) else "best_previous")
-        names = itertools.chain([f"{stem}.pt"], (f"{stem}-{k}.pt" for k in itertools.count(2)))
-        return next(path for path in names if not os.path.exists(path))
 
     def _close_outputs(self) -> None:
         for output in ("bar", "writer"):  # tqdm bar, TensorBoard writer
