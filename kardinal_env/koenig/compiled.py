@@ -24,14 +24,12 @@ built). When it is used, ``Game(rules, seed)`` (and ``new_game``, ``Game.from_re
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from kardinal_env.core.backend import BACKEND_VARIABLE, BUILD_HINT, available, backend, core_module
-from kardinal_env.koenig.core_game import action_mask_into, core_board, core_game, encode_into
-from kardinal_env.koenig.engine import Game
+from kardinal_env.koenig.core_game import action_mask_into, core_board, core_game, core_position, encode_into
 from kardinal_env.koenig.rules import Rules
 
 __all__ = [
@@ -48,24 +46,6 @@ __all__ = [
     "observation_buffer",
     "mask_buffer",
 ]
-
-
-def core_position(game: Game, module: ModuleType | None = None) -> Any:
-    """A new core game in the position of ``game`` (a copy of a core-backed game's core, or the Python
-    game's deck, reshuffle and moves replayed). A determinized world has no first deck: ``RuntimeError``."""
-    if not isinstance(game, Game):
-        raise TypeError(f"game must be a kardinal_env.koenig.Game, got {type(game).__name__}")
-    if game.compiled:  # a core-backed game: a copy of its core (no replay)
-        return game.core.clone()  # type: ignore[attr-defined]
-    plan = game.reshuffle_order
-    if plan is None:
-        plan = game.reshuffle_plan
-    core = core_game(game.rules, deck=game.initial_deck, reshuffle=plan, module=module)
-    for m in game.to_record()["moves"]:
-        core.play(m)
-    if core.snapshot()["history"] != game.snapshot()["history"]:
-        raise RuntimeError("the compiled core and the Python engine disagree on this game's position")
-    return core
 
 
 def observation_buffer(rules: Rules) -> np.ndarray:

@@ -64,13 +64,29 @@ def action_mask_into(
     return out
 
 
+def core_position(game: Game, module: ModuleType | None = None) -> Any:
+    """A new core game in the position of ``game`` (a copy of a core-backed game's core, or the Python
+    game's deck, reshuffle and moves replayed). A determinized world has no first deck: ``RuntimeError``."""
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a kardinal_env.koenig.Game, got {type(game).__name__}")
+    if game.compiled:  # a core-backed game: a copy of its core (no replay)
+        return game.core.clone()  # type: ignore[attr-defined]
+    plan = game.reshuffle_order
+    if plan is None:
+        plan = game.reshuffle_plan
+    core = core_game(game.rules, deck=game.initial_deck, reshuffle=plan, module=module)
+    for m in game.to_record()["moves"]:
+        core.play(m)
+    if core.snapshot()["history"] != game.snapshot()["history"]:
+        raise RuntimeError("the compiled core and the Python engine disagree on this game's position")
+    return core
+
+
 def _core_of(game: Any, module: ModuleType | None) -> Any:
     """``game``'s core, the core replay of a Python :class:`Game`, or ``game`` itself (a ``KoenigGame``)."""
     if isinstance(game, Game):
         if game.compiled:
             return game.core  # type: ignore[attr-defined]
-        from kardinal_env.koenig.compiled import core_position
-
         return core_position(game, module)
     if type(game).__name__ == "KoenigGame" and type(game).__module__ == "kardinal_core":  # the core's own object
         return game
