@@ -89,10 +89,7 @@ class Slot:
 
 def play_round(slots, controllers, adapter: GameAdapter, rng_py, generator, apply_move=None, record=None):
     """Every unfinished slot decides once; see :meth:`Rollout.actions` (``record``, ``apply_move``: hooks)."""
-    if apply_move is None:
-
-        def apply_move(slot, seat, move):
-            adapter.apply(slot.game, move)
+    apply_move = apply_move or (lambda slot, seat, move: adapter.apply(slot.game, move))
 
     groups: dict = {}
     for slot in slots:
@@ -125,11 +122,9 @@ def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: 
     n = adapter.rules.players
     if games <= 0:
         return float("nan")
-    slots = []
-    for i in range(games):
-        control = [opponent] * n
-        control[i % n] = "net"
-        slots.append(Slot(adapter.eval_game(seed, i), control))
+    slots = [
+        Slot(adapter.eval_game(seed, i), ["net" if s == i % n else opponent for s in range(n)]) for i in range(games)
+    ]
     rng_py = random.Random(seed)
     controllers = {"net": (net, True)}
     while any(not s.game.is_over for s in slots):
