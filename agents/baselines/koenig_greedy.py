@@ -1,20 +1,16 @@
 """Kardinal & König's one-ply greedy baseline (``greedy``, :class:`GreedyAgent`) and its playout policy
 (``rollout_move``), reached through the game's agents' entry (:mod:`agents.games`); public information
-only (moves are read with :func:`kardinal_env.koenig.notation.parse_move`; the agent plays one
-placement on a ``clone()``, which consults no hidden card).
+only (moves read with :func:`kardinal_env.koenig.notation.parse_move`; placements tried on a
+``clone()``, which consults no hidden card). Ties are broken at random.
 
-**GreedyAgent** (:func:`koenig_greedy_move`)
+* **Placing**: the placement with the largest gain in the seat's projected score, ties broken by fewer
+  cards spent; with no gain it discards instead (``end`` for the second piece).
+* **Discarding**: the card type it holds most of; ``end`` as soon as it may stop.
+* **Drawing**: a display card of a type it already holds (a pair is a joker) if there is one, else the deck.
 
-* **Placing**: the placement with the largest gain in the seat's projected score
-  (``Game.projected_scores`` after it), ties broken by fewer cards spent, then at random; with no gain
-  it discards instead (``end`` for the second piece).
-* **Discarding**: the card type it holds most of, ties at random; ``end`` as soon as it may stop.
-* **Drawing**: a display card of a type it already holds (a pair is a joker) if there is one, else the
-  deck; ties at random.
-
-**rollout_move** (the fast policy of a search's playouts, e.g. ``ismcts:N`` with ``rollout_moves``):
-drawing and discarding as the greedy agent; placing: a uniformly random placement, or ``end`` / a
-discard when there is none. A decision with one legal move takes it without drawing a random number.
+``rollout_move`` (the fast policy of a search's playouts, e.g. ``ismcts:N`` with ``rollout_moves``) draws
+and discards as the greedy agent and places at random (``end`` / a discard when it cannot). A decision
+with one legal move takes it without drawing a random number.
 """
 
 from __future__ import annotations
