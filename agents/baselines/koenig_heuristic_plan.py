@@ -263,17 +263,8 @@ class _Planner:
         if self.game.rules.discard != "any" or more <= 0:
             return [hand]
         out = {hand}
-        frontier = [hand]
         for _ in range(more):
-            nxt = []
-            for h in frontier:
-                for t, k in enumerate(h):
-                    if k:
-                        h2 = _add(h, t, -1)
-                        if h2 not in out:
-                            out.add(h2)
-                            nxt.append(h2)
-            frontier = nxt
+            out |= {_add(h, t, -1) for h in out for t, k in enumerate(h) if k}
         return sorted(out)
 
     def _draw(self, legal: list[int]) -> list[tuple[int, float]]:
