@@ -68,6 +68,53 @@ def step_in_lockstep(envs: list, steps: int, seed: int, same) -> None:
             same(envs[0], env, f"threads={env.threads} step {step}")
 
 
+def check_decisions_as_aec(env, envs: list, where: str) -> None:
+    """Each game of the vector ``env`` at the decision of its AEC twin ``envs[i]``: the seat to act, the
+    observation, the mask and the legal ids."""
+    import numpy as np
+
+    for i, aec in enumerate(envs):
+        agent = aec.agent_selection
+        seat = aec.agent_name_mapping[agent]
+        assert env.current_player[i] == seat, f"{where} game {i}: seat to act"
+        expected = aec.observe(agent)
+        assert env.observation[i].tobytes() == expected["observation"].tobytes(), f"{where} game {i}: observation"
+        assert np.array_equal(env.action_mask[i], expected["action_mask"].astype(bool)), f"{where} game {i}: mask"
+        assert env.legal_actions(i).tolist() == aec.legal_actions().tolist(), f"{where} game {i}: legal ids"
+
+
+def step_as_aec(env, envs: list, actions, where: str):
+    """Step the vector ``env`` and each of its AEC twins ``envs`` with ``actions``; each game's rewards and
+    termination (never a truncation) are its twin's, and so are the final observation and final info of
+    a game that ended. Returns the step's output and the indices of the games that ended (their AEC envs
+    not yet reset)."""
+    import numpy as np
+
+    movers = [aec.agent_selection for aec in envs]
+    out = env.step(actions)
+    ended = []
+    for i, aec in enumerate(envs):
+        at = f"{where} game {i}"
+        aec.step(int(actions[i]))
+        expected = np.array([aec.rewards[a] for a in aec.possible_agents], dtype=np.float32)
+        assert np.array_equal(out.rewards[i], expected), f"{at}: rewards {out.rewards[i]} != {expected}"
+        done = aec.terminations[movers[i]]
+        assert bool(out.terminated[i]) == done and not out.truncated[i], at
+        if not done:
+            assert i not in out.info["final_info"], at
+            continue
+        ended.append(i)
+        final = aec.observe(movers[i])["observation"]
+        assert out.info["final_observation"][i].tobytes() == final.tobytes(), at
+        seat = aec.agent_name_mapping[movers[i]]
+        assert out.info["final_info"][i] == {
+            **aec.infos[movers[i]],
+            "move_count": aec.game.move_count,
+            "last_player": seat,
+        }, at
+    return out, ended
+
+
 def stepped_vector_env(game: str, backend: str, players: int, steps: int, num_envs: int = 3):
     """A ``VectorEnv`` of ``num_envs`` games (seed 1) after ``steps`` steps of random legal actions
     (seed 2): a position mid-game for the bad-input tests."""

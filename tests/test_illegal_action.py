@@ -34,7 +34,7 @@ import numpy as np
 import pytest
 import third_game
 from gymnasium.utils.env_checker import check_env
-from helpers import kardinal_core_or_skip
+from helpers import check_decisions_as_aec, kardinal_core_or_skip, step_as_aec
 from pettingzoo.test import api_test
 
 from kardinal_env.core.errors import IllegalMoveError
@@ -384,32 +384,12 @@ def test_vector_python_backend_forfeits_as_the_aec_envs(nim, game, players, opti
     rng = np.random.default_rng(3)
     forfeits = natural = 0
     for step in range(steps):
-        actions = _actions(env, rng, p)
-        movers = [aec.agent_selection for aec in envs]
-        out = env.step(actions)
-        for i, aec in enumerate(envs):
-            where = f"step {step} game {i}"
-            aec.step(int(actions[i]))
-            expected = np.array([aec.rewards[a] for a in aec.possible_agents], dtype=np.float32)
-            assert np.array_equal(out.rewards[i], expected), f"{where}: rewards {out.rewards[i]} != {expected}"
-            done = aec.terminations[movers[i]]
-            assert bool(out.terminated[i]) == done, where
-            if not done:
-                assert i not in out.info["final_info"], where
-                continue
-            final = aec.observe(movers[i])["observation"]
-            assert out.info["final_observation"][i].tobytes() == final.tobytes(), where
-            seat = aec.agent_name_mapping[movers[i]]
-            info = {**aec.infos[movers[i]], "move_count": aec.game.move_count, "last_player": seat}
-            assert out.info["final_info"][i] == info, where
-            forfeits += aec.forfeited is not None
-            natural += aec.forfeited is None
-            aec.reset()  # the next game: its generator goes on, as the slot's does
-        for i, aec in enumerate(envs):
-            agent = aec.agent_selection
-            assert env.current_player[i] == aec.agent_name_mapping[agent], f"step {step} game {i}"
-            assert env.observation[i].tobytes() == aec.observe(agent)["observation"].tobytes(), f"step {step} {i}"
-            assert np.array_equal(env.action_mask[i], aec.action_mask(agent).astype(bool)), f"step {step} {i}"
+        _, ended = step_as_aec(env, envs, _actions(env, rng, p), f"step {step}")
+        for i in ended:
+            forfeits += envs[i].forfeited is not None
+            natural += envs[i].forfeited is None
+            envs[i].reset()  # the next game: its generator goes on, as the slot's does
+        check_decisions_as_aec(env, envs, f"step {step}")
     assert forfeits >= n and natural >= 1, (forfeits, natural)
 
 

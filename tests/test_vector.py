@@ -30,7 +30,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from helpers import step_in_lockstep, stepped_vector_env
+from helpers import check_decisions_as_aec, step_as_aec, step_in_lockstep, stepped_vector_env
 from koenig_helpers import small_board
 from test_core_kardinal import VARIANTS
 from test_core_koenig import ODD_BOARD
@@ -47,6 +47,14 @@ from kardinal_env.vector import IllegalActionError, VectorEnv
 pytestmark = pytest.mark.core_lane
 
 ARRAYS = ("observation", "action_mask", "current_player", "rewards", "terminated", "truncated", "final_observation")
+
+
+@pytest.fixture(params=["python", "core"])
+def backend(request):
+    """Each backend in turn; "core" needs the compiled core (the ``core`` fixture: skipped where it is not built)."""
+    if request.param == "core":
+        request.getfixturevalue("core")
+    return request.param
 
 
 # ---------------------------------------------------------------- python backend against AEC envs
@@ -71,17 +79,6 @@ def _aec_envs(game: str, n: int, players: int, options: dict, reward: str, chip_
     return envs
 
 
-def _check_decisions(env: VectorEnv, envs: list, where: str) -> None:
-    for i, aec in enumerate(envs):
-        agent = aec.agent_selection
-        seat = aec.agent_name_mapping[agent]
-        assert env.current_player[i] == seat, f"{where} game {i}: seat to act"
-        expected = aec.observe(agent)
-        assert env.observation[i].tobytes() == expected["observation"].tobytes(), f"{where} game {i}: observation"
-        assert np.array_equal(env.action_mask[i], expected["action_mask"].astype(bool)), f"{where} game {i}: mask"
-        assert env.legal_actions(i).tolist() == aec.legal_actions().tolist(), f"{where} game {i}: legal ids"
-
-
 @pytest.mark.parametrize("game, players, options, reward, chip_shaping, n, steps", AEC_CASES, ids=repr)
 def test_python_backend_matches_aec_envs(game, players, options, reward, chip_shaping, n, steps):
     seed = 11
@@ -89,35 +86,17 @@ def test_python_backend_matches_aec_envs(game, players, options, reward, chip_sh
     envs = _aec_envs(game, n, players, options, reward, chip_shaping, seed)
     out = env.reset()
     assert out.observation is env.observation and not out.rewards.any() and not out.terminated.any()
-    _check_decisions(env, envs, "reset")
+    check_decisions_as_aec(env, envs, "reset")
     rng = np.random.default_rng(3)
     ended = 0
     totals = np.zeros((n, players))
     for step in range(steps):
-        actions = env.random_actions(rng)
-        movers = [aec.agent_selection for aec in envs]
-        out = env.step(actions)
-        for i, aec in enumerate(envs):
-            where = f"step {step} game {i}"
-            aec.step(int(actions[i]))
-            expected = np.array([aec.rewards[a] for a in aec.possible_agents], dtype=np.float32)
-            assert np.array_equal(out.rewards[i], expected), f"{where}: rewards {out.rewards[i]} != {expected}"
-            totals[i] += out.rewards[i]
-            done = aec.terminations[movers[i]]
-            assert bool(out.terminated[i]) == done and not out.truncated[i], where
-            if done:
-                ended += 1
-                final = aec.observe(movers[i])["observation"]
-                assert out.info["final_observation"][i].tobytes() == final.tobytes(), where
-                info = out.info["final_info"][i]
-                assert info["scores"] == aec.infos[movers[i]]["scores"]
-                assert info["winners"] == aec.infos[movers[i]]["winners"]
-                assert info["last_player"] == aec.agent_name_mapping[movers[i]]
-                assert info["move_count"] == aec.game.move_count
-                aec.reset()  # the next game of the AEC env: its generator goes on, as the slot's does
-            else:
-                assert i not in out.info["final_info"], where
-        _check_decisions(env, envs, f"step {step}")
+        out, done = step_as_aec(env, envs, env.random_actions(rng), f"step {step}")
+        totals += out.rewards
+        ended += len(done)
+        for i in done:
+            envs[i].reset()  # the next game of the AEC env: its generator goes on, as the slot's does
+        check_decisions_as_aec(env, envs, f"step {step}")
     assert ended >= n, "every slot should have finished a game (raise steps)"
     if reward == "win_loss" and not chip_shaping:
         assert set(np.unique(totals)) <= set(range(-20, 21))  # whole ±1 per finished game
@@ -136,23 +115,15 @@ def test_python_backend_serves_a_third_registered_game():
         for i, aec in enumerate(aecs):
             aec.reset(seed=i)
         env.reset(seed=0)
-        _check_decisions(env, aecs, "reset")
+        check_decisions_as_aec(env, aecs, "reset")
         rng = np.random.default_rng(4)
         ended = 0
         for step in range(40):
-            actions = env.random_actions(rng)
-            movers = [aec.agent_selection for aec in aecs]
-            out = env.step(actions)
-            for i, aec in enumerate(aecs):
-                aec.step(int(actions[i]))
-                expected = np.array([aec.rewards[a] for a in aec.possible_agents], dtype=np.float32)
-                assert np.array_equal(out.rewards[i], expected), f"step {step} game {i}"
-                assert bool(out.terminated[i]) == aec.terminations[movers[i]]
-                if out.terminated[i]:
-                    ended += 1
-                    assert out.info["final_info"][i]["winners"] == aec.infos[movers[i]]["winners"]
-                    aec.reset()
-            _check_decisions(env, aecs, f"step {step}")
+            _, done = step_as_aec(env, aecs, env.random_actions(rng), f"step {step}")
+            ended += len(done)
+            for i in done:
+                aecs[i].reset()
+            check_decisions_as_aec(env, aecs, f"step {step}")
         assert ended >= 3
         with pytest.raises(ValueError, match="Kardinal and Kardinal & König games only"):
             VectorEnv("nim", 2, backend="core")
@@ -227,13 +198,10 @@ def test_core_lockstep_thousands_of_steps(core):
     assert total >= 100_000
 
 
-@pytest.mark.parametrize("backend", ["python", "core"])
-def test_score_shaping_is_the_trainers_shaping(backend, request):
+def test_score_shaping_is_the_trainers_shaping(backend):
     """score_shaping: the acting seat earns score_shaping x the change of its projected margin
     (rewards.projected_margins) that its move caused, plus chip shaping and, on the last move, every
     seat's terminal reward: games played alongside with rewards.ShapingTracker give the same rewards."""
-    if backend == "core":
-        request.getfixturevalue("core")
     rules = Rules(players=3, window=9)
     env = VectorEnv("kardinal", 3, rules=rules, backend=backend, reward="margin", chip_shaping=0.5, score_shaping=0.05)
     env.reset()
@@ -310,10 +278,7 @@ def test_auto_backend_follows_the_backend_variable(monkeypatch, game):
 # ---------------------------------------------------------------- auto-reset, arrays, seeds
 
 
-@pytest.mark.parametrize("backend", ["python", "core"])
-def test_auto_reset_keeps_the_final_observation(backend, request):
-    if backend == "core":
-        request.getfixturevalue("core")
+def test_auto_reset_keeps_the_final_observation(backend):
     rules = Rules(players=2, window=5)
     encoder = ObservationEncoder(rules)
     env = VectorEnv("kardinal", 3, rules=rules, backend=backend)
@@ -407,12 +372,11 @@ def test_spaces_and_legal_actions():
 # ---------------------------------------------------------------- bad input
 
 
-def _backends():
-    return [pytest.param("python"), pytest.param("core")]
-
-
-def _env(backend: str, game: str = "kardinal", players: int = 3) -> VectorEnv:
-    return stepped_vector_env(game, backend, players, 5)
+@pytest.fixture
+def stepped(backend):
+    """Three 3-player Kardinal games 5 steps in on ``backend``, a legal action batch, and the env's snapshot."""
+    env = stepped_vector_env("kardinal", backend, 3, 5)
+    return env, env.random_actions(np.random.default_rng(0)), _snapshot(env)
 
 
 def _snapshot(env: VectorEnv) -> list:
@@ -426,13 +390,8 @@ def _unchanged(env: VectorEnv, snapshot: list) -> None:
     assert snapshot[-1] == now[-1]
 
 
-@pytest.mark.parametrize("backend", _backends())
-def test_actions_of_a_wrong_type_or_shape(backend, request):
-    if backend == "core":
-        request.getfixturevalue("core")
-    env = _env(backend)
-    good = env.random_actions(np.random.default_rng(0))
-    snapshot = _snapshot(env)
+def test_actions_of_a_wrong_type_or_shape(stepped):
+    env, good, snapshot = stepped
     for bad in (good.astype(np.float64), good.astype(bool), [1.0, 2.0, 3.0], np.array(["1", "2", "3"]), None, "012"):
         with pytest.raises(TypeError, match=r"actions must be an integer array of shape \(3,\)"):
             env.step(bad)
@@ -444,13 +403,8 @@ def test_actions_of_a_wrong_type_or_shape(backend, request):
     env.step(env.random_actions().tolist())
 
 
-@pytest.mark.parametrize("backend", _backends())
-def test_ids_out_of_range(backend, request):
-    if backend == "core":
-        request.getfixturevalue("core")
-    env = _env(backend)
-    good = env.random_actions(np.random.default_rng(0))
-    snapshot = _snapshot(env)
+def test_ids_out_of_range(stepped):
+    env, good, snapshot = stepped
     for index, value in ((0, -1), (2, env.num_actions), (1, 2**40)):
         bad = good.copy()
         bad[index] = value
@@ -467,13 +421,8 @@ def test_ids_out_of_range(backend, request):
     _unchanged(env, snapshot)
 
 
-@pytest.mark.parametrize("backend", _backends())
-def test_illegal_actions_name_the_game_and_the_rule(backend, request):
-    if backend == "core":
-        request.getfixturevalue("core")
-    env = _env(backend)
-    good = env.random_actions(np.random.default_rng(0))
-    snapshot = _snapshot(env)
+def test_illegal_actions_name_the_game_and_the_rule(stepped):
+    env, good, snapshot = stepped
     for index in range(3):
         game = env.game(index)
         legal = set(env.legal_actions(index).tolist())
@@ -492,7 +441,7 @@ def test_illegal_actions_name_the_game_and_the_rule(backend, request):
 
 
 def test_koenig_illegal_action():
-    env = _env("python", "kardinal_koenig", 4)
+    env = stepped_vector_env("kardinal_koenig", "python", 4, 5)
     snapshot = _snapshot(env)
     bad = env.random_actions(np.random.default_rng(0))
     legal = set(env.legal_actions(1).tolist())
