@@ -63,13 +63,16 @@ def test_runout_during_the_display_refill_goes_on_from_the_new_deck():
     assert game.current_player == 2
 
 
-def _before_second_runout():
+def _after_first_runout():
+    """The position of the test above after its first runout: seat 2 to act, 5 cards in the new deck."""
     game = _any_game()
-    game.play("discard:1")
-    game.play("discard:1")
-    game.play("end")
-    game.play("draw:3")
-    game.play("draw:3")
+    for move in ("discard:1", "discard:1", "end", "draw:3", "draw:3"):
+        game.play(move)
+    return game
+
+
+def _before_second_runout():
+    game = _after_first_runout()
     for _ in range(4):
         discard_turn(game)
     assert game.deck_size() == 1 and game.current_player == 0 and game.runouts == 1
@@ -116,12 +119,7 @@ def test_second_runout_during_the_refill_stops_it():
 
 
 def test_second_runout_in_the_last_seats_turn_ends_the_game_after_it():
-    game = _any_game()
-    game.play("discard:1")
-    game.play("discard:1")
-    game.play("end")
-    game.play("draw:3")
-    game.play("draw:3")
+    game = _after_first_runout()
     for _ in range(3):
         discard_turn(game)  # seats 2, 0, 1
     assert game.current_player == 2 and game.deck_size() == 2
