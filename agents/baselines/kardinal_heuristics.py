@@ -46,11 +46,8 @@ def chip_weight(game, seat: int, colour: int) -> float:
     w = 1.0
     if colour in rules.owned_colours(seat):
         w -= 0.5
-    else:
-        for other in range(n):
-            if other != seat and colour in rules.owned_colours(other):
-                w += 1.0 / (n - 1)
-                break
+    elif any(colour in rules.owned_colours(other) for other in range(n) if other != seat):
+        w += 1.0 / (n - 1)
     # Projected holdings (own leftovers included) decide the doubled colour.
     proj = game.projected_holdings(seat)
     if proj[colour] >= max(proj):

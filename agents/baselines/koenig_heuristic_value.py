@@ -51,8 +51,7 @@ class _Static:
 
     def __init__(self, board) -> None:
         self.board = board
-        C = len(board.country_ids)
-        self.C = C
+        self.C = C = len(board.country_ids)
         self.alliances_of: list[list[int]] = [[] for _ in range(C)]
         for i, (a, b) in enumerate(board.alliances):
             self.alliances_of[a].append(i)
@@ -151,9 +150,7 @@ class _Position:
         self.cl_left = list(view.cloisters_left)
         self.ad_left = list(view.advisors_left)
         self.banked = [float(s) for s in view.scores]
-        self.times = 2 if view.runouts == 0 else 1
-        if view.last_round:
-            self.times = 1
+        self.times = 2 if view.runouts == 0 and not view.last_round else 1
         self.phi = min(1.0, _turns_left(view, n) / w.horizon)
         self.final = view.last_round and seat == n - 1
         self.memo: dict[tuple, list[float]] = {}  # (cloister counts, free sites) -> cloister component
