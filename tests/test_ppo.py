@@ -401,8 +401,9 @@ def test_resume_continues_from_checkpoint(tiny_run, tmp_path):
     assert not all(torch.equal(ckpt["model"][k], ck2["model"][k]) for k in ckpt["model"])
 
 
-def test_training_is_deterministic_under_a_seed(tmp_path):
-    cfg = dict(
+def _short_run(tmp_path, **options) -> dict:
+    """TINY_CONFIG for 100 steps in iterations of 60, with no evaluation and no tracking, under ``tmp_path``."""
+    return dict(
         TINY_CONFIG,
         total_steps=100,
         steps_per_iter=60,
@@ -410,8 +411,12 @@ def test_training_is_deterministic_under_a_seed(tmp_path):
         final_eval_games=0,
         track=False,
         runs_dir=str(tmp_path),
-        progress=False,
+        **options,
     )
+
+
+def test_training_is_deterministic_under_a_seed(tmp_path):
+    cfg = _short_run(tmp_path, progress=False)
     a = torch.load(run.train(cfg, run_name="a"), weights_only=True)
     b = torch.load(run.train(cfg, run_name="b"), weights_only=True)
     assert a["step"] == b["step"]
@@ -421,19 +426,7 @@ def test_training_is_deterministic_under_a_seed(tmp_path):
 
 def test_progress_bar_counts_the_steps_the_checkpoint_holds(tmp_path, capfd):
     """The last iteration overshoots total_steps; the bar then shows the real count, not 100% of the target."""
-    cfg = dict(
-        TINY_CONFIG,
-        total_steps=100,
-        steps_per_iter=60,
-        eval_games=0,
-        final_eval_games=0,
-        track=False,
-        runs_dir=str(tmp_path),
-        run_name="bar",
-        progress=True,
-        bc_games=1,
-        bc_epochs=1,
-    )
+    cfg = _short_run(tmp_path, run_name="bar", progress=True, bc_games=1, bc_epochs=1)
     ckpt = torch.load(run.train(cfg), weights_only=True)
     err = capfd.readouterr().err
     step = ckpt["step"]
