@@ -474,15 +474,22 @@ def test_render_modes():
     assert len({tuple(p) for p in img.reshape(-1, 3)}) >= 5  # cathedral, house, cardinal, sites, ground
 
 
-def test_bad_options_raise_clear_errors():
-    with pytest.raises(ValueError, match="window must be an odd integer"):
-        kardinal_v0.raw_env(window=10)
-    with pytest.raises(ValueError, match="reward must be one of"):
-        kardinal_v0.raw_env(reward="elo")
-    with pytest.raises(ValueError, match="players must be 2, 3 or 4"):
-        kardinal_v0.raw_env(players=5)
-    with pytest.raises(ValueError, match="render_mode"):
-        kardinal_v0.raw_env(render_mode="pygame")
+@pytest.mark.parametrize(
+    ("game", "options", "message"),
+    [
+        ("kardinal", {"window": 10}, "window must be an odd integer"),
+        ("kardinal", {"reward": "elo"}, "reward must be one of"),
+        ("kardinal", {"players": 5}, "players must be 2, 3 or 4"),
+        ("kardinal", {"render_mode": "pygame"}, "render_mode"),
+        ("kardinal_koenig", {"reward": "winloss"}, "reward must be one of"),
+        ("kardinal_koenig", {"players": 2}, "players"),
+        ("kardinal_koenig", {"render_mode": "video"}, "render_mode"),
+    ],
+)
+def test_bad_options_raise_clear_errors(game, options, message):
+    """kardinal_v0's and kardinal_koenig_v1's."""
+    with pytest.raises(ValueError, match=message):
+        get_game(game).load("env_module").raw_env(**options)
 
 
 def test_gym_single_agent_view_plays_full_games():
