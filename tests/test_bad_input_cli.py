@@ -177,57 +177,54 @@ def test_evaluate_warns_about_player_count_once(ckpts, capsys):
     assert captured.err.count(expected) == 1 and expected in captured.out  # at the start and under the table
 
 
-@pytest.mark.parametrize(
-    ("argv", "needle"),
-    [
-        (["--agents", "foo"], "unknown agent spec 'foo'"),
-        (["--agents", "mcts:abc"], "bad agent spec 'mcts:abc'"),
-        (["--agents", "mcts:0"], "bad agent spec 'mcts:0'"),
-        (["--agents", "ppo:"], "bad agent spec 'ppo:'"),
-        (["--agents", "puct:x:y.pt"], "bad agent spec 'puct:x:y.pt'"),
-        (["--agents", "ppo:no/such.pt", "greedy"], "no checkpoint file 'no/such.pt'"),
-        (["--agents", "greedy", "random", "random"], "3 agents do not fit in a 2-player game"),
-        (["--agents", "greedy", "--shared-pool"], "shared_pool"),
-        (["--agents", "greedy", "--players", "5"], "kardinal plays 2-4 players, got 5"),
-        (
-            ["--agents", "greedy", "--game", "kardinal_koenig", "--players", "2"],
-            "kardinal_koenig plays 3-5 players, got 2",
-        ),
-        (
-            ["--agents", "mcts:5", "--game", "kardinal_koenig"],
-            "agent spec 'mcts:5' needs a game of perfect information; kardinal_koenig hides information",
-        ),
-        (["--agents", "greedy", "--game", "kardinal_koenig", "--board", "nope"], "board"),
-    ],
-)
-def test_evaluate_bad_specs(argv, needle, capsys):
-    assert evaluation_mod.main(argv + ["--games", "2", "--quiet"]) == 2
-    assert needle in capsys.readouterr().err
+#: (argv, what stderr says): agent specs and games that main refuses (it returns 2), run with "--games 2 --quiet"
+BAD_SPECS = [
+    (["--agents", "foo"], "unknown agent spec 'foo'"),
+    (["--agents", "mcts:abc"], "bad agent spec 'mcts:abc'"),
+    (["--agents", "mcts:0"], "bad agent spec 'mcts:0'"),
+    (["--agents", "ppo:"], "bad agent spec 'ppo:'"),
+    (["--agents", "puct:x:y.pt"], "bad agent spec 'puct:x:y.pt'"),
+    (["--agents", "ppo:no/such.pt", "greedy"], "no checkpoint file 'no/such.pt'"),
+    (["--agents", "greedy", "random", "random"], "3 agents do not fit in a 2-player game"),
+    (["--agents", "greedy", "--shared-pool"], "shared_pool"),
+    (["--agents", "greedy", "--players", "5"], "kardinal plays 2-4 players, got 5"),
+    (
+        ["--agents", "greedy", "--game", "kardinal_koenig", "--players", "2"],
+        "kardinal_koenig plays 3-5 players, got 2",
+    ),
+    (
+        ["--agents", "mcts:5", "--game", "kardinal_koenig"],
+        "agent spec 'mcts:5' needs a game of perfect information; kardinal_koenig hides information",
+    ),
+    (["--agents", "greedy", "--game", "kardinal_koenig", "--board", "nope"], "board"),
+]
+#: (argv, what stderr says): arguments argparse refuses (exit status 2), run after "--agents greedy"
+BAD_ARGUMENTS = [
+    (["--games", "0"], "argument --games: expected a positive integer, got 0"),
+    (["--games", "x"], "argument --games: expected an integer, got 'x'"),
+    (["--workers", "0"], "argument --workers: expected a positive integer, got 0"),
+    (["--seed", "-1"], "argument --seed: expected an integer >= 0, got -1"),
+    (["--torch-threads", "0"], "argument --torch-threads: expected a positive integer"),
+    (["--players", "6"], "argument --players: invalid choice"),
+    (["--game", "chess"], "argument --game: invalid choice"),
+    (["--discard", "any"], "--discard is an option of kardinal_koenig, not kardinal"),
+    (["--game", "kardinal_koenig", "--preset", "german"], "--preset is an option of kardinal, not kardinal_koenig"),
+    (["--game", "kardinal_koenig", "--shared-pool"], "--shared-pool is an option of kardinal, not kardinal_koenig"),
+    (["--preset", "french"], "argument --preset: invalid choice: 'french'"),
+    (["--save-games", "1"], "--save-games needs --out DIR"),
+    (["--save-games", "5", "--games", "2", "--out", "x"], "--save-games 5 is more than --games 2"),
+    (["--save-games", "-1"], "argument --save-games: expected an integer >= 0"),
+]
 
 
 @pytest.mark.parametrize(
     ("argv", "needle"),
-    [
-        (["--games", "0"], "argument --games: expected a positive integer, got 0"),
-        (["--games", "x"], "argument --games: expected an integer, got 'x'"),
-        (["--workers", "0"], "argument --workers: expected a positive integer, got 0"),
-        (["--seed", "-1"], "argument --seed: expected an integer >= 0, got -1"),
-        (["--torch-threads", "0"], "argument --torch-threads: expected a positive integer"),
-        (["--players", "6"], "argument --players: invalid choice"),
-        (["--game", "chess"], "argument --game: invalid choice"),
-        (["--discard", "any"], "--discard is an option of kardinal_koenig, not kardinal"),
-        (["--game", "kardinal_koenig", "--preset", "german"], "--preset is an option of kardinal, not kardinal_koenig"),
-        (["--game", "kardinal_koenig", "--shared-pool"], "--shared-pool is an option of kardinal, not kardinal_koenig"),
-        (["--preset", "french"], "argument --preset: invalid choice: 'french'"),
-        (["--save-games", "1"], "--save-games needs --out DIR"),
-        (["--save-games", "5", "--games", "2", "--out", "x"], "--save-games 5 is more than --games 2"),
-        (["--save-games", "-1"], "argument --save-games: expected an integer >= 0"),
-    ],
+    [(argv + ["--games", "2", "--quiet"], needle) for argv, needle in BAD_SPECS]
+    + [(["--agents", "greedy", *argv], needle) for argv, needle in BAD_ARGUMENTS],
 )
-def test_evaluate_bad_arguments(argv, needle, capsys):
-    with pytest.raises(SystemExit) as info:
-        evaluation_mod.main(["--agents", "greedy"] + argv)
-    assert info.value.code == 2 and needle in capsys.readouterr().err
+def test_evaluate_bad_specs_and_arguments(argv, needle, cli):
+    result = cli(evaluation_mod.main, argv)
+    assert result.returncode == 2 and needle in result.stderr
 
 
 def test_evaluate_out_is_a_file(tmp_path, capsys):
