@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from kardinal_env.core import limits
 from kardinal_env.core.checks import is_finite_number, is_int
 from kardinal_env.core.registry import GameSpec, game_of
+from kardinal_env.core.rewards import win_share
 
 __all__ = [
     "action_list",
@@ -175,8 +176,7 @@ def _sum_in_order(values: Sequence[float]) -> float:
 def seat_result(game: Any, seat: int) -> tuple[float, int]:
     """``(win share, margin)`` of ``seat`` in a finished game: 1/k as one of k winners (else 0), and its
     final score less the best other seat's."""
-    winners = game.winners()
-    return (1.0 / len(winners) if seat in winners else 0.0), margins(game.scores())[seat]
+    return win_share(game.winners(), seat), margins(game.scores())[seat]
 
 
 def choose(

@@ -66,6 +66,7 @@ from agents.search.common import (
     ucb,
 )
 from kardinal_env.core.registry import GameSpec, UnknownGameError
+from kardinal_env.core.rewards import win_share
 from kardinal_env.core.shuffle import ShuffleRng
 
 __all__ = ["ISMCTSAgent"]
@@ -287,7 +288,7 @@ class ISMCTSAgent(BaseAgent):
         if not world.is_over:
             return self._margin_values(world.projected_scores())
         winners = world.winners()
-        values = [1.0 / len(winners) if s in winners else 0.0 for s in range(n)]
+        values = [win_share(winners, s) for s in range(n)]
         mw = self.margin_weight
         if mw > 0:  # guided playouts only (the constructor's check)
             values = [(1.0 - mw) * v + mw * m for v, m in zip(values, self._margin_values(world.scores()), strict=True)]
