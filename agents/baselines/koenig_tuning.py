@@ -18,6 +18,8 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
 
 from agents.baselines.koenig_greedy import GreedyAgent
 from agents.baselines.koenig_heuristic import DEFAULT_WEIGHTS, HeuristicWeights, KoenigHeuristicAgent
@@ -49,11 +51,9 @@ def make_agent(name: str, seed: int | None = None, weights: HeuristicWeights | N
     """An agent of :data:`AGENTS` by name; ``weights`` only for ``heuristic``."""
     if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; known: {sorted(AGENTS)}")
-    if weights is not None:
-        if name != "heuristic":
-            raise ValueError(f"weights are for the heuristic agent, not {name!r}")
-        return KoenigHeuristicAgent(seed=seed, weights=weights)
-    return AGENTS[name](seed)
+    if weights is not None and name != "heuristic":
+        raise ValueError(f"weights are for the heuristic agent, not {name!r}")
+    return AGENTS[name](seed) if weights is None else KoenigHeuristicAgent(seed=seed, weights=weights)
 
 
 @dataclass(frozen=True)
@@ -212,15 +212,11 @@ def coordinate_search(
     if unknown:
         raise ValueError(f"coordinate_search: unknown weight(s) {unknown}")
 
+    deals: dict[str, Any] = dict(players=players, discard=discard, seed=seed)
+
     def against_field(w: HeuristicWeights) -> MatchResult:
-        assert field is not None
         return one_vs_field(
-            lambda s: KoenigHeuristicAgent(seed=s, weights=w),
-            lambda s: KoenigHeuristicAgent(seed=s, weights=field),
-            games,
-            players=players,
-            discard=discard,
-            seed=seed,
+            partial(KoenigHeuristicAgent, weights=w), partial(KoenigHeuristicAgent, weights=field), games, **deals
         )
 
     if field is not None:
@@ -235,7 +231,7 @@ def coordinate_search(
                 except ValueError:
                     continue
                 if field is None:
-                    res = head_to_head(candidate, incumbent, games, players=players, discard=discard, seed=seed)
+                    res = head_to_head(candidate, incumbent, games, **deals)
                     accept = res.share > res.parity and res.score_diff > z * res.score_diff_se
                 else:
                     res = against_field(candidate)
