@@ -65,115 +65,74 @@ def _json_error(status: int, headers: dict, body: bytes, low: int = 400, high: i
 
 
 DEEP = 2000  # under MAX_BODY as brackets, far over the interpreter's recursion limit as JSON
+
+
+def _bad(name: str, body: bytes, status: int, fragment: str, path="/api/move", length=None, headers=None):
+    """A malformed request: its body, the status and a fragment of the message it gets; ``length`` sets
+    the Content-Length header, ``headers`` any (None: the header is left out)."""
+    return pytest.param(path, body, {"Content-Length": length} if length else headers, status, fragment, id=name)
+
+
 MALFORMED = [
-    # (name, path, body, headers, status, fragment of the message)
-    ("nested lists (issue 53)", "/api/move", b"[" * DEEP + b"]" * DEEP, None, 400, "2000 levels deep"),
-    ("nested objects", "/api/move", b'{"a":' * 600 + b"1" + b"}" * 600, None, 400, "600 levels deep"),
-    (
-        "nested in a field",
-        "/api/move",
-        b'{"session": "%TOKEN%", "move": ' + b"[" * 1500 + b"]" * 1500 + b"}",
-        None,
-        400,
-        "levels deep",
+    _bad("nested lists (issue 53)", b"[" * DEEP + b"]" * DEEP, 400, "2000 levels deep"),
+    _bad("nested objects", b'{"a":' * 600 + b"1" + b"}" * 600, 400, "600 levels deep"),
+    _bad(
+        "nested in a field", b'{"session": "%TOKEN%", "move": ' + b"[" * 1500 + b"]" * 1500 + b"}", 400, "levels deep"
     ),
-    ("unclosed nesting", "/api/move", b"{" * 4000, None, 400, "levels deep"),
-    ("nested /api/new", "/api/new", b"[" * DEEP + b"]" * DEEP, None, 400, "levels deep"),
-    ("invalid UTF-8", "/api/move", b"\xff\xfe", None, 400, "not UTF-8"),
-    ("invalid UTF-8 in a string", "/api/move", b'{"session": "\xc3(", "move": "x"}', None, 400, "not UTF-8"),
-    ("lone surrogate session", "/api/move", b'{"session": "\\ud800", "move": "x"}', None, 400, "lone surrogate"),
-    ("lone surrogate move", "/api/move", b'{"session": "%TOKEN%", "move": "\\udfff"}', None, 400, "lone surrogate"),
-    ("lone surrogate key", "/api/move", b'{"\\ud800": 1}', None, 400, "lone surrogate"),
-    ("not JSON", "/api/move", b"{not json", None, 400, "not JSON"),
-    ("bare word", "/api/move", b"nul", None, 400, "not JSON"),
-    ("trailing data", "/api/move", b'{"session": "%TOKEN%"}}', None, 400, "not JSON"),
-    ("trailing comma", "/api/move", b'{"session": "%TOKEN%", "move": "x",}', None, 400, "not JSON"),
-    ("single quotes", "/api/move", b"{'session': 'x'}", None, 400, "not JSON"),
-    ("NaN", "/api/move", b'{"session": "%TOKEN%", "move": "x", "at": NaN}', None, 400, "NaN is not a JSON value"),
-    ("Infinity", "/api/new", b'{"session": -Infinity}', None, 400, "Infinity is not a JSON value"),
-    ("a list", "/api/move", b"[1, 2]", None, 400, "must be a JSON object, got list"),
-    ("a string", "/api/move", b'"H0@2,0"', None, 400, "must be a JSON object, got str"),
-    ("a number", "/api/new", b"42", None, 400, "must be a JSON object, got int"),
-    ("null", "/api/move", b"null", None, 400, "must be a JSON object, got NoneType"),
-    (
-        "a key twice",
-        "/api/move",
-        b'{"session": "forged", "session": "%TOKEN%", "move": "x"}',
-        None,
-        400,
-        "'session' appears twice",
-    ),
-    (
-        "unknown field",
-        "/api/move",
-        b'{"session": "%TOKEN%", "move": "x", "extra": 1}',
-        None,
-        400,
-        "unknown field(s) ['extra']",
-    ),
-    ("unknown field /api/new", "/api/new", b'{"session": "%TOKEN%", "move": "x"}', None, 400, "unknown field(s)"),
-    ("empty body", "/api/move", b"", None, 403, "missing field 'session'"),
-    ("missing session", "/api/move", b'{"move": "x"}', None, 403, "missing field 'session'"),
-    ("missing move", "/api/move", b'{"session": "%TOKEN%"}', None, 400, "missing field 'move'"),
-    ("session a number", "/api/new", b'{"session": 5}', None, 403, "unknown session"),
-    ("move a number", "/api/move", b'{"session": "%TOKEN%", "move": 7}', None, 400, "field 'move' must be"),
-    ("move a list", "/api/move", b'{"session": "%TOKEN%", "move": ["x"]}', None, 400, "field 'move' must be"),
-    ("move null", "/api/move", b'{"session": "%TOKEN%", "move": null}', None, 400, "field 'move' must be"),
-    (
-        "brackets inside a string",
-        "/api/move",
-        b'{"session": "%TOKEN%", "move": "' + b"[" * 100 + b'"}',
-        None,
-        400,
-        "malformed move",
-    ),
-    ("at a string", "/api/move", b'{"session": "%TOKEN%", "move": "x", "at": "0"}', None, 400, "field 'at' must be"),
-    ("at a float", "/api/move", b'{"session": "%TOKEN%", "move": "x", "at": 0.5}', None, 400, "field 'at' must be"),
-    ("at a bool", "/api/move", b'{"session": "%TOKEN%", "move": "x", "at": true}', None, 400, "field 'at' must be"),
-    ("negative Content-Length", "/api/move", b"", {"Content-Length": "-5"}, 400, "bad Content-Length '-5'"),
-    ("Content-Length 1_0", "/api/move", b'{"a": 1} ', {"Content-Length": "1_0"}, 400, "bad Content-Length '1_0'"),
-    ("Content-Length +9", "/api/move", b'{"a": 1} ', {"Content-Length": "+9"}, 400, "bad Content-Length"),
-    ("Content-Length text", "/api/move", b"{}", {"Content-Length": "two"}, 400, "bad Content-Length 'two'"),
-    ("Content-Length list", "/api/move", b"{}", {"Content-Length": "2, 2"}, 400, "bad Content-Length"),
-    (
-        "two Content-Lengths",
-        "/api/move",
-        b"{}",
-        {"Content-Length": "2\r\nContent-Length: 3"},
-        400,
-        "conflicting Content-Length",
-    ),
-    (
-        "body shorter than Content-Length",
-        "/api/move",
-        b'{"session": "x"}',
-        {"Content-Length": "100"},
-        400,
-        "ended after 16 of the 100 bytes",
-    ),
-    (
-        "body longer than Content-Length",
-        "/api/move",
-        b'{"session": "%TOKEN%", "move": "x"}',
-        {"Content-Length": "12"},
-        400,
-        "not JSON",
-    ),
-    ("over the limit", "/api/move", b" " * (MAX_BODY + 1), None, 413, "over the limit of 4096"),
-    ("over the limit, not sent", "/api/move", b"", {"Content-Length": "9" * 40}, 413, "over the limit"),
-    (
+    _bad("unclosed nesting", b"{" * 4000, 400, "levels deep"),
+    _bad("nested /api/new", b"[" * DEEP + b"]" * DEEP, 400, "levels deep", path="/api/new"),
+    _bad("invalid UTF-8", b"\xff\xfe", 400, "not UTF-8"),
+    _bad("invalid UTF-8 in a string", b'{"session": "\xc3(", "move": "x"}', 400, "not UTF-8"),
+    _bad("lone surrogate session", b'{"session": "\\ud800", "move": "x"}', 400, "lone surrogate"),
+    _bad("lone surrogate move", b'{"session": "%TOKEN%", "move": "\\udfff"}', 400, "lone surrogate"),
+    _bad("lone surrogate key", b'{"\\ud800": 1}', 400, "lone surrogate"),
+    _bad("not JSON", b"{not json", 400, "not JSON"),
+    _bad("bare word", b"nul", 400, "not JSON"),
+    _bad("trailing data", b'{"session": "%TOKEN%"}}', 400, "not JSON"),
+    _bad("trailing comma", b'{"session": "%TOKEN%", "move": "x",}', 400, "not JSON"),
+    _bad("single quotes", b"{'session': 'x'}", 400, "not JSON"),
+    _bad("NaN", b'{"session": "%TOKEN%", "move": "x", "at": NaN}', 400, "NaN is not a JSON value"),
+    _bad("Infinity", b'{"session": -Infinity}', 400, "Infinity is not a JSON value", path="/api/new"),
+    _bad("a list", b"[1, 2]", 400, "must be a JSON object, got list"),
+    _bad("a string", b'"H0@2,0"', 400, "must be a JSON object, got str"),
+    _bad("a number", b"42", 400, "must be a JSON object, got int", path="/api/new"),
+    _bad("null", b"null", 400, "must be a JSON object, got NoneType"),
+    _bad("a key twice", b'{"session": "forged", "session": "%TOKEN%", "move": "x"}', 400, "'session' appears twice"),
+    _bad("unknown field", b'{"session": "%TOKEN%", "move": "x", "extra": 1}', 400, "unknown field(s) ['extra']"),
+    _bad("unknown field /api/new", b'{"session": "%TOKEN%", "move": "x"}', 400, "unknown field(s)", path="/api/new"),
+    _bad("empty body", b"", 403, "missing field 'session'"),
+    _bad("missing session", b'{"move": "x"}', 403, "missing field 'session'"),
+    _bad("missing move", b'{"session": "%TOKEN%"}', 400, "missing field 'move'"),
+    _bad("session a number", b'{"session": 5}', 403, "unknown session", path="/api/new"),
+    _bad("move a number", b'{"session": "%TOKEN%", "move": 7}', 400, "field 'move' must be"),
+    _bad("move a list", b'{"session": "%TOKEN%", "move": ["x"]}', 400, "field 'move' must be"),
+    _bad("move null", b'{"session": "%TOKEN%", "move": null}', 400, "field 'move' must be"),
+    _bad("brackets inside a string", b'{"session": "%TOKEN%", "move": "' + b"[" * 100 + b'"}', 400, "malformed move"),
+    _bad("at a string", b'{"session": "%TOKEN%", "move": "x", "at": "0"}', 400, "field 'at' must be"),
+    _bad("at a float", b'{"session": "%TOKEN%", "move": "x", "at": 0.5}', 400, "field 'at' must be"),
+    _bad("at a bool", b'{"session": "%TOKEN%", "move": "x", "at": true}', 400, "field 'at' must be"),
+    _bad("negative Content-Length", b"", 400, "bad Content-Length '-5'", length="-5"),
+    _bad("Content-Length 1_0", b'{"a": 1} ', 400, "bad Content-Length '1_0'", length="1_0"),
+    _bad("Content-Length +9", b'{"a": 1} ', 400, "bad Content-Length", length="+9"),
+    _bad("Content-Length text", b"{}", 400, "bad Content-Length 'two'", length="two"),
+    _bad("Content-Length list", b"{}", 400, "bad Content-Length", length="2, 2"),
+    _bad("two Content-Lengths", b"{}", 400, "conflicting Content-Length", length="2\r\nContent-Length: 3"),
+    _bad("body shorter than Content-Length", b'{"session": "x"}', 400, "ended after 16 of the 100 bytes", length="100"),
+    _bad("body longer than Content-Length", b'{"session": "%TOKEN%", "move": "x"}', 400, "not JSON", length="12"),
+    _bad("over the limit", b" " * (MAX_BODY + 1), 413, "over the limit of 4096"),
+    _bad("over the limit, not sent", b"", 413, "over the limit", length="9" * 40),
+    _bad(
         "chunked",
-        "/api/move",
         b"2\r\n{}\r\n0\r\n\r\n",
-        {"Content-Length": None, "Transfer-Encoding": "chunked"},
         411,
         "Transfer-Encoding is not accepted",
+        headers={"Content-Length": None, "Transfer-Encoding": "chunked"},
     ),
 ]
 
 
-@pytest.mark.parametrize("name,path,body,headers,status,fragment", MALFORMED, ids=[case[0] for case in MALFORMED])
-def test_every_malformed_body_gets_a_json_4xx(server, capfd, name, path, body, headers, status, fragment):
+@pytest.mark.parametrize("path,body,headers,status,fragment", MALFORMED)
+def test_every_malformed_body_gets_a_json_4xx(server, capfd, path, body, headers, status, fragment):
     before = _state(server)
     body = body.replace(TOKEN, before["session"].encode())
     if headers is None:
