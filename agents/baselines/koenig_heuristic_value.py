@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 
 from agents.baselines.koenig_heuristic_weights import HeuristicWeights
 from kardinal_env.koenig import scoring
@@ -337,11 +338,8 @@ class _Position:
         can_cloister = self.cl_left[me] > 0
         for c in range(st.C):
             empty = not any(self.cl[c])
-            singles: list[tuple[float, int]] = []
-            if can_cloister:
-                for x in b.country_sites[c]:
-                    if owner[x] < 0:
-                        singles.append((self.try_pieces((x,)), x))
+            country_sites = b.country_sites[c] if can_cloister else ()
+            singles = [(self.try_pieces((x,)), x) for x in country_sites if owner[x] < 0]
             advisor = -1 - c
             if not empty and self.advisor_room(c):
                 singles.append((self.try_pieces((advisor,)), advisor))
@@ -356,9 +354,8 @@ class _Position:
             best2 = best1
             sites = [x for _, x in singles if x >= 0][:4]
             if self.cl_left[me] >= 2:
-                for i, x in enumerate(sites):
-                    for y in sites[i + 1 :]:
-                        best2 = max(best2, self.try_pieces((x, y)) - base)
+                for x, y in itertools.combinations(sites, 2):
+                    best2 = max(best2, self.try_pieces((x, y)) - base)
             for x in sites:
                 if self.advisor_room(c, extra_cloister=True):
                     best2 = max(best2, self.try_pieces((x, advisor)) - base)

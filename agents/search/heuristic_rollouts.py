@@ -3,14 +3,12 @@ by one of its next best when determinized worlds played to the end by the heuris
 clearly better — in rounds of worlds, up to ``N``, spent where a decision is close. Results and the
 reasoning behind the test: docs/lab/koenig-search.md.
 
-**The decision.** At a decision with two or more legal moves the agent asks the ``heuristic``
-(:func:`agents.baselines.koenig_heuristic.heuristic_candidates`, the seat's own knowledge of the deck)
-for its move — ties broken by the same draw of the agent's ``random.Random`` as the ``heuristic``
-agent — and its next ``candidates - 1`` best distinct moves (default 2; ties: the lower move id), all
-played in the same worlds (:func:`rollout_values`). A world's value for a move is the seat's final
-margin plus ``win_bonus`` (10) times its win share; another move replaces the heuristic's only when its
-mean paired difference to it is above ``z`` (2.5) standard errors, the largest such lower bound winning
-(:func:`~agents.search.common.choose`, :func:`~agents.search.common.paired_statistics`).
+**The decision.** At a decision with two or more legal moves: the ``heuristic`` agent's move (the same
+draw of the agent's generator on a tie) and its next ``candidates - 1`` best distinct moves (default 2;
+ties: the lower id; :func:`heuristic_root_moves`), all played in the same worlds (:func:`rollout_values`).
+A world's value for a move is the seat's final margin plus ``win_bonus`` (10) times its win share;
+another move replaces the heuristic's only when its mean paired difference to it is above ``z`` (2.5)
+standard errors, the largest such lower bound winning (:func:`~agents.search.common.choose`).
 
 **Rounds.** Worlds are played in rounds of ``batch`` (16; the last cut to end at ``N``), each dealt
 from one ``getrandbits(64)`` of the agent's generator. After each round the test runs on all worlds so
