@@ -199,11 +199,8 @@ class _Planner:
         if not pays:
             return []
         out: list[tuple[int, tuple[int, ...]]] = []
-        cloisters_left = pos.cl_left[me] - (1 if piece >= 0 else 0)
-        if cloisters_left > 0:
-            for x in b.country_sites[c]:
-                if pos.owner[x] < 0 and x != piece:
-                    out += [(x, pay) for pay in pays]
+        if pos.cl_left[me] - (1 if piece >= 0 else 0) > 0:  # a cloister left for the second piece
+            out += [(x, pay) for x in b.country_sites[c] if pos.owner[x] < 0 and x != piece for pay in pays]
         if pos.advisor_room(c, extra_cloister=piece >= 0, extra_advisors=0 if piece >= 0 else 1):
             out += [(-1 - c, pay) for pay in pays]
         return out

@@ -297,10 +297,7 @@ class _Position:
             if piece >= 0:
                 countries.add(b.site_country[piece])
                 chains.add(me)
-                owner = self.owner
-                for u in b.adjacency[piece]:
-                    if owner[u] >= 0:
-                        chains.add(owner[u])
+                chains.update(self.owner[u] for u in b.adjacency[piece] if self.owner[u] >= 0)
             else:
                 alliances.update(st.alliances_of[-1 - piece])
         ef = list(self.ef)
