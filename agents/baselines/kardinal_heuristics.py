@@ -132,8 +132,7 @@ def cardinal_advice(game) -> list[tuple[tuple, float]]:
     fewest: dict[int, int] = {}
     for _code, best, count in values:
         fewest[best] = min(count, fewest.get(best, count))
-    out = []
-    for code, best, count in values:
-        shortfall = (best - b) + ADVICE_COUNT_WEIGHT * min(9, count - fewest[best])
-        out.append((code, -min(ADVICE_CLIP, float(shortfall))))
-    return out
+    shortfall = [
+        (code, (best - b) + ADVICE_COUNT_WEIGHT * min(9, count - fewest[best])) for code, best, count in values
+    ]
+    return [(code, -min(ADVICE_CLIP, float(s))) for code, s in shortfall]

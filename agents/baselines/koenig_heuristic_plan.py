@@ -268,10 +268,5 @@ class _Planner:
         b = self.b
         if self.next_turn <= 0:  # no further turn: the first draw
             return [(legal[0], 0.0)]
-        draws = self.draws_after(())
-        options = draws.options(self.hand, self.display)
-        scored = []
-        for m in legal:
-            src = -1 if m == b.deck_id else m - b.draw_base
-            scored.append((m, options.get(src, 0.0)))
-        return scored
+        options = self.draws_after(()).options(self.hand, self.display)
+        return [(m, options.get(-1 if m == b.deck_id else m - b.draw_base, 0.0)) for m in legal]
