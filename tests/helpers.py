@@ -147,6 +147,24 @@ TINY_TRAINING = {
 }
 
 
+def tiny_run(game: str, **options) -> dict:
+    """A small training run's options for a test of ``game``: no progress bars and no TensorBoard logs,
+    4 envs of 100 steps an iteration, a 16-wide network, 2 evaluation games every iteration and 2 at the
+    end; ``options`` add or override."""
+    return {
+        "game": game,
+        "num_envs": 4,
+        "steps_per_iter": 100,
+        "hidden": 16,
+        "eval_interval": 1,
+        "eval_games": 2,
+        "final_eval_games": 2,
+        "track": False,
+        "progress": False,
+        **options,
+    }
+
+
 def tiny_training_checkpoint(path, config: dict, step: int) -> str:
     """Write a tiny 2-player Kardinal training checkpoint (a 4-channel network, with its optimizer's
     state, as a training run leaves one) with ``config`` and ``step`` at ``path``; returns the path."""

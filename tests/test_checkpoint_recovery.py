@@ -14,6 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import third_game  # noqa: E402
+from helpers import tiny_run  # noqa: E402
 
 from agents.networks.checkpoint import make_checkpoint, read_checkpoint, write_checkpoint  # noqa: E402
 from agents.networks.kardinal_net import KardinalNet  # noqa: E402
@@ -25,23 +26,8 @@ from kardinal_env.kardinal import Rules  # noqa: E402
 
 torch.set_num_threads(1)
 
-NIM = dict(
-    game="nim",
-    total_steps=100,
-    steps_per_iter=100,
-    num_envs=2,
-    hidden=8,
-    bc_games=0,
-    eval_interval=1,
-    eval_games=2,
-    final_eval_games=0,
-    checkpoint_interval=1,
-    keep_best=True,
-    baseline="greedy",
-    track=False,
-    progress=False,
-    run_name="run",
-)
+NIM = tiny_run("nim", total_steps=100, num_envs=2, hidden=8, bc_games=0, final_eval_games=0, run_name="run")
+NIM.update(checkpoint_interval=1, keep_best=True, baseline="greedy")
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +105,7 @@ def test_a_run_removes_the_leftovers_of_its_checkpoint_files_when_it_starts(nim,
     ours = LEFTOVERS + [".best.pt.q1w2e3r4.tmp", ".checkpoint_100.pt.abcd1234.tmp"]
     others = [".avg.pt.abcd1234.tmp", ".best_step9.pt.abcd1234.tmp", *NOT_OURS]
     _populate(run_dir, ours + others)
-    trainer = trainer_module.Trainer(make_config(("test", dict(NIM, runs_dir=str(tmp_path)))))
+    trainer = _trainer(tmp_path)
     trainer._open_outputs()  # what run() does first: nothing is written yet
     trainer._close_outputs()
     assert sorted(os.listdir(run_dir)) == sorted(others)
@@ -145,6 +131,17 @@ def _state(trainer, step: int, best: float | None, best_step: int | None = None)
     trainer.best = None if best is None else {"winrate": best, "step": best_step or step, "opponent": "greedy"}
     trainer.latest["greedy"] = best if best is not None else float("nan")
     return trainer.save_checkpoint(os.path.join(trainer.run_dir, "scratch.pt"), step // 100)
+
+
+def _killed_run(tmp_path, best: tuple, checkpoint: tuple):
+    """The run folder a killed run left: best.pt and checkpoint.pt as ``_state(trainer, *best)`` and
+    ``_state(trainer, *checkpoint)`` write them."""
+    trainer = _trainer(tmp_path)
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    os.replace(_state(trainer, *best), run_dir / "best.pt")
+    os.replace(_state(trainer, *checkpoint), run_dir / "checkpoint.pt")
+    return run_dir
 
 
 def _resume(tmp_path):
@@ -207,12 +204,8 @@ def test_resume_sets_aside_a_best_pt_newer_than_the_checkpoint(nim, tmp_path):
     at step 400, checkpoint.pt at 300 recording its best at 200 (whose best.pt was overwritten). The
     resumed run keeps the newer file under another name, has no best until it evaluates, and then
     writes best.pt with checkpoint.pt first."""
-    trainer = _trainer(tmp_path)
-    run_dir = tmp_path / "run"
-    run_dir.mkdir()
-    os.replace(_state(trainer, 400, 0.7), run_dir / "best.pt")
+    run_dir = _killed_run(tmp_path, best=(400, 0.7), checkpoint=(300, 0.5, 200))
     newer = (run_dir / "best.pt").read_bytes()
-    os.replace(_state(trainer, 300, 0.5, best_step=200), run_dir / "checkpoint.pt")
     resumed = _resume(tmp_path)
     assert (run_dir / "best_step400.pt").read_bytes() == newer and not (run_dir / "best.pt").exists()
     assert resumed.best is None
@@ -226,23 +219,15 @@ def test_resume_from_an_earlier_checkpoint_sets_aside_the_later_best(nim, tmp_pa
     """Resuming checkpoint_{step}.pt of a run whose best.pt is of a later step: best.pt comes from
     beyond the resumed state, so it is renamed, never deleted, and the run's best.pt restarts from
     the record (here: the resumed checkpoint is itself the best it records)."""
-    trainer = _trainer(tmp_path)
-    run_dir = tmp_path / "run"
-    run_dir.mkdir()
-    os.replace(_state(trainer, 500, 0.9), run_dir / "best.pt")
-    os.replace(_state(trainer, 300, 0.6), run_dir / "checkpoint.pt")
+    run_dir = _killed_run(tmp_path, best=(500, 0.9), checkpoint=(300, 0.6))
     _resume(tmp_path)
     assert _step(run_dir / "best_step500.pt") == 500
     assert _step(run_dir / "best.pt") == _step(run_dir / "checkpoint.pt") == 300
 
 
 def test_resume_keeps_a_best_pt_that_is_the_recorded_best(nim, tmp_path):
-    trainer = _trainer(tmp_path)
-    run_dir = tmp_path / "run"
-    run_dir.mkdir()
-    os.replace(_state(trainer, 200, 0.6), run_dir / "best.pt")
+    run_dir = _killed_run(tmp_path, best=(200, 0.6), checkpoint=(300, 0.6, 200))
     before = (run_dir / "best.pt").read_bytes()
-    os.replace(_state(trainer, 300, 0.6, best_step=200), run_dir / "checkpoint.pt")
     resumed = _resume(tmp_path)
     assert (run_dir / "best.pt").read_bytes() == before and resumed.best["step"] == 200
     assert sorted(os.listdir(run_dir)) == ["best.pt", "checkpoint.pt"]

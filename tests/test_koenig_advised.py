@@ -11,6 +11,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from helpers import tiny_run  # noqa: E402
+
 from agents import load_agent  # noqa: E402
 from agents.baselines.koenig_heuristic import (  # noqa: E402
     ADVICE_CLIP,
@@ -143,25 +145,9 @@ def test_advice_weights_reach_the_adapter_and_bad_ones_are_refused():
 
 
 def test_tiny_advised_training_round_trips_through_load_agent(tmp_path):
+    options = tiny_run("kardinal_koenig", network="advised", rounds=1, total_steps=200, runs_dir=str(tmp_path))
     path = train_mod.train(
-        dict(
-            game="kardinal_koenig",
-            network="advised",
-            hidden=16,
-            rounds=1,
-            total_steps=200,
-            steps_per_iter=100,
-            num_envs=4,
-            greedy_share=0.5,
-            baseline="heuristic",
-            eval_interval=1,
-            eval_games=2,
-            final_eval_games=2,
-            advice_weights="contest=0.48, fill=0.125,hand=0.6",
-            runs_dir=str(tmp_path),
-            track=False,
-            progress=False,
-        )
+        dict(options, greedy_share=0.5, baseline="heuristic", advice_weights="contest=0.48, fill=0.125,hand=0.6")
     )
     ckpt = torch.load(path, weights_only=True)
     assert ckpt["layout"]["network"] == "advised" and ckpt["model_config"]["kind"] == "advised"

@@ -12,6 +12,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from helpers import tiny_run  # noqa: E402
+
 from agents import AgentSpecError, check_spec, load_agent  # noqa: E402
 from agents.networks.base import MaskedCategorical  # noqa: E402
 from agents.networks.checkpoint import PlayerCountWarning, read_checkpoint  # noqa: E402
@@ -126,29 +128,10 @@ def test_koenig_decision_sees_only_its_own_observation():
 
 # ---------------------------------------------------------------------- tiny training runs
 def _tiny(tmp_path, **kw):
-    base = dict(
-        game="kardinal_koenig",
-        total_steps=240,
-        steps_per_iter=120,
-        num_envs=4,
-        bc_games=2,
-        bc_epochs=1,
-        greedy_share=0.3,
-        pool_share=0.3,
-        random_share=0.2,
-        snapshot_interval=1,
-        score_shaping=0.05,
-        eval_interval=1,
-        eval_games=2,
-        final_eval_games=2,
-        checkpoint_interval=1,
-        hidden=16,
-        runs_dir=str(tmp_path),
-        track=False,
-        progress=False,
-    )
-    base.update(kw)
-    return base
+    base = tiny_run("kardinal_koenig", total_steps=240, steps_per_iter=120, score_shaping=0.05, runs_dir=str(tmp_path))
+    base.update(greedy_share=0.3, pool_share=0.3, random_share=0.2, snapshot_interval=1)  # the opponents
+    base.update(bc_games=2, bc_epochs=1, checkpoint_interval=1)
+    return {**base, **kw}
 
 
 @pytest.fixture(scope="module")

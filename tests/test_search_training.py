@@ -45,6 +45,11 @@ def _config(tmp_path, **kw):
     return make_config(("test", {**TINY, "runs_dir": str(tmp_path), "run_name": "run", **kw}))
 
 
+def _one_game_searched(tmp_path, steps: int, **kw):
+    """A trainer that plays one game at a time, every decision searched in full, ``steps`` steps an iteration."""
+    return make_trainer(_config(tmp_path, full_search_share=1.0, num_envs=1, steps_per_iter=steps, **kw))
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
@@ -278,21 +283,17 @@ def test_rollout_search_targets_the_rollout_agents_choice(tmp_path):
     is the move the game's rollout:N plays from the same position with the same generator."""
     from agents.search.heuristic_rollouts import HeuristicRolloutAgent
 
-    trainer = make_trainer(
-        _config(
-            tmp_path,
-            game="kardinal_koenig",
-            players=4,
-            search="rollout",
-            network="advised",
-            simulations=8,
-            fast_simulations=8,
-            full_search_share=1.0,
-            num_envs=1,
-            steps_per_iter=6,
-            greedy_share=1.0,
-            baseline="heuristic",
-        )
+    trainer = _one_game_searched(
+        tmp_path,
+        6,
+        game="kardinal_koenig",
+        players=4,
+        search="rollout",
+        network="advised",
+        simulations=8,
+        fast_simulations=8,
+        greedy_share=1.0,
+        baseline="heuristic",
     )
     assert isinstance(trainer.full_search, HeuristicRolloutAgent) and trainer.full_search.worlds == 8
     ro = trainer.collect_rollout()
@@ -433,18 +434,8 @@ def test_network_teacher_targets_are_its_policy_and_its_argmax_plays(tmp_path):
     """search=network: every example's target is the teacher's policy over the legal moves at that
     decision, and (no sampled moves, no DAgger, no baseline) the game is the teacher's own argmax game,
     replayed here move by move with the teacher alone."""
-    trainer = make_trainer(
-        _config(
-            tmp_path,
-            search="network",
-            teacher="zoo:kardinal-2p",
-            players=2,
-            full_search_share=1.0,
-            target_temperature=1.0,
-            temperature_moves=0,
-            num_envs=1,
-            steps_per_iter=5,
-        )
+    trainer = _one_game_searched(
+        tmp_path, 5, search="network", teacher="zoo:kardinal-2p", players=2, target_temperature=1.0, temperature_moves=0
     )
     assert trainer.teacher is not None and trainer.config.channels != 64  # the learner is not the teacher's net
     ro = trainer.collect_rollout()

@@ -13,6 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import third_game  # noqa: E402
+from helpers import tiny_run  # noqa: E402
 
 from agents import load_agent  # noqa: E402
 from agents.networks.checkpoint import (  # noqa: E402
@@ -32,26 +33,9 @@ from kardinal_env.core.registry import register_game, unregister_game  # noqa: E
 
 torch.set_num_threads(1)
 
-TINY = dict(
-    game="nim",
-    total_steps=300,
-    steps_per_iter=100,
-    num_envs=4,
-    hidden=16,
-    greedy_share=0.3,
-    pool_share=0.2,
-    random_share=0.2,
-    snapshot_interval=1,
-    bc_games=100,
-    bc_epochs=30,
-    bc_learning_rate=0.01,
-    eval_interval=1,
-    eval_games=4,
-    final_eval_games=6,
-    checkpoint_interval=1,
-    track=False,
-    progress=False,
-)
+TINY = tiny_run("nim", total_steps=300, eval_games=4, final_eval_games=6, checkpoint_interval=1)
+TINY.update(greedy_share=0.3, pool_share=0.2, random_share=0.2, snapshot_interval=1)  # the opponents
+TINY.update(bc_games=100, bc_epochs=30, bc_learning_rate=0.01)  # the warm start
 
 
 @pytest.fixture(scope="module")
