@@ -479,9 +479,9 @@ def test_bad_construction_and_order():
             VectorEnv(**{"num_envs": 2, **kwargs})
 
 
-def test_core_batch_binding_refuses_bad_input(core):
-    start = core.KardinalGame(3)
-    batch = core.KardinalBatch(start, 2)
+def _refuses_bad_steps(batch) -> None:
+    """A core batch of 2 games (KardinalBatch, KoenigBatch) refuses actions that are not int64 or not of
+    shape (2,) and a negative thread count; ids that are not legal move nothing."""
     with pytest.raises(TypeError, match="int64"):
         batch.step(np.zeros(2, dtype=np.int32))
     with pytest.raises(ValueError, match=r"shape \(2,\)"):
@@ -489,6 +489,12 @@ def test_core_batch_binding_refuses_bad_input(core):
     with pytest.raises(ValueError, match="threads"):
         batch.step(np.zeros(2, dtype=np.int64), -1)
     assert batch.step(np.array([-5, 2**62], dtype=np.int64)) == 0  # not legal: nothing moved
+
+
+def test_core_batch_binding_refuses_bad_input(core):
+    start = core.KardinalGame(3)
+    batch = core.KardinalBatch(start, 2)
+    _refuses_bad_steps(batch)
     assert batch.game(0).move_count == 0
     with pytest.raises(IndexError, match="game index 2"):
         batch.legal_action_ids(2)
@@ -676,13 +682,7 @@ def test_koenig_batch_binding_refuses_bad_input(core):
 
     board = compiled.core_board(KoenigRules(players=3).compiled)
     batch = core.KoenigBatch(board, 3, "one", 2)
-    with pytest.raises(TypeError, match="int64"):
-        batch.step(np.zeros(2, dtype=np.int32))
-    with pytest.raises(ValueError, match=r"shape \(2,\)"):
-        batch.step(np.zeros(3, dtype=np.int64))
-    with pytest.raises(ValueError, match="threads"):
-        batch.step(np.zeros(2, dtype=np.int64), -1)
-    assert batch.step(np.array([-5, 2**62], dtype=np.int64)) == 0  # not legal: nothing moved
+    _refuses_bad_steps(batch)
     assert batch.step(np.array([batch.legal_action_ids(0)[0], 10**6], dtype=np.int64)) == 1
     assert batch.game(0).move_count == 0 and batch.history_ids(0) == []
     for call in (batch.legal_action_ids, batch.history_ids, batch.seed, batch.game):
