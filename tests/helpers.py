@@ -51,6 +51,13 @@ def bounding_box(game: Game) -> tuple[int, int, int, int]:
     return min(xs), max(xs), min(ys), max(ys)
 
 
+def lockstep_games(lockstep, module, variants, games: int, seed0: int, min_length: int) -> None:
+    """``games`` seeded games through ``lockstep(module, rules, seed)`` (a core test's engine-against-core
+    driver, returning the game's length), cycling over ``variants``; every game longer than ``min_length``."""
+    lengths = [lockstep(module, variants[i % len(variants)], seed0 + i) for i in range(games)]
+    assert min(lengths) > min_length
+
+
 def step_in_lockstep(envs: list, steps: int, seed: int, same) -> None:
     """Reset the batched environments ``envs`` (``kardinal_env.vector.VectorEnv``) and step them all
     with the same random legal actions (drawn for the first, seeded by ``seed``) for ``steps`` steps;

@@ -25,14 +25,14 @@ import sys
 import textwrap
 
 import pytest
-from helpers import kardinal_core_or_skip
+from helpers import kardinal_core_or_skip, lockstep_games
 from koenig_helpers import small_board
 
 from agents.search import koenig_compiled
 from kardinal_env.core.errors import IllegalMoveError, RecordError
 from kardinal_env.core.shuffle import ShuffleRng, seed_state
 from kardinal_env.koenig import Game, Rules, compiled
-from kardinal_env.koenig.core_game import CoreGame
+from kardinal_env.koenig.core_game import CoreGame, board_args
 from kardinal_env.koenig.engine import DeckError
 from kardinal_env.koenig.knowledge import SeatKnowledge
 
@@ -157,8 +157,7 @@ def _lockstep(module, rules: Rules, seed: int) -> int:
 
 
 def _run(module, games: int, seed0: int) -> None:
-    lengths = [_lockstep(module, VARIANTS[i % len(VARIANTS)], seed0 + i) for i in range(games)]
-    assert min(lengths) > 10
+    lockstep_games(_lockstep, module, VARIANTS, games, seed0, min_length=10)
 
 
 def test_lockstep_random_games_every_variant(core):
@@ -410,18 +409,7 @@ def test_bad_decks_and_rules_are_refused(core):
 
 
 def _board_args(rules: Rules) -> list:
-    b = rules.compiled
-    return [
-        b.name,
-        list(b.country_ids),
-        list(b.site_ids),
-        list(b.site_country),
-        list(b.types),
-        list(b.counts),
-        [list(cs) for cs in b.type_countries],
-        [tuple(r) for r in b.roads],
-        [tuple(a) for a in b.alliances],
-    ]
+    return board_args(rules.compiled)
 
 
 @pytest.mark.parametrize(

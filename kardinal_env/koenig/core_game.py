@@ -235,6 +235,21 @@ def core_game(
     return module.KoenigGame(core_board(rules.compiled, module), rules.players, rules.discard, seed, deck, reshuffle)
 
 
+def board_args(board: Board) -> list:
+    """The arguments of the core's ``KoenigBoard`` for ``board`` (its tables as plain lists)."""
+    return [
+        board.name,
+        list(board.country_ids),
+        list(board.site_ids),
+        list(board.site_country),
+        list(board.types),
+        list(board.counts),
+        [list(cs) for cs in board.type_countries],
+        [tuple(r) for r in board.roads],
+        [tuple(a) for a in board.alliances],
+    ]
+
+
 def core_board(board: Board, module: ModuleType | None = None) -> Any:
     """The core's ``KoenigBoard`` of a :class:`~kardinal_env.koenig.board.Board`, cached (the two move tables
     must be one)."""
@@ -243,17 +258,7 @@ def core_board(board: Board, module: ModuleType | None = None) -> Any:
     module = _module_or_raise(module)
     entry = _boards.get(id(board))
     if entry is None or entry[0] is not board or type(entry[1]).__module__ != module.__name__:
-        kb = module.KoenigBoard(
-            board.name,
-            list(board.country_ids),
-            list(board.site_ids),
-            list(board.site_country),
-            list(board.types),
-            list(board.counts),
-            [list(cs) for cs in board.type_countries],
-            [tuple(r) for r in board.roads],
-            [tuple(a) for a in board.alliances],
-        )
+        kb = module.KoenigBoard(*board_args(board))
         if list(kb.moves) != list(board.moves):
             raise RuntimeError(f"the compiled core's move table differs from the Python one on board {board.name!r}")
         entry = _boards[id(board)] = (board, kb)
