@@ -26,6 +26,20 @@ def kardinal_core_or_skip():
     return importlib.import_module("kardinal_core")
 
 
+def koenig_search_core_or_skip(what: str):
+    """``kardinal_core`` for a test of the compiled K&K heuristic or its rollouts (``what``); skipped
+    where the core is not built or the Python backend is chosen (the heuristic then plays in Python)."""
+    import pytest
+
+    from agents.search import koenig_compiled
+    from kardinal_env.core.backend import BACKEND_VARIABLE
+
+    module = kardinal_core_or_skip()
+    if koenig_compiled.heuristic_core() is None:
+        pytest.skip(f"{BACKEND_VARIABLE}=python: the {what} play in Python")
+    return module
+
+
 def play(game: Game, moves) -> Game:
     """Play ``moves`` (notation strings) in order; an illegal one fails with the position shown."""
     for i, move in enumerate(moves):

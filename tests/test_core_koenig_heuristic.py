@@ -20,7 +20,7 @@ import math
 import random
 
 import pytest
-from helpers import kardinal_core_or_skip
+from helpers import koenig_search_core_or_skip
 from koenig_helpers import hidden_twins, play_common_move, small_board
 
 from agents.baselines.koenig_heuristic import (
@@ -41,12 +41,7 @@ WEIGHTS = list(DEFAULT_WEIGHTS.as_dict().values())
 
 @pytest.fixture
 def core():
-    module = kardinal_core_or_skip()
-    if not hasattr(module, "koenig_search"):
-        pytest.fail("kardinal_core is built but has no koenig_search: rebuild it (bash scripts/setup.sh)")
-    if koenig_compiled.heuristic_core() is None:
-        pytest.skip(f"{compiled.BACKEND_VARIABLE}=python: the heuristic plays in Python")
-    return module
+    return koenig_search_core_or_skip("heuristic")
 
 
 def _assert_same(game, where: str, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 6) -> list:

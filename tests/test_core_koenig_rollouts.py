@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import kardinal_core_or_skip
+from helpers import koenig_search_core_or_skip
 from koenig_helpers import hidden_twins, play_common_move
 
 from agents import AgentSpecError, load_agent
@@ -28,10 +28,9 @@ from agents.baselines.koenig_heuristic import (
     heuristic_candidates,
     unseen_deck_probabilities,
 )
-from agents.search import koenig_compiled
 from agents.search.common import choose, paired_statistics
 from agents.search.heuristic_rollouts import HeuristicRolloutAgent, rollout_values
-from kardinal_env.koenig import Game, Rules, compiled
+from kardinal_env.koenig import Game, Rules
 from kardinal_env.koenig.knowledge import SeatKnowledge
 
 WEIGHTS = list(DEFAULT_WEIGHTS.as_dict().values())
@@ -39,12 +38,7 @@ WEIGHTS = list(DEFAULT_WEIGHTS.as_dict().values())
 
 @pytest.fixture
 def core():
-    module = kardinal_core_or_skip()
-    if not hasattr(module, "koenig_search"):
-        pytest.fail("kardinal_core is built but has no koenig_search: rebuild it (scripts/setup.sh)")
-    if koenig_compiled.heuristic_core() is None:
-        pytest.skip(f"{compiled.BACKEND_VARIABLE}=python: the rollouts play in Python")
-    return module
+    return koenig_search_core_or_skip("rollouts")
 
 
 def _late_game(players: int, discard: str, seed: int, left: int) -> Game:
