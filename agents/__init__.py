@@ -36,11 +36,10 @@ given the spec (``game=``); with ``game=None`` a baseline kind may be any regist
 agent picks its class from the game it first moves in (:class:`BaselineAgent`). Keyword arguments
 (``seed=3``) go to the agent's constructor. Only ``ppo:`` and ``puct:`` specs import torch.
 
-A bad spec raises :class:`AgentSpecError` naming it: bad syntax, an unknown kind, a kind the game
-cannot play (``agent spec 'mcts:200' needs a game of perfect information; kardinal_koenig hides
-information from the seats: try 'ismcts:200'``), a missing checkpoint file, or a file that is not a
-kardinal-env checkpoint. :func:`check_spec` runs the same checks without building the agent and
-returns warnings (a checkpoint trained for another seat count).
+A bad spec raises :class:`AgentSpecError` naming it: bad syntax, an unknown kind, a kind the game cannot play (``agent
+spec 'mcts:200' needs a game of perfect information; kardinal_koenig hides information from the seats: try
+'ismcts:200'``), a missing checkpoint file, or a file that is not a kardinal-env checkpoint. :func:`check_spec` runs the
+same checks without building the agent and returns warnings (a checkpoint trained for another seat count).
 
 Entry points: :func:`agents.training.run.main` (self-play training),
 :func:`agents.evaluation.tournament.main` (tournaments), :func:`agents.serving.play.main` (terminal play).

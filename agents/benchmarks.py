@@ -1,8 +1,7 @@
-"""Speed benchmarks of the search agents and of search training, for the registered games whose agents'
-entry has what they need (registered in :data:`kardinal_env.benchmarks.BENCHMARKS`, whose timing,
-rules and positions they share). Each ``bench_*`` prints its rows and returns their medians; the
-compiled-against-Python ones check that both sides choose the same moves where the compiled code
-promises it.
+"""Speed benchmarks of the search agents and of search training, for the registered games whose agents' entry has what
+they need (registered in :data:`kardinal_env.benchmarks.BENCHMARKS`, whose timing, rules and positions they share). Each
+``bench_*`` prints its rows and returns their medians; the compiled-against-Python ones check that both sides choose the
+same moves where the compiled code promises it.
 """
 
 from __future__ import annotations
@@ -256,11 +255,10 @@ def bench_puct(
     game: str | GameSpec | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> dict:
-    """``puct:N:MODEL`` per decision on 6 positions of seeded random games, the Python engine against the
-    core-backed ``Game``, repeats interleaved, and the forward pass's share of the time (1 / that share
-    bounds what a compiled tree, engine and encoder could give). ``players``: default the model's.
-    ``rollouts``: playouts from every new leaf (``None``: the model's defaults; in the core on the
-    core-backed game)."""
+    """``puct:N:MODEL`` per decision on 6 positions of seeded random games, the Python engine against the core-backed
+    ``Game``, repeats interleaved, and the forward pass's share of the time (1 / that share bounds what a compiled tree,
+    engine and encoder could give). ``players``: default the model's. ``rollouts``: playouts from every new leaf
+    (``None``: the model's defaults; in the core on the core-backed game)."""
     from agents import load_agent
 
     spec = BENCHMARKS["puct"].game(game)

@@ -1,8 +1,7 @@
-"""The agents' registry: one :class:`GameAgents` per game, keyed by the game's name, what the agents
-layer plays a game with (the game registry, :mod:`kardinal_env.core.registry`, holds the game's facts).
-Every tool of ``agents`` asks :func:`game_agents`; a game without an entry plays with the fields'
-defaults below (the ``random`` baseline only, uniform random playouts, no compiled search, the
-trainer's generic MLP and adapter, a generic text play page).
+"""The agents' registry: one :class:`GameAgents` per game, keyed by the game's name, what the agents layer plays a game
+with (the game registry, :mod:`kardinal_env.core.registry`, holds the game's facts). Every tool of ``agents`` asks
+:func:`game_agents`; a game without an entry plays with the fields' defaults below (the ``random`` baseline only,
+uniform random playouts, no compiled search, the trainer's generic MLP and adapter, a generic text play page).
 
 Registering a game's agents
 ===========================

@@ -1,7 +1,6 @@
-"""Provenance and seeding shared by training and evaluation (a leaf module): :func:`git_revision`, the
-checkout's commit written into checkpoints and results, and :func:`game_seed`, the seed of game
-``index`` of a run seeded with ``seed`` (``seed * SEED_STRIDE + index``), so the evaluator and the
-trainer's periodic evaluation deal the same games.
+"""Provenance and seeding shared by training and evaluation (a leaf module): :func:`git_revision`, the checkout's commit
+written into checkpoints and results, and :func:`game_seed`, the seed of game ``index`` of a run seeded with ``seed``
+(``seed * SEED_STRIDE + index``), so the evaluator and the trainer's periodic evaluation deal the same games.
 """
 
 from __future__ import annotations

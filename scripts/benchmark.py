@@ -2,15 +2,14 @@
 
     python scripts/benchmark.py NAME [--game GAME] [--players N] [--seconds 2] [--repeats 5] [rules options]
 
-NAME is one of the benchmarks below (default ``engine``); ``--game`` picks one of the games it applies
-to (default: the first; ``vector`` measures every game, ``--game`` picks its AEC row). ``--players``:
-default 4 where the game plays it, else its default (``puct``: the model's; ``search-training``: the
-preset's). The rules options are the games' own (``--discard one``, ...). The library is
-``kardinal_env.benchmarks`` and ``agents.benchmarks``; docs/benchmarks.md has the figures. The earlier
-names ``koenig-engine``, ``-core``, ``-env``, ``-obs``, ``-ismcts``, ``-heuristic`` and ``-rollout``
-are ``engine``, ``core``, ``env``, ``core-obs``, ``core-ismcts``, ``heuristic`` and ``rollout`` with
-``--game kardinal_koenig``. Run nothing else meanwhile: figures move 10-40 % between runs on a shared
-machine; the side-by-side ratio is the stable number.
+NAME is one of the benchmarks below (default ``engine``); ``--game`` picks one of the games it applies to (default: the
+first; ``vector`` measures every game, ``--game`` picks its AEC row). ``--players``: default 4 where the game plays it,
+else its default (``puct``: the model's; ``search-training``: the preset's). The rules options are the games' own
+(``--discard one``, ...). The library is ``kardinal_env.benchmarks`` and ``agents.benchmarks``; docs/benchmarks.md has
+the figures. The earlier names ``koenig-engine``, ``-core``, ``-env``, ``-obs``, ``-ismcts``, ``-heuristic`` and
+``-rollout`` are ``engine``, ``core``, ``env``, ``core-obs``, ``core-ismcts``, ``heuristic`` and ``rollout`` with
+``--game kardinal_koenig``. Run nothing else meanwhile: figures move 10-40 % between runs on a shared machine; the
+side-by-side ratio is the stable number.
 """
 
 from __future__ import annotations

@@ -2,12 +2,11 @@
 
     python scripts/ladder_page.py RESULTS.json [RESULTS.json ...] --out DIR --name NAME [--slim]
 
-writes ``DIR/NAME.md`` and ``DIR/NAME.png`` (:mod:`agents.evaluation.report` is the library and its
-docstring the specification: what is pooled, how wins and ratings are counted, which files are
-refused). ``--slim`` first rewrites each results file in place to what the ladder and the pages read
-(:func:`agents.evaluation.report.slim_results`; the files under ``docs/data/`` are kept so). The
-documentation's ladders are made by ``bash scripts/docs.sh ladders``. Exit status 0;
-1 when a results file is refused (the message names it); 2 for bad arguments.
+writes ``DIR/NAME.md`` and ``DIR/NAME.png`` (:mod:`agents.evaluation.report` is the library and its docstring the
+specification: what is pooled, how wins and ratings are counted, which files are refused). ``--slim`` first rewrites
+each results file in place to what the ladder and the pages read (:func:`agents.evaluation.report.slim_results`; the
+files under ``docs/data/`` are kept so). The documentation's ladders are made by ``bash scripts/docs.sh ladders``. Exit
+status 0; 1 when a results file is refused (the message names it); 2 for bad arguments.
 """
 
 from __future__ import annotations

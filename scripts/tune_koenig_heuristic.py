@@ -1,7 +1,6 @@
 """Tune and measure the Kardinal & König heuristic (``heuristic``) by tournaments: the command line of
 :mod:`agents.baselines.koenig_tuning` (``--help`` of each command says what it plays and prints;
-docs/koenig-heuristic.md has the method and the numbers). Run tournaments with ``nice -n 19`` on a
-shared machine.
+docs/koenig-heuristic.md has the method and the numbers). Run tournaments with ``nice -n 19`` on a shared machine.
 
     python scripts/tune_koenig_heuristic.py vs heuristic --against greedy --games 200
     python scripts/tune_koenig_heuristic.py h2h --a '{"horizon": 6}' --b '{"horizon": 3}' --games 120

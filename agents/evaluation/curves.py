@@ -18,11 +18,10 @@ keeps every k-th and the last. The command line reuses the rows of ``--out``'s `
 step, opponent, games and seed; ``--fresh`` plays all again).
 
 **Games.** Each checkpoint plays ``games`` games as ``ppo:PATH`` against each opponent with
-:func:`agents.evaluation.tournament.evaluate` (the same ``seed`` and deals for every checkpoint); a row
-per (checkpoint, opponent): ``step``, ``cpu_seconds``, ``opponent``, ``games``, ``win_rate`` (shared
-wins count 1/k) and ``win_ci95``. :func:`write_curves` writes ``curves.json``, ``curves.md``
-(:func:`curve_markdown`) and ``curves.png`` (:func:`plot_curves`: win rate against CPU hours, a panel
-per opponent, a line per run).
+:func:`agents.evaluation.tournament.evaluate` (the same ``seed`` and deals for every checkpoint); a row per (checkpoint,
+opponent): ``step``, ``cpu_seconds``, ``opponent``, ``games``, ``win_rate`` (shared wins count 1/k) and ``win_ci95``.
+:func:`write_curves` writes ``curves.json``, ``curves.md`` (:func:`curve_markdown`) and ``curves.png``
+(:func:`plot_curves`: win rate against CPU hours, a panel per opponent, a line per run).
 """
 
 from __future__ import annotations

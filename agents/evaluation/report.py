@@ -268,10 +268,9 @@ def head_to_head(run: Run) -> tuple[str, str] | None:
 
 
 def matrix_markdown(ladder: Ladder) -> str:
-    """The head-to-head runs of ``ladder`` as a Markdown matrix (rows: the agent in one seat; columns:
-    the opponent in every other seat; both in the ladder's order, best rated first; cells: the row
-    agent's win share, 95% Wilson interval, games); an empty string when the ladder has no
-    head-to-head run."""
+    """The head-to-head runs of ``ladder`` as a Markdown matrix (rows: the agent in one seat; columns: the opponent in
+    every other seat; both in the ladder's order, best rated first; cells: the row agent's win share, 95% Wilson
+    interval, games); an empty string when the ladder has no head-to-head run."""
     wins: dict[tuple[str, str], float] = {}
     games: dict[tuple[str, str], int] = {}
     for run in ladder.runs:
@@ -313,9 +312,8 @@ def matrix_markdown(ladder: Ladder) -> str:
 
 
 def ladder_markdown(ladder: Ladder, source_names: Sequence[str] | None = None) -> str:
-    """The ladder as Markdown: caption, table, the definition of a win and the source files
-    (``source_names`` replaces the files' paths in that list, e.g. with paths relative to the
-    repository)."""
+    """The ladder as Markdown: caption, table, the definition of a win and the source files (``source_names`` replaces
+    the files' paths in that list, e.g. with paths relative to the repository)."""
     names = list(source_names) if source_names is not None else [run.path for run in ladder.runs]
     if len(names) != len(ladder.runs):
         raise ValueError(f"source_names: {len(names)} names for {len(ladder.runs)} runs")

@@ -14,17 +14,15 @@ Command line (``kardinal-evaluate`` or ``python scripts/evaluate.py``)::
     kardinal-evaluate --game kardinal_koenig --agents ismcts:200 greedy --players 4 --games 200 --workers 2
     kardinal-evaluate --agents mcts:200 greedy --games 400 --address HOST:PORT   # Ray tasks on a cluster
 
-**Games.** ``--game NAME``: any registered game (default: the first; ``--plugin MODULE[:ATTRIBUTE]``
-loads one's own first); ``--players`` from its seat counts; its rules options are flags (another
-game's is refused). In the library a :class:`Table` holds game, seat count and rules. For 3 or more
-players compare win rates with parity, ``1/players``.
+**Games.** ``--game NAME``: any registered game (default: the first; ``--plugin MODULE[:ATTRIBUTE]`` loads one's own
+first); ``--players`` from its seat counts; its rules options are flags (another game's is refused). In the library a
+:class:`Table` holds game, seat count and rules. For 3 or more players compare win rates with parity, ``1/players``.
 
-**Lineup.** Each agent spec (``agents.load_agent``) is one *participant*; the last is repeated up to
-the seat count (``--agents ppo:X greedy --players 4``: one PPO agent against three independent greedy
-agents). A repeated spec gets a label suffix (``greedy#2``) and is scored on its own. Every spec is
-checked once before any game (:func:`agents.check_spec`; a checkpoint trained for another seat count:
-a warning in ``results["warnings"]``); a failure while playing, in any process, ends the run with one
-:class:`EvaluationError` naming the game.
+**Lineup.** Each agent spec (``agents.load_agent``) is one *participant*; the last is repeated up to the seat count
+(``--agents ppo:X greedy --players 4``: one PPO agent against three independent greedy agents). A repeated spec gets a
+label suffix (``greedy#2``) and is scored on its own. Every spec is checked once before any game
+(:func:`agents.check_spec`; a checkpoint trained for another seat count: a warning in ``results["warnings"]``); a
+failure while playing, in any process, ends the run with one :class:`EvaluationError` naming the game.
 
 **Where, seats and seeds.** ``backend=`` (:mod:`agents.evaluation.backends`): ``Serial`` (default),
 ``ProcessPool`` (``--workers N``) or :class:`~agents.evaluation.distributed.RayTasks` (``--address``,
@@ -211,14 +209,13 @@ def evaluate(
     progress: bool = False,
     on_warning: Callable[[str], None] | None = None,
 ) -> dict:
-    """Play ``games`` games of ``table`` (a :class:`Table`, game name or spec; ``None``: the first
-    registered) among ``agents`` (specs, or agent objects with the serial back-end); the results dict
-    (``format``, ``options``, ``versions``, ``labels``, ``elapsed_seconds``, ``games``, ``summary``,
-    ``rating_history``, ``warnings``, the back-end's report under its name). ``agent_kwargs``: for the
-    agents' constructors; ``keep_moves``: each game carries its moves; ``save_games``: the first N
-    their record; ``progress``: a line per game on stderr; ``on_warning(message)`` per warning of the
-    checks (default ``warnings.warn``). ``ValueError`` (:class:`agents.AgentSpecError` for a bad spec)
-    before any game, :class:`EvaluationError` if one fails."""
+    """Play ``games`` games of ``table`` (a :class:`Table`, game name or spec; ``None``: the first registered) among
+    ``agents`` (specs, or agent objects with the serial back-end); the results dict (``format``, ``options``,
+    ``versions``, ``labels``, ``elapsed_seconds``, ``games``, ``summary``, ``rating_history``, ``warnings``, the
+    back-end's report under its name). ``agent_kwargs``: for the agents' constructors; ``keep_moves``: each game carries
+    its moves; ``save_games``: the first N their record; ``progress``: a line per game on stderr;
+    ``on_warning(message)`` per warning of the checks (default ``warnings.warn``). ``ValueError``
+    (:class:`agents.AgentSpecError` for a bad spec) before any game, :class:`EvaluationError` if one fails."""
     if not isinstance(table, Table):
         table = Table.of(table)
     backend = Serial() if backend is None else backend

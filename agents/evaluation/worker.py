@@ -18,10 +18,9 @@ Seeds and seats (every back-end): game ``g`` of a run seeded ``seed`` is dealt w
 ``agents.runinfo.game_seed(seed, g)``; participant ``i`` is reset with ``game_seed(seed, g) * 16 + i``
 before it; participant ``(s + g) % participants`` sits at seat ``s``.
 
-A game's result: ``game``, ``seed``, ``agent_seeds``, ``seats`` (participant per seat), ``scores``,
-``winners``, ``finishing_order`` (the engine's groups of seats from first place), ``ranks`` (per seat:
-1 + the seats placed before its group), ``num_moves``, ``decisions`` and ``seconds`` (per seat), and
-``moves`` / ``record`` when kept.
+A game's result: ``game``, ``seed``, ``agent_seeds``, ``seats`` (participant per seat), ``scores``, ``winners``,
+``finishing_order`` (the engine's groups of seats from first place), ``ranks`` (per seat: 1 + the seats placed before
+its group), ``num_moves``, ``decisions`` and ``seconds`` (per seat), and ``moves`` / ``record`` when kept.
 """
 
 from __future__ import annotations

@@ -6,13 +6,12 @@ A checkpoint (``torch.load(path, weights_only=True)``) is a dict: ``format`` (:d
 layout), ``rules``, ``config`` (training), ``step``, ``iteration``, ``revision``, ``winrates``; for
 ``--resume`` ``optimizer``, ``pool``, ``rng``; optionally ``search_defaults`` (:data:`SEARCH_DEFAULT_KEYS`).
 
-:func:`write_checkpoint` writes atomically (a temporary ``DIR/.NAME.XXXXXXXX.tmp``, ``os.replace``) and
-removes what killed writes to the target left (:func:`remove_temp_files`). :func:`read_checkpoint`, the
-check of every loader, raises :class:`CheckpointError` (``PATH: not a kardinal-env checkpoint (why)``)
-for a missing, empty, damaged or foreign file, another format, an unregistered game, a missing or other
-layout, unreadable rules or weights that do not fit; version 1 (no ``format``) is read by its ``env``.
-Also :func:`average_checkpoints`, :func:`advise_checkpoint`, :func:`with_search_defaults` and
-:func:`player_count_warning` (another player count plays, the layout being the same).
+:func:`write_checkpoint` writes atomically (a temporary ``DIR/.NAME.XXXXXXXX.tmp``, ``os.replace``) and removes what
+killed writes to the target left (:func:`remove_temp_files`). :func:`read_checkpoint`, the check of every loader, raises
+:class:`CheckpointError` (``PATH: not a kardinal-env checkpoint (why)``) for a missing, empty, damaged or foreign file,
+another format, an unregistered game, a missing or other layout, unreadable rules or weights that do not fit; version 1
+(no ``format``) is read by its ``env``. Also :func:`average_checkpoints`, :func:`advise_checkpoint`,
+:func:`with_search_defaults` and :func:`player_count_warning` (another player count plays, the layout being the same).
 """
 
 from __future__ import annotations

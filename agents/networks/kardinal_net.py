@@ -1,19 +1,17 @@
 """Policy/value network for Kardinal on crops of the observation (cheap on a CPU), and its agent.
 
-The ``(72, W, W)`` observation enters as ``spatial`` ``(B, 17, h, w)`` (0/1 planes), ``scalars``
-``(B, 55)`` (raw counts, divided by 12 inside) and ``valid`` ``(B, h, w)`` (0 on batch padding), cut to
-the sites' bounding box plus one square (:func:`crop_box`), which holds every legal action and building.
-A crop's actions are ``17 * h * w + 5`` (17 planes over the crop, then the 4 chips and "keep the
-cardinal", as in :class:`kardinal_env.kardinal.actions.ActionCodec`); :func:`relayout` and its users map
-layouts.
+The ``(72, W, W)`` observation enters as ``spatial`` ``(B, 17, h, w)`` (0/1 planes), ``scalars`` ``(B, 55)`` (raw
+counts, divided by 12 inside) and ``valid`` ``(B, h, w)`` (0 on batch padding), cut to the sites' bounding box plus one
+square (:func:`crop_box`), which holds every legal action and building. A crop's actions are ``17 * h * w + 5`` (17
+planes over the crop, then the 4 chips and "keep the cardinal", as in
+:class:`kardinal_env.kardinal.actions.ActionCodec`); :func:`relayout` and its users map layouts.
 
-:class:`KardinalNet`: the planes plus 7 fixed 4-neighbour sums; a ``conv3x3`` stem plus ``Linear(55 ->
-C)`` as a channel bias; ``blocks`` residual blocks, each adding a linear map of the features pooled
-(mean, max) over the valid squares; a 1x1 convolution to 17 logits per square, an MLP on the pooled
-features for the other 5 and the value. :class:`AdvisedKardinalNet` (kind ``advised``) adds
-``exp(log_advice_scale)`` (trained; ``advice_scale`` at first) times the greedy agent's cardinal advice
-(:func:`cardinal_advice_crop`), which needs the game (``act`` refuses). :data:`build_network` is the
-builder (layout: channels, action planes, non-spatial actions, window).
+:class:`KardinalNet`: the planes plus 7 fixed 4-neighbour sums; a ``conv3x3`` stem plus ``Linear(55 -> C)`` as a channel
+bias; ``blocks`` residual blocks, each adding a linear map of the features pooled (mean, max) over the valid squares; a
+1x1 convolution to 17 logits per square, an MLP on the pooled features for the other 5 and the value.
+:class:`AdvisedKardinalNet` (kind ``advised``) adds ``exp(log_advice_scale)`` (trained; ``advice_scale`` at first) times
+the greedy agent's cardinal advice (:func:`cardinal_advice_crop`), which needs the game (``act`` refuses).
+:data:`build_network` is the builder (layout: channels, action planes, non-spatial actions, window).
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""Policy/value networks for Kardinal & König on ``kardinal_koenig_v1`` observations: one logit per
-action id (the board's move table) and the seat's value, from the flat observation divided by the
-encoder's ``scale``.
+"""Policy/value networks for Kardinal & König on ``kardinal_koenig_v1`` observations: one logit per action id (the
+board's move table) and the seat's value, from the flat observation divided by the encoder's ``scale``.
 
 * ``mlp``: :class:`agents.networks.mlp.MLPNet`.
 * ``graph`` (default): :class:`KoenigGraphNet`, ``rounds`` of mean messages between sites (owner) and

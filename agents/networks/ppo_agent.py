@@ -1,14 +1,13 @@
 """A trained PPO policy as an agent of any registered game.
 
-``PPOAgent.from_checkpoint(path, greedy=True, seed=None, **kw)`` returns the checkpoint's game's agent
-class (:class:`agents.networks.kardinal_net.KardinalPPOAgent`,
-:class:`agents.networks.koenig_net.KoenigPPOAgent` or :class:`FlatPPOAgent`). Each reads *only* the
-deciding seat's observation: ``select_move(game)`` plays the most probable legal action (``greedy``)
-or a seeded sample (a single legal move without the network); ``act(observation, action_mask)`` the
-same on an environment's observation; ``policy_value(games)`` gives per game (not over, one rules
-object) the legal action ids (``game.legal_actions()``), the prior over them (float64, summing to 1)
-and the seat's value in one forward pass. ``config`` and ``search_defaults`` are the checkpoint's; a
-game of another player count issues one :class:`agents.networks.checkpoint.PlayerCountWarning`.
+``PPOAgent.from_checkpoint(path, greedy=True, seed=None, **kw)`` returns the checkpoint's game's agent class
+(:class:`agents.networks.kardinal_net.KardinalPPOAgent`, :class:`agents.networks.koenig_net.KoenigPPOAgent` or
+:class:`FlatPPOAgent`). Each reads *only* the deciding seat's observation: ``select_move(game)`` plays the most probable
+legal action (``greedy``) or a seeded sample (a single legal move without the network); ``act(observation,
+action_mask)`` the same on an environment's observation; ``policy_value(games)`` gives per game (not over, one rules
+object) the legal action ids (``game.legal_actions()``), the prior over them (float64, summing to 1) and the seat's
+value in one forward pass. ``config`` and ``search_defaults`` are the checkpoint's; a game of another player count
+issues one :class:`agents.networks.checkpoint.PlayerCountWarning`.
 """
 
 from __future__ import annotations

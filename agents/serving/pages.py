@@ -11,10 +11,9 @@ class or function making one, or a ``"module:attribute"`` string); else :class:`
 picture for the person's seat and one button per legal move). Kardinal's and Kardinal & König's are
 :mod:`agents.serving.kardinal_page` and :mod:`agents.serving.koenig_page`.
 
-Every play page is written by :func:`play_html` on the shared page shell
-(:mod:`kardinal_env.core.page_shell`): the game gives its board, panels, styles and script;
-:func:`play_html` adds the status box, the result, the move list, the tools, the legend,
-:data:`PLAY_CSS` and :data:`PLAY_API_JS`. For tests ``body`` carries ``data-moves``, ``data-phase``,
+Every play page is written by :func:`play_html` on the shared page shell (:mod:`kardinal_env.core.page_shell`): the game
+gives its board, panels, styles and script; :func:`play_html` adds the status box, the result, the move list, the tools,
+the legend, :data:`PLAY_CSS` and :data:`PLAY_API_JS`. For tests ``body`` carries ``data-moves``, ``data-phase``,
 ``data-your-turn``, ``data-game-id``, ``data-over``, ``data-busy`` and ``data-ready``.
 """
 
@@ -38,12 +37,11 @@ def page_for(spec: GameSpec) -> Any:
 def play_html(
     title: str, css: str, js: str, board: str, panels: list[str], *, heading: str | None = None, drawn: bool = True
 ) -> str:
-    """A play page on the page shell: ``title`` (plain text; the header shows ``heading``, by default the
-    title), the game's ``css`` and ``js`` (after the shell's, :data:`PLAY_CSS` and :data:`PLAY_API_JS`;
-    the script defines ``render()`` and ends with ``startPlay()``), ``board`` (HTML of ``#board-wrap``)
-    and ``panels`` (boxes between the status box and the result). A ``drawn`` page (a game's own) also
-    has ``#who`` and ``#hint`` in the status box, the move list ``#log`` and ``#legend``; the
-    :class:`TextPage` has neither."""
+    """A play page on the page shell: ``title`` (plain text; the header shows ``heading``, by default the title), the
+    game's ``css`` and ``js`` (after the shell's, :data:`PLAY_CSS` and :data:`PLAY_API_JS`; the script defines
+    ``render()`` and ends with ``startPlay()``), ``board`` (HTML of ``#board-wrap``) and ``panels`` (boxes between the
+    status box and the result). A ``drawn`` page (a game's own) also has ``#who`` and ``#hint`` in the status box, the
+    move list ``#log`` and ``#legend``; the :class:`TextPage` has neither."""
     who, hint = ('<div id="who"></div>\n', '<div id="hint"></div>\n') if drawn else ("", "")
     status = (
         f'<div class="box">\n{who}<div id="status">connecting...</div>\n<div id="actions"></div>\n{hint}'

@@ -12,16 +12,14 @@ The table options (``--game``, ``--players``, the game's rule flags, ``--agents`
 ``--seed``) are :mod:`agents.serving.table`'s: the specs fill the other seats in turn order (the last
 repeats), seat ``s``'s agent is seeded ``seed * 16 + s``.
 
-Before each of your decisions the game's text picture *for your seat* (``spec.game_text(game,
-seat)``: never another seat's cards) and the legal moves, numbered, are drawn. Type a move in the
-game's notation (docs/rules.md, docs/rules-koenig.md) or the number of a listed move (a number that is
-itself a legal move is that move; ``#3`` means number 3). Commands: ``help`` (list your legal moves),
-``board`` (draw the position again), ``quit``. An illegal move prints the rule it breaks and asks
-again; the agents' moves are printed as they are made.
+Before each of your decisions the game's text picture *for your seat* (``spec.game_text(game, seat)``: never another
+seat's cards) and the legal moves, numbered, are drawn. Type a move in the game's notation (docs/rules.md,
+docs/rules-koenig.md) or the number of a listed move (a number that is itself a legal move is that move; ``#3`` means
+number 3). Commands: ``help`` (list your legal moves), ``board`` (draw the position again), ``quit``. An illegal move
+prints the rule it breaks and asks again; the agents' moves are printed as they are made.
 
-``--save FILE`` writes the game's record when the program ends — finished, or unfinished after
-``quit``, end of input or Ctrl-C (``result`` null); ``kardinal-replay FILE`` replays it. Ctrl-C ends
-quietly with exit status 130.
+``--save FILE`` writes the game's record when the program ends — finished, or unfinished after ``quit``, end of input or
+Ctrl-C (``result`` null); ``kardinal-replay FILE`` replays it. Ctrl-C ends quietly with exit status 130.
 """
 
 from __future__ import annotations
@@ -54,9 +52,8 @@ def _numbered(moves: list[str], width: int = 100) -> str:
 
 
 def resolve_move(text: str, legal: list[str]) -> str:
-    """The move ``text`` means on a decision with ``legal`` moves: a legal move as it is, ``N`` or
-    ``#N`` with ``1 <= N <= len(legal)`` the ``N``-th legal move, anything else unchanged (the engine
-    then says what is wrong with it)."""
+    """The move ``text`` means on a decision with ``legal`` moves: a legal move as it is, ``N`` or ``#N`` with ``1 <= N
+    <= len(legal)`` the ``N``-th legal move, anything else unchanged (the engine then says what is wrong with it)."""
     if text in legal:
         return text
     number = text[1:] if text.startswith("#") else text

@@ -38,12 +38,11 @@ A POST without this server's session token is refused (403, rule ``session``): a
 site cannot play for you, and a page of an earlier server run learns that it must reload.
 
 **Malformed requests** get a JSON error (rule ``request``), never a dropped connection or a traceback
-(:func:`parse_body` reads every body): a body that is not UTF-8, not JSON (``NaN`` included), nested
-deeper than :data:`MAX_DEPTH`, not an object, with a key twice, an unknown field or a lone surrogate:
-400; a ``Content-Length`` that is not one byte count: 400, over :data:`MAX_BODY`: 413; a body shorter
-than its ``Content-Length``: 400 (408 after :attr:`PlayServer.request_timeout` seconds of silence); a
-chunked body: 411. A refused body is drained (up to :data:`DRAIN_LIMIT` bytes) after the answer, so
-the client reads the answer, not a reset.
+(:func:`parse_body` reads every body): a body that is not UTF-8, not JSON (``NaN`` included), nested deeper than
+:data:`MAX_DEPTH`, not an object, with a key twice, an unknown field or a lone surrogate: 400; a ``Content-Length`` that
+is not one byte count: 400, over :data:`MAX_BODY`: 413; a body shorter than its ``Content-Length``: 400 (408 after
+:attr:`PlayServer.request_timeout` seconds of silence); a chunked body: 411. A refused body is drained (up to
+:data:`DRAIN_LIMIT` bytes) after the answer, so the client reads the answer, not a reset.
 
 The standard library's ``ThreadingHTTPServer`` serves one local person with a few small JSON requests
 (no framework, no dependency; the agents reply inside the request, serialised by one lock). It binds
@@ -118,10 +117,9 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
 
 
 def parse_body(raw: bytes, fields: Collection[str], shape: str) -> dict:
-    """The one parser of request bodies: ``raw`` as a JSON object with keys among ``fields`` (``{}`` for
-    an empty body); else :class:`PlayError` (rule ``request``; 413 over :data:`MAX_BODY`, else 400)
-    naming what is wrong and ``shape`` (e.g. ``'{"session": ...}'``), what to send. Values are the
-    actions' to check."""
+    """The one parser of request bodies: ``raw`` as a JSON object with keys among ``fields`` (``{}`` for an empty body);
+    else :class:`PlayError` (rule ``request``; 413 over :data:`MAX_BODY`, else 400) naming what is wrong and ``shape``
+    (e.g. ``'{"session": ...}'``), what to send. Values are the actions' to check."""
     if len(raw) > MAX_BODY:
         raise _request_error(f"request body of {len(raw)} bytes is over the limit of {MAX_BODY}", 413)
     try:
@@ -162,11 +160,10 @@ def parse_body(raw: bytes, fields: Collection[str], shape: str) -> dict:
 class PlaySession:
     """One game between a person (``human_seat``) and agents, safe to use from several threads.
 
-    ``game``: a registered game's name or spec (``None``: the first registered); ``players``: its seat
-    count (``None``: the game's default); ``options``: its rule options (``discard="any"``, ...);
-    ``agents``: specs for the other seats in turn order (the last one repeats), seeded ``seed * 16 +
-    seat`` for every game; game ``k`` is dealt with seed ``seed + k - 1``. ``session``: the token every
-    POST must carry (random unless given)."""
+    ``game``: a registered game's name or spec (``None``: the first registered); ``players``: its seat count (``None``:
+    the game's default); ``options``: its rule options (``discard="any"``, ...); ``agents``: specs for the other seats
+    in turn order (the last one repeats), seeded ``seed * 16 + seat`` for every game; game ``k`` is dealt with seed
+    ``seed + k - 1``. ``session``: the token every POST must carry (random unless given)."""
 
     def __init__(
         self,

@@ -1,19 +1,17 @@
 """Game adapters: what the trainers need of a game. :func:`make_adapter` takes the game's agents'
 entry's ``adapter`` (:class:`agents.registry.GameAgents`), or :class:`FlatAdapter`.
 
-An adapter holds ``spec``, ``rules`` (training), ``opponents`` (``random``, ``greedy``, ``baseline``
-where the game has them), ``reads_game``; it makes games (``new_game(rng)``: a seed only with chance;
-``eval_game(seed, i)``, :func:`agents.runinfo.game_seed`), handles moves in its own representation
-(``legal``, ``apply``, ``encode_move``, ``baseline_move``; ``action_of``: its action id) and decisions
-(``prepare(game)`` / ``decision_of(obs, legal, seat, game)`` from a
-:class:`kardinal_env.vector.VectorEnv` row: the seat's own observation and mask; ``compact``,
-``size``), and runs networks (``policy_step`` / ``policy_actions``: one batched pass giving stored
-actions, moves or ids, log-probs, values; ``stored_action``; ``forward`` and ``forward_targets`` for
-training; ``build_net``; ``vector_env(n)`` with the training rewards).
+An adapter holds ``spec``, ``rules`` (training), ``opponents`` (``random``, ``greedy``, ``baseline`` where the game has
+them), ``reads_game``; it makes games (``new_game(rng)``: a seed only with chance; ``eval_game(seed, i)``,
+:func:`agents.runinfo.game_seed`), handles moves in its own representation (``legal``, ``apply``, ``encode_move``,
+``baseline_move``; ``action_of``: its action id) and decisions (``prepare(game)`` / ``decision_of(obs, legal, seat,
+game)`` from a :class:`kardinal_env.vector.VectorEnv` row: the seat's own observation and mask; ``compact``, ``size``),
+and runs networks (``policy_step`` / ``policy_actions``: one batched pass giving stored actions, moves or ids,
+log-probs, values; ``stored_action``; ``forward`` and ``forward_targets`` for training; ``build_net``; ``vector_env(n)``
+with the training rewards).
 
-:class:`GameAdapter` (and :class:`FlatAdapter`, any game): ``spec.make_encoder``'s flat observation, action
-ids as moves.
-:class:`KoenigAdapter`: :func:`agents.baselines.koenig_greedy.koenig_greedy_move` and the advice.
+:class:`GameAdapter` (and :class:`FlatAdapter`, any game): ``spec.make_encoder``'s flat observation, action ids as
+moves. :class:`KoenigAdapter`: :func:`agents.baselines.koenig_greedy.koenig_greedy_move` and the advice.
 :class:`KardinalAdapter`: crops (:mod:`agents.networks.kardinal_net`), engine move codes,
 :func:`agents.baselines.kardinal_greedy.greedy_code`.
 """

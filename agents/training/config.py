@@ -1,12 +1,11 @@
-"""Training configuration: every option is a :class:`TrainConfig` field, its help and range or choices
-in ``metadata`` (:func:`opt`; a game's rule option: :func:`rule_opt`); :func:`build_parser` makes
-``kardinal-train --help`` of them. :func:`make_config` makes a :class:`TrainConfig` of ``(source, {key:
-value})`` layers, checking each value against its field and the options against each other and the
-game's registry entry (players, rule options, network kinds, chips, baselines); a bad value raises
-:class:`ConfigError` naming the key, its source, the value and what is allowed, e.g. ``config key
-'greedy_share' (--set): 1.5 is not allowed; expected a number from 0 to 1``. Values come from, later
-winning: a checkpoint's config (``--resume``), a YAML preset (``--config``: a file or a game's preset by
-name, :func:`preset_names`), ``--set key=value``, ``--key value`` (:func:`config_from_args`). Torch-free.
+"""Training configuration: every option is a :class:`TrainConfig` field, its help and range or choices in ``metadata``
+(:func:`opt`; a game's rule option: :func:`rule_opt`); :func:`build_parser` makes ``kardinal-train --help`` of them.
+:func:`make_config` makes a :class:`TrainConfig` of ``(source, {key: value})`` layers, checking each value against its
+field and the options against each other and the game's registry entry (players, rule options, network kinds, chips,
+baselines); a bad value raises :class:`ConfigError` naming the key, its source, the value and what is allowed, e.g.
+``config key 'greedy_share' (--set): 1.5 is not allowed; expected a number from 0 to 1``. Values come from, later
+winning: a checkpoint's config (``--resume``), a YAML preset (``--config``: a file or a game's preset by name,
+:func:`preset_names`), ``--set key=value``, ``--key value`` (:func:`config_from_args`). Torch-free.
 """
 
 from __future__ import annotations

@@ -1,15 +1,13 @@
 """The PPO trainer's self-play: one iteration's rollout, the seats' players, rewards and per-seat
 advantages; and its evaluation games (:func:`evaluate_policy`).
 
-Rollouts run in a :class:`kardinal_env.vector.VectorEnv` of ``num_envs`` games (one decision per game
-a ``step``; the learner's in one forward pass on its seat's own observation; baselines read a copy of
-the game); single legal moves are not stored; finished slots restart until the iteration has its steps
-(``tests/test_rollout.py`` compares it with the game-by-game :func:`play_round`). A new game has, with
-probability ``greedy_share``, the ``baseline`` in one seat (2 players) or all but one; with
-``pool_share`` a frozen snapshot (the last ``pool_size``, one every ``snapshot_interval``
-iterations); with ``random_share`` random; else the learner in every seat. A decision earns its seat's
-shaping up to its next one (:mod:`kardinal_env.core.rewards`), the last one the terminal reward; GAE
-runs per seat over whole games.
+Rollouts run in a :class:`kardinal_env.vector.VectorEnv` of ``num_envs`` games (one decision per game a ``step``; the
+learner's in one forward pass on its seat's own observation; baselines read a copy of the game); single legal moves are
+not stored; finished slots restart until the iteration has its steps (``tests/test_rollout.py`` compares it with the
+game-by-game :func:`play_round`). A new game has, with probability ``greedy_share``, the ``baseline`` in one seat (2
+players) or all but one; with ``pool_share`` a frozen snapshot (the last ``pool_size``, one every ``snapshot_interval``
+iterations); with ``random_share`` random; else the learner in every seat. A decision earns its seat's shaping up to its
+next one (:mod:`kardinal_env.core.rewards`), the last one the terminal reward; GAE runs per seat over whole games.
 """
 
 from __future__ import annotations

@@ -1,26 +1,24 @@
 """Search-based self-play (expert iteration; AlphaZero-style) for every registered game.
 
-``algorithm: search`` selects this trainer (``docs/training.md`` explains the options); the rest is the
-PPO trainer's, so either trainer's checkpoints resume under both. ``num_envs`` games run at once and
-every decision with a choice is searched, except the ``baseline``'s seats of a ``greedy_share`` game
-and decisions whose legal moves all match ``baseline_targets`` (the baseline's move is target and
-play). ``search``: ``puct`` (:class:`agents.search.puct.PUCTAgent` on the trained network, games in
-lockstep, ``noise_fraction`` × Dir(``dirichlet_alpha``) on a full search's root), ``mcts`` (perfect
-information), ``ismcts``, ``rollout`` (its move is the target) or ``network`` (``teacher``'s policy as
-visits). ``policy_play_share`` games play the network's move (DAgger). A decision is searched fully
-(``simulations``, an example) with probability ``full_search_share``, else fast; the first
-``temperature_moves`` draw their move by the visits, later ones take the most visited.
+``algorithm: search`` selects this trainer (``docs/training.md`` explains the options); the rest is the PPO trainer's,
+so either trainer's checkpoints resume under both. ``num_envs`` games run at once and every decision with a choice is
+searched, except the ``baseline``'s seats of a ``greedy_share`` game and decisions whose legal moves all match
+``baseline_targets`` (the baseline's move is target and play). ``search``: ``puct``
+(:class:`agents.search.puct.PUCTAgent` on the trained network, games in lockstep, ``noise_fraction`` ×
+Dir(``dirichlet_alpha``) on a full search's root), ``mcts`` (perfect information), ``ismcts``, ``rollout`` (its move is
+the target) or ``network`` (``teacher``'s policy as visits). ``policy_play_share`` games play the network's move
+(DAgger). A decision is searched fully (``simulations``, an example) with probability ``full_search_share``, else fast;
+the first ``temperature_moves`` draw their move by the visits, later ones take the most visited.
 
-An example holds the decision, the searched moves' stored actions, the target visits ``** (1 /
-target_temperature)`` normalised and the value target (terminal reward + ``score_shaping`` × (final
-margin − margin at the decision)). Updates draw ``ceil(new * sample_reuse / minibatch_size)``
-minibatches (``bucket_minibatches``: :data:`BUCKET` at a time by size) from a replay of the latest
-``replay_size`` (not in checkpoints; ``replay_warmup``); loss: cross-entropy + ``vf_coef`` × ½ squared
-value error; ``anneal_lr`` to 0 at ``total_steps`` stored examples (the steps). ``selfplay_workers:
-N > 1`` spawned processes play each iteration (weights, their share, seeds from (``seed``, step,
-worker): reproducible for a given N; the program needs the ``__main__`` guard); ``device``: where a
-copy of the network is updated. Logs ``charts/{SPS, searched_decisions, game_length, selfplay_seconds,
-update_seconds, cpu_seconds}`` and ``losses/{policy_loss, policy_kl, value_loss, entropy}``.
+An example holds the decision, the searched moves' stored actions, the target visits ``** (1 / target_temperature)``
+normalised and the value target (terminal reward + ``score_shaping`` × (final margin − margin at the decision)). Updates
+draw ``ceil(new * sample_reuse / minibatch_size)`` minibatches (``bucket_minibatches``: :data:`BUCKET` at a time by
+size) from a replay of the latest ``replay_size`` (not in checkpoints; ``replay_warmup``); loss: cross-entropy +
+``vf_coef`` × ½ squared value error; ``anneal_lr`` to 0 at ``total_steps`` stored examples (the steps).
+``selfplay_workers: N > 1`` spawned processes play each iteration (weights, their share, seeds from (``seed``, step,
+worker): reproducible for a given N; the program needs the ``__main__`` guard); ``device``: where a copy of the network
+is updated. Logs ``charts/{SPS, searched_decisions, game_length, selfplay_seconds, update_seconds, cpu_seconds}`` and
+``losses/{policy_loss, policy_kl, value_loss, entropy}``.
 """
 
 from __future__ import annotations

@@ -7,14 +7,13 @@ the trainer's generator, so a run is a function of its config (same machine, tor
 A step is one stored learner decision; an iteration collects ``steps_per_iter`` (whole games) and
 updates, until ``total_steps``. ``anchor_kl > 0`` adds ``anchor_kl`` × KL(starting policy || policy).
 
-TensorBoard in ``runs/{run_name}/``: ``charts/*``, ``losses/*``, ``eval/winrate_vs_{opponent}``
-(argmax, seats alternated, game ``i`` from :func:`agents.runinfo.game_seed`; a shared win among k
-counts 1/k). Checkpoints (atomic): ``checkpoint.pt``, ``checkpoint_{step}.pt`` every
-``checkpoint_interval``, with ``cpu_seconds``, the optimizer, pool, anchor and random states.
-``best.pt`` (``keep_best``) copies the state whose ``best`` entry records it, written after
-``checkpoint.pt``; on ``--resume`` a ``best.pt`` that is not the recorded best is rewritten from the
-checkpoint (a record of its step) or renamed ``best_step{N}.pt`` (``best_previous.pt``), never
-deleted; a recorded best not found is dropped. Temporary files of killed writes are removed at start.
+TensorBoard in ``runs/{run_name}/``: ``charts/*``, ``losses/*``, ``eval/winrate_vs_{opponent}`` (argmax, seats
+alternated, game ``i`` from :func:`agents.runinfo.game_seed`; a shared win among k counts 1/k). Checkpoints (atomic):
+``checkpoint.pt``, ``checkpoint_{step}.pt`` every ``checkpoint_interval``, with ``cpu_seconds``, the optimizer, pool,
+anchor and random states. ``best.pt`` (``keep_best``) copies the state whose ``best`` entry records it, written after
+``checkpoint.pt``; on ``--resume`` a ``best.pt`` that is not the recorded best is rewritten from the checkpoint (a
+record of its step) or renamed ``best_step{N}.pt`` (``best_previous.pt``), never deleted; a recorded best not found is
+dropped. Temporary files of killed writes are removed at start.
 """
 
 from __future__ import annotations

@@ -10,14 +10,13 @@ Every tool that takes an agent spec takes these (``kardinal-play --agents zoo:ka
 ``kardinal-evaluate --agents zoo:kardinal-2p mcts:200``, the web page, the cluster tournament), on a
 fresh install, without training anything.
 
-**Files.** A model ``NAME`` is ``agents/zoo/NAME.pt`` (a checkpoint of :mod:`agents.networks.checkpoint`
-with the training-only parts — optimizer, opponent pool, random states — removed by :func:`export`)
-and its model card ``agents/zoo/NAME.md`` (game, players, the training command and preset, steps and
-CPU time, results with Wilson intervals and the commands that measured them, the code revision).
-:func:`names` lists what is installed; :func:`model_path` / :func:`card_path` find the files (no torch
-import). ``tests/test_zoo.py`` loads every model through the checkpoint checks (a model whose
-observation/action layout no longer matches the code fails there, so the zoo cannot silently rot),
-plays a game with it, and checks that its card states what its checkpoint records.
+**Files.** A model ``NAME`` is ``agents/zoo/NAME.pt`` (a checkpoint of :mod:`agents.networks.checkpoint` with the
+training-only parts — optimizer, opponent pool, random states — removed by :func:`export`) and its model card
+``agents/zoo/NAME.md`` (game, players, the training command and preset, steps and CPU time, results with Wilson
+intervals and the commands that measured them, the code revision). :func:`names` lists what is installed;
+:func:`model_path` / :func:`card_path` find the files (no torch import). ``tests/test_zoo.py`` loads every model through
+the checkpoint checks (a model whose observation/action layout no longer matches the code fails there, so the zoo cannot
+silently rot), plays a game with it, and checks that its card states what its checkpoint records.
 
 Adding a model: ``python scripts/zoo.py add NAME runs/RUN/checkpoint.pt`` writes the stripped
 checkpoint (``--force`` replaces one); write its card next to it (copy one of the cards).
@@ -88,10 +87,9 @@ def _valid_name(name: str) -> bool:
 def export(
     checkpoint: str | os.PathLike, name: str, folder: str | os.PathLike | None = None, force: bool = False
 ) -> str:
-    """Write the checkpoint at ``checkpoint`` as zoo model ``name`` (into ``folder``, default the
-    zoo): checked by :func:`agents.networks.checkpoint.read_checkpoint`, only :data:`KEPT_KEYS` kept.
-    Returns the new file's path; :class:`ZooError` for a bad name or an existing model without
-    ``force``."""
+    """Write the checkpoint at ``checkpoint`` as zoo model ``name`` (into ``folder``, default the zoo): checked by
+    :func:`agents.networks.checkpoint.read_checkpoint`, only :data:`KEPT_KEYS` kept. Returns the new file's path;
+    :class:`ZooError` for a bad name or an existing model without ``force``."""
     from agents.networks.checkpoint import read_checkpoint, write_checkpoint
 
     if not _valid_name(name):
@@ -109,13 +107,12 @@ def export(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python scripts/zoo.py``: ``list`` the models, ``show NAME`` (the card), ``add NAME CHECKPOINT
-    [--force]`` (:func:`export`), ``average OUT CHECKPOINT...``
-    (:func:`agents.networks.checkpoint.average_checkpoints`), ``advise OUT CHECKPOINT --scale S``
-    (:func:`agents.networks.checkpoint.advise_checkpoint`), ``search-defaults OUT CHECKPOINT
+    """``python scripts/zoo.py``: ``list`` the models, ``show NAME`` (the card), ``add NAME CHECKPOINT [--force]``
+    (:func:`export`), ``average OUT CHECKPOINT...`` (:func:`agents.networks.checkpoint.average_checkpoints`), ``advise
+    OUT CHECKPOINT --scale S`` (:func:`agents.networks.checkpoint.advise_checkpoint`), ``search-defaults OUT CHECKPOINT
     [--batch-size N] [--c-puct C] [--score-shaping K] [--rollouts R] [--rollout-weight W]``
-    (:func:`agents.networks.checkpoint.with_search_defaults`). Exit status 2 with one ``error:`` line for a
-    bad name or checkpoint."""
+    (:func:`agents.networks.checkpoint.with_search_defaults`). Exit status 2 with one ``error:`` line for a bad name or
+    checkpoint."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="zoo", description="The model zoo shipped with kardinal-env.")
