@@ -1,15 +1,15 @@
-"""kardinal-env: board games as exact rules engines, PettingZoo/Gymnasium environments and a game
-protocol that every tool of the suite speaks.
+"""kardinal-env: board games as exact rules engines, PettingZoo/Gymnasium environments and a game protocol that every
+tool of the suite speaks.
 
 The games, each a folder with the same module names (``docs/adding-a-game.md``): ``kardinal``
-(``kardinal_env.kardinal``, environment ``kardinal_env.kardinal_v0``) and ``kardinal_koenig``
-(``kardinal_env.koenig``, ``kardinal_env.kardinal_koenig_v1``). ``kardinal_env.core`` holds what the
-games share and imports no game (the game protocol, the registry of games, errors, records, rewards,
-the environments' bases, drawing, replays); :class:`kardinal_env.vector.VectorEnv` steps many games.
+(``kardinal_env.kardinal``, environment ``kardinal_env.kardinal_v0``) and ``kardinal_koenig`` (``kardinal_env.koenig``,
+``kardinal_env.kardinal_koenig_v1``). ``kardinal_env.core`` holds what the games share and imports no game (the game
+protocol, the registry of games, errors, records, rewards, the environments' bases, drawing, replays);
+:class:`kardinal_env.vector.VectorEnv` steps many games.
 
-Importing this package registers the built-in games (:mod:`kardinal_env.games`) and, when gymnasium
-and pettingzoo are installed, every registered game's environments with their registries. It imports
-no engine, no environment, never ``agents``, torch or pygame; the engines need only the standard library.
+Importing this package registers the built-in games (:mod:`kardinal_env.games`) and, when gymnasium and pettingzoo are
+installed, every registered game's environments with their registries. It imports no engine, no environment, never
+``agents``, torch or pygame; the engines need only the standard library.
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -1,7 +1,7 @@
-"""``kardinal_koenig_v0``: replaced by :mod:`kardinal_env.kardinal_koenig_v1`, which deals seeded games
-with the shared shuffler (a seeded v0 result does not reproduce; observations, actions and rewards are
-unchanged). As PettingZoo's deprecated modules do, importing works and calling ``env``, ``raw_env``,
-``parallel_env`` or ``manual_control`` raises ``DeprecatedEnv`` (an ``ImportError``) naming v1.
+"""``kardinal_koenig_v0``: replaced by :mod:`kardinal_env.kardinal_koenig_v1`, which deals seeded games with the shared
+shuffler (a seeded v0 result does not reproduce; observations, actions and rewards are unchanged). As PettingZoo's
+deprecated modules do, importing works and calling ``env``, ``raw_env``, ``parallel_env`` or ``manual_control`` raises
+``DeprecatedEnv`` (an ``ImportError``) naming v1.
 """
 
 from typing import Any, NoReturn

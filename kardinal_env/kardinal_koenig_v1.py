@@ -1,7 +1,7 @@
 """``kardinal_koenig_v1``: the Kardinal & König PettingZoo AEC environment (a PettingZoo-style versioned module).
 
-The environment lives in :mod:`kardinal_env.koenig.env`, whose docstring is the specification (spaces,
-masks, rewards, version history) and becomes this module's docstring::
+The environment lives in :mod:`kardinal_env.koenig.env`, whose docstring is the specification (spaces, masks, rewards,
+version history) and becomes this module's docstring::
 
     from kardinal_env import kardinal_koenig_v1
     env = kardinal_koenig_v1.env(players=4)

@@ -1,7 +1,7 @@
 """``kardinal_v0``: the Kardinal PettingZoo AEC environment (a PettingZoo-style versioned module).
 
-The environment lives in :mod:`kardinal_env.kardinal.env`, whose docstring is the specification (spaces,
-masks, rewards, version history) and becomes this module's docstring::
+The environment lives in :mod:`kardinal_env.kardinal.env`, whose docstring is the specification (spaces, masks, rewards,
+version history) and becomes this module's docstring::
 
     from kardinal_env import kardinal_v0
     env = kardinal_v0.env(players=4)

@@ -1,5 +1,5 @@
-"""Batched games: :class:`VectorEnv` steps N games of one registered game in one call (as EnvPool or
-Gymnasium's vector environments do)::
+"""Batched games: :class:`VectorEnv` steps N games of one registered game in one call (as EnvPool or Gymnasium's vector
+environments do)::
 
     from kardinal_env.vector import VectorEnv
     env = VectorEnv("kardinal", num_envs=64, players=4, seed=0)       # backend="auto": the C++ core
@@ -9,122 +9,109 @@ Gymnasium's vector environments do)::
         out = env.step(actions)              # one move in every game; ended games restart at once
         learn(out.rewards, out.terminated, out.info["final_info"])
 
-======================  ============================================================================
-game, players, options  a registered game, its seat count (default: the game's) and rule options by
-                        name (every keyword of its rules class, e.g. Kardinal's ``window``), or a ready
-                        ``rules=`` object; other keywords go to the game's observation encoder
-``reward``              ``"win_loss"`` (default) or ``"margin"``; ``chip_shaping`` (Kardinal only) and
-                        ``score_shaping`` (below)
+======================  ================================================================================================
+game, players, options  a registered game, its seat count (default: the game's) and rule options by name (every keyword
+                        of its rules class, e.g. Kardinal's ``window``), or a ready ``rules=`` object; other keywords go
+                        to the game's observation encoder
+``reward``              ``"win_loss"`` (default) or ``"margin"``; ``chip_shaping`` (Kardinal only) and ``score_shaping``
+                        (below)
 ``illegal_action``      ``"raise"`` (default) or ``"lose"`` (below)
-Actions                 ``step(actions)``: an integer array of shape ``(N,)``, ``actions[i]`` the action
-                        id (``Discrete(A)``, the AEC env's action space) of the seat to act in game ``i``
-``observation``         ``(N, *obs_shape)``: game ``i`` seen by ``current_player[i]``, the AEC env's
-                        ``observation`` (Kardinal: ``uint8 (72, W, W)``, ``W = 53`` by default, 202 KB
-                        a game; K&K: ``float32 (494,)``)
+Actions                 ``step(actions)``: an integer array of shape ``(N,)``, ``actions[i]`` the action id
+                        (``Discrete(A)``, the AEC env's action space) of the seat to act in game ``i``
+``observation``         ``(N, *obs_shape)``: game ``i`` seen by ``current_player[i]``, the AEC env's ``observation``
+                        (Kardinal: ``uint8 (72, W, W)``, ``W = 53`` by default, 202 KB a game; K&K: ``float32 (494,)``)
 ``action_mask``         ``(N, A)`` bool: the legal actions of ``current_player[i]`` (never all zero)
 ``current_player``      ``(N,)`` int64: the seat to act in each game
 ``rewards``             ``(N, players)`` float32: what every seat earned from the step's move (below)
 ``terminated``          ``(N,)`` bool: game ``i`` ended with this step's move (and was reset)
 ``truncated``           ``(N,)`` bool: always False (every game ends; no time limit)
-``final_observation``   ``(N, *obs_shape)``: where ``terminated[i]``, the final position of the game
-                        that ended, seen by the seat whose move ended it; other rows keep older data
-``final_info``          ``{i: {"scores", "winners", "move_count", "last_player"}}`` for the games that
-                        ended in the step (as the AEC env's final ``infos``; ``last_player``: the seat
-                        whose move ended it; a forfeit adds ``illegal_action``, below)
-``legal_actions(i)``    the legal action ids of game ``i`` (int64, the engine's order); no argument: a
-                        list of all N
-======================  ============================================================================
+``final_observation``   ``(N, *obs_shape)``: where ``terminated[i]``, the final position of the game that ended, seen by
+                        the seat whose move ended it; other rows keep older data
+``final_info``          ``{i: {"scores", "winners", "move_count", "last_player"}}`` for the games that ended in the step
+                        (the AEC env's final ``infos``; ``last_player``: the seat whose move ended it; a forfeit adds
+                        ``illegal_action``, below)
+``legal_actions(i)``    the legal action ids of game ``i`` (int64, the engine's order); no argument: all N
+======================  ================================================================================================
 
-``reset(seed=None)`` and ``step(actions)`` return a :class:`VectorStep` (``observation``,
-``action_mask``, ``current_player``, ``rewards``, ``terminated``, ``truncated``, ``info`` holding
-``final_observation`` and ``final_info``). **The arrays are read-only views of the environment's own
-buffers**, allocated once and overwritten in place by the next ``reset``/``step``: keep a copy of what
-must survive, or pass ``copy=True``. Writing into them raises NumPy's ``ValueError``. One call at a
-time: an environment is not to be shared by threads (the core refuses a second call meanwhile).
+``reset(seed=None)`` and ``step(actions)`` return a :class:`VectorStep` (the arrays above, ``info`` holding
+``final_observation`` and ``final_info``). **The arrays are read-only views of the environment's own buffers**,
+overwritten in place by the next ``reset``/``step``: copy what must survive, or pass ``copy=True``. Writing into them
+raises NumPy's ``ValueError``. Not to be shared by threads (the core refuses a second call meanwhile).
 
 Rewards
 =======
 
-Exactly what the AEC env (``kardinal_v0``, ``kardinal_koenig_v1``, the generic ``GameEnv``) hands out
-for the same move: ``rewards[i, s]`` is its ``rewards["player_s"]`` after the same ``step``. That is
-``chip_shaping`` times the chips the acting seat took with the move (Kardinal; 0 on the move that ends
-the game), plus, on the move that ends the game, every seat's terminal reward
-(:func:`kardinal_env.core.rewards.terminal_rewards`: ``"win_loss"`` +1 for every winner, -1 for the
-others; ``"margin"`` ``clip((own - best other score) / 20, -1, 1)``); every other entry is 0.
-``score_shaping`` (default 0; not in the AEC envs) adds the self-play trainer's potential-based term
-(:class:`kardinal_env.core.rewards.ShapingTracker`): the acting seat also earns ``score_shaping`` times
-the change of its projected margin that its move caused, the last move included (after the chip term).
+Exactly what the AEC env (``kardinal_v0``, ``kardinal_koenig_v1``, the generic ``GameEnv``) hands out for the same move:
+``rewards[i, s]`` is its ``rewards["player_s"]``. That is ``chip_shaping`` times the chips the acting seat took with the
+move (Kardinal; 0 on the move that ends the game), plus, on the move that ends the game, every seat's terminal reward
+(:func:`kardinal_env.core.rewards.terminal_rewards`: ``"win_loss"`` +1 for every winner, -1 for the others; ``"margin"``
+``clip((own - best other score) / 20, -1, 1)``); every other entry is 0. ``score_shaping`` (default 0; not in the AEC
+envs) adds the self-play trainer's potential-based term (:class:`kardinal_env.core.rewards.ShapingTracker`): the acting
+seat also earns ``score_shaping`` times the change of its projected margin that its move caused, the last move included
+(after the chip term).
 
 Auto-reset
 ==========
 
-Gymnasium's ``AutoresetMode.SAME_STEP``: when game ``i`` ends in a step, that step's ``rewards[i]``,
-``terminated[i] = True``, ``final_observation[i]`` and ``final_info[i]`` belong to the game that ended,
-and ``observation[i]``, ``action_mask[i]`` and ``current_player[i]`` already show the first decision of
-the next game: every row of every step is a real decision.
+Gymnasium's ``AutoresetMode.SAME_STEP``: when game ``i`` ends in a step, that step's ``rewards[i]``, ``terminated[i] =
+True``, ``final_observation[i]`` and ``final_info[i]`` belong to the game that ended, and ``observation[i]``,
+``action_mask[i]`` and ``current_player[i]`` already show the first decision of the next game: every row of every step
+is a real decision.
 
 Seeds
 =====
 
-Slot ``i`` has its own generator: ``reset(seed=s)`` (or ``VectorEnv(seed=s)``) seeds it with
-``random.Random(s + i)`` (a list of N seeds: ``random.Random(seeds[i])``; seeds are integers ``>= 0``);
-``reset()`` without a seed keeps the generators going (never seeded: seeded by the OS). Each game that
-starts in slot ``i`` (a game with chance, ``spec.chance``) is dealt with ``generator.getrandbits(64)``,
-so the games of slot ``i`` are those of an AEC env after ``reset(seed=s + i)`` and a plain ``reset()``
-for each later game. Kardinal has no chance: its games all start from the same position.
+Slot ``i`` has its own generator: ``reset(seed=s)`` (or ``VectorEnv(seed=s)``) seeds it with ``random.Random(s + i)`` (a
+list of N seeds: ``random.Random(seeds[i])``; seeds are integers ``>= 0``); ``reset()`` without a seed keeps the
+generators going (never seeded: seeded by the OS). Each game with chance (``spec.chance``) that starts in slot ``i`` is
+dealt with ``generator.getrandbits(64)``, so the games of slot ``i`` are those of an AEC env after ``reset(seed=s + i)``
+and a plain ``reset()`` for each later game. Kardinal has no chance: its games all start from the same position.
 
 Backends
 ========
 
-* ``"python"``: the readable reference, for every registered game: N games of the registry
-  (``spec.new_game``) played through the game protocol's action ids, one encoder per game
-  (``spec.make_encoder``). ``threads`` does nothing here.
+* ``"python"``: the readable reference, for every registered game: N registry games (``spec.new_game``) played through
+  the game protocol's action ids, one encoder per game (``spec.make_encoder``). Ignores ``threads``.
 * ``"core"``: the game stepped in C++ (``kardinal_core.KardinalBatch``, cpp/src/kardinal/batch.hpp;
-  ``kardinal_core.KoenigBatch``, cpp/src/koenig/batch.hpp): one call checks every action, plays every
-  move, auto-resets and writes every array (the core's buffers, shared with NumPy) with the GIL
-  released; ``threads=k >= 2`` splits the games over ``k`` std::threads (the results do not depend on
-  ``k``). K&K's deals keep the seeds above (each slot's next seed drawn ahead into the batch's
-  ``next_seed``; the same shuffles as in Python, :mod:`kardinal_env.core.shuffle`). ``game(i)`` copies
-  game ``i`` into a core-backed ``Game``. Byte for byte the python backend's output
-  (``tests/test_vector.py``). Needs the compiled core and the engine and rules classes of Kardinal or
-  K&K (a game registered under another name with them qualifies); other games or encoder options:
-  ``ValueError``.
+  ``kardinal_core.KoenigBatch``, cpp/src/koenig/batch.hpp): one call checks every action, plays every move, auto-resets
+  and writes every array (the core's buffers, shared with NumPy) with the GIL released; ``threads=k >= 2`` splits the
+  games over ``k`` std::threads (results do not depend on ``k``). K&K deals with the seeds above (each slot's next seed
+  drawn ahead into the batch's ``next_seed``; the shuffles of :mod:`kardinal_env.core.shuffle`). ``game(i)`` copies game
+  ``i`` into a core-backed ``Game``. Byte for byte the python backend's output (``tests/test_vector.py``). Needs the
+  compiled core and the engine and rules classes of Kardinal or K&K (under any registered name); other games or encoder
+  options: ``ValueError``.
 * ``"auto"`` (default; ``None`` too): ``"core"`` where it applies and the core is used
-  (:func:`kardinal_env.core.backend.core_module`; ``KARDINAL_ENV_BACKEND=python`` turns it off), else
-  ``"python"``.
+  (:func:`kardinal_env.core.backend.core_module`; ``KARDINAL_ENV_BACKEND=python`` turns it off), else ``"python"``.
 
 Illegal actions
 ===============
 
-Every action is checked before any game moves. Actions that are not an integer array of shape
-``(N,)`` raise ``TypeError`` (floats, bools, objects) or ``ValueError`` (another shape), and an id
-outside ``[0, A)`` raises :class:`IllegalActionError` (rule ``"action"``) in every mode: nothing is
-rounded, clipped or cast. An id of ``[0, A)`` that is not legal in its game follows ``illegal_action``
-(:mod:`kardinal_env.core.illegal`):
+Every action is checked before any game moves. Actions that are not an integer array of shape ``(N,)`` raise
+``TypeError`` (floats, bools, objects) or ``ValueError`` (another shape), and an id outside ``[0, A)`` raises
+:class:`IllegalActionError` (rule ``"action"``) in every mode: nothing is rounded, clipped or cast. An id of ``[0, A)``
+that is not legal in its game follows ``illegal_action`` (:mod:`kardinal_env.core.illegal`):
 
-* ``"raise"``: :class:`IllegalActionError` (an :class:`~kardinal_env.core.errors.IllegalMoveError`,
-  a ``ValueError``) whose message starts ``game i:`` and carries the engine's message naming the
-  broken rule (``rule``; ``index``: the game); no game moves. Of several bad actions it names the first
-  out of range, else the first illegal one.
-* ``"lose"``: pgx's rule: that game ends by the forfeit of its seat to act, the others play their
-  moves. ``terminated[i]`` is True, ``rewards[i]`` is -1 for the offender and +1 for every other seat
-  (both schemes; no shaping), ``final_observation[i]`` is the position at the forfeit seen by the
-  offender, ``final_info[i]`` is ``{"scores": None, "winners": [the other seats], "illegal_action":
-  {"rule", "message", "action", "move", "seat"}, "move_count", "last_player": the offender}``, and the
-  slot's next game (dealt with the slot's next seed) is already in its rows.
+* ``"raise"``: :class:`IllegalActionError` (an :class:`~kardinal_env.core.errors.IllegalMoveError`, a ``ValueError``)
+  whose message starts ``game i:`` and carries the engine's message naming the broken rule (``rule``; ``index``: the
+  game); no game moves. Of several bad actions it names the first out of range, else the first illegal one.
+* ``"lose"``: pgx's rule: that game ends by the forfeit of its seat to act, the others play their moves.
+  ``terminated[i]`` is True, ``rewards[i]`` is -1 for the offender and +1 for every other seat (both schemes; no
+  shaping), ``final_observation[i]`` is the position at the forfeit seen by the offender, ``final_info[i]`` is
+  ``{"scores": None, "winners": [the other seats], "illegal_action": {"rule", "message", "action", "move", "seat"},
+  "move_count", "last_player": the offender}``, and the slot's next game (dealt with the slot's next seed) is already in
+  its rows.
 
-**Forfeits on the core backend.** The batch cannot restart one game alone, so a forfeited slot goes
-on *in Python* until the next ``reset()``, its rows written over the batch's after each step (the batch
-plays legal moves in a stand-in game there). The output stays the python backend's, byte for byte. A
-policy that follows the masks never forfeits.
+**Forfeits on the core backend.** The batch cannot restart one game alone, so a forfeited slot goes on *in Python* until
+the next ``reset()``, its rows written over the batch's after each step (the batch plays legal moves in a stand-in game
+there). The output stays the python backend's, byte for byte. A policy that follows the masks never forfeits.
 
 Relation to Gymnasium and PettingZoo
 ====================================
 
-N AEC games at once, with their observations, masks, action ids and rewards (``tests/test_vector.py``
-checks it against N AEC envs). It has Gymnasium's ``VectorEnv`` attributes (``num_envs``,
-``single_observation_space``, ``observation_space``, ...) but is no subclass: Gymnasium's vector API
-is single-agent (one reward per sub-env, no mask, no turns).
+N AEC games at once, with their observations, masks, action ids and rewards (``tests/test_vector.py`` checks it against
+N AEC envs). It has Gymnasium's ``VectorEnv`` attributes (``num_envs``, ``single_observation_space``,
+``observation_space``, ...) but is no subclass: Gymnasium's vector API is single-agent (one reward per sub-env, no mask,
+no turns).
 """
 
 from __future__ import annotations
@@ -191,8 +178,8 @@ class Arrays:
     final_observation: np.ndarray
 
     def _share(self, owner: Arrays, read_only: bool = False) -> None:
-        """Hold ``owner``'s arrays (``read_only``: views that refuse writes, since the backends rewrite
-        only what changed and a write would corrupt later steps)."""
+        """Hold ``owner``'s arrays (``read_only``: views that refuse writes, since the backends rewrite only what
+        changed and a write would corrupt later steps)."""
         for name in ARRAYS:
             array = getattr(owner, name)
             if read_only:
@@ -341,8 +328,8 @@ class VectorEnv(Arrays):
             raise StateError(f"call reset() before {what}: no game has started")
 
     def _check_seed(self, seed: int | Sequence[int]) -> list[int]:
-        """The slots' seeds: ``seed + i`` for an integer, else the list itself; every one ``>= 0``
-        (``random.Random`` seeds by absolute value: ``-1`` would deal as ``1``)."""
+        """The slots' seeds: ``seed + i`` for an integer, else the list itself; every one ``>= 0`` (``random.Random``
+        seeds by absolute value: ``-1`` would deal as ``1``)."""
         wanted = f"seed must be an integer >= 0 or a list of {self.num_envs} integers >= 0, got {seed!r}"
         if is_integral(seed):
             seeds = [int(seed) + i for i in range(self.num_envs)]
@@ -362,8 +349,8 @@ class VectorEnv(Arrays):
         self._seed_epoch += 1
 
     def _check_actions(self, actions: Any) -> np.ndarray:
-        """A checked int64 copy of ``actions``: the copy is played, so another thread writing into the
-        caller's array meanwhile changes nothing."""
+        """A checked int64 copy of ``actions``: the copy is played, so another thread writing into the caller's array
+        meanwhile changes nothing."""
         array = np.asarray(actions)
         shape = f"({self.num_envs},), one action id per game"
         if array.dtype.kind not in "iu":
@@ -399,8 +386,8 @@ class VectorEnv(Arrays):
 
 
 def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, options: dict) -> tuple[Any, dict]:
-    """The rules (``rules`` itself, or the rules class called with ``players`` and the options it takes)
-    and the remaining options (for the encoder)."""
+    """The rules (``rules`` itself, or the rules class called with ``players`` and the options it takes) and the
+    remaining options (for the encoder)."""
     rules_class = spec.load("rules_class")
     names = set(inspect.signature(rules_class).parameters) - {"players", "self"}
     rule_options = {k: v for k, v in options.items() if k in names}
@@ -416,19 +403,18 @@ def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, opti
 
 
 # ---------------------------------------------------------------- the backends
-# VectorEnv checks its arguments and every action, then hands the batch to one backend: PythonBackend
-# (N registry games through the game protocol, one encoder per game) or CoreBackend (the game's C++
-# batch; a slot forfeited under illegal_action="lose" goes on in a PythonBackend writing into the
-# batch's arrays until the next reset). A backend owns the ARRAYS (overwritten in place) and offers
-# num_actions, encoder_hint (whose bounds the observation space takes), reset(), step(actions) -> the
-# final infos, legal(i), all_legal(), flat_legal() and game(i); it reads the env's settings and per-slot
-# generators (env._seed_epoch counts their reseedings).
+# VectorEnv checks its arguments and every action, then hands the batch to one backend: PythonBackend (N registry games
+# through the game protocol, one encoder per game) or CoreBackend (the game's C++ batch; a slot forfeited under
+# illegal_action="lose" goes on in a PythonBackend writing into the batch's arrays until the next reset). A backend owns
+# the ARRAYS (overwritten in place) and offers num_actions, encoder_hint (whose bounds the observation space takes),
+# reset(), step(actions) -> the final infos, legal(i), all_legal(), flat_legal() and game(i); it reads the env's
+# settings and per-slot generators (env._seed_epoch counts their reseedings).
 
 
 class PythonBackend(Arrays):
-    """The reference: registry games played through the game protocol's action ids, one encoder per game
-    (made when first needed). ``buffers``: an object holding the :data:`ARRAYS` to play single slots
-    into instead of allocating its own (the core backend's detached slots)."""
+    """The reference: registry games played through the game protocol's action ids, one encoder per game (made when
+    first needed). ``buffers``: an object holding the :data:`ARRAYS` to play single slots into instead of allocating its
+    own (the core backend's detached slots)."""
 
     def __init__(self, env: VectorEnv, buffers: Arrays | None = None):
         spec, rules, n = env.spec, env.rules, env.num_envs
@@ -461,8 +447,8 @@ class PythonBackend(Arrays):
         return encoder
 
     def new_game(self, i: int, seed: int | None = None) -> Any:
-        """Slot ``i``'s next game, dealt (a game with chance) with ``seed``, by default the next draw of
-        the slot's generator."""
+        """Slot ``i``'s next game, dealt (a game with chance) with ``seed``, by default the next draw of the slot's
+        generator."""
         spec = self.env.spec
         if spec.chance and seed is None:
             seed = self.env._generators[i].getrandbits(64)
@@ -498,8 +484,8 @@ class PythonBackend(Arrays):
         return final
 
     def play(self, i: int, action: int) -> dict | None:
-        """Play the legal ``action`` in game ``i`` and write the slot's rows; when the game ends, its
-        final info (and the slot's next game is started)."""
+        """Play the legal ``action`` in game ``i`` and write the slot's rows; when the game ends, its final info (and
+        the slot's next game is started)."""
         env, shaping, game = self.env, self.shaping, self.games[i]
         seat = game.current_player
         if shaping is not None:
@@ -519,8 +505,8 @@ class PythonBackend(Arrays):
 
     def lose(self, i: int, action: int, next_seed: int | None = None) -> dict:
         """Game ``i`` ends by the forfeit of its seat to act, whose ``action`` is not legal
-        (:func:`kardinal_env.core.illegal.forfeit`); its next game is dealt with ``next_seed``, by default
-        the generator's next draw. Returns the final info."""
+        (:func:`kardinal_env.core.illegal.forfeit`); its next game is dealt with ``next_seed``, by default the
+        generator's next draw. Returns the final info."""
         game = self.games[i]
         seat = game.current_player
         lost = forfeit(explain(game, action), action, seat, self.env.num_players, self.env.reward_scheme)
@@ -550,8 +536,8 @@ class PythonBackend(Arrays):
 
 
 class CoreBackend(Arrays):
-    """A game stepped in C++ by its batch, which owns the arrays; for a game with chance this side keeps
-    each slot's ``next_seed`` one draw ahead of its generator, so every deal is the python backend's."""
+    """A game stepped in C++ by its batch, which owns the arrays; for a game with chance this side keeps each slot's
+    ``next_seed`` one draw ahead of its generator, so every deal is the python backend's."""
 
     def __init__(self, env: VectorEnv):
         self.env = env
@@ -564,8 +550,8 @@ class CoreBackend(Arrays):
         # the seed of each slot's next deal, drawn from its generator ahead of time (chance games only)
         self._next_seed: np.ndarray | None = batch.next_seed if env.spec.chance else None
         self._drawn_for = -1  # env._seed_epoch of the generators _next_seed was drawn from
-        # Forfeits: the detached slots (they play in Python until the next reset), each with the last final
-        # observation of its own games (the batch's stand-in game writes its own when it ends).
+        # Forfeits: the detached slots (they play in Python until the next reset), each with the last final observation
+        # of its own games (the batch's stand-in game writes its own when it ends).
         self.detached: dict[int, np.ndarray] = {}
         self._python: PythonBackend | None = None
 
@@ -614,9 +600,9 @@ class CoreBackend(Arrays):
         }
 
     def _step_with_forfeits(self, actions: np.ndarray) -> dict[int, dict]:
-        """A step under ``illegal_action="lose"`` with forfeits now or detached slots: the batch plays a
-        legal move in the stand-in game of every such slot, then the python backend plays those slots
-        and writes their rows over the batch's."""
+        """A step under ``illegal_action="lose"`` with forfeits now or detached slots: the batch plays a legal move in
+        the stand-in game of every such slot, then the python backend plays those slots and writes their rows over the
+        batch's."""
         env, batch, python = self.env, self.batch, self._python_slots()
         legal = self.action_mask[np.arange(env.num_envs), actions]  # the masks the caller was shown
         losing = [i for i in np.flatnonzero(~legal).tolist() if i not in self.detached]
@@ -652,9 +638,9 @@ class CoreBackend(Arrays):
         return self._python
 
     def _reattach(self) -> None:
-        """Hand the detached slots back to the batch (before its reset): their rows back to what the batch
-        last wrote there (its reset rewrites only what changes) and, unless the generators were reseeded,
-        their next seeds drawn again (the one drawn ahead was dealt in Python)."""
+        """Hand the detached slots back to the batch (before its reset): their rows back to what the batch last wrote
+        there (its reset rewrites only what changes) and, unless the generators were reseeded, their next seeds drawn
+        again (the one drawn ahead was dealt in Python)."""
         python = self._python_slots()
         for i in self.detached:
             stand_in = self._game(i)
@@ -685,8 +671,8 @@ class CoreBackend(Arrays):
 
 
 def _kardinal_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
-    """Kardinal's ``KardinalBatch`` from the start position (no chance), no encoder hint, and game ``i``:
-    the batch's copy and its history wrapped (no replay: cheap enough for a baseline's every decision)."""
+    """Kardinal's ``KardinalBatch`` from the start position (no chance), no encoder hint, and game ``i``: the batch's
+    copy and its history wrapped (no replay: cheap enough for a baseline's every decision)."""
     from kardinal_env.kardinal import compiled
     from kardinal_env.kardinal.core_game import CoreGame
 
@@ -697,8 +683,8 @@ def _kardinal_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
 
 
 def _koenig_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
-    """Kardinal & König's ``KoenigBatch`` on the core's board (each game dealt with its slot's
-    ``next_seed``), its encoder, and game ``i``: the batch's copy, its seed and moves wrapped (no replay)."""
+    """Kardinal & König's ``KoenigBatch`` on the core's board (each game dealt with its slot's ``next_seed``), its
+    encoder, and game ``i``: the batch's copy, its seed and moves wrapped (no replay)."""
     from kardinal_env.koenig import compiled
     from kardinal_env.koenig.core_game import CoreGame
 
@@ -714,8 +700,8 @@ def _koenig_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
 
 
 def _core_batch(spec: GameSpec, rules: Any) -> Callable[[VectorEnv], tuple[Any, Any, Callable[[int], Any]]] | None:
-    """What makes the core's batch for this game, or None: Kardinal's or Kardinal & König's engine and
-    rules classes (not the name: a game registered under another name with them qualifies)."""
+    """What makes the core's batch for this game, or None: Kardinal's or Kardinal & König's engine and rules classes
+    (not the name: a game registered under another name with them qualifies)."""
     from kardinal_env.kardinal.engine import Game
     from kardinal_env.kardinal.rules import Rules
     from kardinal_env.koenig.engine import Game as KoenigGame
@@ -730,8 +716,8 @@ def _core_batch(spec: GameSpec, rules: Any) -> Callable[[VectorEnv], tuple[Any, 
 
 
 def choose_backend(spec: GameSpec, rules: Any, env_options: dict, backend: str) -> str:
-    """``"core"`` or ``"python"`` for ``backend`` (``"auto"``, ``"core"`` or ``"python"``), the game and its
-    encoder options (the module docstring)."""
+    """``"core"`` or ``"python"`` for ``backend`` (``"auto"``, ``"core"`` or ``"python"``), the game and its encoder
+    options (the module docstring)."""
     part = None if backend == "python" else _core_batch(spec, rules)
     if part is None or env_options:
         if backend == "core":

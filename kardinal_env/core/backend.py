@@ -1,14 +1,14 @@
-"""Which engine backs a game: the one backend switch of the suite (standard library only; the engines
-ask it for every ``Game(...)``).
+"""Which engine backs a game: the one backend switch of the suite (standard library only; the engines ask it for every
+``Game(...)``).
 
-**Explicit first.** A game or an environment is made with ``backend="core"`` (the compiled core must be
-there: ``ImportError`` naming what is missing), ``"python"`` (never the core) or ``None`` (the core when
-installed, else the Python engines). ``KARDINAL_ENV_BACKEND`` (``python`` / ``core``) only overrides
-that default. :func:`core_module` is the whole decision.
+**Explicit first.** A game or an environment is made with ``backend="core"`` (the compiled core must be there:
+``ImportError`` naming what is missing), ``"python"`` (never the core) or ``None`` (the core when installed, else the
+Python engines). ``KARDINAL_ENV_BACKEND`` (``python`` / ``core``) only overrides that default. :func:`core_module` is
+the whole decision.
 
-**One check.** One extension module, ``kardinal_core``, holds every game's compiled engine; its ``ABI``
-must be :data:`CORE_ABI` (a core built from other sources is refused once, with one message).
-:func:`unavailable` is the one error for a core-backed object asked for when the core is not used.
+**One check.** One extension module, ``kardinal_core``, holds every game's compiled engine; its ``ABI`` must be
+:data:`CORE_ABI` (a core built from other sources is refused once, with one message). :func:`unavailable` is the one
+error for a core-backed object asked for when the core is not used.
 
 When the core is missing and nothing forces a backend, the first request of the process gives one
 :class:`CoreMissingWarning` (a ``RuntimeWarning``) saying how to get it: ``pip install "kardinal-env[core]"``.
@@ -49,8 +49,8 @@ _INTERNAL = ("kardinal_env", "agents", "kardinal_configs", "pettingzoo", "gymnas
 
 
 class CoreMissingWarning(RuntimeWarning):
-    """The compiled core is not installed and ``KARDINAL_ENV_BACKEND`` is unset: the games run on the Python
-    engines. Once per process; ``KARDINAL_ENV_BACKEND=python`` or a warnings filter silences it."""
+    """The compiled core is not installed and ``KARDINAL_ENV_BACKEND`` is unset: the games run on the Python engines.
+    Once per process; ``KARDINAL_ENV_BACKEND=python`` or a warnings filter silences it."""
 
 
 _BACKENDS = ("python", "core")
@@ -94,8 +94,8 @@ def _load() -> ModuleType | None:
 
 
 def core_module(backend: str | None = None) -> ModuleType | None:
-    """The ``kardinal_core`` module when a game made with ``backend`` is core-backed, else None (the module
-    docstring); the warning points at the first line outside this package that asked."""
+    """The ``kardinal_core`` module when a game made with ``backend`` is core-backed, else None (the module docstring);
+    the warning points at the first line outside this package that asked."""
     global _warned
     wanted = requested() if backend is None else _check_backend(backend)
     if wanted == "python":
@@ -169,8 +169,8 @@ class CoreBacked:
 
     @property
     def core(self) -> Any:
-        """The core object holding this game's state, for its readers; never play a move on it (the game
-        would no longer know its history)."""
+        """The core object holding this game's state, for its readers; never play a move on it (the game would no longer
+        know its history)."""
         return self._core
 
     @property

@@ -1,6 +1,6 @@
-"""Drawing helpers shared by the ``rgb_array`` renderers of both games: a uint8 RGB canvas with
-clipped rectangles, discs, lines and text in a 5x7 bitmap font. numpy only (no pygame, no Pillow),
-so rendering needs nothing beyond the core dependencies.
+"""Drawing helpers shared by the ``rgb_array`` renderers of both games: a uint8 RGB canvas with clipped rectangles,
+discs, lines and text in a 5x7 bitmap font. numpy only (no pygame, no Pillow), so rendering needs nothing beyond the
+core dependencies.
 """
 
 from __future__ import annotations

@@ -1,31 +1,27 @@
 """The AEC plumbing every environment shares (``kardinal_v0``, ``kardinal_koenig_v1`` and the generic
 :class:`kardinal_env.core.generic_env.GameEnv`).
 
-:class:`TurnBasedEnv` holds what is not about one game: agents ``player_0 ..``, one
-``Dict(observation, action_mask)`` space and one ``Discrete`` space for all, ``agent_selection``
-following ``current_player``, the per-decision cache of legal actions, masks all zero but the selected
-agent's, terminal rewards (:mod:`kardinal_env.core.rewards`, plus an optional per-move reward),
-``infos`` with scores and winners at the end, pickling that continues the game, seeding, render modes
-and the ``illegal_action`` option (:mod:`kardinal_env.core.illegal`).
+:class:`TurnBasedEnv` holds what is not about one game: agents ``player_0 ..``, one ``Dict(observation, action_mask)``
+space and one ``Discrete`` space for all, ``agent_selection`` following ``current_player``, the per-decision cache of
+legal actions, masks all zero but the selected agent's, terminal rewards (:mod:`kardinal_env.core.rewards`, plus an
+optional per-move reward), ``infos`` with scores and winners at the end, pickling that continues the game, seeding,
+render modes and the ``illegal_action`` option (:mod:`kardinal_env.core.illegal`).
 
-**Illegal actions** (:mod:`kardinal_env.core.illegal`). ``step`` first checks that the action is an id
-of the action space (rule ``"action"`` in every mode), then plays it; an id the engine refuses raises
-(``"raise"``, the default) or ends the episode by forfeit (``"lose"``: every agent terminated, the
-forfeit's rewards and report in every agent's ``infos``). From then on every mask is all zero,
-:meth:`TurnBasedEnv.legal_actions` is empty and :attr:`TurnBasedEnv.forfeited` holds the forfeit until
-the next ``reset``.
+**Illegal actions** (:mod:`kardinal_env.core.illegal`). ``step`` first checks that the action is an id of the action
+space (rule ``"action"`` in every mode), then plays it; an id the engine refuses raises (``"raise"``, the default) or
+ends the episode by forfeit (``"lose"``: every agent terminated, the forfeit's rewards and report in every agent's
+``infos``). From then on every mask is all zero, :meth:`TurnBasedEnv.legal_actions` is empty and
+:attr:`TurnBasedEnv.forfeited` holds the forfeit until the next ``reset``.
 
-A subclass provides ``_new_game(chance: random.Random)`` (a fresh engine game), ``encoder``
-(``encode(game, seat)``), ``_compute_legal_actions()`` (an ``intp`` array), ``_play(action, seat)``
-(play an in-range action, raising the engine's ``IllegalMoveError`` when illegal; return the move's
-reward for the acting seat, or ``None`` without per-move rewards), ``_render_text()`` and
-``_render_image()``.
+A subclass provides ``_new_game(chance: random.Random)`` (a fresh engine game), ``encoder`` (``encode(game, seat)``),
+``_compute_legal_actions()`` (an ``intp`` array), ``_play(action, seat)`` (play an in-range action, raising the engine's
+``IllegalMoveError`` when illegal; return the move's reward for the acting seat, or ``None`` without per-move rewards),
+``_render_text()`` and ``_render_image()``.
 
-**Buffers of a core-backed game.** With ``writes_core_buffers = True`` and a core-backed game
-(``game.compiled``: ``encode_into(seat, out)``, ``action_mask_into(out, seat)``) the env owns one
-observation and one mask array per seat, which the core rewrites in place and
-:meth:`TurnBasedEnv.observe` / :meth:`TurnBasedEnv.action_mask` hand out: no allocation per step, and
-a kept array changes with that seat's next observation (copy it to keep it).
+**Buffers of a core-backed game.** With ``writes_core_buffers = True`` and a core-backed game (``game.compiled``:
+``encode_into(seat, out)``, ``action_mask_into(out, seat)``) the env owns one observation and one mask array per seat,
+which the core rewrites in place and :meth:`TurnBasedEnv.observe` / :meth:`TurnBasedEnv.action_mask` hand out: no
+allocation per step, and a kept array changes with that seat's next observation (copy it to keep it).
 """
 
 from __future__ import annotations
@@ -206,9 +202,9 @@ class TurnBasedEnv(AECEnv, EzPickle):
         return cache[1]
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
-        """The int8 mask of ``agent`` (default: the selected one) without an observation: ones at
-        :meth:`legal_actions` for the deciding agent, else (and after a forfeit) all zeros; on a core-backed
-        game the env's own array (module docstring)."""
+        """The int8 mask of ``agent`` (default: the selected one) without an observation: ones at :meth:`legal_actions`
+        for the deciding agent, else (and after a forfeit) all zeros; on a core-backed game the env's own array (module
+        docstring)."""
         seat = self.agent_name_mapping[agent or self.agent_selection]
         game = self.game
         if self.writes_core_buffers and game.compiled:

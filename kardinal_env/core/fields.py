@@ -10,8 +10,8 @@ __all__ = ["copy_fields"]
 def copy_fields(
     source: object, target: object, same: Iterable[str] = (), lists: Iterable[str] = (), nested: Iterable[str] = ()
 ) -> None:
-    """Set the named attributes of ``target`` from ``source``: ``same`` as they are (values never changed
-    in place), ``lists`` as new lists, ``nested`` as new lists of new lists."""
+    """Set the named attributes of ``target`` from ``source``: ``same`` as they are (values never changed in place),
+    ``lists`` as new lists, ``nested`` as new lists of new lists."""
     for name in same:
         setattr(target, name, getattr(source, name))
     for name in lists:

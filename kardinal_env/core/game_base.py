@@ -1,17 +1,16 @@
 """What the two rules engines share (``kardinal_env.kardinal.engine``, ``kardinal_env.koenig.engine``).
 
-* :class:`TurnBasedGame` — the public turn state every engine exposes the same way:
-  ``current_player`` (``None`` once over), ``phase`` (a name from the engine's ``PHASES``),
-  ``is_over``, ``num_players``, ``move_count``. An engine sets ``PHASE_NAMES`` and keeps ``_phase``
-  (an index into it, the last one meaning over), ``_current``, ``_n`` and ``_history``; it also
-  gives the class method ``load(path)``: a record file replayed by the engine's ``from_record``.
-* :func:`options_from_dict` — a ``Rules`` object from a record's ``rules`` dict: unknown or missing
-  options are named, and the rules' own validation error is prefixed with where the dict came from.
-* :func:`resolve_rules` — the one reading of ``Game(rules, **options)`` for both engines and their
-  core-backed games: the rules object itself, or the rules class called with the options.
-* :func:`core_subclass` — which class each engine's ``Game(..., backend=None)`` builds (its
-  ``__new__``): the core-backed ``CoreGame`` when :func:`kardinal_env.core.backend.core_module` says
-  so, the Python engine otherwise; no metaclass, nothing registered at import.
+* :class:`TurnBasedGame` — the public turn state every engine exposes the same way: ``current_player`` (``None`` once
+  over), ``phase`` (a name from the engine's ``PHASES``), ``is_over``, ``num_players``, ``move_count``. An engine sets
+  ``PHASE_NAMES`` and keeps ``_phase`` (an index into it, the last one meaning over), ``_current``, ``_n`` and
+  ``_history``; it also gives the class method ``load(path)``: a record file replayed by the engine's ``from_record``.
+* :func:`options_from_dict` — a ``Rules`` object from a record's ``rules`` dict: unknown or missing options are named,
+  and the rules' own validation error is prefixed with where the dict came from.
+* :func:`resolve_rules` — the one reading of ``Game(rules, **options)`` for both engines and their core-backed games:
+  the rules object itself, or the rules class called with the options.
+* :func:`core_subclass` — which class each engine's ``Game(..., backend=None)`` builds (its ``__new__``): the
+  core-backed ``CoreGame`` when :func:`kardinal_env.core.backend.core_module` says so, the Python engine otherwise; no
+  metaclass, nothing registered at import.
 """
 
 from __future__ import annotations
@@ -88,8 +87,8 @@ def _rule_options(rules_class: type) -> tuple[str, ...]:
 
 
 def resolve_rules(rules: _R | None, options: dict, rules_class: type[_R]) -> _R:
-    """The rules of ``Game(rules, **options)``: ``rules``, or ``rules_class(**options)``; ``TypeError`` for
-    both, for rules not a ``rules_class``, for an unknown option and for no ``players``."""
+    """The rules of ``Game(rules, **options)``: ``rules``, or ``rules_class(**options)``; ``TypeError`` for both, for
+    rules not a ``rules_class``, for an unknown option and for no ``players``."""
     if rules is None:
         known = _rule_options(rules_class)  # type: ignore[arg-type]  # a class is hashable
         if "players" not in options or not options.keys() <= set(known):  # the checks only on a bad call

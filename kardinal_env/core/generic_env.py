@@ -1,37 +1,35 @@
 """An AEC environment for any registered game, built from its registry entry: :class:`GameEnv`.
 
-A game whose :class:`~kardinal_env.core.registry.GameSpec` has no ``env_module`` gets this environment
-(its ``env_id`` points here with ``game=`` set)::
+A game whose :class:`~kardinal_env.core.registry.GameSpec` has no ``env_module`` gets this environment (its ``env_id``
+points here with ``game=`` set)::
 
     from kardinal_env.core.generic_env import env
     aec = env(game="nim", players=3, pile=10)         # the classic wrappers
     raw = GameEnv(game="nim")                         # unwrapped
 
-* ``game``: a registered game's name or spec; ``players``: a seat count it supports (default
-  ``spec.default_players``); its rule options by name, or ``rules=`` a rules object (then neither);
-  every other keyword is an *env option* for the observation encoder
-  (``spec.make_encoder(rules, **env_options)``; one it does not take is a ``ValueError`` naming it and
-  the rule options). ``backend``: ``"core"`` / ``"python"`` (:mod:`kardinal_env.core.backend`).
-* Agents ``player_0 ..``; observation space ``Dict(observation=Box(low, high, encoder.shape,
-  encoder.dtype), action_mask=Box(0, 1, (num_actions,), int8))``, ``low``/``high`` the encoder's if
-  it has them, else the dtype's range (±inf for floats); action space ``Discrete(num_actions)``, the
-  game protocol's ids. The mask comes from ``game.legal_actions()``, the observation from
-  ``encoder.encode(game, seat)``.
+* ``game``: a registered game's name or spec; ``players``: a seat count it supports (default ``spec.default_players``);
+  its rule options by name, or ``rules=`` a rules object (then neither); every other keyword is an *env option* for the
+  observation encoder (``spec.make_encoder(rules, **env_options)``; one it does not take is a ``ValueError`` naming it
+  and the rule options). ``backend``: ``"core"`` / ``"python"`` (:mod:`kardinal_env.core.backend`).
+* Agents ``player_0 ..``; observation space ``Dict(observation=Box(low, high, encoder.shape, encoder.dtype),
+  action_mask=Box(0, 1, (num_actions,), int8))``, ``low``/``high`` the encoder's if it has them, else the dtype's range
+  (±inf for floats); action space ``Discrete(num_actions)``, the game protocol's ids. The mask comes from
+  ``game.legal_actions()``, the observation from ``encoder.encode(game, seat)``.
 * ``step(action)`` plays ``game.apply_action(action)``; an illegal action as
-  :class:`~kardinal_env.core.env_base.TurnBasedEnv` says (``env()`` without ``illegal_action``:
-  PettingZoo's ``TerminateIllegalWrapper`` rule, :func:`kardinal_env.core.env_utils.classic_env`).
-* Rewards: ``reward="win_loss"`` or ``"margin"`` at the end (:mod:`kardinal_env.core.rewards`), 0
-  before; ``infos`` carry ``scores`` and ``winners`` at the end.
-* A new game per ``reset(seed)``; a game with chance gets a seed from the env's generator, so
-  ``reset(seed=s)`` repeats the deal.
-* Render modes (:func:`generic_render_modes`): ``"ansi"`` / ``"human"`` (``spec.game_text``),
-  ``"rgb_array"`` when the game has an ``image`` renderer.
+  :class:`~kardinal_env.core.env_base.TurnBasedEnv` says (``env()`` without ``illegal_action``: PettingZoo's
+  ``TerminateIllegalWrapper`` rule, :func:`kardinal_env.core.env_utils.classic_env`).
+* Rewards: ``reward="win_loss"`` or ``"margin"`` at the end (:mod:`kardinal_env.core.rewards`), 0 before; ``infos``
+  carry ``scores`` and ``winners`` at the end.
+* A new game per ``reset(seed)``; a game with chance gets a seed from the env's generator, so ``reset(seed=s)`` repeats
+  the deal.
+* Render modes (:func:`generic_render_modes`): ``"ansi"`` / ``"human"`` (``spec.game_text``), ``"rgb_array"`` when the
+  game has an ``image`` renderer.
 * :meth:`GameEnv.encode_move` / :meth:`GameEnv.decode_action`: notation ⇄ action id for the selected agent.
-* A game's own environment module (``kardinal_v0``, ``kardinal_koenig_v1``) subclasses :class:`GameEnv`
-  with only what differs: its options, a per-move reward, its renderers and its docstring (the spec).
+* A game's own environment module (``kardinal_v0``, ``kardinal_koenig_v1``) subclasses :class:`GameEnv` with only what
+  differs: its options, a per-move reward, its renderers and its docstring (the spec).
 
-Version history: v0 — first version; ``illegal_action`` option (issue 54) and actions through the
-protocol's ids and ``rules=`` (issue 55) kept the spaces, ids and default behaviour, so the version.
+Version history: v0 — first version; ``illegal_action`` option (issue 54) and actions through the protocol's ids and
+``rules=`` (issue 55) kept the spaces, ids and default behaviour, so the version.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The ``illegal_action`` option of every environment: the one rule for an action the mask forbids.
 
-The AEC environments (:class:`kardinal_env.core.env_base.TurnBasedEnv` and its subclasses), the
-Gymnasium view (:class:`kardinal_env.core.single_agent.VsBots`) and :class:`kardinal_env.vector.VectorEnv`
-all take it and call :func:`forfeit`, so the rule and its report are the same everywhere.
+The AEC environments (:class:`kardinal_env.core.env_base.TurnBasedEnv` and its subclasses), the Gymnasium view
+(:class:`kardinal_env.core.single_agent.VsBots`) and :class:`kardinal_env.vector.VectorEnv` all take it and call
+:func:`forfeit`, so the rule and its report are the same everywhere.
 
 =========  ======================================================================================
 mode       an id of the action space that is not legal now
@@ -22,17 +22,15 @@ mode       an id of the action space that is not legal now
      "winners": [every seat but the offender],
      "illegal_action": {"rule": ..., "message": ..., "action": ..., "move": ..., "seat": ...}}
 
-``rule`` and ``message`` are the engine's :class:`~kardinal_env.core.errors.IllegalMoveError`'s,
-``action`` the id, ``move`` its notation (``None`` when the engine gave none), ``seat`` the offender. No
-move is played, so the game has no final scores; win shares
-(:func:`~kardinal_env.core.rewards.win_share`) count a forfeit as a win shared by the other seats. The
-AEC environments put the report in every agent's ``infos``, the Gymnasium view in the step's ``info``
-(with ``learner_seat``), ``VectorEnv`` in the slot's ``final_info`` (with ``move_count`` and
-``last_player``, the offender).
+``rule`` and ``message`` are the engine's :class:`~kardinal_env.core.errors.IllegalMoveError`'s, ``action`` the id,
+``move`` its notation (``None`` when the engine gave none), ``seat`` the offender. No move is played, so the game has no
+final scores; win shares (:func:`~kardinal_env.core.rewards.win_share`) count a forfeit as a win shared by the other
+seats. The AEC environments put the report in every agent's ``infos``, the Gymnasium view in the step's ``info`` (with
+``learner_seat``), ``VectorEnv`` in the slot's ``final_info`` (with ``move_count`` and ``last_player``, the offender).
 
-**Not an action id at all** (``-1``, ``A``, ``1.5``, ``"3"``, ``True``): ``IllegalMoveError`` with rule
-``"action"`` in every mode (:func:`kardinal_env.core.checks.check_action`): no policy over the action
-space sends one, so it is the caller's bug, which a forfeit would hide.
+**Not an action id at all** (``-1``, ``A``, ``1.5``, ``"3"``, ``True``): ``IllegalMoveError`` with rule ``"action"`` in
+every mode (:func:`kardinal_env.core.checks.check_action`): no policy over the action space sends one, so it is the
+caller's bug, which a forfeit would hide.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The upper bound of every count and size a caller can ask of the suite, checked before anything is
-allocated or any search starts (the compiled core's ``cpp/src/common/boundary.hpp`` holds the same numbers
-and exports them as ``kardinal_core.LIMITS``; a test keeps the two equal).
+"""The upper bound of every count and size a caller can ask of the suite, checked before anything is allocated or any
+search starts (the compiled core's ``cpp/src/common/boundary.hpp`` holds the same numbers and exports them as
+``kardinal_core.LIMITS``; a test keeps the two equal).
 
 =================  ============  ===========================================================
 name               value         what it bounds
@@ -17,8 +17,8 @@ name               value         what it bounds
 ``DRAWS``          1,000,000     draws of the shuffler's test helpers
 =================  ============  ===========================================================
 
-A value beyond its bound is refused with a ``ValueError`` that names the argument and the bound;
-nothing is silently truncated.
+A value beyond its bound is refused with a ``ValueError`` that names the argument and the bound; nothing is silently
+truncated.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
-"""The one shell of every HTML page of the project: the replays (:mod:`kardinal_env.core.replay_page`)
-and the web play server's pages (``agents.serving.pages.play_html``).
+"""The one shell of every HTML page of the project: the replays (:mod:`kardinal_env.core.replay_page`) and the web play
+server's pages (``agents.serving.pages.play_html``).
 
-A page is one self-contained HTML document (nothing fetched) written by :func:`shell_page`: a header,
-the board (``#board-wrap``, usually the ``svg#board`` of :func:`board_svg`) on the left, a column
-(``aside``) of boxes on the right, then the script. The shell gives the layout, panel and button styles
-(:data:`SHELL_CSS`) and script helpers (:data:`COMMON_JS`); the kind of page adds its controls, each
-game its drawing and panels.
+A page is one self-contained HTML document (nothing fetched) written by :func:`shell_page`: a header, the board
+(``#board-wrap``, usually the ``svg#board`` of :func:`board_svg`) on the left, a column (``aside``) of boxes on the
+right, then the script. The shell gives the layout, panel and button styles (:data:`SHELL_CSS`) and script helpers
+(:data:`COMMON_JS`); the kind of page adds its controls, each game its drawing and panels.
 """
 
 from __future__ import annotations
@@ -57,9 +56,9 @@ def shell_page(
     body: str = "",
     data: Any = None,
 ) -> str:
-    """A page: ``title`` (plain text; the header shows ``heading``, default the title), ``css`` and ``js``
-    after the shell's, ``board`` (HTML), the ``aside`` boxes, ``body`` (attributes of ``<body>``) and
-    ``data`` (unless ``None``, JSON in ``script#replay-data``)."""
+    """A page: ``title`` (plain text; the header shows ``heading``, default the title), ``css`` and ``js`` after the
+    shell's, ``board`` (HTML), the ``aside`` boxes, ``body`` (attributes of ``<body>``) and ``data`` (unless ``None``,
+    JSON in ``script#replay-data``)."""
     embedded = "" if data is None else f'<script type="application/json" id="replay-data">{embed_json(data)}</script>\n'
     parts = {
         "TITLE": html.escape(title),

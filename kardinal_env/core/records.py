@@ -1,8 +1,7 @@
-"""The checks every game's record format shares: a JSON object with a ``format`` field and no unknown
-fields, moves as strings, a ``result`` of ``scores`` and ``winners`` that the replayed game must
-reproduce, replaying the moves, and reading a record file. Each game's ``record`` module and engine's
-``from_record`` use these; every problem raises :class:`~kardinal_env.core.errors.RecordError` naming the
-file or field."""
+"""The checks every game's record format shares: a JSON object with a ``format`` field and no unknown fields, moves as
+strings, a ``result`` of ``scores`` and ``winners`` that the replayed game must reproduce, replaying the moves, and
+reading a record file. Each game's ``record`` module and engine's ``from_record`` use these; every problem raises
+:class:`~kardinal_env.core.errors.RecordError` naming the file or field."""
 
 from __future__ import annotations
 
@@ -61,8 +60,8 @@ def check_result(
     winners: list[int] | None,
     source: str = "record",
 ) -> None:
-    """Compare a record's claimed ``result`` with the game replayed from its ``moves`` moves
-    (``scores``/``winners`` None while not over)."""
+    """Compare a record's claimed ``result`` with the game replayed from its ``moves`` moves (``scores``/``winners``
+    None while not over)."""
     if result is None:
         if is_over:
             raise RecordError(f"{source}: the moves end the game but field 'result' is null")

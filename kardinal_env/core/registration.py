@@ -2,15 +2,15 @@
 
 For each game, now and whenever one is registered later (:func:`kardinal_env.core.registry.on_register`):
 
-* its ``env_id`` with PettingZoo: its own module's ``env``, else the generic
-  :func:`kardinal_env.core.generic_env.env` with ``game=NAME`` (``kardinal/kardinal-v0``, ...);
+* its ``env_id`` with PettingZoo: its own module's ``env``, else the generic :func:`kardinal_env.core.generic_env.env`
+  with ``game=NAME`` (``kardinal/kardinal-v0``, ...);
 * its ``gym_id`` with Gymnasium: :class:`kardinal_env.core.single_agent.VsBots` with ``game=NAME``
-  (``kardinal/KardinalVsBots-v0``, ...), without Gymnasium's ``OrderEnforcing`` and passive checker:
-  they hide ``action_masks()`` (sb3-contrib calls it), and the env checks the call order itself.
+  (``kardinal/KardinalVsBots-v0``, ...), without Gymnasium's ``OrderEnforcing`` and passive checker: they hide
+  ``action_masks()`` (sb3-contrib calls it), and the env checks the call order itself.
 
-``import kardinal_env`` calls :func:`register` when gymnasium and pettingzoo are installed (again: a
-no-op). Unregistering a game removes its ids. An id already registered with another entry point is a
-``ValueError`` (the game's registration is undone).
+``import kardinal_env`` calls :func:`register` when gymnasium and pettingzoo are installed (again: a no-op).
+Unregistering a game removes its ids. An id already registered with another entry point is a ``ValueError`` (the game's
+registration is undone).
 """
 
 from __future__ import annotations

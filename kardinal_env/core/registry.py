@@ -1,33 +1,32 @@
 """The registry of games: one :class:`GameSpec` per game, and the only place tools look a game up.
 
-Every tool (environments' registration, replays, evaluation, training, play, search) asks the
-registry; outside a game's own folder and this registry no code compares game names or module paths.
+Every tool (environments' registration, replays, evaluation, training, play, search) asks the registry; outside a game's
+own folder and this registry no code compares game names or module paths.
 
 Registering a game
 ==================
 
-The built-in games (``kardinal``, ``kardinal_koenig``) are registered by ``kardinal_env``
-(:mod:`kardinal_env.games`). A game written elsewhere is registered with one call::
+The built-in games (``kardinal``, ``kardinal_koenig``) are registered by ``kardinal_env`` (:mod:`kardinal_env.games`). A
+game written elsewhere is registered with one call::
 
     from kardinal_env.core.registry import GameSpec, register_game
     register_game(GameSpec(name="nim", title="Nim", players=(2, 3), default_players=2,
                            rules_class=NimRules, game_class=NimGame, record_format="nim-record/1",
                            observation=NimEncoder, renderers=Renderers(text=nim_text)))
 
-or by a package entry point in the group ``kardinal_env.games`` (a :class:`GameSpec` or a function
-returning one), loaded the first time :func:`games` is asked. A game that a module registers reaches
-the command-line tools as a **plugin** (:func:`load_plugins`): ``--plugin MODULE[:ATTRIBUTE]``
-(:func:`kardinal_env.core.cli.load_plugin_argv`) or ``KARDINAL_ENV_PLUGINS`` (:data:`PLUGINS_ENV`,
-comma-separated, read the first time :func:`games` is asked, so spawned processes see it too).
-``docs/adding-a-game.md`` walks through a whole game (``tests/third_game.py``). Names, record
-formats, ``env_id`` and ``gym_id`` are unique; a game whose classes are given as objects is checked
-against the protocol when registered. :func:`unregister_game` removes a game; :func:`on_register`
-tells a listener about every game (un)registered, as the PettingZoo/Gymnasium registration does.
+or by a package entry point in the group ``kardinal_env.games`` (a :class:`GameSpec` or a function returning one),
+loaded the first time :func:`games` is asked. A game that a module registers reaches the command-line tools as a
+**plugin** (:func:`load_plugins`): ``--plugin MODULE[:ATTRIBUTE]`` (:func:`kardinal_env.core.cli.load_plugin_argv`) or
+``KARDINAL_ENV_PLUGINS`` (:data:`PLUGINS_ENV`, comma-separated, read the first time :func:`games` is asked, so spawned
+processes see it too). ``docs/adding-a-game.md`` walks through a whole game (``tests/third_game.py``). Names, record
+formats, ``env_id`` and ``gym_id`` are unique; a game whose classes are given as objects is checked against the protocol
+when registered. :func:`unregister_game` removes a game; :func:`on_register` tells a listener about every game
+(un)registered, as the PettingZoo/Gymnasium registration does.
 
 Fields that name code may be the object or a ``"module:attribute"`` string, imported on first use
-(:meth:`GameSpec.load`), so registering imports nothing heavy. A spec holds the game's facts only;
-what plays it (baselines, searches, networks, presets, play pages) is registered by the agents'
-package in a registry of its own keyed by the game's name.
+(:meth:`GameSpec.load`), so registering imports nothing heavy. A spec holds the game's facts only; what plays it
+(baselines, searches, networks, presets, play pages) is registered by the agents' package in a registry of its own keyed
+by the game's name.
 
 =====================  =================================================================================
 field                  meaning
@@ -116,8 +115,8 @@ def resolve(target: Any) -> Any:
 
 
 def load_cached(owner: Any, cache_name: str, key: str, target: Any, where: str) -> Any:
-    """:func:`resolve` ``target`` once per ``key`` (cached in ``owner.__dict__[cache_name]``, for frozen
-    dataclasses); an import error is prefixed with ``where``."""
+    """:func:`resolve` ``target`` once per ``key`` (cached in ``owner.__dict__[cache_name]``, for frozen dataclasses);
+    an import error is prefixed with ``where``."""
     cache = owner.__dict__.setdefault(cache_name, {})
     if key not in cache:
         try:
@@ -128,8 +127,7 @@ def load_cached(owner: Any, cache_name: str, key: str, target: Any, where: str) 
 
 
 def entry_point_objects(group: str) -> Iterator[tuple[str, Any]]:
-    """``(where, object)`` of each entry point of ``group``; one that cannot be loaded is an ImportError
-    naming it."""
+    """``(where, object)`` of each entry point of ``group``; one that cannot be loaded is an ImportError naming it."""
     from importlib.metadata import entry_points
 
     for ep in entry_points(group=group):
@@ -145,8 +143,8 @@ def entry_point_objects(group: str) -> Iterator[tuple[str, Any]]:
 class RuleOption:
     """One rules option besides ``players``, as tools expose it on the command line (``--name``).
 
-    ``kind``: ``"choice"`` (one of ``choices``), ``"flag"`` (a boolean switch, default off) or
-    ``"str"`` (free text such as a file path)."""
+    ``kind``: ``"choice"`` (one of ``choices``), ``"flag"`` (a boolean switch, default off) or ``"str"`` (free text such
+    as a file path)."""
 
     name: str
     kind: str
@@ -167,8 +165,8 @@ class RuleOption:
 
 @dataclass(frozen=True)
 class Renderers:
-    """How a game is drawn (the :class:`GameSpec` field ``renderers``, the module docstring); each an
-    object or a ``"module:attribute"`` string, imported on first use (:meth:`GameSpec.renderer`)."""
+    """How a game is drawn (the :class:`GameSpec` field ``renderers``, the module docstring); each an object or a
+    ``"module:attribute"`` string, imported on first use (:meth:`GameSpec.renderer`)."""
 
     text: Any
     image: Any = None
@@ -229,8 +227,8 @@ class GameSpec:
 
     @property
     def previous_envs(self) -> tuple[str, ...]:
-        """Earlier environment names with the same observations and actions (checkpoints trained on them
-        still load): the module's ``metadata["previous_names"]``, none for the generic environment."""
+        """Earlier environment names with the same observations and actions (checkpoints trained on them still load):
+        the module's ``metadata["previous_names"]``, none for the generic environment."""
         if self.env_module is None:
             return ()
         return tuple(self.load("env_module").raw_env.metadata.get("previous_names", ()))
@@ -244,8 +242,8 @@ class GameSpec:
         return players
 
     def rules(self, players: int | None = None, **options: Any) -> Any:
-        """Rules for ``players`` seats; options left ``None`` keep their defaults; an unknown option is a
-        ``ValueError`` naming the game's options."""
+        """Rules for ``players`` seats; options left ``None`` keep their defaults; an unknown option is a ``ValueError``
+        naming the game's options."""
         known = {o.name for o in self.rule_options}
         unknown = sorted(k for k, v in options.items() if v is not None and k not in known)
         if unknown:
@@ -292,10 +290,9 @@ _UNREGISTER_LISTENERS: list[Callable[[GameSpec], None]] = []
 def register_game(spec: GameSpec, replace: bool = False) -> GameSpec:
     """Add ``spec`` and tell the listeners; returns ``spec`` (registering the same spec again does nothing).
 
-    ``ValueError`` for a second game of the same name (unless ``replace``) or a record format, ``env_id``
-    or ``gym_id`` another game has. A game whose classes are objects is started with default rules and
-    checked against the protocol (a ``TypeError`` naming the missing members). A failing listener undoes
-    the registration."""
+    ``ValueError`` for a second game of the same name (unless ``replace``) or a record format, ``env_id`` or ``gym_id``
+    another game has. A game whose classes are objects is started with default rules and checked against the protocol (a
+    ``TypeError`` naming the missing members). A failing listener undoes the registration."""
     if not isinstance(spec, GameSpec):
         raise TypeError(f"register_game expects a GameSpec, got {type(spec).__name__}")
     old = _GAMES.get(spec.name)
@@ -356,8 +353,8 @@ def unregister_game(name: str) -> None:
 
 
 def on_register(listener: Callable[[GameSpec], None], on_unregister: Callable[[GameSpec], None] | None = None) -> None:
-    """Call ``listener(spec)`` for every game registered now and later, ``on_unregister(spec)`` for every
-    game unregistered later."""
+    """Call ``listener(spec)`` for every game registered now and later, ``on_unregister(spec)`` for every game
+    unregistered later."""
     _LISTENERS.append(listener)
     if on_unregister is not None:
         _UNREGISTER_LISTENERS.append(on_unregister)
@@ -371,8 +368,8 @@ def _as_spec(obj: Any) -> Any:
 
 
 def load_entry_points(force: bool = False) -> None:
-    """Register the games of the entry points of :data:`ENTRY_POINT_GROUP`, once (``force``: again); a game
-    already registered under the name is kept. Errors name the entry point."""
+    """Register the games of the entry points of :data:`ENTRY_POINT_GROUP`, once (``force``: again); a game already
+    registered under the name is kept. Errors name the entry point."""
     global _ENTRY_POINTS_LOADED
     if _ENTRY_POINTS_LOADED and not force:
         return
@@ -388,12 +385,11 @@ def load_entry_points(force: bool = False) -> None:
 def load_plugins(plugins: str | Iterable[str] | None, source: str = "--plugin") -> list[GameSpec]:
     """Load game plugins and return the games they registered (in order, each once).
 
-    A plugin is ``"module"`` (imported: it registers its games at its top level) or ``"module:attribute"``
-    (a :class:`GameSpec` or a function returning one, registered unless that very spec already is).
-    ``plugins``: a list or one comma-separated string; empty names are skipped. Loading a plugin again does
-    nothing new. Errors name the plugin and ``source``: ``ImportError`` when it cannot be imported,
-    ``TypeError`` when the attribute is no :class:`GameSpec`, ``ValueError`` when its name, record format
-    or ids are another game's."""
+    A plugin is ``"module"`` (imported: it registers its games at its top level) or ``"module:attribute"`` (a
+    :class:`GameSpec` or a function returning one, registered unless that very spec already is). ``plugins``: a list or
+    one comma-separated string; empty names are skipped. Loading a plugin again does nothing new. Errors name the plugin
+    and ``source``: ``ImportError`` when it cannot be imported, ``TypeError`` when the attribute is no
+    :class:`GameSpec`, ``ValueError`` when its name, record format or ids are another game's."""
     if plugins is None:
         return []
     names = plugins.split(",") if isinstance(plugins, str) else list(plugins)

@@ -1,12 +1,11 @@
 """Verify a game record and show its final position: ``kardinal-replay FILE`` (``python -m kardinal_env.core.replay``).
 
-Reads a record of any registered game (the one whose ``record_format`` is the record's ``format``),
-replays every move through the game's engine (``spec.from_record``, which checks the recorded
-result), prints the final position as text and ``record OK: N moves replayed``. ``-o/--output
-game.html`` also writes a self-contained HTML replay (the game's ``html_replay`` renderer; a game
-without one is an error) and prints ``wrote HTML replay: game.html``. Exit status 0 for a valid
-record, 1 (``error: FILE: what is wrong`` on stderr) otherwise, 2 for bad arguments.
-``--plugin MODULE[:ATTRIBUTE]`` (repeatable) first loads a game of one's own module.
+Reads a record of any registered game (the one whose ``record_format`` is the record's ``format``), replays every move
+through the game's engine (``spec.from_record``, which checks the recorded result), prints the final position as text
+and ``record OK: N moves replayed``. ``-o/--output game.html`` also writes a self-contained HTML replay (the game's
+``html_replay`` renderer; a game without one is an error) and prints ``wrote HTML replay: game.html``. Exit status 0 for
+a valid record, 1 (``error: FILE: what is wrong`` on stderr) otherwise, 2 for bad arguments. ``--plugin
+MODULE[:ATTRIBUTE]`` (repeatable) first loads a game of one's own module.
 
 Python: :func:`replay_file` (the game and its text picture), :func:`write_html` (record file to HTML).
 """

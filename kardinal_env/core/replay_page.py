@@ -1,17 +1,16 @@
-"""The replays' layer of the page shell (:mod:`kardinal_env.core.page_shell`), shared by both games'
-HTML replays (``kardinal_env.kardinal.replay_html``, ``kardinal_env.koenig.replay_html``).
+"""The replays' layer of the page shell (:mod:`kardinal_env.core.page_shell`), shared by both games' HTML replays
+(``kardinal_env.kardinal.replay_html``, ``kardinal_env.koenig.replay_html``).
 
-A replay page is one self-contained HTML file with the positions as JSON in
-``script#replay-data``. :func:`replay_page` fills the shell: the board (``svg#board``) on the left; on
-the right the controls (``#position`` reading ``k / N`` with ``data-k``, the buttons, ``#slider``,
-``#status``, ``#last``), the game's panels, the result ``#scores``, the move list ``#moves`` and
-``#legend``.
+A replay page is one self-contained HTML file with the positions as JSON in ``script#replay-data``. :func:`replay_page`
+fills the shell: the board (``svg#board``) on the left; on the right the controls (``#position`` reading ``k / N`` with
+``data-k``, the buttons, ``#slider``, ``#status``, ``#last``), the game's panels, the result ``#scores``, the move list
+``#moves`` and ``#legend``.
 
-:data:`REPLAY_JS` steps for both games: buttons, slider, keys (arrows, Home/End, PageUp/PageDown by 10,
-space to play), clicking a move (the position after it), ``page.html#12`` to start at position 12, and
-``#scores`` (with ``data-scores`` and ``data-winners``). The data must hold ``players``, ``moves``,
-``result`` and ``positions`` (each with ``mover``, the seat whose move led to it); the game's script
-calls ``startReplay(drawPosition)``, where ``drawPosition(p, k)`` draws ``p = D.positions[k]``.
+:data:`REPLAY_JS` steps for both games: buttons, slider, keys (arrows, Home/End, PageUp/PageDown by 10, space to play),
+clicking a move (the position after it), ``page.html#12`` to start at position 12, and ``#scores`` (with ``data-scores``
+and ``data-winners``). The data must hold ``players``, ``moves``, ``result`` and ``positions`` (each with ``mover``, the
+seat whose move led to it); the game's script calls ``startReplay(drawPosition)``, where ``drawPosition(p, k)`` draws
+``p = D.positions[k]``.
 """
 
 from __future__ import annotations
@@ -25,8 +24,8 @@ __all__ = ["REPLAY_CSS", "REPLAY_JS", "embed_json", "replay_page", "write_page"]
 
 
 def replay_page(title: str, css: str, data: Any, js: str, panels: str, board_label: str = "the board") -> str:
-    """A replay page: the game's ``css``, ``data``, ``js`` (calling ``startReplay``) and ``panels`` (HTML
-    boxes between the controls and the result)."""
+    """A replay page: the game's ``css``, ``data``, ``js`` (calling ``startReplay``) and ``panels`` (HTML boxes between
+    the controls and the result)."""
     aside = [_CONTROLS, panels, RESULT_BOX, _MOVES_BOX, LEGEND_BOX]
     return shell_page(title, REPLAY_CSS + css, REPLAY_JS + js, board_svg(board_label), aside, data=data)
 

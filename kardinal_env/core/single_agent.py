@@ -1,45 +1,40 @@
 r"""Single-agent Gymnasium view of any registered game: the learner plays one seat against fixed opponents.
 
-:class:`VsBots` (``game=NAME``) wraps the game's unwrapped AEC environment: its own module's
-``raw_env`` or the generic :class:`kardinal_env.core.generic_env.GameEnv`. Every game with a ``gym_id``
-is registered with Gymnasium as ``VsBots`` with ``game=NAME`` (:mod:`kardinal_env.core.registration`):
-``kardinal/KardinalVsBots-v0`` (``kardinal``) and ``kardinal/KardinalKoenigVsBots-v1``
-(``kardinal_koenig``); :class:`KardinalVsBots` and :class:`KardinalKoenigVsBots` are ``VsBots`` with
-the game fixed. ``gymnasium.make("kardinal/KardinalVsBots-v0", players=2, opponents="greedy")``;
+:class:`VsBots` (``game=NAME``) wraps the game's unwrapped AEC environment: its own module's ``raw_env`` or the generic
+:class:`kardinal_env.core.generic_env.GameEnv`. Every game with a ``gym_id`` is registered with Gymnasium as ``VsBots``
+with ``game=NAME`` (:mod:`kardinal_env.core.registration`): ``kardinal/KardinalVsBots-v0`` (``kardinal``) and
+``kardinal/KardinalKoenigVsBots-v1`` (``kardinal_koenig``); :class:`KardinalVsBots` and :class:`KardinalKoenigVsBots`
+are ``VsBots`` with the game fixed. ``gymnasium.make("kardinal/KardinalVsBots-v0", players=2, opponents="greedy")``;
 ``VsBots(game="nim", opponents="greedy")``.
 
-Defaults: ``players``: the AEC environment's (4 for the built-in games, else ``default_players``),
-``learner_seat=0``, ``opponents="random"``, ``illegal_action="lose"``.
+Defaults: ``players``: the AEC environment's (4 for the built-in games, else ``default_players``), ``learner_seat=0``,
+``opponents="random"``, ``illegal_action="lose"``.
 
 * Spaces: the AEC environment's ``Dict(observation, action_mask)`` and ``Discrete`` (the learner's view).
-* ``action_masks()``: the learner's mask as bool, without encoding an observation (sb3-contrib's
-  MaskablePPO calls it). The ids are registered without Gymnasium's ``OrderEnforcing`` and passive
-  checker (this class checks the order itself: ``step`` before ``reset`` raises), so
-  ``gymnasium.make(...).action_masks()`` works; through wrappers of your own use
+* ``action_masks()``: the learner's mask as bool, without encoding an observation (sb3-contrib's MaskablePPO calls it).
+  The ids are registered without Gymnasium's ``OrderEnforcing`` and passive checker (this class checks the order itself:
+  ``step`` before ``reset`` raises), so ``gymnasium.make(...).action_masks()`` works; through wrappers of your own use
   ``env.get_wrapper_attr("action_masks")()``.
-* ``step(action)`` plays the learner's decision, then every opponent's until the learner decides again
-  or the game ends. Reward: the learner's under the AEC environment's scheme (terminal ±1 by default,
-  plus any per-move reward).
-* ``illegal_action`` (:mod:`kardinal_env.core.illegal`) for the learner's actions: ``"lose"`` (the
-  default) ends the episode by forfeit (``terminated``, the loss reward, masks all zero, ``info`` with
-  ``learner_seat`` and the report); ``"raise"`` raises. An opponent's illegal move always raises.
+* ``step(action)`` plays the learner's decision, then every opponent's until the learner decides again or the game ends.
+  Reward: the learner's under the AEC environment's scheme (terminal ±1 by default, plus any per-move reward).
+* ``illegal_action`` (:mod:`kardinal_env.core.illegal`) for the learner's actions: ``"lose"`` (the default) ends the
+  episode by forfeit (``terminated``, the loss reward, masks all zero, ``info`` with ``learner_seat`` and the report);
+  ``"raise"`` raises. An opponent's illegal move always raises.
 * ``learner_seat``: a seat, or ``"random"`` (drawn from the reset seed).
-* ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator), one policy for
-  every other seat, or a list with one per other seat. A policy: an object with
-  ``select_move(game) -> str``, a callable ``game -> str``, or an agent spec string (``"greedy"``,
-  ``"mcts:50"``, ``"ppo:PATH"``; loaded once, seeded at every ``reset``) handed to
-  ``load_agent(spec, game=NAME, seed=None)`` of the first module (by entry name) in the entry point
-  group :data:`AGENTS_GROUP` (``kardinal-env`` declares its agents package there); without one a spec
-  string is a ``ValueError`` saying so. This module imports no agent code.
+* ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator), one policy for every other seat, or
+  a list with one per other seat. A policy: an object with ``select_move(game) -> str``, a callable ``game -> str``, or
+  an agent spec string (``"greedy"``, ``"mcts:50"``, ``"ppo:PATH"``; loaded once, seeded at every ``reset``) handed to
+  ``load_agent(spec, game=NAME, seed=None)`` of the first module (by entry name) in the entry point group
+  :data:`AGENTS_GROUP` (``kardinal-env`` declares its agents package there); without one a spec string is a
+  ``ValueError`` saying so. This module imports no agent code.
 * Other keywords go to the AEC environment (rule options, ``reward``, env options).
-* Render modes (:func:`render_modes`): the game's, in the instance's ``metadata``: its own module's, or
-  for the generic environment ``human``/``ansi`` (the ``text`` picture) and ``rgb_array`` when the
-  entry has an ``image``. The class's ``metadata``, which ``gymnasium.make`` reads before it knows the
-  game, lists every mode; a mode the game lacks is a ``ValueError`` naming the game's modes.
+* Render modes (:func:`render_modes`): the game's, in the instance's ``metadata``: its own module's, or for the generic
+  environment ``human``/``ansi`` (the ``text`` picture) and ``rgb_array`` when the entry has an ``image``. The class's
+  ``metadata``, which ``gymnasium.make`` reads before it knows the game, lists every mode; a mode the game lacks is a
+  ``ValueError`` naming the game's modes.
 
-Version history (the ids keep their versions: a game played with legal actions is unchanged):
-``illegal_action`` option, default ``"lose"`` (issue 54; an illegal learner action used to raise,
-``illegal_action="raise"`` restores that).
+Version history (the ids keep their versions: a game played with legal actions is unchanged): ``illegal_action`` option,
+default ``"lose"`` (issue 54; an illegal learner action used to raise, ``illegal_action="raise"`` restores that).
 """
 
 from __future__ import annotations
@@ -64,8 +59,8 @@ AGENTS_GROUP = "kardinal_env.agents"
 
 
 def agent_loader() -> Callable[..., Any]:
-    """``load_agent`` of the first module (by entry name) of :data:`AGENTS_GROUP` that has one (entries naming
-    an attribute are a game's agents: skipped); ``LookupError`` when none does."""
+    """``load_agent`` of the first module (by entry name) of :data:`AGENTS_GROUP` that has one (entries naming an
+    attribute are a game's agents: skipped); ``LookupError`` when none does."""
     from importlib.metadata import entry_points
 
     for ep in sorted(entry_points(group=AGENTS_GROUP), key=lambda ep: ep.name):

@@ -1,13 +1,12 @@
 """Library-free helpers shared by the integrations, for every registered game (numpy and the registry only).
 
-* :func:`aec_env` — a game's PettingZoo AEC environment by name (the ``env()`` of its PettingZoo entry
-  point, :func:`kardinal_env.core.registration.pettingzoo_entry`; ``wrapped=False``: the ``raw_env``).
-  Every RL-library adapter builds its environments with it.
-* :class:`GameFeaturizer` — what the environment would show the deciding seat of a bare game (an agent
-  plays through ``select_move(game)``, outside any environment): the observation
-  (``GameSpec.make_encoder``, one encoder per rule set, with the featurizer's ``env_options``), the int8
-  legal-action mask and the notation of an action id. The game is found from the rules' class
-  (:func:`kardinal_env.core.registry.game_of`).
+* :func:`aec_env` — a game's PettingZoo AEC environment by name (the ``env()`` of its PettingZoo entry point,
+  :func:`kardinal_env.core.registration.pettingzoo_entry`; ``wrapped=False``: the ``raw_env``). Every RL-library adapter
+  builds its environments with it.
+* :class:`GameFeaturizer` — what the environment would show the deciding seat of a bare game (an agent plays through
+  ``select_move(game)``, outside any environment): the observation (``GameSpec.make_encoder``, one encoder per rule set,
+  with the featurizer's ``env_options``), the int8 legal-action mask and the notation of an action id. The game is found
+  from the rules' class (:func:`kardinal_env.core.registry.game_of`).
 """
 
 from __future__ import annotations
@@ -23,16 +22,16 @@ __all__ = ["GameFeaturizer", "aec_env"]
 
 
 def aec_env(game: str | GameSpec, wrapped: bool = True, **options: Any) -> Any:
-    """The PettingZoo AEC environment of ``game`` made with ``options`` (``players``, rule options,
-    ``reward``, env options); ``wrapped=False``: the unwrapped ``raw_env`` (it raises on an illegal action)."""
+    """The PettingZoo AEC environment of ``game`` made with ``options`` (``players``, rule options, ``reward``, env
+    options); ``wrapped=False``: the unwrapped ``raw_env`` (it raises on an illegal action)."""
     entry, defaults = pettingzoo_entry(get_game(game))
     module = resolve(entry.partition(":")[0])
     return (module.env if wrapped else module.raw_env)(**defaults, **options)
 
 
 class GameFeaturizer:
-    """Observation, mask and decoding of bare games of any registered game (``env_options`` go to the
-    encoder; leave them empty for the environment's defaults)."""
+    """Observation, mask and decoding of bare games of any registered game (``env_options`` go to the encoder; leave
+    them empty for the environment's defaults)."""
 
     def __init__(self, **env_options: Any):
         self.env_options = dict(env_options)

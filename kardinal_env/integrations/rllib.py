@@ -3,28 +3,26 @@
 Imports ray (``pip install "kardinal-env[rllib]"``); nothing else in ``kardinal_env`` imports this module.
 ``docs/libraries/rllib.md`` shows it at work.
 
-* :func:`register_game_env` — registers ``PettingZooEnv(aec_env(game, **env_config))`` under the game's
-  ``env_name`` (``"kardinal_v0"``, ...), observations as dicts (``"observation"``, ``"action_mask"``),
-  with ``illegal_action="lose"`` (:data:`ILLEGAL_ACTION`) unless ``env_config`` names another: RLlib's
-  pre-check, which steps unmasked random actions, then ends episodes by forfeit and passes.
-* :class:`KardinalMaskedRLModule` — a convolutional actor-critic for board observations ``(C, H, W)``
-  (scaled by ``COUNT_SCALE``); on Kardinal's action layout a 1×1 convolution gives the 17 spatial action
-  planes and a pooled linear layer the 5 others. ``model_config``: ``channels`` (32), ``blocks`` (3),
-  ``value_hidden`` (64). :class:`MaskedMLPRLModule` — the same for flat observations: divided by
-  ``obs_scale`` (the encoder's ``scale`` when it has one), an MLP (``hidden``, ``[128, 128]``), policy
-  and value heads. Both set illegal logits to ``FLOAT_MIN`` and compute values for PPO's GAE.
-  :class:`MaskedRandomRLModule` plays uniformly among legal actions.
-* :class:`LeagueMapping` — one seat per episode (from the episode id) plays ``"main"``, every other
-  seat an opponent from the league (``"random"``, then frozen snapshots ``"main_v1"``, ...).
+* :func:`register_game_env` — registers ``PettingZooEnv(aec_env(game, **env_config))`` under the game's ``env_name``
+  (``"kardinal_v0"``, ...), observations as dicts (``"observation"``, ``"action_mask"``), with ``illegal_action="lose"``
+  (:data:`ILLEGAL_ACTION`) unless ``env_config`` names another: RLlib's pre-check, which steps unmasked random actions,
+  then ends episodes by forfeit and passes.
+* :class:`KardinalMaskedRLModule` — a convolutional actor-critic for board observations ``(C, H, W)`` (scaled by
+  ``COUNT_SCALE``); on Kardinal's action layout a 1×1 convolution gives the 17 spatial action planes and a pooled linear
+  layer the 5 others. ``model_config``: ``channels`` (32), ``blocks`` (3), ``value_hidden`` (64).
+  :class:`MaskedMLPRLModule` — the same for flat observations: divided by ``obs_scale`` (the encoder's ``scale`` when it
+  has one), an MLP (``hidden``, ``[128, 128]``), policy and value heads. Both set illegal logits to ``FLOAT_MIN`` and
+  compute values for PPO's GAE. :class:`MaskedRandomRLModule` plays uniformly among legal actions.
+* :class:`LeagueMapping` — one seat per episode (from the episode id) plays ``"main"``, every other seat an opponent
+  from the league (``"random"``, then frozen snapshots ``"main_v1"``, ...).
 * :class:`LeagueCallback` — logs ``win_rate`` (``"main"``'s mean win share over the last 100 episodes,
-  :func:`kardinal_env.core.rewards.win_share`) and, past ``win_rate_threshold``, freezes a copy of
-  ``"main"`` as a new opponent; reports ``league_size``. :func:`restore_league` resumes a league run.
-* :func:`ppo_config` — a ``PPOConfig`` putting these together (tiny defaults; the module from the
-  observation's shape, :func:`default_module`).
+  :func:`kardinal_env.core.rewards.win_share`) and, past ``win_rate_threshold``, freezes a copy of ``"main"`` as a new
+  opponent; reports ``league_size``. :func:`restore_league` resumes a league run.
+* :func:`ppo_config` — a ``PPOConfig`` putting these together (tiny defaults; the module from the observation's shape,
+  :func:`default_module`).
 
-Each seat receives its own reward through ``PettingZooEnv``, so ``"main"`` learns only from the seat it
-plays. Checkpoints are ordinary RLlib checkpoints; ``agents.networks.rllib_agent.RLlibAgent`` plays one
-without starting Ray.
+Each seat receives its own reward through ``PettingZooEnv``, so ``"main"`` learns only from the seat it plays.
+Checkpoints are ordinary RLlib checkpoints; ``agents.networks.rllib_agent.RLlibAgent`` plays one without starting Ray.
 """
 
 from __future__ import annotations
@@ -90,8 +88,8 @@ def env_creator(env_config: dict | None = None, game: str | GameSpec = "kardinal
 
 
 def register_game_env(game: str | GameSpec = "kardinal", name: str | None = None) -> str:
-    """Register ``game``'s environment under ``name`` (default: its ``env_name``) and return the name.
-    Env runners on other nodes get a creator naming the game: it must be registered there too."""
+    """Register ``game``'s environment under ``name`` (default: its ``env_name``) and return the name. Env runners on
+    other nodes get a creator naming the game: it must be registered there too."""
     spec = get_game(game)
     name = name or spec.env_name
     register_env(name, functools.partial(env_creator, game=spec.name))
@@ -228,8 +226,8 @@ def _seat(agent_id) -> int:
 
 
 class LeagueMapping:
-    """Picklable agent→module mapping: per episode seat ``crc32(episode.id_) % players`` plays ``main``,
-    every other seat an opponent drawn (from the episode id and seat) from ``opponents``."""
+    """Picklable agent→module mapping: per episode seat ``crc32(episode.id_) % players`` plays ``main``, every other
+    seat an opponent drawn (from the episode id and seat) from ``opponents``."""
 
     def __init__(self, players: int, opponents: Sequence[str] = (RANDOM,), main: str = MAIN):
         if not opponents:
@@ -253,10 +251,10 @@ class LeagueMapping:
 
 
 class LeagueCallback(RLlibCallback):
-    """Win-rate logging and league growth for :class:`LeagueMapping`. ``win_rate`` comes from the final
-    ``infos``' ``winners``. A snapshot needs ``win_rate > win_rate_threshold`` and ``min_episodes`` episodes
-    since the last; the opponents become all snapshots (plus ``"random"`` if ``keep_random``).
-    ``main_final_reward`` logs ``main``'s final reward under the scheme."""
+    """Win-rate logging and league growth for :class:`LeagueMapping`. ``win_rate`` comes from the final ``infos``'
+    ``winners``. A snapshot needs ``win_rate > win_rate_threshold`` and ``min_episodes`` episodes since the last; the
+    opponents become all snapshots (plus ``"random"`` if ``keep_random``). ``main_final_reward`` logs ``main``'s final
+    reward under the scheme."""
 
     def __init__(
         self, players: int, win_rate_threshold: float = 0.6, min_episodes: int = 20, keep_random: bool = False
@@ -322,8 +320,8 @@ class LeagueCallback(RLlibCallback):
 
 
 def restore_league(algorithm, checkpoint) -> list[str]:
-    """Resume a league run: add the checkpoint's snapshots ``main_v1``, … (``restore_from_path`` only
-    fills modules the algorithm has; the league callback is told), then restore; returns their ids."""
+    """Resume a league run: add the checkpoint's snapshots ``main_v1``, … (``restore_from_path`` only fills modules the
+    algorithm has; the league callback is told), then restore; returns their ids."""
     checkpoint = Path(checkpoint).resolve()
     modules = checkpoint / "learner_group" / "learner" / "rl_module"
     found = [p.name for p in modules.glob(f"{MAIN}_v*") if p.is_dir() and p.name[len(MAIN) + 2 :].isdigit()]
@@ -370,10 +368,9 @@ def ppo_config(
     num_envs_per_env_runner: int = 1,
     seed: int | None = None,
 ):
-    """A PPO config for self-play on ``game``'s environment (registered). ``env_config``: the environment
-    options besides ``players``; ``module_class`` / ``model_config``: the trained module (default
-    :func:`default_module`; entries override its defaults). ``league``: ``main`` against the league, else
-    every seat plays ``main``."""
+    """A PPO config for self-play on ``game``'s environment (registered). ``env_config``: the environment options
+    besides ``players``; ``module_class`` / ``model_config``: the trained module (default :func:`default_module`;
+    entries override its defaults). ``league``: ``main`` against the league, else every seat plays ``main``."""
     from ray.rllib.algorithms.ppo import PPOConfig
 
     spec = get_game(game)
@@ -386,8 +383,8 @@ def ppo_config(
     specs = {MAIN: RLModuleSpec(module_class=default_class, model_config={**defaults, **(model_config or {})})}
     config = (
         PPOConfig()
-        # RLlib's env pre-check stays on: it steps unmasked random actions, which end the episode by
-        # forfeit (env_creator's illegal_action="lose"); the masked modules never send them.
+        # RLlib's env pre-check stays on: it steps unmasked random actions, which end the episode by forfeit
+        # (env_creator's illegal_action="lose"); the masked modules never send them.
         .environment(name, env_config=env_config)
         .env_runners(
             num_env_runners=num_env_runners,

@@ -1,29 +1,28 @@
 """Stable-Baselines3 / sb3-contrib ``MaskablePPO`` for every registered game.
 
-Imports gymnasium, torch, stable_baselines3 and sb3_contrib (``pip install "kardinal-env[sb3]"``);
-nothing else in ``kardinal_env`` imports this module. ``docs/libraries/sb3.md`` shows it at work, with
-the networks' measured cost.
+Imports gymnasium, torch, stable_baselines3 and sb3_contrib (``pip install "kardinal-env[sb3]"``); nothing else in
+``kardinal_env`` imports this module. ``docs/libraries/sb3.md`` shows it at work, with the networks' measured cost.
 
 * :class:`ObservationOnly` — exposes the ``observation`` Box alone of the single-agent view
-  (:class:`kardinal_env.core.single_agent.VsBots`, whose ``Dict(observation, action_mask)`` SB3 takes
-  only with ``MultiInputPolicy``), for ``"MlpPolicy"`` and the extractors below; ``action_masks()``
-  still gives ``MaskablePPO`` the learner's mask.
+  (:class:`kardinal_env.core.single_agent.VsBots`, whose ``Dict(observation, action_mask)`` SB3 takes only with
+  ``MultiInputPolicy``), for ``"MlpPolicy"`` and the extractors below; ``action_masks()`` still gives ``MaskablePPO``
+  the learner's mask.
 * :func:`make_vs_bots_env` — train against fixed bots: ``ObservationOnly(VsBots(game, ...))``.
-* :class:`SelfPlayEnv` (:func:`make_self_play_env`) — self-play: every episode the learner takes a seat
-  (random by default) and each other seat draws an opponent from a pool: ``"random"``, ``"self"`` (the
-  live policy) and frozen snapshots, which :class:`SelfPlayCallback` adds while training.
+* :class:`SelfPlayEnv` (:func:`make_self_play_env`) — self-play: every episode the learner takes a seat (random by
+  default) and each other seat draws an opponent from a pool: ``"random"``, ``"self"`` (the live policy) and frozen
+  snapshots, which :class:`SelfPlayCallback` adds while training.
 * :class:`SB3Agent` — a trained policy as an agent (``select_move(game) -> str``) for any registered game.
-* :class:`KardinalCropCNN`, :class:`KardinalCNN` — features extractors for Kardinal's ``(72, W, W)``
-  board (:mod:`kardinal_env.integrations.torch_nets`): ``MlpPolicy`` flattens the board, fine for small
-  windows but 29M parameters on the full window 53. Kardinal & König's flat vector suits ``MlpPolicy``.
+* :class:`KardinalCropCNN`, :class:`KardinalCNN` — features extractors for Kardinal's ``(72, W, W)`` board
+  (:mod:`kardinal_env.integrations.torch_nets`): ``MlpPolicy`` flattens the board, fine for small windows but 29M
+  parameters on the full window 53. Kardinal & König's flat vector suits ``MlpPolicy``.
 
-``players`` defaults to the game's ``default_players``; every other keyword goes to the game's AEC
-environment (rule options, ``reward``, env options such as Kardinal's ``window``).
+``players`` defaults to the game's ``default_players``; every other keyword goes to the game's AEC environment (rule
+options, ``reward``, env options such as Kardinal's ``window``).
 
-**Whose reward.** Every transition SB3 sees is a decision of the learner's seat, with that seat's reward
-(the final one too when an opponent's move ends the game); the opponents move inside ``step``. So each
-trajectory belongs to one seat, and GAE never bootstraps a seat's value from an opponent's state (the
-PettingZoo SB3 tutorial's flaw, PettingZoo issue #1147).
+**Whose reward.** Every transition SB3 sees is a decision of the learner's seat, with that seat's reward (the final one
+too when an opponent's move ends the game); the opponents move inside ``step``. So each trajectory belongs to one seat,
+and GAE never bootstraps a seat's value from an opponent's state (the PettingZoo SB3 tutorial's flaw, PettingZoo issue
+#1147).
 """
 
 from __future__ import annotations
@@ -57,8 +56,8 @@ __all__ = [
 
 # ---------------------------------------------------------------------- wrappers and helpers
 class ObservationOnly(gym.ObservationWrapper):
-    """``Dict(observation, action_mask)`` → the ``observation`` Box, for an env with ``action_masks()``
-    in its wrapper chain; ``action_masks()`` gives the mask (bool)."""
+    """``Dict(observation, action_mask)`` → the ``observation`` Box, for an env with ``action_masks()`` in its wrapper
+    chain; ``action_masks()`` gives the mask (bool)."""
 
     def __init__(self, env: gym.Env):
         space = env.observation_space
@@ -81,8 +80,8 @@ def make_vs_bots_env(
     learner_seat: int | str = "random",
     **env_kwargs: Any,
 ) -> ObservationOnly:
-    """``ObservationOnly(VsBots(game, players, opponents, learner_seat, **env_kwargs))`` (``opponents``:
-    as :class:`~kardinal_env.core.single_agent.VsBots` takes them)."""
+    """``ObservationOnly(VsBots(game, players, opponents, learner_seat, **env_kwargs))`` (``opponents``: as
+    :class:`~kardinal_env.core.single_agent.VsBots` takes them)."""
     spec = get_game(game)
     players = spec.check_players(players)
     return ObservationOnly(
@@ -92,10 +91,10 @@ def make_vs_bots_env(
 
 # ---------------------------------------------------------------------- playing a policy
 class SB3Agent:
-    """A (maskable) SB3 policy as an agent (``select_move(game) -> str``). ``greedy``: the most probable
-    legal action, else a sample (torch's generator, seeded with ``seed``). Observation and mask come from
-    :class:`~kardinal_env.integrations.common.GameFeaturizer` (``env_options``: the environment's options
-    besides the rules); an observation of another shape than the policy's is a ``ValueError`` naming both."""
+    """A (maskable) SB3 policy as an agent (``select_move(game) -> str``). ``greedy``: the most probable legal action,
+    else a sample (torch's generator, seeded with ``seed``). Observation and mask come from
+    :class:`~kardinal_env.integrations.common.GameFeaturizer` (``env_options``: the environment's options besides the
+    rules); an observation of another shape than the policy's is a ``ValueError`` naming both."""
 
     def __init__(
         self,
@@ -119,8 +118,8 @@ class SB3Agent:
 
     @classmethod
     def from_model(cls, model, frozen: bool = True, **kw) -> SB3Agent:
-        """An agent for ``model.policy`` (if ``frozen`` a CPU copy built from its constructor parameters and
-        weights, as ``BasePolicy.load`` does: a deep copy fails after ``learn``)."""
+        """An agent for ``model.policy`` (if ``frozen`` a CPU copy built from its constructor parameters and weights, as
+        ``BasePolicy.load`` does: a deep copy fails after ``learn``)."""
         policy = model.policy
         if frozen:
             frozen_policy = type(policy)(**policy._get_constructor_parameters())
@@ -159,10 +158,10 @@ class SB3Agent:
 
 # ---------------------------------------------------------------------- self-play env
 class SelfPlayEnv(VsBots):
-    """Self-play as a single-agent env: the learner's seat against a pool of ``"random"``, ``"self"`` (the
-    live policy of :meth:`set_live_policy`; random until then), :class:`SB3Agent` s (observing through this
-    env) or any agent / callable ``game -> str``, one drawn per other seat at each reset (seeded). The
-    observation is the ``observation`` Box; the mask comes from ``action_masks()``."""
+    """Self-play as a single-agent env: the learner's seat against a pool of ``"random"``, ``"self"`` (the live policy
+    of :meth:`set_live_policy`; random until then), :class:`SB3Agent` s (observing through this env) or any agent /
+    callable ``game -> str``, one drawn per other seat at each reset (seeded). The observation is the ``observation``
+    Box; the mask comes from ``action_masks()``."""
 
     def __init__(
         self,
@@ -240,9 +239,9 @@ def make_self_play_env(
 
 
 class SelfPlayCallback(BaseCallback):
-    """Keeps the self-play opponents current while ``MaskablePPO.learn`` runs: points ``"self"`` at the live
-    policy (a copy per ``SubprocVecEnv`` worker) and every ``snapshot_every`` env steps (summed over envs)
-    adds a frozen copy to each env's pool."""
+    """Keeps the self-play opponents current while ``MaskablePPO.learn`` runs: points ``"self"`` at the live policy (a
+    copy per ``SubprocVecEnv`` worker) and every ``snapshot_every`` env steps (summed over envs) adds a frozen copy to
+    each env's pool."""
 
     def __init__(self, snapshot_every: int = 10_000, verbose: int = 0):
         super().__init__(verbose)
@@ -266,9 +265,9 @@ class SelfPlayCallback(BaseCallback):
 
 # ---------------------------------------------------------------------- features extractors
 class KardinalCropCNN(BaseFeaturesExtractor):
-    """The extractor for large windows: :class:`~kardinal_env.integrations.torch_nets.CropTrunk` (a
-    ``crop x crop`` square around the cathedral). Its features keep *where* things are, which SB3's linear
-    action head needs; lossy outside the crop (moves there stay playable and masked)."""
+    """The extractor for large windows: :class:`~kardinal_env.integrations.torch_nets.CropTrunk` (a ``crop x crop``
+    square around the cathedral). Its features keep *where* things are, which SB3's linear action head needs; lossy
+    outside the crop (moves there stay playable and masked)."""
 
     def __init__(
         self,
@@ -293,8 +292,8 @@ class KardinalCropCNN(BaseFeaturesExtractor):
 
 
 class KardinalCNN(BaseFeaturesExtractor):
-    """The lossless alternative: :class:`~kardinal_env.integrations.torch_nets.PooledTrunk`. Pooling forgets
-    *where* a feature is (SB3's linear action head cannot tell squares apart): for values and small windows."""
+    """The lossless alternative: :class:`~kardinal_env.integrations.torch_nets.PooledTrunk`. Pooling forgets *where* a
+    feature is (SB3's linear action head cannot tell squares apart): for values and small windows."""
 
     def __init__(self, observation_space: spaces.Box, channels: int = 32, blocks: int = 3, scalar_dim: int = 64):
         check_window(getattr(observation_space, "shape", None), "KardinalCNN")

@@ -2,12 +2,11 @@
 ``scripts/sb3_cost.py`` (the table and what it shows: docs/libraries/sb3.md).
 
 :func:`cost_rows` measures each ``(window, extractor)`` in a fresh Python process (``python -m
-kardinal_env.integrations.sb3_cost``: one process per row, so peaks do not mix), which
-(:func:`measure`) builds the 2-player self-play env (opponent: random legal moves), builds
-``MaskablePPO`` and trains for ``steps`` learner steps. A row holds the observation and mask bytes
-per step, the policy's parameter count and, when trained, the wall time of construction + training
-and the process's peak resident memory (``ru_maxrss``) next to the resident memory before the model
-was built (imports and env). Extractors (:data:`EXTRACTORS`): ``mlp`` (SB3's flatten + MLP), ``crop``
+kardinal_env.integrations.sb3_cost``: one process per row, so peaks do not mix), which (:func:`measure`) builds the
+2-player self-play env (opponent: random legal moves), builds ``MaskablePPO`` and trains for ``steps`` learner steps. A
+row holds the observation and mask bytes per step, the policy's parameter count and, when trained, the wall time of
+construction + training and the process's peak resident memory (``ru_maxrss``) next to the resident memory before the
+model was built (imports and env). Extractors (:data:`EXTRACTORS`): ``mlp`` (SB3's flatten + MLP), ``crop``
 (``KardinalCropCNN``), ``cnn`` (``KardinalCNN``).
 """
 
@@ -98,8 +97,8 @@ def cost_rows(
     on_row: Callable[[dict], None] | None = None,
     **settings: int | bool,
 ) -> list[dict]:
-    """:func:`measure` each ``(window, extractor)`` in a fresh process with ``settings``; ``on_row`` gets each
-    row as it comes; ``RuntimeError`` with the process's error output when one fails."""
+    """:func:`measure` each ``(window, extractor)`` in a fresh process with ``settings``; ``on_row`` gets each row as it
+    comes; ``RuntimeError`` with the process's error output when one fails."""
     rows = []
     for window in windows:
         for extractor in extractors:

@@ -2,11 +2,11 @@
 
 Imports tianshou (``pip install "kardinal-env[tianshou]"``); nothing else in ``kardinal_env`` imports it.
 
-Tianshou's replay buffer fixes the shapes of ``info`` arrays at the first step, and the final
-``winners`` list is as long as the tie, so a shared win after a single win raised ``ValueError: shape
-mismatch`` (``docs/libraries/tianshou.md``). :class:`TianshouEnv` gives the same ``info`` at every step:
-``scores`` and ``win_share`` (:func:`kardinal_env.core.rewards.win_share`), ``float32`` arrays per seat
-once the game is over, zeros before. The observation is ``{"agent_id", "obs", "mask"}``, ``mask`` bool.
+Tianshou's replay buffer fixes the shapes of ``info`` arrays at the first step, and the final ``winners`` list is as
+long as the tie, so a shared win after a single win raised ``ValueError: shape mismatch``
+(``docs/libraries/tianshou.md``). :class:`TianshouEnv` gives the same ``info`` at every step: ``scores`` and
+``win_share`` (:func:`kardinal_env.core.rewards.win_share`), ``float32`` arrays per seat once the game is over, zeros
+before. The observation is ``{"agent_id", "obs", "mask"}``, ``mask`` bool.
 
 :func:`make_env` builds it for a registered game by name: ``make_env("kardinal_koenig", players=3)``.
 """

@@ -1,15 +1,14 @@
 """Library-free torch trunks for the ``(72, W, W)`` kardinal_v0 board: a fixed crop and a pooled full window.
 
-Imports torch only, so the same modules serve SB3 (:mod:`kardinal_env.integrations.sb3`), TorchRL,
-Tianshou or an RLlib ``TorchRLModule``. Both map a board batch ``(B, 72, W, W)`` (raw counts) to
-features ``(B, features_dim)``:
+Imports torch only, so the same modules serve SB3 (:mod:`kardinal_env.integrations.sb3`), TorchRL, Tianshou or an RLlib
+``TorchRLModule``. Both map a board batch ``(B, 72, W, W)`` (raw counts) to features ``(B, features_dim)``:
 
-* :class:`CropTrunk` — the 17 spatial planes of a fixed ``crop x crop`` square centred on the nave
-  (``crop`` odd, at most ``W``; default ``min(21, W)``), two 3x3 convolutions and a strided one,
-  flattened (positions kept), joined with an embedding of the 55 constant planes. Its size does not
-  depend on the window; lossy: what lies outside the crop is invisible.
-* :class:`PooledTrunk` — ``blocks`` 3x3 convolutions over the whole window, mean- and max-pooled
-  (:func:`pool`), joined with the constant-plane embedding. Lossless and tiny, but position-blind.
+* :class:`CropTrunk` — the 17 spatial planes of a fixed ``crop x crop`` square centred on the nave (``crop`` odd, at
+  most ``W``; default ``min(21, W)``), two 3x3 convolutions and a strided one, flattened (positions kept), joined with
+  an embedding of the 55 constant planes. Its size does not depend on the window; lossy: what lies outside the crop is
+  invisible.
+* :class:`PooledTrunk` — ``blocks`` 3x3 convolutions over the whole window, mean- and max-pooled (:func:`pool`), joined
+  with the constant-plane embedding. Lossless and tiny, but position-blind.
 
 ``docs/libraries/sb3.md`` measures what they cost with SB3 and explains the trade-off.
 """
@@ -33,8 +32,8 @@ __all__ = [
     "pool",
 ]
 
-#: Observation channels 0..16 are the 0/1 spatial planes; 17..71 are constant planes (counts), which
-#: are scaled by ``COUNT_SCALE`` (counts reach 48; this brings them to about [0, 4]).
+#: Observation channels 0..16 are the 0/1 spatial planes; 17..71 are constant planes (counts), which are scaled by
+#: ``COUNT_SCALE`` (counts reach 48; this brings them to about [0, 4]).
 SCALAR_CHANNELS = NUM_CHANNELS - SPATIAL_CHANNELS
 #: Default side of :class:`CropTrunk`'s crop: the squares with ``|x|, |y| <= 10``.
 DEFAULT_CROP = 21
