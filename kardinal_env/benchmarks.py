@@ -58,9 +58,6 @@ PLAYOUTS_PER_CALL = 100
 median = statistics.median
 
 
-# ---------------------------------------------------------------- timing
-
-
 def timed(fn: Callable[[], tuple[int, int]], seconds: float, repeats: int) -> tuple[list[float], list[float]]:
     """``fn() -> (decisions, games)`` run for ``seconds``, ``repeats`` times after a warm-up: the rates."""
     fn()  # warm-up
@@ -104,9 +101,6 @@ def ratios(a: Sequence[float], b: Sequence[float]) -> list[float]:
 
 def ratio_text(values: Sequence[float]) -> str:
     return span(values, ".1f", "x", per_repeat=True)
-
-
-# ---------------------------------------------------------------- games, rules, positions
 
 
 @dataclass(frozen=True)
@@ -227,9 +221,6 @@ def random_positions(spec: GameSpec, rules: Any, seed: int, count: int, referenc
             if len(seen[at].legal_moves()) > 1 and len(positions) < count:
                 positions.append(seen[at])
     return positions
-
-
-# ---------------------------------------------------------------- engines
 
 
 @benchmark("engine")
@@ -402,9 +393,6 @@ def bench_core_obs(
     print(f"  core encode_into + action_mask_into (preallocated buffers): {span(core)} per s")
     print(f"  ratio core / python: {ratio_text(r)}")
     return {"python": median(python), "core": median(core), "ratio": median(r)}
-
-
-# ---------------------------------------------------------------- environments
 
 
 def aec_game(env, rng: random.Random) -> tuple[int, int]:

@@ -33,22 +33,21 @@ Actions                 ``step(actions)``: an integer array of shape ``(N,)``, `
 ``legal_actions(i)``    the legal action ids of game ``i`` (int64, the engine's order); no argument: all N
 ======================  ================================================================================================
 
-``reset(seed=None)`` and ``step(actions)`` return a :class:`VectorStep` (the arrays above, ``info`` holding
-``final_observation`` and ``final_info``). **The arrays are read-only views of the environment's own buffers**,
-overwritten in place by the next ``reset``/``step``: copy what must survive, or pass ``copy=True``. Writing into them
-raises NumPy's ``ValueError``. Not to be shared by threads (the core refuses a second call meanwhile).
+``reset(seed=None)`` and ``step(actions)`` return a :class:`VectorStep` (``info`` holds ``final_observation`` and
+``final_info``). **The arrays are read-only views of the environment's own buffers**, overwritten in place by the next
+``reset``/``step``: copy what must survive, or pass ``copy=True``. Writing into them raises NumPy's ``ValueError``. Not
+to be shared by threads (the core refuses a second call meanwhile).
 
 Rewards
 =======
 
-Exactly what the AEC env (``kardinal_v0``, ``kardinal_koenig_v1``, the generic ``GameEnv``) hands out for the same move:
-``rewards[i, s]`` is its ``rewards["player_s"]``. That is ``chip_shaping`` times the chips the acting seat took with the
-move (Kardinal; 0 on the move that ends the game), plus, on the move that ends the game, every seat's terminal reward
-(:func:`kardinal_env.core.rewards.terminal_rewards`: ``"win_loss"`` +1 for every winner, -1 for the others; ``"margin"``
-``clip((own - best other score) / 20, -1, 1)``); every other entry is 0. ``score_shaping`` (default 0; not in the AEC
-envs) adds the self-play trainer's potential-based term (:class:`kardinal_env.core.rewards.ShapingTracker`): the acting
-seat also earns ``score_shaping`` times the change of its projected margin that its move caused, the last move included
-(after the chip term).
+Exactly the AEC env's: ``rewards[i, s]`` is its ``rewards["player_s"]`` after the same move: ``chip_shaping`` times the
+chips the acting seat took with the move (Kardinal; 0 on the move that ends the game), plus, on the move that ends the
+game, every seat's terminal reward (:func:`kardinal_env.core.rewards.terminal_rewards`: ``"win_loss"`` +1 for every
+winner, -1 for the others; ``"margin"`` ``clip((own - best other score) / 20, -1, 1)``); every other entry is 0.
+``score_shaping`` (default 0; not in the AEC envs) adds the self-play trainer's potential-based term
+(:class:`kardinal_env.core.rewards.ShapingTracker`): the acting seat also earns ``score_shaping`` times the change of
+its projected margin that its move caused, the last move included (after the chip term).
 
 Auto-reset
 ==========
@@ -70,48 +69,36 @@ and a plain ``reset()`` for each later game. Kardinal has no chance: its games a
 Backends
 ========
 
-* ``"python"``: the readable reference, for every registered game: N registry games (``spec.new_game``) played through
-  the game protocol's action ids, one encoder per game (``spec.make_encoder``). Ignores ``threads``.
+* ``"python"``: the reference, for every registered game: N registry games played by action id, one encoder per game.
+  Ignores ``threads``.
 * ``"core"``: the game stepped in C++ (``kardinal_core.KardinalBatch``, cpp/src/kardinal/batch.hpp;
   ``kardinal_core.KoenigBatch``, cpp/src/koenig/batch.hpp): one call checks every action, plays every move, auto-resets
-  and writes every array (the core's buffers, shared with NumPy) with the GIL released; ``threads=k >= 2`` splits the
-  games over ``k`` std::threads (results do not depend on ``k``). K&K deals with the seeds above (each slot's next seed
-  drawn ahead into the batch's ``next_seed``; the shuffles of :mod:`kardinal_env.core.shuffle`). ``game(i)`` copies game
-  ``i`` into a core-backed ``Game``. Byte for byte the python backend's output (``tests/test_vector.py``). Needs the
-  compiled core and the engine and rules classes of Kardinal or K&K (under any registered name); other games or encoder
-  options: ``ValueError``.
+  and writes every array (shared with NumPy) with the GIL released; ``threads=k >= 2`` splits the games over ``k``
+  std::threads (results do not depend on ``k``). Same seeds and deals as above; ``game(i)`` copies game ``i`` into a
+  core-backed ``Game``. Byte for byte the python backend's output, forfeits included (a forfeited slot plays on in
+  Python until the next ``reset()``). Needs the compiled core and Kardinal's or K&K's engine and rules classes (under
+  any name); other games or encoder options: ``ValueError``.
 * ``"auto"`` (default; ``None`` too): ``"core"`` where it applies and the core is used
   (:func:`kardinal_env.core.backend.core_module`; ``KARDINAL_ENV_BACKEND=python`` turns it off), else ``"python"``.
 
 Illegal actions
 ===============
 
-Every action is checked before any game moves. Actions that are not an integer array of shape ``(N,)`` raise
-``TypeError`` (floats, bools, objects) or ``ValueError`` (another shape), and an id outside ``[0, A)`` raises
-:class:`IllegalActionError` (rule ``"action"``) in every mode: nothing is rounded, clipped or cast. An id of ``[0, A)``
-that is not legal in its game follows ``illegal_action`` (:mod:`kardinal_env.core.illegal`):
+Every action is checked before any game moves: not an integer array of shape ``(N,)``: ``TypeError`` (floats, bools,
+objects) or ``ValueError`` (another shape); an id outside ``[0, A)``: :class:`IllegalActionError` (rule ``"action"``) in
+every mode, nothing rounded, clipped or cast. An in-range id not legal in its game follows ``illegal_action``
+(:mod:`kardinal_env.core.illegal`, which specifies the forfeit and its report):
 
 * ``"raise"``: :class:`IllegalActionError` (an :class:`~kardinal_env.core.errors.IllegalMoveError`, a ``ValueError``)
   whose message starts ``game i:`` and carries the engine's message naming the broken rule (``rule``; ``index``: the
   game); no game moves. Of several bad actions it names the first out of range, else the first illegal one.
-* ``"lose"``: pgx's rule: that game ends by the forfeit of its seat to act, the others play their moves.
-  ``terminated[i]`` is True, ``rewards[i]`` is -1 for the offender and +1 for every other seat (both schemes; no
-  shaping), ``final_observation[i]`` is the position at the forfeit seen by the offender, ``final_info[i]`` is
-  ``{"scores": None, "winners": [the other seats], "illegal_action": {"rule", "message", "action", "move", "seat"},
-  "move_count", "last_player": the offender}``, and the slot's next game (dealt with the slot's next seed) is already in
-  its rows.
+* ``"lose"``: that game ends by forfeit of its seat to act, the others play their moves: ``terminated[i]``,
+  ``rewards[i]`` -1 for the offender and +1 for every other seat (no shaping), ``final_observation[i]`` the position
+  seen by the offender, ``final_info[i]`` the forfeit's report plus ``move_count`` and ``last_player`` (the offender);
+  the slot's next game is already in its rows.
 
-**Forfeits on the core backend.** The batch cannot restart one game alone, so a forfeited slot goes on *in Python* until
-the next ``reset()``, its rows written over the batch's after each step (the batch plays legal moves in a stand-in game
-there). The output stays the python backend's, byte for byte. A policy that follows the masks never forfeits.
-
-Relation to Gymnasium and PettingZoo
-====================================
-
-N AEC games at once, with their observations, masks, action ids and rewards (``tests/test_vector.py`` checks it against
-N AEC envs). It has Gymnasium's ``VectorEnv`` attributes (``num_envs``, ``single_observation_space``,
-``observation_space``, ...) but is no subclass: Gymnasium's vector API is single-agent (one reward per sub-env, no mask,
-no turns).
+It has Gymnasium's ``VectorEnv`` attributes (``num_envs``, ``single_observation_space``, ``observation_space``, ...) but
+is no subclass: Gymnasium's vector API is single-agent (one reward per sub-env, no mask, no turns).
 """
 
 from __future__ import annotations
@@ -178,8 +165,8 @@ class Arrays:
     final_observation: np.ndarray
 
     def _share(self, owner: Arrays, read_only: bool = False) -> None:
-        """Hold ``owner``'s arrays (``read_only``: views that refuse writes, since the backends rewrite only what
-        changed and a write would corrupt later steps)."""
+        """Hold ``owner``'s arrays (``read_only``: the backends rewrite only what changed, so a write would corrupt
+        later steps)."""
         for name in ARRAYS:
             array = getattr(owner, name)
             if read_only:
@@ -328,8 +315,7 @@ class VectorEnv(Arrays):
             raise StateError(f"call reset() before {what}: no game has started")
 
     def _check_seed(self, seed: int | Sequence[int]) -> list[int]:
-        """The slots' seeds: ``seed + i`` for an integer, else the list itself; every one ``>= 0`` (``random.Random``
-        seeds by absolute value: ``-1`` would deal as ``1``)."""
+        """The slots' seeds: ``seed + i``, or the list; each ``>= 0`` (``random.Random(-1)`` deals as ``Random(1)``)."""
         wanted = f"seed must be an integer >= 0 or a list of {self.num_envs} integers >= 0, got {seed!r}"
         if is_integral(seed):
             seeds = [int(seed) + i for i in range(self.num_envs)]
@@ -349,8 +335,7 @@ class VectorEnv(Arrays):
         self._seed_epoch += 1
 
     def _check_actions(self, actions: Any) -> np.ndarray:
-        """A checked int64 copy of ``actions``: the copy is played, so another thread writing into the caller's array
-        meanwhile changes nothing."""
+        """A checked int64 copy of ``actions`` (a thread writing the caller's array meanwhile changes nothing)."""
         array = np.asarray(actions)
         shape = f"({self.num_envs},), one action id per game"
         if array.dtype.kind not in "iu":
@@ -386,8 +371,7 @@ class VectorEnv(Arrays):
 
 
 def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, options: dict) -> tuple[Any, dict]:
-    """The rules (``rules`` itself, or the rules class called with ``players`` and the options it takes) and the
-    remaining options (for the encoder)."""
+    """The rules (``rules``, or the rules class called with ``players`` and its options) and the encoder's options."""
     rules_class = spec.load("rules_class")
     names = set(inspect.signature(rules_class).parameters) - {"players", "self"}
     rule_options = {k: v for k, v in options.items() if k in names}
@@ -402,19 +386,15 @@ def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, opti
     return rules_class(players=spec.check_players(players), **given), env_options
 
 
-# ---------------------------------------------------------------- the backends
-# VectorEnv checks its arguments and every action, then hands the batch to one backend: PythonBackend (N registry games
-# through the game protocol, one encoder per game) or CoreBackend (the game's C++ batch; a slot forfeited under
-# illegal_action="lose" goes on in a PythonBackend writing into the batch's arrays until the next reset). A backend owns
-# the ARRAYS (overwritten in place) and offers num_actions, encoder_hint (whose bounds the observation space takes),
-# reset(), step(actions) -> the final infos, legal(i), all_legal(), flat_legal() and game(i); it reads the env's
-# settings and per-slot generators (env._seed_epoch counts their reseedings).
+# VectorEnv checks arguments and actions, then hands the batch to PythonBackend or CoreBackend. A backend owns the
+# ARRAYS and offers num_actions, encoder_hint (bounds of the observation space), reset(), step(actions) -> the final
+# infos, legal(i), all_legal(), flat_legal() and game(i); it reads the env's settings and per-slot generators
+# (env._seed_epoch counts their reseedings).
 
 
 class PythonBackend(Arrays):
-    """The reference: registry games played through the game protocol's action ids, one encoder per game (made when
-    first needed). ``buffers``: an object holding the :data:`ARRAYS` to play single slots into instead of allocating its
-    own (the core backend's detached slots)."""
+    """The reference backend; ``buffers``: an object whose :data:`ARRAYS` it writes instead of its own (detached
+    slots)."""
 
     def __init__(self, env: VectorEnv, buffers: Arrays | None = None):
         spec, rules, n = env.spec, env.rules, env.num_envs
@@ -447,8 +427,7 @@ class PythonBackend(Arrays):
         return encoder
 
     def new_game(self, i: int, seed: int | None = None) -> Any:
-        """Slot ``i``'s next game, dealt (a game with chance) with ``seed``, by default the next draw of the slot's
-        generator."""
+        """Slot ``i``'s next game, dealt with ``seed`` (default: the slot generator's next draw)."""
         spec = self.env.spec
         if spec.chance and seed is None:
             seed = self.env._generators[i].getrandbits(64)
@@ -484,8 +463,8 @@ class PythonBackend(Arrays):
         return final
 
     def play(self, i: int, action: int) -> dict | None:
-        """Play the legal ``action`` in game ``i`` and write the slot's rows; when the game ends, its final info (and
-        the slot's next game is started)."""
+        """Play the legal ``action`` in game ``i`` and write the slot's rows; the final info if the game ended (then
+        restarted)."""
         env, shaping, game = self.env, self.shaping, self.games[i]
         seat = game.current_player
         if shaping is not None:
@@ -504,9 +483,8 @@ class PythonBackend(Arrays):
         return None
 
     def lose(self, i: int, action: int, next_seed: int | None = None) -> dict:
-        """Game ``i`` ends by the forfeit of its seat to act, whose ``action`` is not legal
-        (:func:`kardinal_env.core.illegal.forfeit`); its next game is dealt with ``next_seed``, by default the
-        generator's next draw. Returns the final info."""
+        """Game ``i`` ends by forfeit of the seat to act (:func:`kardinal_env.core.illegal.forfeit`), its next game
+        dealt with ``next_seed`` (default: the generator's next draw); the final info."""
         game = self.games[i]
         seat = game.current_player
         lost = forfeit(explain(game, action), action, seat, self.env.num_players, self.env.reward_scheme)
@@ -550,8 +528,8 @@ class CoreBackend(Arrays):
         # the seed of each slot's next deal, drawn from its generator ahead of time (chance games only)
         self._next_seed: np.ndarray | None = batch.next_seed if env.spec.chance else None
         self._drawn_for = -1  # env._seed_epoch of the generators _next_seed was drawn from
-        # Forfeits: the detached slots (they play in Python until the next reset), each with the last final observation
-        # of its own games (the batch's stand-in game writes its own when it ends).
+        # detached (forfeited) slots, playing in Python until the next reset, each with its own games' last final
+        # observation
         self.detached: dict[int, np.ndarray] = {}
         self._python: PythonBackend | None = None
 
@@ -600,9 +578,8 @@ class CoreBackend(Arrays):
         }
 
     def _step_with_forfeits(self, actions: np.ndarray) -> dict[int, dict]:
-        """A step under ``illegal_action="lose"`` with forfeits now or detached slots: the batch plays a legal move in
-        the stand-in game of every such slot, then the python backend plays those slots and writes their rows over the
-        batch's."""
+        """A step with forfeits or detached slots: the batch plays a legal move in their stand-in games, then the python
+        backend plays those slots and writes their rows over the batch's."""
         env, batch, python = self.env, self.batch, self._python_slots()
         legal = self.action_mask[np.arange(env.num_envs), actions]  # the masks the caller was shown
         losing = [i for i in np.flatnonzero(~legal).tolist() if i not in self.detached]
@@ -638,9 +615,9 @@ class CoreBackend(Arrays):
         return self._python
 
     def _reattach(self) -> None:
-        """Hand the detached slots back to the batch (before its reset): their rows back to what the batch last wrote
-        there (its reset rewrites only what changes) and, unless the generators were reseeded, their next seeds drawn
-        again (the one drawn ahead was dealt in Python)."""
+        """Hand the detached slots back to the batch before its reset: their rows restored to what the batch last wrote
+        and, unless the generators were reseeded, their next seeds drawn again (the one drawn ahead was dealt in
+        Python)."""
         python = self._python_slots()
         for i in self.detached:
             stand_in = self._game(i)
@@ -671,8 +648,8 @@ class CoreBackend(Arrays):
 
 
 def _kardinal_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
-    """Kardinal's ``KardinalBatch`` from the start position (no chance), no encoder hint, and game ``i``: the batch's
-    copy and its history wrapped (no replay: cheap enough for a baseline's every decision)."""
+    """Kardinal's ``KardinalBatch``, no encoder hint, and game ``i``: the batch's copy and history wrapped (no
+    replay)."""
     from kardinal_env.kardinal import compiled
     from kardinal_env.kardinal.core_game import CoreGame
 
@@ -683,8 +660,8 @@ def _kardinal_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
 
 
 def _koenig_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
-    """Kardinal & König's ``KoenigBatch`` on the core's board (each game dealt with its slot's ``next_seed``), its
-    encoder, and game ``i``: the batch's copy, its seed and moves wrapped (no replay)."""
+    """K&K's ``KoenigBatch`` (deals with ``next_seed``), its encoder, and game ``i``: the batch's copy wrapped (no
+    replay)."""
     from kardinal_env.koenig import compiled
     from kardinal_env.koenig.core_game import CoreGame
 
@@ -700,8 +677,7 @@ def _koenig_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
 
 
 def _core_batch(spec: GameSpec, rules: Any) -> Callable[[VectorEnv], tuple[Any, Any, Callable[[int], Any]]] | None:
-    """What makes the core's batch for this game, or None: Kardinal's or Kardinal & König's engine and rules classes
-    (not the name: a game registered under another name with them qualifies)."""
+    """What makes the core's batch for this game (by its engine and rules classes, not its name), or None."""
     from kardinal_env.kardinal.engine import Game
     from kardinal_env.kardinal.rules import Rules
     from kardinal_env.koenig.engine import Game as KoenigGame
@@ -716,8 +692,7 @@ def _core_batch(spec: GameSpec, rules: Any) -> Callable[[VectorEnv], tuple[Any, 
 
 
 def choose_backend(spec: GameSpec, rules: Any, env_options: dict, backend: str) -> str:
-    """``"core"`` or ``"python"`` for ``backend`` (``"auto"``, ``"core"`` or ``"python"``), the game and its encoder
-    options (the module docstring)."""
+    """``"core"`` or ``"python"`` for ``backend``, the game and its encoder options (the module docstring)."""
     part = None if backend == "python" else _core_batch(spec, rules)
     if part is None or env_options:
         if backend == "core":

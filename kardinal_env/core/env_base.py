@@ -81,7 +81,6 @@ class TurnBasedEnv(AECEnv, EzPickle):
         self._chance = random.Random()
         self._actions_cache: tuple[int, np.ndarray] | None = None
 
-    # ------------------------------------------------------------------ hooks
     def _new_game(self, chance: random.Random) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -120,7 +119,6 @@ class TurnBasedEnv(AECEnv, EzPickle):
     def _render_image(self) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    # ------------------------------------------------------------------ pickling
     def __getstate__(self):
         """Constructor arguments (EzPickle) plus the game so far: an unpickled env continues the game."""
         state = EzPickle.__getstate__(self)
@@ -140,7 +138,6 @@ class TurnBasedEnv(AECEnv, EzPickle):
                 setattr(self, k, v)
             self.action_spaces = state["action_spaces"]
 
-    # ------------------------------------------------------------------ spaces and state
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 
@@ -165,7 +162,6 @@ class TurnBasedEnv(AECEnv, EzPickle):
         """The forfeit that ended this episode (``illegal_action="lose"``), else None."""
         return self._forfeit
 
-    # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
             self._chance.seed(seed)
@@ -256,7 +252,6 @@ class TurnBasedEnv(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    # ------------------------------------------------------------------ rendering
     def render(self):
         if self.render_mode is None:
             import gymnasium

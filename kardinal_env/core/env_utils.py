@@ -1,15 +1,12 @@
 """Pieces every environment of this package shares: the action check, the action mask and the classic wrappers.
 
-* :func:`check_action` (:mod:`kardinal_env.core.checks`) — an action must be a Python or NumPy integer (not a bool, a
-  float or a string) inside ``Discrete(n)``; anything else raises :class:`~kardinal_env.core.errors.IllegalMoveError`
-  with rule ``"action"`` naming the value and the range. Nothing is rounded or clipped.
+* :func:`check_action` (:mod:`kardinal_env.core.checks`) — an action is an integer inside ``Discrete(n)``, else
+  ``IllegalMoveError`` with rule ``"action"``; nothing is rounded or clipped.
 * :func:`seat_action_mask` — a codec's ``action_mask``: ones at the legal actions when the seat asked about decides now,
   all zeros otherwise and once the game is over.
-* :func:`wrap_classic` — PettingZoo's classic wrapper stack in one layer (:class:`_Classic`, an
-  ``OrderEnforcingWrapper``): the order checks, :func:`check_action` in place of ``AssertOutOfBoundsWrapper`` (whose
-  bare ``AssertionError`` says nothing), and ``TerminateIllegalWrapper(illegal_reward=-1)``'s rule (an in-range action
-  the mask forbids costs the offender −1 and ends the game; ``terminate_illegal=False`` leaves it out). The AEC state is
-  read straight from the raw env through properties, not ``__getattr__`` (the same values).
+* :func:`wrap_classic` — PettingZoo's classic wrapper stack in one layer (:class:`_Classic`): the order checks,
+  :func:`check_action` in place of ``AssertOutOfBoundsWrapper`` (whose bare ``AssertionError`` says nothing), and
+  ``TerminateIllegalWrapper(illegal_reward=-1)``'s rule (``terminate_illegal=False`` leaves it out).
 * :func:`classic_env` — every environment module's ``env(**kwargs)``: its ``raw_env`` in the classic stack. Without
   ``illegal_action`` (or ``None``) the stack has the ``TerminateIllegalWrapper`` rule (−1 to the offender, 0 to the
   others, PettingZoo's warning); with ``"raise"`` or ``"lose"`` it goes to ``raw_env`` and the raw env's rule applies
@@ -46,8 +43,7 @@ __all__ = [
 def seat_action_mask(
     game: Any, seat: int | None, out: np.ndarray | None, num_actions: int, legal: Callable[[Any], Any]
 ) -> np.ndarray:
-    """int8 mask (into ``out`` when given): ones at ``legal(game)`` when ``seat`` (default: the deciding seat) decides
-    now, else all zeros; ``legal`` is called only then."""
+    """int8 mask (into ``out``): ones at ``legal(game)`` (called only then) when ``seat`` decides now, else zeros."""
     if out is None:
         out = np.zeros(num_actions, dtype=np.int8)
     else:
@@ -80,8 +76,7 @@ def _forwarded(name: str, guarded: bool) -> property:
 
 
 class _ForwardState:
-    """Reads the AEC state straight from the unwrapped environment through properties (PettingZoo's ``__getattr__`` per
-    wrapper layer cost a third of an agent loop's time); the same values and errors."""
+    """Reads the AEC state from the unwrapped env by properties (``__getattr__`` per layer cost a third of a loop)."""
 
     _raw: AECEnv
     _guard_order = False
@@ -96,11 +91,9 @@ class _ForwardState:
 
 
 class _Classic(_ForwardState, wrappers.OrderEnforcingWrapper):
-    """The classic stack in one layer: ``OrderEnforcingWrapper`` (its before-reset errors kept) that also checks actions
-    (:func:`check_action`; ``None`` stays allowed for agents that are done) and, with ``terminate_illegal``, does
-    ``TerminateIllegalWrapper``'s rule: its warning, ``illegal_reward`` to the offender and 0 to the others, every agent
-    terminated and truncated. The raw env (``illegal_action="raise"``) judges by the engine's ``IllegalMoveError``,
-    after which nothing changed."""
+    """``OrderEnforcingWrapper`` that checks actions (``None`` allowed for done agents) and, with ``terminate_illegal``,
+    does ``TerminateIllegalWrapper``'s rule: its warning, ``illegal_reward`` to the offender, 0 to the others, every
+    agent terminated and truncated (judged by the raw env's ``IllegalMoveError``, after which nothing changed)."""
 
     _guard_order = True
 

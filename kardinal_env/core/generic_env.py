@@ -1,7 +1,6 @@
 """An AEC environment for any registered game, built from its registry entry: :class:`GameEnv`.
 
-A game whose :class:`~kardinal_env.core.registry.GameSpec` has no ``env_module`` gets this environment (its ``env_id``
-points here with ``game=`` set)::
+A game whose :class:`~kardinal_env.core.registry.GameSpec` has no ``env_module`` gets this environment::
 
     from kardinal_env.core.generic_env import env
     aec = env(game="nim", players=3, pile=10)         # the classic wrappers
@@ -13,8 +12,7 @@ points here with ``game=`` set)::
   and the rule options). ``backend``: ``"core"`` / ``"python"`` (:mod:`kardinal_env.core.backend`).
 * Agents ``player_0 ..``; observation space ``Dict(observation=Box(low, high, encoder.shape, encoder.dtype),
   action_mask=Box(0, 1, (num_actions,), int8))``, ``low``/``high`` the encoder's if it has them, else the dtype's range
-  (±inf for floats); action space ``Discrete(num_actions)``, the game protocol's ids. The mask comes from
-  ``game.legal_actions()``, the observation from ``encoder.encode(game, seat)``.
+  (±inf for floats); action space ``Discrete(num_actions)``, the game protocol's ids.
 * ``step(action)`` plays ``game.apply_action(action)``; an illegal action as
   :class:`~kardinal_env.core.env_base.TurnBasedEnv` says (``env()`` without ``illegal_action``: PettingZoo's
   ``TerminateIllegalWrapper`` rule, :func:`kardinal_env.core.env_utils.classic_env`).
@@ -25,11 +23,10 @@ points here with ``game=`` set)::
 * Render modes (:func:`generic_render_modes`): ``"ansi"`` / ``"human"`` (``spec.game_text``), ``"rgb_array"`` when the
   game has an ``image`` renderer.
 * :meth:`GameEnv.encode_move` / :meth:`GameEnv.decode_action`: notation ⇄ action id for the selected agent.
-* A game's own environment module (``kardinal_v0``, ``kardinal_koenig_v1``) subclasses :class:`GameEnv` with only what
-  differs: its options, a per-move reward, its renderers and its docstring (the spec).
+* A game's own environment module (``kardinal_v0``, ``kardinal_koenig_v1``) subclasses :class:`GameEnv`.
 
-Version history: v0 — first version; ``illegal_action`` option (issue 54) and actions through the protocol's ids and
-``rules=`` (issue 55) kept the spaces, ids and default behaviour, so the version.
+Version history: v0 — first version; the ``illegal_action`` option, actions through the protocol's ids and ``rules=``
+came later without a new version (same spaces, ids and default behaviour).
 """
 
 from __future__ import annotations
@@ -128,7 +125,6 @@ class GameEnv(TurnBasedEnv):
         num_actions = int(self._new_game(random.Random(0)).num_actions)
         self._setup(rules.players, observation, num_actions, reward, render_mode, illegal_action)
 
-    # ------------------------------------------------------------------ TurnBasedEnv hooks
     def _new_game(self, chance: random.Random) -> Any:
         seed = chance.getrandbits(64) if self.game_spec.chance else None
         return self.game_spec.new_game(self.rules, seed=seed, backend=self.backend)
@@ -146,7 +142,6 @@ class GameEnv(TurnBasedEnv):
     def _render_image(self) -> np.ndarray:
         return self.game_spec.renderer("image")(self.game)
 
-    # ------------------------------------------------------------------ notation for the selected agent
     def decode_action(self, action: int) -> str:
         return self.game.action_to_string(action)
 

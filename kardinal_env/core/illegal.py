@@ -4,17 +4,16 @@ The AEC environments (:class:`kardinal_env.core.env_base.TurnBasedEnv` and its s
 (:class:`kardinal_env.core.single_agent.VsBots`) and :class:`kardinal_env.vector.VectorEnv` all take it and call
 :func:`forfeit`, so the rule and its report are the same everywhere.
 
-=========  ======================================================================================
+=========  =============================================================================================================
 mode       an id of the action space that is not legal now
-=========  ======================================================================================
-``raise``  ``IllegalMoveError`` (a ``ValueError``) whose ``rule`` names the broken rule; nothing
-           changes. The default of the AEC environments' ``raw_env`` and of ``VectorEnv``.
-``lose``   pgx's rule for masked games: the episode ends at once and the acting seat forfeits: it
-           gets the scheme's loss reward and every other seat the win reward
-           (:func:`kardinal_env.core.rewards.forfeit_rewards`: −1 / +1 under ``win_loss`` and
-           ``margin``). The default of the Gymnasium view, so that ``check_env`` and RLlib's
-           pre-check, which step ``action_space.sample()`` without the mask, run through.
-=========  ======================================================================================
+=========  =============================================================================================================
+``raise``  ``IllegalMoveError`` (a ``ValueError``) whose ``rule`` names the broken rule; nothing changes. The default of
+           the AEC environments' ``raw_env`` and of ``VectorEnv``.
+``lose``   pgx's rule for masked games: the episode ends at once and the acting seat forfeits: it gets the scheme's loss
+           reward and every other seat the win reward (:func:`kardinal_env.core.rewards.forfeit_rewards`: −1 / +1 under
+           ``win_loss`` and ``margin``). The default of the Gymnasium view, so that ``check_env`` and RLlib's pre-check,
+           which step ``action_space.sample()`` without the mask, run through.
+=========  =============================================================================================================
 
 **What a forfeit reports** (:meth:`Forfeit.info`)::
 

@@ -1,10 +1,8 @@
 """The game protocol: what every engine of the suite offers and what every generic tool may use.
 
-A generic tool (evaluation, search, training, play, replays, the environments) talks to a game only through the
-interfaces below and its registry entry (:class:`kardinal_env.core.registry.GameSpec`). Both engines
-(``kardinal_env.kardinal.Game``, ``kardinal_env.koenig.Game``) implement them, and so can a game written elsewhere
-(``docs/adding-a-game.md``). The protocol is structural (:class:`typing.Protocol`): an engine inherits from nothing
-here.
+Generic tools talk to a game only through these interfaces and its registry entry
+(:class:`kardinal_env.core.registry.GameSpec`). Both engines implement them, and so can a game written elsewhere
+(``docs/adding-a-game.md``); the protocol is structural (:class:`typing.Protocol`): an engine inherits nothing here.
 
 :class:`GameState` — one game in progress
 ======================================  ================================================================================
@@ -13,42 +11,39 @@ here.
 ``current_player``                      the seat that decides now; ``None`` once the game is over
 ``is_over``                             ``True`` once the game has ended
 ``move_count`` / ``history``            moves played so far / their notation strings
-``num_actions``                         the size of the action space under the rules: ids ``0 .. num_actions - 1`` (the
-                                        environments' ``Discrete`` space; ids may be relative to the deciding seat)
+``num_actions``                         ids ``0 .. num_actions - 1`` (the environments' ``Discrete`` space; may be
+                                        relative to the deciding seat)
 ``legal_actions()``                     the legal action ids now (a list or 1-D integer array, in the order of
                                         ``legal_moves()``; empty once over)
-``apply_action(action)``                play the move with this id, checked once: an id not legal now raises
-                                        ``IllegalMoveError`` naming the broken rule (rule ``"action"`` for a value
-                                        outside the action space) and changes nothing. Every tool plays through it
+``apply_action(action)``                play the move with this id; one not legal now raises ``IllegalMoveError`` naming
+                                        the broken rule (``"action"`` for a value outside the action space) and changes
+                                        nothing
 ``action_to_string(action)``            the notation of an action id for the deciding seat
 ``string_to_action(move)``              the action id of a move in notation (``IllegalMoveError`` if malformed);
                                         ``action_to_string(string_to_action(m)) == m``
 ``legal_moves()``                       the legal moves now (notation, no duplicates, canonical order)
-``play(move)``                          play one move in notation (records, people); an illegal or malformed one (or any
-                                        move after the end) raises :class:`~kardinal_env.core.errors.IllegalMoveError`
-                                        ``(message, rule, move)``, a ``ValueError``, and changes nothing. It must be
-                                        that class: the tools catch only it (``kardinal_env.vector.VectorEnv``, record
-                                        replays); any other error is taken for a bug of the engine
+``play(move)``                          play one move in notation; an illegal or malformed one (or any move after the
+                                        end) raises :class:`~kardinal_env.core.errors.IllegalMoveError` ``(message,
+                                        rule, move)`` and changes nothing. Only that class: the tools take any other
+                                        error for an engine bug
 ``scores()``                            the final scores once over; before, the scores so far or a ``RuntimeError`` for
                                         a game without (Kardinal): tools read ``projected_scores()`` mid-game
 ``projected_scores()``                  the final scores if the game ended now (shaping, search)
-``winners()``                           once over: the seats in first place (several for a shared win). Before the end
-                                        ``RuntimeError`` ("winners() is only defined once the game is over")
+``winners()``                           once over: the seats in first place (several for a shared win); ``RuntimeError``
+                                        before
 ``finishing_order()``                   once over: groups of seats from first place to last, with the game's tie-break
                                         (the first group is ``winners()``); ``RuntimeError`` before, as ``winners()``
 ``clone()``                             an independent copy (search plays on clones)
-``to_record()``                         the game record (a JSON-ready dict; its ``format`` field is the registry entry's
-                                        record format)
+``to_record()``                         the game record, a JSON-ready dict whose ``format`` is the registry entry's
+                                        ``record_format``
 ``from_record(record)`` (class method)  the game of a record (in progress if the moves stop early); the error names what
                                         and where
 ``determinize(seat, rng)``              a full state ``seat`` cannot tell from this one, its hidden parts dealt with
-                                        ``rng`` consistently with all the seat has seen. ``rng`` has ``getrandbits(k)``:
-                                        a ``random.Random`` or the ``ShuffleRng`` of ``ismcts:N``
-                                        (``kardinal_env.core.shuffle``); a game needing other draws seeds its own
-                                        generator with ``rng.getrandbits(64)``. A game of perfect information without
-                                        chance returns ``clone()``. The *one* place a game decides what a seat may know:
-                                        the searches call it and the encoder reads the same knowledge (Kardinal & König:
-                                        ``kardinal_env.koenig.knowledge``)
+                                        ``rng`` consistently with all the seat has seen. ``rng`` has ``getrandbits(k)``
+                                        (``random.Random`` or :class:`~kardinal_env.core.shuffle.ShuffleRng`); a game
+                                        needing other draws seeds its own generator with ``rng.getrandbits(64)``. A game
+                                        of perfect information without chance returns ``clone()``. The *one* place a
+                                        game decides what a seat may know (the encoder reads the same knowledge)
 ======================================  ================================================================================
 
 :class:`ObservationEncoder` — what a seat sees, as a tensor
@@ -114,9 +109,8 @@ class GameState(Protocol):
     def legal_moves(self) -> list[str]: ...
 
     def play(self, move: str) -> None:
-        """Play ``move``. An illegal or malformed move (or any move once the game is over) raises
-        :class:`kardinal_env.core.errors.IllegalMoveError` ``(message, rule, move)`` and leaves the game unchanged; no
-        other error type: the tools catch only that one (``VectorEnv`` among them)."""
+        """Play ``move`` in notation; only :class:`~kardinal_env.core.errors.IllegalMoveError` if refused (module
+        docstring)."""
         ...
 
     def scores(self) -> list[int]: ...
@@ -124,8 +118,7 @@ class GameState(Protocol):
     def projected_scores(self) -> list[int]: ...
 
     def winners(self) -> list[int]:
-        """The seats in first place, once the game is over (several for a shared win). Before the end: ``RuntimeError``
-        ("winners() is only defined once the game is over"), never a guess."""
+        """The seats in first place once over; ``RuntimeError`` before (the module docstring)."""
         ...
 
     def finishing_order(self) -> list[list[int]]: ...

@@ -28,30 +28,30 @@ Fields that name code may be the object or a ``"module:attribute"`` string, impo
 (baselines, searches, networks, presets, play pages) is registered by the agents' package in a registry of its own keyed
 by the game's name.
 
-=====================  =================================================================================
-field                  meaning
-=====================  =================================================================================
-``name``               the game's name in every tool (``--game NAME``, ``TrainConfig.game``)
-``title``              a human-readable title
-``players``            the seat counts the game supports; ``default_players`` the one tools use by default
-``rules_class``        ``rules_class(players=n, **options)`` builds rules; ``rules_class.from_dict(d)`` reads
-                       a record's ``rules`` dict; ``rules.to_dict()`` writes it
-``game_class``         ``game_class(rules, seed=None)`` starts a game (a :class:`~kardinal_env.core.protocol.
-                       GameState`; a game without chance ignores the seed); ``game_class.from_record(r)``
-``record_format``      the ``format`` string of the game's records (replays find the game by it)
-``observation``        ``observation(rules, **env_options)``: the observation encoder
-``renderers``          how the game is drawn, a :class:`Renderers`: ``text(game, seat=None) -> str``, the text
-                       picture (``seat``: whose view; required); ``image(game) -> uint8 H×W×3`` array, or
-                       ``None``; ``html_replay(record, path, source=None) -> str``, which writes a
-                       self-contained HTML replay of a record to ``path`` and returns the path, or ``None``
-``env_module``         the PettingZoo module (``env()``, ``raw_env``) or ``None`` (then the generic
-                       :class:`kardinal_env.core.generic_env.GameEnv` wraps the game and its encoder)
-``env_id`` / ``gym_id`` the PettingZoo id and the id of the single-agent Gymnasium view
-                       (:class:`kardinal_env.core.single_agent.VsBots`), or ``None``
-``chance``             whether the game deals or shuffles (then ``seed`` matters)
-``perfect_information`` whether every seat sees everything (else ``determinize`` deals hidden cards)
-``rule_options``       the rules' options besides ``players`` as :class:`RuleOption` (command-line flags)
-=====================  =================================================================================
+=======================  ===============================================================================================
+field                    meaning
+=======================  ===============================================================================================
+``name``                 the game's name in every tool (``--game NAME``, ``TrainConfig.game``)
+``title``                a human-readable title
+``players``              the seat counts the game supports; ``default_players`` the one tools use by default
+``rules_class``          ``rules_class(players=n, **options)`` builds rules; ``rules_class.from_dict(d)`` reads a
+                         record's ``rules`` dict; ``rules.to_dict()`` writes it
+``game_class``           ``game_class(rules, seed=None)`` starts a game (a :class:`~kardinal_env.core.protocol.
+                         GameState`; a game without chance ignores the seed); ``game_class.from_record(r)``
+``record_format``        the ``format`` string of the game's records (replays find the game by it)
+``observation``          ``observation(rules, **env_options)``: the observation encoder
+``renderers``            how the game is drawn, a :class:`Renderers`: ``text(game, seat=None) -> str``, the text picture
+                         (``seat``: whose view; required); ``image(game) -> uint8 H×W×3`` array, or ``None``;
+                         ``html_replay(record, path, source=None) -> str``, which writes a self-contained HTML replay of
+                         a record to ``path`` and returns the path, or ``None``
+``env_module``           the PettingZoo module (``env()``, ``raw_env``) or ``None`` (then the generic
+                         :class:`kardinal_env.core.generic_env.GameEnv` wraps the game and its encoder)
+``env_id`` / ``gym_id``  the PettingZoo id and the id of the single-agent Gymnasium view
+                         (:class:`kardinal_env.core.single_agent.VsBots`), or ``None``
+``chance``               whether the game deals or shuffles (then ``seed`` matters)
+``perfect_information``  whether every seat sees everything (else ``determinize`` deals hidden cards)
+``rule_options``         the rules' options besides ``players`` as :class:`RuleOption` (command-line flags)
+=======================  ===============================================================================================
 """
 
 from __future__ import annotations

@@ -1,19 +1,18 @@
 r"""Single-agent Gymnasium view of any registered game: the learner plays one seat against fixed opponents.
 
-:class:`VsBots` (``game=NAME``) wraps the game's unwrapped AEC environment: its own module's ``raw_env`` or the generic
-:class:`kardinal_env.core.generic_env.GameEnv`. Every game with a ``gym_id`` is registered with Gymnasium as ``VsBots``
-with ``game=NAME`` (:mod:`kardinal_env.core.registration`): ``kardinal/KardinalVsBots-v0`` (``kardinal``) and
-``kardinal/KardinalKoenigVsBots-v1`` (``kardinal_koenig``); :class:`KardinalVsBots` and :class:`KardinalKoenigVsBots`
-are ``VsBots`` with the game fixed. ``gymnasium.make("kardinal/KardinalVsBots-v0", players=2, opponents="greedy")``;
-``VsBots(game="nim", opponents="greedy")``.
+:class:`VsBots` (``game=NAME``) wraps the game's unwrapped AEC environment (its module's ``raw_env`` or the generic
+:class:`kardinal_env.core.generic_env.GameEnv`). Every game with a ``gym_id`` is registered with Gymnasium
+(:mod:`kardinal_env.core.registration`): ``kardinal/KardinalVsBots-v0`` (:class:`KardinalVsBots`) and
+``kardinal/KardinalKoenigVsBots-v1`` (:class:`KardinalKoenigVsBots`). ``gymnasium.make("kardinal/KardinalVsBots-v0",
+players=2, opponents="greedy")``; ``VsBots(game="nim")``.
 
 Defaults: ``players``: the AEC environment's (4 for the built-in games, else ``default_players``), ``learner_seat=0``,
 ``opponents="random"``, ``illegal_action="lose"``.
 
 * Spaces: the AEC environment's ``Dict(observation, action_mask)`` and ``Discrete`` (the learner's view).
 * ``action_masks()``: the learner's mask as bool, without encoding an observation (sb3-contrib's MaskablePPO calls it).
-  The ids are registered without Gymnasium's ``OrderEnforcing`` and passive checker (this class checks the order itself:
-  ``step`` before ``reset`` raises), so ``gymnasium.make(...).action_masks()`` works; through wrappers of your own use
+  The ids are registered without Gymnasium's ``OrderEnforcing`` and passive checker (``step`` before ``reset`` still
+  raises), so ``gymnasium.make(...).action_masks()`` works; through your own wrappers use
   ``env.get_wrapper_attr("action_masks")()``.
 * ``step(action)`` plays the learner's decision, then every opponent's until the learner decides again or the game ends.
   Reward: the learner's under the AEC environment's scheme (terminal ±1 by default, plus any per-move reward).
@@ -24,17 +23,15 @@ Defaults: ``players``: the AEC environment's (4 for the built-in games, else ``d
 * ``opponents``: ``"random"`` (uniform legal moves from the env's seeded generator), one policy for every other seat, or
   a list with one per other seat. A policy: an object with ``select_move(game) -> str``, a callable ``game -> str``, or
   an agent spec string (``"greedy"``, ``"mcts:50"``, ``"ppo:PATH"``; loaded once, seeded at every ``reset``) handed to
-  ``load_agent(spec, game=NAME, seed=None)`` of the first module (by entry name) in the entry point group
-  :data:`AGENTS_GROUP` (``kardinal-env`` declares its agents package there); without one a spec string is a
-  ``ValueError`` saying so. This module imports no agent code.
+  ``load_agent(spec, game=NAME, seed=None)`` of the entry point group :data:`AGENTS_GROUP` (:func:`agent_loader`);
+  without one a spec string is a ``ValueError`` saying so. This module imports no agent code.
 * Other keywords go to the AEC environment (rule options, ``reward``, env options).
-* Render modes (:func:`render_modes`): the game's, in the instance's ``metadata``: its own module's, or for the generic
-  environment ``human``/``ansi`` (the ``text`` picture) and ``rgb_array`` when the entry has an ``image``. The class's
-  ``metadata``, which ``gymnasium.make`` reads before it knows the game, lists every mode; a mode the game lacks is a
-  ``ValueError`` naming the game's modes.
+* Render modes (:func:`render_modes`): the game's, in the instance's ``metadata``; the class's ``metadata`` (read by
+  ``gymnasium.make`` before it knows the game) lists every mode; a mode the game lacks is a ``ValueError`` naming the
+  game's modes.
 
-Version history (the ids keep their versions: a game played with legal actions is unchanged): ``illegal_action`` option,
-default ``"lose"`` (issue 54; an illegal learner action used to raise, ``illegal_action="raise"`` restores that).
+Version history (the ids keep their versions: play with legal actions is unchanged): ``illegal_action`` option, default
+``"lose"`` (``"raise"`` restores the first behaviour).
 """
 
 from __future__ import annotations
@@ -146,7 +143,6 @@ class VsBots(gym.Env):
         self._num_actions = int(self.aec.action_space(agent0).n)
         self.learner_seat: int = 0 if isinstance(learner_seat, str) else learner_seat
 
-    # ------------------------------------------------------------------
     @property
     def players(self) -> int:
         return len(self.aec.possible_agents)

@@ -75,7 +75,6 @@ MAIN = "main"
 RANDOM = "random"
 
 
-# ---------------------------------------------------------------------- environment
 #: The ``illegal_action`` of the environments :func:`env_creator` makes unless ``env_config`` names one.
 ILLEGAL_ACTION = "lose"
 
@@ -114,7 +113,6 @@ def _board_space(space: Any, who: str) -> Any:
     return space["observation"] if "observation" in space.spaces else space["observations"]
 
 
-# ---------------------------------------------------------------------- modules
 class _MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
     """Masking and values; a subclass builds ``value_head``, ``_features(obs) -> (x, embeddings)`` and ``_logits``."""
 
@@ -216,7 +214,6 @@ class MaskedRandomRLModule(TorchRLModule):
     _forward_train = _forward
 
 
-# ---------------------------------------------------------------------- league self-play
 def _stable_hash(*parts) -> int:
     return zlib.crc32("/".join(str(p) for p in parts).encode())
 
@@ -336,7 +333,6 @@ def restore_league(algorithm, checkpoint) -> list[str]:
     return ids
 
 
-# ---------------------------------------------------------------------- config
 def default_module(game: str | GameSpec = "kardinal", env_config: dict | None = None) -> tuple[type, dict]:
     """``(module_class, model_config defaults)`` for ``game``'s observation (the module docstring)."""
     options = {k: v for k, v in dict(env_config or {}).items() if k != "illegal_action"}  # not the spaces

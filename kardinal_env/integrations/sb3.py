@@ -54,7 +54,6 @@ __all__ = [
 ]
 
 
-# ---------------------------------------------------------------------- wrappers and helpers
 class ObservationOnly(gym.ObservationWrapper):
     """``Dict(observation, action_mask)`` → the ``observation`` Box, for an env with ``action_masks()`` in its wrapper
     chain; ``action_masks()`` gives the mask (bool)."""
@@ -89,7 +88,6 @@ def make_vs_bots_env(
     )
 
 
-# ---------------------------------------------------------------------- playing a policy
 class SB3Agent:
     """A (maskable) SB3 policy as an agent (``select_move(game) -> str``). ``greedy``: the most probable legal action,
     else a sample (torch's generator, seeded with ``seed``). Observation and mask come from
@@ -156,7 +154,6 @@ class SB3Agent:
         return self.featurizer.decode(game, action)
 
 
-# ---------------------------------------------------------------------- self-play env
 class SelfPlayEnv(VsBots):
     """Self-play as a single-agent env: the learner's seat against a pool of ``"random"``, ``"self"`` (the live policy
     of :meth:`set_live_policy`; random until then), :class:`SB3Agent` s (observing through this env) or any agent /
@@ -263,7 +260,6 @@ class SelfPlayCallback(BaseCallback):
         return True
 
 
-# ---------------------------------------------------------------------- features extractors
 class KardinalCropCNN(BaseFeaturesExtractor):
     """The extractor for large windows: :class:`~kardinal_env.integrations.torch_nets.CropTrunk` (a ``crop x crop``
     square around the cathedral). Its features keep *where* things are, which SB3's linear action head needs; lossy
