@@ -1,12 +1,11 @@
 """Action codec: one ``Discrete(A)`` action space over a fixed ``W x W`` window, ``A = 17·W² + 5``.
 
-The window holds the squares with ``|x| <= W // 2`` and ``|y| <= W // 2`` (the nave is ``(0, 0)``,
-the clock tower ``(1, 0)``). A square's index is ``row * W + col`` with ``row = W // 2 - y`` (top row
-is the highest ``y``) and ``col = x + W // 2`` — the same layout as the observation planes.
+The window holds the squares with ``|x| <= W // 2`` and ``|y| <= W // 2`` (the nave is ``(0, 0)``, the clock tower ``(1,
+0)``). A square's index is ``row * W + col`` with ``row = W // 2 - y`` (top row is the highest ``y``) and ``col = x + W
+// 2`` — the same layout as the observation planes.
 
-Colours are ego-centric: colour *slot* ``j`` of the deciding seat is ``colour_order(rules, seat)[j]``
-(the seat's own colours first, then the following seats' colours in turn order, the neutral colour
-last; see :func:`colour_order`).
+Colours are ego-centric: colour *slot* ``j`` of the deciding seat is ``colour_order(rules, seat)[j]`` (the seat's own
+colours first, then the following seats' colours in turn order, the neutral colour last; see :func:`colour_order`).
 
 ====================  ==========================  ==============================================
 slice                 size                        meaning
@@ -21,13 +20,13 @@ slice                 size                        meaning
 ====================  ==========================  ==============================================
 
 Every legal move of every decision has exactly one action (``W = 53`` holds every legal game,
-``kardinal_env.kardinal.window``; a smaller window makes the engine forbid moves outside it), so
-``{decode(a) for a in mask.nonzero()} == set(game.legal_moves())``.
+``kardinal_env.kardinal.window``; a smaller window makes the engine forbid moves outside it), so ``{decode(a) for a in
+mask.nonzero()} == set(game.legal_moves())``.
 
-:class:`ActionCodec` (one per rules object: ``engine.action_codec``) gives the game its action ids:
-``num_actions``, ``legal_actions(game)``, ``action_mask(game, seat=None, out=None)``, ``encode(game,
-move)`` / ``decode(game, action)`` for the seat that decides now, and the seat-explicit
-``encode_move`` / ``decode_action`` (notation) and ``encode_code`` / ``decode_code`` (move codes).
+:class:`ActionCodec` (one per rules object: ``engine.action_codec``) gives the game its action ids: ``num_actions``,
+``legal_actions(game)``, ``action_mask(game, seat=None, out=None)``, ``encode(game, move)`` / ``decode(game, action)``
+for the seat that decides now, and the seat-explicit ``encode_move`` / ``decode_action`` (notation) and ``encode_code``
+/ ``decode_code`` (move codes).
 """
 
 from __future__ import annotations

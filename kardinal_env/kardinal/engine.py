@@ -22,22 +22,20 @@ cardinal same seat: placement on the first turn         ``C@x,y`` for each site 
 over     nobody (``current_player is None``)            none
 ======== ============================================== =========================================
 
-After the cardinal decision play passes to the next seat with a legal build; if none has one, the
-game is over and final scoring (own colours' leftovers, one colour doubled, the cathedral tie-break)
-applies.
+After the cardinal decision play passes to the next seat with a legal build; if none has one, the game is over and final
+scoring (own colours' leftovers, one colour doubled, the cathedral tie-break) applies.
 
-Illegal input raises :class:`IllegalMoveError` (a ``ValueError``) whose message starts with the rule
-it breaks (its ``rule`` attribute): ``"rule 0 (placement)"``, ``"rule I"`` .. ``"rule VII"``,
-``"window"``, ``"phase"``, ``"chip"``, ``"cardinal"``, ``"game over"`` or ``"malformed move"``.
+Illegal input raises :class:`IllegalMoveError` (a ``ValueError``) whose message starts with the rule it breaks (its
+``rule`` attribute): ``"rule 0 (placement)"``, ``"rule I"`` .. ``"rule VII"``, ``"window"``, ``"phase"``, ``"chip"``,
+``"cardinal"``, ``"game over"`` or ``"malformed move"``.
 
-The game protocol (``kardinal_env.core.protocol``): :meth:`Game.finishing_order` ranks by score, then
-by edifices touching the cathedral (seats tied on both share a place; the first group is
-:meth:`Game.winners`); :meth:`Game.determinize` is :meth:`Game.clone`; ``Game(rules, seed)`` ignores
-the seed (no chance).
+The game protocol (``kardinal_env.core.protocol``): :meth:`Game.finishing_order` ranks by score, then by edifices
+touching the cathedral (seats tied on both share a place; the first group is :meth:`Game.winners`);
+:meth:`Game.determinize` is :meth:`Game.clone`; ``Game(rules, seed)`` ignores the seed (no chance).
 
-This module plays the rules move by move; :mod:`kardinal_env.kardinal.state` holds the fields and the
-read-only queries (mixed into :class:`Game`, with the incremental site table that makes rules 0 and
-II-V two bit tests per square), :mod:`kardinal_env.kardinal.explain` the diagnosis of an illegal move.
+This module plays the rules move by move; :mod:`kardinal_env.kardinal.state` holds the fields and the read-only queries
+(mixed into :class:`Game`, with the incremental site table that makes rules 0 and II-V two bit tests per square),
+:mod:`kardinal_env.kardinal.explain` the diagnosis of an illegal move.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Kardinal as a PettingZoo AEC environment: ``kardinal_v0``, the generic
-:class:`~kardinal_env.core.generic_env.GameEnv` (whose docstring gives the common rules) with Kardinal's
-options, chip shaping and picture.
+:class:`~kardinal_env.core.generic_env.GameEnv` (whose docstring gives the common rules) with Kardinal's options, chip
+shaping and picture.
 
 ===================  ==================================================================
 Import               ``from kardinal_env import kardinal_v0``
@@ -14,65 +14,61 @@ Rewards              terminal ±1 by default (see below)
 ===================  ==================================================================
 
 Keyword options: ``players`` (2–4; default 2, the registry's ``default_players``), ``preset``
-(``"english"``/``"german"``), ``shared_pool``, ``exhausted_colour``, ``neutral_build_chips``,
-``neutral_touch_chips`` (``kardinal_env.kardinal.rules``), ``window`` (odd, default 53), ``reward``
-(``"win_loss"`` or ``"margin"``), ``chip_shaping`` (float, default 0), ``render_mode`` (``"human"``,
-``"ansi"``, ``"rgb_array"`` or ``None``), ``illegal_action`` (``"raise"``, the default, or ``"lose"``),
-``backend`` (``"core"``, ``"python"`` or ``None``: :mod:`kardinal_env.core.backend`).
+(``"english"``/``"german"``), ``shared_pool``, ``exhausted_colour``, ``neutral_build_chips``, ``neutral_touch_chips``
+(``kardinal_env.kardinal.rules``), ``window`` (odd, default 53), ``reward`` (``"win_loss"`` or ``"margin"``),
+``chip_shaping`` (float, default 0), ``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"`` or ``None``),
+``illegal_action`` (``"raise"``, the default, or ``"lose"``), ``backend`` (``"core"``, ``"python"`` or ``None``:
+:mod:`kardinal_env.core.backend`).
 
-**Turns.** ``agent_selection`` follows the engine: the seat that built acts again for its chip
-choice(s) and its cardinal decision; seats that cannot build are skipped. Each ``step`` is one decision.
+**Turns.** ``agent_selection`` follows the engine: the seat that built acts again for its chip choice(s) and its
+cardinal decision; seats that cannot build are skipped. Each ``step`` is one decision.
 
-**Observation** (channel table: ``kardinal_env.kardinal.observation``): the lossless ego-centric
-tensor; ``action_mask`` is int8 with ones at the selected agent's legal actions, all zeros for other
-agents and once the game is over (PettingZoo's classic convention: never build a distribution from it).
+**Observation** (channel table: ``kardinal_env.kardinal.observation``): the lossless ego-centric tensor; ``action_mask``
+is int8 with ones at the selected agent's legal actions, all zeros for other agents and once the game is over
+(PettingZoo's classic convention: never build a distribution from it).
 
-**Actions** (``kardinal_env.kardinal.actions``): 16 build planes (house, tower, horizontal yard,
-vertical yard × 4 ego-centric colour slots) over the window, one cardinal plane, four chip actions and
-"keep the cardinal". ``raw_env.decode_action(a)`` / ``raw_env.encode_move(move)`` translate to and from
-docs/rules.md notation for the selected agent; ``{decode_action(a) for a with mask[a] == 1} ==
-set(game.legal_moves())``.
+**Actions** (``kardinal_env.kardinal.actions``): 16 build planes (house, tower, horizontal yard, vertical yard × 4
+ego-centric colour slots) over the window, one cardinal plane, four chip actions and "keep the cardinal".
+``raw_env.decode_action(a)`` / ``raw_env.encode_move(move)`` translate to and from docs/rules.md notation for the
+selected agent; ``{decode_action(a) for a with mask[a] == 1} == set(game.legal_moves())``.
 
-**Window.** ``W = 53`` holds every square any legal game can use (``kardinal_env.kardinal.window``),
-so it loses nothing. A smaller odd ``window`` is a different game: the engine forbids moves outside
-it (rule "window"), so mask and engine still agree.
+**Window.** ``W = 53`` holds every square any legal game can use (``kardinal_env.kardinal.window``), so it loses
+nothing. A smaller odd ``window`` is a different game: the engine forbids moves outside it (rule "window"), so mask and
+engine still agree.
 
-**Rewards**, credited to the agent whose action earned them: ``reward="win_loss"`` (default): at the
-end winners +1 (tied winners all +1), all others −1; ``reward="margin"``: at the end ``clip((own score
-− best other score) / 20, −1, 1)``. ``chip_shaping=s`` adds ``s`` per chip the acting seat takes
-during play (scoring, compensation and substitute chips; chips set aside give nothing). No
-truncation: every game ends.
+**Rewards**, credited to the agent whose action earned them: ``reward="win_loss"`` (default): at the end winners +1
+(tied winners all +1), all others −1; ``reward="margin"``: at the end ``clip((own score − best other score) / 20, −1,
+1)``. ``chip_shaping=s`` adds ``s`` per chip the acting seat takes during play (scoring, compensation and substitute
+chips; chips set aside give nothing). No truncation: every game ends.
 
-**Illegal actions** (``kardinal_env.core.illegal``). A value that is not an integer of the action
-space (``1.5``, ``"3"``, ``True``, ``-1``, ``num_actions``) raises ``IllegalMoveError`` with rule
-``"action"`` in every mode, nothing rounded or clipped. An id the mask forbids: ``"raise"`` raises
-``IllegalMoveError`` naming the broken rule (``"rule IV"``, ``"phase"``, ...) and changes nothing;
-``"lose"`` ends the episode by forfeit (pgx's rule): no move is played, every agent is terminated, the
-offender gets −1 and every other agent +1 (both schemes), every agent's ``infos`` is ``{"scores":
-None, "winners": [the other seats], "illegal_action": {"rule", "message", "action", "move", "seat"}}``
-and masks are all zero from then on. ``env()`` wraps ``raw_env`` like the classic games
-(``kardinal_env.core.env_utils.classic_env``): without ``illegal_action``, PettingZoo's
-``TerminateIllegalWrapper`` rule (−1 to the offender, 0 to the others, the game ends); with it, the
-raw env's rule. Our ``OrderEnforcingWrapper`` (last) checks the action space in place of
-``AssertOutOfBoundsWrapper``.
+**Illegal actions** (``kardinal_env.core.illegal``). A value that is not an integer of the action space (``1.5``,
+``"3"``, ``True``, ``-1``, ``num_actions``) raises ``IllegalMoveError`` with rule ``"action"`` in every mode, nothing
+rounded or clipped. An id the mask forbids: ``"raise"`` raises ``IllegalMoveError`` naming the broken rule (``"rule
+IV"``, ``"phase"``, ...) and changes nothing; ``"lose"`` ends the episode by forfeit (pgx's rule): no move is played,
+every agent is terminated, the offender gets −1 and every other agent +1 (both schemes), every agent's ``infos`` is
+``{"scores": None, "winners": [the other seats], "illegal_action": {"rule", "message", "action", "move", "seat"}}`` and
+masks are all zero from then on. ``env()`` wraps ``raw_env`` like the classic games
+(``kardinal_env.core.env_utils.classic_env``): without ``illegal_action``, PettingZoo's ``TerminateIllegalWrapper`` rule
+(−1 to the offender, 0 to the others, the game ends); with it, the raw env's rule. Our ``OrderEnforcingWrapper`` (last)
+checks the action space in place of ``AssertOutOfBoundsWrapper``.
 
-**Buffers.** On a core-backed game (``kardinal_env.kardinal.compiled``) ``observe(agent)`` and
-``action_mask(agent)`` hand out arrays the environment owns, one per seat, rewritten in place by the
-core (no allocation per step; copy them to keep them); the values are byte for byte the Python
-backend's (new arrays each call). ``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()`` give
-the mask / the legal ids without encoding an observation (from ``game.legal_actions()``).
+**Buffers.** On a core-backed game (``kardinal_env.kardinal.compiled``) ``observe(agent)`` and ``action_mask(agent)``
+hand out arrays the environment owns, one per seat, rewritten in place by the core (no allocation per step; copy them to
+keep them); the values are byte for byte the Python backend's (new arrays each call). ``raw_env.action_mask(agent)`` and
+``raw_env.legal_actions()`` give the mask / the legal ids without encoding an observation (from
+``game.legal_actions()``).
 
 **Rendering.** ``"human"`` prints the text board after every step; ``"ansi"`` returns
 ``kardinal_env.kardinal.text.game_text`` with a legend; ``"rgb_array"`` a ``uint8`` H×W×3 picture
 (``kardinal_env.kardinal.render.game_image``).
 
 Version history
-* v0: initial release (later changes keep observations, actions and rewards identical, checked by
-  the golden playthroughs in ``tests/golden/playthroughs``, and keep the version).
-* v0, ``illegal_action`` option (issue 54): ``"lose"`` ends the episode by forfeit; the default
-  ``"raise"`` and ``env()``'s classic wrapper behave as before.
-* v0, issue 55: the generic ``GameEnv`` on the game protocol's action ids (the same spaces, ids and
-  observations); ``players`` defaults to the registry's 2 (it was 4: two definitions of one default).
+* v0: initial release (later changes keep observations, actions and rewards identical, checked by the golden
+  playthroughs in ``tests/golden/playthroughs``, and keep the version).
+* v0, ``illegal_action`` option (issue 54): ``"lose"`` ends the episode by forfeit; the default ``"raise"`` and
+  ``env()``'s classic wrapper behave as before.
+* v0, issue 55: the generic ``GameEnv`` on the game protocol's action ids (the same spaces, ids and observations);
+  ``players`` defaults to the registry's 2 (it was 4: two definitions of one default).
 """
 
 from __future__ import annotations

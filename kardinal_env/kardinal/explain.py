@@ -1,14 +1,13 @@
 """Why a move is illegal: :class:`Explain`, the engine's diagnosis (mixed into
-:class:`~kardinal_env.kardinal.engine.Game`, read-only; the core-backed game explains on its moves
-replayed into the Python engine).
+:class:`~kardinal_env.kardinal.engine.Game`, read-only; the core-backed game explains on its moves replayed into the
+Python engine).
 
 A parsed move code that is not legal comes here: :meth:`Explain._raise_illegal` raises the
-:class:`~kardinal_env.core.errors.IllegalMoveError` ``"{rule}: {reason} ({move!r})"`` of the first
-rule it breaks, asked in this order: the game being over, the phase (a decision's moves are of its
-kind); for a chip the supply; for a cardinal move ``C-`` on the first turn, the window, the
-cardinal's own square, an occupied square, a square that is no site; for a build the seat's colours,
-the edifices left, the window, an occupied square and touching nothing (rule 0), the cardinal (I), a
-house to touch (II, III), the same shape (IV), the same colour (V), the shape and colour built just
+:class:`~kardinal_env.core.errors.IllegalMoveError` ``"{rule}: {reason} ({move!r})"`` of the first rule it breaks, asked
+in this order: the game being over, the phase (a decision's moves are of its kind); for a chip the supply; for a
+cardinal move ``C-`` on the first turn, the window, the cardinal's own square, an occupied square, a square that is no
+site; for a build the seat's colours, the edifices left, the window, an occupied square and touching nothing (rule 0),
+the cardinal (I), a house to touch (II, III), the same shape (IV), the same colour (V), the shape and colour built just
 before (VI, VII). Breaking none of them is an engine bug (``AssertionError``).
 """
 

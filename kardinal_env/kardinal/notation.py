@@ -12,19 +12,18 @@ Notation (the engine's public language, one string per decision):
 ``C-``                     leave the cardinal where it stands
 =========================  ==========================================================
 
-Only the canonical spelling is accepted (integers without ``+`` or leading zeros, no spaces, yard
-squares ascending); anything else raises :class:`MalformedMoveError` saying what is wrong.
+Only the canonical spelling is accepted (integers without ``+`` or leading zeros, no spaces, yard squares ascending);
+anything else raises :class:`MalformedMoveError` saying what is wrong.
 
 Internally a move is a :data:`MoveCode` tuple ``(kind, shape, colour, square1, square2)``:
 
 * ``kind`` is :data:`BUILD`, :data:`CHIP` or :data:`CARDINAL`;
 * ``shape`` is :data:`HOUSE`, :data:`TOWER` or :data:`YARD` (``-1`` when not a build);
 * ``colour`` is ``0..3`` (``-1`` when not a build or chip);
-* squares are integer keys (see :func:`square_key`); ``-1`` when absent. ``C-`` is
-  ``(CARDINAL, -1, -1, -1, -1)``.
+* squares are integer keys (see :func:`square_key`); ``-1`` when absent. ``C-`` is ``(CARDINAL, -1, -1, -1, -1)``.
 
-A square key packs ``(x, y)`` as ``(x + 64) * 128 + (y + 64)``: the neighbours of ``k`` are ``k ± 1``
-and ``k ± 128``, ascending keys are ascending ``(x, y)``; legal games stay in ``|x|, |y| <= 26``.
+A square key packs ``(x, y)`` as ``(x + 64) * 128 + (y + 64)``: the neighbours of ``k`` are ``k ± 1`` and ``k ± 128``,
+ascending keys are ascending ``(x, y)``; legal games stay in ``|x|, |y| <= 26``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Observation encoder: a lossless, ego-centric ``(C, W, W)`` uint8 tensor of a Kardinal position.
 
 Channel-first (``C, H, W``) so a PyTorch convolution takes it as is. Square layout as in
-``kardinal_env.kardinal.actions``: ``row = W // 2 - y``, ``col = x + W // 2``. "Slot" means ego-centric order:
-colour slot ``j`` is ``actions.colour_order(rules, observer)[j]`` (own colours first, neutral last);
-seat slot ``k`` is seat ``(observer + k) mod n`` (the observer is slot 0, the next seat to play 1, …;
-slots ``>= n`` stay zero).
+``kardinal_env.kardinal.actions``: ``row = W // 2 - y``, ``col = x + W // 2``. "Slot" means ego-centric order: colour
+slot ``j`` is ``actions.colour_order(rules, observer)[j]`` (own colours first, neutral last); seat slot ``k`` is seat
+``(observer + k) mod n`` (the observer is slot 0, the next seat to play 1, …; slots ``>= n`` stay zero).
 
 Spatial planes (0/1 per square):
 
@@ -42,9 +41,8 @@ channel    meaning
 69 – 71    number of players one-hot: 2, 3, 4
 =========  =====================================================================
 
-Channels 0–16 are 0/1 and should be fed as they are; channels 17–71 are raw counts (at most 48) and
-should be scaled (dividing *only these* by 12 is a good default — scaling the 0/1 planes too starves
-the network of its spatial input).
+Channels 0–16 are 0/1 and should be fed as they are; channels 17–71 are raw counts (at most 48) and should be scaled
+(dividing *only these* by 12 is a good default — scaling the 0/1 planes too starves the network of its spatial input).
 ``encode`` returns a fresh array each call: observations handed out are never changed later.
 """
 

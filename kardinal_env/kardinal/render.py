@@ -69,16 +69,15 @@ def _check_size(size) -> tuple[int, int]:
 
 
 def game_image(game: Game, window: int | None = LOSSLESS_WINDOW, size: tuple[int, int] = IMAGE_SIZE):
-    """A ``(height, width, 3)`` uint8 picture of the position, ``size=(width, height)`` whatever the
-    position (a stable frame size for videos).
+    """A ``(height, width, 3)`` uint8 picture of the position, ``size=(width, height)`` whatever the position (a stable
+    frame size for videos).
 
-    The board shows the bounding box of buildings, sites and the cardinal plus one square of margin
-    (at least 7 x 7), top row = highest ``y``. Edifice colours 0 white, 1 dark grey, 2 ochre, 3 blue: a
-    house fills its square, a tower is a disc on a dark square, a yard one piece over two squares with
-    a dark stripe; the cathedral is purple, the cardinal a red disc, sites lighter green, the edifice
-    built last outlined in yellow, squares outside a window variant's window darker. Below: the move,
-    phase and seat on turn (or the winners), per seat its colours, chips per colour, total and score
-    (projected while the game runs), the supply, and a legend.
+    The board shows the bounding box of buildings, sites and the cardinal plus one square of margin (at least 7 x 7),
+    top row = highest ``y``. Edifice colours 0 white, 1 dark grey, 2 ochre, 3 blue: a house fills its square, a tower is
+    a disc on a dark square, a yard one piece over two squares with a dark stripe; the cathedral is purple, the cardinal
+    a red disc, sites lighter green, the edifice built last outlined in yellow, squares outside a window variant's
+    window darker. Below: the move, phase and seat on turn (or the winners), per seat its colours, chips per colour,
+    total and score (projected while the game runs), the supply, and a legend.
     """
     from kardinal_env.core.drawing import Canvas  # numpy: only for images
 

@@ -3,16 +3,15 @@
 * :data:`PHASES` — the names of a turn's decisions; the state keeps the phase as an index into it
   (:data:`BUILD_PHASE` .. :data:`OVER`), equal to the move kinds of :mod:`kardinal_env.kardinal.notation`.
   :data:`CHIPS_PER_COLOUR`, :data:`TOTAL_CHIPS` and :data:`EDIFICES_PER_SHAPE` (per colour): the material.
-* :class:`GameState` — the fields of a game (the engine sets them up and changes them move by move) and
-  the read-only queries; those that apply the rules (legal builds, scoring, turn order) are the engine's.
+* :class:`GameState` — the fields of a game (the engine sets them up and changes them move by move) and the read-only
+  queries; those that apply the rules (legal builds, scoring, turn order) are the engine's.
 * :class:`Building`, :class:`BuildChips`, :class:`LiveView` — what the queries answer.
 
-The board inside: squares are keys (``notation.square_key``); buildings are ids, :data:`NAVE` and
-:data:`CLOCK_TOWER` (on :data:`NAVE_KEY` and :data:`CLOCK_KEY`) first, then the edifices in build order.
-``_sites`` maps every site (empty square next to a building, inside the window if there is one) to a
-bit summary of its neighbours: bits 0-2 (:data:`SHAPE_BIT`) a house, tower or yard touches it, the nave
-counting as a house and the clock tower as a tower; bits 3-6 (:data:`COLOUR_BIT`) an edifice of colour
-0-3 touches it. Colours are 0..3, seats absolute.
+The board inside: squares are keys (``notation.square_key``); buildings are ids, :data:`NAVE` and :data:`CLOCK_TOWER`
+(on :data:`NAVE_KEY` and :data:`CLOCK_KEY`) first, then the edifices in build order. ``_sites`` maps every site (empty
+square next to a building, inside the window if there is one) to a bit summary of its neighbours: bits 0-2
+(:data:`SHAPE_BIT`) a house, tower or yard touches it, the nave counting as a house and the clock tower as a tower; bits
+3-6 (:data:`COLOUR_BIT`) an edifice of colour 0-3 touches it. Colours are 0..3, seats absolute.
 """
 
 from __future__ import annotations
@@ -56,11 +55,10 @@ class Building:
 class BuildChips(NamedTuple):
     """What a build would score for its builder (:meth:`Game.build_chips`), docs/rules.md Scoring.
 
-    ``colours``: the colour of each regular chip it takes from the supply; ``substitutes``: the
-    substitute chips it earns (``exhausted_colour="substitute"``, as far as the supply holds chips;
-    the builder chooses their colours); ``set_aside``: the chips go to nobody (a neutral build under
-    ``neutral_build_chips="put_aside"``); ``touches_cathedral``: the tie-break count. The compensation
-    chip of the game's first build is not included.
+    ``colours``: the colour of each regular chip it takes from the supply; ``substitutes``: the substitute chips it
+    earns (``exhausted_colour="substitute"``, as far as the supply holds chips; the builder chooses their colours);
+    ``set_aside``: the chips go to nobody (a neutral build under ``neutral_build_chips="put_aside"``);
+    ``touches_cathedral``: the tie-break count. The compensation chip of the game's first build is not included.
     """
 
     colours: tuple[int, ...]

@@ -42,9 +42,8 @@ LOSSLESS_WINDOW = 2 * CARDINAL_REACH + 1
 
 
 def check_window(window: object, error: type[Exception] = ValueError, allow_none: bool = False) -> int | None:
-    """``window`` if it is an odd integer from 3 to :data:`LOSSLESS_WINDOW` (or None when
-    ``allow_none``): the one window check of the package. ``error`` naming the value and the allowed
-    range otherwise."""
+    """``window`` if it is an odd integer from 3 to :data:`LOSSLESS_WINDOW` (or None when ``allow_none``): the one
+    window check of the package. ``error`` naming the value and the allowed range otherwise."""
     if window is None and allow_none:
         return None
     if not is_int(window) or window % 2 == 0 or not 3 <= window <= LOSSLESS_WINDOW:

@@ -14,21 +14,20 @@ A board is data, never code. It is a JSON object::
 Checked, with a :class:`BoardError` naming the problem and where it is:
 
 * ``format`` is exactly ``kardinal-koenig-board/1``; no unknown keys anywhere;
-* ids (countries and sites) are non-empty strings without ``/``, ``@``, ``:`` or whitespace, unique
-  across countries and sites together; every country has a name and at least one site;
-* card types are distinct single digits ``0``-``9``; counts are positive integers; every country is
-  named by exactly one card type (a type may name none: its cards then pay only as pairs);
-* roads join two different known sites, alliances two different known countries; neither repeats
-  (in either order);
-* ``layout``, when present, gives ``[x, y]`` finite numbers (not NaN or infinity) for every site and
-  every country (the seal) and names nothing else;
+* ids (countries and sites) are non-empty strings without ``/``, ``@``, ``:`` or whitespace, unique across countries and
+  sites together; every country has a name and at least one site;
+* card types are distinct single digits ``0``-``9``; counts are positive integers; every country is named by exactly one
+  card type (a type may name none: its cards then pay only as pairs);
+* roads join two different known sites, alliances two different known countries; neither repeats (in either order);
+* ``layout``, when present, gives ``[x, y]`` finite numbers (not NaN or infinity) for every site and every country (the
+  seal) and names nothing else;
 * a board file is UTF-8 JSON (anything else is a :class:`BoardError` naming the file).
 
 (That no road crosses the sea is a property of the board file, not something the loader can check.)
 
 :func:`load_board` takes ``None`` (the packaged ``default`` board), a packaged board's name
-(``kardinal_env/koenig/boards/NAME.json``), a path or a dict, and returns a validated deep copy;
-:func:`compile_board` makes a :class:`Board` of it (indices, adjacency, the move table).
+(``kardinal_env/koenig/boards/NAME.json``), a path or a dict, and returns a validated deep copy; :func:`compile_board`
+makes a :class:`Board` of it (indices, adjacency, the move table).
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""The card orders a game of Kardinal & König is given (type digits, top first: the deck's first order
-and the discard pile's at the first run-out), and their checks; :class:`DeckError` (a ``ValueError``)
-says what does not fit:
+"""The card orders a game of Kardinal & König is given (type digits, top first: the deck's first order and the discard
+pile's at the first run-out), and their checks; :class:`DeckError` (a ``ValueError``) says what does not fit:
 
 * :func:`check_order`: a list of the board's card types; the deck exactly ``Rules.deck_cards``.
 * :func:`check_plan`: a reshuffle order holds no more of a type than the deck has.
@@ -34,9 +33,8 @@ def card_census(cards: list[int]) -> str:
 
 
 def check_order(b: Board, players: int, given: object, cards: list[int] | None, what: str) -> list[int]:
-    """``given`` (type digits) as type indices; :class:`DeckError` (prefixed ``what``) unless it is a
-    list of card types of board ``b`` and, where ``cards`` (the ``players``-player deck's cards, sorted)
-    is given, exactly those."""
+    """``given`` (type digits) as type indices; :class:`DeckError` (prefixed ``what``) unless it is a list of card types
+    of board ``b`` and, where ``cards`` (the ``players``-player deck's cards, sorted) is given, exactly those."""
     if not isinstance(given, (list, tuple)) or not all(is_int(t) and t in b.type_index for t in given):
         raise DeckError(f"{what}: expected a list of card types {list(b.types)}, got {given!r}")
     given = list(given)
@@ -49,9 +47,8 @@ def check_order(b: Board, players: int, given: object, cards: list[int] | None, 
 
 
 def check_plan(b: Board, players: int, plan: list[int], cards: list[int]) -> None:
-    """:class:`DeckError` when the reshuffle order ``plan`` (type indices) holds more cards of a type
-    than the ``players``-player deck (``cards``, type digits) has: the pile at the run-out is part of
-    the deck's cards."""
+    """:class:`DeckError` when the reshuffle order ``plan`` (type indices) holds more cards of a type than the
+    ``players``-player deck (``cards``, type digits) has: the pile at the run-out is part of the deck's cards."""
     spare = [0] * len(b.types)
     for t in cards:
         spare[b.type_index[t]] += 1

@@ -10,9 +10,7 @@ Usage::
 
 The engine knows everything; what a seat may know is :mod:`kardinal_env.koenig.knowledge`'s job.
 
-Decisions
----------
-A turn is a sequence of decisions by the seat on turn, each one move string
+Decisions --------- A turn is a sequence of decisions by the seat on turn, each one move string
 (``kardinal_env.koenig.notation``):
 
 =========  ==============================================  ========================================
@@ -30,56 +28,45 @@ draw       the hand holds fewer than 3 cards and the       ``draw:{t}`` per type
 over       the game is over                                none
 =========  ==============================================  ========================================
 
-Everything else happens by itself: the turn goes on to drawing after a piece in a country that
-was empty, after the second piece, after the last possible discard, or when no second piece is
-legal; the display is refilled from the deck once the hand is full; a seat without cards at the
-start of its turn misses it.
+Everything else happens by itself: the turn goes on to drawing after a piece in a country that was empty, after the
+second piece, after the last possible discard, or when no second piece is legal; the display is refilled from the deck
+once the hand is full; a seat without cards at the start of its turn misses it.
 
-Placing: one country per turn, at most two pieces, at most three cards. A piece costs one card
-whose type names the country, or a pair of equal cards (a joker; offered as well when the type
-names the country). A cloister needs an empty site; an advisor needs the country's advisor count,
-after placing it, to be at most the largest cloister count any one seat has there (this turn's
-cloisters included). A country without cloisters at the start of the turn takes exactly one
-cloister. A seat without cloisters (advisors) left cannot place one. Discarding is always allowed
-instead of placing.
+Placing: one country per turn, at most two pieces, at most three cards. A piece costs one card whose type names the
+country, or a pair of equal cards (a joker; offered as well when the type names the country). A cloister needs an empty
+site; an advisor needs the country's advisor count, after placing it, to be at most the largest cloister count any one
+seat has there (this turn's cloisters included). A country without cloisters at the start of the turn takes exactly one
+cloister. A seat without cloisters (advisors) left cannot place one. Discarding is always allowed instead of placing.
 
-Running out: the deck runs out when its last card is taken (a draw or a display refill). The
-first time, the interim scoring (cloisters only) is added at once and the discard pile is shuffled
-into a new deck; play goes on, the current draw or refill included. The second time, the deck is
-not replaced: the round is finished (the game ends when the turn of seat n-1 ends, the current
-one included) and the final scoring (cloisters, alliances, chains) is added. :meth:`Game.scores`
-are running totals.
+Running out: the deck runs out when its last card is taken (a draw or a display refill). The first time, the interim
+scoring (cloisters only) is added at once and the discard pile is shuffled into a new deck; play goes on, the current
+draw or refill included. The second time, the deck is not replaced: the round is finished (the game ends when the turn
+of seat n-1 ends, the current one included) and the final scoring (cloisters, alliances, chains) is added.
+:meth:`Game.scores` are running totals.
 
-Errors
-------
-A move that is not legal raises :class:`IllegalMoveError` (a ``ValueError``) and changes nothing.
-Its message starts with the rule broken, also in its ``rule`` attribute: ``"malformed move"``,
-``"unknown id"``, ``"game over"``, ``"phase"``, ``"payment"``, ``"one country"``,
-``"two pieces"``, ``"three cards"``, ``"empty country"``, ``"advisor limit"``, ``"supply"``,
-``"site"``, ``"discard"``, ``"end"`` or ``"draw"`` (:mod:`kardinal_env.koenig.explain` works it out).
+Errors ------ A move that is not legal raises :class:`IllegalMoveError` (a ``ValueError``) and changes nothing. Its
+message starts with the rule broken, also in its ``rule`` attribute: ``"malformed move"``, ``"unknown id"``, ``"game
+over"``, ``"phase"``, ``"payment"``, ``"one country"``, ``"two pieces"``, ``"three cards"``, ``"empty country"``,
+``"advisor limit"``, ``"supply"``, ``"site"``, ``"discard"``, ``"end"`` or ``"draw"``
+(:mod:`kardinal_env.koenig.explain` works it out).
 
-Chance
-------
-``Game(rules, seed)`` shuffles the deck, and later the discard pile, with
-:class:`~kardinal_env.core.shuffle.ShuffleRng` seeded with ``seed`` (the compiled core's too: a seed deals
-the same game on both backends). ``deck=`` and ``reshuffle=`` fix the card orders instead (type digits,
-top first: how records replay); :attr:`Game.initial_deck` and :attr:`Game.reshuffle_order` give them. A
-``reshuffle=`` order must hold exactly the discard pile when the deck runs out: that move raises
-:class:`DeckError` otherwise (and the game is unusable after it). :mod:`kardinal_env.koenig.deck` checks them.
+Chance ------ ``Game(rules, seed)`` shuffles the deck, and later the discard pile, with
+:class:`~kardinal_env.core.shuffle.ShuffleRng` seeded with ``seed`` (the compiled core's too: a seed deals the same game
+on both backends). ``deck=`` and ``reshuffle=`` fix the card orders instead (type digits, top first: how records
+replay); :attr:`Game.initial_deck` and :attr:`Game.reshuffle_order` give them. A ``reshuffle=`` order must hold exactly
+the discard pile when the deck runs out: that move raises :class:`DeckError` otherwise (and the game is unusable after
+it). :mod:`kardinal_env.koenig.deck` checks them.
 
-The game protocol
------------------
-``Game`` implements :mod:`kardinal_env.core.protocol` (action ids are ``board.moves`` indices):
-:meth:`Game.finishing_order` by final score (tied seats share a place), and :meth:`Game.determinize`, a
-world the seat cannot tell apart, dealt by :mod:`kardinal_env.koenig.knowledge` through
-:meth:`Game.with_hidden`. :meth:`Game.deck_takes` shows each card taken from the deck only to the seat
-that saw it.
+The game protocol ----------------- ``Game`` implements :mod:`kardinal_env.core.protocol` (action ids are
+``board.moves`` indices): :meth:`Game.finishing_order` by final score (tied seats share a place), and
+:meth:`Game.determinize`, a world the seat cannot tell apart, dealt by :mod:`kardinal_env.koenig.knowledge` through
+:meth:`Game.with_hidden`. :meth:`Game.deck_takes` shows each card taken from the deck only to the seat that saw it.
 
-This module deals and plays (the rules above); :mod:`~kardinal_env.koenig.state` holds the fields and
-every query, :mod:`~kardinal_env.koenig.explain` the diagnosis of an illegal move,
-:mod:`~kardinal_env.koenig.deck` the checks of given card orders, :mod:`~kardinal_env.koenig.worlds`
-the determinized worlds. Speed: the legal ids of a decision are generated once and cached, and the
-state keeps per-country counts, maxima and free sites, so no decision rescans the board.
+This module deals and plays (the rules above); :mod:`~kardinal_env.koenig.state` holds the fields and every query,
+:mod:`~kardinal_env.koenig.explain` the diagnosis of an illegal move, :mod:`~kardinal_env.koenig.deck` the checks of
+given card orders, :mod:`~kardinal_env.koenig.worlds` the determinized worlds. Speed: the legal ids of a decision are
+generated once and cached, and the state keeps per-country counts, maxima and free sites, so no decision rescans the
+board.
 """
 
 from __future__ import annotations
@@ -251,11 +238,10 @@ class Game(TurnBasedGame, Explain, Worlds):
 
     @classmethod
     def from_record(cls, record: dict, source: str = "record") -> Game:
-        """Replay a ``kardinal-koenig-record/1`` dict (finished or in progress); ``RecordError`` names the
-        bad field, or the move index and the rule. ``reshuffle`` is required once the moves run the deck
-        out. A record that stops before that loads as a game in progress that uses its ``reshuffle``
-        (which must hold the discard pile so far) at the run-out, or without one shuffles the pile with a
-        generator seeded from the record's deck."""
+        """Replay a ``kardinal-koenig-record/1`` dict (finished or in progress); ``RecordError`` names the bad field, or
+        the move index and the rule. ``reshuffle`` is required once the moves run the deck out. A record that stops
+        before that loads as a game in progress that uses its ``reshuffle`` (which must hold the discard pile so far) at
+        the run-out, or without one shuffles the pile with a generator seeded from the record's deck."""
         parts = parse_record(record, source)
         seed = "kardinal-koenig-record:" + json.dumps(parts.deck)
         try:

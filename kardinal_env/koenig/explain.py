@@ -2,10 +2,9 @@
 :class:`~kardinal_env.koenig.engine.Game` (it only reads the state).
 
 :meth:`Explain._explain` names the first rule a move that is not legal breaks, as ``(rule, reason)``;
-:meth:`Explain._reject` raises ``IllegalMoveError("{rule}: {reason} ({move!r})")``. The order: the
-move's form, the game being over, then for its kind the ids it names, the phase and the turn's limits,
-the payment, an empty country, and the supply, the site or the advisor limit. A move that breaks none
-is an engine bug (``AssertionError``).
+:meth:`Explain._reject` raises ``IllegalMoveError("{rule}: {reason} ({move!r})")``. The order: the move's form, the game
+being over, then for its kind the ids it names, the phase and the turn's limits, the payment, an empty country, and the
+supply, the site or the advisor limit. A move that breaks none is an engine bug (``AssertionError``).
 """
 
 from __future__ import annotations

@@ -1,58 +1,51 @@
 """What one seat of a Kardinal & König game may know about the cards, and the worlds it cannot tell apart.
 
-This module is the *one* place that says what a seat may know of the cards: the observation encoder
-reads :func:`card_counts`, and ``Game.determinize`` (the protocol's; searches call it) deals with
-:meth:`SeatKnowledge.deal`.
+This module is the *one* place that says what a seat may know of the cards: the observation encoder reads
+:func:`card_counts`, and ``Game.determinize`` (the protocol's; searches call it) deals with :meth:`SeatKnowledge.deal`.
 
-What a seat knows
-=================
-* **Its own hand, the display, the discard pile** (public, in the order cards were put on it), every
-  seat's **hand size**, the **deck size** and the **run-outs**.
-* **The unseen cards** (:func:`card_counts`, :attr:`SeatKnowledge.unseen`): the other hands and the
-  deck together are the deck's cards (in the rules) minus its own hand, the display and the pile.
-* **Known cards in other hands** (:attr:`SeatKnowledge.known`): a card taken from the display
-  (``draw:{t}``, in the public decision log) stays known in the taker's hand until that seat spends a
-  card of its type (pays or discards it).
-* **The new deck** (:attr:`SeatKnowledge.new_deck`): the public discard pile shuffled in at the first
-  run-out, minus the cards the seat has seen taken from it since (refills and its own draws). While no
-  other seat has drawn from it that is the deck's exact make-up (:attr:`SeatKnowledge.deck_counts`); a
-  seat that draws from it unseen (:attr:`SeatKnowledge.hidden_draws`) holds cards of that pile.
+What a seat knows =================
+* **Its own hand, the display, the discard pile** (public, in the order cards were put on it), every seat's **hand
+  size**, the **deck size** and the **run-outs**.
+* **The unseen cards** (:func:`card_counts`, :attr:`SeatKnowledge.unseen`): the other hands and the deck together are
+  the deck's cards (in the rules) minus its own hand, the display and the pile.
+* **Known cards in other hands** (:attr:`SeatKnowledge.known`): a card taken from the display (``draw:{t}``, in the
+  public decision log) stays known in the taker's hand until that seat spends a card of its type (pays or discards it).
+* **The new deck** (:attr:`SeatKnowledge.new_deck`): the public discard pile shuffled in at the first run-out, minus the
+  cards the seat has seen taken from it since (refills and its own draws). While no other seat has drawn from it that is
+  the deck's exact make-up (:attr:`SeatKnowledge.deck_counts`); a seat that draws from it unseen
+  (:attr:`SeatKnowledge.hidden_draws`) holds cards of that pile.
 
-Nothing else is read: :meth:`Game.decision_log`, :meth:`Game.deck_takes` (a card shown only to the seat
-that saw it), the seat's own hand and the public state. Games that differ only in what the seat cannot
-see give equal knowledge, observations and, for the same ``rng``, worlds (``tests/test_koenig_knowledge.py``).
+Nothing else is read: :meth:`Game.decision_log`, :meth:`Game.deck_takes` (a card shown only to the seat that saw it),
+the seat's own hand and the public state. Games that differ only in what the seat cannot see give equal knowledge,
+observations and, for the same ``rng``, worlds (``tests/test_koenig_knowledge.py``).
 
-Dealing a world (:meth:`SeatKnowledge.deal`)
-============================================
-*Before the first run-out* the unseen cards not known in a hand form one pool: each other seat gets
-its known cards plus a uniform share of it, the deck the rest in a uniformly random order.
+Dealing a world (:meth:`SeatKnowledge.deal`) ============================================ *Before the first run-out* the
+unseen cards not known in a hand form one pool: each other seat gets its known cards plus a uniform share of it, the
+deck the rest in a uniformly random order.
 
-*After it* two pools must not mix: the cards hidden in the other hands at the run-out, and the new
-deck. The deal replays the other seats' moves since the run-out: a card drawn unseen from the new deck
-is a placeholder; a card spent that is not known in the spender's hand turns one of its placeholders
-into that card, old or new-deck, chosen at random in proportion to the placeholders and the matching
-cards left in each pool (a choice that makes a later spend impossible is undone). Then the old
-placeholders get a random share of the old cards left, and the new-deck placeholders and the deck a
-random order of the new-deck cards left. Every world is possible in its cards.
+*After it* two pools must not mix: the cards hidden in the other hands at the run-out, and the new deck. The deal
+replays the other seats' moves since the run-out: a card drawn unseen from the new deck is a placeholder; a card spent
+that is not known in the spender's hand turns one of its placeholders into that card, old or new-deck, chosen at random
+in proportion to the placeholders and the matching cards left in each pool (a choice that makes a later spend impossible
+is undone). Then the old placeholders get a random share of the old cards left, and the new-deck placeholders and the
+deck a random order of the new-deck cards left. Every world is possible in its cards.
 
-The world is :meth:`Game.with_hidden` with those hands and that deck; its later shuffles follow a
-fresh seed, and a pending decision of another seat follows its dealt hand (after a first piece: a
-second piece or drawing).
+The world is :meth:`Game.with_hidden` with those hands and that deck; its later shuffles follow a fresh seed, and a
+pending decision of another seat follows its dealt hand (after a first piece: a second piece or drawing).
 
-**The draws.** Every random number of a deal comes from one :class:`~kardinal_env.core.shuffle.ShuffleRng`
-(integer draws only: ``below``, ``weighted``, ``shuffle``), in the order :func:`deal_hidden` spells out:
-:meth:`SeatKnowledge.deal` seeds it with one ``rng.getrandbits(64)`` of the caller's generator, deals,
-and takes the world's shuffle seed as its next 64-bit draw. The dealer reads only
-:meth:`SeatKnowledge.deal_data` (plain counts, no hidden card); the compiled core deals from the same
-data (``cpp/src/koenig/worlds.hpp``, ``koenig_search.deal_world``; its ISMCTS deals so): the same data
-and generator state give the same world (``tests/test_core_koenig.py``).
+**The draws.** Every random number of a deal comes from one :class:`~kardinal_env.core.shuffle.ShuffleRng` (integer
+draws only: ``below``, ``weighted``, ``shuffle``), in the order :func:`deal_hidden` spells out:
+:meth:`SeatKnowledge.deal` seeds it with one ``rng.getrandbits(64)`` of the caller's generator, deals, and takes the
+world's shuffle seed as its next 64-bit draw. The dealer reads only :meth:`SeatKnowledge.deal_data` (plain counts, no
+hidden card); the compiled core deals from the same data (``cpp/src/koenig/worlds.hpp``, ``koenig_search.deal_world``;
+its ISMCTS deals so): the same data and generator state give the same world (``tests/test_core_koenig.py``).
 
-Not used: what a choice reveals beyond the cards spent (a seat that drew right after a first piece in a
-country with a cloister could not pay for a second piece there). A world may give such a seat cards
-that would have allowed the other choice.
+Not used: what a choice reveals beyond the cards spent (a seat that drew right after a first piece in a country with a
+cloister could not pay for a second piece there). A world may give such a seat cards that would have allowed the other
+choice.
 
-Counts are per card type *index* (``board.types`` order); :attr:`SeatKnowledge.known` and a world's
-cards are type digits. ``Game.determinize`` keeps the knowledge of the last position per seat.
+Counts are per card type *index* (``board.types`` order); :attr:`SeatKnowledge.known` and a world's cards are type
+digits. ``Game.determinize`` keeps the knowledge of the last position per seat.
 """
 
 from __future__ import annotations
@@ -285,12 +278,11 @@ class SeatKnowledge:
     # ------------------------------------------------------------------ dealing
     def deal_data(self) -> dict:
         """What dealing a world needs, as plain data (counts per type index; built once; no hidden card), for
-        :func:`deal_hidden` and the core: ``seat``, ``hand_sizes``, ``deck_size``, ``pool`` (the cards to
-        share out: the unseen ones not known in a hand, or after the first run-out the other hands' hidden
-        cards then), ``known`` (per seat, known cards; its own row zeros), ``new_deck``, ``start_known`` and
-        ``start_sizes`` (per seat at the run-out; ``None`` before it) and ``steps`` (the other seats' moves
-        since the run-out as ``[kind, seat, type]``: 0 a display draw, 1 a new-deck draw with type -1, 2 a
-        card spent)."""
+        :func:`deal_hidden` and the core: ``seat``, ``hand_sizes``, ``deck_size``, ``pool`` (the cards to share out: the
+        unseen ones not known in a hand, or after the first run-out the other hands' hidden cards then), ``known`` (per
+        seat, known cards; its own row zeros), ``new_deck``, ``start_known`` and ``start_sizes`` (per seat at the
+        run-out; ``None`` before it) and ``steps`` (the other seats' moves since the run-out as ``[kind, seat, type]``:
+        0 a display draw, 1 a new-deck draw with type -1, 2 a card spent)."""
         data = self._data
         if data is None:
             n, T = len(self.hand_sizes), len(self.hand)
@@ -324,18 +316,17 @@ class SeatKnowledge:
 
 
 def deal_hidden(data: dict, rng: ShuffleRng) -> tuple[dict[int, list[int]], list[int]]:
-    """One world from :meth:`SeatKnowledge.deal_data` and ``rng`` (a ``ShuffleRng``): ``(other seat -> hand
-    as sorted type indices, deck top first)``. The core's copy: ``cpp/src/koenig/worlds.hpp``.
+    """One world from :meth:`SeatKnowledge.deal_data` and ``rng`` (a ``ShuffleRng``): ``(other seat -> hand as sorted
+    type indices, deck top first)``. The core's copy: ``cpp/src/koenig/worlds.hpp``.
 
-    The draws, in order. *Before the first run-out*: the pool's cards in type order are shuffled
-    (``rng.shuffle``); each other seat in seat order gets its known cards and the next cards of the
-    shuffled pool to its hand size; the deck is the rest, in that order. *After it*: up to
-    ``_ATTEMPTS`` random replays of ``steps`` of at most ``_BUDGET`` steps each (then one without a
-    limit); a spend of a card not held turns a placeholder of the spender into it, old or new-deck:
-    ``rng.weighted([old placeholders * old cards of the type, new placeholders * new cards of it])``
-    chooses which is tried first (the other is tried when that one leads nowhere). Then the old cards
-    left in type order are shuffled, then the new-deck cards left; each other seat in seat order takes
-    its share of the old ones, then of the new ones, and the deck is the new-deck cards left over."""
+    The draws, in order. *Before the first run-out*: the pool's cards in type order are shuffled (``rng.shuffle``); each
+    other seat in seat order gets its known cards and the next cards of the shuffled pool to its hand size; the deck is
+    the rest, in that order. *After it*: up to ``_ATTEMPTS`` random replays of ``steps`` of at most ``_BUDGET`` steps
+    each (then one without a limit); a spend of a card not held turns a placeholder of the spender into it, old or
+    new-deck: ``rng.weighted([old placeholders * old cards of the type, new placeholders * new cards of it])`` chooses
+    which is tried first (the other is tried when that one leads nowhere). Then the old cards left in type order are
+    shuffled, then the new-deck cards left; each other seat in seat order takes its share of the old ones, then of the
+    new ones, and the deck is the new-deck cards left over."""
     seat = data["seat"]
     sizes = data["hand_sizes"]
     others = [s for s in range(len(sizes)) if s != seat]

@@ -1,18 +1,17 @@
 """Observation encoder of Kardinal & König: one flat, ego-centric ``float32`` vector per observer.
 
-The vector has a fixed length for a given board, whatever the player count (3–5): seat *slots*
-are ego-centric — slot ``k`` is seat ``(observer + k) mod n``, so slot 0 is the observer and slot 1
-the seat that plays after it — and there are always 5 slots; slots ``>= n`` stay zero. Every
-value is an exact count or a 0/1 flag (no scaling: ``ObservationEncoder.scale`` holds a
-recommended divisor per entry for networks).
+The vector has a fixed length for a given board, whatever the player count (3–5): seat *slots* are ego-centric — slot
+``k`` is seat ``(observer + k) mod n``, so slot 0 is the observer and slot 1 the seat that plays after it — and there
+are always 5 slots; slots ``>= n`` stay zero. Every value is an exact count or a 0/1 flag (no scaling:
+``ObservationEncoder.scale`` holds a recommended divisor per entry for networks).
 
-**Only what the observer may know.** Its own hand; of the others only public facts. ``unseen`` counts
-the cards in the others' hands and the deck together per type (public arithmetic). The four card
-segments come from :func:`kardinal_env.koenig.knowledge.card_counts`. Games that differ only in the
-other hands and the deck order give the same vector (tested).
+**Only what the observer may know.** Its own hand; of the others only public facts. ``unseen`` counts the cards in the
+others' hands and the deck together per type (public arithmetic). The four card segments come from
+:func:`kardinal_env.koenig.knowledge.card_counts`. Games that differ only in the other hands and the deck order give the
+same vector (tested).
 
-Segments, in order (``S`` sites, ``C`` countries, ``T`` card types of the board; the default
-board: S = 54, C = 9, T = 5, length 494):
+Segments, in order (``S`` sites, ``C`` countries, ``T`` card types of the board; the default board: S = 54, C = 9, T =
+5, length 494):
 
 ====================  =============  ===================================================================
 segment               size           content
@@ -44,9 +43,8 @@ segment               size           content
 ``discard_any``       1              1 under ``discard="any"``
 ====================  =============  ===================================================================
 
-``ObservationEncoder.segments`` maps each name to its ``slice``; ``encode`` returns a new array. The
-core's copy (``cpp/src/koenig/observation.hpp``) writes into a caller-owned array:
-:func:`kardinal_env.koenig.compiled.encode_into`.
+``ObservationEncoder.segments`` maps each name to its ``slice``; ``encode`` returns a new array. The core's copy
+(``cpp/src/koenig/observation.hpp``) writes into a caller-owned array: :func:`kardinal_env.koenig.compiled.encode_into`.
 """
 
 from __future__ import annotations

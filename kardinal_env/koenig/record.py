@@ -9,16 +9,15 @@ A record is JSON::
      "moves": ["K@FR3/4", "draw:deck", ...],
      "result": {"scores": [...], "winners": [...]}}    # null (or absent) while the game is in progress
 
-``deck`` and ``reshuffle`` fix every chance event, so replaying ``moves`` reproduces the game
-exactly. A record whose moves stop early is a game in progress and loads as one.
-``Game.from_record(data)`` checks everything; :class:`RecordError` names the field, or the move index
-and the rule. ``reshuffle`` is required once the moves run the deck out (every finished game) and must
-hold exactly the discard pile then. A record that stops before the first run-out may carry it too (the
-order the game was given): it must hold the pile so far, and the game uses it at the run-out; without
-it the game shuffles the pile with a generator seeded from the record's deck.
+``deck`` and ``reshuffle`` fix every chance event, so replaying ``moves`` reproduces the game exactly. A record whose
+moves stop early is a game in progress and loads as one. ``Game.from_record(data)`` checks everything;
+:class:`RecordError` names the field, or the move index and the rule. ``reshuffle`` is required once the moves run the
+deck out (every finished game) and must hold exactly the discard pile then. A record that stops before the first run-out
+may carry it too (the order the game was given): it must hold the pile so far, and the game uses it at the run-out;
+without it the game shuffles the pile with a generator seeded from the record's deck.
 
-This module holds the format only (no engine): :func:`make_record` writes one, :func:`parse_record`
-checks its fields. ``kardinal-replay FILE`` verifies a record and prints its position.
+This module holds the format only (no engine): :func:`make_record` writes one, :func:`parse_record` checks its fields.
+``kardinal-replay FILE`` verifies a record and prints its position.
 """
 
 from __future__ import annotations

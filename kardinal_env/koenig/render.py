@@ -1,11 +1,10 @@
 """The ``rgb_array`` picture of a Kardinal & König game (the text view is :mod:`kardinal_env.koenig.text`).
 
-:func:`game_image`: a ``uint8`` ``H x W x 3`` picture drawn from the board's ``layout`` (a ring of the
-countries when it has none): roads as grey lines, alliance links dashed and numbered in the board's
-order, sites as discs coloured by owner (grey when empty), each seal a square with the country code and
-its advisors per seat, and a panel with the seat to move, scores, pieces left, display and deck. The
-picture is public: no hand, and not the deciding seat's phase (a ``second`` phase would tell that it
-holds the cards for a second piece).
+:func:`game_image`: a ``uint8`` ``H x W x 3`` picture drawn from the board's ``layout`` (a ring of the countries when it
+has none): roads as grey lines, alliance links dashed and numbered in the board's order, sites as discs coloured by
+owner (grey when empty), each seal a square with the country code and its advisors per seat, and a panel with the seat
+to move, scores, pieces left, display and deck. The picture is public: no hand, and not the deciding seat's phase (a
+``second`` phase would tell that it holds the cards for a second piece).
 """
 
 from __future__ import annotations

@@ -16,14 +16,12 @@ option       values                                           default
              board`` describes the schema)
 ===========  ===============================================  ===========
 
-After construction ``rules.board`` is the validated board **dict** (a private copy) and
-``rules.compiled`` the engine's :class:`~kardinal_env.koenig.board.Board`. Rules compare and hash
-by value (players, discard and the board's content).
+After construction ``rules.board`` is the validated board **dict** (a private copy) and ``rules.compiled`` the engine's
+:class:`~kardinal_env.koenig.board.Board`. Rules compare and hash by value (players, discard and the board's content).
 
-The deck is every card of the board less the removal for the player count: with 4 players one
-card of each type is left in the box, with 3 players two of each, with 5 none. A board whose deck
-would not outlast the deal (3 cards per seat and 2 for the display, with at least one card left)
-is rejected for that player count.
+The deck is every card of the board less the removal for the player count: with 4 players one card of each type is left
+in the box, with 3 players two of each, with 5 none. A board whose deck would not outlast the deal (3 cards per seat and
+2 for the display, with at least one card left) is rejected for that player count.
 """
 
 from __future__ import annotations

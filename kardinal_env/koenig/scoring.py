@@ -1,15 +1,14 @@
 """The three scorings of Kardinal & König as pure functions (the engine calls them; tests use them directly).
 
-* :func:`cloister_points` — one country, both scorings. The players with at least one cloister
-  there are ranked by count, equal counts sharing a rank. The top rank scores the country's total
-  number of cloisters; every later rank scores the count of the rank directly above it. Counts
-  3, 2, 2, 1 score 8, 3, 3, 2.
-* :func:`alliance_points` — final scoring. For an alliance of countries A and B, every player whose
-  advisor count in A is the highest there and at least 1, and likewise in B, scores all advisors in
-  A plus all in B. Ties at the top all score; second places score nothing.
-* :func:`chain_points` — final scoring. In each connected group of one player's cloisters (joined by
-  roads), the chain is the longest path visiting no site twice; a chain of 4 or more scores its
-  length. One chain per group; branches do not count.
+* :func:`cloister_points` — one country, both scorings. The players with at least one cloister there are ranked by
+  count, equal counts sharing a rank. The top rank scores the country's total number of cloisters; every later rank
+  scores the count of the rank directly above it. Counts 3, 2, 2, 1 score 8, 3, 3, 2.
+* :func:`alliance_points` — final scoring. For an alliance of countries A and B, every player whose advisor count in A
+  is the highest there and at least 1, and likewise in B, scores all advisors in A plus all in B. Ties at the top all
+  score; second places score nothing.
+* :func:`chain_points` — final scoring. In each connected group of one player's cloisters (joined by roads), the chain
+  is the longest path visiting no site twice; a chain of 4 or more scores its length. One chain per group; branches do
+  not count.
 """
 
 from __future__ import annotations

@@ -142,8 +142,7 @@ class GameState:
 
     @property
     def initial_deck(self) -> list[int]:
-        """The deck as shuffled before the deal (type digits, top first); ``RuntimeError`` in a determinized
-        world."""
+        """The deck as shuffled before the deal (type digits, top first); ``RuntimeError`` in a determinized world."""
         if self._deck0 is None:
             raise RuntimeError("a determinized world (Game.with_hidden) does not know the deck's first order")
         return self._digits(self._deck0)
