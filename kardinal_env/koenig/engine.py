@@ -10,7 +10,9 @@ Usage::
 
 The engine knows everything; what a seat may know is :mod:`kardinal_env.koenig.knowledge`'s job.
 
-Decisions --------- A turn is a sequence of decisions by the seat on turn, each one move string
+Decisions
+---------
+A turn is a sequence of decisions by the seat on turn, each one move string
 (``kardinal_env.koenig.notation``):
 
 =========  ==============================================  ========================================
@@ -44,23 +46,30 @@ draw or refill included. The second time, the deck is not replaced: the round is
 of seat n-1 ends, the current one included) and the final scoring (cloisters, alliances, chains) is added.
 :meth:`Game.scores` are running totals.
 
-Errors ------ A move that is not legal raises :class:`IllegalMoveError` (a ``ValueError``) and changes nothing. Its
-message starts with the rule broken, also in its ``rule`` attribute: ``"malformed move"``, ``"unknown id"``, ``"game
-over"``, ``"phase"``, ``"payment"``, ``"one country"``, ``"two pieces"``, ``"three cards"``, ``"empty country"``,
-``"advisor limit"``, ``"supply"``, ``"site"``, ``"discard"``, ``"end"`` or ``"draw"``
-(:mod:`kardinal_env.koenig.explain` works it out).
+Errors
+------
+A move that is not legal raises :class:`IllegalMoveError` (a ``ValueError``) and changes nothing.
+Its message starts with the rule broken, also in its ``rule`` attribute: ``"malformed move"``,
+``"unknown id"``, ``"game over"``, ``"phase"``, ``"payment"``, ``"one country"``,
+``"two pieces"``, ``"three cards"``, ``"empty country"``, ``"advisor limit"``, ``"supply"``,
+``"site"``, ``"discard"``, ``"end"`` or ``"draw"`` (:mod:`kardinal_env.koenig.explain` works it out).
 
-Chance ------ ``Game(rules, seed)`` shuffles the deck, and later the discard pile, with
-:class:`~kardinal_env.core.shuffle.ShuffleRng` seeded with ``seed`` (the compiled core's too: a seed deals the same game
-on both backends). ``deck=`` and ``reshuffle=`` fix the card orders instead (type digits, top first: how records
-replay); :attr:`Game.initial_deck` and :attr:`Game.reshuffle_order` give them. A ``reshuffle=`` order must hold exactly
-the discard pile when the deck runs out: that move raises :class:`DeckError` otherwise (and the game is unusable after
-it). :mod:`kardinal_env.koenig.deck` checks them.
+Chance
+------
+``Game(rules, seed)`` shuffles the deck, and later the discard pile, with
+:class:`~kardinal_env.core.shuffle.ShuffleRng` seeded with ``seed`` (the compiled core's too: a seed deals
+the same game on both backends). ``deck=`` and ``reshuffle=`` fix the card orders instead (type digits,
+top first: how records replay); :attr:`Game.initial_deck` and :attr:`Game.reshuffle_order` give them. A
+``reshuffle=`` order must hold exactly the discard pile when the deck runs out: that move raises
+:class:`DeckError` otherwise (and the game is unusable after it). :mod:`kardinal_env.koenig.deck` checks them.
 
-The game protocol ----------------- ``Game`` implements :mod:`kardinal_env.core.protocol` (action ids are
-``board.moves`` indices): :meth:`Game.finishing_order` by final score (tied seats share a place), and
-:meth:`Game.determinize`, a world the seat cannot tell apart, dealt by :mod:`kardinal_env.koenig.knowledge` through
-:meth:`Game.with_hidden`. :meth:`Game.deck_takes` shows each card taken from the deck only to the seat that saw it.
+The game protocol
+-----------------
+``Game`` implements :mod:`kardinal_env.core.protocol` (action ids are ``board.moves`` indices):
+:meth:`Game.finishing_order` by final score (tied seats share a place), and :meth:`Game.determinize`, a
+world the seat cannot tell apart, dealt by :mod:`kardinal_env.koenig.knowledge` through
+:meth:`Game.with_hidden`. :meth:`Game.deck_takes` shows each card taken from the deck only to the seat
+that saw it.
 
 This module deals and plays (the rules above); :mod:`~kardinal_env.koenig.state` holds the fields and every query,
 :mod:`~kardinal_env.koenig.explain` the diagnosis of an illegal move, :mod:`~kardinal_env.koenig.deck` the checks of
