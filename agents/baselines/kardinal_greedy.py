@@ -1,27 +1,26 @@
-"""Kardinal's one-ply greedy baseline (``greedy``, :class:`GreedyAgent`) and its playout policy
-(``rollout_move``, :class:`Playout`), reached through Kardinal's agents' entry (:mod:`agents.games`).
-Chip values are :mod:`agents.baselines.kardinal_heuristics`'; ties are broken by the seeded generator.
+"""Kardinal's one-ply greedy baseline (``greedy``, :class:`GreedyAgent`) and its playout policy (``rollout_move``,
+:class:`Playout`), reached through Kardinal's agents' entry (:mod:`agents.games`). Chip values are
+:mod:`agents.baselines.kardinal_heuristics`'; ties are broken by the seeded generator.
 
 **GreedyAgent**
 
-* **Build**: the build that takes the most chips this turn (``build_chips``: only chips that reach the
-  builder count, substitutes 1); ties: the larger sum of ``chip_weight`` over the chips.
+* **Build**: the build that takes the most chips this turn (``build_chips``: only chips that reach the builder count,
+  substitutes 1); ties: the larger sum of ``chip_weight`` over the chips.
 * **Chip** (compensation / substitute): the colour with the highest ``chip_weight``.
-* **Cardinal**: the square (or ``C-``) that leaves the next seat the fewest chips with its best build
-  (no build at all counts -1), then the fewest builds reaching that best.
+* **Cardinal**: the square (or ``C-``) that leaves the next seat the fewest chips with its best build (no build at all
+  counts -1), then the fewest builds reaching that best.
 
 **rollout_move** (the fast policy of a search's playouts, e.g. ``mcts:N``)
 
-* **Build**: with probability ``1 - epsilon`` (0.8) the build of highest chip value for the builder
-  (``chip_values`` with ``seat_weights``), else a random build.
+* **Build**: with probability ``1 - epsilon`` (0.8) the build of highest chip value for the builder (``chip_values``
+  with ``seat_weights``), else a random build.
 * **Chip**: the colour of highest ``seat_weights`` value (the first of equal ones).
-* **Cardinal**: with probability ``cardinal_block`` (1.0) the square shared by most of the next
-  builder's best builds by raw chip count (``C-`` if the cardinal already stands there), else random.
+* **Cardinal**: with probability ``cardinal_block`` (1.0) the square shared by most of the next builder's best builds
+  by raw chip count (``C-`` if the cardinal already stands there), else random.
 * A decision with one legal move takes it without drawing a random number.
 
-The policy also offers the helpers of :mod:`agents.search.mcts`: ``play_out(game, rng)`` (the moves and
-draws of repeated calls, on move codes: fast) and ``order(game, actions)`` (builds by chip value, chips
-by colour value, cardinal moves as the greedy agent ranks them).
+It also offers :mod:`agents.search.mcts`'s ``play_out(game, rng)`` (fast, on move codes) and ``order(game, actions)``
+(builds by chip value, chips by colour value, cardinal moves as the greedy agent ranks them).
 """
 
 from __future__ import annotations
@@ -62,7 +61,6 @@ def _greedy_build(game, codes, rng):
 
 
 def greedy_code(game, rng) -> tuple:
-    """The greedy agent's move code for the current decision of ``game``."""
     codes = game.legal_move_codes()
     if len(codes) == 1:
         return codes[0]
@@ -76,7 +74,7 @@ def greedy_code(game, rng) -> tuple:
 
 
 class GreedyAgent(BaseAgent):
-    """Kardinal's greedy baseline (see the module docstring)."""
+    """Kardinal's greedy baseline."""
 
     name = "greedy"
 
@@ -87,8 +85,6 @@ class GreedyAgent(BaseAgent):
 
 
 def _quick_block(game, codes, rng):
-    """Cheap greedy-like cardinal: stand on the square shared by most of the next builder's best
-    builds (by raw chip count); ``C-`` if the cardinal already stands there."""
     _seat, builds = game.next_builder(ignore_cardinal=True)
     if not builds:
         return codes[rng.randrange(len(codes))]
@@ -108,9 +104,7 @@ def _quick_block(game, codes, rng):
 
 
 class Playout:
-    """Kardinal's playout policy (module docstring): ``policy(game, rng) -> move``, ``play_out``,
-    ``order``. ``epsilon``: share of random builds; ``cardinal_block``: share of blocking cardinal
-    moves."""
+    """Kardinal's playout policy; ``epsilon``: share of random builds, ``cardinal_block``: of blocking moves."""
 
     def __init__(self, epsilon: float = 0.2, cardinal_block: float = 1.0):
         self.epsilon = epsilon
@@ -119,14 +113,13 @@ class Playout:
         self._weights: list[list[float]] = []
 
     def weights(self, rules) -> list[list[float]]:
-        """:func:`agents.baselines.kardinal_heuristics.seat_weights` of every seat (kept for the last rules)."""
+        """:func:`~agents.baselines.kardinal_heuristics.seat_weights` of every seat, cached for the last rules."""
         if rules is not self._rules:
             self._weights = [seat_weights(rules, s) for s in range(rules.players)]
             self._rules = rules
         return self._weights
 
     def code(self, game, rng: random.Random) -> tuple:
-        """The policy's move code for the current decision of ``game``."""
         codes = game.legal_move_codes()
         if len(codes) == 1:
             return codes[0]
@@ -147,13 +140,12 @@ class Playout:
         return format_move(self.code(game, rng))
 
     def play_out(self, game, rng: random.Random) -> None:
-        """Play ``game`` to its end with the policy (the moves and random draws of repeated calls)."""
+        """Play ``game`` to its end with the moves and draws of repeated calls."""
         while not game.is_over:
             game.play_code(self.code(game, rng))
 
     def order(self, game, actions: list[int]) -> list[int]:
-        """``actions`` (legal action ids of ``game``'s current decision) from the most promising to the
-        least; equal ones keep their order."""
+        """The legal ``actions``, most promising first (stable)."""
         if len(actions) < 2:
             return list(actions)
         codes = dict(zip(action_list(game), game.legal_move_codes(), strict=True))

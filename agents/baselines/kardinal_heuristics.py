@@ -1,10 +1,8 @@
 """Cheap Kardinal position heuristics shared by the greedy agent and its playout policy
 (:mod:`agents.baselines.kardinal_greedy`).
 
-Every rule fact comes from the engine's public queries: the chips a build takes
-(``Game.build_chips``), the builds a seat has (``Game.builds_for``), the next builder
-(``Game.next_builder``) and the projected holdings (``Game.projected_holdings``). Nothing here reads
-or changes the engine's private state; these functions never modify the game.
+Every rule fact comes from the engine's public queries (``Game.build_chips``, ``builds_for``, ``next_builder``,
+``projected_holdings``); nothing here reads private state or modifies the game.
 """
 
 from __future__ import annotations
@@ -25,9 +23,8 @@ __all__ = [
 
 
 def build_chips(game, code, colours_out: list | None = None) -> int:
-    """Chips the builder of ``code`` takes this turn (``Game.build_chips``; not the first build's
-    compensation chip; 0 for chips that go to nobody). With ``colours_out``, the regular chips' colours
-    are appended to it and ``-1`` for each substitute chip (its colour chosen later)."""
+    """Chips the builder of ``code`` takes this turn (not the first build's compensation chip; 0 for chips set aside);
+    ``colours_out`` gets the regular chips' colours and ``-1`` per substitute chip."""
     gain = game.build_chips(code)
     if gain.set_aside:
         return 0
@@ -38,9 +35,8 @@ def build_chips(game, code, colours_out: list | None = None) -> int:
 
 
 def chip_weight(game, seat: int, colour: int) -> float:
-    """What one chip of ``colour`` is worth to ``seat``: less for its own colour (its leftovers come to
-    it anyway), more for another seat's (denying it a leftover) and for the colour it holds most of
-    (counted double at the end)."""
+    """One chip of ``colour`` to ``seat``: less for its own colour (its leftovers come anyway), more for another seat's
+    (denying a leftover) and for the colour it holds most of (projected; doubled at the end)."""
     rules = game.rules
     n = game.num_players
     w = 1.0
@@ -48,7 +44,6 @@ def chip_weight(game, seat: int, colour: int) -> float:
         w -= 0.5
     elif any(colour in rules.owned_colours(other) for other in range(n) if other != seat):
         w += 1.0 / (n - 1)
-    # Projected holdings (own leftovers included) decide the doubled colour.
     proj = game.projected_holdings(seat)
     if proj[colour] >= max(proj):
         w += 0.5
@@ -56,8 +51,8 @@ def chip_weight(game, seat: int, colour: int) -> float:
 
 
 def seat_weights(rules, seat: int) -> list[float]:
-    """A fixed value of one chip of each colour for ``seat`` from the rules alone, as :func:`chip_weight`
-    without the holdings (index 4: a substitute chip, worth the best colour); the playout policy's."""
+    """The playout policy's fixed chip values per colour for ``seat``: :func:`chip_weight` without the holdings (index
+    4: a substitute, worth the best colour)."""
     n = rules.players
     own = rules.owned_colours(seat)
     w = []
@@ -73,8 +68,8 @@ def seat_weights(rules, seat: int) -> list[float]:
 
 
 def chip_values(game, codes, weights) -> list[float]:
-    """The value for its builder of the chips each build of ``codes`` takes, a chip of colour ``c``
-    worth ``weights[c]`` and a substitute ``weights[4]``; shared per squares (and neutral colour)."""
+    """Per build of ``codes``, its builder's value of the chips it takes (colour ``c``: ``weights[c]``, substitute:
+    ``weights[4]``)."""
     cache: dict = {}
     out = []
     for code in codes:
@@ -89,16 +84,15 @@ def chip_values(game, codes, weights) -> list[float]:
 
 
 def build_value(game, code, weights) -> float:
-    """:func:`chip_values` of one build (summed chip by chip)."""
+    """:func:`chip_values` of one build."""
     colours: list = []
     build_chips(game, code, colours)
     return sum(weights[c] for c in colours)  # -1 (a substitute) indexes the free-choice weight
 
 
 def cardinal_block_values(game) -> list[tuple[tuple, int, int]]:
-    """For each legal cardinal move: ``(code, best, count)`` where ``best`` is the most chips the next
-    builder could take after that move (``-1``: it would have no build at all) and ``count`` how many
-    of its builds reach ``best``. Call only in the cardinal phase."""
+    """Per legal cardinal move ``(code, best, count)``: the most chips the next builder could take after it (``-1``: no
+    build at all) and how many of its builds reach that. Cardinal phase only."""
     moves = game.legal_move_codes()
     _seat, builds = game.next_builder(ignore_cardinal=True)
     scored = sorted(((build_chips(game, b), b[3], b[4]) for b in builds), reverse=True)
@@ -113,20 +107,18 @@ def cardinal_block_values(game) -> list[tuple[tuple, int, int]]:
     return out
 
 
-#: :func:`cardinal_advice`: the weight of one build more reaching the next builder's best (the
-#: greedy agent's tie-break) against one chip more in that best; the count's part is clipped at 9 of
-#: these, below one chip, so the advice keeps the greedy agent's order.
+#: :func:`cardinal_advice`: one build more reaching the next builder's best (the greedy tie-break) against one chip
+#: more; the count's part is clipped at 9 of these, below one chip, keeping the greedy agent's order.
 ADVICE_COUNT_WEIGHT = 0.1
 #: :func:`cardinal_advice` clips the shortfall at this many chips.
 ADVICE_CLIP = 8.0
 
 
 def cardinal_advice(game) -> list[tuple[tuple, float]]:
-    """For each legal cardinal move: ``(code, advice)``, how far it falls short of the greedy agent's
-    choice in its own order (:func:`cardinal_block_values`): ``-((best - b) + ADVICE_COUNT_WEIGHT *
-    min(9, count - c[best]))``, ``b`` the fewest chips any move leaves and ``c[best]`` the fewest builds
-    among the moves that leave ``best``, clipped at ``-ADVICE_CLIP``: 0 for the moves the greedy agent
-    chooses among, never more for a move it ranks lower (unless both are clipped). Cardinal phase only."""
+    """Per legal cardinal move ``(code, advice)``, its shortfall from the greedy choice:
+    ``-((best - b) + ADVICE_COUNT_WEIGHT * min(9, count - c[best]))`` clipped at ``-ADVICE_CLIP`` (``b``: fewest chips
+    any move leaves, ``c[best]``: fewest builds among moves leaving ``best``): 0 for the greedy agent's choices, never
+    more for a move it ranks lower (unless both clipped). Cardinal phase only."""
     values = cardinal_block_values(game)
     b = min(best for _code, best, _count in values)
     fewest: dict[int, int] = {}

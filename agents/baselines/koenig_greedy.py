@@ -1,16 +1,16 @@
 """Kardinal & König's one-ply greedy baseline (``greedy``, :class:`GreedyAgent`) and its playout policy
-(``rollout_move``), reached through the game's agents' entry (:mod:`agents.games`); public information
-only (moves read with :func:`kardinal_env.koenig.notation.parse_move`; placements tried on a
-``clone()``, which consults no hidden card). Ties are broken at random.
+(``rollout_move``), reached through the game's agents' entry (:mod:`agents.games`); public information only (moves read
+with :func:`kardinal_env.koenig.notation.parse_move`; placements tried on a ``clone()``, which consults no hidden card).
+Ties are broken at random.
 
-* **Placing**: the placement with the largest gain in the seat's projected score, ties broken by fewer
-  cards spent; with no gain it discards instead (``end`` for the second piece).
+* **Placing**: the placement with the largest gain in the seat's projected score, ties broken by fewer cards spent;
+  with no gain it discards instead (``end`` for the second piece).
 * **Discarding**: the card type it holds most of; ``end`` as soon as it may stop.
 * **Drawing**: a display card of a type it already holds (a pair is a joker) if there is one, else the deck.
 
-``rollout_move`` (the fast policy of a search's playouts, e.g. ``ismcts:N`` with ``rollout_moves``) draws
-and discards as the greedy agent and places at random (``end`` / a discard when it cannot). A decision
-with one legal move takes it without drawing a random number.
+``rollout_move`` (the fast policy of a search's playouts, e.g. ``ismcts:N`` with ``rollout_moves``) draws and discards
+as the greedy agent and places at random (``end`` / a discard when it cannot). A decision with one legal move takes it
+without drawing a random number.
 """
 
 from __future__ import annotations
@@ -25,21 +25,19 @@ __all__ = ["GreedyAgent", "koenig_greedy_move", "rollout_move"]
 
 
 def _draw_move(game, parsed: dict[str, ParsedMove], rng: random.Random) -> str:
-    """A display card of a type the seat holds, else the deck (ties at random)."""
     hand = game.hand(game.current_player)
     return pick_max([((1 if p.target is not None and p.target in hand else 0,), m) for m, p in parsed.items()], rng)
 
 
 def _discard_move(game, parsed: dict[str, ParsedMove], rng: random.Random) -> str | None:
-    """A card of the type the seat holds most of (ties at random); ``None`` if no discard is legal."""
+    """The greedy discard; ``None`` if no discard is legal."""
     hand = game.hand(game.current_player)
     discards = [((hand.count(p.card),), m) for m, p in parsed.items() if p.kind == "discard"]
     return pick_max(discards, rng) if discards else None
 
 
 def _opening(game, rng: random.Random) -> tuple[str | None, dict[str, ParsedMove]]:
-    """What both policies play alike: the move of a decision with one legal move or of a draw (else
-    ``None``), and the decision's parsed moves."""
+    """Both policies' move for a forced or draw decision (else ``None``), and the decision's parsed moves."""
     moves = game.legal_moves()
     if not moves:
         raise ValueError("no legal move: the game is over")
@@ -50,7 +48,6 @@ def _opening(game, rng: random.Random) -> tuple[str | None, dict[str, ParsedMove
 
 
 def koenig_greedy_move(game, rng: random.Random) -> str:
-    """The greedy move for the current decision of a Kardinal & König game (module docstring)."""
     move, parsed = _opening(game, rng)
     if move is not None:
         return move
@@ -76,7 +73,7 @@ def koenig_greedy_move(game, rng: random.Random) -> str:
 
 
 class GreedyAgent(BaseAgent):
-    """Kardinal & König's greedy baseline (see the module docstring)."""
+    """Kardinal & König's greedy baseline."""
 
     name = "greedy"
 
@@ -85,7 +82,6 @@ class GreedyAgent(BaseAgent):
 
 
 def rollout_move(game, rng: random.Random) -> str:
-    """The playout policy's move for the current decision (module docstring)."""
     move, parsed = _opening(game, rng)
     if move is not None:
         return move

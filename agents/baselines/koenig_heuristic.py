@@ -1,31 +1,23 @@
-"""A strong heuristic baseline for Kardinal & König (``heuristic``): it plans its whole turn one ply
-deep with a value that estimates the final score margin, from public information and its own hand.
+"""A strong heuristic baseline for Kardinal & König (``heuristic``): it plans its whole turn one ply deep with a value
+that estimates the final score margin, from public information and its own hand.
 
-**What it sees.** The board, the scores, the display, the discard pile, the deck size, the run-outs,
-the hand sizes, the public decision log and its own hand, through public engine queries
-(``Game.live_view``, ``Game.hand_counts`` for its own seat, ``Game.legal_actions``) and
-:class:`kardinal_env.koenig.knowledge.SeatKnowledge`. It never reads another seat's hand, the deck
-order or the game's generator (``tests/test_koenig_heuristic.py`` checks games differing only in those).
+**What it sees.** Public information (board, scores, display, discard pile, deck size, run-outs, hand sizes, decision
+log) and its own hand, through ``Game.live_view``, ``Game.hand_counts`` (own seat), ``Game.legal_actions`` and
+:class:`kardinal_env.koenig.knowledge.SeatKnowledge`; never another seat's hand, the deck order or the game's generator
+(``tests/test_koenig_heuristic.py``).
 
-**How it decides.** It values a board by every seat's estimated final score and its margin over the
-others (:mod:`agents.baselines.koenig_heuristic_value`), a hand by the pieces it pays for on the next
-turn (drawing: an expectimax over what the seat knows of the deck), and enumerates every plan for the
-rest of the turn — a discard, one piece, or two pieces in one country, with every payment — valued as
-board value + hand value (:mod:`agents.baselines.koenig_heuristic_plan`). The best plan gives the
-move; exact ties are broken by the agent's own generator (``seed``). :class:`HeuristicWeights`
-(:mod:`agents.baselines.koenig_heuristic_weights`) names the weights.
+**How it decides.** Every plan for the rest of the turn is valued as board value (every seat's estimated final score and
+margin: :mod:`agents.baselines.koenig_heuristic_value`) + hand value (:mod:`agents.baselines.koenig_heuristic_plan`);
+the best gives the move, exact ties broken by the agent's generator (``seed``). :class:`HeuristicWeights` names the
+weights.
 
-**Compiled.** Where the compiled core is built, the candidates' values (everything before the
-tie-break) come from the core (``cpp/src/koenig/heuristic.hpp``,
-:func:`agents.search.koenig_compiled.heuristic_values`): the same moves and values, operation for
-operation (``tests/test_core_koenig_heuristic.py``), about ten times faster. The core reads the
-public state and the seat's own hand; what the seat knows of the deck (:func:`deck_probabilities`) is
-passed in. ``compiled=False``, ``KARDINAL_ENV_BACKEND=python``, a subclass of ``Game`` and a
-determinized world plan in Python.
+**Compiled.** Where the core is built, the candidates' values (all before the tie-break) come from it
+(:func:`agents.search.koenig_compiled.heuristic_values`): the same moves and values, operation for operation, about ten
+times faster; the seat's deck knowledge (:func:`deck_probabilities`) is passed in. ``compiled=False``,
+``KARDINAL_ENV_BACKEND=python``, a subclass of ``Game`` and a determinized world plan in Python.
 
-The weights were tuned by coordinate search over head-to-head tournaments
-(``agents.baselines.koenig_tuning``); ``docs/koenig-heuristic.md`` has the method, every comparison and
-the strength against ``greedy`` and ``random``.
+The weights were tuned by coordinate search over tournaments (:mod:`agents.baselines.koenig_tuning`;
+docs/koenig-heuristic.md has the method, comparisons and strength).
 """
 
 from __future__ import annotations
@@ -55,15 +47,13 @@ __all__ = [
 
 
 def _tie_break(candidates: list[tuple[int, float]], rng) -> int:
-    """The move id of the best candidate; exact ties (within ``1e-9``) broken by ``rng`` among the
-    tied move ids in ascending order (one ``rng.randrange`` only when several tie)."""
+    """The best candidate's move id; ties within ``1e-9``: one ``rng.randrange`` over the tied ids, ascending."""
     best = max(v for _, v in candidates)
     top = sorted({m for m, v in candidates if v >= best - 1e-9})
     return top[0] if len(top) == 1 else top[rng.randrange(len(top))]
 
 
 def _best_values(candidates: list[tuple[int, float]]) -> dict[int, float]:
-    """Each candidate move id's value: its best candidate's."""
     best: dict[int, float] = {}
     for m, v in candidates:
         best[m] = max(best.get(m, v), v)
@@ -73,9 +63,7 @@ def _best_values(candidates: list[tuple[int, float]]) -> dict[int, float]:
 def heuristic_candidates(
     game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 6, compiled: bool = True
 ) -> list[tuple[int, float]]:
-    """The heuristic's ``(move id, value)`` candidates for the current decision, before the tie-break
-    (:meth:`_Planner.candidates`): from the compiled core when ``compiled`` and it is used, else from
-    the Python planner."""
+    """The heuristic's ``(move id, value)`` candidates before the tie-break (the core when ``compiled`` and used)."""
     seat = game.current_player
     if seat is None:
         raise ValueError("no legal move: the game is over")
@@ -97,14 +85,10 @@ ADVICE_CLIP = 8.0
 def heuristic_advice(
     game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 6, clip: float = ADVICE_CLIP
 ) -> np.ndarray:
-    """The heuristic's view of every move of the current decision, for a network to start from
-    (:mod:`agents.networks.koenig_net`, kind ``advised``): a float32 array over ``game.board.moves``,
-    for each move the value of the heuristic's best plan that starts with it less that of its best plan
-    overall, clipped to ``[-clip, 0]`` — 0 for the moves it plays, ``-clip`` for the legal moves it did
-    not value (placements outside its ``replan`` best plans) and the illegal ones; a single legal move
-    gets 0. In a world a search dealt for another seat, where this seat's draws after the first
-    run-out are not recorded, the deck holds the cards the seat cannot see
-    (:func:`unseen_deck_probabilities`, as the playouts of ``rollout:N`` assume)."""
+    """The heuristic's view of every move, as a network's start (:mod:`agents.networks.koenig_net`, ``advised``): a
+    float32 array over ``game.board.moves``, per move its best plan's value less the best plan's, in ``[-clip, 0]``: 0
+    for the moves it plays, ``-clip`` for illegal moves and legal ones outside its ``replan`` best plans. In a world
+    dealt for another seat the deck is :func:`unseen_deck_probabilities`."""
     legal = game.legal_actions()
     if not legal:
         raise ValueError("no legal move: the game is over")
@@ -125,9 +109,7 @@ def heuristic_advice(
 
 
 def estimated_final_scores(game, weights: HeuristicWeights = DEFAULT_WEIGHTS) -> list[float]:
-    """Every seat's estimated final score on the board as it is
-    (:mod:`agents.baselines.koenig_heuristic_value`), from public information only; ``game.scores()``
-    once the game is over."""
+    """Every seat's estimated final score from public information only; ``game.scores()`` once the game is over."""
     if game.is_over:
         return [float(v) for v in game.scores()]
     seat = game.current_player
@@ -137,7 +119,7 @@ def estimated_final_scores(game, weights: HeuristicWeights = DEFAULT_WEIGHTS) ->
 def heuristic_move(
     game, rng, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 6, compiled: bool = True
 ) -> str:
-    """The heuristic's move for the current decision (module docstring); ``rng`` breaks exact ties."""
+    """The heuristic's move; ``rng`` breaks exact ties."""
     legal = game.legal_actions()
     if not legal:
         raise ValueError("no legal move: the game is over")
@@ -147,7 +129,7 @@ def heuristic_move(
 
 
 class KoenigHeuristicAgent(BaseAgent):
-    """``heuristic``: the tuned one-ply planner of this module, public information and its own hand only."""
+    """``heuristic``: the tuned one-ply planner, public information and its own hand only."""
 
     name = "heuristic"
 

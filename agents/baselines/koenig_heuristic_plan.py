@@ -1,26 +1,19 @@
-"""The planner of the Kardinal & König ``heuristic`` (:mod:`agents.baselines.koenig_heuristic`): the
-value of a hand, and every plan for the rest of the seat's turn, valued.
+"""The planner of the Kardinal & König ``heuristic`` (:mod:`agents.baselines.koenig_heuristic`): the value of a hand,
+and every plan for the rest of the seat's turn, valued.
 
-**Value of a hand.** For its next turn: per country, the best gain in margin one piece there brings
-(``g1``) and two pieces (``g2``), on the board after the planned turn; a hand pays for a country with
-a card naming it or a pair (a joker); two pieces need two cards naming it, or one and a pair. The
-hand's value is the best country it pays for plus ``hand_second`` x the second best. Drawing is an
-expectimax: a display card is known, a deck card follows :func:`deck_probabilities` (what the seat
-knows of the deck: ``kardinal_env.koenig.knowledge``). The hand counts with weight ``hand`` times the chance of
+**Value of a hand.** For its next turn: per country, the best gain in margin one piece there brings (``g1``) and two
+pieces (``g2``), on the board after the planned turn; a hand pays for a country with a card naming it or a pair (a
+joker); two pieces need two cards naming it, or one and a pair. The hand's value is the best country it pays for plus
+``hand_second`` x the second best. Drawing is an expectimax: a display card is known, a deck card follows
+:func:`deck_probabilities` (what the seat knows of the deck). The hand counts with weight ``hand`` times the chance of
 another turn (none in the last round; after the first run-out it depends on the deck left).
 
-**A decision** enumerates every plan for the rest of the turn — a discard (``discard="any"``: any
-set of up to three cards), one piece, or two pieces in one country (with every payment) — and values
-each as board value + hand value. Board values are computed incrementally (a piece changes one
-country, the alliances of that country and the chains next to it); hand values are first estimated
-with the opportunities of the board before the turn, then the ``replan`` best plans are valued again
-with the opportunities of the board after them, and the best of those (or of the discards) gives the
-move. Draw decisions take the expectimax's best source. Ties are broken by the agent's own
-generator (``seed``), in :mod:`agents.baselines.koenig_heuristic`: :meth:`_Planner.candidates` lists
-the valued candidates before the tie-break.
-
-Board values come from :mod:`agents.baselines.koenig_heuristic_value`. :func:`unseen_deck_probabilities`
-is what a playout seat assumes of the deck instead (the cards it cannot see).
+**A decision** enumerates every plan for the rest of the turn (a discard, with ``discard="any"`` any set of up to three
+cards; one piece; or two pieces in one country; with every payment), each valued as board value
+(:mod:`agents.baselines.koenig_heuristic_value`, computed incrementally) + hand value. Hand values first use the
+opportunities of the board before the turn; the ``replan`` best plans are valued again with those of the board after
+them, and the best of those or of the discards gives the move. Draw decisions take the expectimax's best source.
+:meth:`_Planner.candidates` lists the valued candidates before the tie-break.
 """
 
 from __future__ import annotations
@@ -36,7 +29,6 @@ __all__ = ["deck_probabilities", "unseen_deck_probabilities"]
 
 
 def _hand_valuer(board, opportunities: tuple[list[float], list[float]], weight: float) -> Callable:
-    """The value of a hand for the seat's next turn given per-country opportunities (module docstring)."""
     g1, g2 = opportunities
 
     @functools.cache
@@ -70,7 +62,6 @@ class _Draws:
         self.value = functools.cache(self._value)
 
     def _value(self, hand: tuple[int, ...], display: tuple[int, ...], taken: int = 0) -> float:
-        """The hand's value after refilling it to three cards with the best draws."""
         return max(self.options(hand, display, taken).values(), default=self.q(hand))
 
     def options(self, hand: tuple[int, ...], display: tuple[int, ...], taken: int = 0) -> dict[int, float]:
@@ -101,12 +92,10 @@ def _spend(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def deck_probabilities(game, seat: int) -> list[float]:
-    """Per type index, the chance that the deck's next card is of that type, from what the seat
-    knows (:class:`kardinal_env.koenig.knowledge.SeatKnowledge`: public information and its own
-    cards): before the first run-out, the unseen cards less those known to be in other hands (taken
-    from the display and not spent since); after it, the new deck's make-up (the reshuffled pile less
-    the cards the seat saw taken from it; other seats' unseen draws from it take each type in
-    proportion). All zero when the deck is empty."""
+    """Per type index, the chance the deck's next card is of that type, from
+    :class:`SeatKnowledge <kardinal_env.koenig.knowledge.SeatKnowledge>`: before the first run-out, unseen cards less
+    those known in other hands (taken from the display, unspent); after, the new deck (the reshuffled pile less cards
+    seen taken, others' unseen draws taking each type in proportion). All zero for an empty deck."""
     k = SeatKnowledge(game, seat)
     if k.new_deck is not None:
         counts = list(k.new_deck)
@@ -122,9 +111,8 @@ def deck_probabilities(game, seat: int) -> list[float]:
 
 
 def unseen_deck_probabilities(game, seat: int) -> list[float]:
-    """Per card type index, what a playout seat assumes of the deck's next card: the cards it cannot
-    see (the whole deck's cards less its hand, the display and the discard pile), normalised; all zero
-    when the deck is empty."""
+    """What a playout seat assumes of the deck's next card: per type index, the cards it cannot see (all cards less its
+    hand, the display and the discard pile), normalised; all zero for an empty deck."""
     if game.deck_size() == 0:
         return [0.0] * len(game.board.types)
     counts = deck_counts(game.rules)
@@ -138,7 +126,7 @@ def unseen_deck_probabilities(game, seat: int) -> list[float]:
 
 
 class _Planner:
-    """Plans the rest of the seat's turn (module docstring) and returns the move that starts the best plan."""
+    """Plans the rest of the seat's turn."""
 
     def __init__(self, game, w: HeuristicWeights, replan: int, deck_probs: list[float] | None = None) -> None:
         self.game = game
@@ -158,7 +146,6 @@ class _Planner:
         self._board = functools.cache(lambda key: self.pos.try_pieces(key) if key else self.pos.value)
         self._draws = functools.cache(self._new_draws)
 
-    # -------------------------------------------------------------- pieces
     def decode(self, m: int) -> tuple[int, int, tuple[int, ...]]:
         """(piece, country, cards as type indices) of a placement move id."""
         b = self.b
@@ -186,7 +173,7 @@ class _Planner:
     def second_pieces(
         self, piece: int, c: int, hand: tuple[int, ...], budget: int
     ) -> list[tuple[int, tuple[int, ...]]]:
-        """Second pieces in country ``c`` after ``piece`` (this turn's first), with the cards each costs."""
+        """Second pieces in country ``c`` after the turn's first ``piece``, with the cards each costs."""
         b = self.b
         pos = self.pos
         me = self.seat
@@ -205,11 +192,8 @@ class _Planner:
             out += [(-1 - c, pay) for pay in pays]
         return out
 
-    # -------------------------------------------------------------- plans
     def candidates(self) -> list[tuple[int, float]]:
-        """``(move id, value)`` of the decision's candidates, before the tie-break (:func:`_tie_break`):
-        the draw moves' values for a draw decision (:meth:`_draw`), else the plans without pieces valued
-        exactly and the ``replan`` best placed plans valued again (a move may appear several times)."""
+        """``(move id, value)`` before the tie-break: draws, or piece-less plans and the ``replan`` best placed."""
         game = self.game
         legal = game.legal_actions()
         phase = game.phase
@@ -236,8 +220,7 @@ class _Planner:
                         hand2 = _spend(hand1, cards2)
                         pair = (piece, piece2)
                         plans.append((self._score(pair, hand2, base), m, pair, hand2))
-        # Plans without pieces are valued exactly; the best plans with pieces again, with the
-        # opportunities of the board after them.
+        # the best plans with pieces valued again, with the opportunities of the board after them
         final: list[tuple[int, float]] = [(m, v) for v, m, pieces, _ in plans if not pieces]
         placed = sorted((p for p in plans if p[2]), key=lambda p: -p[0])
         seen: set[tuple] = set()
@@ -255,8 +238,7 @@ class _Planner:
         return self.board_value(pieces) + self.hand_value(hand, draws)
 
     def _discard_sets(self, hand: tuple[int, ...], first: int, more: int) -> list[tuple[int, ...]]:
-        """Hands left after discarding ``first`` (already taken off ``hand``) and, with
-        ``discard="any"``, up to ``more`` further cards."""
+        """Hands left after discarding ``first`` (already off ``hand``) and, with ``discard="any"``, up to ``more``."""
         if self.game.rules.discard != "any" or more <= 0:
             return [hand]
         out = {hand}

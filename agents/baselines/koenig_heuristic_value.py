@@ -1,5 +1,5 @@
-"""The value of a board for the Kardinal & König ``heuristic`` (:mod:`agents.baselines.koenig_heuristic`),
-from public information only.
+"""The value of a board for the Kardinal & König ``heuristic`` (:mod:`agents.baselines.koenig_heuristic`), from public
+information only.
 
 **Value of a board** (:class:`~agents.baselines.koenig_heuristic_weights.HeuristicWeights` names the
 weights). For every seat an estimate of its final score::
@@ -14,17 +14,14 @@ weights). For every seat an estimate of its final score::
     + chain points (chains of 4 or more)
       + phi * 4 * chain_three / chain_two  (a group whose longest chain is 3 / 2 and that can still grow)
 
-``phi`` (urgency) is ``min(1, turns the seat still has after this one / horizon)``: potential counts
-less as the run-outs near and nothing in the last round, realised points count in full. The *margin*
-is the seat's own estimate minus ``rival_max`` x the best other estimate minus ``1 - rival_max`` x
-their mean. On the game's very last turn (seat n-1's in the last round) the scores after it are
-final, and the value adds ``FINAL_WIN`` x the win share the turn ends with.
+``phi`` (urgency) is ``min(1, turns the seat still has after this one / horizon)``: potential counts less as the
+run-outs near and nothing in the last round, realised points count in full. The *margin* is the seat's own estimate
+minus ``rival_max`` x the best other estimate minus ``1 - rival_max`` x their mean. On the game's very last turn (seat
+n-1's in the last round) the scores after it are final, and the value adds ``FINAL_WIN`` x the win share the turn ends
+with.
 
-:class:`_Position` is the public board valued for one seat: the planner
-(:mod:`agents.baselines.koenig_heuristic_plan`) tries pieces on it and takes them back, valued
-incrementally (a piece changes one country, the alliances of that country and the chains next to
-it), and asks it for the seat's opportunities (the best gain in margin of one or two pieces per
-country). The turns left and the chance of another turn are estimated from public counts
+:class:`_Position` is the public board valued for one seat; the planner tries pieces on it (valued incrementally) and
+asks it for the seat's opportunities. Turns left and the chance of another turn are estimated from public counts
 (:data:`CARDS_PER_TURN`).
 """
 
@@ -39,11 +36,9 @@ from kardinal_env.koenig import scoring
 
 __all__ = ["CARDS_PER_TURN", "FINAL_WIN"]
 
-#: Cards drawn or spent per turn on average (measured over games of this agent and ``greedy``): turns
-#: left are estimated from the cards left to draw.
+#: Cards drawn or spent per turn on average (measured over games of this agent and ``greedy``).
 CARDS_PER_TURN = 2.0
-#: On the game's last turn (seat n-1's in the last round) the scores after it are final: the value
-#: adds this much times the win share the turn gives.
+#: On the game's last turn the value adds this much times the win share the turn gives.
 FINAL_WIN = 1000.0
 
 
@@ -60,8 +55,7 @@ class _Static:
         self.groups = functools.lru_cache(maxsize=100_000)(self._groups)
 
     def _groups(self, sites: frozenset) -> list[tuple[int, tuple[int, ...]]]:
-        """``(longest chain, sites next to the group)`` of every connected group of two or more of
-        ``sites`` (one seat's cloisters); :attr:`groups` caches it."""
+        """``(longest chain, sites next to the group)`` of every connected group of 2+ of one seat's cloister sites."""
         adj = self.board.adjacency
         out = []
         seen: set[int] = set()
@@ -91,7 +85,6 @@ def _static(board) -> _Static:
 
 
 def _turns_left(view, n: int) -> float:
-    """Turns the seat still gets after the current one (an estimate from public counts)."""
     if view.last_round:
         return 0.0
     draws = view.deck_size if view.runouts else 2 * view.deck_size + len(view.pile)
@@ -99,13 +92,11 @@ def _turns_left(view, n: int) -> float:
 
 
 def _next_turn_chance(view, n: int, seat: int) -> float:
-    """The chance that the seat gets another turn after this one."""
     if view.last_round:
         return 0.0
     if view.runouts == 0:
         return 1.0
-    # The game ends when the deck has run out and seat n-1's turn is over: the seat plays again only
-    # if the deck outlasts the turns up to seat n-1's (about CARDS_PER_TURN cards each).
+    # the game ends after seat n-1's turn once the deck ran out: the deck must outlast the turns up to it
     spare = view.deck_size - CARDS_PER_TURN * (n - seat)
     return min(1.0, max(0.0, 0.5 + spare / (2 * CARDS_PER_TURN)))
 
@@ -174,7 +165,7 @@ class _Position:
         self.value = self._margin(ef)
 
     def copy_with(self, pieces: tuple[int, ...]) -> _Position:
-        """A new position with the seat's pieces placed (see :meth:`try_pieces` for the encoding)."""
+        """A new position with the seat's ``pieces`` placed (encoded as for :meth:`try_pieces`)."""
         p = copy.copy(self)  # the constants and the memo shared
         p.owner, p.free = list(self.owner), list(self.free)
         p.cl_left, p.ad_left = list(self.cl_left), list(self.ad_left)
@@ -185,7 +176,6 @@ class _Position:
         p._init_components()
         return p
 
-    # ------------------------------------------------------------------ components
     def _margin(self, ef: list[float]) -> float:
         me = self.me
         others = [v for s, v in enumerate(ef) if s != me]
@@ -204,7 +194,6 @@ class _Position:
         return out
 
     def _cl_value(self, row: list[int], f: int) -> list[float]:
-        """The cloister component of one country with cloister counts ``row`` and ``f`` free sites."""
         pts = scoring.cloister_points(row)
         times = self.times
         out = [float(times * p) for p in pts]
@@ -268,7 +257,6 @@ class _Position:
                 total += pot3 if length == 3 else pot2
         return total
 
-    # ------------------------------------------------------------------ trying pieces
     def _place(self, piece: int, d: int = 1) -> None:
         """Place the seat's ``piece`` (``d=1``) or take it back (``d=-1``)."""
         me = self.me
@@ -284,8 +272,7 @@ class _Position:
             self.ad_left[me] -= d
 
     def try_pieces(self, pieces: tuple[int, ...]) -> float:
-        """The margin after the seat places ``pieces`` (a site index for a cloister, ``-1 - country``
-        for an advisor); the position is unchanged afterwards."""
+        """The margin after the seat places ``pieces`` (site index: cloister, ``-1 - country``: advisor), undone."""
         st = self.st
         b = st.board
         me = self.me
@@ -302,7 +289,7 @@ class _Position:
                 alliances.update(st.alliances_of[-1 - piece])
         ef = list(self.ef)
         n = self.n
-        # ascending order (the compiled heuristic sums in the same order: the same values to the last bit)
+        # ascending order, as the compiled heuristic sums (bitwise equal values)
         changed = [(self._cl_comp(c), self.clc[c]) for c in sorted(countries)]
         for new, old in changed + [(self._al_comp(i), self.alc[i]) for i in sorted(alliances)]:
             for s in range(n):
@@ -314,8 +301,8 @@ class _Position:
         return self._margin(ef)
 
     def advisor_room(self, c: int, extra_cloister: bool = False, extra_advisors: int = 0) -> bool:
-        """Whether the seat may place an advisor in country ``c`` (supply and advisor limit), after
-        ``extra_advisors`` of its own advisors and, if ``extra_cloister``, one of its cloisters there."""
+        """Whether the seat may place an advisor in ``c`` (supply, limit) after ``extra_advisors`` more and, if
+        ``extra_cloister``, one more cloister there."""
         me = self.me
         if self.ad_left[me] <= extra_advisors:
             return False

@@ -1,12 +1,10 @@
 """The weights of the Kardinal & König ``heuristic``'s value (:mod:`agents.baselines.koenig_heuristic`).
 
 :class:`HeuristicWeights` names them, each a finite number >= 0. What each weighs:
-:mod:`agents.baselines.koenig_heuristic_value` (the board: ``rival_max``, ``fill``, ``contest``,
-``alliance_one``, ``alliance_two``, ``chain_three``, ``chain_two``, ``horizon``) and
-:mod:`agents.baselines.koenig_heuristic_plan` (the hand: ``hand``, ``hand_second``).
-:data:`DEFAULT_WEIGHTS` are the tuned ones (coordinate search over head-to-head tournaments:
-``agents.baselines.koenig_tuning``, ``docs/koenig-heuristic.md``). :meth:`HeuristicWeights.parse`
-reads ``"name=value,..."`` as configs write them.
+:mod:`agents.baselines.koenig_heuristic_value` (the board: ``rival_max``, ``fill``, ``contest``, ``alliance_one``,
+``alliance_two``, ``chain_three``, ``chain_two``, ``horizon``) and :mod:`agents.baselines.koenig_heuristic_plan` (the
+hand: ``hand``, ``hand_second``). :data:`DEFAULT_WEIGHTS` are the tuned ones (:mod:`agents.baselines.koenig_tuning`).
+:meth:`HeuristicWeights.parse` reads ``"name=value,..."`` as configs write them.
 """
 
 from __future__ import annotations
@@ -20,8 +18,7 @@ __all__ = ["DEFAULT_WEIGHTS", "HeuristicWeights"]
 
 @dataclass(frozen=True)
 class HeuristicWeights:
-    """Weights of the heuristic's value (the module docstring says where each weighs). Every weight is
-    a finite number >= 0; ``rival_max`` is at most 1 and ``horizon`` positive."""
+    """Weights of the heuristic's value, each finite and >= 0; ``rival_max`` at most 1, ``horizon`` positive."""
 
     rival_max: float = 0.5
     fill: float = 0.25
@@ -60,8 +57,7 @@ class HeuristicWeights:
 
     @classmethod
     def parse(cls, text: str) -> HeuristicWeights:
-        """Weights from ``"name=value,name=value"`` (the others at their defaults; ``""``: the defaults),
-        as configs write them (e.g. the ``advice_weights`` of the trainer's advised network)."""
+        """Weights from ``"name=value,name=value"`` (others at their defaults), e.g. a config's ``advice_weights``."""
         data: dict[str, float] = {}
         for item in (part.strip() for part in text.split(",")):
             if not item:
@@ -76,7 +72,7 @@ class HeuristicWeights:
         return cls.from_dict(data)
 
     def changed(self) -> dict[str, float]:
-        """The weights that differ from the defaults (``{}`` for the defaults)."""
+        """The weights that differ from the defaults."""
         return {k: v for k, v in self.as_dict().items() if v != getattr(DEFAULT_WEIGHTS, k)}
 
 

@@ -4,11 +4,9 @@
 A small game loop of its own (:func:`play_game`); a seat's win share is ``1/k`` as one of ``k`` winners.
 
 * :func:`one_vs_field` — one agent against ``players - 1`` copies of another, the focal seat rotated.
-* :func:`head_to_head` — two weight sets in half of the seats each, every deal played from both sides;
-  also the mean score difference per game and its standard error over deals, which separates close
-  candidates with fewer games than the win share.
-* :func:`coordinate_search` — for each weight in turn, each candidate value plays the incumbent on the
-  same deals and replaces it when clearly better; rounds repeat.
+* :func:`head_to_head` — two weight sets in half of the seats each, every deal played from both sides; the mean score
+  difference's standard error over deals separates close candidates with fewer games than the win share.
+* :func:`coordinate_search` — each weight in turn, each candidate value against the incumbent on the same deals.
 * :func:`wilson_interval` — the 95% Wilson score interval of a share (:mod:`agents.evaluation.stats`).
 """
 
@@ -81,7 +79,7 @@ class MatchResult:
 
 
 def play_game(rules: Rules, seed: int, agents: Sequence) -> Game:
-    """Play one game to its end; ``agents[s]`` plays seat ``s`` and is reset with ``seed * 100 + s``."""
+    """One game; ``agents[s]`` plays seat ``s``, reset with ``seed * 100 + s``."""
     if len(agents) != rules.players:
         raise ValueError(f"play_game: {rules.players} players need {rules.players} agents, got {len(agents)}")
     for s, agent in enumerate(agents):
@@ -130,8 +128,8 @@ def one_vs_field(
     seed: int = 0,
     progress: Callable[[int, MatchResult], None] | None = None,
 ) -> MatchResult:
-    """``focal(seed)`` in one seat against ``field(seed)`` in the others; game ``i`` has seed
-    ``seed + i`` and the focal agent in seat ``i % players``."""
+    """``focal(seed)`` in one seat against ``field(seed)`` in the others; game ``i``: seed ``seed + i``, focal seat
+    ``i % players``."""
     _check_games(games)
     rules = Rules(players=players, discard=discard)
     outcomes: list[tuple[float, float]] = []
@@ -154,10 +152,8 @@ def head_to_head(
     discard: str = "one",
     seed: int = 0,
 ) -> MatchResult:
-    """Heuristic with weights ``a`` against weights ``b``, each in about half of the seats, in
-    duplicate: games ``2k`` and ``2k + 1`` are dealt from the same seed ``seed + k``, and game ``i``
-    gives A the seats ``s`` with ``(s + i) % 2 == 0`` (``ABAB`` then ``BABA`` with 4 players), so each
-    deal is played from both sides. Parity: A's share of the seats."""
+    """Heuristic weights ``a`` against ``b`` in duplicate: games ``2k`` and ``2k + 1`` share the seed ``seed + k``, game
+    ``i`` gives A the seats ``s`` with ``(s + i) % 2 == 0`` (``ABAB``, then ``BABA``). Parity: A's seat share."""
     _check_games(games)
     rules = Rules(players=players, discard=discard)
     outcomes: list[tuple[float, float]] = []
@@ -197,15 +193,11 @@ def coordinate_search(
     field: HeuristicWeights | None = None,
     log: Callable[[str], None] = print,
 ) -> HeuristicWeights:
-    """Coordinate search from ``start``; the incumbent at the end. A weight's candidates: the incumbent's
-    value times each of ``factors`` (0.1 for a weight at 0; ``rival_max`` moved by ``rival_step`` within
-    [0, 1]); every comparison plays the same deals (seeds from ``seed``).
-
-    ``field=None``: a candidate plays a :func:`head_to_head` against the incumbent and replaces it when
-    its win share is above parity and its mean score difference more than ``z`` standard errors above 0.
-    ``field=W``: the *best response* to a fixed field — candidate and incumbent each play
-    :func:`one_vs_field` against heuristics with weights ``W``; the candidate wins with a higher win
-    share and a mean score difference more than ``z`` standard errors (of the difference) higher."""
+    """Coordinate search from ``start``; returns the final incumbent. Candidates: the value times each of ``factors``
+    (0.1 for 0; ``rival_max`` ± ``rival_step`` within [0, 1]), compared on the same deals (seeds from ``seed``).
+    ``field=None``: a candidate replaces the incumbent when its :func:`head_to_head` share is above parity and its score
+    difference over ``z`` SEs above 0. ``field=W`` (best response): both play :func:`one_vs_field` against weights
+    ``W``; the candidate wins with a higher share and a score difference ``z`` SEs (of the gap) higher."""
     incumbent = start
     names = list(names) if names is not None else list(start.as_dict())
     unknown = sorted(set(names) - set(start.as_dict()))

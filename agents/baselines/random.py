@@ -1,5 +1,5 @@
-"""Uniformly random legal moves: the ``random`` baseline of every game (any game of the protocol), and
-:func:`pick_max`, the baselines' seeded tie-break."""
+"""Uniformly random legal moves: the ``random`` baseline of every game (any game of the protocol), and :func:`pick_max`,
+the baselines' seeded tie-break."""
 
 from __future__ import annotations
 
@@ -13,16 +13,14 @@ __all__ = ["RandomAgent", "pick_max"]
 
 
 def pick_max(items: Sequence[tuple[Any, Any]], rng: random.Random) -> Any:
-    """A uniform choice among the values of the ``(key, value)`` items of the largest key (no draw when
-    one has it)."""
+    """A uniform choice among the values of the ``(key, value)`` items of the largest key (no draw for one)."""
     best = max(k for k, _ in items)
     top = [v for k, v in items if k == best]
     return top[0] if len(top) == 1 else top[rng.randrange(len(top))]
 
 
 class RandomAgent(BaseAgent):
-    """Picks uniformly among ``game.legal_actions()`` with its own seeded generator (the same draw as
-    among ``legal_moves()``, in the same order) and names the action with ``action_to_string``."""
+    """Picks uniformly among ``game.legal_actions()`` with its seeded generator (as among ``legal_moves()``)."""
 
     name = "random"
 

@@ -1,9 +1,5 @@
-"""What the tree searches of :mod:`agents.search` share: their arguments' checks, the playout with a
-policy or uniform random moves, the backup of a simulation's values along its path, and the paired
-test of moves played in the same worlds (``rollout:N``, the paired root of ``pismcts:N``).
-
-Each helper draws from the generator it is given exactly as the searches did before they shared it,
-so seeded searches choose the same moves."""
+"""What the tree searches of :mod:`agents.search` share: argument checks, the playout, the backup along a path, and
+the paired test of moves played in the same worlds (``rollout:N``, the paired root of ``pismcts:N``)."""
 
 from __future__ import annotations
 
@@ -48,8 +44,7 @@ _Score = TypeVar("_Score", int, float)
 def check_count(
     what: str, value: object, minimum: int = 1, allow_none: bool = False, maximum: int = limits.KNOB
 ) -> None:
-    """``ValueError`` naming ``what`` (e.g. ``"mcts: simulations"``) unless ``value`` is an integer (not a
-    bool) from ``minimum`` to ``maximum``, or ``None`` when allowed; checked when an agent is made."""
+    """``ValueError`` naming ``what`` unless ``value`` is an int (not bool) in [minimum, maximum] or allowed None."""
     if value is None and allow_none:
         return
     if not is_int(value) or not minimum <= value <= maximum:
@@ -72,7 +67,7 @@ def check_fraction(what: str, value: object) -> None:
 def check_uct(
     kind: str, simulations: object, exploration: object, margin_weight: object, rollout: object, rollouts: tuple
 ) -> None:
-    """The checks of the arguments ``mcts`` and ``ismcts`` share (``kind``: the agent's name)."""
+    """The argument checks ``mcts`` and ``ismcts`` share."""
     check_count(f"{kind}: simulations", simulations, maximum=limits.SIMULATIONS)
     check_finite(f"{kind}: exploration", exploration)
     check_fraction(f"{kind}: margin_weight", margin_weight)
@@ -86,7 +81,7 @@ def spec_of(spec: GameSpec | None, game: Any) -> GameSpec:
 
 
 def action_list(game: Any) -> list[int]:
-    """``game.legal_actions()`` as a new list of ints (the engine's may be a shared list or an array)."""
+    """``game.legal_actions()`` as a new list (the engine's may be shared or an array)."""
     actions = game.legal_actions()
     return actions.tolist() if hasattr(actions, "tolist") else list(actions)
 
@@ -99,9 +94,8 @@ def margins(scores: Sequence[_Score]) -> list[_Score]:
 def play_out(
     game: Any, policy: Callable[[Any, random.Random], str] | None, rng: random.Random, limit: int | None
 ) -> None:
-    """Play ``game`` on (in place) until it is over or ``limit`` moves are played (``None``: no limit):
-    ``policy(game, rng)``'s moves (to the end: ``policy.play_out(game, rng)`` when it has one, the same
-    moves and draws), or uniform random legal actions when ``policy`` is ``None``."""
+    """Play ``game`` in place to its end or for ``limit`` moves: ``policy(game, rng)``'s moves (to the end:
+    ``policy.play_out(game, rng)`` when it has one, same moves and draws), or uniform random actions without one."""
     fast = getattr(policy, "play_out", None) if limit is None else None
     if fast is not None:
         fast(game, rng)
@@ -117,8 +111,7 @@ def play_out(
 
 
 def forced_root(game: Any) -> list[tuple[str, int, float]] | None:
-    """``[(move, 0, 0.0)]`` for a decision with one legal move, ``None`` with more; ``ValueError`` once
-    the game is over."""
+    """``[(move, 0, 0.0)]`` for a decision with one legal move, ``None`` with more; ``ValueError`` once it is over."""
     moves = game.legal_moves()
     if not moves:
         raise ValueError("no legal move: the game is over")
@@ -126,13 +119,12 @@ def forced_root(game: Any) -> list[tuple[str, int, float]] | None:
 
 
 def most_visited(children: Sequence[tuple]) -> Any:
-    """The move of the most visited root child ``(move, visits, mean, ...)`` (ties: the higher mean,
-    then the first)."""
+    """The most visited child ``(move, visits, mean, ...)``'s move (ties: the higher mean, then the first)."""
     return max(children, key=lambda child: (child[1], child[2]))[0]
 
 
 def ucb(node: Any, seat: int, c: float, log_n: float) -> float:
-    """UCB1 of ``node`` (``visits``, per-seat ``totals``) for ``seat``: mean plus ``c * sqrt(log_n / visits)``."""
+    """UCB1 for ``seat``: mean plus ``c * sqrt(log_n / visits)``."""
     return node.totals[seat] / node.visits + c * math.sqrt(log_n / node.visits)
 
 
@@ -148,10 +140,9 @@ def backup(path: Sequence[Any], values: Sequence[float]) -> None:
 def paired_statistics(
     values: Sequence[tuple[Any, Sequence[float], Sequence[int]]], win_bonus: float = 10.0
 ) -> list[tuple[Any, float, float]]:
-    """``[(move, mean, standard error)]`` of each move after the first in ``values``, each ``(move, [win
-    share per world], [final margin per world])``: the mean of its paired difference to the first move,
-    world by world (a world's value: the margin plus ``win_bonus`` times the win share), and the
-    standard error of that mean (``inf`` with one world)."""
+    """``[(move, mean, standard error)]`` per move after the first of ``values``, each
+    ``(move, [win share per world], [final margin per world])``: its mean paired difference to the first, a world worth
+    margin + ``win_bonus`` x win share; SE ``inf`` with one world."""
 
     def worlds(shares: Sequence[float], margins: Sequence[int]) -> list[float]:
         return [m + win_bonus * s for s, m in zip(shares, margins, strict=True)]
@@ -168,28 +159,25 @@ def paired_statistics(
 
 
 def _sum_in_order(values: Sequence[float]) -> float:
-    """Left-to-right float sum, as the compiled core adds (the builtin ``sum`` compensates its rounding
-    from Python 3.12 on; the paired search's stopping rule must agree to the bit in both)."""
+    """Left-to-right sum as the core adds (``sum`` compensates from Python 3.12): stopping must agree bitwise."""
     return functools.reduce(operator.add, values, 0.0)
 
 
 def seat_result(game: Any, seat: int) -> tuple[float, int]:
-    """``(win share, margin)`` of ``seat`` in a finished game: 1/k as one of k winners (else 0), and its
-    final score less the best other seat's."""
+    """``(win share, margin)`` of ``seat`` in a finished game: 1/k as one of k winners, and its score less the best
+    other's."""
     return win_share(game.winners(), seat), margins(game.scores())[seat]
 
 
 def choose(
     values: Sequence[tuple[Any, Sequence[float], Sequence[int]]], z: float = 2.0, win_bonus: float = 10.0
 ) -> Any:
-    """The move of a paired search from ``values`` (as :func:`paired_statistics` takes them, the move to
-    beat first): :func:`significant_move` of their statistics."""
+    """:func:`significant_move` of :func:`paired_statistics` of ``values`` (the move to beat first)."""
     return significant_move(values[0][0], paired_statistics(values, win_bonus), z)
 
 
 def significant_move(first: Any, statistics: Sequence[tuple[Any, float, float]], z: float) -> Any:
-    """The move whose mean less ``z`` standard errors is the largest above zero (ties: the earlier),
-    else ``first``."""
+    """The move whose mean less ``z`` standard errors is the largest above zero (ties: the earlier), else ``first``."""
     choice, best = first, 0.0
     for move, mean, se in statistics:
         low = mean - z * se
@@ -201,15 +189,13 @@ def significant_move(first: Any, statistics: Sequence[tuple[Any, float, float]],
 def paired_test(
     first: Any, alive: Sequence[Any], played: dict, z: float, t_continue: float, win_bonus: float
 ) -> tuple[Any, list]:
-    """One test of a paired search's rounds, ``played[move] = (win shares, margins)`` of ``first`` and
-    the ``alive`` alternatives: the choice (:func:`significant_move`) and the alternatives still
-    promising (mean paired difference above ``t_continue`` standard errors)."""
+    """One test of a paired search's rounds over ``played[move] = (win shares, margins)``: the choice
+    (:func:`significant_move`) and the alternatives whose mean paired difference is above ``t_continue`` SEs."""
     stats = paired_statistics([(m, *played[m]) for m in (first, *alive)], win_bonus)
     return significant_move(first, stats, z), [m for m, mean, se in stats if mean > t_continue * se]
 
 
-#: The valid range of each search argument a checkpoint may record as its default (for
-#: :class:`agents.search.puct.PUCTAgent` and :func:`agents.networks.checkpoint.search_defaults`).
+#: The valid range of each search argument a checkpoint may record as a default (:func:`search_argument_problem`).
 SEARCH_ARGUMENTS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "batch_size": (lambda v: is_int(v) and 1 <= v <= limits.KNOB, f"an integer from 1 to {limits.KNOB}"),
     "c_puct": (lambda v: is_finite_number(v) and v > 0, "a positive number"),
@@ -220,7 +206,6 @@ SEARCH_ARGUMENTS: dict[str, tuple[Callable[[Any], bool], str]] = {
 
 
 def search_argument_problem(key: str, value: object) -> str | None:
-    """``None`` when ``value`` is in the valid range of the search argument ``key``, else what is wrong
-    (``"c_puct must be a positive number, got 0"``)."""
+    """``None`` when ``value`` suits the search argument ``key``, else what is wrong (``"c_puct must be ..."``)."""
     ok, want = SEARCH_ARGUMENTS[key]
     return None if ok(value) else f"{key} must be {want}, got {value!r}"

@@ -1,12 +1,9 @@
-"""The compiled ``mcts:N`` against the Python ``mcts:N`` on Kardinal: issue 22's strength check (core
-``mcts:200`` against Python ``mcts:200``, 2 players, win share >= 0.45 over 200 games; the figures are
-in docs/benchmarks.md). ``scripts/core_mcts_match.py`` is its command line.
+"""The compiled ``mcts:N`` against the Python ``mcts:N`` on Kardinal, a strength check (``mcts:200``, 2 players, core
+win share >= 0.45 over 200 games; figures: docs/benchmarks.md); ``scripts/core_mcts_match.py`` is its command line.
 
-Game ``g`` (from 0) puts the core agent in seat ``g % players`` and Python agents (``compiled=False``)
-in the others, each ``MCTSAgent(N, seed=1000 * (seed + g) + seat)``; games are played until ``games``
-are done or ``minutes`` have passed (the game under way finishes). The core's share counts a win
-shared by ``k`` seats as ``1/k`` (:func:`kardinal_env.core.rewards.win_share`), with its 95 % Wilson
-interval.
+Game ``g`` (from 0) puts the core agent in seat ``g % players``, Python ones (``compiled=False``) elsewhere, each
+``MCTSAgent(N, seed=1000 * (seed + g) + seat)``, until ``games`` are done or ``minutes`` have passed (the game under way
+finishes). The core's share counts a win shared by ``k`` seats as ``1/k``, with its 95 % Wilson interval.
 """
 
 from __future__ import annotations
@@ -30,7 +27,7 @@ def core_mcts_match(
     seed: int = 0,
     log: Callable[[str], None] = print,
 ) -> float:
-    """Play the match (the module docstring), ``log`` a line per game and the summary; the core's share."""
+    """Play the match, ``log`` a line per game and the summary; the core's share."""
     rules = Rules(players=players)
     start = time.perf_counter()
     points, played = 0.0, 0

@@ -1,33 +1,29 @@
-"""Heuristic rollouts for Kardinal & König (``rollout:N``): the ``heuristic`` baseline's move, replaced
-by one of its next best when determinized worlds played to the end by the heuristic show that move
-clearly better — in rounds of worlds, up to ``N``, spent where a decision is close. Results and the
-reasoning behind the test: docs/lab/koenig-search.md.
+"""Heuristic rollouts for Kardinal & König (``rollout:N``): the ``heuristic`` baseline's move, unless determinized
+worlds played out by the heuristic show one of its next best clearly better; up to ``N`` worlds per decision, in rounds.
+Results and reasoning: docs/lab/koenig-search.md.
 
-**The decision.** At a decision with two or more legal moves: the ``heuristic`` agent's move (the same
-draw of the agent's generator on a tie) and its next ``candidates - 1`` best distinct moves (default 2;
-ties: the lower id; :func:`heuristic_root_moves`), all played in the same worlds (:func:`rollout_values`).
-A world's value for a move is the seat's final margin plus ``win_bonus`` (10) times its win share;
-another move replaces the heuristic's only when its mean paired difference to it is above ``z`` (2.5)
-standard errors, the largest such lower bound winning (:func:`~agents.search.common.choose`).
+**The decision.** At a decision with two or more legal moves: the ``heuristic`` agent's move (the same draw of the
+agent's generator on a tie) and its next ``candidates - 1`` best distinct moves (default 2; ties: the lower id;
+:func:`heuristic_root_moves`), all played in the same worlds (:func:`rollout_values`). A world's value for a move is the
+seat's final margin plus ``win_bonus`` (10) times its win share; another move replaces the heuristic's only when its
+mean paired difference to it is above ``z`` (2.5) standard errors, the largest such lower bound winning
+(:func:`~agents.search.common.choose`).
 
-**Rounds.** Worlds are played in rounds of ``batch`` (16; the last cut to end at ``N``), each dealt
-from one ``getrandbits(64)`` of the agent's generator. After each round the test runs on all worlds so
-far; the next round plays only the alternatives whose mean paired difference is above ``t_continue``
-(0.5) standard errors, and the decision ends when none is, or after ``N`` worlds. ``batch >= N``: one
-round of exactly ``N`` worlds (version 1 with ``z=2``).
+**Rounds.** Worlds are played in rounds of ``batch`` (16; the last cut to end at ``N``), each dealt from one
+``getrandbits(64)`` of the agent's generator. After each round the test runs on all worlds so far; the next round plays
+only the alternatives whose mean paired difference is above ``t_continue`` (0.5) standard errors; the decision ends when
+none is, or after ``N`` worlds. ``batch >= N``: one round of exactly ``N`` worlds (version 1 with ``z=2``).
 
-**A world** is dealt as ``ismcts`` deals it, from what the seat knows
-(:class:`kardinal_env.koenig.knowledge.SeatKnowledge`): a 64-bit draw of the round's
-:class:`~kardinal_env.core.shuffle.ShuffleRng` seeds the world's generator. Every candidate is played
-in every world (common random numbers).
+**A world** is dealt as ``ismcts`` deals it (:class:`kardinal_env.koenig.knowledge.SeatKnowledge`), seeded by a 64-bit
+draw of the round's :class:`~kardinal_env.core.shuffle.ShuffleRng`; every candidate is played in every world.
 
-**A playout** plays the candidate, then the heuristic (``replan`` re-valued plans, default 1) for every
-seat to the end; exact ties go to the lowest move id. A playout seat values deck draws by the cards it
-cannot see in that world (:func:`~agents.baselines.koenig_heuristic.unseen_deck_probabilities`).
+**A playout** plays the candidate, then the heuristic (``replan`` re-valued plans, default 1) for every seat to the end;
+exact ties go to the lowest move id. A playout seat values deck draws by the cards it cannot see in that world
+(:func:`~agents.baselines.koenig_heuristic.unseen_deck_probabilities`).
 
-**Compiled.** With the core (``koenig_search.heuristic_rollouts``, ``cpp/src/koenig/rollouts.hpp``) the
-worlds are dealt and played in C++ — the same deals, moves and values as the Python reference
-(``compiled=False``; ``tests/test_core_koenig_rollouts.py``), ~18 times faster.
+**Compiled.** With the core (``koenig_search.heuristic_rollouts``, ``cpp/src/koenig/rollouts.hpp``) the worlds are dealt
+and played in C++: the same deals, moves and values as the Python reference (``compiled=False``;
+``tests/test_core_koenig_rollouts.py``), ~18 times faster.
 """
 
 from __future__ import annotations
@@ -55,9 +51,8 @@ __all__ = ["HeuristicGuide", "HeuristicRolloutAgent", "heuristic_root_moves", "p
 
 
 def _ranked(game, limit: int, weights: HeuristicWeights, replan: int) -> list[int]:
-    """The seat on turn's ``limit`` best move ids by the heuristic (Python planner, the deck as a playout
-    seat values it: :func:`unseen_deck_probabilities`), best first: repeatedly the lowest id among those
-    within ``1e-9`` of the best value left. A decision with one legal move: that move."""
+    """The seat on turn's ``limit`` best move ids by the Python planner with a playout seat's deck, best first (ties
+    within ``1e-9``: the lowest id)."""
     legal = game.legal_actions()
     if len(legal) == 1:
         return [legal[0]]
@@ -73,7 +68,7 @@ def _ranked(game, limit: int, weights: HeuristicWeights, replan: int) -> list[in
 
 
 def playout_move(game, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 1) -> int:
-    """The playout policy's move id for the seat on turn: the heuristic's best (:func:`_ranked`)."""
+    """The playout policy's move id for the seat on turn: the heuristic's best."""
     return _ranked(game, 1, weights, replan)[0]
 
 
@@ -85,10 +80,8 @@ def _play_out(world, weights: HeuristicWeights, replan: int) -> None:
 def heuristic_root_moves(
     game, limit: int, rng, weights: HeuristicWeights = DEFAULT_WEIGHTS, compiled: bool = True
 ) -> tuple[list[int], dict[int, float]]:
-    """The candidates of ``rollout:N`` and of the paired root of ``pismcts:N``: the ``heuristic``
-    agent's own move (the seat's own knowledge of the deck, exact ties broken by the same draw of
-    ``rng``) and its next ``limit - 1`` best distinct moves (ties: the lower id), as move ids; and each
-    move's value (its best candidate's)."""
+    """The move ids of ``rollout:N`` and ``pismcts:N``'s paired root: the ``heuristic`` agent's move (ties drawn from
+    ``rng``) and its next ``limit - 1`` best (ties: lower id); and each move's best candidate value."""
     candidates = heuristic_candidates(game, weights, 6, compiled)
     first = _tie_break(candidates, rng)
     best = _best_values(candidates)
@@ -97,10 +90,8 @@ def heuristic_root_moves(
 
 
 class HeuristicGuide:
-    """Kardinal & König's search guide (``GameAgents.search_guide``) for ``gismcts:N``: :meth:`ranked`,
-    the mover's best moves in a dealt world, and :meth:`play_out`, the heuristic in every seat to the
-    game's end, both valuing deck draws as a playout seat does. The compiled search takes
-    :attr:`core_arguments` and does the same in C++ (``cpp/src/koenig/rollouts.hpp``)."""
+    """Kardinal & König's search guide (``GameAgents.search_guide``) for ``gismcts:N``, valuing deck draws as a playout
+    seat does; the compiled search takes :attr:`core_arguments` and does the same in C++."""
 
     def __init__(self, weights: HeuristicWeights = DEFAULT_WEIGHTS, replan: int = 1):
         check_count("guide: replan", replan)
@@ -109,11 +100,11 @@ class HeuristicGuide:
 
     @property
     def core_arguments(self) -> tuple[list[float], int]:
-        """``(weights as the 10 field values, replan)``, as the core's ``ismcts_root`` takes them."""
+        """``(the weights' 10 field values, replan)`` for the core's ``ismcts_root``."""
         return list(astuple(self.weights)), self.replan
 
     def ranked(self, world, limit: int) -> list[int]:
-        """The seat on turn's ``limit`` best moves (action ids), best first (:func:`_ranked`)."""
+        """The mover's ``limit`` best action ids in a dealt world, best first."""
         return _ranked(world, limit, self.weights, self.replan)
 
     def root_moves(self, game, limit: int, rng, compiled: bool = True) -> list[int]:
@@ -121,7 +112,7 @@ class HeuristicGuide:
         return heuristic_root_moves(game, limit, rng, self.weights, compiled)[0]
 
     def play_out(self, world) -> None:
-        """Play ``world`` (in place) to its end with :func:`playout_move` in every seat."""
+        """Play ``world`` in place to its end with :func:`playout_move` in every seat."""
         _play_out(world, self.weights, self.replan)
 
 
@@ -134,9 +125,8 @@ def rollout_values(
     replan: int = 1,
     compiled: bool = True,
 ) -> list[tuple[int, list[float], list[int]]]:
-    """``[(move id, [win share per world], [final score margin per world])]`` of the seat on turn for
-    each of ``moves`` (legal move ids), over ``worlds`` worlds dealt from ``ShuffleRng(seed)`` (module
-    docstring). In the compiled core when ``compiled`` and the game is core-backed; else in Python."""
+    """``[(move id, [win share per world], [final margin per world])]`` of the seat on turn for each legal move id in
+    ``moves``, over ``worlds`` worlds dealt from ``ShuffleRng(seed)``; in the core when ``compiled`` and core-backed."""
     check_count("rollout: worlds", worlds, maximum=limits.WORLDS)
     if not moves:
         raise ValueError("rollout_values: moves is empty")
@@ -169,8 +159,7 @@ def rollout_values(
 
 
 class HeuristicRolloutAgent(BaseAgent):
-    """``rollout:N`` (module docstring); Kardinal & König only. ``last_worlds``: the worlds the last
-    decision played (0 when it had one candidate)."""
+    """``rollout:N``; Kardinal & König only. ``last_worlds``: the worlds the last decision played (0: one candidate)."""
 
     def __init__(
         self,
@@ -203,9 +192,8 @@ class HeuristicRolloutAgent(BaseAgent):
         return max(self.root_statistics(game), key=lambda child: child[1])[0]
 
     def root_statistics(self, game) -> list[tuple[str, int, float]]:
-        """The decision as a search trainer reads it (``search: rollout``): ``(move, visits, value)`` for
-        the heuristic's move and the alternatives considered, in that order, the move played with 1
-        visit and the others with 0; ``value`` is the heuristic's. One legal move: that move, no visits."""
+        """For search trainers (``search: rollout``): ``(move, visits, heuristic value)`` of the heuristic's move and
+        the alternatives, in that order, 1 visit for the move played (one legal move: that move, no visits)."""
         self.last_worlds = 0
         forced = forced_root(game)
         if forced is not None:
@@ -215,8 +203,6 @@ class HeuristicRolloutAgent(BaseAgent):
         return [(game.board.moves[m], int(m == choice), best[m]) for m in (first, *others)]
 
     def _sequential_choice(self, game, first: int, alive: list[int]) -> int:
-        """Rounds of worlds (a fresh 64-bit seed each) for the heuristic's move and the alternatives
-        still promising, until one is clearly better, none is promising or ``worlds`` are played."""
         played: dict[int, tuple[list[float], list[int]]] = {m: ([], []) for m in (first, *alive)}
         n = 0
         while True:

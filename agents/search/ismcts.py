@@ -1,45 +1,41 @@
-"""Information-set MCTS (``ismcts:N``: N simulations per decision) for every game of the suite, over
-the game protocol (:mod:`kardinal_env.core.protocol`).
+"""Information-set MCTS (``ismcts:N``: N simulations per decision) for every game of the suite, over the game protocol
+(:mod:`kardinal_env.core.protocol`).
 
-The agent never looks at hidden information: each simulation starts from
-``game.determinize(seat, rng)``, a full state the searching seat cannot tell from the real one. One
-tree is shared by all worlds (single-observer ISMCTS, Cowling, Powley & Whitehouse 2012); on a game of
-perfect information ``determinize`` is ``clone()`` and this is plain MCTS.
+The agent never looks at hidden information: each simulation starts from ``game.determinize(seat, rng)``, a full state
+the searching seat cannot tell from the real one. One tree is shared by all worlds (single-observer ISMCTS, Cowling,
+Powley & Whitehouse 2012); with perfect information ``determinize`` is ``clone()`` and this is plain MCTS.
 
-**Search.** Nodes are keyed by action id (``legal_actions()``, played with ``apply_action``); a node's
-statistics are from the point of view of the seat that made the move. Selection maximises UCB1 with
-*availability* counts (how often the move was legal when its parent was visited), expansion adds one
-untried move chosen at random, then a playout of at most ``rollout_moves`` decisions (default 0: none)
-with the game's playout policy (``GameAgents.rollout``; uniform random actions without one or with
-``rollout="random"``). Values per seat in ``[0, 1]``: for a finished game ``1/k`` for each of ``k``
-winners, else ``sigmoid((projected score − best other projected score) / scale)``. The move is the most
-visited root child (ties: the higher mean value, then the first expanded).
+**Search.** Nodes are keyed by action id (``legal_actions()``, played with ``apply_action``); a node's statistics are
+from the point of view of the seat that made the move. Selection maximises UCB1 with *availability* counts (how often
+the move was legal when its parent was visited), expansion adds one untried move chosen at random, then a playout of at
+most ``rollout_moves`` decisions (default 0: none) with the game's playout policy (``GameAgents.rollout``; uniform
+random without one or with ``rollout="random"``). Values per seat in ``[0, 1]``: a finished game gives ``1/k`` to each
+of ``k`` winners, else ``sigmoid((projected score − best other projected score) / scale)``. The move is the most visited
+root child (ties: the higher mean value, then the first expanded).
 
-**Guided search** (``rollout="guide"``, ``gismcts:N``): with the game's search guide
-(``GameAgents.search_guide``; Kardinal & König:
-:class:`agents.search.heuristic_rollouts.HeuristicGuide`) a node offers only the mover's ``widen``
-(default 3) best moves in the simulation's world (``guide.ranked(world, widen)``, action ids), the
-best untried one is expanded (no random draw), and every simulation ends with
-``guide.play_out(world)``, valued ``(1 - margin_weight) × win share + margin_weight × sigmoid(final
-margin / scale)``. With ``widen_visits = W > 0`` a node offers only its ``1 + visits // W`` best moves.
+**Guided search** (``rollout="guide"``, ``gismcts:N``): with the game's search guide (``GameAgents.search_guide``;
+Kardinal & König: :class:`agents.search.heuristic_rollouts.HeuristicGuide`) a node offers only the mover's ``widen``
+(default 3) best moves in the simulation's world (``guide.ranked(world, widen)``, action ids), the best untried one is
+expanded (no random draw), and every simulation ends with ``guide.play_out(world)``, valued
+``(1 - margin_weight) × win share + margin_weight × sigmoid(final margin / scale)``. With ``widen_visits = W > 0`` a
+node offers only its ``1 + visits // W`` best moves.
 
 **Paired root** (``paired=True`` with the guide, ``pismcts:N``): the root's children are
-``guide.root_moves(game, widen, rng, compiled)`` when the guide has it (Kardinal & König: the
-``heuristic`` agent's move and its next best), else the guide's best moves in the first world. Each
-round deals one world and plays every child in it, each followed by one guided simulation below it.
-The move is the first child unless another passes the paired test of ``rollout:N``
-(:func:`agents.search.common.choose`: ``z`` 2.5, ``win_bonus`` 10). Rounds go on while the next fits in
-N simulations; with ``batch = B > 0`` the test also runs every ``B`` rounds: a passing alternative ends
-the search, and alternatives at most ``t_continue`` (0.5) standard errors above zero are dropped.
+``guide.root_moves(game, widen, rng, compiled)`` when the guide has it (Kardinal & König: the ``heuristic`` agent's move
+and its next best), else the guide's best moves in the first world. Each round deals one world and plays every child in
+it, each followed by one guided simulation below it. The move is the first child unless another passes the paired test
+of ``rollout:N`` (:func:`agents.search.common.choose`: ``z`` 2.5, ``win_bonus`` 10). Rounds go on while the next fits in
+N simulations; with ``batch = B > 0`` the test also runs every ``B`` rounds: a passing alternative ends the search, and
+alternatives at most ``t_continue`` (0.5) standard errors above zero are dropped.
 
-**Randomness.** Each decision seeds a :class:`~kardinal_env.core.shuffle.ShuffleRng` with one
-``getrandbits(64)`` of the agent's ``random.Random``; per simulation it deals the world, then draws the
-expansion choice (``below(len(untried))``). Playouts draw from the agent's ``random.Random``.
+**Randomness.** Each decision seeds a :class:`~kardinal_env.core.shuffle.ShuffleRng` with one ``getrandbits(64)`` of the
+agent's ``random.Random``; per simulation it deals the world, then draws the expansion choice (``below(len(untried))``).
+Playouts draw from the agent's ``random.Random``.
 
-**Compiled search.** A game whose agents' entry names ``GameAgents.compiled_ismcts`` (Kardinal &
-König: :func:`agents.search.koenig_compiled.ismcts_root`) is searched by it when ``rollout_moves=0``
-and ``compiled`` is true: the same worlds, draws and move, 10-20 times faster. It answers ``None``
-(then this module searches) where the core is not used or for a subclass of the game.
+**Compiled search.** A game whose agents' entry names ``GameAgents.compiled_ismcts`` (Kardinal & König:
+:func:`agents.search.koenig_compiled.ismcts_root`) is searched by it when ``rollout_moves=0`` and ``compiled`` is true:
+the same worlds, draws and move, 10-20 times faster. It answers ``None`` (then this module searches) where the core is
+not used or for a subclass of the game.
 """
 
 from __future__ import annotations
@@ -84,7 +80,7 @@ class _Node:
 
 
 class ISMCTSAgent(BaseAgent):
-    """Single-observer information-set MCTS over ``game.determinize`` (see the module docstring)."""
+    """Single-observer information-set MCTS over ``game.determinize``."""
 
     def __init__(
         self,
@@ -137,21 +133,19 @@ class ISMCTSAgent(BaseAgent):
 
     def select_move(self, game) -> str:
         children = self._search(game)
-        if self.paired and len(children) > 1:
-            # the test on the alternatives played in every round (those the rounds did not drop)
+        if self.paired and len(children) > 1:  # tested: the alternatives the rounds did not drop
             rounds = len(children[0][3])
             values = [(move, shares, margins) for move, _, _, shares, margins in children if len(shares) == rounds]
             return choose(values, self.z, self.win_bonus)
         return most_visited(children)
 
     def root_statistics(self, game) -> list[tuple[str, int, float]]:
-        """The root's children in expansion order, ``(move, visits, mean value of the deciding seat)``
-        (one legal move: that move, unsearched); search trainers take the visits as a policy target."""
+        """The root's children in expansion order, ``(move, visits, mean value of the deciding seat)`` (one legal move:
+        that move, unsearched); search trainers take the visits as a policy target."""
         return [child[:3] for child in self._search(game)]
 
     def _search(self, game) -> list[tuple]:
-        """:meth:`root_statistics`' children; with the paired root each also carries the deciding seat's
-        win shares and final margins, one per round."""
+        """:meth:`root_statistics`' children, with the paired root also the seat's win shares and margins per round."""
         forced = forced_root(game)
         if forced is not None:
             return forced
@@ -194,8 +188,7 @@ class ISMCTSAgent(BaseAgent):
         return [(name(a), child.visits, child.totals[seat] / max(1, child.visits)) for a, child in children]
 
     def _setup(self, game) -> None:
-        """The game's playout policy (once per game class, when the search plays out), or with
-        ``rollout="guide"`` its search guide (built once, unless one was given)."""
+        """The game's playout policy (once per game class), or with ``rollout="guide"`` its search guide (once)."""
         if self.rollout == "guide":
             if self._policy is None:
                 spec = spec_of(self.game, game)
@@ -213,7 +206,6 @@ class ISMCTSAgent(BaseAgent):
         self._game_class = type(game)
 
     def _search_paired(self, game, root: _Node, n: int, search_rng: ShuffleRng, first: list[int] | None) -> list[tuple]:
-        """The paired root's rounds (module docstring)."""
         seat = game.current_player
         world = game.determinize(seat, search_rng)
         if first is None:
@@ -248,8 +240,7 @@ class ISMCTSAgent(BaseAgent):
     def _simulate(
         self, world, root: _Node, n: int, rng: ShuffleRng, node: _Node | None = None, path: list | None = None
     ) -> None:
-        """One simulation in ``world``, from ``node`` (default: the root; ``path``: the nodes below the
-        root walked to it): selection, expansion, playout, backup."""
+        """One simulation in ``world`` from ``node`` (default: the root; ``path``: the nodes below the root to it)."""
         c = self.exploration
         guide = self._policy if self.rollout == "guide" else None
         node = root if node is None else node

@@ -1,9 +1,8 @@
-"""Kardinal's searches in the compiled core: the ``compiled_search`` and ``compiled_playout`` of its
-agents' entry (:mod:`agents.games`). :func:`mcts_root` is ``mcts:N`` (:mod:`agents.search.mcts`) run
-by the core (the same UCT, reward, widening and playout policy, ported from
-:class:`agents.baselines.kardinal_greedy.Playout`; not the same random draws); :func:`play_out` plays
-a game to its end with that policy, for ``puct:N``'s leaf playouts. Both answer ``None`` (the caller
-then runs Python) when the core is not used or the game is not a plain engine or core-backed game.
+"""Kardinal's searches in the compiled core: the ``compiled_search`` and ``compiled_playout`` of its agents' entry
+(:mod:`agents.games`). :func:`mcts_root` is ``mcts:N`` (:mod:`agents.search.mcts`) run by the core (the same UCT,
+reward, widening and playout policy, ported from :class:`agents.baselines.kardinal_greedy.Playout`; not the same random
+draws); :func:`play_out` plays a game to its end with that policy, for ``puct:N``'s leaf playouts. Both answer ``None``
+(the caller then runs Python) when the core is not used or the game is not a plain engine or core-backed game.
 """
 
 from __future__ import annotations
@@ -29,11 +28,9 @@ def mcts_root(
     widen_base: float | None = 2.0,
     margin_weight: float = 0.25,
 ) -> list[tuple[str, int, float]] | None:
-    """Kardinal's ``compiled_search``: the root of ``mcts:simulations`` (the options as
-    :class:`agents.search.mcts.MCTSAgent`'s) searched by the core, seeded with ``rng.getrandbits(64)``:
-    ``(move, visits, mean reward of the deciding seat)`` of every expanded child in expansion order.
-    ``None``, without touching ``rng``, when the core is not used or ``game`` is not a plain
-    :class:`~kardinal_env.kardinal.engine.Game` or :class:`~kardinal_env.kardinal.core_game.CoreGame`."""
+    """Kardinal's ``compiled_search``: :meth:`agents.search.mcts.MCTSAgent.root_statistics` searched by the core, seeded
+    with ``rng.getrandbits(64)``. ``None``, without touching ``rng``, when the core is not used or ``game`` is not a
+    plain :class:`~kardinal_env.kardinal.engine.Game` or its ``CoreGame``."""
     if type(game) is not Game and type(game) is not CoreGame:
         return None
     module = core_module()
@@ -46,9 +43,8 @@ def mcts_root(
 
 
 def play_out(game: Any, rng: random.Random) -> Any | None:
-    """Kardinal's ``compiled_playout``: a copy of the core-backed ``game`` played to its end by the core's
-    playout policy (``kardinal_search.playout_move``), move ``i`` seeded with ``seed + i`` where ``seed`` is
-    ``rng.getrandbits(64)``; the finished core game (``scores()``, ``winners()``, ``num_players``).
+    """Kardinal's ``compiled_playout``: the finished core game (``scores()``, ``winners()``, ``num_players``) of a copy
+    of ``game`` played out by ``kardinal_search.playout_move``, move ``i`` seeded with ``rng.getrandbits(64) + i``.
     ``None``, without touching ``rng``, unless ``game`` is a plain core-backed game."""
     if type(game) is not CoreGame:
         return None

@@ -1,8 +1,8 @@
-"""Kardinal & König's searches and heuristic in the compiled core: :func:`ismcts_root`, the
-``compiled_ismcts`` of its agents' entry (:mod:`agents.games`), draw for draw the Python search's, and
-:func:`heuristic_values`, the ``heuristic`` agent's candidates valued in the core. Both answer ``None``
-when they cannot (the core not used, or a game the core does not see as it is): the caller then runs the
-Python code. The core is reached through :mod:`kardinal_env.koenig.compiled`.
+"""Kardinal & König's searches and heuristic in the compiled core: :func:`ismcts_root`, the ``compiled_ismcts`` of its
+agents' entry (:mod:`agents.games`), draw for draw the Python search's, and :func:`heuristic_values`, the ``heuristic``
+agent's candidates valued in the core. Both answer ``None`` when they cannot (the core not used, or a game the core does
+not see as it is): the caller then runs the Python code. The core is reached through
+:mod:`kardinal_env.koenig.compiled`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ __all__ = ["ismcts_root", "heuristic_values", "heuristic_core"]
 
 
 def _plain(game: Any) -> bool:
-    """Whether ``game`` is a plain :class:`Game` or a plain core-backed one (a subclass may change what
-    the core cannot see)."""
+    """Whether ``game`` is exactly :class:`Game` or :class:`CoreGame` (a subclass may change what the core sees)."""
     return type(game) is Game or type(game) is CoreGame
 
 
@@ -42,17 +41,13 @@ def ismcts_root(
     widen_visits: int = 0,
     root_moves: list[int] | None = None,
 ) -> list[tuple] | None:
-    """``ismcts:simulations`` (:class:`agents.search.ismcts.ISMCTSAgent` with ``rollout_moves=0``; with
-    ``guide``, a :class:`~agents.search.heuristic_rollouts.HeuristicGuide`, ``gismcts``, and with
-    ``paired`` ``pismcts``; the other options as the agent takes them, ``test`` its ``(batch, z,
-    t_continue, win_bonus)``, ``root_moves`` the paired root's action ids) run by the core: the root's
-    children ``(move, visits, mean value of the seat on turn[, win shares, margins per round])`` in
-    expansion order. It draws one ``rng.getrandbits(64)``, the search's seed, and hands the core the
-    seat's knowledge (:meth:`~kardinal_env.koenig.knowledge.SeatKnowledge.deal_data`, no hidden card):
-    the same worlds and draws, so the Python search's result (``tests/test_core_koenig.py``). ``None``,
-    without touching ``rng``, when the core is not used, ``game`` is not a plain :class:`Game` or
-    :class:`~kardinal_env.koenig.core_game.CoreGame`, or the guide has no ``core_arguments``;
-    ``ValueError`` when the decision has fewer than two legal moves."""
+    """:class:`~agents.search.ismcts.ISMCTSAgent`'s search (``rollout_moves=0``; ``test``:
+    ``(batch, z, t_continue, win_bonus)``; ``root_moves``: the paired root's action ids) run by the core: the root's
+    children ``(move, visits, mean value of the seat on turn[, win shares, margins per round])`` in expansion order.
+    Seeded by one ``rng.getrandbits(64)``, the core gets the seat's knowledge
+    (:meth:`~kardinal_env.koenig.knowledge.SeatKnowledge.deal_data`, no hidden card): the Python search's worlds, draws
+    and result. ``None``, without touching ``rng``, when the core is not used, ``game`` is not plain, or the guide has
+    no ``core_arguments``; ``ValueError`` with fewer than two legal moves."""
     if not _plain(game):
         return None
     module = core_module()
@@ -99,13 +94,11 @@ def heuristic_core() -> ModuleType | None:
 
 
 def heuristic_values(game: Any, weights: Any, replan: int, deck_probs: list[float]) -> list[tuple[int, float]] | None:
-    """The ``heuristic`` agent's candidates for the seat on turn, valued by the core
-    (``cpp/src/koenig/heuristic.hpp``): ``[(move id, value)]`` as
-    :meth:`agents.baselines.koenig_heuristic_plan._Planner.candidates` lists them (values equal to about
-    1e-12: ``tests/test_core_koenig_heuristic.py``). ``weights``: a ``HeuristicWeights`` or its 10 fields
-    in order; ``deck_probs``: per card type, what the seat knows of the deck's next card. ``None`` when
-    the core is not used, ``game`` is not a plain engine or core-backed game, or it is a determinized
-    world (:meth:`Game.with_hidden`); ``TypeError`` / ``ValueError`` naming the argument for bad input."""
+    """The ``heuristic`` agent's candidates for the seat on turn valued by the core (``cpp/src/koenig/heuristic.hpp``):
+    ``[(move id, value)]`` as :meth:`agents.baselines.koenig_heuristic_plan._Planner.candidates` lists them (equal to
+    about 1e-12). ``weights``: a ``HeuristicWeights`` or its 10 fields in order; ``deck_probs``: per card type, what the
+    seat knows of the deck's next card. ``None`` when the core is not used, ``game`` is not plain, or it is a
+    determinized world (:meth:`Game.with_hidden`); ``TypeError`` / ``ValueError`` naming the argument for bad input."""
     if not _plain(game):
         return None
     module = heuristic_core()

@@ -1,39 +1,37 @@
-"""Multi-player UCT Monte Carlo tree search (``mcts:N``: N simulations per decision) for every game of
-perfect information (``game=`` or the registry's entry; a game that hides information is refused: use
-``ismcts:N``), over the game protocol (:mod:`kardinal_env.core.protocol`).
+"""Multi-player UCT Monte Carlo tree search (``mcts:N``: N simulations per decision) for every game of perfect
+information (``game=`` or the registry's entry; a game that hides information is refused: use ``ismcts:N``), over the
+game protocol (:mod:`kardinal_env.core.protocol`).
 
-Search runs on ``game.clone()``; every decision is one tree level, its edges the action ids of
-``legal_actions()`` played with ``apply_action``; the root's moves are named with ``action_to_string``.
-Each node keeps its visit count and, per seat, the sum of that seat's rewards; selection maximises
-UCB1 for the seat deciding at the node (max^n-style multi-player UCT).
+Search runs on ``game.clone()``, one tree level per decision, edges the action ids of ``legal_actions()`` (played with
+``apply_action``; the root's named by ``action_to_string``). Each node keeps its visits and per-seat reward sums;
+selection maximises UCB1 for the seat deciding there (max^n-style).
 
 **Reward** (per seat, at the end of a simulated game, in ``[0, 1]``)::
 
     r = (1 - margin_weight) * win + margin_weight * (1 + clip((score - best_other_score) / 10, -1, 1)) / 2
 
-``win`` is 1 for every seat in ``game.winners()``, else 0; ``margin_weight`` (default 0.25) gives a
-gradient in positions already won or lost. A playout cut short by ``playout_moves`` is valued on
-``game.projected_scores()`` (the winners: the seats of the highest projected score).
+``win`` is 1 for every seat in ``game.winners()``, else 0; ``margin_weight`` (default 0.25) gives a gradient in
+positions already won or lost. A playout cut short by ``playout_moves`` is valued on ``game.projected_scores()`` (the
+winners: the seats of the highest projected score).
 
-**Playouts.** ``rollout="policy"`` (default): the game's playout policy (``GameAgents.rollout``:
-``rollout(game, rng) -> move``; uniform random actions without one); ``rollout="random"``: uniform
-random actions. A playout runs to the end, or for at most ``playout_moves`` moves. A policy may offer:
+**Playouts** run to the end or for ``playout_moves`` moves: ``rollout="policy"`` (default) with the game's playout
+policy (``GameAgents.rollout``: ``rollout(game, rng) -> move``; uniform random without one), ``rollout="random"``
+uniform random. A policy may offer:
 
-* ``policy.order(game, actions) -> list[int]``: the legal action ids, most promising first. A node's
-  actions are shuffled with the agent's generator, then put in that order; a node with ``v`` visits
-  has at most ``widen_base + sqrt(v)`` children (progressive widening). Without ``order`` (or with
-  ``widen_base=None``): plain UCT over all actions in the shuffled order.
-* ``policy.play_out(game, rng)``: a game played to its end with exactly the moves and draws of
-  repeated ``policy(game, rng)`` calls, but faster.
+* ``policy.order(game, actions) -> list[int]``: the legal action ids, most promising first. A node's actions are
+  shuffled with the agent's generator, then put in that order; a node with ``v`` visits has at most
+  ``widen_base + sqrt(v)`` children (progressive widening). Without ``order`` (or with ``widen_base=None``): plain UCT
+  over all actions in the shuffled order.
+* ``policy.play_out(game, rng)``: the game played to its end with the moves and draws of repeated
+  ``policy(game, rng)`` calls, but faster.
 
-The move is the most visited root child (ties: higher mean reward, then the first expanded). All
-randomness comes from the agent's own seeded ``random.Random``.
+The move is the most visited root child (ties: higher mean reward, then the first expanded). All randomness comes from
+the agent's seeded ``random.Random``.
 
-**Compiled search.** A game whose agents' entry names a ``GameAgents.compiled_search`` (Kardinal:
-:func:`agents.search.kardinal_compiled.mcts_root`) is searched by it — the same algorithm in C++,
-seeded from one draw of the agent's generator — when the agent plays the game's policy to the end
-(``rollout="policy"``, ``playout_moves=None``) and ``compiled`` is true. It answers ``None`` where the
-core is not used (then this module searches, drawing as always).
+**Compiled search.** A game whose agents' entry names ``GameAgents.compiled_search`` (Kardinal:
+:func:`agents.search.kardinal_compiled.mcts_root`: the same algorithm in C++, seeded from one draw of the agent's
+generator) is searched by it when ``rollout="policy"``, ``playout_moves=None`` and ``compiled``; where it answers
+``None`` (core not used) this module searches.
 """
 
 from __future__ import annotations
@@ -79,7 +77,7 @@ class _Node:
 
 
 class MCTSAgent(BaseAgent):
-    """UCT search for games of perfect information; see the module docstring."""
+    """UCT search for games of perfect information."""
 
     def __init__(
         self,
@@ -110,8 +108,8 @@ class MCTSAgent(BaseAgent):
         return most_visited(self.root_statistics(game))
 
     def root_statistics(self, game) -> list[tuple[str, int, float]]:
-        """The root's children in expansion order, ``(move, visits, mean reward of the deciding seat)``
-        (one legal move: that move, unsearched); search trainers take the visits as a policy target."""
+        """The root's children in expansion order, ``(move, visits, mean reward of the deciding seat)`` (one legal move:
+        that move, unsearched); search trainers take the visits as a policy target."""
         forced = forced_root(game)
         if forced is not None:
             return forced
@@ -136,7 +134,7 @@ class MCTSAgent(BaseAgent):
         return [(name(a), child.visits, child.totals[p] / child.visits) for a, child in root.children]
 
     def _setup(self, game) -> None:
-        """The game's playout policy and its optional helpers (looked up once per game class)."""
+        """The game's playout policy and its optional helpers, once per game class."""
         if type(game) is self._game_class:
             return
         spec = spec_of(self.game, game)

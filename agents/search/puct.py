@@ -1,45 +1,40 @@
-"""Network-guided tree search (``puct:N:PATH``): AlphaZero-style PUCT over a PPO checkpoint, for every
-game of the suite, over the game protocol (:mod:`kardinal_env.core.protocol`).
+"""Network-guided tree search (``puct:N:PATH``): AlphaZero-style PUCT over a PPO checkpoint, for every game of the
+suite, over the game protocol (:mod:`kardinal_env.core.protocol`).
 
-The network's agent (:class:`agents.networks.ppo_agent.PPOAgent`) gives, in one forward pass per
-batch, ``policy_value(games)``: per game the deciding seat's legal action ids, the prior over them and
-its value. Descents play the ids with ``apply_action``; ``action_to_string`` names the root's moves. N
-simulations per decision; forced moves (one legal move) are played inside an edge and never become
-nodes, and a decision with one legal move is answered without searching.
+The network's agent (:class:`agents.networks.ppo_agent.PPOAgent`) gives, in one forward pass per batch,
+``policy_value(games)``: per game the deciding seat's legal action ids, their prior and its value. Descents play ids
+with ``apply_action``; ``action_to_string`` names the root's moves. N simulations per decision; forced moves (one legal
+move) are played inside an edge, never become nodes, and are answered at the root without searching.
 
-**Worlds.** Every descent runs on ``game.determinize(seat, rng)`` (the agent's seeded generator deals
-the hidden parts): plain PUCT for a game of perfect information; with hidden information the tree is
-shared by the worlds (single-observer, as ``ismcts``). A node's moves are those of the first world
-that reached it; a later world that offers moves the node has not seen stops there, its evaluation's
-prior adds the new moves and its value is backed up like a leaf's. Selection looks only at the moves
-legal in the descent's world, their priors renormalised.
+**Worlds.** Every descent runs on ``game.determinize(seat, rng)`` (the agent's generator): plain PUCT with perfect
+information, else one tree shared by the worlds (as ``ismcts``). A node's moves are the first world's to reach it; a
+later world offering unseen moves stops there, its evaluation's prior adds them, its value is backed up like a leaf's.
+Selection sees only the moves legal in the descent's world, their priors renormalised.
 
-**Selection.** At a node where seat ``p`` decides, the child maximising
-``Q_p(a) + c_puct * P(a) * sqrt(N) / (1 + N(a))``; an unvisited child's ``Q`` is the node's own value.
+**Selection.** Where seat ``p`` decides, the child maximising ``Q_p(a) + c_puct * P(a) * sqrt(N) / (1 + N(a))``; an
+unvisited child's ``Q`` is the node's own value.
 
-**Leaf values** (per seat, on the scale of the training return). ``V_p = v_p + k * m_p`` for the
-deciding seat ``p`` (``v_p``: the network's value, ``m``: :func:`kardinal_env.core.rewards.projected_margins`,
-``k``: the checkpoint's ``score_shaping``); the others get ``V_q = (2 - n - v_p) / (n - 1) + k * m_q``
-(the ``win_loss`` terminal rewards sum to ``2 - n``: for two players ``V_q = -V_p``). A finished game:
-its terminal reward (:func:`kardinal_env.core.rewards.terminal_rewards`) plus ``k`` times the final margin.
+**Leaf values** (per seat, on the training return's scale). ``V_p = v_p + k * m_p`` for the deciding seat ``p``
+(``v_p``: the network's value, ``m``: :func:`kardinal_env.core.rewards.projected_margins`, ``k``: the checkpoint's
+``score_shaping``); the others get ``V_q = (2 - n - v_p) / (n - 1) + k * m_q`` (``win_loss`` rewards sum to ``2 - n``;
+two players: ``V_q = -V_p``). A finished game: :func:`kardinal_env.core.rewards.terminal_rewards` plus ``k`` times the
+final margin.
 
-**Playouts at the leaves** (``rollouts=R``, default 0). A new leaf may also be valued by ``R`` playouts
-to the end with the game's playout policy (``GameAgents.rollout``; uniform random actions without one;
-``GameAgents.compiled_playout`` in the core when the game names one: the same policy, not the same
-draws): with ``z_s`` seat ``s``'s mean terminal reward, the value becomes ``(1 - w) * (network value) +
-w * z_s + k * m_s`` (``w``: ``rollout_weight``, default 0.5). Playouts draw from the agent's generator.
+**Playouts at the leaves** (``rollouts=R``, default 0). A new leaf may also be valued by ``R`` playouts drawn from the
+agent's generator, with the game's playout policy (``GameAgents.rollout``, else uniform random;
+``GameAgents.compiled_playout`` in the core when named: same policy, other draws). With ``z_s`` seat ``s``'s mean
+terminal reward the value is ``(1 - w) * (network value) + w * z_s + k * m_s`` (``w``: ``rollout_weight``, default 0.5).
 
-**Move.** The most visited root child (ties: the higher prior, then the later move in the network's
-order); ``temperature > 0`` samples it in proportion to ``visits ** (1 / temperature)``.
+**Move.** The most visited root child (ties: the higher prior, then the later move in the network's order);
+``temperature > 0`` samples in proportion to ``visits ** (1 / temperature)``.
 
-**Batches.** Leaves are evaluated ``batch_size`` (8) at a time in one forward pass; each descent adds a
-virtual loss (:data:`VIRTUAL_LOSS` for the deciding seat, one visit) along its path, taken back when
-its leaf's values are backed up; two descents reaching the same new leaf share its evaluation.
+**Batches.** Leaves are evaluated ``batch_size`` (8) at a time in one forward pass; each descent adds a virtual loss
+(:data:`VIRTUAL_LOSS` for the deciding seat, one visit) along its path until its leaf is backed up; descents reaching
+the same new leaf share its evaluation.
 
-**A network's own defaults.** A checkpoint may record its search's arguments (``search_defaults``:
-``batch_size``, ``c_puct``, ``score_shaping``, ``rollouts``, ``rollout_weight``; ``python scripts/zoo.py
-search-defaults``); :meth:`PUCTAgent.from_checkpoint` (and ``puct:N:PATH``) takes them unless told
-otherwise. Timings: docs/benchmarks.md.
+**A network's own defaults.** A checkpoint may record its search arguments (``search_defaults``: ``batch_size``,
+``c_puct``, ``score_shaping``, ``rollouts``, ``rollout_weight``; ``python scripts/zoo.py search-defaults``);
+:meth:`PUCTAgent.from_checkpoint` (and ``puct:N:PATH``) takes them unless told otherwise. Timings: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -92,7 +87,7 @@ class _Node:
         self.value = values  # this node's own leaf values, one per seat
 
     def move_index(self) -> dict[str, int]:
-        """Move → position (every move decoded: the nodes of a search over several worlds)."""
+        """Move → position (nodes of a search over several worlds)."""
         if self.index is None:
             self.index = {m: i for i, m in enumerate(self.moves) if m is not None}
         return self.index
@@ -115,11 +110,8 @@ class _Node:
 
 
 class PUCTAgent(BaseAgent):
-    """PUCT search guided by a network agent's policy and value (see the module docstring).
-
-    ``evaluator``: the network's agent (``policy_value(games)``), e.g. what
-    :meth:`agents.networks.ppo_agent.PPOAgent.from_checkpoint` returns; ``game``: the game's registry
-    entry (default: :func:`kardinal_env.core.registry.game_of` of the first world searched)."""
+    """PUCT guided by ``evaluator`` (``policy_value(games)``, e.g. a :class:`~agents.networks.ppo_agent.PPOAgent`);
+    ``game`` defaults to the first world's registry entry."""
 
     def __init__(
         self,
@@ -172,10 +164,8 @@ class PUCTAgent(BaseAgent):
 
     @classmethod
     def from_checkpoint(cls, path, simulations: int = 64, seed: int | None = None, **kw) -> PUCTAgent:
-        """The search over the network of the checkpoint at ``path`` (any game). Arguments not given
-        come from the checkpoint's ``search_defaults`` (:data:`agents.networks.checkpoint.SEARCH_DEFAULT_KEYS`;
-        :func:`agents.networks.checkpoint.search_defaults`), then ``score_shaping`` and ``reward``
-        from its training config, then the constructor's defaults."""
+        """The search over the checkpoint at ``path``; arguments not given: its ``search_defaults``, then its training
+        config's ``score_shaping`` and ``reward``, then the constructor's defaults."""
         from agents.networks.ppo_agent import PPOAgent  # imports torch
 
         evaluator = PPOAgent.from_checkpoint(path, seed=seed)
@@ -204,8 +194,7 @@ class PUCTAgent(BaseAgent):
         return move
 
     def _setup(self, game) -> None:
-        """Whether every world of a search reaches the same moves at a node (perfect information, no
-        chance), and the playout policy; once per game class, on a world of the search."""
+        """Whether all worlds agree (perfect information, no chance), and the playout policy; once per game class."""
         if type(game) is self._game_class:
             return
         spec = spec_of(self.game, game)
@@ -231,14 +220,11 @@ class PUCTAgent(BaseAgent):
         return self._expand_many(worlds, decode=True)
 
     def search(self, root_game, root: _Node, simulations: int) -> None:
-        """Run ``simulations`` simulations from ``root`` (:meth:`expand_root` of ``root_game``, which is
-        never modified); ``root`` then holds the visit counts and values."""
+        """Run ``simulations`` from ``root`` (:meth:`expand_root` of ``root_game``, left unmodified) into its counts."""
         self.search_many([(root_game, root, simulations)])
 
     def search_many(self, searches: list[tuple[Any, _Node, int]]) -> None:
-        """Run several searches ``(root_game, root, simulations)`` in lockstep: every round, each with
-        simulations left makes up to ``batch_size`` descents, and the new leaves of all are evaluated in
-        one batched call of the network (the self-play trainer's way). One search is :meth:`search`."""
+        """Searches ``(root_game, root, simulations)`` in lockstep, each round's new leaves valued in one call."""
         left = [simulations for _, _, simulations in searches]
         while True:
             rounds = []
@@ -270,11 +256,9 @@ class PUCTAgent(BaseAgent):
         return world
 
     def _descend(self, g, root: _Node):
-        """Select a path from ``root`` to a leaf in the world ``g``, adding a virtual loss along it so
-        that the next descents of the same batch spread out. Returns ``(node, index, game, path)``:
-        ``game`` is the position of a new leaf to evaluate (the child ``index`` of ``node``; index
-        ``None``: ``node`` itself, whose moves ``game`` extends), or ``None`` when the leaf is a
-        finished game already in the tree or a new leaf another descent of this batch is evaluating."""
+        """A path to a leaf in world ``g`` with virtual losses: ``(node, index, game, path)``, ``game`` the new leaf to
+        evaluate (child ``index`` of ``node``; index ``None``: ``node`` itself, whose moves ``game`` extends), or
+        ``None`` for a finished game in the tree or a leaf another descent of this batch evaluates."""
         node = root
         path: list[tuple[_Node, int]] = []
         while True:
@@ -317,9 +301,8 @@ class PUCTAgent(BaseAgent):
         return int(available[best]) if available is not None else best
 
     def _expand_many(self, games: list, decode: bool) -> list[_Node]:
-        """New nodes for ``games``: priors and values from batched forward passes, one per rule set
-        (finished games get their exact values and no forward pass). ``decode``: name every move (the
-        root, and every node of a search whose worlds may differ)."""
+        """New nodes for ``games``: one forward pass per rule set (finished games: exact values); ``decode`` names every
+        move (the root, and every node when worlds may differ)."""
         out: list[Any] = [None] * len(games)
         groups: dict[int, list[int]] = {}
         for j, g in enumerate(games):
@@ -347,7 +330,6 @@ class PUCTAgent(BaseAgent):
         return _Node(seat, np.asarray(actions), moves, prior, self._plus_shaping_potential(g, values))
 
     def _playout_values(self, g) -> list[float]:
-        """Each seat's mean terminal reward over ``rollouts`` playouts of copies of ``g`` to the end."""
         totals = [0.0] * g.num_players
         for _ in range(self.rollouts):
             end = self._compiled_playout(g, self.rng) if self._compiled_playout is not None else None
@@ -367,8 +349,7 @@ class PUCTAgent(BaseAgent):
 
 
 def _available(node: _Node, g) -> Any:
-    """The indices of ``node``'s moves legal in the world ``g`` (``None``: all of them), or ``False``
-    when ``g`` offers a move the node has not seen."""
+    """Indices of ``node``'s moves legal in ``g`` (``None``: all), or ``False`` when ``g`` offers an unseen move."""
     index = node.move_index()
     found = []
     for m in g.legal_moves():
@@ -388,7 +369,7 @@ def _back_up(path: list[tuple[_Node, int]], values: list[float]) -> None:
 
 
 def _play_edge(g, action: int) -> None:
-    """Play ``action`` and then every forced move that follows (a decision with one legal move)."""
+    """Play ``action``, then every forced move that follows."""
     g.apply_action(action)
     while not g.is_over:
         actions = g.legal_actions()
