@@ -2,10 +2,8 @@
 the library of ``python scripts/benchmark.py NAME --game GAME`` (search and training: :mod:`agents.benchmarks`). Each
 ``bench_*`` prints its rows and returns their medians; none asserts a speed; ``--help`` lists them with what each times.
 
-**Per game, from the registry and the game objects, never from a game's name**: the rules (:func:`make_rules`),
-``GameSpec.new_game`` and the game class's ``reference`` (the Python engine), a core-backed game's ``core``,
-``GameSpec.chance`` (whether each game is a new deal), the game's PettingZoo entry point. Games are played through the
-game protocol: action ids, or notation where a row says so.
+**Per game, from the registry and the game objects, never from a game's name**; games are played through the game
+protocol: action ids, or notation where a row says so.
 
 **Timing.** A row runs its function until ``seconds`` pass, ``repeats`` times, after one warm-up call; rates are per
 wall-clock second, median (min-max) over the repeats. Where a benchmark compares rows, the repeats are interleaved (all
@@ -152,8 +150,8 @@ def benchmark(name: str, needs: Callable[[GameSpec], bool] | None = None, needs_
 
 
 def seats(spec: GameSpec, players: int | None, nearest: bool = False) -> int:
-    """``players``, checked against the game (``ValueError``), or the nearest seat count it plays when ``nearest``;
-    ``None``: :data:`BENCHMARK_PLAYERS` where the game plays it, else its ``default_players``."""
+    """``players`` checked (``ValueError``; ``nearest``: the nearest count the game plays); ``None``:
+    :data:`BENCHMARK_PLAYERS` where the game plays it, else its ``default_players``."""
     if players is None:
         return BENCHMARK_PLAYERS if BENCHMARK_PLAYERS in spec.players else spec.default_players
     if nearest and players not in spec.players:
@@ -167,8 +165,7 @@ def given(options: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def make_rules(spec: GameSpec, players: int, options: Mapping[str, Any] | None = None) -> Any:
-    """``spec.rules(players, **options)``; options the registry does not list (Kardinal's ``window``) go to the rules
-    class."""
+    """``spec.rules(players, **options)``; unlisted options (Kardinal's ``window``) go to the rules class."""
     options = given(options)
     if set(options) <= {o.name for o in spec.rule_options}:
         return spec.rules(players, **options)
@@ -204,8 +201,8 @@ def play_randomly(game: Any, rng: random.Random, ids: bool = True) -> int:
 
 
 def random_positions(spec: GameSpec, rules: Any, seed: int, count: int, reference: bool = False) -> list:
-    """``count`` positions with a choice of moves a quarter, half and three quarters into random games (deals 1, 2, ...;
-    moves drawn from ``seed``), on the Python engine (``reference``) or ``Game(...)``."""
+    """``count`` positions with a choice a quarter, half and three quarters into random games (deals 1, 2, ...; moves
+    from ``seed``), on the Python engine (``reference``) or ``Game(...)``."""
     make = spec.load("game_class").reference if reference else spec.new_game
     rng = random.Random(seed)
     positions: list = []
@@ -270,10 +267,9 @@ def bench_core(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
 ) -> dict:
-    """Random games, decisions/s: the Python engine (the game class's ``reference``) through (a) notation and (b) action
-    ids; (c) the core's ``random_playouts`` (whole games in C++ from one start); the core-backed ``Game(...)`` through
-    (d) action ids and (e) notation; the ratios c/a, c/b, d/b, e/a per repeat, repeats interleaved. Every row but (c)
-    plays a new seeded deal each game."""
+    """Random games, decisions/s: the Python engine through (a) notation and (b) action ids; (c) the core's
+    ``random_playouts`` (whole games in C++ from one start); the core-backed ``Game(...)`` through (d) action ids and
+    (e) notation; the ratios c/a, c/b, d/b, e/a per repeat, repeats interleaved. All but (c) deal anew each game."""
     spec, players, rules = BENCHMARKS["core"].setup(game, players, options)
     core_start = core_game(spec, rules, seed).core  # RuntimeError naming how to get the core when it is missing
     reference = spec.load("game_class").reference
@@ -332,11 +328,10 @@ def bench_core_obs(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
 ) -> dict:
-    """Observations (the seat deciding observing) + action masks per second over every position of ``games`` seeded
-    random games: the Python encoder's ``encode`` (on the Python engine, incremental where it can be) + a mask from
-    ``legal_actions()``, against the core-backed ``Game``'s ``encode_into`` + ``action_mask_into`` into preallocated
-    buffers (what the environment calls); only those calls timed, repeats interleaved; the ratio core / python per
-    repeat."""
+    """Observations of the deciding seat + action masks per second over every position of ``games`` seeded random games:
+    the Python encoder's ``encode`` + a mask from ``legal_actions()``, against the core-backed ``Game``'s
+    ``encode_into`` + ``action_mask_into`` into preallocated buffers (as the environment does); only those calls timed,
+    repeats interleaved; the ratio core / python per repeat."""
     spec, players, rules = BENCHMARKS["core-obs"].setup(game, players, options)
     core_game(spec, rules)  # RuntimeError naming how to get the core when it is missing
     reference = spec.load("game_class").reference
@@ -473,9 +468,8 @@ def bench_vector(
     """:class:`kardinal_env.vector.VectorEnv` of every registered game (``random_actions``), agent-steps/s: the core
     backend at every size of ``sizes`` and thread count of ``threads`` (a game without a compiled batch skipped, saying
     so), with the ratio of each thread count to the first; at ``compare_at`` games, every game's python backend and the
-    AEC loops of ``game``'s environment and ``connect_four_v3``, with the ratio to connect_four. Every cell timed once
-    per repeat, repeats interleaved; each game plays ``players`` seats or its nearest seat count; the machine's cores
-    and load printed before and after."""
+    AEC loops of ``game``'s environment and ``connect_four_v3``, with the ratio to connect_four. Repeats interleaved;
+    each game plays ``players`` seats or its nearest count; cores and load printed before and after."""
     from kardinal_env.vector import VectorEnv
 
     aec_spec = BENCHMARKS["vector"].game(game)

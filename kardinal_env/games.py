@@ -7,11 +7,8 @@ name                    environment            players   rule options (besides `
 ``kardinal_koenig``     ``kardinal_koenig_v1`` 3–5       ``discard``, ``board``
 ======================  =====================  ========  ===========================================
 
-Every field that names code is a ``"module:attribute"`` string, imported on first use: registering these entries imports
-neither engine nor their environments (``tests/test_structure.py`` checks what ``import kardinal_env`` loads, and
-``tests/test_registry.py`` that every name exists). The entries hold the games' facts only; what plays them is
-registered by the package that provides the agents. This file and the games' own folders are the only places that name a
-game.
+Every field that names code is a ``"module:attribute"`` string, so registering imports neither engine nor their
+environments. This file and the games' own folders are the only places that name a game.
 """
 
 from __future__ import annotations

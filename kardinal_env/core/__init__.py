@@ -1,4 +1,4 @@
-"""What the games of the suite share; imports no game (a test checks it).
+"""What the games of the suite share; imports no game.
 
 The game protocol and registry (``protocol``, ``registry``, ``registration``), errors and argument checks (``errors``,
 ``checks``, ``limits``), the backend switch (``backend``), the engines' common parts (``game_base``, ``records``,

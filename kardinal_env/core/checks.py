@@ -1,10 +1,9 @@
 """Type tests for checking arguments, configs and records: one place for "an integer, not a bool".
 
-``bool`` is a subclass of ``int``; every check of a count, seat, seed, score or action id asks one of these, so
-``True``/``False`` are refused the same way everywhere (each caller keeps its own message). :func:`is_integral` also
-takes NumPy integers; :func:`check_action` refuses anything but an action id of ``Discrete(n)`` with
-:class:`~kardinal_env.core.errors.IllegalMoveError` (rule ``"action"``, naming the value and the range); nothing is
-rounded or clipped.
+Every check of a count, seat, seed, score or action id asks one of these, so ``True``/``False`` are refused the same way
+everywhere (each caller keeps its own message). :func:`check_action` refuses anything but an action id of
+``Discrete(n)`` with :class:`~kardinal_env.core.errors.IllegalMoveError` (rule ``"action"``, naming the value and the
+range); nothing is rounded or clipped.
 """
 
 from __future__ import annotations
@@ -27,8 +26,7 @@ def is_int(value: object) -> TypeGuard[int]:
 
 
 def is_integral(value: object) -> TypeGuard[int | np.integer]:
-    """``value`` is an ``int`` or a NumPy integer and not a ``bool`` (NumPy is not imported here: where it is not
-    loaded, no value is one of its integers)."""
+    """``value`` is an ``int`` or a NumPy integer and not a ``bool`` (without importing NumPy)."""
     if isinstance(value, bool):
         return False
     if isinstance(value, int):

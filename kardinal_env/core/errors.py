@@ -1,9 +1,8 @@
 """Error types shared by the engines, the record formats and the environments.
 
 The convention of the whole public API (engines, compiled core, environments, agents): ``TypeError`` for an argument of
-the wrong type; ``ValueError`` or a subclass for a wrong value, an index or seat out of range, or a call in the wrong
-state. The subclasses for the last two keep the older, narrower types as second bases so existing ``except`` clauses
-still match: :class:`OutOfRangeError` (also an ``IndexError``) and :class:`StateError` (also a ``RuntimeError``;
+the wrong type; ``ValueError`` or a subclass for a wrong value, an index or seat out of range (:class:`OutOfRangeError`,
+also an ``IndexError``), or a call in the wrong state (:class:`StateError`, also a ``RuntimeError``;
 :class:`GameNotOverError` is one). ``RuntimeError`` alone means a fault of the installation or an internal bug (the core
 missing or disagreeing with the Python engine), or a core batch stepped from two threads at once."""
 

@@ -1,8 +1,7 @@
 """The ``illegal_action`` option of every environment: the one rule for an action the mask forbids.
 
-The AEC environments (:class:`kardinal_env.core.env_base.TurnBasedEnv` and its subclasses), the Gymnasium view
-(:class:`kardinal_env.core.single_agent.VsBots`) and :class:`kardinal_env.vector.VectorEnv` all take it and call
-:func:`forfeit`, so the rule and its report are the same everywhere.
+The AEC environments (:class:`kardinal_env.core.env_base.TurnBasedEnv`), the Gymnasium view
+(:class:`kardinal_env.core.single_agent.VsBots`) and :class:`kardinal_env.vector.VectorEnv` all call :func:`forfeit`.
 
 =========  =============================================================================================================
 mode       an id of the action space that is not legal now
@@ -22,7 +21,7 @@ mode       an id of the action space that is not legal now
      "illegal_action": {"rule": ..., "message": ..., "action": ..., "move": ..., "seat": ...}}
 
 ``rule`` and ``message`` are the engine's :class:`~kardinal_env.core.errors.IllegalMoveError`'s, ``action`` the id,
-``move`` its notation (``None`` when the engine gave none), ``seat`` the offender. No move is played, so the game has no
+``move`` its notation (``None`` when the engine gave none), ``seat`` the offender. No move is played, so there are no
 final scores; win shares (:func:`~kardinal_env.core.rewards.win_share`) count a forfeit as a win shared by the other
 seats. The AEC environments put the report in every agent's ``infos``, the Gymnasium view in the step's ``info`` (with
 ``learner_seat``), ``VectorEnv`` in the slot's ``final_info`` (with ``move_count`` and ``last_player``, the offender).

@@ -1,12 +1,12 @@
 """Registration of every registered game's environments with PettingZoo's and Gymnasium's registries.
 
-For each game, now and whenever one is registered later (:func:`kardinal_env.core.registry.on_register`):
+For each game, now and when registered later (:func:`kardinal_env.core.registry.on_register`):
 
 * its ``env_id`` with PettingZoo: its own module's ``env``, else the generic :func:`kardinal_env.core.generic_env.env`
   with ``game=NAME`` (``kardinal/kardinal-v0``, ...);
 * its ``gym_id`` with Gymnasium: :class:`kardinal_env.core.single_agent.VsBots` with ``game=NAME``
-  (``kardinal/KardinalVsBots-v0``, ...), without Gymnasium's ``OrderEnforcing`` and passive checker: they hide
-  ``action_masks()`` (sb3-contrib calls it), and the env checks the call order itself.
+  (``kardinal/KardinalVsBots-v0``, ...), without Gymnasium's ``OrderEnforcing`` and passive checker (they hide
+  ``action_masks()``; the env checks the order).
 
 ``import kardinal_env`` calls :func:`register` when gymnasium and pettingzoo are installed (again: a no-op).
 Unregistering a game removes its ids. An id already registered with another entry point is a ``ValueError`` (the game's
@@ -53,7 +53,6 @@ def _ids(spec: GameSpec) -> list[tuple[Any, ...]]:
         pettingzoo.register("aec", env_id, entry_point=entry_point, kwargs=kwargs)
 
     def gym(env_id: str, entry_point: str, kwargs: dict[str, Any]) -> None:
-        # without OrderEnforcing and the passive checker (the module docstring)
         gymnasium.register(env_id, entry_point, kwargs=kwargs, order_enforce=False, disable_env_checker=True)
 
     ids = [

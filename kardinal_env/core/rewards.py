@@ -3,12 +3,12 @@
 The terms read only the game protocol (:class:`kardinal_env.core.protocol.GameState`), so the environments, the trainer
 and the guided search compute them alike; chip shaping alone reads ``game.chips_held(seat)`` (Kardinal's engine only).
 
-* :func:`terminal_rewards`: per seat at the end of a game. ``"win_loss"``: +1 for every winner (tied winners all get
-  +1), −1 for every other seat. ``"margin"``: ``clip((own score − best other score) / MARGIN_SCALE, −1, 1)`` with
-  ``MARGIN_SCALE = 20``.
+* :func:`terminal_rewards`: per seat at the end of a game. ``"win_loss"``: +1 for every winner (tied ones too), −1 for
+  every other seat. ``"margin"``: ``clip((own score − best other score) / MARGIN_SCALE, −1, 1)`` with ``MARGIN_SCALE =
+  20``.
 * :func:`forfeit_rewards`: a game ended by forfeit (:mod:`kardinal_env.core.illegal`): the offender gets the scheme's
-  loss reward, every other seat its win reward (:data:`LOSS_AND_WIN`: −1 and +1 under both schemes; an unfinished game
-  has no final scores to take a margin of, so a forfeit is the most decisive result the scheme can express).
+  loss reward, every other seat its win reward (:data:`LOSS_AND_WIN`: −1 and +1 under both schemes, as an unfinished
+  game has no margin).
 * :func:`projected_margins`: per seat, the projected final score (``projected_scores()``) minus the best other;
   potential-based score shaping rewards the change a move causes, so ``value + score_shaping * margin`` is a seat's
   expected return from the start of the game.
@@ -16,8 +16,7 @@ and the guided search compute them alike; chip shaping alone reads ``game.chips_
   (:func:`chip_gain`; 0 on the last move: final scoring's leftovers are not earned) plus ``score_shaping`` times the
   change of its projected margin.
 * :func:`win_share`: the one definition of a win in every win-rate figure (:data:`WIN_DEFINITION`): a seat among ``k``
-  tied winners scores ``1/k``, any other 0, so the win rates of a game's seats sum to 1. (The ``win_loss`` *reward* is
-  another thing: +1 for every winner.)
+  tied winners scores ``1/k``, any other 0, so the win rates of a game's seats sum to 1.
 """
 
 from __future__ import annotations
@@ -89,8 +88,7 @@ def chip_gain(game: Any, seat: int, held_before: int) -> int:
 
 
 class ShapingTracker:
-    """Shaping reward of single moves: :meth:`before` just before ``seat``'s move, :meth:`reward` just after (zero
-    weights compute nothing)."""
+    """Call :meth:`before` just before ``seat``'s move, :meth:`reward` just after (zero weights compute nothing)."""
 
     __slots__ = ("chip_shaping", "score_shaping", "_chips", "_margin")
 

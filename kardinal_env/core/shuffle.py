@@ -2,9 +2,9 @@
 so a seeded game deals the same cards and a search (``ismcts:N``) draws the same on both backends. The standard library
 only, like the engines.
 
-**Generator.** SplitMix64 (Steele, Lea and Flood 2014; the seeding generator of Java's ``SplittableRandom`` and of
-xoshiro): a 64-bit state ``s``; each draw adds ``0x9E3779B97F4A7C15`` to ``s`` (mod 2**64) and returns ``z = s; z = (z ^
-(z >> 30)) * 0xBF58476D1CE4E5B9; z = (z ^ (z >> 27)) * 0x94D049BB133111EB; z ^ (z >> 31)`` (every operation mod 2**64).
+**Generator.** SplitMix64 (Steele, Lea and Flood 2014): a 64-bit state ``s``; each draw adds ``0x9E3779B97F4A7C15`` to
+``s`` (mod 2**64) and returns ``z = s; z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9; z = (z ^ (z >> 27)) *
+0x94D049BB133111EB; z ^ (z >> 31)`` (every operation mod 2**64).
 
 **Bounded integers.** ``below(n)`` (``1 <= n < 2**32``): Lemire's multiply-and-shift with rejection, on the low 32 bits
 of a draw: ``m = (draw mod 2**32) * n``; while ``m mod 2**32 < (2**32 - n) mod n``, draw again; the result is ``m >>
@@ -13,13 +13,12 @@ of a draw: ``m = (draw mod 2**32) * n``; while ``m mod 2**32 < (2**32 - n) mod n
 **Shuffle.** Fisher–Yates from the end, like ``random.shuffle``: for ``i`` from ``len - 1`` down to ``1``, swap items
 ``i`` and ``below(i + 1)``.
 
-**Bits.** ``getrandbits(k)`` (``1 <= k <= 64``): the top ``k`` bits of one draw, ``draw >> (64 - k)`` (so
-``getrandbits(64)`` is the draw itself; the name and meaning of :meth:`random.Random.getrandbits`, so a ``ShuffleRng``
-may stand where a seed is drawn from a ``random.Random``).
+**Bits.** ``getrandbits(k)`` (``1 <= k <= 64``): the top ``k`` bits of one draw, ``draw >> (64 - k)`` (as
+:meth:`random.Random.getrandbits`: a ``ShuffleRng`` may stand in where a seed is drawn from a ``random.Random``).
 
 **Weighted choice.** ``weighted(weights)`` (non-negative integers, total ``1 <= W < 2**32``): ``r = below(W)``; the
-result is the first index ``i`` with ``r < weights[0] + ... + weights[i]`` (index ``i`` with probability ``weights[i] /
-W``; one bounded draw, integers only, so both languages agree).
+result is the first index ``i`` with ``r < weights[0] + ... + weights[i]`` (probability ``weights[i] / W``; integers
+only, so both languages agree).
 
 **Seeds.** ``seed_state(seed)`` turns a game seed into the initial state: an ``int`` (``bool`` included) is taken mod
 2**64 (so ``-1`` is ``2**64 - 1``); a ``str`` is hashed with 64-bit FNV-1a over its UTF-8 bytes (offset

@@ -3,10 +3,8 @@
 * :func:`aec_env` — a game's PettingZoo AEC environment by name (the ``env()`` of its PettingZoo entry point,
   :func:`kardinal_env.core.registration.pettingzoo_entry`; ``wrapped=False``: the ``raw_env``). Every RL-library adapter
   builds its environments with it.
-* :class:`GameFeaturizer` — what the environment would show the deciding seat of a bare game (an agent plays through
-  ``select_move(game)``, outside any environment): the observation (``GameSpec.make_encoder``, one encoder per rule set,
-  with the featurizer's ``env_options``), the int8 legal-action mask and the notation of an action id. The game is found
-  from the rules' class (:func:`kardinal_env.core.registry.game_of`).
+* :class:`GameFeaturizer` — what the environment would show the deciding seat of a bare game (for agents playing
+  ``select_move(game)``): the observation, the int8 legal-action mask and the notation of an action id.
 """
 
 from __future__ import annotations
@@ -30,8 +28,7 @@ def aec_env(game: str | GameSpec, wrapped: bool = True, **options: Any) -> Any:
 
 
 class GameFeaturizer:
-    """Observation, mask and decoding of bare games of any registered game (``env_options`` go to the encoder; leave
-    them empty for the environment's defaults)."""
+    """Observation, mask and decoding of bare games (``env_options`` go to the encoder; empty: the env's defaults)."""
 
     def __init__(self, **env_options: Any):
         self.env_options = dict(env_options)

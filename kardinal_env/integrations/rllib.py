@@ -1,18 +1,16 @@
 """Ray RLlib (new API stack) for every registered game: masking RLModules, league self-play, env registration.
 
-Imports ray (``pip install "kardinal-env[rllib]"``); nothing else in ``kardinal_env`` imports this module.
-``docs/libraries/rllib.md`` shows it at work.
+Imports ray (``pip install "kardinal-env[rllib]"``); ``docs/libraries/rllib.md`` shows it at work.
 
 * :func:`register_game_env` — registers ``PettingZooEnv(aec_env(game, **env_config))`` under the game's ``env_name``
   (``"kardinal_v0"``, ...), observations as dicts (``"observation"``, ``"action_mask"``), with ``illegal_action="lose"``
-  (:data:`ILLEGAL_ACTION`) unless ``env_config`` names another: RLlib's pre-check, which steps unmasked random actions,
-  then ends episodes by forfeit and passes.
+  (:data:`ILLEGAL_ACTION`) unless ``env_config`` names another, so RLlib's unmasked pre-check passes.
 * :class:`KardinalMaskedRLModule` — a convolutional actor-critic for board observations ``(C, H, W)`` (scaled by
   ``COUNT_SCALE``); on Kardinal's action layout a 1×1 convolution gives the 17 spatial action planes and a pooled linear
   layer the 5 others. ``model_config``: ``channels`` (32), ``blocks`` (3), ``value_hidden`` (64).
   :class:`MaskedMLPRLModule` — the same for flat observations: divided by ``obs_scale`` (the encoder's ``scale`` when it
-  has one), an MLP (``hidden``, ``[128, 128]``), policy and value heads. Both set illegal logits to ``FLOAT_MIN`` and
-  compute values for PPO's GAE. :class:`MaskedRandomRLModule` plays uniformly among legal actions.
+  has one), an MLP (``hidden``, ``[128, 128]``), policy and value heads. Both mask illegal logits to ``FLOAT_MIN`` and
+  have value heads. :class:`MaskedRandomRLModule` plays uniformly among legal actions.
 * :class:`LeagueMapping` — one seat per episode (from the episode id) plays ``"main"``, every other seat an opponent
   from the league (``"random"``, then frozen snapshots ``"main_v1"``, ...).
 * :class:`LeagueCallback` — logs ``win_rate`` (``"main"``'s mean win share over the last 100 episodes,
@@ -87,8 +85,8 @@ def env_creator(env_config: dict | None = None, game: str | GameSpec = "kardinal
 
 
 def register_game_env(game: str | GameSpec = "kardinal", name: str | None = None) -> str:
-    """Register ``game``'s environment under ``name`` (default: its ``env_name``) and return the name. Env runners on
-    other nodes get a creator naming the game: it must be registered there too."""
+    """Register ``game``'s environment under ``name`` (default: its ``env_name``); returns the name. The game must be
+    registered on every node."""
     spec = get_game(game)
     name = name or spec.env_name
     register_env(name, functools.partial(env_creator, game=spec.name))
@@ -248,10 +246,9 @@ class LeagueMapping:
 
 
 class LeagueCallback(RLlibCallback):
-    """Win-rate logging and league growth for :class:`LeagueMapping`. ``win_rate`` comes from the final ``infos``'
-    ``winners``. A snapshot needs ``win_rate > win_rate_threshold`` and ``min_episodes`` episodes since the last; the
-    opponents become all snapshots (plus ``"random"`` if ``keep_random``). ``main_final_reward`` logs ``main``'s final
-    reward under the scheme."""
+    """Win-rate logging and league growth for :class:`LeagueMapping`: a snapshot needs ``win_rate > win_rate_threshold``
+    and ``min_episodes`` episodes since the last; the opponents become all snapshots (plus ``"random"`` if
+    ``keep_random``). Also logs ``main_final_reward``."""
 
     def __init__(
         self, players: int, win_rate_threshold: float = 0.6, min_episodes: int = 20, keep_random: bool = False
@@ -379,8 +376,7 @@ def ppo_config(
     specs = {MAIN: RLModuleSpec(module_class=default_class, model_config={**defaults, **(model_config or {})})}
     config = (
         PPOConfig()
-        # RLlib's env pre-check stays on: it steps unmasked random actions, which end the episode by forfeit
-        # (env_creator's illegal_action="lose"); the masked modules never send them.
+        # the env pre-check stays on: its unmasked random actions end episodes by forfeit (illegal_action="lose")
         .environment(name, env_config=env_config)
         .env_runners(
             num_env_runners=num_env_runners,

@@ -1,12 +1,11 @@
 """Stable-Baselines3 / sb3-contrib ``MaskablePPO`` for every registered game.
 
-Imports gymnasium, torch, stable_baselines3 and sb3_contrib (``pip install "kardinal-env[sb3]"``); nothing else in
-``kardinal_env`` imports this module. ``docs/libraries/sb3.md`` shows it at work, with the networks' measured cost.
+Imports gymnasium, torch, stable_baselines3 and sb3_contrib (``pip install "kardinal-env[sb3]"``);
+``docs/libraries/sb3.md`` shows it at work, with the networks' measured cost.
 
-* :class:`ObservationOnly` — exposes the ``observation`` Box alone of the single-agent view
-  (:class:`kardinal_env.core.single_agent.VsBots`, whose ``Dict(observation, action_mask)`` SB3 takes only with
-  ``MultiInputPolicy``), for ``"MlpPolicy"`` and the extractors below; ``action_masks()`` still gives ``MaskablePPO``
-  the learner's mask.
+* :class:`ObservationOnly` — only the ``observation`` Box of the single-agent view
+  (:class:`kardinal_env.core.single_agent.VsBots`), for ``"MlpPolicy"`` and the extractors below; ``action_masks()``
+  still gives ``MaskablePPO`` the learner's mask.
 * :func:`make_vs_bots_env` — train against fixed bots: ``ObservationOnly(VsBots(game, ...))``.
 * :class:`SelfPlayEnv` (:func:`make_self_play_env`) — self-play: every episode the learner takes a seat (random by
   default) and each other seat draws an opponent from a pool: ``"random"``, ``"self"`` (the live policy) and frozen
@@ -55,8 +54,7 @@ __all__ = [
 
 
 class ObservationOnly(gym.ObservationWrapper):
-    """``Dict(observation, action_mask)`` → the ``observation`` Box, for an env with ``action_masks()`` in its wrapper
-    chain; ``action_masks()`` gives the mask (bool)."""
+    """``Dict(observation, action_mask)`` → the ``observation`` Box; ``action_masks()`` (bool) from the wrapped env."""
 
     def __init__(self, env: gym.Env):
         space = env.observation_space
@@ -79,8 +77,7 @@ def make_vs_bots_env(
     learner_seat: int | str = "random",
     **env_kwargs: Any,
 ) -> ObservationOnly:
-    """``ObservationOnly(VsBots(game, players, opponents, learner_seat, **env_kwargs))`` (``opponents``: as
-    :class:`~kardinal_env.core.single_agent.VsBots` takes them)."""
+    """``ObservationOnly(VsBots(game, players, opponents, learner_seat, **env_kwargs))``."""
     spec = get_game(game)
     players = spec.check_players(players)
     return ObservationOnly(
@@ -155,10 +152,9 @@ class SB3Agent:
 
 
 class SelfPlayEnv(VsBots):
-    """Self-play as a single-agent env: the learner's seat against a pool of ``"random"``, ``"self"`` (the live policy
-    of :meth:`set_live_policy`; random until then), :class:`SB3Agent` s (observing through this env) or any agent /
-    callable ``game -> str``, one drawn per other seat at each reset (seeded). The observation is the ``observation``
-    Box; the mask comes from ``action_masks()``."""
+    """The learner's seat against a pool of ``"random"``, ``"self"`` (the policy of :meth:`set_live_policy`; random
+    until then), :class:`SB3Agent` s or any agent / callable ``game -> str``, one drawn per other seat at each reset
+    (seeded). Observation: the ``observation`` Box; mask: ``action_masks()``."""
 
     def __init__(
         self,

@@ -1,12 +1,11 @@
 """What sb3-contrib ``MaskablePPO`` costs on kardinal_v0 per window and features extractor: the code of
 ``scripts/sb3_cost.py`` (the table and what it shows: docs/libraries/sb3.md).
 
-:func:`cost_rows` measures each ``(window, extractor)`` in a fresh Python process (``python -m
-kardinal_env.integrations.sb3_cost``: one process per row, so peaks do not mix), which (:func:`measure`) builds the
-2-player self-play env (opponent: random legal moves), builds ``MaskablePPO`` and trains for ``steps`` learner steps. A
-row holds the observation and mask bytes per step, the policy's parameter count and, when trained, the wall time of
-construction + training and the process's peak resident memory (``ru_maxrss``) next to the resident memory before the
-model was built (imports and env). Extractors (:data:`EXTRACTORS`): ``mlp`` (SB3's flatten + MLP), ``crop``
+:func:`cost_rows` measures each ``(window, extractor)`` in a fresh process (``python -m
+kardinal_env.integrations.sb3_cost``, so peaks do not mix): :func:`measure` builds the 2-player env against random moves
+and ``MaskablePPO``, and trains ``steps`` learner steps. A row: observation and mask bytes per step, parameter count
+and, when trained, the wall time of construction + training and the peak resident memory (``ru_maxrss``) next to that
+before the model was built. Extractors (:data:`EXTRACTORS`): ``mlp`` (SB3's flatten + MLP), ``crop``
 (``KardinalCropCNN``), ``cnn`` (``KardinalCNN``).
 """
 

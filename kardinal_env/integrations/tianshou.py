@@ -1,12 +1,11 @@
 """Tianshou (2.x) for every registered game: :class:`TianshouEnv`, Tianshou's ``PettingZooEnv`` with fixed-shape infos.
 
-Imports tianshou (``pip install "kardinal-env[tianshou]"``); nothing else in ``kardinal_env`` imports it.
+Imports tianshou (``pip install "kardinal-env[tianshou]"``).
 
-Tianshou's replay buffer fixes the shapes of ``info`` arrays at the first step, and the final ``winners`` list is as
-long as the tie, so a shared win after a single win raised ``ValueError: shape mismatch``
-(``docs/libraries/tianshou.md``). :class:`TianshouEnv` gives the same ``info`` at every step: ``scores`` and
-``win_share`` (:func:`kardinal_env.core.rewards.win_share`), ``float32`` arrays per seat once the game is over, zeros
-before. The observation is ``{"agent_id", "obs", "mask"}``, ``mask`` bool.
+Tianshou's replay buffer fixes the shapes of ``info`` arrays at the first step, and a ``winners`` list is as long as the
+tie (``ValueError: shape mismatch``, ``docs/libraries/tianshou.md``). So :class:`TianshouEnv` gives the same ``info`` at
+every step: ``scores`` and ``win_share`` (:func:`kardinal_env.core.rewards.win_share`), ``float32`` arrays per seat once
+the game is over, zeros before. The observation is ``{"agent_id", "obs", "mask"}``, ``mask`` bool.
 
 :func:`make_env` builds it for a registered game by name: ``make_env("kardinal_koenig", players=3)``.
 """
