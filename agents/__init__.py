@@ -6,8 +6,7 @@
 ``random``,        a baseline of the game (``GameAgents.baseline_kinds``, :mod:`agents.registry`):
 ``greedy``, ...    ``random`` (a uniformly random legal move) on every game, and the kinds its entry
                    lists (both built-in games have ``greedy``)
-``mcts:N``         UCT, ``N`` simulations per decision (:class:`agents.search.mcts.MCTSAgent`); games
-                   of perfect information
+``mcts:N``         UCT, ``N`` simulations per decision (:class:`agents.search.mcts.MCTSAgent`); perfect information
 ``ismcts:N``       information-set MCTS on ``game.determinize`` worlds
                    (:class:`agents.search.ismcts.ISMCTSAgent`); any game
 ``gismcts:N``      ``ismcts:N`` guided by the game's heuristic (``GameAgents.search_guide``;
@@ -19,8 +18,7 @@
                    more of the guide's moves every 8 visits
 ``rollout:N``      the game's heuristic playout search, N worlds per candidate move
                    (``GameAgents.rollout_search``)
-``ppo:PATH``       a PPO checkpoint (``PPOAgent.from_checkpoint(PATH, **kw)``,
-                   :mod:`agents.networks.ppo_agent`) of the game it was trained on
+``ppo:PATH``       a PPO checkpoint of the game it was trained on (:mod:`agents.networks.ppo_agent`)
 ``puct:N:PATH``    PUCT search, N simulations guided by the PPO checkpoint PATH
                    (``agents.search.puct.PUCTAgent.from_checkpoint``, with the checkpoint's own
                    ``search_defaults`` where it records any)

@@ -8,9 +8,8 @@ game                   baselines (besides random)    search hooks
                                                      (``gismcts:N``, ``pismcts:N``), ``rollout:N``
 =====================  ============================  =================================================
 
-Every field that names code is a ``"module:attribute"`` string, imported on first use: registering
-these entries imports no engine, no network and no torch (``tests/test_registry.py`` checks that every
-name exists). The games themselves are registered by ``kardinal_env`` (``kardinal_env/games.py``).
+Every field that names code is a ``"module:attribute"`` string (``tests/test_registry.py`` checks that every name
+exists). The games themselves are registered by ``kardinal_env`` (``kardinal_env/games.py``).
 """
 
 from __future__ import annotations

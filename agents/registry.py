@@ -48,8 +48,7 @@ field                  meaning
                        compiled) -> [action id, ...]``, the paired root's children on the real game
 ``rollout_search``     the agent class of ``rollout:N`` (playouts by the game's strongest baseline), built as
                        ``cls(N, seed=..., game=spec)``
-``network``            ``network(rules, config) -> torch.nn.Module``: the self-play trainer's network
-                       (``None``: its generic MLP)
+``network``            ``network(rules, config) -> torch.nn.Module``: the trainer's network (``None``: generic MLP)
 ``adapter``            the self-play trainer's adapter class (``None``: the generic one for flat observations)
 ``presets``            preset name → training config file (``"kardinal_configs:default.yaml"``)
 ``play_page``          the browser play page of ``kardinal-play --web`` (an object, or a class or function
@@ -80,10 +79,8 @@ __all__ = [
 #: The entry point group of packages that provide agents (the module docstring).
 ENTRY_POINT_GROUP = "kardinal_env.agents"
 
-#: The baselines every game has without listing them: they use nothing but the game protocol.
-#: ``random`` (a uniformly random legal move) is defined here once: ``load_agent`` finds it through
-#: :meth:`GameAgents.baseline`, and the trainer's evaluation and the Gymnasium view
-#: (``opponents="random"``) play the same uniform choice, so an entry may list ``random`` only as this agent.
+#: The baselines every game has without listing them (they use nothing but the game protocol): ``load_agent``, the
+#: trainer's evaluation and the Gymnasium view (``opponents="random"``) all play this one ``random``.
 GENERIC_BASELINES: Mapping[str, str] = MappingProxyType({"random": "agents.baselines.random:RandomAgent"})
 
 

@@ -8,12 +8,11 @@
 =========================================  ==============================================================
 
 A back-end has ``name`` and ``workers`` (recorded in ``results["options"]``), ``in_process`` (whether agent objects can
-be used) and one method ``run(setup, tasks, progress=None) -> (results, info)``: the per-game results in game order
-(every back-end plays with :class:`agents.evaluation.worker.Worker`, so they do not depend on it, thinking times aside)
-and ``None`` or the back-end's report (stored as ``results[name]``); ``progress(done, total)`` after each game. The
-first failing game ends the run with one :class:`agents.evaluation.worker.EvaluationError` (workers stopped; nothing
-hangs). ``torch_threads``: torch threads for network agents (worker processes: 1 unless given; the serial back-end
-leaves the process as it is unless given).
+be used) and ``run(setup, tasks, progress=None) -> (results, info)``: the per-game results in game order (the same on
+every back-end, :mod:`agents.evaluation.worker`) and ``None`` or the back-end's report (``results[name]``);
+``progress(done, total)`` after each game. The first failing game ends the run with one
+:class:`agents.evaluation.worker.EvaluationError` (workers stopped; nothing hangs). ``torch_threads``: for network
+agents (worker processes: 1 unless given; the serial back-end leaves the process as it is unless given).
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""Strength over training: the checkpoints of training runs played against fixed opponents, against the
-CPU time each took to train.
+"""Strength over training: the checkpoints of training runs played against fixed opponents, against their CPU time.
 
 Library::
 
@@ -12,15 +11,14 @@ Command line::
     python scripts/curve.py runs/search_2p runs/ppo_2p --opponents greedy mcts:200 --games 100 --workers 2 \\
         --out docs/data/curves/kardinal-2p
 
-**Checkpoints.** A run directory's ``checkpoint_{step}.pt`` in step order, each with the ``cpu_seconds``
-it records (its training chain's process CPU time; ``None`` for an older checkpoint); ``every=k``
-keeps every k-th and the last. The command line reuses the rows of ``--out``'s ``curves.json`` (same
-step, opponent, games and seed; ``--fresh`` plays all again).
+**Checkpoints.** A run directory's ``checkpoint_{step}.pt`` in step order, each with its recorded ``cpu_seconds`` (its
+training chain's process CPU time; ``None`` for an older checkpoint); ``every=k`` keeps every k-th and the last. The
+command line reuses ``--out``'s ``curves.json`` rows of the same step, opponent, games and seed (``--fresh``: none).
 
-**Games.** Each checkpoint plays ``games`` games as ``ppo:PATH`` against each opponent with
-:func:`agents.evaluation.tournament.evaluate` (the same ``seed`` and deals for every checkpoint); a row per (checkpoint,
-opponent): ``step``, ``cpu_seconds``, ``opponent``, ``games``, ``win_rate`` (shared wins count 1/k) and ``win_ci95``.
-:func:`write_curves` writes ``curves.json``, ``curves.md`` (:func:`curve_markdown`) and ``curves.png``
+**Games.** Each checkpoint plays ``games`` games as ``ppo:PATH`` against each opponent
+(:func:`agents.evaluation.tournament.evaluate`, the same ``seed`` and deals for every checkpoint); a row per
+(checkpoint, opponent): ``step``, ``cpu_seconds``, ``opponent``, ``games``, ``win_rate`` (shared wins count 1/k),
+``win_ci95``. :func:`write_curves` writes ``curves.json``, ``curves.md`` (:func:`curve_markdown`) and ``curves.png``
 (:func:`plot_curves`: win rate against CPU hours, a panel per opponent, a line per run).
 """
 

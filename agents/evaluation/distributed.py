@@ -1,21 +1,19 @@
 """Tournament games as Ray tasks: the back-end :class:`RayTasks` (``kardinal-evaluate --address``/``--ray``).
 
-The games are cut into chunks of consecutive game numbers (two per CPU of the cluster), each one Ray
-task (``num_cpus=1``, placed round-robin over the nodes with a soft node affinity) that builds the
-agents once and plays its games with :class:`agents.evaluation.worker.Worker`: the per-game results are
-those of the serial back-end, whatever node plays which game (timings aside).
+The games are cut into chunks of consecutive game numbers (two per cluster CPU), each one Ray task (``num_cpus=1``,
+round-robin over the nodes with a soft node affinity) that builds the agents once and plays with
+:class:`agents.evaluation.worker.Worker`.
 
-``address``: ``"local"`` starts a private Ray (``ray.init(num_cpus=workers)``) and stops it afterwards;
-anything else (``"auto"``, ``"HOST:PORT"``, ``"ray://..."``) joins that cluster and leaves it running;
-a process already connected to Ray is used as it is.
+``address``: ``"local"`` starts a private Ray (``ray.init(num_cpus=workers)``) and stops it afterwards; anything else
+(``"auto"``, ``"HOST:PORT"``, ``"ray://..."``) joins that cluster and leaves it running; a process already connected to
+Ray is used as it is.
 
-Every node needs kardinal-env (the same version); a game registered at run time is sent with the tasks
-(its entry must name importable module-level code); checkpoint paths are opened on the task's node
-(shared storage). Each task first changes to the caller's working directory when it exists there, so
-relative paths work on a shared file system laid out alike.
+Every node needs the same kardinal-env version; a game registered at run time is sent with the tasks (its entry must
+name importable module-level code); checkpoint paths are opened on the task's node. A task first changes to the
+caller's working directory if it exists there, so relative paths work on a shared file system laid out alike.
 
-``run`` reports ``info = {"address", "nodes", "tasks", "games_per_node"}`` (``results["ray"]``). Needs
-``ray`` (``pip install "kardinal-env[rllib]"``).
+``run`` reports ``info = {"address", "nodes", "tasks", "games_per_node"}`` (``results["ray"]``). Needs ``ray``
+(``pip install "kardinal-env[rllib]"``).
 """
 
 from __future__ import annotations

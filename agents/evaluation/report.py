@@ -1,7 +1,7 @@
 """Ladders: Markdown tables and plots of evaluation results, for the documentation's Agents page.
 
-A *ladder* pools ``results.json`` files (``kardinal-eval/1``, from ``kardinal-evaluate ... --out DIR``)
-of one game, seat count and set of rules, and ranks every participant over all their games::
+A *ladder* pools ``results.json`` files (``kardinal-eval/1``, from ``kardinal-evaluate ... --out DIR``) of one game,
+seat count and set of rules, and ranks every participant over all their games::
 
     from agents.evaluation.report import build_ladder, ladder_markdown, plot_ladder, write_ladder
     ladder = build_ladder(["runs/a/results.json", "runs/b/results.json"])
@@ -10,24 +10,23 @@ of one game, seat count and set of rules, and ranks every participant over all t
 
 Command line: ``python scripts/ladder_page.py RESULTS.json ... --out DIR --name NAME``.
 
-**Participants** are the files' labels (a spec, ``greedy#2`` for a further copy); a label names the
-same spec in every file. **Per participant**, over every game of every file in order (files as given):
-the tournament's statistics (:func:`agents.evaluation.tournament.standings`: games, wins with shared
-wins counting 1/k, win share with its 95% Wilson interval, mean score and rank, OpenSkill rating);
-with one file, exactly the file's own ``summary``. Rows are sorted by ordinal, best first.
+**Participants** are the files' labels (a spec, ``greedy#2`` for a further copy), naming the same spec in every file.
+Each gets, over every game of every file in order (files as given), the statistics of
+:func:`agents.evaluation.tournament.standings` (with one file, exactly its ``summary``); rows sorted by ordinal, best
+first.
 
-**Checks.** A file that cannot be read, is not ``kardinal-eval/1`` JSON or lacks a field the ladder
-needs raises :class:`LadderError` naming the file and the field; files of different games, seat counts
-or rules cannot be pooled (the error names both files and what differs).
+**Checks.** A file that cannot be read, is not ``kardinal-eval/1`` JSON or lacks a needed field raises
+:class:`LadderError` naming the file and the field; files of different games, seat counts or rules cannot be pooled
+(the error names both files and what differs).
 
-**Head to head.** Runs whose first agent plays one seat against copies of one other agent (``--agents
-A B --players 4``) make :func:`matrix_markdown`: rows the first agents, columns the opponents, each
-cell the row agent's win share with its Wilson interval and games.
+**Head to head.** Runs whose first agent plays one seat against copies of one other agent (``--agents A B --players
+4``) make :func:`matrix_markdown`: a row per first agent, a column per opponent, each cell the row agent's win share
+with its Wilson interval and games.
 
-**Outputs.** :func:`ladder_markdown` (caption, table, matrix, one line per source file) and
-:func:`plot_ladder` (win shares beside ratings), deterministic for the same files. :func:`slim_results`
-rewrites a results file in place to what a ladder reads (:data:`SLIM_GAME_KEYS` per game, every
-top-level field but ``rating_history``; a ``slim`` field says so): its ladder is unchanged.
+**Outputs.** :func:`ladder_markdown` (caption, table, matrix, a line per source file) and :func:`plot_ladder` (win
+shares beside ratings), deterministic for the same files. :func:`slim_results` rewrites a results file in place to
+what a ladder reads (:data:`SLIM_GAME_KEYS` per game, every top-level field but ``rating_history``, and ``slim``),
+leaving its ladder unchanged.
 """
 
 from __future__ import annotations

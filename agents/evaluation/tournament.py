@@ -15,30 +15,29 @@ Command line (``kardinal-evaluate`` or ``python scripts/evaluate.py``)::
     kardinal-evaluate --agents mcts:200 greedy --games 400 --address HOST:PORT   # Ray tasks on a cluster
 
 **Games.** ``--game NAME``: any registered game (default: the first; ``--plugin MODULE[:ATTRIBUTE]`` loads one's own
-first); ``--players`` from its seat counts; its rules options are flags (another game's is refused). In the library a
-:class:`Table` holds game, seat count and rules. For 3 or more players compare win rates with parity, ``1/players``.
+first); ``--players`` from its seat counts; its rules options are flags (another game's is refused); in the library a
+:class:`Table`. For 3 or more players compare win rates with parity, ``1/players``.
 
 **Lineup.** Each agent spec (``agents.load_agent``) is one *participant*; the last is repeated up to the seat count
-(``--agents ppo:X greedy --players 4``: one PPO agent against three independent greedy agents). A repeated spec gets a
-label suffix (``greedy#2``) and is scored on its own. Every spec is checked once before any game
-(:func:`agents.check_spec`; a checkpoint trained for another seat count: a warning in ``results["warnings"]``); a
-failure while playing, in any process, ends the run with one :class:`EvaluationError` naming the game.
+(``--agents ppo:X greedy --players 4``: one PPO agent against three independent greedy agents), a repeat labelled
+``greedy#2`` and scored on its own. Every spec is checked once before any game (:func:`agents.check_spec`; a checkpoint
+trained for another seat count: a warning in ``results["warnings"]``); a failure while playing, in any process, ends
+the run with one :class:`EvaluationError` naming the game.
 
-**Where, seats and seeds.** ``backend=`` (:mod:`agents.evaluation.backends`): ``Serial`` (default),
-``ProcessPool`` (``--workers N``) or :class:`~agents.evaluation.distributed.RayTasks` (``--address``,
-``--ray``), all playing with :mod:`agents.evaluation.worker` (seats and seeds there): seats are
-balanced when ``--games`` is a multiple of ``--players`` (a warning otherwise).
+**Where, seats and seeds.** ``backend=`` (:mod:`agents.evaluation.backends`; ``--workers N``, ``--address``, ``--ray``);
+seats and seeds as in :mod:`agents.evaluation.worker`: seats are balanced when ``--games`` is a multiple of
+``--players`` (a warning otherwise).
 
 **Statistics** per participant (:func:`standings`): wins — **a shared win among k winners counts 1/k**
-(:func:`kardinal_env.core.rewards.win_share`), ``shared_wins`` the games won jointly — win rate with a
-95% Wilson interval, mean score, mean rank (1 = best, the game's finishing order; tied seats share the
-better rank), seconds per game choosing moves, and an OpenSkill Plackett-Luce rating (mu, sigma,
-ordinal = mu - 3 sigma) updated over the games in order.
+(:func:`kardinal_env.core.rewards.win_share`), ``shared_wins`` the games won jointly — win rate with a 95% Wilson
+interval, mean score, mean rank (1 = best, the game's finishing order; tied seats share the better rank), seconds per
+game choosing moves, and an OpenSkill Plackett-Luce rating (mu, sigma, ordinal = mu - 3 sigma) updated over the games
+in order.
 
-**Outputs.** ``--out DIR`` writes ``DIR/results.json`` (format ``kardinal-eval/1``: options, versions,
-every game with its seed, seating, scores, winners, finishing order, ranks and moves, and the summary)
-and ``DIR/ratings.png``; ``--save-games N`` also writes the first N games as records
-(``DIR/games/game_0000.json``) and, for a game with an HTML replay, one beside each.
+**Outputs.** ``--out DIR`` writes ``DIR/results.json`` (format ``kardinal-eval/1``: options, versions, every game with
+its seed, seating, scores, winners, finishing order, ranks and moves, and the summary) and ``DIR/ratings.png``;
+``--save-games N`` also writes the first N games as records (``DIR/games/game_0000.json``), each with its HTML replay
+where the game has one.
 """
 
 from __future__ import annotations

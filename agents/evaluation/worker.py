@@ -1,22 +1,19 @@
 """The worker side of a tournament: build the participants' agents once, then play games one by one.
 
-Every back-end (:mod:`agents.evaluation.backends`, :mod:`agents.evaluation.distributed`) plays its
-games with this module (in the calling process, worker processes or Ray tasks), so the per-game
-results do not depend on where a game is played.
+Every back-end (:mod:`agents.evaluation.backends`, :mod:`agents.evaluation.distributed`) plays with this module, so a
+game's result does not depend on where it is played.
 
-* :class:`Setup` — what every game of a run shares: the game's registry entry, its rules (as
-  ``rules.to_dict()``), the seed, the participants (specs, or agent objects in the calling process
-  only) and keyword arguments for the agents' constructors. :meth:`Setup.portable` is a copy that can
-  be sent to another process (a game the receiving registry lacks is registered from it).
+* :class:`Setup` — what every game of a run shares: registry entry, rules (``rules.to_dict()``), seed, participants
+  (specs, or agent objects in the calling process only) and the agents' constructor keywords; :meth:`Setup.portable`
+  can be sent to another process (whose registry then registers a game it lacks).
 * :class:`GameTask` — one game: its number and what to keep (moves, record).
-* :class:`Worker` — builds the agents (``agents.load_agent(spec, game=..., seed=i)``); :meth:`Worker.play`
-  plays one game. :func:`build_worker` and :meth:`Worker.play_task` raise any failure as one
-  :class:`EvaluationError` naming the game; :func:`init_process` / :func:`play_in_process` do the same
-  in a pool of processes.
+* :class:`Worker` — builds the agents (``agents.load_agent(spec, game=..., seed=i)``); :meth:`Worker.play` plays one
+  game. :func:`build_worker`, :meth:`Worker.play_task` and, in a process pool, :func:`init_process` /
+  :func:`play_in_process` raise any failure as one :class:`EvaluationError` naming the game.
 
 Seeds and seats (every back-end): game ``g`` of a run seeded ``seed`` is dealt with
-``agents.runinfo.game_seed(seed, g)``; participant ``i`` is reset with ``game_seed(seed, g) * 16 + i``
-before it; participant ``(s + g) % participants`` sits at seat ``s``.
+``agents.runinfo.game_seed(seed, g)``; participant ``i`` is reset with ``game_seed(seed, g) * 16 + i`` before it;
+participant ``(s + g) % participants`` sits at seat ``s``.
 
 A game's result: ``game``, ``seed``, ``agent_seeds``, ``seats`` (participant per seat), ``scores``, ``winners``,
 ``finishing_order`` (the engine's groups of seats from first place), ``ranks`` (per seat: 1 + the seats placed before

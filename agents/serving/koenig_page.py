@@ -1,14 +1,14 @@
 """Kardinal & König's play page (:mod:`agents.serving.pages`): the map drawn by the HTML replays' code
-(``kardinal_env.koenig.replay_html``: ``board_data``, ``MAP_CSS``, ``MAP_JS``; the last move's site or seal outlined)
-and beside it the person's hand, the display and the deck, every seat's hand size, pieces left, score and score now, the
-move list and, at the end, the final scoring by kind. On the person's turn the sites and seals where a piece may go are
-highlighted; a click plays the move when one payment is possible, else offers the payments as buttons. Discarding,
-ending the turn and (draw phase) the display's cards and the deck are buttons.
+(``kardinal_env.koenig.replay_html``; the last move's site or seal outlined) and beside it the person's hand, the
+display and the deck, every seat's hand size, pieces left, score and score now, the move list and, at the end, the
+final scoring by kind. On the person's turn the sites and seals where a piece may go are highlighted; a click plays the
+move when one payment is possible, else offers the payments as buttons. Discarding, ending the turn and (draw phase)
+the display's cards and the deck are buttons.
 
-**What the person's seat may know.** :meth:`KoenigPage.state` holds the person's own hand and public
-facts only (hand *sizes*, display, deck *size*, discard pile, map, pieces, scores, moves with deck
-draws as ``draw:deck``); the phase only when the person decides or the game is over (another seat's
-``second`` phase would tell that it holds the cards for a second piece).
+**What the person's seat may know.** :meth:`KoenigPage.state` holds the person's own hand and public facts only (hand
+*sizes*, display, deck *size*, discard pile, map, pieces, scores, moves with deck draws as ``draw:deck``); the phase
+only when the person decides or the game is over (another seat's ``second`` phase would tell that it holds the cards
+for a second piece).
 
 For tests the page marks what it shows: ``circle.site`` (``data-site``, ``data-owner``), ``g.seal`` (``data-country``,
 ``data-advisors``), class ``target`` on clickable ones (``chosen`` while paying), ``#actions button.pay``,

@@ -1,14 +1,11 @@
 """The play pages of the web play server (:mod:`agents.serving.webplay`). A play page is an object with
 
-* ``html() -> str`` — the whole page (self-contained). Its script reads ``GET /api/state`` and posts
-  ``/api/move`` and ``/api/new`` with the state's ``session`` token;
-* ``state(game, seat) -> dict`` — the game's part of the state JSON for the person at ``seat``:
-  **only what that seat may know**. The server adds the common fields (names, moves, legal moves,
-  result, session).
+* ``html() -> str`` — the whole self-contained page, whose script uses the server's HTTP API;
+* ``state(game, seat) -> dict`` — the game's part of the state JSON for the person at ``seat``: **only what that seat
+  may know**. The server adds the common fields (names, moves, legal moves, result, session).
 
-:func:`page_for` finds a game's page through its agents' entry (``GameAgents.play_page``: a page, or a
-class or function making one, or a ``"module:attribute"`` string); else :class:`TextPage` (the text
-picture for the person's seat and one button per legal move). Kardinal's and Kardinal & König's are
+:func:`page_for` finds a game's page through its agents' entry (``GameAgents.play_page``); else :class:`TextPage` (the
+text picture for the person's seat and a button per legal move). Kardinal's and Kardinal & König's are
 :mod:`agents.serving.kardinal_page` and :mod:`agents.serving.koenig_page`.
 
 Every play page is written by :func:`play_html` on the shared page shell (:mod:`kardinal_env.core.page_shell`): the game

@@ -8,15 +8,14 @@ Usage (``kardinal-play`` or ``python scripts/play.py``)::
     kardinal-play --agents greedy --save game.json   # write the game as a record
     kardinal-play --web --game kardinal_koenig       # play in the browser (agents.serving.webplay)
 
-The table options (``--game``, ``--players``, the game's rule flags, ``--agents``, ``--seat``,
-``--seed``) are :mod:`agents.serving.table`'s: the specs fill the other seats in turn order (the last
-repeats), seat ``s``'s agent is seeded ``seed * 16 + s``.
+The table options (``--game``, ``--players``, rule flags, ``--agents``, ``--seat``, ``--seed``) are
+:mod:`agents.serving.table`'s.
 
 Before each of your decisions the game's text picture *for your seat* (``spec.game_text(game, seat)``: never another
-seat's cards) and the legal moves, numbered, are drawn. Type a move in the game's notation (docs/rules.md,
-docs/rules-koenig.md) or the number of a listed move (a number that is itself a legal move is that move; ``#3`` means
-number 3). Commands: ``help`` (list your legal moves), ``board`` (draw the position again), ``quit``. An illegal move
-prints the rule it breaks and asks again; the agents' moves are printed as they are made.
+seat's cards) and the numbered legal moves are drawn. Type a move in the game's notation (docs/rules.md,
+docs/rules-koenig.md) or a listed move's number (a number that is itself a legal move is that move; ``#3`` means
+number 3). Commands: ``help`` (list your legal moves), ``board`` (draw it again), ``quit``. An illegal move prints the
+rule it breaks and asks again; the agents' moves are printed as made.
 
 ``--save FILE`` writes the game's record when the program ends — finished, or unfinished after ``quit``, end of input or
 Ctrl-C (``result`` null); ``kardinal-replay FILE`` replays it. Ctrl-C ends quietly with exit status 130.

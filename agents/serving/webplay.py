@@ -5,18 +5,17 @@ Usage (``kardinal-play --web ...`` or)::
     python -m agents.serving.webplay --agents greedy                       # Kardinal, http://127.0.0.1:8000/
     python -m agents.serving.webplay --game kardinal_koenig --agents random   # Kardinal & König, 4 players
 
-The options: :mod:`agents.serving.table`'s plus ``--host``, ``--port`` and ``--verbose``. Library:
-:func:`serve` (blocks until Ctrl-C), :func:`make_server` (a :class:`PlayServer`; ``port=0`` picks a
-free port) and :class:`PlaySession` (the game logic without HTTP).
+Options: :mod:`agents.serving.table`'s plus ``--host``, ``--port`` and ``--verbose``. Library: :func:`serve` (blocks
+until Ctrl-C), :func:`make_server` (a :class:`PlayServer`; ``port=0`` picks a free port) and :class:`PlaySession` (the
+game logic without HTTP).
 
-The page is the game's play page (:func:`agents.serving.pages.page_for`; a text picture and a button
-per legal move for a game without one). The legal moves come from the engine; the agents (one spec per
-other seat in turn order, the last repeated) reply at once. "New game" starts again (agents re-seeded,
-game ``k`` of the session dealt with seed ``seed + k - 1``); "Download record" saves the record.
+The page is the game's play page (:func:`agents.serving.pages.page_for`). The agents reply at once; "New game" starts
+again (agents re-seeded, game ``k`` of the session dealt with seed ``seed + k - 1``); "Download record" saves the
+record.
 
-**Only what your seat may know.** The game's page builds the state for your seat: for a game with
-hidden information it never holds another seat's hidden cards nor the deck order, and ``/api/record``
-of a game with hidden information or chance is refused (403, rule ``hidden``) until the game is over.
+**Only what your seat may know.** The page's state for your seat never holds another seat's hidden cards nor the deck
+order, and ``/api/record`` of a game with hidden information or chance is refused (403, rule ``hidden``) until the game
+is over.
 
 HTTP API (JSON; every error is ``{"error": message, "rule": name or null}``):
 
@@ -34,19 +33,18 @@ HTTP API (JSON; every error is ``{"error": message, "rule": name or null}``):
 ``GET /api/record``   the game so far as a record download (see above for hidden information)
 ====================  =======================================================================
 
-A POST without this server's session token is refused (403, rule ``session``): a page of another
-site cannot play for you, and a page of an earlier server run learns that it must reload.
+A POST without this server's session token is refused (403, rule ``session``): a page of another site cannot play for
+you, and a page of an earlier server run learns that it must reload.
 
 **Malformed requests** get a JSON error (rule ``request``), never a dropped connection or a traceback
-(:func:`parse_body` reads every body): a body that is not UTF-8, not JSON (``NaN`` included), nested deeper than
-:data:`MAX_DEPTH`, not an object, with a key twice, an unknown field or a lone surrogate: 400; a ``Content-Length`` that
-is not one byte count: 400, over :data:`MAX_BODY`: 413; a body shorter than its ``Content-Length``: 400 (408 after
+(:func:`parse_body`): a body that is not UTF-8, not JSON (``NaN`` included), nested deeper than :data:`MAX_DEPTH`, not
+an object, with a key twice, an unknown field or a lone surrogate: 400; a ``Content-Length`` that is not one byte
+count: 400, over :data:`MAX_BODY`: 413; a body shorter than its ``Content-Length``: 400 (408 after
 :attr:`PlayServer.request_timeout` seconds of silence); a chunked body: 411. A refused body is drained (up to
 :data:`DRAIN_LIMIT` bytes) after the answer, so the client reads the answer, not a reset.
 
-The standard library's ``ThreadingHTTPServer`` serves one local person with a few small JSON requests
-(no framework, no dependency; the agents reply inside the request, serialised by one lock). It binds
-``127.0.0.1`` by default (another host prints a warning) and is not hardened for the internet.
+The standard library's ``ThreadingHTTPServer`` serves one local person (the agents reply inside the request, serialised
+by one lock). It binds ``127.0.0.1`` by default (another host prints a warning) and is not hardened for the internet.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Game adapters: what the trainers need of a game. :func:`make_adapter` takes the game's agents'
-entry's ``adapter`` (:class:`agents.registry.GameAgents`), or :class:`FlatAdapter`.
+"""Game adapters: what the trainers need of a game. :func:`make_adapter` takes the game's
+:class:`agents.registry.GameAgents` entry's ``adapter``, or :class:`FlatAdapter`.
 
 An adapter holds ``spec``, ``rules`` (training), ``opponents`` (``random``, ``greedy``, ``baseline`` where the game has
 them), ``reads_game``; it makes games (``new_game(rng)``: a seed only with chance; ``eval_game(seed, i)``,

@@ -1,14 +1,10 @@
 """Search-based self-play (expert iteration; AlphaZero-style) for every registered game.
 
-``algorithm: search`` selects this trainer (``docs/training.md`` explains the options); the rest is the PPO trainer's,
-so either trainer's checkpoints resume under both. ``num_envs`` games run at once and every decision with a choice is
-searched, except the ``baseline``'s seats of a ``greedy_share`` game and decisions whose legal moves all match
-``baseline_targets`` (the baseline's move is target and play). ``search``: ``puct``
-(:class:`agents.search.puct.PUCTAgent` on the trained network, games in lockstep, ``noise_fraction`` ×
-Dir(``dirichlet_alpha``) on a full search's root), ``mcts`` (perfect information), ``ismcts``, ``rollout`` (its move is
-the target) or ``network`` (``teacher``'s policy as visits). ``policy_play_share`` games play the network's move
-(DAgger). A decision is searched fully (``simulations``, an example) with probability ``full_search_share``, else fast;
-the first ``temperature_moves`` draw their move by the visits, later ones take the most visited.
+``algorithm: search`` selects this trainer; docs/training.md explains its options (``search``, ``teacher``,
+``full_search_share``, ``greedy_share``, ``policy_play_share``, ``baseline_targets``, ...). The rest is the PPO
+trainer's, so either trainer's checkpoints resume under both. ``num_envs`` games run at once (``puct``: in lockstep,
+with ``noise_fraction`` × Dir(``dirichlet_alpha``) on a full search's root); the first ``temperature_moves`` of a game
+draw their move by the visits, later ones take the most visited.
 
 An example holds the decision, the searched moves' stored actions, the target visits ``** (1 / target_temperature)``
 normalised and the value target (terminal reward + ``score_shaping`` × (final margin − margin at the decision)). Updates

@@ -1,25 +1,20 @@
 """The model zoo: trained networks shipped inside the package, each with a model card.
 
-========================  =====================================================================
-``zoo:NAME``              the network's own policy (argmax, no search): what ``ppo:PATH`` gives
-                          for the packaged checkpoint; e.g. ``load_agent("zoo:kardinal-2p")``
-``puct:N:zoo:NAME``       PUCT search with N simulations guided by that network
-========================  =====================================================================
+``zoo:NAME`` plays the network's own policy (argmax, no search, as ``ppo:PATH`` of the packaged checkpoint:
+``load_agent("zoo:kardinal-2p")``); ``puct:N:zoo:NAME`` searches with it. Every tool that takes an agent spec takes
+these on a fresh install (``kardinal-play --agents zoo:kardinal-2p``, ``kardinal-evaluate``, the web page, the cluster
+tournament).
 
-Every tool that takes an agent spec takes these (``kardinal-play --agents zoo:kardinal-2p``,
-``kardinal-evaluate --agents zoo:kardinal-2p mcts:200``, the web page, the cluster tournament), on a
-fresh install, without training anything.
+**Files.** A model ``NAME`` is ``agents/zoo/NAME.pt`` (a checkpoint of :mod:`agents.networks.checkpoint` without the
+training-only parts — optimizer, opponent pool, random states — that :func:`export` removes) and its model card
+``agents/zoo/NAME.md`` (game, players, training command and preset, steps and CPU time, results with Wilson intervals
+and the commands that measured them, the code revision). :func:`names` lists what is installed; :func:`model_path` /
+:func:`card_path` find the files (no torch import). ``tests/test_zoo.py`` loads every model through the checkpoint
+checks (so a model whose observation/action layout no longer matches the code fails there), plays a game with it, and
+checks that its card states what its checkpoint records.
 
-**Files.** A model ``NAME`` is ``agents/zoo/NAME.pt`` (a checkpoint of :mod:`agents.networks.checkpoint` with the
-training-only parts — optimizer, opponent pool, random states — removed by :func:`export`) and its model card
-``agents/zoo/NAME.md`` (game, players, the training command and preset, steps and CPU time, results with Wilson
-intervals and the commands that measured them, the code revision). :func:`names` lists what is installed;
-:func:`model_path` / :func:`card_path` find the files (no torch import). ``tests/test_zoo.py`` loads every model through
-the checkpoint checks (a model whose observation/action layout no longer matches the code fails there, so the zoo cannot
-silently rot), plays a game with it, and checks that its card states what its checkpoint records.
-
-Adding a model: ``python scripts/zoo.py add NAME runs/RUN/checkpoint.pt`` writes the stripped
-checkpoint (``--force`` replaces one); write its card next to it (copy one of the cards).
+Adding a model: ``python scripts/zoo.py add NAME runs/RUN/checkpoint.pt`` writes the stripped checkpoint (``--force``
+replaces one); write its card next to it (copy one of the cards).
 """
 
 from __future__ import annotations
@@ -107,12 +102,9 @@ def export(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python scripts/zoo.py``: ``list`` the models, ``show NAME`` (the card), ``add NAME CHECKPOINT [--force]``
-    (:func:`export`), ``average OUT CHECKPOINT...`` (:func:`agents.networks.checkpoint.average_checkpoints`), ``advise
-    OUT CHECKPOINT --scale S`` (:func:`agents.networks.checkpoint.advise_checkpoint`), ``search-defaults OUT CHECKPOINT
-    [--batch-size N] [--c-puct C] [--score-shaping K] [--rollouts R] [--rollout-weight W]``
-    (:func:`agents.networks.checkpoint.with_search_defaults`). Exit status 2 with one ``error:`` line for a bad name or
-    checkpoint."""
+    """``python scripts/zoo.py``: ``list``, ``show`` and ``add`` (:func:`export`) models; ``average``, ``advise`` and
+    ``search-defaults`` write a checkpoint (the functions of :mod:`agents.networks.checkpoint`); each one's ``--help``
+    gives its arguments. Exit status 2 with one ``error:`` line for a bad name or checkpoint."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="zoo", description="The model zoo shipped with kardinal-env.")
