@@ -41,13 +41,10 @@ to be shared by threads (the core refuses a second call meanwhile).
 Rewards
 =======
 
-Exactly the AEC env's: ``rewards[i, s]`` is its ``rewards["player_s"]`` after the same move: ``chip_shaping`` times the
-chips the acting seat took with the move (Kardinal; 0 on the move that ends the game), plus, on the move that ends the
-game, every seat's terminal reward (:func:`kardinal_env.core.rewards.terminal_rewards`: ``"win_loss"`` +1 for every
-winner, -1 for the others; ``"margin"`` ``clip((own - best other score) / 20, -1, 1)``); every other entry is 0.
-``score_shaping`` (default 0; not in the AEC envs) adds the self-play trainer's potential-based term
-(:class:`kardinal_env.core.rewards.ShapingTracker`): the acting seat also earns ``score_shaping`` times the change of
-its projected margin that its move caused, the last move included (after the chip term).
+Exactly the AEC env's: ``rewards[i, s]`` is its ``rewards["player_s"]`` after the same move (Kardinal's
+``chip_shaping``, and every seat's terminal reward on the last move, :mod:`kardinal_env.core.rewards`; else 0).
+``score_shaping`` (default 0; not in the AEC envs) adds :class:`~kardinal_env.core.rewards.ShapingTracker`'s term: the
+acting seat also earns ``score_shaping`` times the change of its projected margin, the last move included.
 
 Auto-reset
 ==========
@@ -71,13 +68,12 @@ Backends
 
 * ``"python"``: the reference, for every registered game: N registry games played by action id, one encoder per game.
   Ignores ``threads``.
-* ``"core"``: the game stepped in C++ (``kardinal_core.KardinalBatch``, cpp/src/kardinal/batch.hpp;
-  ``kardinal_core.KoenigBatch``, cpp/src/koenig/batch.hpp): one call checks every action, plays every move, auto-resets
-  and writes every array (shared with NumPy) with the GIL released; ``threads=k >= 2`` splits the games over ``k``
-  std::threads (results do not depend on ``k``). Same seeds and deals as above; ``game(i)`` copies game ``i`` into a
-  core-backed ``Game``. Byte for byte the python backend's output, forfeits included (a forfeited slot plays on in
-  Python until the next ``reset()``). Needs the compiled core and Kardinal's or K&K's engine and rules classes (under
-  any name); other games or encoder options: ``ValueError``.
+* ``"core"``: the game stepped in C++ (``kardinal_core.KardinalBatch``, ``KoenigBatch``): one call checks every action,
+  plays every move, auto-resets and writes every array (shared with NumPy) with the GIL released; ``threads=k >= 2``
+  splits the games over ``k`` std::threads (results do not depend on ``k``). Same seeds and deals as above; ``game(i)``
+  copies game ``i`` into a core-backed ``Game``. Byte for byte the python backend's output, forfeits included (a
+  forfeited slot plays on in Python until the next ``reset()``). Needs the compiled core and Kardinal's or K&K's engine
+  and rules classes (under any name); other games or encoder options: ``ValueError``.
 * ``"auto"`` (default; ``None`` too): ``"core"`` where it applies and the core is used
   (:func:`kardinal_env.core.backend.core_module`; ``KARDINAL_ENV_BACKEND=python`` turns it off), else ``"python"``.
 

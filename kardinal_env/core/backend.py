@@ -1,5 +1,4 @@
-"""Which engine backs a game: the one backend switch of the suite (standard library only; the engines ask it for every
-``Game(...)``).
+"""Which engine backs a game: the suite's one backend switch (standard library only).
 
 **Explicit first.** A game or an environment is made with ``backend="core"`` (the compiled core must be there:
 ``ImportError`` naming what is missing), ``"python"`` (never the core) or ``None`` (the core when installed, else the
@@ -49,8 +48,8 @@ _INTERNAL = ("kardinal_env", "agents", "kardinal_configs", "pettingzoo", "gymnas
 
 
 class CoreMissingWarning(RuntimeWarning):
-    """The compiled core is not installed and ``KARDINAL_ENV_BACKEND`` is unset: the games run on the Python engines.
-    Once per process; ``KARDINAL_ENV_BACKEND=python`` or a warnings filter silences it."""
+    """No compiled core and no ``KARDINAL_ENV_BACKEND``: the Python engines run. Once per process;
+    ``KARDINAL_ENV_BACKEND=python`` or a warnings filter silences it."""
 
 
 _BACKENDS = ("python", "core")
@@ -169,8 +168,7 @@ class CoreBacked:
 
     @property
     def core(self) -> Any:
-        """The core object holding this game's state, for its readers; never play a move on it (the game would no longer
-        know its history)."""
+        """The core object holding this game's state, to read; never play a move on it (the history would be lost)."""
         return self._core
 
     @property

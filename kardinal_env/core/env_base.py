@@ -4,8 +4,8 @@
 :class:`TurnBasedEnv` holds what is not about one game: agents ``player_0 ..``, one ``Dict(observation, action_mask)``
 space and one ``Discrete`` space for all, ``agent_selection`` following ``current_player``, the per-decision cache of
 legal actions, masks all zero but the selected agent's, terminal rewards (:mod:`kardinal_env.core.rewards`, plus an
-optional per-move reward), ``infos`` with scores and winners at the end, pickling that continues the game, seeding,
-render modes and the ``illegal_action`` option (:mod:`kardinal_env.core.illegal`).
+optional per-move reward), ``infos`` with scores and winners at the end, pickling that continues the game, seeding and
+render modes.
 
 **Illegal actions** (:mod:`kardinal_env.core.illegal`). ``step`` first checks that the action is an id of the action
 space (rule ``"action"`` in every mode), then plays it; an id the engine refuses raises (``"raise"``, the default) or
@@ -198,9 +198,8 @@ class TurnBasedEnv(AECEnv, EzPickle):
         return cache[1]
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
-        """The int8 mask of ``agent`` (default: the selected one) without an observation: ones at :meth:`legal_actions`
-        for the deciding agent, else (and after a forfeit) all zeros; on a core-backed game the env's own array (module
-        docstring)."""
+        """The int8 mask of ``agent`` (default: the selected one) without an observation; all zeros unless it decides
+        (on a core-backed game the env's own array)."""
         seat = self.agent_name_mapping[agent or self.agent_selection]
         game = self.game
         if self.writes_core_buffers and game.compiled:

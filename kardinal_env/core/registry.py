@@ -127,7 +127,7 @@ def load_cached(owner: Any, cache_name: str, key: str, target: Any, where: str) 
 
 
 def entry_point_objects(group: str) -> Iterator[tuple[str, Any]]:
-    """``(where, object)`` of each entry point of ``group``; one that cannot be loaded is an ImportError naming it."""
+    """``(where, object)`` of each entry point of ``group``; ImportError naming one that cannot be loaded."""
     from importlib.metadata import entry_points
 
     for ep in entry_points(group=group):
@@ -227,8 +227,8 @@ class GameSpec:
 
     @property
     def previous_envs(self) -> tuple[str, ...]:
-        """Earlier environment names with the same observations and actions (checkpoints trained on them still load):
-        the module's ``metadata["previous_names"]``, none for the generic environment."""
+        """Earlier environment names with the same observations and actions (their checkpoints still load): the module's
+        ``metadata["previous_names"]``."""
         if self.env_module is None:
             return ()
         return tuple(self.load("env_module").raw_env.metadata.get("previous_names", ()))
@@ -255,8 +255,8 @@ class GameSpec:
         return self.load("rules_class").from_dict(data)
 
     def new_game(self, rules: Any = None, seed: int | None = None, backend: str | None = None) -> Any:
-        """A new game under ``rules`` (default rules when ``None``); ``backend`` (``"core"`` / ``"python"``,
-        :mod:`kardinal_env.core.backend`) goes to a game class with a compiled core; ``None``: the default."""
+        """A new game under ``rules`` (default rules when ``None``); ``backend`` (:mod:`kardinal_env.core.backend`) goes
+        to a game class with a compiled core."""
         rules = self.rules() if rules is None else rules
         if backend is None:
             return self.load("game_class")(rules, seed=seed)
@@ -288,11 +288,9 @@ _UNREGISTER_LISTENERS: list[Callable[[GameSpec], None]] = []
 
 
 def register_game(spec: GameSpec, replace: bool = False) -> GameSpec:
-    """Add ``spec`` and tell the listeners; returns ``spec`` (registering the same spec again does nothing).
-
-    ``ValueError`` for a second game of the same name (unless ``replace``) or a record format, ``env_id`` or ``gym_id``
-    another game has. A game whose classes are objects is started with default rules and checked against the protocol (a
-    ``TypeError`` naming the missing members). A failing listener undoes the registration."""
+    """Add ``spec`` (again: a no-op), tell the listeners and return it. ``ValueError`` for a name (unless ``replace``),
+    record format, ``env_id`` or ``gym_id`` another game has; a game whose classes are objects is started with default
+    rules and checked against the protocol (``TypeError``). A failing listener undoes the registration."""
     if not isinstance(spec, GameSpec):
         raise TypeError(f"register_game expects a GameSpec, got {type(spec).__name__}")
     old = _GAMES.get(spec.name)
@@ -353,8 +351,8 @@ def unregister_game(name: str) -> None:
 
 
 def on_register(listener: Callable[[GameSpec], None], on_unregister: Callable[[GameSpec], None] | None = None) -> None:
-    """Call ``listener(spec)`` for every game registered now and later, ``on_unregister(spec)`` for every game
-    unregistered later."""
+    """Call ``listener(spec)`` for every game registered now and later, ``on_unregister(spec)`` for each
+    unregistered."""
     _LISTENERS.append(listener)
     if on_unregister is not None:
         _UNREGISTER_LISTENERS.append(on_unregister)
@@ -368,8 +366,8 @@ def _as_spec(obj: Any) -> Any:
 
 
 def load_entry_points(force: bool = False) -> None:
-    """Register the games of the entry points of :data:`ENTRY_POINT_GROUP`, once (``force``: again); a game already
-    registered under the name is kept. Errors name the entry point."""
+    """Register the games of :data:`ENTRY_POINT_GROUP`'s entry points, once (``force``: again), keeping a game already
+    registered under a name; errors name the entry point."""
     global _ENTRY_POINTS_LOADED
     if _ENTRY_POINTS_LOADED and not force:
         return
@@ -383,13 +381,11 @@ def load_entry_points(force: bool = False) -> None:
 
 
 def load_plugins(plugins: str | Iterable[str] | None, source: str = "--plugin") -> list[GameSpec]:
-    """Load game plugins and return the games they registered (in order, each once).
-
-    A plugin is ``"module"`` (imported: it registers its games at its top level) or ``"module:attribute"`` (a
-    :class:`GameSpec` or a function returning one, registered unless that very spec already is). ``plugins``: a list or
-    one comma-separated string; empty names are skipped. Loading a plugin again does nothing new. Errors name the plugin
-    and ``source``: ``ImportError`` when it cannot be imported, ``TypeError`` when the attribute is no
-    :class:`GameSpec`, ``ValueError`` when its name, record format or ids are another game's."""
+    """Load game plugins (a list or one comma-separated string) and return the games they registered, in order, each
+    once. A plugin is ``"module"`` (registering its games when imported) or ``"module:attribute"`` (a :class:`GameSpec`
+    or a function returning one). Loading one again does nothing new. Errors name the plugin and ``source``:
+    ``ImportError`` (cannot be imported), ``TypeError`` (no :class:`GameSpec`), ``ValueError`` (name, record format or
+    ids of another game)."""
     if plugins is None:
         return []
     names = plugins.split(",") if isinstance(plugins, str) else list(plugins)
