@@ -7,17 +7,16 @@ The window holds the squares with ``|x| <= W // 2`` and ``|y| <= W // 2`` (the n
 Colours are ego-centric: colour *slot* ``j`` of the deciding seat is ``colour_order(rules, seat)[j]`` (the seat's own
 colours first, then the following seats' colours in turn order, the neutral colour last; see :func:`colour_order`).
 
-====================  ==========================  ==============================================
-slice                 size                        meaning
-====================  ==========================  ==============================================
-``[0, 16·N)``         16 planes of ``N = W²``     build: plane ``p = kind * 4 + slot``; kind 0 house,
-                                                  1 tower, 2 yard horizontal (square, square+x),
-                                                  3 yard vertical (square, square+y); the square
-                                                  index is the yard's lower-left square
-``[16·N, 17·N)``      ``N``                       ``C@x,y``: place/move the cardinal to the square
-``[17·N, 17·N+4)``    4                           ``chip:{c}`` for colour slot 0..3
-``17·N + 4``          1                           ``C-``: leave the cardinal where it is
-====================  ==========================  ==============================================
+====================  ========================  ====================================================================
+slice                 size                      meaning
+====================  ========================  ====================================================================
+``[0, 16·N)``         16 planes of ``N = W²``   build: plane ``p = kind * 4 + slot``; kind 0 house, 1 tower, 2 yard
+                                                horizontal (square, square+x), 3 yard vertical (square, square+y);
+                                                the square index is the yard's lower-left square
+``[16·N, 17·N)``      ``N``                     ``C@x,y``: place/move the cardinal to the square
+``[17·N, 17·N+4)``    4                         ``chip:{c}`` for colour slot 0..3
+``17·N + 4``          1                         ``C-``: leave the cardinal where it is
+====================  ========================  ====================================================================
 
 Every legal move of every decision has exactly one action (``W = 53`` holds every legal game,
 ``kardinal_env.kardinal.window``; a smaller window makes the engine forbid moves outside it), so ``{decode(a) for a in
@@ -78,12 +77,7 @@ _KEEP_CODE = (CARDINAL, -1, -1, -1, -1)
 
 
 def colour_order(rules: Rules, seat: int) -> tuple[int, int, int, int]:
-    """Colours in slot order for ``seat``: its own first, then the next seats', neutral last.
-
-    * 4 players (and the 4-player shared pool): ``(seat, seat+1, seat+2, seat+3) mod 4``.
-    * 3 players (and the 3-player shared pool): ``(seat, seat+1 mod 3, seat+2 mod 3, 3)``.
-    * 2 players: ``(2·seat, 2·seat+1, 2·other, 2·other+1)``.
-    """
+    """Colours in slot order for ``seat``: its own first, then the next seats', neutral last (shared pool alike)."""
     n = rules.players
     if n == 2:
         other = 1 - seat

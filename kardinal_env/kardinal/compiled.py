@@ -1,23 +1,16 @@
 """The compiled core's Kardinal engine, when it is built: ``kardinal_core.KardinalGame``.
 
-The core is the separate distribution ``kardinal-env-core`` in ``cpp/`` (C++17, nanobind), built into ``.venv`` by
-``bash scripts/setup.sh`` (``pip install ./cpp`` by hand). It plays on the Python engine's move codes (the same tuples
-in the same order; ``tests/test_core_kardinal.py`` keeps the two in lockstep). ``KARDINAL_ENV_BACKEND`` chooses, read at
-every call: ``python`` — never the core (:func:`available` is False, :func:`core_game` raises); ``core`` — the core must
-be there (``ImportError`` otherwise); unset or empty — the core when it is installed, else one ``RuntimeWarning`` per
-process saying how to build it, and the Python engine.
-
-When the core is used, ``Game(rules)`` (and ``new_game``, ``Game.from_record``) builds a
-:class:`~kardinal_env.kardinal.core_game.CoreGame` (same API and results; a game keeps its engine);
-``Game.reference(rules)`` always builds the Python engine.
+The core (``cpp/``, C++17, nanobind; ``bash scripts/setup.sh`` builds it) plays on the Python engine's move codes, in
+the same order (``tests/test_core_kardinal.py`` keeps the two in lockstep). :mod:`kardinal_env.core.backend` decides
+whether it is used; then ``Game(rules)`` (and ``new_game``, ``Game.from_record``) builds a
+:class:`~kardinal_env.kardinal.core_game.CoreGame`, while ``Game.reference(rules)`` is always the Python engine.
 
 **Observations and masks.** A core game writes what the Python ``ObservationEncoder`` and ``ActionCodec`` build, byte
-for byte, into caller-owned NumPy buffers (cpp/src/kardinal/observation.hpp): ``encode_into(observer, out)`` (writable
-C-contiguous ``uint8``, shape ``(72, W, W)``), ``action_mask_into(out, seat=None)`` (``bool`` or ``int8``, length
-``17·W² + 5``) and ``legal_action_ids(window=None)`` (a new ``int64`` array); a ``CoreGame`` offers the first two (its
-``legal_actions()`` are the ids), a Python ``Game`` reaches them through :func:`core_position` (its moves replayed:
-tools and tests, not a training loop). :func:`observation_buffer` / :func:`mask_buffer` allocate buffers. ``W`` comes
-from the buffer and must be ``actions.frame_window(rules)``; any other window, dtype or shape, a non-contiguous or
+for byte, into caller-owned NumPy buffers: ``encode_into(observer, out)`` (writable C-contiguous ``uint8``, shape
+``(72, W, W)``), ``action_mask_into(out, seat=None)`` (``bool`` or ``int8``, length ``17·W² + 5``) and
+``legal_action_ids(window=None)`` (a new ``int64`` array). A Python ``Game`` reaches them through :func:`core_position`
+(its moves replayed: tools and tests). :func:`observation_buffer` / :func:`mask_buffer` allocate buffers. ``W`` comes
+from the buffer and must be ``actions.frame_window(rules)``; a wrong window, dtype or shape, a non-contiguous or
 read-only buffer, an observer or seat out of range raise ``TypeError`` (not an array, wrong dtype) or ``ValueError``,
 naming the problem.
 """

@@ -1,19 +1,13 @@
 """The Kardinal :class:`~kardinal_env.kardinal.engine.Game` backed by the compiled core.
 
-:class:`CoreGame` is a :class:`~kardinal_env.kardinal.engine.Game` subclass (``isinstance`` and the registry's
-``game_of`` keep working) whose state lives in a ``kardinal_core.KardinalGame`` (``cpp/src/kardinal/engine.hpp``, kept
-in lockstep with the Python engine by ``tests/test_core_kardinal.py``). It has the Python engine's whole public API with
-the same results (notation, move codes in the same order, records, ``clone``, scores, winners, finishing order, the
-heuristics' queries, ``live_view``) and adds :attr:`CoreGame.core` (the core game: read it, never play on it) and
-``encode_into`` / ``action_mask_into``, which write the observation and the mask into caller-owned arrays
-(:mod:`kardinal_env.kardinal.compiled`).
-
-``Game(rules)`` returns one when the core is used (:func:`kardinal_env.core.backend.core_module`); ``Game(rules,
-backend="python")`` and ``Game.reference(rules)`` always give the Python engine.
+:class:`CoreGame` is a ``Game`` subclass (``isinstance`` and the registry's ``game_of`` keep working) whose state lives
+in a ``kardinal_core.KardinalGame`` (:mod:`kardinal_env.kardinal.compiled`). It has the Python engine's whole public API
+with the same results and adds :attr:`CoreGame.core` (read it, never play on it) and ``encode_into`` /
+``action_mask_into``. ``Game(rules, backend="python")`` and ``Game.reference(rules)`` always give the Python engine.
 
 **Errors.** An illegal move raises the Python engine's :class:`~kardinal_env.core.errors.IllegalMoveError`: the rare
-error path replays the moves into the Python reference, which explains (:mod:`kardinal_env.kardinal.explain`).
-**Pickling** stores the rules and the move codes and replays them.
+error path replays the moves into the Python reference, which explains. **Pickling** stores the rules and the move
+codes and replays them.
 """
 
 from __future__ import annotations

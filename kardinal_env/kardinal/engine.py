@@ -8,19 +8,18 @@
 
 A turn is a sequence of decisions by the same seat, each one string in docs/rules.md notation:
 
-======== ============================================== =========================================
-phase    who decides                                    moves offered
-======== ============================================== =========================================
-build    the seat on turn (seats without a legal build  ``H{c}@x,y``, ``T{c}@x,y``,
-         are skipped; see :attr:`Game.current_player`)  ``Y{c}@x1,y1:x2,y2``
-chip     same seat: the compensation chip after the     ``chip:{c}`` for each colour left in the
-         game's first build, or one substitute chip     supply
-         per touched edifice of an exhausted colour
-         (``exhausted_colour="substitute"``)
-cardinal same seat: placement on the first turn         ``C@x,y`` for each site (first turn), or
-         (compulsory), later optional                   ``C-`` and ``C@x,y`` for each other site
-over     nobody (``current_player is None``)            none
-======== ============================================== =========================================
+======== =========================================================== ===================================================
+phase    who decides                                                 moves offered
+======== =========================================================== ===================================================
+build    the seat on turn (seats without a legal build are skipped;  ``H{c}@x,y``, ``T{c}@x,y``, ``Y{c}@x1,y1:x2,y2``
+         see :attr:`Game.current_player`)
+chip     same seat: the compensation chip after the game's first     ``chip:{c}`` for each colour left in the supply
+         build, or one substitute chip per touched edifice of an
+         exhausted colour (``exhausted_colour="substitute"``)
+cardinal same seat: placement on the first turn (compulsory), later  ``C@x,y`` for each site (first turn), or ``C-`` and
+         optional                                                    ``C@x,y`` for each other site
+over     nobody (``current_player is None``)                         none
+======== =========================================================== ===================================================
 
 After the cardinal decision play passes to the next seat with a legal build; if none has one, the game is over and final
 scoring (own colours' leftovers, one colour doubled, the cathedral tie-break) applies.

@@ -23,40 +23,35 @@ Keyword options: ``players`` (2–4; default 2, the registry's ``default_players
 **Turns.** ``agent_selection`` follows the engine: the seat that built acts again for its chip choice(s) and its
 cardinal decision; seats that cannot build are skipped. Each ``step`` is one decision.
 
-**Observation** (channel table: ``kardinal_env.kardinal.observation``): the lossless ego-centric tensor; ``action_mask``
-is int8 with ones at the selected agent's legal actions, all zeros for other agents and once the game is over
-(PettingZoo's classic convention: never build a distribution from it).
+**Observation**: the lossless ego-centric tensor of ``kardinal_env.kardinal.observation`` (channel table there);
+``action_mask`` is int8, ones at the selected agent's legal actions, all zeros for other agents and once the game is
+over (never build a distribution from it).
 
-**Actions** (``kardinal_env.kardinal.actions``): 16 build planes (house, tower, horizontal yard, vertical yard × 4
-ego-centric colour slots) over the window, one cardinal plane, four chip actions and "keep the cardinal".
-``raw_env.decode_action(a)`` / ``raw_env.encode_move(move)`` translate to and from docs/rules.md notation for the
-selected agent; ``{decode_action(a) for a with mask[a] == 1} == set(game.legal_moves())``.
+**Actions**: the 16 build planes, cardinal plane, four chip actions and "keep the cardinal" of
+``kardinal_env.kardinal.actions``. ``raw_env.decode_action(a)`` / ``raw_env.encode_move(move)`` translate to and from
+docs/rules.md notation for the selected agent; the decoded mask equals ``set(game.legal_moves())``.
 
-**Window.** ``W = 53`` holds every square any legal game can use (``kardinal_env.kardinal.window``), so it loses
-nothing. A smaller odd ``window`` is a different game: the engine forbids moves outside it (rule "window"), so mask and
-engine still agree.
+**Window.** ``W = 53`` holds every square any legal game can use (``kardinal_env.kardinal.window``). A smaller odd
+``window`` is a different game: the engine forbids moves outside it (rule "window"), so mask and engine still agree.
 
 **Rewards**, credited to the agent whose action earned them: ``reward="win_loss"`` (default): at the end winners +1
 (tied winners all +1), all others −1; ``reward="margin"``: at the end ``clip((own score − best other score) / 20, −1,
 1)``. ``chip_shaping=s`` adds ``s`` per chip the acting seat takes during play (scoring, compensation and substitute
 chips; chips set aside give nothing). No truncation: every game ends.
 
-**Illegal actions** (``kardinal_env.core.illegal``). A value that is not an integer of the action space (``1.5``,
-``"3"``, ``True``, ``-1``, ``num_actions``) raises ``IllegalMoveError`` with rule ``"action"`` in every mode, nothing
-rounded or clipped. An id the mask forbids: ``"raise"`` raises ``IllegalMoveError`` naming the broken rule (``"rule
-IV"``, ``"phase"``, ...) and changes nothing; ``"lose"`` ends the episode by forfeit (pgx's rule): no move is played,
-every agent is terminated, the offender gets −1 and every other agent +1 (both schemes), every agent's ``infos`` is
-``{"scores": None, "winners": [the other seats], "illegal_action": {"rule", "message", "action", "move", "seat"}}`` and
-masks are all zero from then on. ``env()`` wraps ``raw_env`` like the classic games
-(``kardinal_env.core.env_utils.classic_env``): without ``illegal_action``, PettingZoo's ``TerminateIllegalWrapper`` rule
-(−1 to the offender, 0 to the others, the game ends); with it, the raw env's rule. Our ``OrderEnforcingWrapper`` (last)
-checks the action space in place of ``AssertOutOfBoundsWrapper``.
+**Illegal actions** (:mod:`kardinal_env.core.env_base` gives the rule). A value that is not an integer of the action
+space (``1.5``, ``"3"``, ``True``, ``-1``, ``num_actions``) raises ``IllegalMoveError`` with rule ``"action"`` in every
+mode, nothing rounded or clipped. An id the mask forbids: ``"raise"`` raises ``IllegalMoveError`` naming the broken
+rule (``"rule IV"``, ``"phase"``, ...) and changes nothing; ``"lose"`` ends the episode by forfeit: no move is played,
+the offender gets −1 and every other agent +1 (both schemes), every agent's ``infos`` is ``{"scores": None, "winners":
+[the other seats], "illegal_action": {"rule", "message", "action", "move", "seat"}}``. ``env()`` without
+``illegal_action`` applies PettingZoo's ``TerminateIllegalWrapper`` rule (−1 to the offender, 0 to the others, the game
+ends; :func:`kardinal_env.core.env_utils.classic_env`); our ``OrderEnforcingWrapper`` checks the action space in place
+of ``AssertOutOfBoundsWrapper``.
 
-**Buffers.** On a core-backed game (``kardinal_env.kardinal.compiled``) ``observe(agent)`` and ``action_mask(agent)``
-hand out arrays the environment owns, one per seat, rewritten in place by the core (no allocation per step; copy them to
-keep them); the values are byte for byte the Python backend's (new arrays each call). ``raw_env.action_mask(agent)`` and
-``raw_env.legal_actions()`` give the mask / the legal ids without encoding an observation (from
-``game.legal_actions()``).
+**Buffers.** On a core-backed game (``kardinal_env.kardinal.compiled``) ``observe`` and ``action_mask`` hand out
+per-seat arrays the core rewrites in place (copy them to keep them), byte for byte the Python backend's.
+``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()`` skip encoding an observation.
 
 **Rendering.** ``"human"`` prints the text board after every step; ``"ansi"`` returns
 ``kardinal_env.kardinal.text.game_text`` with a legend; ``"rgb_array"`` a ``uint8`` H×W×3 picture
@@ -68,7 +63,7 @@ Version history
 * v0, ``illegal_action`` option (issue 54): ``"lose"`` ends the episode by forfeit; the default ``"raise"`` and
   ``env()``'s classic wrapper behave as before.
 * v0, issue 55: the generic ``GameEnv`` on the game protocol's action ids (the same spaces, ids and observations);
-  ``players`` defaults to the registry's 2 (it was 4: two definitions of one default).
+  ``players`` defaults to the registry's 2 (it was 4).
 """
 
 from __future__ import annotations

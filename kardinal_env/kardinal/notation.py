@@ -2,15 +2,14 @@
 
 Notation (the engine's public language, one string per decision):
 
-=========================  ==========================================================
+=========================  ==========================================================================================
 ``H{c}@x,y``               build a house of colour ``c`` on square ``(x, y)``
 ``T{c}@x,y``               build a tower
-``Y{c}@x1,y1:x2,y2``       build a yard on two orthogonally adjacent squares, listed in
-                           ascending ``(x, y)`` order
+``Y{c}@x1,y1:x2,y2``       build a yard on two orthogonally adjacent squares, listed in ascending ``(x, y)`` order
 ``chip:{c}``               take a chip of colour ``c`` (compensation or substitute)
 ``C@x,y``                  place or move the cardinal to site ``(x, y)``
 ``C-``                     leave the cardinal where it stands
-=========================  ==========================================================
+=========================  ==========================================================================================
 
 Only the canonical spelling is accepted (integers without ``+`` or leading zeros, no spaces, yard squares ascending);
 anything else raises :class:`MalformedMoveError` saying what is wrong.
@@ -136,10 +135,7 @@ def _colour(digit: str, move: str) -> int:
 
 
 def parse_move(move: object) -> MoveCode:
-    """Parse a notation string into a move code; :class:`MalformedMoveError` if malformed.
-
-    Parsing checks spelling only; whether the move is legal is the engine's question.
-    """
+    """Parse a notation string into a move code (spelling only); :class:`MalformedMoveError` if malformed."""
     if not isinstance(move, str):
         raise MalformedMoveError(f"malformed move {move!r}: a move is a string ({_EXPECTED})")
     if move == "C-":

@@ -7,39 +7,35 @@ slot ``j`` is ``actions.colour_order(rules, observer)[j]`` (own colours first, n
 
 Spatial planes (0/1 per square):
 
-=========  =====================================================================
+=========  ===========================================================================================================
 channel    meaning
-=========  =====================================================================
+=========  ===========================================================================================================
 0          the nave (counts as a house)
 1          the clock tower (counts as a tower)
 2 – 5      house of colour slot 0..3
 6 – 9      tower of colour slot 0..3
-10 – 13    yard of colour slot 0..3 (two yards never touch, so a yard's two
-           squares are the only adjacent yard squares)
+10 – 13    yard of colour slot 0..3 (two yards never touch, so a yard's two squares are the only adjacent yard squares)
 14         the cardinal
 15         sites (empty squares next to a building, inside the window)
-16         squares of the edifice built last (rules VI and VII: its shape and
-           colour are the planes above)
-=========  =====================================================================
+16         squares of the edifice built last (rules VI and VII: its shape and colour are the planes above)
+=========  ===========================================================================================================
 
 Constant planes (the same value on every square, so convolutions see them everywhere):
 
-=========  =====================================================================
+=========  ===========================================================================================================
 channel    meaning
-=========  =====================================================================
+=========  ===========================================================================================================
 17 – 20    chips of colour slot 0..3 left in the supply (0..12)
 21 – 36    chips held: seat slot ``k`` × colour slot ``j`` at ``21 + 4k + j`` (0..48)
-37 – 48    unbuilt edifices: colour slot ``j`` × shape (house, tower, yard) at
-           ``37 + 3j + s`` (0..2)
+37 – 48    unbuilt edifices: colour slot ``j`` × shape (house, tower, yard) at ``37 + 3j + s`` (0..2)
 49 – 52    edifices built by seat slot ``k`` that touch the cathedral (tie-break)
 53 – 56    colour slot ``j`` may be built by the observer (own, neutral or pool)
 57 – 60    seat slot ``k`` is the seat that decides now (all zero once over)
 61 – 63    decision phase one-hot: build, chip, cardinal
 64         chip choices still owed to the deciding seat
-65 – 68    rule options: substitute chips, neutral build chips put aside,
-           neutral touch chips none, shared pool
+65 – 68    rule options: substitute chips, neutral build chips put aside, neutral touch chips none, shared pool
 69 – 71    number of players one-hot: 2, 3, 4
-=========  =====================================================================
+=========  ===========================================================================================================
 
 Channels 0–16 are 0/1 and should be fed as they are; channels 17–71 are raw counts (at most 48) and should be scaled
 (dividing *only these* by 12 is a good default — scaling the 0/1 planes too starves the network of its spatial input).

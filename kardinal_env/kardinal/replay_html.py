@@ -1,14 +1,12 @@
 """Self-contained HTML replays of Kardinal games: ``replay_html(record) -> str``.
 
 ``write_replay_html(record, path)`` writes one HTML file (inline SVG, CSS and script; no network) that steps through a
-``kardinal-record/1`` game: the board to scale (the cathedral, edifices by colour and shape, sites, the cardinal, the
-edifice built last outlined), the move list (click a move to jump to the position after it), a slider, buttons and keys
-(left/right, Home/End, space to play), the chips per seat and colour, the supply, the final scores and winners.
-``game.html#12`` opens position 12. Command line: ``kardinal-replay RECORD.json -o game.html``
-(``kardinal_env.core.replay``).
+``kardinal-record/1`` game: the board to scale with the edifice built last outlined, the move list (click to jump), a
+slider, buttons and keys (left/right, Home/End, space to play), the chips per seat and colour, the supply, the final
+scores and winners. ``game.html#12`` opens position 12. Command line: ``kardinal-replay RECORD.json -o game.html``.
 
-Every position (``k``: the game after its first ``k`` moves) is computed here by replaying the moves through the engine;
-the page only draws the embedded JSON (:func:`replay_data`). An invalid record raises
+Position ``k`` (the game after its first ``k`` moves) is computed here by replaying the moves through the engine; the
+page only draws the embedded JSON (:func:`replay_data`). An invalid record raises
 :class:`~kardinal_env.core.errors.RecordError` naming the field, or the move and rule.
 
 For tests and tools the page marks what it shows: every building is an SVG ``rect`` with ``class="building"``
@@ -18,10 +16,9 @@ cardinal is ``#cardinal`` (``data-x``, ``data-y``); ``#position`` reads ``k / N`
 final result with ``data-scores`` and ``data-winners`` (JSON lists; empty for an unfinished game); ``#chips`` the chips
 per seat with ``data-chips`` (JSON, per seat per colour) and ``data-projected``.
 
-:data:`BOARD_JS` and :data:`BOARD_CSS` (the board drawing) and :data:`CHIPS_BOX` are shared with Kardinal's play page
-``agents.serving.kardinal_page``. The controls, the stepping script and the JSON embedding are
-``kardinal_env.core.replay_page`` (shared with the Kardinal & König replays, ``kardinal_env.koenig.replay_html``), on
-the page shell of every page, ``kardinal_env.core.page_shell``.
+:data:`BOARD_JS`, :data:`BOARD_CSS` and :data:`CHIPS_BOX` are shared with the play page
+``agents.serving.kardinal_page``; the controls and stepping are :mod:`kardinal_env.core.replay_page`'s, on
+:mod:`kardinal_env.core.page_shell`.
 """
 
 from __future__ import annotations

@@ -73,10 +73,8 @@ class BuildChips(NamedTuple):
 
 
 class LiveView(NamedTuple):
-    """Read-only live references into a game's state: the one fast path for observation encoders.
-
-    The containers are the engine's own: never modify them, and call :meth:`Game.live_view` again
-    after every move (the integers are values at the time of the call).
+    """Read-only live references into a game's state for observation encoders: the engine's own containers (never
+    modify them; call :meth:`Game.live_view` again after every move: the integers are values at the time of the call).
     """
 
     building_squares: list[tuple[int, ...]]  # per building id: its square keys

@@ -1,23 +1,19 @@
 """The compiled core's Kardinal & König engine, when it is built: ``kardinal_core.KoenigGame``.
 
-The core (``cpp/``; ``bash scripts/setup.sh`` builds it) holds the Python engine's rules
-(:class:`kardinal_env.koenig.Game`, the reference; ``tests/test_core_koenig.py`` compares them in lockstep): the same
-move ids in the same order, checked ``play_id`` / ``play`` raising the same ``IllegalMoveError`` (rule and message), the
-same shuffles for a seed, scores, winners, finishing order, ``clone``, ``snapshot`` and ``random_playouts(n_games,
-seed)``. The observation encoder and the mask are in C++ too (``cpp/src/koenig/observation.hpp``): :func:`encode_into`
-and :func:`action_mask_into` write :class:`~kardinal_env.koenig.observation.ObservationEncoder`'s array and the
-environment's mask, byte for byte, into caller-owned arrays (:func:`observation_buffer`, :func:`mask_buffer`) without
-allocating, reading only what the observer may know. A buffer is taken as it is: ``TypeError`` for a non-array or
-another dtype, ``ValueError`` for another shape, a non-contiguous or read-only array, or a seat out of range.
-:class:`kardinal_env.vector.VectorEnv` steps N games in the core (``KoenigBatch``). The board is validated in Python;
-:func:`core_board` passes its arrays to the core, which checks them again.
+The core (``cpp/``; ``bash scripts/setup.sh`` builds it) holds the rules of :class:`kardinal_env.koenig.Game`, the
+reference (``tests/test_core_koenig.py`` compares them in lockstep): the same move ids in the same order, the same
+``IllegalMoveError`` (rule and message), the same shuffles for a seed, and ``random_playouts(n_games, seed)``.
+:func:`encode_into` and :func:`action_mask_into` write the observation and the environment's mask, byte for byte, into
+caller-owned arrays (:func:`observation_buffer`, :func:`mask_buffer`) without allocating, reading only what the observer
+may know. A buffer is taken as it is: ``TypeError`` for a non-array or another dtype, ``ValueError`` for another shape,
+a non-contiguous or read-only array, or a seat out of range. :class:`kardinal_env.vector.VectorEnv` steps N games in the
+core (``KoenigBatch``). The board is validated in Python; :func:`core_board` passes its arrays to the core, which checks
+them again.
 
-Backend selection is :mod:`kardinal_env.core.backend`'s: ``KARDINAL_ENV_BACKEND=python`` never uses the core, ``core``
-requires it, unset uses it when built (a core without ``KoenigGame`` counts as not built). When it is used,
-``Game(rules, seed)`` (and ``new_game``, ``Game.from_record``) builds a
-:class:`~kardinal_env.koenig.core_game.CoreGame`; the backend is read when a game is built. ``Game.reference(rules,
-seed)`` is always the Python engine. :func:`core_game` and :func:`core_position` are the raw core's way in (benchmarks,
-lockstep tests, tools).
+:mod:`kardinal_env.core.backend` decides, when a game is built, whether the core is used (a core without
+``KoenigGame`` counts as not built); then ``Game(rules, seed)`` (and ``new_game``, ``Game.from_record``) builds a
+:class:`~kardinal_env.koenig.core_game.CoreGame`. ``Game.reference(rules, seed)`` is always the Python engine.
+:func:`core_game` and :func:`core_position` are the raw core's way in (benchmarks, lockstep tests, tools).
 """
 
 from __future__ import annotations

@@ -1,20 +1,17 @@
 """The Kardinal & König :class:`~kardinal_env.koenig.engine.Game` backed by the compiled core.
 
 :class:`CoreGame` is a ``Game`` subclass (``isinstance`` and the registry's ``game_of`` hold) whose state lives in a
-``kardinal_core.KoenigGame`` (``cpp/src/koenig/engine.hpp``, kept in lockstep with the Python engine by
-``tests/test_core_koenig.py``). Its public API gives the Python engine's results: the same move ids in the same order,
-notation, shuffles for a seed, records, ``clone``, scores, winners, finishing order, ``snapshot``, ``live_view`` (new
-lists each call) and errors (the same ``IllegalMoveError`` rule and message, the same ``DeckError``). It adds
-:attr:`CoreGame.core` (read it, never play on it) and :func:`encode_into` / :func:`action_mask_into` (also as methods),
-which write the observation and the mask into caller-owned arrays.
+``kardinal_core.KoenigGame`` (:mod:`kardinal_env.koenig.compiled`). Its public API gives the Python engine's results,
+errors included (the same ``IllegalMoveError`` rule and message, the same ``DeckError``; ``live_view`` gives new lists
+each call). It adds :attr:`CoreGame.core` (read it, never play on it) and :func:`encode_into` /
+:func:`action_mask_into` (also as methods).
 
 **Hidden information.** ``deck_takes`` shows each card only to the seat that saw it; ``determinize`` is the Python
 engine's, and :meth:`CoreGame.with_hidden` (so every world) is a world of the Python engine: this position replayed into
 it (:meth:`CoreGame.reference_game`), then ``Game.with_hidden`` there.
 
-``Game(rules, seed)`` returns one when the core is used (:mod:`kardinal_env.koenig.compiled`); ``Game.reference(rules,
-seed)`` is always the Python engine. **Pickling** stores the constructor's arguments (a ``seed=None`` game draws a seed
-when built) and the move ids, and replays them.
+**Pickling** stores the constructor's arguments (a ``seed=None`` game draws a seed when built) and the move ids, and
+replays them.
 """
 
 from __future__ import annotations

@@ -12,23 +12,21 @@ The engine knows everything; what a seat may know is :mod:`kardinal_env.koenig.k
 
 Decisions
 ---------
-A turn is a sequence of decisions by the seat on turn, each one move string
-(``kardinal_env.koenig.notation``):
+A turn is a sequence of decisions by the seat on turn, each one move string (``kardinal_env.koenig.notation``):
 
-=========  ==============================================  ========================================
-phase      when                                            moves offered
-=========  ==============================================  ========================================
-place      start of a turn                                 ``K@{site}/{pay}``, ``A@{country}/{pay}``,
-                                                           ``discard:{t}``
-second     after a first piece in a country that held a    second pieces in the same country, and
-           cloister at the start of the turn, when a       ``end``
-           second piece is legal
-discard    ``discard="any"``, after a discard, while       ``discard:{t}`` and ``end``
-           fewer than 3 were made and cards are left
-draw       the hand holds fewer than 3 cards and the       ``draw:{t}`` per type in the display,
-           display or the deck has a card                  ``draw:deck`` while the deck has cards
-over       the game is over                                none
-=========  ==============================================  ========================================
+=========  ================================================================  ===========================================
+phase      when                                                              moves offered
+=========  ================================================================  ===========================================
+place      start of a turn                                                   ``K@{site}/{pay}``, ``A@{country}/{pay}``,
+                                                                             ``discard:{t}``
+second     after a first piece in a country that held a cloister at the      second pieces in the same country, and
+           start of the turn, when a second piece is legal                   ``end``
+discard    ``discard="any"``, after a discard, while fewer than 3 were made  ``discard:{t}`` and ``end``
+           and cards are left
+draw       the hand holds fewer than 3 cards and the display or the deck     ``draw:{t}`` per type in the display,
+           has a card                                                        ``draw:deck`` while the deck has cards
+over       the game is over                                                  none
+=========  ================================================================  ===========================================
 
 Everything else happens by itself: the turn goes on to drawing after a piece in a country that was empty, after the
 second piece, after the last possible discard, or when no second piece is legal; the display is refilled from the deck
@@ -48,28 +46,27 @@ of seat n-1 ends, the current one included) and the final scoring (cloisters, al
 
 Errors
 ------
-A move that is not legal raises :class:`IllegalMoveError` (a ``ValueError``) and changes nothing.
-Its message starts with the rule broken, also in its ``rule`` attribute: ``"malformed move"``,
-``"unknown id"``, ``"game over"``, ``"phase"``, ``"payment"``, ``"one country"``,
-``"two pieces"``, ``"three cards"``, ``"empty country"``, ``"advisor limit"``, ``"supply"``,
-``"site"``, ``"discard"``, ``"end"`` or ``"draw"`` (:mod:`kardinal_env.koenig.explain` works it out).
+A move that is not legal raises :class:`IllegalMoveError` (a ``ValueError``) and changes nothing. Its message starts
+with the rule broken, also in its ``rule`` attribute: ``"malformed move"``, ``"unknown id"``, ``"game over"``,
+``"phase"``, ``"payment"``, ``"one country"``, ``"two pieces"``, ``"three cards"``, ``"empty country"``, ``"advisor
+limit"``, ``"supply"``, ``"site"``, ``"discard"``, ``"end"`` or ``"draw"`` (:mod:`kardinal_env.koenig.explain` works it
+out).
 
 Chance
 ------
-``Game(rules, seed)`` shuffles the deck, and later the discard pile, with
-:class:`~kardinal_env.core.shuffle.ShuffleRng` seeded with ``seed`` (the compiled core's too: a seed deals
-the same game on both backends). ``deck=`` and ``reshuffle=`` fix the card orders instead (type digits,
-top first: how records replay); :attr:`Game.initial_deck` and :attr:`Game.reshuffle_order` give them. A
-``reshuffle=`` order must hold exactly the discard pile when the deck runs out: that move raises
-:class:`DeckError` otherwise (and the game is unusable after it). :mod:`kardinal_env.koenig.deck` checks them.
+``Game(rules, seed)`` shuffles the deck, and later the discard pile, with :class:`~kardinal_env.core.shuffle.ShuffleRng`
+seeded with ``seed`` (the compiled core's too: a seed deals the same game on both backends). ``deck=`` and
+``reshuffle=`` fix the card orders instead (type digits, top first: how records replay); :attr:`Game.initial_deck` and
+:attr:`Game.reshuffle_order` give them. A ``reshuffle=`` order must hold exactly the discard pile when the deck runs
+out: that move raises :class:`DeckError` otherwise (and the game is unusable after it). :mod:`kardinal_env.koenig.deck`
+checks them.
 
 The game protocol
 -----------------
 ``Game`` implements :mod:`kardinal_env.core.protocol` (action ids are ``board.moves`` indices):
-:meth:`Game.finishing_order` by final score (tied seats share a place), and :meth:`Game.determinize`, a
-world the seat cannot tell apart, dealt by :mod:`kardinal_env.koenig.knowledge` through
-:meth:`Game.with_hidden`. :meth:`Game.deck_takes` shows each card taken from the deck only to the seat
-that saw it.
+:meth:`Game.finishing_order` by final score (tied seats share a place), and :meth:`Game.determinize`, a world the seat
+cannot tell apart, dealt by :mod:`kardinal_env.koenig.knowledge` through :meth:`Game.with_hidden`.
+:meth:`Game.deck_takes` shows each card taken from the deck only to the seat that saw it.
 
 This module deals and plays (the rules above); :mod:`~kardinal_env.koenig.state` holds the fields and every query,
 :mod:`~kardinal_env.koenig.explain` the diagnosis of an illegal move, :mod:`~kardinal_env.koenig.deck` the checks of
@@ -247,10 +244,8 @@ class Game(TurnBasedGame, Explain, Worlds):
 
     @classmethod
     def from_record(cls, record: dict, source: str = "record") -> Game:
-        """Replay a ``kardinal-koenig-record/1`` dict (finished or in progress); ``RecordError`` names the bad field, or
-        the move index and the rule. ``reshuffle`` is required once the moves run the deck out. A record that stops
-        before that loads as a game in progress that uses its ``reshuffle`` (which must hold the discard pile so far) at
-        the run-out, or without one shuffles the pile with a generator seeded from the record's deck."""
+        """Replay a ``kardinal-koenig-record/1`` dict, finished or in progress (the rules of ``reshuffle``:
+        :mod:`kardinal_env.koenig.record`); ``RecordError`` names the bad field, or the move index and the rule."""
         parts = parse_record(record, source)
         seed = "kardinal-koenig-record:" + json.dumps(parts.deck)
         try:

@@ -1,4 +1,5 @@
-"""Kardinal & König (Web of Power) as a PettingZoo AEC environment: ``kardinal_koenig_v1``.
+"""Kardinal & König (Web of Power) as a PettingZoo AEC environment: ``kardinal_koenig_v1``, the generic
+:class:`~kardinal_env.core.generic_env.GameEnv` (whose docstring gives the common rules) with this game's options.
 
 ===================  ==================================================================
 Import               ``from kardinal_env import kardinal_koenig_v1``
@@ -11,47 +12,42 @@ Observation space    ``Dict(observation=Box(0, 255, (L,), float32),
 Rewards              terminal ±1 by default (see below)
 ===================  ==================================================================
 
-Keyword options: ``players`` (3–5), ``discard`` (``"one"``: exactly one card, the printed rule; ``"any"``: one to three,
-one decision each), ``board`` (``None`` for the packaged default board — a reconstruction, see ``docs/rules-koenig.md``
-— a board file path, or a board dict), ``reward`` (``"win_loss"`` or ``"margin"``), ``render_mode`` (``"human"``,
-``"ansi"``, ``"rgb_array"`` or ``None``), ``illegal_action`` (``"raise"``, the default, or ``"lose"``; below),
-``backend`` (``"core"``, ``"python"`` or ``None``: :mod:`kardinal_env.core.backend`).
+Keyword options: ``players`` (3–5), ``discard`` (``"one"``: exactly one card, the printed rule; ``"any"``: one to
+three, one decision each), ``board`` (``None`` for the packaged default board — a reconstruction, see
+``docs/rules-koenig.md`` — a board file path, or a board dict), ``reward`` (``"win_loss"`` or ``"margin"``),
+``render_mode`` (``"human"``, ``"ansi"``, ``"rgb_array"`` or ``None``), ``illegal_action`` (``"raise"``, the default,
+or ``"lose"``; below), ``backend`` (``"core"``, ``"python"`` or ``None``: :mod:`kardinal_env.core.backend`).
 
 **Turns and chance.** ``agent_selection`` follows the engine: the seat on turn decides its first piece (or a discard),
-the optional second piece (``end`` stops), further discards under ``discard="any"``, and each card it draws. Deck draws,
-refills, the interim scoring and the reshuffle happen inside ``step``; ``reset(seed=s)`` fixes every shuffle (without a
-seed, the env's generator, seeded by the last seed given, deals). A seat without cards misses its turn and is never
-selected.
+the optional second piece (``end`` stops), further discards under ``discard="any"``, and each card it draws. Deck
+draws, refills, the interim scoring and the reshuffle happen inside ``step``; ``reset(seed=s)`` fixes every shuffle
+(without a seed, the env's generator, seeded by the last seed given, deals). A seat without cards misses its turn and
+is never selected.
 
-**Observation.** The ego-centric ``float32`` vector of ``kardinal_env.koenig.observation`` (segment table there): slot 0
-is the observer, always 5 seat slots, so the shape depends only on the board. It holds the observer's own hand and only
-public facts about the others. ``action_mask`` has ones at the legal actions of the selected agent, all zeros for every
+**Observation.** The ego-centric ``float32`` vector of ``kardinal_env.koenig.observation`` (segment table there): slot
+0 is the observer, always 5 seat slots, so the shape depends only on the board. It holds the observer's own hand and
+only public facts about the others. ``action_mask`` has ones at the selected agent's legal actions, all zeros for every
 other agent and once the game is over.
 
-**Buffers.** On a core-backed game (``kardinal_env.koenig.compiled``) ``observe(agent)`` and ``action_mask(agent)`` hand
-out arrays the env owns, one observation and one mask per seat, rewritten in place by the core (no allocation per step):
-they hold that seat's values until its next ``observe`` / ``action_mask``; copy them to keep them. The values are byte
-for byte the Python backend's (new arrays each call; ``KARDINAL_ENV_BACKEND=python``).
+**Buffers.** On a core-backed game (``kardinal_env.koenig.compiled``) ``observe`` and ``action_mask`` hand out per-seat
+arrays the core rewrites in place: they hold that seat's values until its next call; copy them to keep them. The values
+are byte for byte the Python backend's (``KARDINAL_ENV_BACKEND=python``).
 
-**Actions.** The board's move table (``kardinal_env.koenig.board.Board``; 390 ids on the default board), the game
-protocol's ids (``game.legal_actions()``, ``game.apply_action(a)``); ``decode_action(a)`` and ``encode_move(move)``
-translate; the decoded mask equals ``game.legal_moves()`` at every decision. ``raw_env.action_mask(agent)`` and
-``raw_env.legal_actions()`` give the mask / the legal ids without encoding an observation.
+**Actions.** The board's move table (``kardinal_env.koenig.board.Board``), as the game protocol's ids;
+``decode_action(a)`` and ``encode_move(move)`` translate; the decoded mask equals ``game.legal_moves()`` at every
+decision. ``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()`` skip encoding an observation.
 
 **Rewards.** At the end only. ``reward="win_loss"`` (default): +1 to every winner (tied winners all get +1), −1 to the
 others. ``reward="margin"``: ``clip((own − best other score) / 20, −1, 1)``. No truncation: every game ends.
 
-**Illegal actions** (``illegal_action``, the one rule of ``kardinal_env.core.illegal``). An action that is not an
-integer of the action space raises ``kardinal_env.IllegalMoveError`` with rule ``"action"`` in every mode. An id the
-mask forbids: ``raw_env(illegal_action="raise")`` (the default) raises ``kardinal_env.koenig.IllegalMoveError`` naming
-the broken rule (``"payment"``, ``"advisor limit"``, ...) and changes nothing; ``illegal_action="lose"`` ends the
-episode by forfeit (pgx's rule): no move is played (no card is drawn), every agent is terminated, the offender gets the
-reward scheme's loss reward and every other agent the win reward (``win_loss``: −1 / +1; ``margin``: −1 / +1 too, the
-ends of its scale), and every agent's ``infos`` is ``{"scores": None, "winners": [the other seats], "illegal_action":
-{"rule", "message", "action", "move", "seat"}}``; masks are all zero from then on. ``env()`` adds the classic wrappers
-(``kardinal_env.core.env_utils.classic_env``): without ``illegal_action`` an in-range masked action gives the offender
-−1 and the others 0 and ends the game (PettingZoo's ``TerminateIllegalWrapper``); ``env(illegal_action="raise"|"lose")``
-leaves that wrapper out and the raw env's rule applies.
+**Illegal actions** (:mod:`kardinal_env.core.env_base` gives the rule). An action that is not an integer of the action
+space raises ``kardinal_env.IllegalMoveError`` with rule ``"action"`` in every mode. An id the mask forbids:
+``illegal_action="raise"`` (the default) raises ``kardinal_env.koenig.IllegalMoveError`` naming the broken rule
+(``"payment"``, ``"advisor limit"``, ...) and changes nothing; ``"lose"`` ends the episode by forfeit: no move is played
+(no card is drawn), the offender gets −1 and every other agent +1 (both schemes), every agent's ``infos`` is
+``{"scores": None, "winners": [the other seats], "illegal_action": {"rule", "message", "action", "move", "seat"}}``.
+``env()`` without ``illegal_action`` applies PettingZoo's ``TerminateIllegalWrapper`` rule (−1 to the offender, 0 to
+the others, the game ends; :func:`kardinal_env.core.env_utils.classic_env`).
 
 **Rendering.** ``"ansi"``: the map as text (:mod:`kardinal_env.koenig.text`, the selected agent's hand only);
 ``"human"`` prints it after every step; ``"rgb_array"``: :func:`kardinal_env.koenig.render.game_image`.
@@ -61,9 +57,9 @@ Version history
   observations and seeds).
 * v1, ``illegal_action`` option (issue 54): ``"lose"`` ends the episode by forfeit; the default ``"raise"`` and
   ``env()``'s classic wrapper behave as before, so the version is kept.
-* v1: seeded games deal with the shared shuffler (:mod:`kardinal_env.core.shuffle`, the same deal on the compiled core),
-  so ``reset(seed=...)`` gives other games than v0 did; observations, actions and rewards are unchanged (checkpoints
-  trained on v0 load for v1). ``kardinal_env.kardinal_koenig_v0`` now raises an error naming v1.
+* v1: seeded games deal with the shared shuffler (:mod:`kardinal_env.core.shuffle`, the same deal on the compiled
+  core), so ``reset(seed=...)`` gives other games than v0 did; observations, actions and rewards are unchanged
+  (checkpoints trained on v0 load for v1). ``kardinal_env.kardinal_koenig_v0`` now raises an error naming v1.
 * v0: initial release.
 """
 

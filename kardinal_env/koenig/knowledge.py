@@ -1,30 +1,28 @@
 """What one seat of a Kardinal & König game may know about the cards, and the worlds it cannot tell apart.
 
-This module is the *one* place that says what a seat may know of the cards: the observation encoder reads
-:func:`card_counts`, and ``Game.determinize`` (the protocol's; searches call it) deals with :meth:`SeatKnowledge.deal`.
+The *one* place that says what a seat may know of the cards: the observation encoder reads :func:`card_counts`,
+``Game.determinize`` (searches call it) deals with :meth:`SeatKnowledge.deal`.
 
 What a seat knows
 =================
-* **Its own hand, the display, the discard pile** (public, in the order cards were put on it), every
-  seat's **hand size**, the **deck size** and the **run-outs**.
-* **The unseen cards** (:func:`card_counts`, :attr:`SeatKnowledge.unseen`): the other hands and the
-  deck together are the deck's cards (in the rules) minus its own hand, the display and the pile.
-* **Known cards in other hands** (:attr:`SeatKnowledge.known`): a card taken from the display
-  (``draw:{t}``, in the public decision log) stays known in the taker's hand until that seat spends a
-  card of its type (pays or discards it).
-* **The new deck** (:attr:`SeatKnowledge.new_deck`): the public discard pile shuffled in at the first
-  run-out, minus the cards the seat has seen taken from it since (refills and its own draws). While no
-  other seat has drawn from it that is the deck's exact make-up (:attr:`SeatKnowledge.deck_counts`); a
-  seat that draws from it unseen (:attr:`SeatKnowledge.hidden_draws`) holds cards of that pile.
+* **Its own hand, the display, the discard pile** (public, in the order cards were put on it), every seat's **hand
+  size**, the **deck size** and the **run-outs**.
+* **The unseen cards** (:func:`card_counts`, :attr:`SeatKnowledge.unseen`): the other hands and the deck together are
+  the deck's cards (in the rules) minus its own hand, the display and the pile.
+* **Known cards in other hands** (:attr:`SeatKnowledge.known`): a card taken from the display (``draw:{t}``, in the
+  public decision log) stays known in the taker's hand until that seat spends a card of its type (pays or discards it).
+* **The new deck** (:attr:`SeatKnowledge.new_deck`): the public discard pile shuffled in at the first run-out, minus the
+  cards the seat has seen taken from it since (refills and its own draws). While no other seat has drawn from it that is
+  the deck's exact make-up (:attr:`SeatKnowledge.deck_counts`); a seat that draws from it unseen
+  (:attr:`SeatKnowledge.hidden_draws`) holds cards of that pile.
 
-Nothing else is read: :meth:`Game.decision_log`, :meth:`Game.deck_takes` (a card shown only to the seat that saw it),
-the seat's own hand and the public state. Games that differ only in what the seat cannot see give equal knowledge,
-observations and, for the same ``rng``, worlds (``tests/test_koenig_knowledge.py``).
+Only :meth:`Game.decision_log`, :meth:`Game.deck_takes`, the seat's own hand and the public state are read: games that
+differ only in what the seat cannot see give equal knowledge, observations and, for the same ``rng``, worlds.
 
 Dealing a world (:meth:`SeatKnowledge.deal`)
 ============================================
-*Before the first run-out* the unseen cards not known in a hand form one pool: each other seat gets
-its known cards plus a uniform share of it, the deck the rest in a uniformly random order.
+*Before the first run-out* the unseen cards not known in a hand form one pool: each other seat gets its known cards plus
+a uniform share of it, the deck the rest in a uniformly random order.
 
 *After it* two pools must not mix: the cards hidden in the other hands at the run-out, and the new deck. The deal
 replays the other seats' moves since the run-out: a card drawn unseen from the new deck is a placeholder; a card spent
@@ -37,11 +35,9 @@ The world is :meth:`Game.with_hidden` with those hands and that deck; its later 
 pending decision of another seat follows its dealt hand (after a first piece: a second piece or drawing).
 
 **The draws.** Every random number of a deal comes from one :class:`~kardinal_env.core.shuffle.ShuffleRng` (integer
-draws only: ``below``, ``weighted``, ``shuffle``), in the order :func:`deal_hidden` spells out:
-:meth:`SeatKnowledge.deal` seeds it with one ``rng.getrandbits(64)`` of the caller's generator, deals, and takes the
-world's shuffle seed as its next 64-bit draw. The dealer reads only :meth:`SeatKnowledge.deal_data` (plain counts, no
-hidden card); the compiled core deals from the same data (``cpp/src/koenig/worlds.hpp``, ``koenig_search.deal_world``;
-its ISMCTS deals so): the same data and generator state give the same world (``tests/test_core_koenig.py``).
+draws only), in the order :func:`deal_hidden` spells out, seeded as :meth:`SeatKnowledge.deal` says. The dealer reads
+only :meth:`SeatKnowledge.deal_data` (plain counts, no hidden card); the compiled core (``koenig_search.deal_world``,
+its ISMCTS) deals from the same data: the same data and generator state give the same world.
 
 Not used: what a choice reveals beyond the cards spent (a seat that drew right after a first piece in a country with a
 cloister could not pay for a second piece there). A world may give such a seat cards that would have allowed the other

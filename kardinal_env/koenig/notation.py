@@ -37,11 +37,9 @@ class MalformedMoveError(ValueError):
 
 
 class ParsedMove(NamedTuple):
-    """A spelled-out move. ``kind`` is ``"K"``, ``"A"``, ``"end"``, ``"discard"`` or ``"draw"``.
-
-    ``target``: the site (K) or country (A) id; for draws the type digit or ``None`` for the deck.
-    ``card``: the payment's card type (K, A) or the discarded type; ``pair``: a pair pays.
-    """
+    """A spelled-out move. ``kind`` is ``"K"``, ``"A"``, ``"end"``, ``"discard"`` or ``"draw"``; ``target``: the site
+    (K) or country (A) id, for draws the type digit or ``None`` for the deck; ``card``: the payment's card type (K, A)
+    or the discarded type; ``pair``: a pair pays."""
 
     kind: str
     target: str | int | None = None

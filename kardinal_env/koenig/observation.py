@@ -13,9 +13,9 @@ same vector (tested).
 Segments, in order (``S`` sites, ``C`` countries, ``T`` card types of the board; the default board: S = 54, C = 9, T =
 5, length 494):
 
-====================  =============  ===================================================================
+====================  =============  ==============================================================================
 segment               size           content
-====================  =============  ===================================================================
+====================  =============  ==============================================================================
 ``site_owner``        S × 6          per site (board order) one-hot: empty, owned by slot 0 .. slot 4
 ``cloisters``         C × 5          cloisters per country (board order) × slot
 ``advisors``          C × 5          advisors per country × slot
@@ -32,16 +32,15 @@ segment               size           content
 ``deck_size``         1              cards left in the deck
 ``runouts``           3              one-hot: the deck has run out 0, 1 or 2 times
 ``last_round``        1              1 after the second run-out (the game ends after seat n−1's turn)
-``phase``             5              one-hot: place, second, discard, draw, over — only when the
-                                     observer decides now, or once over (all zero otherwise: a
-                                     ``second`` phase would tell that the seat on turn holds the
-                                     cards for a second piece)
+``phase``             5              one-hot: place, second, discard, draw, over — only when the observer decides
+                                     now, or once over (all zero otherwise: a ``second`` phase would tell that the
+                                     seat on turn holds the cards for a second piece)
 ``to_move``           5              one-hot: the slot deciding now (all zero once over)
 ``turn``              2              pieces placed and cards spent (paid or discarded) this turn
 ``own_seat``          5              one-hot: the observer's absolute seat (the round ends after seat n−1)
 ``players``           3              one-hot: 3, 4, 5 players
 ``discard_any``       1              1 under ``discard="any"``
-====================  =============  ===================================================================
+====================  =============  ==============================================================================
 
 ``ObservationEncoder.segments`` maps each name to its ``slice``; ``encode`` returns a new array. The core's copy
 (``cpp/src/koenig/observation.hpp``) writes into a caller-owned array: :func:`kardinal_env.koenig.compiled.encode_into`.

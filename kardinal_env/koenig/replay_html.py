@@ -1,17 +1,16 @@
 """Self-contained HTML replays of Kardinal & König games: ``replay_html(record) -> str``.
 
 ``write_replay_html(record, path)`` writes one HTML file (inline SVG, CSS and script; no network) that steps through a
-``kardinal-koenig-record/1`` game position by position: the map drawn from the board's ``layout`` (as
-:func:`kardinal_env.koenig.render.game_image`: country areas, roads, alliances dashed and numbered, sites coloured by
-owner, seals with their card type and advisors per seat), the site or seal the last move touched outlined, every seat's
-hand, pieces left, score and score now, the display, deck size, discard pile, the move list with each mover (click to
-jump), a slider, buttons and keys (arrows, Home/End, space), and the final scores, winners and final scoring by kind.
-``game.html#12`` opens at position 12. Command line: ``kardinal-replay RECORD.json -o game.html``.
+``kardinal-koenig-record/1`` game: the map as :func:`kardinal_env.koenig.render.game_image` draws it, the site or seal
+the last move touched outlined, every seat's hand, pieces left, score and score now, the display, deck size, discard
+pile, the move list with each mover (click to jump), a slider, buttons and keys (arrows, Home/End, space), and the
+final scores, winners and final scoring by kind. ``game.html#12`` opens at position 12. Command line:
+``kardinal-replay RECORD.json -o game.html``.
 
-A record fixes the whole deck, so every hand is known from it: the page shows them all and says so. Position ``k`` is
-the game after its first ``k`` moves, computed here by replaying the moves (:func:`replay_data`); the page only draws
-that JSON. An invalid record raises :class:`~kardinal_env.core.errors.RecordError` naming the field, or the move and the
-rule it breaks.
+A record fixes the whole deck, so every hand is known from it: the page shows them all and says so. Position ``k`` (the
+game after its first ``k`` moves) is computed here by replaying the moves (:func:`replay_data`); the page only draws
+that JSON. An invalid record raises :class:`~kardinal_env.core.errors.RecordError` naming the field, or the move and
+the rule it breaks.
 
 Marks for tests and tools: every site is an SVG ``circle.site`` with ``data-site`` and ``data-owner`` (``""`` when
 empty); every seal a ``g.seal`` with ``data-country`` and ``data-advisors`` (JSON); the outline of what the last move
@@ -20,9 +19,9 @@ carries ``data-hands``, ``data-scores``, ``data-projected`` and ``data-pieces`` 
 ``#cards`` ``data-display``, ``data-deck`` and ``data-discards``; ``#scores`` the final result with ``data-scores`` and
 ``data-winners`` (empty for an unfinished game).
 
-The controls are :mod:`kardinal_env.core.replay_page`'s on :mod:`kardinal_env.core.page_shell`. The map drawing is
-shared with the play page ``agents.serving.koenig_page``: :func:`board_data`, :func:`seat_colours`, :func:`touched`,
-:data:`MAP_CSS` and :data:`MAP_JS`.
+:func:`board_data`, :func:`seat_colours`, :func:`touched`, :data:`MAP_CSS` and :data:`MAP_JS` are shared with the play
+page ``agents.serving.koenig_page``; the controls are :mod:`kardinal_env.core.replay_page`'s on
+:mod:`kardinal_env.core.page_shell`.
 """
 
 from __future__ import annotations

@@ -2,19 +2,15 @@
 
 ``Rules(players=4, discard="one", board=None)``
 
-===========  ===============================================  ===========
-option       values                                           default
-===========  ===============================================  ===========
-``players``  3, 4 or 5                                        (required)
-``discard``  ``"one"``: a discarding turn discards exactly    ``"one"``
-             one card (the printed rules); ``"any"``: one to
-             three cards, one decision each (the online
-             edition)
-``board``    ``None`` (the packaged ``default`` board), the   ``None``
-             name of a packaged board, a path to a board
-             file, or a board dict (``kardinal_env.koenig.
-             board`` describes the schema)
-===========  ===============================================  ===========
+===========  =============================================================================================  ==========
+option       values                                                                                         default
+===========  =============================================================================================  ==========
+``players``  3, 4 or 5                                                                                      (required)
+``discard``  ``"one"``: a discarding turn discards exactly one card (the printed rules); ``"any"``: one to  ``"one"``
+             three cards, one decision each (the online edition)
+``board``    ``None`` (the packaged ``default`` board), the name of a packaged board, a path to a board     ``None``
+             file, or a board dict (``kardinal_env.koenig.board`` describes the schema)
+===========  =============================================================================================  ==========
 
 After construction ``rules.board`` is the validated board **dict** (a private copy) and ``rules.compiled`` the engine's
 :class:`~kardinal_env.koenig.board.Board`. Rules compare and hash by value (players, discard and the board's content).
