@@ -1,17 +1,16 @@
-"""The agent protocol shared by every player of every game of the suite (baselines, search, trained
-networks, people at a table).
+"""The agent protocol shared by every player of every game (baselines, search, trained networks, people at a table).
 
 An agent is any object with
 
 * ``name: str`` — a short label for tables and logs (``"greedy"``, ``"mcts:200"``);
 * ``select_move(game) -> str`` — a legal move, in notation, of ``game`` (a
-  :class:`kardinal_env.core.protocol.GameState` whose ``current_player`` is the agent's seat), which it
-  must not modify: searches play action ids on ``game.clone()`` or ``game.determinize(seat, rng)``;
+  :class:`kardinal_env.core.protocol.GameState` whose ``current_player`` is the agent's seat), which it must not
+  modify: searches play action ids on ``game.clone()`` or ``game.determinize(seat, rng)``;
 * optionally ``reset(seed)`` — start a new game with a fresh random stream.
 
-An agent sees only what its seat may know (the seat's queries; ``game.determinize`` samples the rest)
-and owns its randomness (``seed`` builds a private ``random.Random``, never the global state); the
-game's chance comes from its seed, so a game between seeded agents with a seeded deal is reproducible.
+An agent sees only what its seat may know (the seat's queries; ``game.determinize`` samples the rest) and owns its
+randomness (a private ``random.Random``, never the global state); the game's chance comes from its seed, so a game
+between seeded agents with a seeded deal is reproducible.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """An agent that plays a Ray RLlib checkpoint (``scripts/train_rllib.py``, ``kardinal_env.integrations.rllib``).
 
-``RLlibAgent.from_checkpoint(path, module_id="main")`` restores only the RLModule of an Algorithm, a
-MultiRLModule or an RLModule directory. ``select_move(game)`` builds the seat's observation and mask as
-the environment would and plays the largest logit (``greedy``) or a seeded sample; a module whose
-weights depend on the observation's shape refuses another (``ValueError``), a fully convolutional one
-(``spatial_head``) plays any. Needs ray and torch (``pip install "kardinal-env[rllib]"``).
+``RLlibAgent.from_checkpoint(path, module_id="main")`` restores only the RLModule of an Algorithm, a MultiRLModule or an
+RLModule directory. ``select_move(game)`` builds the seat's observation and mask as the environment would and plays the
+largest logit (``greedy``) or a seeded sample; a module whose weights depend on the observation's shape refuses another
+(``ValueError``), a fully convolutional one (``spatial_head``) plays any. Needs ``pip install "kardinal-env[rllib]"``.
 """
 
 from __future__ import annotations

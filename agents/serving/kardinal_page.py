@@ -1,11 +1,10 @@
 """Kardinal's play page (:mod:`agents.serving.pages`): the board drawn by the HTML replays' code
-(``kardinal_env.kardinal.replay_html``: ``BOARD_CSS``, ``BOARD_JS``). On the person's decisions (the
-engine's legal moves) pick an edifice, then click a highlighted square (a yard: its first square, then
-its second); chips and ``C-`` are buttons, a cardinal move is a click on a highlighted site. Kardinal
-has no hidden information: the state holds the whole position.
+(``kardinal_env.kardinal.replay_html``). On the person's decisions pick an edifice, then click a highlighted square (a
+yard: its first square, then its second); chips and ``C-`` are buttons, a cardinal move is a click on a highlighted
+site. Kardinal has no hidden information: the state holds the whole position.
 
-For tests: clickable squares are ``rect.target`` (``.first`` / ``.final`` / ``.chosen``), the edifice
-buttons ``#actions button.pick``, the chip buttons ``button.chip``, ``C-`` is ``button.keep``.
+For tests: clickable squares are ``rect.target`` (``.first`` / ``.final`` / ``.chosen``), the edifice buttons
+``#actions button.pick``, the chip buttons ``button.chip``, ``C-`` is ``button.keep``.
 """
 
 from __future__ import annotations

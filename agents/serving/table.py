@@ -1,5 +1,5 @@
-"""The table a person sits at: the options ``kardinal-play`` and the web play server share, read from
-the registry of games (:mod:`kardinal_env.core.registry`), and the agents for the other seats.
+"""The table a person sits at: the options ``kardinal-play`` and the web play server share, read from the registry of
+games (:mod:`kardinal_env.core.registry`), and the agents for the other seats.
 
 Command line (:func:`table_parser`)::
 
@@ -10,9 +10,9 @@ Command line (:func:`table_parser`)::
     --seed N           seed of the agents (seat ``s`` gets ``seed * 16 + s``) and of the deal
     one flag per rule option of the game (``spec.rule_options``: ``--preset``, ``--board``, ...)
 
-The choices of ``--players`` and the rule-option flags depend on the game, so the parser is built after ``--game`` is
-known (:func:`game_from_argv` reads it first); ``--game NAME --help`` lists that game's options. Nothing here compares
-game names: every game-dependent value comes from its :class:`~kardinal_env.core.registry.GameSpec`.
+``--players`` and the rule-option flags depend on the game, so the parser is built once :func:`game_from_argv` has read
+``--game``; ``--game NAME --help`` lists that game's options. Every game-dependent value comes from its
+:class:`~kardinal_env.core.registry.GameSpec`.
 """
 
 from __future__ import annotations
