@@ -161,8 +161,8 @@ class Arrays:
     final_observation: np.ndarray
 
     def _share(self, owner: Arrays, read_only: bool = False) -> None:
-        """Hold ``owner``'s arrays (``read_only``: the backends rewrite only what changed, so a write would corrupt
-        later steps)."""
+        """Hold ``owner``'s arrays (``read_only``: backends rewrite only what changed; a write would corrupt later
+        steps)."""
         for name in ARRAYS:
             array = getattr(owner, name)
             if read_only:
@@ -389,8 +389,7 @@ def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, opti
 
 
 class PythonBackend(Arrays):
-    """The reference backend; ``buffers``: an object whose :data:`ARRAYS` it writes instead of its own (detached
-    slots)."""
+    """The reference backend; ``buffers``: an object whose :data:`ARRAYS` it writes (detached slots), else its own."""
 
     def __init__(self, env: VectorEnv, buffers: Arrays | None = None):
         spec, rules, n = env.spec, env.rules, env.num_envs
@@ -459,8 +458,8 @@ class PythonBackend(Arrays):
         return final
 
     def play(self, i: int, action: int) -> dict | None:
-        """Play the legal ``action`` in game ``i`` and write the slot's rows; the final info if the game ended (then
-        restarted)."""
+        """Play the legal ``action`` in game ``i``, write the slot's rows; the final info if the game ended
+        (restarted)."""
         env, shaping, game = self.env, self.shaping, self.games[i]
         seat = game.current_player
         if shaping is not None:
@@ -574,8 +573,8 @@ class CoreBackend(Arrays):
         }
 
     def _step_with_forfeits(self, actions: np.ndarray) -> dict[int, dict]:
-        """A step with forfeits or detached slots: the batch plays a legal move in their stand-in games, then the python
-        backend plays those slots and writes their rows over the batch's."""
+        """A step with forfeits or detached slots: the batch plays stand-in games there, the python backend the real
+        ones."""
         env, batch, python = self.env, self.batch, self._python_slots()
         legal = self.action_mask[np.arange(env.num_envs), actions]  # the masks the caller was shown
         losing = [i for i in np.flatnonzero(~legal).tolist() if i not in self.detached]
@@ -611,9 +610,8 @@ class CoreBackend(Arrays):
         return self._python
 
     def _reattach(self) -> None:
-        """Hand the detached slots back to the batch before its reset: their rows restored to what the batch last wrote
-        and, unless the generators were reseeded, their next seeds drawn again (the one drawn ahead was dealt in
-        Python)."""
+        """Hand the detached slots back to the batch before its reset: their rows as the batch last wrote them and,
+        unless reseeded, their next seeds drawn again (the one drawn ahead was dealt in Python)."""
         python = self._python_slots()
         for i in self.detached:
             stand_in = self._game(i)
@@ -644,8 +642,7 @@ class CoreBackend(Arrays):
 
 
 def _kardinal_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
-    """Kardinal's ``KardinalBatch``, no encoder hint, and game ``i``: the batch's copy and history wrapped (no
-    replay)."""
+    """Kardinal's ``KardinalBatch``, no encoder hint, and game ``i``: the batch's copy wrapped (no replay)."""
     from kardinal_env.kardinal import compiled
     from kardinal_env.kardinal.core_game import CoreGame
 
@@ -656,8 +653,7 @@ def _kardinal_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
 
 
 def _koenig_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
-    """K&K's ``KoenigBatch`` (deals with ``next_seed``), its encoder, and game ``i``: the batch's copy wrapped (no
-    replay)."""
+    """K&K's ``KoenigBatch`` (dealing ``next_seed``), its encoder, and game ``i``: the batch's copy wrapped."""
     from kardinal_env.koenig import compiled
     from kardinal_env.koenig.core_game import CoreGame
 

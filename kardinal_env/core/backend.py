@@ -93,8 +93,7 @@ def _load() -> ModuleType | None:
 
 
 def core_module(backend: str | None = None) -> ModuleType | None:
-    """The ``kardinal_core`` module when a game made with ``backend`` is core-backed, else None (the module docstring);
-    the warning points at the first line outside this package that asked."""
+    """The ``kardinal_core`` module when a game made with ``backend`` is core-backed, else None (module docstring)."""
     global _warned
     wanted = requested() if backend is None else _check_backend(backend)
     if wanted == "python":

@@ -8,8 +8,8 @@ A game whose :class:`~kardinal_env.core.registry.GameSpec` has no ``env_module``
 
 * ``game``: a registered game's name or spec; ``players``: a seat count it supports (default ``spec.default_players``);
   its rule options by name, or ``rules=`` a rules object (then neither); every other keyword is an *env option* for the
-  observation encoder (``spec.make_encoder(rules, **env_options)``; one it does not take is a ``ValueError`` naming it
-  and the rule options). ``backend``: ``"core"`` / ``"python"`` (:mod:`kardinal_env.core.backend`).
+  observation encoder (one it does not take is a ``ValueError`` naming it and the rule options). ``backend``: ``"core"``
+  / ``"python"`` (:mod:`kardinal_env.core.backend`).
 * Agents ``player_0 ..``; observation space ``Dict(observation=Box(low, high, encoder.shape, encoder.dtype),
   action_mask=Box(0, 1, (num_actions,), int8))``, ``low``/``high`` the encoder's if it has them, else the dtype's range
   (±inf for floats); action space ``Discrete(num_actions)``, the game protocol's ids.
@@ -18,8 +18,7 @@ A game whose :class:`~kardinal_env.core.registry.GameSpec` has no ``env_module``
   ``TerminateIllegalWrapper`` rule, :func:`kardinal_env.core.env_utils.classic_env`).
 * Rewards: ``reward="win_loss"`` or ``"margin"`` at the end (:mod:`kardinal_env.core.rewards`), 0 before; ``infos``
   carry ``scores`` and ``winners`` at the end.
-* A new game per ``reset(seed)``; a game with chance gets a seed from the env's generator, so ``reset(seed=s)`` repeats
-  the deal.
+* A new game per ``reset(seed)``; ``reset(seed=s)`` repeats the deal.
 * Render modes (:func:`generic_render_modes`): ``"ansi"`` / ``"human"`` (``spec.game_text``), ``"rgb_array"`` when the
   game has an ``image`` renderer.
 * :meth:`GameEnv.encode_move` / :meth:`GameEnv.decode_action`: notation ⇄ action id for the selected agent.

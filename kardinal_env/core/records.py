@@ -60,8 +60,7 @@ def check_result(
     winners: list[int] | None,
     source: str = "record",
 ) -> None:
-    """Compare a record's claimed ``result`` with the game replayed from its ``moves`` moves (``scores``/``winners``
-    None while not over)."""
+    """Compare a record's claimed ``result`` with the replayed game (``scores``/``winners`` None while not over)."""
     if result is None:
         if is_over:
             raise RecordError(f"{source}: the moves end the game but field 'result' is null")

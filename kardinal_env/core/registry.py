@@ -14,19 +14,15 @@ game written elsewhere is registered with one call::
                            rules_class=NimRules, game_class=NimGame, record_format="nim-record/1",
                            observation=NimEncoder, renderers=Renderers(text=nim_text)))
 
-or by a package entry point in the group ``kardinal_env.games`` (a :class:`GameSpec` or a function returning one),
-loaded the first time :func:`games` is asked. A game that a module registers reaches the command-line tools as a
-**plugin** (:func:`load_plugins`): ``--plugin MODULE[:ATTRIBUTE]`` (:func:`kardinal_env.core.cli.load_plugin_argv`) or
-``KARDINAL_ENV_PLUGINS`` (:data:`PLUGINS_ENV`, comma-separated, read the first time :func:`games` is asked, so spawned
-processes see it too). ``docs/adding-a-game.md`` walks through a whole game (``tests/third_game.py``). Names, record
-formats, ``env_id`` and ``gym_id`` are unique; a game whose classes are given as objects is checked against the protocol
-when registered. :func:`unregister_game` removes a game; :func:`on_register` tells a listener about every game
-(un)registered, as the PettingZoo/Gymnasium registration does.
+or by an entry point in the group ``kardinal_env.games`` (a :class:`GameSpec` or a function returning one), loaded the
+first time :func:`games` is asked. The command-line tools load a module's games as a **plugin** (:func:`load_plugins`):
+``--plugin MODULE[:ATTRIBUTE]`` or ``KARDINAL_ENV_PLUGINS`` (:data:`PLUGINS_ENV`, which spawned processes see too).
+``docs/adding-a-game.md`` walks through a whole game. Names, record formats, ``env_id`` and ``gym_id`` are unique
+(:func:`register_game`); :func:`unregister_game` removes a game; :func:`on_register` tells a listener about every game
+(un)registered.
 
 Fields that name code may be the object or a ``"module:attribute"`` string, imported on first use
-(:meth:`GameSpec.load`), so registering imports nothing heavy. A spec holds the game's facts only; what plays it
-(baselines, searches, networks, presets, play pages) is registered by the agents' package in a registry of its own keyed
-by the game's name.
+(:meth:`GameSpec.load`). A spec holds the game's facts only; what plays it is registered by the agents' package.
 
 =======================  ===============================================================================================
 field                    meaning
@@ -141,10 +137,8 @@ def entry_point_objects(group: str) -> Iterator[tuple[str, Any]]:
 
 @dataclass(frozen=True)
 class RuleOption:
-    """One rules option besides ``players``, as tools expose it on the command line (``--name``).
-
-    ``kind``: ``"choice"`` (one of ``choices``), ``"flag"`` (a boolean switch, default off) or ``"str"`` (free text such
-    as a file path)."""
+    """A rules option besides ``players``, the flag ``--name``; ``kind``: ``"choice"`` (one of ``choices``), ``"flag"``
+    (a boolean switch, default off) or ``"str"`` (free text such as a file path)."""
 
     name: str
     kind: str
@@ -165,8 +159,8 @@ class RuleOption:
 
 @dataclass(frozen=True)
 class Renderers:
-    """How a game is drawn (the :class:`GameSpec` field ``renderers``, the module docstring); each an object or a
-    ``"module:attribute"`` string, imported on first use (:meth:`GameSpec.renderer`)."""
+    """How a game is drawn (the module docstring); each an object or a ``"module:attribute"`` string, imported on
+    use."""
 
     text: Any
     image: Any = None
@@ -227,7 +221,7 @@ class GameSpec:
 
     @property
     def previous_envs(self) -> tuple[str, ...]:
-        """Earlier environment names with the same observations and actions (their checkpoints still load): the module's
+        """Earlier env names with the same spaces (their checkpoints load): the module's
         ``metadata["previous_names"]``."""
         if self.env_module is None:
             return ()
@@ -242,8 +236,8 @@ class GameSpec:
         return players
 
     def rules(self, players: int | None = None, **options: Any) -> Any:
-        """Rules for ``players`` seats; options left ``None`` keep their defaults; an unknown option is a ``ValueError``
-        naming the game's options."""
+        """Rules for ``players`` seats (``None`` options keep defaults); ``ValueError`` naming the options for an
+        unknown one."""
         known = {o.name for o in self.rule_options}
         unknown = sorted(k for k, v in options.items() if v is not None and k not in known)
         if unknown:
@@ -255,8 +249,8 @@ class GameSpec:
         return self.load("rules_class").from_dict(data)
 
     def new_game(self, rules: Any = None, seed: int | None = None, backend: str | None = None) -> Any:
-        """A new game under ``rules`` (default rules when ``None``); ``backend`` (:mod:`kardinal_env.core.backend`) goes
-        to a game class with a compiled core."""
+        """A new game under ``rules`` (default rules when ``None``); ``backend`` goes to a game class with a compiled
+        core."""
         rules = self.rules() if rules is None else rules
         if backend is None:
             return self.load("game_class")(rules, seed=seed)
@@ -351,8 +345,7 @@ def unregister_game(name: str) -> None:
 
 
 def on_register(listener: Callable[[GameSpec], None], on_unregister: Callable[[GameSpec], None] | None = None) -> None:
-    """Call ``listener(spec)`` for every game registered now and later, ``on_unregister(spec)`` for each
-    unregistered."""
+    """Call ``listener(spec)`` for each game registered now and later, ``on_unregister(spec)`` for each unregistered."""
     _LISTENERS.append(listener)
     if on_unregister is not None:
         _UNREGISTER_LISTENERS.append(on_unregister)
@@ -366,8 +359,8 @@ def _as_spec(obj: Any) -> Any:
 
 
 def load_entry_points(force: bool = False) -> None:
-    """Register the games of :data:`ENTRY_POINT_GROUP`'s entry points, once (``force``: again), keeping a game already
-    registered under a name; errors name the entry point."""
+    """Register the games of :data:`ENTRY_POINT_GROUP` once (``force``: again), keeping names taken; errors name the
+    entry point."""
     global _ENTRY_POINTS_LOADED
     if _ENTRY_POINTS_LOADED and not force:
         return

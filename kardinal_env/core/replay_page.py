@@ -24,8 +24,7 @@ __all__ = ["REPLAY_CSS", "REPLAY_JS", "embed_json", "replay_page", "write_page"]
 
 
 def replay_page(title: str, css: str, data: Any, js: str, panels: str, board_label: str = "the board") -> str:
-    """A replay page: the game's ``css``, ``data``, ``js`` (calling ``startReplay``) and ``panels`` (HTML boxes between
-    the controls and the result)."""
+    """A replay page: the game's ``css``, ``data``, ``js`` (calling ``startReplay``) and ``panels`` (HTML boxes)."""
     aside = [_CONTROLS, panels, RESULT_BOX, _MOVES_BOX, LEGEND_BOX]
     return shell_page(title, REPLAY_CSS + css, REPLAY_JS + js, board_svg(board_label), aside, data=data)
 

@@ -1,6 +1,5 @@
-"""The suite's shared generator, implemented identically here and in the compiled core (``cpp/src/koenig/engine.hpp``),
-so a seeded game deals the same cards and a search (``ismcts:N``) draws the same on both backends. The standard library
-only, like the engines.
+"""The suite's shared generator, identical here and in the compiled core (``cpp/src/koenig/engine.hpp``), so seeded
+deals and searches (``ismcts:N``) draw the same on both backends. Standard library only.
 
 **Generator.** SplitMix64 (Steele, Lea and Flood 2014): a 64-bit state ``s``; each draw adds ``0x9E3779B97F4A7C15`` to
 ``s`` (mod 2**64) and returns ``z = s; z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9; z = (z ^ (z >> 27)) *
@@ -25,8 +24,8 @@ only, so both languages agree).
 ``0xCBF29CE484222325``, prime ``0x100000001B3``); ``None`` draws a state from the operating system's entropy (an
 unseeded game). Anything else is a ``TypeError``.
 
-Dealing hidden cards (:mod:`kardinal_env.koenig.knowledge`) draws from it too. ``tests/test_koenig_shuffle.py`` pins
-known vectors, ``tests/test_core_koenig.py`` the core's draws.
+Dealing hidden cards (:mod:`kardinal_env.koenig.knowledge`) draws from it too; ``tests/test_koenig_shuffle.py`` pins
+known vectors.
 """
 
 from __future__ import annotations

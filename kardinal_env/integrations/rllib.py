@@ -85,8 +85,7 @@ def env_creator(env_config: dict | None = None, game: str | GameSpec = "kardinal
 
 
 def register_game_env(game: str | GameSpec = "kardinal", name: str | None = None) -> str:
-    """Register ``game``'s environment under ``name`` (default: its ``env_name``); returns the name. The game must be
-    registered on every node."""
+    """Register ``game``'s env under ``name`` (default: its ``env_name``), returned; the game must be on every node."""
     spec = get_game(game)
     name = name or spec.env_name
     register_env(name, functools.partial(env_creator, game=spec.name))

@@ -9,17 +9,17 @@ Usage::
     python scripts/evaluate.py --agents rllib:runs/rllib/checkpoint greedy --players 2 --games 20
 
 Needs ``pip install "kardinal-env[rllib]"``. The algorithm is ``kardinal_env.integrations.rllib.ppo_config``: a masking
-module as ``"main"`` and, unless ``--no-league``, the league (``"random"`` and frozen snapshots of ``"main"``, one added
-whenever its win rate over the last 100 games passes ``--win-rate-threshold``).
+module as ``"main"`` and, unless ``--no-league``, the league (``"random"`` and frozen snapshots of ``"main"``, added
+when its win rate over the last 100 games passes ``--win-rate-threshold``).
 
 Environment options: ``--players``, the registered games' rules options (``--preset``, ``--discard``,
 ...; another game's option is a usage error), ``--reward``, Kardinal's ``--window`` and
 ``--chip-shaping`` (default: the lossless window 53) or any ``--env-option KEY=VALUE``.
 
-Without ``--address`` it starts a local Ray of its own (``num_cpus=2``, no dashboard, object store
-``--object-store-mb``); with ``--address`` (``auto`` or ``host:port``) it joins a cluster and leaves it running. The
-learner and the league run in this driver; the ``--num-env-runners`` env runners are Ray actors on any node (each needs
-kardinal-env and ray). Progress lines name the driver's node and the env runners' (``docs/cluster.md``).
+Without ``--address`` it starts a local Ray (``num_cpus=2``, no dashboard, object store ``--object-store-mb``); with
+``--address`` (``auto`` or ``host:port``) it joins a cluster and leaves it running. The learner and the league run in
+the driver, the ``--num-env-runners`` env runners on any node (each needs kardinal-env and ray); progress lines name
+their nodes (``docs/cluster.md``).
 
 Checkpoints: ``OUT/checkpoint`` (every ``--checkpoint-every`` iterations and at the end) is an ordinary RLlib
 checkpoint; ``--resume OUT/checkpoint`` continues with the league's snapshots (the callback's counters start afresh),

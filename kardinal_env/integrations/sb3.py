@@ -86,10 +86,10 @@ def make_vs_bots_env(
 
 
 class SB3Agent:
-    """A (maskable) SB3 policy as an agent (``select_move(game) -> str``). ``greedy``: the most probable legal action,
-    else a sample (torch's generator, seeded with ``seed``). Observation and mask come from
-    :class:`~kardinal_env.integrations.common.GameFeaturizer` (``env_options``: the environment's options besides the
-    rules); an observation of another shape than the policy's is a ``ValueError`` naming both."""
+    """A (maskable) SB3 policy as an agent. ``greedy``: the most probable legal action, else a sample (torch's
+    generator, seeded with ``seed``). Observation and mask from
+    :class:`~kardinal_env.integrations.common.GameFeaturizer` (``env_options``); an observation shape other than the
+    policy's is a ``ValueError`` naming both."""
 
     def __init__(
         self,
@@ -113,8 +113,8 @@ class SB3Agent:
 
     @classmethod
     def from_model(cls, model, frozen: bool = True, **kw) -> SB3Agent:
-        """An agent for ``model.policy`` (if ``frozen`` a CPU copy built from its constructor parameters and weights, as
-        ``BasePolicy.load`` does: a deep copy fails after ``learn``)."""
+        """An agent for ``model.policy`` (``frozen``: a CPU copy rebuilt as ``BasePolicy.load`` does; deepcopy
+        fails)."""
         policy = model.policy
         if frozen:
             frozen_policy = type(policy)(**policy._get_constructor_parameters())
@@ -179,7 +179,7 @@ class SelfPlayEnv(VsBots):
         super().__init__(game=spec.name, players=players, learner_seat=learner_seat, **env_kwargs)
         self.observation_space = self.aec.observation_space(self.aec.possible_agents[0])["observation"]
 
-    # -- pool management (call through VecEnv.env_method)
+    # called through VecEnv.env_method
     @property
     def pool(self) -> list:
         return list(self._pool)
@@ -199,7 +199,6 @@ class SelfPlayEnv(VsBots):
         """The policy that ``"self"`` entries play (an ``SB3Agent`` or SB3 policy)."""
         self._live = policy if (policy is None or hasattr(policy, "select_move")) else SB3Agent(policy)
 
-    # -- internals
     def _opponent_move(self, seat: int) -> str:
         index = (seat - self.learner_seat - 1) % self.players
         choice = self._drawn.get(index)
@@ -232,9 +231,8 @@ def make_self_play_env(
 
 
 class SelfPlayCallback(BaseCallback):
-    """Keeps the self-play opponents current while ``MaskablePPO.learn`` runs: points ``"self"`` at the live policy (a
-    copy per ``SubprocVecEnv`` worker) and every ``snapshot_every`` env steps (summed over envs) adds a frozen copy to
-    each env's pool."""
+    """Points ``"self"`` at the live policy during ``MaskablePPO.learn`` (a copy per ``SubprocVecEnv`` worker) and every
+    ``snapshot_every`` env steps (summed over envs) adds a frozen copy to each env's pool."""
 
     def __init__(self, snapshot_every: int = 10_000, verbose: int = 0):
         super().__init__(verbose)
