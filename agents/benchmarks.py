@@ -58,8 +58,7 @@ def _per_decision(agent, positions) -> tuple[float, list[str]]:
 
 
 def _python_vs_compiled(repeats: int, run, differ: str | None = None) -> tuple[list[float], list[float]]:
-    """The seconds of ``run(compiled) -> (seconds, result)``, interleaved; ``differ``: the assertion
-    message when the results differ (``None``: they may)."""
+    """The seconds of ``run(compiled) -> (seconds, result)``, interleaved; ``differ``: assert equal results with it."""
     runs = alternate({False: lambda: run(False), True: lambda: run(True)}, repeats)
     for (_, slow), (_, fast) in zip(runs[False], runs[True]):
         assert differ is None or fast == slow, differ
@@ -67,8 +66,7 @@ def _python_vs_compiled(repeats: int, run, differ: str | None = None) -> tuple[l
 
 
 def _search_comparison(what: str, agent_class, players, repeats, simulations, game, options, seed, same: bool):
-    """Seconds per decision, ``agent_class(compiled=False)`` against ``True``, repeats interleaved
-    (``same``: on core-backed positions, both choosing the same moves)."""
+    """Seconds per decision, compiled against Python, interleaved (``same``: core-backed positions, the same moves)."""
     spec, players, rules = BENCHMARKS[what].setup(game, players, options)
     core_game(spec, rules)  # RuntimeError naming how to get the core when it is missing
     positions = random_positions(spec, rules, seed, POSITIONS, reference=not same)

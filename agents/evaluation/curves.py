@@ -38,8 +38,7 @@ _NUMBERED = re.compile(r"checkpoint_(\d+)\.pt$")
 
 
 def run_checkpoints(run_dir, every: int = 1) -> list[tuple[str, int, float | None]]:
-    """``(path, step, cpu_seconds)`` of the numbered checkpoints of ``run_dir`` in step order (every
-    ``every``-th, the last always); ``ValueError`` naming the directory when it has none."""
+    """``(path, step, cpu_seconds)`` of ``run_dir``'s checkpoints (module docstring); ``ValueError`` if it has none."""
     import torch
 
     matches = ((_NUMBERED.search(file.name), str(file)) for file in Path(run_dir).glob("checkpoint_*.pt"))

@@ -154,8 +154,7 @@ def _check_game(path: str, index: int, game: Any, players: int, participants: in
 
 
 def load_run(path: str | Path) -> Run:
-    """Read and check one ``results.json`` (``kardinal-eval/1``); :class:`LadderError` names the file
-    and what is wrong with it."""
+    """Read and check one ``results.json``; :class:`LadderError` names the file and what is wrong."""
     name = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")

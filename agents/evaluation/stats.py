@@ -9,8 +9,7 @@ __all__ = ["wilson_interval"]
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """The 95% Wilson score interval of ``successes`` out of ``n`` (fractional successes allowed: a
-    shared win counts its share); ``(0, 1)`` when ``n == 0`` (nothing is known)."""
+    """The 95% Wilson interval of ``successes`` (fractional: shared wins) out of ``n``; ``(0, 1)`` when ``n == 0``."""
     if n < 0:
         raise ValueError(f"wilson_interval: n must not be negative, got {n!r}")
     if not 0 <= successes <= n:

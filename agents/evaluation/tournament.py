@@ -106,8 +106,7 @@ class Table:
 
     @classmethod
     def of(cls, game: str | GameSpec | None = None, players: int | None = None, **options: Any) -> Table:
-        """``game`` (default: the first registered) with ``players`` seats (default: the game's) and rules
-        ``options`` (``None`` keeps an option's default)."""
+        """``game`` (default: first registered) with ``players`` seats (default: the game's) and rules ``options``."""
         spec = get_game(game_names()[0] if game is None else game)
         rules = spec.rules(players, **options)
         return cls(spec, rules, spec.check_players(players))
@@ -461,8 +460,7 @@ def _backend_from_args(args: argparse.Namespace) -> Backend:
 
 
 def main(argv=None) -> int:
-    """``kardinal-evaluate``: exit status 0; 2 for bad arguments, specs or checkpoints (before any game);
-    1 if a game fails; 130 on Ctrl-C."""
+    """Exit status 0; 2 for bad arguments, specs or checkpoints (before any game); 1 if a game fails; 130 on Ctrl-C."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     load_plugin_argv(argv)  # --plugin: games of one's own modules, before --game's choices are listed
     parser = build_parser()

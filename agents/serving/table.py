@@ -46,8 +46,7 @@ def default_game() -> GameSpec:
 
 
 def game_from_argv(argv: list[str] | None) -> GameSpec:
-    """The game ``--game`` names in ``argv`` (the default game when absent or unknown: the full parser
-    then reports an unknown name with the list of games)."""
+    """The game ``--game`` names in ``argv``, else the default game (the full parser then reports an unknown name)."""
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--game")
     known, _ = pre.parse_known_args(argv)

@@ -96,8 +96,7 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)  # a JSON string (to the 
 
 
 def _nesting_depth(text: str) -> int:
-    """The deepest nesting of arrays and objects in ``text``, found without parsing (the JSON parser
-    recurses once per level); brackets inside strings do not count."""
+    """The deepest nesting of arrays and objects in ``text``, without parsing; brackets inside strings do not count."""
     return max(accumulate((c in "[{") - (c in "]}") for c in _STRING.sub("", text)), default=0)
 
 
@@ -207,8 +206,7 @@ class PlaySession:
             return self._state()
 
     def play(self, move: Any, at: Any = None) -> dict:
-        """Play the person's ``move`` (notation) and the agents' replies; the new state. :class:`PlayError`
-        (nothing changed) for a bad or illegal request."""
+        """Play the person's ``move`` and the agents' replies; the new state, or :class:`PlayError` (no change)."""
         with self.lock:
             game = self.game
             if not isinstance(move, str):
@@ -241,8 +239,7 @@ class PlaySession:
         return not self.hidden_record or self.game.is_over
 
     def record(self) -> dict:
-        """The game so far as a record; :class:`PlayError` (403, rule ``hidden``) while it would show
-        what the person's seat may not know."""
+        """The game so far as a record; :class:`PlayError` (403, rule ``hidden``) unless :meth:`record_available`."""
         with self.lock:
             if not self.record_available():
                 hidden = "the record holds every hand and the deck order; it can be downloaded once the game is over"
@@ -340,8 +337,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(code, {"error": text, "rule": "request"})
 
     def _answer(self, action: Any) -> None:
-        """Run one request's ``action``: a :class:`PlayError` is answered as such, any other exception (a
-        bug) with 500 and its traceback on stderr."""
+        """Run ``action``; a :class:`PlayError` is answered as is, another exception with 500 (traceback on stderr)."""
         try:
             action()
         except PlayError as err:

@@ -60,8 +60,7 @@ def names() -> list[str]:
 
 
 def model_path(name: str) -> str:
-    """The checkpoint file of model ``name`` (``zoo:`` prefix allowed); :class:`ZooError` naming the
-    models there are if it does not exist."""
+    """The checkpoint file of model ``name`` (``zoo:`` prefix allowed); :class:`ZooError` listing the models if none."""
     if name.startswith(PREFIX):
         name = name[len(PREFIX) :]
     path = ZOO_DIR / f"{name}.pt"
