@@ -8,11 +8,9 @@ A pure rules engine, no RL imports::
         game.play(game.legal_moves()[0])
     game.scores(), game.winners(), game.finishing_order()
 
-Modules (the suite's names): ``engine`` (the game protocol of ``kardinal_env.core.protocol``),
-``rules``, ``notation``, ``record`` (``kardinal-record/1``), ``actions`` (action ids), ``observation``,
-``env`` (``kardinal_env.kardinal_v0``), ``text``, ``render``, ``replay_html``; the game's own: ``state``
-(the fields and read-only queries), ``explain`` (the rule an illegal move breaks), ``window`` (the
-lossless window), ``core_game`` / ``compiled`` (the compiled core). ``docs/rules.md`` states the rules.
+Modules (the suite's names): ``engine``, ``rules``, ``notation``, ``record``, ``actions``, ``observation``, ``env``
+(``kardinal_env.kardinal_v0``), ``text``, ``render``, ``replay_html``; the game's own: ``state``, ``explain``,
+``window``, ``core_game`` / ``compiled`` (the compiled core). ``docs/rules.md`` states the rules.
 """
 
 from kardinal_env.core.errors import IllegalMoveError, RecordError

@@ -1,8 +1,8 @@
 """Action codec: one ``Discrete(A)`` action space over a fixed ``W x W`` window, ``A = 17·W² + 5``.
 
-The window holds the squares with ``|x| <= W // 2`` and ``|y| <= W // 2`` (the nave is ``(0, 0)``, the clock tower ``(1,
-0)``). A square's index is ``row * W + col`` with ``row = W // 2 - y`` (top row is the highest ``y``) and ``col = x + W
-// 2`` — the same layout as the observation planes.
+The window holds the squares with ``|x|, |y| <= W // 2`` (the nave is ``(0, 0)``, the clock tower ``(1, 0)``). A
+square's index is ``row * W + col`` with ``row = W // 2 - y`` (top row: the highest ``y``) and ``col = x + W // 2``, as
+in the observation planes.
 
 Colours are ego-centric: colour *slot* ``j`` of the deciding seat is ``colour_order(rules, seat)[j]`` (the seat's own
 colours first, then the following seats' colours in turn order, the neutral colour last; see :func:`colour_order`).

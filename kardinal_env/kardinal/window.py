@@ -1,34 +1,29 @@
 """Why the default window is 53 x 53: the bound on where any legal game can build.
 
-Claim. In every legal game (any player count, preset or option) every edifice square lies in
-``|x| <= 25, |y| <= 25`` and the cardinal always stands in ``|x| <= 26, |y| <= 26``. The smallest
-window centred on the nave that contains all of them is therefore ``W = 53`` (``|x|, |y| <= 26``),
-and no smaller centred square window is lossless, because the bounds are reached (see below).
+Claim. In every legal game (any player count, preset or option) every edifice square lies in ``|x| <= 25, |y| <= 25``
+and the cardinal always stands in ``|x| <= 26, |y| <= 26``. So the smallest window centred on the nave that holds them
+all is ``W = 53``, and no smaller centred square window is lossless: the bounds are reached (below).
 
-Proof (direction −x; the others alike). Let the *frontier* ``f`` be the least ``x`` of any building
-square, initially ``0`` (the nave). An edifice lowering it has a square in column ``f - 1`` and must
-touch an existing building, all in columns ``>= f``: what it touches lies in column ``f`` (a
-horizontal yard in ``f-1, f-2`` touches only through ``f - 1``).
+Proof (direction −x; the others alike). Let the *frontier* ``f`` be the least ``x`` of any building square, initially
+``0`` (the nave). An edifice lowering it has a square in column ``f - 1`` and must touch an existing building, all in
+columns ``>= f``: what it touches lies in column ``f`` (a horizontal yard in ``f-1, f-2`` touches only through ``f-1``).
 
 * A house lowers the frontier by 1.
-* A tower or a yard must touch a house when it is built (rules II and III). The only buildings it
-  can touch are in column ``f``, so a house (the nave counts) must stand in the frontier column at
-  that moment. After the advance the frontier column is new and holds only the new edifice, so each
-  house serves at most one tower/yard advance. There are 8 houses plus the nave, hence at most 9
-  tower/yard advances, of which at most 8 are yards (advancing 2) and the rest towers (advancing 1).
+* A tower or a yard must touch a house when it is built (rules II and III), so a house (the nave counts) must stand in
+  the frontier column then. After the advance the frontier column holds only the new edifice, so each house serves at
+  most one tower/yard advance: 8 houses plus the nave, at most 9 tower/yard advances, at most 8 of them yards
+  (advancing 2) and the rest towers (advancing 1).
 
-So the frontier can move at most ``8 (houses) + 8·2 (yards) + 1 (a tower) = 25`` columns: ``x >= -25``.
-Towards +x the frontier starts at column 1, which holds the clock tower and no house, so only the 8
-houses can serve: ``x <= 1 + 8 + 16 = 25``. Towards ±y the frontier row 0 holds the nave, as in the
-−x case: ``|y| <= 25``. The cardinal stands on a site, a square next to a building: one more.
+So the frontier moves at most ``8 (houses) + 8·2 (yards) + 1 (a tower) = 25`` columns: ``x >= -25``. Towards +x the
+frontier starts at column 1, the clock tower (no house), so only the 8 houses serve: ``x <= 1 + 8 + 16 = 25``. Towards
+±y row 0 holds the nave, as for −x: ``|y| <= 25``. The cardinal stands on a site, next to a building: one more.
 
-The bound is reached: going left from the nave, the line ``Y H Y H … Y H T`` (a yard on
-``-2,0:-1,0`` touching the nave, then house/yard pairs, then the last house and a tower) reaches
-``x = -25`` with all 8 yards and 8 houses and one tower, and the cardinal can then be placed on
-``-26,0``. ``tests/test_window_bound.py`` replays such a game (``tests/golden/``).
+The bound is reached: going left from the nave, the line ``Y H Y H … Y H T`` (a yard on ``-2,0:-1,0`` touching the
+nave, then house/yard pairs, then the last house and a tower) reaches ``x = -25`` with all 8 yards, 8 houses and one
+tower, and the cardinal can then be placed on ``-26,0``. ``tests/test_window_bound.py`` replays such a game.
 
-A smaller odd ``window`` (``Rules(window=W)``, ``kardinal_v0.env(window=W)``) is a *variant*, a
-different game: the engine forbids building or the cardinal outside it (rule "window").
+A smaller odd ``window`` (``Rules(window=W)``, ``kardinal_v0.env(window=W)``) is a *variant*, a different game: the
+engine forbids building or the cardinal outside it (rule "window").
 """
 
 from kardinal_env.core.checks import is_int

@@ -9,13 +9,10 @@ A pure rules engine, no RL imports::
         game.play(game.legal_moves()[0])
     game.scores(), game.winners(), game.finishing_order()
 
-Modules (the suite's names): ``engine`` (the game, on the protocol of ``kardinal_env.core.protocol``), ``rules``,
-``notation`` (move strings), ``record`` (``kardinal-koenig-record/1``), ``actions`` (the action space), ``observation``,
-``env`` (``kardinal_env.kardinal_koenig_v1``), ``text``, ``render``, ``replay_html``; the game's own: ``state`` (fields
-and queries), ``explain`` (the rule an illegal move breaks), ``deck`` (given card orders), ``worlds`` (``with_hidden``,
-``determinize``), ``board`` (board files and the move table), ``scoring``, ``knowledge`` (what a seat may know of the
-cards), ``compiled`` (the compiled core, when built) and ``core_game`` (``Game(...)`` backed by it;
-``Game.reference(...)`` is always the Python engine). ``docs/rules-koenig.md`` states the rules.
+Modules (the suite's names): ``engine``, ``rules``, ``notation``, ``record``, ``actions``, ``observation``, ``env``
+(``kardinal_env.kardinal_koenig_v1``), ``text``, ``render``, ``replay_html``; the game's own: ``state``, ``explain``,
+``deck``, ``worlds``, ``board`` (board files and the move table), ``scoring``, ``knowledge`` (what a seat may know of
+the cards), ``compiled`` / ``core_game`` (the compiled core). ``docs/rules-koenig.md`` states the rules.
 """
 
 from kardinal_env.core.errors import RecordError

@@ -24,10 +24,9 @@ draws, refills, the interim scoring and the reshuffle happen inside ``step``; ``
 (without a seed, the env's generator, seeded by the last seed given, deals). A seat without cards misses its turn and
 is never selected.
 
-**Observation.** The ego-centric ``float32`` vector of ``kardinal_env.koenig.observation`` (segment table there): slot
-0 is the observer, always 5 seat slots, so the shape depends only on the board. It holds the observer's own hand and
-only public facts about the others. ``action_mask`` has ones at the selected agent's legal actions, all zeros for every
-other agent and once the game is over.
+**Observation.** The ego-centric ``float32`` vector of ``kardinal_env.koenig.observation`` (segment table there; its
+shape depends only on the board): the observer's own hand and only public facts about the others. ``action_mask`` has
+ones at the selected agent's legal actions, all zeros for every other agent and once the game is over.
 
 **Buffers.** On a core-backed game (``kardinal_env.koenig.compiled``) ``observe`` and ``action_mask`` hand out per-seat
 arrays the core rewrites in place: they hold that seat's values until its next call; copy them to keep them. The values
@@ -86,7 +85,6 @@ def env(**kwargs) -> AECEnv:
 class raw_env(GameEnv):
     """The unwrapped Kardinal & König AEC environment (module docstring): the generic ``GameEnv``."""
 
-    # v1 changed how seeds deal, not observations or actions: checkpoints trained on v0 load for v1
     metadata = {**GameEnv.metadata, "name": "kardinal_koenig_v1", "previous_names": ("kardinal_koenig_v0",)}
     writes_core_buffers = True  # a core-backed game writes into arrays the env owns (env_base)
 
