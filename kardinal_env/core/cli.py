@@ -3,10 +3,10 @@
 * ``--plugin MODULE[:ATTRIBUTE]`` (repeatable): a game registered by a module of one's own. :func:`load_plugin_argv`
   loads the command line's plugins *before* the tool builds the parser that lists the games, and adds them to
   ``KARDINAL_ENV_PLUGINS`` for spawned processes; :func:`add_plugin_argument` adds the option to that parser.
-* :func:`add_rule_option_flags`: one flag per rules option name of every registered game (``--preset``,
-  ``--shared-pool``, ``--discard``, ``--board``, ...; one flag per shared name), stored under ``rule_<name>`` (default
-  ``None``); :func:`given_rule_options`: after parsing, the options given for ``--game``'s game (another game's option
-  or a choice it lacks is a usage error naming it).
+* :func:`add_rule_option_flags`: one flag per rules option name of the registered games, shared names once
+  (``--preset``, ``--discard``, ...), stored under ``rule_<name>`` (default ``None``); :func:`given_rule_options`: after
+  parsing, the options given for ``--game``'s game (another game's option or a choice it lacks is a usage error naming
+  it).
 * :func:`seat_counts`: ``"2-4"`` or ``"2, 4"``, a game's player counts for messages (the registry's).
 """
 
@@ -41,8 +41,8 @@ def add_plugin_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def load_plugin_argv(argv: Sequence[str] | None, prog: str | None = None) -> list[str]:
-    """Load and return the plugins ``--plugin`` (spelled out) names in ``argv`` (default ``sys.argv[1:]``); one that
-    cannot be loaded is a usage error (exit status 2)."""
+    """The plugins ``--plugin`` (spelled out) names in ``argv`` (default ``sys.argv[1:]``), loaded; usage error (2) if
+    one fails."""
     pre = argparse.ArgumentParser(prog=prog, add_help=False, allow_abbrev=False)
     pre.add_argument("--plugin", action="append", default=[])
     known, _ = pre.parse_known_args(None if argv is None else list(argv))

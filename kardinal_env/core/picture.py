@@ -1,7 +1,6 @@
 """Pictures of positions as PNG files, for any registered game, with the standard library and numpy only.
 
-* :func:`write_png` — an ``(H, W, 3)`` ``uint8`` array as an 8-bit RGB PNG (``zlib``; no Pillow), byte for byte the same
-  for the same array.
+* :func:`write_png` — an ``(H, W, 3)`` ``uint8`` array as an 8-bit RGB PNG (``zlib``; no Pillow), deterministic.
 * :func:`position_after` — a new game (rule options by name) after up to ``moves`` random legal moves picked by
   ``random.Random(seed)`` (its chance dealt with the same seed): the same arguments give the same position.
 * :func:`write_position_png` — both, drawn by the game's ``image`` renderer: the docs' game pictures (``python

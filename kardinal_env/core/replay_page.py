@@ -1,10 +1,9 @@
 """The replays' layer of the page shell (:mod:`kardinal_env.core.page_shell`), shared by both games' HTML replays
 (``kardinal_env.kardinal.replay_html``, ``kardinal_env.koenig.replay_html``).
 
-A replay page is one self-contained HTML file with the positions as JSON in ``script#replay-data``. :func:`replay_page`
-fills the shell: the board (``svg#board``) on the left; on the right the controls (``#position`` reading ``k / N`` with
-``data-k``, the buttons, ``#slider``, ``#status``, ``#last``), the game's panels, the result ``#scores``, the move list
-``#moves`` and ``#legend``.
+A replay page is one self-contained HTML file, the positions as JSON in ``script#replay-data``. :func:`replay_page`
+fills the shell: the board on the left; on the right the controls (``#position`` reading ``k / N`` with ``data-k``, the
+buttons, ``#slider``, ``#status``, ``#last``), the game's panels, ``#scores``, the move list ``#moves`` and ``#legend``.
 
 :data:`REPLAY_JS` steps for both games: buttons, slider, keys (arrows, Home/End, PageUp/PageDown by 10, space to play),
 clicking a move (the position after it), ``page.html#12`` to start at position 12, and ``#scores`` (with ``data-scores``

@@ -10,12 +10,12 @@ Defaults: ``players``: the AEC environment's (4 for the built-in games, else ``d
 ``opponents="random"``, ``illegal_action="lose"``.
 
 * Spaces: the AEC environment's ``Dict(observation, action_mask)`` and ``Discrete`` (the learner's view).
-* ``action_masks()``: the learner's mask as bool, without encoding an observation (sb3-contrib's MaskablePPO calls it).
-  The ids are registered without Gymnasium's ``OrderEnforcing`` and passive checker (``step`` before ``reset`` still
+* ``action_masks()``: the learner's mask as bool, without encoding an observation (for sb3-contrib's MaskablePPO). The
+  ids are registered without Gymnasium's ``OrderEnforcing`` and passive checker (``step`` before ``reset`` still
   raises), so ``gymnasium.make(...).action_masks()`` works; through your own wrappers use
   ``env.get_wrapper_attr("action_masks")()``.
-* ``step(action)`` plays the learner's decision, then every opponent's until the learner decides again or the game ends.
-  Reward: the learner's under the AEC environment's scheme (terminal ±1 by default, plus any per-move reward).
+* ``step(action)`` plays the learner's decision, then the opponents' until the learner decides again or the game ends;
+  the learner's reward under the AEC environment's scheme.
 * ``illegal_action`` (:mod:`kardinal_env.core.illegal`) for the learner's actions: ``"lose"`` (the default) ends the
   episode by forfeit (``terminated``, the loss reward, masks all zero, ``info`` with ``learner_seat`` and the report);
   ``"raise"`` raises. An opponent's illegal move always raises.
@@ -57,7 +57,7 @@ AGENTS_GROUP = "kardinal_env.agents"
 
 def agent_loader() -> Callable[..., Any]:
     """``load_agent`` of the first module (by entry name) of :data:`AGENTS_GROUP` that has one (entries naming an
-    attribute are a game's agents: skipped); ``LookupError`` when none does."""
+    attribute are skipped); ``LookupError`` when none does."""
     from importlib.metadata import entry_points
 
     for ep in sorted(entry_points(group=AGENTS_GROUP), key=lambda ep: ep.name):
