@@ -39,12 +39,11 @@ docs/rules.md notation for the selected agent; the decoded mask equals ``set(gam
 1)``. ``chip_shaping=s`` adds ``s`` per chip the acting seat takes during play (scoring, compensation and substitute
 chips; chips set aside give nothing). No truncation: every game ends.
 
-**Illegal actions** (:mod:`kardinal_env.core.env_base` gives the rule). A value that is not an integer of the action
-space (``1.5``, ``"3"``, ``True``, ``-1``, ``num_actions``) raises ``IllegalMoveError`` with rule ``"action"`` in every
-mode, nothing rounded or clipped. An id the mask forbids: ``"raise"`` raises ``IllegalMoveError`` naming the broken
-rule (``"rule IV"``, ``"phase"``, ...) and changes nothing; ``"lose"`` ends the episode by forfeit: no move is played,
-the offender gets −1 and every other agent +1 (both schemes), every agent's ``infos`` is ``{"scores": None, "winners":
-[the other seats], "illegal_action": {"rule", "message", "action", "move", "seat"}}``. ``env()`` without
+**Illegal actions** follow :mod:`kardinal_env.core.illegal`: a value that is not an integer of the action space
+(``1.5``, ``"3"``, ``True``, ``-1``, ``num_actions``) raises ``IllegalMoveError`` with rule ``"action"`` in every mode,
+nothing rounded or clipped; an id the mask forbids raises ``IllegalMoveError`` naming the broken rule (``"rule IV"``,
+``"phase"``, ...) under ``"raise"`` and changes nothing, or under ``"lose"`` ends the episode by forfeit (−1 to the
+offender, +1 to every other agent, the forfeit's report in every agent's ``infos``). ``env()`` without
 ``illegal_action`` applies PettingZoo's ``TerminateIllegalWrapper`` rule (−1 to the offender, 0 to the others, the game
 ends; :func:`kardinal_env.core.env_utils.classic_env`); our ``OrderEnforcingWrapper`` checks the action space in place
 of ``AssertOutOfBoundsWrapper``.

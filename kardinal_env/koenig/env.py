@@ -39,14 +39,13 @@ decision. ``raw_env.action_mask(agent)`` and ``raw_env.legal_actions()`` skip en
 **Rewards.** At the end only. ``reward="win_loss"`` (default): +1 to every winner (tied winners all get +1), −1 to the
 others. ``reward="margin"``: ``clip((own − best other score) / 20, −1, 1)``. No truncation: every game ends.
 
-**Illegal actions** (:mod:`kardinal_env.core.env_base` gives the rule). An action that is not an integer of the action
-space raises ``kardinal_env.IllegalMoveError`` with rule ``"action"`` in every mode. An id the mask forbids:
-``illegal_action="raise"`` (the default) raises ``kardinal_env.koenig.IllegalMoveError`` naming the broken rule
-(``"payment"``, ``"advisor limit"``, ...) and changes nothing; ``"lose"`` ends the episode by forfeit: no move is played
-(no card is drawn), the offender gets −1 and every other agent +1 (both schemes), every agent's ``infos`` is
-``{"scores": None, "winners": [the other seats], "illegal_action": {"rule", "message", "action", "move", "seat"}}``.
-``env()`` without ``illegal_action`` applies PettingZoo's ``TerminateIllegalWrapper`` rule (−1 to the offender, 0 to
-the others, the game ends; :func:`kardinal_env.core.env_utils.classic_env`).
+**Illegal actions** follow :mod:`kardinal_env.core.illegal`: an action that is not an integer of the action space
+raises ``kardinal_env.IllegalMoveError`` with rule ``"action"`` in every mode; an id the mask forbids raises
+``kardinal_env.koenig.IllegalMoveError`` naming the broken rule (``"payment"``, ``"advisor limit"``, ...) under
+``"raise"`` (the default) and changes nothing, or under ``"lose"`` ends the episode by forfeit (no move is played, no
+card is drawn; −1 to the offender, +1 to every other agent, the forfeit's report in every agent's ``infos``). ``env()``
+without ``illegal_action`` applies PettingZoo's ``TerminateIllegalWrapper`` rule (−1 to the offender, 0 to the others,
+the game ends; :func:`kardinal_env.core.env_utils.classic_env`).
 
 **Rendering.** ``"ansi"``: the map as text (:mod:`kardinal_env.koenig.text`, the selected agent's hand only);
 ``"human"`` prints it after every step; ``"rgb_array"``: :func:`kardinal_env.koenig.render.game_image`.
