@@ -243,8 +243,7 @@ def build_ladder(paths: Iterable[str | Path]) -> Ladder:
 
 # ---------------------------------------------------------------------------------------- outputs
 def _wins_text(wins: float) -> str:
-    """Wins to two decimals without trailing zeros (``850``, ``245.5``, ``421.83``): sums of 1/k
-    shares carry float noise, so a whole number can arrive as 849.9999999999."""
+    """Wins to two decimals without trailing zeros; 1/k shares' float noise (849.9999999999) rounds away."""
     return f"{wins:.2f}".rstrip("0").rstrip(".")
 
 
@@ -256,9 +255,8 @@ def _caption(ladder: Ladder) -> str:
 
 
 def head_to_head(run: Run) -> tuple[str, str] | None:
-    """``(agent, opponent)`` labels of a run whose first agent plays one seat against copies of one
-    other agent (module docstring), else ``None``. Labels, not specs: a file relabelled to tell an
-    earlier version of an agent from the current one (``pismcts:200 ranked``) is not pooled with it."""
+    """``(agent, opponent)`` labels of a head-to-head run (module docstring), else ``None``. Labels, not specs: a
+    file relabelled to tell an agent's earlier version (``pismcts:200 ranked``) from the current one is not pooled."""
     first, rest = run.specs[0], run.specs[1:]
     if rest and first not in rest and len(set(rest)) == 1:
         return run.labels[0], run.labels[1]
@@ -396,9 +394,8 @@ SLIM_GAME_KEYS = ("game", "seed", "seats", "scores", "ranks", "winners")
 
 
 def slim_results(path: str | Path) -> Path:
-    """Rewrite the results file ``path`` in place keeping what a ladder and the pages read (module
-    docstring, "Slim files"); the file is checked first (:func:`load_run`: a bad one is refused, not
-    rewritten). Slimming a slim file changes nothing. Returns the path."""
+    """Rewrite the results file ``path`` in place to what a ladder and the pages read (module docstring); a file
+    :func:`load_run` refuses is not rewritten, a slim one is unchanged. Returns the path."""
     load_run(path)
     path = Path(path)
     data = json.loads(path.read_text(encoding="utf-8"))

@@ -91,9 +91,8 @@ __all__ = [
 
 @dataclass(frozen=True, eq=False)
 class Table:
-    """The game of a tournament: registry entry, rules and seat count. :meth:`of` checks the options with
-    ``spec.rules(players, **options)`` (a ``ValueError`` names a bad one); :meth:`from_rules` takes a
-    rules object of a registered game."""
+    """The game of a tournament: registry entry, rules and seat count; :meth:`of` checks the options with
+    ``spec.rules`` (a ``ValueError`` names a bad one), :meth:`from_rules` takes a registered game's rules object."""
 
     spec: GameSpec
     rules: Any
@@ -156,11 +155,10 @@ def _versions() -> dict:
 
 
 def standings(labels: Sequence[str], games: Iterable[tuple[Sequence[str], dict]]) -> tuple[dict, dict]:
-    """The statistics of every label over ``games`` (``(label per seat, game result)`` in order; see the
-    module docstring): per label ``games``, ``wins``, ``shared_wins``, ``win_rate``, ``win_ci95``,
-    ``mean_score``, ``mean_rank``, ``seconds_per_game`` (0 for results without ``seconds``), ``mu``,
-    ``sigma``, ``ordinal``; and per label its ``(mu, sigma)`` before and after every game. Tournaments
-    and ladders (:mod:`agents.evaluation.report`) both count with it."""
+    """The statistics of every label over ``games`` (``(label per seat, game result)`` in order; module docstring):
+    per label ``games``, ``wins``, ``shared_wins``, ``win_rate``, ``win_ci95``, ``mean_score``, ``mean_rank``,
+    ``seconds_per_game`` (0 without ``seconds``), ``mu``, ``sigma``, ``ordinal``; and per label its ``(mu, sigma)``
+    before and after every game. Tournaments and ladders (:mod:`agents.evaluation.report`) both count with it."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()

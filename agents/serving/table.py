@@ -140,9 +140,8 @@ def seat_specs(specs: list[str], players: int, human_seat: int, what: str = "--s
 
 
 def build_agents(spec: GameSpec, players: int, specs: dict[int, str], seed: int) -> tuple[dict[int, Any], list[str]]:
-    """The agents of ``specs`` (seat -> spec) for ``spec``'s game, agent of seat ``s`` seeded
-    ``seed * 16 + s``, and the warnings :func:`agents.check_spec` gives (each spec checked once).
-    :class:`~agents.AgentSpecError` for a bad spec or one that does not play this game."""
+    """The agents of ``specs`` (seat -> spec) for ``spec``'s game, seat ``s`` seeded ``seed * 16 + s``, and the
+    warnings of :func:`agents.check_spec` (once per spec); :class:`~agents.AgentSpecError` for a bad spec."""
     notes: list[str] = []
     for text in dict.fromkeys(specs.values()):
         notes.extend(check_spec(text, players, game=spec.name))

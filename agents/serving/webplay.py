@@ -114,9 +114,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
 
 
 def parse_body(raw: bytes, fields: Collection[str], shape: str) -> dict:
-    """The one parser of request bodies: ``raw`` as a JSON object with keys among ``fields`` (``{}`` for an empty body);
-    else :class:`PlayError` (rule ``request``; 413 over :data:`MAX_BODY`, else 400) naming what is wrong and ``shape``
-    (e.g. ``'{"session": ...}'``), what to send. Values are the actions' to check."""
+    """``raw`` as a JSON object with keys among ``fields`` (``{}`` if empty; values unchecked), else :class:`PlayError`
+    (rule ``request``; 413 over :data:`MAX_BODY`, else 400) naming what is wrong and ``shape``, what to send."""
     if len(raw) > MAX_BODY:
         raise _request_error(f"request body of {len(raw)} bytes is over the limit of {MAX_BODY}", 413)
     try:
@@ -428,9 +427,8 @@ class _Handler(BaseHTTPRequestHandler):
         return bytes(body)
 
     def _linger(self) -> None:
-        """After answering without reading the body: end the answer, then read and drop what the client
-        still sends (up to the body's length, :data:`DRAIN_LIMIT` and one ``request_timeout``), so that
-        closing does not reset the connection before the client has read the answer."""
+        """End the answer, then drop the unread body (up to its length, :data:`DRAIN_LIMIT`, one ``request_timeout``),
+        so that closing does not reset the connection before the client has read the answer."""
         try:
             self.wfile.flush()
             self.connection.shutdown(socket.SHUT_WR)
@@ -502,9 +500,8 @@ def make_server(
     game: str | GameSpec | None = None,
     **options: Any,
 ) -> PlayServer:
-    """A :class:`PlayServer` bound to ``host:port`` (``port=0``: a free port), not yet serving, for a
-    :class:`PlaySession` of ``game`` with rule ``options``. ``ValueError`` /
-    :class:`~agents.AgentSpecError` for bad settings, ``OSError`` when the address cannot be bound."""
+    """A :class:`PlayServer` on ``host:port`` (``port=0``: a free port), not yet serving, of a :class:`PlaySession`.
+    ``ValueError`` / :class:`~agents.AgentSpecError` for bad settings, ``OSError`` if the address cannot be bound."""
     if not is_int(port) or not 0 <= port <= 65535:
         raise ValueError(f"port must be 0..65535 (0 = any free port), got {port!r}")
     session = PlaySession(agents, players, human_seat, seed=seed, game=game, **options)
