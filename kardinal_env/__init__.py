@@ -3,8 +3,7 @@ tool of the suite speaks.
 
 The games, each a folder with the same module names (``docs/adding-a-game.md``): ``kardinal``
 (``kardinal_env.kardinal``, environment ``kardinal_env.kardinal_v0``) and ``kardinal_koenig`` (``kardinal_env.koenig``,
-``kardinal_env.kardinal_koenig_v1``). ``kardinal_env.core`` holds what the games share and imports no game (the game
-protocol, the registry of games, errors, records, rewards, the environments' bases, drawing, replays);
+``kardinal_env.kardinal_koenig_v1``). ``kardinal_env.core`` holds what the games share and imports no game;
 :class:`kardinal_env.vector.VectorEnv` steps many games.
 
 Importing this package registers the built-in games (:mod:`kardinal_env.games`) and, when gymnasium and pettingzoo are

@@ -11,8 +11,7 @@
   ``illegal_action`` (or ``None``) the stack has the ``TerminateIllegalWrapper`` rule (−1 to the offender, 0 to the
   others, PettingZoo's warning); with ``"raise"`` or ``"lose"`` it goes to ``raw_env`` and the raw env's rule applies
   (:mod:`kardinal_env.core.illegal`).
-* :func:`fresh_observation` / :class:`FreshObservationWrapper` — copies of observations, for code that keeps them (an
-  environment may rewrite the arrays it hands out).
+* :func:`fresh_observation` / :class:`FreshObservationWrapper` — copies of observations, for code that keeps them.
 """
 
 from __future__ import annotations

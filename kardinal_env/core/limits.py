@@ -1,6 +1,5 @@
 """The upper bound of every count and size a caller can ask of the suite, checked before anything is allocated or any
-search starts (the compiled core's ``cpp/src/common/boundary.hpp`` holds the same numbers and exports them as
-``kardinal_core.LIMITS``; a test keeps the two equal).
+search starts (the same numbers as the core's ``kardinal_core.LIMITS``, ``cpp/src/common/boundary.hpp``).
 
 =================  ============  ===========================================================
 name               value         what it bounds

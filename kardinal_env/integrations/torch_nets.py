@@ -1,12 +1,11 @@
 """Library-free torch trunks for the ``(72, W, W)`` kardinal_v0 board: a fixed crop and a pooled full window.
 
-Imports torch only, so the same modules serve SB3 (:mod:`kardinal_env.integrations.sb3`), TorchRL, Tianshou or an RLlib
-``TorchRLModule``. Both map a board batch ``(B, 72, W, W)`` (raw counts) to features ``(B, features_dim)``:
+Torch only, for SB3 (:mod:`kardinal_env.integrations.sb3`), TorchRL, Tianshou or an RLlib ``TorchRLModule``. Both map a
+board batch ``(B, 72, W, W)`` (raw counts) to features ``(B, features_dim)``:
 
 * :class:`CropTrunk` — the 17 spatial planes of a fixed ``crop x crop`` square centred on the nave (``crop`` odd, at
   most ``W``; default ``min(21, W)``), two 3x3 convolutions and a strided one, flattened (positions kept), joined with
-  an embedding of the 55 constant planes. Its size does not depend on the window; lossy: what lies outside the crop is
-  invisible.
+  an embedding of the 55 constant planes. Its size does not depend on the window; lossy outside the crop.
 * :class:`PooledTrunk` — ``blocks`` 3x3 convolutions over the whole window, mean- and max-pooled (:func:`pool`), joined
   with the constant-plane embedding. Lossless and tiny, but position-blind.
 
