@@ -50,6 +50,7 @@ import numpy as np
 
 from kardinal_env.kardinal.actions import WindowFrame
 from kardinal_env.kardinal.engine import Game
+from kardinal_env.kardinal.notation import KEY_STRIDE
 from kardinal_env.kardinal.rules import Rules
 from kardinal_env.kardinal.state import LiveView
 
@@ -81,9 +82,16 @@ assert len(CHANNEL_NAMES) == NUM_CHANNELS
 
 
 class ObservationEncoder(WindowFrame):
-    """Encodes a :class:`Game` for one observing seat into a new ``(NUM_CHANNELS, W, W)`` uint8 array:
-    the spatial planes drawn from the game's :meth:`~kardinal_env.kardinal.engine.Game.live_view` in the
-    observer's slot order, and the 55 constant values gathered in one ``itemgetter`` call."""
+    """Encodes a :class:`Game` for one observing seat into a ``(NUM_CHANNELS, W, W)`` uint8 array.
+
+    The encoder follows one game incrementally: each seat has a preallocated block of the 17 spatial
+    planes in its own slot order, and the buildings added (and the cardinal moved) since the previous
+    call are drawn into every block; ``encode`` copies the observer's block and broadcasts the 55
+    constant values, gathered from the game in one ``itemgetter`` call. Passing a different game
+    (or one that is not a continuation of the tracked one) rebuilds the blocks from scratch, so any
+    game may be encoded at any time; following one game is just faster. ``encode`` always returns a
+    new array: observations handed out are never changed later.
+    """
 
     #: The observation space's ``Box(low, high, shape, dtype)`` (the environment reads them).
     dtype = np.uint8
@@ -92,6 +100,7 @@ class ObservationEncoder(WindowFrame):
     def __init__(self, rules: Rules, window: int | None = None):
         super().__init__(rules, window)
         self.shape = (NUM_CHANNELS, self.window, self.window)
+        n = self.window * self.window
         players = rules.players
         # Gather tables for the constant planes. _scalar_bytes lists the game's values in absolute
         # order: supply[4] + held[n][4] + unbuilt[4][3] + touches[n] + on_turn[n] + phase[3]
@@ -130,42 +139,120 @@ class ObservationEncoder(WindowFrame):
             [[int(s == current) for s in range(players)] + [int(p == phase) for p in range(3)] for phase in range(3)]
             for current in range(players)
         ]
-        # per seat, per shape and colour: the plane of a building of that shape and colour
-        self._planes = [
-            [[2 + 4 * shape + slot[c] for c in range(4)] for shape in range(3)] for slot in self._slot_of_colour
+        # Per-seat spatial blocks (17 planes in that seat's slot order) kept as bytearrays seen through
+        # numpy views: _sync writes single bytes through the bytearray (several times faster than numpy
+        # scalar assignment) into every seat's block, encode copies one block.
+        self._spatial_bytes = bytearray(players * SPATIAL_CHANNELS * n)
+        self._spatial = np.frombuffer(self._spatial_bytes, dtype=np.uint8).reshape(players, SPATIAL_CHANNELS, n)
+        self._spatial_views = list(self._spatial)  # per seat, saves indexing on every encode
+        block = SPATIAL_CHANNELS * n
+        # offsets of a plane in every seat's block: shared planes, and per (shape, colour) building planes
+        self._shared_offsets = [
+            tuple(seat * block + channel * n for seat in range(players)) for channel in range(SPATIAL_CHANNELS)
         ]
+        self._building_offsets = [
+            [
+                tuple(
+                    seat * block + (2 + 4 * shape + self._slot_of_colour[seat][colour]) * n for seat in range(players)
+                )
+                for colour in range(4)
+            ]
+            for shape in range(3)
+        ]
+        self._game: Game | None = None  # the game the buffer shows
+        self._drawn = 0  # buildings drawn into the buffer
+        self._drawn_cardinal = -1
 
     def encode(self, game: Game, observer: int) -> np.ndarray:
         """The observation of ``game`` from seat ``observer``'s point of view (a new array). A core-backed
         game (``game.compiled``) is written by the core (``CoreGame.encode_into``, byte for byte the same)."""
-        obs = np.empty(self.shape, dtype=np.uint8)
         if game.compiled:
+            obs = np.empty(self.shape, dtype=np.uint8)
             game.encode_into(observer, obs)  # type: ignore[attr-defined]
             return obs
         view = game.live_view()
-        k2s = self._k2s
-        planes = self._planes[observer]
-        squares = view.building_squares
-        rows, cols = [_NAVE, _CLOCK], [k2s[squares[0][0]], k2s[squares[1][0]]]
-        for shape, colour, keys in zip(view.building_shapes[2:], view.building_colours[2:], squares[2:]):
-            for k in keys:
-                rows.append(planes[shape][colour])
-                cols.append(k2s[k])
-        for k in view.sites:
-            rows.append(_SITES)
-            cols.append(k2s[k])
-        if view.cardinal >= 0:
-            rows.append(_CARDINAL)
-            cols.append(k2s[view.cardinal])
-        if len(squares) > 2:
-            for k in squares[-1]:
-                rows.append(_LAST)
-                cols.append(k2s[k])
+        self._sync(game, view)
+        obs = np.empty(self.shape, dtype=np.uint8)
         flat = obs.reshape(NUM_CHANNELS, -1)
-        flat[:SPATIAL_CHANNELS] = 0
-        flat[rows, cols] = 1
+        flat[:SPATIAL_CHANNELS] = self._spatial_views[observer]
         flat[SPATIAL_CHANNELS:] = np.frombuffer(self._scalar_bytes(view, observer), dtype=np.uint8)[:, None]
         return obs
+
+    def __reduce__(self):
+        # The numpy views share memory with the bytearrays, which pickling would not preserve:
+        # rebuild from the constructor arguments instead (the buffers refill on the next encode).
+        return (ObservationEncoder, (self.rules, self.window))
+
+    def _sync(self, game: Game, view: LiveView) -> None:
+        """Bring every seat's spatial block up to date with ``game``: incrementally when it continues
+        the tracked game (new buildings, a moved cardinal), from scratch otherwise."""
+        built = len(view.building_squares)
+        if game is not self._game or built < self._drawn:
+            self._rebuild(game, view)
+        if built > self._drawn:
+            self._draw_buildings(view)
+        if view.cardinal != self._drawn_cardinal:
+            self._move_cardinal(view.cardinal)
+
+    def _set(self, offsets: tuple, square: int, value: int) -> None:
+        buf = self._spatial_bytes
+        for offset in offsets:
+            buf[offset + square] = value
+
+    def _rebuild(self, game: Game, view: LiveView) -> None:
+        self._spatial.fill(0)
+        k2s = self._k2s
+        squares = view.building_squares
+        self._set(self._shared_offsets[_NAVE], k2s[squares[0][0]], 1)
+        self._set(self._shared_offsets[_CLOCK], k2s[squares[1][0]], 1)
+        self._game = game
+        self._drawn = 2
+        self._drawn_cardinal = -1
+        self._draw_buildings(view)
+        sites = self._shared_offsets[_SITES]
+        for k in view.sites:  # the complete site table (drawing marks only sites next to new buildings)
+            self._set(sites, k2s[k], 1)
+
+    def _draw_buildings(self, view: LiveView) -> None:
+        """Draw the buildings added since the last call, update sites and the "last built" plane."""
+        k2s = self._k2s
+        buf = self._spatial_bytes
+        squares = view.building_squares
+        start, total = self._drawn, len(squares)
+        if total <= start:
+            return
+        sites = self._shared_offsets[_SITES]
+        last = self._shared_offsets[_LAST]
+        game_sites = view.sites
+        building_offsets = self._building_offsets
+        shapes, colours = view.building_shapes, view.building_colours
+        if start > 2:  # clear the previous "last built"
+            for k in squares[start - 1]:
+                self._set(last, k2s[k], 0)
+        for bid in range(start, total):
+            offsets = building_offsets[shapes[bid]][colours[bid]]
+            for k in squares[bid]:
+                sq = k2s[k]
+                for offset in offsets:
+                    buf[offset + sq] = 1
+                for offset in sites:
+                    buf[offset + sq] = 0
+                for nb in (k + 1, k - 1, k + KEY_STRIDE, k - KEY_STRIDE):
+                    if nb in game_sites:
+                        nb_sq = k2s[nb]
+                        for offset in sites:
+                            buf[offset + nb_sq] = 1
+        for k in squares[total - 1]:
+            self._set(last, k2s[k], 1)
+        self._drawn = total
+
+    def _move_cardinal(self, card: int) -> None:
+        offsets = self._shared_offsets[_CARDINAL]
+        if self._drawn_cardinal >= 0:
+            self._set(offsets, self._k2s[self._drawn_cardinal], 0)
+        if card >= 0:
+            self._set(offsets, self._k2s[card], 1)
+        self._drawn_cardinal = card
 
     def _scalar_bytes(self, view: LiveView, observer: int) -> bytes:
         """Channels 17..71 as bytes: the game's values listed once in absolute order, then gathered
