@@ -28,19 +28,18 @@
                    is asked to move in)
 =================  ===========================================================================
 
-``game`` is a registered game's name or :class:`~kardinal_env.core.registry.GameSpec`. With it, a
-baseline kind is that game's class, a spec that cannot play the game is refused and a search agent is
-given the spec (``game=``); with ``game=None`` a baseline kind may be any registered game's, and the
-agent picks its class from the game it first moves in (:class:`BaselineAgent`). Keyword arguments
-(``seed=3``) go to the agent's constructor. Only ``ppo:`` and ``puct:`` specs import torch.
+``game`` (a registered game's name or :class:`~kardinal_env.core.registry.GameSpec`) picks the baseline class,
+refuses a spec that cannot play it and is given to search agents (``game=``); with ``game=None`` a baseline kind may be
+any game's (:class:`BaselineAgent` picks the class from the game it first moves in). Keyword arguments (``seed=3``) go
+to the agent's constructor. Only ``ppo:`` and ``puct:`` specs import torch.
 
-A bad spec raises :class:`AgentSpecError` naming it: bad syntax, an unknown kind, a kind the game cannot play (``agent
-spec 'mcts:200' needs a game of perfect information; kardinal_koenig hides information from the seats: try
-'ismcts:200'``), a missing checkpoint file, or a file that is not a kardinal-env checkpoint. :func:`check_spec` runs the
-same checks without building the agent and returns warnings (a checkpoint trained for another seat count).
+A bad spec raises :class:`AgentSpecError` naming it: bad syntax, an unknown kind, a kind the game cannot play
+(``mcts:N`` on a game with hidden information: the message suggests ``ismcts:N``), a missing checkpoint file, or a file
+that is not a kardinal-env checkpoint. :func:`check_spec` runs the same checks without building the agent and returns
+warnings (a checkpoint trained for another seat count).
 
-Entry points: :func:`agents.training.run.main` (self-play training),
-:func:`agents.evaluation.tournament.main` (tournaments), :func:`agents.serving.play.main` (terminal play).
+Entry points: :func:`agents.training.run.main` (self-play training), :func:`agents.evaluation.tournament.main`
+(tournaments), :func:`agents.serving.play.main` (terminal play).
 """
 
 from __future__ import annotations

@@ -185,7 +185,6 @@ class FlatAdapter(GameAdapter):
     """Any registered game through its action ids and observation encoder (:class:`GameAdapter`'s own)."""
 
 
-# ---------------------------------------------------------------------- Kardinal & König
 class KoenigAdapter(FlatAdapter):
     """Kardinal & König: the greedy baseline's fast path; the advised network's input adds the advice."""
 
@@ -205,7 +204,6 @@ class KoenigAdapter(FlatAdapter):
         return super().baseline_move(name, game, rng_py)
 
 
-# ---------------------------------------------------------------------- Kardinal
 class KardinalAdapter(GameAdapter):
     def __init__(self, config, spec: GameSpec):
         super().__init__(config, spec)
