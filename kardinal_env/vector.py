@@ -38,6 +38,9 @@ Actions                 ``step(actions)``: an integer array of shape ``(N,)``, `
 ``reset``/``step``: copy what must survive, or pass ``copy=True``. Writing into them raises NumPy's ``ValueError``. Not
 to be shared by threads (the core refuses a second call meanwhile).
 
+It has Gymnasium's ``VectorEnv`` attributes (``num_envs``, ``single_observation_space``, ``observation_space``, ...) but
+is no subclass: Gymnasium's vector API is single-agent (one reward per sub-env, no mask, no turns).
+
 Rewards
 =======
 
@@ -92,9 +95,6 @@ every mode, nothing rounded, clipped or cast. An in-range id not legal in its ga
   ``rewards[i]`` -1 for the offender and +1 for every other seat (no shaping), ``final_observation[i]`` the position
   seen by the offender, ``final_info[i]`` the forfeit's report plus ``move_count`` and ``last_player`` (the offender);
   the slot's next game is already in its rows.
-
-It has Gymnasium's ``VectorEnv`` attributes (``num_envs``, ``single_observation_space``, ``observation_space``, ...) but
-is no subclass: Gymnasium's vector API is single-agent (one reward per sub-env, no mask, no turns).
 """
 
 from __future__ import annotations
@@ -523,8 +523,7 @@ class CoreBackend(Arrays):
         # the seed of each slot's next deal, drawn from its generator ahead of time (chance games only)
         self._next_seed: np.ndarray | None = batch.next_seed if env.spec.chance else None
         self._drawn_for = -1  # env._seed_epoch of the generators _next_seed was drawn from
-        # detached (forfeited) slots, playing in Python until the next reset, each with its own games' last final
-        # observation
+        # detached (forfeited) slots, in Python until the next reset, each with its games' last final observation
         self.detached: dict[int, np.ndarray] = {}
         self._python: PythonBackend | None = None
 

@@ -8,10 +8,9 @@ mode       an id of the action space that is not legal now
 =========  =============================================================================================================
 ``raise``  ``IllegalMoveError`` (a ``ValueError``) whose ``rule`` names the broken rule; nothing changes. The default of
            the AEC environments' ``raw_env`` and of ``VectorEnv``.
-``lose``   pgx's rule for masked games: the episode ends at once and the acting seat forfeits: it gets the scheme's loss
-           reward and every other seat the win reward (:func:`kardinal_env.core.rewards.forfeit_rewards`: −1 / +1 under
-           ``win_loss`` and ``margin``). The default of the Gymnasium view, so that ``check_env`` and RLlib's pre-check,
-           which step ``action_space.sample()`` without the mask, run through.
+``lose``   pgx's rule for masked games: the episode ends at once by the acting seat's forfeit: −1 to it, +1 to every
+           other seat (both schemes, :func:`kardinal_env.core.rewards.forfeit_rewards`). The default of the Gymnasium
+           view, so that ``check_env`` and RLlib's pre-check (unmasked ``action_space.sample()``) run through.
 =========  =============================================================================================================
 
 **What a forfeit reports** (:meth:`Forfeit.info`)::

@@ -13,11 +13,10 @@ Imports ray (``pip install "kardinal-env[rllib]"``); ``docs/libraries/rllib.md``
   have value heads. :class:`MaskedRandomRLModule` plays uniformly among legal actions.
 * :class:`LeagueMapping` — one seat per episode (from the episode id) plays ``"main"``, every other seat an opponent
   from the league (``"random"``, then frozen snapshots ``"main_v1"``, ...).
-* :class:`LeagueCallback` — logs ``win_rate`` (``"main"``'s mean win share over the last 100 episodes,
-  :func:`kardinal_env.core.rewards.win_share`) and, past ``win_rate_threshold``, freezes a copy of ``"main"`` as a new
-  opponent; reports ``league_size``. :func:`restore_league` resumes a league run.
-* :func:`ppo_config` — a ``PPOConfig`` putting these together (tiny defaults; the module from the observation's shape,
-  :func:`default_module`).
+* :class:`LeagueCallback` — logs ``win_rate`` (``"main"``'s mean :func:`~kardinal_env.core.rewards.win_share` over the
+  last 100 episodes) and ``league_size``; past ``win_rate_threshold`` it freezes a copy of ``"main"`` as a new opponent.
+  :func:`restore_league` resumes a league run.
+* :func:`ppo_config` — a ``PPOConfig`` putting these together (tiny defaults; module: :func:`default_module`).
 
 Each seat receives its own reward through ``PettingZooEnv``, so ``"main"`` learns only from the seat it plays.
 Checkpoints are ordinary RLlib checkpoints; ``agents.networks.rllib_agent.RLlibAgent`` plays one without starting Ray.
@@ -220,8 +219,8 @@ def _seat(agent_id) -> int:
 
 
 class LeagueMapping:
-    """Picklable agent→module mapping: per episode seat ``crc32(episode.id_) % players`` plays ``main``, every other
-    seat an opponent drawn (from the episode id and seat) from ``opponents``."""
+    """Picklable agent→module mapping: seat ``crc32(episode.id_) % players`` plays ``main``, every other seat an
+    opponent drawn from ``opponents`` (seeded by the episode id and seat)."""
 
     def __init__(self, players: int, opponents: Sequence[str] = (RANDOM,), main: str = MAIN):
         if not opponents:
