@@ -102,6 +102,7 @@ from __future__ import annotations
 import inspect
 import random
 from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -229,8 +230,17 @@ class VectorEnv(Arrays):
                 raise ValueError(f"{name} must be a finite number, got {value!r}")
         if self.chip_shaping and not hasattr(spec.load("game_class"), "chips_held"):
             raise ValueError(f"chip_shaping needs a game with chips_held(); {spec.name} has none")
-        self.rules, self.env_options = _rules_and_env_options(spec, players, rules, options)
-        self.num_players = int(self.rules.players)
+        rules_class = spec.load("rules_class")
+        names = set(inspect.signature(rules_class).parameters) - {"players", "self"}
+        rule_options = {k: v for k, v in options.items() if k in names and v is not None}
+        self.env_options = {k: v for k, v in options.items() if k not in names}
+        if rules is None:
+            rules = rules_class(players=spec.check_players(players), **rule_options)
+        elif len(options) > len(self.env_options) or players is not None:
+            raise ValueError("give either rules= or players and rule options, not both")
+        elif not isinstance(rules, rules_class):
+            raise TypeError(f"rules must be a {rules_class.__qualname__} for {spec.name}, got {type(rules).__name__}")
+        self.rules, self.num_players = rules, int(rules.players)
         if self.env_options:  # options neither the rules nor the encoder take: say which
             try:
                 spec.make_encoder(self.rules, **self.env_options)
@@ -241,21 +251,30 @@ class VectorEnv(Arrays):
                 ) from None
         if seed is not None:
             self._check_seed(seed)
-        self.backend = choose_backend(spec, self.rules, self.env_options, backend)
-        impl: PythonBackend | CoreBackend = (CoreBackend if self.backend == "core" else PythonBackend)(self)
-        self._impl = impl
+        make = None if backend == "python" else _core_batch(spec, rules)
+        if backend == "core" and (make is None or self.env_options):
+            why = f"options {sorted(self.env_options)}" if self.env_options and make is not None else spec.name
+            raise ValueError(
+                f"backend='core' steps Kardinal and Kardinal & König games only, without encoder "
+                f"options ({why} has no C++ batch); use backend='python' or 'auto'"
+            )
+        self._impl: PythonBackend | CoreBackend
+        if make is None or self.env_options or (backend == "auto" and core_module() is None):
+            self.backend, self._impl = "python", PythonBackend(self)
+        else:
+            self.backend, self._impl = "core", CoreBackend(self, make)
         # made once the backend has checked the batch's size (limits.check_batch counts them)
         self._generators = [random.Random() for _ in range(self.num_envs)]
         self._seed_epoch = 0  # counts the reseedings of the generators (the core backend's seeds ahead)
         if seed is not None:
             self._seed(seed)
-        self._share(impl, read_only=True)
+        self._share(self._impl, read_only=True)
         self.truncated = np.zeros(self.num_envs, dtype=bool)
         self.truncated.flags.writeable = False
         self.final_info: dict[int, dict] = {}
-        self.num_actions = impl.num_actions
+        self.num_actions = self._impl.num_actions
         self.observation_shape: tuple[int, ...] = tuple(self.observation.shape[1:])
-        low, high = observation_bounds(impl.encoder_hint, self.observation.dtype)
+        low, high = observation_bounds(self._impl.encoder_hint, self.observation.dtype)
         dtype: Any = self.observation.dtype
         self.single_observation_space = spaces.Box(low, high, self.observation_shape, dtype=dtype)
         self.single_action_space: spaces.Discrete = spaces.Discrete(self.num_actions)
@@ -282,7 +301,8 @@ class VectorEnv(Arrays):
         """The legal action ids (a new int64 array) of game ``index``, or a list of all N (``None``)."""
         self._require_started("legal_actions()")
         if index is None:
-            return self._impl.all_legal()
+            ids, offsets = self._impl.flat_legal()
+            return np.split(ids, offsets[1:-1])
         return self._impl.legal(self._check_index(index))
 
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
@@ -357,35 +377,17 @@ class VectorEnv(Arrays):
         return int(index)
 
     def _result(self, copy: bool) -> VectorStep:
-        arrays = (self.observation, self.action_mask, self.current_player, self.rewards, self.terminated)
-        final_observation, final_info = self.final_observation, self.final_info
+        arrays = [getattr(self, name) for name in (*VectorStep._fields[:-1], "final_observation")]
+        final_info = self.final_info
         if copy:
-            arrays = tuple(a.copy() for a in arrays)
-            final_observation, final_info = final_observation.copy(), {i: dict(v) for i, v in final_info.items()}
-        truncated = self.truncated.copy() if copy else self.truncated
-        return VectorStep(*arrays, truncated, {"final_observation": final_observation, "final_info": final_info})
-
-
-def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, options: dict) -> tuple[Any, dict]:
-    """The rules (``rules``, or the rules class called with ``players`` and its options) and the encoder's options."""
-    rules_class = spec.load("rules_class")
-    names = set(inspect.signature(rules_class).parameters) - {"players", "self"}
-    rule_options = {k: v for k, v in options.items() if k in names}
-    env_options = {k: v for k, v in options.items() if k not in names}
-    if rules is not None:
-        if rule_options or players is not None:
-            raise ValueError("give either rules= or players and rule options, not both")
-        if not isinstance(rules, rules_class):
-            raise TypeError(f"rules must be a {rules_class.__qualname__} for {spec.name}, got {type(rules).__name__}")
-        return rules, env_options
-    given = {k: v for k, v in rule_options.items() if v is not None}
-    return rules_class(players=spec.check_players(players), **given), env_options
+            arrays, final_info = [a.copy() for a in arrays], {i: dict(v) for i, v in final_info.items()}
+        return VectorStep(*arrays[:-1], {"final_observation": arrays[-1], "final_info": final_info})
 
 
 # VectorEnv checks arguments and actions, then hands the batch to PythonBackend or CoreBackend. A backend owns the
 # ARRAYS and offers num_actions, encoder_hint (bounds of the observation space), reset(), step(actions) -> the final
-# infos, legal(i), all_legal(), flat_legal() and game(i); it reads the env's settings and per-slot generators
-# (env._seed_epoch counts their reseedings).
+# infos, legal(i), flat_legal() and game(i); it reads the env's settings and per-slot generators (env._seed_epoch
+# counts their reseedings).
 
 
 class PythonBackend(Arrays):
@@ -498,9 +500,6 @@ class PythonBackend(Arrays):
     def legal(self, i: int) -> np.ndarray:
         return self.legal_ids[i].copy()
 
-    def all_legal(self) -> list[np.ndarray]:
-        return [ids.copy() for ids in self.legal_ids]
-
     def flat_legal(self) -> tuple[np.ndarray, np.ndarray]:
         return _flat(self.legal_ids)
 
@@ -512,20 +511,16 @@ class CoreBackend(Arrays):
     """A game stepped in C++ by its batch, which owns the arrays; for a game with chance this side keeps each slot's
     ``next_seed`` one draw ahead of its generator, so every deal is the python backend's."""
 
-    def __init__(self, env: VectorEnv):
+    def __init__(self, env: VectorEnv, make: Callable[[VectorEnv], tuple[Any, Any, Callable[[int], Any]]]):
         self.env = env
-        make = _core_batch(env.spec, env.rules)
-        assert make is not None  # choose_backend picked "core" for a game the core steps
         self.batch, self.encoder_hint, self._game = make(env)
-        batch = self.batch
-        self.num_actions = int(batch.num_actions)
-        self._share(batch)
+        self.num_actions = int(self.batch.num_actions)
+        self._share(self.batch)
         # the seed of each slot's next deal, drawn from its generator ahead of time (chance games only)
-        self._next_seed: np.ndarray | None = batch.next_seed if env.spec.chance else None
+        self._next_seed: np.ndarray | None = self.batch.next_seed if env.spec.chance else None
         self._drawn_for = -1  # env._seed_epoch of the generators _next_seed was drawn from
         # detached (forfeited) slots, in Python until the next reset, each with its games' last final observation
         self.detached: dict[int, np.ndarray] = {}
-        self._python: PythonBackend | None = None
 
     def _draw(self, slots: Iterable[int]) -> None:
         generators, seeds = self.env._generators, self._next_seed
@@ -574,7 +569,7 @@ class CoreBackend(Arrays):
     def _step_with_forfeits(self, actions: np.ndarray) -> dict[int, dict]:
         """A step with forfeits or detached slots: the batch plays stand-in games there, the python backend the real
         ones."""
-        env, batch, python = self.env, self.batch, self._python_slots()
+        env, batch, python = self.env, self.batch, self.python
         legal = self.action_mask[np.arange(env.num_envs), actions]  # the masks the caller was shown
         losing = [i for i in np.flatnonzero(~legal).tolist() if i not in self.detached]
         for i in losing:  # the forfeited game, before the batch moves its slot on
@@ -603,15 +598,15 @@ class CoreBackend(Arrays):
             self.detached[i] = self.final_observation[i].copy()
         return dict(sorted(final.items()))
 
-    def _python_slots(self) -> PythonBackend:
-        if self._python is None:
-            self._python = PythonBackend(self.env, buffers=self)
-        return self._python
+    @cached_property
+    def python(self) -> PythonBackend:
+        """The python backend of the detached slots, writing into this backend's arrays."""
+        return PythonBackend(self.env, buffers=self)
 
     def _reattach(self) -> None:
         """Hand the detached slots back to the batch before its reset: their rows as the batch last wrote them and,
         unless reseeded, their next seeds drawn again (the one drawn ahead was dealt in Python)."""
-        python = self._python_slots()
+        python = self.python
         for i in self.detached:
             stand_in = self._game(i)
             self.observation[i] = python.encoder(i).encode(stand_in, stand_in.current_player)
@@ -623,21 +618,20 @@ class CoreBackend(Arrays):
 
     def legal(self, i: int) -> np.ndarray:
         if i in self.detached:
-            return self._python_slots().legal(i)
+            return self.python.legal(i)
         return self.batch.legal_action_ids(i)
 
-    def all_legal(self) -> list[np.ndarray]:
-        ids, offsets = self.batch.all_legal_action_ids()
-        rows = [ids[offsets[i] : offsets[i + 1]] for i in range(self.env.num_envs)]
-        for i in self.detached:
-            rows[i] = self._python_slots().legal(i)
-        return rows
-
     def flat_legal(self) -> tuple[np.ndarray, np.ndarray]:
-        return _flat(self.all_legal()) if self.detached else self.batch.all_legal_action_ids()
+        ids, offsets = self.batch.all_legal_action_ids()
+        if not self.detached:
+            return ids, offsets
+        rows = np.split(ids, offsets[1:-1])
+        for i in self.detached:
+            rows[i] = self.python.legal_ids[i]
+        return _flat(rows)
 
     def game(self, i: int) -> Any:
-        return self._python_slots().game(i) if i in self.detached else self._game(i)
+        return self.python.game(i) if i in self.detached else self._game(i)
 
 
 def _kardinal_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
@@ -680,17 +674,3 @@ def _core_batch(spec: GameSpec, rules: Any) -> Callable[[VectorEnv], tuple[Any, 
     if game_class is KoenigGame and type(rules) is KoenigRules:
         return _koenig_batch
     return None
-
-
-def choose_backend(spec: GameSpec, rules: Any, env_options: dict, backend: str) -> str:
-    """``"core"`` or ``"python"`` for ``backend``, the game and its encoder options (the module docstring)."""
-    part = None if backend == "python" else _core_batch(spec, rules)
-    if part is None or env_options:
-        if backend == "core":
-            why = f"options {sorted(env_options)}" if env_options and part is not None else spec.name
-            raise ValueError(
-                f"backend='core' steps Kardinal and Kardinal & König games only, without encoder "
-                f"options ({why} has no C++ batch); use backend='python' or 'auto'"
-            )
-        return "python"
-    return "core" if backend == "core" or core_module() is not None else "python"
