@@ -20,8 +20,8 @@ from kardinal_env.core.registry import GameSpec, Renderers, RuleOption, register
 __all__ = ["KARDINAL", "KARDINAL_KOENIG"]
 
 
-def _builtin(name: str, package: str, **facts: Any) -> GameSpec:
-    """A built-in game, its code the same module names in ``kardinal_env/<package>/``."""
+def _builtin(name: str, package: str, version: int, *rule_options: RuleOption, **facts: Any) -> GameSpec:
+    """A built-in game: its code the same module names in ``kardinal_env/<package>/``, its ids of env ``version``."""
     at = f"kardinal_env.{package}"
     return GameSpec(
         name=name,
@@ -35,6 +35,9 @@ def _builtin(name: str, package: str, **facts: Any) -> GameSpec:
             html_replay=f"{at}.replay_html:write_replay_html",
         ),
         env_module=f"{at}.env",
+        env_id=f"kardinal/{name.replace('_', '-')}-v{version}",
+        gym_id=f"kardinal/{name.title().replace('_', '')}VsBots-v{version}",
+        rule_options=rule_options,
         **facts,
     )
 
@@ -42,33 +45,24 @@ def _builtin(name: str, package: str, **facts: Any) -> GameSpec:
 KARDINAL = _builtin(
     "kardinal",
     "kardinal",
+    0,
+    RuleOption("preset", "choice", "rules preset", choices=("english", "german"), default="english"),
+    RuleOption("shared_pool", "flag", "shared-pool variant (3-4 players)", default=False),
     title="Kardinal",
     players=(2, 3, 4),
     default_players=2,
-    env_id="kardinal/kardinal-v0",
-    gym_id="kardinal/KardinalVsBots-v0",
-    chance=False,
-    perfect_information=True,
-    rule_options=(
-        RuleOption("preset", "choice", "rules preset", choices=("english", "german"), default="english"),
-        RuleOption("shared_pool", "flag", "shared-pool variant (3-4 players)", default=False),
-    ),
 )
-
 KARDINAL_KOENIG = _builtin(
     "kardinal_koenig",
     "koenig",
+    1,
+    RuleOption("discard", "choice", "a discarding turn discards one card or any number", choices=("one", "any")),
+    RuleOption("board", "str", "a board name or board file (default: the packaged board)"),
     title="Kardinal & König",
     players=(3, 4, 5),
     default_players=4,
-    env_id="kardinal/kardinal-koenig-v1",
-    gym_id="kardinal/KardinalKoenigVsBots-v1",
     chance=True,
     perfect_information=False,
-    rule_options=(
-        RuleOption("discard", "choice", "a discarding turn discards one card or any number", choices=("one", "any")),
-        RuleOption("board", "str", "a board name or board file (default: the packaged board)"),
-    ),
 )
 
 register_game(KARDINAL)

@@ -95,7 +95,9 @@ def _load() -> ModuleType | None:
 def core_module(backend: str | None = None) -> ModuleType | None:
     """The ``kardinal_core`` module when a game made with ``backend`` is core-backed, else None (module docstring)."""
     global _warned
-    wanted = requested() if backend is None else _check_backend(backend)
+    if backend is not None and backend not in _BACKENDS:
+        raise ValueError(f"backend must be 'core', 'python' or None, got {backend!r}")
+    wanted = requested() if backend is None else backend
     if wanted == "python":
         return None
     module = _load()
@@ -115,12 +117,6 @@ def core_module(backend: str | None = None) -> ModuleType | None:
                 stacklevel=_caller_level(),
             )
     return module
-
-
-def _check_backend(backend: object) -> str:
-    if backend not in _BACKENDS:
-        raise ValueError(f"backend must be 'core', 'python' or None, got {backend!r}")
-    return backend
 
 
 def unavailable(what: str) -> RuntimeError:

@@ -27,10 +27,8 @@ def is_int(value: object) -> TypeGuard[int]:
 
 def is_integral(value: object) -> TypeGuard[int | np.integer]:
     """``value`` is an ``int`` or a NumPy integer and not a ``bool`` (without importing NumPy)."""
-    if isinstance(value, bool):
-        return False
     if isinstance(value, int):
-        return True
+        return not isinstance(value, bool)
     numpy = sys.modules.get("numpy")
     return numpy is not None and isinstance(value, numpy.integer)
 

@@ -123,14 +123,12 @@ class Canvas:
 
     def line(self, x0: float, y0: float, x1: float, y1: float, colour, width: float = 1.0) -> None:
         """A straight line of about ``width`` pixels between two points (clipped)."""
-        length = max(abs(x1 - x0), abs(y1 - y0))
-        steps = int(length) + 1
-        xs = np.linspace(x0, x1, steps)
-        ys = np.linspace(y0, y1, steps)
+        steps = int(max(abs(x1 - x0), abs(y1 - y0))) + 1
+        xs = np.round(np.linspace(x0, x1, steps)).astype(int)
+        ys = np.round(np.linspace(y0, y1, steps)).astype(int)
         r = max(0, int(round(width / 2 - 0.5)))
         for dx in range(-r, r + 1):
             for dy in range(-r, r + 1):
-                px = np.round(xs).astype(int) + dx
-                py = np.round(ys).astype(int) + dy
+                px, py = xs + dx, ys + dy
                 keep = (px >= 0) & (px < self.width) & (py >= 0) & (py < self.height)
                 self.img[py[keep], px[keep]] = colour

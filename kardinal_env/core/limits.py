@@ -55,10 +55,9 @@ def as_dict() -> dict[str, int]:
 
 def check_num_envs(num_envs: object) -> int:
     """``num_envs`` as an int from 1 to :data:`NUM_ENVS`; ``TypeError`` / ``ValueError`` naming the bound."""
-    if not is_integral(num_envs):
-        raise TypeError(f"num_envs must be an integer from 1 to {NUM_ENVS}, got {num_envs!r}")
-    if not 1 <= num_envs <= NUM_ENVS:
-        raise ValueError(f"num_envs must be an integer from 1 to {NUM_ENVS}, got {num_envs!r}")
+    if not is_integral(num_envs) or not 1 <= num_envs <= NUM_ENVS:
+        error = ValueError if is_integral(num_envs) else TypeError
+        raise error(f"num_envs must be an integer from 1 to {NUM_ENVS}, got {num_envs!r}")
     return int(num_envs)
 
 

@@ -110,7 +110,6 @@ class GameState(Protocol):
 
     def play(self, move: str) -> None:
         """Play ``move`` in notation; a refused move raises ``IllegalMoveError`` and no other error type."""
-        ...
 
     def scores(self) -> list[int]: ...
 
@@ -118,7 +117,6 @@ class GameState(Protocol):
 
     def winners(self) -> list[int]:
         """The seats in first place, once the game is over; ``RuntimeError`` before (never a guess)."""
-        ...
 
     def finishing_order(self) -> list[list[int]]: ...
 

@@ -239,10 +239,9 @@ class GameSpec:
         """Rules for ``players`` seats (``None`` options keep defaults); ``ValueError`` naming the options for an
         unknown one."""
         known = {o.name for o in self.rule_options}
-        unknown = sorted(k for k, v in options.items() if v is not None and k not in known)
-        if unknown:
-            raise ValueError(f"{self.name} has no rule option(s) {unknown}; its options: {sorted(known) or 'none'}")
         given = {k: v for k, v in options.items() if v is not None}
+        if unknown := sorted(set(given) - known):
+            raise ValueError(f"{self.name} has no rule option(s) {unknown}; its options: {sorted(known) or 'none'}")
         return self.load("rules_class")(players=self.check_players(players), **given)
 
     def rules_from_dict(self, data: dict) -> Any:
@@ -251,10 +250,8 @@ class GameSpec:
     def new_game(self, rules: Any = None, seed: int | None = None, backend: str | None = None) -> Any:
         """A new game under ``rules`` (default rules when ``None``); ``backend`` goes to a game class with a compiled
         core."""
-        rules = self.rules() if rules is None else rules
-        if backend is None:
-            return self.load("game_class")(rules, seed=seed)
-        return self.load("game_class")(rules, seed=seed, backend=backend)
+        chosen = {} if backend is None else {"backend": backend}
+        return self.load("game_class")(self.rules() if rules is None else rules, seed=seed, **chosen)
 
     def from_record(self, record: dict, source: str = "record") -> Any:
         return self.load("game_class").from_record(record, source=source)
@@ -293,16 +290,20 @@ def register_game(spec: GameSpec, replace: bool = False) -> GameSpec:
     if old is not None and not replace:
         raise ValueError(f"a game named {spec.name!r} is already registered (pass replace=True to replace it)")
     for other in _GAMES.values():
-        if other.name == spec.name:
-            continue
         for attribute in ("record_format", "env_id", "gym_id"):
             value = getattr(spec, attribute)
-            if value is not None and value == getattr(other, attribute):
+            if other.name != spec.name and value is not None and value == getattr(other, attribute):
                 raise ValueError(
                     f"GameSpec {spec.name!r}: {attribute} {value!r} already belongs to game {other.name!r}"
                 )
     if not isinstance(spec.game_class, str) and not isinstance(spec.rules_class, str):
-        _check_game(spec)
+        from kardinal_env.core.protocol import check_protocol
+
+        try:
+            game = spec.new_game()
+        except Exception as exc:
+            raise TypeError(f"GameSpec {spec.name!r}: cannot start a game with the default rules: {exc}") from exc
+        check_protocol(game)
     if old is not None:
         _notify(_UNREGISTER_LISTENERS, old)
     _GAMES[spec.name] = spec
@@ -325,16 +326,6 @@ def _notify(listeners: list[Callable[[GameSpec], None]], spec: GameSpec, quiet: 
         except Exception:
             if not quiet:
                 raise
-
-
-def _check_game(spec: GameSpec) -> None:
-    from kardinal_env.core.protocol import check_protocol
-
-    try:
-        game = spec.new_game()
-    except Exception as exc:
-        raise TypeError(f"GameSpec {spec.name!r}: cannot start a game with the default rules: {exc}") from exc
-    check_protocol(game)
 
 
 def unregister_game(name: str) -> None:
@@ -379,12 +370,9 @@ def load_plugins(plugins: str | Iterable[str] | None, source: str = "--plugin") 
     or a function returning one). Loading one again does nothing new. Errors name the plugin and ``source``:
     ``ImportError`` (cannot be imported), ``TypeError`` (no :class:`GameSpec`), ``ValueError`` (name, record format or
     ids of another game)."""
-    if plugins is None:
-        return []
-    names = plugins.split(",") if isinstance(plugins, str) else list(plugins)
+    names = plugins.split(",") if isinstance(plugins, str) else plugins or ()
     loaded: list[GameSpec] = []
-    for raw in names:
-        name = raw.strip()
+    for name in (raw.strip() for raw in names):
         if not name:
             continue
         where = f"plugin {name!r} ({source})"
@@ -407,23 +395,17 @@ def load_plugins(plugins: str | Iterable[str] | None, source: str = "--plugin") 
     return loaded
 
 
-def _load_env_plugins() -> None:
-    """The plugins of :data:`PLUGINS_ENV`, once (the flag is set first: a plugin may ask for the games)."""
-    global _ENV_PLUGINS_LOADED
-    if _ENV_PLUGINS_LOADED:
-        return
-    _ENV_PLUGINS_LOADED = True
-    try:
-        load_plugins(os.environ.get(PLUGINS_ENV), source=f"environment variable {PLUGINS_ENV}")
-    except BaseException:
-        _ENV_PLUGINS_LOADED = False
-        raise
-
-
 def games() -> dict[str, GameSpec]:
     """Every registered game by name: the built-in ones, then those of entry points and of :data:`PLUGINS_ENV`."""
+    global _ENV_PLUGINS_LOADED
     load_entry_points()
-    _load_env_plugins()
+    if not _ENV_PLUGINS_LOADED:
+        _ENV_PLUGINS_LOADED = True  # first: a plugin may ask for the games
+        try:
+            load_plugins(os.environ.get(PLUGINS_ENV), source=f"environment variable {PLUGINS_ENV}")
+        except BaseException:
+            _ENV_PLUGINS_LOADED = False
+            raise
     return dict(_GAMES)
 
 
@@ -453,8 +435,7 @@ def game_of(obj: Any) -> GameSpec:
 def game_for_record(record: Any) -> GameSpec:
     """The spec whose ``record_format`` is ``record["format"]``; :class:`UnknownGameError` otherwise."""
     fmt = record.get("format") if isinstance(record, dict) else None
-    for spec in games().values():
-        if spec.record_format == fmt:
-            return spec
-    known = [s.record_format for s in games().values()]
-    raise UnknownGameError(f"unknown record format {fmt!r}; known formats: {known}")
+    known = {spec.record_format: spec for spec in games().values()}
+    if isinstance(fmt, str) and fmt in known:
+        return known[fmt]
+    raise UnknownGameError(f"unknown record format {fmt!r}; known formats: {list(known)}")

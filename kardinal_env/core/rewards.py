@@ -59,12 +59,7 @@ def terminal_rewards(game: GameState, scheme: str = "win_loss") -> list[float]:
     if scheme == "win_loss":
         winners = set(game.winners())
         return [win if s in winners else loss for s in range(game.num_players)]
-    scores = game.scores()
-    out = []
-    for s, own in enumerate(scores):
-        best_other = max(v for i, v in enumerate(scores) if i != s)
-        out.append(max(loss, min(win, (own - best_other) / MARGIN_SCALE)))
-    return out
+    return [max(loss, min(win, margin / MARGIN_SCALE)) for margin in _margins(game.scores())]
 
 
 def forfeit_rewards(num_players: int, loser: int, scheme: str = "win_loss") -> list[float]:
@@ -75,9 +70,13 @@ def forfeit_rewards(num_players: int, loser: int, scheme: str = "win_loss") -> l
     return [loss if s == loser else win for s in range(num_players)]
 
 
+def _margins(scores: list) -> list:
+    """Per seat, its score minus the best other seat's."""
+    return [own - max(v for i, v in enumerate(scores) if i != s) for s, own in enumerate(scores)]
+
+
 def projected_margins(game: GameState) -> list[float]:
-    proj = game.projected_scores()
-    return [float(p - max(q for i, q in enumerate(proj) if i != s)) for s, p in enumerate(proj)]
+    return [float(margin) for margin in _margins(game.projected_scores())]
 
 
 def chip_gain(game: Any, seat: int, held_before: int) -> int:

@@ -88,14 +88,11 @@ class ShuffleRng:
         """Uniform in ``0..n-1`` (``1 <= n < 2**32``)."""
         if not 1 <= n < 1 << 32:
             raise ValueError(f"below: n must be in 1..2**32-1, got {n}")
-        m = (self.next() & 0xFFFFFFFF) * n
-        low = m & 0xFFFFFFFF
-        if low < n:
-            threshold = ((1 << 32) - n) % n
-            while low < threshold:
-                m = (self.next() & 0xFFFFFFFF) * n
-                low = m & 0xFFFFFFFF
-        return m >> 32
+        while True:
+            m = (self.next() & 0xFFFFFFFF) * n
+            low = m & 0xFFFFFFFF
+            if low >= n or low >= ((1 << 32) - n) % n:  # Lemire's rejection
+                return m >> 32
 
     def getrandbits(self, k: int) -> int:
         """The top ``k`` bits of one draw (``1 <= k <= 64``)."""

@@ -93,15 +93,9 @@ class CropTrunk(nn.Module):
         self.crop = crop
         self.features_dim = features_dim
         self.offset = window // 2 - crop // 2  # first row and column of the crop (the nave is at W//2, W//2)
-        self.convs = nn.Sequential(
-            nn.Conv2d(SPATIAL_CHANNELS, channels, 3, padding=1),
-            nn.ReLU(),
-            nn.Conv2d(channels, channels, 3, padding=1),
-            nn.ReLU(),
-            nn.Conv2d(channels, channels, 3, stride=2, padding=1),
-            nn.ReLU(),
-            nn.Flatten(),
-        )
+        same_size = conv_stack(SPATIAL_CHANNELS, channels, 2)
+        stride = [nn.Conv2d(channels, channels, 3, stride=2, padding=1), nn.ReLU(), nn.Flatten()]
+        self.convs = nn.Sequential(*same_size, *stride)
         reduced = (crop + 1) // 2
         self.scalars = ScalarEmbedding(scalar_dim)
         self.head = nn.Sequential(nn.Linear(channels * reduced * reduced + scalar_dim, features_dim), nn.ReLU())
