@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agents.registry import game_agents
@@ -46,23 +46,23 @@ POSITIONS = 8
 
 
 def _has(field: str) -> Callable[[GameSpec], bool]:
-    """Whether a game's agents' entry sets ``field``."""
     return lambda spec: getattr(game_agents(spec), field) is not None
 
 
-def _per_decision(agent, positions) -> tuple[float, list[str]]:
-    """Seconds per ``agent.select_move`` over ``positions``, and the moves chosen."""
+def _seconds_each(fn: Callable[[Any], Any], items: Sequence) -> tuple[float, list]:
+    """Seconds per ``fn(item)`` over ``items`` (e.g. ``agent.select_move`` over positions), and the results."""
     start = time.perf_counter()
-    chosen = [agent.select_move(g) for g in positions]
-    return (time.perf_counter() - start) / len(positions), chosen
+    results = [fn(item) for item in items]
+    return (time.perf_counter() - start) / len(items), results
 
 
-def _python_vs_compiled(repeats: int, run, differ: str | None = None) -> tuple[list[float], list[float]]:
-    """The seconds of ``run(compiled) -> (seconds, result)``, interleaved; ``differ``: assert equal results with it."""
+def _python_vs_compiled(repeats: int, run, differ: str | None = None) -> tuple[list[float], ...]:
+    """The seconds of ``run(compiled) -> (seconds, result)``, interleaved, Python's, compiled's and their ratios per
+    repeat; ``differ``: assert equal results with it."""
     runs = alternate({False: lambda: run(False), True: lambda: run(True)}, repeats)
-    for (_, slow), (_, fast) in zip(runs[False], runs[True]):
-        assert differ is None or fast == slow, differ
-    return [s for s, _ in runs[False]], [s for s, _ in runs[True]]
+    assert differ is None or [r for _, r in runs[False]] == [r for _, r in runs[True]], differ
+    python, compiled = [s for s, _ in runs[False]], [s for s, _ in runs[True]]
+    return python, compiled, ratios(python, compiled)
 
 
 def _search_comparison(what: str, agent_class, players, repeats, simulations, game, options, seed, same: bool):
@@ -72,20 +72,19 @@ def _search_comparison(what: str, agent_class, players, repeats, simulations, ga
     positions = random_positions(spec, rules, seed, POSITIONS, reference=not same)
 
     def per_decision(compiled: bool) -> tuple[float, list[str]]:
-        return _per_decision(agent_class(simulations, seed=seed, compiled=compiled, game=spec), positions)
+        return _seconds_each(agent_class(simulations, seed=seed, compiled=compiled, game=spec).select_move, positions)
 
     per_decision(True)  # warm-up (imports, the core's caches)
-    python, core = _python_vs_compiled(repeats, per_decision, "the compiled search chose other moves" if same else None)
-    r = ratios(python, core)
+    py, cc, r = _python_vs_compiled(repeats, per_decision, "the compiled search chose other moves" if same else None)
     print(
         f"{spec.title} {what.removeprefix('core-')}:{simulations}, {players} players, "
         f"seconds per decision over {len(positions)} positions, {repeats} repeats"
         + (" (the same moves on both):" if same else ":")
     )
-    print(f"  Python search: {span(python, '.4f')} s")
-    print(f"  core search:   {span(core, '.4f')} s")
+    print(f"  Python search: {span(py, '.4f')} s")
+    print(f"  core search:   {span(cc, '.4f')} s")
     print(f"  ratio python/core: {ratio_text(r)}   (issue 22 target >= 10x)")
-    return {"python": median(python), "core": median(core), "ratio": median(r)}
+    return {"python": median(py), "core": median(cc), "ratio": median(r)}
 
 
 @benchmark("core-mcts", _has("compiled_search"), "a compiled_search")
@@ -142,7 +141,7 @@ def bench_heuristic(
     positions = random_positions(spec, rules, seed, POSITIONS)
 
     def per_decision(compiled: bool) -> tuple[float, list[str]]:
-        return _per_decision(agent_class(seed=seed, compiled=compiled), positions)
+        return _seconds_each(agent_class(seed=seed, compiled=compiled).select_move, positions)
 
     histories: list[list[str]] = []  # of the last run
 
@@ -158,10 +157,9 @@ def bench_heuristic(
         return (time.perf_counter() - start) / games, list(histories)
 
     per_decision(True)  # warm-up (imports)
-    py_dec, cc_dec = _python_vs_compiled(repeats, per_decision, "the compiled heuristic chose other moves")
-    py_game, cc_game = _python_vs_compiled(repeats, per_game, "the compiled heuristic played other games")
+    py_dec, cc_dec, dec_ratios = _python_vs_compiled(repeats, per_decision, "the compiled heuristic chose other moves")
+    py_game, cc_game, game_ratios = _python_vs_compiled(repeats, per_game, "the compiled heuristic played other games")
     decisions = sum(len(h) for h in histories)
-    dec_ratios, game_ratios = ratios(py_dec, cc_dec), ratios(py_game, cc_game)
     print(
         f"{spec.title} heuristic, {players} players{options_text(options)}, {repeats} repeats (the same moves and "
         f"games on both): seconds per decision over {len(positions)} positions; seconds per game over {games} "
@@ -215,14 +213,11 @@ def bench_rollout(
         return (time.perf_counter() - start) / len(positions)
 
     def per_playout(compiled: bool) -> tuple[float, list]:
-        start = time.perf_counter()
-        values = [rollout_values(g, list(g.legal_actions())[:1], 1, seed, compiled=compiled) for g in late]
-        return (time.perf_counter() - start) / len(late), values
+        return _seconds_each(lambda g: rollout_values(g, list(g.legal_actions())[:1], 1, seed, compiled=compiled), late)
 
     per_decision()  # warm-up (imports)
     decision = [per_decision() for _ in range(repeats)]
-    python, core = _python_vs_compiled(repeats, per_playout, "the compiled playouts gave other values")
-    r = ratios(python, core)
+    python, core, r = _python_vs_compiled(repeats, per_playout, "the compiled playouts gave other values")
     print(f"{spec.title} rollout:{simulations}, {players} players{options_text(options)}, {repeats} repeats:")
     print(
         f"  seconds per decision over {len(positions)} positions: {span(decision, '.3f')}; "
@@ -275,21 +270,17 @@ def bench_puct(
 
     def timed_forward(*args, **kwargs):
         start = time.perf_counter()
-        try:
-            return plain_forward(*args, **kwargs)
-        finally:
-            forward_seconds[0] += time.perf_counter() - start
+        out = plain_forward(*args, **kwargs)
+        forward_seconds[0] += time.perf_counter() - start
+        return out
 
     net.forward = timed_forward
 
     def per_decision(positions) -> tuple[float, float]:
         agent.reset(seed)
         forward_seconds[0] = 0.0
-        start = time.perf_counter()
-        for g in positions:
-            agent.select_move(g)
-        total = time.perf_counter() - start
-        return total / len(positions), forward_seconds[0] / total
+        seconds, _ = _seconds_each(agent.select_move, positions)
+        return seconds, forward_seconds[0] / (seconds * len(positions))
 
     per_decision(core_positions[:1])  # warm-up
     runs = alternate(

@@ -93,7 +93,6 @@ def span(values: Sequence[float], spec: str = ",.0f", unit: str = "", per_repeat
 
 
 def ratios(a: Sequence[float], b: Sequence[float]) -> list[float]:
-    """``a[i] / b[i]`` per repeat."""
     return [x / y for x, y in zip(a, b)]
 
 
@@ -129,7 +128,6 @@ class Benchmark:
         return spec
 
     def setup(self, game: str | GameSpec | None, players: int | None, options: Mapping[str, Any] | None) -> tuple:
-        """``(spec, players, rules)``: :meth:`game`, :func:`seats`, :func:`make_rules`."""
         spec = self.game(game)
         players = seats(spec, players)
         return spec, players, make_rules(spec, players, options)
@@ -160,7 +158,6 @@ def seats(spec: GameSpec, players: int | None, nearest: bool = False) -> int:
 
 
 def given(options: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The options that are not ``None`` (left ``None``: the default)."""
     return {k: v for k, v in (options or {}).items() if v is not None}
 
 
@@ -336,14 +333,11 @@ def bench_core_obs(
     core_game(spec, rules)  # RuntimeError naming how to get the core when it is missing
     reference = spec.load("game_class").reference
     rng = random.Random(seed)
-    histories = []  # (deal, the action ids) of seeded random games, the same for both sides
-    for g in range(games):
-        played = spec.new_game(rules, seed=seed + g)
-        moves = []
-        while not played.is_over:
-            moves.append(rng.choice(played.legal_actions()))
-            played.apply_action(moves[-1])
-        histories.append((seed + g, moves))
+    histories = []  # (deal, the moves) of seeded random games, the same for both sides
+    for deal in range(seed, seed + games):
+        played = spec.new_game(rules, seed=deal)
+        play_randomly(played, rng)
+        histories.append((deal, played.history))
     positions = sum(len(moves) + 1 for _, moves in histories)
     timer = time.perf_counter
 
@@ -351,7 +345,6 @@ def bench_core_obs(
         spent = 0.0
         for deal, moves in histories:
             g = make(rules, seed=deal)
-            apply = g.apply_action
             for i in range(len(moves) + 1):
                 seat = g.current_player
                 start = timer()
@@ -359,7 +352,7 @@ def bench_core_obs(
                 mask(g)
                 spent += timer() - start
                 if i < len(moves):
-                    apply(moves[i])
+                    g.play(moves[i])
         return positions / spent
 
     first = reference(rules, seed=seed)
@@ -487,6 +480,7 @@ def bench_vector(
     rng = np.random.default_rng(seed)
 
     def vector_chunk(env, calls: int) -> Callable[[], tuple[int, int]]:  # calls: ~320 agent-steps a chunk
+        env.reset()
         return lambda: (
             calls * env.num_envs,
             sum(int(env.step(env.random_actions(rng)).terminated.sum()) for _ in range(calls)),
@@ -495,8 +489,6 @@ def bench_vector(
     py_rng = random.Random(seed)
     aec_players = seats(aec_spec, players, nearest=True)
     aec, connect4 = _envs(aec_spec, aec_players)
-    for env in envs.values():
-        env.reset()
     fns: dict[Any, Any] = {key: vector_chunk(env, max(1, 320 // env.num_envs)) for key, env in envs.items()}
     fns["aec"], fns["c4"] = lambda: aec_game(aec, py_rng), lambda: aec_game(connect4, py_rng)
     rates = {key: r[0] for key, r in interleaved(fns, seconds, repeats).items()}

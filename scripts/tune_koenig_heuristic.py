@@ -104,16 +104,14 @@ def main(argv: list[str] | None = None) -> int:
         res = one_vs_field(build(args.agent, mine), build(field, w), args.games, **common)
         print(f"{args.agent} vs {args.players - 1} x {field}: {res.summary()}")
     elif args.command == "h2h":
-        a, b = _weights(args.a), _weights(args.b)
-        res = head_to_head(a, b, args.games, **common)
+        res = head_to_head(_weights(args.a), _weights(args.b), args.games, **common)
         print(f"A vs B: {res.summary()}")
     else:
-        names = args.names.split(",") if args.names else None
         best = coordinate_search(
             _weights(args.start),
             games=args.games,
             rounds=args.rounds,
-            names=names,
+            names=args.names.split(",") if args.names else None,
             factors=_floats(args.factors),
             z=args.z,
             field=None if args.field is None else _weights(args.field),
