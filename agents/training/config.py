@@ -182,15 +182,8 @@ class TrainConfig:
 
     def network_options(self) -> dict:
         """The options of the game's network builder: ``kind`` and the sizes."""
-        return {
-            "kind": self.resolved_network(),
-            "channels": self.channels,
-            "blocks": self.blocks,
-            "hidden": self.hidden,
-            "rounds": self.rounds,
-            "advice_weights": _advice_weights(self.advice_weights),
-            "advice_scale": self.advice_scale,
-        }
+        sizes = {key: getattr(self, key) for key in ("channels", "blocks", "hidden", "rounds", "advice_scale")}
+        return {"kind": self.resolved_network(), **sizes, "advice_weights": _advice_weights(self.advice_weights)}
 
     def rule_options(self, spec: GameSpec) -> dict:
         """The rule options of ``spec`` that this config sets (its fields named like them)."""
@@ -218,8 +211,7 @@ _RULE_FIELDS = {name for name, f in _FIELDS.items() if f.metadata.get("rule_opti
 
 
 def _kind(f: dataclasses.Field) -> str:
-    kind = f.type if isinstance(f.type, str) else f.type.__name__
-    return kind.removesuffix(" | None")
+    return str(f.type).removesuffix(" | None")  # the annotation's text (annotations are not evaluated here)
 
 
 def _allowed(f: dataclasses.Field) -> str:
@@ -240,10 +232,6 @@ def _allowed(f: dataclasses.Field) -> str:
             return f"{noun} greater than {lo}"
         return f"{noun} >= {lo}" if not (kind == "int" and lo == 1) else "a positive integer"
     return noun
-
-
-def _default(f: dataclasses.Field) -> str:
-    return "the game's" if f.default is None else repr(f.default)
 
 
 _TRUE = ("true", "yes", "on", "1")
@@ -291,9 +279,7 @@ def _coerce(name: str, value, source: str):
         raise bad("not an integer")
     number = int(number) if kind == "int" else float(number)
     lo, hi = m["lo"], m["hi"]
-    if lo is not None and (number < lo or (m["lo_open"] and number == lo)):
-        raise bad()
-    if hi is not None and number > hi:
+    if (lo is not None and (number < lo or (m["lo_open"] and number == lo))) or (hi is not None and number > hi):
         raise bad()
     return number
 
@@ -303,12 +289,6 @@ def _where(sources: dict, *keys: str) -> str:
     return ", ".join(sorted({sources.get(k, "default") for k in keys}))
 
 
-def _unknown(name: str, source: str) -> ConfigError:
-    close = difflib.get_close_matches(name, list(_FIELDS), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else f" (known keys: {', '.join(_FIELDS)})"
-    return ConfigError(f"unknown config key {name!r} ({source}){hint}")
-
-
 def make_config(*layers: tuple[str, dict]) -> TrainConfig:
     """A validated :class:`TrainConfig` from ``(source, {key: value})`` layers (later wins)."""
     values: dict[str, Any] = {}
@@ -316,7 +296,9 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
     for source, layer in layers:
         for key, value in layer.items():
             if key not in _FIELDS:
-                raise _unknown(str(key), source)
+                close = difflib.get_close_matches(str(key), list(_FIELDS), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else f" (known keys: {', '.join(_FIELDS)})"
+                raise ConfigError(f"unknown config key {str(key)!r} ({source}){hint}")
             values[key] = _coerce(key, value, source)
             sources[key] = source
     game = values.get("game", _FIELDS["game"].default)
@@ -327,9 +309,7 @@ def make_config(*layers: tuple[str, dict]) -> TrainConfig:
             f"config key 'game' ({_where(sources, 'game')}): {game!r} is not allowed; "
             f"expected one of {', '.join(game_names())} (the registered games)"
         ) from None
-    if values.get("players") is None:
-        values["players"] = spec.default_players
-    cfg = TrainConfig(**values)
+    cfg = TrainConfig(**values)  # players not given: the game's default
     _check_game_options(cfg, spec, sources)
     shares = cfg.greedy_share + cfg.pool_share + cfg.random_share
     if shares > 1.0 + 1e-9:
@@ -455,23 +435,19 @@ _NOT_RANDOM = {
 def _check_baseline_opponent(cfg: TrainConfig, spec: GameSpec, src: Callable[..., str]) -> None:
     """``greedy_share`` and ``bc_games`` need a ``baseline`` of the game other than ``random``."""
     wiring = game_agents(spec)
-    others = [b for b in wiring.baseline_kinds if b != "random"]
+    others = ", ".join(b for b in wiring.baseline_kinds if b != "random")
     for key in ("greedy_share", "bc_games"):
         value = getattr(cfg, key)
-        if not value:
+        if not value or (cfg.baseline != "random" and wiring.has_baseline(cfg.baseline)):
             continue
-        start = f"config key {key!r} ({src(key)}): {value} is not allowed"
         baseline = f"config key 'baseline' ({src('baseline')})"
-        if others:
-            fix = f"set baseline to one of game {spec.name}'s other baselines ({', '.join(others)}) or expected 0"
-        else:
-            fix = f"game {spec.name} has no baseline besides random; expected 0"
         if cfg.baseline == "random":
-            raise ConfigError(f"{start} with baseline random ({baseline}): {_NOT_RANDOM[key]}; {fix}")
-        if not wiring.has_baseline(cfg.baseline):
-            if others:
-                fix = f"set baseline to one of its baselines ({', '.join(others)}) or expected 0"
-            raise ConfigError(f"{start} for game {spec.name}: it has no baseline {cfg.baseline!r} ({baseline}); {fix}")
+            why, which = f"with baseline random ({baseline}): {_NOT_RANDOM[key]}", f"game {spec.name}'s other"
+        else:
+            why, which = f"for game {spec.name}: it has no baseline {cfg.baseline!r} ({baseline})", "its"
+        fix = f"set baseline to one of {which} baselines ({others}) or expected 0"
+        fix = fix if others else f"game {spec.name} has no baseline besides random; expected 0"
+        raise ConfigError(f"config key {key!r} ({src(key)}): {value} is not allowed {why}; {fix}")
 
 
 def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
@@ -668,12 +644,13 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     add_plugin_argument(p)  # loaded by agents.training.run.main before this parser is built
     group = p.add_argument_group("training options (also as KEY=VALUE with --set or as keys of the YAML preset)")
     for f in dataclasses.fields(TrainConfig):
+        default = "the game's" if f.default is None else repr(f.default)
         group.add_argument(
             f"--{f.name}",
             dest=f"opt_{f.name}",
             default=None,
             metavar=_kind(f).upper(),
-            help=f"{f.metadata['help']} [{_allowed(f)}; default: {_default(f)}]".replace("%", "%%"),
+            help=f"{f.metadata['help']} [{_allowed(f)}; default: {default}]".replace("%", "%%"),
         )
     return p
 

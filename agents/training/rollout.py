@@ -33,10 +33,8 @@ def gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float) -> tu
     adv = np.zeros(T, dtype=np.float32)
     last = 0.0
     for t in reversed(range(T)):
-        terminal = t + 1 == T
-        next_value = 0.0 if terminal else values[t + 1]
-        delta = rewards[t] + gamma * next_value - values[t]
-        last = delta + (0.0 if terminal else gamma * lam * last)
+        next_value = values[t + 1] if t + 1 < T else 0.0
+        last = rewards[t] + gamma * next_value - values[t] + gamma * lam * last
         adv[t] = last
     return adv, adv + np.asarray(values, dtype=np.float32)
 
@@ -149,7 +147,6 @@ class Rollout:
     def new_slot(self) -> Slot:
         """Who plays the seats of a new game, drawn from the opponent shares."""
         cfg, rng, n = self.t.config, self.t.rng, self.t.rules.players
-        control: list = ["learner"] * n
         u = rng.random()
         kind: str | tuple[str, int] | None = None
         if u < cfg.greedy_share:
@@ -158,24 +155,17 @@ class Rollout:
             kind = ("pool", int(rng.integers(len(self.t.pool_nets))))
         elif u < cfg.greedy_share + cfg.pool_share + cfg.random_share:
             kind = "random"
+        control: list = ["learner" if kind is None else kind] * n
         if kind is not None:
-            keep = int(rng.integers(n))
-            control = [kind] * n
-            control[keep] = "learner"
+            control[int(rng.integers(n))] = "learner"
         return Slot(None, control)
 
     def record(self, slot: Slot, d, stored_action: int, logprob: float, value: float) -> None:
         """Store a learner decision (called just before its move is played)."""
-        buf = self.buf
-        idx = len(buf["action"])
-        buf["decision"].append(d)
-        buf["action"].append(stored_action)
-        buf["logprob"].append(logprob)
-        buf["value"].append(value)
-        buf["reward"].append(slot.pending[d.seat])
-        buf["seat"].append(d.seat)
+        slot.traj[d.seat].append(len(self))
+        for key, item in zip(_BUFFER_KEYS, (d, stored_action, logprob, value, slot.pending[d.seat], d.seat)):
+            self.buf[key].append(item)
         slot.pending[d.seat] = 0.0
-        slot.traj[d.seat].append(idx)
 
     def earn(self, slot: Slot, rewards: np.ndarray) -> None:
         """A step's rewards for ``slot``'s learner seats: to each seat's last stored decision, else ``pending``."""
@@ -192,17 +182,14 @@ class Rollout:
     def finish(self, slot: Slot, info: dict) -> None:
         """A game is over (``info``: its ``final_info``): per-seat GAE of its decisions, episode statistics."""
         cfg, buf = self.t.config, self.buf
-        terminal = {}
-        for seat in slot.traj:
-            self.ep_returns.append(slot.returns[seat])
-            terminal[seat] = slot.pending[seat]  # a seat without a stored decision: nothing to add it to
+        self.ep_returns.extend(slot.returns.values())
         order = sorted(i for traj in slot.traj.values() for i in traj)  # buffer order = game order
         if order:
             adv, ret = per_seat_gae(
                 [buf["seat"][i] for i in order],
                 [buf["reward"][i] for i in order],
                 [buf["value"][i] for i in order],
-                terminal,
+                slot.pending,  # the rewards since each seat's last decision (or of a seat with none: dropped)
                 cfg.gamma,
                 cfg.gae_lambda,
             )
@@ -252,9 +239,7 @@ class Rollout:
     def run(self) -> Rollout:
         """Play until ``steps_per_iter`` steps are stored and every game in flight has finished."""
         t, cfg = self.t, self.t.config
-        controllers: dict = {"learner": (t.net, False)}
-        for i, pn in enumerate(t.pool_nets):
-            controllers[("pool", i)] = (pn, False)
+        controllers = {"learner": (t.net, False), **{("pool", i): (pn, False) for i, pn in enumerate(t.pool_nets)}}
         env = t.vector_env()
         seeds = [int(t.rng.integers(2**31)) for _ in range(env.num_envs)] if t.adapter.spec.chance else None
         env.reset(seed=seeds)

@@ -242,10 +242,9 @@ class Trainer:
         buf = ro.buf
         batch = len(ro)
         net.train()
-        b_logprob = torch.tensor(buf["logprob"], dtype=torch.float32)
-        b_value = torch.tensor(buf["value"], dtype=torch.float32)
-        b_adv = torch.tensor(ro.adv, dtype=torch.float32)
-        b_ret = torch.tensor(ro.ret, dtype=torch.float32)
+        b_logprob, b_value, b_adv, b_ret = (
+            torch.tensor(x, dtype=torch.float32) for x in (buf["logprob"], buf["value"], ro.adv, ro.ret)
+        )
         areas = np.array([self.adapter.size(d) for d in buf["decision"]])
         mb_size = max(1, math.ceil(batch / cfg.num_minibatches))
         clipfracs = []
@@ -263,9 +262,7 @@ class Trainer:
                 )
                 mbt = torch.from_numpy(mb)
                 dist = MaskedCategorical(logits, mask)
-                newlogprob = dist.log_prob(actions)
-                entropy = dist.entropy()
-                logratio = newlogprob - b_logprob[mbt]
+                logratio = dist.log_prob(actions) - b_logprob[mbt]
                 ratio = logratio.exp()
                 with torch.no_grad():
                     old_approx_kl = (-logratio).mean()
@@ -281,7 +278,7 @@ class Trainer:
                     v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - b_ret[mbt]) ** 2).mean()
                 else:
                     v_loss = 0.5 * ((newvalue - b_ret[mbt]) ** 2).mean()
-                entropy_loss = entropy.mean()
+                entropy_loss = dist.entropy().mean()
                 loss = pg_loss - cfg.ent_coef * entropy_loss + v_loss * cfg.vf_coef
                 if self.anchor_net is not None and cfg.anchor_kl > 0:
                     anchor_kl = self.anchor_divergence(mb, buf, dist)
@@ -408,9 +405,7 @@ class Trainer:
         """``keep_best``: ``checkpoint.pt`` then ``best.pt`` when this evaluation is the run's best (NaN never)."""
         cfg = self.config
         score = self.latest.get(cfg.baseline, float("nan"))
-        if not cfg.keep_best or math.isnan(score):
-            return
-        if self.best is not None and score < self.best["winrate"]:
+        if not cfg.keep_best or math.isnan(score) or (self.best is not None and score < self.best["winrate"]):
             return
         self.best = {"winrate": float(score), "step": int(self.global_step), "opponent": cfg.baseline}
         ckpt = self.checkpoint_dict(iteration)
