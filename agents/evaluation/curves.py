@@ -42,10 +42,9 @@ def run_checkpoints(run_dir, every: int = 1) -> list[tuple[str, int, float | Non
     import torch
 
     matches = ((_NUMBERED.search(file.name), str(file)) for file in Path(run_dir).glob("checkpoint_*.pt"))
-    found = [(int(match.group(1)), path) for match, path in matches if match]
+    found = sorted((int(match.group(1)), path) for match, path in matches if match)
     if not found:
         raise ValueError(f"{run_dir}: no checkpoint_STEP.pt files (set checkpoint_interval when training)")
-    found.sort()
     if every < 1:
         raise ValueError(f"every must be a positive integer, got {every!r}")
     kept = found[::every]
@@ -106,10 +105,6 @@ def _cell(row: dict | None) -> str:
     return "" if row is None else f"{row['win_rate']:.3f} ({row['win_ci95'][0]:.2f}-{row['win_ci95'][1]:.2f})"
 
 
-def _hours(cpu: float | None) -> str:
-    return "?" if cpu is None else f"{cpu / 3600:.2f}"
-
-
 def curve_markdown(curves: dict[str, list[dict]]) -> str:
     """A Markdown table per run: step, CPU hours, and the win rate (interval) against each opponent."""
     parts = []
@@ -125,8 +120,8 @@ def curve_markdown(curves: dict[str, list[dict]]) -> str:
         lines = []
         for step, cells in sorted(by_step.items()):
             cpu = next(iter(cells.values()))["cpu_seconds"]
-            values = [_cell(cells.get(o)) for o in opponents]
-            lines.append(f"| {step:,} | {_hours(cpu)} | " + " | ".join(values) + " |")
+            hours = "?" if cpu is None else f"{cpu / 3600:.2f}"
+            lines.append(f"| {step:,} | {hours} | " + " | ".join(_cell(cells.get(o)) for o in opponents) + " |")
         parts.append(head + "\n".join(lines) + "\n")
     return "\n".join(parts)
 
@@ -168,11 +163,8 @@ def write_curves(curves: dict[str, list[dict]], out_dir, title: str = "") -> dic
     """Write ``curves.json``, ``curves.md`` and ``curves.png`` into ``out_dir``; their paths."""
     os.makedirs(out_dir, exist_ok=True)
     paths = {name: os.path.join(out_dir, f"curves.{name}") for name in ("json", "md", "png")}
-    with open(paths["json"], "w", encoding="utf-8") as fh:
-        json.dump(curves, fh, indent=1)
-        fh.write("\n")
-    with open(paths["md"], "w", encoding="utf-8") as fh:
-        fh.write(curve_markdown(curves))
+    Path(paths["json"]).write_text(json.dumps(curves, indent=1) + "\n", encoding="utf-8")
+    Path(paths["md"]).write_text(curve_markdown(curves), encoding="utf-8")
     plot_curves(curves, paths["png"], title)
     return paths
 

@@ -51,19 +51,6 @@ def _play_chunk(setup: Setup, torch_threads: int | None, cwd: str | None, tasks:
     return {"node": ray.get_runtime_context().get_node_id(), "results": results}
 
 
-def _connect(address: str, workers: int) -> bool:
-    """Connect to Ray; True when this call started the connection (and must shut it down)."""
-    import ray
-
-    if ray.is_initialized():
-        return False
-    if address == "local":
-        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-    else:
-        ray.init(address=address, log_to_driver=False)
-    return True
-
-
 class RayTasks(Backend):
     """The games as Ray tasks (see the module docstring). ``workers``: CPUs of a ``"local"`` Ray;
     ``chunks``: how many Ray tasks (default: twice the cluster's CPUs, at most one per game)."""
@@ -87,7 +74,11 @@ class RayTasks(Backend):
         except ImportError as exc:  # pragma: no cover - ray is an optional dependency
             raise ValueError(f"address={self.address!r} needs ray: pip install 'kardinal-env[rllib]' ({exc})") from None
 
-        started = _connect(self.address, self.workers)
+        started = not ray.is_initialized()  # then this call connects, and shuts the connection down
+        if started and self.address == "local":
+            ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False)
+        elif started:
+            ray.init(address=self.address, log_to_driver=False)
         try:
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 

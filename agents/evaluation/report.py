@@ -195,10 +195,13 @@ def load_run(path: str | Path) -> Run:
 
 
 # ---------------------------------------------------------------------------------------- the ladder
-def _check_poolable(runs: Sequence[Run]) -> dict[str, str]:
-    """The spec of every label; :class:`LadderError` when the runs cannot be pooled."""
+def build_ladder(paths: Iterable[str | Path]) -> Ladder:
+    """The ladder of the results files ``paths`` (at least one), pooled in the order given."""
+    runs = [load_run(p) for p in paths]
+    if not runs:
+        raise LadderError("no results file given: a ladder needs at least one results.json")
     first = runs[0]
-    specs: dict[str, tuple[str, str]] = {}
+    specs: dict[str, tuple[str, str]] = {}  # label: (its spec, the first file naming it), in order of appearance
     for run in runs:
         for what in ("game", "players", "rules"):
             mine, theirs = getattr(run, what), getattr(first, what)
@@ -214,15 +217,6 @@ def _check_poolable(runs: Sequence[Run]) -> dict[str, str]:
                     f"{run.path}: label {label!r} is agent {spec!r} here but {seen[0]!r} in {seen[1]}; "
                     "a label must name the same agent in every file"
                 )
-    return {label: spec for label, (spec, _) in specs.items()}
-
-
-def build_ladder(paths: Iterable[str | Path]) -> Ladder:
-    """The ladder of the results files ``paths`` (at least one), pooled in the order given."""
-    runs = [load_run(p) for p in paths]
-    if not runs:
-        raise LadderError("no results file given: a ladder needs at least one results.json")
-    specs = _check_poolable(runs)  # labels in order of first appearance
 
     def seated_games():
         for run in runs:
@@ -234,10 +228,8 @@ def build_ladder(paths: Iterable[str | Path]) -> Ladder:
 
     stats, _ = standings(list(specs), seated_games())
     keys = ("games", "wins", "win_rate", "win_ci95", "mean_score", "mean_rank", "mu", "sigma")
-    rows = [LadderRow(label, spec, *(stats[label][key] for key in keys)) for label, spec in specs.items()]
-    rows = [dataclasses.replace(row, ci95=(row.ci95[0], row.ci95[1])) for row in rows]  # a tuple
-    rows.sort(key=lambda row: -row.ordinal)
-    first = runs[0]
+    rows = [LadderRow(label, spec, *(stats[label][key] for key in keys)) for label, (spec, _) in specs.items()]
+    rows = sorted((dataclasses.replace(row, ci95=tuple(row.ci95)) for row in rows), key=lambda row: -row.ordinal)
     return Ladder(game=first.game, players=first.players, rules=first.rules, runs=tuple(runs), rows=tuple(rows))
 
 
@@ -287,6 +279,14 @@ def matrix_markdown(ladder: Ladder) -> str:
     rows = by_rating(a for a, _ in games)
     cols = by_rating(b for _, b in games)
     copies = ladder.players - 1
+
+    def cell(pair: tuple[str, str]) -> str:
+        n = games.get(pair, 0)
+        if n == 0:
+            return "—"
+        lo, hi = wilson_interval(wins[pair], n)
+        return f"{wins[pair] / n:.3f} ({lo:.3f}–{hi:.3f}), {n}"
+
     lines = [
         f"**Head to head: the row's agent in one seat against {copies} cop{'y' if copies == 1 else 'ies'} of the "
         f"column's agent** (its win share, 95% Wilson interval, games; parity {ladder.parity:.3f}).",
@@ -294,16 +294,7 @@ def matrix_markdown(ladder: Ladder) -> str:
         "| agent (one seat) / against | " + " | ".join(f"`{c}`" for c in cols) + " |",
         "|---|" + "---|" * len(cols),
     ]
-    for a in rows:
-        cells = []
-        for b in cols:
-            n = games.get((a, b), 0)
-            if n == 0:
-                cells.append("—")
-                continue
-            lo, hi = wilson_interval(wins[(a, b)], n)
-            cells.append(f"{wins[(a, b)] / n:.3f} ({lo:.3f}–{hi:.3f}), {n}")
-        lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+    lines += [f"| `{a}` | " + " | ".join(cell((a, b)) for b in cols) + " |" for a in rows]
     return "\n".join(lines) + "\n"
 
 

@@ -43,6 +43,7 @@ where the game has one.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -229,9 +230,8 @@ def evaluate(
         raise ValueError(
             f"agent objects can only be evaluated with the serial back-end, not {backend!r}; pass spec strings"
         )
-    notes: list[str] = []
-    for agent_spec in dict.fromkeys(p for p in participants if isinstance(p, str)):  # once per spec, before any worker
-        notes.extend(check_spec(agent_spec, players, game=spec))
+    once = dict.fromkeys(p for p in participants if isinstance(p, str))  # each spec once, before any worker
+    notes = [note for agent_spec in once for note in check_spec(agent_spec, players, game=spec)]
     warn = on_warning or (lambda note: warnings.warn(note, PlayerCountWarning, stacklevel=3))  # from the caller
     for note in notes:
         warn(note)
@@ -284,10 +284,8 @@ def describe_rules(game: str | None, rules: dict) -> str:
     """The game's title and the options set in ``rules`` (a dict), e.g. ``Kardinal & König, discard one,
     board default``; the bare name for a game not registered here."""
     try:
-        spec = get_game(game) if game is not None else None
+        spec = get_game(game)  # None is no game's name
     except ValueError:
-        spec = None
-    if spec is None:
         return str(game or "unknown game")
     parts = [spec.title]
     for option in spec.rule_options:
@@ -346,11 +344,9 @@ def plot_ratings(results: dict, path) -> None:
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [2, 1]})
     for label, hist in results["rating_history"].items():
-        mu = [m for m, _ in hist]
-        sg = [s for _, s in hist]
         xs = range(len(hist))
-        ax1.plot(xs, mu, label=label)
-        ax1.fill_between(xs, [m - s for m, s in zip(mu, sg)], [m + s for m, s in zip(mu, sg)], alpha=0.15)
+        ax1.plot(xs, [m for m, _ in hist], label=label)
+        ax1.fill_between(xs, [m - s for m, s in hist], [m + s for m, s in hist], alpha=0.15)
     ax1.set_xlabel("games played")
     ax1.set_ylabel("OpenSkill mu (band: +-sigma)")
     ax1.set_title("Plackett-Luce rating history")
@@ -386,30 +382,24 @@ def write_outputs(results: dict, out_dir) -> dict:
                 replay = html_replay(rec, path.with_suffix(".html"))
                 g["replay_file"] = str(Path(replay).relative_to(out))
         games.append(g)
-    json_path = out / "results.json"
-    png_path = out / "ratings.png"
-    with open(json_path, "w") as f:
-        json.dump({**results, "games": games}, f, indent=1)
+    json_path, png_path = out / "results.json", out / "ratings.png"
+    json_path.write_text(json.dumps({**results, "games": games}, indent=1))
     plot_ratings(results, png_path)
     return {"json": str(json_path), "png": str(png_path), "records": records}
 
 
-def _count(minimum: int) -> Callable[[str], int]:
-    want = "a positive integer" if minimum else "an integer >= 0"
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected {want}, got {value}")
-        return value
-
-    return parse
+def _nonnegative(text: str, minimum: int = 0) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < minimum:
+        want = "a positive integer" if minimum else "an integer >= 0"
+        raise argparse.ArgumentTypeError(f"expected {want}, got {value}")
+    return value
 
 
-_nonnegative, _positive = _count(0), _count(1)
+_positive = functools.partial(_nonnegative, minimum=1)
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
@@ -419,24 +409,17 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     specs = list(registered_games().values())
     parser = argparse.ArgumentParser(prog=prog, description=(__doc__ or "").split("\n\n")[0], epilog=SPEC_HELP)
     add = parser.add_argument
-    add(
-        "--agents", nargs="+", required=True, metavar="SPEC", help="agent specs; the last one fills the remaining seats"
-    )
+    agents_help = "agent specs; the last one fills the remaining seats"
+    add("--agents", nargs="+", required=True, metavar="SPEC", help=agents_help)
     add("--game", default=names[0], choices=names, help=f"which registered game (default {names[0]})")
     counts = "; ".join(f"{s.name} {seat_counts(s.players)}, default {s.default_players}" for s in specs)
-    add(
-        "--players",
-        type=int,
-        choices=sorted({p for s in specs for p in s.players}),
-        help=f"players per game ({counts})",
-    )
+    seats = sorted({p for s in specs for p in s.players})
+    add("--players", type=int, choices=seats, help=f"players per game ({counts})")
     add("--games", type=_positive, default=20, help="games to play (a multiple of --players balances the seats)")
     add("--seed", type=_nonnegative, default=0, help="seed of the games and agents (see module docs)")
     add("--workers", type=_positive, default=1, help="processes (default 1)")
-    ray_help = (
-        "play the games as Ray tasks on this Ray cluster ('auto' or HOST:PORT); see agents.evaluation.distributed"
-    )
-    add("--address", metavar="ADDR", help=ray_help)
+    ray_help = "play the games as Ray tasks on this Ray cluster ('auto' or HOST:PORT)"
+    add("--address", metavar="ADDR", help=f"{ray_help}; see agents.evaluation.distributed")
     add("--ray", action="store_true", help="play the games as tasks of a local Ray (--workers CPUs)")
     add("--torch-threads", type=_positive, default=1, help="torch threads per process for network agents (default 1)")
     add("--out", metavar="DIR", help="directory for results.json, ratings.png and the --save-games records")
@@ -447,14 +430,6 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     add_plugin_argument(parser)
     add_rule_option_flags(parser, "kardinal-evaluate")
     return parser
-
-
-def _backend_from_args(args: argparse.Namespace) -> Backend:
-    if args.address or args.ray:
-        return RayTasks("local" if args.ray else args.address, workers=args.workers, torch_threads=args.torch_threads)
-    if args.workers > 1:
-        return ProcessPool(args.workers, torch_threads=args.torch_threads)
-    return Serial(torch_threads=args.torch_threads)
 
 
 def main(argv=None) -> int:
@@ -473,24 +448,27 @@ def main(argv=None) -> int:
         parser.error("--ray starts a local Ray; --address joins a running cluster: give one of them")
     spec = get_game(args.game)
     options = given_rule_options(parser, args, spec)
+    if args.address or args.ray:
+        backend: Backend = RayTasks("local" if args.ray else args.address, args.workers, args.torch_threads)
+    elif args.workers > 1:
+        backend = ProcessPool(args.workers, torch_threads=args.torch_threads)
+    else:
+        backend = Serial(torch_threads=args.torch_threads)
     try:
         results = evaluate(
             args.agents,
             Table.of(spec, args.players, **options),
             games=args.games,
             seed=args.seed,
-            backend=_backend_from_args(args),
+            backend=backend,
             keep_moves=not args.no_moves,
             progress=not args.quiet,
             save_games=args.save_games,
             on_warning=lambda msg: print(f"warning: {msg}", file=sys.stderr, flush=True),
         )
-    except EvaluationError as exc:
+    except (EvaluationError, AgentSpecError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
-    except (AgentSpecError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return 1 if isinstance(exc, EvaluationError) else 2
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130

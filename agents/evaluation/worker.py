@@ -113,9 +113,8 @@ class Worker:
         """Play game ``task.index`` and return its result (see the module docstring)."""
         g, seed, n = task.index, self.setup.seed, len(self.agents)
         for i, agent in enumerate(self.agents):
-            reset = getattr(agent, "reset", None)
-            if callable(reset):
-                reset(agent_seed(seed, g, i))
+            if callable(getattr(agent, "reset", None)):
+                agent.reset(agent_seed(seed, g, i))
         game = self.spec.new_game(self.rules, seed=game_seed(seed, g))
         players = game.num_players
         seats = [(s + g) % n for s in range(players)]
@@ -177,8 +176,6 @@ def init_process(setup: Setup, torch_threads: int | None = None) -> None:
 
 
 def play_in_process(task: GameTask) -> dict:
-    if "error" in _PROCESS:
-        raise EvaluationError(_PROCESS["error"])
     if "worker" not in _PROCESS:
-        raise EvaluationError("this process has no worker: init_process was not called")
+        raise EvaluationError(_PROCESS.get("error", "this process has no worker: init_process was not called"))
     return _PROCESS["worker"].play_task(task)

@@ -84,11 +84,7 @@ function buildTargets() {
 
 function render() {
   const st = S;
-  const actions = document.getElementById("actions");
-  const hint = document.getElementById("hint");
-  let targets = new Map();
-  let html = "";
-  hint.textContent = "";
+  let targets = new Map(), html = "", hint = "";
   if (st.your_turn && st.phase === "build") {
     const kinds = new Map();
     for (const b of st.legal.map(parseBuild)) if (b) kinds.set(b.kind, (kinds.get(b.kind) || 0) + 1);
@@ -100,8 +96,8 @@ function render() {
               `${swatch(c)}${SHAPE_NAME[kind[0]]} ${c} <small>(${count})</small></button>`;
     }
     if (pick !== null) {
-      for (const [key, t] of buildTargets()) targets.set(key, t);
-      hint.textContent = pick[0] === "Y" ? (first === null ? "click the yard's first square" :
+      targets = buildTargets();
+      hint = pick[0] === "Y" ? (first === null ? "click the yard's first square" :
         "click its second square (or the first again to cancel)") : "click a highlighted square to build";
     }
   } else if (st.your_turn && st.phase === "chip") {
@@ -110,7 +106,7 @@ function render() {
       html += `<button class="chip" data-move="${m}">${swatch(c)}take a chip of colour ${c} ` +
               `<small>(${st.supply[c]} left)</small></button>`;
     }
-    hint.textContent = st.pending > 1 ? `${st.pending} chips to take` : "take one chip";
+    hint = st.pending > 1 ? `${st.pending} chips to take` : "take one chip";
   } else if (st.your_turn && st.phase === "cardinal") {
     for (const m of st.legal) {
       if (m === "C-") html += `<button class="keep" data-move="C-">leave the cardinal where it is (C-)</button>`;
@@ -119,15 +115,15 @@ function render() {
         targets.set(`${x},${y}`, {move: m});
       }
     }
-    hint.textContent = "click a highlighted site to move the cardinal there";
+    hint = "click a highlighted site to move the cardinal there";
   }
-  actions.innerHTML = html;
-  const list = [];
-  for (const [key, t] of targets) {
+  document.getElementById("actions").innerHTML = html;
+  document.getElementById("hint").textContent = hint;
+  const list = [...targets].map(([key, t]) => {
     const [x, y] = key.split(",").map(Number);
-    list.push({x: x, y: y, cls: t.cancel ? "chosen" : (t.first ? "first" : "final"),
-               title: t.move || (t.cancel ? "cancel this yard" : "first square of the yard")});
-  }
+    return {x: x, y: y, cls: t.cancel ? "chosen" : (t.first ? "first" : "final"),
+            title: t.move || (t.cancel ? "cancel this yard" : "first square of the yard")};
+  });
   const lastKind = st.last === null ? null : (st.last.startsWith("chip") ? "chip" :
                                                st.last.startsWith("C") ? "cardinal" : "build");
   const view = boardView([st.buildings.flatMap(b => b.squares), st.sites, st.cardinal ? [st.cardinal] : []]);

@@ -105,13 +105,6 @@ function payHTML(p) {
   return p.pair ? `${cardHTML(p.card)}${cardHTML(p.card)} <small>(a pair as joker)</small>` : cardHTML(p.card);
 }
 
-// The map that never changes (country areas, alliances, roads) and the view box, once per board.
-function prepareMap(B) {
-  svg.setAttribute("viewBox", mapViewBox(B));
-  staticSVG = staticMapSVG(B);
-  mapKey = JSON.stringify([B.name, B.sites.length, S.players]);
-}
-
 function seatsTable(st) {
   const over = !!st.result, winners = over ? st.result.winners : [];
   let h = `<table><tr><th>seat</th><th title="cards held">cards</th><th title="cloisters left">K</th>` +
@@ -153,8 +146,12 @@ const PHASE_HINT = {
 };
 
 function render() {
-  const st = S;
-  if (mapKey !== JSON.stringify([st.map.name, st.map.sites.length, st.players])) prepareMap(st.map);
+  const st = S, key = JSON.stringify([st.map.name, st.map.sites.length, st.players]);
+  if (mapKey !== key) {  // the map that never changes (country areas, alliances, roads) and the view box, once a board
+    svg.setAttribute("viewBox", mapViewBox(st.map));
+    staticSVG = staticMapSVG(st.map);
+    mapKey = key;
+  }
   const places = new Map(), buttons = [];
   if (st.your_turn) for (const m of st.legal) {
     const p = parsePlace(m);

@@ -72,14 +72,12 @@ def _save(game: Any, path: str | None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``kardinal-play`` / ``scripts/play.py``. Exit status 0; 2 for bad arguments; 130 on Ctrl-C."""
-    assert __doc__ is not None
-    parser, spec = table_parser(argv, prog="kardinal-play", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--save", metavar="FILE", help="write the game as a record (the game's format) at the end")
-    parser.add_argument(
-        "--web", action="store_true", help="play in the browser (a local play page, agents.serving.webplay)"
-    )
-    parser.add_argument("--host", default="127.0.0.1", help="with --web: address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="with --web: port (default 8000; 0 picks a free one)")
+    parser, spec = table_parser(argv, prog="kardinal-play", description=(__doc__ or "").split("\n\n")[0])
+    add = parser.add_argument
+    add("--save", metavar="FILE", help="write the game as a record (the game's format) at the end")
+    add("--web", action="store_true", help="play in the browser (a local play page, agents.serving.webplay)")
+    add("--host", default="127.0.0.1", help="with --web: address to bind (default 127.0.0.1)")
+    add("--port", type=int, default=8000, help="with --web: port (default 8000; 0 picks a free one)")
     args = parser.parse_args(argv)
     options = rule_options(spec, args)
     if args.web:

@@ -50,45 +50,28 @@ def game_from_argv(argv: list[str] | None) -> GameSpec:
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--game")
     known, _ = pre.parse_known_args(argv)
-    if known.game is None:
-        return default_game()
     try:
-        return get_game(known.game)
+        return get_game(known.game)  # None is no game's name
     except ValueError:
         return default_game()
 
 
-def _default_agent(spec: GameSpec) -> str:
-    return "greedy" if "greedy" in game_agents(spec).baselines else "random"
-
-
 def add_table_arguments(parser: argparse.ArgumentParser, spec: GameSpec) -> None:
     """``--game``, ``--players``, ``--seat``, ``--agents``, ``--seed`` and ``spec``'s rule-option flags."""
-    parser.add_argument(
-        "--game", default=default_game().name, choices=game_names(), help="the game (default %(default)s)"
-    )
-    parser.add_argument(
-        "--players",
-        type=int,
-        default=spec.default_players,
-        choices=list(spec.players),
-        help=f"players per game of {spec.name} (default %(default)s)",
-    )
-    parser.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
-    parser.add_argument(
-        "--agents",
-        nargs="+",
-        default=[_default_agent(spec)],
-        metavar="SPEC",
-        help="agent specs for the other seats, the last one repeated (random, greedy, mcts:N, ppo:PATH, ...; "
-        "default %(default)s)",
-    )
+    add = parser.add_argument
+    add("--game", default=default_game().name, choices=game_names(), help="the game (default %(default)s)")
+    players_help = f"players per game of {spec.name} (default %(default)s)"
+    add("--players", type=int, default=spec.default_players, choices=list(spec.players), help=players_help)
+    add("--seat", type=int, default=0, help="your seat (0 moves first)")
+    agents = ["greedy" if "greedy" in game_agents(spec).baselines else "random"]
+    agents_help = "agent specs for the other seats, the last one repeated (random, greedy, mcts:N, ppo:PATH, ..."
+    add("--agents", nargs="+", default=agents, metavar="SPEC", help=f"{agents_help}; default %(default)s)")
     for option in spec.rule_options:
         kind: dict[str, Any] = {"action": "store_true"} if option.kind == "flag" else {"default": option.default}
         kind |= {"choices": list(option.choices)} if option.kind == "choice" else {}
         kind |= {"metavar": "VALUE"} if option.kind not in ("flag", "choice") else {}
-        parser.add_argument(option.flag, dest=option.name, help=option.help, **kind)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the agents (seed * 16 + seat) and of the deal")
+        add(option.flag, dest=option.name, help=option.help, **kind)
+    add("--seed", type=int, default=0, help="seed of the agents (seed * 16 + seat) and of the deal")
 
 
 def table_parser(argv: list[str] | None, **kw: Any) -> tuple[argparse.ArgumentParser, GameSpec]:
@@ -142,9 +125,7 @@ def seat_specs(specs: list[str], players: int, human_seat: int, what: str = "--s
 def build_agents(spec: GameSpec, players: int, specs: dict[int, str], seed: int) -> tuple[dict[int, Any], list[str]]:
     """The agents of ``specs`` (seat -> spec) for ``spec``'s game, seat ``s`` seeded ``seed * 16 + s``, and the
     warnings of :func:`agents.check_spec` (once per spec); :class:`~agents.AgentSpecError` for a bad spec."""
-    notes: list[str] = []
-    for text in dict.fromkeys(specs.values()):
-        notes.extend(check_spec(text, players, game=spec.name))
+    notes = [note for text in dict.fromkeys(specs.values()) for note in check_spec(text, players, game=spec.name)]
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=PlayerCountWarning)  # in the notes just above
         agents = {seat: load_agent(text, game=spec, seed=seed * 16 + seat) for seat, text in specs.items()}

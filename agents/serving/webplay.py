@@ -134,8 +134,6 @@ def parse_body(raw: bytes, fields: Collection[str], shape: str) -> dict:
         )
     try:
         body = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
-    except PlayError:
-        raise
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         raise _request_error(f"the request body is not JSON: {exc}; send {shape}") from None
     if not isinstance(body, dict):
@@ -180,7 +178,7 @@ class PlaySession:
         self.human_seat = human_seat
         self.seed = seed
         self.agents, self.warnings = build_agents(self.spec, players, self.specs, seed)
-        self.names = ["you" if s == human_seat else f"{self.agents[s].name}" for s in range(players)]
+        self.names = ["you" if s == human_seat else str(self.agents[s].name) for s in range(players)]
         self.page = page_for(self.spec)
         self.session = session or secrets.token_urlsafe(16)
         self.hidden_record = not self.spec.perfect_information or self.spec.chance
@@ -209,9 +207,9 @@ class PlaySession:
         with self.lock:
             game = self.game
             if not isinstance(move, str):
-                raise PlayError(400, f"field 'move' must be a move string in notation, got {move!r}", "request")
+                raise _request_error(f"field 'move' must be a move string in notation, got {move!r}")
             if at is not None and not is_int(at):
-                raise PlayError(400, f"field 'at' must be the move count you saw (an integer), got {at!r}", "request")
+                raise _request_error(f"field 'at' must be the move count you saw (an integer), got {at!r}")
             if game.is_over:
                 raise PlayError(400, f"game over: the game ended after {game.move_count} moves", "game over")
             seat, count = game.current_player, game.move_count
@@ -378,7 +376,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = parse_body(self._read_body(), {"session", "move", "at"}, '{"session": ..., "move": ..., "at": ...}')
             session.check_session(body.get("session"))
             if "move" not in body:
-                raise PlayError(400, "missing field 'move'", "request")
+                raise _request_error("missing field 'move'")
             self._json(200, session.play(body["move"], body.get("at")))
         elif path == "/api/new":
             body = parse_body(self._read_body(), {"session"}, '{"session": ...}')
@@ -391,24 +389,21 @@ class _Handler(BaseHTTPRequestHandler):
             raise PlayError(404, f"no such page: {path}", "request")
 
     def _read_body(self) -> bytes:
-        if self.headers.get("Transfer-Encoding") is not None:
-            self._drain = DRAIN_LIMIT
-            raise PlayError(411, "Transfer-Encoding is not accepted: send the body with a Content-Length", "request")
         values = [value.strip() for value in self.headers.get_all("Content-Length") or []]
-        if not values:
-            return b""
+        self._drain = DRAIN_LIMIT  # until the body is known to be read in full, or absent
+        if self.headers.get("Transfer-Encoding") is not None:
+            raise _request_error("Transfer-Encoding is not accepted: send the body with a Content-Length", 411)
         if len(set(values)) > 1:
-            self._drain = DRAIN_LIMIT
             raise _request_error(f"conflicting Content-Length headers {values}")
-        text = values[0]
+        text = values[0] if values else "0"
         if not re.fullmatch("[0-9]+", text):
-            self._drain = DRAIN_LIMIT
             raise _request_error(f"bad Content-Length {text!r}: not a byte count")
         length = int(text) if len(text) <= 12 else 10**12
         if length > MAX_BODY:
             self._drain = length
             shown = text if len(text) <= 20 else f"{text[:17]}..."
             raise _request_error(f"request body of {shown} bytes is over the limit of {MAX_BODY}", 413)
+        self._drain = 0
         body = bytearray()
         try:
             while len(body) < length and (chunk := self.rfile.read1(length - len(body))):
