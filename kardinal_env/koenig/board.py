@@ -260,50 +260,36 @@ class Board:
         self.country_ids = tuple(c["id"] for c in data["countries"])
         self.country_names = tuple(c["name"] for c in data["countries"])
         self.country_index = {cid: i for i, cid in enumerate(self.country_ids)}
-        site_ids: list[str] = []
-        site_country: list[int] = []
-        country_sites: list[tuple[int, ...]] = []
-        for ci, country in enumerate(data["countries"]):
-            first = len(site_ids)
-            site_ids += country["sites"]
-            site_country += [ci] * len(country["sites"])
-            country_sites.append(tuple(range(first, len(site_ids))))
-        self.site_ids = tuple(site_ids)
+        countries = range(len(self.country_ids))
+        self.site_ids = site_ids = tuple(s for c in data["countries"] for s in c["sites"])
         self.site_index = {sid: i for i, sid in enumerate(site_ids)}
-        self.site_country = tuple(site_country)
-        self.country_sites = tuple(country_sites)
+        self.site_country = site_country = tuple(ci for ci, c in enumerate(data["countries"]) for _ in c["sites"])
+        self.country_sites = tuple(tuple(s for s, ci in enumerate(site_country) if ci == c) for c in countries)
         cards = sorted(data["cards"], key=lambda c: c["type"])
         self.types = tuple(c["type"] for c in cards)
         self.type_index = {t: i for i, t in enumerate(self.types)}
         self.type_countries = tuple(tuple(self.country_index[cid] for cid in c["countries"]) for c in cards)
-        country_type = [0] * len(self.country_ids)
-        for i, cs in enumerate(self.type_countries):
-            for c in cs:
-                country_type[c] = i
-        self.country_type = tuple(country_type)
+        # Every country is named by exactly one type (validated).
+        self.country_type = country_type = tuple(
+            next(i for i, cs in enumerate(self.type_countries) if c in cs) for c in countries
+        )
         self.counts = tuple(c["count"] for c in cards)
-        adjacency: list[list[int]] = [[] for _ in site_ids]
-        roads = []
-        for a, b in data["roads"]:
-            ia, ib = self.site_index[a], self.site_index[b]
-            adjacency[ia].append(ib)
-            adjacency[ib].append(ia)
-            roads.append((ia, ib))
-        self.adjacency = tuple(tuple(sorted(n)) for n in adjacency)
-        self.roads = tuple(roads)
+        self.roads = tuple((self.site_index[a], self.site_index[b]) for a, b in data["roads"])
+        self.adjacency = tuple(
+            tuple(sorted(b if a == s else a for a, b in self.roads if s in (a, b))) for s in range(len(site_ids))
+        )
         self.alliances = tuple((self.country_index[a], self.country_index[b]) for a, b in data["alliances"])
         # The move table.
         T = len(self.types)
         P = self.pay_stride = T + 1
         moves = []
-        for s, sid in enumerate(site_ids):
-            moves.append(f"K@{sid}/{self.types[country_type[site_country[s]]]}")
-            moves += [f"K@{sid}/{t}{t}" for t in self.types]
-        self.advisor_base = len(moves)
+        targets = [("K", sid, site_country[s]) for s, sid in enumerate(site_ids)]  # (kind, id, country)
+        targets += [("A", cid, c) for c, cid in enumerate(self.country_ids)]
+        for kind, target, c in targets:
+            moves.append(f"{kind}@{target}/{self.types[country_type[c]]}")
+            moves += [f"{kind}@{target}/{t}{t}" for t in self.types]
+        self.advisor_base = P * len(site_ids)
         self.site_moves = tuple(tuple(range(s * P, s * P + P)) for s in range(len(site_ids)))
-        for c, cid in enumerate(self.country_ids):
-            moves.append(f"A@{cid}/{self.types[country_type[c]]}")
-            moves += [f"A@{cid}/{t}{t}" for t in self.types]
         self.end_id = len(moves)
         moves.append("end")
         self.discard_base = len(moves)
@@ -314,17 +300,10 @@ class Board:
         moves.append("draw:deck")
         self.num_moves = len(moves)
         self.moves = tuple(moves)
-
-        def pay(country: int, j: int) -> tuple[int, ...]:
-            return (country_type[country],) if j == 0 else (j - 1, j - 1)
-
-        spends = [pay(site_country[s], j) for s in range(len(site_ids)) for j in range(P)]
-        spends += [pay(c, j) for c in range(len(self.country_ids)) for j in range(P)]
-        spends += [()] + [(i,) for i in range(T)] + [()] * (T + 1)
-        self.move_spends: tuple[tuple[int, ...], ...] = tuple(spends)
+        pays = [(country_type[c],) if j == 0 else (j - 1, j - 1) for _, _, c in targets for j in range(P)]
+        self.move_spends: tuple[tuple[int, ...], ...] = tuple(pays + [()] + [(i,) for i in range(T)] + [()] * (T + 1))
         self.move_index = {m: i for i, m in enumerate(moves)}
-        assert len(self.move_index) == len(moves) and P * len(site_ids) == self.advisor_base
-        assert len(self.move_spends) == len(moves)
+        assert len(self.move_index) == len(moves) == len(self.move_spends)
 
     @property
     def num_countries(self) -> int:

@@ -10,6 +10,7 @@ pile's at the first run-out), and their checks; :class:`DeckError` (a ``ValueErr
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from kardinal_env.core.checks import is_int
@@ -26,9 +27,7 @@ class DeckError(ValueError):
 
 def card_census(cards: list[int]) -> str:
     """Cards (type digits) as a census for error messages: ``{type 1: 2, type 4: 1}``."""
-    counts: dict[int, int] = {}
-    for t in cards:
-        counts[t] = counts.get(t, 0) + 1
+    counts = Counter(cards)
     return "{" + ", ".join(f"type {t}: {counts[t]}" for t in sorted(counts)) + "}"
 
 
@@ -49,12 +48,7 @@ def check_order(b: Board, players: int, given: object, cards: list[int] | None, 
 def check_plan(b: Board, players: int, plan: list[int], cards: list[int]) -> None:
     """:class:`DeckError` when the reshuffle order ``plan`` (type indices) holds more cards of a type than the
     ``players``-player deck (``cards``, type digits) has: the pile at the run-out is part of the deck's cards."""
-    spare = [0] * len(b.types)
-    for t in cards:
-        spare[b.type_index[t]] += 1
-    for t in plan:
-        spare[t] -= 1
-    if min(spare) < 0:
+    if Counter(plan) - Counter(b.type_index[t] for t in cards):
         raise DeckError(
             f"reshuffle: holds {_census(b, plan)}, more than the {players}-player "
             f"deck on board {b.name!r} has ({card_census(cards)})"

@@ -144,11 +144,10 @@ class Game(TurnBasedGame, Explain, Worlds):
         self._reshuffled = None
         self._deck = order[::-1]  # top of the deck at the end
         self._hands = [[0] * T for _ in range(n)]
-        self._hand_size = [0] * n
-        for seat in range(n):
+        for hand in self._hands:
             for _ in range(HAND_SIZE):
-                self._hands[seat][self._deck.pop()] += 1
-            self._hand_size[seat] = HAND_SIZE
+                hand[self._deck.pop()] += 1
+        self._hand_size = [HAND_SIZE] * n
         self._display = [self._deck.pop() for _ in range(DISPLAY_SIZE)]
         self._pile = []
         self._owner = [-1] * len(b.site_ids)
@@ -263,23 +262,16 @@ class Game(TurnBasedGame, Explain, Worlds):
                     f"{source}: field 'reshuffle' is null but the deck runs out for the first time at move {i} "
                     f"({move!r})"
                 )
-        lacks = game._plan_lacks()
-        if lacks is not None:
-            raise RecordError(
-                f"{source}: field 'reshuffle' cannot be the discard pile at the first run-out: it lacks "
-                f"{lacks} of the pile after {len(parts.moves)} moves"
-            )
+        plan = game.reshuffle_plan
+        if plan is not None and game.reshuffle_order is None:  # a plan still waiting must hold the pile so far
+            missing = Counter(game.discard_pile()) - Counter(plan)
+            if missing:
+                raise RecordError(
+                    f"{source}: field 'reshuffle' cannot be the discard pile at the first run-out: it lacks "
+                    f"{card_census(list(missing.elements()))} of the pile after {len(parts.moves)} moves"
+                )
         check_replayed_result(parts.result, game, source)
         return game
-
-    def _plan_lacks(self) -> str | None:
-        """For :meth:`from_record`: the cards of the pile so far that a reshuffle order still waiting for
-        the first run-out lacks (a census), or None."""
-        plan = self.reshuffle_plan
-        if plan is None or self.reshuffle_order is not None:
-            return None
-        missing = Counter(self.discard_pile()) - Counter(plan)
-        return card_census(list(missing.elements())) if missing else None
 
     def __repr__(self) -> str:
         return (
@@ -288,13 +280,6 @@ class Game(TurnBasedGame, Explain, Worlds):
         )
 
     # ================================================================== internals
-    def _pay_options(self, hand: list[int], country: int, budget: int) -> list[int]:
-        """Payment offsets ``j`` (0 single, 1 + t pair of t) affordable in ``country`` within ``budget`` cards."""
-        opts = [0] if hand[self.board.country_type[country]] else []
-        if budget >= 2:
-            opts += [1 + t for t, k in enumerate(hand) if k >= 2]
-        return opts
-
     def _generate(self) -> list[int]:
         phase = self._phase
         b = self.board
@@ -347,17 +332,17 @@ class Game(TurnBasedGame, Explain, Worlds):
         b = self.board
         seat = self._current
         c = self._country
-        opts = self._pay_options(self._hands[seat], c, MAX_CARDS_PER_TURN - self._paid)
-        if not opts:
-            return []
-        P = b.pay_stride
+        hand = self._hands[seat]
+        # Payment offsets j (0 single, 1 + t pair of t) affordable within the turn's three cards.
+        opts = [0] if hand[b.country_type[c]] else []
+        if self._paid <= MAX_CARDS_PER_TURN - 2:
+            opts += [1 + t for t, k in enumerate(hand) if k >= 2]
         out: list[int] = []
         if self._cl_left[seat]:
-            k = self._kids[c]
             for j in opts:
-                out += k[j]
+                out += self._kids[c][j]
         if self._ad_left[seat] and self._ad_total[c] < self._cl_max[c]:
-            base = b.advisor_base + c * P
+            base = b.advisor_base + c * b.pay_stride
             out += [base + j for j in opts]
         if out:
             out.append(b.end_id)
@@ -385,65 +370,58 @@ class Game(TurnBasedGame, Explain, Worlds):
             else:
                 self._moves = None
             return
-        if m < b.end_id:
-            P = b.pay_stride
-            seat = self._current
-            hand = self._hands[seat]
-            if m < b.advisor_base:
-                site, j = divmod(m, P)
-                c = b.site_country[site]
-            else:
-                c, j = divmod(m - b.advisor_base, P)
-                site = -1
-            t, cost = (j - 1, 2) if j else (b.country_type[c], 1)  # a pair of type j - 1, or one card naming c
-            hand[t] -= cost
-            self._pile += (t,) * cost
-            self._hand_size[seat] -= cost
-            self._paid += cost
-            was_empty = self._cl_total[c] == 0
-            self._now = None
-            if site >= 0:
-                self._parts[0][c] = None
-                self._parts[2][seat] = None
-                self._owner[site] = seat
-                self._free[c].remove(site)
-                self._kids[c] = _site_ids(self._free[c], b)
-                row = self._cl[c]
-                row[seat] += 1
-                self._cl_total[c] += 1
-                self._cl_max[c] = max(self._cl_max[c], row[seat])
-                self._cl_left[seat] -= 1
-            else:
-                self._parts[1] = None
-                self._ad[c][seat] += 1
-                self._ad_total[c] += 1
-                self._ad_left[seat] -= 1
-            self._pieces += 1
-            self._placements += 1
-            if self._pieces == 1:
-                self._country = c
-                self._was_empty = was_empty
-                if not was_empty:
-                    moves = self._second_moves()
-                    if moves:
-                        self._phase = SECOND
-                        self._moves = moves
-                        return
+        if m == b.end_id:
             self._start_draw()
-        elif m == b.end_id:
-            self._start_draw()
-        else:  # a discard
-            seat = self._current
-            t = m - b.discard_base
-            self._hands[seat][t] -= 1
-            self._hand_size[seat] -= 1
-            self._pile.append(t)
+            return
+        seat = self._current
+        spent = b.move_spends[m]  # a discard's card, or a piece's: one naming its country or a pair
+        self._hands[seat][spent[0]] -= len(spent)
+        self._hand_size[seat] -= len(spent)
+        self._pile += spent
+        if m > b.end_id:  # a discard
             self._discards += 1
             if self.rules.discard == "one" or self._discards == MAX_CARDS_PER_TURN or not self._hand_size[seat]:
                 self._start_draw()
             else:
                 self._phase = DISCARD
                 self._moves = None
+            return
+        self._paid += len(spent)
+        if m < b.advisor_base:
+            site = m // b.pay_stride
+            c = b.site_country[site]
+        else:
+            site, c = -1, (m - b.advisor_base) // b.pay_stride
+        was_empty = self._cl_total[c] == 0
+        self._now = None
+        if site >= 0:
+            self._parts[0][c] = None
+            self._parts[2][seat] = None
+            self._owner[site] = seat
+            self._free[c].remove(site)
+            self._kids[c] = _site_ids(self._free[c], b)
+            row = self._cl[c]
+            row[seat] += 1
+            self._cl_total[c] += 1
+            self._cl_max[c] = max(self._cl_max[c], row[seat])
+            self._cl_left[seat] -= 1
+        else:
+            self._parts[1] = None
+            self._ad[c][seat] += 1
+            self._ad_total[c] += 1
+            self._ad_left[seat] -= 1
+        self._pieces += 1
+        self._placements += 1
+        if self._pieces == 1:
+            self._country = c
+            self._was_empty = was_empty
+            if not was_empty:
+                moves = self._second_moves()
+                if moves:
+                    self._phase = SECOND
+                    self._moves = moves
+                    return
+        self._start_draw()
 
     def _start_draw(self) -> None:
         if self._hand_size[self._current] < HAND_SIZE and (self._display or self._deck):
@@ -455,11 +433,7 @@ class Game(TurnBasedGame, Explain, Worlds):
     def _runout(self) -> None:  # the deck's last card was just taken
         self._runouts += 1
         if self._runouts == 1:
-            points = [0] * self._n
-            for row in self._cl:
-                for s, p in enumerate(scoring.cloister_points(row)):
-                    points[s] += p
-            self._interim = points
+            points = self._interim = list(self._scoring_parts()[0])  # the cloister scoring of the board now
             for s in range(self._n):
                 self._scores[s] += points[s]
             pile = self._pile

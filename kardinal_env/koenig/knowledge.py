@@ -49,7 +49,9 @@ digits. ``Game.determinize`` keeps the knowledge of the last position per seat.
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
+from itertools import islice
 from typing import Any, NamedTuple
 
 from kardinal_env.core.checks import is_int
@@ -152,14 +154,11 @@ class SeatKnowledge:
             for s, m in moves:
                 if s == seat:
                     continue
-                if m >= draw_base:
-                    if m != deck_id:
-                        known[s][m - draw_base] += 1
-                    continue
-                row = known[s]
-                for t in spends[m]:
-                    if row[t]:
-                        row[t] -= 1
+                if draw_base <= m < deck_id:
+                    known[s][m - draw_base] += 1
+                for t in spends[m]:  # none for a draw
+                    if known[s][t]:
+                        known[s][t] -= 1
 
         follow(log[:split])
         self._data: dict | None = None
@@ -201,10 +200,6 @@ class SeatKnowledge:
                         sizes[s] += 1
                         held[t] += 1
                         steps.append((_SPEND, s, t))
-            for s in others:
-                drawn = sum(1 for kind, who, _ in steps if kind == _NEW and who == s)
-                if drawn != self.hidden_draws[s]:  # pragma: no cover - an engine bug
-                    raise AssertionError(f"seat {s}: {drawn} draws from the new deck, {self.hidden_draws[s]} taken")
             self._start = ({s: list(known[s]) for s in others}, sizes)
         self._pool = [held[t] - sum(known[s][t] for s in others) for t in range(T)]
         follow(log[split:])  # nothing before the first run-out: split is the whole log
@@ -226,6 +221,9 @@ class SeatKnowledge:
         if self.new_deck is not None and self._start is not None:
             if min(self.new_deck) < 0 or sum(self.new_deck) != self.deck_size + sum(self.hidden_draws.values()):
                 problems.append(f"new deck {self.new_deck}")
+            drawn = Counter(who for kind, who, _ in self._steps if kind == _NEW)
+            if any(drawn[s] != k for s, k in self.hidden_draws.items()):
+                problems.append(f"draws from the new deck {dict(drawn)}, taken unseen {self.hidden_draws}")
             start, sizes = self._start
             if any(sum(start[s]) > sizes[s] for s in self._others) or sum(self._pool) != sum(
                 sizes[s] - sum(start[s]) for s in self._others
@@ -332,16 +330,9 @@ def deal_hidden(data: dict, rng: ShuffleRng) -> tuple[dict[int, list[int]], list
     if data["new_deck"] is None:
         pool = _cards(data["pool"])
         rng.shuffle(pool)
-        known = data["known"]
-        hands = {}
-        at = 0
-        for s in others:
-            cards = _cards(known[s])
-            need = sizes[s] - len(cards)
-            cards += pool[at : at + need]
-            at += need
-            hands[s] = cards
-        deck = pool[at:]
+        rest, known = iter(pool), data["known"]
+        hands = {s: _cards(known[s]) + list(islice(rest, sizes[s] - sum(known[s]))) for s in others}
+        deck = list(rest)
     else:
         for _ in range(_ATTEMPTS):
             try:
@@ -367,75 +358,56 @@ def _replay(
     old = list(data["pool"])
     new = list(data["new_deck"])
     steps = data["steps"]
-    spent = [0]
+    spent = 0
 
-    def walk(i: int) -> bool:
-        # Iterate over the steps that need no choice; recurse at a choice (so that it can be undone:
-        # the depth is the number of cards spent from placeholders, a few dozen at most).
-        undo: list[tuple[int, int, int]] = []
-        ok = False
-        try:
-            while i < len(steps):
-                spent[0] += 1
-                if budget is not None and spent[0] > budget:
-                    raise _DeadEnd
-                kind, s, t = steps[i]
-                if kind == _SHOWN:
-                    held[s][t] += 1
-                    undo.append((kind, s, t))
-                elif kind == _NEW:
-                    new_slots[s] += 1
-                    undo.append((kind, s, t))
-                elif held[s][t]:
-                    held[s][t] -= 1
-                    undo.append((_SPEND, s, t))
-                else:
-                    weights = (old_slots[s] * old[t], new_slots[s] * new[t])
-                    if not weights[0] and not weights[1]:
-                        return False
-                    first = rng.weighted(weights)
-                    for choice in (first, 1 - first):
-                        if not weights[choice]:
-                            continue
-                        slots, pool = (old_slots, old) if choice == 0 else (new_slots, new)
-                        slots[s] -= 1
-                        pool[t] -= 1
-                        if walk(i + 1):
-                            ok = True
-                            return True
-                        slots[s] += 1
-                        pool[t] += 1
-                    return False
-                i += 1
-            ok = True
-            return True
-        finally:
-            if not ok:
-                for kind, s, t in reversed(undo):
+    def walk(first: int) -> bool:
+        # Follow the steps that need no choice; recurse at a choice, so that it can be undone (the depth is
+        # the number of cards spent from placeholders, a few dozen at most).
+        nonlocal spent
+        for i in range(first, len(steps)):
+            spent += 1
+            if budget is not None and spent > budget:
+                raise _DeadEnd
+            kind, s, t = steps[i]
+            if kind == _SHOWN:
+                held[s][t] += 1
+            elif kind == _NEW:
+                new_slots[s] += 1
+            elif held[s][t]:
+                held[s][t] -= 1
+            else:
+                weights = (old_slots[s] * old[t], new_slots[s] * new[t])
+                if any(weights):
+                    tried = rng.weighted(weights)
+                    for choice in (tried, 1 - tried):
+                        if weights[choice]:
+                            slots, pool = (old_slots, old) if choice == 0 else (new_slots, new)
+                            slots[s] -= 1
+                            pool[t] -= 1
+                            if walk(i + 1):
+                                return True
+                            slots[s] += 1
+                            pool[t] += 1
+                for kind, s, t in steps[first:i]:  # a dead end: undo this call's steps (none was a choice)
                     if kind == _SHOWN:
                         held[s][t] -= 1
                     elif kind == _NEW:
                         new_slots[s] -= 1
                     else:
                         held[s][t] += 1
+                return False
+        return True
 
     if not walk(0):  # pragma: no cover - the true cards are one answer
         raise AssertionError(f"no world fits seat {data['seat']}'s knowledge")
-    old_cards = _cards(old)
-    new_cards = _cards(new)
+    old_cards, new_cards = _cards(old), _cards(new)
     rng.shuffle(old_cards)
     rng.shuffle(new_cards)
-    hands = {}
-    o = w = 0
-    for s in others:
-        cards = _cards(held[s])
-        cards += old_cards[o : o + old_slots[s]] + new_cards[w : w + new_slots[s]]
-        o += old_slots[s]
-        w += new_slots[s]
-        hands[s] = cards
-    if o != len(old_cards):  # pragma: no cover - a bug
-        raise AssertionError(f"{len(old_cards) - o} cards of the old hands are left over")
-    return hands, new_cards[w:]
+    old_rest, new_rest = iter(old_cards), iter(new_cards)
+    hands = {
+        s: _cards(held[s]) + list(islice(old_rest, old_slots[s])) + list(islice(new_rest, new_slots[s])) for s in others
+    }
+    return hands, list(new_rest)  # every old card is in a hand: the pool's size is the old placeholders' (_check)
 
 
 #: Steps of the replay after a run-out: a display draw (the card is known), a draw from the new deck

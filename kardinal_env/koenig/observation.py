@@ -53,8 +53,7 @@ import numpy as np
 from kardinal_env.koenig.engine import PHASES, Game
 from kardinal_env.koenig.knowledge import card_counts
 from kardinal_env.koenig.rules import ADVISORS, CLOISTERS, Rules
-
-_OVER_PHASE = PHASES.index("over")
+from kardinal_env.koenig.state import OVER
 
 __all__ = ["ObservationEncoder", "SEAT_SLOTS"]
 
@@ -104,45 +103,35 @@ class ObservationEncoder:
         for name, size, divisor in layout:
             self.segments[name] = slice(len(scale), len(scale) + size)
             scale += [divisor] * size
-        self.size = start = len(scale)
-        self.shape = (start,)
+        self.size = len(scale)
+        self.shape = (self.size,)
         self.scale = np.array(scale, dtype=np.float32)
-        # Constant part per observer: own seat, players, option.
+        at = self._at = {name: s.start for name, s in self.segments.items()}
+        # Per observer: the constant part (own seat, players, option) and where each absolute value lands.
+        # The board block (the first ``board_end`` entries) changes only with a piece, so it is cached;
+        # ``_board_targets`` place the cloister then advisor counts, ``_seat_targets`` the per-seat values,
+        # ``_owner_code[observer][owner + 1]`` a site's one-hot.
         n = rules.players
-        self._constant = []
-        for observer in range(n):
-            const = np.zeros(start, dtype=np.float32)
-            const[self.segments["own_seat"].start + observer] = 1
-            const[self.segments["players"].start + _PLAYER_COUNTS.index(n)] = 1
-            const[self.segments["discard_any"]] = float(rules.discard == "any")
-            self._constant.append(const)
-        # Per observer, where each absolute value lands: the board block (the first ``board_end`` entries)
-        # changes only with a piece, so it is cached; ``_board_targets`` place the cloister then advisor
-        # counts, ``_seat_targets`` the per-seat values, ``_owner_code[observer][owner + 1]`` a site's one-hot.
         self._slot_of_seat = [[(seat - observer) % n for seat in range(n)] for observer in range(n)]
-        self._board_end = self.segments["advisors"].stop
-        self._board_targets = []
-        self._seat_targets = []
-        self._owner_code = []
+        self._constant, self._board_targets, self._seat_targets, self._owner_code = [], [], [], []
         per_seat = ("hand_sizes", "cloisters_left", "advisors_left", "scores", "projected")
-        for observer in range(n):
-            slot = self._slot_of_seat[observer]
-            board_targets = []
-            for name in ("cloisters", "advisors"):
-                base = self.segments[name].start
-                board_targets += [base + c * P + slot[seat] for c in range(C) for seat in range(n)]
-            seat_targets = []
-            for name in per_seat:
-                base = self.segments[name].start
-                seat_targets += [base + slot[seat] for seat in range(n)]
-            self._board_targets.append(np.array(board_targets, dtype=np.intp))
-            self._seat_targets.append(np.array(seat_targets, dtype=np.intp))
-            self._owner_code.append(np.array([0] + [1 + slot[seat] for seat in range(n)], dtype=np.intp))
-        self._site_base = self.segments["site_owner"].start + np.arange(S, dtype=np.intp) * (P + 1)
+        for observer, slot in enumerate(self._slot_of_seat):
+            const = np.zeros(self.size, dtype=np.float32)
+            const[at["own_seat"] + observer] = 1
+            const[at["players"] + _PLAYER_COUNTS.index(n)] = 1
+            const[at["discard_any"]] = float(rules.discard == "any")
+            self._constant.append(const)
+            targets = [
+                at[k] + c * P + slot[seat] for k in ("cloisters", "advisors") for c in range(C) for seat in range(n)
+            ]
+            self._board_targets.append(np.array(targets, dtype=np.intp))
+            targets = [at[k] + slot[seat] for k in per_seat for seat in range(n)]
+            self._seat_targets.append(np.array(targets, dtype=np.intp))
+            self._owner_code.append(np.array([0] + [1 + k for k in slot], dtype=np.intp))
+        self._board_end = self.segments["advisors"].stop
+        self._site_base = at["site_owner"] + np.arange(S, dtype=np.intp) * (P + 1)
         self._board_cache: list[tuple[object, int, np.ndarray] | None] = [None] * n
         self._T = T
-        s_ = self.segments
-        self._at = {name: s_[name].start for name in s_}
 
     def _board_block(self, game: Game, view, observer: int) -> np.ndarray:
         """The first ``board_end`` entries for ``observer`` (cached until the next placement)."""
@@ -152,9 +141,8 @@ class ObservationEncoder:
         block = np.zeros(self._board_end, dtype=np.float32)
         owners = np.array(view.owner, dtype=np.intp) + 1
         block[self._site_base + self._owner_code[observer][owners]] = 1
-        block[self._board_targets[observer]] = [k for row in view.cloisters for k in row] + [
-            k for row in view.advisors for k in row
-        ]
+        counts = [k for rows in (view.cloisters, view.advisors) for row in rows for k in row]
+        block[self._board_targets[observer]] = counts
         self._board_cache[observer] = (game, view.placements, block)
         return block
 
@@ -178,7 +166,7 @@ class ObservationEncoder:
         obs[at["deck_size"]] = view.deck_size
         obs[at["runouts"] + view.runouts] = 1
         obs[at["last_round"]] = float(view.last_round)
-        over = view.phase == _OVER_PHASE
+        over = view.phase == OVER
         if over or view.current == observer:
             obs[at["phase"] + view.phase] = 1
         if not over:

@@ -232,22 +232,17 @@ class GameState:
         now = self._now
         if now is None:
             b = self.board
-            n = self._n
             parts = self._parts  # per-country cloister points, alliance points, per-seat chain points
-            cl = [0] * n
+            countries, chains = parts[0], parts[2]
             for c, row in enumerate(self._cl):
-                pts = parts[0][c]
-                if pts is None:
-                    pts = parts[0][c] = scoring.cloister_points(row)
-                for s in range(n):
-                    cl[s] += pts[s]
+                if countries[c] is None:
+                    countries[c] = scoring.cloister_points(row)
             if parts[1] is None:
                 parts[1] = scoring.alliance_points(self._ad, b.alliances)
-            chains = parts[2]
-            for s in range(n):
+            for s in range(self._n):
                 if chains[s] is None:
                     chains[s] = scoring.seat_chain_points(self._owner, b.adjacency, s)
-            now = self._now = (cl, list(parts[1]), list(chains))
+            now = self._now = ([sum(p) for p in zip(*countries)], list(parts[1]), list(chains))
         return now
 
     def projected_scores(self) -> list[int]:
