@@ -76,10 +76,8 @@ def add_rule_option_flags(parser: argparse.ArgumentParser, tool: str) -> None:
                 f"rules option {name!r} of {owners[0][0].name} would be {option.flag}, which {tool} "
                 "uses for something else; rename the option"
             )
-        helps = []
-        for spec, opt in owners:
-            default = f" (default {opt.default})" if opt.default not in (None, False) else ""
-            helps.append(f"{spec.name}: {opt.help}{default}")
+        defaults = [f" (default {opt.default})" if opt.default not in (None, False) else "" for _, opt in owners]
+        helps = [f"{spec.name}: {opt.help}{default}" for (spec, opt), default in zip(owners, defaults)]
         kinds = {opt.kind for _, opt in owners}
         kw: dict[str, Any] = {"dest": "rule_" + name, "default": None, "help": "; ".join(helps)}
         if kinds == {"flag"}:

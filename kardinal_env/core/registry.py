@@ -344,9 +344,12 @@ def on_register(listener: Callable[[GameSpec], None], on_unregister: Callable[[G
         listener(spec)
 
 
-def _as_spec(obj: Any) -> Any:
-    """An entry point's or plugin's object: a spec, or a function returning one, called."""
-    return obj() if callable(obj) and not isinstance(obj, GameSpec) else obj
+def _spec_of(obj: Any, must: str) -> GameSpec:
+    """An entry point's or plugin's object: a spec, or a function returning one, called; else TypeError ``must ...``."""
+    spec = obj() if callable(obj) and not isinstance(obj, GameSpec) else obj
+    if not isinstance(spec, GameSpec):
+        raise TypeError(f"{must} a GameSpec or a function returning one, got {type(spec).__name__}")
+    return spec
 
 
 def load_entry_points(force: bool = False) -> None:
@@ -356,9 +359,7 @@ def load_entry_points(force: bool = False) -> None:
     if _ENTRY_POINTS_LOADED and not force:
         return
     for where, obj in entry_point_objects(ENTRY_POINT_GROUP):
-        spec = _as_spec(obj)
-        if not isinstance(spec, GameSpec):
-            raise TypeError(f"{where} must be a GameSpec or a function returning one, got {type(spec).__name__}")
+        spec = _spec_of(obj, f"{where} must be")
         if spec.name not in _GAMES:
             register_game(spec)
     _ENTRY_POINTS_LOADED = True
@@ -383,9 +384,7 @@ def load_plugins(plugins: str | Iterable[str] | None, source: str = "--plugin") 
             raise ImportError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from exc
         if ":" in name:
             try:
-                spec = _as_spec(obj)
-                if not isinstance(spec, GameSpec):
-                    raise TypeError(f"must name a GameSpec or a function returning one, got {type(spec).__name__}")
+                spec = _spec_of(obj, "must name")
                 register_game(spec)
             except (TypeError, ValueError) as exc:
                 raise (TypeError if isinstance(exc, TypeError) else ValueError)(f"{where}: {exc}") from exc

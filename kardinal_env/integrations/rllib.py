@@ -149,9 +149,8 @@ class KardinalMaskedRLModule(_MaskedActorCritic):
         self.spatial_head = num_actions == SPATIAL_ACTION_PLANES * height * width + NON_SPATIAL_ACTIONS
         if self.spatial_head:
             self.plane_logits = nn.Conv2d(ch, SPATIAL_ACTION_PLANES, 1)
-            self.scalar_logits = nn.Linear(2 * ch, NON_SPATIAL_ACTIONS)
-        else:  # some other action layout: a plain linear head on the pooled features
-            self.scalar_logits = nn.Linear(2 * ch, num_actions)
+        # on another action layout, a plain linear head on the pooled features
+        self.scalar_logits = nn.Linear(2 * ch, NON_SPATIAL_ACTIONS if self.spatial_head else num_actions)
         self.value_head = nn.Sequential(nn.Linear(2 * ch, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
     def _features(self, board: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -229,13 +228,10 @@ class LeagueMapping:
         self.opponents = tuple(opponents)
         self.main = main
 
-    def main_seat(self, episode_id) -> int:
-        return _stable_hash(episode_id) % self.players
-
     def __call__(self, agent_id, episode=None, **kwargs) -> str:
         seat = _seat(agent_id)
         eid = getattr(episode, "id_", None)
-        if seat == self.main_seat(eid):
+        if seat == _stable_hash(eid) % self.players:
             return self.main
         return self.opponents[_stable_hash(eid, seat) % len(self.opponents)]
 
@@ -259,37 +255,27 @@ class LeagueCallback(RLlibCallback):
         self.snapshots: list[str] = []
         self._episodes_since_snapshot = 0
 
-    @staticmethod
-    def main_win_share(episode) -> float | None:
-        """``main``'s win share in a finished episode, or ``None`` (no ``main`` seat or no ``winners``)."""
-        for agent_id in episode.agent_ids:
-            if episode.module_for(agent_id) == MAIN:
-                infos = episode.agent_episodes[agent_id].get_infos()
-                winners = infos[-1].get("winners") if len(infos) else None
-                return None if winners is None else win_share(winners, _seat(agent_id))
-        return None
-
     def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
+        """Log ``main``'s win share (its first seat's final ``infos``' ``winners``) and final rewards."""
         if metrics_logger is None:
             return
-        share = self.main_win_share(episode)
-        if share is not None:
-            metrics_logger.log_value("win_rate", share, reduce="mean", window=100)
+        mains = [agent_id for agent_id in episode.agent_ids if episode.module_for(agent_id) == MAIN]
+        infos = episode.agent_episodes[mains[0]].get_infos() if mains else []
+        winners = infos[-1].get("winners") if len(infos) else None
+        if winners is not None:
+            metrics_logger.log_value("win_rate", win_share(winners, _seat(mains[0])), reduce="mean", window=100)
         rewards = episode.get_rewards()
-        for agent_id in episode.agent_ids:
+        for agent_id in mains:
             r = rewards.get(agent_id)
-            if episode.module_for(agent_id) == MAIN and r is not None and len(r):
+            if r is not None and len(r):
                 metrics_logger.log_value("main_final_reward", float(r[-1]), reduce="mean", window=100)
 
     def on_train_result(self, *, algorithm, result, metrics_logger=None, **kwargs) -> None:
         env_results = result.get(ENV_RUNNER_RESULTS, {})
         win_rate = env_results.get("win_rate")
         self._episodes_since_snapshot += int(env_results.get("num_episodes", 0) or 0)
-        if (
-            win_rate is not None
-            and win_rate > self.win_rate_threshold
-            and self._episodes_since_snapshot >= self.min_episodes
-        ):
+        enough = self._episodes_since_snapshot >= self.min_episodes
+        if win_rate is not None and win_rate > self.win_rate_threshold and enough:
             self.add_snapshot(algorithm)
         result["league_size"] = len(self.snapshots) + 2  # main + random + snapshots
         result["league"] = [MAIN, RANDOM, *self.snapshots]
@@ -390,17 +376,12 @@ def ppo_config(
         )
         .debugging(seed=seed)
     )
-    mapping: Any = _all_main
     if league:
         specs[RANDOM] = RLModuleSpec(module_class=MaskedRandomRLModule)
-        mapping = LeagueMapping(players, (RANDOM,))
         config = config.callbacks(
             functools.partial(LeagueCallback, players, win_rate_threshold=win_rate_threshold, min_episodes=min_episodes)
         )
+    mapping = LeagueMapping(players, (RANDOM,) if league else (MAIN,))  # without a league every seat plays main
     return config.multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=[MAIN]).rl_module(
         rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs)
     )
-
-
-def _all_main(agent_id, episode=None, **kwargs) -> str:
-    return MAIN

@@ -55,8 +55,7 @@ class TianshouEnv(PettingZooEnv):
         shares = np.zeros(seats, dtype=np.float32)
         if game.is_over:
             scores[:] = game.scores()
-            winners = game.winners()
-            shares[:] = [win_share(winners, seat) for seat in range(seats)]
+            shares[:] = [win_share(game.winners(), seat) for seat in range(seats)]
         return {"scores": scores, "win_share": shares}
 
 
