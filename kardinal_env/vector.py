@@ -381,7 +381,7 @@ class VectorEnv(Arrays):
         final_info = self.final_info
         if copy:
             arrays, final_info = [a.copy() for a in arrays], {i: dict(v) for i, v in final_info.items()}
-        return VectorStep(*arrays[:-1], {"final_observation": arrays[-1], "final_info": final_info})
+        return VectorStep._make([*arrays[:-1], {"final_observation": arrays[-1], "final_info": final_info}])
 
 
 # VectorEnv checks arguments and actions, then hands the batch to PythonBackend or CoreBackend. A backend owns the

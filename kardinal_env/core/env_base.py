@@ -27,6 +27,8 @@ allocation per step, and a kept array changes with that seat's next observation 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -43,7 +45,9 @@ __all__ = ["TurnBasedEnv", "RENDER_MODES"]
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
 
-_AEC_FIELDS = "agents rewards _cumulative_rewards terminations truncations infos agent_selection _forfeit".split()
+_AEC_FIELDS = (
+    "_game agents rewards _cumulative_rewards terminations truncations infos agent_selection _forfeit action_spaces"
+).split()
 
 
 class TurnBasedEnv(AECEnv, EzPickle):
@@ -59,14 +63,12 @@ class TurnBasedEnv(AECEnv, EzPickle):
         observation: spaces.Box,
         num_actions: int,
         reward: str,
-        render_mode,
-        illegal_action: str = "raise",
+        render_mode: str | None,
+        illegal_action: str,
     ) -> None:
-        check_scheme(reward)
+        """Set up the spaces and options (``render_mode`` checked by the caller)."""
+        self.reward_scheme = check_scheme(reward)
         self.illegal_action = check_illegal_action(illegal_action)
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be one of {list(RENDER_MODES)} or None, got {render_mode!r}")
-        self.reward_scheme = reward
         self.render_mode = render_mode
         self.num_actions = num_actions
         self.possible_agents = [f"player_{i}" for i in range(players)]
@@ -81,62 +83,44 @@ class TurnBasedEnv(AECEnv, EzPickle):
         self._chance = random.Random()
         self._actions_cache: tuple[int, np.ndarray] | None = None
 
-    def _new_game(self, chance: random.Random) -> Any:  # pragma: no cover - abstract
-        raise NotImplementedError
+    # what a subclass provides (the module docstring)
+    _new_game: Callable[[random.Random], Any]
+    _compute_legal_actions: Callable[[], np.ndarray]
+    _play: Callable[[int, int], float | None]
+    _render_text: Callable[[], str]
+    _render_image: Callable[[], np.ndarray]
 
     #: Whether a core-backed game writes into arrays this env owns (the module docstring).
     writes_core_buffers = False
 
     def _core_mask(self, game: Any, seat: int) -> np.ndarray:
         """``seat``'s mask, written by the core into this env's array (all zeros after a forfeit)."""
-        out = self._seat_buffers(seat)[1]
+        out = self._buffers[seat][1]
         if self._forfeit is None:
             game.core.action_mask_into(out, seat)
         else:
             out.fill(0)
         return out
 
-    def _seat_buffers(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
-        """The observation and mask arrays this env owns for ``seat``, allocated on first use."""
-        buffers = self.__dict__.get("_buffers")
-        if buffers is None:
-            box: Any = self.observation_spaces[self.possible_agents[0]]["observation"]
-            buffers = self._buffers = [
-                (np.zeros(box.shape, dtype=box.dtype), np.zeros(self.num_actions, dtype=np.int8))
-                for _ in self.possible_agents
-            ]
-        return buffers[seat]
-
-    def _compute_legal_actions(self) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _play(self, action: int, seat: int) -> float | None:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _render_text(self) -> str:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _render_image(self) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @cached_property
+    def _buffers(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The observation and mask arrays this env owns for each seat, allocated on first use."""
+        box: Any = self.observation_spaces[self.possible_agents[0]]["observation"]
+        return [(np.zeros(box.shape, box.dtype), np.zeros(self.num_actions, np.int8)) for _ in self.possible_agents]
 
     def __getstate__(self):
         """Constructor arguments (EzPickle) plus the game so far: an unpickled env continues the game."""
         state = EzPickle.__getstate__(self)
         state["chance"] = self._chance.getstate()
         if self._game is not None:
-            state["game"] = self._game
             state["aec"] = {k: getattr(self, k) for k in _AEC_FIELDS}
-            state["action_spaces"] = self.action_spaces
         return state
 
     def __setstate__(self, state):
         EzPickle.__setstate__(self, state)
         self._chance.setstate(state["chance"])
-        if "game" in state:
-            self._game = state["game"]
-            for k, v in state["aec"].items():
-                setattr(self, k, v)
-            self.action_spaces = state["action_spaces"]
+        for k, v in state.get("aec", {}).items():
+            setattr(self, k, v)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -182,7 +166,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
         seat = self.agent_name_mapping[agent]
         game = self.game
         if self.writes_core_buffers and game.compiled:  # the core writes both arrays the env owns
-            observation = self._seat_buffers(seat)[0]
+            observation = self._buffers[seat][0]
             game.core.encode_into(seat, observation)
             return {"observation": observation, "action_mask": self._core_mask(game, seat)}
         return {"observation": self.encoder.encode(game, seat), "action_mask": self.action_mask(agent)}
@@ -222,7 +206,15 @@ class TurnBasedEnv(AECEnv, EzPickle):
         except IllegalMoveError as error:  # the engine refused the move: nothing has changed
             if self.illegal_action == "raise":
                 raise
-            self._end_by_forfeit(agent, forfeit(error, action, seat, len(self.possible_agents), self.reward_scheme))
+            lost = self._forfeit = forfeit(error, action, seat, len(self.possible_agents), self.reward_scheme)
+            self._cumulative_rewards[agent] = 0.0
+            for a, r in zip(self.agents, lost.rewards, strict=True):
+                self.rewards[a] = r
+            self.terminations = {a: True for a in self.agents}
+            self.infos = {a: lost.info() for a in self.agents}
+            self._accumulate_rewards()
+            if self.render_mode == "human":
+                self.render()
             return
         self._cumulative_rewards[agent] = 0.0
         if earned is not None:
@@ -237,17 +229,6 @@ class TurnBasedEnv(AECEnv, EzPickle):
             self.agent_selection = self.possible_agents[game.current_player]
         if earned is not None or game.is_over:  # otherwise every reward of this step is 0
             self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
-
-    def _end_by_forfeit(self, agent: str, lost: Forfeit) -> None:
-        self._forfeit = lost
-        self._cumulative_rewards[agent] = 0.0
-        for a, r in zip(self.agents, lost.rewards, strict=True):
-            self.rewards[a] = r
-        self.terminations = {a: True for a in self.agents}
-        self.infos = {a: lost.info() for a in self.agents}
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -266,5 +247,5 @@ class TurnBasedEnv(AECEnv, EzPickle):
             return self._render_text()
         return self._render_image()
 
-    def close(self) -> None:
+    def close(self) -> None:  # PettingZoo's api_test wants an override of AECEnv.close when render exists
         pass
