@@ -174,23 +174,21 @@ def _load_failure(magic: bytes, size: int, exc: Exception) -> str:
     return f"not a torch checkpoint file ({size} bytes, does not start like one): {first}"
 
 
-def _game_of_env(env: Any, path) -> GameSpec:
-    known = {spec.env_name: spec for spec in games().values()}
-    for spec in games().values():  # earlier versions with the same observations and actions
-        for previous in spec.previous_envs:
-            known.setdefault(previous, spec)
-    if env not in known:
-        raise CheckpointError(path, f"made for env {env!r}; this version knows {', '.join(map(repr, known))}")
-    return known[env]
-
-
 def checkpoint_game(ckpt: dict, path="checkpoint") -> GameSpec:
     """The registered game of a checkpoint dict (version 1: by its ``env``); :class:`CheckpointError` otherwise."""
     fmt = ckpt.get("format")
     if fmt is None and "game" not in ckpt:  # version 1: the game is named by its environment
         if "env" not in ckpt:
             raise CheckpointError(path, "no 'env' or 'game' key: nothing says which game it was trained on")
-        return _game_of_env(ckpt["env"], path)
+        known = {spec.env_name: spec for spec in games().values()}
+        for spec in games().values():  # earlier versions with the same observations and actions
+            for previous in spec.previous_envs:
+                known.setdefault(previous, spec)
+        if ckpt["env"] not in known:
+            raise CheckpointError(
+                path, f"made for env {ckpt['env']!r}; this version knows {', '.join(map(repr, known))}"
+            )
+        return known[ckpt["env"]]
     if fmt is not None and fmt != CHECKPOINT_FORMAT:
         raise CheckpointError(
             path,
@@ -280,12 +278,8 @@ def read_checkpoint(path, build: bool = True):
     if not isinstance(ckpt.get("config", {}), dict):
         raise CheckpointError(path, f"'config' is a {type(ckpt['config']).__name__}, expected a dict")
     search_defaults(ckpt, path)
-    net = _build(ckpt, path, spec, rules) if build else None
-    return ckpt, net
-
-
-def _build(ckpt: dict, path, spec: GameSpec, rules: Any) -> torch.nn.Module:
-    mc = ckpt["model_config"]
+    if not build:
+        return ckpt, None
     try:
         net = network_builder(spec)(rules, mc)
     except (TypeError, ValueError, KeyError, RuntimeError) as exc:
@@ -294,7 +288,7 @@ def _build(ckpt: dict, path, spec: GameSpec, rules: Any) -> torch.nn.Module:
         net.load_state_dict(ckpt["model"])
     except (RuntimeError, TypeError, KeyError, AttributeError) as exc:
         raise CheckpointError(path, f"weights do not fit model_config {mc!r}: {_short(exc)}") from None
-    return net.eval()
+    return ckpt, net.eval()
 
 
 def trained_players(ckpt: dict) -> int | None:

@@ -169,8 +169,7 @@ class SearchTrainer(Trainer):
             )
         else:
             search_class: Any = {"mcts": MCTSAgent, "ismcts": ISMCTSAgent}.get(cfg.search)
-            if search_class is None:  # rollout: the game's rollout:N (checked by the config)
-                search_class = self.adapter.wiring.load("rollout_search")
+            search_class = search_class or self.adapter.wiring.load("rollout_search")  # rollout: the game's rollout:N
             self.full_search = search_class(cfg.simulations, seed=seed, game=self.adapter.spec)
             self.fast_search = search_class(cfg.fast_simulations, seed=seed + 1, game=self.adapter.spec)
 
@@ -187,9 +186,41 @@ class SearchTrainer(Trainer):
     # ------------------------------------------------------------ self-play
     def collect_rollout(self) -> SelfPlay:  # type: ignore[override]
         """Self-play until ``steps_per_iter`` examples are stored: here or in ``selfplay_workers`` processes."""
-        if self.config.selfplay_workers > 1:
+        cfg = self.config
+        if cfg.selfplay_workers > 1:
             return self._collect_in_workers()
-        return self._collect_here()
+        self.net.eval()
+        t0 = time.time()
+        running = [self._start() for _ in range(cfg.num_envs)]  # each at a decision with a choice
+        done: list[_Game] = []
+        stored = searched = 0
+        while running:
+            playing = [slot for slot in running if not slot.game.is_over]
+            full = [self.rng_py.random() < cfg.full_search_share for _ in playing]
+            searching = [
+                (slot, is_full) for slot, is_full in zip(playing, full, strict=True) if is_full or not slot.policy_play
+            ]
+            roots = self._search([slot for slot, _ in searching], [is_full for _, is_full in searching])
+            for (slot, is_full), children in zip(searching, roots, strict=True):
+                if is_full:
+                    self._store(slot, children)
+                    stored += 1
+                if not slot.policy_play:
+                    self._play(slot, children)
+                searched += 1
+            self._play_policy([slot for slot in playing if slot.policy_play])
+            still = []
+            for slot in running:
+                if slot.game.is_over or self._play_unsearched(slot):
+                    self._finish(slot)
+                    done.append(slot)
+                    if stored < cfg.steps_per_iter:
+                        still.append(self._start())
+                else:
+                    still.append(slot)
+            running = still
+        examples = [e for slot in done for e in slot.examples]
+        return SelfPlay(examples, len(done), searched, [s.length for s in done], time.time() - t0)
 
     def _collect_in_workers(self) -> SelfPlay:
         cfg = self.config
@@ -226,41 +257,6 @@ class SearchTrainer(Trainer):
         self.adapter.reseed_baselines(seed)
         self._make_searches(seed)
 
-    def _collect_here(self) -> SelfPlay:
-        cfg = self.config
-        self.net.eval()
-        t0 = time.time()
-        running = [self._start() for _ in range(cfg.num_envs)]  # each at a decision with a choice
-        done: list[_Game] = []
-        stored = searched = 0
-        while running:
-            playing = [slot for slot in running if not slot.game.is_over]
-            full = [self.rng_py.random() < cfg.full_search_share for _ in playing]
-            searching = [
-                (slot, is_full) for slot, is_full in zip(playing, full, strict=True) if is_full or not slot.policy_play
-            ]
-            roots = self._search([slot for slot, _ in searching], [is_full for _, is_full in searching])
-            for (slot, is_full), children in zip(searching, roots, strict=True):
-                if is_full:
-                    self._store(slot, children)
-                    stored += 1
-                if not slot.policy_play:
-                    self._play(slot, children)
-                searched += 1
-            self._play_policy([slot for slot in playing if slot.policy_play])
-            still = []
-            for slot in running:
-                if slot.game.is_over or self._play_unsearched(slot):
-                    self._finish(slot)
-                    done.append(slot)
-                    if stored < cfg.steps_per_iter:
-                        still.append(self._start())
-                else:
-                    still.append(slot)
-            running = still
-        examples = [e for slot in done for e in slot.examples]
-        return SelfPlay(examples, len(done), searched, [s.length for s in done], time.time() - t0)
-
     def _start(self) -> _Game:
         """A new game (``greedy_share``: against the baseline), its first unsearched moves played."""
         cfg, n = self.config, self.rules.players
@@ -275,8 +271,6 @@ class SearchTrainer(Trainer):
 
     def _play_policy(self, slots: list[_Game]) -> None:
         """One move of the network's own in each of ``slots`` (drawn while ``temperature_moves``, then argmax)."""
-        if not slots:
-            return
         evaluated = self.evaluator.policy_value([s.game for s in slots])
         for slot, (legal, prior, _value) in zip(slots, evaluated, strict=True):
             prior = np.asarray(prior, np.float64)
@@ -315,18 +309,20 @@ class SearchTrainer(Trainer):
 
     def _search_roots(self, slots: list[_Game], full: list[bool]) -> list[list[tuple[str, float, float]]]:
         """The search at each game's root (``full``: ``simulations``, else ``fast_simulations``)."""
-        cfg = self.config
+        cfg, games = self.config, [slot.game for slot in slots]
         if not slots:
             return []
-        if cfg.search == "network":
-            return self._teacher_policy([slot.game for slot in slots])
+        if cfg.search == "network":  # the teacher's policy: (move, probability, probability) per legal move
+            evaluated = self.teacher.policy_value(games)
+            return [
+                [(g.action_to_string(int(a)), float(p), float(p)) for a, p in zip(legal, prior, strict=True)]
+                for g, (legal, prior, _value) in zip(games, evaluated, strict=True)
+            ]
         if cfg.search != "puct":
-            out = []
-            for slot, is_full in zip(slots, full, strict=True):
-                agent = self.full_search if is_full else self.fast_search
-                out.append([(m, float(v), q) for m, v, q in agent.root_statistics(slot.game)])
-            return out
-        games = [slot.game for slot in slots]
+            searches = [self.full_search if is_full else self.fast_search for is_full in full]
+            return [
+                [(m, float(v), q) for m, v, q in s.root_statistics(g)] for s, g in zip(searches, games, strict=True)
+            ]
         roots = self.searcher.expand_roots(games)
         for root, is_full in zip(roots, full, strict=True):
             if is_full and cfg.noise_fraction > 0 and len(root.prior) > 1:
@@ -352,14 +348,6 @@ class SearchTrainer(Trainer):
         code = self.adapter.baseline_move(self.config.baseline, game, self.rng_py)
         move = next(m for m in legal if self.adapter.encode_move(game, m) == code)
         return [(move, 1.0, 1.0)]
-
-    def _teacher_policy(self, games: list) -> list[list[tuple[str, float, float]]]:
-        """search=network: ``(move, probability, probability)`` of the teacher's policy per legal move."""
-        evaluated = self.teacher.policy_value(games)
-        return [
-            [(g.action_to_string(int(a)), float(p), float(p)) for a, p in zip(legal, prior, strict=True)]
-            for g, (legal, prior, _value) in zip(games, evaluated, strict=True)
-        ]
 
     def _store(self, slot: _Game, children: list[tuple[str, float, float]]) -> None:
         game = slot.game
