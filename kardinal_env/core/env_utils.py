@@ -60,18 +60,16 @@ _ORDER_GUARDED = frozenset({"rewards", "terminations", "truncations", "infos", "
 
 
 def _forwarded(name: str, guarded: bool) -> property:
-    def put(self, value):
-        setattr(self._raw, name, value)
-
-    if not guarded:  # a C-level getter: the common case costs one call
-        return property(operator.attrgetter(f"_raw.{name}"), put, doc=f"The unwrapped environment's ``{name}``.")
-
     def get(self):
         if not self._has_reset:
             raise AttributeError(f"{name} cannot be accessed before reset")
         return getattr(self._raw, name)
 
-    return property(get, put, doc=f"The unwrapped environment's ``{name}``.")
+    def put(self, value):
+        setattr(self._raw, name, value)
+
+    fget = get if guarded else operator.attrgetter(f"_raw.{name}")  # unguarded: a C-level getter, one call
+    return property(fget, put, doc=f"The unwrapped environment's ``{name}``.")
 
 
 class _ForwardState:
@@ -85,22 +83,18 @@ class _ForwardState:
         for name in _HOT_STATE:
             setattr(cls, name, _forwarded(name, cls._guard_order and name in _ORDER_GUARDED))
 
-    def _bind_raw(self, env: AECEnv) -> None:
-        self._raw = env.unwrapped
-
 
 class _Classic(_ForwardState, wrappers.OrderEnforcingWrapper):
     """``OrderEnforcingWrapper`` that checks actions (``None`` allowed for done agents) and, with ``terminate_illegal``,
-    does ``TerminateIllegalWrapper``'s rule: its warning, ``illegal_reward`` to the offender, 0 to the others, every
+    does ``TerminateIllegalWrapper``'s rule: its warning, -1 to the offender, 0 to the others, every
     agent terminated and truncated (judged by the raw env's ``IllegalMoveError``, after which nothing changed)."""
 
     _guard_order = True
 
-    def __init__(self, env: AECEnv, terminate_illegal: bool, illegal_reward: float = -1.0):
-        self._bind_raw(env)
+    def __init__(self, env: AECEnv, terminate_illegal: bool):
+        self._raw = env.unwrapped
         super().__init__(env)
         self._terminate_illegal = terminate_illegal
-        self._illegal_reward = float(illegal_reward)
         self._ended_by_illegal = False
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -126,7 +120,14 @@ class _Classic(_ForwardState, wrappers.OrderEnforcingWrapper):
                 try:
                     raw.step(action)
                 except IllegalMoveError:  # the raw env refused it (illegal_action="raise"): nothing changed
-                    self._end_by_illegal_move(raw, agent)
+                    EnvLogger.warn_on_illegal_move()
+                    raw._cumulative_rewards[agent] = 0
+                    raw.terminations = dict.fromkeys(raw.agents, True)
+                    raw.truncations = dict.fromkeys(raw.agents, True)
+                    raw.rewards = {a: -1.0 if a == agent else 0 for a in raw.agents}
+                    raw._accumulate_rewards()
+                    raw._deads_step_first()
+                    self._ended_by_illegal = True
                 return
         raw.step(action)
 
@@ -148,17 +149,6 @@ class _Classic(_ForwardState, wrappers.OrderEnforcingWrapper):
             raw.infos[agent],
         )
 
-    def _end_by_illegal_move(self, raw: Any, agent: str) -> None:
-        EnvLogger.warn_on_illegal_move()
-        raw._cumulative_rewards[agent] = 0
-        raw.terminations = dict.fromkeys(raw.agents, True)
-        raw.truncations = dict.fromkeys(raw.agents, True)
-        raw.rewards = dict.fromkeys(raw.agents, 0)
-        raw.rewards[agent] = self._illegal_reward
-        raw._accumulate_rewards()
-        raw._deads_step_first()
-        self._ended_by_illegal = True
-
     def __str__(self) -> str:
         return str(self.env) if hasattr(self, "metadata") else repr(self)
 
@@ -174,7 +164,7 @@ class FreshObservationWrapper(_ForwardState, BaseWrapper):
     """``observe`` (and so ``last``) returns copies, for learners that keep observations (RLlib's episodes)."""
 
     def __init__(self, env: AECEnv):
-        self._bind_raw(env)
+        self._raw = env.unwrapped
         super().__init__(env)
 
     def observe(self, agent):

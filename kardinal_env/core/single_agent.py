@@ -140,7 +140,7 @@ class VsBots(gym.Env):
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)
         self.action_space = self.aec.action_space(agent0)
-        self._num_actions = int(self.aec.action_space(agent0).n)
+        self._num_actions = int(self.action_space.n)
         self.learner_seat: int = 0 if isinstance(learner_seat, str) else learner_seat
 
     @property
@@ -168,8 +168,7 @@ class VsBots(gym.Env):
         reward = 0.0
         game = aec.game
         while game.current_player is not None and game.current_player != self.learner_seat:
-            seat = game.current_player
-            aec.step(aec.encode_move(self._opponent_move(seat)))
+            aec.step(aec.encode_move(self._opponent_move(game.current_player)))
             reward += aec.rewards[learner]
         return reward
 
@@ -196,28 +195,23 @@ class VsBots(gym.Env):
         aec = self.aec
         if not aec.started:
             raise RuntimeError("step() called before reset(); call reset() first")
-        learner = aec.possible_agents[self.learner_seat]
         if aec.game.is_over or self.forfeited is not None:
             raise RuntimeError("step() called after the episode ended; call reset()")
         action = check_action(action, self._num_actions)  # not an action id: raises in every mode
+        info: dict[str, Any] = {"learner_seat": self.learner_seat}
         try:
             aec.step(action)
         except IllegalMoveError as error:  # the engine refused the move: nothing has changed
             if self.illegal_action == "raise":
                 raise
-            return self._forfeit(forfeit(error, action, self.learner_seat, self.players, aec.reward_scheme))
-        reward = aec.rewards[learner] + self._advance()
+            lost = self.forfeited = forfeit(error, action, self.learner_seat, self.players, aec.reward_scheme)
+            info.update(lost.info())
+            return self._obs(), float(lost.rewards[self.learner_seat]), True, False, info
+        reward = aec.rewards[aec.possible_agents[self.learner_seat]] + self._advance()
         terminated = aec.game.is_over
-        info: dict[str, Any] = {"learner_seat": self.learner_seat}
         if terminated:
             info.update(scores=aec.game.scores(), winners=aec.game.winners())
         return self._obs(), float(reward), terminated, False, info
-
-    def _forfeit(self, lost: Forfeit):
-        """The step that ends the episode by the learner's forfeit (``illegal_action="lose"``)."""
-        self.forfeited = lost
-        info: dict[str, Any] = {"learner_seat": self.learner_seat, **lost.info()}
-        return self._obs(), float(lost.rewards[self.learner_seat]), True, False, info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal-action mask as bool (all False once the game is over or forfeited)."""
