@@ -143,18 +143,12 @@ def replay_data(record: dict, source: str = "record") -> dict:
     }
 
 
-def _title(data: dict) -> str:
-    rules = data["rules"]
-    return (
-        f"Kardinal & König replay: {rules['players']} players, discard {rules['discard']}, "
-        f"board {data['board']['name']}"
-    )
-
-
 def replay_html(record: dict, source: str = "record") -> str:
     """One self-contained HTML page replaying ``record`` (see the module docstring)."""
     data = replay_data(record, source)
-    return replay_page(_title(data), MAP_CSS + _CSS, data, MAP_JS + _JS, _PANELS, board_label="the map")
+    rules, board = data["rules"], data["board"]["name"]
+    title = f"Kardinal & König replay: {rules['players']} players, discard {rules['discard']}, board {board}"
+    return replay_page(title, MAP_CSS + _CSS, data, MAP_JS + _JS, _PANELS, board_label="the map")
 
 
 def write_replay_html(record: dict, path: str | os.PathLike, source: str | None = None) -> str:
@@ -176,8 +170,7 @@ MAP_CSS = """
 """
 
 #: The map drawing (after ``COMMON_JS``'s ``esc``), shared with ``agents.serving.koenig_page``: the
-#: colours, ``mapViewBox(B)``, ``staticMapSVG(B)`` (country areas, alliances, roads),
-#: ``sealSize(n)``, ``sealFaceSVG(...)``, ``lastSiteSVG(...)``, ``lastSealSVG(...)`` and ``drawMap(...)``
+#: colours, ``mapViewBox(B)``, ``staticMapSVG(B)`` (country areas, alliances, roads) and ``drawMap(...)``
 #: (a position's map, with the play page's clickable sites and seals); ``B`` is :func:`board_data`.
 #: It defines ``svg`` (``#board``) too.
 MAP_JS = r"""
@@ -226,52 +219,12 @@ function staticMapSVG(B) {
   return out.join("");
 }
 
-// A seal's size for n seats.
-function sealSize(n) {
-  return {w: Math.max(9, 2.6 * n + 1.6), h: 7.4};
-}
-
-// The face of country c's seal (w x h at x0, y0): its id, its card type, the advisors per seat
-// (counts, in the seats' colours); `here` marks the country of the turn.
-function sealFaceSVG(c, counts, colours, x0, y0, w, h, here) {
-  let g = `<rect class="face" x="${x0}" y="${y0}" width="${w}" height="${h}" rx="0.8" fill="#fafafa" ` +
-    `stroke="${INK}" stroke-width="${here ? 0.7 : 0.4}"${here ? ' stroke-dasharray="1 0.6"' : ""}/>` +
-    `<rect x="${x0 + w - 3.2}" y="${y0 + 0.6}" width="2.6" height="2.9" rx="0.4" ` +
-    `fill="${CARD_COLOURS[c.type % 10]}" stroke="${INK}" stroke-width="0.2"/>` +
-    `<text x="${x0 + w - 1.9}" y="${y0 + 2.75}" text-anchor="middle" fill="${INK}" ` +
-    `style="font: 600 2.4px ui-monospace, monospace">${c.type}</text>` +
-    `<text x="${x0 + 0.8}" y="${y0 + 3.1}" fill="${INK}">${esc(c.id)}</text>`;
-  for (let s = 0; s < counts.length; s++) {
-    const bx = x0 + 0.8 + 2.6 * s, by = y0 + 4.1;
-    g += counts[s] ?
-      `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="${colours[s]}" stroke="${INK}" ` +
-      `stroke-width="0.15"/><text x="${bx + 1.15}" y="${by + 2.05}" text-anchor="middle" fill="${INK}" ` +
-      `style="font: 600 2.2px system-ui, sans-serif">${counts[s]}</text>` :
-      `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="none" stroke="#c8c8c8" ` +
-      `stroke-width="0.15"/>`;
-  }
-  return g;
-}
-
-// The outline of the site `id` at (x, y) that the last move touched (it takes no clicks).
-function lastSiteSVG(id, x, y) {
-  return `<circle class="last" data-site="${id}" cx="${x}" cy="${y}" r="${SITE_R + 1.1}" fill="none" ` +
-         `stroke="${INK}" stroke-width="1.2" pointer-events="none"/><circle cx="${x}" cy="${y}" ` +
-         `r="${SITE_R + 1.1}" fill="none" stroke="${LAST}" stroke-width="0.7" pointer-events="none"/>`;
-}
-
-// The outline of the seal of country `id` (w x h at x0, y0) that the last move touched (it takes no clicks).
-function lastSealSVG(id, x0, y0, w, h) {
-  return `<rect class="last" data-country="${id}" x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" ` +
-         `height="${h + 1.8}" rx="1.2" fill="none" stroke="${INK}" stroke-width="1.1" pointer-events="none"/>` +
-         `<rect x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" height="${h + 1.8}" rx="1.2" fill="none" ` +
-         `stroke="${LAST}" stroke-width="0.6" pointer-events="none"/>`;
-}
-
 // Draw map B into `svg` at position pos ({owners, advisors, touched}) over its static part `staticSVG`,
 // in the seats' `colours`; the seal of `country` (the turn's, or null) dashed. The play page passes `places` (the
 // clickable keys "K:site" / "A:country", ringed) and `chosen` (the one whose payment is being chosen):
 // clickable sites go on top of the seals (a site next to a seal stays clickable; the others stay under).
+// A seal shows its country's id and card type and the advisors per seat (counts, in the seats' colours); what the
+// last move touched is outlined (the outline takes no clicks).
 function drawMap(B, staticSVG, pos, colours, country, places = new Set(), chosen = null) {
   const out = [staticSVG], over = [];
   const touched = pos.touched || {};
@@ -287,21 +240,44 @@ function drawMap(B, staticSVG, pos, colours, country, places = new Set(), chosen
                `<title>${esc(s.id)}: ${who}${target ? " (click: a cloister here)" : ""}</title></circle>`);
     if (target) layer.push(`<circle class="ring${chosen === key ? " chosen" : ""}" cx="${x}" cy="${y}" ` +
                            `r="${SITE_R + 0.9}"/>`);
-    if (touched.site === s.id) layer.push(lastSiteSVG(s.id, x, y));
+    if (touched.site === s.id)
+      layer.push(`<circle class="last" data-site="${s.id}" cx="${x}" cy="${y}" r="${SITE_R + 1.1}" fill="none" ` +
+                 `stroke="${INK}" stroke-width="1.2" pointer-events="none"/><circle cx="${x}" cy="${y}" ` +
+                 `r="${SITE_R + 1.1}" fill="none" stroke="${LAST}" stroke-width="0.7" pointer-events="none"/>`);
   });
-  const {w, h} = sealSize(colours.length);
+  const w = Math.max(9, 2.6 * colours.length + 1.6), h = 7.4;  // a seal's size
   B.countries.forEach((c, i) => {
     const [cx, cy] = c.xy;
     const x0 = cx - w / 2, y0 = cy - h / 2;
     const counts = pos.advisors[i];
-    const key = `A:${c.id}`, target = places.has(key);
-    out.push(`<g class="seal${target ? " target" : ""}${chosen === key ? " chosen" : ""}" data-country="${c.id}" ` +
-             `data-advisors="${JSON.stringify(counts)}"><title>${esc(c.name)} (${c.id}), card type ${c.type}; ` +
-             `advisors per seat ${counts.join(", ")}${target ? " (click: an advisor here)" : ""}</title>` +
-             sealFaceSVG(c, counts, colours, x0, y0, w, h, country === c.id) + `</g>`);
+    const key = `A:${c.id}`, target = places.has(key), here = country === c.id;
+    let g = `<g class="seal${target ? " target" : ""}${chosen === key ? " chosen" : ""}" data-country="${c.id}" ` +
+      `data-advisors="${JSON.stringify(counts)}"><title>${esc(c.name)} (${c.id}), card type ${c.type}; ` +
+      `advisors per seat ${counts.join(", ")}${target ? " (click: an advisor here)" : ""}</title>` +
+      `<rect class="face" x="${x0}" y="${y0}" width="${w}" height="${h}" rx="0.8" fill="#fafafa" ` +
+      `stroke="${INK}" stroke-width="${here ? 0.7 : 0.4}"${here ? ' stroke-dasharray="1 0.6"' : ""}/>` +
+      `<rect x="${x0 + w - 3.2}" y="${y0 + 0.6}" width="2.6" height="2.9" rx="0.4" ` +
+      `fill="${CARD_COLOURS[c.type % 10]}" stroke="${INK}" stroke-width="0.2"/>` +
+      `<text x="${x0 + w - 1.9}" y="${y0 + 2.75}" text-anchor="middle" fill="${INK}" ` +
+      `style="font: 600 2.4px ui-monospace, monospace">${c.type}</text>` +
+      `<text x="${x0 + 0.8}" y="${y0 + 3.1}" fill="${INK}">${esc(c.id)}</text>`;
+    for (let s = 0; s < counts.length; s++) {
+      const bx = x0 + 0.8 + 2.6 * s, by = y0 + 4.1;
+      g += counts[s] ?
+        `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="${colours[s]}" stroke="${INK}" ` +
+        `stroke-width="0.15"/><text x="${bx + 1.15}" y="${by + 2.05}" text-anchor="middle" fill="${INK}" ` +
+        `style="font: 600 2.2px system-ui, sans-serif">${counts[s]}</text>` :
+        `<rect x="${bx}" y="${by}" width="2.3" height="2.6" rx="0.3" fill="none" stroke="#c8c8c8" ` +
+        `stroke-width="0.15"/>`;
+    }
+    out.push(g + `</g>`);
     if (target) out.push(`<rect class="ring${chosen === key ? " chosen" : ""}" x="${x0 - 0.7}" y="${y0 - 0.7}" ` +
                          `width="${w + 1.4}" height="${h + 1.4}" rx="1.1"/>`);
-    if (touched.country === c.id) out.push(lastSealSVG(c.id, x0, y0, w, h));
+    if (touched.country === c.id)
+      out.push(`<rect class="last" data-country="${c.id}" x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" ` +
+               `height="${h + 1.8}" rx="1.2" fill="none" stroke="${INK}" stroke-width="1.1" pointer-events="none"/>` +
+               `<rect x="${x0 - 0.9}" y="${y0 - 0.9}" width="${w + 1.8}" height="${h + 1.8}" rx="1.2" fill="none" ` +
+               `stroke="${LAST}" stroke-width="0.6" pointer-events="none"/>`);
   });
   svg.innerHTML = out.concat(over).join("");
 }
