@@ -25,6 +25,7 @@ command line reuses ``--out``'s ``curves.json`` rows of the same step, opponent,
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -189,22 +190,15 @@ def main(argv=None) -> int:
     saved = Path(ns.out) / "curves.json"
     previous = json.loads(saved.read_text(encoding="utf-8")) if saved.is_file() and not ns.fresh else {}
     backend = ProcessPool(workers=ns.workers) if ns.workers > 1 else Serial()
+    say = functools.partial(print, flush=True)  # a line per point played
     curves = {}
     try:
         for item in ns.runs:
             label, sep, run_dir = item.partition("=")
             if not sep:
                 label, run_dir = Path(item).name, item
-            curves[label] = strength_curve(
-                run_dir,
-                ns.opponents,
-                ns.games,
-                ns.seed,
-                ns.every,
-                backend,
-                progress=lambda m: print(m, flush=True),
-                known=previous.get(label, ()),
-            )
+            known = previous.get(label, ())
+            curves[label] = strength_curve(run_dir, ns.opponents, ns.games, ns.seed, ns.every, backend, say, known)
     except (ValueError, AgentSpecError) as exc:
         print(f"error: {exc}")
         return 2

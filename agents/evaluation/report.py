@@ -229,7 +229,8 @@ def build_ladder(paths: Iterable[str | Path]) -> Ladder:
     stats, _ = standings(list(specs), seated_games())
     keys = ("games", "wins", "win_rate", "win_ci95", "mean_score", "mean_rank", "mu", "sigma")
     rows = [LadderRow(label, spec, *(stats[label][key] for key in keys)) for label, (spec, _) in specs.items()]
-    rows = sorted((dataclasses.replace(row, ci95=tuple(row.ci95)) for row in rows), key=lambda row: -row.ordinal)
+    rows = [dataclasses.replace(row, ci95=(row.ci95[0], row.ci95[1])) for row in rows]  # a tuple
+    rows.sort(key=lambda row: -row.ordinal)
     return Ladder(game=first.game, players=first.players, rules=first.rules, runs=tuple(runs), rows=tuple(rows))
 
 

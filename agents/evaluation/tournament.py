@@ -284,7 +284,7 @@ def describe_rules(game: str | None, rules: dict) -> str:
     """The game's title and the options set in ``rules`` (a dict), e.g. ``Kardinal & König, discard one,
     board default``; the bare name for a game not registered here."""
     try:
-        spec = get_game(game)  # None is no game's name
+        spec = get_game(game or "")  # no name: no game
     except ValueError:
         return str(game or "unknown game")
     parts = [spec.title]

@@ -55,27 +55,23 @@ const SHAPE_NAME = {H: "house", T: "tower", Y: "yard"};
 
 function resetChoice() { pick = null; first = null; }
 
-// Parse a build move "H0@2,1" / "Y1@-1,0:0,0" into its kind and squares.
+// Parse a build move "H0@2,1" / "Y1@-1,0:0,0" into its kind and squares ("x,y", as the notation writes them).
 function parseBuild(move) {
-  const m = /^([HTY])(\d)@(-?\d+),(-?\d+)(?::(-?\d+),(-?\d+))?$/.exec(move);
-  if (!m) return null;
-  const squares = [[Number(m[3]), Number(m[4])]];
-  if (m[5] !== undefined) squares.push([Number(m[5]), Number(m[6])]);
-  return {kind: m[1] + m[2], squares: squares, move: move};
+  const m = /^([HTY]\d)@(-?\d+,-?\d+)(?::(-?\d+,-?\d+))?$/.exec(move);
+  return m ? {kind: m[1], squares: m[3] === undefined ? [m[2]] : [m[2], m[3]], move: move} : null;
 }
 
 function buildTargets() {
   const builds = S.legal.map(parseBuild).filter(b => b && b.kind === pick);
   const targets = new Map();
   if (pick[0] !== "Y") {
-    for (const b of builds) targets.set(b.squares[0].join(","), {move: b.move});
+    for (const b of builds) targets.set(b.squares[0], {move: b.move});
   } else if (first === null) {
-    for (const b of builds) for (const sq of b.squares) targets.set(sq.join(","), {first: true});
+    for (const b of builds) for (const sq of b.squares) targets.set(sq, {first: true});
   } else {
     for (const b of builds) {
-      const keys = b.squares.map(s => s.join(","));
-      const i = keys.indexOf(first);
-      if (i >= 0) targets.set(keys[1 - i], {move: b.move});
+      const i = b.squares.indexOf(first);
+      if (i >= 0) targets.set(b.squares[1 - i], {move: b.move});
     }
     targets.set(first, {cancel: true});
   }
@@ -110,10 +106,7 @@ function render() {
   } else if (st.your_turn && st.phase === "cardinal") {
     for (const m of st.legal) {
       if (m === "C-") html += `<button class="keep" data-move="C-">leave the cardinal where it is (C-)</button>`;
-      else {
-        const [x, y] = m.slice(2).split(",").map(Number);
-        targets.set(`${x},${y}`, {move: m});
-      }
+      else targets.set(m.slice(2), {move: m});  // "C@x,y"
     }
     hint = "click a highlighted site to move the cardinal there";
   }

@@ -199,7 +199,6 @@ function render() {
   const seats = document.getElementById("seats");
   seats.innerHTML = seatsTable(st);
   setData(seats, {scores: st.scores, handSizes: st.hand_sizes});
-  // status, result, log
   showStatus(st, `Your turn: ${st.phase}` + (st.country ? ` (in ${st.country})` : ""));
   const scores = document.getElementById("scores");
   showResult(scores, st.result, st.names, "the game is running");

@@ -44,8 +44,7 @@ def play_html(
         f'<div class="box">\n{who}<div id="status">connecting...</div>\n<div id="actions"></div>\n{hint}'
         '<div id="error" data-rule=""></div>\n</div>'
     )
-    log = [_LOG_BOX] if drawn else []
-    legend = [LEGEND_BOX] if drawn else []
+    log, legend = ([_LOG_BOX], [LEGEND_BOX]) if drawn else ([], [])
     aside = [status, *panels, RESULT_BOX, *log, _TOOLS_BOX, *legend]
     return shell_page(title, PLAY_CSS + css, PLAY_API_JS + js, board, aside, heading=heading, body=' data-busy="0"')
 
@@ -78,20 +77,18 @@ function showError(message, rule) {
 async function request(method, path, body) {
   setBusy(true);
   try {
-    const r = await fetch(path, {method: method, headers: {"Content-Type": "application/json"},
-                                 body: body === undefined ? undefined : JSON.stringify(body)});
+    const headers = {"Content-Type": "application/json"};
+    const r = await fetch(path, {method: method, headers: headers, body: JSON.stringify(body)});  // GET: no body
     const data = await r.json();
     if (!r.ok) { showError(data.error, data.rule); return; }
     showError("");
     S = data;
     Object.assign(document.body.dataset, {moves: S.move_count, yourTurn: S.your_turn ? "1" : "0", gameId: S.game_id,
                                           phase: S.phase ?? "", over: S.result ? "1" : "0"});
-    const link = document.getElementById("download");
-    if (link) {
-      link.classList.toggle("disabled", !S.record_available);
-      link.title = S.record_available ? "the game so far as a record" :
-        "the record holds every hand and the deck order: it can be downloaded once the game is over";
-    }
+    const link = document.getElementById("download");  // every play page has the tools box
+    link.classList.toggle("disabled", !S.record_available);
+    link.title = S.record_available ? "the game so far as a record" :
+      "the record holds every hand and the deck order: it can be downloaded once the game is over";
     render();
   } catch (e) {
     showError(`no answer from the server: ${e}`, "network");
@@ -112,7 +109,7 @@ function startPlay() {
     request("POST", "/api/new", {session: S ? S.session : null});
   };
   const link = document.getElementById("download");
-  if (link) link.addEventListener("click", e => { if (!S || !S.record_available) e.preventDefault(); });
+  link.addEventListener("click", e => { if (!S || !S.record_available) e.preventDefault(); });
   document.querySelector("aside").addEventListener("click", e => {  // every button with a move plays it
     const b = e.target.closest("button");
     if (b && b.dataset.move && !busy) playMove(b.dataset.move);

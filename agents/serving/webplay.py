@@ -184,18 +184,15 @@ class PlaySession:
         self.hidden_record = not self.spec.perfect_information or self.spec.chance
         self.lock = threading.Lock()
         self.game_id = 0
-        self.game: Any = None
-        self.movers: list[int] = []
-        self.agent_error: str | None = None
         self.new_game()
 
     def new_game(self) -> dict:
         """Start a new game (agents re-seeded; those before the person move at once); its state."""
         with self.lock:
             self.game_id += 1
-            self.game = self.spec.new_game(self.rules, seed=self.seed + self.game_id - 1)
-            self.movers = []
-            self.agent_error = None
+            self.game: Any = self.spec.new_game(self.rules, seed=self.seed + self.game_id - 1)
+            self.movers: list[int] = []  # the seat of each move
+            self.agent_error: str | None = None
             for seat, agent in self.agents.items():
                 if hasattr(agent, "reset"):
                     agent.reset(self.seed * 16 + seat)
@@ -325,8 +322,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """The standard library's refusals (bad request line or header, unsupported method) as API errors."""
-        short = self.responses.get(code, ("error", ""))[0]
-        text = message or short
+        text = message or self.responses.get(code, ("error", ""))[0]
         if explain and explain not in text:
             text = f"{text}: {explain}"
         self.log_error("code %d, message %s", code, text)
@@ -459,8 +455,7 @@ class PlayServer(ThreadingHTTPServer):
     def url(self) -> str:
         host, port = self.server_address[:2]
         host = host.decode() if isinstance(host, bytes) else str(host)
-        host_text = f"[{host}]" if ":" in host else host
-        return f"http://{host_text}:{port}/"
+        return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
     def start(self) -> PlayServer:
         if self._thread is None:
