@@ -1,7 +1,6 @@
 """Speed benchmarks of the search agents and of search training, for the registered games whose agents' entry has what
-they need (registered in :data:`kardinal_env.benchmarks.BENCHMARKS`, whose timing, rules and positions they share). Each
-``bench_*`` prints its rows and returns their medians; the compiled-against-Python ones check that both sides choose the
-same moves where the compiled code promises it.
+they need (registered in :data:`kardinal_env.benchmarks.BENCHMARKS`, whose timing, rules and positions they share); the
+compiled-against-Python ones check that both sides choose the same moves where the compiled code promises it.
 """
 
 from __future__ import annotations

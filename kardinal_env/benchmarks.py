@@ -51,8 +51,6 @@ __all__ = [
 
 #: The seats when ``players`` is not given, where the game plays it (docs/benchmarks.md: 4-player games).
 BENCHMARK_PLAYERS = 4
-#: Whole games per call of the core's ``random_playouts`` in row (c) of :func:`bench_core`.
-PLAYOUTS_PER_CALL = 100
 median = statistics.median
 
 
@@ -281,7 +279,7 @@ def bench_core(
     search = module.koenig_search if isinstance(core_start, module.KoenigGame) else module.kardinal_search
 
     def core_playouts() -> tuple[int, int]:
-        summary = search.random_playouts(core_start, PLAYOUTS_PER_CALL, next(playout_seeds))
+        summary = search.random_playouts(core_start, 100, next(playout_seeds))  # 100 whole games a call
         return summary["decisions"], summary["games"]
 
     rows = {
