@@ -384,8 +384,7 @@ def load_plugins(plugins: str | Iterable[str] | None, source: str = "--plugin") 
             raise ImportError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from exc
         if ":" in name:
             try:
-                spec = _spec_of(obj, "must name")
-                register_game(spec)
+                spec = register_game(_spec_of(obj, "must name"))
             except (TypeError, ValueError) as exc:
                 raise (TypeError if isinstance(exc, TypeError) else ValueError)(f"{where}: {exc}") from exc
             if spec not in loaded:
