@@ -363,7 +363,7 @@ def bench_search_training(
     trainer = make_trainer(settings)
     if not isinstance(trainer, SearchTrainer):
         raise ValueError(f"{preset}: not a preset of the search trainer (algorithm: search)")
-    play, update, stored = [], [], []
+    play, update, total = 0.0, 0.0, 0  # seconds of self-play and update, stored examples
     try:
         for i in range(repeats + 1):
             start = time.perf_counter()
@@ -371,17 +371,12 @@ def bench_search_training(
             played = time.perf_counter()
             trainer.update(rollout)
             if i:  # the first iteration (process start) is not counted
-                play.append(played - start)
-                update.append(time.perf_counter() - played)
-                stored.append(len(rollout))
+                play += played - start
+                update += time.perf_counter() - played
+                total += len(rollout)
     finally:
         trainer.close()
-    total = sum(stored)
-    out = {
-        "selfplay": total / sum(play),
-        "update": total / sum(update),
-        "iteration": total / (sum(play) + sum(update)),
-    }
+    out = {"selfplay": total / play, "update": total / update, "iteration": total / (play + update)}
     print(
         f"{spec.title} search training, {settings.players} players, {settings.search}:{simulations} teacher, "
         f"{workers} self-play process(es), updates on {device}, {repeats} iterations ({total:,} examples):"
