@@ -334,16 +334,12 @@ class VectorEnv(Arrays):
         """The slots' seeds: ``seed + i``, or the list; each ``>= 0`` (``random.Random(-1)`` deals as ``Random(1)``)."""
         wanted = f"seed must be an integer >= 0 or a list of {self.num_envs} integers >= 0, got {seed!r}"
         if is_integral(seed):
-            seeds = [int(seed) + i for i in range(self.num_envs)]
-        elif isinstance(seed, Sequence) and not isinstance(seed, (str, bytes)):
-            if len(seed) != self.num_envs or not all(is_integral(s) for s in seed):
-                raise ValueError(wanted)
-            seeds = [int(s) for s in seed]
-        else:
+            seed = [int(seed) + i for i in range(self.num_envs)]
+        elif not isinstance(seed, Sequence) or isinstance(seed, (str, bytes)):
             raise TypeError(wanted)
-        if min(seeds) < 0:
+        if len(seed) != self.num_envs or not all(is_integral(s) and s >= 0 for s in seed):
             raise ValueError(wanted)
-        return seeds
+        return [int(s) for s in seed]
 
     def _seed(self, seed: int | Sequence[int]) -> None:
         for generator, s in zip(self._generators, self._check_seed(seed), strict=True):
@@ -530,10 +526,14 @@ class CoreBackend(Arrays):
 
     def reset(self) -> None:
         env, slots = self.env, range(self.env.num_envs)
-        if self.detached:
-            self._reattach()
-        if self._next_seed is not None and self._drawn_for != env._seed_epoch:
-            self._draw(slots)  # reseeded (or never drawn): the drawn-ahead seeds are stale
+        if self._next_seed is not None:  # stale seeds: all if reseeded or never drawn, else those dealt in Python
+            self._draw(slots if self._drawn_for != env._seed_epoch else self.detached)
+        for i in self.detached:  # hand the slot back to the batch, its rows as the batch last wrote them
+            stand_in = self._game(i)
+            self.observation[i] = self.python.encoder(i).encode(stand_in, stand_in.current_player)
+            _show_mask(self.action_mask[i], self.batch.legal_action_ids(i))
+            self.python.games[i] = None
+        self.detached.clear()
         self.batch.reset(env.threads)
         if self._next_seed is not None:
             self._draw(slots)
@@ -602,19 +602,6 @@ class CoreBackend(Arrays):
     def python(self) -> PythonBackend:
         """The python backend of the detached slots, writing into this backend's arrays."""
         return PythonBackend(self.env, buffers=self)
-
-    def _reattach(self) -> None:
-        """Hand the detached slots back to the batch before its reset: their rows as the batch last wrote them and,
-        unless reseeded, their next seeds drawn again (the one drawn ahead was dealt in Python)."""
-        python = self.python
-        for i in self.detached:
-            stand_in = self._game(i)
-            self.observation[i] = python.encoder(i).encode(stand_in, stand_in.current_player)
-            _show_mask(self.action_mask[i], self.batch.legal_action_ids(i))
-            python.games[i] = None
-        if self._next_seed is not None and self._drawn_for == self.env._seed_epoch:
-            self._draw(self.detached)
-        self.detached.clear()
 
     def legal(self, i: int) -> np.ndarray:
         if i in self.detached:

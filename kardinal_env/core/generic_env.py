@@ -82,17 +82,7 @@ class GameEnv(TurnBasedEnv):
         **options: Any,
     ):
         spec = get_game(game)
-        EzPickle.__init__(
-            self,
-            game=spec.name,
-            players=players,
-            reward=reward,
-            render_mode=render_mode,
-            illegal_action=illegal_action,
-            rules=rules,
-            backend=backend,
-            **options,
-        )
+        EzPickle.__init__(self, spec.name, players, reward, render_mode, illegal_action, rules, backend, **options)
         self.backend = backend
         AECEnv.__init__(self)
         self.game_spec = spec
