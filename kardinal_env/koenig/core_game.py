@@ -17,6 +17,7 @@ replays them.
 from __future__ import annotations
 
 import random
+from operator import attrgetter
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -81,9 +82,7 @@ def core_position(game: Game, module: ModuleType | None = None) -> Any:
 def _core_of(game: Any, module: ModuleType | None) -> Any:
     """``game``'s core, the core replay of a Python :class:`Game`, or ``game`` itself (a ``KoenigGame``)."""
     if isinstance(game, Game):
-        if game.compiled:
-            return game.core  # type: ignore[attr-defined]
-        return core_position(game, module)
+        return game.core if game.compiled else core_position(game, module)  # type: ignore[attr-defined]
     if type(game).__name__ == "KoenigGame" and type(game).__module__ == "kardinal_core":  # the core's own object
         return game
     raise TypeError(f"game must be a kardinal_env.koenig.Game or a kardinal_core.KoenigGame, got {type(game).__name__}")
@@ -112,7 +111,6 @@ class CoreGame(CoreBacked, Game):
         self.rules = rules
         self.board = rules.compiled
         self._n = rules.players
-        self._T = len(self.board.types)
         self._core = core
         self._args = args
         self._history = history
@@ -121,17 +119,9 @@ class CoreGame(CoreBacked, Game):
     def __reduce__(self):
         return (_restore, (self.rules, self._args, list(self._history)))
 
-    # history is GameState's (the names of _history, which this class keeps too)
-    def deck_takes(self, seat: int) -> list[tuple[int, int, int | None]]:
-        types = self.board.types
-        return [
-            (moves, taker, types[t] if (taker == seat or taker < 0) and t >= 0 else None)
-            for moves, taker, t in self._core.deck_takes_raw()
-        ]
-
-    def decision_log(self) -> list[tuple[int, str]]:
-        names = self.board.moves
-        return [(seat, names[m]) for seat, m in zip(self._core.movers, self._history, strict=True)]
+    # GameState's history, decision_log and deck_takes read _history (which this class keeps too), _by and _takes.
+    _by = property(attrgetter("_core.movers"))
+    _takes = property(lambda self: self._core.deck_takes_raw())
 
     def live_view(self) -> LiveView:
         """The Python engine's :class:`LiveView`, built by the core (new lists each call)."""

@@ -127,7 +127,7 @@ class Game(TurnBasedGame, Explain, Worlds):
         self.rules = rules
         b = self.board = rules.compiled
         n = self._n = rules.players
-        T = self._T = len(b.types)
+        T = len(b.types)
         C = len(b.country_ids)
         self._rng = ShuffleRng(seed)
         cards = sorted(rules.deck_cards)
@@ -151,10 +151,8 @@ class Game(TurnBasedGame, Explain, Worlds):
         self._display = [self._deck.pop() for _ in range(DISPLAY_SIZE)]
         self._pile = []
         self._owner = [-1] * len(b.site_ids)
-        self._free = [list(sites) for sites in b.country_sites]
-        self._kids = [_site_ids(f, b) for f in self._free]
+        self._kids = [_cloister_ids(self._owner, b, c) for c in range(C)]
         self._cl = [[0] * n for _ in range(C)]
-        self._cl_total = [0] * C
         self._cl_max = [0] * C
         self._ad = [[0] * n for _ in range(C)]
         self._ad_total = [0] * C
@@ -218,7 +216,7 @@ class Game(TurnBasedGame, Explain, Worlds):
     def clone(self) -> Game:
         """An independent copy (for search); it shuffles the same way this game would."""
         g = object.__new__(Game)
-        copy_fields(self, g, _SAME, _LISTS, ("_hands", "_free", "_cl", "_ad"))
+        copy_fields(self, g, _SAME, _LISTS, ("_hands", "_cl", "_ad"))
         g._rng = ShuffleRng.from_state(self._rng.state)
         g._knowledge = None
         g._parts = [list(self._parts[0]), self._parts[1], list(self._parts[2])]
@@ -392,17 +390,15 @@ class Game(TurnBasedGame, Explain, Worlds):
             c = b.site_country[site]
         else:
             site, c = -1, (m - b.advisor_base) // b.pay_stride
-        was_empty = self._cl_total[c] == 0
+        was_empty = self._cl_max[c] == 0
         self._now = None
         if site >= 0:
             self._parts[0][c] = None
             self._parts[2][seat] = None
             self._owner[site] = seat
-            self._free[c].remove(site)
-            self._kids[c] = _site_ids(self._free[c], b)
+            self._kids[c] = _cloister_ids(self._owner, b, c)
             row = self._cl[c]
             row[seat] += 1
-            self._cl_total[c] += 1
             self._cl_max[c] = max(self._cl_max[c], row[seat])
             self._cl_left[seat] -= 1
         else:
@@ -491,16 +487,14 @@ class Game(TurnBasedGame, Explain, Worlds):
 
 # clone's fields: _SAME are never changed in place (the cached lists and tuples are replaced), _LISTS are copied.
 _SAME = (
-    "rules board _n _T _interim _final _runouts _last_round _current _phase _country _pieces _paid _discards"
+    "rules board _n _interim _final _runouts _last_round _current _phase _country _pieces _paid _discards"
     " _was_empty _moves _names _deck0 _plan _reshuffled _winners _placements _now"
 ).split()
-_LISTS = "_hand_size _display _deck _pile _owner _kids _cl_total _cl_max _ad_total _cl_left _ad_left _scores".split()
+_LISTS = "_hand_size _display _deck _pile _owner _kids _cl_max _ad_total _cl_left _ad_left _scores".split()
 _LISTS += "_history _by _missed _takes".split()
 
 
-def _site_ids(free: list[int], board: Board) -> tuple[tuple[int, ...], ...]:
-    """Cloister move ids of the free sites of one country, one tuple per payment offset ``j``."""
-    if not free:
-        return ((),) * board.pay_stride
-    site_moves = board.site_moves
-    return tuple(zip(*[site_moves[s] for s in free]))
+def _cloister_ids(owner: list[int], board: Board, c: int) -> tuple[tuple[int, ...], ...]:
+    """Cloister move ids of the free sites of country ``c``, one tuple per payment offset ``j``."""
+    free = [board.site_moves[s] for s in board.country_sites[c] if owner[s] < 0]
+    return tuple(zip(*free)) if free else ((),) * board.pay_stride

@@ -116,7 +116,7 @@ class Explain(GameState):
         if self._hands[seat][t] < cost:
             have = self._hands[seat][t]
             return "payment", f"seat {seat} holds {have} card(s) of type {p.card}, the payment needs {cost}"
-        if phase == PLACE and self._cl_total[c] == 0 and site < 0:
+        if phase == PLACE and self._cl_max[c] == 0 and site < 0:
             return "empty country", f"{cname} holds no cloister: the first piece there must be a cloister"
         if site >= 0:
             if not self._cl_left[seat]:

@@ -61,16 +61,13 @@ class GameState:
     rules: Rules
     board: Board
     _n: int  # players
-    _T: int  # card types
     _hands: list[list[int]]  # [seat][type]: counts
     _hand_size: list[int]
     _display: list[int]
     _deck: list[int]  # top of the deck at the end
     _owner: list[int]  # per site: seat, or -1 when empty
-    _free: list[list[int]]  # per country: its free sites
     _kids: list[tuple[tuple[int, ...], ...]]  # per country: cloister move ids of its free sites, per payment
     _cl: list[list[int]]  # [country][seat]: cloisters
-    _cl_total: list[int]
     _cl_max: list[int]  # per country: the most cloisters one seat has there
     _ad: list[list[int]]  # [country][seat]: advisors
     _ad_total: list[int]

@@ -39,7 +39,7 @@ class Worlds(GameState):
         on turn gets a new hand, its pending decision follows that hand: right after a first piece in a
         country that held a cloister, the copy goes on to a second piece or to drawing as the hand allows."""
         types = self.board.type_index
-        n, T = self._n, self._T
+        n, T = self._n, len(self.board.types)
         g = self.clone()
         old, new = Counter(self._deck), Counter[int]()  # the cards replaced and the new ones, by type index
         for seat, hand in hands.items():
