@@ -72,24 +72,10 @@ def _forwarded(name: str, guarded: bool) -> property:
     return property(fget, put, doc=f"The unwrapped environment's ``{name}``.")
 
 
-class _ForwardState:
-    """Reads the AEC state from the unwrapped env by properties (``__getattr__`` per layer cost a third of a loop)."""
-
-    _raw: AECEnv
-    _guard_order = False
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        for name in _HOT_STATE:
-            setattr(cls, name, _forwarded(name, cls._guard_order and name in _ORDER_GUARDED))
-
-
-class _Classic(_ForwardState, wrappers.OrderEnforcingWrapper):
+class _Classic(wrappers.OrderEnforcingWrapper):
     """``OrderEnforcingWrapper`` that checks actions (``None`` allowed for done agents) and, with ``terminate_illegal``,
     does ``TerminateIllegalWrapper``'s rule: its warning, -1 to the offender, 0 to the others, every
     agent terminated and truncated (judged by the raw env's ``IllegalMoveError``, after which nothing changed)."""
-
-    _guard_order = True
 
     def __init__(self, env: AECEnv, terminate_illegal: bool):
         self._raw = env.unwrapped
@@ -160,7 +146,7 @@ def fresh_observation(observation: Any) -> Any:
     return observation.copy() if isinstance(observation, np.ndarray) else observation
 
 
-class FreshObservationWrapper(_ForwardState, BaseWrapper):
+class FreshObservationWrapper(BaseWrapper):
     """``observe`` (and so ``last``) returns copies, for learners that keep observations (RLlib's episodes)."""
 
     def __init__(self, env: AECEnv):
@@ -169,6 +155,12 @@ class FreshObservationWrapper(_ForwardState, BaseWrapper):
 
     def observe(self, agent):
         return fresh_observation(super().observe(agent))
+
+
+# Both wrappers read the AEC state of the unwrapped env by properties (``__getattr__`` per layer cost a third of a loop)
+for _name in _HOT_STATE:
+    setattr(_Classic, _name, _forwarded(_name, _name in _ORDER_GUARDED))
+    setattr(FreshObservationWrapper, _name, _forwarded(_name, False))
 
 
 def wrap_classic(raw: AECEnv, terminate_illegal: bool = True) -> AECEnv:

@@ -140,7 +140,7 @@ class VsBots(gym.Env):
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)
         self.action_space = self.aec.action_space(agent0)
-        self._num_actions = int(self.action_space.n)
+        self._num_actions = int(self.aec.action_space(agent0).n)
         self.learner_seat: int = 0 if isinstance(learner_seat, str) else learner_seat
 
     @property
