@@ -124,21 +124,14 @@ def build_config(args: argparse.Namespace):
 
     sizes = {"channels": args.channels, "blocks": args.blocks, "hidden": args.hidden}
     model_config = {key: value for key, value in sizes.items() if value is not None}
+    alike = "game players win_rate_threshold min_episodes train_batch_size minibatch_size num_epochs lr seed".split()
     return ppo_config(
-        game=args.game,
-        players=args.players,
         env_config=env_config(args),
         league=not args.no_league,
-        win_rate_threshold=args.win_rate_threshold,
-        min_episodes=args.min_episodes,
         model_config=model_config,
-        train_batch_size=args.train_batch_size,
-        minibatch_size=args.minibatch_size,
-        num_epochs=args.num_epochs,
-        lr=args.lr,
         num_env_runners=args.num_env_runners,
         num_envs_per_env_runner=args.num_envs_per_env_runner,
-        seed=args.seed,
+        **{name: getattr(args, name) for name in alike},  # the options the command line names alike
     )
 
 
