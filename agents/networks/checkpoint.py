@@ -326,7 +326,6 @@ def average_checkpoints(paths) -> dict:
         raise CheckpointError(paths[0] if paths else "checkpoint", "averaging needs two or more checkpoints")
     first, _ = read_checkpoint(paths[0])
     total = {k: v.detach().clone().double() if v.is_floating_point() else v for k, v in first["model"].items()}
-    last = first
     sources = [{"path": paths[0], "step": first.get("step")}]
 
     def refuse(path: str, why: str) -> CheckpointError:
@@ -347,9 +346,8 @@ def average_checkpoints(paths) -> dict:
                 total[name] += value.double()
             elif not torch.equal(value, total[name]):
                 raise refuse(path, f"integer tensor {name} differs")
-        last = ckpt
         sources.append({"path": path, "step": ckpt.get("step")})
-    averaged = _without_training_state(last)
+    averaged = _without_training_state(ckpt)  # the last one's fields
     averaged["model"] = {
         name: (value / len(paths)).to(first["model"][name].dtype) if value.is_floating_point() else value
         for name, value in total.items()

@@ -201,8 +201,7 @@ class _Block(nn.Module):
 
     def forward(self, x, valid, count):
         y = F.relu(self.conv1(x) * valid)
-        pooled = _pool(y, valid, count)
-        y = y + self.glob(pooled)[:, :, None, None]
+        y = y + self.glob(_pool(y, valid, count))[:, :, None, None]
         y = self.conv2(F.relu(y)) * valid
         return F.relu(x + y)
 
@@ -259,8 +258,7 @@ class KardinalNet(nn.Module):
         spatial_logits = self.policy_conv(x).reshape(B, -1)
         g = self.global_mlp(torch.cat([_pool(x, v, count), scalars], dim=1))
         logits = torch.cat([spatial_logits, self.policy_global(g)], dim=1)
-        value = self.value_head(g).squeeze(-1)
-        return logits, value
+        return logits, self.value_head(g).squeeze(-1)
 
 
 class AdvisedKardinalNet(KardinalNet):
@@ -357,11 +355,8 @@ def policy_step(net, decisions: list[Decision], greedy: bool = False, generator=
     actions = dist.mode() if greedy else dist.sample(generator)
     logprobs = dist.log_prob(actions)
     H, W = inputs[0].shape[2], inputs[0].shape[3]
-    crop_actions = np.empty(len(decisions), dtype=np.int64)
-    full_actions = np.empty(len(decisions), dtype=np.int64)
-    for i, (d, a) in enumerate(zip(decisions, actions.tolist())):
-        crop_actions[i] = relayout(a, (H, W), d.box[2:])
-        full_actions[i] = crop_to_full(crop_actions[i], d.box, d.window)
+    crop_actions = np.array([relayout(a, (H, W), d.box[2:]) for d, a in zip(decisions, actions.tolist())], np.int64)
+    full_actions = np.array([crop_to_full(a, d.box, d.window) for d, a in zip(decisions, crop_actions)], np.int64)
     return crop_actions, full_actions, logprobs.numpy(), values.numpy()
 
 

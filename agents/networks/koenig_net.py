@@ -122,14 +122,11 @@ class KoenigGraphNet(nn.Module):
         country = torch.relu(self.country_in(torch.cat([cl, ad, here, hand, shown, gs.expand(B, C, -1)], -1)))
         site = torch.relu(self.site_in(torch.cat([owner, gs.expand(B, S, -1)], -1)))
         for site_layer, country_layer in zip(self.site_layers, self.country_layers, strict=True):
-            from_roads = self.roads @ site
-            own_country = country[:, self.site_country]
-            site = site + torch.relu(site_layer(torch.cat([site, from_roads, own_country], -1)))
-            from_sites = self.site_to_country @ site
-            from_allies = self.allied @ country
-            country = country + torch.relu(
-                country_layer(torch.cat([country, from_sites, from_allies, gs.expand(B, C, -1)], -1))
+            site = site + torch.relu(
+                site_layer(torch.cat([site, self.roads @ site, country[:, self.site_country]], -1))
             )
+            messages = [country, self.site_to_country @ site, self.allied @ country, gs.expand(B, C, -1)]
+            country = country + torch.relu(country_layer(torch.cat(messages, -1)))
         pooled = torch.cat([g, site.mean(1), country.mean(1)], -1)
         site_logits = self.site_policy(torch.cat([site, gs.expand(B, S, -1)], -1)).reshape(B, S * self.pay)
         country_logits = self.country_policy(torch.cat([country, gs.expand(B, C, -1)], -1)).reshape(B, C * self.pay)

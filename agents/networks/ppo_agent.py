@@ -181,8 +181,5 @@ class FlatPPOAgent(PPOAgent):
         obs = np.stack([self.network_input(g, g.current_player) for g in games])
         logits, values = self.net(torch.from_numpy(obs).reshape(len(games), -1))
         logits_np = logits.numpy().astype(np.float64)
-        out = []
-        for row, game in enumerate(games):
-            legal = np.asarray(game.legal_actions(), dtype=np.int64)
-            out.append((legal, softmax(logits_np[row, legal]), float(values[row])))
-        return out
+        legals = [np.asarray(game.legal_actions(), dtype=np.int64) for game in games]
+        return [(legal, softmax(logits_np[row, legal]), float(values[row])) for row, legal in enumerate(legals)]

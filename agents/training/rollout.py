@@ -122,9 +122,8 @@ def evaluate_policy(net, adapter: GameAdapter, opponent: str, games: int, seed: 
         Slot(adapter.eval_game(seed, i), ["net" if s == i % n else opponent for s in range(n)]) for i in range(games)
     ]
     rng_py = random.Random(seed)
-    controllers = {"net": (net, True)}
     while any(not s.game.is_over for s in slots):
-        play_round(slots, controllers, adapter, rng_py, None)
+        play_round(slots, {"net": (net, True)}, adapter, rng_py, None)
     return sum(win_share(winners=s.game.winners(), seat=i % n) for i, s in enumerate(slots)) / games
 
 

@@ -162,7 +162,7 @@ class Trainer:
             names = ", ".join(os.path.basename(p) for p in removed)
             self.log(f"removed {len(removed)} temporary file(s) of interrupted checkpoint writes: {names}")
         if self.ckpt is not None:
-            self._reconcile_best()
+            self._reconcile_best(self.ckpt)
         elif os.path.exists(stale := os.path.join(self.run_dir, "best.pt")):  # an earlier run's under this name
             os.remove(stale)
         if cfg.track:
@@ -181,11 +181,10 @@ class Trainer:
                 total=max(cfg.total_steps, self.global_step), initial=self.global_step, unit="step", dynamic_ncols=True
             )
 
-    def _reconcile_best(self) -> None:
+    def _reconcile_best(self, ckpt: dict) -> None:
         """On ``--resume``: make ``best.pt`` agree with the checkpoint's ``best`` record (module docstring)."""
-        assert self.ckpt is not None
         path = os.path.join(self.run_dir, "best.pt")
-        record, step = self.best, int(self.ckpt.get("step", 0))
+        record, step = self.best, int(ckpt.get("step", 0))
         if os.path.exists(path):
             try:
                 found, _ = read_checkpoint(path, build=False)
@@ -216,7 +215,7 @@ class Trainer:
         if record is None:
             return
         if record.get("step") == step:  # the same network: the run stopped between writing checkpoint.pt and best.pt
-            write_checkpoint(self.ckpt, path)
+            write_checkpoint(ckpt, path)
             self.log(f"best.pt: written from the resumed checkpoint (step {step}), the best it records")
             return
         self.log(
@@ -262,7 +261,9 @@ class Trainer:
                 )
                 mbt = torch.from_numpy(mb)
                 dist = MaskedCategorical(logits, mask)
-                logratio = dist.log_prob(actions) - b_logprob[mbt]
+                newlogprob = dist.log_prob(actions)
+                entropy = dist.entropy()
+                logratio = newlogprob - b_logprob[mbt]
                 ratio = logratio.exp()
                 with torch.no_grad():
                     old_approx_kl = (-logratio).mean()
@@ -278,7 +279,7 @@ class Trainer:
                     v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - b_ret[mbt]) ** 2).mean()
                 else:
                     v_loss = 0.5 * ((newvalue - b_ret[mbt]) ** 2).mean()
-                entropy_loss = dist.entropy().mean()
+                entropy_loss = entropy.mean()
                 loss = pg_loss - cfg.ent_coef * entropy_loss + v_loss * cfg.vf_coef
                 if self.anchor_net is not None and cfg.anchor_kl > 0:
                     anchor_kl = self.anchor_divergence(mb, buf, dist)
