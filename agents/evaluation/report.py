@@ -124,7 +124,6 @@ class Ladder:
         return 1 / self.players
 
 
-# ---------------------------------------------------------------------------------------- reading
 def _need(condition: bool, path: str, message: str) -> None:
     if not condition:
         raise LadderError(f"{path}: {message}")
@@ -194,7 +193,6 @@ def load_run(path: str | Path) -> Run:
     return Run(name, game, players, rules, seed, tuple(labels), tuple(specs), tuple(games), version, commit)
 
 
-# ---------------------------------------------------------------------------------------- the ladder
 def build_ladder(paths: Iterable[str | Path]) -> Ladder:
     """The ladder of the results files ``paths`` (at least one), pooled in the order given."""
     runs = [load_run(p) for p in paths]
@@ -234,7 +232,6 @@ def build_ladder(paths: Iterable[str | Path]) -> Ladder:
     return Ladder(game=first.game, players=first.players, rules=first.rules, runs=tuple(runs), rows=tuple(rows))
 
 
-# ---------------------------------------------------------------------------------------- outputs
 def _wins_text(wins: float) -> str:
     """Wins to two decimals without trailing zeros; 1/k shares' float noise (849.9999999999) rounds away."""
     return f"{wins:.2f}".rstrip("0").rstrip(".")
@@ -380,7 +377,6 @@ def write_ladder(
     return {"markdown": markdown, "png": png}
 
 
-# ---------------------------------------------------------------------------------------- slim files
 #: What :func:`slim_results` keeps of each game record.
 SLIM_GAME_KEYS = ("game", "seed", "seats", "scores", "ranks", "winners")
 

@@ -160,7 +160,6 @@ def build_worker(setup: Setup, torch_threads: int | None = None, adopt: bool = F
         raise EvaluationError(f"building the agents failed: {type(exc).__name__}: {exc}") from exc
 
 
-# ------------------------------------------------------------------------------ worker processes
 _PROCESS: dict[str, Any] = {}  # per worker process: "worker" (a Worker) or "error" (why building it failed)
 
 

@@ -162,8 +162,7 @@ def play_game(spec: GameSpec, game: Any, agents: dict[int, Any], me: int) -> int
             print(spec.game_text(game, me))
             continue
         try:
-            move = resolve_move(text, legal)
-            game.play(move)
+            game.play(resolve_move(text, legal))
         except ValueError as exc:  # the engine's IllegalMoveError names the rule the move breaks
             print(f"illegal move: {exc}")
             if text.removeprefix("#").isdigit():

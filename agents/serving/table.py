@@ -91,9 +91,7 @@ def rule_options(spec: GameSpec, args: argparse.Namespace) -> dict[str, Any]:
     options = {}
     for option in spec.rule_options:
         value = getattr(args, option.name, None)
-        if option.kind == "flag":
-            value = True if value else None
-        options[option.name] = value
+        options[option.name] = (True if value else None) if option.kind == "flag" else value
     return options
 
 
