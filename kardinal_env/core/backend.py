@@ -145,7 +145,6 @@ def available() -> bool:
 
 
 def backend() -> str:
-    """``"core"`` or ``"python"``: what :func:`available` decides, as a name."""
     return "core" if available() else "python"
 
 

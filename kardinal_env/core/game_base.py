@@ -67,7 +67,6 @@ class TurnBasedGame:
 
 
 def options_from_dict(cls: Any, data: Any, names: set[str], error: type[Exception], where: str = "rules") -> Any:
-    """``cls(**data)`` for a rules dict with option ``names`` (``players`` required); ``error`` naming ``where``."""
     if not isinstance(data, dict):
         raise error(f"{where}: expected an object of rule options, got {type(data).__name__}")
     unknown = sorted(set(data) - names)

@@ -82,7 +82,6 @@ def play_record_move(game: Any, index: int, move: str, source: str = "record") -
 
 
 def check_replayed_result(result: dict | None, game: Any, source: str = "record") -> None:
-    """:func:`check_result` against ``game`` replayed from all the record's moves."""
     over = game.is_over
     scores, winners = (game.scores(), game.winners()) if over else (None, None)
     check_result(result, game.move_count, over, scores, winners, source)

@@ -159,8 +159,7 @@ class RuleOption:
 
 @dataclass(frozen=True)
 class Renderers:
-    """How a game is drawn (the module docstring); each an object or a ``"module:attribute"`` string, imported on
-    use."""
+    """How a game is drawn (the module docstring's ``renderers``)."""
 
     text: Any
     image: Any = None
@@ -431,7 +430,6 @@ def game_of(obj: Any) -> GameSpec:
 
 
 def game_for_record(record: Any) -> GameSpec:
-    """The spec whose ``record_format`` is ``record["format"]``; :class:`UnknownGameError` otherwise."""
     fmt = record.get("format") if isinstance(record, dict) else None
     known = {spec.record_format: spec for spec in games().values()}
     if isinstance(fmt, str) and fmt in known:

@@ -63,7 +63,6 @@ def terminal_rewards(game: GameState, scheme: str = "win_loss") -> list[float]:
 
 
 def forfeit_rewards(num_players: int, loser: int, scheme: str = "win_loss") -> list[float]:
-    """Per seat, the rewards of a game ``loser`` forfeits: the scheme's loss to ``loser``, its win to the others."""
     loss, win = LOSS_AND_WIN[check_scheme(scheme)]
     if not 0 <= loser < num_players:
         raise ValueError(f"loser must be a seat 0..{num_players - 1}, got {loser!r}")
@@ -71,7 +70,6 @@ def forfeit_rewards(num_players: int, loser: int, scheme: str = "win_loss") -> l
 
 
 def _margins(scores: list) -> list:
-    """Per seat, its score minus the best other seat's."""
     return [own - max(v for i, v in enumerate(scores) if i != s) for s, own in enumerate(scores)]
 
 

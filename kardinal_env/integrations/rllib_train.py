@@ -113,7 +113,6 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def env_config(args: argparse.Namespace) -> dict[str, Any]:
-    """The command line's environment options besides ``players``."""
     given = {"reward": args.reward, "window": args.window, "chip_shaping": args.chip_shaping}
     given = {key: value for key, value in given.items() if value is not None}
     return {**args.rule_options, **given, **dict(args.env_option)}

@@ -77,7 +77,6 @@ def make_vs_bots_env(
     learner_seat: int | str = "random",
     **env_kwargs: Any,
 ) -> ObservationOnly:
-    """``ObservationOnly(VsBots(game, players, opponents, learner_seat, **env_kwargs))``."""
     spec = get_game(game)
     players = spec.check_players(players)
     return ObservationOnly(
@@ -187,12 +186,11 @@ class SelfPlayEnv(VsBots):
     def add_opponent(self, opponent) -> int:
         """Add an opponent (beyond ``max_pool`` the oldest non-string entry goes); returns the pool size."""
         self._pool.append(opponent)
-        if self.max_pool is not None:
-            while len(self._pool) > self.max_pool:
-                old = next((i for i, p in enumerate(self._pool) if not isinstance(p, str)), None)
-                if old is None:
-                    break
-                del self._pool[old]
+        while self.max_pool is not None and len(self._pool) > self.max_pool:
+            old = next((i for i, p in enumerate(self._pool) if not isinstance(p, str)), None)
+            if old is None:
+                break
+            del self._pool[old]
         return len(self._pool)
 
     def set_live_policy(self, policy) -> None:
