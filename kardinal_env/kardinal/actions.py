@@ -40,10 +40,9 @@ from kardinal_env.kardinal.notation import (
     BUILD,
     CARDINAL,
     CHIP,
-    HOUSE,
+    KEEP_CARDINAL,
     KEY_LIMIT,
     KEY_STRIDE,
-    TOWER,
     YARD,
     MalformedMoveError,
     format_move,
@@ -73,7 +72,6 @@ BUILD_PLANES = 16
 SPATIAL_ACTION_PLANES = BUILD_PLANES + 1
 #: Actions outside the planes: four chip choices and "keep the cardinal".
 NON_SPATIAL_ACTIONS = 5
-_KEEP_CODE = (CARDINAL, -1, -1, -1, -1)
 
 
 def colour_order(rules: Rules, seat: int) -> tuple[int, int, int, int]:
@@ -82,16 +80,12 @@ def colour_order(rules: Rules, seat: int) -> tuple[int, int, int, int]:
     if n == 2:
         other = 1 - seat
         return (2 * seat, 2 * seat + 1, 2 * other, 2 * other + 1)
-    if n == 3:
-        return (seat, (seat + 1) % 3, (seat + 2) % 3, 3)
-    return (seat, (seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4)
+    return (seat, (seat + 1) % n, (seat + 2) % n, 3 if n == 3 else (seat + 3) % 4)
 
 
 def frame_window(rules: Rules, window: int | None = None) -> int:
     """``window`` when given, else the rules' window variant, else the lossless :data:`DEFAULT_WINDOW`."""
-    if window is not None:
-        return window
-    return DEFAULT_WINDOW if rules.window is None else rules.window
+    return window if window is not None else rules.window or DEFAULT_WINDOW
 
 
 def window_layout(rules: Rules, window: int) -> tuple[np.ndarray, np.ndarray]:
@@ -162,7 +156,7 @@ class ActionCodec(WindowFrame):
         if not 0 <= action < self.num_actions:
             raise ValueError(f"action {action} is outside Discrete({self.num_actions})")
         if action == self.keep_action:
-            return _KEEP_CODE
+            return KEEP_CARDINAL
         if action >= self.chip_offset:
             return (CHIP, -1, self._colour_order[seat][action - self.chip_offset], -1, -1)
         plane, square = divmod(action, self.num_squares)
@@ -171,10 +165,8 @@ class ActionCodec(WindowFrame):
             return (CARDINAL, -1, -1, key, -1)
         kind, slot = divmod(plane, 4)
         colour = self._colour_order[seat][slot]
-        if kind == 0:
-            return (BUILD, HOUSE, colour, key, -1)
-        if kind == 1:
-            return (BUILD, TOWER, colour, key, -1)
+        if kind < 2:  # the shape: HOUSE or TOWER
+            return (BUILD, kind, colour, key, -1)
         other = key + (KEY_STRIDE if kind == 2 else 1)
         if not 0 <= other < KEY_LIMIT or self._k2s[other] < 0:
             raise ValueError(f"action {action}: the yard's second square lies outside the window")

@@ -99,11 +99,11 @@ class CoreGame(CoreBacked, Game):
         """The Python engine's :class:`LiveView` built from the core (new containers each call, not live
         references: the observation encoder writes a core game with :meth:`encode_into` instead)."""
         core = self._core
-        rows = self._rows()
+        shapes, colours, _, squares = map(list, zip(*self._rows(), strict=True))
         return LiveView(
-            [row[3] for row in rows],
-            [row[0] for row in rows],
-            [row[1] for row in rows],
+            squares,
+            shapes,
+            colours,
             core.site_summaries(),
             core.cardinal_key,
             core.supply(),
@@ -127,11 +127,8 @@ class CoreGame(CoreBacked, Game):
         return out
 
     # ------------------------------------------------------------------ moves
-    def legal_move_codes(self) -> list[tuple]:
-        moves = self._moves
-        if moves is None:
-            moves = self._moves = self._core.legal_move_codes()
-        return moves
+    def _generate(self) -> list[tuple]:
+        return self._core.legal_move_codes()
 
     def legal_actions(self) -> np.ndarray:
         """The core's legal action ids (a new ``int64`` array, the Python engine's ids in its order)."""

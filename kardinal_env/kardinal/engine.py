@@ -44,6 +44,7 @@ from typing import Any, ClassVar
 
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.core.game_base import TurnBasedGame, core_subclass, resolve_rules
+from kardinal_env.core.protocol import finishing_order_from_keys
 from kardinal_env.core.records import check_replayed_result, play_record_move
 from kardinal_env.kardinal.explain import Explain
 from kardinal_env.kardinal.notation import (
@@ -51,7 +52,7 @@ from kardinal_env.kardinal.notation import (
     CARDINAL,
     CHIP,
     HOUSE,
-    KEY_LIMIT,
+    KEEP_CARDINAL,
     KEY_STRIDE,
     NEIGHBOUR_STEPS,
     TOWER,
@@ -86,22 +87,12 @@ from kardinal_env.kardinal.state import (
 
 __all__ = ["Game", "IllegalMoveError", "action_codec"]
 
-_KEEP_CARDINAL = (CARDINAL, -1, -1, -1, -1)
 _PLACE_CARDINAL = (CARDINAL, -1, -1)  # + (key, -1)
 _CHIP_CODES = tuple((CHIP, -1, c, -1, -1) for c in range(4))
 _TEXTS: dict[tuple, str] = {}  # move code -> notation (legal_moves)
 #: The fields :meth:`Game.clone` copies (one level deep; ``_held`` two); it shares the others.
 _MUTABLE: tuple[str, ...] = ("_cells", "_sites", "_bshape", "_bcolour", "_bbuilder", "_bsquares", "_inventory")
 _MUTABLE += ("_supply", "_aside", "_history", "_cathedral_touch")
-
-
-def _window_mask(window: int | None) -> bytes | None:
-    if window is None:
-        return None
-    mask = bytearray(KEY_LIMIT)
-    for key in window_keys(window):
-        mask[key] = 1
-    return bytes(mask)
 
 
 def action_codec(rules: Rules) -> Any:
@@ -139,7 +130,7 @@ class Game(TurnBasedGame, Explain):
         n = rules.players
         self._n = n
         self._seat_colours = tuple(rules.seat_colours(s) for s in range(n))
-        self._inside = _window_mask(rules.window)
+        self._inside = None if rules.window is None else frozenset(window_keys(rules.window))
         # Buildings: id 0 the nave, id 1 the clock tower, then edifices in build order.
         self._cells = {NAVE_KEY: NAVE, CLOCK_KEY: CLOCK_TOWER}
         self._bshape = [HOUSE, TOWER]
@@ -182,23 +173,18 @@ class Game(TurnBasedGame, Explain):
         """``(seat, its builds)`` of the first following seat (wrapping round to the current one) with a
         legal build, who builds after this turn; ``(None, [])`` if none has (the game ends). With
         ``ignore_cardinal`` as if the cardinal stood nowhere."""
-        n = self._n
-        seat = self._current
         card = -1 if ignore_cardinal else self._cardinal
-        for i in range(1, n + 1):
-            nxt = (seat + i) % n
-            moves = self._builds_for(nxt, card)
+        for i in range(1, self._n + 1):
+            seat = (self._current + i) % self._n
+            moves = self._builds_for(seat, card)
             if moves:
-                return nxt, moves
+                return seat, moves
         return None, []
 
     def build_chips(self, code: tuple) -> BuildChips:
         """What the build ``code`` (legal or not) would score for the seat on turn now (:class:`BuildChips`)."""
         _, _shape, colour, k1, k2 = code
-        colours, substitutes, set_aside, cathedral = self._score(
-            colour, self._touched((k1,) if k2 < 0 else (k1, k2)), list(self._supply)
-        )
-        return BuildChips(tuple(colours), substitutes, set_aside, cathedral)
+        return self._score(colour, self._touched((k1,) if k2 < 0 else (k1, k2)), list(self._supply))
 
     # ------------------------------------------------------------------ moves
     def legal_move_codes(self) -> list[tuple]:
@@ -227,7 +213,12 @@ class Game(TurnBasedGame, Explain):
         index = self._text_index
         code = index.get(move) if index is not None and isinstance(move, str) else None
         if code is None:
-            code = self._checked_code(move)
+            try:
+                code = parse_move(move)
+            except MalformedMoveError as exc:
+                raise IllegalMoveError(str(exc), "malformed move", move) from None
+            if code not in self.legal_move_codes():
+                self._raise_illegal(code, move)  # the rule it breaks: Explain (kardinal_env.kardinal.explain)
         self._apply(code)
 
     # ------------------------------------------------------------------ action ids (the game protocol)
@@ -269,7 +260,7 @@ class Game(TurnBasedGame, Explain):
     def is_legal_code(self, code: tuple) -> bool:
         """Whether ``code`` is one of :meth:`legal_move_codes` (a cardinal move: from the site table)."""
         if self._phase == CARDINAL_PHASE:
-            if code == _KEEP_CARDINAL:
+            if code == KEEP_CARDINAL:
                 return self.may_keep_cardinal()
             if not (isinstance(code, tuple) and len(code) == 5 and code[:3] == _PLACE_CARDINAL and code[4] == -1):
                 return False
@@ -359,13 +350,13 @@ class Game(TurnBasedGame, Explain):
             for b in (a + 1, a + KEY_STRIDE):  # the square to the right / above
                 mb = site_summary(b)
                 if mb is None:  # a free non-site square: the house must touch a
-                    if ma & HOUSE_BIT and b not in cells and (inside is None or inside[b]):
+                    if ma & HOUSE_BIT and b not in cells and (inside is None or b in inside):
                         append((a, b, ma))
                 elif not mb & YARD_BIT and b != card and (ma | mb) & HOUSE_BIT:
                     append((a, b, ma | mb))
             if ma & HOUSE_BIT:  # with a free non-site square to the left / below (site pairs come above)
                 for b in (a - 1, a - KEY_STRIDE):
-                    if b not in sites and b not in cells and (inside is None or inside[b]):
+                    if b not in sites and b not in cells and (inside is None or b in inside):
                         append((b, a, ma))
         return out
 
@@ -378,7 +369,7 @@ class Game(TurnBasedGame, Explain):
         if phase == CARDINAL_PHASE:
             moves = [(CARDINAL, -1, -1, k, -1) for k in self.cardinal_target_keys()]
             if self.may_keep_cardinal():
-                moves.insert(0, _KEEP_CARDINAL)
+                moves.insert(0, KEEP_CARDINAL)
             return moves
         return []
 
@@ -417,9 +408,9 @@ class Game(TurnBasedGame, Explain):
                     touched.add(b)
         return touched
 
-    def _score(self, colour: int, touched: set[int], supply: list[int]) -> tuple[list[int], int, bool, bool]:
-        """docs/rules.md Scoring, the one place it lives: ``(regular chips' colours, substitutes, set aside,
-        touches the cathedral)`` of a build of ``colour`` touching ``touched``; takes the chips out of ``supply``."""
+    def _score(self, colour: int, touched: set[int], supply: list[int]) -> BuildChips:
+        """docs/rules.md Scoring, the one place it lives: the :class:`BuildChips` of a build of ``colour`` touching
+        ``touched``; takes the chips out of ``supply``."""
         rules = self.rules
         neutral = rules.has_neutral
         skip_neutral_touch = neutral and rules.neutral_touch_chips == "none"
@@ -443,7 +434,7 @@ class Game(TurnBasedGame, Explain):
         if exhausted and rules.exhausted_colour == "substitute":
             substitutes = min(exhausted, sum(supply))
         set_aside = neutral and colour == 3 and rules.neutral_build_chips == "put_aside"
-        return colours, substitutes, set_aside, touches_cathedral
+        return BuildChips(tuple(colours), substitutes, set_aside, touches_cathedral)
 
     def _apply_build(self, code: tuple) -> None:
         _, shape, colour, k1, k2 = code
@@ -484,7 +475,7 @@ class Game(TurnBasedGame, Explain):
         for k in squares:
             for step in NEIGHBOUR_STEPS:
                 nb = k + step
-                if nb not in cells and (inside is None or inside[nb]):
+                if nb not in cells and (inside is None or nb in inside):
                     sites[nb] = sites.get(nb, 0) | bit
 
     def _end_turn(self) -> None:
@@ -507,20 +498,7 @@ class Game(TurnBasedGame, Explain):
         if rules.has_neutral:
             self._aside[3] += supply[3]
             supply[3] = 0
-        best = max(scores)
-        tied = [s for s in range(self._n) if scores[s] == best]
-        most = max(self._cathedral_touch[s] for s in tied)
         self._scores = scores
-        self._winners = [s for s in tied if self._cathedral_touch[s] == most]
+        self._winners = finishing_order_from_keys(list(zip(scores, self._cathedral_touch, strict=True)))[0]
         self._phase = OVER
         self._moves = []
-
-    # ------------------------------------------------------------------ diagnosis
-    def _checked_code(self, move: object) -> tuple:
-        try:
-            code = parse_move(move)
-        except MalformedMoveError as exc:
-            raise IllegalMoveError(str(exc), "malformed move", move) from None
-        if code not in self.legal_move_codes():
-            self._raise_illegal(code, move)  # the rule it breaks: Explain (kardinal_env.kardinal.explain)
-        return code

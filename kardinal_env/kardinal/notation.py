@@ -19,7 +19,7 @@ Internally a move is a :data:`MoveCode` tuple ``(kind, shape, colour, square1, s
 * ``kind`` is :data:`BUILD`, :data:`CHIP` or :data:`CARDINAL`;
 * ``shape`` is :data:`HOUSE`, :data:`TOWER` or :data:`YARD` (``-1`` when not a build);
 * ``colour`` is ``0..3`` (``-1`` when not a build or chip);
-* squares are integer keys (see :func:`square_key`); ``-1`` when absent. ``C-`` is ``(CARDINAL, -1, -1, -1, -1)``.
+* squares are integer keys (see :func:`square_key`); ``-1`` when absent. ``C-`` is :data:`KEEP_CARDINAL`.
 
 A square key packs ``(x, y)`` as ``(x + 64) * 128 + (y + 64)``: the neighbours of ``k`` are ``k ± 1`` and ``k ± 128``,
 ascending keys are ascending ``(x, y)``; legal games stay in ``|x|, |y| <= 26``.
@@ -38,6 +38,7 @@ __all__ = [
     "YARD",
     "SHAPE_LETTERS",
     "SHAPE_NAMES",
+    "KEEP_CARDINAL",
     "KEY_OFFSET",
     "KEY_STRIDE",
     "KEY_LIMIT",
@@ -64,6 +65,7 @@ KEY_LIMIT = KEY_STRIDE * KEY_STRIDE
 NEIGHBOUR_STEPS = (1, -1, KEY_STRIDE, -KEY_STRIDE)
 
 MoveCode = tuple  # (kind, shape, colour, square1, square2)
+KEEP_CARDINAL: MoveCode = (CARDINAL, -1, -1, -1, -1)  # C-
 
 
 class MalformedMoveError(ValueError):
@@ -139,7 +141,7 @@ def parse_move(move: object) -> MoveCode:
     if not isinstance(move, str):
         raise MalformedMoveError(f"malformed move {move!r}: a move is a string ({_EXPECTED})")
     if move == "C-":
-        return (CARDINAL, -1, -1, -1, -1)
+        return KEEP_CARDINAL
     m = _BUILD_RE.fullmatch(move)
     if m:
         letter, digit, x1, y1, x2, y2 = m.groups()

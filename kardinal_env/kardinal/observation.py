@@ -134,7 +134,7 @@ class ObservationEncoder(WindowFrame):
             src += [one if p == players else zero for p in (2, 3, 4)]
             assert len(src) == NUM_CHANNELS - SPATIAL_CHANNELS
             self._gathers.append(itemgetter(*src))
-        self._no_turn = [0] * (players + 3)  # on_turn and phase once the game is over
+        self._no_turn = [0] * (players + 5) + [1]  # on_turn, phase, pending, 0, 1 once the game is over
         self._turn_phase = [
             [[int(s == current) for s in range(players)] + [int(p == phase) for p in range(3)] for phase in range(3)]
             for current in range(players)
@@ -166,13 +166,12 @@ class ObservationEncoder(WindowFrame):
     def encode(self, game: Game, observer: int) -> np.ndarray:
         """The observation of ``game`` from seat ``observer``'s point of view (a new array). A core-backed
         game (``game.compiled``) is written by the core (``CoreGame.encode_into``, byte for byte the same)."""
+        obs = np.empty(self.shape, dtype=np.uint8)
         if game.compiled:
-            obs = np.empty(self.shape, dtype=np.uint8)
             game.encode_into(observer, obs)  # type: ignore[attr-defined]
             return obs
         view = game.live_view()
         self._sync(game, view)
-        obs = np.empty(self.shape, dtype=np.uint8)
         flat = obs.reshape(NUM_CHANNELS, -1)
         flat[:SPATIAL_CHANNELS] = self._spatial_views[observer]
         flat[SPATIAL_CHANNELS:] = np.frombuffer(self._scalar_bytes(view, observer), dtype=np.uint8)[:, None]
@@ -205,22 +204,19 @@ class ObservationEncoder(WindowFrame):
         squares = view.building_squares
         self._set(self._shared_offsets[_NAVE], k2s[squares[0][0]], 1)
         self._set(self._shared_offsets[_CLOCK], k2s[squares[1][0]], 1)
-        self._game = game
-        self._drawn = 2
-        self._drawn_cardinal = -1
-        self._draw_buildings(view)
         sites = self._shared_offsets[_SITES]
         for k in view.sites:  # the complete site table (drawing marks only sites next to new buildings)
             self._set(sites, k2s[k], 1)
+        self._game = game
+        self._drawn = 2  # the edifices are drawn next
+        self._drawn_cardinal = -1
 
     def _draw_buildings(self, view: LiveView) -> None:
-        """Draw the buildings added since the last call, update sites and the "last built" plane."""
+        """Draw the buildings added since the last call (at least one), update sites and the "last built" plane."""
         k2s = self._k2s
         buf = self._spatial_bytes
         squares = view.building_squares
         start, total = self._drawn, len(squares)
-        if total <= start:
-            return
         sites = self._shared_offsets[_SITES]
         last = self._shared_offsets[_LAST]
         game_sites = view.sites
@@ -264,5 +260,4 @@ class ObservationEncoder(WindowFrame):
             absolute += (view.pending, 0, 1)
         else:
             absolute += self._no_turn
-            absolute += (0, 0, 1)
         return bytes(self._gathers[observer](absolute))

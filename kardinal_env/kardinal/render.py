@@ -59,15 +59,6 @@ def _draw_building(cv: Canvas, shape: str, colour, x0: int, y0: int, x1: int, y1
         cv.frame(x0, y0, x1, y1, _LAST, max(2, size // 10))
 
 
-def _check_size(size) -> tuple[int, int]:
-    if not isinstance(size, tuple | list) or len(size) != 2 or not all(is_int(v) for v in size):
-        raise ValueError(f"game_image: size must be (width, height) in pixels, got {size!r}")
-    width, height = size
-    if width < 96 or height < 96:
-        raise ValueError(f"game_image: size must be at least (96, 96) pixels, got {size!r}")
-    return width, height
-
-
 def game_image(game: Game, window: int | None = LOSSLESS_WINDOW, size: tuple[int, int] = IMAGE_SIZE):
     """A ``(height, width, 3)`` uint8 picture of the position, ``size=(width, height)`` whatever the position (a stable
     frame size for videos).
@@ -81,21 +72,21 @@ def game_image(game: Game, window: int | None = LOSSLESS_WINDOW, size: tuple[int
     """
     from kardinal_env.core.drawing import Canvas  # numpy: only for images
 
-    width, height = _check_size(size)
+    if not isinstance(size, tuple | list) or len(size) != 2 or not all(is_int(v) for v in size):
+        raise ValueError(f"game_image: size must be (width, height) in pixels, got {size!r}")
+    width, height = size
+    if width < 96 or height < 96:
+        raise ValueError(f"game_image: size must be at least (96, 96) pixels, got {size!r}")
     scale = max(1, min(width, height) // 320)
     line = 9 * scale
-    n = game.num_players
-    lines = n + 3
-    panel_h = lines * line + 2 * scale + 4
+    panel_h = (game.num_players + 3) * line + 2 * scale + 4  # a line per seat, the head, the supply and the legend
     board_h = height - panel_h
     if board_h < 32:
         raise ValueError(f"game_image: size {size!r} leaves no room for the board below {panel_h} pixels of text")
     cv = Canvas(width, height, _BACKGROUND)
 
     buildings = game.buildings()
-    squares = [sq for b in buildings for sq in b.squares] + game.sites()
-    if game.cardinal is not None:
-        squares.append(game.cardinal)
+    squares = [sq for b in buildings for sq in b.squares] + game.sites()  # the cardinal stands on a site
     xs = [x for x, _ in squares]
     ys = [y for _, y in squares]
     x0, x1, y0, y1 = min(xs) - 1, max(xs) + 1, min(ys) - 1, max(ys) + 1

@@ -233,14 +233,12 @@ function chipsTable(seatColours, pos, result, opts) {
   h += `<th>held</th><th title="${over ? "final score" : "the final score if the game ended now"}">` +
        `${over ? "score" : "score now"}</th></tr>`;
   for (let s = 0; s < n; s++) {
-    const cls = [];
-    if (pos.seat === s) cls.push("on-turn");
-    if (over && winners.includes(s)) cls.push("winner");
-    const name = opts && opts.names ? opts.names[s] : `seat ${s}`;
+    const cls = [pos.seat === s && "on-turn", over && winners.includes(s) && "winner"].filter(Boolean);
+    const name = opts?.names ? opts.names[s] : `seat ${s}`;
     h += `<tr class="${cls.join(" ")}" data-seat="${s}"><td>${esc(name)}</td>` +
          `<td>${seatColours[s].map(swatch).join("")}</td>`;
     for (let c = 0; c < 4; c++) {
-      const gain = opts && opts.gain && opts.gain[s] && opts.gain[s][c] > 0;
+      const gain = opts?.gain?.[s]?.[c] > 0;
       h += `<td class="${gain ? "gain" : ""}">${pos.chips[s][c]}</td>`;
     }
     const held = pos.chips[s].reduce((a, b) => a + b, 0);
@@ -280,29 +278,15 @@ const allSquares = D.buildings.map(b => b.squares).concat(D.positions.map(p => p
 const VIEW = boardView(allSquares);
 const svg = document.getElementById("board");
 
-function moveKind(move) {
-  if (!move) return null;
-  if (move.startsWith("chip")) return "chip";
-  if (move.startsWith("C")) return "cardinal";
-  return "build";
-}
-
 function drawPosition(p, k) {
-  const kind = moveKind(p.last);
+  const kind = !p.last ? null : p.last.startsWith("chip") ? "chip" : p.last.startsWith("C") ? "cardinal" : "build";
   drawBoard(svg, VIEW, {buildings: D.buildings.slice(0, p.nb), sites: p.sites, cardinal: p.cardinal,
                         lastId: p.last_id, lastKind: kind, window: D.window});
-  let status;
-  if (p.phase === "over") status = "game over";
-  else {
-    status = `seat ${p.seat} to play: ${p.phase}`;
-    if (p.pending) status += ` (${p.pending} chip${p.pending > 1 ? "s" : ""} to take)`;
-  }
+  let status = p.phase === "over" ? "game over" : `seat ${p.seat} to play: ${p.phase}`;
+  if (p.pending) status += ` (${p.pending} chip${p.pending > 1 ? "s" : ""} to take)`;  // never once over
   document.getElementById("status").textContent = status;
-  let gain = null;
-  if (k) {
-    const q = D.positions[k - 1];
-    gain = p.chips.map((row, s) => row.map((v, c) => v - q.chips[s][c]));
-  }
+  const q = D.positions[k - 1];  // the position before (none at the start)
+  const gain = q ? p.chips.map((row, s) => row.map((v, c) => v - q.chips[s][c])) : null;
   const chips = document.getElementById("chips");
   chips.innerHTML = chipsTable(D.seat_colours, p, D.result, {gain: gain});
   setData(chips, {chips: p.chips, projected: p.projected, supply: p.supply});

@@ -86,11 +86,7 @@ class Rules:
         """Colours seat ``seat`` may build, in ascending order."""
         if self.shared_pool:
             return (0, 1, 2, 3)
-        if self.players == 2:
-            return (2 * seat, 2 * seat + 1)
-        if self.players == 3:
-            return (seat, 3)
-        return (seat,)
+        return self.owned_colours(seat) + ((3,) if self.has_neutral else ())
 
     def owned_colours(self, seat: int) -> tuple[int, ...]:
         """Colours whose leftover chips seat ``seat`` takes at the end (none in the shared pool)."""

@@ -2,7 +2,7 @@
 
 * :data:`PHASES` — the names of a turn's decisions; the state keeps the phase as an index into it
   (:data:`BUILD_PHASE` .. :data:`OVER`), equal to the move kinds of :mod:`kardinal_env.kardinal.notation`.
-  :data:`CHIPS_PER_COLOUR`, :data:`TOTAL_CHIPS` and :data:`EDIFICES_PER_SHAPE` (per colour): the material.
+  :data:`CHIPS_PER_COLOUR` and :data:`EDIFICES_PER_SHAPE` (per colour): the material.
 * :class:`GameState` — the fields of a game (the engine sets them up and changes them move by move) and the read-only
   queries; those that apply the rules (legal builds, scoring, turn order) are the engine's.
 * :class:`Building`, :class:`BuildChips`, :class:`LiveView` — what the queries answer.
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 PHASES = ("build", "chip", "cardinal", "over")
 BUILD_PHASE, CHIP_PHASE, CARDINAL_PHASE, OVER = 0, 1, 2, 3
 CHIPS_PER_COLOUR = 12
-TOTAL_CHIPS = 4 * CHIPS_PER_COLOUR
 EDIFICES_PER_SHAPE = 2  # per colour
 
 HOUSE_BIT, TOWER_BIT, YARD_BIT = 1, 2, 4
@@ -97,7 +96,7 @@ class GameState:
     rules: Rules
     _n: int  # players
     _seat_colours: tuple[tuple[int, ...], ...]  # per seat: the colours it may build
-    _inside: bytes | None  # per square key: 1 inside the window (None: no window)
+    _inside: frozenset[int] | None  # the square keys inside the window (None: no window)
     _cells: dict[int, int]  # built square key -> building id
     _bshape: list[int]  # per building id: HOUSE / TOWER / YARD (nave: HOUSE, clock tower: TOWER)
     _bcolour: list[int]  # per building id: colour, -1 for the cathedral
@@ -277,4 +276,4 @@ class GameState:
 
     def _is_inside(self, key: int) -> bool:
         """Whether square ``key`` lies inside the window (always, without one)."""
-        return self._inside is None or bool(self._inside[key])
+        return self._inside is None or key in self._inside

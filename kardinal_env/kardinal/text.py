@@ -24,8 +24,10 @@ __all__ = ["game_text", "LEGEND"]
 LEGEND = "N nave  K clock tower  H house  T tower  Y yard (digit = colour, * = built last)  @ cardinal  . site"
 
 
-def _letters(game: Game) -> dict[tuple[int, int], str]:
-    cells: dict[tuple[int, int], str] = {}
+def game_text(game: Game, seat: int | None = None, legend: bool = True) -> str:
+    """A readable multi-line picture of the position, with a legend and the chip counts. Kardinal has
+    no hidden information: every ``seat`` sees the same picture."""
+    cells: dict[tuple[int, int], str] = {}  # square -> its three characters
     buildings = game.buildings()
     last_id = len(buildings) - 1 if len(buildings) > 2 else -1
     for b in buildings:
@@ -40,13 +42,6 @@ def _letters(game: Game) -> dict[tuple[int, int], str]:
         cells[sq] = " . "
     if game.cardinal is not None:
         cells[game.cardinal] = " @ "
-    return cells
-
-
-def game_text(game: Game, seat: int | None = None, legend: bool = True) -> str:
-    """A readable multi-line picture of the position, with a legend and the chip counts. Kardinal has
-    no hidden information: every ``seat`` sees the same picture."""
-    cells = _letters(game)
     xs = [x for x, _ in cells]
     ys = [y for _, y in cells]
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
@@ -56,10 +51,7 @@ def game_text(game: Game, seat: int | None = None, legend: bool = True) -> str:
         lines.append(f"{y:>4} {row}".rstrip())
     if legend:
         lines.append(LEGEND)
-    if game.is_over:
-        lines.append("phase: over")
-    else:
-        lines.append(f"phase: {game.phase}  seat on turn: {game.current_player}")
+    lines.append("phase: over" if game.is_over else f"phase: {game.phase}  seat on turn: {game.current_player}")
     lines.append(f"supply: {game.supply()}  set aside: {game.set_aside()}")
     for seat, held in enumerate(game.chips()):
         lines.append(f"seat {seat} (colours {list(game.seat_colours(seat))}): chips {held}")
