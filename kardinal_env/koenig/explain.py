@@ -78,16 +78,11 @@ class Explain(GameState):
         """``(rule, reason)`` for a cloister (``K``) or advisor (``A``) that is not legal now."""
         b = self.board
         phase = self._phase
-        if p.kind == "K":
-            if p.target not in b.site_index:
-                return "unknown id", f"no site {p.target!r} on board {b.name!r}"
-            site = b.site_index[p.target]
-            c = b.site_country[site]
-        else:
-            if p.target not in b.country_index:
-                return "unknown id", f"no country {p.target!r} on board {b.name!r}"
-            site = -1
-            c = b.country_index[p.target]
+        index, noun = (b.site_index, "site") if p.kind == "K" else (b.country_index, "country")
+        if p.target not in index:
+            return "unknown id", f"no {noun} {p.target!r} on board {b.name!r}"
+        site = index[p.target] if p.kind == "K" else -1
+        c = b.site_country[site] if site >= 0 else index[p.target]
         cname = b.country_ids[c]
         if p.card not in b.type_index:
             return "unknown id", self._no_type(p.card)

@@ -171,8 +171,7 @@ class ObservationEncoder:
             obs[at["phase"] + view.phase] = 1
         if not over:
             obs[at["to_move"] + self._slot_of_seat[observer][view.current]] = 1
-        obs[at["turn"]] = view.pieces
-        obs[at["turn"] + 1] = view.cards
+        obs[at["turn"] : at["turn"] + 2] = view.pieces, view.cards
         return obs
 
     def describe(self, obs: np.ndarray) -> dict[str, np.ndarray]:

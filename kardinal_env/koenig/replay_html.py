@@ -341,9 +341,8 @@ function seatsTable(p, k) {
 
 function cardsBox(p) {
   const runout = ["deck not yet run out", "deck ran out once", "deck ran out twice: last round"][p.runouts];
-  let drawn = "";
-  if (p.last && p.last.startsWith("draw:") && p.gained.length)
-    drawn = `; seat ${p.mover} drew ${p.gained.map(t => cardHTML(t, true)).join("")}`;
+  const drawn = p.last && p.last.startsWith("draw:") && p.gained.length ?
+    `; seat ${p.mover} drew ${p.gained.map(t => cardHTML(t, true)).join("")}` : "";
   const interim = p.interim ? `; interim scoring ${p.interim.join(", ")} (in the scores)` : "";
   return `<div>display ${p.display.map(t => cardHTML(t, false)).join("") || "empty"}${drawn}</div>` +
          `<div>deck <b>${p.deck}</b> cards, discard pile <b>${p.discards}</b> cards</div>` +
@@ -352,13 +351,8 @@ function cardsBox(p) {
 
 function drawPosition(p, k) {
   drawMap(B, STATIC, p, D.seat_colours, p.phase === "over" ? null : p.country);
-  let status;
-  if (p.phase === "over") status = "game over";
-  else {
-    status = `seat ${p.seat} to decide: ${p.phase}`;
-    if (p.country) status += `, this turn in ${p.country}`;
-  }
-  document.getElementById("status").textContent = status;
+  document.getElementById("status").textContent = p.phase === "over" ? "game over" :
+    `seat ${p.seat} to decide: ${p.phase}` + (p.country ? `, this turn in ${p.country}` : "");
   const seats = document.getElementById("seats");
   seats.innerHTML = seatsTable(p, k);
   setData(seats, {hands: p.hands, scores: p.scores, projected: p.projected, pieces: p.pieces});

@@ -67,12 +67,9 @@ def longest_paths(sites: Sequence[int], adjacency: Sequence[Sequence[int]]) -> l
 
 def _longest_in_component(comp: list[int], nbrs: dict[int, list[int]]) -> int:
     size = len(comp)
-    if size <= 2:
-        return size
     if all(len(nbrs[v]) <= 2 for v in comp):  # a path or a cycle: every site is on one chain
         return size
     best = 1
-    visited = set()
 
     def dfs(v: int, length: int) -> bool:
         nonlocal best

@@ -49,10 +49,7 @@ def game_text(game: Game, seat: int | None = None) -> str:
     )
     for s in range(n):
         k, a = game.pieces_left(s)
-        if seat is None or seat == s:
-            hand = f"hand {game.hand(s)}"
-        else:
-            hand = f"{game.hand_size(s)} cards"
+        hand = f"hand {game.hand(s)}" if seat is None or seat == s else f"{game.hand_size(s)} cards"
         lines.append(f"  seat {s}: score {game.scores()[s]:>3}  cloisters left {k:>2}, advisors left {a}  {hand}")
     breakdown = game.final_breakdown()
     if breakdown is not None:
