@@ -108,8 +108,7 @@ class Table:
     def of(cls, game: str | GameSpec | None = None, players: int | None = None, **options: Any) -> Table:
         """``game`` (default: first registered) with ``players`` seats (default: the game's) and rules ``options``."""
         spec = get_game(game_names()[0] if game is None else game)
-        rules = spec.rules(players, **options)
-        return cls(spec, rules, spec.check_players(players))
+        return cls(spec, spec.rules(players, **options), spec.check_players(players))
 
     @classmethod
     def from_rules(cls, rules: Any) -> Table:

@@ -34,7 +34,6 @@ class KoenigPage:
         """What ``seat`` may know of ``game`` (see the module docstring), as the page draws it."""
         n = game.num_players
         decides = game.is_over or game.current_player == seat
-        last = game.history[-1] if game.move_count else None
         return {
             "rules": {"players": n, "discard": game.rules.discard, "board": game.board.name},
             "seat_colours": seat_colours(n),
@@ -57,7 +56,7 @@ class KoenigPage:
             "projected": game.projected_scores(),
             "interim": game.interim_scores(),
             "breakdown": game.final_breakdown(),
-            "touched": touched(last),
+            "touched": touched(game.history[-1] if game.move_count else None),
         }
 
     def html(self) -> str:

@@ -317,8 +317,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
-    def _json(self, status: int, value: Any, extra: dict | None = None) -> None:
-        self._send(status, json.dumps(value).encode("utf-8"), "application/json; charset=utf-8", extra)
+    def _json(self, status: int, value: Any) -> None:
+        self._send(status, json.dumps(value).encode("utf-8"), "application/json; charset=utf-8")
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """The standard library's refusals (bad request line or header, unsupported method) as API errors."""
@@ -355,9 +355,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/api/state":
             self._json(200, session.state())
         elif path == "/api/record":
-            record = session.record()
+            body = (json.dumps(session.record(), indent=1) + "\n").encode("utf-8")
             name = f"{session.spec.name}-game-{session.game_id}.json"
-            body = (json.dumps(record, indent=1) + "\n").encode("utf-8")
             disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
             self._send(200, body, "application/json; charset=utf-8", disposition)
         elif path in ("/api/move", "/api/new"):
