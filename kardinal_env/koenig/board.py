@@ -91,7 +91,7 @@ def _fields(value: object, keys: tuple[str, ...], where: str) -> dict:
     return value
 
 
-def _check_pairs(data: dict, key: str, noun: str, known: dict, what: str, where: str) -> None:
+def _check_pairs(data: dict, key: str, noun: str, known: list[str], what: str, where: str) -> None:
     """``data[key]`` must list pairs of two different ``known`` ids (``what``), none twice in either order."""
     pairs = data[key]
     if not isinstance(pairs, list):
@@ -132,9 +132,7 @@ def validate_board(data: object, where: str = "board") -> dict:
     countries = data["countries"]
     if not isinstance(countries, list) or not countries:
         raise BoardError(f"{where}: 'countries' must be a non-empty list")
-    ids: dict[str, str] = {}  # id -> "country" | "site"
-    country_ids: dict[str, int] = {}
-    site_ids: dict[str, int] = {}
+    ids: dict[str, str] = {}  # id -> "country" | "site", in file order
     for i, country in enumerate(countries):
         cw = f"{where}: countries[{i}]"
         _fields(country, ("id", "name", "sites"), cw)
@@ -142,7 +140,6 @@ def validate_board(data: object, where: str = "board") -> dict:
         if cid in ids:
             raise BoardError(f"{cw}: id {cid!r} is used twice")
         ids[cid] = "country"
-        country_ids[cid] = i
         if not isinstance(country["name"], str) or not country["name"]:
             raise BoardError(f"{cw}: 'name' must be a non-empty string")
         sites = country["sites"]
@@ -153,7 +150,7 @@ def validate_board(data: object, where: str = "board") -> dict:
             if sid in ids:
                 raise BoardError(f"{cw}.sites[{j}]: id {sid!r} is used twice")
             ids[sid] = "site"
-            site_ids[sid] = len(site_ids)
+    country_ids = [key for key, kind in ids.items() if kind == "country"]
 
     cards = data["cards"]
     if not isinstance(cards, list) or not cards:
@@ -183,7 +180,7 @@ def validate_board(data: object, where: str = "board") -> dict:
     if missing:
         raise BoardError(f"{where}: 'cards': no card type names country(ies) {missing}")
 
-    _check_pairs(data, "roads", "road", site_ids, "site", where)
+    _check_pairs(data, "roads", "road", [key for key, kind in ids.items() if kind == "site"], "site", where)
     _check_pairs(data, "alliances", "alliance", country_ids, "country", where)
 
     if "layout" in data:

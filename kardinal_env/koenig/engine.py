@@ -476,10 +476,9 @@ class Game(TurnBasedGame, Explain, Worlds):
         self._moves = None
 
     def _finish(self) -> None:
-        final = self.scoring_now()
-        self._final = final
+        final = self._final = self.scoring_now()  # cloisters, alliances, chains
         for s in range(self._n):
-            self._scores[s] += final["cloisters"][s] + final["alliances"][s] + final["chains"][s]
+            self._scores[s] += sum(points[s] for points in final.values())
         self._winners = scoring.winners(self._scores)
         self._phase = OVER
         self._moves = []

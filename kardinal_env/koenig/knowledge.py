@@ -206,7 +206,6 @@ class SeatKnowledge:
 
     def _check(self) -> None:
         """The public facts add up (else an engine or knowledge bug: ``AssertionError``)."""
-        T = len(self.hand)
         hidden = sum(self.hand_sizes[s] for s in self._others) + self.deck_size
         problems = []
         if sum(self.unseen) != hidden or min(self.unseen) < 0:
@@ -214,15 +213,14 @@ class SeatKnowledge:
         if min(self._pool) < 0:
             problems.append(f"pool {self._pool}")
         for s, row in self.known_counts.items():
-            if sum(row) > self.hand_sizes[s] or any(row[t] > self.unseen[t] for t in range(T)):
+            if sum(row) > self.hand_sizes[s] or any(k > u for k, u in zip(row, self.unseen)):
                 problems.append(f"known {row} in seat {s}'s hand of {self.hand_sizes[s]}")
         if self.new_deck is not None and self._start is not None:
             if min(self.new_deck) < 0 or sum(self.new_deck) != self.deck_size + sum(self.hidden_draws.values()):
                 problems.append(f"new deck {self.new_deck}")
             start, sizes = self._start
-            if any(sum(start[s]) > sizes[s] for s in self._others) or sum(self._pool) != sum(
-                sizes[s] - sum(start[s]) for s in self._others
-            ):
+            slots = [sizes[s] - sum(start[s]) for s in self._others]  # the hidden cards of each hand then
+            if min(slots) < 0 or sum(self._pool) != sum(slots):
                 problems.append(f"hands at the run-out {sizes}, pool {self._pool}")
         if problems:  # pragma: no cover - a bug
             raise AssertionError(f"seat {self.seat}'s knowledge does not add up: {'; '.join(problems)}")
