@@ -45,8 +45,10 @@ __all__ = ["TurnBasedEnv", "RENDER_MODES"]
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
 
-_AEC_FIELDS = (
-    "_game agents rewards _cumulative_rewards terminations truncations infos agent_selection _forfeit action_spaces"
+#: What a pickle holds besides the constructor arguments (those set so far).
+_PICKLED = (
+    "_chance _game agents rewards _cumulative_rewards terminations truncations infos agent_selection _forfeit "
+    "action_spaces"
 ).split()
 
 
@@ -110,17 +112,11 @@ class TurnBasedEnv(AECEnv, EzPickle):
 
     def __getstate__(self):
         """Constructor arguments (EzPickle) plus the game so far: an unpickled env continues the game."""
-        state = EzPickle.__getstate__(self)
-        state["chance"] = self._chance.getstate()
-        if self._game is not None:
-            state["aec"] = {k: getattr(self, k) for k in _AEC_FIELDS}
-        return state
+        return {**EzPickle.__getstate__(self), "aec": {k: getattr(self, k) for k in _PICKLED if k in self.__dict__}}
 
     def __setstate__(self, state):
         EzPickle.__setstate__(self, state)
-        self._chance.setstate(state["chance"])
-        for k, v in state.get("aec", {}).items():
-            setattr(self, k, v)
+        self.__dict__.update(state["aec"])
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
