@@ -13,6 +13,7 @@ import html
 import json
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -34,10 +35,8 @@ def embed_json(value: Any) -> str:
 
 
 def write_page(text: str, path: str | os.PathLike) -> str:
-    path = os.fspath(path)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    return path
+    Path(path).write_text(text, encoding="utf-8")
+    return os.fspath(path)
 
 
 def board_svg(label: str) -> str:
