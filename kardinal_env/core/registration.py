@@ -15,6 +15,7 @@ registration is undone).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from kardinal_env.core.registry import GameSpec, on_register
@@ -49,12 +50,8 @@ def _ids(spec: GameSpec) -> list[tuple[Any, ...]]:
     import gymnasium
     import pettingzoo
 
-    def aec(env_id: str, entry_point: str, kwargs: dict[str, Any]) -> None:
-        pettingzoo.register("aec", env_id, entry_point=entry_point, kwargs=kwargs)
-
-    def gym(env_id: str, entry_point: str, kwargs: dict[str, Any]) -> None:
-        gymnasium.register(env_id, entry_point, kwargs=kwargs, order_enforce=False, disable_env_checker=True)
-
+    aec = functools.partial(pettingzoo.register, "aec")
+    gym = functools.partial(gymnasium.register, order_enforce=False, disable_env_checker=True)
     ids = [
         ("PettingZoo", pettingzoo.aec_registry, spec.env_id, pettingzoo_entry(spec), aec),
         ("Gymnasium", gymnasium.registry, spec.gym_id, gymnasium_entry(spec), gym),
@@ -66,7 +63,7 @@ def _add(spec: GameSpec) -> None:
     for library, registry, env_id, (entry_point, kwargs), register_id in _ids(spec):
         existing = registry.get(env_id)
         if existing is None:
-            register_id(env_id, entry_point, kwargs)
+            register_id(env_id, entry_point, kwargs=kwargs)
         elif not _same(existing, entry_point, kwargs):
             raise ValueError(
                 f"game {spec.name!r}: {library} id {env_id!r} is already registered for {existing.entry_point!r}"
