@@ -103,8 +103,7 @@ class RayTasks(Backend):
             per_node: dict[str, int] = {}
             try:
                 while pending:
-                    done, _ = ray.wait(list(pending), num_returns=1)
-                    ref = done[0]
+                    [ref], _ = ray.wait(list(pending), num_returns=1)
                     first_game = pending.pop(ref)
                     try:
                         out = ray.get(ref)
