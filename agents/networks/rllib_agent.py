@@ -40,9 +40,6 @@ def _module_dir(path: Path, module_id: str) -> Path:
 class RLlibAgent(BaseAgent):
     def __init__(self, module, name: str | None = None, greedy: bool = True, seed: int | None = None):
         super().__init__(seed)
-        import torch
-
-        self._torch = torch
         self.module = module
         self.module.eval()
         space = module.observation_space
@@ -73,7 +70,8 @@ class RLlibAgent(BaseAgent):
 
     def action_logits(self, game) -> np.ndarray:
         """Masked logits of every action for the seat to move; ``ValueError`` for a shape the module cannot take."""
-        torch = self._torch
+        import torch
+
         observation = self.featurizer.observation(game)
         if not self.any_window and tuple(observation.shape) != self.obs_shape:
             raise ValueError(

@@ -381,15 +381,14 @@ def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
     for name in sorted(_RULE_FIELDS):
         value = getattr(cfg, name)
         option = _option(spec, name)
-        if option is None:
-            if value != _FIELDS[name].default:
-                owners = " or ".join(o.name for o in _owners(name)) or "no registered game"
-                theirs = ", ".join(["players"] + [o.name for o in spec.rule_options])
-                raise ConfigError(
-                    f"config key {name!r} ({src(name)}): an option of game {owners}, not {game} "
-                    f"(its rule options: {theirs})"
-                )
-        elif option.choices and value not in option.choices:
+        if option is None and value != _FIELDS[name].default:
+            owners = " or ".join(o.name for o in _owners(name)) or "no registered game"
+            theirs = ", ".join(["players"] + [o.name for o in spec.rule_options])
+            raise ConfigError(
+                f"config key {name!r} ({src(name)}): an option of game {owners}, not {game} "
+                f"(its rule options: {theirs})"
+            )
+        if option is not None and option.choices and value not in option.choices:
             raise ConfigError(
                 f"config key {name!r} ({_where(sources, name)}): {value!r} is not allowed for game {game}; "
                 f"expected one of {', '.join(option.choices)}"
@@ -545,11 +544,10 @@ def load_yaml(path) -> dict:
     try:
         fh = open(path)
     except FileNotFoundError:
-        preset = _open_preset(path)
-        if preset is None:
+        fh = _open_preset(path)
+        if fh is None:
             names = ", ".join(preset_names()) or "none registered"
             raise ConfigError(f"config file {path!r} does not exist (presets by name: {names})") from None
-        fh = preset
     except IsADirectoryError:
         raise ConfigError(f"config file {path!r} is a directory, not a YAML file") from None
     except OSError as exc:

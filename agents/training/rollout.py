@@ -56,7 +56,6 @@ def per_seat_gae(seats, rewards, values, terminal, gamma: float, lam: float):
 
 
 def gradient_step(optimizer, loss, net, max_grad_norm: float) -> None:
-    """One step of ``optimizer`` down ``loss``, the gradient's norm clipped to ``max_grad_norm``."""
     optimizer.zero_grad()
     loss.backward()
     torch.nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
@@ -238,7 +237,9 @@ class Rollout:
     def run(self) -> Rollout:
         """Play until ``steps_per_iter`` steps are stored and every game in flight has finished."""
         t, cfg = self.t, self.t.config
-        controllers = {"learner": (t.net, False), **{("pool", i): (pn, False) for i, pn in enumerate(t.pool_nets)}}
+        controllers: dict = {"learner": (t.net, False)}
+        for i, pn in enumerate(t.pool_nets):
+            controllers[("pool", i)] = (pn, False)
         env = t.vector_env()
         seeds = [int(t.rng.integers(2**31)) for _ in range(env.num_envs)] if t.adapter.spec.chance else None
         env.reset(seed=seeds)

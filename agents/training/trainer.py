@@ -415,7 +415,6 @@ class Trainer:
         self.scalars({f"eval/best_winrate_vs_{cfg.baseline}": score})
 
     def _count_cpu(self) -> float:
-        """``cpu_seconds`` with the process CPU time since the last call added."""
         now = time.process_time()
         self.cpu_seconds += now - self._cpu_mark
         self._cpu_mark = now

@@ -28,19 +28,18 @@ class _Progress:
     def __init__(self, total: int, desc: str, enabled: bool, log):
         self.total, self.desc, self.log, self.n = total, desc, log, 0
         self.bar = None
-        self._next = max(1, total // 10)
+        self.step = max(1, total // 10)
         if enabled and total > 0:
             from tqdm import tqdm  # type: ignore[import-untyped]
 
             self.bar = tqdm(total=total, desc=desc, unit="", dynamic_ncols=True, leave=False)
 
-    def update(self, k: int = 1) -> None:
-        self.n += k
+    def update(self) -> None:
+        self.n += 1
         if self.bar is not None:
-            self.bar.update(k)
-        elif self.n >= self._next or self.n == self.total:
+            self.bar.update(1)
+        elif self.n % self.step == 0 or self.n == self.total:
             self.log(f"{self.desc}: {self.n}/{self.total}")
-            self._next = self.n + max(1, self.total // 10)
 
     def close(self) -> None:
         if self.bar is not None:
