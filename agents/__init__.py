@@ -242,9 +242,7 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
     kind, simulations, path = parse_spec(spec, game_spec)
     text = spec.strip()
     if kind not in KINDS:
-        if game_spec is None:
-            return BaselineAgent(kind, **kw)
-        return game_agents(game_spec).baseline(kind)(**kw)
+        return BaselineAgent(kind, **kw) if game_spec is None else game_agents(game_spec).baseline(kind)(**kw)
     if game_spec is not None:
         check_spec(text, game=game_spec)
     if kind in _CHECKPOINT_KINDS:
@@ -304,8 +302,7 @@ class BaselineAgent(BaseAgent):
 
     def __init__(self, kind: str, seed: int | None = None, **kw: Any):
         super().__init__(seed)
-        self.kind = kind
-        self.name = kind
+        self.kind = self.name = kind
         self._kw = kw
         self._agents: dict[type, Any] = {}
 

@@ -177,12 +177,7 @@ def game_agents(game: str | GameSpec) -> GameAgents:
     if not isinstance(name, str):
         raise TypeError(f"game_agents expects a game's name or GameSpec, got {type(game).__name__}")
     load_entry_points()
-    found = _AGENTS.get(name)
-    if found is not None:
-        return found
-    if name not in _DEFAULTS:
-        _DEFAULTS[name] = GameAgents(game=name)
-    return _DEFAULTS[name]
+    return _AGENTS.get(name) or _DEFAULTS.get(name) or _DEFAULTS.setdefault(name, GameAgents(game=name))
 
 
 def registered_agents() -> dict[str, GameAgents]:

@@ -44,8 +44,16 @@ from kardinal_env.kardinal.notation import BUILD, CHIP, format_move
 __all__ = ["GreedyAgent", "greedy_code", "Playout", "rollout_move"]
 
 
-def _greedy_build(game, codes, rng):
+def greedy_code(game, rng) -> tuple:
+    codes = game.legal_move_codes()
+    if len(codes) == 1:
+        return codes[0]
+    kind = codes[0][0]
     seat = game.current_player
+    if kind == CHIP:
+        return pick_max([(chip_weight(game, seat, c[2]), c) for c in codes], rng)
+    if kind != BUILD:
+        return pick_max([((-best, -count), code) for code, best, count in cardinal_block_values(game)], rng)
     weights = {-1: 1.0}  # a substitute chip counts 1
     scored = []
     for code in codes:
@@ -58,19 +66,6 @@ def _greedy_build(game, codes, rng):
             value += weights[c]
         scored.append(((chips, value), code))
     return pick_max(scored, rng)
-
-
-def greedy_code(game, rng) -> tuple:
-    codes = game.legal_move_codes()
-    if len(codes) == 1:
-        return codes[0]
-    kind = codes[0][0]
-    if kind == BUILD:
-        return _greedy_build(game, codes, rng)
-    if kind == CHIP:
-        seat = game.current_player
-        return pick_max([(chip_weight(game, seat, c[2]), c) for c in codes], rng)
-    return pick_max([((-best, -count), code) for code, best, count in cardinal_block_values(game)], rng)
 
 
 class GreedyAgent(BaseAgent):
@@ -124,11 +119,10 @@ class Playout:
         if len(codes) == 1:
             return codes[0]
         kind = codes[0][0]
+        w = self.weights(game.rules)[game.current_player]
         if kind == BUILD and rng.random() >= self.epsilon:
-            values = chip_values(game, codes, self.weights(game.rules)[game.current_player])
-            return pick_max(list(zip(values, codes, strict=True)), rng)
+            return pick_max(list(zip(chip_values(game, codes, w), codes, strict=True)), rng)
         if kind == CHIP:
-            w = self.weights(game.rules)[game.current_player]
             return max(codes, key=lambda c: w[c[2]])
         if kind not in (BUILD, CHIP) and self.cardinal_block and rng.random() < self.cardinal_block:
             return _quick_block(game, codes, rng)
@@ -150,11 +144,10 @@ class Playout:
             return list(actions)
         codes = dict(zip(action_list(game), game.legal_move_codes(), strict=True))
         kind = codes[actions[0]][0]
+        w = self.weights(game.rules)[game.current_player]
         if kind == BUILD:
-            w = self.weights(game.rules)[game.current_player]
             return sorted(actions, key=lambda a: build_value(game, codes[a], w), reverse=True)
         if kind == CHIP:
-            w = self.weights(game.rules)[game.current_player]
             return sorted(actions, key=lambda a: w[codes[a][2]], reverse=True)
         keys = {code: (best, count) for code, best, count in cardinal_block_values(game)}
         return sorted(actions, key=lambda a: keys[codes[a]])

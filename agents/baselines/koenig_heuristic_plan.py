@@ -146,18 +146,6 @@ class _Planner:
         self._board = functools.cache(lambda key: self.pos.try_pieces(key) if key else self.pos.value)
         self._draws = functools.cache(self._new_draws)
 
-    def decode(self, m: int) -> tuple[int, int, tuple[int, ...]]:
-        """(piece, country, cards as type indices) of a placement move id."""
-        b = self.b
-        if m < b.advisor_base:
-            site = m // b.pay_stride
-            return site, b.site_country[site], b.move_spends[m]
-        c = (m - b.advisor_base) // b.pay_stride
-        return -1 - c, c, b.move_spends[m]
-
-    def board_value(self, pieces: tuple[int, ...]) -> float:
-        return self._board(tuple(sorted(pieces)))
-
     def draws_after(self, pieces: tuple[int, ...]) -> _Draws:
         return self._draws(tuple(sorted(pieces)))
 
@@ -165,10 +153,10 @@ class _Planner:
         pos = self.pos.copy_with(pieces) if pieces else self.pos
         return _Draws(_hand_valuer(self.b, pos.opportunities(), self.w.hand_second), self.probs, self.view.deck_size)
 
-    def hand_value(self, hand: tuple[int, ...], draws: _Draws) -> float:
-        if self.next_turn <= 0:
-            return 0.0
-        return self.w.hand * self.next_turn * draws.value(hand, self.display)
+    def _score(self, pieces: tuple[int, ...], hand: tuple[int, ...], draws: _Draws) -> float:
+        """Board value after ``pieces`` plus the value of ``hand`` with ``draws``."""
+        hand_value = self.w.hand * self.next_turn * draws.value(hand, self.display) if self.next_turn > 0 else 0.0
+        return self._board(tuple(sorted(pieces))) + hand_value
 
     def second_pieces(
         self, piece: int, c: int, hand: tuple[int, ...], budget: int
@@ -212,7 +200,13 @@ class _Planner:
                 for rest in self._discard_sets(_add(hand, t, -1), t, budget - 1):
                     plans.append((self._score((), rest, base), m, (), rest))
             else:
-                piece, c, cards = self.decode(m)
+                if m < b.advisor_base:  # a cloister on a site, else an advisor in a country
+                    piece = m // b.pay_stride
+                    c = b.site_country[piece]
+                else:
+                    c = (m - b.advisor_base) // b.pay_stride
+                    piece = -1 - c
+                cards = b.move_spends[m]
                 hand1 = _spend(hand, cards)
                 plans.append((self._score((piece,), hand1, base), m, (piece,), hand1))
                 if phase == "place" and any(self.pos.cl[c]):
@@ -233,9 +227,6 @@ class _Planner:
             if len(seen) >= self.replan:
                 break
         return final
-
-    def _score(self, pieces: tuple[int, ...], hand: tuple[int, ...], draws: _Draws) -> float:
-        return self.board_value(pieces) + self.hand_value(hand, draws)
 
     def _discard_sets(self, hand: tuple[int, ...], first: int, more: int) -> list[tuple[int, ...]]:
         """Hands left after discarding ``first`` (already off ``hand``) and, with ``discard="any"``, up to ``more``."""

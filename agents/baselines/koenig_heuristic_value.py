@@ -104,30 +104,6 @@ def _next_turn_chance(view, n: int, seat: int) -> float:
 class _Position:
     """The public board, valued for one seat; pieces can be tried on it and taken back."""
 
-    __slots__ = (
-        "st",
-        "w",
-        "n",
-        "me",
-        "owner",
-        "cl",
-        "ad",
-        "free",
-        "cl_left",
-        "ad_left",
-        "banked",
-        "times",
-        "phi",
-        "final",
-        "clc",
-        "alc",
-        "chc",
-        "ef",
-        "value",
-        "memo",
-        "_sites",
-    )
-
     def __init__(self, game, seat: int, w: HeuristicWeights, st: _Static) -> None:
         view = game.live_view()
         b = st.board
@@ -227,18 +203,12 @@ class _Position:
         ca, cb = self.ad[a], self.ad[b]
         need_a, need_b = max(max(ca), 1), max(max(cb), 1)
         worth = sum(ca) + sum(cb)
-        w = self.w
-        one = self.phi * w.alliance_one
-        two = self.phi * w.alliance_two
+        factor = (1.0, self.phi * self.w.alliance_one, self.phi * self.w.alliance_two)  # by pieces short
         out = [0.0] * self.n
         for s in range(self.n):
             need = need_a - ca[s] + need_b - cb[s]
-            if need == 0:
-                out[s] = float(worth)
-            elif need == 1:
-                out[s] = one * (worth + 1)
-            elif need == 2:
-                out[s] = two * (worth + 2)
+            if need <= 2:
+                out[s] = factor[need] * (worth + need)
         return out
 
     def _ch_comp(self, seat: int) -> float:

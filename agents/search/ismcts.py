@@ -128,7 +128,6 @@ class ISMCTSAgent(BaseAgent):
         self.name, self.game, self.compiled = f"{kind}:{simulations}", game, compiled
         self._game_class: type | None = None
         self._policy: Any = guide  # the guide itself with rollout="guide" (None: the game's, built at the first search)
-        self._compiled_class: type | None = None
         self._compiled: Any = None
 
     def select_move(self, game) -> str:
@@ -158,24 +157,15 @@ class ISMCTSAgent(BaseAgent):
             first = root_moves(game, self.widen, self.rng, self.compiled)
             if len(first) == 1:
                 return [(game.action_to_string(first[0]), 0, 0.0, [], [])]
-        if self.compiled and self.rollout_moves == 0:
-            if type(game) is not self._compiled_class:
-                try:
-                    self._compiled = game_agents(spec_of(self.game, game)).load("compiled_ismcts")
-                except UnknownGameError:  # a game object of no registered game (a wrapper): search in Python
-                    self._compiled = None
-                self._compiled_class = type(game)
-            if self._compiled is not None:
-                extra: dict[str, Any] = dict(
-                    simulations=self.simulations, exploration=self.exploration, scale=self.scale
-                )
-                if guide is not None:
-                    test = (self.batch, self.z, self.t_continue, self.win_bonus)
-                    extra.update(guide=guide, widen=self.widen, margin_weight=self.margin_weight, paired=self.paired)
-                    extra.update(test=test, widen_visits=self.widen_visits, root_moves=first)
-                children = self._compiled(game, self.rng, **extra)
-                if children is not None:
-                    return children
+        if self._compiled is not None:
+            extra: dict[str, Any] = dict(simulations=self.simulations, exploration=self.exploration, scale=self.scale)
+            if guide is not None:
+                test = (self.batch, self.z, self.t_continue, self.win_bonus)
+                extra.update(guide=guide, widen=self.widen, margin_weight=self.margin_weight, paired=self.paired)
+                extra.update(test=test, widen_visits=self.widen_visits, root_moves=first)
+            children = self._compiled(game, self.rng, **extra)
+            if children is not None:
+                return children
         n = game.num_players
         root = _Node(-1, n)
         search_rng = ShuffleRng(self.rng.getrandbits(64))
@@ -188,21 +178,26 @@ class ISMCTSAgent(BaseAgent):
         return [(name(a), child.visits, child.totals[seat] / max(1, child.visits)) for a, child in children]
 
     def _setup(self, game) -> None:
-        """The game's playout policy (once per game class), or with ``rollout="guide"`` its search guide (once)."""
-        if self.rollout == "guide":
-            if self._policy is None:
-                spec = spec_of(self.game, game)
-                wiring = game_agents(spec)
-                if wiring.search_guide is None:
-                    raise ValueError(
-                        f"ismcts: rollout='guide' needs a game with a search guide (GameAgents.search_guide); "
-                        f"{spec.name} has none"
-                    )
-                self._policy = wiring.load("search_guide")()
+        """Once per game class: the game's playout policy (with ``rollout="guide"``: its search guide, once) and its
+        compiled search."""
+        if type(game) is self._game_class:
             return
-        if self.rollout_moves == 0 or self.rollout == "random" or type(game) is self._game_class:
-            return
-        self._policy = game_agents(spec_of(self.game, game)).load("rollout")
+        if self.rollout == "guide" and self._policy is None:
+            spec = spec_of(self.game, game)
+            wiring = game_agents(spec)
+            if wiring.search_guide is None:
+                raise ValueError(
+                    f"ismcts: rollout='guide' needs a game with a search guide (GameAgents.search_guide); "
+                    f"{spec.name} has none"
+                )
+            self._policy = wiring.load("search_guide")()
+        elif self.rollout_moves and self.rollout != "random":
+            self._policy = game_agents(spec_of(self.game, game)).load("rollout")
+        if self.compiled and self.rollout_moves == 0:
+            try:
+                self._compiled = game_agents(spec_of(self.game, game)).load("compiled_ismcts")
+            except UnknownGameError:  # a game object of no registered game (a wrapper): search in Python
+                self._compiled = None
         self._game_class = type(game)
 
     def _search_paired(self, game, root: _Node, n: int, search_rng: ShuffleRng, first: list[int] | None) -> list[tuple]:
@@ -276,15 +271,14 @@ class ISMCTSAgent(BaseAgent):
         backup(path, self._values(world, n))
 
     def _values(self, world, n: int) -> list[float]:
+        def sigmoids(scores) -> list[float]:
+            return [1.0 / (1.0 + math.exp(-m / self.scale)) for m in margins(scores)]
+
         if not world.is_over:
-            return self._margin_values(world.projected_scores())
+            return sigmoids(world.projected_scores())
         winners = world.winners()
         values = [win_share(winners, s) for s in range(n)]
         mw = self.margin_weight
         if mw > 0:  # guided playouts only (the constructor's check)
-            values = [(1.0 - mw) * v + mw * m for v, m in zip(values, self._margin_values(world.scores()), strict=True)]
+            values = [(1.0 - mw) * v + mw * m for v, m in zip(values, sigmoids(world.scores()), strict=True)]
         return values
-
-    def _margin_values(self, scores) -> list[float]:
-        """Per seat ``sigmoid((its score - the best other seat's) / scale)``."""
-        return [1.0 / (1.0 + math.exp(-m / self.scale)) for m in margins(scores)]

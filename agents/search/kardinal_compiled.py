@@ -49,8 +49,7 @@ def play_out(game: Any, rng: random.Random) -> Any | None:
     if type(game) is not CoreGame:
         return None
     module = core_module("core")  # a core-backed game: the core is loaded
-    if module is None:  # never ("core" raises instead): for the type checker
-        return None
+    assert module is not None  # "core" raises instead
     playout_move = module.kardinal_search.playout_move
     core = game.core.clone()
     seed = rng.getrandbits(64)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -20,6 +19,9 @@ from kardinal_env.koenig.engine import Game
 from kardinal_env.koenig.knowledge import SeatKnowledge
 
 __all__ = ["ismcts_root", "heuristic_values", "heuristic_core"]
+
+#: The core module when it is used (else the heuristic and its rollouts play in Python).
+heuristic_core = core_module
 
 
 def _plain(game: Any) -> bool:
@@ -81,16 +83,8 @@ def ismcts_root(
         widen_visits,
         root_moves,
     )
-    if paired:
-        return [
-            (names[m], int(v), float(mean), list(shares), list(margins)) for m, v, mean, shares, margins in children
-        ]
-    return [(names[m], int(visits), float(mean)) for m, visits, mean in children]
-
-
-def heuristic_core() -> ModuleType | None:
-    """The core module when it is used (else the heuristic and its rollouts play in Python)."""
-    return core_module()
+    # paired: also the win shares and margins per round
+    return [(names[m], int(visits), float(mean), *map(list, per_round)) for m, visits, mean, *per_round in children]
 
 
 def heuristic_values(game: Any, weights: Any, replan: int, deck_probs: list[float]) -> list[tuple[int, float]] | None:
@@ -101,7 +95,7 @@ def heuristic_values(game: Any, weights: Any, replan: int, deck_probs: list[floa
     determinized world (:meth:`Game.with_hidden`); ``TypeError`` / ``ValueError`` naming the argument for bad input."""
     if not _plain(game):
         return None
-    module = heuristic_core()
+    module = core_module()
     if module is None:
         return None
     if dataclasses.is_dataclass(weights) and not isinstance(weights, type):

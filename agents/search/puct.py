@@ -287,14 +287,10 @@ class PUCTAgent(BaseAgent):
     def _select(self, node: _Node, available) -> int:
         p = node.player
         assert p is not None, "a finished game is never selected from"
-        visits = node.child_visits
-        prior = node.prior
-        if available is not None:
-            visits = visits[available]
+        visits, prior, value = node.child_visits, node.prior, node.child_value
+        if available is not None:  # only the moves of this world, their priors renormalised
+            visits, value = visits[available], value[available]
             prior = prior[available] / prior[available].sum()
-            value = node.child_value[available]
-        else:
-            value = node.child_value
         q = np.where(visits > 0, value / np.maximum(visits, 1), node.value[p])
         u = self.c_puct * prior * math.sqrt(max(node.visits, 1)) / (1.0 + visits)
         best = int(np.argmax(q + u))
@@ -316,18 +312,15 @@ class PUCTAgent(BaseAgent):
             for j, g, (legal, prior, v) in zip(rows, batch, self.evaluator.policy_value(batch), strict=True):
                 name = g.action_to_string
                 moves: list[str | None] = [name(int(a)) for a in legal] if decode else [None] * len(legal)
-                out[j] = self._decision_node(g, g.current_player, legal, moves, np.asarray(prior, np.float64), v)
+                n, seat, v = g.num_players, g.current_player, float(v)
+                others = (2.0 - n - v) / (n - 1)
+                values = [v if s == seat else others for s in range(n)]
+                if self.rollouts:
+                    w = self.rollout_weight
+                    values = [(1.0 - w) * a + w * z for a, z in zip(values, self._playout_values(g), strict=True)]
+                values = self._plus_shaping_potential(g, values)
+                out[j] = _Node(seat, np.asarray(legal), moves, np.asarray(prior, np.float64), values)
         return out
-
-    def _decision_node(self, g, seat: int, actions, moves: list[str | None], prior: np.ndarray, v: float) -> _Node:
-        n = g.num_players
-        v = float(v)
-        others = (2.0 - n - v) / (n - 1)
-        values = [v if s == seat else others for s in range(n)]
-        if self.rollouts:
-            w = self.rollout_weight
-            values = [(1.0 - w) * a + w * z for a, z in zip(values, self._playout_values(g), strict=True)]
-        return _Node(seat, np.asarray(actions), moves, prior, self._plus_shaping_potential(g, values))
 
     def _playout_values(self, g) -> list[float]:
         totals = [0.0] * g.num_players
