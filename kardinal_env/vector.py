@@ -124,8 +124,6 @@ BACKENDS = ("auto", "core", "python")
 
 #: The arrays every backend owns and ``VectorEnv`` hands out as read-only views.
 ARRAYS = ("observation", "action_mask", "current_player", "rewards", "terminated", "final_observation")
-#: Bytes a slot takes besides its arrays, at least (its random.Random alone is about 2.5 KB).
-_SLOT_OVERHEAD = 4096
 
 
 def explain(game: Any, action: int) -> IllegalMoveError:
@@ -404,8 +402,8 @@ class PythonBackend(Arrays):
             self._share(buffers)
             return
         first = np.asarray(self.encoder_hint.encode(probe, probe.current_player))
-        # two observations, a mask row and (a rough floor) the slot's generator, game and encoder
-        limits.check_batch(n, 2 * first.nbytes + self.num_actions + _SLOT_OVERHEAD)
+        # two observations, a mask row and 4 KB, a floor for the slot's generator (2.5 KB alone), game and encoder
+        limits.check_batch(n, 2 * first.nbytes + self.num_actions + 4096)
         self.observation = np.zeros((n, *first.shape), dtype=first.dtype)
         self.final_observation = np.zeros_like(self.observation)
         self.action_mask = np.zeros((n, self.num_actions), dtype=bool)

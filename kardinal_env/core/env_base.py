@@ -236,12 +236,11 @@ class TurnBasedEnv(AECEnv, EzPickle):
             return None
         if self._game is None:
             raise RuntimeError("call reset() before render()")
-        if self.render_mode == "human":
-            print(self._render_text(), flush=True)
-            return None
+        if self.render_mode == "rgb_array":
+            return self._render_image()
         if self.render_mode == "ansi":
             return self._render_text()
-        return self._render_image()
+        print(self._render_text(), flush=True)
 
     def close(self) -> None:  # PettingZoo's api_test wants an override of AECEnv.close when render exists
         pass

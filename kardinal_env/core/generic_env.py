@@ -31,7 +31,7 @@ came later without a new version (same spaces, ids and default behaviour).
 from __future__ import annotations
 
 import random
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -57,11 +57,10 @@ def generic_render_modes(spec: GameSpec) -> list[str]:
 
 def observation_bounds(encoder: Any, dtype: np.dtype) -> tuple[Any, Any]:
     """The encoder's ``low``/``high`` when it has them (``encoder`` may be ``None``), else ``dtype``'s range."""
-    if encoder is not None and hasattr(encoder, "low") and hasattr(encoder, "high"):
+    if hasattr(encoder, "low") and hasattr(encoder, "high"):
         return encoder.low, encoder.high
     if np.issubdtype(dtype, np.integer):
-        info = np.iinfo(dtype)
-        return info.min, info.max
+        return np.iinfo(dtype).min, np.iinfo(dtype).max
     if dtype == np.bool_:
         return 0, 1
     return -np.inf, np.inf
@@ -107,10 +106,9 @@ class GameEnv(TurnBasedEnv):
                 f"{spec.name}: option(s) {sorted(self.env_options)} are neither rule options "
                 f"({sorted(rule_names) or 'none'}) nor options of its observation encoder ({exc})"
             ) from None
-        dtype = np.dtype(getattr(self.encoder, "dtype", np.float32))
+        dtype: Any = np.dtype(getattr(self.encoder, "dtype", np.float32))  # Any: gymnasium's stubs want scalar types
         low, high = observation_bounds(self.encoder, dtype)
-        # gymnasium's stubs name scalar types, not np.dtype objects (Box accepts them): the cast is for mypy
-        observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=cast(Any, dtype))
+        observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=dtype)
         num_actions = int(self._new_game(random.Random(0)).num_actions)
         self._setup(rules.players, observation, num_actions, reward, render_mode, illegal_action)
 

@@ -140,7 +140,6 @@ class VsBots(gym.Env):
         agent0 = self.aec.possible_agents[0]
         self.observation_space = self.aec.observation_space(agent0)
         self.action_space = self.aec.action_space(agent0)
-        self._num_actions = int(self.aec.action_space(agent0).n)
         self.learner_seat: int = 0 if isinstance(learner_seat, str) else learner_seat
 
     @property
@@ -197,7 +196,7 @@ class VsBots(gym.Env):
             raise RuntimeError("step() called before reset(); call reset() first")
         if aec.game.is_over or self.forfeited is not None:
             raise RuntimeError("step() called after the episode ended; call reset()")
-        action = check_action(action, self._num_actions)  # not an action id: raises in every mode
+        action = check_action(action, self.aec.num_actions)  # not an action id: raises in every mode
         info: dict[str, Any] = {"learner_seat": self.learner_seat}
         try:
             aec.step(action)
@@ -218,7 +217,7 @@ class VsBots(gym.Env):
         if not self.aec.started:
             raise RuntimeError("action_masks() called before reset(); call reset() first")
         if self.forfeited is not None:
-            return np.zeros(self._num_actions, dtype=np.bool_)
+            return np.zeros(self.aec.num_actions, dtype=np.bool_)
         return self.aec.action_mask(self.aec.possible_agents[self.learner_seat]).view(np.bool_)
 
     def render(self):
