@@ -16,7 +16,8 @@ ends the episode by forfeit (``"lose"``: every agent terminated, the forfeit's r
 A subclass provides ``_new_game(chance: random.Random)`` (a fresh engine game), ``encoder`` (``encode(game, seat)``),
 ``_compute_legal_actions()`` (an ``intp`` array), ``_play(action, seat)`` (play an in-range action, raising the engine's
 ``IllegalMoveError`` when illegal; return the move's reward for the acting seat, or ``None`` without per-move rewards),
-``_render_text()`` and ``_render_image()``.
+``_render_text()`` and ``_render_image()``; its constructor sets the options ``reward_scheme`` (checked),
+``illegal_action`` (checked) and ``render_mode``, then calls ``_setup(players, observation_box, num_actions)``.
 
 **Buffers of a core-backed game.** With ``writes_core_buffers = True`` and a core-backed game (``game.compiled``:
 ``encode_into(seat, out)``, ``action_mask_into(out, seat)``) the env owns one observation and one mask array per seat,
@@ -38,8 +39,8 @@ from pettingzoo import AECEnv
 
 from kardinal_env.core.env_utils import check_action
 from kardinal_env.core.errors import IllegalMoveError
-from kardinal_env.core.illegal import Forfeit, check_illegal_action, forfeit
-from kardinal_env.core.rewards import check_scheme, terminal_rewards
+from kardinal_env.core.illegal import Forfeit, forfeit
+from kardinal_env.core.rewards import terminal_rewards
 
 __all__ = ["TurnBasedEnv", "RENDER_MODES"]
 
@@ -56,22 +57,10 @@ class TurnBasedEnv(AECEnv, EzPickle):
     """Shared base of the environments (see the module docstring)."""
 
     metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 2}
-    illegal_action = "raise"
     _forfeit: Forfeit | None = None
 
-    def _setup(
-        self,
-        players: int,
-        observation: spaces.Box,
-        num_actions: int,
-        reward: str,
-        render_mode: str | None,
-        illegal_action: str,
-    ) -> None:
-        """Set up the spaces and options (``render_mode`` checked by the caller)."""
-        self.reward_scheme = check_scheme(reward)
-        self.illegal_action = check_illegal_action(illegal_action)
-        self.render_mode = render_mode
+    def _setup(self, players: int, observation: spaces.Box, num_actions: int) -> None:
+        """The agents, spaces and game state (the subclass sets the options first)."""
         self.num_actions = num_actions
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}

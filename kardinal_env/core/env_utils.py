@@ -44,9 +44,8 @@ def seat_action_mask(
 ) -> np.ndarray:
     """int8 mask (into ``out``): ones at ``legal(game)`` (called only then) when ``seat`` decides now, else zeros."""
     if out is None:
-        out = np.zeros(num_actions, dtype=np.int8)
-    else:
-        out.fill(0)
+        out = np.empty(num_actions, dtype=np.int8)
+    out.fill(0)
     deciding = game.current_player
     if deciding is not None and (seat is None or seat == deciding):
         out[legal(game)] = 1
@@ -81,7 +80,6 @@ class _Classic(wrappers.OrderEnforcingWrapper):
         self._raw = env.unwrapped
         super().__init__(env)
         self._terminate_illegal = terminate_illegal
-        self._ended_by_illegal = False
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._ended_by_illegal = False

@@ -40,7 +40,9 @@ from pettingzoo import AECEnv
 
 from kardinal_env.core.env_base import RENDER_MODES, TurnBasedEnv
 from kardinal_env.core.env_utils import classic_env
+from kardinal_env.core.illegal import check_illegal_action
 from kardinal_env.core.registry import GameSpec, get_game
+from kardinal_env.core.rewards import check_scheme
 
 __all__ = ["GameEnv", "env", "raw_env", "generic_render_modes"]
 
@@ -110,7 +112,10 @@ class GameEnv(TurnBasedEnv):
         low, high = observation_bounds(self.encoder, dtype)
         observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=dtype)
         num_actions = int(self._new_game(random.Random(0)).num_actions)
-        self._setup(rules.players, observation, num_actions, reward, render_mode, illegal_action)
+        self.reward_scheme = check_scheme(reward)
+        self.illegal_action = check_illegal_action(illegal_action)
+        self.render_mode = render_mode
+        self._setup(rules.players, observation, num_actions)
 
     def _new_game(self, chance: random.Random) -> Any:
         seed = chance.getrandbits(64) if self.game_spec.chance else None
