@@ -16,7 +16,6 @@ import difflib
 import math
 import re
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -366,6 +365,13 @@ def _counts(players: tuple[int, ...]) -> str:
     return "one of " + ", ".join(map(str, ordered))
 
 
+#: Why ``greedy_share`` and ``bc_games`` take a baseline other than ``random`` (which every game has).
+_NOT_RANDOM = {
+    "greedy_share": "games against random are random_share's (set random_share instead)",
+    "bc_games": "the warm start imitates the baseline's moves, and random moves teach nothing",
+}
+
+
 def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
     """The options that depend on the game's registry entry."""
 
@@ -421,18 +427,7 @@ def _check_game_options(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None
             f"config key 'chip_shaping' ({src('chip_shaping')}): {cfg.chip_shaping} is not allowed for game "
             f"{game} (it has no chips); expected 0 (use score_shaping)"
         )
-    _check_baseline_opponent(cfg, spec, src)
-
-
-#: Why ``greedy_share`` and ``bc_games`` take a baseline other than ``random`` (which every game has).
-_NOT_RANDOM = {
-    "greedy_share": "games against random are random_share's (set random_share instead)",
-    "bc_games": "the warm start imitates the baseline's moves, and random moves teach nothing",
-}
-
-
-def _check_baseline_opponent(cfg: TrainConfig, spec: GameSpec, src: Callable[..., str]) -> None:
-    """``greedy_share`` and ``bc_games`` need a ``baseline`` of the game other than ``random``."""
+    # greedy_share and bc_games need a baseline of the game other than random
     wiring = game_agents(spec)
     others = ", ".join(b for b in wiring.baseline_kinds if b != "random")
     for key in ("greedy_share", "bc_games"):
@@ -441,11 +436,11 @@ def _check_baseline_opponent(cfg: TrainConfig, spec: GameSpec, src: Callable[...
             continue
         baseline = f"config key 'baseline' ({src('baseline')})"
         if cfg.baseline == "random":
-            why, which = f"with baseline random ({baseline}): {_NOT_RANDOM[key]}", f"game {spec.name}'s other"
+            why, which = f"with baseline random ({baseline}): {_NOT_RANDOM[key]}", f"game {game}'s other"
         else:
-            why, which = f"for game {spec.name}: it has no baseline {cfg.baseline!r} ({baseline})", "its"
+            why, which = f"for game {game}: it has no baseline {cfg.baseline!r} ({baseline})", "its"
         fix = f"set baseline to one of {which} baselines ({others}) or expected 0"
-        fix = fix if others else f"game {spec.name} has no baseline besides random; expected 0"
+        fix = fix if others else f"game {game} has no baseline besides random; expected 0"
         raise ConfigError(f"config key {key!r} ({src(key)}): {value} is not allowed {why}; {fix}")
 
 
@@ -469,7 +464,19 @@ def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
             f"config key 'search' ({_where(sources, 'search')}): rollout is not allowed for game {spec.name}, "
             "which has no rollout search (GameAgents.rollout_search); expected puct, ismcts or mcts"
         )
-    _check_teacher(cfg, spec, sources)
+    where = _where(sources, "teacher", "search")  # search=network needs a teacher; the other searches take none
+    if cfg.search != "network" and cfg.teacher:
+        raise ConfigError(
+            f"config key 'teacher' ({where}): {cfg.teacher!r} is for search=network; search {cfg.search!r} "
+            "is its own teacher (expected '')"
+        )
+    if cfg.search == "network" and not cfg.teacher:
+        raise ConfigError(
+            f"config key 'teacher' ({where}): search=network needs the network to learn from, an agent spec "
+            "ppo:PATH or zoo:NAME"
+        )
+    if cfg.teacher:
+        _check_network_spec("teacher", cfg.teacher, where, cfg, spec)
     if cfg.baseline_targets:
         try:
             re.compile(cfg.baseline_targets)
@@ -488,24 +495,6 @@ def _check_search(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
             f"config key 'fast_simulations' ({_where(sources, 'fast_simulations')}): {cfg.fast_simulations} "
             f"is more than simulations ({cfg.simulations}); a fast search must not be larger than a full one"
         )
-
-
-def _check_teacher(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
-    """search=network needs a ``teacher`` (``ppo:PATH`` or ``zoo:NAME`` of the game); other searches none."""
-    where = _where(sources, "teacher", "search")
-    if cfg.search != "network":
-        if cfg.teacher:
-            raise ConfigError(
-                f"config key 'teacher' ({where}): {cfg.teacher!r} is for search=network; search {cfg.search!r} "
-                "is its own teacher (expected '')"
-            )
-        return
-    if not cfg.teacher:
-        raise ConfigError(
-            f"config key 'teacher' ({where}): search=network needs the network to learn from, an agent spec "
-            "ppo:PATH or zoo:NAME"
-        )
-    _check_network_spec("teacher", cfg.teacher, where, cfg, spec)
 
 
 def _check_init_weights(cfg: TrainConfig, spec: GameSpec, sources: dict) -> None:
