@@ -1,10 +1,5 @@
-"""The Kardinal rules engine: a pure implementation of ``docs/rules.md`` (standard library only)::
-
-    from kardinal_env.kardinal import Game, Rules
-    game = Game(Rules(players=3, preset="german"))
-    while not game.is_over:
-        game.play(game.legal_moves()[0])
-    game.scores(), game.winners()
+"""The Kardinal rules engine: a pure implementation of ``docs/rules.md`` (standard library only; the package docstring
+plays a game with it).
 
 A turn is a sequence of decisions by the same seat, each one string in docs/rules.md notation:
 
@@ -394,8 +389,7 @@ class Game(TurnBasedGame, Explain):
         self._history.append(code)
         if kind != CARDINAL:
             self._moves = None
-        self._text_index = None
-        self._action_index = None
+        self._text_index = self._action_index = None
 
     def _touched(self, squares: tuple[int, ...]) -> set[int]:
         """Ids of the buildings next to ``squares`` (the cathedral's parts included)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from kardinal_env.core.errors import IllegalMoveError
 from kardinal_env.kardinal.notation import HOUSE, NEIGHBOUR_STEPS, SHAPE_NAMES, TOWER, format_move, key_text
-from kardinal_env.kardinal.state import BUILD_PHASE, CHIP_PHASE, CLOCK_TOWER, NAVE, OVER, GameState
+from kardinal_env.kardinal.state import BUILD_PHASE, CHIP_PHASE, CLOCK_TOWER, OVER, PHASES, GameState
 
 _PHASE_HINTS = ("a build (H/T/Y)", "a chip choice chip:{c}", "a cardinal decision C@x,y or C-")
 
@@ -37,8 +37,7 @@ class Explain(GameState):
         if phase == OVER:
             return "game over", "the game is over; no move is legal"
         if kind != phase:
-            kinds = ("build", "chip", "cardinal")
-            return "phase", f"seat {self._current} must now make {_PHASE_HINTS[phase]}, not a {kinds[kind]}"
+            return "phase", f"seat {self._current} must now make {_PHASE_HINTS[phase]}, not a {PHASES[kind]}"
         if phase == CHIP_PHASE:
             return "chip", f"no chip of colour {code[2]} is left in the supply"
         if phase == BUILD_PHASE:
@@ -57,15 +56,13 @@ class Explain(GameState):
     def _explain_build(self, code: tuple) -> tuple[str, str]:
         _, shape, colour, k1, k2 = code
         seat = self._current
+        mine = self._seat_colours[seat]
         name = SHAPE_NAMES[shape]
         squares = (k1,) if k2 < 0 else (k1, k2)
         what = f"{name} {colour} at {':'.join(key_text(k) for k in squares)}"
         placement = "rule 0 (placement)"
-        if colour not in self._seat_colours[seat]:
-            return (
-                placement,
-                f"seat {seat} may not build colour {colour} (its colours: {list(self._seat_colours[seat])})",
-            )
+        if colour not in mine:
+            return placement, f"seat {seat} may not build colour {colour} (its colours: {list(mine)})"
         if not self._inventory[3 * colour + shape]:
             return placement, f"no {name} of colour {colour} is left to build"
         for k in squares:
@@ -103,9 +100,7 @@ class Explain(GameState):
 
     def _describe(self, bid: int) -> str:
         """Building ``bid`` in words, for a reason: ``"the nave"``, ``"tower 2 at 3,-1"``."""
-        if bid == NAVE:
-            return "the nave"
-        if bid == CLOCK_TOWER:
-            return "the clock tower"
+        if bid <= CLOCK_TOWER:
+            return ("the nave", "the clock tower")[bid]
         squares = ":".join(key_text(k) for k in self._bsquares[bid])
         return f"{SHAPE_NAMES[self._bshape[bid]]} {self._bcolour[bid]} at {squares}"

@@ -84,13 +84,11 @@ assert len(CHANNEL_NAMES) == NUM_CHANNELS
 class ObservationEncoder(WindowFrame):
     """Encodes a :class:`Game` for one observing seat into a ``(NUM_CHANNELS, W, W)`` uint8 array.
 
-    The encoder follows one game incrementally: each seat has a preallocated block of the 17 spatial
-    planes in its own slot order, and the buildings added (and the cardinal moved) since the previous
-    call are drawn into every block; ``encode`` copies the observer's block and broadcasts the 55
-    constant values, gathered from the game in one ``itemgetter`` call. Passing a different game
-    (or one that is not a continuation of the tracked one) rebuilds the blocks from scratch, so any
-    game may be encoded at any time; following one game is just faster. ``encode`` always returns a
-    new array: observations handed out are never changed later.
+    The encoder follows one game incrementally: each seat has a preallocated block of the 17 spatial planes in its own
+    slot order, and the buildings added (and the cardinal moved) since the previous call are drawn into every block;
+    ``encode`` copies the observer's block and broadcasts the 55 constant values, gathered from the game in one
+    ``itemgetter`` call. Another game (or one that does not continue the tracked one) rebuilds the blocks, so any game
+    may be encoded at any time; following one game is just faster.
     """
 
     #: The observation space's ``Box(low, high, shape, dtype)`` (the environment reads them).
@@ -150,13 +148,9 @@ class ObservationEncoder(WindowFrame):
         self._shared_offsets = [
             tuple(seat * block + channel * n for seat in range(players)) for channel in range(SPATIAL_CHANNELS)
         ]
+        slot = self._slot_of_colour
         self._building_offsets = [
-            [
-                tuple(
-                    seat * block + (2 + 4 * shape + self._slot_of_colour[seat][colour]) * n for seat in range(players)
-                )
-                for colour in range(4)
-            ]
+            [tuple(seat * block + (2 + 4 * shape + slot[seat][c]) * n for seat in range(players)) for c in range(4)]
             for shape in range(3)
         ]
         self._game: Game | None = None  # the game the buffer shows

@@ -1,9 +1,5 @@
-"""The rgb picture of a Kardinal game (the ``rgb_array`` frame; no pygame).
-
-``game_image(game, size=(640, 640))`` is the ``rgb_array`` frame: a fixed-size uint8 picture of the
-castle zoomed to its bounding box, with the chips, scores and a legend drawn below it (numpy and
-the 5x7 bitmap font of ``kardinal_env.core.drawing``; no pygame, Pillow or matplotlib).
-"""
+"""The rgb picture of a Kardinal game: :func:`game_image`, the ``rgb_array`` frame (numpy and the 5x7 bitmap font of
+``kardinal_env.core.drawing``; no pygame, Pillow or matplotlib)."""
 
 from __future__ import annotations
 
@@ -176,9 +172,8 @@ def _draw_panel(cv: Canvas, game: Game, top: int, scale: int, line: int) -> None
     cx = x
     for shape, name in (("house", "HOUSE"), ("tower", "TOWER"), ("yard", "YARD"), ("nave", "CATHEDRAL")):
         width = 2 * side if shape == "yard" else side
-        _draw_building(
-            cv, shape, _CATHEDRAL if shape == "nave" else _PALETTE[0], cx, y, cx + width, y + side, side, False
-        )
+        colour = _CATHEDRAL if shape == "nave" else _PALETTE[0]
+        _draw_building(cv, shape, colour, cx, y, cx + width, y + side, side, False)
         cx = text(cx + width + 2 * scale, y, name, _TEXT, scale) + 3 * scale
     cv.disc(cx + side / 2, y + side / 2, side * 0.45, _CARDINAL)
     cx = text(cx + side + 2 * scale, y, "CARDINAL", _TEXT, scale) + 3 * scale

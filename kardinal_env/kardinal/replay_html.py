@@ -186,7 +186,7 @@ function drawBoard(svg, view, st) {
     const what = cathedral ? `the ${b.shape}` :
       `${b.shape}, colour ${b.colour} (${COLOUR_NAMES[b.colour]}), built by seat ${b.builder}`;
     const attrs = `class="building ${cathedral ? "cathedral" : "edifice"}" data-id="${b.id}" data-shape="${b.shape}" ` +
-      `data-colour="${cathedral ? "" : b.colour}" data-builder="${b.builder === null ? "" : b.builder}" ` +
+      `data-colour="${b.colour ?? ""}" data-builder="${b.builder ?? ""}" ` +
       `data-x="${b.squares[0][0]}" data-y="${b.squares[0][1]}" ` +
       `data-squares="${b.squares.map(s => s.join(",")).join(" ")}"`;
     out.push(`<g><title>${esc(what)}</title>`);
@@ -225,24 +225,18 @@ function drawBoard(svg, view, st) {
 
 // The chips table: one row per seat (colours, chips per colour, total, score).
 function chipsTable(seatColours, pos, result, opts) {
-  const n = seatColours.length;
   const over = pos.phase === "over";
-  const winners = result ? result.winners : [];
   let h = `<table><tr><th>seat</th><th>colours</th>`;
   for (let c = 0; c < 4; c++) h += `<th>${swatch(c)}</th>`;
   h += `<th>held</th><th title="${over ? "final score" : "the final score if the game ended now"}">` +
        `${over ? "score" : "score now"}</th></tr>`;
-  for (let s = 0; s < n; s++) {
-    const cls = [pos.seat === s && "on-turn", over && winners.includes(s) && "winner"].filter(Boolean);
+  for (let s = 0; s < seatColours.length; s++) {
+    const cls = [pos.seat === s && "on-turn", over && result?.winners.includes(s) && "winner"].filter(Boolean);
     const name = opts?.names ? opts.names[s] : `seat ${s}`;
     h += `<tr class="${cls.join(" ")}" data-seat="${s}"><td>${esc(name)}</td>` +
          `<td>${seatColours[s].map(swatch).join("")}</td>`;
-    for (let c = 0; c < 4; c++) {
-      const gain = opts?.gain?.[s]?.[c] > 0;
-      h += `<td class="${gain ? "gain" : ""}">${pos.chips[s][c]}</td>`;
-    }
-    const held = pos.chips[s].reduce((a, b) => a + b, 0);
-    h += `<td>${held}</td><td>${pos.projected[s]}</td></tr>`;
+    for (let c = 0; c < 4; c++) h += `<td class="${opts?.gain?.[s]?.[c] > 0 ? "gain" : ""}">${pos.chips[s][c]}</td>`;
+    h += `<td>${pos.chips[s].reduce((a, b) => a + b, 0)}</td><td>${pos.projected[s]}</td></tr>`;
   }
   h += `<tr><td>supply</td><td></td>`;
   for (let c = 0; c < 4; c++) h += `<td>${pos.supply[c]}</td>`;
@@ -273,9 +267,8 @@ function legendHTML() {
 
 # The replay's own part of the page (the stepping is kardinal_env.core.replay_page.REPLAY_JS).
 _REPLAY_JS = r"""
-const allSquares = D.buildings.map(b => b.squares).concat(D.positions.map(p => p.sites),
-  D.positions.filter(p => p.cardinal).map(p => [p.cardinal]));
-const VIEW = boardView(allSquares);
+// Every square ever shown (the cardinal stands on a site).
+const VIEW = boardView(D.buildings.map(b => b.squares).concat(D.positions.map(p => p.sites)));
 const svg = document.getElementById("board");
 
 function drawPosition(p, k) {

@@ -239,9 +239,7 @@ class GameState:
     def projected_scores(self) -> list[int]:
         """Per seat, the final score if the game ended now: :meth:`projected_holdings` plus the best
         colour once more. Equals :meth:`scores` once the game is over (final scoring uses it)."""
-        if self._scores is not None:
-            return list(self._scores)
-        holdings = [self.projected_holdings(seat) for seat in range(self._n)]
+        holdings = [self.projected_holdings(seat) for seat in range(self._n)]  # once over: the chips held
         return [sum(h) + max(h) for h in holdings]
 
     def may_keep_cardinal(self) -> bool:
