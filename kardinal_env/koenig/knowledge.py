@@ -49,13 +49,11 @@ digits. ``Game.determinize`` keeps the knowledge of the last position per seat.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from itertools import islice
 from typing import Any, NamedTuple
 
 from kardinal_env.core.checks import is_int
 from kardinal_env.core.shuffle import ShuffleRng
-from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.rules import DISPLAY_SIZE, HAND_SIZE, REMOVED_PER_TYPE
 
 __all__ = ["CardCounts", "SeatKnowledge", "UnknownDrawsError", "card_counts", "deal_hidden", "deck_counts"]
@@ -74,15 +72,10 @@ class CardCounts(NamedTuple):
     unseen: list[int]
 
 
-@lru_cache(maxsize=64)
-def _deck_counts(board: Board, players: int) -> tuple[int, ...]:
-    removed = REMOVED_PER_TYPE[players]
-    return tuple(count - removed for count in board.counts)
-
-
 def deck_counts(rules: Any) -> list[int]:
     """The deck's cards per type index (the board's less the removal for the player count)."""
-    return list(_deck_counts(rules.compiled, rules.players))
+    removed = REMOVED_PER_TYPE[rules.players]
+    return [count - removed for count in rules.compiled.counts]
 
 
 def card_counts(game: Any, seat: int, view: Any = None) -> CardCounts:
@@ -92,7 +85,7 @@ def card_counts(game: Any, seat: int, view: Any = None) -> CardCounts:
     hand = list(game.hand_counts_view(seat))
     T = len(hand)
     display, pile = _tally(view.display, T), _tally(view.pile, T)
-    total = _deck_counts(game.board, game.num_players)
+    total = deck_counts(game.rules)
     return CardCounts(hand, display, pile, [total[t] - hand[t] - display[t] - pile[t] for t in range(T)])
 
 

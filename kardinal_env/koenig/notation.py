@@ -53,19 +53,15 @@ def parse_move(move: object) -> ParsedMove:
         raise MalformedMoveError(f"malformed move {move!r}: a move is a string ({_EXPECTED})")
     if move == "end":
         return ParsedMove("end")
-    m = _PLACE_RE.fullmatch(move)
-    if m:
+    if m := _PLACE_RE.fullmatch(move):
         kind, target, d1, d2 = m.groups()
         if d2 is not None and d2 != d1:
             raise MalformedMoveError(
                 f"malformed move {move!r}: a payment is one card type or a pair of the same type, not {d1}{d2}"
             )
         return ParsedMove(kind, target, int(d1), d2 is not None)
-    m = _DISCARD_RE.fullmatch(move)
-    if m:
+    if m := _DISCARD_RE.fullmatch(move):
         return ParsedMove("discard", None, int(m.group(1)))
-    m = _DRAW_RE.fullmatch(move)
-    if m:
-        g = m.group(1)
-        return ParsedMove("draw", None if g == "deck" else int(g))
+    if m := _DRAW_RE.fullmatch(move):
+        return ParsedMove("draw", None if m.group(1) == "deck" else int(m.group(1)))
     raise MalformedMoveError(f"malformed move {move!r}: {_EXPECTED}")

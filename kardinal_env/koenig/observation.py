@@ -131,27 +131,21 @@ class ObservationEncoder:
         self._board_end = self.segments["advisors"].stop
         self._site_base = at["site_owner"] + np.arange(S, dtype=np.intp) * (P + 1)
         self._board_cache: list[tuple[object, int, np.ndarray] | None] = [None] * n
-        self._T = T
-
-    def _board_block(self, game: Game, view, observer: int) -> np.ndarray:
-        """The first ``board_end`` entries for ``observer`` (cached until the next placement)."""
-        cached = self._board_cache[observer]
-        if cached is not None and cached[0] is game and cached[1] == view.placements:
-            return cached[2]
-        block = np.zeros(self._board_end, dtype=np.float32)
-        owners = np.array(view.owner, dtype=np.intp) + 1
-        block[self._site_base + self._owner_code[observer][owners]] = 1
-        counts = [k for rows in (view.cloisters, view.advisors) for row in rows for k in row]
-        block[self._board_targets[observer]] = counts
-        self._board_cache[observer] = (game, view.placements, block)
-        return block
 
     def encode(self, game: Game, observer: int) -> np.ndarray:
         """The observation of ``game`` for seat ``observer`` (a new ``float32`` array)."""
         at = self._at
         view = game.live_view()
         obs = self._constant[observer].copy()
-        obs[: self._board_end] = self._board_block(game, view, observer)
+        cached = self._board_cache[observer]  # the board block, until the next placement
+        if cached is None or cached[0] is not game or cached[1] != view.placements:
+            block = np.zeros(self._board_end, dtype=np.float32)
+            owners = np.array(view.owner, dtype=np.intp) + 1
+            block[self._site_base + self._owner_code[observer][owners]] = 1
+            counts = [k for rows in (view.cloisters, view.advisors) for row in rows for k in row]
+            block[self._board_targets[observer]] = counts
+            cached = self._board_cache[observer] = (game, view.placements, block)
+        obs[: self._board_end] = cached[2]
         obs[self._seat_targets[observer]] = (
             view.hand_sizes + view.cloisters_left + view.advisors_left + view.scores + game.projected_scores()
         )
@@ -160,8 +154,7 @@ class ObservationEncoder:
         # Cards: own hand, display, discard pile and the unseen rest per type (hand .. unseen are
         # contiguous), as the knowledge module says the observer sees them.
         hand, display, pile, unseen = card_counts(game, observer, view)
-        start = at["hand"]
-        obs[start : start + 4 * self._T] = hand + display + pile + unseen
+        obs[at["hand"] : at["hand_sizes"]] = hand + display + pile + unseen
         # Turn and deck.
         obs[at["deck_size"]] = view.deck_size
         obs[at["runouts"] + view.runouts] = 1

@@ -323,9 +323,7 @@ function seatsTable(p, k) {
   let h = `<table><tr><th>seat</th><th>hand</th><th title="cloisters left">K</th><th title="advisors left">A</th>` +
           `<th title="running total">score</th><th title="${nowTitle}">${over ? "final" : "score now"}</th></tr>`;
   for (let s = 0; s < D.players; s++) {
-    const cls = [];
-    if (p.seat === s) cls.push("on-turn");
-    if (over && winners.includes(s)) cls.push("winner");
+    const cls = [p.seat === s && "on-turn", over && winners.includes(s) && "winner"].filter(Boolean);
     const fresh = k && p.mover === s ? p.gained.slice() : [];
     const cards = p.hands[s].map(t => {
       const i = fresh.indexOf(t);
@@ -380,14 +378,13 @@ function resultHTML() {
 function legendHTML() {
   const icon = inner => `<svg viewBox="0 0 6 6" style="width:14px">${inner}</svg>`;
   const item = (inner, text) => `<span>${icon(inner)} ${text}</span>`;
+  const disc = fill => `<circle cx="3" cy="3" r="2.3" fill="${fill}" stroke="${INK}" stroke-width="0.45"/>`;
   const types = B.types.map(t => {
     const named = B.countries.filter(c => c.type === t).map(c => c.id).join(" ") || "pairs only";
     return `<span>${cardHTML(t, false)} ${esc(named)}</span>`;
   }).join("");
   return `<div class="legend">` +
-    item(`<circle cx="3" cy="3" r="2.3" fill="${EMPTY}" stroke="${INK}" stroke-width="0.45"/>`, "empty site") +
-    D.seat_colours.map((c, s) => item(`<circle cx="3" cy="3" r="2.3" fill="${c}" stroke="${INK}" ` +
-                                      `stroke-width="0.45"/>`, `seat ${s}`)).join("") +
+    item(disc(EMPTY), "empty site") + D.seat_colours.map((c, s) => item(disc(c), `seat ${s}`)).join("") +
     item(`<line x1="0" y1="3" x2="6" y2="3" stroke="${ALLIANCE}" stroke-width="0.8" stroke-dasharray="1.6 1"/>`,
          "alliance") +
     item(`<line x1="0" y1="3" x2="6" y2="3" stroke="${ROAD}" stroke-width="0.8"/>`, "road") +

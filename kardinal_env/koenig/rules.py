@@ -104,20 +104,16 @@ class Rules:
         b = self.compiled
         return [t for t, count in zip(b.types, b.counts) for _ in range(count - removed)]
 
-    @property
-    def board_ref(self) -> str | dict:
-        """The packaged board's name if the board is one, unchanged; otherwise the board dict."""
+    def to_dict(self) -> dict:
+        """The ``rules`` object of a game record: the board by name when it is a packaged board, unchanged."""
         name = self.compiled.name
         if name not in _PACKAGED:
             try:
                 _PACKAGED[name] = compile_board(load_board(name)) if name in board_names() else None
             except BoardError:
                 _PACKAGED[name] = None
-        return name if _PACKAGED[name] is self.compiled else self.board
-
-    def to_dict(self) -> dict:
-        """The ``rules`` object of a game record (the board by packaged name when it is one)."""
-        return {"players": self.players, "discard": self.discard, "board": self.board_ref}
+        board = name if _PACKAGED[name] is self.compiled else self.board
+        return {"players": self.players, "discard": self.discard, "board": board}
 
     @classmethod
     def from_dict(cls, data: dict, where: str = "rules") -> Rules:
