@@ -1,15 +1,6 @@
-"""The agents' registry entries of the two built-in games (see :mod:`agents.registry`).
-
-=====================  ============================  =================================================
-game                   baselines (besides random)    search hooks
-=====================  ============================  =================================================
-``kardinal``           ``greedy``                    compiled ``mcts:N`` root and playouts
-``kardinal_koenig``    ``greedy``, ``heuristic``     compiled ``ismcts:N`` root, the heuristic guide
-                                                     (``gismcts:N``, ``pismcts:N``), ``rollout:N``
-=====================  ============================  =================================================
-
-Every field that names code is a ``"module:attribute"`` string (``tests/test_registry.py`` checks that every name
-exists). The games themselves are registered by ``kardinal_env`` (``kardinal_env/games.py``).
+"""The agents' registry entries (:mod:`agents.registry`) of the two built-in games, ``kardinal`` and
+``kardinal_koenig``. Every field that names code is a ``"module:attribute"`` string (``tests/test_registry.py`` checks
+that every name exists). The games themselves are registered by ``kardinal_env`` (``kardinal_env/games.py``).
 """
 
 from __future__ import annotations

@@ -123,9 +123,8 @@ def heuristic_move(
     legal = game.legal_actions()
     if not legal:
         raise ValueError("no legal move: the game is over")
-    if len(legal) == 1:
-        return game.board.moves[legal[0]]
-    return game.board.moves[_tie_break(heuristic_candidates(game, weights, replan, compiled), rng)]
+    move = legal[0] if len(legal) == 1 else _tie_break(heuristic_candidates(game, weights, replan, compiled), rng)
+    return game.board.moves[move]
 
 
 class KoenigHeuristicAgent(BaseAgent):

@@ -79,9 +79,7 @@ class _Static:
         return out
 
 
-@functools.cache  # by board object (boards compare by identity)
-def _static(board) -> _Static:
-    return _Static(board)
+_static = functools.cache(_Static)  # by board object (boards compare by identity)
 
 
 def _turns_left(view, n: int) -> float:
@@ -216,15 +214,13 @@ class _Position:
         if len(sites) < 2:
             return 0.0
         owner = self.owner
-        w = self.w
-        pot3 = 4 * self.phi * w.chain_three
-        pot2 = 4 * self.phi * w.chain_two
+        potential = {3: 4 * self.phi * self.w.chain_three, 2: 4 * self.phi * self.w.chain_two}  # by chain length
         total = 0.0
         for length, border in self.st.groups(frozenset(sites)):
             if length >= 4:
                 total += length
             elif any(owner[u] < 0 for u in border):
-                total += pot3 if length == 3 else pot2
+                total += potential[length]
         return total
 
     def _place(self, piece: int, d: int = 1) -> None:
@@ -258,11 +254,10 @@ class _Position:
             else:
                 alliances.update(st.alliances_of[-1 - piece])
         ef = list(self.ef)
-        n = self.n
         # ascending order, as the compiled heuristic sums (bitwise equal values)
         changed = [(self._cl_comp(c), self.clc[c]) for c in sorted(countries)]
         for new, old in changed + [(self._al_comp(i), self.alc[i]) for i in sorted(alliances)]:
-            for s in range(n):
+            for s in range(self.n):
                 ef[s] += new[s] - old[s]
         for s in sorted(chains):
             ef[s] += self._ch_comp(s) - self.chc[s]

@@ -38,11 +38,9 @@ __all__ = [
 ]
 
 #: Agents the tournaments know by name: a factory ``(seed) -> agent``.
-AGENTS: dict[str, Callable[[int | None], object]] = {
-    "random": lambda seed: RandomAgent(seed=seed),
-    "greedy": lambda seed: GreedyAgent(seed=seed),
-    "heuristic": lambda seed: KoenigHeuristicAgent(seed=seed),
-}
+AGENTS: dict[str, Callable[[int | None], object]] = dict(
+    random=RandomAgent, greedy=GreedyAgent, heuristic=KoenigHeuristicAgent
+)
 
 
 def make_agent(name: str, seed: int | None = None, weights: HeuristicWeights | None = None):

@@ -58,19 +58,6 @@ _PENDING = object()  # placeholder child: a leaf that a descent of the current b
 
 
 class _Node:
-    __slots__ = (
-        "player",
-        "actions",
-        "moves",
-        "index",
-        "prior",
-        "child_visits",
-        "child_value",
-        "children",
-        "visits",
-        "value",
-    )
-
     def __init__(
         self, player: int | None, actions: np.ndarray, moves: list[str | None], prior: np.ndarray, values: list[float]
     ):
