@@ -602,9 +602,7 @@ class CoreBackend(Arrays):
         return PythonBackend(self.env, buffers=self)
 
     def legal(self, i: int) -> np.ndarray:
-        if i in self.detached:
-            return self.python.legal(i)
-        return self.batch.legal_action_ids(i)
+        return self.python.legal(i) if i in self.detached else self.batch.legal_action_ids(i)
 
     def flat_legal(self) -> tuple[np.ndarray, np.ndarray]:
         ids, offsets = self.batch.all_legal_action_ids()

@@ -123,15 +123,7 @@ class _Classic(wrappers.OrderEnforcingWrapper):
     def last(self, observe: bool = True):
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
-        raw: Any = self._raw
-        agent = raw.agent_selection
-        return (
-            raw.observe(agent) if observe else None,
-            raw._cumulative_rewards[agent],
-            raw.terminations[agent],
-            raw.truncations[agent],
-            raw.infos[agent],
-        )
+        return self._raw.last(observe)  # AECEnv.last of the unwrapped env: no wrapper layer in between
 
     def __str__(self) -> str:
         return str(self.env) if hasattr(self, "metadata") else repr(self)
