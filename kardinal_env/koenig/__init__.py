@@ -11,7 +11,7 @@ A pure rules engine, no RL imports::
 
 Modules (the suite's names): ``engine``, ``rules``, ``notation``, ``record``, ``actions``, ``observation``, ``env``
 (``kardinal_env.kardinal_koenig_v1``), ``text``, ``render``, ``replay_html``; the game's own: ``state``, ``explain``,
-``deck``, ``worlds``, ``board`` (board files and the move table), ``scoring``, ``knowledge`` (what a seat may know of
+``deck``, ``board`` (board files and the move table), ``scoring``, ``knowledge`` (what a seat may know of
 the cards), ``compiled`` / ``core_game`` (the compiled core). ``docs/rules-koenig.md`` states the rules.
 """
 

@@ -68,18 +68,17 @@ The game protocol
 cannot tell apart, dealt by :mod:`kardinal_env.koenig.knowledge` through :meth:`Game.with_hidden`.
 :meth:`Game.deck_takes` shows each card taken from the deck only to the seat that saw it.
 
-This module deals and plays (the rules above); :mod:`~kardinal_env.koenig.state` holds the fields and every query,
-:mod:`~kardinal_env.koenig.explain` the diagnosis of an illegal move, :mod:`~kardinal_env.koenig.deck` the checks of
-given card orders, :mod:`~kardinal_env.koenig.worlds` the determinized worlds. Speed: the legal ids of a decision are
-generated once and cached, and the state keeps per-country counts, maxima and free sites, so no decision rescans the
-board.
+This module deals and plays (the rules above) and makes the determinized worlds; :mod:`~kardinal_env.koenig.state`
+holds the fields and every query, :mod:`~kardinal_env.koenig.explain` the diagnosis of an illegal move,
+:mod:`~kardinal_env.koenig.deck` the checks of given card orders. Speed: the legal ids of a decision are generated once
+and cached, and the state keeps per-country counts, maxima and free sites' move ids, so no decision rescans the board.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from kardinal_env.core.checks import check_action
 from kardinal_env.core.errors import IllegalMoveError, RecordError
@@ -91,10 +90,13 @@ from kardinal_env.koenig import scoring
 from kardinal_env.koenig.board import Board
 from kardinal_env.koenig.deck import DeckError, card_census, check_order, check_pile, check_plan
 from kardinal_env.koenig.explain import Explain
+from kardinal_env.koenig.knowledge import SeatKnowledge
 from kardinal_env.koenig.record import make_record, parse_record
 from kardinal_env.koenig.rules import ADVISORS, CLOISTERS, DISPLAY_SIZE, HAND_SIZE, Rules
 from kardinal_env.koenig.state import DISCARD, DRAW, MAX_CARDS_PER_TURN, OVER, PHASES, PLACE, SECOND
-from kardinal_env.koenig.worlds import Worlds
+
+if TYPE_CHECKING:
+    import random
 
 __all__ = ["Game", "IllegalMoveError", "DeckError", "PHASES"]
 
@@ -102,7 +104,7 @@ Seed = int | str | None
 Cards = list[int] | None  # a card order (type digits, top first)
 
 
-class Game(TurnBasedGame, Explain, Worlds):
+class Game(TurnBasedGame, Explain):
     """One game of Kardinal & König (module docstring). ``Game(rules, seed)`` is a
     :class:`~kardinal_env.koenig.core_game.CoreGame` (same API and results) when the compiled core is
     used; :meth:`Game.reference` always builds this Python engine, the readable reference."""
@@ -221,6 +223,64 @@ class Game(TurnBasedGame, Explain, Worlds):
         g._knowledge = None
         g._parts = [list(self._parts[0]), self._parts[1], list(self._parts[2])]
         return g
+
+    # ------------------------------------------------------------------ determinized worlds
+    def with_hidden(self, hands: dict[int, list[int]], deck: list[int], seed: int | str | None = None) -> Game:
+        """A copy of this game with the hidden cards replaced: ``hands`` maps seats to new hands (type digits,
+        same sizes), ``deck`` is the new deck (top first), and future shuffles follow ``ShuffleRng(seed)``.
+        The new cards must be exactly the cards they replace, as a multiset (``DeckError`` otherwise; a
+        sampler that follows the public information always satisfies this).
+
+        The copy is a *determinized world*: it forgets the hidden chance history (the first deck order:
+        :attr:`initial_deck` raises; a reshuffle order drawn or given; the cards the seats in ``hands``
+        drew from the deck, which :meth:`deck_takes` shows as ``None``) and has no record. When the seat
+        on turn gets a new hand, its pending decision follows that hand: right after a first piece in a
+        country that held a cloister, the copy goes on to a second piece or to drawing as the hand allows."""
+        types = self.board.type_index
+        n, T = self._n, len(self.board.types)
+        g = self.clone()
+        old, new = Counter(self._deck), Counter[int]()  # the cards replaced and the new ones, by type index
+        for seat, hand in hands.items():
+            if not 0 <= seat < n or len(hand) != self._hand_size[seat]:
+                raise DeckError(f"hands: seat {seat} must get {self._hand_size[seat] if 0 <= seat < n else 0} cards")
+            counts = Counter(types[t] for t in hand)
+            g._hands[seat] = [counts[t] for t in range(T)]
+            new += counts
+            old.update(dict(enumerate(self._hands[seat])))
+        if len(deck) != len(self._deck):
+            raise DeckError(f"deck: must hold {len(self._deck)} cards, got {len(deck)}")
+        new.update(types[t] for t in deck)
+        if old != new:
+            raise DeckError("hands/deck: the new cards are not the cards they replace")
+        g._deck = [types[t] for t in reversed(deck)]
+        g._rng = ShuffleRng(seed)
+        g._plan = g._deck0 = g._reshuffled = None
+        g._takes = [(moves, taker, -1 if taker in hands else t) for moves, taker, t in self._takes]
+        if self._current in hands and self._phase != OVER:
+            g._moves = g._names = None
+            first_piece = bool(self._history) and self._history[-1] < self.board.end_id
+            if self._phase in (SECOND, DRAW) and self._pieces == 1 and first_piece and not self._was_empty:
+                moves = g._second_moves()
+                if moves:
+                    g._phase = SECOND
+                    g._moves = moves
+                else:
+                    g._start_draw()
+        return g
+
+    def determinize(self, seat: int, rng: random.Random) -> Game:
+        """A world ``seat`` cannot tell apart from this game (the protocol's ``determinize``): the other hands
+        and the deck dealt by :meth:`~kardinal_env.koenig.knowledge.SeatKnowledge.deal` (built once per
+        position and seat) from one ``rng.getrandbits(64)``."""
+        if not (isinstance(seat, int) and 0 <= seat < self._n):
+            raise ValueError(f"determinize: seat must be 0..{self._n - 1}, got {seat!r}")
+        if self._knowledge is None:
+            self._knowledge = {}
+        moves = len(self._history)
+        entry = self._knowledge.get(seat)
+        if entry is None or entry[0] != moves:
+            entry = self._knowledge[seat] = (moves, SeatKnowledge(self, seat))
+        return entry[1].deal(rng)
 
     # ------------------------------------------------------------------ records
     def to_record(self) -> dict:
