@@ -76,9 +76,9 @@ class _Classic(wrappers.OrderEnforcingWrapper):
     does ``TerminateIllegalWrapper``'s rule: its warning, -1 to the offender, 0 to the others, every
     agent terminated and truncated (judged by the raw env's ``IllegalMoveError``, after which nothing changed)."""
 
-    def __init__(self, env: AECEnv, terminate_illegal: bool):
-        self._raw = env.unwrapped
-        super().__init__(env)
+    def __init__(self, raw: AECEnv, terminate_illegal: bool = True):
+        self._raw = raw.unwrapped
+        super().__init__(raw)
         self._terminate_illegal = terminate_illegal
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -153,9 +153,7 @@ for _name in _HOT_STATE:
     setattr(FreshObservationWrapper, _name, _forwarded(_name, False))
 
 
-def wrap_classic(raw: AECEnv, terminate_illegal: bool = True) -> AECEnv:
-    """The classic wrapper stack in one layer (the module docstring)."""
-    return _Classic(raw, terminate_illegal)
+wrap_classic = _Classic  # wrap_classic(raw, terminate_illegal=True): the classic stack in one layer (module docstring)
 
 
 def classic_env(raw_class: Callable[..., AECEnv], **kwargs: Any) -> AECEnv:

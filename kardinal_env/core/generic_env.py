@@ -109,13 +109,12 @@ class GameEnv(TurnBasedEnv):
                 f"({sorted(rule_names) or 'none'}) nor options of its observation encoder ({exc})"
             ) from None
         dtype: Any = np.dtype(getattr(self.encoder, "dtype", np.float32))  # Any: gymnasium's stubs want scalar types
-        low, high = observation_bounds(self.encoder, dtype)
-        observation = spaces.Box(low, high, tuple(self.encoder.shape), dtype=dtype)
+        box = spaces.Box(*observation_bounds(self.encoder, dtype), tuple(self.encoder.shape), dtype=dtype)
         num_actions = int(self._new_game(random.Random(0)).num_actions)
         self.reward_scheme = check_scheme(reward)
         self.illegal_action = check_illegal_action(illegal_action)
         self.render_mode = render_mode
-        self._setup(rules.players, observation, num_actions)
+        self._setup(rules.players, box, num_actions)
 
     def _new_game(self, chance: random.Random) -> Any:
         seed = chance.getrandbits(64) if self.game_spec.chance else None
