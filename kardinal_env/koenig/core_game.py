@@ -68,9 +68,7 @@ def core_position(game: Game, module: ModuleType | None = None) -> Any:
         raise TypeError(f"game must be a kardinal_env.koenig.Game, got {type(game).__name__}")
     if game.compiled:  # a core-backed game: a copy of its core (no replay)
         return game.core.clone()  # type: ignore[attr-defined]
-    plan = game.reshuffle_order
-    if plan is None:
-        plan = game.reshuffle_plan
+    plan = game.reshuffle_plan if game.reshuffle_order is None else game.reshuffle_order
     core = core_game(game.rules, deck=game.initial_deck, reshuffle=plan, module=module)
     for m in game.to_record()["moves"]:
         core.play(m)
@@ -170,8 +168,7 @@ class CoreGame(CoreBacked, Game):
 
     def _played(self, m: int) -> None:
         self._history.append(m)
-        self._moves = None
-        self._names = None
+        self._moves = self._names = None
 
     @classmethod
     def of_core(cls, rules: Rules, core: Any, seed: int, history: list[int]) -> CoreGame:

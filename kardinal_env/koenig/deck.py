@@ -11,6 +11,7 @@ pile's at the first run-out), and their checks; :class:`DeckError` (a ``ValueErr
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from kardinal_env.core.checks import is_int
@@ -25,7 +26,7 @@ class DeckError(ValueError):
     """A given deck or reshuffle order that does not hold the cards it must."""
 
 
-def card_census(cards: list[int]) -> str:
+def card_census(cards: Iterable[int]) -> str:
     """Cards (type digits) as a census for error messages: ``{type 1: 2, type 4: 1}``."""
     counts = Counter(cards)
     return "{" + ", ".join(f"type {t}: {counts[t]}" for t in sorted(counts)) + "}"
@@ -36,7 +37,6 @@ def check_order(b: Board, players: int, given: object, cards: list[int] | None, 
     of board ``b`` and, where ``cards`` (the ``players``-player deck's cards, sorted) is given, exactly those."""
     if not isinstance(given, (list, tuple)) or not all(is_int(t) and t in b.type_index for t in given):
         raise DeckError(f"{what}: expected a list of card types {list(b.types)}, got {given!r}")
-    given = list(given)
     if cards is not None and sorted(given) != cards:
         raise DeckError(
             f"{what}: holds {card_census(given)} but the {players}-player deck on board "

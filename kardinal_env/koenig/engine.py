@@ -132,7 +132,7 @@ class Game(TurnBasedGame, Explain):
         T = len(b.types)
         C = len(b.country_ids)
         self._rng = ShuffleRng(seed)
-        cards = sorted(rules.deck_cards)
+        cards = rules.deck_cards  # sorted
         if deck is None:
             order = [b.type_index[t] for t in cards]
             self._rng.shuffle(order)
@@ -342,11 +342,7 @@ class Game(TurnBasedGame, Explain):
         phase = self._phase
         b = self.board
         if phase == DRAW:
-            base = b.draw_base
-            out: list[int] = [base + t for t in sorted(set(self._display))]
-            if self._deck:
-                out.append(b.deck_id)
-            return out
+            return [b.draw_base + t for t in sorted(set(self._display))] + ([b.deck_id] if self._deck else [])
         seat = self._current
         hand = self._hands[seat]
         P = b.pay_stride
@@ -355,7 +351,7 @@ class Game(TurnBasedGame, Explain):
             pairs = [1 + t for t, k in enumerate(hand) if k >= 2]
             type_countries = b.type_countries
             singles = [c for t, k in enumerate(hand) if k for c in type_countries[t]]
-            out = []
+            out: list[int] = []
             if self._cl_left[seat]:
                 kids = self._kids
                 for c in singles:
@@ -376,9 +372,7 @@ class Game(TurnBasedGame, Explain):
                             out += [base + j for j in pairs]
                 else:
                     out += [abase + c * P for c in singles if ad_total[c] < cl_max[c]]
-            dbase = b.discard_base
-            out += [dbase + t for t, k in enumerate(hand) if k]
-            return out
+            return out + [b.discard_base + t for t, k in enumerate(hand) if k]
         if phase == SECOND:
             return self._second_moves()
         if phase == DISCARD:
@@ -408,11 +402,11 @@ class Game(TurnBasedGame, Explain):
 
     def _apply(self, m: int) -> None:
         b = self.board
+        seat = self._current
         self._history.append(m)
-        self._by.append(self._current)
+        self._by.append(seat)
         self._names = None
         if m >= b.draw_base:  # a draw: the most frequent decision
-            seat = self._current
             if m == b.deck_id:
                 t = self._deck.pop()
                 self._takes.append((len(self._history), seat, t))
@@ -431,7 +425,6 @@ class Game(TurnBasedGame, Explain):
         if m == b.end_id:
             self._start_draw()
             return
-        seat = self._current
         spent = b.move_spends[m]  # a discard's card, or a piece's: one naming its country or a pair
         self._hands[seat][spent[0]] -= len(spent)
         self._hand_size[seat] -= len(spent)
@@ -492,12 +485,11 @@ class Game(TurnBasedGame, Explain):
             points = self._interim = list(self._scoring_parts()[0])  # the cloister scoring of the board now
             for s in range(self._n):
                 self._scores[s] += points[s]
-            pile = self._pile
             if self._plan is not None:
-                check_pile(self.board, self._plan, pile)
+                check_pile(self.board, self._plan, self._pile)
                 order = list(self._plan)
             else:
-                order = list(pile)
+                order = list(self._pile)
                 self._rng.shuffle(order)
             self._reshuffled = order
             self._pile = []

@@ -160,11 +160,10 @@ class SeatKnowledge:
         self.new_deck: list[int] | None = None
         held = self.unseen  # the cards to share out, known ones included (after a run-out: see below)
         if self.runouts:
-            type_index = b.type_index
             reshuffled = _tally((t for _, m in log[:split] for t in spends[m]), T)  # the pile at the run-out
             for _, taker, card in takes[first:]:
                 if card is not None:
-                    reshuffled[type_index[card]] -= 1
+                    reshuffled[b.type_index[card]] -= 1
                 elif taker not in self.hidden_draws:
                     raise UnknownDrawsError(
                         f"seat {seat}'s own draws are not known in this game (a world dealt for another seat)"

@@ -39,14 +39,13 @@ def layout_positions(game: Game) -> dict[str, tuple[float, float]]:
     board = game.board
     layout = board.data.get("layout") or {}
     out = {k: (float(v[0]), float(v[1])) for k, v in layout.items()}
-    C = board.num_countries
     for c, cid in enumerate(board.country_ids):
-        angle = 2 * math.pi * c / C
+        angle = 2 * math.pi * c / board.num_countries
         cx, cy = 50 + 35 * math.cos(angle), 50 + 35 * math.sin(angle)
         out.setdefault(cid, (cx, cy))
         sites = board.country_sites[c]
         for j, s in enumerate(sites):
-            a = 2 * math.pi * j / max(1, len(sites))
+            a = 2 * math.pi * j / len(sites)
             out.setdefault(board.site_ids[s], (cx + 8 * math.cos(a), cy + 8 * math.sin(a)))
     return out
 

@@ -81,11 +81,8 @@ def touched(move: str | None) -> dict | None:
     if move is None:
         return None
     parsed = parse_move(move)
-    if parsed.kind == "K":
-        return {"site": parsed.target}
-    if parsed.kind == "A":
-        return {"country": parsed.target}
-    return None
+    key = {"K": "site", "A": "country"}.get(parsed.kind)
+    return None if key is None else {key: parsed.target}
 
 
 def _position(game: Game) -> dict:

@@ -221,8 +221,7 @@ class GameState:
 
     def scoring_now(self) -> dict[str, list[int]]:
         """What each scoring kind would give on the current board (cached until the next piece)."""
-        now = self._scoring_parts()
-        return {"cloisters": list(now[0]), "alliances": list(now[1]), "chains": list(now[2])}
+        return {kind: list(points) for kind, points in zip(("cloisters", "alliances", "chains"), self._scoring_parts())}
 
     def _scoring_parts(self) -> tuple[list[int], list[int], list[int]]:
         """(cloister, alliance, chain) points per seat on the current board, cached."""
