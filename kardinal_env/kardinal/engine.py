@@ -171,8 +171,7 @@ class Game(TurnBasedGame, Explain):
         card = -1 if ignore_cardinal else self._cardinal
         for i in range(1, self._n + 1):
             seat = (self._current + i) % self._n
-            moves = self._builds_for(seat, card)
-            if moves:
+            if moves := self._builds_for(seat, card):
                 return seat, moves
         return None, []
 
@@ -197,8 +196,7 @@ class Game(TurnBasedGame, Explain):
                 texts.clear()
             index = self._text_index = {}
             for code in self.legal_move_codes():
-                text = texts.get(code)
-                if text is None:
+                if (text := texts.get(code)) is None:
                     text = texts[code] = format_move(code)
                 index[text] = code
         return list(index)
@@ -394,13 +392,7 @@ class Game(TurnBasedGame, Explain):
     def _touched(self, squares: tuple[int, ...]) -> set[int]:
         """Ids of the buildings next to ``squares`` (the cathedral's parts included)."""
         cells = self._cells
-        touched = set()
-        for k in squares:
-            for step in NEIGHBOUR_STEPS:
-                b = cells.get(k + step)
-                if b is not None:
-                    touched.add(b)
-        return touched
+        return {cells[k + step] for k in squares for step in NEIGHBOUR_STEPS if k + step in cells}
 
     def _score(self, colour: int, touched: set[int], supply: list[int]) -> BuildChips:
         """docs/rules.md Scoring, the one place it lives: the :class:`BuildChips` of a build of ``colour`` touching

@@ -56,6 +56,7 @@ class Explain(GameState):
     def _explain_build(self, code: tuple) -> tuple[str, str]:
         _, shape, colour, k1, k2 = code
         seat = self._current
+        cells = self._cells
         mine = self._seat_colours[seat]
         name = SHAPE_NAMES[shape]
         squares = (k1,) if k2 < 0 else (k1, k2)
@@ -68,14 +69,9 @@ class Explain(GameState):
         for k in squares:
             if not self._is_inside(k):
                 return "window", self._outside(k)
-            if k in self._cells:
-                return placement, f"{key_text(k)} is occupied by {self._describe(self._cells[k])}"
-        touched = []
-        for k in squares:
-            for step in NEIGHBOUR_STEPS:
-                b = self._cells.get(k + step)
-                if b is not None and b not in touched:
-                    touched.append(b)
+            if k in cells:
+                return placement, f"{key_text(k)} is occupied by {self._describe(cells[k])}"
+        touched = list(dict.fromkeys(cells[k + step] for k in squares for step in NEIGHBOUR_STEPS if k + step in cells))
         if not touched:
             return placement, f"{what} touches no building"
         if self._cardinal in squares:

@@ -108,9 +108,7 @@ def format_move(code: MoveCode) -> str:
         return f"{SHAPE_LETTERS[shape]}{colour}@{_KEY_TEXT[k1]}"
     if kind == CHIP:
         return f"chip:{colour}"
-    if k1 < 0:
-        return "C-"
-    return f"C@{_KEY_TEXT[k1]}"
+    return "C-" if k1 < 0 else f"C@{_KEY_TEXT[k1]}"
 
 
 _INT = r"(-?(?:0|[1-9][0-9]*))"
@@ -142,8 +140,7 @@ def parse_move(move: object) -> MoveCode:
         raise MalformedMoveError(f"malformed move {move!r}: a move is a string ({_EXPECTED})")
     if move == "C-":
         return KEEP_CARDINAL
-    m = _BUILD_RE.fullmatch(move)
-    if m:
+    if m := _BUILD_RE.fullmatch(move):
         letter, digit, x1, y1, x2, y2 = m.groups()
         shape = SHAPE_LETTERS.index(letter)
         colour = _colour(digit, move)
@@ -165,10 +162,8 @@ def parse_move(move: object) -> MoveCode:
         if x2 is not None:
             raise MalformedMoveError(f"malformed move {move!r}: a {SHAPE_NAMES[shape]} stands on one square")
         return (BUILD, shape, colour, k1, -1)
-    m = _CHIP_RE.fullmatch(move)
-    if m:
+    if m := _CHIP_RE.fullmatch(move):
         return (CHIP, -1, _colour(m.group(1), move), -1, -1)
-    m = _CARDINAL_RE.fullmatch(move)
-    if m:
+    if m := _CARDINAL_RE.fullmatch(move):
         return (CARDINAL, -1, -1, _coord_key(m.group(1), m.group(2), move), -1)
     raise MalformedMoveError(f"malformed move {move!r}: {_EXPECTED}")

@@ -248,15 +248,13 @@ function chipsTable(seatColours, pos, result, opts) {
 function legendHTML() {
   const icon = (inner, w) => `<svg viewBox="0 0 ${w} 1" style="width:${14 * w}px">${inner}</svg>`;
   const item = (inner, w, text) => `<span>${icon(inner, w)} ${text}</span>`;
+  const box = (x, w, fill) => `<rect x="${x}" y="0.05" width="${w}" height="0.9" fill="${fill}"/>`;
+  const disc = (cx, fill) => `<circle cx="${cx}" cy="0.5" r="0.34" fill="${fill}"/>`;
   return `<div class="legend">` +
-    item(`<rect x="0.05" y="0.05" width="0.9" height="0.9" fill="#ebebeb"/>`, 1, "house") +
-    item(`<rect x="0.05" y="0.05" width="0.9" height="0.9" fill="#141414"/>` +
-         `<circle cx="0.5" cy="0.5" r="0.34" fill="#ebebeb"/>`, 1, "tower") +
-    item(`<rect x="0.05" y="0.05" width="1.9" height="0.9" fill="#ebebeb"/>` +
-         `<rect x="0.3" y="0.45" width="1.4" height="0.1" fill="#141414"/>`, 2, "yard") +
-    item(`<rect x="0.05" y="0.05" width="0.9" height="0.9" fill="${CATHEDRAL}"/>` +
-         `<rect x="1.05" y="0.05" width="0.9" height="0.9" fill="#141414"/>` +
-         `<circle cx="1.5" cy="0.5" r="0.34" fill="${CATHEDRAL}"/>`, 2, "cathedral") +
+    item(box(0.05, 0.9, PALETTE[0]), 1, "house") +
+    item(box(0.05, 0.9, DARK) + disc(0.5, PALETTE[0]), 1, "tower") +
+    item(box(0.05, 1.9, PALETTE[0]) + `<rect x="0.3" y="0.45" width="1.4" height="0.1" fill="${DARK}"/>`, 2, "yard") +
+    item(box(0.05, 0.9, CATHEDRAL) + box(1.05, 0.9, DARK) + disc(1.5, CATHEDRAL), 2, "cathedral") +
     item(`<circle cx="0.5" cy="0.5" r="0.3" fill="${CARDINAL}"/>`, 1, "cardinal") +
     item(`<rect x="0.1" y="0.1" width="0.8" height="0.8" fill="none" stroke="${LAST}" stroke-width="0.1"/>`, 1,
          "built last") +
