@@ -569,13 +569,14 @@ class CoreBackend(Arrays):
         ones."""
         env, batch, python = self.env, self.batch, self.python
         legal = self.action_mask[np.arange(env.num_envs), actions]  # the masks the caller was shown
-        losing = [i for i in np.flatnonzero(~legal).tolist() if i not in self.detached]
-        for i in losing:  # the forfeited game, before the batch moves its slot on
-            python.games[i] = self._game(i)
-        # the next deals' seeds of the newly forfeited slots (drawn ahead; the stand-in may deal with them)
-        seeds = {i: None if self._next_seed is None else int(self._next_seed[i]) for i in losing}
+        seeds: dict[int, int | None] = {}  # the newly forfeited slots' next deals' seeds (drawn ahead)
+        for i in np.flatnonzero(~legal).tolist():
+            if i not in self.detached:  # the forfeited game, before the batch moves its slot on (and may deal)
+                python.games[i] = self._game(i)
+                seeds[i] = None if self._next_seed is None else int(self._next_seed[i])
+        python_slots = [*self.detached, *seeds]
         batch_actions = actions.copy()
-        for i in [*self.detached, *losing]:
+        for i in python_slots:
             batch_actions[i] = batch.legal_action_ids(i)[0]
         bad = batch.step(batch_actions, env.threads)
         if bad >= 0:  # pragma: no cover - every action given is legal
@@ -583,17 +584,14 @@ class CoreBackend(Arrays):
         ended = np.flatnonzero(self.terminated).tolist()
         stand_ins_ended = {i for i in ended if i in self.detached}
         final = self._finals([i for i in ended if i not in self.detached and i not in seeds])
-        for i in list(self.detached):
+        for i in python_slots:
             action = int(actions[i])
-            info = python.play(i, action) if legal[i] else python.lose(i, action)
+            info = python.play(i, action) if legal[i] else python.lose(i, action, seeds.get(i))
             if info is not None:
                 final[i] = info
                 self.detached[i] = self.final_observation[i].copy()
             elif i in stand_ins_ended:  # the stand-in's end wrote over the slot's final observation
                 self.final_observation[i] = self.detached[i]
-        for i in losing:
-            final[i] = python.lose(i, int(actions[i]), seeds[i])
-            self.detached[i] = self.final_observation[i].copy()
         return dict(sorted(final.items()))
 
     @cached_property
