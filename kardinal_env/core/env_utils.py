@@ -115,11 +115,6 @@ class _Classic(wrappers.OrderEnforcingWrapper):
                 return
         raw.step(action)
 
-    def observe(self, agent):
-        if not self._has_reset:
-            EnvLogger.error_observe_before_reset()
-        return self._raw.observe(agent)
-
     def last(self, observe: bool = True):
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
