@@ -276,6 +276,9 @@ class Board:
             tuple(sorted(b if a == s else a for a, b in self.roads if s in (a, b))) for s in range(len(site_ids))
         )
         self.alliances = tuple((self.country_index[a], self.country_index[b]) for a, b in data["alliances"])
+        self.num_countries = len(self.country_ids)
+        self.num_sites = len(site_ids)
+        self.num_types = len(self.types)
         # The move table.
         T = len(self.types)
         P = self.pay_stride = T + 1
@@ -288,31 +291,16 @@ class Board:
         self.advisor_base = P * len(site_ids)
         self.site_moves = tuple(tuple(range(s * P, s * P + P)) for s in range(len(site_ids)))
         self.end_id = len(moves)
-        moves.append("end")
-        self.discard_base = len(moves)
-        moves += [f"discard:{t}" for t in self.types]
-        self.draw_base = len(moves)
-        moves += [f"draw:{t}" for t in self.types]
-        self.deck_id = len(moves)
-        moves.append("draw:deck")
+        self.discard_base = self.end_id + 1
+        self.draw_base = self.discard_base + T
+        self.deck_id = self.draw_base + T
+        moves += ["end"] + [f"discard:{t}" for t in self.types] + [f"draw:{t}" for t in self.types] + ["draw:deck"]
         self.num_moves = len(moves)
         self.moves = tuple(moves)
         pays = [(country_type[c],) if j == 0 else (j - 1, j - 1) for _, _, c in targets for j in range(P)]
         self.move_spends: tuple[tuple[int, ...], ...] = tuple(pays + [()] + [(i,) for i in range(T)] + [()] * (T + 1))
         self.move_index = {m: i for i, m in enumerate(moves)}
         assert len(self.move_index) == len(moves) == len(self.move_spends)
-
-    @property
-    def num_countries(self) -> int:
-        return len(self.country_ids)
-
-    @property
-    def num_sites(self) -> int:
-        return len(self.site_ids)
-
-    @property
-    def num_types(self) -> int:
-        return len(self.types)
 
     def move_id(self, move: object) -> int:
         """The id of a move string of the table; ``IllegalMoveError`` (``"malformed move"``) otherwise."""

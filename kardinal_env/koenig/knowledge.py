@@ -221,14 +221,12 @@ class SeatKnowledge:
     @property
     def known(self) -> dict[int, list[int]]:
         """Per other seat, the cards known to be in its hand (type digits, sorted)."""
-        types = self.game.board.types
-        return {s: [types[t] for t in _cards(row)] for s, row in self.known_counts.items()}
+        return {s: [self.game.board.types[t] for t in _cards(row)] for s, row in self.known_counts.items()}
 
     @property
     def unseen_cards(self) -> list[int]:
         """The cards the seat cannot see (the other hands and the deck), as sorted type digits."""
-        types = self.game.board.types
-        return [types[t] for t in _cards(self.unseen)]
+        return [self.game.board.types[t] for t in _cards(self.unseen)]
 
     @property
     def deck_counts(self) -> list[int] | None:

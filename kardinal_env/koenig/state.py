@@ -166,8 +166,7 @@ class GameState:
 
     def hand(self, seat: int) -> list[int]:
         """Seat's cards as a sorted list of type digits."""
-        types = self.board.types
-        return [types[t] for t, k in enumerate(self._hands[seat]) for _ in range(k)]
+        return self._digits([t for t, k in enumerate(self._hands[seat]) for _ in range(k)])
 
     def hand_counts(self, seat: int) -> list[int]:
         """Seat's cards as counts per type index (``board.types`` order)."""

@@ -14,7 +14,6 @@ __all__ = ["game_text"]
 def game_text(game: Game, seat: int | None = None) -> str:
     b = game.board
     n = game.num_players
-    lines = []
     if game.is_over:
         status = f"game over; winners {game.winners()}"
     else:
@@ -23,10 +22,10 @@ def game_text(game: Game, seat: int | None = None) -> str:
             status += f" ({game.phase})"
         if game.turn_country is not None:
             status += f", this turn in {game.turn_country}"
-    lines.append(
+    lines = [
         f"Kardinal & König: {n} players, discard={game.rules.discard!r}, board {b.name!r}; "
         f"move {game.move_count}, {status}"
-    )
+    ]
     runout = ("deck not yet run out", "interim scoring done", "last round")[game.runouts]
     lines.append(
         f"deck {game.deck_size()} cards ({runout}); display {game.display()}; "
