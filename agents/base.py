@@ -37,8 +37,7 @@ class BaseAgent:
     name = "agent"
 
     def __init__(self, seed: int | None = None):
-        self.seed = seed
-        self.rng = random.Random(seed)
+        BaseAgent.reset(self, seed)  # not a subclass's reset: its own attributes are not set yet
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the private generator (call at the start of a game for reproducible play)."""

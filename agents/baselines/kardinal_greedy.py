@@ -19,8 +19,7 @@
   by raw chip count (``C-`` if the cardinal already stands there), else random.
 * A decision with one legal move takes it without drawing a random number.
 
-It also offers :mod:`agents.search.mcts`'s ``play_out(game, rng)`` (fast, on move codes) and ``order(game, actions)``
-(builds by chip value, chips by colour value, cardinal moves as the greedy agent ranks them).
+It also offers :mod:`agents.search.mcts`'s ``play_out`` and ``order`` (:class:`Playout`).
 """
 
 from __future__ import annotations
@@ -134,12 +133,13 @@ class Playout:
         return format_move(self.code(game, rng))
 
     def play_out(self, game, rng: random.Random) -> None:
-        """Play ``game`` to its end with the moves and draws of repeated calls."""
+        """Play ``game`` to its end with the moves and draws of repeated calls, faster (on move codes)."""
         while not game.is_over:
             game.play_code(self.code(game, rng))
 
     def order(self, game, actions: list[int]) -> list[int]:
-        """The legal ``actions``, most promising first (stable)."""
+        """The legal ``actions``, most promising first (stable): builds by chip value, chips by colour value, cardinal
+        moves as the greedy agent ranks them."""
         if len(actions) < 2:
             return list(actions)
         codes = dict(zip(action_list(game), game.legal_move_codes(), strict=True))

@@ -68,10 +68,9 @@ def heuristic_candidates(
     if seat is None:
         raise ValueError("no legal move: the game is over")
     if compiled and _compiled.heuristic_core() is not None:
-        if _next_turn_chance(game.live_view(), game.num_players, seat) > 0:
-            probs = deck_probabilities(game, seat)
-        else:  # not read: the planner asks what the deck holds only when the seat may play again
-            probs = [0.0] * len(game.board.types)
+        # the planner asks what the deck holds only when the seat may play again
+        again = _next_turn_chance(game.live_view(), game.num_players, seat) > 0
+        probs = deck_probabilities(game, seat) if again else [0.0] * len(game.board.types)
         values = _compiled.heuristic_values(game, weights, replan, probs)
         if values is not None:
             return values

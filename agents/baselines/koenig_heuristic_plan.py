@@ -196,8 +196,7 @@ class _Planner:
             if m == b.end_id:
                 plans.append((self._score((), hand, base), m, (), hand))
             elif m >= b.discard_base:
-                t = m - b.discard_base
-                for rest in self._discard_sets(_add(hand, t, -1), t, budget - 1):
+                for rest in self._discard_sets(_add(hand, m - b.discard_base, -1), budget - 1):
                     plans.append((self._score((), rest, base), m, (), rest))
             else:
                 if m < b.advisor_base:  # a cloister on a site, else an advisor in a country
@@ -228,8 +227,8 @@ class _Planner:
                 break
         return final
 
-    def _discard_sets(self, hand: tuple[int, ...], first: int, more: int) -> list[tuple[int, ...]]:
-        """Hands left after discarding ``first`` (already off ``hand``) and, with ``discard="any"``, up to ``more``."""
+    def _discard_sets(self, hand: tuple[int, ...], more: int) -> list[tuple[int, ...]]:
+        """Hands left after the move's discard (already off ``hand``) and, with ``discard="any"``, up to ``more``."""
         if self.game.rules.discard != "any" or more <= 0:
             return [hand]
         out = {hand}
