@@ -125,8 +125,7 @@ class Game(TurnBasedGame, Explain):
         self, rules: Rules | None = None, seed: Seed = None, *, deck: Cards = None, reshuffle: Cards = None, **options
     ):
         options.pop("backend", None)  # __new__'s choice
-        rules = resolve_rules(rules, options, Rules)
-        self.rules = rules
+        rules = self.rules = resolve_rules(rules, options, Rules)
         b = self.board = rules.compiled
         n = self._n = rules.players
         T = len(b.types)

@@ -129,5 +129,4 @@ class Explain(GameState):
         return None
 
     def _no_type(self, card: object) -> str:
-        b = self.board
-        return f"no card type {card} on board {b.name!r} (types {list(b.types)})"
+        return f"no card type {card} on board {self.board.name!r} (types {list(self.board.types)})"

@@ -307,9 +307,8 @@ def deal_hidden(data: dict, rng: ShuffleRng) -> tuple[dict[int, list[int]], list
     which is tried first (the other is tried when that one leads nowhere). Then the old cards left in type order are
     shuffled, then the new-deck cards left; each other seat in seat order takes its share of the old ones, then of the
     new ones, and the deck is the new-deck cards left over."""
-    seat = data["seat"]
     sizes = data["hand_sizes"]
-    others = [s for s in range(len(sizes)) if s != seat]
+    others = [s for s in range(len(sizes)) if s != data["seat"]]
     if data["new_deck"] is None:
         pool = _cards(data["pool"])
         rng.shuffle(pool)

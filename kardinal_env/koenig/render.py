@@ -61,8 +61,7 @@ def game_image(game: Game, size: tuple[int, int] = IMAGE_SIZE) -> np.ndarray:
     panel_w = max(150, width // 4)
     map_w = width - panel_w
     pos = layout_positions(game)
-    xs = [p[0] for p in pos.values()]
-    ys = [p[1] for p in pos.values()]
+    xs, ys = zip(*pos.values())
     margin = 44
     span = max(max(xs) - min(xs), max(ys) - min(ys), 1.0)
     unit = min(map_w - 2 * margin, height - 2 * margin) / span
@@ -123,8 +122,7 @@ def _draw_panel(cv: Canvas, game: Game, x0: int, w: int, height: int) -> None:
     cv.rect(x0, 0, x0 + w, height, _PANEL)
     x, y = x0 + 8, 8
     line = 14
-    title = "GAME OVER" if game.is_over else f"SEAT {game.current_player} TO MOVE"
-    cv.text(x, y, title, _TEXT, 1)
+    cv.text(x, y, "GAME OVER" if game.is_over else f"SEAT {game.current_player} TO MOVE", _TEXT, 1)
     y += line + 4
     scores = game.scores()
     winners = set(game.winners()) if game.is_over else set()

@@ -301,13 +301,9 @@ hand is known from it.">(the record reveals every hand)</span></h2><div id="seat
 _JS = r"""
 const B = D.board;
 
-function cardHTML(t, isNew) {
-  return `<span class="card${isNew ? " new" : ""}" style="background:${CARD_COLOURS[t % 10]}" ` +
-         `title="card type ${t}">${t}</span>`;
-}
-function seatSwatch(s) {
-  return `<span class="sw" style="background:${D.seat_colours[s]}"></span>`;
-}
+const cardHTML = (t, isNew) => `<span class="card${isNew ? " new" : ""}" ` +
+  `style="background:${CARD_COLOURS[t % 10]}" title="card type ${t}">${t}</span>`;
+const seatSwatch = s => `<span class="sw" style="background:${D.seat_colours[s]}"></span>`;
 
 svg.setAttribute("viewBox", mapViewBox(B));
 const STATIC = staticMapSVG(B);

@@ -21,12 +21,10 @@ __all__ = ["cloister_points", "alliance_points", "longest_paths", "seat_chain_po
 def cloister_points(counts: Sequence[int]) -> list[int]:
     """Points per seat for one country, from each seat's cloister count there."""
     levels = sorted({c for c in counts if c > 0}, reverse=True)
-    if not levels:
-        return [0] * len(counts)
-    value = {levels[0]: sum(counts)}
-    for above, level in zip(levels, levels[1:]):
-        value[level] = above
-    return [value[c] if c > 0 else 0 for c in counts]
+    value = {0: 0, **dict(zip(levels[1:], levels))}  # a later rank scores the count of the rank above it
+    if levels:
+        value[levels[0]] = sum(counts)
+    return [value[c] for c in counts]
 
 
 def alliance_points(advisors: Sequence[Sequence[int]], alliances: Sequence[tuple[int, int]]) -> list[int]:

@@ -247,8 +247,7 @@ class GameState:
             return list(self._scores)
         cloisters, alliances, chains = self._scoring_parts()
         times = 2 if self._runouts == 0 else 1
-        scores = self._scores
-        return [scores[s] + times * cloisters[s] + alliances[s] + chains[s] for s in range(self._n)]
+        return [self._scores[s] + times * cloisters[s] + alliances[s] + chains[s] for s in range(self._n)]
 
     def decision_log(self) -> list[tuple[int, str]]:
         """Every move so far as ``(seat, move)``: public (a deck draw shows as ``draw:deck``)."""
