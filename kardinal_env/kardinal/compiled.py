@@ -25,7 +25,7 @@ import numpy as np
 from kardinal_env.core import backend as _backend
 from kardinal_env.core.backend import BACKEND_VARIABLE, BUILD_HINT, available, backend, core_module
 from kardinal_env.kardinal.actions import NON_SPATIAL_ACTIONS, SPATIAL_ACTION_PLANES, frame_window
-from kardinal_env.kardinal.core_game import game_of_module
+from kardinal_env.kardinal.core_game import CoreGame, game_of_module
 from kardinal_env.kardinal.engine import Game
 from kardinal_env.kardinal.observation import NUM_CHANNELS
 from kardinal_env.kardinal.rules import Rules
@@ -49,10 +49,7 @@ def core_game(rules: Rules) -> Any:
     ``python`` or the core is not built (``ImportError`` under ``KARDINAL_ENV_BACKEND=core``)."""
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a kardinal_env.kardinal.Rules, got {type(rules).__name__}")
-    module = core_module()
-    if module is None:
-        raise _backend.unavailable("Kardinal engine")
-    return game_of_module(module, rules)
+    return CoreGame(rules).core
 
 
 def core_position(game: Game, module: ModuleType | None = None) -> Any:

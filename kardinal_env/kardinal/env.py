@@ -76,7 +76,6 @@ from kardinal_env.core.env_utils import classic_env
 from kardinal_env.core.generic_env import GameEnv
 from kardinal_env.core.registry import get_game
 from kardinal_env.core.rewards import REWARD_SCHEMES, chip_gain
-from kardinal_env.kardinal.actions import DEFAULT_WINDOW
 from kardinal_env.kardinal.rules import Rules
 from kardinal_env.kardinal.window import LOSSLESS_WINDOW, check_window
 
@@ -103,7 +102,7 @@ class raw_env(GameEnv):
         exhausted_colour: str | None = None,
         neutral_build_chips: str | None = None,
         neutral_touch_chips: str | None = None,
-        window: int = DEFAULT_WINDOW,
+        window: int = LOSSLESS_WINDOW,
         reward: str = "win_loss",
         chip_shaping: float = 0.0,
         render_mode: str | None = None,

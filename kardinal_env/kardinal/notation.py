@@ -119,11 +119,10 @@ _EXPECTED = "expected H{c}@x,y, T{c}@x,y, Y{c}@x1,y1:x2,y2, chip:{c}, C@x,y or C
 
 
 def _coord_key(x: str, y: str, move: str) -> int:
-    xi, yi = int(x), int(y)
-    if xi == 0 and x.startswith("-") or yi == 0 and y.startswith("-"):
+    if "-0" in (x, y):  # the only zero _INT lets carry a sign
         raise MalformedMoveError(f"malformed move {move!r}: write 0, not -0")
     try:
-        return square_key(xi, yi)
+        return square_key(int(x), int(y))
     except ValueError as exc:
         raise MalformedMoveError(f"malformed move {move!r}: {exc}") from None
 

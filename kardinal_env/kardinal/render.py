@@ -98,9 +98,8 @@ def game_image(game: Game, window: int | None = LOSSLESS_WINDOW, size: tuple[int
         return ox + (x - x0) * cell, oy + (y1 - y) * cell
 
     half = None if window is None or window >= LOSSLESS_WINDOW else window // 2
-    for gx in range(ncols):
-        for gy in range(nrows):
-            x, y = x0 + gx, y0 + gy
+    for x in range(x0, x0 + ncols):
+        for y in range(y0, y1 + 1):
             px, py = corner(x, y)
             if half is not None and (abs(x) > half or abs(y) > half):
                 cv.rect(px, py, px + cell, py + cell, _OUTSIDE)

@@ -208,14 +208,13 @@ function drawBoard(svg, view, st) {
     out.push(`</g>`);
   }
   if (st.cardinal) {
-    const [x, y] = st.cardinal;
+    const [x, y] = st.cardinal, cx = X(x) + 0.5, cy = Y(y) + 0.5;
     out.push(`<g><title>the cardinal</title>`);
     if (st.lastKind === "cardinal")
-      out.push(`<circle cx="${X(x) + 0.5}" cy="${Y(y) + 0.5}" r="0.44" fill="none" stroke="${LAST}" ` +
-               `stroke-width="0.08"/>`);
-    out.push(`<circle id="cardinal" data-x="${x}" data-y="${y}" cx="${X(x) + 0.5}" cy="${Y(y) + 0.5}" r="0.3" ` +
-             `fill="${CARDINAL}" stroke="${DARK}" stroke-width="0.04"/>`);
-    out.push(`<circle cx="${X(x) + 0.5}" cy="${Y(y) + 0.5}" r="0.09" fill="#fff"/></g>`);
+      out.push(`<circle cx="${cx}" cy="${cy}" r="0.44" fill="none" stroke="${LAST}" stroke-width="0.08"/>`);
+    out.push(`<circle id="cardinal" data-x="${x}" data-y="${y}" cx="${cx}" cy="${cy}" r="0.3" fill="${CARDINAL}" ` +
+             `stroke="${DARK}" stroke-width="0.04"/>`);
+    out.push(`<circle cx="${cx}" cy="${cy}" r="0.09" fill="#fff"/></g>`);
   }
   for (const t of st.targets || [])
     out.push(`<rect class="target ${t.cls || ""}" data-x="${t.x}" data-y="${t.y}" x="${X(t.x) + 0.04}" ` +
