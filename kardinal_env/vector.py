@@ -122,9 +122,6 @@ __all__ = ["VectorEnv", "VectorStep", "IllegalActionError", "BACKENDS"]
 #: The backends :class:`VectorEnv` accepts.
 BACKENDS = ("auto", "core", "python")
 
-#: The arrays every backend owns and ``VectorEnv`` hands out as read-only views.
-ARRAYS = ("observation", "action_mask", "current_player", "rewards", "terminated", "final_observation")
-
 
 def explain(game: Any, action: int) -> IllegalMoveError:
     """The engine's error (naming the broken rule) for an in-range ``action`` not legal in ``game``."""
@@ -150,7 +147,7 @@ def _show_mask(row: np.ndarray, legal: np.ndarray) -> None:
 
 
 class Arrays:
-    """The arrays (:data:`ARRAYS`) of a backend, and of ``VectorEnv``, which holds read-only views of them."""
+    """The arrays (:data:`ARRAYS`, these annotations) a backend owns; ``VectorEnv`` holds read-only views of them."""
 
     observation: np.ndarray
     action_mask: np.ndarray
@@ -168,6 +165,9 @@ class Arrays:
                 array = array.view()
                 array.flags.writeable = False
             setattr(self, name, array)
+
+
+ARRAYS = tuple(Arrays.__annotations__)
 
 
 class IllegalActionError(IllegalMoveError):
@@ -635,11 +635,8 @@ def _koenig_batch(env: VectorEnv) -> tuple[Any, Any, Callable[[int], Any]]:
     board = compiled.core_board(rules.compiled)  # RuntimeError / ImportError naming how to build the core
     module: Any = core_module()
     batch = module.KoenigBatch(board, rules.players, rules.discard, env.num_envs, env.reward_scheme, env.score_shaping)
-    return (
-        batch,
-        env.spec.make_encoder(rules),
-        lambda i: CoreGame.of_core(rules, batch.game(i), int(batch.seed(i)), batch.history_ids(i)),
-    )
+    encoder = env.spec.make_encoder(rules)
+    return batch, encoder, lambda i: CoreGame.of_core(rules, batch.game(i), int(batch.seed(i)), batch.history_ids(i))
 
 
 def _core_batch(spec: GameSpec, rules: Any) -> Callable[[VectorEnv], tuple[Any, Any, Callable[[int], Any]]] | None:

@@ -193,8 +193,7 @@ class TurnBasedEnv(AECEnv, EzPickle):
                 raise
             lost = self._forfeit = forfeit(error, action, seat, len(self.possible_agents), self.reward_scheme)
             self._cumulative_rewards[agent] = 0.0
-            for a, r in zip(self.agents, lost.rewards, strict=True):
-                self.rewards[a] = r
+            self.rewards.update(zip(self.agents, lost.rewards, strict=True))
             self.terminations = {a: True for a in self.agents}
             self.infos = {a: lost.info() for a in self.agents}
             self._accumulate_rewards()

@@ -153,7 +153,6 @@ wrap_classic = _Classic  # wrap_classic(raw, terminate_illegal=True): the classi
 
 def classic_env(raw_class: Callable[..., AECEnv], **kwargs: Any) -> AECEnv:
     """``raw_class(**kwargs)`` in the classic stack; ``illegal_action`` picks it (the module docstring)."""
-    if kwargs.get("illegal_action") is None:
+    if terminate := (kwargs.get("illegal_action") is None):
         kwargs.pop("illegal_action", None)
-        return wrap_classic(raw_class(**kwargs))
-    return wrap_classic(raw_class(**kwargs), terminate_illegal=False)
+    return wrap_classic(raw_class(**kwargs), terminate)

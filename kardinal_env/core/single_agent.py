@@ -61,9 +61,7 @@ def agent_loader() -> Callable[..., Any]:
     from importlib.metadata import entry_points
 
     for ep in sorted(entry_points(group=AGENTS_GROUP), key=lambda ep: ep.name):
-        if ep.attr:
-            continue
-        loader = getattr(ep.load(), "load_agent", None)
+        loader = None if ep.attr else getattr(ep.load(), "load_agent", None)
         if callable(loader):
             return loader
     raise LookupError(f"no agent loader is installed (no module with load_agent in entry point group {AGENTS_GROUP!r})")
