@@ -82,7 +82,7 @@ from kardinal_env.kardinal.state import (
 
 __all__ = ["Game", "IllegalMoveError", "action_codec"]
 
-_PLACE_CARDINAL = (CARDINAL, -1, -1)  # + (key, -1)
+_PLACE_CARDINAL = (CARDINAL, -1, -1)  # + (key, -1); key -1: C-
 _CHIP_CODES = tuple((CHIP, -1, c, -1, -1) for c in range(4))
 _TEXTS: dict[tuple, str] = {}  # move code -> notation (legal_moves)
 #: The fields :meth:`Game.clone` copies (one level deep; ``_held`` two); it shares the others.
@@ -253,11 +253,9 @@ class Game(TurnBasedGame, Explain):
     def is_legal_code(self, code: tuple) -> bool:
         """Whether ``code`` is one of :meth:`legal_move_codes` (a cardinal move: from the site table)."""
         if self._phase == CARDINAL_PHASE:
-            if code == KEEP_CARDINAL:
-                return self.may_keep_cardinal()
             if not (isinstance(code, tuple) and len(code) == 5 and code[:3] == _PLACE_CARDINAL and code[4] == -1):
                 return False
-            return self.is_cardinal_target(code[3])
+            return self.may_keep_cardinal() if code[3] == -1 else self.is_cardinal_target(code[3])  # C- or C@
         return code in self.legal_move_codes()
 
     def play_code(self, code: tuple) -> None:
@@ -360,10 +358,8 @@ class Game(TurnBasedGame, Explain):
         if phase == CHIP_PHASE:
             return [_CHIP_CODES[c] for c in range(4) if self._supply[c]]
         if phase == CARDINAL_PHASE:
-            moves = [(CARDINAL, -1, -1, k, -1) for k in self.cardinal_target_keys()]
-            if self.may_keep_cardinal():
-                moves.insert(0, KEEP_CARDINAL)
-            return moves
+            keep = [KEEP_CARDINAL] if self.may_keep_cardinal() else []
+            return keep + [(CARDINAL, -1, -1, k, -1) for k in self.cardinal_target_keys()]
         return []
 
     def _apply(self, code: tuple) -> None:
@@ -403,24 +399,18 @@ class Game(TurnBasedGame, Explain):
         bcolour = self._bcolour
         colours = []
         exhausted = 0
-        touches_cathedral = False
         for b in touched:
-            if b <= CLOCK_TOWER:
-                touches_cathedral = True
-                continue
             c = bcolour[b]
-            if skip_neutral_touch and c == 3:
+            if b <= CLOCK_TOWER or skip_neutral_touch and c == 3:  # the cathedral has no colour
                 continue
             if supply[c]:
                 supply[c] -= 1
                 colours.append(c)
             else:
                 exhausted += 1
-        substitutes = 0
-        if exhausted and rules.exhausted_colour == "substitute":
-            substitutes = min(exhausted, sum(supply))
+        substitutes = min(exhausted, sum(supply)) if rules.exhausted_colour == "substitute" else 0
         set_aside = neutral and colour == 3 and rules.neutral_build_chips == "put_aside"
-        return BuildChips(tuple(colours), substitutes, set_aside, touches_cathedral)
+        return BuildChips(tuple(colours), substitutes, set_aside, NAVE in touched or CLOCK_TOWER in touched)
 
     def _apply_build(self, code: tuple) -> None:
         _, shape, colour, k1, k2 = code
