@@ -157,8 +157,7 @@ class Arrays:
     final_observation: np.ndarray
 
     def _share(self, owner: Arrays, read_only: bool = False) -> None:
-        """Hold ``owner``'s arrays (``read_only``: backends rewrite only what changed; a write would corrupt later
-        steps)."""
+        """Hold ``owner``'s arrays (``read_only``: backends rewrite only what changed: a write corrupts later steps)."""
         for name in ARRAYS:
             array = getattr(owner, name)
             if read_only:
@@ -425,7 +424,6 @@ class PythonBackend(Arrays):
         return spec.new_game(self.env.rules, seed=seed if spec.chance else None)
 
     def show(self, i: int) -> None:
-        """Game ``i``'s current decision into the arrays."""
         game = self.games[i]
         seat = game.current_player
         self.legal_ids[i] = legal = np.asarray(game.legal_actions(), dtype=np.int64)
@@ -454,8 +452,7 @@ class PythonBackend(Arrays):
         return final
 
     def play(self, i: int, action: int) -> dict | None:
-        """Play the legal ``action`` in game ``i``, write the slot's rows; the final info if the game ended
-        (restarted)."""
+        """Play the legal ``action`` in game ``i``, write its rows; the final info if the game ended (restarted)."""
         env, shaping, game = self.env, self.shaping, self.games[i]
         seat = game.current_player
         if shaping is not None:
@@ -565,8 +562,7 @@ class CoreBackend(Arrays):
         }
 
     def _step_with_forfeits(self, actions: np.ndarray) -> dict[int, dict]:
-        """A step with forfeits or detached slots: the batch plays stand-in games there, the python backend the real
-        ones."""
+        """A step with forfeits or detached slots: the batch plays stand-ins there, the python backend the real ones."""
         env, batch, python = self.env, self.batch, self.python
         legal = self.action_mask[np.arange(env.num_envs), actions]  # the masks the caller was shown
         seeds: dict[int, int | None] = {}  # the newly forfeited slots' next deals' seeds (drawn ahead)
@@ -596,7 +592,6 @@ class CoreBackend(Arrays):
 
     @cached_property
     def python(self) -> PythonBackend:
-        """The python backend of the detached slots, writing into this backend's arrays."""
         return PythonBackend(self.env, buffers=self)
 
     def legal(self, i: int) -> np.ndarray:

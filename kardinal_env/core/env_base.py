@@ -85,7 +85,6 @@ class TurnBasedEnv(AECEnv, EzPickle):
     writes_core_buffers = False
 
     def _core_mask(self, game: Any, seat: int) -> np.ndarray:
-        """``seat``'s mask, written by the core into this env's array (all zeros after a forfeit)."""
         out = self._buffers[seat][1]
         if self._forfeit is None:
             game.core.action_mask_into(out, seat)
@@ -95,7 +94,6 @@ class TurnBasedEnv(AECEnv, EzPickle):
 
     @cached_property
     def _buffers(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The observation and mask arrays this env owns for each seat, allocated on first use."""
         box: Any = self.observation_spaces[self.possible_agents[0]]["observation"]
         return [(np.zeros(box.shape, box.dtype), np.zeros(self.num_actions, np.int8)) for _ in self.possible_agents]
 

@@ -117,12 +117,10 @@ class VsBots(gym.Env):
         modes = render_modes(spec)
         self.metadata = {**type(self).metadata, "render_modes": modes}
         if render_mode is not None and render_mode not in modes:
-            hint = (
-                " (rgb_array needs an image renderer, GameSpec.renderers.image)" if render_mode == "rgb_array" else ""
-            )
+            hint = " (rgb_array needs an image renderer, GameSpec.renderers.image)"
             raise ValueError(
-                f"render_mode {render_mode!r} is not a render mode of {spec.name}: expected one of {modes} "
-                f"or None{hint}"
+                f"render_mode {render_mode!r} is not a render mode of {spec.name}: expected one of {modes} or None"
+                + (hint if render_mode == "rgb_array" else "")
             )
         entry, defaults = pettingzoo_entry(spec)  # the unwrapped AEC environment of the same module
         self.aec = resolve(entry.partition(":")[0]).raw_env(render_mode=render_mode, **defaults, **env_kwargs)
