@@ -1,11 +1,6 @@
 """The card orders a game of Kardinal & König is given (type digits, top first: the deck's first order and the discard
-pile's at the first run-out), and their checks; :class:`DeckError` (a ``ValueError``) says what does not fit:
-
-* :func:`check_order`: a list of the board's card types; the deck exactly ``Rules.deck_cards``.
-* :func:`check_plan`: a reshuffle order holds no more of a type than the deck has.
-* :func:`check_pile`: at the run-out a reshuffle order is exactly the discard pile.
-
-:func:`card_census` writes cards as a census for these messages.
+pile's at the first run-out) and their checks (:func:`check_order`, :func:`check_plan`, :func:`check_pile`):
+:class:`DeckError` (a ``ValueError``) says what does not fit, :func:`card_census` writes cards for its messages.
 """
 
 from __future__ import annotations

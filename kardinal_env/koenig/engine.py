@@ -105,9 +105,8 @@ Cards = list[int] | None  # a card order (type digits, top first)
 
 
 class Game(TurnBasedGame, Explain):
-    """One game of Kardinal & König (module docstring). ``Game(rules, seed)`` is a
-    :class:`~kardinal_env.koenig.core_game.CoreGame` (same API and results) when the compiled core is
-    used; :meth:`Game.reference` always builds this Python engine, the readable reference."""
+    """One game of Kardinal & König (module docstring); a :class:`~kardinal_env.koenig.core_game.CoreGame`
+    (same API and results) when the compiled core is used, whereas :meth:`Game.reference` is always this engine."""
 
     #: Whether the game's state lives in the compiled core (:class:`~kardinal_env.koenig.core_game.CoreGame`).
     compiled: ClassVar[bool] = False

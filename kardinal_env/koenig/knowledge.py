@@ -80,13 +80,11 @@ def deck_counts(rules: Any) -> list[int]:
 
 def card_counts(game: Any, seat: int, view: Any = None) -> CardCounts:
     """What ``seat`` sees of the cards of ``game``; ``view``: the game's ``live_view()`` if the caller has one."""
-    if view is None:
-        view = game.live_view()
+    view = view or game.live_view()
     hand = list(game.hand_counts_view(seat))
-    T = len(hand)
-    display, pile = _tally(view.display, T), _tally(view.pile, T)
-    total = deck_counts(game.rules)
-    return CardCounts(hand, display, pile, [total[t] - hand[t] - display[t] - pile[t] for t in range(T)])
+    display, pile = _tally(view.display, len(hand)), _tally(view.pile, len(hand))
+    unseen = [k - h - d - p for k, h, d, p in zip(deck_counts(game.rules), hand, display, pile)]
+    return CardCounts(hand, display, pile, unseen)
 
 
 def _tally(cards: Any, size: int) -> list[int]:

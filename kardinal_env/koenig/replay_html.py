@@ -330,16 +330,6 @@ function seatsTable(p, k) {
   return h + `</table>`;
 }
 
-function cardsBox(p) {
-  const runout = ["deck not yet run out", "deck ran out once", "deck ran out twice: last round"][p.runouts];
-  const drawn = p.last && p.last.startsWith("draw:") && p.gained.length ?
-    `; seat ${p.mover} drew ${p.gained.map(t => cardHTML(t, true)).join("")}` : "";
-  const interim = p.interim ? `; interim scoring ${p.interim.join(", ")} (in the scores)` : "";
-  return `<div>display ${p.display.map(t => cardHTML(t, false)).join("") || "empty"}${drawn}</div>` +
-         `<div>deck <b>${p.deck}</b> cards, discard pile <b>${p.discards}</b> cards</div>` +
-         `<div class="note">${runout}${interim}</div>`;
-}
-
 function drawPosition(p, k) {
   drawMap(B, STATIC, p, D.seat_colours, p.phase === "over" ? null : p.country);
   document.getElementById("status").textContent = p.phase === "over" ? "game over" :
@@ -347,8 +337,14 @@ function drawPosition(p, k) {
   const seats = document.getElementById("seats");
   seats.innerHTML = seatsTable(p, k);
   setData(seats, {hands: p.hands, scores: p.scores, projected: p.projected, pieces: p.pieces});
+  const runout = ["deck not yet run out", "deck ran out once", "deck ran out twice: last round"][p.runouts];
+  const drawn = p.last && p.last.startsWith("draw:") && p.gained.length ?
+    `; seat ${p.mover} drew ${p.gained.map(t => cardHTML(t, true)).join("")}` : "";
+  const interim = p.interim ? `; interim scoring ${p.interim.join(", ")} (in the scores)` : "";
   const cards = document.getElementById("cards");
-  cards.innerHTML = cardsBox(p);
+  cards.innerHTML = `<div>display ${p.display.map(t => cardHTML(t, false)).join("") || "empty"}${drawn}</div>` +
+    `<div>deck <b>${p.deck}</b> cards, discard pile <b>${p.discards}</b> cards</div>` +
+    `<div class="note">${runout}${interim}</div>`;
   setData(cards, {display: p.display, deck: p.deck, discards: p.discards});
 }
 

@@ -6,8 +6,7 @@
 * :class:`GameState`: the fields of a game (the engine deals and changes them) and the queries: the
   public state, the scorings on the current board (cached until the next piece), the history and the
   public decision log, the chance history (each card taken from the deck shown only to the seat that saw
-  it), the result, :meth:`GameState.snapshot` and :meth:`GameState.live_view`.
-* :class:`LiveView`: the public state as live read-only references, for observation encoders.
+  it), the result, :meth:`GameState.snapshot` and :meth:`GameState.live_view` (a :class:`LiveView`).
 
 Inside, cards are type indices, sites and countries board indices, seats absolute; queries answer type digits.
 """
