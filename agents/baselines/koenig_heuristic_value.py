@@ -300,15 +300,11 @@ class _Position:
             if empty:
                 g2[c] = g1[c]
                 continue
-            best2 = best1
             sites = [x for _, x in singles if x >= 0][:4]
-            if self.cl_left[me] >= 2:
-                for x, y in itertools.combinations(sites, 2):
-                    best2 = max(best2, self.try_pieces((x, y)) - base)
-            for x in sites:
-                if self.advisor_room(c, extra_cloister=True):
-                    best2 = max(best2, self.try_pieces((x, advisor)) - base)
+            pairs = list(itertools.combinations(sites, 2)) if self.cl_left[me] >= 2 else []
+            if self.advisor_room(c, extra_cloister=True):
+                pairs += [(x, advisor) for x in sites]
             if self.advisor_room(c, extra_advisors=1):
-                best2 = max(best2, self.try_pieces((advisor, advisor)) - base)
-            g2[c] = max(g1[c], best2)
+                pairs.append((advisor, advisor))
+            g2[c] = max(g1[c], best1, *(self.try_pieces(pair) - base for pair in pairs))
         return g1, g2

@@ -249,13 +249,10 @@ class PUCTAgent(BaseAgent):
         node = root
         path: list[tuple[_Node, int]] = []
         while True:
-            available = None
-            if not self._same_worlds:
-                if g.is_over:  # this world ended where others go on: its result is the leaf's value
-                    return node, None, g, path
-                available = _available(node, g)
-                if available is False:
-                    return node, None, g, path
+            # False: this world ended where others go on (its result is the leaf's value) or offers unseen moves
+            available = None if self._same_worlds else False if g.is_over else _available(node, g)
+            if available is False:
+                return node, None, g, path
             i = self._select(node, available)
             path.append((node, i))
             node.visits += 1
