@@ -83,8 +83,7 @@ def game_image(game: Game, window: int | None = LOSSLESS_WINDOW, size: tuple[int
 
     buildings = game.buildings()
     squares = [sq for b in buildings for sq in b.squares] + game.sites()  # the cardinal stands on a site
-    xs = [x for x, _ in squares]
-    ys = [y for _, y in squares]
+    xs, ys = zip(*squares, strict=True)
     x0, x1, y0, y1 = min(xs) - 1, max(xs) + 1, min(ys) - 1, max(ys) + 1
     ncols, nrows = max(7, x1 - x0 + 1), max(7, y1 - y0 + 1)
     x0 -= (ncols - (x1 - x0 + 1)) // 2
@@ -111,7 +110,7 @@ def game_image(game: Game, window: int | None = LOSSLESS_WINDOW, size: tuple[int
     last_id = len(buildings) - 1 if len(buildings) > 2 else -1
     for b in buildings:
         colour = _CATHEDRAL if b.colour is None else _PALETTE[b.colour]
-        xs, ys = [x for x, _ in b.squares], [y for _, y in b.squares]
+        xs, ys = zip(*b.squares, strict=True)
         (ax, ay), (bx, by) = corner(min(xs), max(ys)), corner(max(xs), min(ys))
         _draw_building(cv, b.shape, colour, ax, ay, bx + cell, by + cell, cell, b.id == last_id)
     if game.cardinal is not None:

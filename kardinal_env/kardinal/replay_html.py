@@ -145,11 +145,10 @@ function swatch(c) {
 
 // The squares to show: the bounding box of everything plus one square of margin, at least 7 x 7.
 function boardView(squareLists) {
-  let x0 = 0, x1 = 1, y0 = 0, y1 = 0;
+  let x0 = -1, x1 = 2, y0 = -1, y1 = 1;  // the cathedral and the margin
   for (const list of squareLists) for (const [x, y] of list) {
-    x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+    x0 = Math.min(x0, x - 1); x1 = Math.max(x1, x + 1); y0 = Math.min(y0, y - 1); y1 = Math.max(y1, y + 1);
   }
-  x0 -= 1; x1 += 1; y0 -= 1; y1 += 1;
   const w = Math.max(7, x1 - x0 + 1), h = Math.max(7, y1 - y0 + 1);
   x0 -= Math.floor((w - (x1 - x0 + 1)) / 2); y0 -= Math.floor((h - (y1 - y0 + 1)) / 2);
   return {x0: x0, y0: y0, x1: x0 + w - 1, y1: y0 + h - 1};

@@ -42,8 +42,7 @@ def game_text(game: Game, seat: int | None = None, legend: bool = True) -> str:
         cells[sq] = " . "
     if game.cardinal is not None:
         cells[game.cardinal] = " @ "
-    xs = [x for x, _ in cells]
-    ys = [y for _, y in cells]
+    xs, ys = zip(*cells, strict=True)
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
     lines = ["     " + "".join(f"{x:>3}" for x in range(x0, x1 + 1))]
     for y in range(y1, y0 - 1, -1):
