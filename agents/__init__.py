@@ -195,9 +195,9 @@ def check_spec(spec: str, players: int | None = None, game: str | GameSpec | Non
     """Check ``spec`` like :func:`load_agent` without building the agent: the syntax, that it plays
     ``game`` (``None``: not checked) and a checkpoint (read once, with torch; with ``game``, trained on
     the game's ``env_name``). Returns warnings (a checkpoint trained for other than ``players`` seats)."""
-    text = spec.strip() if isinstance(spec, str) else spec
     game_spec = _game_spec(game)
     kind_name, _simulations, path = parse_spec(spec, game_spec)
+    text = spec.strip()  # parse_spec refused anything but a string
     kind = KINDS.get(kind_name)
     if kind is None:  # a baseline of the game (parse_spec checked it)
         return []

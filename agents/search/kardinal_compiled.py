@@ -1,8 +1,7 @@
-"""Kardinal's searches in the compiled core: the ``compiled_search`` and ``compiled_playout`` of its agents' entry
-(:mod:`agents.games`). :func:`mcts_root` is ``mcts:N`` (:mod:`agents.search.mcts`) run by the core (the same UCT,
+"""Kardinal's searches in the compiled core, the ``compiled_search`` and ``compiled_playout`` of its agents' entry
+(:mod:`agents.games`): :func:`mcts_root` is ``mcts:N`` (:mod:`agents.search.mcts`) run by the core (the same UCT,
 reward, widening and playout policy, ported from :class:`agents.baselines.kardinal_greedy.Playout`; not the same random
-draws); :func:`play_out` plays a game to its end with that policy, for ``puct:N``'s leaf playouts. Both answer ``None``
-(the caller then runs Python) when the core is not used or the game is not a plain engine or core-backed game.
+draws), :func:`play_out` plays a game to its end with that policy, for ``puct:N``'s leaf playouts.
 """
 
 from __future__ import annotations

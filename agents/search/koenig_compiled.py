@@ -1,8 +1,7 @@
-"""Kardinal & König's searches and heuristic in the compiled core: :func:`ismcts_root`, the ``compiled_ismcts`` of its
-agents' entry (:mod:`agents.games`), draw for draw the Python search's, and :func:`heuristic_values`, the ``heuristic``
-agent's candidates valued in the core. Both answer ``None`` when they cannot (the core not used, or a game the core does
-not see as it is): the caller then runs the Python code. The core is reached through
-:mod:`kardinal_env.koenig.compiled`.
+"""Kardinal & König's search and heuristic in the compiled core (reached through :mod:`kardinal_env.koenig.compiled`):
+:func:`ismcts_root`, the ``compiled_ismcts`` of its agents' entry (:mod:`agents.games`), and :func:`heuristic_values`.
+Each answers ``None`` where it cannot (the core not used, or a game the core does not see as it is): the caller then
+runs the Python code, which gives the same results.
 """
 
 from __future__ import annotations
