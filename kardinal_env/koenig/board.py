@@ -202,8 +202,7 @@ def validate_board(data: object, where: str = "board") -> dict:
 
 def load_board(spec: object = None) -> dict:
     """A validated deep copy of a board: ``None`` (default), a packaged board name, a path, or a dict."""
-    if spec is None:
-        spec = "default"
+    spec = "default" if spec is None else spec
     if isinstance(spec, dict):
         return copy.deepcopy(validate_board(spec))
     if isinstance(spec, (str, os.PathLike)):
@@ -266,10 +265,8 @@ class Board:
         self.types = tuple(c["type"] for c in cards)
         self.type_index = {t: i for i, t in enumerate(self.types)}
         self.type_countries = tuple(tuple(self.country_index[cid] for cid in c["countries"]) for c in cards)
-        # Every country is named by exactly one type (validated).
-        self.country_type = country_type = tuple(
-            next(i for i, cs in enumerate(self.type_countries) if c in cs) for c in countries
-        )
+        named_by = {c: i for i, cs in enumerate(self.type_countries) for c in cs}  # every country, once (validated)
+        self.country_type = country_type = tuple(named_by[c] for c in countries)
         self.counts = tuple(c["count"] for c in cards)
         self.roads = tuple((self.site_index[a], self.site_index[b]) for a, b in data["roads"])
         self.adjacency = tuple(

@@ -272,12 +272,10 @@ class Game(TurnBasedGame, Explain):
         position and seat) from one ``rng.getrandbits(64)``."""
         if not (isinstance(seat, int) and 0 <= seat < self._n):
             raise ValueError(f"determinize: seat must be 0..{self._n - 1}, got {seat!r}")
-        if self._knowledge is None:
-            self._knowledge = {}
-        moves = len(self._history)
-        entry = self._knowledge.get(seat)
-        if entry is None or entry[0] != moves:
-            entry = self._knowledge[seat] = (moves, SeatKnowledge(self, seat))
+        cache = self._knowledge = self._knowledge or {}
+        entry = cache.get(seat)
+        if entry is None or entry[0] != len(self._history):
+            entry = cache[seat] = (len(self._history), SeatKnowledge(self, seat))
         return entry[1].deal(rng)
 
     # ------------------------------------------------------------------ records
@@ -347,8 +345,7 @@ class Game(TurnBasedGame, Explain):
         if phase == PLACE:
             # Singles pay the countries their type names; a pair (j = 1 + t) pays every country.
             pairs = [1 + t for t, k in enumerate(hand) if k >= 2]
-            type_countries = b.type_countries
-            singles = [c for t, k in enumerate(hand) if k for c in type_countries[t]]
+            singles = [c for t, k in enumerate(hand) if k for c in b.type_countries[t]]
             out: list[int] = []
             if self._cl_left[seat]:
                 kids = self._kids
@@ -361,11 +358,10 @@ class Game(TurnBasedGame, Explain):
                 cl_max, ad_total = self._cl_max, self._ad_total
                 abase = b.advisor_base
                 if pairs:
-                    country_type = b.country_type
                     for c in range(len(cl_max)):
                         if ad_total[c] < cl_max[c]:  # also excludes empty countries (cl_max 0)
                             base = abase + c * P
-                            if hand[country_type[c]]:
+                            if hand[b.country_type[c]]:
                                 out.append(base)
                             out += [base + j for j in pairs]
                 else:

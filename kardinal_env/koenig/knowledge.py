@@ -243,9 +243,7 @@ class SeatKnowledge:
         return {**data, "pool": self._pool, "start": self._start, "steps": self._steps}
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, SeatKnowledge) and self.to_dict() == other.to_dict()
-
-    __hash__ = None  # type: ignore[assignment]
+        return isinstance(other, SeatKnowledge) and self.to_dict() == other.to_dict()  # so unhashable
 
     def __repr__(self) -> str:
         return (

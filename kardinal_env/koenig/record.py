@@ -53,14 +53,13 @@ def make_record(
     winners: list[int] | None,
 ) -> dict:
     """A ``kardinal-koenig-record/1`` dict; ``scores``/``winners`` are ``None`` for a game in progress."""
-    result = None if scores is None else {"scores": list(scores), "winners": list(winners or [])}
     return {
         "format": FORMAT,
         "rules": rules.to_dict(),
         "deck": list(deck),
         "reshuffle": None if reshuffle is None else list(reshuffle),
         "moves": list(moves),
-        "result": result,
+        "result": None if scores is None else {"scores": list(scores), "winners": list(winners or [])},
     }
 
 

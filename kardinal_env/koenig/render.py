@@ -37,8 +37,7 @@ _TEXT = (235, 235, 235)
 def layout_positions(game: Game) -> dict[str, tuple[float, float]]:
     """Layout positions of every site and seal (a ring of countries when the board has none)."""
     board = game.board
-    layout = board.data.get("layout") or {}
-    out = {k: (float(v[0]), float(v[1])) for k, v in layout.items()}
+    out = {k: (float(x), float(y)) for k, (x, y) in (board.data.get("layout") or {}).items()}
     for c, cid in enumerate(board.country_ids):
         angle = 2 * math.pi * c / board.num_countries
         cx, cy = 50 + 35 * math.cos(angle), 50 + 35 * math.sin(angle)
@@ -84,9 +83,8 @@ def game_image(game: Game, size: tuple[int, int] = IMAGE_SIZE) -> np.ndarray:
             cv.disc(x, y, radius * 2.4, tint)
     for number, (a, b) in enumerate(board.alliances, 1):
         (x0, y0), (x1, y1) = px(board.country_ids[a]), px(board.country_ids[b])
-        dashes = 12
-        for d in range(0, dashes, 2):
-            t0, t1 = d / dashes, (d + 1) / dashes
+        for d in range(0, 12, 2):  # every other twelfth of the line
+            t0, t1 = d / 12, (d + 1) / 12
             cv.line(x0 + (x1 - x0) * t0, y0 + (y1 - y0) * t0, x0 + (x1 - x0) * t1, y0 + (y1 - y0) * t1, _ALLIANCE, 2)
         label = str(number)
         mx, my = (x0 + x1) / 2, (y0 + y1) / 2

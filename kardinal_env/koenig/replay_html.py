@@ -116,9 +116,8 @@ def replay_data(record: dict, source: str = "record") -> dict:
     parts = parse_record(record, source)
     # from_record has checked that the moves need the seeded reshuffle nowhere: the deck fixes every card.
     game = Game(parts.rules, seed=0, deck=parts.deck, reshuffle=parts.reshuffle)
-    movers = [seat for seat, _ in final.decision_log()]
     positions = [{**_position(game), "last": None, "mover": None, "touched": None, "gained": []}]
-    for move, seat in zip(parts.moves, movers):
+    for move, (seat, _) in zip(parts.moves, final.decision_log()):
         before = Counter(game.hand(seat))
         game.play(move)
         gained = sorted((Counter(game.hand(seat)) - before).elements())

@@ -104,8 +104,7 @@ class GameState:
 
     @property
     def history(self) -> list[str]:
-        names = self.board.moves
-        return [names[m] for m in self._history]
+        return list(map(self.board.moves.__getitem__, self._history))
 
     @property
     def runouts(self) -> int:
@@ -316,5 +315,4 @@ class GameState:
 
     def _digits(self, cards: list[int]) -> list[int]:
         """Type digits of cards given as type indices."""
-        types = self.board.types
-        return [types[t] for t in cards]
+        return list(map(self.board.types.__getitem__, cards))
