@@ -122,8 +122,7 @@ class Game(TurnBasedGame, Explain):
     def __init__(self, rules: Rules | None = None, seed: int | None = None, *, backend: str | None = None, **options):
         # ``seed`` is the game protocol's; Kardinal has no chance, so every seed gives the same game.
         self.rules = rules = resolve_rules(rules, options, Rules)
-        n = rules.players
-        self._n = n
+        self._n = n = rules.players
         self._seat_colours = tuple(rules.seat_colours(s) for s in range(n))
         self._inside = None if rules.window is None else frozenset(window_keys(rules.window))
         # Buildings: id 0 the nave, id 1 the clock tower, then edifices in build order.
