@@ -34,8 +34,7 @@ def game_text(game: Game, seat: int | None = None, legend: bool = True) -> str:
         if b.colour is None:
             text = "N  " if b.shape == "nave" else "K  "
         else:
-            mark = "*" if b.id == last_id else " "
-            text = f"{b.shape[0].upper()}{b.colour}{mark}"  # H, T or Y
+            text = f"{b.shape[0].upper()}{b.colour}{'*' if b.id == last_id else ' '}"  # H, T or Y, * built last
         for sq in b.squares:
             cells[sq] = text
     for sq in game.sites():
