@@ -37,11 +37,8 @@ PRESETS: dict[str, dict[str, str]] = {
     "german": {"exhausted_colour": "substitute", "neutral_build_chips": "keep", "neutral_touch_chips": "none"},
 }
 
-_CHOICES = {
-    "exhausted_colour": ("none", "substitute"),
-    "neutral_build_chips": ("put_aside", "keep"),
-    "neutral_touch_chips": ("score", "none"),
-}
+#: Each option's two values: the English and the German edition's.
+_CHOICES = {name: (english, PRESETS["german"][name]) for name, english in PRESETS["english"].items()}
 
 
 class RulesError(ValueError):
