@@ -465,7 +465,7 @@ class Game(TurnBasedGame, Explain):
     def _finish(self) -> None:
         rules = self.rules
         supply = self._supply
-        scores = self.projected_scores()
+        self._scores = scores = self.projected_scores()
         self._held = [self.projected_holdings(seat) for seat in range(self._n)]
         for seat in range(self._n):
             for c in rules.owned_colours(seat):
@@ -473,7 +473,6 @@ class Game(TurnBasedGame, Explain):
         if rules.has_neutral:
             self._aside[3] += supply[3]
             supply[3] = 0
-        self._scores = scores
         self._winners = finishing_order_from_keys(list(zip(scores, self._cathedral_touch, strict=True)))[0]
         self._phase = OVER
         self._moves = []
