@@ -24,6 +24,11 @@ from kardinal_env.koenig.notation import ParsedMove, parse_move
 __all__ = ["GreedyAgent", "koenig_greedy_move", "rollout_move"]
 
 
+def _draw_move(game, parsed: dict[str, ParsedMove], rng: random.Random) -> str:
+    hand = game.hand(game.current_player)
+    return pick_max([((1 if p.target is not None and p.target in hand else 0,), m) for m, p in parsed.items()], rng)
+
+
 def _discard_move(game, parsed: dict[str, ParsedMove], rng: random.Random) -> str | None:
     """The greedy discard; ``None`` if no discard is legal."""
     hand = game.hand(game.current_player)
@@ -39,11 +44,7 @@ def _opening(game, rng: random.Random) -> tuple[str | None, dict[str, ParsedMove
     if len(moves) == 1:
         return moves[0], {}
     parsed = {m: parse_move(m) for m in moves}
-    if game.phase != "draw":
-        return None, parsed
-    hand = game.hand(game.current_player)  # a display card of a type held (a pair), else the deck
-    draws = [((p.target is not None and p.target in hand,), m) for m, p in parsed.items()]
-    return pick_max(draws, rng), parsed
+    return (_draw_move(game, parsed, rng) if game.phase == "draw" else None), parsed
 
 
 def koenig_greedy_move(game, rng: random.Random) -> str:
