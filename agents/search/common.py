@@ -8,12 +8,12 @@ import math
 import operator
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from kardinal_env.core import limits
 from kardinal_env.core.checks import is_finite_number, is_int
 from kardinal_env.core.registry import GameSpec, game_of
-from kardinal_env.core.rewards import win_share
+from kardinal_env.core.rewards import margins, win_share
 
 __all__ = [
     "action_list",
@@ -22,7 +22,6 @@ __all__ = [
     "check_fraction",
     "check_uct",
     "spec_of",
-    "margins",
     "play_out",
     "forced_root",
     "most_visited",
@@ -36,9 +35,6 @@ __all__ = [
     "SEARCH_ARGUMENTS",
     "search_argument_problem",
 ]
-
-
-_Score = TypeVar("_Score", int, float)
 
 
 def check_count(
@@ -84,11 +80,6 @@ def action_list(game: Any) -> list[int]:
     """``game.legal_actions()`` as a new list (the engine's may be shared or an array)."""
     actions = game.legal_actions()
     return actions.tolist() if hasattr(actions, "tolist") else list(actions)
-
-
-def margins(scores: Sequence[_Score]) -> list[_Score]:
-    """Per seat, its score less the best other seat's."""
-    return [v - max(o for t, o in enumerate(scores) if t != s) for s, v in enumerate(scores)]
 
 
 def play_out(
@@ -144,14 +135,14 @@ def paired_statistics(
     ``(move, [win share per world], [final margin per world])``: its mean paired difference to the first, a world worth
     margin + ``win_bonus`` x win share; SE ``inf`` with one world."""
 
-    def worlds(shares: Sequence[float], margins: Sequence[int]) -> list[float]:
-        return [m + win_bonus * s for s, m in zip(shares, margins, strict=True)]
+    def worlds(shares: Sequence[float], seat_margins: Sequence[int]) -> list[float]:
+        return [m + win_bonus * s for s, m in zip(shares, seat_margins, strict=True)]
 
     base = worlds(values[0][1], values[0][2])
     n = len(base)
     out = []
-    for move, shares, margins in values[1:]:
-        diff = [v - b for v, b in zip(worlds(shares, margins), base, strict=True)]
+    for move, shares, seat_margins in values[1:]:
+        diff = [v - b for v, b in zip(worlds(shares, seat_margins), base, strict=True)]
         mean = _sum_in_order(diff) / n
         se = math.sqrt(_sum_in_order([(d - mean) ** 2 for d in diff]) / (n - 1) / n) if n > 1 else math.inf
         out.append((move, mean, se))

@@ -53,7 +53,6 @@ from agents.search.common import (
     check_uct,
     choose,
     forced_root,
-    margins,
     most_visited,
     paired_test,
     play_out,
@@ -62,7 +61,7 @@ from agents.search.common import (
     ucb,
 )
 from kardinal_env.core.registry import GameSpec, UnknownGameError
-from kardinal_env.core.rewards import win_share
+from kardinal_env.core.rewards import margins, win_share
 from kardinal_env.core.shuffle import ShuffleRng
 
 __all__ = ["ISMCTSAgent"]

@@ -48,13 +48,13 @@ from agents.search.common import (
     check_finite,
     check_uct,
     forced_root,
-    margins,
     most_visited,
     play_out,
     spec_of,
     ucb,
 )
 from kardinal_env.core.registry import GameSpec
+from kardinal_env.core.rewards import margins
 
 __all__ = ["MCTSAgent"]
 

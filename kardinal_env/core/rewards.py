@@ -34,6 +34,7 @@ __all__ = [
     "check_scheme",
     "terminal_rewards",
     "forfeit_rewards",
+    "margins",
     "projected_margins",
     "chip_gain",
     "ShapingTracker",
@@ -59,7 +60,7 @@ def terminal_rewards(game: GameState, scheme: str = "win_loss") -> list[float]:
     if scheme == "win_loss":
         winners = set(game.winners())
         return [win if s in winners else loss for s in range(game.num_players)]
-    return [max(loss, min(win, margin / MARGIN_SCALE)) for margin in _margins(game.scores())]
+    return [max(loss, min(win, margin / MARGIN_SCALE)) for margin in margins(game.scores())]
 
 
 def forfeit_rewards(num_players: int, loser: int, scheme: str = "win_loss") -> list[float]:
@@ -69,12 +70,13 @@ def forfeit_rewards(num_players: int, loser: int, scheme: str = "win_loss") -> l
     return [loss if s == loser else win for s in range(num_players)]
 
 
-def _margins(scores: list) -> list:
+def margins(scores: list) -> list:
+    """Per seat, its score less the best other seat's."""
     return [own - max(v for i, v in enumerate(scores) if i != s) for s, own in enumerate(scores)]
 
 
 def projected_margins(game: GameState) -> list[float]:
-    return [float(margin) for margin in _margins(game.projected_scores())]
+    return [float(margin) for margin in margins(game.projected_scores())]
 
 
 def chip_gain(game: Any, seat: int, held_before: int) -> int:
