@@ -264,13 +264,17 @@ def load_agent(spec: str, game: str | GameSpec | None = None, **kw: Any) -> Any:
             return PPOAgent.from_checkpoint(path, **kw)
         except CheckpointError as exc:
             raise AgentSpecError(exc.named(text)) from None
-    if kind in ("mcts", "ismcts", "gismcts", "pismcts"):
-        from agents.search.ismcts import ISMCTSAgent
+    if kind == "mcts":
         from agents.search.mcts import MCTSAgent
 
         assert simulations is not None
-        if kind in ("mcts", "ismcts"):
-            return (MCTSAgent if kind == "mcts" else ISMCTSAgent)(simulations, game=game_spec, **kw)
+        return MCTSAgent(simulations, game=game_spec, **kw)
+    if kind in ("ismcts", "gismcts", "pismcts"):
+        from agents.search.ismcts import ISMCTSAgent
+
+        assert simulations is not None
+        if kind == "ismcts":
+            return ISMCTSAgent(simulations, game=game_spec, **kw)
         if kind == "pismcts":
             kw = {"paired": True, "batch": 16, "widen_visits": 8, **kw}
         return ISMCTSAgent(simulations, game=game_spec or _only_game_with("search_guide", text), rollout="guide", **kw)

@@ -283,8 +283,10 @@ def describe_rules(game: str | None, rules: dict) -> str:
     """The game's title and the options set in ``rules`` (a dict), e.g. ``Kardinal & König, discard one,
     board default``; the bare name for a game not registered here."""
     try:
-        spec = get_game(game or "")  # no name: no game
+        spec = get_game(game) if game is not None else None
     except ValueError:
+        spec = None
+    if spec is None:
         return str(game or "unknown game")
     parts = [spec.title]
     for option in spec.rule_options:

@@ -58,6 +58,19 @@ _PENDING = object()  # placeholder child: a leaf that a descent of the current b
 
 
 class _Node:
+    __slots__ = (
+        "player",
+        "actions",
+        "moves",
+        "index",
+        "prior",
+        "child_visits",
+        "child_value",
+        "children",
+        "visits",
+        "value",
+    )
+
     def __init__(
         self, player: int | None, actions: np.ndarray, moves: list[str | None], prior: np.ndarray, values: list[float]
     ):
@@ -249,10 +262,13 @@ class PUCTAgent(BaseAgent):
         node = root
         path: list[tuple[_Node, int]] = []
         while True:
-            # False: this world ended where others go on (its result is the leaf's value) or offers unseen moves
-            available = None if self._same_worlds else False if g.is_over else _available(node, g)
-            if available is False:
-                return node, None, g, path
+            available = None
+            if not self._same_worlds:
+                if g.is_over:  # this world ended where others go on: its result is the leaf's value
+                    return node, None, g, path
+                available = _available(node, g)
+                if available is False:
+                    return node, None, g, path
             i = self._select(node, available)
             path.append((node, i))
             node.visits += 1
@@ -296,15 +312,18 @@ class PUCTAgent(BaseAgent):
             for j, g, (legal, prior, v) in zip(rows, batch, self.evaluator.policy_value(batch), strict=True):
                 name = g.action_to_string
                 moves: list[str | None] = [name(int(a)) for a in legal] if decode else [None] * len(legal)
-                n, seat, v = g.num_players, g.current_player, float(v)
-                others = (2.0 - n - v) / (n - 1)
-                values = [v if s == seat else others for s in range(n)]
-                if self.rollouts:
-                    w = self.rollout_weight
-                    values = [(1.0 - w) * a + w * z for a, z in zip(values, self._playout_values(g), strict=True)]
-                values = self._plus_shaping_potential(g, values)
-                out[j] = _Node(seat, np.asarray(legal), moves, np.asarray(prior, np.float64), values)
+                out[j] = self._decision_node(g, g.current_player, legal, moves, np.asarray(prior, np.float64), v)
         return out
+
+    def _decision_node(self, g, seat: int, actions, moves: list[str | None], prior: np.ndarray, v: float) -> _Node:
+        n = g.num_players
+        v = float(v)
+        others = (2.0 - n - v) / (n - 1)
+        values = [v if s == seat else others for s in range(n)]
+        if self.rollouts:
+            w = self.rollout_weight
+            values = [(1.0 - w) * a + w * z for a, z in zip(values, self._playout_values(g), strict=True)]
+        return _Node(seat, np.asarray(actions), moves, prior, self._plus_shaping_potential(g, values))
 
     def _playout_values(self, g) -> list[float]:
         totals = [0.0] * g.num_players

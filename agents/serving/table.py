@@ -50,8 +50,10 @@ def game_from_argv(argv: list[str] | None) -> GameSpec:
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--game")
     known, _ = pre.parse_known_args(argv)
+    if known.game is None:
+        return default_game()
     try:
-        return get_game(known.game)  # None is no game's name
+        return get_game(known.game)
     except ValueError:
         return default_game()
 
