@@ -227,16 +227,7 @@ class VectorEnv(Arrays):
                 raise ValueError(f"{name} must be a finite number, got {value!r}")
         if self.chip_shaping and not hasattr(spec.load("game_class"), "chips_held"):
             raise ValueError(f"chip_shaping needs a game with chips_held(); {spec.name} has none")
-        rules_class = spec.load("rules_class")
-        names = set(inspect.signature(rules_class).parameters) - {"players", "self"}
-        rule_options = {k: v for k, v in options.items() if k in names and v is not None}
-        self.env_options = {k: v for k, v in options.items() if k not in names}
-        if rules is None:
-            rules = rules_class(players=spec.check_players(players), **rule_options)
-        elif len(options) > len(self.env_options) or players is not None:
-            raise ValueError("give either rules= or players and rule options, not both")
-        elif not isinstance(rules, rules_class):
-            raise TypeError(f"rules must be a {rules_class.__qualname__} for {spec.name}, got {type(rules).__name__}")
+        rules, self.env_options = _rules_and_env_options(spec, players, rules, options)
         self.rules, self.num_players = rules, int(rules.players)
         if self.env_options:  # options neither the rules nor the encoder take: say which
             try:
@@ -370,11 +361,29 @@ class VectorEnv(Arrays):
         return int(index)
 
     def _result(self, copy: bool) -> VectorStep:
-        arrays = [getattr(self, name) for name in (*VectorStep._fields[:-1], "final_observation")]
-        final_info = self.final_info
+        arrays = (self.observation, self.action_mask, self.current_player, self.rewards, self.terminated)
+        final_observation, final_info = self.final_observation, self.final_info
         if copy:
-            arrays, final_info = [a.copy() for a in arrays], {i: dict(v) for i, v in final_info.items()}
-        return VectorStep._make([*arrays[:-1], {"final_observation": arrays[-1], "final_info": final_info}])
+            arrays = tuple(a.copy() for a in arrays)
+            final_observation, final_info = final_observation.copy(), {i: dict(v) for i, v in final_info.items()}
+        truncated = self.truncated.copy() if copy else self.truncated
+        return VectorStep(*arrays, truncated, {"final_observation": final_observation, "final_info": final_info})
+
+
+def _rules_and_env_options(spec: GameSpec, players: int | None, rules: Any, options: dict) -> tuple[Any, dict]:
+    """The rules (``rules``, or the rules class called with ``players`` and its options) and the encoder's options."""
+    rules_class = spec.load("rules_class")
+    names = set(inspect.signature(rules_class).parameters) - {"players", "self"}
+    rule_options = {k: v for k, v in options.items() if k in names}
+    env_options = {k: v for k, v in options.items() if k not in names}
+    if rules is not None:
+        if rule_options or players is not None:
+            raise ValueError("give either rules= or players and rule options, not both")
+        if not isinstance(rules, rules_class):
+            raise TypeError(f"rules must be a {rules_class.__qualname__} for {spec.name}, got {type(rules).__name__}")
+        return rules, env_options
+    given = {k: v for k, v in rule_options.items() if v is not None}
+    return rules_class(players=spec.check_players(players), **given), env_options
 
 
 # VectorEnv checks arguments and actions, then hands the batch to PythonBackend or CoreBackend. A backend owns the
