@@ -162,7 +162,9 @@ class SeatKnowledge:
             for _, taker, card in takes[first:]:
                 if card is not None:
                     reshuffled[b.type_index[card]] -= 1
-                elif taker not in self.hidden_draws:
+                elif taker in self.hidden_draws:
+                    self.hidden_draws[taker] += 1
+                else:
                     raise UnknownDrawsError(
                         f"seat {seat}'s own draws are not known in this game (a world dealt for another seat)"
                     )
@@ -179,7 +181,6 @@ class SeatKnowledge:
                     sizes[s] -= 1
                     if m == deck_id:
                         steps.append((_NEW, s, -1))
-                        self.hidden_draws[s] += 1
                     else:
                         held[m - draw_base] -= 1
                         steps.append((_SHOWN, s, m - draw_base))
@@ -188,6 +189,10 @@ class SeatKnowledge:
                         sizes[s] += 1
                         held[t] += 1
                         steps.append((_SPEND, s, t))
+            for s in others:  # the deck's takes and the decision log agree (else an engine bug)
+                drawn = sum(1 for kind, who, _ in steps if kind == _NEW and who == s)
+                if drawn != self.hidden_draws[s]:  # pragma: no cover - an engine bug
+                    raise AssertionError(f"seat {s}: {drawn} draws from the new deck, {self.hidden_draws[s]} taken")
             self._start = ({s: list(known[s]) for s in others}, sizes)
         self._pool = [held[t] - sum(known[s][t] for s in others) for t in range(T)]
         follow(log[split:])  # nothing before the first run-out: split is the whole log
