@@ -390,7 +390,10 @@ def _replay(
     hands = {
         s: _cards(held[s]) + list(islice(old_rest, old_slots[s])) + list(islice(new_rest, new_slots[s])) for s in others
     }
-    return hands, list(new_rest)  # every old card is in a hand: the pool's size is the old placeholders' (_check)
+    left = len(list(old_rest))
+    if left:  # pragma: no cover - a bug
+        raise AssertionError(f"{left} cards of the old hands are left over")
+    return hands, list(new_rest)
 
 
 #: Steps of the replay after a run-out: a display draw (the card is known), a draw from the new deck
